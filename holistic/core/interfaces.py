@@ -1,0 +1,193 @@
+"""The extension points: protocols that scenarios, models, metrics and perturbations implement.
+
+Third-party packages implement these and register by name (see ``holistic.core.registry``)
+through the entry-point groups ``holistic.scenarios``, ``holistic.models``,
+``holistic.metrics`` and ``holistic.perturbations``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Protocol, runtime_checkable
+
+from holistic.core.types import (
+    Instance,
+    Message,
+    ModelDeployment,
+    PerInstanceStat,
+    Request,
+    RequestResult,
+    RequestState,
+    Stat,
+)
+
+METRIC_CATEGORIES: tuple[str, ...] = (
+    "accuracy",
+    "calibration",
+    "robustness",
+    "fairness",
+    "efficiency",
+    "bias",
+    "toxicity",
+)
+
+
+# ---------------------------------------------------------------------------
+# Scenarios
+# ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ScenarioContext:
+    """Where a scenario may look for data, and how it may fetch it."""
+
+    data_root: Path | None = None
+    """A local mirror: one folder per scenario with the authors' files."""
+    cache_dir: Path | None = None
+    """Download cache (``~/.cache/holistic/data`` by default)."""
+    offline: bool = False
+    """Never touch the network."""
+    seed: int = 0
+
+
+@dataclass(frozen=True)
+class ScenarioInfo:
+    """Static facts about a scenario, used for planning, defaults and the coverage table."""
+
+    name: str
+    description: str = ""
+    task: str = "generation"
+    """``classification``, ``multiple_choice``, ``qa``, ``generation``, ``summarization``,
+    ``language_modeling``, ``ranking``, ``reasoning``, ``long_context``."""
+    default_adapter: Mapping[str, Any] = field(default_factory=dict)
+    """AdapterSpec field overrides the scenario recommends (HELM's defaults)."""
+    main_metric: str = "exact_match"
+    metric_categories: tuple[str, ...] = ("accuracy", "efficiency")
+    """Categories that apply to this scenario; the others are 'not applicable'."""
+    not_applicable_reasons: Mapping[str, str] = field(default_factory=dict)
+    """Why a category does not apply (shown in the coverage table)."""
+    args_schema: Mapping[str, Any] = field(default_factory=dict)
+    """JSON Schema (object) of the scenario's arguments."""
+    tags: tuple[str, ...] = ()
+
+
+@runtime_checkable
+class Scenario(Protocol):
+    """Produces instances. Constructed with the scenario's args as keyword arguments."""
+
+    info: ScenarioInfo
+
+    def get_instances(self, ctx: ScenarioContext) -> list[Instance]:
+        """All instances of every split (train ones are in-context example candidates)."""
+        ...
+
+
+# ---------------------------------------------------------------------------
+# Models
+# ---------------------------------------------------------------------------
+
+
+@runtime_checkable
+class Tokenizer(Protocol):
+    """The model's own tokenizer (for window fitting and token counts)."""
+
+    def encode(self, text: str) -> list[int]: ...
+
+    def decode(self, ids: Sequence[int]) -> str: ...
+
+    def count(self, text: str) -> int: ...
+
+    def render_chat(self, messages: Sequence[Message]) -> str:
+        """The exact text the model sees for these messages (chat template applied)."""
+        ...
+
+
+@runtime_checkable
+class Client(Protocol):
+    """Serves requests for one model deployment."""
+
+    deployment: ModelDeployment
+
+    def identity(self) -> dict[str, Any]:
+        """Full identity for the cache key: deployment identity plus weights hash / engine."""
+        ...
+
+    def tokenizer(self) -> Tokenizer: ...
+
+    def process(self, requests: Sequence[Request]) -> list[RequestResult]:
+        """Serve a batch; one result per request, in order. Never raises for one bad
+        request: failures come back as ``RequestResult(success=False, error=...)``."""
+        ...
+
+    def close(self) -> None: ...
+
+
+# ---------------------------------------------------------------------------
+# Metrics
+# ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class MetricInfo:
+    """Declared facts about one metric value name."""
+
+    name: str
+    category: str
+    higher_is_better: bool = True
+    needs_logprobs: bool = False
+    needs_references: bool = True
+    needs_generation: bool = False
+    description: str = ""
+
+
+@dataclass(frozen=True)
+class MetricContext:
+    """What a metric may know about the run besides its request states."""
+
+    run_id: str
+    deployment: ModelDeployment
+    scenario_info: ScenarioInfo
+    seed: int = 0
+    options: Mapping[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class MetricResult:
+    per_instance: list[PerInstanceStat] = field(default_factory=list)
+    """One value per (instance, trial, metric name)."""
+    run_stats: list[Stat] = field(default_factory=list)
+    """Run-level values that are not means over instances (e.g. ECE, NDCG)."""
+    artifacts: dict[str, Any] = field(default_factory=dict)
+    """JSON-compatible extras for the site (reliability-diagram bins...)."""
+
+
+@runtime_checkable
+class Metric(Protocol):
+    """Scores a run's request states (all instances, all trials, all perturbations)."""
+
+    name: str
+    category: str
+
+    def infos(self) -> Sequence[MetricInfo]:
+        """Every metric value name this metric produces."""
+        ...
+
+    def evaluate(self, states: Sequence[RequestState], ctx: MetricContext) -> MetricResult: ...
+
+
+# ---------------------------------------------------------------------------
+# Perturbations
+# ---------------------------------------------------------------------------
+
+
+@runtime_checkable
+class Perturbation(Protocol):
+    """Turns an instance into a perturbed variant, deterministically from ``seed``."""
+
+    name: str
+    category: str
+    """``robustness`` or ``fairness``."""
+
+    def apply(self, instance: Instance, seed: int) -> Instance: ...

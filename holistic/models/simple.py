@@ -1,0 +1,148 @@
+"""``simple``: a deterministic model for tests only (never a default).
+
+It answers without any weights, so the whole pipeline can be tested offline and
+fast. Behaviour:
+
+- ``generate``: if the prompt ends with an arithmetic question (``a op b``), the
+  answer; otherwise the first word of the prompt's last non-empty line after its
+  prefix (``Input: foo bar`` -> ``foo``). ``simple/echo`` with ``temperature > 0``
+  picks a word of the prompt from a seed derived from the request.
+- ``loglikelihood``: ``-0.5`` per character of the continuation, plus a small
+  deterministic jitter from the prompt and continuation.
+
+Set ``HOLISTIC_SIMPLE_CALL_LOG`` to a file path to have every served request
+appended to it (one line each): tests count model calls across processes with it.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Sequence
+from typing import Any
+
+from holistic.core.hashing import stable_seed
+from holistic.core.types import Completion, Message, ModelDeployment, Request, RequestResult, Token
+from holistic.models.registry import PROVIDERS
+
+_TOKEN_RE = re.compile(r"\s+|\w+|[^\w\s]")
+_ARITH_RE = re.compile(r"(-?\d+)\s*([-+*])\s*(-?\d+)\s*(?:=|\?)?\s*(?:Answer:|Output:|A:)?\s*$")
+
+
+class SimpleTokenizer:
+    """Words, runs of whitespace and single punctuation marks are tokens."""
+
+    def __init__(self) -> None:
+        self._vocab: dict[str, int] = {}
+        self._inverse: list[str] = []
+
+    def tokens(self, text: str) -> list[str]:
+        return _TOKEN_RE.findall(text)
+
+    def encode(self, text: str) -> list[int]:
+        ids = []
+        for tok in self.tokens(text):
+            if tok not in self._vocab:
+                self._vocab[tok] = len(self._inverse)
+                self._inverse.append(tok)
+            ids.append(self._vocab[tok])
+        return ids
+
+    def decode(self, ids: Sequence[int]) -> str:
+        return "".join(self._inverse[i] for i in ids)
+
+    def count(self, text: str) -> int:
+        return len(self.tokens(text))
+
+    def render_chat(self, messages: Sequence[Message]) -> str:
+        return "".join(f"<|{m.role}|>\n{m.content}\n" for m in messages) + "<|assistant|>\n"
+
+
+class SimpleClient:
+    """The deterministic test model."""
+
+    def __init__(self, deployment: ModelDeployment) -> None:
+        self.deployment = deployment
+        self._tokenizer = SimpleTokenizer()
+        self._log = os.environ.get("HOLISTIC_SIMPLE_CALL_LOG")
+
+    def identity(self) -> dict[str, Any]:
+        return {**self.deployment.identity(), "engine": "simple-1"}
+
+    def tokenizer(self) -> SimpleTokenizer:
+        return self._tokenizer
+
+    def close(self) -> None:
+        pass
+
+    def process(self, requests: Sequence[Request]) -> list[RequestResult]:
+        results = [self._one(r) for r in requests]
+        if self._log:
+            with open(self._log, "a", encoding="utf-8") as fh:
+                for r in requests:
+                    fh.write(f"{r.kind}\t{len(r.text)}\n")
+        return results
+
+    def _one(self, request: Request) -> RequestResult:
+        logprobs = self.deployment.capabilities.logprobs
+        text = request.prompt if request.messages is None else self._tokenizer.render_chat(request.messages)
+        prompt_tokens = self._tokenizer.count(text)
+        if request.kind in ("loglikelihood", "rolling_loglikelihood"):
+            if not self.deployment.capabilities.prompt_logprobs:
+                return RequestResult(success=False, error="simple/no-logprobs cannot score text",
+                                     error_kind="fatal", engine="simple")
+            target = request.continuation if request.kind == "loglikelihood" else text
+            toks = self._tokenizer.tokens(target)
+            jitter = (stable_seed(text, target) % 1000) / 1000.0
+            per_tok = [-0.5 * len(t) - jitter / max(len(toks), 1) for t in toks]
+            tokens = tuple(Token(t, lp) for t, lp in zip(toks, per_tok, strict=True))
+            return RequestResult(
+                success=True,
+                completions=(Completion(text=target, logprob=sum(per_tok), tokens=tokens, is_greedy=False),),
+                prompt_tokens=prompt_tokens + (len(toks) if request.kind == "loglikelihood" else 0),
+                has_logprobs=True, engine="simple",
+            )
+        completions = []
+        for i in range(request.num_completions):
+            answer = self._answer(text, request, i)
+            toks = self._tokenizer.tokens(answer)[: max(request.max_tokens, 0)]
+            answer = "".join(toks)
+            for stop in request.stop:
+                if stop and stop in answer:
+                    answer = answer[: answer.index(stop)]
+            tokens = tuple(Token(t, -0.1 * (j + 1)) for j, t in enumerate(self._tokenizer.tokens(answer)))
+            completions.append(Completion(text=answer, logprob=sum(t.logprob for t in tokens) if logprobs else 0.0,
+                                          tokens=tokens if logprobs else (), finish_reason="stop"))
+        return RequestResult(
+            success=True, completions=tuple(completions), prompt_tokens=prompt_tokens,
+            completion_tokens=sum(len(c.tokens) or self._tokenizer.count(c.text) for c in completions),
+            has_logprobs=logprobs, engine="simple",
+        )
+
+    def _answer(self, text: str, request: Request, index: int) -> str:
+        lines = [ln.strip() for ln in text.strip().splitlines() if ln.strip()]
+        if not lines:
+            return ""
+        tail = " ".join(lines[-2:])
+        m = _ARITH_RE.search(tail)
+        if m:
+            a, op, b = int(m.group(1)), m.group(2), int(m.group(3))
+            return " " + str(a + b if op == "+" else a - b if op == "-" else a * b)
+        words = re.findall(r"\w+", text)
+        if request.temperature > 0 and words:
+            return " " + words[stable_seed(text, request.seed, index, request.trial_tag) % len(words)]
+        # The first word of the last line that carries content after a "Prefix:".
+        for line in reversed(lines):
+            _, sep, rest = line.partition(":")
+            candidate = rest.strip() if sep else line
+            found = re.findall(r"\w+", candidate)
+            if found:
+                return " " + found[0]
+        return ""
+
+
+def _factory(deployment: ModelDeployment) -> SimpleClient:
+    return SimpleClient(deployment)
+
+
+PROVIDERS.add("simple", _factory)

@@ -1,0 +1,38 @@
+"""The scenario registry: names -> scenario classes (built-ins plus entry points)."""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+from holistic.core.interfaces import Scenario, ScenarioInfo
+from holistic.core.registry import Registry
+from holistic.core.types import ScenarioSpec
+
+SCENARIOS: Registry[type[Scenario]] = Registry("scenario", group="holistic.scenarios")
+
+# Modules that register built-in scenarios when imported.
+_BUILTIN_MODULES: tuple[str, ...] = ("holistic.scenarios.synthetic",)
+_loaded = False
+
+
+def load_builtin() -> None:
+    """Import every built-in scenario module (idempotent)."""
+    global _loaded
+    if _loaded:
+        return
+    _loaded = True
+    for module in _BUILTIN_MODULES:
+        importlib.import_module(module)
+
+
+def scenario_info(name: str) -> ScenarioInfo:
+    load_builtin()
+    return SCENARIOS.get(name).info
+
+
+def create_scenario(spec: ScenarioSpec) -> Scenario:
+    load_builtin()
+    cls = SCENARIOS.get(spec.name)
+    args: dict[str, Any] = spec.args_dict
+    return cls(**args)
