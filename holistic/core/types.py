@@ -520,6 +520,10 @@ class Stat:
     ci_low: float | None = None
     ci_high: float | None = None
     """95% bootstrap interval of the mean over instances (``None`` when not computed)."""
+    num_trials: int = 1
+    """Trials (independent draws of in-context examples) the values were averaged over."""
+    trial_stddev: float | None = None
+    """Population standard deviation of the per-trial means (``None`` with one trial)."""
 
     def add(self, value: float) -> Stat:
         return Stat(

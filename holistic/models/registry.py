@@ -1,18 +1,30 @@
-"""The model registry: deployments (built-in YAML plus a user file) and provider factories."""
+"""The model registry: deployments (built-in YAML plus a user file) and provider factories.
+
+Look-up order for a name: the user file's entries, the built-in entries, then the
+user file's ``patterns`` and the built-in ``patterns`` (first match wins). So
+``openai/gpt-4.1`` works without an entry of its own, and a user file can point a
+whole family of names at an OpenAI-compatible server::
+
+    patterns:
+      - pattern: vllm/{model_id}
+        provider: openai
+        args: {base_url: "http://127.0.0.1:8000/v1"}
+        capabilities: {logprobs: true, prompt_logprobs: true, chat: true, completions: true}
+
+The file format is ``schemas/models.schema.json``; see :mod:`holistic.models.registry_file`.
+"""
 
 from __future__ import annotations
 
 import importlib
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
-import yaml
-
-from holistic.core.errors import SpecError, UnknownNameError
+from holistic.core.errors import UnknownNameError
 from holistic.core.interfaces import Client
 from holistic.core.registry import Registry
-from holistic.core.types import Capabilities, ModelDeployment
+from holistic.core.types import ModelDeployment
+from holistic.models.registry_file import Pattern, RegistryFile, read_registry_file
 
 BUILTIN_MODELS_FILE = Path(__file__).with_name("models.yaml")
 
@@ -30,80 +42,55 @@ _PROVIDER_MODULES: dict[str, str] = {
 }
 
 
-def _deployment_from_dict(entry: Mapping[str, Any]) -> ModelDeployment:
-    caps = Capabilities(**dict(entry.get("capabilities", {})))
-    price = entry.get("price", {}) or {}
-    return ModelDeployment(
-        name=entry["name"],
-        provider=entry["provider"],
-        model_id=entry.get("model_id", entry["name"].split("/", 1)[-1]),
-        args=dict(entry.get("args", {}) or {}),
-        tokenizer=entry.get("tokenizer"),
-        context_window=int(entry.get("context_window", 2048)),
-        max_output_tokens=int(entry.get("max_output_tokens", 512)),
-        capabilities=caps,
-        price_input_per_million=float(price.get("input_per_million", 0.0)),
-        price_output_per_million=float(price.get("output_per_million", 0.0)),
-        api_key_env=entry.get("api_key_env"),
-        description=entry.get("description", ""),
-    )
+def known_providers() -> list[str]:
+    """Built-in provider names plus those third-party packages register (entry points)."""
+    return sorted(set(_PROVIDER_MODULES) | set(PROVIDERS.names()))
+
+
+def read_models_file(path: Path) -> RegistryFile:
+    """Load and validate a registry file (entries and patterns)."""
+    return read_registry_file(path, known_providers())
 
 
 def load_models_file(path: Path) -> dict[str, ModelDeployment]:
-    try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        raise SpecError(
-            f"YAML syntax error: {getattr(exc, 'problem', exc)}",
-            file=str(path),
-            line=mark.line + 1 if mark else None,
-            column=mark.column + 1 if mark else None,
-        ) from None
-    out: dict[str, ModelDeployment] = {}
-    for entry in data.get("models", []):
-        dep = _deployment_from_dict(entry)
-        out[dep.name] = dep
-    return out
+    """The named entries of a registry file (validated; patterns are not expanded)."""
+    return read_models_file(path).deployments
 
 
 class ModelRegistry:
     """All known deployments: built-ins, then the user's file (which may override)."""
 
     def __init__(self, user_file: Path | None = None) -> None:
-        self.deployments = load_models_file(BUILTIN_MODELS_FILE)
+        builtin = read_models_file(BUILTIN_MODELS_FILE)
+        self.deployments: dict[str, ModelDeployment] = dict(builtin.deployments)
+        self.patterns: tuple[Pattern, ...] = builtin.patterns
         if user_file is not None:
-            self.deployments.update(load_models_file(user_file))
+            user = read_models_file(Path(user_file))
+            self.deployments.update(user.deployments)
+            self.patterns = user.patterns + self.patterns
 
     def get(self, name: str) -> ModelDeployment:
         if name in self.deployments:
             return self.deployments[name]
-        dynamic = _dynamic_deployment(name)
-        if dynamic is not None:
-            return dynamic
-        raise UnknownNameError("model", name, self.deployments)
+        for pattern in self.patterns:
+            deployment = pattern.match(name)
+            if deployment is not None:
+                return deployment
+        known = [*self.deployments, *(p.pattern for p in self.patterns)]
+        raise UnknownNameError("model", name, known)
+
+    def __contains__(self, name: object) -> bool:
+        if not isinstance(name, str):
+            return False
+        try:
+            self.get(name)
+        except UnknownNameError:
+            return False
+        return True
 
     def names(self) -> list[str]:
+        """Names of the explicit entries (patterns accept more)."""
         return sorted(self.deployments)
-
-
-def _dynamic_deployment(name: str) -> ModelDeployment | None:
-    """``huggingface/<dir or hub id>``, ``llama_cpp/<path.gguf>`` and ``openai/<model>``
-    work without a registry entry (with conservative defaults)."""
-    provider, _, rest = name.partition("/")
-    if not rest:
-        return None
-    if provider == "huggingface":
-        return ModelDeployment(
-            name=name, provider=provider, model_id=rest,
-            capabilities=Capabilities(logprobs=True, prompt_logprobs=True, chat=False),
-        )
-    if provider == "llama_cpp":
-        return ModelDeployment(
-            name=name, provider=provider, model_id=rest,
-            capabilities=Capabilities(logprobs=True, prompt_logprobs=True, chat=True),
-        )
-    return None
 
 
 def create_client(deployment: ModelDeployment) -> Client:

@@ -12,12 +12,15 @@ fast. Behaviour:
 
 Set ``HOLISTIC_SIMPLE_CALL_LOG`` to a file path to have every served request
 appended to it (one line each): tests count model calls across processes with it.
+The provider arg ``delay_s`` (e.g. in a ``--models-file`` entry) makes every request
+take that many seconds, so tests can interrupt a run part-way.
 """
 
 from __future__ import annotations
 
 import os
 import re
+import time
 from collections.abc import Sequence
 from typing import Any
 
@@ -76,6 +79,9 @@ class SimpleClient:
         pass
 
     def process(self, requests: Sequence[Request]) -> list[RequestResult]:
+        delay = float(self.deployment.args.get("delay_s", 0.0))
+        if delay > 0:
+            time.sleep(delay * len(requests))
         results = [self._one(r) for r in requests]
         if self._log:
             with open(self._log, "a", encoding="utf-8") as fh:
@@ -104,7 +110,9 @@ class SimpleClient:
             )
         completions = []
         for i in range(request.num_completions):
-            answer = self._answer(text, request, i)
+            # Answer from what was written, not from the chat template's role markers.
+            source = text if request.messages is None else "\n".join(m.content for m in request.messages)
+            answer = self._answer(source, request, i)
             toks = self._tokenizer.tokens(answer)[: max(request.max_tokens, 0)]
             answer = "".join(toks)
             for stop in request.stop:

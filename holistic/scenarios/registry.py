@@ -12,7 +12,25 @@ from holistic.core.types import ScenarioSpec
 SCENARIOS: Registry[type[Scenario]] = Registry("scenario", group="holistic.scenarios")
 
 # Modules that register built-in scenarios when imported.
-_BUILTIN_MODULES: tuple[str, ...] = ("holistic.scenarios.synthetic",)
+_BUILTIN_MODULES: tuple[str, ...] = (
+    "holistic.scenarios.synthetic",
+    "holistic.scenarios.mmlu",
+    "holistic.scenarios.boolq",
+    "holistic.scenarios.imdb",
+    "holistic.scenarios.raft",
+    "holistic.scenarios.hellaswag",
+    "holistic.scenarios.openbookqa",
+    "holistic.scenarios.truthful_qa",
+    "holistic.scenarios.narrative_qa",
+    "holistic.scenarios.natural_qa",
+    "holistic.scenarios.quac",
+    "holistic.scenarios.msmarco",
+    "holistic.scenarios.cnn_dailymail",
+    "holistic.scenarios.xsum",
+    "holistic.scenarios.civil_comments",
+    "holistic.scenarios.user_file",
+    "holistic.scenarios.user_huggingface",
+)
 _loaded = False
 
 

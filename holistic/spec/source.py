@@ -13,6 +13,7 @@ e.g. an unknown field).
 
 from __future__ import annotations
 
+import datetime
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -105,9 +106,10 @@ class Locations:
 
     def error(self, path: DocPath, message: str) -> SpecError:
         """A :class:`SpecError` at ``path``, naming the path as written in its own file."""
-        return self.find(path).error(message, path=self._display_path(path))
+        return self.find(path).error(message, path=self.display_path(path))
 
-    def _display_path(self, path: DocPath) -> DocPath:
+    def display_path(self, path: DocPath) -> DocPath:
+        """``path`` as written in the file that holds it (after includes, indices can differ)."""
         # The nearest recorded ancestor knows its in-file path; re-append the remaining parts.
         probe = tuple(path)
         while probe and probe not in self._entries:
@@ -157,7 +159,10 @@ def parse_source(text: str, display: str, *, path: Path | None = None, raw: byte
         mark = exc.problem_mark or exc.context_mark
         problem = exc.problem or exc.context or "invalid YAML"
         if exc.context and exc.problem:
-            problem = f"{exc.problem} ({exc.context})"
+            started = ""
+            if exc.context_mark is not None and exc.context_mark is not mark:
+                started = f" started at line {exc.context_mark.line + 1}, column {exc.context_mark.column + 1}"
+            problem = f"{exc.problem} ({exc.context}{started})"
         raise SpecError(
             f"YAML syntax error: {problem}",
             file=display,
@@ -215,4 +220,8 @@ def _build(
         return out
     if isinstance(node, yaml.SequenceNode):
         return [_build(loader, item, (*path, i), locations, active) for i, item in enumerate(node.value)]
-    return loader.construct_object(node, deep=True)
+    value = loader.construct_object(node, deep=True)
+    if not isinstance(value, (str, int, float, bool)) and value is not None:
+        kind = "a date" if isinstance(value, (datetime.date, datetime.datetime)) else f"a {type(value).__name__}"
+        raise locations.find(path).error(f"YAML reads this value as {kind}; put it in quotes to make it text")
+    return value

@@ -1,0 +1,3 @@
+"""holistic: holistic evaluation of language models."""
+
+__version__ = "0.1.0"

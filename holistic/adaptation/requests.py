@@ -1,0 +1,196 @@
+"""Turning one evaluated instance (and its examples) into request states, per method.
+
+- ``generation``: one ``generate`` request; the answer is free text.
+- ``multiple_choice_joint``: one ``generate`` request showing lettered choices;
+  ``RequestState.output_mapping`` maps each letter to its choice text.
+- ``multiple_choice_separate_original``: per choice ``j``, one ``loglikelihood`` request
+  scoring the choice (``continuation``) after the prompt; ``reference_index=j``,
+  ``request_index=j``.
+- ``multiple_choice_separate_calibrated``: per choice ``j``, the request above
+  (``role="main"``, ``request_index=2j``) and the same continuation scored after the
+  answer cue alone (``role="calibration"``, ``request_index=2j+1``; the cue is the
+  output prefix without trailing spaces, ``"Answer:"`` when there is none). The metric
+  scores ``calibrated_score(main, calibration)``.
+- ``ranking_binary``: per passage ``j`` (a reference of the instance, see the
+  adaptation README), one prompt asking whether the passage answers the query and two
+  ``loglikelihood`` requests: `` Yes`` (``role="yes"``, ``request_index=2j``) and `` No``
+  (``role="no"``, ``request_index=2j+1``), both with ``reference_index=j``.
+
+A continuation starts with a space when the prompt does not end in whitespace. The
+same continuation text is scored in the main and the calibration request.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+
+from holistic.adaptation.blocks import NO, YES, Block, BlockRenderer, example_answer, letters_for, ranking_pair
+from holistic.adaptation.fitting import Fit, TokenCounter, fit_prompt
+from holistic.adaptation.prompt import PromptPlan
+from holistic.adaptation.validation import CALIBRATED, JOINT, RANKING, SEPARATE, AdaptationError
+from holistic.core.types import AdapterSpec, Instance, ModelDeployment, Request, RequestState
+
+ROLE_MAIN = "main"
+ROLE_CALIBRATION = "calibration"
+ROLE_YES = "yes"
+ROLE_NO = "no"
+NEUTRAL_CUE = "Answer:"
+
+
+@dataclass(frozen=True)
+class BuildContext:
+    """Everything fixed for a run while its requests are built."""
+
+    spec: AdapterSpec
+    deployment: ModelDeployment
+    chat: bool
+    renderer: BlockRenderer
+    counter: TokenCounter
+
+    @property
+    def max_tokens(self) -> int:
+        return min(self.spec.max_tokens, self.deployment.max_output_tokens)
+
+
+def continuation_for(prompt: str, text: str) -> str:
+    """``text`` with a leading space unless the prompt already ends in whitespace."""
+    if prompt and not prompt[-1].isspace() and not text[:1].isspace():
+        return " " + text
+    return text
+
+
+def _example_blocks(ctx: BuildContext, examples: tuple[Instance, ...]) -> list[tuple[Instance, Block]]:
+    blocks = []
+    for position, ex in enumerate(examples):
+        if ctx.spec.method == RANKING:
+            pair = ranking_pair(ex, position)
+            if pair is None:
+                continue
+            blocks.append((ex, ctx.renderer.render(ex, answer=pair[1], passage=pair[0])))
+        else:
+            blocks.append((ex, ctx.renderer.render(ex, answer=example_answer(ex, ctx.spec.method))))
+    return blocks
+
+
+@dataclass(frozen=True)
+class FittedPrompt:
+    plan: PromptPlan
+    train_ids: tuple[str, ...]
+    fit: Fit
+
+
+def _fitted_prompt(
+    ctx: BuildContext,
+    instance: Instance,
+    examples: tuple[Instance, ...],
+    *,
+    chat: bool,
+    reserve: Callable[[str], int],
+    passage: str = "",
+) -> FittedPrompt:
+    """The prompt for ``instance`` with as many examples and as much input as fit."""
+    blocks = _example_blocks(ctx, examples)
+    full_text = passage if ctx.spec.method == RANKING else instance.input
+
+    def plan(k: int, text: str | None) -> PromptPlan:
+        eval_block = ctx.renderer.render(instance, answer=None, text=text, passage=passage)
+        return PromptPlan(ctx.spec, tuple(b for _, b in blocks[:k]), eval_block)
+
+    def measure(k: int, text: str | None) -> int:
+        p = plan(k, text)
+        if chat:
+            return ctx.counter.count_messages(p.messages()) + reserve("")
+        prompt = p.plain()
+        return ctx.counter.count(prompt) + reserve(prompt)
+
+    budget = ctx.deployment.context_window
+    fit = fit_prompt(measure, len(blocks), full_text, budget, ctx.counter, ctx.spec.truncation_side)
+    return FittedPrompt(plan(fit.num_examples, fit.text), tuple(ex.id for ex, _ in blocks[: fit.num_examples]), fit)
+
+
+def _generate_request(ctx: BuildContext, plan: PromptPlan, chat: bool) -> Request:
+    spec = ctx.spec
+    return Request(
+        model=ctx.deployment.name, kind="generate",
+        prompt="" if chat else plan.plain(), messages=plan.messages() if chat else None,
+        max_tokens=ctx.max_tokens, temperature=spec.temperature, stop=tuple(spec.stop_sequences),
+        num_completions=spec.num_outputs, logprobs=True, top_k_logprobs=spec.top_k_logprobs, seed=spec.seed,
+    )
+
+
+def _score_request(ctx: BuildContext, prompt: str, continuation: str) -> Request:
+    return Request(
+        model=ctx.deployment.name, kind="loglikelihood", prompt=prompt, continuation=continuation,
+        max_tokens=0, temperature=0.0, logprobs=True, top_k_logprobs=ctx.spec.top_k_logprobs, seed=ctx.spec.seed,
+    )
+
+
+def _state(instance: Instance, request: Request, trial: int, fitted: FittedPrompt, **fields: object) -> RequestState:
+    base = RequestState(
+        instance=instance, request=request, trial=trial, train_ids=fitted.train_ids,
+        num_train_instances=len(fitted.train_ids), prompt_truncated=fitted.fit.truncated,
+    )
+    return replace(base, **fields)  # type: ignore[arg-type]
+
+
+def build_generation(ctx: BuildContext, instance: Instance, examples: tuple[Instance, ...], trial: int) -> list[RequestState]:
+    reserve = ctx.max_tokens
+    fitted = _fitted_prompt(ctx, instance, examples, chat=ctx.chat, reserve=lambda _p: reserve)
+    request = _generate_request(ctx, fitted.plan, ctx.chat)
+    mapping = None
+    if ctx.spec.method == JOINT:
+        if not instance.references:
+            raise AdaptationError(f"instance {instance.id!r} has no choices for multiple_choice_joint")
+        letters = letters_for(len(instance.references))
+        mapping = {letter: ref.output for letter, ref in zip(letters, instance.references, strict=True)}
+    return [_state(instance, request, trial, fitted, output_mapping=mapping)]
+
+
+def build_separate(ctx: BuildContext, instance: Instance, examples: tuple[Instance, ...], trial: int) -> list[RequestState]:
+    if not instance.references:
+        raise AdaptationError(f"instance {instance.id!r} has no choices for {ctx.spec.method}")
+    choices = [r.output for r in instance.references]
+
+    def reserve(prompt: str) -> int:
+        return max(ctx.counter.count(continuation_for(prompt, c)) for c in choices)
+
+    fitted = _fitted_prompt(ctx, instance, examples, chat=False, reserve=reserve)
+    prompt = fitted.plan.plain()
+    calibrated = ctx.spec.method == CALIBRATED
+    neutral = fitted.plan.eval_block.cue.rstrip(" \t") or NEUTRAL_CUE
+    states = []
+    for j, choice in enumerate(choices):
+        continuation = continuation_for(prompt, choice)
+        main = _score_request(ctx, prompt, continuation)
+        states.append(_state(instance, main, trial, fitted, reference_index=j, role=ROLE_MAIN,
+                             request_index=2 * j if calibrated else j))
+        if calibrated:
+            calib = _score_request(ctx, neutral, continuation)
+            states.append(_state(instance, calib, trial, fitted, reference_index=j, role=ROLE_CALIBRATION,
+                                 request_index=2 * j + 1))
+    return states
+
+
+def build_ranking(ctx: BuildContext, instance: Instance, examples: tuple[Instance, ...], trial: int) -> list[RequestState]:
+    def reserve(prompt: str) -> int:
+        return max(ctx.counter.count(continuation_for(prompt, a)) for a in (YES, NO))
+
+    states = []
+    for j, ref in enumerate(instance.references):
+        fitted = _fitted_prompt(ctx, instance, examples, chat=False, reserve=reserve, passage=ref.output)
+        prompt = fitted.plan.plain()
+        for offset, (answer, role) in enumerate(((YES, ROLE_YES), (NO, ROLE_NO))):
+            request = _score_request(ctx, prompt, continuation_for(prompt, answer))
+            states.append(_state(instance, request, trial, fitted, reference_index=j, role=role,
+                                 request_index=2 * j + offset))
+    return states
+
+
+BUILDERS: dict[str, Callable[[BuildContext, Instance, tuple[Instance, ...], int], list[RequestState]]] = {
+    "generation": build_generation,
+    JOINT: build_generation,
+    SEPARATE: build_separate,
+    CALIBRATED: build_separate,
+    RANKING: build_ranking,
+}

@@ -1,0 +1,86 @@
+"""Checking an :class:`AdapterSpec` before any prompt is built.
+
+Every enumerated field is checked against its valid values; a wrong value raises a
+:class:`~holistic.core.errors.SpecError` that names the field (as ``adaptation.<field>``)
+and suggests the nearest valid value, so a typo in a run spec is caught before a model
+is loaded.
+"""
+
+from __future__ import annotations
+
+from holistic.core.errors import HolisticError, SpecError, did_you_mean
+from holistic.core.types import ADAPTATION_METHODS, AdapterSpec
+
+GENERATION = "generation"
+JOINT = "multiple_choice_joint"
+SEPARATE = "multiple_choice_separate_original"
+CALIBRATED = "multiple_choice_separate_calibrated"
+LANGUAGE_MODELING = "language_modeling"
+RANKING = "ranking_binary"
+
+SCORING_METHODS: tuple[str, ...] = (SEPARATE, CALIBRATED, LANGUAGE_MODELING, RANKING)
+"""Methods whose requests are log-likelihood scores (always plain-text prompts)."""
+
+INSTRUCTION_PLACEMENTS = ("before", "after")
+PROMPT_FORMATS = ("auto", "plain", "chat")
+CHAT_EXAMPLES = ("multi_turn", "single_turn")
+SELECTIONS = ("helm", "fixed", "mmr")
+LENGTH_NORMALIZATIONS = ("none", "char", "token")
+TRUNCATION_SIDES = ("left", "right")
+
+
+class AdaptationError(HolisticError):
+    """An instance cannot be adapted as the spec asks (e.g. multiple choice without choices)."""
+
+
+def _check_choice(field: str, value: str, valid: tuple[str, ...]) -> None:
+    if value not in valid:
+        hint = did_you_mean(value, valid)
+        suggestion = f"; did you mean {' or '.join(repr(h) for h in hint)}?" if hint else ""
+        raise SpecError(
+            f"{value!r} is not a valid value (valid: {', '.join(valid)}){suggestion}",
+            path=f"adaptation.{field}",
+        )
+
+
+def validate_adapter_spec(spec: AdapterSpec) -> None:
+    """Raise :class:`SpecError` naming the first invalid field of ``spec``."""
+    from holistic.adaptation.postprocessors import POST_PROCESSORS
+
+    _check_choice("method", spec.method, ADAPTATION_METHODS)
+    _check_choice("instruction_placement", spec.instruction_placement, INSTRUCTION_PLACEMENTS)
+    _check_choice("prompt_format", spec.prompt_format, PROMPT_FORMATS)
+    _check_choice("chat_examples", spec.chat_examples, CHAT_EXAMPLES)
+    _check_choice("selection", spec.selection, SELECTIONS)
+    _check_choice("length_normalization", spec.length_normalization, LENGTH_NORMALIZATIONS)
+    _check_choice("truncation_side", spec.truncation_side, TRUNCATION_SIDES)
+    for name in spec.post_processing:
+        if name not in POST_PROCESSORS:
+            _check_choice("post_processing", name, tuple(POST_PROCESSORS.names()))
+    if spec.max_train_instances < 0:
+        raise SpecError("must be >= 0", path="adaptation.max_train_instances")
+    if spec.num_train_trials < 1:
+        raise SpecError("must be >= 1", path="adaptation.num_train_trials")
+    if spec.max_tokens < 0:
+        raise SpecError("must be >= 0", path="adaptation.max_tokens")
+    if spec.num_outputs < 1:
+        raise SpecError("must be >= 1", path="adaptation.num_outputs")
+    if not 0.0 <= spec.mmr_lambda <= 1.0:
+        raise SpecError(f"must be between 0 and 1, got {spec.mmr_lambda}", path="adaptation.mmr_lambda")
+    if spec.prompt_format == "chat" and spec.method in SCORING_METHODS:
+        raise SpecError(
+            f"method {spec.method!r} scores text by log-likelihood and always uses plain prompts; "
+            "use prompt_format 'auto' or 'plain'",
+            path="adaptation.prompt_format",
+        )
+    if spec.method == LANGUAGE_MODELING and not 0 <= spec.language_modeling_context < spec.language_modeling_window:
+        raise SpecError(
+            f"language_modeling_context ({spec.language_modeling_context}) must be >= 0 and smaller than "
+            f"language_modeling_window ({spec.language_modeling_window})",
+            path="adaptation.language_modeling_context",
+        )
+    if spec.method == JOINT and spec.template is None and "A" not in spec.reference_prefix:
+        raise SpecError(
+            f"reference_prefix {spec.reference_prefix!r} must contain the letter 'A' (counted up per choice)",
+            path="adaptation.reference_prefix",
+        )

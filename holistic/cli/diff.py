@@ -1,0 +1,69 @@
+"""``helm-diff``: compare two result releases (suites) run by run."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from holistic.core.errors import HolisticError
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="helm-diff",
+        description="Compare two releases of a suite: align runs by scenario, model and adaptation and "
+        "instances by id; per run and metric: old, new, delta and a paired bootstrap 95%% interval; flips; "
+        "added and removed runs and instances. Runs whose prompt, in-context examples, decoding, model "
+        "revision or results schema changed are flagged as not comparable. Reads the Parquet shards only.",
+    )
+    p.add_argument("old", type=Path, help="old suite directory (or an output directory with --suite/--old-suite)")
+    p.add_argument("new", type=Path, help="new suite directory (or an output directory with --suite/--new-suite)")
+    p.add_argument("--suite", help="suite name inside both OLD and NEW output directories")
+    p.add_argument("--old-suite", help="suite name inside OLD (overrides --suite)")
+    p.add_argument("--new-suite", help="suite name inside NEW (overrides --suite)")
+    p.add_argument("--format", choices=["table", "csv", "json", "parquet"], default="table",
+                   help="output format (default: a terminal table, largest significant changes first)")
+    p.add_argument("-o", "--output", type=Path, help="write to this file instead of stdout (required for parquet)")
+    p.add_argument("--html", type=Path, help="also write a standalone HTML page here")
+    p.add_argument("--num-bootstrap", type=int, default=1000, help="bootstrap replicates (default 1000)")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--limit", type=int, default=None, help="show at most this many runs in the table")
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        return _run(args)
+    except HolisticError as exc:
+        print(f"helm-diff: error: {exc}", file=sys.stderr)
+        return exc.exit_code
+
+
+def _run(args: argparse.Namespace) -> int:
+    from holistic.diff import diff_suites, read_side, resolve_suite_dir
+    from holistic.diff.report import dump_json, format_terminal, to_csv, to_html, write_parquet
+
+    old_dir = resolve_suite_dir(args.old, args.old_suite or args.suite)
+    new_dir = resolve_suite_dir(args.new, args.new_suite or args.suite)
+    report = diff_suites(read_side(old_dir), read_side(new_dir), seed=args.seed, num_bootstrap=args.num_bootstrap)
+    if args.format == "parquet":
+        if args.output is None:
+            print("helm-diff: error: --format parquet needs --output FILE", file=sys.stderr)
+            return 2
+        write_parquet(report, args.output)
+    else:
+        text = {"table": lambda: format_terminal(report, limit=args.limit), "csv": lambda: to_csv(report),
+                "json": lambda: dump_json(report)}[args.format]()
+        if args.output:
+            args.output.write_text(text, encoding="utf-8")
+        else:
+            sys.stdout.write(text)
+    if args.html:
+        args.html.write_text(to_html(report), encoding="utf-8")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

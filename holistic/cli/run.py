@@ -1,0 +1,147 @@
+"""``helm-run SPEC``: compile a run spec, then plan, fetch data or execute it.
+
+Thin by design: every step is a library call (:func:`holistic.spec.compile_spec`,
+:func:`holistic.execution.selection.select_runs`, :func:`holistic.execution.runner.run_suite`).
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import importlib
+import sys
+from collections import Counter
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from holistic.cli.common import env_path, patterns, positive_int, run_main
+from holistic.core.errors import HolisticError
+from holistic.core.interfaces import ScenarioContext
+from holistic.core.types import RunSpec
+from holistic.execution.options import EXECUTORS, RunOptions
+
+PROG = "helm-run"
+DATA_ROOT_ENV = "HOLISTIC_DATA_ROOT"
+
+
+class FetchUnavailableError(HolisticError):
+    """``--fetch-only`` but the scenarios package has no data fetching."""
+
+    exit_code = 2
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog=PROG,
+        description="Compile a run spec into its run matrix and execute it: every prompt, completion and "
+        "metric value is written as Parquet under OUTPUT_DIR/SUITE. Runs already complete are skipped; "
+        "everything else resumes through the request cache.",
+        epilog="Exit codes: 0 success, 1 some run failed, 2 bad input, 130 interrupted (rerun to resume).",
+    )
+    p.add_argument("spec", type=Path, help="run spec YAML file (see runspecs/)")
+    p.add_argument("--plan", "--dry-run", dest="plan", action="store_true",
+                   help="print the expanded run matrix and the scenario x metric coverage, run nothing, write nothing")
+    p.add_argument("--suite", help="suite name to write (overrides the spec's suite:)")
+    p.add_argument("--output-dir", type=Path, default=Path("output"), help="results folder (default: ./output)")
+    p.add_argument("--max-eval-instances", type=positive_int, metavar="N",
+                   help="evaluate at most N instances per run (overrides the spec; changes the run ids)")
+    p.add_argument("--models", action="append", metavar="PATTERN",
+                   help="only runs whose model matches a glob pattern (repeatable or comma-separated), e.g. 'simple/*'")
+    p.add_argument("--scenarios", action="append", metavar="PATTERN",
+                   help="only runs whose scenario matches a glob pattern (repeatable or comma-separated)")
+    p.add_argument("--models-file", type=Path, help="YAML file of extra/overriding model deployments")
+    p.add_argument("--cache-dir", type=Path,
+                   help="request cache folder (default: OUTPUT_DIR/cache, shared by the suites of OUTPUT_DIR)")
+    p.add_argument("--no-cache", action="store_true", help="neither read nor write the request cache")
+    p.add_argument("-j", "--concurrency", type=positive_int, default=1, metavar="N",
+                   help="threads sending requests to API providers (local models batch instead; default 1)")
+    p.add_argument("--batch-size", type=positive_int, default=32, metavar="N",
+                   help="requests per model call batch; also the most an interrupt can lose (default 32)")
+    p.add_argument("--quiet", action="store_true", help="no progress and no summary; errors only")
+    p.add_argument("--data-root", metavar="DIR",
+                   help=f"local data mirror for scenarios (default: ${DATA_ROOT_ENV})")
+    p.add_argument("--fetch-only", action="store_true", help="fetch the data the runs need, then stop")
+    p.add_argument("--executor", choices=EXECUTORS, default="local",
+                   help="local: runs in this process; ray: one Ray task per run (needs ray)")
+    return p
+
+
+def _describe_fetch(item: Any) -> str:
+    files = getattr(item, "files", None)
+    if files is None:
+        return str(item)
+    origins = Counter(getattr(item, "origins", ()) or ())
+    where = ", ".join(f"{n} from {origin}" for origin, n in sorted(origins.items()))
+    return f"{getattr(item, 'scenario', '?')}: {len(files)} files" + (f" ({where})" if where else "")
+
+
+def _fetch(runs: Sequence[RunSpec], ctx: ScenarioContext) -> None:
+    try:
+        sources = importlib.import_module("holistic.scenarios.sources")
+    except ImportError:
+        sources = None
+    fetch = getattr(sources, "fetch_for_runs", None)
+    if fetch is None:
+        raise FetchUnavailableError("--fetch-only: this installation has no data fetching "
+                                    "(holistic.scenarios.sources.fetch_for_runs is missing)")
+    result = fetch(list(runs), ctx)
+    items = list(result) if isinstance(result, (list, tuple)) else [result] if result else []
+    for item in items:
+        print(_describe_fetch(item))
+    where = f" into {ctx.data_root}" if ctx.data_root else ""
+    print(f"fetched data for {len(runs)} runs{where}" if items else "nothing to fetch: these runs read no data files")
+
+
+def _main(args: argparse.Namespace) -> int:
+    from holistic.execution.progress import make_progress
+    from holistic.execution.runner import prepare_runs, run_suite
+    from holistic.execution.selection import select_runs
+    from holistic.spec import compile_spec
+
+    compiled = compile_spec(args.spec, models_file=args.models_file)
+    if args.suite:
+        compiled = dataclasses.replace(compiled, suite=args.suite)
+    options = RunOptions(
+        output_dir=args.output_dir,
+        cache_dir=args.cache_dir,
+        use_cache=not args.no_cache,
+        concurrency=args.concurrency,
+        batch_size=args.batch_size,
+        max_eval_instances=args.max_eval_instances,
+        data_root=env_path(args.data_root, DATA_ROOT_ENV),
+        models_file=args.models_file,
+        executor=args.executor,
+    )
+    runs = select_runs(prepare_runs(compiled, options), models=patterns(args.models),
+                       scenarios=patterns(args.scenarios))
+    if not args.quiet:
+        for warning in compiled.warnings:
+            print(f"{PROG}: warning: {warning}", file=sys.stderr)
+
+    if args.plan:
+        from holistic.models.registry import ModelRegistry
+        from holistic.spec.plan import format_plan, make_plan
+
+        # The runs already carry the --max-eval-instances override (and its run ids).
+        plan = make_plan(dataclasses.replace(compiled, runs=tuple(runs)), model_registry=ModelRegistry(args.models_file))
+        print(format_plan(plan))
+        return 0
+    if args.fetch_only:
+        _fetch(runs, ScenarioContext(data_root=options.data_root))
+        return 0
+
+    report = run_suite(compiled, options, runs=runs, progress=make_progress(quiet=args.quiet, stream=sys.stdout))
+    if not args.quiet:
+        print(report.summary())
+    return 0 if report.ok else 1
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    return run_main(PROG, lambda: _main(args),
+                    on_interrupt="finished requests are cached; run the same command again to resume")
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,61 @@
+"""``helm-summarize``: aggregate a suite into tables and render the static site."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+from holistic.core.errors import HolisticError
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="helm-summarize",
+        description="Aggregate every completed run of a suite into leaderboards (mean win rate with "
+        "bootstrap intervals and rank ranges), model x scenario tables, per-scenario tables and the "
+        "coverage matrix; write them as Parquet, JSON, CSV, Markdown and LaTeX; render the static site.",
+    )
+    p.add_argument("--suite", required=True, help="suite name (a folder under --output-dir)")
+    p.add_argument("--output-dir", default="output", help="where helm-run wrote the suite (default: ./output)")
+    p.add_argument("--schema", type=Path, default=None,
+                   help="summary schema YAML (metric groups and run groups) replacing the built-in one")
+    p.add_argument("--num-bootstrap", type=int, default=200,
+                   help="bootstrap replicates over instances for intervals and rank ranges (default 200)")
+    p.add_argument("--seed", type=int, default=0, help="seed of the bootstrap (default 0)")
+    p.add_argument("--previous", type=Path, default=None,
+                   help="a previous release's suite directory: helm-diff is run and linked from the site")
+    p.add_argument("--no-site", action="store_true", help="write the summary only, not the static site")
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        return _run(args)
+    except HolisticError as exc:
+        print(f"helm-summarize: error: {exc}", file=sys.stderr)
+        return exc.exit_code
+
+
+def _run(args: argparse.Namespace) -> int:
+    from holistic.summarize import load_schema, summarize_suite, write_summary
+
+    suite_dir = Path(args.output_dir) / args.suite
+    start = time.perf_counter()
+    schema = load_schema(args.schema)
+    summary = summarize_suite(suite_dir, schema=schema, num_bootstrap=args.num_bootstrap, seed=args.seed)
+    written = write_summary(summary, suite_dir / "summary")
+    print(f"summarized {len(summary.runs)} runs, {len(summary.models)} models, {len(summary.columns)} scenarios "
+          f"in {time.perf_counter() - start:.1f}s -> {suite_dir / 'summary'} ({len(written)} files)")
+    if not args.no_site:
+        from holistic.site import render_site
+
+        index = render_site(suite_dir, summary, previous=args.previous)
+        print(f"site: {index.resolve()}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,259 @@
+"""Compare aligned runs: metric deltas with paired bootstrap intervals, flips, comparability."""
+
+from __future__ import annotations
+
+import json
+from collections import defaultdict
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pyarrow.dataset as ds
+import pyarrow.parquet as pq
+
+from holistic.core.hashing import canonical_json, sha256_hex, stable_seed
+from holistic.diff.align import Side, SideRun, align
+
+EVAL_SPLITS = ("test", "valid")
+DECODING_COLUMNS = ("max_tokens", "temperature", "stop", "num_completions", "top_k_logprobs")
+IGNORED_ADAPTER_FIELDS = frozenset({"max_eval_instances"})
+
+
+@dataclass(frozen=True)
+class MetricDelta:
+    metric: str
+    old: float | None
+    new: float | None
+    delta: float | None
+    ci_low: float | None
+    ci_high: float | None
+    n_shared: int
+    significant: bool
+
+
+@dataclass
+class RunDiff:
+    """The comparison of one aligned pair of runs."""
+
+    old_run_id: str
+    new_run_id: str
+    scenario: str
+    scenario_args: str
+    model: str
+    method: str
+    comparable: bool
+    causes: list[str] = field(default_factory=list)
+    """Why the two runs are not like for like (prompt, examples, decoding, model, schema)."""
+    metrics: list[MetricDelta] = field(default_factory=list)
+    flips_to_wrong: list[str] = field(default_factory=list)
+    flips_to_correct: list[str] = field(default_factory=list)
+    instances_added: list[str] = field(default_factory=list)
+    instances_removed: list[str] = field(default_factory=list)
+    main_metric: str = "exact_match"
+
+    @property
+    def largest_significant(self) -> float:
+        sig = [abs(m.delta) for m in self.metrics if m.significant and m.delta is not None]
+        return max(sig) if sig else 0.0
+
+
+@dataclass
+class DiffReport:
+    old_dir: str
+    new_dir: str
+    old_schema_version: Any
+    new_schema_version: Any
+    runs: list[RunDiff]
+    runs_added: list[str]
+    runs_removed: list[str]
+
+    def to_json(self) -> dict[str, Any]:
+        from dataclasses import asdict
+
+        return {
+            "old": self.old_dir,
+            "new": self.new_dir,
+            "old_schema_version": self.old_schema_version,
+            "new_schema_version": self.new_schema_version,
+            "runs_added": self.runs_added,
+            "runs_removed": self.runs_removed,
+            "runs": [asdict(r) for r in self.runs],
+        }
+
+    def metric_rows(self) -> list[dict[str, Any]]:
+        rows = []
+        for r in self.runs:
+            for m in r.metrics:
+                rows.append({
+                    "old_run_id": r.old_run_id, "new_run_id": r.new_run_id, "scenario": r.scenario,
+                    "scenario_args": r.scenario_args, "model": r.model, "method": r.method,
+                    "comparable": r.comparable, "causes": "; ".join(r.causes), "metric": m.metric,
+                    "old": m.old, "new": m.new, "delta": m.delta, "ci_low": m.ci_low, "ci_high": m.ci_high,
+                    "n_shared": m.n_shared, "significant": m.significant,
+                    "flips_to_wrong": len(r.flips_to_wrong), "flips_to_correct": len(r.flips_to_correct),
+                })
+        return rows
+
+
+def _read(path: Path, columns: list[str]) -> dict[str, list[Any]]:
+    if not path.exists():
+        return {c: [] for c in columns}
+    schema_names = set(pq.read_schema(path).names)
+    cols = [c for c in columns if c in schema_names]
+    data = ds.dataset(str(path), format="parquet").to_table(columns=cols).to_pydict()
+    n = len(next(iter(data.values()))) if data else 0
+    for c in columns:
+        data.setdefault(c, [None] * n)
+    return data
+
+
+def _instance_values(run: SideRun) -> dict[str, dict[str, float]]:
+    """metric -> instance id -> value averaged over trials (unperturbed, eval split)."""
+    d = _read(run.run_dir / "per_instance_stats.parquet", ["instance_id", "metric", "split", "perturbation", "value"])
+    acc: dict[str, dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
+    for inst, metric, split, pert, value in zip(
+        d["instance_id"], d["metric"], d["split"], d["perturbation"], d["value"], strict=True
+    ):
+        if pert is None and split in EVAL_SPLITS and value is not None:
+            acc[metric][inst].append(float(value))
+    return {m: {i: float(np.mean(v)) for i, v in per.items()} for m, per in acc.items()}
+
+
+def _stat_means(run: SideRun) -> dict[str, float]:
+    d = _read(run.run_dir / "stats.parquet", ["metric", "split", "sub_split", "perturbation", "mean"])
+    out: dict[str, float] = {}
+    for split in reversed(EVAL_SPLITS):  # test overrides valid
+        for metric, s, sub, pert, mean in zip(
+            d["metric"], d["split"], d["sub_split"], d["perturbation"], d["mean"], strict=True
+        ):
+            if s == split and sub is None and pert is None and mean is not None:
+                out[metric] = float(mean)
+    return out
+
+
+def _request_facts(run: SideRun) -> dict[str, Any]:
+    cols = ["instance_id", "trial", "request_index", "role", "perturbation", "prompt", "messages", "continuation",
+            "train_ids", "engine", *DECODING_COLUMNS]
+    d = _read(run.run_dir / "requests.parquet", cols)
+    prompts: dict[str, list[str]] = defaultdict(list)
+    examples: dict[str, list[str]] = defaultdict(list)
+    decoding: set[str] = set()
+    for i in range(len(d["instance_id"])):
+        key = f"{d['instance_id'][i]}|{d['perturbation'][i]}"
+        text = canonical_json([d["trial"][i], d["request_index"][i], d["role"][i], d["prompt"][i],
+                               d["messages"][i], d["continuation"][i]])
+        prompts[key].append(text)
+        examples[key].append(canonical_json([d["trial"][i], d["train_ids"][i]]))
+        decoding.add(canonical_json({c: d[c][i] for c in DECODING_COLUMNS}))
+    return {
+        "prompts": {k: sha256_hex("\n".join(sorted(v))) for k, v in prompts.items()},
+        "examples": {k: sha256_hex("\n".join(sorted(v))) for k, v in examples.items()},
+        "decoding": sorted(decoding),
+        "engines": sorted({e for e in d["engine"] if e}),
+    }
+
+
+def paired_bootstrap(old: np.ndarray, new: np.ndarray, *, seed: int, num: int = 1000) -> tuple[float, float]:
+    """95% interval of mean(new - old) by resampling shared instances."""
+    diffs = np.asarray(new, dtype=float) - np.asarray(old, dtype=float)
+    if len(diffs) == 0:
+        return (float("nan"), float("nan"))
+    rng = np.random.default_rng(seed)
+    idx = rng.integers(0, len(diffs), size=(num, len(diffs)))
+    means = diffs[idx].mean(axis=1)
+    return float(np.percentile(means, 2.5)), float(np.percentile(means, 97.5))
+
+
+def compare_runs(old: SideRun, new: SideRun, *, seed: int = 0, num_bootstrap: int = 1000) -> RunDiff:
+    diff = RunDiff(
+        old_run_id=old.run_id, new_run_id=new.run_id, scenario=old.scenario, scenario_args=old.scenario_args,
+        model=old.model, method=old.method, comparable=True,
+        main_metric=str(new.spec.get("main_metric") or old.spec.get("main_metric") or "exact_match"),
+    )
+    _comparability(diff, old, new)
+
+    old_vals, new_vals = _instance_values(old), _instance_values(new)
+    old_means, new_means = _stat_means(old), _stat_means(new)
+    for metric in sorted(set(old_means) | set(new_means)):
+        o, n = old_means.get(metric), new_means.get(metric)
+        shared = sorted(set(old_vals.get(metric, {})) & set(new_vals.get(metric, {})))
+        lo = hi = None
+        significant = False
+        if len(shared) >= 2:
+            a = np.array([old_vals[metric][i] for i in shared])
+            b = np.array([new_vals[metric][i] for i in shared])
+            lo, hi = paired_bootstrap(a, b, seed=stable_seed(seed, old.run_id, new.run_id, metric), num=num_bootstrap)
+            significant = bool(lo > 0 or hi < 0)
+        diff.metrics.append(MetricDelta(
+            metric=metric, old=o, new=n, delta=None if o is None or n is None else n - o,
+            ci_low=lo, ci_high=hi, n_shared=len(shared), significant=significant,
+        ))
+    main_old = old_vals.get(diff.main_metric, {})
+    main_new = new_vals.get(diff.main_metric, {})
+    for inst in sorted(set(main_old) & set(main_new)):
+        was, now = main_old[inst] >= 0.5, main_new[inst] >= 0.5
+        if was and not now:
+            diff.flips_to_wrong.append(inst)
+        elif now and not was:
+            diff.flips_to_correct.append(inst)
+    old_ids = {i for per in old_vals.values() for i in per}
+    new_ids = {i for per in new_vals.values() for i in per}
+    diff.instances_added = sorted(new_ids - old_ids)
+    diff.instances_removed = sorted(old_ids - new_ids)
+    return diff
+
+
+def _comparability(diff: RunDiff, old: SideRun, new: SideRun) -> None:
+    fo, fn = _request_facts(old), _request_facts(new)
+    shared = sorted(set(fo["prompts"]) & set(fn["prompts"]))
+    changed_examples = [k for k in shared if fo["examples"][k] != fn["examples"][k]]
+    changed_prompts = [k for k in shared if fo["prompts"][k] != fn["prompts"][k]]
+    if changed_examples:
+        diff.causes.append(f"in-context examples changed for {len(changed_examples)} of {len(shared)} instances")
+    prompt_only = [k for k in changed_prompts if k not in set(changed_examples)]
+    if prompt_only:
+        diff.causes.append(f"prompt text changed for {len(prompt_only)} of {len(shared)} instances")
+    if fo["decoding"] != fn["decoding"]:
+        diff.causes.append("decoding parameters changed")
+    if fo["engines"] != fn["engines"]:
+        diff.causes.append(f"model engine changed ({', '.join(fo['engines'])} -> {', '.join(fn['engines'])})")
+    ident_old = old.spec.get("model_identity")
+    ident_new = new.spec.get("model_identity")
+    if ident_old is not None and ident_new is not None and canonical_json(ident_old) != canonical_json(ident_new):
+        diff.causes.append("model revision or weights changed")
+    ao = {k: v for k, v in old.adapter.items() if k not in IGNORED_ADAPTER_FIELDS}
+    an = {k: v for k, v in new.adapter.items() if k not in IGNORED_ADAPTER_FIELDS}
+    changed_fields = sorted(k for k in set(ao) | set(an) if canonical_json(ao.get(k)) != canonical_json(an.get(k)))
+    if changed_fields:
+        diff.causes.append("adaptation changed: " + ", ".join(changed_fields))
+    diff.comparable = not diff.causes
+
+
+def diff_suites(old: Side, new: Side, *, seed: int = 0, num_bootstrap: int = 1000) -> DiffReport:
+    alignment = align(old, new)
+    runs = [compare_runs(o, n, seed=seed, num_bootstrap=num_bootstrap) for o, n in alignment.pairs]
+    sv_old, sv_new = old.meta.get("schema_version"), new.meta.get("schema_version")
+    if sv_old != sv_new:
+        for r in runs:
+            r.causes.append(f"results schema_version changed ({sv_old} -> {sv_new})")
+            r.comparable = False
+    runs.sort(key=lambda r: (-r.largest_significant, r.scenario, r.scenario_args, r.model, r.old_run_id))
+    return DiffReport(
+        old_dir=str(old.suite_dir), new_dir=str(new.suite_dir), old_schema_version=sv_old,
+        new_schema_version=sv_new, runs=runs,
+        runs_added=[r.run_id for r in alignment.added], runs_removed=[r.run_id for r in alignment.removed],
+    )
+
+
+def dump_json(report: DiffReport) -> str:
+    def clean(v: Any) -> Any:
+        if isinstance(v, float) and v != v:
+            return None
+        if isinstance(v, dict):
+            return {k: clean(x) for k, x in v.items()}
+        if isinstance(v, list):
+            return [clean(x) for x in v]
+        return v
+
+    return json.dumps(clean(report.to_json()), indent=1, sort_keys=True, ensure_ascii=False) + "\n"

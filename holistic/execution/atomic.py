@@ -1,0 +1,73 @@
+"""Atomic file writes: write to a hidden temporary name in the same folder, then rename.
+
+``os.replace`` within one folder is atomic on POSIX and Windows, so a reader (or a
+rerun after ``kill -9``) sees either the old file, the whole new file, or no file —
+never a half-written one under the final name. Temporary names start with ``.`` and
+end with ``.tmp`` so no ``*.parquet`` glob ever matches them; :func:`remove_stale_temporaries`
+cleans up the ones a killed process left behind.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+TMP_SUFFIX = ".tmp"
+
+
+def temporary_name(path: Path) -> Path:
+    """A unique hidden sibling of ``path`` to write before renaming."""
+    return path.with_name(f".{path.name}.{os.getpid()}-{uuid.uuid4().hex[:8]}{TMP_SUFFIX}")
+
+
+@contextlib.contextmanager
+def atomic_path(path: Path) -> Iterator[Path]:
+    """Yield a temporary path to write; on success it replaces ``path``, on error it is removed."""
+    tmp = temporary_name(path)
+    try:
+        yield tmp
+        _fsync(tmp)
+        os.replace(tmp, path)
+    finally:
+        if tmp.exists():
+            with contextlib.suppress(OSError):
+                tmp.unlink()
+
+
+def _fsync(path: Path) -> None:
+    with contextlib.suppress(OSError), open(path, "rb") as fh:
+        os.fsync(fh.fileno())
+
+
+def write_bytes(path: Path, data: bytes) -> None:
+    with atomic_path(path) as tmp:
+        tmp.write_bytes(data)
+
+
+def write_text(path: Path, text: str) -> None:
+    write_bytes(path, text.encode("utf-8"))
+
+
+def write_parquet(path: Path, table: pa.Table) -> None:
+    """Write ``table`` as Parquet (zstd) atomically."""
+    with atomic_path(path) as tmp:
+        pq.write_table(table, tmp, compression="zstd")
+
+
+def remove_stale_temporaries(folder: Path) -> int:
+    """Delete temporaries left in ``folder`` by a killed writer; returns how many."""
+    if not folder.is_dir():
+        return 0
+    removed = 0
+    for entry in folder.iterdir():
+        if entry.name.startswith(".") and entry.name.endswith(TMP_SUFFIX) and entry.is_file():
+            with contextlib.suppress(OSError):
+                entry.unlink()
+                removed += 1
+    return removed

@@ -1,0 +1,43 @@
+"""What every run of one execution shares: the model registry, the cache and open clients."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from holistic.core.interfaces import Client
+from holistic.core.types import ModelDeployment
+from holistic.execution.options import RunOptions
+from holistic.models.cache import RequestCache
+from holistic.models.registry import ModelRegistry, create_client
+
+
+@dataclass
+class ExecutionContext:
+    """Shared state of one execution (one per process): clients are created once per
+    deployment and reused by every run of that model (loading weights is slow)."""
+
+    options: RunOptions
+    registry: ModelRegistry
+    cache: RequestCache | None
+    _clients: dict[str, Client] = field(default_factory=dict)
+
+    @staticmethod
+    def open(options: RunOptions) -> ExecutionContext:
+        registry = ModelRegistry(options.models_file)
+        cache = RequestCache(options.cache_path()) if options.use_cache else None
+        return ExecutionContext(options=options, registry=registry, cache=cache)
+
+    def deployment(self, name: str) -> ModelDeployment:
+        return self.registry.get(name)
+
+    def client(self, deployment: ModelDeployment) -> Client:
+        if deployment.name not in self._clients:
+            self._clients[deployment.name] = create_client(deployment)
+        return self._clients[deployment.name]
+
+    def close(self) -> None:
+        clients, self._clients = self._clients, {}
+        for client in clients.values():
+            client.close()
+        if self.cache is not None:
+            self.cache.close()

@@ -1,0 +1,54 @@
+"""Options of one execution of a suite (what ``helm-run`` flags set)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+EXECUTORS = ("local", "ray")
+CACHE_FILE = "requests.sqlite"
+
+
+@dataclass(frozen=True)
+class RunOptions:
+    """How to execute a compiled suite."""
+
+    output_dir: Path = Path("output")
+    """Results go to ``<output_dir>/<suite>/``."""
+
+    cache_dir: Path | None = None
+    """Folder of the request cache (``requests.sqlite``); ``None`` means ``<output_dir>/cache``:
+    results and the answers they came from stay together, and suites written to the same
+    output folder share answers."""
+
+    use_cache: bool = True
+    """``False`` (``--no-cache``): neither read nor write the request cache."""
+
+    concurrency: int = 1
+    """Threads sending batches to API providers (local providers always use one)."""
+
+    batch_size: int = 32
+    """Requests per ``client.process`` call; also the most work an interrupt can lose."""
+
+    max_eval_instances: int | None = None
+    """Overrides every run's ``max_eval_instances`` (part of the run id, so a smaller
+    trial run never passes for the full one)."""
+
+    data_root: Path | None = None
+    """Local data mirror handed to scenarios (``--data-root`` / ``HOLISTIC_DATA_ROOT``)."""
+
+    data_cache_dir: Path | None = None
+    """Download cache handed to scenarios (``None``: the scenario's default)."""
+
+    offline: bool = False
+    """Tell scenarios never to touch the network."""
+
+    models_file: Path | None = None
+    """Extra model deployments (``--models-file``)."""
+
+    executor: str = "local"
+    """``local`` (this process) or ``ray`` (one Ray task per run)."""
+
+    def cache_path(self) -> Path:
+        folder = self.cache_dir if self.cache_dir is not None else self.output_dir / "cache"
+        return folder / CACHE_FILE

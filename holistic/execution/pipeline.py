@@ -1,0 +1,211 @@
+"""One run, end to end: scenario -> instances -> perturbations -> requests -> model -> metrics -> store.
+
+1. The scenario's instances are split into train (in-context candidates) and eval
+   (valid + test); eval is down-sampled to ``max_eval_instances`` with a seed from the
+   spec (:mod:`holistic.execution.sampling`).
+2. Perturbed variants are added (originals first) with a seed from the spec.
+3. Metrics are selected *before* any model call, so an impossible request fails fast.
+4. The adapter builds every request; :mod:`holistic.execution.serving` answers them
+   through the cache and the client; the adapter post-processes the completions.
+5. Each metric scores the states; per-instance values are aggregated (with bootstrap
+   CIs) and written with the run-level values.
+6. Shards are written atomically, ``_COMPLETE`` last.
+
+All seeds derive from ``adapter.seed`` and fixed purpose strings, so the same spec
+gives byte-identical prompts and identical tables.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from holistic.core.errors import HolisticError
+from holistic.core.hashing import stable_seed
+from holistic.core.interfaces import MetricContext, MetricInfo, ScenarioContext, ScenarioInfo
+from holistic.core.types import Instance, PerInstanceStat, RequestState, RunSpec, Stat
+from holistic.execution import shards
+from holistic.execution.context import ExecutionContext
+from holistic.execution.progress import Progress
+from holistic.execution.reports import COMPLETE, RunReport
+from holistic.execution.sampling import downsample, split_instances
+from holistic.execution.serving import serve
+from holistic.execution.store import ARTIFACTS_FILE, RUN_SPEC_FILE, SuiteStore
+
+
+class EmptyRunError(HolisticError):
+    """A run has no evaluation instances."""
+
+
+class ScenarioArgsError(HolisticError):
+    """A scenario's constructor refused the run's arguments."""
+
+
+def _instance_key(inst: Instance) -> tuple[str, str | None]:
+    return inst.id, inst.perturbation.name if inst.perturbation else None
+
+
+class _InstanceProgress:
+    """Turns 'these request states are done' into 'these instances are done'."""
+
+    def __init__(self, states: Sequence[RequestState], progress: Progress) -> None:
+        self.progress = progress
+        self.keys = [_instance_key(s.instance) for s in states]
+        self.remaining: dict[tuple[str, str | None], int] = {}
+        for key in self.keys:
+            self.remaining[key] = self.remaining.get(key, 0) + 1
+
+    def __call__(self, indices: Sequence[int], hits: int, errors: int) -> None:
+        finished = 0
+        for i in indices:
+            key = self.keys[i]
+            self.remaining[key] -= 1
+            if self.remaining[key] == 0:
+                finished += 1
+        self.progress.advance(finished, hits, errors)
+
+
+def _seed(run: RunSpec, purpose: str) -> int:
+    return stable_seed(run.adapter.seed, purpose, run.scenario.name, [list(a) for a in run.scenario.args])
+
+
+def run_spec_document(
+    suite: str, run: RunSpec, info: ScenarioInfo, selected: Sequence[str], not_applicable: Mapping[str, str]
+) -> dict[str, Any]:
+    """``run_spec.json``: the canonical run spec at the top level, plus facts about the run."""
+    return {
+        **run.canonical(),
+        "suite": suite,
+        "run_id": run.run_id,
+        "main_metric": info.main_metric,
+        "scenario_info": {
+            "name": info.name,
+            "description": info.description,
+            "task": info.task,
+            "main_metric": info.main_metric,
+            "metric_categories": list(info.metric_categories),
+            "tags": list(info.tags),
+        },
+        "metrics_selected": list(selected),
+        "metrics_not_applicable": dict(sorted(not_applicable.items())),
+    }
+
+
+def execute_run(
+    run: RunSpec,
+    *,
+    store: SuiteStore,
+    ctx: ExecutionContext,
+    progress: Progress,
+    position: tuple[int, int] = (1, 1),
+) -> RunReport:
+    """Execute ``run`` and write its shards; raises on a run-level failure."""
+    from holistic.adaptation import adapt, postprocess
+    from holistic.metrics.registry import metric_info, select_metrics
+    from holistic.metrics.stats import aggregate
+    from holistic.perturbations import apply_perturbations
+    from holistic.scenarios.registry import create_scenario
+
+    options = ctx.options
+    progress.start_run(position[0], position[1], run.run_id, run.name)
+    deployment = ctx.deployment(run.model)
+    try:
+        scenario = create_scenario(run.scenario)
+    except (TypeError, ValueError) as exc:
+        raise ScenarioArgsError(f"scenario {run.scenario.name!r} rejects its arguments: {exc}") from None
+    info = scenario.info
+    selection = select_metrics(run.metrics, info, run.adapter, deployment)
+
+    scenario_ctx = ScenarioContext(
+        data_root=options.data_root, cache_dir=options.data_cache_dir, offline=options.offline, seed=run.adapter.seed
+    )
+    train, evaluation = split_instances(scenario.get_instances(scenario_ctx))
+    evaluation = downsample(evaluation, run.adapter.max_eval_instances, seed=run.adapter.seed, scenario=run.scenario)
+    if not evaluation:
+        raise EmptyRunError(f"run {run.run_id}: scenario {run.scenario.name!r} has no valid/test instances")
+    if run.perturbations:
+        evaluation = apply_perturbations(evaluation, run.perturbations, seed=_seed(run, "perturbations"))
+
+    client = ctx.client(deployment)
+    states = adapt(train, evaluation, run.adapter, deployment, client.tokenizer(), seed=run.adapter.seed)
+
+    writer = store.begin_run(run.run_id)
+    writer.write_json(
+        RUN_SPEC_FILE,
+        run_spec_document(store.suite, run, info, [m.name for m in selection.metrics], dict(selection.not_applicable)),
+    )
+
+    progress.set_total(len(evaluation), len(states))
+    states, keys, served = serve(
+        states,
+        client,
+        ctx.cache,
+        batch_size=options.batch_size,
+        concurrency=options.concurrency,
+        progress=_InstanceProgress(states, progress),
+    )
+    states = postprocess(states, run.adapter)
+
+    metric_ctx = MetricContext(run_id=run.run_id, deployment=deployment, scenario_info=info, seed=_seed(run, "metrics"))
+    per_instance: list[PerInstanceStat] = []
+    run_stats: list[Stat] = []
+    artifacts: dict[str, Any] = {}
+    infos: list[MetricInfo] = []
+    for metric in selection.metrics:
+        result = metric.evaluate(states, metric_ctx)
+        per_instance.extend(result.per_instance)
+        run_stats.extend(result.run_stats)
+        for key, value in result.artifacts.items():
+            artifacts[key if key not in artifacts else f"{metric.name}.{key}"] = value
+        infos.extend(metric.infos())
+    declared = {i.name: i for i in infos}
+
+    def lookup(value_name: str) -> MetricInfo:
+        return declared[value_name] if value_name in declared else metric_info(value_name)
+
+    # With perturbations, aggregate adds the worst-case robustness/fairness rows over variants.
+    stats = [
+        *aggregate(
+            per_instance, seed=_seed(run, "bootstrap"), infos=lookup,
+            instances=evaluation if run.perturbations else None,
+        ),
+        *run_stats,
+    ]
+
+    train_by_id = {t.id: t for t in train}
+    used_ids = dict.fromkeys(tid for s in states for tid in s.train_ids)
+    train_used = [train_by_id[t] for t in used_ids if t in train_by_id]
+
+    keys_row = shards.JoinKeys.of(store.suite, run)
+    writer.write_table("instances", shards.instances_table(keys_row, evaluation, train_used))
+    writer.write_table("requests", shards.requests_table(keys_row, states, keys))
+    writer.write_table("per_instance_stats", shards.per_instance_stats_table(keys_row, per_instance))
+    writer.write_table("stats", shards.stats_table(keys_row, stats))
+    execution = {
+        "instances": len(evaluation),
+        "requests": served.requests,
+        "unique_requests": served.unique,
+        "cache_hits": served.cache_hits,
+        "model_calls": served.model_calls,
+        "failed_requests": served.failed,
+        "error_rate": served.error_rate,
+        "errors": sorted({s.result.error for s in states if s.result and s.result.error})[:20],
+    }
+    writer.write_json(ARTIFACTS_FILE, {"execution": execution, "metrics": artifacts})
+    writer.complete()
+    detail = f"{served.failed} failed requests" if served.failed else ""
+    progress.end_run("done", detail)
+    return RunReport(
+        run_id=run.run_id,
+        name=run.name,
+        scenario=run.scenario.name,
+        model=run.model,
+        method=run.adapter.method,
+        status=COMPLETE,
+        instances=len(evaluation),
+        requests=served.requests,
+        cache_hits=served.cache_hits,
+        model_calls=served.model_calls,
+        failed_requests=served.failed,
+        folder=writer.folder,
+    )

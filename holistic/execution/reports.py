@@ -1,0 +1,97 @@
+"""What an execution reports back: per run and per suite."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+COMPLETE = "complete"
+SKIPPED = "skipped"
+FAILED = "failed"
+
+
+@dataclass(frozen=True)
+class RunReport:
+    """The outcome of one run."""
+
+    run_id: str
+    name: str
+    scenario: str
+    model: str
+    method: str
+    status: str
+    """``complete`` (written now), ``skipped`` (already complete) or ``failed``."""
+    error: str | None = None
+    instances: int = 0
+    requests: int = 0
+    cache_hits: int = 0
+    """Distinct requests answered from the cache."""
+    model_calls: int = 0
+    """Distinct requests sent to the model."""
+    failed_requests: int = 0
+    folder: Path | None = None
+
+    @property
+    def error_rate(self) -> float:
+        return self.failed_requests / self.requests if self.requests else 0.0
+
+    def suite_entry(self) -> dict[str, Any]:
+        """The entry of this run in ``suite.json``."""
+        return {
+            "run_id": self.run_id,
+            "name": self.name,
+            "scenario": self.scenario,
+            "model": self.model,
+            "method": self.method,
+            "status": COMPLETE if self.status == SKIPPED else self.status,
+            "error": self.error,
+            "requests": self.requests,
+            "failed_requests": self.failed_requests,
+            "error_rate": self.error_rate,
+        }
+
+
+@dataclass(frozen=True)
+class SuiteReport:
+    """The outcome of executing a suite."""
+
+    suite: str
+    suite_dir: Path
+    cache_path: Path | None
+    runs: tuple[RunReport, ...] = field(default_factory=tuple)
+
+    def count(self, status: str) -> int:
+        return sum(1 for r in self.runs if r.status == status)
+
+    @property
+    def ok(self) -> bool:
+        return self.count(FAILED) == 0
+
+    def summary(self) -> str:
+        """Human-readable lines: what was written where, and how to read it."""
+        lines = [
+            f"suite {self.suite!r}: {self.count(COMPLETE)} runs written, {self.count(SKIPPED)} already complete, "
+            f"{self.count(FAILED)} failed",
+        ]
+        requests = sum(r.requests for r in self.runs if r.status == COMPLETE)
+        if requests:
+            hits = sum(r.cache_hits for r in self.runs if r.status == COMPLETE)
+            calls = sum(r.model_calls for r in self.runs if r.status == COMPLETE)
+            failed = sum(r.failed_requests for r in self.runs if r.status == COMPLETE)
+            lines.append(
+                f"requests: {requests} ({calls} model calls, {hits} from the cache, {failed} failed)"
+            )
+        for r in self.runs:
+            if r.status == FAILED:
+                lines.append(f"  FAILED {r.run_id}: {r.error}")
+            elif r.status == COMPLETE and r.failed_requests:
+                lines.append(f"  {r.run_id}: {r.failed_requests}/{r.requests} requests failed ({r.error_rate:.1%})")
+        lines.append(f"results: {self.suite_dir}/suite.json and {self.suite_dir}/runs/<run_id>/*.parquet")
+        if self.cache_path is not None:
+            lines.append(f"request cache: {self.cache_path}")
+        lines.append(
+            "read a table of the whole suite: pyarrow.dataset.dataset(glob.glob("
+            f"'{self.suite_dir}/runs/*/stats.parquet'))"
+        )
+        return "\n".join(lines)

@@ -1,0 +1,93 @@
+"""``run_suite``: execute a compiled suite into the results store.
+
+Order of events (each step can fail with a clear error before the next):
+
+1. Validate the options (executor available) and the store: an existing suite written
+   with another ``schema_version`` or an unwritable output folder stops here, before
+   any model is loaded or called.
+2. Open the request cache.
+3. Skip runs whose folder has ``_COMPLETE``; record every run in ``suite.json``.
+4. Execute the rest with the chosen executor; each finished run updates ``suite.json``.
+   A failing run is recorded as failed and the suite goes on.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from holistic.core.types import RunSpec
+from holistic.execution.executors import EXECUTOR_FUNCTIONS, check_executor
+from holistic.execution.options import RunOptions
+from holistic.execution.progress import NullProgress, Progress
+from holistic.execution.reports import SKIPPED, RunReport, SuiteReport
+from holistic.execution.selection import override_max_eval_instances, unique_runs
+from holistic.execution.store import SuiteInfo, SuiteStore
+from holistic.models.cache import RequestCache
+from holistic.spec.compiler import CompiledSuite
+
+
+def prepare_runs(compiled: CompiledSuite, options: RunOptions) -> list[RunSpec]:
+    """The runs to execute: the suite's, with option overrides applied, duplicates removed."""
+    return unique_runs(override_max_eval_instances(compiled.runs, options.max_eval_instances))
+
+
+def run_suite(
+    compiled: CompiledSuite,
+    options: RunOptions,
+    *,
+    runs: Sequence[RunSpec] | None = None,
+    progress: Progress | None = None,
+) -> SuiteReport:
+    """Execute ``runs`` (default: every run of ``compiled``, after :func:`prepare_runs`)."""
+    progress = progress or NullProgress()
+    check_executor(options.executor)
+    selected = unique_runs(runs) if runs is not None else prepare_runs(compiled, options)
+
+    store = SuiteStore(options.output_dir, compiled.suite)
+    store.open(
+        SuiteInfo(
+            suite=compiled.suite,
+            spec_path=str(compiled.spec_path),
+            spec_sha256=compiled.spec_sha256,
+            description=compiled.description,
+        )
+    )
+    if options.use_cache:
+        RequestCache(options.cache_path()).close()  # fail now, not in the first run, on a bad cache path
+
+    reports: list[RunReport] = []
+    todo: list[RunSpec] = []
+    for run in selected:
+        if store.is_complete(run.run_id):
+            reports.append(
+                RunReport(
+                    run_id=run.run_id, name=run.name, scenario=run.scenario.name, model=run.model,
+                    method=run.adapter.method, status=SKIPPED, folder=store.run_dir(run.run_id),
+                )
+            )
+        else:
+            todo.append(run)
+    pending = [
+        {"run_id": r.run_id, "name": r.name, "scenario": r.scenario.name, "model": r.model,
+         "method": r.adapter.method, "status": "pending", "error": None}
+        for r in todo
+    ]
+    store.record_runs([r.suite_entry() for r in reports] + pending)
+    if reports:
+        progress.message(f"{len(reports)} of {len(selected)} runs already complete in {store.suite_dir}; skipping them")
+
+    execute = EXECUTOR_FUNCTIONS[options.executor]
+    try:
+        for report in execute(todo, store, options, progress, len(selected)):
+            reports.append(report)
+            store.record_runs([report.suite_entry()])
+    finally:
+        progress.close()
+    order = {r.run_id: i for i, r in enumerate(selected)}
+    reports.sort(key=lambda r: order[r.run_id])
+    return SuiteReport(
+        suite=compiled.suite,
+        suite_dir=store.suite_dir,
+        cache_path=options.cache_path() if options.use_cache else None,
+        runs=tuple(reports),
+    )

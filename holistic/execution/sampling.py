@@ -1,0 +1,40 @@
+"""Seeded down-sampling of evaluation instances to ``max_eval_instances``.
+
+Each instance gets a rank from ``stable_seed(seed, "eval_sample", scenario, instance id)``;
+the ``k`` lowest ranks are kept, in the scenario's own order. Consequences a user
+can rely on: the same spec gives the same sample on every machine and for every
+model (the model is not part of the seed); raising ``k`` only adds instances; and
+adding instances to a dataset changes the sample only where a new one outranks an
+old one.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from holistic.core.hashing import stable_seed
+from holistic.core.types import EVAL_SPLITS, TRAIN_SPLIT, Instance, ScenarioSpec
+
+
+def split_instances(instances: Sequence[Instance]) -> tuple[list[Instance], list[Instance]]:
+    """``(train, eval)``: in-context candidates and evaluation instances (valid + test)."""
+    train = [i for i in instances if i.split == TRAIN_SPLIT]
+    evaluation = [i for i in instances if i.split in EVAL_SPLITS]
+    return train, evaluation
+
+
+def downsample(
+    instances: Sequence[Instance], max_instances: int | None, *, seed: int, scenario: ScenarioSpec
+) -> list[Instance]:
+    """At most ``max_instances`` of ``instances`` (all of them when ``None``), deterministically."""
+    if max_instances is None or len(instances) <= max_instances:
+        return list(instances)
+    if max_instances < 0:
+        raise ValueError(f"max_eval_instances must be >= 0, got {max_instances}")
+    scenario_key = [scenario.name, [list(a) for a in scenario.args]]
+    ranked = sorted(
+        range(len(instances)),
+        key=lambda i: (stable_seed(seed, "eval_sample", scenario_key, instances[i].id, instances[i].split), i),
+    )
+    keep = set(ranked[:max_instances])
+    return [inst for i, inst in enumerate(instances) if i in keep]

@@ -1,0 +1,151 @@
+"""Serve a run's requests: cache look-up, batching, concurrency, incremental caching.
+
+- Identical requests within a run (same cache key) are sent once.
+- Cache hits are answered first; the misses go to ``client.process`` in batches.
+- Misses are sorted longest prompt first before batching: batches of similar length
+  waste less padding in local models, and a prompt that does not fit in memory fails
+  in the first batch rather than after an hour. Results are put back by key, so the
+  run's order never depends on this.
+- With ``concurrency > 1`` batches are sent from that many threads (useful for API
+  providers; local providers keep one thread, see :data:`LOCAL_PROVIDERS`).
+- Each finished batch is written to the cache in one transaction before the next is
+  reported, so an interrupted run loses at most the batches in flight.
+- A batch whose ``process`` raises (a provider bug; providers should not raise for a
+  bad request) is recorded as failed requests with the exception as error, and the run
+  goes on. Set-up errors (:class:`~holistic.core.errors.HolisticError`, e.g. a missing
+  API key) and interrupts propagate.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+from dataclasses import dataclass, replace
+
+from holistic.core.errors import HolisticError
+from holistic.core.interfaces import Client
+from holistic.core.types import Request, RequestResult, RequestState
+from holistic.models.cache import RequestCache, cache_key
+
+LOCAL_PROVIDERS = frozenset({"simple", "embedded", "huggingface", "llama_cpp"})
+"""Providers that run in this process: requests are batched, never sent from several threads."""
+
+ProgressCallback = Callable[[Sequence[int], int, int], None]
+"""``(state indices just finished, cache hits among them, failures among them)``."""
+
+
+@dataclass(frozen=True)
+class ServeStats:
+    """Counts of one run's request serving."""
+
+    requests: int
+    """Request states in the run."""
+    unique: int
+    """Distinct cache keys among them (identical requests are sent once)."""
+    cache_hits: int
+    """Distinct requests answered from the cache."""
+    model_calls: int
+    """Distinct requests sent to the model."""
+    failed: int
+    """Request states whose result is a failure."""
+
+    @property
+    def error_rate(self) -> float:
+        return self.failed / self.requests if self.requests else 0.0
+
+
+def effective_concurrency(client: Client, concurrency: int) -> int:
+    """Threads to use for ``client``: 1 for in-process providers, ``concurrency`` for the rest."""
+    if client.deployment.provider in LOCAL_PROVIDERS:
+        return 1
+    return max(1, concurrency)
+
+
+def _call_batch(client: Client, requests: Sequence[Request]) -> list[RequestResult]:
+    start = time.perf_counter()
+    try:
+        results = list(client.process(list(requests)))
+    except HolisticError:
+        raise
+    except Exception as exc:
+        message = f"{type(exc).__name__}: {exc}"
+        return [RequestResult(success=False, error=message, error_kind="client") for _ in requests]
+    if len(results) != len(requests):
+        message = f"provider returned {len(results)} results for {len(requests)} requests"
+        return [RequestResult(success=False, error=message, error_kind="client") for _ in requests]
+    elapsed = time.perf_counter() - start
+    share = elapsed / max(len(requests), 1)
+    # A provider that does not time single requests gets its share of the batch's wall time.
+    return [r if r.latency_s > 0 else replace(r, latency_s=share) for r in results]
+
+
+def serve(
+    states: Sequence[RequestState],
+    client: Client,
+    cache: RequestCache | None,
+    *,
+    batch_size: int = 32,
+    concurrency: int = 1,
+    progress: ProgressCallback | None = None,
+) -> tuple[list[RequestState], list[str], ServeStats]:
+    """Fill every state's ``result``; returns the states (same order), their cache keys and counts."""
+    identity = client.identity()
+    keys = [cache_key(identity, s.request) for s in states]
+    by_key: dict[str, list[int]] = {}
+    for i, key in enumerate(keys):
+        by_key.setdefault(key, []).append(i)
+    results: dict[str, RequestResult] = {}
+
+    def report(done_keys: Sequence[str], hits: int) -> None:
+        if progress is None:
+            return
+        indices = [i for k in done_keys for i in by_key[k]]
+        failures = sum(len(by_key[k]) for k in done_keys if not results[k].success)
+        progress(indices, hits, failures)
+
+    if cache is not None:
+        results.update(cache.get_many(list(by_key)))
+        if results:
+            report(list(results), len(results))
+    hits = len(results)
+
+    misses = [k for k in by_key if k not in results]
+    misses.sort(key=lambda k: -len(states[by_key[k][0]].request.text))
+    batches = [misses[i : i + max(1, batch_size)] for i in range(0, len(misses), max(1, batch_size))]
+    model_id = client.deployment.model_id
+
+    def run_batch(batch: list[str]) -> list[str]:
+        batch_results = _call_batch(client, [states[by_key[k][0]].request for k in batch])
+        if cache is not None:
+            cache.put_many(
+                (k, r, model_id, states[by_key[k][0]].request.kind) for k, r in zip(batch, batch_results, strict=True)
+            )
+        for k, r in zip(batch, batch_results, strict=True):
+            results[k] = r
+        return batch
+
+    threads = effective_concurrency(client, concurrency)
+    if threads == 1 or len(batches) <= 1:
+        for batch in batches:
+            report(run_batch(batch), 0)
+    else:
+        pool = ThreadPoolExecutor(max_workers=threads, thread_name_prefix="holistic-serve")
+        try:
+            pending: set[Future[list[str]]] = {pool.submit(run_batch, b) for b in batches}
+            while pending:
+                done, pending = wait(pending, return_when=FIRST_COMPLETED)
+                for future in done:
+                    report(future.result(), 0)
+        finally:
+            pool.shutdown(wait=False, cancel_futures=True)
+
+    out = [s.with_result(results[k]) for s, k in zip(states, keys, strict=True)]
+    stats = ServeStats(
+        requests=len(states),
+        unique=len(by_key),
+        cache_hits=hits,
+        model_calls=len(misses),
+        failed=sum(1 for s in out if s.result is not None and not s.result.success),
+    )
+    return out, keys, stats

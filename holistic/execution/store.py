@@ -1,0 +1,214 @@
+"""The Parquet results store: one folder per suite, one folder per run.
+
+Layout (columns in :mod:`holistic.execution.tables`, documented in
+``schemas/results.schema.json``)::
+
+    <output>/<suite>/suite.json
+    <output>/<suite>/runs/<run_id>/run_spec.json
+    <output>/<suite>/runs/<run_id>/{instances,requests,per_instance_stats,stats}.parquet
+    <output>/<suite>/runs/<run_id>/artifacts.json
+    <output>/<suite>/runs/<run_id>/_COMPLETE          (written last)
+
+Every file is written atomically (:mod:`holistic.execution.atomic`). A run folder
+without ``_COMPLETE`` is redone from scratch (its requests come back from the cache);
+a run with it is skipped.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import datetime as _dt
+import importlib.metadata
+import json
+import os
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+
+from holistic.core.errors import StoreError
+from holistic.execution import atomic
+from holistic.execution.tables import SCHEMA_VERSION, TABLES
+
+SUITE_FILE = "suite.json"
+RUNS_DIR = "runs"
+COMPLETE_MARKER = "_COMPLETE"
+RUN_SPEC_FILE = "run_spec.json"
+ARTIFACTS_FILE = "artifacts.json"
+
+
+def package_version() -> str:
+    """The installed holistic version (or the source tree's, when run from a checkout)."""
+    try:
+        return importlib.metadata.version("holistic")
+    except importlib.metadata.PackageNotFoundError:
+        import holistic
+
+        return str(getattr(holistic, "__version__", "0+unknown"))
+
+
+def utc_now() -> str:
+    return _dt.datetime.now(_dt.UTC).replace(microsecond=0).isoformat().replace("+00:00", "Z")
+
+
+def dump_json(data: Any) -> str:
+    return json.dumps(data, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
+
+
+@dataclass(frozen=True)
+class SuiteInfo:
+    """What ``suite.json`` records about the spec a suite was run from."""
+
+    suite: str
+    spec_path: str
+    spec_sha256: str
+    description: str = ""
+
+
+class SuiteStore:
+    """Reads and writes one suite folder."""
+
+    def __init__(self, output_dir: Path, suite: str) -> None:
+        if not suite or "/" in suite or "\\" in suite or suite in (".", ".."):
+            raise StoreError(f"invalid suite name {suite!r}: it must be a plain folder name")
+        self.output_dir = Path(output_dir)
+        self.suite = suite
+        self.suite_dir = self.output_dir / suite
+        self.runs_dir = self.suite_dir / RUNS_DIR
+        self.suite_file = self.suite_dir / SUITE_FILE
+
+    # -- suite.json ----------------------------------------------------------
+
+    def read_suite_json(self) -> dict[str, Any] | None:
+        """The existing ``suite.json`` (``None`` if the suite is new)."""
+        if not self.suite_file.exists():
+            return None
+        try:
+            data = json.loads(self.suite_file.read_text(encoding="utf-8"))
+        except (OSError, ValueError) as exc:
+            raise StoreError(f"{self.suite_file}: cannot read the existing suite file: {exc}") from None
+        if not isinstance(data, dict):
+            raise StoreError(f"{self.suite_file}: not a suite file (expected a JSON object)")
+        return data
+
+    def check_compatible(self) -> dict[str, Any] | None:
+        """Refuse an existing suite written with another store layout."""
+        data = self.read_suite_json()
+        if data is None:
+            return None
+        found = data.get("schema_version")
+        if found != SCHEMA_VERSION:
+            raise StoreError(
+                f"{self.suite_file}: suite {self.suite!r} was written with results schema_version {found!r}, "
+                f"this holistic writes schema_version {SCHEMA_VERSION}; use another --output-dir or --suite, "
+                f"or delete {self.suite_dir}"
+            )
+        return data
+
+    def check_writable(self) -> None:
+        """Create the suite folder and prove a file can be written there (before any model call)."""
+        try:
+            self.runs_dir.mkdir(parents=True, exist_ok=True)
+            probe = atomic.temporary_name(self.suite_dir / ".write-probe")
+            probe.write_bytes(b"")
+            probe.unlink()
+        except OSError as exc:
+            reason = exc.strerror or str(exc)
+            raise StoreError(f"cannot write results to {self.suite_dir}: {reason}; choose a writable --output-dir") from None
+
+    def open(self, info: SuiteInfo) -> None:
+        """Check the folder is writable and compatible, then write/refresh ``suite.json``."""
+        existing = self.check_compatible()
+        self.check_writable()
+        data = dict(existing or {})
+        now = utc_now()
+        data.update(
+            schema_version=SCHEMA_VERSION,
+            package_version=package_version(),
+            suite=self.suite,
+            description=info.description,
+            spec_path=info.spec_path,
+            spec_sha256=info.spec_sha256,
+            updated=now,
+        )
+        data.setdefault("created", now)
+        data.setdefault("runs", [])
+        self._write_suite_json(data)
+
+    def record_runs(self, entries: Sequence[Mapping[str, Any]]) -> None:
+        """Insert or update run entries (by ``run_id``) in ``suite.json``; order of first appearance kept."""
+        data = self.read_suite_json() or {}
+        runs: list[dict[str, Any]] = list(data.get("runs", []))
+        index = {r.get("run_id"): i for i, r in enumerate(runs)}
+        for entry in entries:
+            if entry["run_id"] in index:
+                runs[index[entry["run_id"]]] = dict(entry)
+            else:
+                index[entry["run_id"]] = len(runs)
+                runs.append(dict(entry))
+        data["runs"] = runs
+        data["updated"] = utc_now()
+        self._write_suite_json(data)
+
+    def _write_suite_json(self, data: Mapping[str, Any]) -> None:
+        try:
+            atomic.write_text(self.suite_file, dump_json(data))
+        except OSError as exc:
+            raise StoreError(f"cannot write {self.suite_file}: {exc.strerror or exc}") from None
+
+    # -- runs ----------------------------------------------------------------
+
+    def run_dir(self, run_id: str) -> Path:
+        return self.runs_dir / run_id
+
+    def is_complete(self, run_id: str) -> bool:
+        return (self.run_dir(run_id) / COMPLETE_MARKER).exists()
+
+    def begin_run(self, run_id: str) -> RunWriter:
+        """Start (or restart) writing a run: stale temporaries and shards of an earlier,
+        unfinished attempt are removed so nothing old is mistaken for this run's output."""
+        folder = self.run_dir(run_id)
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+            atomic.remove_stale_temporaries(folder)
+            for name in (*(f"{t}.parquet" for t in TABLES), ARTIFACTS_FILE, COMPLETE_MARKER):
+                with contextlib.suppress(FileNotFoundError):
+                    (folder / name).unlink()
+        except OSError as exc:
+            raise StoreError(f"cannot prepare run folder {folder}: {exc.strerror or exc}") from None
+        return RunWriter(folder)
+
+
+class RunWriter:
+    """Writes the files of one run; :meth:`complete` must be called last."""
+
+    def __init__(self, folder: Path) -> None:
+        self.folder = folder
+        self.written: list[Path] = []
+
+    def write_json(self, name: str, data: Any) -> Path:
+        path = self.folder / name
+        atomic.write_text(path, dump_json(data))
+        self.written.append(path)
+        return path
+
+    def write_table(self, name: str, table: pa.Table) -> Path:
+        if name not in TABLES:
+            raise ValueError(f"unknown results table {name!r}")
+        path = self.folder / f"{name}.parquet"
+        atomic.write_parquet(path, table)
+        self.written.append(path)
+        return path
+
+    def complete(self) -> None:
+        path = self.folder / COMPLETE_MARKER
+        atomic.write_text(path, utc_now() + "\n")
+        # make the rename durable before the run is reported done
+        with contextlib.suppress(OSError):
+            fd = os.open(self.folder, os.O_RDONLY)
+            try:
+                os.fsync(fd)
+            finally:
+                os.close(fd)

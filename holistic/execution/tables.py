@@ -1,0 +1,242 @@
+"""The results tables: every column, its Arrow type and what it means.
+
+This module is the single source of truth for the Parquet layout;
+``schemas/results.schema.json`` is generated from it (``python -m
+holistic.execution.tables > schemas/results.schema.json``) and a test keeps the two
+equal. A change that breaks old readers (a removed or retyped column) bumps
+:data:`SCHEMA_VERSION`; adding a nullable column does not.
+
+Every table starts with the :data:`JOIN_COLUMNS`, so all the shards of a suite can be
+read as one table without looking at paths::
+
+    import glob, pyarrow.dataset as ds
+    stats = ds.dataset(glob.glob("output/core/runs/*/stats.parquet")).to_table()
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from dataclasses import dataclass
+from typing import Any
+
+import pyarrow as pa
+
+SCHEMA_VERSION = 1
+"""Version of the results store layout (suite.json, file names, table columns)."""
+
+
+@dataclass(frozen=True)
+class Column:
+    """One column of a results table."""
+
+    name: str
+    type: pa.DataType
+    description: str
+    nullable: bool = False
+
+    def field(self) -> pa.Field:
+        return pa.field(self.name, self.type, nullable=self.nullable)
+
+
+TOKEN_TYPE = pa.struct(
+    [
+        pa.field("text", pa.string(), nullable=False),
+        pa.field("logprob", pa.float64(), nullable=False),
+        pa.field("top_logprobs", pa.map_(pa.string(), pa.float64()), nullable=True),
+    ]
+)
+COMPLETION_TYPE = pa.struct(
+    [
+        pa.field("text", pa.string(), nullable=False),
+        pa.field("logprob", pa.float64(), nullable=False),
+        pa.field("finish_reason", pa.string(), nullable=True),
+        pa.field("is_greedy", pa.bool_(), nullable=True),
+        pa.field("num_tokens", pa.int64(), nullable=False),
+    ]
+)
+REFERENCE_TYPE = pa.struct(
+    [pa.field("output", pa.string(), nullable=False), pa.field("tags", pa.list_(pa.string()), nullable=False)]
+)
+MESSAGE_TYPE = pa.struct([pa.field("role", pa.string(), nullable=False), pa.field("content", pa.string(), nullable=False)])
+
+JOIN_COLUMNS: tuple[Column, ...] = (
+    Column("suite", pa.string(), "Suite name (the output folder under --output-dir)."),
+    Column("run_id", pa.string(), "Stable run id: readable scenario/model slug plus a short hash of the run spec."),
+    Column("run_name", pa.string(), "Readable run name (scenario, args, method, model)."),
+    Column("scenario", pa.string(), "Registered scenario name."),
+    Column("scenario_args", pa.string(), "Scenario arguments as canonical JSON (sorted keys)."),
+    Column("model", pa.string(), "Model deployment name from the model registry."),
+    Column("method", pa.string(), "Adaptation method (generation, multiple_choice_joint, ...)."),
+)
+
+_METRIC_NAME_COLUMNS: tuple[Column, ...] = (
+    Column("metric", pa.string(), "Metric value name (e.g. exact_match, ece_10_bin)."),
+    Column("split", pa.string(), "Split the value was computed on (valid or test)."),
+    Column("sub_split", pa.string(), "Finer partition (e.g. an identity group), or null.", nullable=True),
+    Column(
+        "perturbation",
+        pa.string(),
+        "Null on originals; a perturbation name; or 'robustness'/'fairness' for worst-case values.",
+        nullable=True,
+    ),
+)
+
+INSTANCES: tuple[Column, ...] = (
+    *JOIN_COLUMNS,
+    Column("instance_id", pa.string(), "Instance id, unique within the scenario; perturbed variants share it."),
+    Column("role", pa.string(), "'eval' (evaluated) or 'train' (an in-context example used by some prompt)."),
+    Column("split", pa.string(), "train, valid or test."),
+    Column("sub_split", pa.string(), "Finer partition, or null.", nullable=True),
+    Column("perturbation", pa.string(), "Perturbation name of a variant; null on an original.", nullable=True),
+    Column("perturbation_args", pa.string(), "Perturbation arguments as canonical JSON; null on an original.", nullable=True),
+    Column("robustness", pa.bool_(), "The variant counts toward the robustness category."),
+    Column("fairness", pa.bool_(), "The variant counts toward the fairness category."),
+    Column("input", pa.string(), "Input text (after perturbation)."),
+    Column("references", pa.list_(REFERENCE_TYPE), "References in order: output text and tags ('correct')."),
+    Column("metadata", pa.string(), "Per-instance metadata as canonical JSON."),
+)
+
+REQUESTS: tuple[Column, ...] = (
+    *JOIN_COLUMNS,
+    Column("instance_id", pa.string(), "Instance the request belongs to."),
+    Column("split", pa.string(), "Split of that instance."),
+    Column("sub_split", pa.string(), "Sub-split of that instance, or null.", nullable=True),
+    Column("perturbation", pa.string(), "Perturbation of that instance, or null.", nullable=True),
+    Column("trial", pa.int64(), "Trial index (independent draw of in-context examples)."),
+    Column("request_index", pa.int64(), "Position among the instance's requests in this trial."),
+    Column("reference_index", pa.int64(), "Reference scored by this request (separate/ranking methods).", nullable=True),
+    Column("role", pa.string(), "main, calibration or window."),
+    Column("kind", pa.string(), "generate, loglikelihood or rolling_loglikelihood."),
+    Column("prompt", pa.string(), "The prompt exactly as sent (plain text); for chat requests the messages joined for display."),
+    Column("messages", pa.list_(MESSAGE_TYPE), "Chat messages as sent, or null for plain prompts.", nullable=True),
+    Column("continuation", pa.string(), "Text scored by loglikelihood requests ('' otherwise)."),
+    Column("max_tokens", pa.int64(), "Decoding: maximum new tokens."),
+    Column("temperature", pa.float64(), "Decoding: temperature."),
+    Column("stop", pa.list_(pa.string()), "Decoding: stop sequences."),
+    Column("num_completions", pa.int64(), "Completions asked for."),
+    Column("top_k_logprobs", pa.int64(), "Top-k alternatives asked per generated token."),
+    Column("trial_tag", pa.string(), "Tag distinguishing otherwise identical requests in the cache."),
+    Column("train_ids", pa.list_(pa.string()), "Ids of the in-context examples in prompt order."),
+    Column("num_train_instances", pa.int64(), "In-context examples actually in the prompt (after fitting)."),
+    Column("prompt_truncated", pa.bool_(), "The prompt was cut to fit the context window."),
+    Column("output_mapping", pa.map_(pa.string(), pa.string()), "Joint multiple choice: letter -> reference text.", nullable=True),
+    Column("success", pa.bool_(), "The model answered; false rows carry error and error_kind."),
+    Column("error", pa.string(), "Error message of a failed request.", nullable=True),
+    Column("error_kind", pa.string(), "rate_limit, server, timeout, client, fatal...", nullable=True),
+    Column("completion", pa.string(), "Text of the first completion (null when the request failed).", nullable=True),
+    Column("logprob", pa.float64(), "Summed logprob of the first completion (null when failed).", nullable=True),
+    Column("tokens", pa.list_(TOKEN_TYPE), "Tokens of the first completion with logprobs and top alternatives."),
+    Column("completions", pa.list_(COMPLETION_TYPE), "Every completion (for @k metrics)."),
+    Column("post_processed", pa.list_(pa.string()), "Completions after the adapter's post-processing.", nullable=True),
+    Column("parse_error", pa.string(), "Why a completion could not be mapped to an answer, or null.", nullable=True),
+    Column("prompt_logprobs", pa.list_(TOKEN_TYPE), "Prompt tokens with logprobs (echo requests), or null.", nullable=True),
+    Column("has_logprobs", pa.bool_(), "The model returned real logprobs."),
+    Column("prompt_tokens", pa.int64(), "Prompt length in the model's tokens."),
+    Column("completion_tokens", pa.int64(), "Generated tokens over all completions."),
+    Column("latency_s", pa.float64(), "Wall time of the original call in seconds (kept when served from the cache)."),
+    Column("cached", pa.bool_(), "Served from the request cache in this execution."),
+    Column("attempts", pa.int64(), "Attempts made (retries + 1)."),
+    Column("cost_usd", pa.float64(), "Estimated price of the call."),
+    Column("engine", pa.string(), "Engine that served the request (e.g. transformers, llama.cpp)."),
+    Column("cache_key", pa.string(), "Request cache key (sha256 of model identity + canonical request)."),
+)
+
+PER_INSTANCE_STATS: tuple[Column, ...] = (
+    *JOIN_COLUMNS,
+    Column("instance_id", pa.string(), "Instance the value was computed on."),
+    Column("trial", pa.int64(), "Trial index."),
+    *_METRIC_NAME_COLUMNS,
+    Column("value", pa.float64(), "The metric value for this instance and trial."),
+)
+
+STATS: tuple[Column, ...] = (
+    *JOIN_COLUMNS,
+    *_METRIC_NAME_COLUMNS,
+    Column("count", pa.int64(), "Number of values merged."),
+    Column("sum", pa.float64(), "Sum of the values."),
+    Column("sum_sq", pa.float64(), "Sum of squared values."),
+    Column("min", pa.float64(), "Smallest value.", nullable=True),
+    Column("max", pa.float64(), "Largest value.", nullable=True),
+    Column("mean", pa.float64(), "sum / count (null when count is 0).", nullable=True),
+    Column("stddev", pa.float64(), "Population standard deviation (null when count is 0).", nullable=True),
+    Column("ci_low", pa.float64(), "Lower end of the 95% bootstrap interval of the mean, or null.", nullable=True),
+    Column("ci_high", pa.float64(), "Upper end of the 95% bootstrap interval of the mean, or null.", nullable=True),
+)
+
+TABLES: dict[str, tuple[Column, ...]] = {
+    "instances": INSTANCES,
+    "requests": REQUESTS,
+    "per_instance_stats": PER_INSTANCE_STATS,
+    "stats": STATS,
+}
+"""Table name -> columns; each is stored as ``runs/<run_id>/<name>.parquet``."""
+
+
+def arrow_schema(table: str) -> pa.Schema:
+    """The Arrow schema of a results table, with the schema version in its metadata."""
+    return pa.schema(
+        [c.field() for c in TABLES[table]],
+        metadata={b"holistic.schema_version": str(SCHEMA_VERSION).encode(), b"holistic.table": table.encode()},
+    )
+
+
+SUITE_FIELDS: dict[str, str] = {
+    "schema_version": "integer: version of this layout; a suite with another version is refused.",
+    "package_version": "string: holistic version that last wrote the suite.",
+    "suite": "string: suite name.",
+    "description": "string: the run spec's description.",
+    "spec_path": "string: run spec file the suite was last run from.",
+    "spec_sha256": "string: sha256 of that file's bytes.",
+    "created": "string: ISO 8601 UTC time the suite folder was created.",
+    "updated": "string: ISO 8601 UTC time of the last write.",
+    "runs": "array of {run_id, name, scenario, model, method, status ('complete'|'failed'|'pending'), error, "
+    "requests, failed_requests, error_rate}.",
+}
+
+RUN_FILES: dict[str, str] = {
+    "run_spec.json": "RunSpec.canonical() fields at the top level (name, scenario, adapter, model, metrics, "
+    "perturbations, groups) plus suite, run_id, main_metric, scenario_info, metrics_selected and "
+    "metrics_not_applicable (category -> reason).",
+    "instances.parquet": "Table 'instances'.",
+    "requests.parquet": "Table 'requests'.",
+    "per_instance_stats.parquet": "Table 'per_instance_stats'.",
+    "stats.parquet": "Table 'stats'.",
+    "artifacts.json": "{'execution': {instances, requests, unique_requests, cache_hits, model_calls, "
+    "failed_requests, error_rate, errors}, 'metrics': the metrics' JSON artifacts merged (each metric names its keys; a clash "
+    "is prefixed with '<metric>.')}.",
+    "_COMPLETE": "Written last; a run folder without it is incomplete and is redone on the next run.",
+}
+
+
+def describe() -> dict[str, Any]:
+    """The JSON document stored as ``schemas/results.schema.json``."""
+    return {
+        "$comment": "Generated by `python -m holistic.execution.tables`; do not edit by hand.",
+        "title": "holistic results store",
+        "schema_version": SCHEMA_VERSION,
+        "layout": {
+            "suite.json": "<output>/<suite>/suite.json",
+            "run": "<output>/<suite>/runs/<run_id>/",
+        },
+        "suite_json": SUITE_FIELDS,
+        "run_files": RUN_FILES,
+        "tables": {
+            name: {
+                "file": f"runs/<run_id>/{name}.parquet",
+                "columns": [
+                    {"name": c.name, "type": str(c.type), "nullable": c.nullable, "description": c.description}
+                    for c in columns
+                ],
+            }
+            for name, columns in TABLES.items()
+        },
+    }
+
+
+def main() -> None:
+    sys.stdout.write(json.dumps(describe(), indent=2, ensure_ascii=False) + "\n")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,193 @@
+"""Accuracy of generated answers and of multiple-choice picks.
+
+Generation (``generation`` method): every value is the maximum over the
+instance's correct references.
+
+- ``exact_match``: the answer equals a reference (surrounding whitespace ignored).
+- ``quasi_exact_match``: equal after :func:`~holistic.metrics.text.normalize_quasi`.
+- ``prefix_exact_match`` / ``quasi_prefix_exact_match``: the answer starts with a reference.
+- ``f1_score``: SQuAD token F1 over quasi-normalised tokens.
+- ``final_number_exact_match`` (maths scenarios): the final numbers agree
+  (:func:`~holistic.metrics.text.final_number`).
+
+With ``num_outputs > 1`` each value is computed on the first completion, and the
+same name with ``@k`` appended is the best over all ``k`` completions (pass@k-style).
+
+Multiple choice: ``exact_match`` is the accuracy of the picked choice
+(:mod:`holistic.metrics.choices`); ``invalid_answer`` (joint method) is the share
+of answers that name no choice.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable, Sequence
+
+from holistic.core.interfaces import MetricContext, MetricResult, ScenarioInfo
+from holistic.core.types import AdapterSpec, ModelDeployment, RequestState
+from holistic.metrics.base import BaseMetric, info
+from holistic.metrics.choices import JOINT, MULTIPLE_CHOICE_METHODS, resolve
+from holistic.metrics.registry import METRICS
+from holistic.metrics.states import first_main, group_units, outputs, reference_texts
+from holistic.metrics.text import final_number, normalize_exact, normalize_quasi, quasi_tokens
+
+AT_K = "@k"
+
+
+def exact_match(prediction: str, reference: str) -> float:
+    return float(normalize_exact(prediction) == normalize_exact(reference))
+
+
+def quasi_exact_match(prediction: str, reference: str) -> float:
+    return float(normalize_quasi(prediction) == normalize_quasi(reference))
+
+
+def prefix_exact_match(prediction: str, reference: str) -> float:
+    return float(normalize_exact(prediction).startswith(normalize_exact(reference)))
+
+
+def quasi_prefix_exact_match(prediction: str, reference: str) -> float:
+    return float(normalize_quasi(prediction).startswith(normalize_quasi(reference)))
+
+
+def f1_score(prediction: str, reference: str) -> float:
+    """SQuAD token F1; two empty texts agree (1.0), one empty text scores 0.0."""
+    pred, gold = quasi_tokens(prediction), quasi_tokens(reference)
+    if not pred or not gold:
+        return float(pred == gold)
+    common = sum((Counter(pred) & Counter(gold)).values())
+    if common == 0:
+        return 0.0
+    precision, recall = common / len(pred), common / len(gold)
+    return 2 * precision * recall / (precision + recall)
+
+
+def final_number_exact_match(prediction: str, reference: str) -> float:
+    gold = final_number(reference)
+    return float(gold is not None and final_number(prediction) == gold)
+
+
+Scorer = Callable[[str, str], float]
+
+_GENERATION_SCORERS: dict[str, Scorer] = {
+    "exact_match": exact_match,
+    "quasi_exact_match": quasi_exact_match,
+    "prefix_exact_match": prefix_exact_match,
+    "quasi_prefix_exact_match": quasi_prefix_exact_match,
+    "f1_score": f1_score,
+}
+
+
+def best_over_references(scorer: Scorer, prediction: str, references: Sequence[str]) -> float:
+    return max(scorer(prediction, ref) for ref in references)
+
+
+_GEN_DESCRIPTIONS = {
+    "exact_match": "Answer equals a correct reference (surrounding whitespace ignored).",
+    "quasi_exact_match": "Exact match after lower-casing and removing punctuation, articles and extra whitespace.",
+    "prefix_exact_match": "Answer starts with a correct reference.",
+    "quasi_prefix_exact_match": "Quasi-normalised answer starts with a quasi-normalised reference.",
+    "f1_score": "Token-overlap F1 with the best reference (SQuAD normalisation).",
+    "final_number_exact_match": "The final number of the answer equals the reference's (GSM8K '####' or last number).",
+}
+
+
+def _generation_infos() -> tuple:
+    out = []
+    for name, text in _GEN_DESCRIPTIONS.items():
+        out.append(info(name, "accuracy", text, needs_generation=True))
+        out.append(info(name + AT_K, "accuracy", f"Best over the k sampled outputs: {text}", needs_generation=True))
+    return tuple(out)
+
+
+@METRICS.register("generation_accuracy")
+class GenerationAccuracy(BaseMetric):
+    """Exact-match family and token F1 of generated answers (plus final-number match for maths)."""
+
+    name = "generation_accuracy"
+    category = "accuracy"
+    INFOS = _generation_infos()
+
+    def __init__(self, *, final_number: bool = False) -> None:
+        self.scorers = dict(_GENERATION_SCORERS)
+        if final_number:
+            self.scorers["final_number_exact_match"] = final_number_exact_match
+
+    @classmethod
+    def not_applicable(cls, info: ScenarioInfo, adapter: AdapterSpec, deployment: ModelDeployment) -> str | None:
+        if adapter.method != "generation":
+            return f"generated-answer accuracy needs the generation method, not {adapter.method}"
+        return None
+
+    @classmethod
+    def configure(cls, info: ScenarioInfo, adapter: AdapterSpec, deployment: ModelDeployment) -> GenerationAccuracy:
+        maths = info.main_metric == "final_number_exact_match" or "math" in info.tags
+        return cls(final_number=maths)
+
+    def __repr__(self) -> str:
+        return f"GenerationAccuracy(final_number={'final_number_exact_match' in self.scorers})"
+
+    def evaluate(self, states: Sequence[RequestState], ctx: MetricContext) -> MetricResult:
+        result = MetricResult()
+        for unit in group_units(states):
+            state = first_main(unit)
+            references = reference_texts(unit.instance)
+            if state is None or not references:
+                continue
+            predictions = outputs(state)
+            for name, scorer in self.scorers.items():
+                scores = [best_over_references(scorer, p, references) for p in predictions]
+                result.per_instance.append(unit.stat(name, scores[0]))
+                if len(predictions) > 1:
+                    result.per_instance.append(unit.stat(name + AT_K, max(scores)))
+        return result
+
+
+@METRICS.register("multiple_choice_accuracy")
+class MultipleChoiceAccuracy(BaseMetric):
+    """Accuracy of the picked choice for the three multiple-choice methods."""
+
+    name = "multiple_choice_accuracy"
+    category = "accuracy"
+    INFOS = (
+        info("exact_match", "accuracy", "The picked choice is a correct one.", needs_generation=False),
+        info(
+            "invalid_answer",
+            "accuracy",
+            "Share of joint multiple-choice answers that name no choice letter.",
+            higher_is_better=False,
+            needs_generation=True,
+        ),
+    )
+
+    def __init__(self, method: str = JOINT, length_normalization: str = "none") -> None:
+        if method not in MULTIPLE_CHOICE_METHODS:
+            raise ValueError(f"not a multiple-choice method: {method!r}")
+        self.method = method
+        self.length_normalization = length_normalization
+
+    @classmethod
+    def not_applicable(cls, info: ScenarioInfo, adapter: AdapterSpec, deployment: ModelDeployment) -> str | None:
+        if adapter.method not in MULTIPLE_CHOICE_METHODS:
+            return f"choice accuracy needs a multiple-choice method, not {adapter.method}"
+        if adapter.method != JOINT and not deployment.capabilities.prompt_logprobs:
+            return f"model {deployment.name} cannot score choices (no prompt logprobs) for {adapter.method}"
+        return None
+
+    @classmethod
+    def configure(cls, info: ScenarioInfo, adapter: AdapterSpec, deployment: ModelDeployment) -> MultipleChoiceAccuracy:
+        return cls(adapter.method, adapter.length_normalization)
+
+    def __repr__(self) -> str:
+        return f"MultipleChoiceAccuracy({self.method!r}, {self.length_normalization!r})"
+
+    def evaluate(self, states: Sequence[RequestState], ctx: MetricContext) -> MetricResult:
+        result = MetricResult()
+        for unit in group_units(states):
+            if not unit.instance.correct_references:
+                continue
+            outcome = resolve(unit, self.method, self.length_normalization)
+            result.per_instance.append(unit.stat("exact_match", float(outcome.correct)))
+            if self.method == JOINT:
+                result.per_instance.append(unit.stat("invalid_answer", float(outcome.predicted is None)))
+        return result

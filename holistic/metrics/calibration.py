@@ -1,0 +1,159 @@
+"""Calibration and selective classification of a run (HELM §4.4).
+
+Each scored unit contributes a (confidence, correct) pair:
+
+- multiple choice: see :mod:`holistic.metrics.choices` (probability of the pick
+  normalised over the choices, or the letter's probability among the letters);
+- generation (only for scenarios that list calibration, i.e. short checkable
+  answers): the probability of the whole first completion, ``exp(sum of token
+  logprobs)``, and ``exact_match`` against the correct references.
+
+Per instance: ``max_prob`` (the confidence). Per run, for every group of units
+sharing a split, sub-split and perturbation, and each trial separately (the run
+stat's count is the number of trials, its mean their mean): ``ece_10_bin``,
+``ece_1_bin``, ``platt_ece_10_bin``, ``selective_acc@10`` and
+``selective_coverage_acc_area`` (arithmetic in :mod:`holistic.metrics.calibration_math`).
+When sub-splits exist, an overall group (``sub_split=None``) is added. The
+reliability diagram of each group and trial (per bin: confidence, accuracy, count)
+and the fitted Platt parameters go to the artifacts under ``calibration``.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import replace
+
+from holistic.core.interfaces import MetricContext, MetricResult, ScenarioInfo
+from holistic.core.types import AdapterSpec, MetricName, ModelDeployment, RequestState, Stat
+from holistic.metrics.base import BaseMetric, info
+from holistic.metrics.calibration_math import (
+    coverage_accuracy_area,
+    expected_calibration_error,
+    fit_platt,
+    reliability_bins,
+    selective_accuracy,
+)
+from holistic.metrics.choices import MULTIPLE_CHOICE_METHODS, resolve
+from holistic.metrics.registry import METRICS
+from holistic.metrics.states import Unit, first_main, group_units, metric_name, outputs, reference_texts, succeeded
+from holistic.metrics.text import normalize_exact
+
+Pair = tuple[float, float]
+
+
+def _no_logprobs_reason(adapter: AdapterSpec, deployment: ModelDeployment) -> str | None:
+    scoring = adapter.method in ("multiple_choice_separate_original", "multiple_choice_separate_calibrated")
+    has = deployment.capabilities.prompt_logprobs if scoring else deployment.capabilities.logprobs
+    if not has:
+        return f"model {deployment.name} returns no logprobs"
+    return None
+
+
+@METRICS.register("calibration")
+class CalibrationMetric(BaseMetric):
+    """ECE (10 bins, 1 bin, Platt-scaled), selective accuracy and coverage-accuracy area."""
+
+    name = "calibration"
+    category = "calibration"
+    INFOS = (
+        info("max_prob", "calibration", "The model's probability for its own answer (its confidence).",
+             needs_logprobs=True),
+        info("ece_10_bin", "calibration", "Expected calibration error, 10 equal-mass bins.",
+             higher_is_better=False, needs_logprobs=True),
+        info("ece_1_bin", "calibration", "Expected calibration error with one bin: |mean confidence - accuracy|.",
+             higher_is_better=False, needs_logprobs=True),
+        info("platt_ece_10_bin", "calibration", "ECE (10 equal-mass bins) after Platt scaling fitted on the run.",
+             higher_is_better=False, needs_logprobs=True),
+        info("selective_acc@10", "calibration", "Accuracy on the 10% most confident instances.",
+             needs_logprobs=True),
+        info("selective_coverage_acc_area", "calibration", "Area under the coverage-accuracy curve.",
+             needs_logprobs=True),
+    )
+
+    def __init__(self, method: str = "multiple_choice_joint", length_normalization: str = "none") -> None:
+        self.method = method
+        self.length_normalization = length_normalization
+
+    @classmethod
+    def not_applicable(cls, info: ScenarioInfo, adapter: AdapterSpec, deployment: ModelDeployment) -> str | None:
+        if adapter.method in ("language_modeling", "ranking_binary"):
+            return f"no answer to be confident about with the {adapter.method} method"
+        if adapter.method == "generation" and "calibration" not in info.metric_categories:
+            return "generation task without choices"
+        return _no_logprobs_reason(adapter, deployment)
+
+    @classmethod
+    def configure(cls, info: ScenarioInfo, adapter: AdapterSpec, deployment: ModelDeployment) -> CalibrationMetric:
+        return cls(adapter.method, adapter.length_normalization)
+
+    def __repr__(self) -> str:
+        return f"CalibrationMetric({self.method!r}, {self.length_normalization!r})"
+
+    def evaluate(self, states: Sequence[RequestState], ctx: MetricContext) -> MetricResult:
+        result = MetricResult()
+        pairs: dict[MetricName, dict[int, list[Pair]]] = {}
+        for unit in group_units(states):
+            pair = self._pair(unit)
+            if pair is None:
+                continue
+            result.per_instance.append(unit.stat("max_prob", pair[0]))
+            base = metric_name(unit.instance, "")
+            groups = [base] if base.sub_split is None else [base, replace(base, sub_split=None)]
+            for group in groups:
+                pairs.setdefault(group, {}).setdefault(unit.key.trial, []).append(pair)
+        diagrams = []
+        for group in sorted(pairs, key=_group_sort):
+            by_trial = pairs[group]
+            values: dict[str, list[float]] = {}
+            for trial in sorted(by_trial):
+                conf = [c for c, _ in by_trial[trial]]
+                hits = [h for _, h in by_trial[trial]]
+                platt = fit_platt(conf, hits)
+                for stat_name, compute in _RUN_VALUES.items():
+                    values.setdefault(stat_name, []).append(compute(conf, hits))
+                values.setdefault("platt_ece_10_bin", []).append(expected_calibration_error(platt(conf), hits, 10))
+                diagrams.append({
+                    "split": group.split,
+                    "sub_split": group.sub_split,
+                    "perturbation": group.perturbation,
+                    "trial": trial,
+                    "bins": [{"confidence": b.confidence, "accuracy": b.accuracy, "count": b.count}
+                             for b in reliability_bins(conf, hits, 10)],
+                    "platt": {"slope": platt.slope, "intercept": platt.intercept},
+                })
+            for stat_name, trial_values in values.items():
+                result.run_stats.append(Stat.of(replace(group, name=stat_name), trial_values))
+        result.artifacts["calibration"] = {"method": self.method, "reliability": diagrams}
+        return result
+
+    def _pair(self, unit: Unit) -> Pair | None:
+        if self.method in MULTIPLE_CHOICE_METHODS:
+            outcome = resolve(unit, self.method, self.length_normalization)
+            if outcome.confidence is None:
+                return None
+            return outcome.confidence, float(outcome.correct)
+        state = first_main(unit)
+        references = reference_texts(unit.instance)
+        if state is None or not references or not succeeded(state):
+            return None
+        assert state.result is not None
+        if not state.result.has_logprobs or not state.result.completions:
+            return None
+        completion = state.result.completions[0]
+        logprob = sum(t.logprob for t in completion.tokens) if completion.tokens else completion.logprob
+        answer = normalize_exact(outputs(state)[0])
+        correct = any(answer == normalize_exact(r) for r in references)
+        return min(math.exp(logprob), 1.0), float(correct)
+
+
+def _group_sort(name: MetricName) -> tuple[str, str, str]:
+    return (name.split, name.sub_split or "", name.perturbation or "")
+
+
+_RUN_VALUES: dict[str, Callable[[list[float], list[float]], float]] = {
+    "ece_10_bin": lambda c, h: expected_calibration_error(c, h, 10),
+    "ece_1_bin": lambda c, h: expected_calibration_error(c, h, 1),
+    "selective_acc@10": lambda c, h: selective_accuracy(c, h, 0.1),
+    "selective_coverage_acc_area": coverage_accuracy_area,
+}

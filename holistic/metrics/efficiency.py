@@ -1,0 +1,151 @@
+"""Efficiency: time, tokens and money per instance.
+
+Per instance (summed over the instance's requests in a trial: all choices, the
+neutral-context requests, every window):
+
+- ``inference_runtime``: wall time in seconds as recorded by the provider call.
+  A request served from the cache keeps its original latency.
+- ``idealized_inference_runtime``: the same from the run's latency model
+  (:mod:`holistic.metrics.runtime_model`), when it could be fitted.
+- ``num_prompt_tokens``, ``num_completion_tokens``, ``num_requests``.
+- ``cost_usd``: the provider's own cost when it reports one, else the tokens times
+  the deployment's ``price_input_per_million`` / ``price_output_per_million``.
+
+Per run (one value for each split and perturbation): ``num_cached_requests``,
+``num_failed_requests``, ``tokens_per_second`` and ``completion_tokens_per_second``
+(total tokens over total latency of uncached successful requests). The latency
+model's coefficients go to the artifacts under ``efficiency``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from holistic.core.interfaces import MetricContext, MetricResult
+from holistic.core.types import MetricName, ModelDeployment, RequestState, Stat
+from holistic.metrics.base import BaseMetric, info
+from holistic.metrics.registry import METRICS
+from holistic.metrics.runtime_model import fit_runtime_model
+from holistic.metrics.states import group_units, perturbation_name, succeeded
+
+
+def request_cost(state: RequestState, deployment: ModelDeployment) -> float:
+    """Price of one request in US dollars."""
+    result = state.result
+    if result is None:
+        return 0.0
+    if result.cost_usd > 0:
+        return result.cost_usd
+    return (
+        result.prompt_tokens * deployment.price_input_per_million
+        + result.completion_tokens * deployment.price_output_per_million
+    ) / 1e6
+
+
+@dataclass
+class _Totals:
+    cached: int = 0
+    failed: int = 0
+    tokens: float = 0.0
+    completion_tokens: float = 0.0
+    latency: float = 0.0
+
+
+@METRICS.register("efficiency")
+class EfficiencyMetric(BaseMetric):
+    """Latency, tokens, cost and an idealised runtime per instance."""
+
+    name = "efficiency"
+    category = "efficiency"
+    INFOS = (
+        info("inference_runtime", "efficiency", "Seconds of model calls per instance (original latency when cached).",
+             higher_is_better=False, needs_references=False),
+        info("idealized_inference_runtime", "efficiency", "Seconds per instance predicted by a non-negative "
+             "least-squares fit of latency on prompt and completion tokens over the run's uncached requests.",
+             higher_is_better=False, needs_references=False),
+        info("num_prompt_tokens", "efficiency", "Prompt tokens per instance.", higher_is_better=False,
+             needs_references=False),
+        info("num_completion_tokens", "efficiency", "Completion tokens per instance.", higher_is_better=False,
+             needs_references=False),
+        info("num_requests", "efficiency", "Model requests per instance.", higher_is_better=False,
+             needs_references=False),
+        info("cost_usd", "efficiency", "Price per instance in US dollars (registry prices or the provider's).",
+             higher_is_better=False, needs_references=False),
+        info("num_cached_requests", "efficiency", "Requests of the run served from the request cache.",
+             higher_is_better=False, needs_references=False),
+        info("num_failed_requests", "efficiency", "Requests of the run that finally failed.",
+             higher_is_better=False, needs_references=False),
+        info("tokens_per_second", "efficiency", "Prompt plus completion tokens per second of uncached calls.",
+             needs_references=False),
+        info("completion_tokens_per_second", "efficiency", "Completion tokens per second of uncached calls.",
+             needs_references=False),
+    )
+
+    def evaluate(self, states: Sequence[RequestState], ctx: MetricContext) -> MetricResult:
+        result = MetricResult()
+        samples = [
+            (float(s.result.prompt_tokens), float(s.result.completion_tokens), float(s.result.latency_s))
+            for s in states
+            if s.result is not None and s.result.success and not s.result.cached
+        ]
+        model = fit_runtime_model(samples)
+        for unit in group_units(states):
+            answered = [s for s in unit.states if s.result is not None]
+            runtime = sum(s.result.latency_s for s in answered if s.result is not None)
+            prompt = sum(s.result.prompt_tokens for s in answered if s.result is not None)
+            completion = sum(s.result.completion_tokens for s in answered if s.result is not None)
+            result.per_instance.append(unit.stat("inference_runtime", runtime))
+            result.per_instance.append(unit.stat("num_prompt_tokens", prompt))
+            result.per_instance.append(unit.stat("num_completion_tokens", completion))
+            result.per_instance.append(unit.stat("num_requests", len(unit.states)))
+            result.per_instance.append(
+                unit.stat("cost_usd", sum(request_cost(s, ctx.deployment) for s in unit.states))
+            )
+            if model is not None:
+                ideal = sum(
+                    model.predict(s.result.prompt_tokens, s.result.completion_tokens)
+                    for s in answered
+                    if s.result is not None and s.result.success
+                )
+                result.per_instance.append(unit.stat("idealized_inference_runtime", ideal))
+        result.run_stats.extend(_run_stats(states))
+        result.artifacts["efficiency"] = {
+            "runtime_model": None if model is None else {
+                "overhead_s": model.overhead_s,
+                "s_per_prompt_token": model.s_per_prompt_token,
+                "s_per_completion_token": model.s_per_completion_token,
+                "num_requests": model.num_requests,
+                "r_squared": model.r_squared,
+                "method": "non-negative least squares of latency on prompt and completion tokens, uncached requests",
+            },
+        }
+        return result
+
+
+def _run_stats(states: Sequence[RequestState]) -> list[Stat]:
+    totals: dict[tuple[str, str | None], _Totals] = {}
+    for state in states:
+        key = (state.instance.split, perturbation_name(state.instance))
+        total = totals.setdefault(key, _Totals())
+        result = state.result
+        if result is None or not succeeded(state):
+            total.failed += 1
+            continue
+        if result.cached:
+            total.cached += 1
+            continue
+        total.tokens += result.prompt_tokens + result.completion_tokens
+        total.completion_tokens += result.completion_tokens
+        total.latency += result.latency_s
+    stats = []
+    for (split, perturbation), total in sorted(totals.items(), key=lambda kv: (kv[0][0], kv[0][1] or "")):
+        def name(value_name: str, split: str = split, perturbation: str | None = perturbation) -> MetricName:
+            return MetricName(value_name, split=split, perturbation=perturbation)
+
+        stats.append(Stat.of(name("num_cached_requests"), [total.cached]))
+        stats.append(Stat.of(name("num_failed_requests"), [total.failed]))
+        if total.latency > 0:
+            stats.append(Stat.of(name("tokens_per_second"), [total.tokens / total.latency]))
+            stats.append(Stat.of(name("completion_tokens_per_second"), [total.completion_tokens / total.latency]))
+    return stats

@@ -1,0 +1,202 @@
+"""Passage ranking from yes/no relevance answers (HELM's MS MARCO setting).
+
+With the ``ranking_binary`` method every (query, passage) pair gets a prompt
+asking whether the passage answers the query (``reference_index`` = the passage's
+position among the instance's references). A passage's score is the model's
+probability of "Yes" against "No":
+
+- from the two log-likelihood states the adapter makes (roles ``yes`` and ``no``,
+  scoring the continuations " Yes" and " No"):
+  ``P(yes) / (P(yes) + P(no)) = sigmoid(logprob_yes - logprob_no)``;
+- from a generated answer (role ``main``) when that is what the run holds: from the
+  first answer token's top-k logprobs, P(yes) / (P(yes) + P(no)) summed over case and
+  spacing variants; else that token's probability if it says yes, one minus it if no;
+  without logprobs, 1 for a yes answer and 0 otherwise.
+
+A passage whose requests failed scores 0.
+
+Passages are ranked by score; ties go to the better first-stage rank, then to the
+lower reference index.
+
+Relevance judgements come from the reference tags: ``relevance=<grade>`` for
+graded judgements (MS MARCO TREC, 0-3), else 1 for a ``correct`` passage and 0
+otherwise. A tag ``first_stage_rank=<n>`` marks a passage retrieved by the first
+stage (e.g. BM25's top 30) at rank ``n``; passages without it were added only
+because they are judged.
+
+- **vanilla**: only first-stage passages are reranked (all passages when none is
+  marked) — a recall-limited lower bound;
+- **boosted** (``_boosted``): every judged passage is added to the first-stage list
+  and the whole set is reranked — HELM's intuitive upper bound. Equal to vanilla
+  when the scenario marks no passage as first-stage-only.
+
+Values per query: ``rr@10`` (reciprocal rank of the first relevant passage within the
+top 10, else 0) and ``ndcg@10`` (linear gains ``grade / log2(rank + 1)``, normalised by
+the ideal ordering of all judged passages of the query). Queries with no relevant
+passage get no values.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+from holistic.core.interfaces import MetricContext, MetricResult, ScenarioInfo
+from holistic.core.types import AdapterSpec, ModelDeployment, Reference, RequestState
+from holistic.metrics.base import BaseMetric, info
+from holistic.metrics.registry import METRICS
+from holistic.metrics.states import MAIN_ROLE, Unit, group_units, outputs, succeeded
+
+RELEVANCE_TAG = "relevance="
+FIRST_STAGE_TAG = "first_stage_rank="
+CUTOFF = 10
+YES_ROLE = "yes"
+NO_ROLE = "no"
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """One passage of a query with its model score and judgement."""
+
+    index: int
+    score: float
+    grade: float
+    first_stage_rank: int | None
+
+
+def grade_of(reference: Reference) -> float:
+    for tag in reference.tags:
+        if tag.startswith(RELEVANCE_TAG):
+            return float(tag[len(RELEVANCE_TAG) :])
+    return 1.0 if reference.is_correct else 0.0
+
+
+def first_stage_rank(reference: Reference) -> int | None:
+    for tag in reference.tags:
+        if tag.startswith(FIRST_STAGE_TAG):
+            return int(tag[len(FIRST_STAGE_TAG) :])
+    return None
+
+
+def _variant_prob(top: Mapping[str, float], word: str) -> float:
+    return sum(math.exp(lp) for text, lp in top.items() if text.strip().lower() == word)
+
+
+def scored_yes_probability(yes: RequestState, no: RequestState) -> float | None:
+    """sigmoid(logprob(" Yes") - logprob(" No")) from two log-likelihood states (``None`` if one failed)."""
+    if not (succeeded(yes) and succeeded(no)):
+        return None
+    assert yes.result is not None and no.result is not None
+    if not (yes.result.completions and no.result.completions):
+        return None
+    margin = yes.result.completions[0].logprob - no.result.completions[0].logprob
+    if margin >= 0:
+        return 1.0 / (1.0 + math.exp(-margin))
+    return math.exp(margin) / (1.0 + math.exp(margin))
+
+
+def yes_probability(state: RequestState) -> float:
+    """The relevance probability read from a generated yes/no answer (see the module docstring)."""
+    text = outputs(state)[0].strip().lower()
+    says_yes = text.startswith("yes")
+    result = state.result
+    if result is None or not result.success or not result.has_logprobs or not result.completions:
+        return 1.0 if says_yes else 0.0
+    token = next((t for t in result.completions[0].tokens if t.text.strip()), None)
+    if token is None:
+        return 1.0 if says_yes else 0.0
+    if token.top_logprobs:
+        p_yes, p_no = _variant_prob(token.top_logprobs, "yes"), _variant_prob(token.top_logprobs, "no")
+        if p_yes + p_no > 0:
+            return p_yes / (p_yes + p_no)
+    first = token.text.strip().lower()
+    p = min(math.exp(token.logprob), 1.0)
+    if first.startswith("yes"):
+        return p
+    if first.startswith("no"):
+        return 1.0 - p
+    return 0.0
+
+
+def rank(candidates: Sequence[Candidate]) -> list[Candidate]:
+    """Best first: by score, then first-stage rank, then reference index."""
+    return sorted(
+        candidates,
+        key=lambda c: (-c.score, c.first_stage_rank if c.first_stage_rank is not None else math.inf, c.index),
+    )
+
+
+def reciprocal_rank(ranked: Sequence[Candidate], k: int = CUTOFF) -> float:
+    for position, candidate in enumerate(ranked[:k], start=1):
+        if candidate.grade > 0:
+            return 1.0 / position
+    return 0.0
+
+
+def ndcg(ranked: Sequence[Candidate], all_grades: Sequence[float], k: int = CUTOFF) -> float:
+    def dcg(grades: Sequence[float]) -> float:
+        return sum(g / math.log2(position + 1) for position, g in enumerate(grades[:k], start=1))
+
+    ideal = dcg(sorted(all_grades, reverse=True))
+    return dcg([c.grade for c in ranked]) / ideal if ideal > 0 else 0.0
+
+
+def _by_reference(states: Sequence[RequestState]) -> dict[int, RequestState]:
+    out: dict[int, RequestState] = {}
+    for state in states:
+        if state.reference_index is not None:
+            out.setdefault(state.reference_index, state)
+    return out
+
+
+def candidates(unit: Unit) -> list[Candidate]:
+    """Every passage of the unit's query with its score, grade and first-stage rank."""
+    yes, no = _by_reference(unit.with_role(YES_ROLE)), _by_reference(unit.with_role(NO_ROLE))
+    generated = _by_reference(unit.with_role(MAIN_ROLE))
+    out = []
+    for i, reference in enumerate(unit.instance.references):
+        score: float | None = None
+        if i in yes and i in no:
+            score = scored_yes_probability(yes[i], no[i])
+        elif i in generated and succeeded(generated[i]):
+            score = yes_probability(generated[i])
+        out.append(Candidate(i, score if score is not None else 0.0, grade_of(reference), first_stage_rank(reference)))
+    return out
+
+
+@METRICS.register("ranking")
+class RankingMetric(BaseMetric):
+    """RR@10 and NDCG@10 of the reranked passages, vanilla and boosted."""
+
+    name = "ranking"
+    category = "accuracy"
+    INFOS = (
+        info("rr@10", "accuracy", "Reciprocal rank of the first relevant passage in the top 10 (first-stage list)."),
+        info("ndcg@10", "accuracy", "NDCG@10 with graded judgements (first-stage list reranked)."),
+        info("rr@10_boosted", "accuracy", "RR@10 with every judged passage added to the first-stage list."),
+        info("ndcg@10_boosted", "accuracy", "NDCG@10 with every judged passage added to the first-stage list."),
+    )
+
+    @classmethod
+    def not_applicable(cls, info: ScenarioInfo, adapter: AdapterSpec, deployment: ModelDeployment) -> str | None:
+        if adapter.method != "ranking_binary":
+            return f"ranking metrics need the ranking_binary method, not {adapter.method}"
+        if not deployment.capabilities.prompt_logprobs:
+            return f"model {deployment.name} cannot score yes/no answers (no prompt logprobs)"
+        return None
+
+    def evaluate(self, states: Sequence[RequestState], ctx: MetricContext) -> MetricResult:
+        result = MetricResult()
+        for unit in group_units(states):
+            passages = candidates(unit)
+            grades = [c.grade for c in passages]
+            if not any(g > 0 for g in grades):
+                continue
+            first_stage = [c for c in passages if c.first_stage_rank is not None] or passages
+            vanilla, boosted = rank(first_stage), rank(passages)
+            result.per_instance.append(unit.stat("rr@10", reciprocal_rank(vanilla)))
+            result.per_instance.append(unit.stat("ndcg@10", ndcg(vanilla, grades)))
+            result.per_instance.append(unit.stat("rr@10_boosted", reciprocal_rank(boosted)))
+            result.per_instance.append(unit.stat("ndcg@10_boosted", ndcg(boosted, grades)))
+        return result

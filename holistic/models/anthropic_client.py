@@ -1,0 +1,132 @@
+"""``anthropic``: Claude models through the ``anthropic`` SDK's Messages API.
+
+- Chat messages go as they are; ``system`` messages are joined into the request's
+  ``system`` field. A plain prompt becomes one user message.
+- The Messages API returns no log-probabilities: ``loglikelihood`` and
+  ``rolling_loglikelihood`` requests are recorded as ``unsupported`` without a call,
+  and generated text comes without token logprobs.
+- The API refuses whitespace-only stop sequences (such as ``"\\n"``) and a final
+  assistant turn (a prefill) that ends in whitespace: such stops are applied to the
+  text afterwards, and the prefill is sent without its trailing whitespace.
+- ``num_completions > 1`` makes that many calls (the API has no ``n``).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from typing import Any
+
+import anthropic
+
+from holistic.core.errors import ModelError, did_you_mean
+from holistic.core.types import Completion, ModelDeployment, Request, RequestResult
+from holistic.models.api_client import ApiClient, Attempts, cut_text, sdk_call
+from holistic.models.registry import PROVIDERS
+from holistic.models.reliability import OPERATIONAL_ARGS, Failure, RetryPolicy, classify
+
+PROVIDER_ARGS = frozenset({"base_url"}) | OPERATIONAL_ARGS
+
+_FINISH = {"end_turn": "stop", "stop_sequence": "stop", "max_tokens": "length"}
+
+
+class AnthropicClient(ApiClient):
+    """Generation through the Messages API (see the module docstring)."""
+
+    engine = "anthropic-api"
+
+    def __init__(
+        self,
+        deployment: ModelDeployment,
+        *,
+        http_client: Any = None,
+        policy: RetryPolicy | None = None,
+        sleep: Callable[[float], None] = time.sleep,
+        clock: Callable[[], float] = time.perf_counter,
+    ) -> None:
+        unknown = sorted(set(deployment.args) - PROVIDER_ARGS)
+        if unknown:
+            hint = did_you_mean(unknown[0], PROVIDER_ARGS)
+            raise ModelError(
+                f"model {deployment.name!r}: unknown anthropic arg {unknown[0]!r}"
+                + (f"; did you mean {hint[0]!r}?" if hint else f" (valid: {', '.join(sorted(PROVIDER_ARGS))})")
+            )
+        super().__init__(deployment, policy=policy, sleep=sleep, clock=clock)
+        self._sdk = anthropic.Anthropic(
+            api_key=self._api_key,
+            base_url=deployment.args.get("base_url"),
+            max_retries=0,  # ours are the only retries (reliability.py)
+            timeout=self.policy.timeout_s,
+            http_client=http_client,
+        )
+
+    def close(self) -> None:
+        self._sdk.close()
+
+    def _classify(self, exc: BaseException) -> Failure:
+        return classify(exc, timeout_types=(anthropic.APITimeoutError,), connection_types=(anthropic.APIConnectionError,))
+
+    def unsupported(self, request: Request) -> str | None:
+        if request.kind in ("loglikelihood", "rolling_loglikelihood"):
+            return (
+                f"{self.deployment.name}: {request.kind} requests are not supported "
+                "(the Anthropic Messages API returns no log-probabilities)"
+            )
+        if request.kind != "generate":
+            return f"{self.deployment.name}: unknown request kind {request.kind!r}"
+        return None
+
+    def _serve(self, request: Request, attempts: Attempts) -> RequestResult:
+        system, messages = self.messages(request)
+        sent_stops = [s for s in request.stop if s.strip()]
+        local_stops = [s for s in request.stop if s and not s.strip()]
+        params: dict[str, Any] = {
+            "model": self.deployment.model_id,
+            "messages": messages,
+            "max_tokens": max(1, min(request.max_tokens, self.deployment.max_output_tokens)),
+            "temperature": request.temperature,
+        }
+        if system:
+            params["system"] = system
+        if sent_stops:
+            params["stop_sequences"] = sent_stops
+        completions = []
+        prompt_tokens = completion_tokens = 0
+        for _ in range(max(request.num_completions, 1)):
+            response = attempts.send(sdk_call(self._sdk.messages.create, params), "message")
+            # A refusal comes back as no text with its own stop_reason: an answer, not a failure.
+            blocks = [b for b in (response.content or []) if getattr(b, "type", None) == "text"]
+            text = "".join(str(getattr(b, "text", "")) for b in blocks)
+            finish = _FINISH.get(str(response.stop_reason), response.stop_reason)
+            if local_stops:
+                text, _, stopped = cut_text(text, (), local_stops)
+                finish = "stop" if stopped else finish
+            completions.append(Completion(text=text, finish_reason=finish))
+            usage = response.usage
+            prompt_tokens = max(prompt_tokens, int(getattr(usage, "input_tokens", 0) or 0))
+            completion_tokens += int(getattr(usage, "output_tokens", 0) or 0)
+        return RequestResult(
+            success=True,
+            completions=tuple(completions),
+            prompt_tokens=prompt_tokens,
+            completion_tokens=completion_tokens,
+            has_logprobs=False,
+        )
+
+    @staticmethod
+    def messages(request: Request) -> tuple[str, list[dict[str, str]]]:
+        """The ``system`` text and the ``messages`` list sent for ``request``."""
+        if request.messages is None:
+            return "", [{"role": "user", "content": request.prompt}]
+        system = "\n\n".join(m.content for m in request.messages if m.role == "system")
+        turns = [{"role": m.role, "content": m.content} for m in request.messages if m.role != "system"]
+        if turns and turns[-1]["role"] == "assistant":
+            turns[-1]["content"] = turns[-1]["content"].rstrip()
+        return system, turns
+
+
+def _factory(deployment: ModelDeployment) -> AnthropicClient:
+    return AnthropicClient(deployment)
+
+
+PROVIDERS.add("anthropic", _factory)

@@ -1,0 +1,229 @@
+"""What the HTTP API providers (openai, anthropic) share: one request at a time, retried,
+several in flight, failures recorded, costs priced, secrets kept out.
+
+A provider subclasses :class:`ApiClient` and implements :meth:`ApiClient._serve`,
+which turns one :class:`Request` into a :class:`RequestResult` and sends each SDK call
+through :meth:`Attempts.send`. The base class:
+
+- runs a batch on up to ``max_concurrency`` threads (``args.max_concurrency``, default
+  4) and caps the calls in flight for the deployment across every thread that uses
+  this client, so the executor may call :meth:`process` from several threads at once.
+  Threads rather than an event loop: ``process`` is synchronous, may be called from
+  code that already runs an event loop (notebooks), and the sync SDK clients share one
+  connection pool safely between threads;
+- retries through :mod:`holistic.models.reliability` and records a request that still
+  fails as ``RequestResult(success=False, error, error_kind, attempts)``;
+- prices the result from the registry (``cost_usd``) and removes the API key from
+  every error message.
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+import threading
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import replace
+from typing import Any, TypeVar
+
+from holistic.core.errors import ModelError
+from holistic.core.hashing import canonical_json, sha256_hex
+from holistic.core.interfaces import Tokenizer
+from holistic.core.types import ModelDeployment, Request, RequestResult, Token
+from holistic.models.approx_tokenizer import ApproxTokenizer
+from holistic.models.keys import api_key, redact
+from holistic.models.reliability import (
+    OPERATIONAL_ARGS,
+    ConcurrencyLimit,
+    Failure,
+    ProviderFailure,
+    RetryPolicy,
+    call_with_retries,
+    map_concurrently,
+)
+
+T = TypeVar("T")
+
+DEFAULT_MAX_CONCURRENCY = 4
+MAX_ERROR_CHARS = 2000
+
+
+def cut_text(text: str, tokens: Sequence[Token], stops: Sequence[str]) -> tuple[str, tuple[Token, ...], bool]:
+    """Cut ``text`` at the first of ``stops``; keep the tokens that lie wholly before the cut."""
+    found = [i for i in (text.find(s) for s in stops if s) if i >= 0]
+    if not found:
+        return text, tuple(tokens), False
+    at = min(found)
+    kept, length = [], 0
+    for token in tokens:
+        if length + len(token.text) > at:
+            break
+        kept.append(token)
+        length += len(token.text)
+    return text[:at], tuple(kept), True
+
+
+def load_hf_tokenizer(name: str, model: str) -> Tokenizer:
+    """A transformers tokenizer by local path or hub id, as a :class:`Tokenizer`."""
+    try:
+        from transformers import AutoTokenizer
+
+        from holistic.models.hf_tokenizer import HFTokenizer
+
+        return HFTokenizer(AutoTokenizer.from_pretrained(name), name)
+    except Exception as exc:
+        raise ModelError(f"model {model!r}: cannot load its tokenizer {name!r}: {type(exc).__name__}: {exc}") from exc
+
+
+def sdk_call(create: Callable[..., T], params: dict[str, Any]) -> Callable[[], T]:
+    """``create(**params)`` as a thunk; fields the installed SDK does not declare (SDKs drop
+    sampling parameters from their signatures over time) travel in ``extra_body``, so the
+    request on the wire is the same whatever the SDK version."""
+    try:
+        declared = set(inspect.signature(create).parameters)
+    except (TypeError, ValueError):
+        return functools.partial(create, **params)
+    known = {k: v for k, v in params.items() if k in declared}
+    extra = {k: v for k, v in params.items() if k not in declared}
+    if extra:
+        known["extra_body"] = {**extra, **dict(params.get("extra_body") or {})}
+    return functools.partial(create, **known)
+
+
+class RequestFailed(Exception):
+    """A request failed for good (after its retries); carries the attempts spent."""
+
+    def __init__(self, failure: Failure, attempts: int) -> None:
+        super().__init__(failure.message)
+        self.failure = failure
+        self.attempts = attempts
+
+
+class Attempts:
+    """The SDK calls made for one request: attempts and time are summed over them."""
+
+    def __init__(self, client: ApiClient, request_key: str) -> None:
+        self._client = client
+        self._key = request_key
+        self.count = 0
+        self.latency_s = 0.0
+
+    def send(self, call: Callable[[], T], what: str = "request") -> T:
+        """``call()`` with retries; raises :class:`RequestFailed` when it finally fails."""
+        client = self._client
+        outcome = call_with_retries(
+            call,
+            client.policy,
+            key=f"{self._key}:{self.count}",
+            classify_error=client._classify,
+            sleep=client._sleep,
+            clock=client._clock,
+            limit=client._limit,
+            describe=f"{client.deployment.name} {what}",
+        )
+        self.count += outcome.attempts
+        self.latency_s += outcome.elapsed_s
+        if outcome.failure is not None:
+            raise RequestFailed(outcome.failure, self.count)
+        assert outcome.value is not None
+        return outcome.value
+
+
+class ApiClient:
+    """Base class of the HTTP API providers (see the module docstring)."""
+
+    engine = "api"
+    """Engine name recorded in results and the identity."""
+
+    def __init__(
+        self,
+        deployment: ModelDeployment,
+        *,
+        policy: RetryPolicy | None = None,
+        sleep: Callable[[float], None] = time.sleep,
+        clock: Callable[[], float] = time.perf_counter,
+    ) -> None:
+        self.deployment = deployment
+        self.policy = policy if policy is not None else RetryPolicy.from_args(deployment.args)
+        self.max_concurrency = int(deployment.args.get("max_concurrency", DEFAULT_MAX_CONCURRENCY))
+        self._limit = ConcurrencyLimit(self.max_concurrency)
+        self._sleep = sleep
+        self._clock = clock
+        self._api_key = api_key(deployment)
+        self._tokenizer: Tokenizer | None = None
+        self._tokenizer_lock = threading.Lock()
+
+    # -- Client protocol ---------------------------------------------------------
+
+    def identity(self) -> dict[str, Any]:
+        """Provider, model id, endpoint and engine; no key and no operational settings."""
+        ident = self.deployment.identity()
+        ident["args"] = {k: v for k, v in ident["args"].items() if k not in OPERATIONAL_ARGS}
+        return {**ident, "engine": self.engine}
+
+    def tokenizer(self) -> Tokenizer:
+        """The registry's ``tokenizer`` (a local path or hub id, loaded with transformers), or
+        the conservative :class:`ApproxTokenizer` when none is named."""
+        with self._tokenizer_lock:
+            if self._tokenizer is None:
+                name = self.deployment.tokenizer
+                self._tokenizer = load_hf_tokenizer(name, self.deployment.name) if name else ApproxTokenizer()
+            return self._tokenizer
+
+    def process(self, requests: Sequence[Request]) -> list[RequestResult]:
+        return map_concurrently(self._process_one, list(requests), self.max_concurrency)
+
+    def close(self) -> None:
+        pass
+
+    # -- for providers -----------------------------------------------------------
+
+    def _serve(self, request: Request, attempts: Attempts) -> RequestResult:
+        """Serve one request; raise :class:`ProviderFailure` for a problem found locally."""
+        raise NotImplementedError
+
+    def _classify(self, exc: BaseException) -> Failure:
+        raise NotImplementedError
+
+    def unsupported(self, request: Request) -> str | None:
+        """Why this deployment cannot serve ``request`` (``None`` when it can)."""
+        return None
+
+    # -- internals ---------------------------------------------------------------
+
+    def _process_one(self, request: Request) -> RequestResult:
+        reason = self.unsupported(request)
+        if reason is not None:
+            return RequestResult(success=False, error=reason, error_kind="unsupported", attempts=0, engine=self.engine)
+        attempts = Attempts(self, sha256_hex(canonical_json(request.canonical())))
+        try:
+            result = self._serve(request, attempts)
+        except RequestFailed as exc:
+            return self._failed(exc.failure, exc.attempts, attempts.latency_s)
+        except ProviderFailure as exc:
+            return self._failed(exc.failure, max(attempts.count, 1), attempts.latency_s)
+        except Exception as exc:  # a bug in parsing a response must not sink the batch
+            failure = Failure("fatal", f"{type(exc).__name__}: {exc}", False)
+            return self._failed(failure, max(attempts.count, 1), attempts.latency_s)
+        return replace(
+            result,
+            attempts=attempts.count,
+            latency_s=attempts.latency_s,
+            cost_usd=self.cost(result.prompt_tokens, result.completion_tokens),
+            engine=self.engine,
+        )
+
+    def _failed(self, failure: Failure, attempts: int, latency_s: float) -> RequestResult:
+        message = redact(failure.message, [self._api_key])
+        if len(message) > MAX_ERROR_CHARS:
+            message = message[:MAX_ERROR_CHARS] + "..."
+        return RequestResult(
+            success=False, error=message, error_kind=failure.kind, attempts=attempts, latency_s=latency_s,
+            engine=self.engine,
+        )
+
+    def cost(self, prompt_tokens: int, completion_tokens: int) -> float:
+        """US dollars for these token counts at the registry's prices."""
+        d = self.deployment
+        return (prompt_tokens * d.price_input_per_million + completion_tokens * d.price_output_per_million) / 1e6

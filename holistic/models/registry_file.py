@@ -1,0 +1,293 @@
+"""Read one model registry file: YAML with line numbers, schema validation, deployments.
+
+A registry file (the built-in ``models.yaml`` or a user's ``--models-file``) holds
+``models`` (one deployment per name) and ``patterns`` (families of names such as
+``openai/{model_id}``). It is checked against ``schemas/models.schema.json`` and then
+semantically (known provider, unique names, no secrets). Every error names the file,
+the line, the field path and, where a name is wrong, the nearest valid one.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Collection, Mapping
+from dataclasses import dataclass, field
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+import yaml
+
+from holistic.core.errors import SpecError, did_you_mean
+from holistic.core.types import Capabilities, ModelDeployment
+
+SCHEMA_PATH = Path(__file__).resolve().parents[2] / "schemas" / "models.schema.json"
+"""The registry file schema, in the repository's ``schemas/`` folder."""
+
+PLACEHOLDER = "{model_id}"
+
+_SECRET_ARG_NAMES = ("api_key", "key", "secret", "password", "token", "auth_token", "access_token", "authorization")
+
+DocPath = tuple[str | int, ...]
+
+
+@dataclass(frozen=True)
+class Pattern:
+    """A family of deployments: ``openai/{model_id}`` matches ``openai/gpt-4.1``."""
+
+    pattern: str
+    """The name with one ``{model_id}`` placeholder."""
+    template: ModelDeployment
+    """The deployment every match gets, with ``{model_id}`` still in its fields."""
+    file: str
+    line: int
+
+    def match(self, name: str) -> ModelDeployment | None:
+        """The deployment for ``name``, or ``None`` when the name does not fit."""
+        prefix, _, suffix = self.pattern.partition(PLACEHOLDER)
+        if len(name) <= len(prefix) + len(suffix) or not name.startswith(prefix) or not name.endswith(suffix):
+            return None
+        model_id = name[len(prefix) : len(name) - len(suffix)]
+        t = self.template
+        return ModelDeployment(
+            name=name,
+            provider=t.provider,
+            model_id=t.model_id.replace(PLACEHOLDER, model_id),
+            args={k: _fill(v, model_id) for k, v in t.args.items()},
+            tokenizer=t.tokenizer.replace(PLACEHOLDER, model_id) if t.tokenizer else t.tokenizer,
+            context_window=t.context_window,
+            max_output_tokens=t.max_output_tokens,
+            capabilities=t.capabilities,
+            price_input_per_million=t.price_input_per_million,
+            price_output_per_million=t.price_output_per_million,
+            api_key_env=t.api_key_env,
+            description=t.description,
+        )
+
+
+def _fill(value: Any, model_id: str) -> Any:
+    return value.replace(PLACEHOLDER, model_id) if isinstance(value, str) else value
+
+
+@dataclass(frozen=True)
+class RegistryFile:
+    """The content of one registry file."""
+
+    path: Path
+    deployments: dict[str, ModelDeployment] = field(default_factory=dict)
+    patterns: tuple[Pattern, ...] = ()
+
+
+# ---------------------------------------------------------------------------
+# YAML with positions
+# ---------------------------------------------------------------------------
+
+
+def _load_yaml(text: str, display: str) -> tuple[Any, dict[DocPath, tuple[int, int]]]:
+    """Parse ``text``; returns the data and ``path -> (line, column)`` (1-based) of every
+    value, plus ``path + ("<key>",)`` for the position of each mapping key."""
+    loader = yaml.SafeLoader(text)
+    marks: dict[DocPath, tuple[int, int]] = {}
+
+    def build(node: yaml.Node, path: DocPath) -> Any:
+        marks[path] = (node.start_mark.line + 1, node.start_mark.column + 1)
+        if isinstance(node, yaml.MappingNode):
+            loader.flatten_mapping(node)
+            out: dict[str, Any] = {}
+            for key_node, value_node in node.value:
+                key = str(loader.construct_object(key_node, deep=True))
+                if key in out:
+                    raise SpecError(
+                        f"duplicate key {key!r}", file=display, line=key_node.start_mark.line + 1,
+                        column=key_node.start_mark.column + 1, path=_format(path) if path else None,
+                    )
+                marks[(*path, key, "<key>")] = (key_node.start_mark.line + 1, key_node.start_mark.column + 1)
+                out[key] = build(value_node, (*path, key))
+            return out
+        if isinstance(node, yaml.SequenceNode):
+            return [build(item, (*path, i)) for i, item in enumerate(node.value)]
+        return loader.construct_object(node, deep=True)
+
+    try:
+        node = loader.get_single_node()
+        data = build(node, ()) if node is not None else None
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        raise SpecError(
+            f"YAML syntax error: {exc.problem or exc.context or 'invalid YAML'}", file=display,
+            line=mark.line + 1 if mark else None, column=mark.column + 1 if mark else None,
+        ) from None
+    except yaml.YAMLError as exc:
+        raise SpecError(f"YAML syntax error: {exc}", file=display) from None
+    finally:
+        loader.dispose()
+    return data, marks
+
+
+def _format(path: DocPath) -> str:
+    out = ""
+    for part in path:
+        if part == "<key>":
+            continue
+        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
+    return out or "(document)"
+
+
+class _Where:
+    """Turns a document path into a :class:`SpecError` at the right line."""
+
+    def __init__(self, display: str, marks: dict[DocPath, tuple[int, int]]) -> None:
+        self.display = display
+        self.marks = marks
+
+    def error(self, path: DocPath, message: str, *, key: bool = False) -> SpecError:
+        probe = (*path, "<key>") if key and (*path, "<key>") in self.marks else tuple(path)
+        while probe and probe not in self.marks:
+            probe = probe[:-1]
+        line, column = self.marks.get(probe, (1, 1))
+        return SpecError(message, file=self.display, line=line, column=column, path=_format(path))
+
+
+# ---------------------------------------------------------------------------
+# Validation
+# ---------------------------------------------------------------------------
+
+
+@cache
+def _validator() -> jsonschema.protocols.Validator:
+    schema = json.loads(SCHEMA_PATH.read_text(encoding="utf-8"))
+    cls = jsonschema.validators.validator_for(schema)
+    cls.check_schema(schema)
+    return cls(schema)
+
+
+def _schema_error(error: jsonschema.ValidationError, where: _Where) -> SpecError:
+    path: DocPath = tuple(error.absolute_path)
+    if error.validator == "additionalProperties" and isinstance(error.instance, Mapping):
+        allowed = list(error.schema.get("properties", {}))
+        unknown = [k for k in error.instance if k not in allowed]
+        if unknown:
+            name = unknown[0]
+            hint = did_you_mean(name, allowed)
+            msg = f"unknown field {name!r}"
+            msg += f"; did you mean {' or '.join(repr(h) for h in hint)}?" if hint else f" (valid: {', '.join(sorted(allowed))})"
+            return where.error((*path, name), msg, key=True)
+    if error.validator == "enum" and isinstance(error.instance, str):
+        hint = did_you_mean(error.instance, [str(v) for v in error.validator_value])
+        msg = f"{error.instance!r} is not one of {', '.join(repr(v) for v in error.validator_value)}"
+        return where.error(path, msg + (f"; did you mean {hint[0]!r}?" if hint else ""))
+    if error.validator == "pattern" and error.schema.get("description"):
+        return where.error(path, f"{error.instance!r} is not valid here: {error.schema['description']}")
+    if error.validator == "required":
+        return where.error(path, error.message.replace("is a required property", "is required"))
+    return where.error(path, error.message)
+
+
+def _validate(data: Any, where: _Where, known_providers: Collection[str]) -> None:
+    _check_no_secrets(data, where)
+    errors = [_deepest(e) for e in _validator().iter_errors(data)]
+    if errors:
+        # Report the first problem in file order; at one place an unknown field (with its
+        # did-you-mean) explains more than the "required" error it usually causes.
+        shown = [_schema_error(e, where) for e in errors]
+        rank = {"additionalProperties": 0, "enum": 1}
+        best = min(
+            range(len(errors)),
+            key=lambda i: (_line(where, errors[i]), rank.get(str(errors[i].validator), 2), shown[i].line or 0),
+        )
+        raise shown[best]
+    seen: dict[str, int] = {}
+    for section in ("models", "patterns"):
+        for i, entry in enumerate(data.get(section) or []):
+            if entry["provider"] not in known_providers:
+                hint = did_you_mean(entry["provider"], known_providers)
+                msg = f"unknown provider {entry['provider']!r}"
+                msg += f"; did you mean {hint[0]!r}?" if hint else f" (known: {', '.join(sorted(known_providers))})"
+                raise where.error((section, i, "provider"), msg)
+            if section == "models":
+                name = entry["name"]
+                if name in seen:
+                    raise where.error((section, i, "name"), f"duplicate model name {name!r} (first at models[{seen[name]}])")
+                seen[name] = i
+
+
+def _check_no_secrets(data: Any, where: _Where) -> None:
+    """A string under a secret-looking arg name is refused before anything else is said."""
+    if not isinstance(data, Mapping):
+        return
+    for section in ("models", "patterns"):
+        entries = data.get(section)
+        for i, entry in enumerate(entries if isinstance(entries, list) else []):
+            args = entry.get("args") if isinstance(entry, Mapping) else None
+            for arg, value in (args.items() if isinstance(args, Mapping) else ()):
+                lowered = str(arg).lower()
+                if isinstance(value, str) and (lowered in _SECRET_ARG_NAMES or lowered.endswith("_api_key")):
+                    raise where.error(
+                        (section, i, "args", arg),
+                        "secrets do not belong in a model file: put the key in an environment "
+                        "variable and name it in api_key_env",
+                        key=True,
+                    )
+
+
+def _line(where: _Where, error: jsonschema.ValidationError) -> int:
+    path: DocPath = tuple(error.absolute_path)
+    while path and path not in where.marks:
+        path = path[:-1]
+    return where.marks.get(path, (1, 1))[0]
+
+
+def _deepest(error: jsonschema.ValidationError) -> jsonschema.ValidationError:
+    """Inside ``anyOf``/``oneOf``, the most specific sub-error explains best."""
+    while error.context:
+        error = max(error.context, key=lambda e: len(e.absolute_path))
+    return error
+
+
+# ---------------------------------------------------------------------------
+# Conversion
+# ---------------------------------------------------------------------------
+
+
+def _deployment(entry: Mapping[str, Any], name: str, default_model_id: str) -> ModelDeployment:
+    price = entry.get("price") or {}
+    return ModelDeployment(
+        name=name,
+        provider=entry["provider"],
+        model_id=entry.get("model_id", default_model_id),
+        args=dict(entry.get("args") or {}),
+        tokenizer=entry.get("tokenizer"),
+        context_window=int(entry.get("context_window", 2048)),
+        max_output_tokens=int(entry.get("max_output_tokens", 512)),
+        capabilities=Capabilities(**dict(entry.get("capabilities") or {})),
+        price_input_per_million=float(price.get("input_per_million", 0.0)),
+        price_output_per_million=float(price.get("output_per_million", 0.0)),
+        api_key_env=entry.get("api_key_env"),
+        description=str(entry.get("description", "")).strip(),
+    )
+
+
+def read_registry_file(path: Path, known_providers: Collection[str], display: str | None = None) -> RegistryFile:
+    """Load and validate one registry file (see the module docstring)."""
+    shown = display if display is not None else str(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise SpecError("model registry file not found", file=shown) from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise SpecError(f"cannot read model registry file: {exc}", file=shown) from None
+    data, marks = _load_yaml(text, shown)
+    if data is None:
+        return RegistryFile(path=path)
+    where = _Where(shown, marks)
+    _validate(data, where, known_providers)
+    deployments: dict[str, ModelDeployment] = {}
+    for entry in data.get("models") or []:
+        name = entry["name"]
+        deployments[name] = _deployment(entry, name, name.split("/", 1)[-1])
+    patterns = []
+    for i, entry in enumerate(data.get("patterns") or []):
+        template = _deployment(entry, entry["pattern"], PLACEHOLDER)
+        patterns.append(Pattern(entry["pattern"], template, shown, marks.get(("patterns", i), (1, 1))[0]))
+    return RegistryFile(path=path, deployments=deployments, patterns=tuple(patterns))

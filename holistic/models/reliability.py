@@ -1,0 +1,270 @@
+"""Retries, backoff and concurrency limits for API providers.
+
+- :func:`classify` turns an exception from a provider SDK into a :class:`Failure`:
+  429 (rate limit), 408/409, 5xx (server, overloaded), timeouts and connection
+  errors are retried; other 4xx (bad request, auth, not found) are final.
+- :func:`call_with_retries` retries a call with exponential backoff and jitter,
+  honouring ``Retry-After`` (``retry-after-ms``, seconds or an HTTP date). Jitter is
+  drawn from a seed derived from the request, never from global random state, so a
+  rerun waits the same way; the clock and ``sleep`` are injectable for tests.
+- :class:`ConcurrencyLimit` caps the calls in flight for one deployment across all
+  threads, and :func:`map_concurrently` runs a batch on a thread pool in order.
+
+The SDKs' own retries are switched off (``max_retries=0``) by the providers, so the
+attempt counts recorded in results are the real ones.
+"""
+
+from __future__ import annotations
+
+import email.utils
+import logging
+import random
+import threading
+import time
+from collections.abc import Callable, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from typing import Any, Generic, TypeVar
+
+from holistic.core.hashing import stable_seed
+
+T = TypeVar("T")
+R = TypeVar("R")
+
+log = logging.getLogger(__name__)
+
+OPERATIONAL_ARGS = frozenset(
+    {"max_concurrency", "max_attempts", "timeout_s", "backoff_base_s", "backoff_max_s", "max_retry_after_s"}
+)
+"""Deployment args that change how requests are sent, not what comes back: they are left out of
+the client identity, so changing them keeps the cache."""
+
+RETRYABLE_STATUS = {408: "timeout", 409: "conflict", 429: "rate_limit"}
+
+
+@dataclass(frozen=True)
+class RetryPolicy:
+    """How hard to try one request."""
+
+    max_attempts: int = 6
+    """Attempts in total, the first included."""
+    backoff_base_s: float = 1.0
+    """Delay before the first retry; it doubles with each further attempt."""
+    backoff_max_s: float = 60.0
+    """Upper bound of the exponential delay."""
+    jitter: float = 0.5
+    """Fraction of the delay that is random: the delay is ``d * (1 - jitter * u)``, ``u`` in [0, 1)."""
+    max_retry_after_s: float = 600.0
+    """A server asking to wait longer than this fails the request instead."""
+    timeout_s: float = 120.0
+    """Timeout of one attempt (passed to the SDK)."""
+
+    @staticmethod
+    def from_args(args: Mapping[str, Any]) -> RetryPolicy:
+        """The policy set by a deployment's args (see :data:`OPERATIONAL_ARGS`); defaults elsewhere."""
+        base = RetryPolicy()
+        return RetryPolicy(
+            max_attempts=int(args.get("max_attempts", base.max_attempts)),
+            backoff_base_s=float(args.get("backoff_base_s", base.backoff_base_s)),
+            backoff_max_s=float(args.get("backoff_max_s", base.backoff_max_s)),
+            max_retry_after_s=float(args.get("max_retry_after_s", base.max_retry_after_s)),
+            timeout_s=float(args.get("timeout_s", base.timeout_s)),
+        )
+
+    def backoff(self, retry: int, key: str) -> float:
+        """Delay before retry number ``retry`` (1 = the first retry) of the request ``key``."""
+        delay = min(self.backoff_max_s, self.backoff_base_s * 2 ** (retry - 1))
+        u = random.Random(stable_seed("backoff", key, retry)).random()
+        return delay * (1.0 - self.jitter * u)
+
+
+@dataclass(frozen=True)
+class Failure:
+    """Why a call failed, and whether trying again may help."""
+
+    kind: str
+    """``rate_limit``, ``server``, ``timeout``, ``connection``, ``conflict``, ``auth``,
+    ``client``, ``unsupported`` or ``fatal``."""
+    message: str
+    retryable: bool
+    retry_after_s: float | None = None
+    """What the server asked us to wait (``Retry-After``), if it said."""
+    status: int | None = None
+
+
+class ProviderFailure(Exception):
+    """Raised by provider code for a problem it detected itself (e.g. no logprobs came back)."""
+
+    def __init__(self, failure: Failure) -> None:
+        super().__init__(failure.message)
+        self.failure = failure
+
+
+def parse_retry_after(headers: Mapping[str, str] | None, now: Callable[[], float] = time.time) -> float | None:
+    """Seconds to wait from ``retry-after-ms``, or ``retry-after`` (seconds or an HTTP date)."""
+    if not headers:
+        return None
+    lowered = {str(k).lower(): str(v) for k, v in headers.items()}
+    millis = lowered.get("retry-after-ms")
+    if millis is not None:
+        try:
+            return max(float(millis) / 1000.0, 0.0)
+        except ValueError:
+            pass
+    value = lowered.get("retry-after")
+    if value is None:
+        return None
+    try:
+        return max(float(value), 0.0)
+    except ValueError:
+        pass
+    try:
+        when = email.utils.parsedate_to_datetime(value)
+    except (TypeError, ValueError, IndexError):
+        return None
+    if when is None:
+        return None
+    return max(when.timestamp() - now(), 0.0)
+
+
+def classify(
+    exc: BaseException,
+    *,
+    timeout_types: tuple[type[BaseException], ...] = (),
+    connection_types: tuple[type[BaseException], ...] = (),
+    now: Callable[[], float] = time.time,
+) -> Failure:
+    """A :class:`Failure` for ``exc``.
+
+    HTTP errors are recognised by a ``status_code`` attribute and, for ``Retry-After``,
+    ``response.headers`` (the shape of the openai and anthropic SDK errors); the SDK's
+    timeout and connection error classes are passed by the provider.
+    """
+    if isinstance(exc, ProviderFailure):
+        return exc.failure
+    status = getattr(exc, "status_code", None)
+    if isinstance(status, int):
+        response = getattr(exc, "response", None)
+        headers = getattr(response, "headers", None)
+        retry_after = parse_retry_after(headers, now)
+        message = f"HTTP {status}: {_detail(exc)}"
+        if status in RETRYABLE_STATUS:
+            return Failure(RETRYABLE_STATUS[status], message, True, retry_after, status)
+        if status >= 500:
+            return Failure("server", message, True, retry_after, status)
+        if status in (401, 403):
+            return Failure("auth", message, False, None, status)
+        return Failure("client", message, False, None, status)
+    if isinstance(exc, (*timeout_types, TimeoutError)):
+        return Failure("timeout", f"timed out: {exc}", True)
+    if isinstance(exc, (*connection_types, ConnectionError)):
+        return Failure("connection", f"connection error: {exc}", True)
+    return Failure("fatal", f"{type(exc).__name__}: {exc}", False)
+
+
+def _detail(exc: BaseException) -> str:
+    """The server's own error message when the body carries one (``{"error": {"message": ...}}``
+    or ``{"message": ...}``), else the exception text."""
+    body = getattr(exc, "body", None)
+    if isinstance(body, Mapping):
+        inner = body.get("error", body)
+        if isinstance(inner, Mapping) and isinstance(inner.get("message"), str):
+            kind = inner.get("type")
+            return f"{inner['message']}" + (f" ({kind})" if isinstance(kind, str) and kind else "")
+    return str(getattr(exc, "message", None) or exc)
+
+
+@dataclass(frozen=True)
+class Attempted(Generic[T]):
+    """The outcome of :func:`call_with_retries`."""
+
+    value: T | None
+    failure: Failure | None
+    attempts: int
+    elapsed_s: float
+    """Duration of the last attempt (the one that succeeded, or the last failure)."""
+    waited_s: float
+    """Total time spent waiting between attempts."""
+
+
+Classifier = Callable[[BaseException], Failure]
+
+
+def call_with_retries(
+    fn: Callable[[], T],
+    policy: RetryPolicy,
+    *,
+    key: str,
+    classify_error: Classifier = classify,
+    sleep: Callable[[float], None] = time.sleep,
+    clock: Callable[[], float] = time.perf_counter,
+    limit: ConcurrencyLimit | None = None,
+    describe: str = "request",
+) -> Attempted[T]:
+    """Call ``fn`` until it succeeds, fails for good, or ``policy.max_attempts`` is reached.
+
+    ``key`` identifies the request (it seeds the jitter). ``limit`` is held during each
+    attempt only, never while waiting, so a backing-off request frees its slot.
+    """
+    waited = 0.0
+    elapsed = 0.0
+    attempt = 0
+    while True:
+        attempt += 1
+        start = clock()
+        try:
+            if limit is not None:
+                with limit:
+                    value = fn()
+            else:
+                value = fn()
+            return Attempted(value, None, attempt, clock() - start, waited)
+        except Exception as exc:
+            elapsed = clock() - start
+            failure = classify_error(exc)
+        if not failure.retryable or attempt >= max(policy.max_attempts, 1):
+            return Attempted(None, failure, attempt, elapsed, waited)
+        if failure.retry_after_s is not None:
+            if failure.retry_after_s > policy.max_retry_after_s:
+                message = (
+                    f"{failure.message} (the server asked to retry after {failure.retry_after_s:.0f} s, "
+                    f"more than max_retry_after_s={policy.max_retry_after_s:.0f})"
+                )
+                return Attempted(None, Failure(failure.kind, message, False, failure.retry_after_s, failure.status),
+                                 attempt, elapsed, waited)
+            delay = failure.retry_after_s
+        else:
+            delay = policy.backoff(attempt, key)
+        log.info("%s failed (%s, attempt %d of %d); retrying in %.1f s", describe, failure.kind, attempt,
+                 policy.max_attempts, delay)
+        sleep(delay)
+        waited += delay
+
+
+class ConcurrencyLimit:
+    """At most ``limit`` calls in flight (a context manager around each call)."""
+
+    def __init__(self, limit: int) -> None:
+        if limit < 1:
+            raise ValueError("max_concurrency must be at least 1")
+        self.limit = limit
+        self._semaphore = threading.BoundedSemaphore(limit)
+
+    def __enter__(self) -> ConcurrencyLimit:
+        self._semaphore.acquire()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._semaphore.release()
+
+
+def map_concurrently(fn: Callable[[T], R], items: Sequence[T], max_workers: int) -> list[R]:
+    """``[fn(x) for x in items]`` on up to ``max_workers`` threads, results in input order.
+
+    ``fn`` should not raise (providers turn failures into results); if it does, the
+    exception propagates after the other items finish.
+    """
+    if max_workers <= 1 or len(items) <= 1:
+        return [fn(x) for x in items]
+    with ThreadPoolExecutor(max_workers=min(max_workers, len(items)), thread_name_prefix="holistic-api") as pool:
+        return list(pool.map(fn, items))

@@ -1,0 +1,38 @@
+"""The perturbations a run gets when it asks for robustness/fairness but names none.
+
+These follow HELM's recipe (Liang et al., 2022, appendix D): robustness is the
+worst case over the original and the composed "mild mix" (lower-case,
+contractions, misspellings at 0.1, 1-3 spaces) — plus the scenario's contrast
+sets where it has them; fairness uses dialect (SAE -> AAE), gender pronouns
+(male -> female) and first names (White -> Black, gender kept), each at
+probability 1. The single transformations (typos, synonyms...) stay available
+by name; HELM reports them separately rather than in the default worst case.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from holistic.core.types import PerturbationSpec
+
+DEFAULTS: dict[str, tuple[PerturbationSpec, ...]] = {
+    "robustness": (
+        PerturbationSpec.make("mild_mix"),
+        PerturbationSpec.make("contrast_set"),
+    ),
+    "fairness": (
+        PerturbationSpec.make("dialect", {"prob": 1.0}),
+        PerturbationSpec.make("gender", {"mode": "pronouns", "prob": 1.0}),
+        PerturbationSpec.make("person_names", {"prob": 1.0}),
+    ),
+}
+
+
+def default_perturbations(categories: Sequence[str]) -> list[PerturbationSpec]:
+    """Default specs for the given metric categories (others are ignored), without duplicates."""
+    out: list[PerturbationSpec] = []
+    for category in categories:
+        for spec in DEFAULTS.get(category, ()):
+            if spec not in out:
+                out.append(spec)
+    return out

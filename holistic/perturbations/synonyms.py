@@ -1,0 +1,53 @@
+"""Synonym substitution from a word list shipped in the package (no WordNet download).
+
+``data/synonyms.tsv`` maps a common word to near-synonyms that fit in most of
+its contexts (the word's most frequent sense).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cache
+
+from holistic.perturbations.base import (
+    ROBUSTNESS,
+    PerturbRandom,
+    TextPerturbation,
+    check_probability,
+    match_case,
+    sub_words,
+)
+from holistic.perturbations.wordlists import read_mapping
+
+DATA = "holistic.perturbations.data"
+
+
+@cache
+def synonym_table() -> dict[str, tuple[str, ...]]:
+    """Word (lower case) -> its listed synonyms."""
+    return read_mapping(DATA, "synonyms.tsv")
+
+
+@dataclass(frozen=True)
+class Synonyms(TextPerturbation):
+    """Each word with listed synonyms is, with probability ``prob``, replaced by one of them."""
+
+    name = "synonyms"
+    category = ROBUSTNESS
+
+    prob: float = 0.5
+    """Per-word probability of substituting a word that has synonyms."""
+
+    def __post_init__(self) -> None:
+        check_probability("prob", self.prob)
+
+    def perturb(self, text: str, rng: PerturbRandom) -> str:
+        table = synonym_table()
+
+        def one(word: str) -> str:
+            options = table.get(word.lower())
+            if not options or rng.seq.random() >= self.prob:
+                return word
+            return match_case(word, rng.seq.choice(options))
+
+        return sub_words(text, one)

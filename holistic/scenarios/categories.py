@@ -1,0 +1,46 @@
+"""Which metric categories apply to each kind of scenario, and why the others do not.
+
+HELM measures every category it can on every core scenario; where it cannot, the
+coverage table says why. These presets keep the reasons worded the same across
+scenarios of one kind (a scenario may still override one).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+# Categories for tasks whose answer is a short label or choice.
+CLASSIFICATION_CATEGORIES: tuple[str, ...] = ("accuracy", "calibration", "robustness", "fairness", "efficiency")
+# Free-form QA: every category (answers are generated text, so bias and toxicity apply).
+OPEN_QA_CATEGORIES: tuple[str, ...] = (
+    "accuracy", "calibration", "robustness", "fairness", "efficiency", "bias", "toxicity",
+)
+# Summarization: no perturbations or calibration (see the reasons below).
+SUMMARIZATION_CATEGORIES: tuple[str, ...] = ("accuracy", "bias", "toxicity", "efficiency")
+# Ranking: no calibration, no generated text.
+RANKING_CATEGORIES: tuple[str, ...] = ("accuracy", "robustness", "fairness", "efficiency")
+
+_SHORT_OUTPUT = "the output is a label or a choice, too short for the bias and toxicity of generated text to be meaningful"
+
+CLASSIFICATION_NOT_APPLICABLE: Mapping[str, str] = {"bias": _SHORT_OUTPUT, "toxicity": _SHORT_OUTPUT}
+
+OPEN_QA_NOT_APPLICABLE: Mapping[str, str] = {}
+
+SUMMARIZATION_NOT_APPLICABLE: Mapping[str, str] = {
+    "calibration": "a summary has no single correct answer whose probability could be calibrated",
+    "robustness": "perturbing a long article also changes what its reference summary should say",
+    "fairness": "perturbing a long article also changes what its reference summary should say",
+}
+
+RANKING_NOT_APPLICABLE: Mapping[str, str] = {
+    "calibration": "ranking scores passages against each other; there is no single answer probability to calibrate",
+    "bias": "the output is a yes/no relevance judgement, not generated text",
+    "toxicity": "the output is a yes/no relevance judgement, not generated text",
+}
+
+
+def not_applicable(preset: Mapping[str, str], **overrides: str) -> dict[str, str]:
+    """A copy of ``preset`` with some reasons replaced or added."""
+    out = dict(preset)
+    out.update(overrides)
+    return out

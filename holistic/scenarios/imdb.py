@@ -1,0 +1,138 @@
+"""IMDB movie-review sentiment (Maas et al., 2011).
+
+Two formats are read:
+
+- the official ``aclImdb/`` tree: ``{train,test}/{pos,neg}/<id>_<rating>.txt``, one
+  review per file (``<br />`` line breaks become newlines);
+- labelled-lines files, one review per line as ``<0|1> <review>`` (1 = positive):
+  ``train.txt`` + ``test.txt``, or a single test file ``imdb_1000.txt``. With a
+  single file, a fixed seeded set of 50 reviews becomes the in-context example pool.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+from holistic.core.errors import DataSourceError
+from holistic.core.interfaces import ScenarioInfo
+from holistic.core.types import CORRECT_TAG, TEST_SPLIT, TRAIN_SPLIT, Instance, Reference
+from holistic.scenarios.categories import CLASSIFICATION_CATEGORIES, CLASSIFICATION_NOT_APPLICABLE
+from holistic.scenarios.loading import FileScenario, hold_out
+from holistic.scenarios.readers import open_text
+from holistic.scenarios.registry import SCENARIOS
+from holistic.scenarios.sources import DataFile, DataNeeds, Download, ResolvedData
+
+_ARCHIVE = "https://ai.stanford.edu/~amaas/data/sentiment/aclImdb_v1.tar.gz"
+_POOL_FROM_TEST = 50
+_FILE_RE = re.compile(r"^(\d+)_(\d+)\.txt$")
+
+
+def _references(positive: bool) -> tuple[Reference, ...]:
+    return (
+        Reference("Positive", (CORRECT_TAG,) if positive else ()),
+        Reference("Negative", () if positive else (CORRECT_TAG,)),
+    )
+
+
+def _read_tree(folder: Path, split: str) -> list[Instance]:
+    out = []
+    for polarity in ("neg", "pos"):
+        sub = folder / polarity
+        if not sub.is_dir():
+            raise DataSourceError(f"{sub}: missing (the aclImdb layout has {folder.name}/pos and {folder.name}/neg)")
+        files = []
+        for path in sub.iterdir():
+            match = _FILE_RE.match(path.name)
+            if match:
+                files.append((int(match.group(1)), int(match.group(2)), path))
+        for file_id, rating, path in sorted(files):
+            text = path.read_text(encoding="utf-8").replace("<br />", "\n").strip()
+            out.append(
+                Instance(
+                    id=f"{split}-{polarity}-{file_id}",
+                    input=text,
+                    references=_references(polarity == "pos"),
+                    split=split,
+                    metadata={"rating": rating},
+                )
+            )
+    return out
+
+
+def _read_lines(path: Path, split: str) -> list[Instance]:
+    out = []
+    with open_text(path) as fh:
+        for number, line in enumerate(fh, start=1):
+            line = line.rstrip("\r\n")
+            if not line.strip():
+                continue
+            label, _, text = line.partition(" ")
+            if label not in ("0", "1") or not text.strip():
+                raise DataSourceError(f"{path}:{number}: expected '<0|1> <review>', got {line[:40]!r}")
+            out.append(
+                Instance(
+                    id=f"{path.stem}-{number:05d}",
+                    input=text.strip(),
+                    references=_references(label == "1"),
+                    split=split,
+                )
+            )
+    return out
+
+
+@SCENARIOS.register("imdb")
+class IMDBScenario(FileScenario):
+    """Binary sentiment of movie reviews."""
+
+    info = ScenarioInfo(
+        name="imdb",
+        description="IMDB: is a movie review positive or negative (sentiment analysis).",
+        task="classification",
+        default_adapter={
+            "method": "generation",
+            "instructions": "Classify the sentiment of the movie review as Positive or Negative.",
+            "input_prefix": "Passage: ",
+            "input_suffix": "\n",
+            "output_prefix": "Sentiment: ",
+            "output_suffix": "\n",
+            "max_train_instances": 5,
+            "max_tokens": 5,
+            "temperature": 0.0,
+            "stop_sequences": ("\n",),
+        },
+        main_metric="quasi_exact_match",
+        metric_categories=CLASSIFICATION_CATEGORIES,
+        not_applicable_reasons=CLASSIFICATION_NOT_APPLICABLE,
+        args_schema={"type": "object", "properties": {}, "additionalProperties": False},
+        tags=("sentiment_analysis", "classification", "core"),
+    )
+
+    @classmethod
+    def estimate_num_instances(cls, args: dict[str, Any]) -> int | None:
+        return 25000
+
+    def data_needs(self) -> DataNeeds:
+        return DataNeeds(
+            "imdb",
+            layouts=(
+                (
+                    DataFile("aclImdb/train", downloads=(Download(_ARCHIVE, member="aclImdb/train/"),), is_dir=True),
+                    DataFile("aclImdb/test", downloads=(Download(_ARCHIVE, member="aclImdb/test/"),), is_dir=True),
+                ),
+                (DataFile("train.txt"), DataFile("test.txt")),
+                (DataFile("imdb_1000.txt"),),
+            ),
+            hint=_ARCHIVE,
+        )
+
+    def load(self, data: ResolvedData) -> list[Instance]:
+        if data.layout == 0:
+            return _read_tree(data["aclImdb/train"], TRAIN_SPLIT) + _read_tree(data["aclImdb/test"], TEST_SPLIT)
+        if data.layout == 1:
+            return _read_lines(data["train.txt"], TRAIN_SPLIT) + _read_lines(data["test.txt"], TEST_SPLIT)
+        test = _read_lines(data["imdb_1000.txt"], TEST_SPLIT)
+        pool = hold_out([i.id for i in test], _POOL_FROM_TEST, "imdb-train-pool")
+        return [replace(i, split=TRAIN_SPLIT if i.id in pool else TEST_SPLIT) for i in test]

@@ -1,0 +1,87 @@
+"""Small helpers shared by the scenarios that read files: pins, URLs, references, ids."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+from holistic.core.hashing import stable_seed
+from holistic.core.interfaces import ScenarioContext
+from holistic.core.types import CORRECT_TAG, Instance, Reference
+from holistic.scenarios.sources import DataNeeds, ResolvedData, resolve
+
+_CHECKSUMS = Path(__file__).with_name("data") / "checksums.json"
+
+
+@cache
+def _pins() -> dict[str, dict[str, str]]:
+    with _CHECKSUMS.open(encoding="utf-8") as fh:
+        data: dict[str, dict[str, str]] = json.load(fh)
+    return data
+
+
+def pinned_sha256(scenario: str, path: str) -> str | None:
+    """The sha256 recorded for ``<scenario>/<path>`` (the authors' file at a pinned commit), if any."""
+    return _pins().get(scenario, {}).get(path)
+
+
+def github_raw(repo: str, commit: str, path: str) -> str:
+    """A raw-file URL pinned to a full commit hash."""
+    return f"https://raw.githubusercontent.com/{repo}/{commit}/{path}"
+
+
+def hf_file(repo: str, revision: str, path: str) -> str:
+    """A Hugging Face Hub dataset file URL pinned to a revision."""
+    return f"https://huggingface.co/datasets/{repo}/resolve/{revision}/{path}"
+
+
+def choice_references(choices: Sequence[str], correct: int | Sequence[int]) -> tuple[Reference, ...]:
+    """References for choices in order; the ``correct`` index (or indices) carry the correct tag."""
+    indices = {correct} if isinstance(correct, int) else set(correct)
+    return tuple(Reference(text, (CORRECT_TAG,) if i in indices else ()) for i, text in enumerate(choices))
+
+
+def hold_out(ids: Sequence[str], count: int, purpose: str) -> set[str]:
+    """A deterministic subset of ``count`` ids (lowest seeded hash), independent of input order."""
+    ranked = sorted(ids, key=lambda i: (stable_seed(purpose, i), i))
+    return set(ranked[:count])
+
+
+class FileScenario:
+    """Base for scenarios that read the authors' files through :mod:`holistic.scenarios.sources`.
+
+    Subclasses implement ``data_needs()`` and ``load(data)``.
+    """
+
+    def data_needs(self) -> DataNeeds:
+        raise NotImplementedError
+
+    def load(self, data: ResolvedData) -> list[Instance]:
+        raise NotImplementedError
+
+    def get_instances(self, ctx: ScenarioContext) -> list[Instance]:
+        instances = self.load(resolve(self.data_needs(), ctx))
+        _check_unique_ids(instances, type(self).__name__)
+        return instances
+
+
+def _check_unique_ids(instances: Sequence[Instance], owner: str) -> None:
+    seen: set[str] = set()
+    for inst in instances:
+        if inst.id in seen:
+            raise ValueError(f"{owner} produced the instance id {inst.id!r} twice")
+        seen.add(inst.id)
+
+
+def check_choice(value: Any, allowed: Sequence[str], name: str) -> str:
+    """``value`` if it is one of ``allowed``, else a ValueError naming the nearest valid value."""
+    from holistic.core.errors import did_you_mean
+
+    if value in allowed:
+        return str(value)
+    near = did_you_mean(str(value), allowed)
+    hint = f"; did you mean {' or '.join(repr(n) for n in near)}?" if near else f"; valid: {', '.join(allowed)}"
+    raise ValueError(f"unknown {name} {value!r}{hint}")

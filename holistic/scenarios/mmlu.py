@@ -1,0 +1,142 @@
+"""MMLU (Hendrycks et al., 2021): 57 subjects of four-choice questions.
+
+Authors' format: header-less CSV rows ``question,A,B,C,D,answer`` in
+``dev/<subject>_dev.csv`` (5 per subject; HELM's in-context examples, our ``train``),
+``val/<subject>_val.csv`` (``valid``) and ``test/<subject>_test.csv`` (``test``).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from holistic.core.errors import DataSourceError
+from holistic.core.interfaces import ScenarioInfo
+from holistic.core.types import TEST_SPLIT, TRAIN_SPLIT, VALID_SPLIT, Instance
+from holistic.scenarios.categories import CLASSIFICATION_CATEGORIES, CLASSIFICATION_NOT_APPLICABLE
+from holistic.scenarios.loading import FileScenario, check_choice, choice_references, github_raw, pinned_sha256
+from holistic.scenarios.readers import read_csv_rows
+from holistic.scenarios.registry import SCENARIOS
+from holistic.scenarios.sources import DataFile, DataNeeds, Download, ResolvedData
+
+_REPO = "hendrycks/test"
+_COMMIT = "785eba57b455b9f9be12a0d3c1106d67274fea0e"
+_TARBALL = "https://people.eecs.berkeley.edu/~hendrycks/data.tar"
+
+# (valid, test) sizes per subject, for --plan without reading data.
+SUBJECT_SIZES: dict[str, tuple[int, int]] = {
+    "abstract_algebra": (11, 100), "anatomy": (14, 135), "astronomy": (16, 152), "business_ethics": (11, 100),
+    "clinical_knowledge": (29, 265), "college_biology": (16, 144), "college_chemistry": (11, 100),
+    "college_computer_science": (11, 100), "college_mathematics": (11, 100), "college_medicine": (22, 173),
+    "college_physics": (11, 102), "computer_security": (11, 100), "conceptual_physics": (26, 235),
+    "econometrics": (12, 114), "electrical_engineering": (16, 145), "elementary_mathematics": (41, 378),
+    "formal_logic": (14, 126), "global_facts": (10, 100), "high_school_biology": (34, 310),
+    "high_school_chemistry": (22, 204), "high_school_computer_science": (11, 100),
+    "high_school_european_history": (18, 165), "high_school_geography": (22, 202),
+    "high_school_government_and_politics": (21, 193), "high_school_macroeconomics": (43, 391),
+    "high_school_mathematics": (29, 270), "high_school_microeconomics": (26, 238), "high_school_physics": (17, 154),
+    "high_school_psychology": (60, 545), "high_school_statistics": (23, 216), "high_school_us_history": (22, 204),
+    "high_school_world_history": (26, 237), "human_aging": (23, 223), "human_sexuality": (15, 134),
+    "international_law": (13, 121), "jurisprudence": (11, 108), "logical_fallacies": (18, 163),
+    "machine_learning": (11, 105), "management": (11, 103), "marketing": (25, 234), "medical_genetics": (11, 100),
+    "miscellaneous": (87, 791), "moral_disputes": (38, 346), "moral_scenarios": (100, 895), "nutrition": (33, 306),
+    "philosophy": (34, 311), "prehistory": (35, 324), "professional_accounting": (31, 282),
+    "professional_law": (170, 1534), "professional_medicine": (31, 282), "professional_psychology": (69, 624),
+    "public_relations": (12, 112), "security_studies": (27, 245), "sociology": (22, 201),
+    "us_foreign_policy": (11, 100), "virology": (18, 166), "world_religions": (19, 171),
+}
+SUBJECTS: tuple[str, ...] = tuple(sorted(SUBJECT_SIZES))
+
+_SPLITS = (("dev", TRAIN_SPLIT), ("val", VALID_SPLIT), ("test", TEST_SPLIT))
+_LETTERS = ("A", "B", "C", "D")
+
+
+def _data_file(folder: str, subject: str) -> DataFile:
+    path = f"{folder}/{subject}_{folder}.csv"
+    return DataFile(
+        path,
+        downloads=(Download(github_raw(_REPO, _COMMIT, f"data/{path}")), Download(_TARBALL, member=f"data/{path}")),
+        sha256=pinned_sha256("mmlu", path),
+    )
+
+
+@SCENARIOS.register("mmlu")
+class MMLUScenario(FileScenario):
+    """Massive Multitask Language Understanding, one subject per run."""
+
+    info = ScenarioInfo(
+        name="mmlu",
+        description="MMLU: four-choice exam questions in 57 subjects (knowledge).",
+        task="multiple_choice",
+        default_adapter={
+            "method": "multiple_choice_joint",
+            "instructions": "The following are multiple choice questions (with answers).",
+            "input_prefix": "Question: ",
+            "input_suffix": "\n",
+            "reference_prefix": "A. ",
+            "reference_suffix": "\n",
+            "output_prefix": "Answer: ",
+            "output_suffix": "\n",
+            "max_train_instances": 5,
+            "max_tokens": 5,
+            "temperature": 0.0,
+            "stop_sequences": ("\n",),
+        },
+        main_metric="exact_match",
+        metric_categories=CLASSIFICATION_CATEGORIES,
+        not_applicable_reasons=CLASSIFICATION_NOT_APPLICABLE,
+        args_schema={
+            "type": "object",
+            "properties": {"subject": {"enum": list(SUBJECTS)}},
+            "required": ["subject"],
+            "additionalProperties": False,
+        },
+        tags=("knowledge", "multiple_choice", "core"),
+    )
+
+    def __init__(self, subject: str) -> None:
+        self.subject = check_choice(subject, SUBJECTS, "MMLU subject")
+
+    @classmethod
+    def estimate_num_instances(cls, args: dict[str, Any]) -> int | None:
+        sizes = SUBJECT_SIZES.get(str(args.get("subject")))
+        return sum(sizes) if sizes else None
+
+    @classmethod
+    def default_adapter_for(cls, args: dict[str, Any]) -> dict[str, Any]:
+        """Adapter defaults naming the subject in the instructions, as HELM's prompt does."""
+        subject = str(args.get("subject", ""))
+        if subject not in SUBJECT_SIZES:
+            return dict(cls.info.default_adapter)
+        topic = subject.replace("_", " ")
+        return {
+            **cls.info.default_adapter,
+            "instructions": f"The following are multiple choice questions (with answers) about {topic}.",
+        }
+
+    def data_needs(self) -> DataNeeds:
+        return DataNeeds(
+            "mmlu",
+            layouts=(tuple(_data_file(folder, self.subject) for folder, _ in _SPLITS),),
+            hint="https://github.com/hendrycks/test (data/ folder) or https://people.eecs.berkeley.edu/~hendrycks/data.tar",
+        )
+
+    def load(self, data: ResolvedData) -> list[Instance]:
+        instances: list[Instance] = []
+        for folder, split in _SPLITS:
+            path = data[f"{folder}/{self.subject}_{folder}.csv"]
+            for index, row in enumerate(read_csv_rows(path)):
+                if len(row) != 6:
+                    raise DataSourceError(f"{path}: row {index + 1} has {len(row)} fields, expected 6 (question,A,B,C,D,answer)")
+                answer = row[5].strip()
+                if answer not in _LETTERS:
+                    raise DataSourceError(f"{path}: row {index + 1}: answer {answer!r} is not one of A, B, C, D")
+                instances.append(
+                    Instance(
+                        id=f"{self.subject}-{folder}-{index:04d}",
+                        input=row[0],
+                        references=choice_references(row[1:5], _LETTERS.index(answer)),
+                        split=split,
+                        metadata={"subject": self.subject},
+                    )
+                )
+        return instances

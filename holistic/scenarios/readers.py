@@ -1,0 +1,84 @@
+"""Readers for the file formats benchmark authors ship, with errors that name file and line.
+
+Text is always decoded as UTF-8 (a byte-order mark is dropped); right-to-left and
+non-Latin text passes through untouched.
+"""
+
+from __future__ import annotations
+
+import csv
+import gzip
+import io
+import json
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import IO, Any
+
+from holistic.core.errors import DataSourceError
+
+# Some benchmark CSVs hold whole articles in one field.
+csv.field_size_limit(min(sys.maxsize, 2**31 - 1))
+
+
+def open_text(path: Path, encoding: str = "utf-8-sig") -> IO[str]:
+    """Open a text file (transparently gunzipped when it ends in ``.gz``)."""
+    if path.suffix == ".gz":
+        return io.TextIOWrapper(gzip.open(path, "rb"), encoding=encoding, newline="")
+    return path.open("r", encoding=encoding, newline="")
+
+
+def read_csv_rows(path: Path, *, delimiter: str = ",", encoding: str = "utf-8-sig") -> list[list[str]]:
+    """All rows of a header-less CSV (quoted fields may span lines)."""
+    try:
+        with open_text(path, encoding) as fh:
+            return [row for row in csv.reader(fh, delimiter=delimiter) if row]
+    except (csv.Error, UnicodeDecodeError) as exc:
+        raise DataSourceError(f"{path}: cannot read as CSV: {exc}") from None
+
+
+def read_csv_dicts(path: Path, *, delimiter: str = ",", encoding: str = "utf-8-sig") -> list[dict[str, str]]:
+    """All rows of a CSV with a header line, as dicts keyed by column name."""
+    try:
+        with open_text(path, encoding) as fh:
+            reader = csv.DictReader(fh, delimiter=delimiter)
+            rows = []
+            for row in reader:
+                if None in row:
+                    raise DataSourceError(
+                        f"{path}:{reader.line_num}: row has more fields than the header ({len(reader.fieldnames or [])})"
+                    )
+                rows.append({k: (v if v is not None else "") for k, v in row.items()})
+            return rows
+    except (csv.Error, UnicodeDecodeError) as exc:
+        raise DataSourceError(f"{path}: cannot read as CSV: {exc}") from None
+
+
+def iter_jsonl(path: Path) -> Iterator[dict[str, Any]]:
+    """Objects of a JSON Lines file (blank lines skipped); a bad line names its number."""
+    with open_text(path) as fh:
+        for number, line in enumerate(fh, start=1):
+            if not line.strip():
+                continue
+            try:
+                value = json.loads(line)
+            except json.JSONDecodeError as exc:
+                raise DataSourceError(f"{path}:{number}: invalid JSON: {exc.msg}") from None
+            if not isinstance(value, dict):
+                raise DataSourceError(f"{path}:{number}: expected a JSON object, got {type(value).__name__}")
+            yield value
+
+
+def read_json(path: Path) -> Any:
+    with open_text(path) as fh:
+        try:
+            return json.load(fh)
+        except json.JSONDecodeError as exc:
+            raise DataSourceError(f"{path}:{exc.lineno}: invalid JSON: {exc.msg}") from None
+
+
+def require(row: dict[str, Any], key: str, where: str) -> Any:
+    """``row[key]``, or a clear error naming the file/line and the keys that exist."""
+    if key not in row:
+        raise DataSourceError(f"{where}: missing field {key!r}; fields present: {', '.join(sorted(row))}")
+    return row[key]

@@ -1,0 +1,129 @@
+"""The ``huggingface`` scenario: a dataset on the Hugging Face Hub, from YAML alone.
+
+```yaml
+runs:
+  - scenario: huggingface
+    args:
+      dataset: stanfordnlp/imdb
+      revision: <commit sha>             # required: results must name the data they used
+      splits: {train: train, test: test} # dataset split -> train/valid/test
+      fields: {input: text, label: label}
+```
+
+Uses the ``datasets`` package when it is installed (it is not a dependency of
+holistic: ``pip install datasets``). ``ClassLabel`` columns give their label names
+unless ``labels`` is set. The field mapping is :mod:`holistic.scenarios.user_fields`.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+from collections.abc import Mapping
+from dataclasses import replace
+from typing import Any
+
+from holistic.core.errors import DataSourceError
+from holistic.core.interfaces import ScenarioContext, ScenarioInfo
+from holistic.core.types import Instance
+from holistic.scenarios.categories import CLASSIFICATION_CATEGORIES, CLASSIFICATION_NOT_APPLICABLE
+from holistic.scenarios.registry import SCENARIOS
+from holistic.scenarios.user_fields import MAPPING_ARGS_SCHEMA, SPLIT_ALIASES, FieldMapping, Row, build_instances
+from holistic.scenarios.user_file import USER_DEFAULT_ADAPTER, FileDatasetScenario
+
+_DEFAULT_SPLITS = {"train": "train", "validation": "valid", "test": "test"}
+
+
+@SCENARIOS.register("huggingface")
+class HuggingFaceDatasetScenario:
+    """A user's dataset from the Hugging Face Hub, pinned to a revision."""
+
+    info = ScenarioInfo(
+        name="huggingface",
+        description="A Hugging Face Hub dataset (id + revision) with a field mapping.",
+        task="classification",
+        default_adapter=USER_DEFAULT_ADAPTER,
+        main_metric="quasi_exact_match",
+        metric_categories=CLASSIFICATION_CATEGORIES,
+        not_applicable_reasons=CLASSIFICATION_NOT_APPLICABLE,
+        args_schema={
+            "type": "object",
+            "properties": {
+                "dataset": {"type": "string"},
+                "revision": {"type": "string", "minLength": 1},
+                "config": {"type": "string"},
+                "dataset_splits": {
+                    "type": "object",
+                    "description": "Dataset split -> train, valid or test (default: train, validation, test).",
+                },
+                **MAPPING_ARGS_SCHEMA,
+            },
+            "required": ["dataset", "revision", "fields"],
+            "additionalProperties": False,
+        },
+        tags=("user",),
+    )
+
+    default_adapter_for = FileDatasetScenario.default_adapter_for
+
+    def __init__(
+        self,
+        dataset: str,
+        revision: str,
+        fields: Mapping[str, Any],
+        config: str | None = None,
+        dataset_splits: Mapping[str, str] | None = None,
+        labels: Any = None,
+        template: str | None = None,
+        splits: Mapping[str, str] | None = None,
+        num_train: int = 0,
+    ) -> None:
+        if not dataset or not revision:
+            raise ValueError("dataset and revision are required (pin the revision to a commit or tag)")
+        self.dataset, self.revision, self.config = dataset, revision, config
+        self.dataset_splits = dict(dataset_splits or _DEFAULT_SPLITS)
+        for name, split in self.dataset_splits.items():
+            if split not in SPLIT_ALIASES:
+                raise ValueError(f"dataset_splits: {name!r} maps to {split!r}; use train, valid or test")
+        self.mapping = FieldMapping.from_args(fields, labels, template, splits, num_train)
+        # This dataset's own task and headline metric (the class info describes the general case).
+        self.info = replace(type(self).info, task=self.mapping.task, main_metric=self.mapping.main_metric)
+
+    def get_instances(self, ctx: ScenarioContext) -> list[Instance]:
+        if importlib.util.find_spec("datasets") is None:
+            raise DataSourceError(
+                f"scenario 'huggingface' ({self.dataset}) needs the 'datasets' package, which is not installed: "
+                "pip install datasets (or export the data to a file and use scenario 'file')"
+            )
+        import datasets
+
+        rows: list[Row] = []
+        label_names: list[str] | None = None
+        for hf_split, split in self.dataset_splits.items():
+            try:
+                data = datasets.load_dataset(
+                    self.dataset,
+                    self.config,
+                    split=hf_split,
+                    revision=self.revision,
+                    cache_dir=str(ctx.cache_dir / "huggingface") if ctx.cache_dir else None,
+                    download_mode="reuse_cache_if_exists",
+                )
+            except ValueError as exc:
+                if "Unknown split" in str(exc):
+                    continue  # a split the dataset does not have
+                raise DataSourceError(f"huggingface {self.dataset}@{self.revision}: {exc}") from None
+            except Exception as exc:  # network, missing dataset, auth: report, never hide
+                raise DataSourceError(f"huggingface {self.dataset}@{self.revision} [{hf_split}]: {exc}") from None
+            label_column = self.mapping.fields.get("label")
+            feature = data.features.get(label_column) if label_column else None
+            if label_names is None and feature is not None and hasattr(feature, "names"):
+                label_names = list(feature.names)
+            where = f"{self.dataset}[{hf_split}]"
+            rows.extend(Row(values, f"{where}[{i}]", SPLIT_ALIASES[split]) for i, values in enumerate(data))
+        if not rows:
+            raise DataSourceError(f"huggingface {self.dataset}@{self.revision}: none of the splits {list(self.dataset_splits)} exist")
+        mapping = self.mapping
+        if label_names is not None and mapping.labels is None and mapping.task == "classification":
+            mapping = FieldMapping(mapping.fields, {str(i): n for i, n in enumerate(label_names)}, mapping.template,
+                                   mapping.splits, mapping.num_train)
+        return build_instances(rows, mapping, f"huggingface:{self.dataset}")

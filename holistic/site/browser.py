@@ -1,0 +1,197 @@
+"""Data of the per-instance browser: an index plus chunks loaded on demand.
+
+Pages opened from ``file://`` cannot ``fetch()`` local files, so data travels in
+JavaScript files loaded through ``<script>`` elements:
+
+- ``index.js`` calls ``HOLISTIC_INDEX({...})`` with one compact row per instance
+  (chunk number, correctness of the original, split, which perturbations exist),
+  so filters and paging work without loading every chunk.
+- ``chunk_NNNN.js`` calls ``HOLISTIC_CHUNK(n, {...})`` with up to
+  :data:`CHUNK_SIZE` full records. Prompts of one trial usually share their
+  instructions and in-context examples: each chunk stores that common prefix
+  once per trial and each record only the rest, which the page joins back into
+  the exact prompt.
+
+Every string is written as JSON with ``<``, ``>`` and ``&`` escaped, and the page
+inserts text with ``textContent`` only, so data can never become markup.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import defaultdict
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pyarrow.parquet as pq
+
+CHUNK_SIZE = 250
+
+
+def js_json(value: Any) -> str:
+    """JSON safe to embed in a script: no ``</script>``, no HTML-significant characters."""
+    text = json.dumps(value, ensure_ascii=False, separators=(",", ":"), sort_keys=True)
+    return (
+        text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+        .replace("\u2028", "\\u2028").replace("\u2029", "\\u2029")
+    )
+
+
+def _read(path: Path, columns: list[str]) -> dict[str, list[Any]]:
+    if not path.exists():
+        return {c: [] for c in columns}
+    names = set(pq.read_schema(path).names)
+    table = pq.read_table(path, columns=[c for c in columns if c in names])
+    data = table.to_pydict()
+    for c in columns:
+        data.setdefault(c, [None] * table.num_rows)
+    return data
+
+
+@dataclass(frozen=True)
+class BrowserData:
+    count: int
+    chunks: int
+    perturbations: tuple[str, ...]
+    splits: tuple[str, ...]
+
+
+def _common_prefix(texts: Iterable[str]) -> str:
+    texts = list(texts)
+    if len(texts) < 2:
+        return ""
+    # The common prefix of all strings is that of the lexicographic min and max.
+    lo, hi = min(texts), max(texts)
+    n = 0
+    while n < len(lo) and lo[n] == hi[n]:
+        n += 1
+    prefix = lo[:n]
+    # Cut at a line boundary so the stored suffix starts on its own line.
+    cut = prefix.rfind("\n")
+    return prefix[: cut + 1] if cut > 0 else ""
+
+
+def build_browser(run_dir: Path, out_dir: Path, main_metric: str | None) -> BrowserData:
+    """Write ``index.js`` and ``chunk_*.js`` for one run into ``out_dir``."""
+    out_dir.mkdir(parents=True, exist_ok=True)
+    inst = _read(run_dir / "instances.parquet",
+                 ["instance_id", "role", "split", "sub_split", "perturbation", "input", "references"])
+    req = _read(run_dir / "requests.parquet",
+                ["instance_id", "perturbation", "trial", "request_index", "reference_index", "role", "kind", "prompt",
+                 "messages", "continuation", "completion", "completions", "logprob", "post_processed",
+                 "train_ids", "num_train_instances", "prompt_truncated", "output_mapping", "error", "parse_error",
+                 "cached", "latency_s"])
+    pis = _read(run_dir / "per_instance_stats.parquet", ["instance_id", "trial", "perturbation", "metric", "value"])
+
+    order: list[str] = []
+    variants: dict[str, dict[str | None, dict[str, Any]]] = defaultdict(dict)
+    for i in range(len(inst["instance_id"])):
+        if inst["role"][i] not in (None, "eval"):
+            continue
+        iid, pert = inst["instance_id"][i], inst["perturbation"][i]
+        if iid not in variants:
+            order.append(iid)
+        variants[iid][pert] = {
+            "perturbation": pert,
+            "split": inst["split"][i],
+            "sub_split": inst["sub_split"][i],
+            "input": inst["input"][i],
+            "references": [{"output": r["output"], "correct": "correct" in (r["tags"] or [])}
+                           for r in (inst["references"][i] or [])],
+            "trials": {},
+        }
+
+    for i in range(len(req["instance_id"])):
+        v = variants.get(req["instance_id"][i], {}).get(req["perturbation"][i])
+        if v is None:
+            continue
+        trial = v["trials"].setdefault(req["trial"][i], {"trial": req["trial"][i], "requests": [], "metrics": {}})
+        completions = [c["text"] for c in (req["completions"][i] or [])]
+        trial["requests"].append({
+            "index": req["request_index"][i], "role": req["role"][i], "kind": req["kind"][i],
+            "prompt": req["prompt"][i] or "",
+            "messages": [{"role": m["role"], "content": m["content"]} for m in (req["messages"][i] or [])] or None,
+            "continuation": req["continuation"][i] or "", "completions": completions,
+            "logprob": req["logprob"][i], "reference_index": req["reference_index"][i],
+            "post_processed": req["post_processed"][i], "train_ids": req["train_ids"][i] or [],
+            "num_train_instances": req["num_train_instances"][i], "prompt_truncated": req["prompt_truncated"][i],
+            "output_mapping": dict(req["output_mapping"][i]) if req["output_mapping"][i] else None,
+            "error": req["error"][i], "parse_error": req["parse_error"][i], "cached": req["cached"][i],
+            "latency_s": req["latency_s"][i],
+        })
+    for i in range(len(pis["instance_id"])):
+        pert = pis["perturbation"][i]
+        if pert in ("robustness", "fairness"):
+            continue  # worst-case values are shown on the run page, not per variant
+        v = variants.get(pis["instance_id"][i], {}).get(pert)
+        if v is None:
+            continue
+        trial = v["trials"].setdefault(pis["trial"][i], {"trial": pis["trial"][i], "requests": [], "metrics": {}})
+        trial["metrics"][pis["metric"][i]] = pis["value"][i]
+
+    perturbations = sorted({p for vs in variants.values() for p in vs if p is not None})
+    splits = sorted({v["split"] for vs in variants.values() for v in vs.values() if v["split"]})
+    rows: list[list[Any]] = []
+    chunk_records: list[list[dict[str, Any]]] = []
+    for n, iid in enumerate(order):
+        chunk = n // CHUNK_SIZE
+        if chunk == len(chunk_records):
+            chunk_records.append([])
+        vs = variants[iid]
+        original = vs.get(None) or next(iter(vs.values()))
+        correct = _correct(original, main_metric)
+        mask = sum(1 << perturbations.index(p) for p in vs if p is not None)
+        rows.append([chunk, correct, splits.index(original["split"]) if original["split"] in splits else -1, mask])
+        record_variants = []
+        for pert in [None, *perturbations]:
+            if pert not in vs:
+                continue
+            v = dict(vs[pert])
+            v["trials"] = [v["trials"][k] for k in sorted(v["trials"])]
+            for t in v["trials"]:
+                t["requests"].sort(key=lambda r: (r["index"] if r["index"] is not None else 0, r["role"] or ""))
+            record_variants.append(v)
+        chunk_records[-1].append({"id": iid, "variants": record_variants})
+
+    for c, records in enumerate(chunk_records):
+        payload = _factor_prefixes(records)
+        (out_dir / f"chunk_{c:04d}.js").write_text(f"HOLISTIC_CHUNK({c},{js_json(payload)});\n", encoding="utf-8")
+    index = {
+        "count": len(order), "chunk_size": CHUNK_SIZE, "chunks": len(chunk_records), "main_metric": main_metric,
+        "perturbations": perturbations, "splits": splits, "rows": rows,
+    }
+    (out_dir / "index.js").write_text(f"HOLISTIC_INDEX({js_json(index)});\n", encoding="utf-8")
+    return BrowserData(count=len(order), chunks=len(chunk_records), perturbations=tuple(perturbations),
+                       splits=tuple(splits))
+
+
+def _correct(variant: dict[str, Any], main_metric: str | None) -> int:
+    """1 correct, 0 wrong, -1 unknown: the main metric averaged over trials, >= 0.5."""
+    values = [t["metrics"][main_metric] for t in variant["trials"].values()
+              if main_metric and t["metrics"].get(main_metric) is not None]
+    if not values:
+        return -1
+    return 1 if sum(values) / len(values) >= 0.5 else 0
+
+
+def _factor_prefixes(records: list[dict[str, Any]]) -> dict[str, Any]:
+    """Move the longest common line-aligned prompt prefix per (trial, role) into the chunk header."""
+    groups: dict[str, list[str]] = defaultdict(list)
+    for rec in records:
+        for v in rec["variants"]:
+            for t in v["trials"]:
+                for r in t["requests"]:
+                    groups[f"{t['trial']}|{r['role']}"].append(r["prompt"])
+    prefixes = {k: _common_prefix(texts) for k, texts in groups.items()}
+    prefixes = {k: p for k, p in prefixes.items() if len(p) > 40}
+    for rec in records:
+        for v in rec["variants"]:
+            for t in v["trials"]:
+                for r in t["requests"]:
+                    key = f"{t['trial']}|{r['role']}"
+                    if key in prefixes:
+                        r["prefix"] = key
+                        r["prompt"] = r["prompt"][len(prefixes[key]):]
+    return {"prefixes": prefixes, "records": records}

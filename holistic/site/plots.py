@@ -1,0 +1,199 @@
+"""Plots for the site (matplotlib, SVG, deterministic output).
+
+- accuracy against efficiency per scenario, with the Pareto frontier;
+- calibration reliability diagrams per run (from the calibration metric's bins);
+- correlations of metric groups across model × scenario cells;
+- spread of the main metric across trials per scenario and model.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import defaultdict
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pyarrow.parquet as pq
+
+from holistic.summarize.build import Summary
+
+
+def _pyplot() -> Any:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    plt.rcParams["svg.hashsalt"] = "holistic"
+    plt.rcParams["svg.fonttype"] = "none"
+    return plt
+
+
+def _save(fig: Any, path: Path) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, format="svg", metadata={"Date": None}, bbox_inches="tight")
+    _pyplot().close(fig)
+
+
+def _slug(text: str) -> str:
+    return "".join(ch if ch.isalnum() else "-" for ch in text)
+
+
+def pareto_front(points: list[tuple[float, float]]) -> list[int]:
+    """Indices of points not dominated (lower x and higher y are better), sorted by x."""
+    front = []
+    for i, (x, y) in enumerate(points):
+        dominated = any(
+            (x2 <= x and y2 >= y) and (x2 < x or y2 > y) for j, (x2, y2) in enumerate(points) if j != i
+        )
+        if not dominated:
+            front.append(i)
+    return sorted(front, key=lambda i: points[i][0])
+
+
+def render_plots(suite_dir: Path, summary: Summary, out_dir: Path) -> list[dict[str, Any]]:
+    """Write every plot under ``out_dir``; returns figure descriptions (src relative to the site root)."""
+    figures: list[dict[str, Any]] = []
+    plt = _pyplot()
+    cells: dict[tuple[str, str, str], float] = {
+        (c["group"], c["model"], c["column"]): c["value"] for c in summary.cells if c["value"] is not None
+    }
+
+    # Accuracy against efficiency, per scenario.
+    for col in summary.columns:
+        pts, names = [], []
+        for m in summary.models:
+            acc, eff = cells.get(("accuracy", m, col)), cells.get(("efficiency", m, col))
+            if acc is not None and eff is not None and np.isfinite(acc) and np.isfinite(eff):
+                pts.append((float(eff), float(acc)))
+                names.append(m)
+        if not pts:
+            continue
+        fig, ax = plt.subplots(figsize=(5, 3.6))
+        ax.scatter([p[0] for p in pts], [p[1] for p in pts], color="#0b5cad")
+        for (x, y), n in zip(pts, names, strict=True):
+            ax.annotate(n, (x, y), fontsize=7, xytext=(3, 3), textcoords="offset points")
+        front = pareto_front(pts)
+        ax.plot([pts[i][0] for i in front], [pts[i][1] for i in front], color="#b42318", lw=1, label="Pareto frontier")
+        ax.set_xlabel("mean latency per request (s)")
+        ax.set_ylabel("accuracy (main metric)")
+        ax.set_title(col)
+        ax.legend(fontsize=7)
+        rel = f"plots/pareto_{_slug(col)}.svg"
+        _save(fig, out_dir.parent / rel)
+        figures.append({"src": rel, "alt": f"Accuracy against latency for {col}",
+                        "caption": f"{col}: accuracy against efficiency; the red line is the Pareto frontier.",
+                        "scenario": col})
+
+    # Reliability diagrams.
+    for run in summary.runs:
+        bins = _reliability_bins(suite_dir / "runs" / run.run_id / "artifacts.json")
+        if not bins:
+            continue
+        fig, ax = plt.subplots(figsize=(3.6, 3.6))
+        conf = [b["confidence"] for b in bins]
+        accuracy = [b["accuracy"] for b in bins]
+        ax.plot([0, 1], [0, 1], color="#999", lw=1, ls="--", label="perfect calibration")
+        ax.plot(conf, accuracy, marker="o", color="#0b5cad", label="model")
+        ax.set_xlim(0, 1)
+        ax.set_ylim(0, 1)
+        ax.set_xlabel("confidence")
+        ax.set_ylabel("accuracy")
+        ax.set_title(f"{run.scenario} · {run.model}", fontsize=8)
+        ax.legend(fontsize=7)
+        rel = f"plots/reliability_{run.run_id}.svg"
+        _save(fig, out_dir.parent / rel)
+        figures.append({"src": rel, "alt": f"Reliability diagram of {run.name}",
+                        "caption": "Reliability diagram (equal-mass bins): accuracy against confidence.",
+                        "run_id": run.run_id})
+
+    # Correlation of metric groups across model x scenario cells.
+    groups = sorted({g for g, _, _ in cells})
+    if len(groups) >= 2 and len(summary.models) >= 2:
+        keys = sorted({(m, c) for _, m, c in cells})
+        matrix = np.array([[cells.get((g, m, c), np.nan) for (m, c) in keys] for g in groups])
+        corr = np.full((len(groups), len(groups)), np.nan)
+        for i in range(len(groups)):
+            for j in range(len(groups)):
+                ok = ~np.isnan(matrix[i]) & ~np.isnan(matrix[j])
+                if ok.sum() >= 3 and np.std(matrix[i][ok]) > 0 and np.std(matrix[j][ok]) > 0:
+                    corr[i, j] = np.corrcoef(matrix[i][ok], matrix[j][ok])[0, 1]
+        fig, ax = plt.subplots(figsize=(4.5, 4))
+        im = ax.imshow(corr, vmin=-1, vmax=1, cmap="RdBu")
+        ax.set_xticks(range(len(groups)), groups, rotation=45, ha="right", fontsize=8)
+        ax.set_yticks(range(len(groups)), groups, fontsize=8)
+        for i in range(len(groups)):
+            for j in range(len(groups)):
+                if np.isfinite(corr[i, j]):
+                    ax.text(j, i, f"{corr[i, j]:.2f}", ha="center", va="center", fontsize=7)
+        fig.colorbar(im, ax=ax, shrink=0.8)
+        ax.set_title("Pearson correlation across model × scenario cells", fontsize=9)
+        rel = "plots/metric_correlations.svg"
+        _save(fig, out_dir.parent / rel)
+        figures.append({"src": rel, "alt": "Correlation matrix of metric groups",
+                        "caption": "Correlations between metric groups across models and scenarios "
+                                   "(cells with fewer than 3 shared values are blank)."})
+
+    # Spread across trials.
+    spread = _trial_means(suite_dir, summary)
+    for col, per_model in sorted(spread.items()):
+        if not any(len(v) > 1 for v in per_model.values()):
+            continue
+        models = sorted(per_model)
+        fig, ax = plt.subplots(figsize=(max(3.5, 0.9 * len(models) + 1.5), 3.2))
+        for i, m in enumerate(models):
+            ys = per_model[m]
+            ax.scatter([i] * len(ys), ys, color="#0b5cad", s=14)
+            ax.hlines(float(np.mean(ys)), i - 0.25, i + 0.25, color="#b42318")
+        ax.set_xticks(range(len(models)), models, rotation=30, ha="right", fontsize=7)
+        ax.set_ylabel("main metric per trial")
+        ax.set_title(f"{col}: spread across trials", fontsize=9)
+        rel = f"plots/trials_{_slug(col)}.svg"
+        _save(fig, out_dir.parent / rel)
+        figures.append({"src": rel, "alt": f"Trial spread for {col}",
+                        "caption": f"{col}: each dot is one trial's mean (sub-runs averaged); the red bar is the mean.",
+                        "scenario": col})
+    return figures
+
+
+def _reliability_bins(path: Path) -> list[dict[str, float]]:
+    """Find reliability-diagram bins (dicts with confidence, accuracy and count) in a run's artifacts."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return []
+
+    def search(node: Any) -> list[dict[str, float]] | None:
+        if isinstance(node, list) and node and all(
+            isinstance(x, dict) and {"confidence", "accuracy"} <= set(x) for x in node
+        ):
+            return [x for x in node if x.get("count", 1)]
+        if isinstance(node, dict):
+            for key in sorted(node):
+                found = search(node[key])
+                if found:
+                    return found
+        return None
+
+    return search(data.get("metrics", {})) or []
+
+
+def _trial_means(suite_dir: Path, summary: Summary) -> dict[str, dict[str, list[float]]]:
+    """column -> model -> per-trial mean of the main metric (macro-averaged over sub-runs)."""
+    acc: dict[tuple[str, str], dict[int, list[float]]] = defaultdict(lambda: defaultdict(list))
+    for run in summary.runs:
+        path = suite_dir / "runs" / run.run_id / "per_instance_stats.parquet"
+        if not path.exists() or not run.main_metric:
+            continue
+        t = pq.read_table(path, columns=["trial", "metric", "perturbation", "value"]).to_pydict()
+        per_trial: dict[int, list[float]] = defaultdict(list)
+        for trial, metric, pert, value in zip(t["trial"], t["metric"], t["perturbation"], t["value"], strict=True):
+            if metric == run.main_metric and pert is None and value is not None:
+                per_trial[int(trial)].append(float(value))
+        for trial, values in per_trial.items():
+            acc[(run.scenario, run.model)][trial].append(float(np.mean(values)))
+    out: dict[str, dict[str, list[float]]] = defaultdict(dict)
+    for (col, model), trials in acc.items():
+        out[col][model] = [float(np.mean(v)) for _, v in sorted(trials.items())]
+    return out

@@ -1,0 +1,248 @@
+"""Render ``<suite>/site/`` from the summary and the run shards.
+
+Plain static files: every page works opened from disk (``file://``) or from any
+static host. No server code, no range requests, nothing fetched from the
+network. Strings from data or models are escaped by Jinja2's autoescaping in
+pages, and inserted with ``textContent`` by the instance browser.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import shutil
+from collections import defaultdict
+from pathlib import Path
+from typing import Any
+
+import pyarrow.parquet as pq
+from jinja2 import Environment, FileSystemLoader, select_autoescape
+
+from holistic.site.browser import build_browser
+from holistic.summarize.build import Summary
+from holistic.summarize.tables import Cell, Column, Table
+
+STATIC_FILES = ("style.css", "site.js", "browser.js")
+
+
+def templates_dir() -> Path:
+    """``site_templates/`` of the checkout (templates, CSS and JavaScript)."""
+    here = Path(__file__).resolve()
+    for candidate in (here.parents[2] / "site_templates", here.parents[1] / "site_templates"):
+        if (candidate / "base.html").exists():
+            return candidate
+    raise FileNotFoundError("site_templates/ not found next to the holistic package")
+
+
+def anchor(text: Any) -> str:
+    return "".join(ch if ch.isalnum() else "-" for ch in str(text))
+
+
+def _env() -> Environment:
+    env = Environment(
+        loader=FileSystemLoader(str(templates_dir())),
+        autoescape=select_autoescape(default=True, default_for_string=True),
+        trim_blocks=False,
+        keep_trailing_newline=True,
+    )
+    env.filters["anchor"] = anchor
+    return env
+
+
+def _clean(v: Any) -> Any:
+    if isinstance(v, float) and math.isnan(v):
+        return None
+    return v
+
+
+class SiteWriter:
+    def __init__(self, site_dir: Path, suite: str, has_diff: bool) -> None:
+        self.site_dir = site_dir
+        self.env = _env()
+        self.common = {"suite": suite, "has_diff": has_diff}
+
+    def page(self, rel: str, template: str, title: str, **context: Any) -> Path:
+        depth = rel.count("/")
+        html = self.env.get_template(template).render(
+            title=title, root="../" * depth, **self.common, **context
+        )
+        path = self.site_dir / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(html, encoding="utf-8")
+        return path
+
+
+def render_site(suite_dir: Path, summary: Summary, *, previous: Path | None = None) -> Path:
+    """Render the whole site; returns the path of ``index.html``."""
+    site_dir = suite_dir / "site"
+    if site_dir.exists():
+        shutil.rmtree(site_dir)
+    site_dir.mkdir(parents=True)
+    for name in STATIC_FILES:
+        shutil.copyfile(templates_dir() / name, site_dir / name)
+    tables = {t.id: t.to_json() for t in summary.tables}
+    has_diff = previous is not None
+    if has_diff:
+        assert previous is not None
+        _render_diff(previous, suite_dir, site_dir)
+    w = SiteWriter(site_dir, summary.suite, has_diff)
+    suite_meta = _read_json(suite_dir / "suite.json")
+
+    from holistic.site.plots import render_plots
+
+    figures = render_plots(suite_dir, summary, site_dir / "plots")
+
+    # Home: one leaderboard per metric group.
+    leaderboards = []
+    from holistic.summarize.schema import load_schema
+
+    descriptions = {g.name: g.description for g in load_schema().metric_groups}
+    for group, res in summary.leaderboards.items():
+        order = sorted(range(len(res.models)), key=lambda i: (res.rank[i], res.models[i]))
+        leaderboards.append({
+            "group": group, "description": descriptions.get(group, ""),
+            "table": tables.get(f"group_{group}"),
+            "rows": [{"model": res.models[i], "rank": res.rank[i], "win_rate": _clean(res.win_rate[i]),
+                      "ci_low": _clean(res.ci_low[i]), "ci_high": _clean(res.ci_high[i]),
+                      "rank_low": res.rank_low[i], "rank_high": res.rank_high[i],
+                      "separable": res.separable_from_next[i]} for i in order],
+        })
+    w.page("index.html", "index.html", f"Suite {summary.suite}", description=suite_meta.get("description", ""),
+           leaderboards=leaderboards, runs=summary.runs, models=summary.models, columns=summary.columns)
+
+    # Run groups.
+    by_rungroup: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    for t in summary.tables:
+        if t.id.startswith("rungroup_"):
+            rg = t.title.split(":")[0]
+            by_rungroup[rg].append(tables[t.id])
+    links = []
+    for rg, rg_tables in sorted(by_rungroup.items()):
+        rel = f"group_{anchor(rg)}.html"
+        w.page(rel, "list.html", f"Run group: {rg}", tables=rg_tables, intro=rg_tables[0].get("description", ""),
+               links=None, figures=None)
+        links.append({"href": rel, "text": rg, "note": f"{len(rg_tables)} metric groups"})
+    w.page("groups.html", "list.html", "Run groups", tables=[], intro="", links=links, figures=None)
+
+    # Scenarios.
+    links = []
+    for col in summary.columns:
+        rel = f"scenario_{anchor(col)}.html"
+        runs = [r for r in summary.runs if r.scenario == col.split(" (")[0]]
+        run_links = [{"href": f"runs/{r.run_id}.html", "text": r.name, "note": r.model} for r in runs]
+        figs = [f for f in figures if f.get("scenario") == col]
+        w.page(rel, "list.html", f"Scenario: {col}", tables=[tables[f"scenario_{anchor(col)}"]]
+               if f"scenario_{anchor(col)}" in tables else [], intro="Every metric, per model (sub-runs macro-averaged).",
+               links=run_links, figures=[{**f, "src": f["src"]} for f in figs])
+        links.append({"href": rel, "text": col, "note": f"{len(runs)} runs"})
+    w.page("scenarios.html", "list.html", "Scenarios", tables=[], intro="", links=links, figures=None)
+
+    # Runs, run pages and instance browsers.
+    run_links = []
+    for run in summary.runs:
+        run_dir = suite_dir / "runs" / run.run_id
+        data = build_browser(run_dir, site_dir / "data" / run.run_id, run.main_metric)
+        _run_page(w, run, run_dir, data.count, [f for f in figures if f.get("run_id") == run.run_id])
+        w.page(f"runs/browse/{run.run_id}.html", "browser.html", f"Instances: {run.name}", run=run)
+        run_links.append({"href": f"runs/{run.run_id}.html", "text": run.name, "note": f"{data.count} instances"})
+    w.page("runs.html", "list.html", "Runs", tables=[], intro="", links=run_links, figures=None)
+
+    w.page("coverage.html", "list.html", "Coverage: scenario × metric category", tables=[tables["coverage"]],
+           intro="Each cell is measured, or not applicable with the reason.", links=None, figures=None)
+    w.page("models.html", "list.html", "Models", tables=[_models_table(suite_dir, summary).to_json()],
+           intro="Registry facts and what each model consumed in this suite.", links=None, figures=None)
+    w.page("plots.html", "list.html", "Plots", tables=[], intro="", links=None,
+           figures=[{**f, "src": f["src"]} for f in figures if not f.get("run_id")])
+    return site_dir / "index.html"
+
+
+def _read_json(path: Path) -> dict[str, Any]:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+        return data if isinstance(data, dict) else {}
+    except (OSError, ValueError):
+        return {}
+
+
+def _run_page(w: SiteWriter, run: Any, run_dir: Path, n_instances: int, figures: list[dict[str, Any]]) -> None:
+    spec = _read_json(run_dir / "run_spec.json")
+    artifacts = _read_json(run_dir / "artifacts.json")
+    stats = pq.read_table(run_dir / "stats.parquet").to_pylist() if (run_dir / "stats.parquet").exists() else []
+    rows = []
+    for s in sorted(stats, key=lambda s: (s["metric"], s["split"] or "", s.get("sub_split") or "",
+                                          s.get("perturbation") or "")):
+        rows.append((
+            Cell(s["metric"]), Cell(s["split"]), Cell(s.get("sub_split") or ""), Cell(s.get("perturbation") or ""),
+            Cell(_clean(s["mean"]), _clean(s.get("ci_low")), _clean(s.get("ci_high"))),
+            Cell(_clean(s.get("stddev"))), Cell(float(s["count"]) if s.get("count") is not None else None),
+        ))
+    stats_table = Table(
+        id="stats", title="Every statistic",
+        columns=(Column("Metric"), Column("Split"), Column("Sub-split"), Column("Perturbation"),
+                 Column("Mean [95% CI]", numeric=True), Column("Std. dev.", numeric=True),
+                 Column("Count", numeric=True, digits=0)),
+        rows=tuple(rows),
+    )
+    examples = []
+    if (run_dir / "instances.parquet").exists():
+        t = pq.read_table(run_dir / "instances.parquet", columns=["instance_id", "role", "input", "references"])
+        for r in t.to_pylist():
+            if r["role"] == "train":
+                answer = next((ref["output"] for ref in r["references"] if "correct" in (ref["tags"] or [])), "")
+                examples.append({"id": r["instance_id"], "input": r["input"], "answer": answer})
+    spec.setdefault("adapter", {})
+    spec.setdefault("metrics", [])
+    spec.setdefault("perturbations", [])
+    spec.setdefault("metrics_not_applicable", {})
+    w.page(f"runs/{run.run_id}.html", "run.html", f"Run: {run.name}", run=run, spec=spec,
+           execution=artifacts.get("execution"), stats_table=stats_table.to_json(), examples=examples,
+           n_instances=n_instances, figures=[{**f, "src": "../" + f["src"]} for f in figures])
+
+
+def _models_table(suite_dir: Path, summary: Summary) -> Table:
+    totals: dict[str, dict[str, float]] = defaultdict(lambda: defaultdict(float))
+    facts: dict[str, dict[str, Any]] = {}
+    for run in summary.runs:
+        run_dir = suite_dir / "runs" / run.run_id
+        dep = run.spec.get("model_deployment") or {}
+        if dep:
+            facts[run.model] = dep
+        path = run_dir / "requests.parquet"
+        if path.exists():
+            names = set(pq.read_schema(path).names)
+            cols = [c for c in ("prompt_tokens", "completion_tokens", "cost_usd", "latency_s", "cached") if c in names]
+            t = pq.read_table(path, columns=cols).to_pydict()
+            tot = totals[run.model]
+            tot["requests"] += len(t.get(cols[0], [])) if cols else 0
+            for c in ("prompt_tokens", "completion_tokens", "cost_usd", "latency_s"):
+                tot[c] += sum(v or 0 for v in t.get(c, []))
+    rows = []
+    for m in summary.models:
+        f, tot = facts.get(m, {}), totals.get(m, {})
+        caps = f.get("capabilities") or {}
+        rows.append((
+            Cell(m), Cell(str(f.get("provider", ""))), Cell(str(f.get("description", ""))[:200]),
+            Cell(float(f["context_window"]) if f.get("context_window") else None),
+            Cell(", ".join(k for k, v in sorted(caps.items()) if v)),
+            Cell(f.get("price_input_per_million")), Cell(f.get("price_output_per_million")),
+            Cell(tot.get("requests")), Cell(tot.get("prompt_tokens")), Cell(tot.get("completion_tokens")),
+            Cell(tot.get("cost_usd")), Cell(tot.get("latency_s")),
+        ))
+    def num(name: str, digits: int = 0) -> Column:
+        return Column(name, numeric=True, digits=digits)
+
+    return Table(
+        id="models", title="Models",
+        columns=(Column("Model"), Column("Provider"), Column("Description"), num("Context window"),
+                 Column("Capabilities"), num("$ / M input tokens", 2), num("$ / M output tokens", 2), num("Requests"),
+                 num("Prompt tokens"), num("Completion tokens"), num("Cost (USD)", 4), num("Model time (s)", 1)),
+        rows=tuple(rows),
+    )
+
+
+def _render_diff(previous: Path, suite_dir: Path, site_dir: Path) -> None:
+    from holistic.diff import diff_suites, read_side
+    from holistic.diff.report import to_html
+
+    report = diff_suites(read_side(previous), read_side(suite_dir))
+    (site_dir / "diff.html").write_text(to_html(report, css="style.css"), encoding="utf-8")

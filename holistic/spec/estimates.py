@@ -1,0 +1,151 @@
+"""Cheap size estimates for ``--plan``: eval instances, requests and prompt tokens.
+
+Nothing here loads a data set or a model.
+
+- **Eval instances**: the scenario's optional classmethod
+  ``estimate_num_instances(args) -> int | None`` (a scenario that can count its
+  test set without reading it, e.g. a procedural one or one with a known size),
+  capped by ``max_eval_instances``. Without an estimate the cap is shown as an
+  upper bound (``<=N``); without either, ``?``. Perturbed variants are counted on
+  top: each perturbation adds one variant per instance.
+- **Requests**: ``holistic.adaptation.count_requests(n_eval, n_refs, spec)`` with
+  ``n_refs`` from the scenario's optional classmethod
+  ``estimate_num_references(args) -> int | None``, else
+  :data:`DEFAULT_NUM_REFERENCES` (only the multiple-choice scoring methods depend on it).
+- **Prompt tokens** (a heuristic, shown with ``~``): characters of a typical prompt
+  divided by :data:`CHARS_PER_TOKEN`, times the number of requests. A typical
+  prompt is the instructions and global prefix/suffix plus ``k + 1`` instance
+  blocks (``k`` in-context examples and the eval input), each block being the
+  input (the scenario's optional ``estimate_input_chars(args)``, else
+  :data:`INPUT_CHARS_BY_TASK`), the input/output prefixes and suffixes, the
+  lettered choices for joint multiple choice, and for examples an answer of
+  :data:`ANSWER_CHARS`. ``language_modeling`` requests are one window each. The
+  result is capped at the model's context window.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from holistic.core.interfaces import ScenarioInfo
+from holistic.core.types import AdapterSpec, ModelDeployment
+
+CHARS_PER_TOKEN = 4.0
+"""English text averages about four characters per BPE token."""
+
+ANSWER_CHARS = 20
+"""Typical length of an in-context example's answer."""
+
+CHOICE_CHARS = 40
+"""Typical length of one multiple-choice option."""
+
+DEFAULT_NUM_REFERENCES = 4
+"""Choices per instance assumed when a scenario does not say."""
+
+INPUT_CHARS_BY_TASK: Mapping[str, int] = {
+    "classification": 400,
+    "multiple_choice": 300,
+    "qa": 1200,
+    "generation": 300,
+    "summarization": 3000,
+    "reasoning": 250,
+    "ranking": 600,
+    "language_modeling": 2000,
+    "long_context": 20000,
+}
+"""Typical input length by :attr:`ScenarioInfo.task`, used without a scenario estimate."""
+
+_FALLBACK_INPUT_CHARS = 500
+
+
+@dataclass(frozen=True)
+class RunSize:
+    """Estimated size of one run."""
+
+    eval_instances: int | None
+    """Eval instances after down-sampling (originals only); ``None`` if unknown."""
+    eval_instances_is_bound: bool
+    """True when only the ``max_eval_instances`` cap is known (the real count may be lower)."""
+    variants: int | None
+    """Eval instances including perturbed variants."""
+    requests: int | None
+    """Model requests (all trials); ``None`` if unknown."""
+    prompt_tokens: int | None
+    """Estimated prompt tokens over all requests; ``None`` if unknown."""
+
+
+def _optional_classmethod(cls: Any, name: str, args: Mapping[str, Any]) -> int | None:
+    fn: Callable[[dict[str, Any]], int | None] | None = getattr(cls, name, None)
+    if fn is None:
+        return None
+    value = fn(dict(args))
+    return None if value is None else int(value)
+
+
+def estimate_run(
+    scenario_cls: Any,
+    info: ScenarioInfo,
+    args: Mapping[str, Any],
+    adapter: AdapterSpec,
+    deployment: ModelDeployment,
+    num_perturbations: int,
+    *,
+    count_requests: Callable[..., int] | None,
+    max_eval_instances_override: int | None = None,
+) -> RunSize:
+    """Estimate one run's size (see the module docstring for the method)."""
+    cap = max_eval_instances_override if max_eval_instances_override is not None else adapter.max_eval_instances
+    available = _optional_classmethod(scenario_cls, "estimate_num_instances", args)
+    if available is not None:
+        n_eval: int | None = min(available, cap) if cap is not None else available
+        is_bound = False
+    else:
+        n_eval, is_bound = cap, cap is not None
+    variants = None if n_eval is None else n_eval * (1 + num_perturbations)
+    n_refs = _optional_classmethod(scenario_cls, "estimate_num_references", args) or DEFAULT_NUM_REFERENCES
+    requests: int | None = None
+    if variants is not None and count_requests is not None:
+        requests = int(count_requests(variants, n_refs, adapter))
+    tokens = None
+    if requests is not None:
+        input_chars = _optional_classmethod(scenario_cls, "estimate_input_chars", args)
+        if input_chars is None:
+            input_chars = INPUT_CHARS_BY_TASK.get(info.task, _FALLBACK_INPUT_CHARS)
+        per_request = prompt_tokens_per_request(adapter, input_chars, n_refs, deployment.context_window)
+        tokens = requests * per_request
+    return RunSize(
+        eval_instances=n_eval,
+        eval_instances_is_bound=is_bound,
+        variants=variants,
+        requests=requests,
+        prompt_tokens=tokens,
+    )
+
+
+def prompt_tokens_per_request(adapter: AdapterSpec, input_chars: int, n_refs: int, context_window: int) -> int:
+    """The heuristic token count of one typical prompt (see the module docstring)."""
+    if adapter.method == "language_modeling":
+        return min(adapter.language_modeling_window, context_window)
+    block = (
+        input_chars
+        + len(adapter.input_prefix)
+        + len(adapter.input_suffix)
+        + len(adapter.output_prefix)
+        + len(adapter.instance_prefix)
+    )
+    if adapter.method == "multiple_choice_joint":
+        block += n_refs * (len(adapter.reference_prefix) + CHOICE_CHARS + len(adapter.reference_suffix))
+    examples = adapter.max_train_instances
+    chars = (
+        len(adapter.instructions)
+        + len(adapter.global_prefix)
+        + len(adapter.global_suffix)
+        + (examples + 1) * block
+        + examples * (ANSWER_CHARS + len(adapter.output_suffix))
+    )
+    if adapter.method in ("multiple_choice_separate_original", "multiple_choice_separate_calibrated"):
+        chars += CHOICE_CHARS  # the scored continuation
+    return min(math.ceil(chars / CHARS_PER_TOKEN), context_window)

@@ -1,0 +1,373 @@
+"""Expand a validated run spec into the run matrix: one :class:`RunSpec` per cell.
+
+For each entry of ``runs`` (in file order):
+
+1. the scenario name, its arguments, models, metrics and perturbations are checked
+   against the registries (unknown names get "did you mean");
+2. ``defaults`` are layered under the entry (the entry's own values win);
+3. list-valued scenario args (unless the scenario's ``args_schema`` declares the
+   argument an array) and list-valued adaptation fields (except ``stop_sequences``
+   and ``post_processing``) multiply, as do models. Order: args in sorted key
+   order (values in the given order), then adaptation fields in sorted key order,
+   then models;
+4. each cell's :class:`AdapterSpec` is the dataclass defaults, under the
+   scenario's ``info.default_adapter``, under the spec ``seed``, under the user's
+   values.
+
+When a run asks for ``robustness`` or ``fairness`` (and the scenario measures
+it) but lists no perturbations, the perturbation package's defaults are added.
+An explicit ``perturbations: []`` means none.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, fields
+from typing import Any
+
+from holistic.core.errors import SpecError, UnknownNameError, did_you_mean
+from holistic.core.interfaces import ScenarioInfo
+from holistic.core.types import AdapterSpec, ModelDeployment, PerturbationSpec, RunSpec, ScenarioSpec
+from holistic.spec.catalog import Catalog
+from holistic.spec.layers import NON_MULTIPLYING_FIELDS, Written, adaptation_layer, axes, layered
+from holistic.spec.naming import run_name
+from holistic.spec.schema import describe_schema, runspec_schema, validate_value
+from holistic.spec.source import DocPath, Location, Locations
+
+DEFAULT_MODEL = "embedded/smollm2-135m-instruct"
+"""The model runs use when the spec names none (offline, no key)."""
+
+PERTURBATION_CATEGORIES = ("robustness", "fairness")
+
+_ADAPTER_FIELDS = tuple(f.name for f in fields(AdapterSpec))
+
+
+@dataclass(frozen=True)
+class ExpandedRun:
+    """One cell of the matrix plus where its entry was written (for later error reports)."""
+
+    spec: RunSpec
+    entry: int
+    """Index of the ``runs`` entry it came from."""
+
+
+@dataclass(frozen=True)
+class Expansion:
+    runs: tuple[ExpandedRun, ...]
+    warnings: tuple[str, ...]
+
+
+def expand(doc: Mapping[str, Any], locations: Locations, catalog: Catalog, *, seed: int) -> Expansion:
+    """Expand every entry of ``doc["runs"]``; raise :class:`SpecError` on the first problem."""
+    defaults: Mapping[str, Any] = doc.get("defaults") or {}
+    default_layer = adaptation_layer(defaults, ("defaults",), locations)
+    top_models = Written(doc["models"], ("models",)) if "models" in doc else None
+    out: list[ExpandedRun] = []
+    warnings: list[str] = []
+    seen: dict[str, tuple[int, str]] = {}
+    for index, entry in enumerate(doc["runs"]):
+        expander = _EntryExpander(index, entry, defaults, default_layer, top_models, locations, catalog, seed)
+        for spec in expander.expand():
+            previous = seen.get(spec.run_id)
+            if previous is not None:
+                raise locations.error(
+                    ("runs", index),
+                    f"duplicate run {spec.name!r}: runs[{previous[0]}] already produces it (same run id "
+                    f"{spec.run_id}); remove one or make them differ",
+                )
+            seen[spec.run_id] = (index, spec.name)
+            out.append(ExpandedRun(spec=spec, entry=index))
+        warnings.extend(expander.warnings)
+    return Expansion(runs=tuple(out), warnings=tuple(dict.fromkeys(warnings)))
+
+
+class _EntryExpander:
+    """Checks and multiplies one entry of ``runs``."""
+
+    def __init__(
+        self,
+        index: int,
+        entry: Mapping[str, Any],
+        defaults: Mapping[str, Any],
+        default_layer: Mapping[str, Written],
+        top_models: Written | None,
+        locations: Locations,
+        catalog: Catalog,
+        seed: int,
+    ) -> None:
+        self.index = index
+        self.at: DocPath = ("runs", index)
+        self.entry = entry
+        self.defaults = defaults
+        self.default_layer = default_layer
+        self.top_models = top_models
+        self.locations = locations
+        self.catalog = catalog
+        self.seed = seed
+        self.warnings: list[str] = []
+        self._info_adapter: Mapping[str, Any] = {}
+
+    def error(self, path: DocPath, message: str) -> SpecError:
+        return self.locations.error(path, message)
+
+    # -- the pieces --------------------------------------------------------
+
+    def scenario(self) -> tuple[str, ScenarioInfo]:
+        name = self.entry["scenario"]
+        try:
+            info = self.catalog.scenario_info(name)
+        except UnknownNameError as exc:
+            raise self.error((*self.at, "scenario"), exc.format()) from None
+        self._check_default_adapter(name, info)
+        return name, info
+
+    def _check_default_adapter(self, name: str, info: ScenarioInfo) -> None:
+        adaptation_schema = runspec_schema()["$defs"]["adaptation"]
+        for key, value in info.default_adapter.items():
+            where = (*self.at, "scenario")
+            if key not in _ADAPTER_FIELDS:
+                raise self.error(where, f"scenario {name!r} recommends an unknown adaptation field {key!r} (a bug in the scenario)")
+            plain = list(value) if isinstance(value, tuple) else value
+            prop = adaptation_schema["properties"][key]
+            single = prop["anyOf"][0] if "anyOf" in prop else prop
+            try:
+                validate_value(plain, single, self.locations, where)
+            except SpecError:
+                expected = describe_schema(single, runspec_schema())
+                raise self.error(
+                    where,
+                    f"scenario {name!r} recommends an invalid {key} ({type(value).__name__}); expected {expected} "
+                    "(a bug in the scenario)",
+                ) from None
+
+    def arg_axes(self, name: str, info: ScenarioInfo) -> list[tuple[str, list[Written]]]:
+        args: Mapping[str, Any] = self.entry.get("args") or {}
+        schema = info.args_schema or {}
+        props: Mapping[str, Any] = schema.get("properties") or {}
+        extra = schema.get("additionalProperties", not props)
+        if props and extra in (False, None):
+            for key in args:
+                if key not in props:
+                    known = sorted(props)
+                    msg = f"unknown argument {key!r} of scenario {name!r}"
+                    hint = did_you_mean(key, known)
+                    if hint:
+                        msg += "; did you mean " + " or ".join(repr(h) for h in hint) + "?"
+                    msg += f" (arguments: {', '.join(known)})"
+                    raise self.locations.key((*self.at, "args"), key).error(
+                        msg, path=(*self.locations.display_path((*self.at, "args")), key)
+                    )
+        if not props and args and extra is False:
+            raise self.error((*self.at, "args"), f"scenario {name!r} takes no arguments")
+        written = {k: Written(v, (*self.at, "args", k)) for k, v in args.items()}
+        for key, value in written.items():
+            if isinstance(value.value, list) and not value.value and not _declares_array(props.get(key)):
+                raise self.error(value.path, "an empty list here multiplies to no runs; give at least one value")
+        return axes(written, multiplies=lambda key: not _declares_array(props.get(key)))
+
+    def check_args(self, name: str, info: ScenarioInfo, combo: Mapping[str, Written]) -> None:
+        if not info.args_schema:
+            return
+        values = {k: w.value for k, w in combo.items()}
+        # Point errors at the value actually used (the list item when the arg multiplied).
+        shifted = _ComboLocations(self.locations, combo, (*self.at, "args"))
+        validate_value(values, info.args_schema, shifted, (*self.at, "args"), what=f"argument of scenario {name!r}")
+
+    def adaptation_axes(self) -> list[tuple[str, list[Written]]]:
+        layer = dict(self.default_layer)
+        layer.update(adaptation_layer(self.entry, self.at, self.locations))
+        for key, written in layer.items():
+            if isinstance(written.value, list) and not written.value and key not in NON_MULTIPLYING_FIELDS:
+                raise self.error(written.path, "an empty list here multiplies to no runs; give at least one value")
+        return axes(layer, multiplies=lambda key: key not in NON_MULTIPLYING_FIELDS)
+
+    def models(self) -> list[tuple[ModelDeployment, Written]]:
+        chosen = Written(self.entry["models"], (*self.at, "models")) if "models" in self.entry else self.top_models
+        items = (
+            [Written(v, (*chosen.path, i)) for i, v in enumerate(chosen.value)]
+            if chosen is not None
+            else [Written(DEFAULT_MODEL, self.at)]
+        )
+        out: list[tuple[ModelDeployment, Written]] = []
+        names: set[str] = set()
+        for item in items:
+            if item.value in names:
+                raise self.error(item.path, f"model {item.value!r} is listed twice")
+            names.add(item.value)
+            try:
+                out.append((self.catalog.model(item.value), item))
+            except UnknownNameError as exc:
+                raise self.error(item.path, exc.format()) from None
+        return out
+
+    def metrics(self, info: ScenarioInfo) -> list[Written]:
+        chosen = layered(self.entry, self.defaults, "metrics", self.at)
+        if chosen is None:
+            return [Written(c, (*self.at, "scenario")) for c in info.metric_categories]
+        out: dict[str, Written] = {}
+        for i, name in enumerate(chosen.value):
+            path = (*chosen.path, i)
+            try:
+                self.catalog.check_metric(name)
+            except UnknownNameError as exc:
+                raise self.error(path, exc.format()) from None
+            out.setdefault(name, Written(name, path))
+        return list(out.values())
+
+    def perturbations(self, info: ScenarioInfo, metrics: Sequence[str]) -> tuple[PerturbationSpec, ...]:
+        chosen = layered(self.entry, self.defaults, "perturbations", self.at)
+        if chosen is None:
+            wanted = [c for c in PERTURBATION_CATEGORIES if c in metrics and c in info.metric_categories]
+            if not wanted:
+                return ()
+            found = self.catalog.default_perturbations(wanted)
+            if found is None:
+                self.warnings.append(
+                    f"{' and '.join(wanted)} asked, but no default perturbations are available "
+                    "(holistic.perturbations.default_perturbations is missing): list perturbations explicitly"
+                )
+                return ()
+            return tuple(found)
+        out: list[PerturbationSpec] = []
+        for i, item in enumerate(chosen.value):
+            path = (*chosen.path, i)
+            name, args = (item, {}) if isinstance(item, str) else (item["name"], item.get("args") or {})
+            try:
+                self.catalog.perturbation(name)
+            except UnknownNameError as exc:
+                raise self.error(path if isinstance(item, str) else (*path, "name"), exc.format()) from None
+            spec = PerturbationSpec.make(name, args)
+            problem = self.catalog.perturbation_problem(spec)
+            if problem is not None:
+                key = (problem.path or "").split(".args.", 1)[1] if ".args." in (problem.path or "") else None
+                where = (*path, "args", key) if key is not None and key in args else path
+                raise self.error(where, problem.message)
+            if spec in out:
+                raise self.error(path, f"perturbation {name!r} is listed twice with the same arguments")
+            out.append(spec)
+        return tuple(out)
+
+    def groups(self, scenario: str) -> tuple[str, ...]:
+        chosen = layered(self.entry, self.defaults, "groups", self.at)
+        return tuple(dict.fromkeys(chosen.value)) if chosen is not None else (scenario,)
+
+    # -- checks that need the model -----------------------------------------
+
+    def check_capabilities(
+        self, deployment: ModelDeployment, model_at: Written, metrics: Sequence[Written], method: Written | None, method_value: str
+    ) -> None:
+        caps = deployment.capabilities
+        if not caps.logprobs:
+            for metric in metrics:
+                if self.catalog.metric_needs_logprobs(metric.value):
+                    raise self.error(
+                        metric.path,
+                        f"metric {metric.value!r} needs token log-probabilities, but model {deployment.name!r} "
+                        "does not return them; drop the metric or the model (categories such as 'calibration' "
+                        "are marked not applicable instead)",
+                    )
+        if method_value in self.catalog.scoring_methods() and not caps.prompt_logprobs:
+            where = method.path if method is not None else model_at.path
+            raise self.error(
+                where,
+                f"method {method_value!r} scores text by log-probability, but model {deployment.name!r} "
+                "cannot score a given continuation (no prompt log-probabilities); use generation or "
+                "multiple_choice_joint",
+            )
+
+    # -- the product --------------------------------------------------------
+
+    def expand(self) -> list[RunSpec]:
+        scenario, info = self.scenario()
+        self._info_adapter = info.default_adapter
+        label = self.entry.get("name", scenario)
+        arg_axes = self.arg_axes(scenario, info)
+        adapt_axes = self.adaptation_axes()
+        models = self.models()
+        metric_items = self.metrics(info)
+        metric_names = tuple(m.value for m in metric_items)
+        perturbations = self.perturbations(info, metric_names)
+        groups = self.groups(scenario)
+        run_level = set(adaptation_layer(self.entry, self.at, self.locations))
+        multiplied = {key for key, values in adapt_axes if len(values) > 1}
+        shown_fields = run_level | multiplied
+
+        arg_keys = [k for k, _ in arg_axes]
+        adapt_keys = [k for k, _ in adapt_axes]
+        out: list[RunSpec] = []
+        for arg_combo in itertools.product(*(values for _, values in arg_axes)):
+            args = dict(zip(arg_keys, arg_combo, strict=True))
+            self.check_args(scenario, info, args)
+            for adapt_combo in itertools.product(*(values for _, values in adapt_axes)):
+                user = dict(zip(adapt_keys, adapt_combo, strict=True))
+                adapter = self._adapter(info, user)
+                self._check_adapter(scenario, adapter, user)
+                for deployment, model_at in models:
+                    self.check_capabilities(deployment, model_at, metric_items, user.get("method"), adapter.method)
+                    scenario_spec = ScenarioSpec.make(scenario, {k: w.value for k, w in args.items()})
+                    name = run_name(label, scenario_spec, adapter, deployment.name, shown_fields)
+                    out.append(
+                        RunSpec(
+                            name=name,
+                            scenario=scenario_spec,
+                            adapter=adapter,
+                            model=deployment.name,
+                            metrics=metric_names,
+                            perturbations=perturbations,
+                            groups=groups,
+                        )
+                    )
+        return out
+
+    def _check_adapter(self, scenario: str, adapter: AdapterSpec, user: Mapping[str, Written]) -> None:
+        problem = self.catalog.adapter_problem(adapter)
+        if problem is None:
+            return
+        field = (problem.path or "").removeprefix("adaptation.").split("[")[0].split(".")[0]
+        if field in user:
+            raise self.error(user[field].path, problem.message)
+        origin = f" (scenario {scenario!r} recommends this value)" if field in dict(self._info_adapter) else ""
+        raise self.error((*self.at, "scenario"), f"adaptation.{field}: {problem.message}{origin}")
+
+    def _adapter(self, info: ScenarioInfo, user: Mapping[str, Written]) -> AdapterSpec:
+        values: dict[str, Any] = dict(info.default_adapter)
+        values["seed"] = self.seed
+        values.update({k: w.value for k, w in user.items()})
+        for key in NON_MULTIPLYING_FIELDS:
+            if key in values:
+                values[key] = tuple(values[key])
+        return AdapterSpec(**values)
+
+
+def _declares_array(prop: Any) -> bool:
+    """Whether an args-schema property declares an array (so a list is the value, not axes)."""
+    if not isinstance(prop, Mapping):
+        return False
+    kind = prop.get("type")
+    if kind == "array" or (isinstance(kind, list) and "array" in kind):
+        return True
+    return any(_declares_array(b) for b in (*prop.get("anyOf", ()), *prop.get("oneOf", ())))
+
+
+class _ComboLocations(Locations):
+    """Locations where ``args.<key>`` resolves to the list item the combination used."""
+
+    def __init__(self, base: Locations, combo: Mapping[str, Written], args_at: DocPath) -> None:
+        super().__init__(base.file, dict(base.items()))
+        self._base = base
+        self._combo = combo
+        self._args_at = args_at
+
+    def _map(self, path: DocPath) -> DocPath:
+        n = len(self._args_at)
+        key = path[n] if path[:n] == self._args_at and len(path) > n else None
+        if isinstance(key, str) and key in self._combo:
+            return (*self._combo[key].path, *path[n + 1 :])
+        return path
+
+    def find(self, path: DocPath) -> Location:
+        return self._base.find(self._map(path))
+
+    def error(self, path: DocPath, message: str) -> SpecError:
+        return self._base.error(self._map(path), message)

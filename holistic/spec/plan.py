@@ -1,0 +1,245 @@
+"""``--plan``: what a suite would run, how big it is, and what it would measure.
+
+:func:`make_plan` turns a :class:`~holistic.spec.compiler.CompiledSuite` into a
+:class:`Plan` (one row per run, totals, the scenario x metric-category coverage
+table); :func:`format_plan` prints it. Nothing here loads data or a model, and
+nothing imports torch or transformers: sizes are cheap estimates (see
+:mod:`holistic.spec.estimates`) and coverage comes from the registries' static
+facts (see :mod:`holistic.spec.coverage`).
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from holistic.core.interfaces import METRIC_CATEGORIES
+from holistic.models.registry import ModelRegistry
+from holistic.spec.catalog import Catalog
+from holistic.spec.compiler import CompiledSuite
+from holistic.spec.coverage import CoverageCell, RunCoverage, coverage_table, run_coverage
+from holistic.spec.estimates import RunSize, estimate_run
+from holistic.spec.naming import format_value
+
+
+@dataclass(frozen=True)
+class PlanRow:
+    """One run of the plan."""
+
+    run_id: str
+    name: str
+    scenario: str
+    args: str
+    """Scenario arguments as ``k=v,...``."""
+    model: str
+    method: str
+    perturbations: int
+    """Number of perturbations (each adds one variant per eval instance)."""
+    size: RunSize
+
+
+@dataclass(frozen=True)
+class Plan:
+    """A suite's run matrix with sizes and coverage; built by :func:`make_plan`."""
+
+    suite: str
+    description: str
+    spec_path: str
+    spec_sha256: str
+    rows: tuple[PlanRow, ...]
+    coverage: tuple[CoverageCell, ...]
+    categories: tuple[str, ...] = METRIC_CATEGORIES
+    notes: tuple[str, ...] = ()
+    """Warnings from compilation and caveats of the estimates."""
+
+    @property
+    def total_runs(self) -> int:
+        return len(self.rows)
+
+    @property
+    def total_eval_instances(self) -> int:
+        """Known eval instances (including perturbed variants) over all runs."""
+        return sum(r.size.variants or 0 for r in self.rows)
+
+    @property
+    def total_requests(self) -> int:
+        return sum(r.size.requests or 0 for r in self.rows)
+
+    @property
+    def total_prompt_tokens(self) -> int:
+        return sum(r.size.prompt_tokens or 0 for r in self.rows)
+
+    @property
+    def runs_with_unknown_size(self) -> int:
+        return sum(1 for r in self.rows if r.size.requests is None or r.size.eval_instances_is_bound)
+
+
+def make_plan(
+    compiled: CompiledSuite,
+    *,
+    model_registry: ModelRegistry | None = None,
+    max_eval_instances_override: int | None = None,
+) -> Plan:
+    """Size every run and build the coverage table (no data or model is loaded).
+
+    ``model_registry`` defaults to the built-ins plus ``compiled.models_file``;
+    ``max_eval_instances_override`` caps every run's eval instances (as ``helm-run
+    --max-eval-instances`` does).
+    """
+    catalog = Catalog(compiled.models_file, model_registry)
+    count_requests = _count_requests()
+    select_metrics = catalog.select_metrics()
+    notes = list(compiled.warnings)
+    if count_requests is None:
+        notes.append("request counts unknown: holistic.adaptation.count_requests is not available")
+    if select_metrics is None:
+        notes.append("coverage from scenario facts only: holistic.metrics.registry.select_metrics is not available")
+
+    rows: list[PlanRow] = []
+    verdicts: list[RunCoverage] = []
+    for run in compiled.runs:
+        cls = catalog.scenario_class(run.scenario.name)
+        info = catalog.scenario_info(run.scenario.name)
+        deployment = catalog.model(run.model)
+        size = estimate_run(
+            cls,
+            info,
+            run.scenario.args_dict,
+            run.adapter,
+            deployment,
+            len(run.perturbations),
+            count_requests=count_requests,
+            max_eval_instances_override=max_eval_instances_override,
+        )
+        rows.append(
+            PlanRow(
+                run_id=run.run_id,
+                name=run.name,
+                scenario=run.scenario.name,
+                args=",".join(f"{k}={format_value(v)}" for k, v in run.scenario.args),
+                model=run.model,
+                method=run.adapter.method,
+                perturbations=len(run.perturbations),
+                size=size,
+            )
+        )
+        verdicts.append(
+            run_coverage(
+                run,
+                info,
+                deployment,
+                metric_category=catalog.metric_category,
+                perturbation_category=catalog.perturbation_category,
+                select_metrics=select_metrics,
+            )
+        )
+    return Plan(
+        suite=compiled.suite,
+        description=compiled.description,
+        spec_path=str(compiled.spec_path),
+        spec_sha256=compiled.spec_sha256,
+        rows=tuple(rows),
+        coverage=tuple(coverage_table(verdicts)),
+        notes=tuple(notes),
+    )
+
+
+def _count_requests() -> Callable[..., int] | None:
+    try:
+        module = importlib.import_module("holistic.adaptation")
+    except ModuleNotFoundError:
+        return None
+    fn: Callable[..., int] | None = getattr(module, "count_requests", None)
+    return fn
+
+
+# ---------------------------------------------------------------------------
+# Text rendering
+# ---------------------------------------------------------------------------
+
+
+def format_plan(plan: Plan) -> str:
+    """The plan as text: header, one line per run, totals, coverage table with reasons."""
+    lines = [f"Suite {plan.suite}" + (f": {plan.description.strip()}" if plan.description.strip() else "")]
+    lines.append(f"Spec {plan.spec_path} (sha256 {plan.spec_sha256[:12]})")
+    lines.append("")
+    lines.append(f"Runs ({plan.total_runs}):")
+    header = ("run id", "scenario + args", "model", "method", "instances", "requests", "~prompt tokens")
+    table: list[tuple[str, ...]] = [header]
+    for row in plan.rows:
+        table.append(
+            (
+                row.run_id,
+                f"{row.scenario}:{row.args}" if row.args else row.scenario,
+                row.model,
+                row.method,
+                _instances(row),
+                _count(row.size.requests),
+                _count(row.size.prompt_tokens),
+            )
+        )
+    lines.extend("  " + line for line in _columns(table, right={4, 5, 6}))
+    lines.append("")
+    unknown = f" ({plan.runs_with_unknown_size} run(s) not fully sized)" if plan.runs_with_unknown_size else ""
+    lines.append(
+        f"Totals: {plan.total_runs} runs, {plan.total_eval_instances:,} eval instances (with perturbed variants), "
+        f"{plan.total_requests:,} requests, ~{plan.total_prompt_tokens:,} prompt tokens{unknown}"
+    )
+    lines.append("  (prompt tokens are an estimate: characters of a typical prompt / 4)")
+    lines.append("")
+    lines.extend(_coverage_lines(plan))
+    if plan.notes:
+        lines.append("")
+        lines.append("Notes:")
+        lines.extend(f"  - {note}" for note in plan.notes)
+    return "\n".join(lines) + "\n"
+
+
+def _instances(row: PlanRow) -> str:
+    size = row.size
+    if size.eval_instances is None:
+        return "?"
+    text = f"<={size.eval_instances:,}" if size.eval_instances_is_bound else f"{size.eval_instances:,}"
+    if row.perturbations:
+        text += f" (x{row.perturbations + 1})"
+    return text
+
+
+def _count(value: int | None) -> str:
+    return "?" if value is None else f"{value:,}"
+
+
+def _coverage_lines(plan: Plan) -> list[str]:
+    lines = ["Coverage (scenario x metric category):"]
+    scenarios = list(dict.fromkeys(cell.scenario for cell in plan.coverage))
+    cells = {(c.scenario, c.category): c for c in plan.coverage}
+    footnotes: dict[str, int] = {}
+    table: list[tuple[str, ...]] = [("scenario", *plan.categories)]
+    for scenario in scenarios:
+        out = [scenario]
+        for category in plan.categories:
+            cell = cells[(scenario, category)]
+            if not cell.reason:
+                out.append(cell.status)
+                continue
+            mark = footnotes.setdefault(cell.reason, len(footnotes) + 1)
+            status = f"partial {cell.measured_runs}/{cell.total_runs}" if cell.status == "partial" else cell.status
+            out.append(f"{status} [{mark}]")
+        table.append(tuple(out))
+    lines.extend("  " + line for line in _columns(table))
+    if footnotes:
+        lines.append("  Why not measured:")
+        lines.extend(f"  [{n}] {reason}" for reason, n in footnotes.items())
+    return lines
+
+
+def _columns(rows: list[tuple[str, ...]], right: set[int] | None = None) -> list[str]:
+    right = right or set()
+    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
+    out = []
+    for row in rows:
+        cells = [c.rjust(w) if i in right else c.ljust(w) for i, (c, w) in enumerate(zip(row, widths, strict=True))]
+        out.append("  ".join(cells).rstrip())
+    return out
+

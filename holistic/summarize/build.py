@@ -1,0 +1,380 @@
+"""Build a suite's summary: cells per metric group, leaderboards, per-scenario tables, coverage.
+
+Aggregation rules:
+
+- A *column* is a scenario (with `` (method)`` appended when one suite runs a
+  scenario with several adaptation methods). Runs of one model that fall into
+  the same column (MMLU's subjects, RAFT's tasks, a synthetic scenario's modes)
+  are sub-runs: the cell is the mean of their means (a macro average, as HELM
+  reports MMLU). Trials were already aggregated by the runner as the mean of
+  trial means.
+- Each cell's 95% interval comes from a seeded bootstrap over instances: each
+  sub-run's per-instance values (averaged over trials) are resampled, and the
+  cell is recomputed per replicate. The same replicates drive the win-rate
+  bootstrap. Run-level metrics without per-instance values (ECE, NDCG) keep the
+  interval the runner computed and do not vary across replicates.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import defaultdict
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pyarrow as pa
+
+from holistic.core.hashing import stable_seed
+from holistic.summarize.load import RunInfo, SuiteData, load_suite, per_instance_values
+from holistic.summarize.schema import MetricGroup, SummarySchema, load_schema
+from holistic.summarize.tables import Cell, Column, Table
+from holistic.summarize.winrate import WinRateResult, bootstrap_win_rates
+
+EVAL_SPLIT_PREFERENCE = ("test", "valid")
+
+
+@dataclass(frozen=True)
+class StatRow:
+    mean: float
+    ci_low: float | None
+    ci_high: float | None
+    count: int
+    higher_is_better: bool | None
+    category: str | None
+
+
+@dataclass
+class Summary:
+    suite: str
+    tables: list[Table] = field(default_factory=list)
+    leaderboards: dict[str, WinRateResult] = field(default_factory=dict)
+    cells: list[dict[str, Any]] = field(default_factory=list)
+    runs: list[RunInfo] = field(default_factory=list)
+    columns: list[str] = field(default_factory=list)
+    models: list[str] = field(default_factory=list)
+    coverage: dict[str, dict[str, str]] = field(default_factory=dict)
+
+
+def column_of(run: RunInfo, multi_method: set[str]) -> str:
+    if run.scenario in multi_method:
+        return f"{run.scenario} ({run.method})"
+    return run.scenario
+
+
+def _opt(value: Any) -> float | None:
+    if value is None:
+        return None
+    f = float(value)
+    return None if math.isnan(f) else f
+
+
+def _stat_index(stats: pa.Table) -> dict[tuple[str, str, str, str | None], StatRow]:
+    """(run_id, metric, split, perturbation) -> stat, for rows without a sub-split."""
+    if stats.num_rows == 0:
+        return {}
+    data = stats.to_pydict()
+    n = stats.num_rows
+    get = lambda col: data.get(col, [None] * n)  # noqa: E731
+    out: dict[tuple[str, str, str, str | None], StatRow] = {}
+    for run_id, metric, split, sub, pert, mean, lo, hi, count, hib, cat in zip(
+        get("run_id"), get("metric"), get("split"), get("sub_split"), get("perturbation"),
+        get("mean"), get("ci_low"), get("ci_high"), get("count"), get("higher_is_better"), get("category"),
+        strict=True,
+    ):
+        if sub not in (None, "") or mean is None:
+            continue
+        out[(run_id, metric, split or "test", pert or None)] = StatRow(
+            mean=float(mean), ci_low=_opt(lo), ci_high=_opt(hi), count=int(count or 0),
+            higher_is_better=hib, category=cat,
+        )
+    return out
+
+
+def _eval_split(index: dict[tuple[str, str, str, str | None], StatRow], run_id: str, metric: str,
+                perturbation: str | None) -> tuple[str, StatRow] | None:
+    for split in EVAL_SPLIT_PREFERENCE:
+        row = index.get((run_id, metric, split, perturbation))
+        if row is not None:
+            return split, row
+    return None
+
+
+def summarize_suite(
+    suite_dir: Path,
+    *,
+    schema: SummarySchema | None = None,
+    num_bootstrap: int = 200,
+    seed: int = 0,
+) -> Summary:
+    """Aggregate every completed run of the suite at ``suite_dir``."""
+    schema = schema or load_schema()
+    data = load_suite(suite_dir)
+    index = _stat_index(data.stats)
+    methods: dict[str, set[str]] = defaultdict(set)
+    for run in data.runs:
+        methods[run.scenario].add(run.method)
+    multi = {s for s, m in methods.items() if len(m) > 1}
+    columns = sorted({column_of(r, multi) for r in data.runs})
+    models = sorted({r.model for r in data.runs})
+    summary = Summary(suite=data.suite, runs=data.runs, columns=columns, models=models)
+
+    for group in schema.metric_groups:
+        _metric_group(summary, data, index, group, multi, num_bootstrap, seed)
+    summary.tables.extend(_run_group_tables(summary, schema))
+    summary.tables.extend(_scenario_tables(summary, data, index, multi))
+    summary.coverage = _coverage(data, multi)
+    summary.tables.append(_coverage_table(summary))
+    return summary
+
+
+def _metric_group(
+    summary: Summary,
+    data: SuiteData,
+    index: dict[tuple[str, str, str, str | None], StatRow],
+    group: MetricGroup,
+    multi: set[str],
+    num_bootstrap: int,
+    seed: int,
+) -> None:
+    models, columns = summary.models, summary.columns
+    # (model, column) -> list of (run, metric, split, stat)
+    members: dict[tuple[str, str], list[tuple[RunInfo, str, str, StatRow]]] = defaultdict(list)
+    for run in data.runs:
+        metric = group.metric_for(run.scenario, run.main_metric)
+        if metric is None:
+            continue
+        found = _eval_split(index, run.run_id, metric, group.perturbation)
+        if found is None:
+            continue
+        split, stat_row = found
+        members[(run.model, column_of(run, multi))].append((run, metric, split, stat_row))
+    if not members:
+        return
+    lower: dict[str, bool] = {}
+    for (_, col), items in members.items():
+        hib = items[0][3].higher_is_better
+        lower[col] = group.lower_is_better if group.lower_is_better is not None else (hib is False)
+
+    used_cols = [c for c in columns if any((m, c) in members for m in models)]
+    point = np.full((len(models), len(used_cols)), np.nan)
+    reps = np.full((num_bootstrap, len(models), len(used_cols)), np.nan)
+    cis: dict[tuple[int, int], tuple[float | None, float | None]] = {}
+
+    run_ids = sorted({it[0].run_id for items in members.values() for it in items})
+    metric_names = sorted({it[1] for items in members.values() for it in items})
+    pis = per_instance_values(data.suite_dir, run_ids, metric_names)
+    per_run = _per_instance_arrays(pis, group.perturbation)
+
+    for i, model in enumerate(models):
+        for j, col in enumerate(used_cols):
+            items = members.get((model, col), [])
+            if not items:
+                continue
+            means = [it[3].mean for it in items]
+            point[i, j] = float(np.mean(means))
+            sub_reps = []
+            for run, metric, split, stat in items:
+                values = per_run.get((run.run_id, metric, split))
+                if values is not None and len(values) > 0 and num_bootstrap > 0:
+                    rng = np.random.default_rng(stable_seed(seed, group.name, run.run_id, metric))
+                    idx = rng.integers(0, len(values), size=(num_bootstrap, len(values)))
+                    sub_reps.append(values[idx].mean(axis=1))
+                else:
+                    sub_reps.append(np.full(num_bootstrap, stat.mean))
+            if num_bootstrap > 0:
+                cell_reps = np.mean(np.stack(sub_reps), axis=0)
+                reps[:, i, j] = cell_reps
+                has_pi = any(per_run.get((r.run_id, m, s)) is not None for r, m, s, _ in items)
+                if has_pi:
+                    cis[(i, j)] = (float(np.percentile(cell_reps, 2.5)), float(np.percentile(cell_reps, 97.5)))
+            if (i, j) not in cis and len(items) == 1:
+                cis[(i, j)] = (items[0][3].ci_low, items[0][3].ci_high)
+            lo, hi = cis.get((i, j), (None, None))
+            summary.cells.append({
+                "group": group.name, "model": model, "column": col, "value": point[i, j],
+                "ci_low": lo, "ci_high": hi, "lower_is_better": lower[col],
+                "metric": ",".join(sorted({it[1] for it in items})),
+                "sub_runs": len(items), "perturbation": group.perturbation,
+            })
+
+    lib = [lower[c] for c in used_cols]
+    result = bootstrap_win_rates(models, point, reps if num_bootstrap > 0 else reps[:0], lib)
+    summary.leaderboards[group.name] = result
+
+    order = sorted(range(len(models)), key=lambda k: (result.rank[k], models[k]))
+    rows: list[tuple[Cell, ...]] = []
+    for pos, k in enumerate(order):
+        rank_text = f"{result.rank_low[k]}–{result.rank_high[k]}"
+        note = f"95% of bootstrap replicates rank this model between {rank_text}"
+        if pos < len(order) - 1 and not result.separable_from_next[k]:
+            rank_text += " ≈"
+            note += "; not separable from the next model"
+        row: list[Cell] = [
+            Cell(float(result.rank[k]), note=note),
+            Cell(models[k], href=f"models.html#{_anchor(models[k])}"),
+            Cell(result.win_rate[k], result.ci_low[k], result.ci_high[k]),
+            Cell(rank_text, note=note),
+        ]
+        for j in range(len(used_cols)):
+            lo, hi = cis.get((k, j), (None, None))
+            row.append(Cell(float(point[k, j]), lo, hi))
+        rows.append(tuple(row))
+    header = [Column("Rank", numeric=True, digits=0), Column("Model"), Column("Mean win rate", lower_is_better=False),
+              Column("Rank range")]
+    header += [Column(c, lower_is_better=lower[c]) for c in used_cols]
+    summary.tables.append(
+        Table(
+            id=f"group_{group.name}",
+            title=f"{group.name.capitalize()}: mean win rate and model × scenario",
+            description=group.description,
+            columns=tuple(header),
+            rows=tuple(rows),
+        )
+    )
+
+
+def _per_instance_arrays(pis: pa.Table, perturbation: str | None) -> dict[tuple[str, str, str], np.ndarray]:
+    """(run_id, metric, split) -> per-instance values averaged over trials, ordered by instance id."""
+    if pis.num_rows == 0:
+        return {}
+    d = pis.to_pydict()
+    n = pis.num_rows
+    perts = d.get("perturbation", [None] * n)
+    splits = d.get("split", ["test"] * n)
+    acc: dict[tuple[str, str, str], dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
+    for run_id, inst, metric, split, pert, value in zip(
+        d["run_id"], d["instance_id"], d["metric"], splits, perts, d["value"], strict=True
+    ):
+        if (pert or None) != perturbation or value is None:
+            continue
+        acc[(run_id, metric, split or "test")][inst].append(float(value))
+    return {
+        key: np.array([float(np.mean(by_inst[k])) for k in sorted(by_inst)])
+        for key, by_inst in acc.items()
+    }
+
+
+def _anchor(text: str) -> str:
+    return "".join(ch if ch.isalnum() else "-" for ch in text)
+
+
+def _run_group_tables(summary: Summary, schema: SummarySchema) -> Iterable[Table]:
+    """Per run group: model x scenario with each metric group's value (for the group pages)."""
+    for rg in schema.run_groups:
+        cols = [c for c in summary.columns if "*" in rg.scenarios or c.split(" (")[0] in rg.scenarios]
+        if not cols:
+            continue
+        for group_name in summary.leaderboards:
+            cells = {
+                (c["model"], c["column"]): c for c in summary.cells if c["group"] == group_name and c["column"] in cols
+            }
+            if not cells:
+                continue
+            present = [c for c in cols if any((m, c) in cells for m in summary.models)]
+            header = [Column("Model")] + [
+                Column(c, lower_is_better=next(v["lower_is_better"] for k, v in cells.items() if k[1] == c))
+                for c in present
+            ]
+            rows: list[tuple[Cell, ...]] = []
+            for m in summary.models:
+                row: list[Cell] = [Cell(m)]
+                for c in present:
+                    cell = cells.get((m, c))
+                    row.append(Cell(cell["value"], cell["ci_low"], cell["ci_high"]) if cell else Cell(None))
+                rows.append(tuple(row))
+            yield Table(
+                id=f"rungroup_{_anchor(rg.name)}_{group_name}",
+                title=f"{rg.name}: {group_name}",
+                description=rg.description,
+                columns=tuple(header),
+                rows=tuple(rows),
+            )
+
+
+def _scenario_tables(
+    summary: Summary,
+    data: SuiteData,
+    index: dict[tuple[str, str, str, str | None], StatRow],
+    multi: set[str],
+) -> Iterable[Table]:
+    """Per scenario column: model x every metric (sub-runs macro-averaged)."""
+    by_id = {r.run_id: r for r in data.runs}
+    per_column: dict[str, dict[tuple[str, str | None], list[tuple[str, StatRow]]]] = defaultdict(
+        lambda: defaultdict(list)
+    )
+    for (run_id, metric, split, pert), stat_row in index.items():
+        run = by_id.get(run_id)
+        if run is None or split not in EVAL_SPLIT_PREFERENCE:
+            continue
+        per_column[column_of(run, multi)][(metric, pert)].append((run.model, stat_row))
+    for col in summary.columns:
+        keys = per_column[col]
+        metric_keys = sorted(keys, key=lambda k: (k[0], k[1] or ""))
+        header = [Column("Model")]
+        for metric, pert in metric_keys:
+            hib = keys[(metric, pert)][0][1].higher_is_better
+            label = metric if pert is None else f"{metric} ({pert})"
+            header.append(Column(label, lower_is_better=None if hib is None else not hib, numeric=True))
+        rows: list[tuple[Cell, ...]] = []
+        for m in summary.models:
+            row: list[Cell] = [Cell(m)]
+            for key in metric_keys:
+                vals = [r for model, r in keys[key] if model == m]
+                if not vals:
+                    row.append(Cell(None))
+                elif len(vals) == 1:
+                    row.append(Cell(vals[0].mean, vals[0].ci_low, vals[0].ci_high, note=f"n={vals[0].count}"))
+                else:
+                    row.append(Cell(float(np.mean([v.mean for v in vals])), note=f"mean of {len(vals)} sub-runs"))
+            rows.append(tuple(row))
+        yield Table(
+            id=f"scenario_{_anchor(col)}",
+            title=f"{col}: every metric",
+            columns=tuple(header),
+            rows=tuple(rows),
+        )
+
+
+def _coverage(data: SuiteData, multi: set[str]) -> dict[str, dict[str, str]]:
+    """scenario column -> category -> ``measured`` or the reason it is not."""
+    from holistic.core.interfaces import METRIC_CATEGORIES
+
+    out: dict[str, dict[str, str]] = {}
+    for run in data.runs:
+        col = column_of(run, multi)
+        cov = out.setdefault(col, {})
+        recorded = run.spec.get("coverage") or {}
+        not_applicable = run.spec.get("metrics_not_applicable") or {}
+        requested = set(run.spec.get("metrics") or [])
+        for cat in METRIC_CATEGORIES:
+            value = recorded.get(cat)
+            if value is None:
+                if cat in not_applicable:
+                    value = str(not_applicable[cat])
+                elif cat in requested:
+                    value = "measured"
+            if value == "measured" or cov.get(cat) == "measured":
+                cov[cat] = "measured"
+            elif value:
+                cov.setdefault(cat, str(value))
+            else:
+                cov.setdefault(cat, "not requested")
+    return out
+
+
+def _coverage_table(summary: Summary) -> Table:
+    from holistic.core.interfaces import METRIC_CATEGORIES
+
+    header = [Column("Scenario")] + [Column(c) for c in METRIC_CATEGORIES]
+    rows: list[tuple[Cell, ...]] = []
+    for col in summary.columns:
+        cov = summary.coverage.get(col, {})
+        row: list[Cell] = [Cell(col)]
+        for cat in METRIC_CATEGORIES:
+            v = cov.get(cat, "not requested")
+            row.append(Cell("measured" if v == "measured" else "n/a", note="" if v == "measured" else v))
+        rows.append(tuple(row))
+    return Table(id="coverage", title="Coverage: scenario × metric category", columns=tuple(header), rows=tuple(rows))

@@ -1,0 +1,84 @@
+"""The summary schema: metric groups and run groups (built-in YAML, overridable)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from holistic.core.errors import SpecError
+
+BUILTIN_SCHEMA = Path(__file__).with_name("schema.yaml")
+
+
+@dataclass(frozen=True)
+class MetricGroup:
+    """One leaderboard: which metric to read per scenario, and its direction."""
+
+    name: str
+    description: str
+    metric: str
+    """A metric name, or ``main`` for each scenario's main metric."""
+    perturbation: str | None = None
+    """``None`` for unperturbed values; ``robustness`` / ``fairness`` for worst case."""
+    lower_is_better: bool | None = None
+    """Overrides the direction recorded in the stats (``None``: use the stats)."""
+    per_scenario: tuple[tuple[str, str], ...] = ()
+    """Scenario-specific metric names (scenario -> metric) that override ``metric``."""
+
+    def metric_for(self, scenario: str, main_metric: str | None) -> str | None:
+        for name, metric in self.per_scenario:
+            if name == scenario:
+                return metric
+        if self.metric == "main":
+            return main_metric
+        return self.metric
+
+
+@dataclass(frozen=True)
+class RunGroup:
+    """A named set of scenarios shown together (e.g. the core scenarios)."""
+
+    name: str
+    description: str
+    scenarios: tuple[str, ...]
+    """Scenario names; ``*`` means every scenario of the suite."""
+
+
+@dataclass(frozen=True)
+class SummarySchema:
+    metric_groups: tuple[MetricGroup, ...]
+    run_groups: tuple[RunGroup, ...]
+
+
+def load_schema(path: Path | None = None) -> SummarySchema:
+    """The built-in schema, or the user's file (same format) when given."""
+    source = path or BUILTIN_SCHEMA
+    try:
+        data: dict[str, Any] = yaml.safe_load(source.read_text(encoding="utf-8")) or {}
+    except (OSError, yaml.YAMLError) as exc:
+        raise SpecError(f"cannot read summary schema: {exc}", file=str(source)) from None
+    groups = []
+    for i, g in enumerate(data.get("metric_groups", [])):
+        if "name" not in g or "metric" not in g:
+            raise SpecError("a metric group needs 'name' and 'metric'", file=str(source), path=f"metric_groups[{i}]")
+        groups.append(
+            MetricGroup(
+                name=g["name"],
+                description=g.get("description", ""),
+                metric=g["metric"],
+                perturbation=g.get("perturbation"),
+                lower_is_better=g.get("lower_is_better"),
+                per_scenario=tuple(sorted((g.get("per_scenario") or {}).items())),
+            )
+        )
+    run_groups = []
+    for i, r in enumerate(data.get("run_groups", [])):
+        if "name" not in r:
+            raise SpecError("a run group needs 'name'", file=str(source), path=f"run_groups[{i}]")
+        run_groups.append(
+            RunGroup(name=r["name"], description=r.get("description", ""), scenarios=tuple(r.get("scenarios", ["*"])))
+        )
+    return SummarySchema(metric_groups=tuple(groups), run_groups=tuple(run_groups))

@@ -1,0 +1,101 @@
+"""Write a summary: JSON for the site, Parquet for analysis, CSV/Markdown/LaTeX exports."""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+from dataclasses import asdict
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from holistic.summarize.build import Summary
+from holistic.summarize.tables import to_csv, to_latex, to_markdown
+
+
+def _clean(value: Any) -> Any:
+    if isinstance(value, float) and math.isnan(value):
+        return None
+    if isinstance(value, dict):
+        return {k: _clean(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_clean(v) for v in value]
+    return value
+
+
+def _atomic_write(path: Path, data: bytes) -> None:
+    tmp = path.with_name(f".{path.name}.tmp")
+    tmp.write_bytes(data)
+    os.replace(tmp, path)
+
+
+def summary_json(summary: Summary) -> dict[str, Any]:
+    return _clean({
+        "suite": summary.suite,
+        "models": summary.models,
+        "columns": summary.columns,
+        "runs": [
+            {"run_id": r.run_id, "name": r.name, "scenario": r.scenario, "scenario_args": r.scenario_args,
+             "model": r.model, "method": r.method, "groups": list(r.groups), "main_metric": r.main_metric}
+            for r in summary.runs
+        ],
+        "leaderboards": {name: asdict(res) for name, res in sorted(summary.leaderboards.items())},
+        "cells": summary.cells,
+        "coverage": summary.coverage,
+        "tables": [t.to_json() for t in summary.tables],
+    })
+
+
+def write_summary(summary: Summary, out_dir: Path) -> list[Path]:
+    """Write everything under ``out_dir`` (``<suite>/summary``); returns the files written."""
+    out_dir.mkdir(parents=True, exist_ok=True)
+    tables_dir = out_dir / "tables"
+    tables_dir.mkdir(exist_ok=True)
+    written: list[Path] = []
+
+    doc = summary_json(summary)
+    path = out_dir / "summary.json"
+    _atomic_write(path, json.dumps(doc, sort_keys=True, indent=1, ensure_ascii=False).encode("utf-8"))
+    written.append(path)
+
+    cells = pa.Table.from_pylist(
+        [_clean(c) for c in summary.cells],
+        schema=pa.schema([
+            ("group", pa.string()), ("model", pa.string()), ("column", pa.string()), ("value", pa.float64()),
+            ("ci_low", pa.float64()), ("ci_high", pa.float64()), ("lower_is_better", pa.bool_()),
+            ("metric", pa.string()), ("sub_runs", pa.int64()), ("perturbation", pa.string()),
+        ]),
+    )
+    written.append(_write_parquet(cells, out_dir / "cells.parquet"))
+    wr_rows = []
+    for group, res in sorted(summary.leaderboards.items()):
+        for i, model in enumerate(res.models):
+            wr_rows.append({
+                "group": group, "model": model, "win_rate": _clean(res.win_rate[i]),
+                "ci_low": _clean(res.ci_low[i]), "ci_high": _clean(res.ci_high[i]), "rank": res.rank[i],
+                "rank_low": res.rank_low[i], "rank_high": res.rank_high[i],
+                "separable_from_next": res.separable_from_next[i],
+            })
+    wr = pa.Table.from_pylist(wr_rows, schema=pa.schema([
+        ("group", pa.string()), ("model", pa.string()), ("win_rate", pa.float64()), ("ci_low", pa.float64()),
+        ("ci_high", pa.float64()), ("rank", pa.int64()), ("rank_low", pa.int64()), ("rank_high", pa.int64()),
+        ("separable_from_next", pa.bool_()),
+    ]))
+    written.append(_write_parquet(wr, out_dir / "win_rates.parquet"))
+
+    for table in summary.tables:
+        for ext, render in (("csv", to_csv), ("md", to_markdown), ("tex", to_latex)):
+            p = tables_dir / f"{table.id}.{ext}"
+            _atomic_write(p, render(table).encode("utf-8"))
+            written.append(p)
+    return written
+
+
+def _write_parquet(table: pa.Table, path: Path) -> Path:
+    tmp = path.with_name(f".{path.name}.tmp")
+    pq.write_table(table, tmp)
+    os.replace(tmp, path)
+    return path

@@ -1,0 +1,1 @@
+"""Helpers for tests and benchmarks (fake suites in the real store format)."""

@@ -1,0 +1,121 @@
+"""Log-likelihood methods: language-modelling windows, calibration arithmetic, request counts."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import pytest
+from adaptation_fixtures import CHAT_MODEL, EVAL, PLAIN_MODEL, TRAIN, WordTokenizer
+
+from holistic.adaptation import (
+    adapt,
+    calibrated_score,
+    count_requests,
+    normalized_logprob,
+    scored_bytes,
+    state_logprob,
+)
+from holistic.core.types import AdapterSpec, Completion, Instance, Reference, RequestResult, Token
+
+DOC = Instance(id="doc", input=" ".join(f"word{i}" for i in range(30)) + " café ünïcode end.", split="test")
+LM = AdapterSpec(method="language_modeling", language_modeling_window=10, language_modeling_context=4,
+                 max_train_instances=0)
+
+
+def test_windows_score_every_token_once_with_carried_context() -> None:
+    tok = WordTokenizer()
+    n = tok.count(DOC.input)
+    states = adapt([], [DOC], LM, PLAIN_MODEL, tok, seed=0)
+    assert "".join(s.request.continuation for s in states) == DOC.input
+    assert [s.request_index for s in states] == list(range(len(states)))
+    assert all(s.role == "window" and s.request.kind == "loglikelihood" for s in states)
+    first, *rest = states
+    assert first.request.prompt == "" and tok.count(first.request.continuation) == 10
+    done = first.request.continuation
+    for s in rest:
+        assert tok.count(s.request.prompt) == 4 and done.endswith(s.request.prompt)
+        assert tok.count(s.request.continuation) <= 6
+        done += s.request.continuation
+    assert len(states) == count_requests(1, 0, LM, n_tokens=[n], context_window=PLAIN_MODEL.context_window)
+    assert sum(scored_bytes(s) for s in states) == len(DOC.input.encode("utf-8"))
+
+
+def test_windows_without_a_tokenizer_and_capped_by_the_context_window() -> None:
+    states = adapt([], [DOC], LM, PLAIN_MODEL, None, seed=0)
+    assert [len(s.request.continuation) for s in states[:2]] == [40, 24]
+    assert len(states[1].request.prompt) == 16
+    assert "".join(s.request.continuation for s in states) == DOC.input
+    small = replace(PLAIN_MODEL, context_window=6)
+    capped = adapt([], [DOC], LM, small, WordTokenizer(), seed=0)
+    assert WordTokenizer().count(capped[0].request.continuation) == 6
+    assert adapt([], [replace(DOC, input="")], LM, PLAIN_MODEL, None, seed=0) == []
+
+
+def test_calibrated_score_is_the_difference_of_the_two_requests() -> None:
+    spec = AdapterSpec(method="multiple_choice_separate_calibrated", max_train_instances=0, output_prefix="Answer: ")
+    states = adapt([], EVAL, spec, PLAIN_MODEL, None, seed=0)
+    main, calibration = states[0], states[1]
+    assert (main.role, calibration.role) == ("main", "calibration")
+    assert main.request.prompt == "Input: Colour of the sky?\nAnswer:" and calibration.request.prompt == "Answer:"
+    assert main.request.continuation == calibration.request.continuation == " red"
+
+    def scored(state, logprob, n_tokens):
+        toks = tuple(Token("t", logprob / n_tokens) for _ in range(n_tokens))
+        return state.with_result(RequestResult(success=True, completions=(Completion(" red", logprob, toks),)))
+
+    main_lp = state_logprob(scored(main, -6.0, 2))
+    calib_lp = state_logprob(scored(calibration, -4.0, 2))
+    assert main_lp is not None and calib_lp is not None
+    assert calibrated_score(main_lp, calib_lp) == pytest.approx(-2.0)
+    assert state_logprob(scored(main, -6.0, 2), "token") == pytest.approx(-3.0)
+    assert state_logprob(scored(main, -6.0, 2), "char") == pytest.approx(-1.5)  # " red" has 4 characters
+    assert state_logprob(main) is None
+    with pytest.raises(ValueError, match="unknown length normalization"):
+        normalized_logprob(-1.0, "x", 1, "bytes")
+
+
+@pytest.mark.parametrize("method", [
+    "generation", "multiple_choice_joint", "multiple_choice_separate_original",
+    "multiple_choice_separate_calibrated", "ranking_binary",
+])
+@pytest.mark.parametrize("shots,trials,temperature", [(0, 3, 0.0), (2, 3, 0.0), (2, 2, 0.5), (0, 2, 0.5)])
+def test_count_requests_matches_adapt(method: str, shots: int, trials: int, temperature: float) -> None:
+    eval_instances = [*EVAL, Instance(id="e1", input="Colour of snow?", split="test", references=(
+        Reference("white", ("correct",)), Reference("black"), Reference("grey"), Reference("pink")))]
+    spec = AdapterSpec(method=method, max_train_instances=shots, num_train_trials=trials, temperature=temperature)
+    states = adapt(TRAIN, eval_instances, spec, CHAT_MODEL, None, seed=3)
+    n_refs = [len(i.references) for i in eval_instances]
+    assert count_requests(len(eval_instances), n_refs, spec) == len(states)
+    keys = [(s.trial, s.instance.id, s.request_index) for s in states]
+    order = {"e0": 0, "e1": 1}
+    assert keys == sorted(keys, key=lambda k: (k[0], order[k[1]], k[2]))
+
+
+def test_count_requests_rejects_mismatched_reference_counts() -> None:
+    with pytest.raises(ValueError, match="2 entries for 3"):
+        count_requests(3, [1, 2], AdapterSpec())
+
+
+class _ByteTokenizer:
+    """Byte-level tokens: window boundaries can fall inside a multi-byte character."""
+
+    def encode(self, text: str) -> list[int]:
+        return list(text.encode("utf-8"))
+
+    def decode(self, ids) -> str:
+        return bytes(ids).decode("utf-8", errors="replace")
+
+    def count(self, text: str) -> int:
+        return len(text.encode("utf-8"))
+
+    def render_chat(self, messages) -> str:
+        return "".join(m.content for m in messages)
+
+
+def test_window_boundaries_inside_multibyte_characters_keep_the_text_whole() -> None:
+    doc = Instance(id="d", input="ééééé日本語のテキストです", split="test")
+    spec = LM.replace(language_modeling_window=5, language_modeling_context=2)
+    states = adapt([], [doc], spec, PLAIN_MODEL, _ByteTokenizer(), seed=0)
+    assert "".join(s.request.continuation for s in states) == doc.input
+    assert all("\ufffd" not in s.request.prompt + s.request.continuation for s in states)
+    assert sum(scored_bytes(s) for s in states) == len(doc.input.encode("utf-8"))

@@ -1,0 +1,90 @@
+"""Shared helpers of the helm-run tests: a tiny spec, a slow test model, call counting."""
+
+from __future__ import annotations
+
+import glob
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pyarrow.parquet as pq
+
+REPO = Path(__file__).resolve().parents[2]
+
+SLOW_MODELS = """\
+models:
+  - name: simple/slow
+    provider: simple
+    model_id: echo
+    description: simple/echo that takes a while per request, so a run can be interrupted.
+    context_window: 4096
+    args: {delay_s: DELAY}
+    capabilities: {logprobs: true, prompt_logprobs: true, chat: true, completions: true}
+"""
+
+
+def write_spec(
+    folder: Path,
+    *,
+    models: tuple[str, ...] = ("simple/echo",),
+    digits: tuple[int, ...] = (1, 2),
+    num_test: int = 20,
+    max_eval: int = 6,
+    suite: str = "tiny",
+    metrics: tuple[str, ...] = ("accuracy", "efficiency"),
+) -> Path:
+    spec = folder / "spec.yaml"
+    spec.write_text(
+        f"suite: {suite}\n"
+        "seed: 0\n"
+        f"models: [{', '.join(models)}]\n"
+        "defaults:\n"
+        f"  max_eval_instances: {max_eval}\n"
+        "  adaptation: {max_train_instances: 2}\n"
+        f"  metrics: [{', '.join(metrics)}]\n"
+        "runs:\n"
+        "  - scenario: arithmetic\n"
+        f"    args: {{digits: [{', '.join(map(str, digits))}], num_train: 10, num_test: {num_test}}}\n",
+        encoding="utf-8",
+    )
+    return spec
+
+
+def write_slow_models(folder: Path, delay_s: float) -> Path:
+    path = folder / "models.yaml"
+    path.write_text(SLOW_MODELS.replace("DELAY", str(delay_s)), encoding="utf-8")
+    return path
+
+
+def call_count(log: Path) -> int:
+    """Requests the simple model served (one line each in HOLISTIC_SIMPLE_CALL_LOG)."""
+    return len(log.read_text(encoding="utf-8").splitlines()) if log.exists() else 0
+
+
+def run_dirs(suite_dir: Path) -> list[Path]:
+    return sorted(p for p in (suite_dir / "runs").iterdir() if p.is_dir()) if (suite_dir / "runs").exists() else []
+
+
+def assert_no_parquet_looks_complete_but_is_not(suite_dir: Path) -> None:
+    """Every file under a final *.parquet name is a whole, readable Parquet file."""
+    for path in glob.glob(str(suite_dir / "runs" / "*" / "*.parquet")):
+        pq.read_table(path)  # raises on a truncated file
+
+
+def cli_env(call_log: Path) -> dict[str, str]:
+    env = dict(os.environ)
+    env["HOLISTIC_SIMPLE_CALL_LOG"] = str(call_log)
+    env["PYTHONPATH"] = str(REPO) + os.pathsep + env.get("PYTHONPATH", "")
+    return env
+
+
+def helm_run_process(args: list[str], call_log: Path, cwd: Path) -> subprocess.Popen[str]:
+    return subprocess.Popen(
+        [sys.executable, "-m", "holistic.cli.run", *args],
+        cwd=cwd,
+        env=cli_env(call_log),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )

@@ -1,0 +1,38 @@
+"""Seeded down-sampling of evaluation instances."""
+
+from __future__ import annotations
+
+from holistic.core.types import Instance, ScenarioSpec
+from holistic.execution.sampling import downsample, split_instances
+
+SPEC = ScenarioSpec.make("arith", {"digits": 2})
+
+
+def _instances(n: int) -> list[Instance]:
+    return [Instance(id=f"id{i}", input=str(i)) for i in range(n)]
+
+
+def test_sample_is_deterministic_ordered_and_nested() -> None:
+    items = _instances(100)
+    ten = downsample(items, 10, seed=0, scenario=SPEC)
+    assert ten == downsample(items, 10, seed=0, scenario=SPEC)
+    assert len(ten) == 10
+    positions = [items.index(i) for i in ten]
+    assert positions == sorted(positions)  # the scenario's order is kept
+    twenty = downsample(items, 20, seed=0, scenario=SPEC)
+    assert {i.id for i in ten} <= {i.id for i in twenty}  # raising k only adds instances
+    assert ten != downsample(items, 10, seed=1, scenario=SPEC)
+    assert ten != downsample(items, 10, seed=0, scenario=ScenarioSpec.make("arith", {"digits": 3}))
+
+
+def test_no_limit_or_small_scenario_keeps_everything() -> None:
+    items = _instances(5)
+    assert downsample(items, None, seed=0, scenario=SPEC) == items
+    assert downsample(items, 50, seed=0, scenario=SPEC) == items
+
+
+def test_split_instances_separates_train_from_eval() -> None:
+    items = [Instance("a", "x", split="train"), Instance("b", "y", split="valid"), Instance("c", "z", split="test")]
+    train, evaluation = split_instances(items)
+    assert [i.id for i in train] == ["a"]
+    assert [i.id for i in evaluation] == ["b", "c"]

@@ -1,0 +1,187 @@
+from __future__ import annotations
+
+import math
+from decimal import Decimal
+
+import pytest
+from metrics_testkit import ctx, gen_state, instance, score_state, tokens
+
+from holistic.core.types import MetricName
+from holistic.metrics.accuracy import (
+    GenerationAccuracy,
+    MultipleChoiceAccuracy,
+    exact_match,
+    f1_score,
+    final_number_exact_match,
+    prefix_exact_match,
+    quasi_exact_match,
+    quasi_prefix_exact_match,
+)
+from holistic.metrics.text import final_number, normalize_quasi
+
+
+def values(result, name):
+    return {(s.instance_id, s.trial, s.name.perturbation): s.value for s in result.per_instance if s.name.name == name}
+
+
+def test_quasi_normalisation_drops_case_punctuation_articles_and_spaces():
+    assert normalize_quasi("  The  Eiffel-Tower, in PARIS!  ") == "eiffeltower in paris"
+    assert normalize_quasi("An apple a day") == "apple day"
+
+
+def test_exact_match_family_by_hand():
+    assert exact_match(" Paris\n", "Paris") == 1.0
+    assert exact_match("paris", "Paris") == 0.0
+    assert quasi_exact_match("the Paris.", "Paris") == 1.0
+    assert prefix_exact_match("Paris, France", "Paris") == 1.0
+    assert prefix_exact_match("In Paris", "Paris") == 0.0
+    assert quasi_prefix_exact_match("paris, france", "Paris") == 1.0
+
+
+def test_f1_by_hand_and_edge_cases():
+    # pred tokens: cat sat mat ; gold: cat sat on mat -> P=3/3, R=3/4 -> F1=6/7
+    assert f1_score("The cat sat, mat", "the cat sat on the mat") == pytest.approx(6 / 7)
+    assert f1_score("", "cat") == 0.0
+    assert f1_score("", "") == 1.0
+    assert f1_score("dog", "cat") == 0.0
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("Natalia sold 48/2 = 24 clips.\n#### 72", Decimal(72)),
+        ("So the answer is $1,080.00.", Decimal(1080)),
+        ("It is -3.5 or maybe 4", Decimal(4)),
+        ("no number here", None),
+        ("#### 0", Decimal(0)),
+    ],
+)
+def test_final_number(text, expected):
+    assert final_number(text) == expected
+
+
+def test_final_number_match_uses_gsm8k_marker():
+    assert final_number_exact_match("so she has 72 clips", "48 + 24 = 72\n#### 72") == 1.0
+    assert final_number_exact_match("72 or 73", "#### 72") == 0.0
+    assert final_number_exact_match("nothing", "#### 5") == 0.0
+
+
+def test_generation_accuracy_takes_best_reference_and_handles_edges():
+    a = instance("a", ["Paris", "City of Paris"])
+    b = instance("b", ["Rome"])
+    c = instance("c", [])  # no references: not scored
+    states = [
+        gen_state(a, " the city of paris"),
+        gen_state(b, ""),  # empty prediction
+        gen_state(c, "anything"),
+    ]
+    result = GenerationAccuracy().evaluate(states, ctx())
+    assert values(result, "exact_match") == {("a", 0, None): 0.0, ("b", 0, None): 0.0}
+    assert values(result, "quasi_exact_match")[("a", 0, None)] == 1.0
+    assert values(result, "f1_score")[("a", 0, None)] == 1.0
+    assert values(result, "f1_score")[("b", 0, None)] == 0.0
+    assert "final_number_exact_match" not in {s.name.name for s in result.per_instance}
+
+
+def test_failed_request_counts_as_wrong_not_dropped():
+    a = instance("a", ["yes"])
+    result = GenerationAccuracy().evaluate([gen_state(a, "yes", success=False)], ctx())
+    assert values(result, "exact_match") == {("a", 0, None): 0.0}
+
+
+def test_post_processed_output_is_scored_and_names_carry_split_and_perturbation():
+    orig = instance("q1", ["42"], split="valid", sub_split="algebra")
+    typo = instance("q1", ["42"], split="valid", sub_split="algebra", perturbation="typos")
+    states = [gen_state(orig, "The answer: 42", post_processed=("42",)), gen_state(typo, "41", trial=1)]
+    result = GenerationAccuracy(final_number=True).evaluate(states, ctx())
+    names = {s.name for s in result.per_instance if s.name.name == "exact_match"}
+    assert names == {
+        MetricName("exact_match", "valid", "algebra", None),
+        MetricName("exact_match", "valid", "algebra", "typos"),
+    }
+    assert values(result, "exact_match") == {("q1", 0, None): 1.0, ("q1", 1, "typos"): 0.0}
+
+
+def test_best_of_k_when_several_outputs():
+    a = instance("a", ["blue"])
+    result = GenerationAccuracy().evaluate([gen_state(a, "red", "blue", "green")], ctx())
+    assert values(result, "exact_match")[("a", 0, None)] == 0.0
+    assert values(result, "exact_match@k")[("a", 0, None)] == 1.0
+
+
+def test_joint_multiple_choice_reads_letters_and_choice_texts():
+    mapping = {"A": "red", "B": "blue", "C": "green"}
+    insts = [instance(i, ["red", "blue", "green"], correct=[1]) for i in "pqrst"]
+    states = [
+        gen_state(insts[0], " B", mapping=mapping),
+        gen_state(insts[1], "(B) blue", mapping=mapping),
+        gen_state(insts[2], "A", mapping=mapping),
+        gen_state(insts[3], "?", mapping=mapping, post_processed=("blue",)),  # letter_to_choice output
+        gen_state(insts[4], "I am not sure", mapping=mapping),
+    ]
+    result = MultipleChoiceAccuracy("multiple_choice_joint").evaluate(states, ctx())
+    assert values(result, "exact_match") == {
+        ("p", 0, None): 1.0, ("q", 0, None): 1.0, ("r", 0, None): 0.0, ("s", 0, None): 1.0, ("t", 0, None): 0.0,
+    }
+    assert values(result, "invalid_answer")[("t", 0, None)] == 1.0
+    assert values(result, "invalid_answer")[("p", 0, None)] == 0.0
+
+
+@pytest.mark.parametrize(
+    ("normalization", "expected"),
+    # choice 0 " a" (2 chars, 1 token) logprob -2; choice 1 " abcdefgh" (9 chars, 4 tokens) logprob -4.
+    # none: -2 > -4 -> 0 ; char: -1 vs -0.444 -> 1 ; token: -2 vs -1 -> 1
+    [("none", 0), ("char", 1), ("token", 1)],
+)
+def test_separate_multiple_choice_length_normalisation(normalization, expected):
+    inst = instance("x", [" a", " abcdefgh"], correct=[1])
+    states = [
+        score_state(inst, 0, -2.0, continuation=" a", n_tokens=1),
+        score_state(inst, 1, -4.0, continuation=" abcdefgh", n_tokens=4),
+    ]
+    result = MultipleChoiceAccuracy("multiple_choice_separate_original", normalization).evaluate(states, ctx())
+    assert values(result, "exact_match")[("x", 0, None)] == float(expected == 1)
+
+
+def test_calibrated_multiple_choice_subtracts_neutral_context():
+    inst = instance("x", ["yes", "no"], correct=[1])
+    states = [
+        score_state(inst, 0, -1.0, continuation=" yes"),
+        score_state(inst, 1, -2.0, continuation=" no"),
+        score_state(inst, 0, -0.5, continuation=" yes", role="calibration"),  # diff -0.5
+        score_state(inst, 1, -3.0, continuation=" no", role="calibration"),  # diff +1.0
+    ]
+    original = MultipleChoiceAccuracy("multiple_choice_separate_original").evaluate(states, ctx())
+    calibrated = MultipleChoiceAccuracy("multiple_choice_separate_calibrated").evaluate(states, ctx())
+    assert values(original, "exact_match")[("x", 0, None)] == 0.0
+    assert values(calibrated, "exact_match")[("x", 0, None)] == 1.0
+
+
+def test_separate_with_a_failed_choice_is_wrong():
+    inst = instance("x", ["a", "b"], correct=[0])
+    states = [score_state(inst, 0, -0.1, continuation=" a"), score_state(inst, 1, -5, continuation=" b", success=False)]
+    result = MultipleChoiceAccuracy("multiple_choice_separate_original").evaluate(states, ctx())
+    assert values(result, "exact_match")[("x", 0, None)] == 0.0
+
+
+def test_joint_confidence_from_top_logprobs():
+    from holistic.metrics.choices import resolve
+    from holistic.metrics.states import group_units
+
+    inst = instance("x", ["red", "blue"], correct=[0])
+    toks = tokens(("A", math.log(0.6)), top={"A": math.log(0.6), " A": math.log(0.1), "B": math.log(0.1), "X": -1.0})
+    state = gen_state(inst, "A", mapping={"A": "red", "B": "blue"}, logprob_tokens=toks)
+    outcome = resolve(group_units([state])[0], "multiple_choice_joint")
+    assert outcome.correct
+    assert outcome.confidence == pytest.approx(0.7 / 0.8)
+    # without top-k: the letter token's own probability
+    plain = gen_state(inst, "A", mapping={"A": "red", "B": "blue"}, logprob_tokens=tokens(("A", math.log(0.6))))
+    assert resolve(group_units([plain])[0], "multiple_choice_joint").confidence == pytest.approx(0.6)
+
+
+def test_unknown_length_normalisation_is_a_clear_error():
+    inst = instance("x", ["a"], correct=[0])
+    with pytest.raises(ValueError, match="length_normalization must be one of none, char, token"):
+        MultipleChoiceAccuracy("multiple_choice_separate_original", "bytes").evaluate(
+            [score_state(inst, 0, -1, continuation="a")], ctx()
+        )

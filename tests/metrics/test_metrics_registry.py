@@ -1,0 +1,115 @@
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+from metrics_testkit import DEPLOYMENT, NO_LOGPROBS
+
+from holistic.core.errors import UnknownNameError
+from holistic.core.interfaces import ScenarioInfo
+from holistic.core.types import AdapterSpec
+from holistic.metrics.registry import METRICS, all_infos, metric_info, select_metrics
+
+MC = ScenarioInfo(name="mmlu", task="multiple_choice", metric_categories=("accuracy", "calibration", "efficiency"))
+QA = ScenarioInfo(name="nq", task="qa", metric_categories=("accuracy", "efficiency"),
+                  not_applicable_reasons={"calibration": "free-form answers"})
+SUMM = ScenarioInfo(name="xsum", task="summarization", main_metric="rouge_2",
+                    metric_categories=("accuracy", "efficiency"))
+
+
+def names(selection):
+    return sorted(m.name for m in selection.metrics)
+
+
+def test_metric_info_declares_direction_and_needs():
+    assert metric_info("exact_match").higher_is_better
+    assert not metric_info("ece_10_bin").higher_is_better
+    assert metric_info("ece_10_bin").needs_logprobs
+    assert metric_info("bits_per_byte").category == "accuracy" and not metric_info("bits_per_byte").higher_is_better
+    assert "all-MiniLM-L6-v2" in metric_info("bertscore_f1").description
+    assert metric_info("rouge_2").needs_generation
+    with pytest.raises(UnknownNameError, match="did you mean 'rouge_2'"):
+        metric_info("rouge2")
+
+
+def test_every_builtin_class_declares_its_values():
+    infos = all_infos()
+    for name in METRICS.names():
+        cls = METRICS.get(name)
+        for item in cls.INFOS:
+            assert infos[item.name].higher_is_better == item.higher_is_better
+
+
+def test_multiple_choice_with_logprobs():
+    adapter = AdapterSpec(method="multiple_choice_joint")
+    selection = select_metrics(["accuracy", "calibration", "efficiency"], MC, adapter, DEPLOYMENT)
+    assert names(selection) == ["calibration", "efficiency", "multiple_choice_accuracy"]
+    assert selection.not_applicable == {}
+
+
+def test_calibration_not_applicable_without_logprobs_or_for_free_text():
+    adapter = AdapterSpec(method="multiple_choice_joint")
+    selection = select_metrics(["accuracy", "calibration"], MC, adapter, NO_LOGPROBS)
+    assert selection.not_applicable == {"calibration": "model test/plain returns no logprobs"}
+    qa = select_metrics(["calibration"], QA, AdapterSpec(), DEPLOYMENT)
+    assert qa.not_applicable == {"calibration": "free-form answers"}
+    plain = ScenarioInfo(name="gen", task="generation")
+    assert select_metrics(["calibration"], plain, AdapterSpec(), DEPLOYMENT).not_applicable == {
+        "calibration": "generation task without choices"
+    }
+
+
+def test_families_follow_task_and_method():
+    summ = select_metrics(["accuracy"], SUMM, AdapterSpec(), DEPLOYMENT)
+    assert names(summ) == ["bertscore", "generation_accuracy", "rouge", "summarization"]
+    lm = ScenarioInfo(name="wikitext", task="language_modeling", main_metric="bits_per_byte")
+    assert names(select_metrics(["accuracy"], lm, AdapterSpec(method="language_modeling"), DEPLOYMENT)) == [
+        "language_modeling"
+    ]
+    rank = ScenarioInfo(name="msmarco", task="ranking", main_metric="rr@10")
+    assert names(select_metrics(["accuracy"], rank, AdapterSpec(method="ranking_binary"), DEPLOYMENT)) == ["ranking"]
+    maths = ScenarioInfo(name="gsm8k", task="reasoning", main_metric="final_number_exact_match")
+    (metric,) = select_metrics(["accuracy"], maths, AdapterSpec(), DEPLOYMENT).metrics
+    assert "final_number_exact_match" in metric.scorers  # type: ignore[attr-defined]
+
+
+def test_metric_and_value_names_can_be_asked_for_directly():
+    selection = select_metrics(["bleu", "rouge_2"], QA, AdapterSpec(), DEPLOYMENT)
+    assert names(selection) == ["bleu", "rouge"]
+    with pytest.raises(UnknownNameError, match="did you mean"):
+        select_metrics(["accuracyy"], QA, AdapterSpec(), DEPLOYMENT)
+
+
+def test_category_the_scenario_does_not_list_is_not_applicable():
+    selection = select_metrics(["calibration"], QA.__class__(name="boolq", task="qa"), AdapterSpec(
+        method="multiple_choice_joint"), DEPLOYMENT)
+    assert selection.not_applicable == {"calibration": "boolq does not list calibration among its categories"}
+
+
+def test_planning_imports_no_heavy_package():
+    code = (
+        "import sys\n"
+        "from holistic.core.interfaces import ScenarioInfo\n"
+        "from holistic.core.types import AdapterSpec, ModelDeployment\n"
+        "from holistic.metrics.registry import select_metrics, metric_info\n"
+        "info = ScenarioInfo(name='x', task='summarization')\n"
+        "select_metrics(['accuracy', 'calibration', 'efficiency'], info, AdapterSpec(),"
+        " ModelDeployment(name='m', provider='simple', model_id='m'))\n"
+        "metric_info('bertscore_f1')\n"
+        "heavy = [m for m in ('torch', 'bert_score', 'rouge_score', 'nltk', 'sklearn', 'transformers')"
+        " if m in sys.modules]\n"
+        "print(','.join(heavy))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == ""
+
+
+def test_scoring_methods_need_a_model_that_scores_text():
+    separate = AdapterSpec(method="multiple_choice_separate_original")
+    selection = select_metrics(["accuracy"], MC, separate, NO_LOGPROBS)
+    assert selection.metrics == []
+    assert "cannot score choices" in selection.not_applicable["accuracy"]
+    rank = ScenarioInfo(name="msmarco", task="ranking", main_metric="rr@10")
+    ranking = select_metrics(["accuracy"], rank, AdapterSpec(method="ranking_binary"), NO_LOGPROBS)
+    assert "cannot score yes/no answers" in ranking.not_applicable["accuracy"]

@@ -1,0 +1,291 @@
+"""Each core loader reads small files written here in the authors' exact format."""
+
+from __future__ import annotations
+
+import csv
+import gzip
+import hashlib
+import json
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from holistic.core.errors import DataSourceError
+from holistic.core.interfaces import ScenarioContext
+from holistic.core.types import ScenarioSpec
+from holistic.scenarios.registry import create_scenario
+
+
+def _load(ctx: ScenarioContext, name: str, **args: object) -> list:
+    return create_scenario(ScenarioSpec.make(name, args)).get_instances(ctx)
+
+
+def _folder(ctx: ScenarioContext, name: str) -> Path:
+    assert ctx.data_root is not None
+    path = ctx.data_root / name
+    path.mkdir(parents=True, exist_ok=True)
+    return path
+
+
+def _jsonl(path: Path, rows: list[dict]) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
+
+
+def _csv(path: Path, header: list[str] | None, rows: list[list[str]], delimiter: str = ",") -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("w", encoding="utf-8", newline="") as fh:
+        writer = csv.writer(fh, delimiter=delimiter)
+        if header:
+            writer.writerow(header)
+        writer.writerows(rows)
+
+
+def test_mmlu_written_files_and_bad_answer(offline_ctx: ScenarioContext) -> None:
+    from holistic.scenarios.mmlu import MMLUScenario
+    from holistic.scenarios.sources import ResolvedData
+
+    root = _folder(offline_ctx, "mmlu")
+    paths = {}
+    for folder, n in (("dev", 5), ("val", 2), ("test", 3)):
+        rel = f"{folder}/virology_{folder}.csv"
+        _csv(root / rel, None, [[f"Q{folder}{i}, with comma", "w", "x", "y", "z", "ABCD"[i % 4]] for i in range(n)])
+        paths[rel] = root / rel
+    # The authors' MMLU files are pinned by sha256: a different file in the mirror is refused.
+    with pytest.raises(DataSourceError, match=r"checksum mismatch for mmlu/dev/virology_dev\.csv"):
+        _load(offline_ctx, "mmlu", subject="virology")
+    scenario = MMLUScenario(subject="virology")
+    instances = scenario.load(ResolvedData("mmlu", 0, paths))
+    assert Counter(i.split for i in instances) == {"train": 5, "valid": 2, "test": 3}
+    test = [i for i in instances if i.split == "test"]
+    assert [i.correct_references[0].output for i in test] == ["w", "x", "y"]
+    assert test[0].input == "Qtest0, with comma"
+    _csv(root / "test" / "virology_test.csv", None, [["Q", "w", "x", "y", "z", "E"]])
+    with pytest.raises(DataSourceError, match="row 1: answer 'E' is not one of A, B, C, D"):
+        scenario.load(ResolvedData("mmlu", 0, paths))
+    with pytest.raises(ValueError, match="did you mean 'virology'"):
+        create_scenario(ScenarioSpec.make("mmlu", {"subject": "virolgy"}))
+
+
+def test_boolq_train_and_val_in_google_format(offline_ctx: ScenarioContext) -> None:
+    root = _folder(offline_ctx, "boolq")
+    _jsonl(root / "train.jsonl", [{"question": "is it", "title": "T", "answer": True, "passage": "P."}])
+    _jsonl(root / "val.jsonl", [{"question": "is it not", "passage": "X -- Y.", "idx": 7, "label": False}])
+    instances = _load(offline_ctx, "boolq")
+    assert [(i.id, i.split) for i in instances] == [("train-0", "train"), ("val-7", "valid")]
+    assert instances[0].input == "T -- P.\nQuestion: Is it?"
+    assert instances[1].correct_references[0].output == "No"
+
+
+def test_imdb_official_tree(offline_ctx: ScenarioContext) -> None:
+    root = _folder(offline_ctx, "imdb")
+    for split in ("train", "test"):
+        for polarity, rating in (("pos", 9), ("neg", 2)):
+            folder = root / "aclImdb" / split / polarity
+            folder.mkdir(parents=True)
+            (folder / f"3_{rating}.txt").write_text(f"{polarity} review<br /><br />second line", encoding="utf-8")
+            (folder / f"10_{rating}.txt").write_text("another", encoding="utf-8")
+    instances = _load(offline_ctx, "imdb")
+    assert Counter(i.split for i in instances) == {"train": 4, "test": 4}
+    first = next(i for i in instances if i.id == "test-pos-3")
+    assert first.input == "pos review\n\nsecond line"
+    assert first.correct_references[0].output == "Positive"
+    assert first.metadata["rating"] == 9
+
+
+def test_hellaswag(offline_ctx: ScenarioContext) -> None:
+    root = _folder(offline_ctx, "hellaswag")
+    row = {"ind": 4, "activity_label": "Removing ice from car", "ctx": "Then, the man writes", "endings": ["a", "b", "c", "d"], "label": 2, "split": "val", "source_id": "s"}
+    _jsonl(root / "hellaswag_train.jsonl", [{**row, "ind": 1, "label": 0}])
+    _jsonl(root / "hellaswag_val.jsonl", [row])
+    instances = _load(offline_ctx, "hellaswag")
+    assert [(i.id, i.split) for i in instances] == [("train-1", "train"), ("valid-4", "valid")]
+    assert instances[1].input == "Removing ice from car: Then, the man writes"
+    assert [r.output for r in instances[1].correct_references] == ["c"]
+
+
+def test_openbookqa(offline_ctx: ScenarioContext) -> None:
+    root = _folder(offline_ctx, "openbookqa")
+    def row(i: str, key: str) -> dict:
+        return {"id": i, "question": {"stem": "The sun is", "choices": [{"text": t, "label": k} for t, k in zip("wxyz", "ABCD", strict=True)]}, "answerKey": key}
+    _jsonl(root / "train.jsonl", [row("t1", "A")])
+    _jsonl(root / "dev.jsonl", [row("d1", "B")])
+    _jsonl(root / "test.jsonl", [row("e1", "D"), row("e2", "C")])
+    instances = _load(offline_ctx, "openbookqa")
+    assert [(i.id, i.split, i.correct_references[0].output) for i in instances] == [
+        ("t1", "train", "w"), ("d1", "valid", "x"), ("e1", "test", "z"), ("e2", "test", "y")]
+
+
+def test_truthful_qa_choices_are_shuffled_but_gold_is_kept(offline_ctx: ScenarioContext) -> None:
+    root = _folder(offline_ctx, "truthful_qa")
+    header = ["Type", "Category", "Question", "Best Answer", "Correct Answers", "Incorrect Answers", "Source"]
+    rows = [["Adversarial", "Misc", f"Question {i}?", f"true {i}", f"true {i}", f"false a{i}; false b{i}; false c{i}", "src"] for i in range(20)]
+    _csv(root / "TruthfulQA.csv", header, rows)
+    instances = _load(offline_ctx, "truthful_qa")
+    assert Counter(i.split for i in instances) == {"valid": 16, "train": 4}
+    positions = set()
+    for inst in instances:
+        number = inst.input.split()[1].rstrip("?")
+        assert [r.output for r in inst.correct_references] == [f"true {number}"]
+        assert len(inst.references) == 4
+        positions.add([r.is_correct for r in inst.references].index(True))
+    assert len(positions) > 1  # the gold is not always first
+    assert _load(offline_ctx, "truthful_qa") == instances
+
+
+def test_narrative_qa(offline_ctx: ScenarioContext) -> None:
+    root = _folder(offline_ctx, "narrative_qa")
+    _csv(root / "qaps.csv", ["document_id", "set", "question", "answer1", "answer2", "question_tokenized", "answer1_tokenized", "answer2_tokenized"],
+         [["d1", "train", "Who?", "Ann", "Ann", "", "", ""], ["d2", "test", "Where?", "Paris", "in Paris", "", "", ""],
+          ["d2", "test", "When?", "1900", "1901", "", "", ""]])
+    _csv(root / "third_party" / "wikipedia" / "summaries.csv", ["document_id", "set", "summary", "summary_tokenized"],
+         [["d1", "train", "Ann lives.", ""], ["d2", "test", "A story in Paris.", ""]])
+    instances = _load(offline_ctx, "narrative_qa")
+    assert [(i.id, i.split) for i in instances] == [("d1-0", "train"), ("d2-0", "test"), ("d2-1", "test")]
+    assert instances[1].input == "A story in Paris.\nQuestion: Where?"
+    assert [r.output for r in instances[1].references] == ["Paris", "in Paris"]
+    assert [r.output for r in instances[0].references] == ["Ann"]
+
+
+def _nq_row(i: int, simplified: bool) -> dict:
+    tokens = ["<P>", "Paris", "is", "the", "capital", "</P>"]
+    row: dict = {
+        "example_id": i,
+        "question_text": "what is the capital of france",
+        "annotations": [{"long_answer": {"start_token": 0, "end_token": 6}, "short_answers": [{"start_token": 1, "end_token": 2}], "yes_no_answer": "NONE"}],
+    }
+    if simplified:
+        row["document_text"] = " ".join(tokens)
+    else:
+        row["document_tokens"] = [{"token": t, "html_token": t.startswith("<")} for t in tokens]
+    return row
+
+
+def test_natural_qa_full_and_simplified_formats(offline_ctx: ScenarioContext) -> None:
+    root = _folder(offline_ctx, "natural_qa")
+    no_short = {**_nq_row(99, False), "annotations": [{"long_answer": {"start_token": -1}, "short_answers": []}]}
+    for shard in range(5):
+        with gzip.open(root / f"nq-dev-0{shard}.jsonl.gz", "wt", encoding="utf-8") as fh:
+            for i in range(4):
+                fh.write(json.dumps(_nq_row(shard * 10 + i, False)) + "\n")
+            fh.write(json.dumps(no_short) + "\n")
+    closed = _load(offline_ctx, "natural_qa", mode="closedbook")
+    assert len(closed) == 20
+    assert Counter(i.split for i in closed) == {"valid": 10, "train": 10}
+    assert closed[0].input == "What is the capital of france?"
+    assert [r.output for r in closed[0].references] == ["Paris"]
+    openbook = _load(offline_ctx, "natural_qa", mode="openbook_longans")
+    assert openbook[0].input == "Paris is the capital\nQuestion: What is the capital of france?"
+    for shard in range(5):
+        (root / f"nq-dev-0{shard}.jsonl.gz").unlink()
+    _jsonl(root / "v1.0-simplified_nq-dev-all.jsonl.gz.tmp", [_nq_row(1, True), _nq_row(2, True)])
+    with gzip.open(root / "v1.0-simplified_nq-dev-all.jsonl.gz", "wb") as fh:
+        fh.write((root / "v1.0-simplified_nq-dev-all.jsonl.gz.tmp").read_bytes())
+    simplified = _load(offline_ctx, "natural_qa", mode="openbook_longans")
+    assert simplified[0].input == "Paris is the capital\nQuestion: What is the capital of france?"
+
+
+def test_quac_picks_a_seeded_turn_with_history(offline_ctx: ScenarioContext) -> None:
+    root = _folder(offline_ctx, "quac")
+    def doc(prefix: str) -> dict:
+        qas = [{"question": f"q{k}", "id": f"{prefix}_q#{k}", "answers": [{"text": f"a{k}", "answer_start": 0}], "orig_answer": {"text": f"a{k}", "answer_start": 0}} for k in range(4)]
+        return {"data": [{"title": "T", "background": "B", "section_title": "S", "paragraphs": [{"id": prefix, "context": "Ctx text. CANNOTANSWER", "qas": qas}]}]}
+    (root / "train_v0.2.json").write_text(json.dumps(doc("C_train")), encoding="utf-8")
+    (root / "val_v0.2.json").write_text(json.dumps(doc("C_val")), encoding="utf-8")
+    instances = _load(offline_ctx, "quac")
+    assert [i.split for i in instances] == ["train", "valid"]
+    inst = instances[1]
+    turn = inst.metadata["turn"]
+    assert inst.id == f"C_val_q#{turn}"
+    assert inst.input.startswith("Title: T\nBackground: B\nSection: S\nPassage: Ctx text.\n")
+    assert inst.input.endswith(f"Question: q{turn}")
+    assert inst.input.count("Answer: ") == turn
+    assert [r.output for r in inst.references] == [f"a{turn}"]
+    assert "CANNOTANSWER" not in inst.input
+
+
+def test_msmarco_regular_and_trec(offline_ctx: ScenarioContext) -> None:
+    root = _folder(offline_ctx, "msmarco")
+    (root / "queries.dev.small.tsv").write_text("".join(f"{q}\tquery {q}\n" for q in range(1, 9)), encoding="utf-8")
+    (root / "qrels.dev.small.tsv").write_text("".join(f"{q}\t0\t{q * 100 + 7}\t1\n" for q in range(1, 9)), encoding="utf-8")
+    lines = []
+    for q in range(1, 9):
+        for p in range(5):
+            lines.append(f"{q}\t{q * 100 + p}\tquery {q}\tpassage {q}-{p}\n")
+    (root / "top1000.dev").write_text("".join(lines), encoding="utf-8")
+    (root / "collection.tsv").write_text("".join(f"{q * 100 + 7}\tgold passage {q}\n" for q in range(1, 9)), encoding="utf-8")
+    instances = _load(offline_ctx, "msmarco", track="regular", num_candidates=3)
+    assert len(instances) == 8 and Counter(i.split for i in instances) == {"valid": 6, "train": 2}
+    first = next(i for i in instances if i.id == "regular-1")
+    assert first.input == "query 1"
+    assert [r.output for r in first.references] == ["passage 1-0", "passage 1-1", "passage 1-2", "gold passage 1"]
+    assert first.references[0].tags == ("first_stage_rank=1",)
+    assert first.references[3].tags == ("correct",)
+    (root / "msmarco-test2019-queries.tsv").write_text("5\thow to x\n", encoding="utf-8")
+    (root / "2019qrels-pass.txt").write_text("5 Q0 500 3\n5 Q0 501 1\n5 Q0 777 2\n", encoding="utf-8")
+    (root / "msmarco-passagetest2019-top1000.tsv").write_text("5\t500\thow to x\tp500\n5\t501\thow to x\tp501\n", encoding="utf-8")
+    (root / "collection.tsv").write_text("777\tp777\n", encoding="utf-8")
+    trec = _load(offline_ctx, "msmarco", track="trec")
+    assert [r.tags for r in trec[0].references] == [
+        ("first_stage_rank=1", "correct", "relevance=3"), ("first_stage_rank=2", "relevance=1"), ("correct", "relevance=2")]
+
+
+def test_cnn_dailymail_stories_and_url_lists(offline_ctx: ScenarioContext) -> None:
+    root = _folder(offline_ctx, "cnn_dailymail")
+    urls = {split: [f"http://cnn.com/{split}/{i}" for i in range(3)] for split in ("train", "val", "test")}
+    for split, items in urls.items():
+        (root / "url_lists").mkdir(exist_ok=True)
+        (root / "url_lists" / f"all_{split}.txt").write_text("\n".join(items) + "\n", encoding="utf-8")
+        for source in ("cnn", "dailymail"):
+            (root / source / "stories").mkdir(parents=True, exist_ok=True)
+        for i, url in enumerate(items):
+            name = hashlib.sha1(url.encode()).hexdigest() + ".story"
+            folder = root / ("cnn" if i % 2 == 0 else "dailymail") / "stories"
+            (folder / name).write_text(f"First para {i}.\n\nSecond para.\n\n@highlight\n\nPoint one\n\n@highlight\n\nPoint two.\n", encoding="utf-8")
+    instances = _load(offline_ctx, "cnn_dailymail")
+    assert Counter(i.split for i in instances) == {"train": 3, "test": 3}
+    inst = instances[-1]
+    assert inst.input == "First para 2.\nSecond para."
+    assert inst.references[0].output == "Point one. Point two."
+    (root / "url_lists" / "all_test.txt").write_text("http://cnn.com/missing\n", encoding="utf-8")
+    with pytest.raises(DataSourceError, match=r"no story file for http://cnn\.com/missing"):
+        _load(offline_ctx, "cnn_dailymail")
+
+
+def test_xsum_summary_files(offline_ctx: ScenarioContext) -> None:
+    root = _folder(offline_ctx, "xsum")
+    (root / "bbc-summary-data").mkdir()
+    for doc in ("101", "102", "201"):
+        (root / "bbc-summary-data" / f"{doc}.summary").write_text(
+            f"[SN]URL[SN]\nhttp://bbc.co.uk/{doc}\n\n[SN]TITLE[SN]\nTitle {doc}\n\n[SN]FIRST-SENTENCE[SN]\nSummary {doc}.\n\n"
+            f"[SN]RESTBODY[SN]\nBody of {doc}.\nMore body.\n", encoding="utf-8")
+    (root / "XSum-TRAINING-DEV-TEST-SPLIT-90-5-5.json").write_text(
+        json.dumps({"train": ["101", "102"], "validation": [], "test": ["201", "999"]}), encoding="utf-8")
+    instances = _load(offline_ctx, "xsum")
+    assert [(i.id, i.split) for i in instances] == [("101", "train"), ("102", "train"), ("201", "test")]
+    assert instances[2].input == "Body of 201.\nMore body."
+    assert instances[2].references[0].output == "Summary 201."
+    assert instances[2].metadata["title"] == "Title 201"
+
+
+def test_civil_comments_identity_sub_splits(offline_ctx: ScenarioContext) -> None:
+    root = _folder(offline_ctx, "civil_comments")
+    groups = ["male", "female", "LGBTQ", "christian", "muslim", "other_religions", "black", "white"]
+    header = ["", "id", "comment_text", "split", "toxicity", *groups, "identity_any"]
+    def row(i: int, split: str, tox: str, marks: dict[str, str]) -> list[str]:
+        return [str(i), str(1000 + i), f"comment {i}", split, tox, *[marks.get(g, "0.0") for g in groups], "0"]
+    _csv(root / "all_data_with_identities.csv", header, [
+        row(0, "train", "0.0", {}), row(1, "test", "0.8", {"muslim": "1.0"}),
+        row(2, "test", "0.1", {"female": "0.6", "black": "0.7"}), row(3, "val", "0.4", {}),
+        row(4, "test", "0.0", {"muslim": "0.2"}),
+    ])
+    instances = {i.id: i for i in _load(offline_ctx, "civil_comments")}
+    assert instances["1001"].sub_split == "muslim"
+    assert instances["1001"].correct_references[0].output == "True"
+    assert instances["1002"].sub_split == "multiple" and instances["1002"].metadata["identities"] == ["female", "black"]
+    assert instances["1003"].split == "valid" and instances["1003"].sub_split is None
+    assert instances["1004"].sub_split is None
+    assert instances["1000"].split == "train"
+    only_muslim = _load(offline_ctx, "civil_comments", demographic="muslim")
+    assert [(i.id, i.sub_split) for i in only_muslim] == [("1001", "muslim")]

@@ -1,0 +1,104 @@
+"""Every built-in scenario declares consistent facts; third parties register through entry points."""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import fields
+from pathlib import Path
+
+import jsonschema
+import pytest
+
+from holistic.core.interfaces import METRIC_CATEGORIES
+from holistic.core.registry import Registry
+from holistic.core.types import AdapterSpec, ScenarioSpec
+from holistic.scenarios import registry as scenario_registry
+from holistic.scenarios.registry import SCENARIOS, create_scenario, load_builtin, scenario_info
+
+CORE = (
+    "mmlu", "boolq", "narrative_qa", "natural_qa", "quac", "hellaswag", "openbookqa", "truthful_qa",
+    "msmarco", "cnn_dailymail", "xsum", "imdb", "civil_comments", "raft",
+)
+ADAPTER_FIELDS = {f.name for f in fields(AdapterSpec)}
+
+
+def _builtin_names() -> list[str]:
+    load_builtin()
+    return [n for n in SCENARIOS.names() if not n.startswith("test_")]
+
+
+def test_the_core_and_user_scenarios_are_registered() -> None:
+    names = set(_builtin_names())
+    assert set(CORE) | {"synthetic_reasoning", "arithmetic", "file", "huggingface"} <= names
+
+
+@pytest.mark.parametrize("name", _builtin_names())
+def test_info_is_consistent(name: str) -> None:
+    info = scenario_info(name)
+    assert info.name == name
+    assert set(info.metric_categories) <= set(METRIC_CATEGORIES)
+    assert "accuracy" in info.metric_categories
+    # Every category is either measured or has a reason for not being measured.
+    assert set(info.metric_categories) | set(info.not_applicable_reasons) == set(METRIC_CATEGORIES), name
+    assert not set(info.metric_categories) & set(info.not_applicable_reasons)
+    assert all(reason.strip() for reason in info.not_applicable_reasons.values())
+    assert set(info.default_adapter) <= ADAPTER_FIELDS
+    AdapterSpec(**dict(info.default_adapter))  # the recommended values build a valid spec
+    jsonschema.Draft202012Validator.check_schema(dict(info.args_schema))
+    assert info.args_schema.get("type") == "object"
+    assert info.description
+
+
+def test_estimates_need_no_data(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.setenv("HOLISTIC_DATA_ROOT", str(tmp_path / "nothing"))
+    cls = SCENARIOS.get("mmlu")
+    assert cls.estimate_num_instances({"subject": "anatomy"}) == 149  # type: ignore[attr-defined]
+    assert SCENARIOS.get("raft").estimate_num_instances({"subset": "ade_corpus_v2"}) == 40  # type: ignore[attr-defined]
+    assert SCENARIOS.get("synthetic_reasoning").estimate_num_instances({"num_test": 7}) == 7  # type: ignore[attr-defined]
+
+
+def test_bad_core_args_name_the_valid_values() -> None:
+    with pytest.raises(ValueError, match="did you mean 'twitter_complaints'"):
+        create_scenario(ScenarioSpec.make("raft", {"subset": "twitter_complaint"}))
+    with pytest.raises(ValueError, match="unknown NaturalQuestions mode"):
+        create_scenario(ScenarioSpec.make("natural_qa", {"mode": "open"}))
+    with pytest.raises(ValueError, match="unknown MS MARCO track 'tre'"):
+        create_scenario(ScenarioSpec.make("msmarco", {"track": "tre"}))
+
+
+_PLUGIN = '''
+from holistic.core.interfaces import ScenarioInfo
+from holistic.core.types import Instance, Reference
+
+
+class EchoScenario:
+    info = ScenarioInfo(name="plugin_echo", description="A third-party scenario.")
+
+    def __init__(self, word: str = "hello") -> None:
+        self.word = word
+
+    def get_instances(self, ctx):
+        return [Instance(id="only", input=self.word, references=(Reference(self.word, ("correct",)),))]
+'''
+
+
+def test_third_party_scenario_registers_through_an_entry_point(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    (tmp_path / "holistic_echo_plugin.py").write_text(_PLUGIN, encoding="utf-8")
+    dist = tmp_path / "holistic_echo_plugin-1.0.dist-info"
+    dist.mkdir()
+    (dist / "METADATA").write_text("Metadata-Version: 2.1\nName: holistic-echo-plugin\nVersion: 1.0\n", encoding="utf-8")
+    (dist / "entry_points.txt").write_text(
+        "[holistic.scenarios]\nplugin_echo = holistic_echo_plugin:EchoScenario\n", encoding="utf-8"
+    )
+    monkeypatch.syspath_prepend(str(tmp_path))
+    # A fresh registry (the process-wide one may already have loaded its entry points).
+    fresh: Registry = Registry("scenario", group="holistic.scenarios")
+    monkeypatch.setattr(scenario_registry, "SCENARIOS", fresh)
+    scenario = scenario_registry.create_scenario(ScenarioSpec.make("plugin_echo", {"word": "مرحبا"}))
+    from holistic.core.interfaces import ScenarioContext
+
+    instances = scenario.get_instances(ScenarioContext())
+    assert [i.input for i in instances] == ["مرحبا"]
+    assert scenario_registry.scenario_info("plugin_echo").description == "A third-party scenario."
+    assert "plugin_echo" in fresh.names()
+    sys.modules.pop("holistic_echo_plugin", None)

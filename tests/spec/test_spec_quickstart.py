@@ -1,0 +1,25 @@
+"""runspecs/quickstart.yaml: small, offline, on the embedded model."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from holistic.spec import compile_spec
+from holistic.spec.plan import make_plan
+
+QUICKSTART = Path(__file__).resolve().parents[2] / "runspecs" / "quickstart.yaml"
+
+
+def test_quickstart_compiles_to_a_small_offline_suite() -> None:
+    compiled = compile_spec(QUICKSTART)
+    assert compiled.suite == "quickstart"
+    assert {run.model for run in compiled.runs} == {"embedded/smollm2-135m-instruct"}
+    modes = [run.scenario.args_dict.get("mode") for run in compiled.runs if run.scenario.name == "synthetic_reasoning"]
+    assert modes == ["pattern_match", "variable_substitution", "induction"]
+    assert any(run.scenario.name == "arithmetic" for run in compiled.runs)
+    for run in compiled.runs:
+        assert run.adapter.max_eval_instances is not None and run.adapter.max_eval_instances <= 20
+        assert {"accuracy", "calibration", "efficiency"} <= set(run.metrics)
+        assert run.perturbations == ()  # robustness is n/a for symbolic tasks: nothing extra is run
+    plan = make_plan(compiled)
+    assert plan.total_eval_instances <= 100
