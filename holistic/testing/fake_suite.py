@@ -132,8 +132,8 @@ def _write_run(suite_dir: Path, suite: str, run: FakeRun, seed: int) -> None:
     (rdir / "_COMPLETE").write_text("", encoding="utf-8")
 
 
-_WORDS = ("alpha beta gamma delta epsilon zeta eta theta iota kappa lambda mu nu xi omicron pi rho sigma tau "
-          "upsilon phi chi psi omega").split()
+_WORDS = ["alpha", "beta", "gamma", "delta", "epsilon", "zeta", "eta", "theta", "iota", "kappa", "lambda", "mu",
+          "nu", "xi", "omicron", "pi", "rho", "sigma", "tau", "upsilon", "phi", "chi", "psi", "omega"]
 
 
 def _write_instances_and_requests(

@@ -99,7 +99,7 @@ def test_search_finds_a_known_completion_and_paging_loads_the_next_chunk(page: A
     assert page.locator("article.record").count() == 20
     first_ids = page.locator("article.record").evaluate_all("els => els.map(e => e.dataset.id)")
     page.click("#next")
-    page.wait_for_function("document.querySelector('article.record').dataset.id !== %r" % first_ids[0])
+    page.wait_for_function(f"document.querySelector('article.record').dataset.id !== {first_ids[0]!r}")
     second_ids = page.locator("article.record").evaluate_all("els => els.map(e => e.dataset.id)")
     assert not set(first_ids) & set(second_ids)
     # jump to a page in the second chunk (250 instances per chunk): it is loaded on demand
