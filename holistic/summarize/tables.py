@@ -128,7 +128,8 @@ def to_markdown(table: Table) -> str:
     lines.append("| " + " | ".join(_md_escape(_header(c)) for c in table.columns) + " |")
     lines.append("|" + "|".join("---:" if c.numeric else "---" for c in table.columns) + "|")
     for row in table.rows:
-        lines.append("| " + " | ".join(_md_escape(c.text()) for c in row) + " |")
+        lines.append("| " + " | ".join(_md_escape(c.text(col.digits)) for c, col in zip(row, table.columns, strict=True))
+                     + " |")
     return "\n".join(lines) + "\n"
 
 
@@ -169,6 +170,6 @@ def to_latex(table: Table) -> str:
         "\\midrule",
     ]
     for row in table.rows:
-        lines.append(" & ".join(_tex(c.text()) for c in row) + " \\\\")
+        lines.append(" & ".join(_tex(c.text(col.digits)) for c, col in zip(row, table.columns, strict=True)) + " \\\\")
     lines += ["\\bottomrule", "\\end{tabular}", "\\end{table}"]
     return "\n".join(lines) + "\n"
