@@ -42,6 +42,14 @@ class FakeRun:
         return f"{self.scenario}_{self.model.replace('/', '_')}-{short_hash(canonical_json(spec))}"
 
 
+def _table(name: str, columns: dict[str, list[Any]]) -> pa.Table:
+    """A results table; nullable columns this generator does not fill are null."""
+    schema = arrow_schema(name)
+    n = len(next(iter(columns.values())))
+    full = {f.name: columns.get(f.name, [None] * n) for f in schema}
+    return pa.table(full, schema=schema)
+
+
 def _join(run: FakeRun, suite: str, n: int) -> dict[str, list[Any]]:
     return {
         "suite": [suite] * n,
@@ -108,7 +116,7 @@ def _write_run(suite_dir: Path, suite: str, run: FakeRun, seed: int) -> None:
             pis_cols["perturbation"] += [pert] * (n * t)
             pis_cols["value"] += arr.tolist()
     m = len(pis_cols["value"])
-    pq.write_table(pa.table({**_join(run, suite, m), **pis_cols}, schema=arrow_schema("per_instance_stats")),
+    pq.write_table(_table("per_instance_stats", {**_join(run, suite, m), **pis_cols}),
                    rdir / "per_instance_stats.parquet")
     stat_rows: list[dict[str, Any]] = []
     for metric, arrs in ((run.main_metric, values), ("inference_runtime", latency_values)):
@@ -123,10 +131,11 @@ def _write_run(suite_dir: Path, suite: str, run: FakeRun, seed: int) -> None:
                 "min": float(boot.min()), "max": float(boot.max()), "mean": float(per_trial.mean()),
                 "stddev": float(boot.std()), "ci_low": float(np.percentile(reps, 2.5)),
                 "ci_high": float(np.percentile(reps, 97.5)),
+                "num_trials": t, "trial_stddev": float(per_trial.std()) if t > 1 else None,
             })
     k = len(stat_rows)
     cols = {key: [r[key] for r in stat_rows] for key in stat_rows[0]}
-    pq.write_table(pa.table({**_join(run, suite, k), **cols}, schema=arrow_schema("stats")), rdir / "stats.parquet")
+    pq.write_table(_table("stats", {**_join(run, suite, k), **cols}), rdir / "stats.parquet")
     if run.with_requests:
         _write_instances_and_requests(rdir, suite, run, ids, correct.reshape(n, t), rng)
     (rdir / "_COMPLETE").write_text("", encoding="utf-8")
@@ -150,7 +159,7 @@ def _write_instances_and_requests(
         "references": [{"output": answers[i], "tags": ["correct"]}], "metadata": "{}",
     } for i in range(n)]
     inst_cols = {k: [r[k] for r in inst_rows] for k in inst_rows[0]}
-    pq.write_table(pa.table({**_join(run, suite, n), **inst_cols}, schema=arrow_schema("instances")),
+    pq.write_table(_table("instances", {**_join(run, suite, n), **inst_cols}),
                    rdir / "instances.parquet")
     header = "Answer the question with one word.\n\n" + "".join(
         f"Input: {' '.join(_WORDS[k:k + 12])}\nOutput: {_WORDS[k]}\n\n" for k in range(5)
@@ -174,5 +183,5 @@ def _write_instances_and_requests(
                 "cached": False, "attempts": 1, "cost_usd": 0.0, "engine": "fake", "cache_key": f"{ids[i]}-{trial}",
             })
     cols = {k: [r[k] for r in rows] for k in rows[0]}
-    pq.write_table(pa.table({**_join(run, suite, len(rows)), **cols}, schema=arrow_schema("requests")),
+    pq.write_table(_table("requests", {**_join(run, suite, len(rows)), **cols}),
                    rdir / "requests.parquet")
