@@ -116,7 +116,9 @@ class FileDatasetScenario:
             "properties": {
                 "path": {
                     "type": ["string", "object"],
-                    "description": "The file, or a mapping split -> file (train, valid, test).",
+                    "description": "The file, or a mapping split -> file (train, valid, test). A relative "
+                    "path is found relative to the working directory or, failing that, to the spec file.",
+                    "x-path": True,
                 },
                 "format": {"enum": list(FORMATS)},
                 **MAPPING_ARGS_SCHEMA,

@@ -22,8 +22,10 @@ An explicit ``perturbations: []`` means none.
 from __future__ import annotations
 
 import itertools
+import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, fields
+from pathlib import Path
 from typing import Any
 
 from holistic.core.errors import SpecError, UnknownNameError, did_you_mean
@@ -297,11 +299,11 @@ class _EntryExpander:
         adapt_keys = [k for k, _ in adapt_axes]
         out: list[RunSpec] = []
         for arg_combo in itertools.product(*(values for _, values in arg_axes)):
-            args = dict(zip(arg_keys, arg_combo, strict=True))
+            args = self._resolve_paths(info, dict(zip(arg_keys, arg_combo, strict=True)))
             self.check_args(scenario, info, args)
             for adapt_combo in itertools.product(*(values for _, values in adapt_axes)):
                 user = dict(zip(adapt_keys, adapt_combo, strict=True))
-                adapter = self._adapter(info, user)
+                adapter = self._adapter(info, user, self._scenario_defaults(scenario, info, args))
                 self._check_adapter(scenario, adapter, user)
                 for deployment, model_at in models:
                     self.check_capabilities(deployment, model_at, metric_items, user.get("method"), adapter.method)
@@ -330,14 +332,51 @@ class _EntryExpander:
         origin = f" (scenario {scenario!r} recommends this value)" if field in dict(self._info_adapter) else ""
         raise self.error((*self.at, "scenario"), f"adaptation.{field}: {problem.message}{origin}")
 
-    def _adapter(self, info: ScenarioInfo, user: Mapping[str, Written]) -> AdapterSpec:
-        values: dict[str, Any] = dict(info.default_adapter)
+    def _resolve_paths(self, info: ScenarioInfo, args: dict[str, Written]) -> dict[str, Written]:
+        """Relative file arguments (schema ``x-path``) that do not exist from the working
+        directory but do from the spec file's folder are rewritten to point there."""
+        props = (info.args_schema or {}).get("properties", {})
+        base = Path(self.locations.file).parent
+        out = dict(args)
+        for key, written in args.items():
+            if not (isinstance(props.get(key), Mapping) and props[key].get("x-path")):
+                continue
+            value = written.value
+            if isinstance(value, str):
+                out[key] = Written(_relocate(value, base), written.path)
+            elif isinstance(value, Mapping):
+                out[key] = Written({k: _relocate(v, base) if isinstance(v, str) else v for k, v in value.items()},
+                                   written.path)
+        return out
+
+    def _scenario_defaults(
+        self, scenario: str, info: ScenarioInfo, args: Mapping[str, Written]
+    ) -> Mapping[str, Any]:
+        """The scenario's recommended adapter fields for these args: ``default_adapter_for(args)``
+        when the scenario class defines it (MMLU names the subject, RAFT its task), else
+        ``info.default_adapter``."""
+        hook = getattr(self.catalog.scenario_class(scenario), "default_adapter_for", None)
+        if callable(hook):
+            return dict(hook({k: w.value for k, w in args.items()}))
+        return info.default_adapter
+
+    def _adapter(
+        self, info: ScenarioInfo, user: Mapping[str, Written], defaults: Mapping[str, Any] | None = None
+    ) -> AdapterSpec:
+        values: dict[str, Any] = dict(info.default_adapter if defaults is None else defaults)
         values["seed"] = self.seed
         values.update({k: w.value for k, w in user.items()})
         for key in NON_MULTIPLYING_FIELDS:
             if key in values:
                 values[key] = tuple(values[key])
         return AdapterSpec(**values)
+
+
+def _relocate(value: str, base: Path) -> str:
+    path = Path(value)
+    if path.is_absolute() or path.exists() or not (base / path).exists():
+        return value
+    return os.path.relpath(base / path)
 
 
 def _declares_array(prop: Any) -> bool:

@@ -182,8 +182,9 @@ def format_plan(plan: Plan) -> str:
     lines.extend("  " + line for line in _columns(table, right={4, 5, 6}))
     lines.append("")
     unknown = f" ({plan.runs_with_unknown_size} run(s) not fully sized)" if plan.runs_with_unknown_size else ""
+    variants = " (with perturbed variants)" if any(row.perturbations for row in plan.rows) else ""
     lines.append(
-        f"Totals: {plan.total_runs} runs, {plan.total_eval_instances:,} eval instances (with perturbed variants), "
+        f"Totals: {plan.total_runs} runs, {plan.total_eval_instances:,} eval instances{variants}, "
         f"{plan.total_requests:,} requests, ~{plan.total_prompt_tokens:,} prompt tokens{unknown}"
     )
     lines.append("  (prompt tokens are an estimate: characters of a typical prompt / 4)")

@@ -116,10 +116,11 @@ def explain(
 def _deepest(err: ValidationError) -> ValidationError:
     """For ``anyOf``/``oneOf`` failures, the branch error that got furthest into the value."""
     while err.validator in ("anyOf", "oneOf") and err.context:
-        deeper = [e for e in err.context if len(e.relative_path) > 0]
-        if not deeper:
+        # A branch that failed only on the type is the wrong branch; the others say more.
+        fitting = [e for e in err.context if e.validator != "type" or len(e.relative_path) > 0]
+        if not fitting:
             break
-        err = max(deeper, key=lambda e: len(e.relative_path))
+        err = max(fitting, key=lambda e: (len(e.relative_path), e.validator != "required"))
     return err
 
 
