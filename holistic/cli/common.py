@@ -19,9 +19,8 @@ EXIT_INTERRUPTED = 130
 
 
 def fail(prog: str, exc: HolisticError) -> int:
-    """Print ``prog: error: message`` (one line, no traceback) and return the error's exit code."""
-    message = " ".join(str(exc).split("\n")) if "\n" not in str(exc).strip() else str(exc).strip()
-    print(f"{prog}: error: {message}", file=sys.stderr)
+    """Print ``prog: error: message`` (no traceback) and return the error's exit code."""
+    print(f"{prog}: error: {str(exc).strip()}", file=sys.stderr)
     return exc.exit_code
 
 

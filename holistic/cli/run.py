@@ -124,8 +124,16 @@ def _main(args: argparse.Namespace) -> int:
         from holistic.spec.plan import format_plan, make_plan
 
         # The runs already carry the --max-eval-instances override (and its run ids).
-        plan = make_plan(dataclasses.replace(compiled, runs=tuple(runs)), model_registry=ModelRegistry(args.models_file))
+        registry = ModelRegistry(args.models_file)
+        plan = make_plan(dataclasses.replace(compiled, runs=tuple(runs)), model_registry=registry)
         print(format_plan(plan))
+        from holistic.core.errors import ModelError
+        from holistic.models.keys import check_keys
+
+        try:
+            check_keys(registry.get(name) for name in sorted({r.model for r in runs}))
+        except ModelError as exc:  # the plan is still worth seeing; running would stop here
+            print(f"\nNot runnable yet: {exc}")
         return 0
     if args.fetch_only:
         _fetch(runs, ScenarioContext(data_root=options.data_root))

@@ -4,7 +4,7 @@
 rerun after ``kill -9``) sees either the old file, the whole new file, or no file —
 never a half-written one under the final name. Temporary names start with ``.`` and
 end with ``.tmp`` so no ``*.parquet`` glob ever matches them; :func:`remove_stale_temporaries`
-cleans up the ones a killed process left behind.
+cleans up the ones a killed process left behind (never those of a writer still running).
 """
 
 from __future__ import annotations
@@ -60,14 +60,32 @@ def write_parquet(path: Path, table: pa.Table) -> None:
         pq.write_table(table, tmp, compression="zstd")
 
 
+def _writer_alive(name: str) -> bool:
+    """Whether the process that named this temporary (``.<file>.<pid>-<hex>.tmp``) still runs."""
+    stem = name[: -len(TMP_SUFFIX)]
+    pid_part = stem.rsplit(".", 1)[-1].split("-", 1)[0]
+    if not pid_part.isdigit():
+        return False
+    try:
+        os.kill(int(pid_part), 0)
+    except ProcessLookupError:
+        return False
+    except OSError:  # exists but is not ours to signal
+        return True
+    return True
+
+
 def remove_stale_temporaries(folder: Path) -> int:
-    """Delete temporaries left in ``folder`` by a killed writer; returns how many."""
+    """Delete temporaries left in ``folder`` by writers that no longer run; returns how many."""
     if not folder.is_dir():
         return 0
     removed = 0
     for entry in folder.iterdir():
-        if entry.name.startswith(".") and entry.name.endswith(TMP_SUFFIX) and entry.is_file():
-            with contextlib.suppress(OSError):
-                entry.unlink()
-                removed += 1
+        if not (entry.name.startswith(".") and entry.name.endswith(TMP_SUFFIX) and entry.is_file()):
+            continue
+        if _writer_alive(entry.name):
+            continue
+        with contextlib.suppress(OSError):
+            entry.unlink()
+            removed += 1
     return removed

@@ -12,6 +12,8 @@ from __future__ import annotations
 import os
 import traceback
 from collections.abc import Callable, Iterator, Sequence
+from dataclasses import replace
+from pathlib import Path
 
 from holistic.core.errors import HolisticError
 from holistic.core.types import RunSpec
@@ -82,13 +84,30 @@ def run_local(
         ctx.close()
 
 
-def _ray_task(run: RunSpec, output_dir: str, suite: str, options: RunOptions) -> RunReport:
+def _ray_task(run: RunSpec, suite: str, options: RunOptions) -> RunReport:
+    """Body of one Ray task: its own cache connection, clients and store handle."""
     ctx = ExecutionContext.open(options)
     try:
-        store = SuiteStore(ctx.options.output_dir, suite)
+        store = SuiteStore(options.output_dir, suite)
         return execute_run_safely(run, store=store, ctx=ctx, progress=NullProgress(), position=(1, 1))
     finally:
         ctx.close()
+
+
+def _absolute(options: RunOptions) -> RunOptions:
+    """Options with every path made absolute (Ray workers may start in another folder)."""
+
+    def fix(path: Path | None) -> Path | None:
+        return None if path is None else path.expanduser().resolve()
+
+    return replace(
+        options,
+        output_dir=options.output_dir.expanduser().resolve(),
+        cache_dir=fix(options.cache_dir) if options.cache_dir is not None else options.cache_path().parent.resolve(),
+        data_root=fix(options.data_root),
+        data_cache_dir=fix(options.data_cache_dir),
+        models_file=fix(options.models_file),
+    )
 
 
 def run_ray(
@@ -97,9 +116,10 @@ def run_ray(
     import ray
 
     if not ray.is_initialized():
-        ray.init(address=os.environ.get("RAY_ADDRESS"), ignore_reinit_error=True, log_to_driver=False)
+        ray.init(address=os.environ.get("RAY_ADDRESS"), ignore_reinit_error=True)
     remote = ray.remote(_ray_task)
-    pending = {remote.remote(run, str(store.output_dir), store.suite, options): run for run in runs}
+    worker_options = _absolute(options)
+    pending = {remote.remote(run, store.suite, worker_options): run for run in runs}
     done_count = total - len(runs)
     try:
         while pending:
@@ -107,11 +127,12 @@ def run_ray(
             run = pending.pop(ready[0])
             try:
                 report: RunReport = ray.get(ready[0])
-            except Exception as exc:  # the task itself died (worker crash)
+            except Exception as exc:  # the task itself died (worker crash, lost node)
                 report = failed_report(run, f"Ray task failed: {type(exc).__name__}: {exc}")
             done_count += 1
-            progress.message(f"[{done_count}/{total}] {report.run_id}: {report.status}"
-                             + (f" ({report.error})" if report.error else ""))
+            progress.message(
+                f"[{done_count}/{total}] {report.run_id}: {report.status}" + (f" ({report.error})" if report.error else "")
+            )
             yield report
     finally:
         for ref in pending:

@@ -17,19 +17,22 @@ gives byte-identical prompts and identical tables.
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from holistic.core.errors import HolisticError
 from holistic.core.hashing import stable_seed
-from holistic.core.interfaces import MetricContext, MetricInfo, ScenarioContext, ScenarioInfo
-from holistic.core.types import Instance, PerInstanceStat, RequestState, RunSpec, Stat
+from holistic.core.interfaces import Metric, MetricContext, MetricInfo, Scenario, ScenarioContext, ScenarioInfo
+from holistic.core.types import Instance, ModelDeployment, PerInstanceStat, RequestState, RunSpec, Stat
 from holistic.execution import shards
 from holistic.execution.context import ExecutionContext
+from holistic.execution.options import RunOptions
 from holistic.execution.progress import Progress
 from holistic.execution.reports import COMPLETE, RunReport
 from holistic.execution.sampling import downsample, split_instances
-from holistic.execution.serving import serve
+from holistic.execution.serving import ServeStats, serve
 from holistic.execution.store import ARTIFACTS_FILE, RUN_SPEC_FILE, SuiteStore
 
 
@@ -70,13 +73,21 @@ def _seed(run: RunSpec, purpose: str) -> int:
 
 
 def run_spec_document(
-    suite: str, run: RunSpec, info: ScenarioInfo, selected: Sequence[str], not_applicable: Mapping[str, str]
+    suite: str, run: RunSpec, info: ScenarioInfo, selected: Sequence[str], not_applicable: Mapping[str, str],
+    *, deployment: ModelDeployment | None = None, model_identity: Mapping[str, Any] | None = None,
 ) -> dict[str, Any]:
-    """``run_spec.json``: the canonical run spec at the top level, plus facts about the run."""
+    """``run_spec.json``: the canonical run spec at the top level, plus facts about the run.
+
+    ``model_identity`` (engine, weights hash, revision: no secrets) lets helm-diff tell a
+    changed model from a changed prompt; ``model_deployment`` is the registry entry the
+    site's models page shows.
+    """
     return {
         **run.canonical(),
         "suite": suite,
         "run_id": run.run_id,
+        "model_identity": dict(model_identity) if model_identity is not None else None,
+        "model_deployment": _deployment_facts(deployment) if deployment is not None else None,
         "main_metric": info.main_metric,
         "scenario_info": {
             "name": info.name,
@@ -91,30 +102,25 @@ def run_spec_document(
     }
 
 
-def execute_run(
-    run: RunSpec,
-    *,
-    store: SuiteStore,
-    ctx: ExecutionContext,
-    progress: Progress,
-    position: tuple[int, int] = (1, 1),
-) -> RunReport:
-    """Execute ``run`` and write its shards; raises on a run-level failure."""
-    from holistic.adaptation import adapt, postprocess
-    from holistic.metrics.registry import metric_info, select_metrics
-    from holistic.metrics.stats import aggregate
-    from holistic.perturbations import apply_perturbations
-    from holistic.scenarios.registry import create_scenario
+def _deployment_facts(deployment: ModelDeployment) -> dict[str, Any]:
+    from dataclasses import asdict
 
-    options = ctx.options
-    progress.start_run(position[0], position[1], run.run_id, run.name)
-    deployment = ctx.deployment(run.model)
-    try:
-        scenario = create_scenario(run.scenario)
-    except (TypeError, ValueError) as exc:
-        raise ScenarioArgsError(f"scenario {run.scenario.name!r} rejects its arguments: {exc}") from None
-    info = scenario.info
-    selection = select_metrics(run.metrics, info, run.adapter, deployment)
+    facts = asdict(deployment)
+    facts["args"] = {k: v for k, v in facts.get("args", {}).items() if "key" not in k.lower()}
+    return facts
+
+
+@dataclass
+class _Scored:
+    per_instance: list[PerInstanceStat]
+    stats: list[Stat]
+    artifacts: dict[str, Any]
+    infos: dict[str, MetricInfo]
+
+
+def _load_instances(run: RunSpec, scenario: Scenario, options: RunOptions) -> tuple[list[Instance], list[Instance]]:
+    """``(train, eval)``: eval down-sampled and with its perturbed variants (originals first)."""
+    from holistic.perturbations import apply_perturbations
 
     scenario_ctx = ScenarioContext(
         data_root=options.data_root, cache_dir=options.data_cache_dir, offline=options.offline, seed=run.adapter.seed
@@ -125,63 +131,47 @@ def execute_run(
         raise EmptyRunError(f"run {run.run_id}: scenario {run.scenario.name!r} has no valid/test instances")
     if run.perturbations:
         evaluation = apply_perturbations(evaluation, run.perturbations, seed=_seed(run, "perturbations"))
+    return train, evaluation
 
-    client = ctx.client(deployment)
-    states = adapt(train, evaluation, run.adapter, deployment, client.tokenizer(), seed=run.adapter.seed)
 
-    writer = store.begin_run(run.run_id)
-    writer.write_json(
-        RUN_SPEC_FILE,
-        run_spec_document(store.suite, run, info, [m.name for m in selection.metrics], dict(selection.not_applicable)),
-    )
+def _score(
+    run: RunSpec, states: Sequence[RequestState], metrics: Sequence[Metric], metric_ctx: MetricContext,
+    evaluation: Sequence[Instance],
+) -> _Scored:
+    """Every metric's values, aggregated with bootstrap intervals (and worst cases over variants)."""
+    from holistic.metrics.registry import metric_info
+    from holistic.metrics.stats import aggregate, with_worst_case
 
-    progress.set_total(len(evaluation), len(states))
-    states, keys, served = serve(
-        states,
-        client,
-        ctx.cache,
-        batch_size=options.batch_size,
-        concurrency=options.concurrency,
-        progress=_InstanceProgress(states, progress),
-    )
-    states = postprocess(states, run.adapter)
-
-    metric_ctx = MetricContext(run_id=run.run_id, deployment=deployment, scenario_info=info, seed=_seed(run, "metrics"))
     per_instance: list[PerInstanceStat] = []
     run_stats: list[Stat] = []
     artifacts: dict[str, Any] = {}
-    infos: list[MetricInfo] = []
-    for metric in selection.metrics:
+    declared: dict[str, MetricInfo] = {}
+    for metric in metrics:
         result = metric.evaluate(states, metric_ctx)
         per_instance.extend(result.per_instance)
         run_stats.extend(result.run_stats)
         for key, value in result.artifacts.items():
             artifacts[key if key not in artifacts else f"{metric.name}.{key}"] = value
-        infos.extend(metric.infos())
-    declared = {i.name: i for i in infos}
+        declared.update((i.name, i) for i in metric.infos())
 
     def lookup(value_name: str) -> MetricInfo:
         return declared[value_name] if value_name in declared else metric_info(value_name)
 
-    # With perturbations, aggregate adds the worst-case robustness/fairness rows over variants.
-    stats = [
-        *aggregate(
-            per_instance, seed=_seed(run, "bootstrap"), infos=lookup,
-            instances=evaluation if run.perturbations else None,
-        ),
-        *run_stats,
-    ]
+    if run.perturbations:
+        # Worst case over each original and its variants, kept per instance so summaries
+        # can bootstrap robustness and fairness like any other metric.
+        per_instance = with_worst_case(per_instance, evaluation, infos=lookup)
+    stats = aggregate(per_instance, seed=_seed(run, "bootstrap"), infos=lookup)
+    all_stats = [*stats, *run_stats]
+    infos: dict[str, MetricInfo] = {}
+    for name in sorted({s.name.name for s in all_stats}):
+        with contextlib.suppress(KeyError):  # a run-level value no metric declares
+            infos[name] = lookup(name)
+    return _Scored(per_instance=per_instance, stats=all_stats, artifacts=artifacts, infos=infos)
 
-    train_by_id = {t.id: t for t in train}
-    used_ids = dict.fromkeys(tid for s in states for tid in s.train_ids)
-    train_used = [train_by_id[t] for t in used_ids if t in train_by_id]
 
-    keys_row = shards.JoinKeys.of(store.suite, run)
-    writer.write_table("instances", shards.instances_table(keys_row, evaluation, train_used))
-    writer.write_table("requests", shards.requests_table(keys_row, states, keys))
-    writer.write_table("per_instance_stats", shards.per_instance_stats_table(keys_row, per_instance))
-    writer.write_table("stats", shards.stats_table(keys_row, stats))
-    execution = {
+def _execution_facts(evaluation: Sequence[Instance], states: Sequence[RequestState], served: ServeStats) -> dict[str, Any]:
+    return {
         "instances": len(evaluation),
         "requests": served.requests,
         "unique_requests": served.unique,
@@ -191,21 +181,64 @@ def execute_run(
         "error_rate": served.error_rate,
         "errors": sorted({s.result.error for s in states if s.result and s.result.error})[:20],
     }
-    writer.write_json(ARTIFACTS_FILE, {"execution": execution, "metrics": artifacts})
+
+
+def execute_run(
+    run: RunSpec,
+    *,
+    store: SuiteStore,
+    ctx: ExecutionContext,
+    progress: Progress,
+    position: tuple[int, int] = (1, 1),
+) -> RunReport:
+    """Execute ``run`` and write its shards; raises on a run-level failure."""
+    from holistic.adaptation import adapt, postprocess
+    from holistic.metrics.registry import select_metrics
+    from holistic.scenarios.registry import create_scenario
+
+    progress.start_run(position[0], position[1], run.run_id, run.name)
+    deployment = ctx.deployment(run.model)
+    try:
+        scenario = create_scenario(run.scenario)
+    except (TypeError, ValueError) as exc:
+        raise ScenarioArgsError(f"scenario {run.scenario.name!r} rejects its arguments: {exc}") from None
+    info = scenario.info
+    selection = select_metrics(run.metrics, info, run.adapter, deployment)
+    train, evaluation = _load_instances(run, scenario, ctx.options)
+
+    client = ctx.client(deployment)
+    states = adapt(train, evaluation, run.adapter, deployment, client.tokenizer(), seed=run.adapter.seed)
+
+    writer = store.begin_run(run.run_id)
+    selected = [m.name for m in selection.metrics]
+    writer.write_json(RUN_SPEC_FILE, run_spec_document(
+        store.suite, run, info, selected, selection.not_applicable,
+        deployment=deployment, model_identity=client.identity(),
+    ))
+
+    progress.set_total(len(evaluation), len(states))
+    states, keys, served = serve(
+        states, client, ctx.cache, batch_size=ctx.options.batch_size, concurrency=ctx.options.concurrency,
+        progress=_InstanceProgress(states, progress),
+    )
+    states = postprocess(states, run.adapter)
+    metric_ctx = MetricContext(run_id=run.run_id, deployment=deployment, scenario_info=info, seed=_seed(run, "metrics"))
+    scored = _score(run, states, selection.metrics, metric_ctx, evaluation)
+
+    train_by_id = {t.id: t for t in train}
+    used_ids = dict.fromkeys(tid for s in states for tid in s.train_ids)
+    train_used = [train_by_id[t] for t in used_ids if t in train_by_id]
+    join = shards.JoinKeys.of(store.suite, run)
+    writer.write_table("instances", shards.instances_table(join, evaluation, train_used))
+    writer.write_table("requests", shards.requests_table(join, states, keys))
+    writer.write_table("per_instance_stats", shards.per_instance_stats_table(join, scored.per_instance))
+    writer.write_table("stats", shards.stats_table(join, scored.stats, scored.infos))
+    writer.write_json(ARTIFACTS_FILE, {"execution": _execution_facts(evaluation, states, served),
+                                       "metrics": scored.artifacts})
     writer.complete()
-    detail = f"{served.failed} failed requests" if served.failed else ""
-    progress.end_run("done", detail)
+    progress.end_run("done", f"{served.failed} failed requests" if served.failed else "")
     return RunReport(
-        run_id=run.run_id,
-        name=run.name,
-        scenario=run.scenario.name,
-        model=run.model,
-        method=run.adapter.method,
-        status=COMPLETE,
-        instances=len(evaluation),
-        requests=served.requests,
-        cache_hits=served.cache_hits,
-        model_calls=served.model_calls,
-        failed_requests=served.failed,
-        folder=writer.folder,
+        run_id=run.run_id, name=run.name, scenario=run.scenario.name, model=run.model, method=run.adapter.method,
+        status=COMPLETE, instances=len(evaluation), requests=served.requests, cache_hits=served.cache_hits,
+        model_calls=served.model_calls, failed_requests=served.failed, folder=writer.folder,
     )

@@ -23,6 +23,8 @@ from holistic.execution.reports import SKIPPED, RunReport, SuiteReport
 from holistic.execution.selection import override_max_eval_instances, unique_runs
 from holistic.execution.store import SuiteInfo, SuiteStore
 from holistic.models.cache import RequestCache
+from holistic.models.keys import check_keys
+from holistic.models.registry import ModelRegistry
 from holistic.spec.compiler import CompiledSuite
 
 
@@ -42,6 +44,9 @@ def run_suite(
     progress = progress or NullProgress()
     check_executor(options.executor)
     selected = unique_runs(runs) if runs is not None else prepare_runs(compiled, options)
+    # Every API key the runs need, before anything is written or any model is called.
+    registry = ModelRegistry(options.models_file)
+    check_keys(registry.get(name) for name in sorted({r.model for r in selected}))
 
     store = SuiteStore(options.output_dir, compiled.suite)
     store.open(

@@ -14,6 +14,7 @@ from typing import Any
 import pyarrow as pa
 
 from holistic.core.hashing import canonical_json
+from holistic.core.interfaces import MetricInfo
 from holistic.core.types import Instance, PerInstanceStat, RequestState, RunSpec, Stat, Token
 from holistic.execution.tables import TABLES, arrow_schema
 
@@ -167,7 +168,8 @@ def per_instance_stats_table(keys: JoinKeys, values: Sequence[PerInstanceStat]) 
     return _table("per_instance_stats", rows)
 
 
-def stats_table(keys: JoinKeys, stats: Sequence[Stat]) -> pa.Table:
+def stats_table(keys: JoinKeys, stats: Sequence[Stat], infos: Mapping[str, MetricInfo] | None = None) -> pa.Table:
+    infos = infos or {}
     rows = [
         {
             **keys.row(),
@@ -184,6 +186,10 @@ def stats_table(keys: JoinKeys, stats: Sequence[Stat]) -> pa.Table:
             "stddev": s.stddev,
             "ci_low": s.ci_low,
             "ci_high": s.ci_high,
+            "num_trials": s.num_trials,
+            "trial_stddev": s.trial_stddev,
+            "higher_is_better": infos[s.name.name].higher_is_better if s.name.name in infos else None,
+            "category": infos[s.name.name].category if s.name.name in infos else None,
         }
         for s in stats
     ]

@@ -122,6 +122,7 @@ class SuiteStore:
         """Check the folder is writable and compatible, then write/refresh ``suite.json``."""
         existing = self.check_compatible()
         self.check_writable()
+        atomic.remove_stale_temporaries(self.suite_dir)
         data = dict(existing or {})
         now = utc_now()
         data.update(

@@ -162,6 +162,13 @@ STATS: tuple[Column, ...] = (
     Column("stddev", pa.float64(), "Population standard deviation (null when count is 0).", nullable=True),
     Column("ci_low", pa.float64(), "Lower end of the 95% bootstrap interval of the mean, or null.", nullable=True),
     Column("ci_high", pa.float64(), "Upper end of the 95% bootstrap interval of the mean, or null.", nullable=True),
+    Column("num_trials", pa.int64(), "Trials (draws of in-context examples) the values were averaged over."),
+    Column("trial_stddev", pa.float64(), "Population standard deviation of the per-trial means (null with one trial).",
+           nullable=True),
+    Column("higher_is_better", pa.bool_(), "Direction declared by the metric registry (null if undeclared).",
+           nullable=True),
+    Column("category", pa.string(), "Metric category (accuracy, calibration, ...) from the registry, or null.",
+           nullable=True),
 )
 
 TABLES: dict[str, tuple[Column, ...]] = {

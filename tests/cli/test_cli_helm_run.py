@@ -289,3 +289,22 @@ def test_perturbed_variants_are_stored_with_worst_case_stats(tmp_path: Path, cal
     assert ("exact_match", "robustness") in perturbations  # worst case over original + variants
     requests = pq.read_table(run / "requests.parquet").to_pylist()
     assert {r["perturbation"] for r in requests} == {None, "lowercase"}
+
+
+def test_trials_are_stored_and_averaged(tmp_path: Path, call_log: Path) -> None:
+    spec = tmp_path / "spec.yaml"
+    spec.write_text(
+        "suite: trials\nmodels: [simple/echo]\n"
+        "defaults: {max_eval_instances: 4, metrics: [accuracy], num_train_trials: 2,"
+        " adaptation: {max_train_instances: 2}}\nruns:\n"
+        "  - scenario: arithmetic\n    args: {digits: 1, num_train: 10, num_test: 8}\n"
+    )
+    assert _run(spec, "--output-dir", tmp_path / "out", "--quiet") == 0
+    (run,) = run_dirs(tmp_path / "out" / "trials")
+    requests = pq.read_table(run / "requests.parquet").to_pylist()
+    assert sorted({r["trial"] for r in requests}) == [0, 1]
+    assert all(len(r["train_ids"]) == r["num_train_instances"] == 2 for r in requests)
+    per_instance = pq.read_table(run / "per_instance_stats.parquet").to_pylist()
+    assert {p["trial"] for p in per_instance} == {0, 1}
+    (em,) = [s for s in pq.read_table(run / "stats.parquet").to_pylist() if s["metric"] == "exact_match"]
+    assert em["num_trials"] == 2 and em["count"] == 4

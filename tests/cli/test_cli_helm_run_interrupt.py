@@ -45,7 +45,7 @@ def _cached_rows(cache: Path) -> int:
 
 @pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGKILL], ids=["sigint", "sigkill"])
 def test_interrupted_run_resumes_without_repeating_cached_requests(tmp_path: Path, sig: signal.Signals) -> None:
-    spec = write_spec(tmp_path, models=("simple/slow",), digits=(1, 2), num_test=30, max_eval=12)
+    spec = write_spec(tmp_path, models=("simple/slow",), digits=(1, 2), num_test=40, max_eval=30)
     models = write_slow_models(tmp_path, delay_s=0.03)
     out = tmp_path / "out"
     log = tmp_path / "calls.log"
