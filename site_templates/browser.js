@@ -198,6 +198,12 @@
       });
       box.appendChild(ol);
     }
+    if (v.metadata) {
+      var md = el("details", { class: "metadata" });
+      md.appendChild(el("summary", null, "Metadata (" + Object.keys(v.metadata).sort().join(", ") + ")"));
+      md.appendChild(pre(JSON.stringify(v.metadata, null, 1)));
+      box.appendChild(md);
+    }
     v.trials.forEach(function (t) {
       var det = el("details", { class: "trial" });
       var metrics = Object.keys(t.metrics).sort().map(function (k) { return k + "=" + fmt(t.metrics[k]); }).join("  ");

@@ -38,6 +38,7 @@ _BUILTIN_MODULES: tuple[str, ...] = (
     "holistic.metrics.robustness",
     "holistic.metrics.bias",
     "holistic.metrics.toxicity",
+    "holistic.metrics.haystack",
 )
 # Built-in modules maintained alongside this package; tolerated while absent from a checkout.
 _OPTIONAL_MODULES = frozenset({"holistic.metrics.robustness", "holistic.metrics.bias", "holistic.metrics.toxicity"})
@@ -130,7 +131,8 @@ class Selection:
 # third-party) are every registered class of that category.
 _ACCURACY_FAMILIES: tuple[tuple[str, Callable[[ScenarioInfo, AdapterSpec], bool]], ...] = (
     ("multiple_choice_accuracy", lambda info, adapter: True),
-    ("generation_accuracy", lambda info, adapter: True),
+    # long_context answers are id lists, scored as sets by the haystack metric, not as strings.
+    ("generation_accuracy", lambda info, adapter: info.task != "long_context"),
     ("rouge", lambda info, adapter: info.task in ("summarization", "generation")),
     ("bleu", lambda info, adapter: info.task == "generation"),
     ("summarization", lambda info, adapter: info.task == "summarization"),

@@ -30,6 +30,7 @@ _BUILTIN_MODULES: tuple[str, ...] = (
     "holistic.scenarios.civil_comments",
     "holistic.scenarios.user_file",
     "holistic.scenarios.user_huggingface",
+    "holistic.scenarios.haystack",
 )
 _loaded = False
 

@@ -77,7 +77,7 @@ def build_browser(run_dir: Path, out_dir: Path, main_metric: str | None) -> Brow
     """Write ``index.js`` and ``chunk_*.js`` for one run into ``out_dir``."""
     out_dir.mkdir(parents=True, exist_ok=True)
     inst = _read(run_dir / "instances.parquet",
-                 ["instance_id", "role", "split", "sub_split", "perturbation", "input", "references"])
+                 ["instance_id", "role", "split", "sub_split", "perturbation", "input", "references", "metadata"])
     req = _read(run_dir / "requests.parquet",
                 ["instance_id", "perturbation", "trial", "request_index", "reference_index", "role", "kind", "prompt",
                  "messages", "continuation", "completion", "completions", "logprob", "post_processed",
@@ -100,6 +100,7 @@ def build_browser(run_dir: Path, out_dir: Path, main_metric: str | None) -> Brow
             "input": inst["input"][i],
             "references": [{"output": r["output"], "correct": "correct" in (r["tags"] or [])}
                            for r in (inst["references"][i] or [])],
+            "metadata": _metadata(inst["metadata"][i]),
             "trials": {},
         }
 
@@ -165,6 +166,17 @@ def build_browser(run_dir: Path, out_dir: Path, main_metric: str | None) -> Brow
     (out_dir / "index.js").write_text(f"HOLISTIC_INDEX({js_json(index)});\n", encoding="utf-8")
     return BrowserData(count=len(order), chunks=len(chunk_records), perturbations=tuple(perturbations),
                        splits=tuple(splits))
+
+
+def _metadata(text: str | None) -> dict[str, Any] | None:
+    """Per-instance metadata (needle positions, gold ids, identity group...) for display."""
+    if not text:
+        return None
+    try:
+        value = json.loads(text)
+    except ValueError:
+        return {"metadata": text}
+    return value if isinstance(value, dict) and value else None
 
 
 def _correct(variant: dict[str, Any], main_metric: str | None) -> int:

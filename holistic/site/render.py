@@ -19,6 +19,7 @@ import pyarrow.parquet as pq
 from jinja2 import Environment, FileSystemLoader, select_autoescape
 
 from holistic.site.browser import build_browser
+from holistic.site.haystack import HaystackReport, render_haystack
 from holistic.summarize.build import Summary
 from holistic.summarize.tables import Cell, Column, Table
 
@@ -142,7 +143,10 @@ def render_site(suite_dir: Path, summary: Summary, *, previous: Path | None = No
     for run in summary.runs:
         run_dir = suite_dir / "runs" / run.run_id
         data = build_browser(run_dir, site_dir / "data" / run.run_id, run.main_metric)
-        _run_page(w, run, run_dir, data.count, [f for f in figures if f.get("run_id") == run.run_id])
+        haystack = render_haystack(run_dir, site_dir / "plots", src_prefix="plots/", run_id=run.run_id)
+        _run_page(w, run, run_dir, data.count,
+                  [f for f in figures if f.get("run_id") == run.run_id] + haystack.figures,
+                  extra_tables=[_haystack_table(haystack)] if haystack.length_table else [])
         w.page(f"runs/browse/{run.run_id}.html", "browser.html", f"Instances: {run.name}", run=run)
         run_links.append({"href": f"runs/{run.run_id}.html", "text": run.name, "note": f"{data.count} instances"})
     w.page("runs.html", "list.html", "Runs", tables=[], intro="", links=run_links, figures=None)
@@ -164,7 +168,32 @@ def _read_json(path: Path) -> dict[str, Any]:
         return {}
 
 
-def _run_page(w: SiteWriter, run: Any, run_dir: Path, n_instances: int, figures: list[dict[str, Any]]) -> None:
+def _haystack_table(report: HaystackReport) -> dict[str, Any]:
+    """Median F1 with its 95% interval per task and context length."""
+    unit = report.length_unit or "tokens"
+    rows = tuple(
+        (Cell(str(r["task"])), Cell(float(r["length"])), Cell(float(r.get("records") or 0)),
+         Cell(r.get("f1_median"), r.get("f1_ci_low"), r.get("f1_ci_high")), Cell(r.get("recall_median")),
+         Cell(float(r.get("zero_needle_correct") or 0)), Cell(float(r.get("zero_needle_records") or 0)),
+         Cell(float(r.get("false_positives") or 0)), Cell(float(r.get("invalid") or 0)),
+         Cell(float(r.get("degenerate") or 0)))
+        for r in report.length_table
+    )
+    return Table(
+        id="haystack_lengths", title=f"Median F1 per task and context length ({unit})",
+        description="Zero-needle records are correct when nothing is returned; invalid = no parsable JSON, "
+                    "degenerate = runaway repetition.",
+        columns=(Column("Task"), Column(f"Length ({unit})", numeric=True, digits=0),
+                 Column("Records", numeric=True, digits=0), Column("Median F1 [95% CI]", lower_is_better=False),
+                 Column("Median recall", lower_is_better=False), Column("Zero-needle correct", numeric=True, digits=0),
+                 Column("Zero-needle records", numeric=True, digits=0), Column("False positives", numeric=True, digits=0),
+                 Column("Invalid", numeric=True, digits=0), Column("Degenerate", numeric=True, digits=0)),
+        rows=rows,
+    ).to_json()
+
+
+def _run_page(w: SiteWriter, run: Any, run_dir: Path, n_instances: int, figures: list[dict[str, Any]],
+              extra_tables: list[dict[str, Any]] | None = None) -> None:
     spec = _read_json(run_dir / "run_spec.json")
     artifacts = _read_json(run_dir / "artifacts.json")
     stats = pq.read_table(run_dir / "stats.parquet").to_pylist() if (run_dir / "stats.parquet").exists() else []
@@ -196,7 +225,8 @@ def _run_page(w: SiteWriter, run: Any, run_dir: Path, n_instances: int, figures:
     spec.setdefault("metrics_not_applicable", {})
     w.page(f"runs/{run.run_id}.html", "run.html", f"Run: {run.name}", run=run, spec=spec,
            execution=artifacts.get("execution"), stats_table=stats_table.to_json(), examples=examples,
-           n_instances=n_instances, figures=[{**f, "src": "../" + f["src"]} for f in figures])
+           n_instances=n_instances, figures=[{**f, "src": "../" + f["src"]} for f in figures],
+           extra_tables=extra_tables or [])
 
 
 def _models_table(suite_dir: Path, summary: Summary) -> Table:

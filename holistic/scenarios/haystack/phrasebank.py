@@ -1,0 +1,123 @@
+"""``financial_phrasebank``: 3-class sentiment of financial news sentences (Malo et al., 2014).
+
+The short-context baseline of the haystack's sentiment concept: can the model tell
+the sentiment of one sentence before it has to find sentiment-bearing articles in a
+long context?
+
+Files as the authors ship them (Financial PhraseBank v1.0): Latin-1 text, one
+``sentence@label`` per line, label ``positive``, ``negative`` or ``neutral``; one
+file per annotator agreement level (``agreement`` arg): ``Sentences_AllAgree.txt``
+(``all``), ``Sentences_75Agree.txt`` (``75``), ``Sentences_66Agree.txt`` (``66``),
+``Sentences_50Agree.txt`` (``50``). There is no official split: a seeded, fixed set of
+:data:`TRAIN_POOL` sentences becomes the in-context example pool, the rest is test.
+The data are CC BY-NC-SA 3.0 and not downloaded automatically: put the files under
+``<data root>/financial_phrasebank/``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+from holistic.core.errors import DataSourceError
+from holistic.core.interfaces import ScenarioInfo
+from holistic.core.types import CORRECT_TAG, TEST_SPLIT, TRAIN_SPLIT, Instance, Reference
+from holistic.scenarios.categories import CLASSIFICATION_CATEGORIES, CLASSIFICATION_NOT_APPLICABLE
+from holistic.scenarios.loading import FileScenario, check_choice, hold_out
+from holistic.scenarios.registry import SCENARIOS
+from holistic.scenarios.sources import DataFile, DataNeeds, ResolvedData
+
+LABELS: tuple[str, ...] = ("negative", "neutral", "positive")
+FILES: dict[str, str] = {
+    "all": "Sentences_AllAgree.txt",
+    "75": "Sentences_75Agree.txt",
+    "66": "Sentences_66Agree.txt",
+    "50": "Sentences_50Agree.txt",
+}
+TRAIN_POOL = 60
+_HINT = "Financial PhraseBank v1.0 (Malo et al., 2014), FinancialPhraseBank-v1.0.zip from the authors"
+
+
+def read_phrasebank(path: Path, prefix: str) -> list[Instance]:
+    """Every ``sentence@label`` line of ``path`` as a test instance (ids carry the line number)."""
+    out = []
+    with path.open("r", encoding="latin-1", newline="") as fh:
+        for number, line in enumerate(fh, start=1):
+            line = line.rstrip("\r\n")
+            if not line.strip():
+                continue
+            sentence, sep, label = line.rpartition("@")
+            label = label.strip().lower()
+            if not sep or not sentence.strip():
+                raise DataSourceError(f"{path}:{number}: expected 'sentence@label', got {line[:60]!r}")
+            if label not in LABELS:
+                raise DataSourceError(f"{path}:{number}: label {label!r} is not one of {', '.join(LABELS)}")
+            out.append(
+                Instance(
+                    id=f"{prefix}-{number:05d}",
+                    input=sentence.strip(),
+                    references=tuple(Reference(name, (CORRECT_TAG,) if name == label else ()) for name in LABELS),
+                    split=TEST_SPLIT,
+                    metadata={"label": label, "line": number},
+                )
+            )
+    if not out:
+        raise DataSourceError(f"{path}: no sentences")
+    return out
+
+
+@SCENARIOS.register("financial_phrasebank")
+class FinancialPhraseBankScenario(FileScenario):
+    """Positive, negative or neutral: sentiment of a financial news sentence for an investor."""
+
+    info = ScenarioInfo(
+        name="financial_phrasebank",
+        description="Financial PhraseBank: 3-class investor sentiment of financial news sentences.",
+        task="classification",
+        default_adapter={
+            "method": "generation",
+            "instructions": (
+                "Classify the sentiment of the financial news sentence for an investor as positive, negative or neutral."
+            ),
+            "input_prefix": "Sentence: ",
+            "input_suffix": "\n",
+            "output_prefix": "Sentiment: ",
+            "output_suffix": "\n",
+            "max_train_instances": 5,
+            "max_tokens": 3,
+            "temperature": 0.0,
+            "stop_sequences": ("\n",),
+        },
+        main_metric="quasi_exact_match",
+        metric_categories=CLASSIFICATION_CATEGORIES,
+        not_applicable_reasons=CLASSIFICATION_NOT_APPLICABLE,
+        args_schema={
+            "type": "object",
+            "properties": {"agreement": {"enum": list(FILES), "default": "all"}},
+            "additionalProperties": False,
+        },
+        tags=("sentiment_analysis", "classification", "finance"),
+    )
+
+    def __init__(self, agreement: str = "all") -> None:
+        self.agreement = check_choice(str(agreement), tuple(FILES), "agreement")
+
+    @classmethod
+    def estimate_num_instances(cls, args: dict[str, Any]) -> int | None:
+        sizes = {"all": 2264, "75": 3453, "66": 4217, "50": 4846}
+        return sizes.get(str(args.get("agreement", "all")), 0) - TRAIN_POOL
+
+    def data_needs(self) -> DataNeeds:
+        name = FILES[self.agreement]
+        return DataNeeds(
+            "financial_phrasebank",
+            layouts=((DataFile(name),), (DataFile(f"FinancialPhraseBank-v1.0/{name}"),)),
+            hint=_HINT,
+        )
+
+    def load(self, data: ResolvedData) -> list[Instance]:
+        path = next(iter(data.paths.values()))
+        instances = read_phrasebank(path, f"fpb{self.agreement}")
+        pool = hold_out([i.id for i in instances], TRAIN_POOL, f"financial_phrasebank-{self.agreement}-train")
+        return [replace(i, split=TRAIN_SPLIT) if i.id in pool else i for i in instances]

@@ -1,0 +1,272 @@
+"""Haystack heatmaps for a run page: recall and F1 by context length x needle depth, per task.
+
+:func:`render_haystack` reads one run folder of the results store and, when the run
+is a ``haystack`` run, writes one SVG per task (two panels: recall and F1; columns are
+context lengths, rows are depth bins; each cell shows the mean value and the raw
+fraction found / gold needles) and returns the figure descriptions plus a table of
+median F1 with its 95% bootstrap CI per task and length.
+
+Its source is the ``haystack`` artifact the metric writes (``artifacts.json`` ->
+``metrics.haystack``). For runs without it (older results), the same numbers are
+recomputed from ``per_instance_stats.parquet`` and the instance metadata in
+``instances.parquet``. A run that is not a haystack run yields no figures and no rows.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+_NUM_RESAMPLES = 1000
+
+
+@dataclass
+class HaystackReport:
+    """What :func:`render_haystack` made for one run."""
+
+    figures: list[dict[str, Any]] = field(default_factory=list)
+    """``{src, alt, caption, run_id, task}`` per written SVG (``src`` = ``src_prefix`` + file name)."""
+    length_table: list[dict[str, Any]] = field(default_factory=list)
+    """One row per (task, length): ``task``, ``length``, ``records``, ``f1_median``, ``f1_ci_low``,
+    ``f1_ci_high``, ``f1_mean``, ``needle_f1_median``, ``recall_median``, ``zero_needle_correct``,
+    ``zero_needle_records``, ``false_positives``, ``invalid``, ``degenerate``."""
+    length_unit: str | None = None
+    """``tokens`` or ``chars/4`` (lengths were estimated: say so next to the table)."""
+
+
+def _read_json(path: Path) -> dict[str, Any]:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def load_artifact(run_dir: Path) -> dict[str, Any] | None:
+    """The run's ``haystack`` artifact, recomputed from the tables when absent (``None``: not a haystack run)."""
+    metrics = _read_json(run_dir / "artifacts.json").get("metrics") or {}
+    artifact = metrics.get("haystack") if isinstance(metrics, dict) else None
+    if isinstance(artifact, dict) and artifact.get("cells") is not None:
+        return artifact
+    return _artifact_from_tables(run_dir)
+
+
+def _artifact_from_tables(run_dir: Path) -> dict[str, Any] | None:
+    import pyarrow.parquet as pq
+
+    inst_path, stats_path = run_dir / "instances.parquet", run_dir / "per_instance_stats.parquet"
+    if not inst_path.exists() or not stats_path.exists():
+        return None
+    meta: dict[str, dict[str, Any]] = {}
+    for row in pq.read_table(inst_path, columns=["instance_id", "role", "perturbation", "metadata"]).to_pylist():
+        if row["role"] != "eval" or row["perturbation"] is not None:
+            continue
+        data = json.loads(row["metadata"] or "{}")
+        if "gold_ids" in data:
+            meta[row["instance_id"]] = data
+    if not meta:
+        return None
+    values: dict[str, dict[str, list[float]]] = {}
+    table = pq.read_table(stats_path, columns=["instance_id", "metric", "perturbation", "value"]).to_pylist()
+    for row in table:
+        if row["perturbation"] is None and row["instance_id"] in meta and str(row["metric"]).startswith("haystack_"):
+            values.setdefault(row["instance_id"], {}).setdefault(row["metric"], []).append(float(row["value"]))
+    records = []
+    for iid, data in meta.items():
+        v = {k: float(np.mean(x)) for k, x in values.get(iid, {}).items()}
+        if "haystack_f1" not in v:
+            continue
+        gold = len(data.get("gold_ids") or [])
+        records.append({
+            "task": str(data.get("task", "")), "length": int(data.get("length", 0)), "depth_bin": data.get("depth_bin"),
+            "gold": gold, "found": round(v.get("haystack_recall", 0.0) * gold), "f1": v["haystack_f1"],
+            "recall": v.get("haystack_recall"), "fp": v.get("haystack_false_positives", 0.0),
+            "invalid": v.get("haystack_invalid_output", 0.0), "degenerate": v.get("haystack_degenerate_output", 0.0),
+        })
+    if not records:
+        return None
+    return _summarise_plain(records, _labels(next(iter(meta.values())).get("depth_bins")), next(iter(meta.values())))
+
+
+def _labels(bins: Any) -> list[str]:
+    n = int(bins or 0)
+    return [f"{round(100 * i / n)}-{round(100 * (i + 1) / n)}" for i in range(n)] if n > 0 else []
+
+
+def _summary(values: Sequence[float], seed: int) -> dict[str, Any]:
+    if not values:
+        return {"n": 0, "mean": None, "mean_ci": None, "median": None, "median_ci": None}
+    data = np.asarray(values, dtype=np.float64)
+    picks = np.random.default_rng(seed).integers(0, data.size, size=(_NUM_RESAMPLES, data.size))
+    medians, means = np.median(data[picks], axis=1), data[picks].mean(axis=1)
+    return {
+        "n": int(data.size), "mean": float(data.mean()), "mean_ci": [float(x) for x in np.quantile(means, [0.025, 0.975])],
+        "median": float(np.median(data)), "median_ci": [float(x) for x in np.quantile(medians, [0.025, 0.975])],
+    }
+
+
+def _facts(records: Sequence[dict[str, Any]], seed: int) -> dict[str, Any]:
+    needle = [r for r in records if r["gold"]]
+    zero = [r for r in records if not r["gold"]]
+    return {
+        "records": len(records), "needle_records": len(needle), "zero_needle_records": len(zero),
+        "found": sum(r["found"] for r in needle), "gold": sum(r["gold"] for r in needle),
+        "false_positives": int(sum(r["fp"] for r in records)),
+        "invalid": int(sum(r["invalid"] for r in records)), "degenerate": int(sum(r["degenerate"] for r in records)),
+        "zero_needle_correct": sum(1 for r in zero if r["f1"] == 1.0),
+        "f1": _summary([r["f1"] for r in records], seed),
+        "needle_f1": _summary([r["f1"] for r in needle], seed + 1),
+        "recall": _summary([r["recall"] or 0.0 for r in needle], seed + 2),
+    }
+
+
+def _summarise_plain(records: list[dict[str, Any]], labels: list[str], meta: dict[str, Any]) -> dict[str, Any]:
+    tasks = list(dict.fromkeys(r["task"] for r in records))
+    lengths = sorted({r["length"] for r in records})
+    cells, by_length, by_task = [], [], []
+    for t_index, task in enumerate(tasks):
+        of_task = [r for r in records if r["task"] == task]
+        by_task.append({"task": task, **_facts(of_task, 1000 * t_index)})
+        for length in lengths:
+            of_length = [r for r in of_task if r["length"] == length]
+            if not of_length:
+                continue
+            by_length.append({"task": task, "length": length, **_facts(of_length, length + t_index)})
+            for label in labels:
+                cell = [r for r in of_length if r["depth_bin"] == label and r["gold"]]
+                if cell:
+                    cells.append({"task": task, "length": length, "depth_bin": label, **_facts(cell, length)})
+    return {"tasks": tasks, "lengths": lengths, "depth_labels": labels, "cells": cells, "by_length": by_length,
+            "by_task": by_task, "length_unit": meta.get("length_unit"), "tokenizer": meta.get("tokenizer")}
+
+
+def _pyplot() -> Any:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    plt.rcParams["svg.hashsalt"] = "holistic"
+    plt.rcParams["svg.fonttype"] = "none"
+    return plt
+
+
+def _slug(text: str) -> str:
+    return "".join(ch if ch.isalnum() else "-" for ch in text)
+
+
+def _fmt_ci(summary: dict[str, Any] | None, key: str = "median") -> str:
+    if not summary or summary.get(key) is None:
+        return "n/a"
+    ci = summary.get(f"{key}_ci") or [None, None]
+    if ci[0] is None:
+        return f"{summary[key]:.2f}"
+    return f"{summary[key]:.2f} [{ci[0]:.2f}, {ci[1]:.2f}]"
+
+
+def _length_label(length: int) -> str:
+    return f"{length // 1024}K" if length >= 1024 and length % 1024 == 0 else f"{length:,}"
+
+
+def _heatmap(
+    ax: Any, grid: np.ndarray, text: list[list[str]], lengths: list[int], labels: list[str], title: str, *, first: bool,
+    unit: str,
+) -> Any:
+    masked = np.ma.masked_invalid(grid)
+    image = ax.imshow(masked, vmin=0.0, vmax=1.0, cmap="RdYlGn", aspect="auto")
+    ax.set_xticks(range(len(lengths)), [_length_label(n) for n in lengths], fontsize=8)
+    ax.set_yticks(range(len(labels)), [f"{label}%" for label in labels] if first else [], fontsize=8)
+    ax.set_xlabel(f"context length ({unit})", fontsize=8)
+    if first:
+        ax.set_ylabel("needle depth", fontsize=8)
+    ax.set_title(title, fontsize=9)
+    for i in range(len(labels)):
+        for j in range(len(lengths)):
+            value = grid[i, j]
+            dark = math.isfinite(value) and (value < 0.25 or value > 0.8)
+            ax.text(j, i, text[i][j], ha="center", va="center", fontsize=7, color="white" if dark else "black")
+    return image
+
+
+def render_haystack(run_dir: Path, out_dir: Path, *, src_prefix: str = "plots/", run_id: str | None = None) -> HaystackReport:
+    """Write the heatmaps of one run into ``out_dir`` (see the module docstring).
+
+    ``src`` of each figure is ``src_prefix`` + the file name, so pass the path of
+    ``out_dir`` relative to the site root (``plots/`` for ``<site>/plots``). The file
+    names start with ``haystack_<run_id>_``. Output is deterministic (no dates, fixed
+    SVG ids).
+    """
+    run_dir = Path(run_dir)
+    run_id = run_id or run_dir.name
+    artifact = load_artifact(run_dir)
+    if not artifact:
+        return HaystackReport()
+    report = HaystackReport(length_unit=artifact.get("length_unit"))
+    lengths: list[int] = [int(n) for n in artifact.get("lengths") or []]
+    labels: list[str] = list(artifact.get("depth_labels") or [])
+    unit = " (lengths estimated as characters / 4)" if artifact.get("length_unit") == "chars/4" else ""
+    axis_unit = "chars / 4" if artifact.get("length_unit") == "chars/4" else "tokens"
+    by_task = {row["task"]: row for row in artifact.get("by_task") or []}
+    plt = _pyplot() if lengths and labels else None
+    for task in artifact.get("tasks") or []:
+        cells = {(c["length"], c["depth_bin"]): c for c in artifact.get("cells") or [] if c["task"] == task}
+        if plt is None or not cells:
+            continue
+        fig, axes = plt.subplots(
+            1, 2, figsize=(2.0 + 2 * 0.9 * max(len(lengths), 2), 1.4 + 0.5 * len(labels)), layout="constrained"
+        )
+        image = None
+        for first, (ax, (key, name)) in enumerate(zip(axes, (("recall", "Recall"), ("needle_f1", "F1")), strict=True)):
+            grid = np.full((len(labels), len(lengths)), np.nan)
+            text = [["–"] * len(lengths) for _ in labels]
+            for i, label in enumerate(labels):
+                for j, length in enumerate(lengths):
+                    cell = cells.get((length, label))
+                    if cell is None:
+                        continue
+                    value = (cell.get(key) or {}).get("mean")
+                    if value is not None and math.isfinite(value):
+                        grid[i, j] = value
+                        text[i][j] = f"{value:.2f}\n{cell['found']}/{cell['gold']}"
+            image = _heatmap(ax, grid, text, lengths, labels, name, first=first == 0, unit=axis_unit)
+        if image is not None:
+            fig.colorbar(image, ax=list(axes), shrink=0.85)
+        summary = by_task.get(task, {})
+        fig.suptitle(
+            f"{task} — median F1 {_fmt_ci(summary.get('f1'))}, median recall {_fmt_ci(summary.get('recall'))}",
+            fontsize=9,
+        )
+        name = f"haystack_{_slug(run_id)}_{_slug(task)}.svg"
+        out_dir.mkdir(parents=True, exist_ok=True)
+        fig.savefig(out_dir / name, format="svg", metadata={"Date": None}, bbox_inches="tight")
+        plt.close(fig)
+        report.figures.append({
+            "src": src_prefix + name,
+            "alt": f"Recall and F1 heatmaps of task {task} by context length and needle depth",
+            "caption": (
+                f"Task {task}: mean recall (left) and F1 (right) of records with needles, by context length and "
+                f"needle depth; each cell also shows needles found / gold. Median F1 over all records (zero-needle "
+                f"ones included) {_fmt_ci(summary.get('f1'))}, 95% bootstrap CI{unit}."
+            ),
+            "run_id": run_id,
+            "task": task,
+        })
+    for row in artifact.get("by_length") or []:
+        f1 = row.get("f1") or {}
+        ci = f1.get("median_ci") or [None, None]
+        report.length_table.append({
+            "task": row["task"], "length": row["length"], "records": row.get("records"),
+            "f1_median": f1.get("median"), "f1_ci_low": ci[0], "f1_ci_high": ci[1], "f1_mean": f1.get("mean"),
+            "needle_f1_median": (row.get("needle_f1") or {}).get("median"),
+            "recall_median": (row.get("recall") or {}).get("median"),
+            "zero_needle_correct": row.get("zero_needle_correct"), "zero_needle_records": row.get("zero_needle_records"),
+            "false_positives": row.get("false_positives"), "invalid": row.get("invalid"),
+            "degenerate": row.get("degenerate"),
+        })
+    return report
