@@ -39,15 +39,17 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from holistic.core.types import ModelDeployment, Request  # noqa: E402
+from holistic.models.prefix_plan import common_prefix_len  # noqa: E402
 from holistic.models.registry import ModelRegistry, create_client  # noqa: E402
 
 MODEL = "embedded/smollm2-135m-instruct"
 ENGINES = ("transformers", "llama_cpp")
 _WORDS = (
-    "cell tissue organ muscle bone nerve blood heart lung liver kidney brain skin artery vein "
-    "membrane protein enzyme hormone vessel joint tendon ligament cartilage nucleus structure "
-    "function system layer region surface upper lower inner outer anterior posterior lateral"
-).split()
+    "cell", "tissue", "organ", "muscle", "bone", "nerve", "blood", "heart", "lung", "liver", "kidney",
+    "brain", "skin", "artery", "vein", "membrane", "protein", "enzyme", "hormone", "vessel", "joint",
+    "tendon", "ligament", "cartilage", "nucleus", "structure", "function", "system", "layer", "region",
+    "surface", "upper", "lower", "inner", "outer", "anterior", "posterior", "lateral",
+)
 
 
 def median_time(fn: Callable[[], Any], repeats: int) -> float:
@@ -168,7 +170,7 @@ def five_shot(client: Any, repeats: int, n: int = 50) -> dict[str, Any]:
     prompts = five_shot_prompts(n)
     tok = client.tokenizer()
     ids = [tok.encode(p) for p in prompts]
-    shared = len(os.path.commonprefix(ids))
+    shared = min(common_prefix_len(ids[0], x) for x in ids[1:])
     unique = shared + sum(len(x) - shared for x in ids)
     total = sum(len(x) for x in ids)
     requests = [Request(model=MODEL, prompt=p, max_tokens=1, trial_tag=str(i)) for i, p in enumerate(prompts)]

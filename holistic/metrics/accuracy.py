@@ -78,6 +78,13 @@ _GENERATION_SCORERS: dict[str, Scorer] = {
 }
 
 
+BINARY_SCORERS: dict[str, Scorer] = {
+    **{k: v for k, v in _GENERATION_SCORERS.items() if k != "f1_score"},
+    "final_number_exact_match": final_number_exact_match,
+}
+"""The 0/1 match scorers (what calibration can use as 'correct')."""
+
+
 def best_over_references(scorer: Scorer, prediction: str, references: Sequence[str]) -> float:
     return max(scorer(prediction, ref) for ref in references)
 

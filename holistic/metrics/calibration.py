@@ -6,7 +6,9 @@ Each scored unit contributes a (confidence, correct) pair:
   normalised over the choices, or the letter's probability among the letters);
 - generation (only for scenarios that list calibration, i.e. short checkable
   answers): the probability of the whole first completion, ``exp(sum of token
-  logprobs)``, and ``exact_match`` against the correct references.
+  logprobs)``; correct means the scenario's main metric when it is a 0/1 match
+  (``exact_match``, ``quasi_exact_match``, the prefix variants,
+  ``final_number_exact_match``), else ``exact_match``, against the correct references.
 
 Per instance: ``max_prob`` (the confidence). Per run, for every group of units
 sharing a split, sub-split and perturbation, and each trial separately (the run
@@ -26,6 +28,7 @@ from dataclasses import replace
 
 from holistic.core.interfaces import MetricContext, MetricResult, ScenarioInfo
 from holistic.core.types import AdapterSpec, MetricName, ModelDeployment, RequestState, Stat
+from holistic.metrics.accuracy import BINARY_SCORERS, best_over_references
 from holistic.metrics.base import BaseMetric, info
 from holistic.metrics.calibration_math import (
     coverage_accuracy_area,
@@ -37,7 +40,6 @@ from holistic.metrics.calibration_math import (
 from holistic.metrics.choices import MULTIPLE_CHOICE_METHODS, resolve
 from holistic.metrics.registry import METRICS
 from holistic.metrics.states import Unit, first_main, group_units, metric_name, outputs, reference_texts, succeeded
-from holistic.metrics.text import normalize_exact
 
 Pair = tuple[float, float]
 
@@ -71,9 +73,14 @@ class CalibrationMetric(BaseMetric):
              needs_logprobs=True),
     )
 
-    def __init__(self, method: str = "multiple_choice_joint", length_normalization: str = "none") -> None:
+    def __init__(
+        self, method: str = "multiple_choice_joint", length_normalization: str = "none", correctness: str = "exact_match"
+    ) -> None:
+        if correctness not in BINARY_SCORERS:
+            raise ValueError(f"correctness must be one of {', '.join(BINARY_SCORERS)}; got {correctness!r}")
         self.method = method
         self.length_normalization = length_normalization
+        self.correctness = correctness
 
     @classmethod
     def not_applicable(cls, info: ScenarioInfo, adapter: AdapterSpec, deployment: ModelDeployment) -> str | None:
@@ -85,10 +92,11 @@ class CalibrationMetric(BaseMetric):
 
     @classmethod
     def configure(cls, info: ScenarioInfo, adapter: AdapterSpec, deployment: ModelDeployment) -> CalibrationMetric:
-        return cls(adapter.method, adapter.length_normalization)
+        correctness = info.main_metric if info.main_metric in BINARY_SCORERS else "exact_match"
+        return cls(adapter.method, adapter.length_normalization, correctness)
 
     def __repr__(self) -> str:
-        return f"CalibrationMetric({self.method!r}, {self.length_normalization!r})"
+        return f"CalibrationMetric({self.method!r}, {self.length_normalization!r}, {self.correctness!r})"
 
     def evaluate(self, states: Sequence[RequestState], ctx: MetricContext) -> MetricResult:
         result = MetricResult()
@@ -124,7 +132,11 @@ class CalibrationMetric(BaseMetric):
                 })
             for stat_name, trial_values in values.items():
                 result.run_stats.append(Stat.of(replace(group, name=stat_name), trial_values))
-        result.artifacts["calibration"] = {"method": self.method, "reliability": diagrams}
+        result.artifacts["calibration"] = {
+            "method": self.method,
+            "correctness": self.correctness if self.method not in MULTIPLE_CHOICE_METHODS else "picked choice is correct",
+            "reliability": diagrams,
+        }
         return result
 
     def _pair(self, unit: Unit) -> Pair | None:
@@ -142,9 +154,8 @@ class CalibrationMetric(BaseMetric):
             return None
         completion = state.result.completions[0]
         logprob = sum(t.logprob for t in completion.tokens) if completion.tokens else completion.logprob
-        answer = normalize_exact(outputs(state)[0])
-        correct = any(answer == normalize_exact(r) for r in references)
-        return min(math.exp(logprob), 1.0), float(correct)
+        correct = best_over_references(BINARY_SCORERS[self.correctness], outputs(state)[0], references)
+        return min(math.exp(logprob), 1.0), correct
 
 
 def _group_sort(name: MetricName) -> tuple[str, str, str]:

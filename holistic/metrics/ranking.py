@@ -30,10 +30,11 @@ because they are judged.
   and the whole set is reranked — HELM's intuitive upper bound. Equal to vanilla
   when the scenario marks no passage as first-stage-only.
 
-Values per query: ``rr@10`` (reciprocal rank of the first relevant passage within the
-top 10, else 0) and ``ndcg@10`` (linear gains ``grade / log2(rank + 1)``, normalised by
-the ideal ordering of all judged passages of the query). Queries with no relevant
-passage get no values.
+Values per query: ``rr@10`` (reciprocal rank of the first relevant — ``correct`` —
+passage within the top 10, else 0) and ``ndcg@10`` (linear gains
+``grade / log2(rank + 1)``, normalised by the ideal ordering of all judged passages of
+the query, as trec_eval's ``ndcg_cut``). A query with no relevant passage gets no RR
+values; one with no positive grade gets no NDCG values.
 """
 
 from __future__ import annotations
@@ -63,6 +64,8 @@ class Candidate:
     score: float
     grade: float
     first_stage_rank: int | None
+    relevant: bool = False
+    """Tagged ``correct`` (the scenario's relevance threshold, e.g. grade >= 2 on TREC)."""
 
 
 def grade_of(reference: Reference) -> float:
@@ -129,7 +132,7 @@ def rank(candidates: Sequence[Candidate]) -> list[Candidate]:
 
 def reciprocal_rank(ranked: Sequence[Candidate], k: int = CUTOFF) -> float:
     for position, candidate in enumerate(ranked[:k], start=1):
-        if candidate.grade > 0:
+        if candidate.relevant:
             return 1.0 / position
     return 0.0
 
@@ -161,7 +164,8 @@ def candidates(unit: Unit) -> list[Candidate]:
             score = scored_yes_probability(yes[i], no[i])
         elif i in generated and succeeded(generated[i]):
             score = yes_probability(generated[i])
-        out.append(Candidate(i, score if score is not None else 0.0, grade_of(reference), first_stage_rank(reference)))
+        out.append(Candidate(i, score if score is not None else 0.0, grade_of(reference), first_stage_rank(reference),
+                             reference.is_correct))
     return out
 
 
@@ -191,12 +195,12 @@ class RankingMetric(BaseMetric):
         for unit in group_units(states):
             passages = candidates(unit)
             grades = [c.grade for c in passages]
-            if not any(g > 0 for g in grades):
-                continue
             first_stage = [c for c in passages if c.first_stage_rank is not None] or passages
             vanilla, boosted = rank(first_stage), rank(passages)
-            result.per_instance.append(unit.stat("rr@10", reciprocal_rank(vanilla)))
-            result.per_instance.append(unit.stat("ndcg@10", ndcg(vanilla, grades)))
-            result.per_instance.append(unit.stat("rr@10_boosted", reciprocal_rank(boosted)))
-            result.per_instance.append(unit.stat("ndcg@10_boosted", ndcg(boosted, grades)))
+            if any(c.relevant for c in passages):
+                result.per_instance.append(unit.stat("rr@10", reciprocal_rank(vanilla)))
+                result.per_instance.append(unit.stat("rr@10_boosted", reciprocal_rank(boosted)))
+            if any(g > 0 for g in grades):
+                result.per_instance.append(unit.stat("ndcg@10", ndcg(vanilla, grades)))
+                result.per_instance.append(unit.stat("ndcg@10_boosted", ndcg(boosted, grades)))
         return result

@@ -2,12 +2,17 @@
 
 Window fitting and token estimates need *a* tokenizer before any request is sent.
 Hosted models do not publish theirs (or need a download), so API providers use this
-one unless the registry names a tokenizer. It cuts text into pieces of at most
-:data:`PIECE_CHARS` word characters (a leading space stays attached, as in BPE
-vocabularies), each punctuation mark and each line break on its own. For English
-that is about 1.4 pieces per word, a little more than the 1.3 tokens per word of
-the OpenAI and Anthropic tokenizers, so a prompt that fits by this count fits for
-real; it over-counts code and under-counts some non-Latin scripts.
+one unless the registry names a tokenizer. It cuts text into pieces:
+
+- runs of at most :data:`PIECE_CHARS` ASCII letters, digits or underscores (a leading
+  space stays attached, as in BPE vocabularies);
+- each other letter on its own (CJK, Arabic, accented letters: real tokenizers spend
+  about a token per one or two such characters);
+- each punctuation mark, each line break, each other run of whitespace.
+
+On English technical prose this gives 1.20-1.24 pieces per token of a 49k-vocabulary
+BPE tokenizer (SmolLM2's), and more against the larger vocabularies of hosted models:
+a prompt that fits by this count fits for real, at the price of some unused context.
 
 Ids are assigned per tokenizer instance as pieces are first seen, so
 ``decode(encode(text)) == text`` holds for any text.
@@ -21,12 +26,12 @@ from collections.abc import Sequence
 
 from holistic.core.types import Message
 
-PIECE_CHARS = 4
-_PIECE_RE = re.compile(rf" ?\w{{1,{PIECE_CHARS}}}|\n|[^\S\n]+|[^\w\s]")
+PIECE_CHARS = 5
+_PIECE_RE = re.compile(rf" ?[A-Za-z0-9_]{{1,{PIECE_CHARS}}}| ?[^\W\x00-\x7f]|\n|[^\S\n]+|[^\w\s]")
 
 
 class ApproxTokenizer:
-    """Pieces of at most four word characters; see the module docstring."""
+    """See the module docstring."""
 
     def __init__(self) -> None:
         self._ids: dict[str, int] = {}

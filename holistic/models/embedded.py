@@ -62,9 +62,8 @@ def create_embedded_client(deployment: ModelDeployment) -> LocalClient:
 
     hf, loaded = load_transformers_engine(
         str(converted_gguf_dir(gguf)), device=str(args.get("device", "auto")), dtype=str(args.get("dtype", "auto")),
-        options=engine_options(args),
+        options=engine_options(args), fingerprint=False,  # the GGUF's hash is the identity
     )
-    loaded.pop("weights_sha256", None)  # the converted folder's hash: the GGUF's is the identity
     return LocalClient(deployment, hf, {**loaded, **facts})
 
 

@@ -7,7 +7,7 @@ Deployment args (all optional):
   ``float32``, ``bfloat16``, ``float16``;
 - ``revision``: a hub revision (branch, tag or commit);
 - ``gguf_file``: a GGUF file inside the folder (dequantised once and cached, see
-  :mod:`holistic.models.weights`);
+  :mod:`holistic.models.weights`); a model id ending in ``.gguf`` is such a file too;
 - ``batch_size``, ``max_batch_tokens``, ``prefix_cache``, ``min_shared_prefix``:
   see :class:`holistic.models.hf_engine.EngineOptions`.
 """
@@ -76,9 +76,13 @@ def engine_options(args: Mapping[str, Any]) -> EngineOptions:
 
 def load_transformers_engine(
     source: str, *, device: str = "auto", dtype: str = "auto", revision: str | None = None,
-    options: EngineOptions | None = None,
+    options: EngineOptions | None = None, fingerprint: bool = True,
 ) -> tuple[TransformersEngine, dict[str, Any]]:
-    """Load a model folder or hub id; returns the engine and its identity facts."""
+    """Load a model folder or hub id; returns the engine and its identity facts.
+
+    ``fingerprint``: hash a local folder's weight files for the identity (skip it when
+    the caller already knows the weights' hash).
+    """
     try:
         from transformers import AutoModelForCausalLM, AutoTokenizer
     except ImportError as exc:  # pragma: no cover - a core dependency
@@ -88,7 +92,7 @@ def load_transformers_engine(
     kwargs: dict[str, Any] = {"revision": revision} if revision else {}
     try:
         tokenizer = AutoTokenizer.from_pretrained(source, **kwargs)
-        model = AutoModelForCausalLM.from_pretrained(source, dtype=torch_dtype, **kwargs)
+        model: Any = AutoModelForCausalLM.from_pretrained(source, dtype=torch_dtype, **kwargs)
     except OSError as exc:
         raise ModelError(f"cannot load a transformers model from {source!r}: {exc}") from exc
     model.to(dev)
@@ -99,7 +103,8 @@ def load_transformers_engine(
     facts: dict[str, Any] = {"dtype": str(torch_dtype).removeprefix("torch."), "device_type": dev.split(":")[0]}
     local = Path(source).expanduser()
     if local.is_dir():
-        facts["weights_sha256"] = directory_fingerprint(local)
+        if fingerprint:
+            facts["weights_sha256"] = directory_fingerprint(local)
     else:
         facts["revision"] = getattr(model.config, "_commit_hash", None) or revision
     return engine, facts
@@ -125,15 +130,19 @@ def create_huggingface_client(deployment: ModelDeployment) -> LocalClient:
     _check_args(deployment, args, {"device", "dtype", "revision", "gguf_file", *_ENGINE_ARGS})
     source = deployment.model_id
     facts: dict[str, Any] = {}
+    gguf: Path | None = None
     if args.get("gguf_file"):
         gguf = Path(source).expanduser() / str(args["gguf_file"])
+    elif source.lower().endswith(".gguf"):
+        gguf = Path(source).expanduser()  # huggingface/<path.gguf> works too
+    if gguf is not None:
         if not gguf.is_file():
             raise ModelError(f"{deployment.name}: GGUF file {gguf} does not exist")
         facts["weights_sha256"] = file_sha256(gguf)
         source = str(converted_gguf_dir(gguf))
     engine, loaded = load_transformers_engine(
         source, device=str(args.get("device", "auto")), dtype=str(args.get("dtype", "auto")),
-        revision=args.get("revision"), options=engine_options(args),
+        revision=args.get("revision"), options=engine_options(args), fingerprint=gguf is None,
     )
     return LocalClient(deployment, engine, {**loaded, **facts})
 

@@ -16,6 +16,7 @@ be computed for that sequence itself).
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
@@ -59,7 +60,7 @@ def plan_prefixes(seqs: Sequence[Sequence[int]], limits: Sequence[int], min_shar
     # shared[k]: tokens that order[k] and order[k+1] may share (both limits respected).
     shared = [
         min(common_prefix_len(seqs[a], seqs[b]), limits[a], limits[b])
-        for a, b in zip(order, order[1:], strict=False)
+        for a, b in itertools.pairwise(order)
     ]
     root = PrefixNode(end=0)
     _build(root, order, shared, 0, len(order), max(min_shared, 1))

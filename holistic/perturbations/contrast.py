@@ -68,5 +68,8 @@ class ContrastSet(TextPerturbation):
         return out
 
     def apply(self, instance: Instance, seed: int) -> Instance:
+        """The first contrast variant (use :meth:`variants` for all of them)."""
         found = self.variants(instance, seed)
-        return found[0] if found else instance
+        if not found:
+            raise ContrastSetError(f"instance {instance.id!r} has no {CONTRAST_KEY}; it has no contrast variant")
+        return found[0]

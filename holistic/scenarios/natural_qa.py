@@ -60,7 +60,8 @@ def _read(path: Path, mode: str) -> list[Instance]:
         if not answers or (mode == "openbook_longans" and not long_answer):
             continue
         question = str(require(row, "question_text", where)).strip()
-        question = question[0].upper() + question[1:] + "?" if question else question
+        if question:
+            question = question[0].upper() + question[1:] + ("" if question.endswith("?") else "?")
         text = question if mode == "closedbook" else f"{long_answer}\nQuestion: {question}"
         out.append(
             Instance(

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import glob
 import json
+import os
 from pathlib import Path
 
 import pyarrow.dataset as ds
@@ -74,10 +75,13 @@ def test_begin_run_clears_leftovers_of_an_interrupted_attempt(tmp_path: Path) ->
     store.open(INFO)
     folder = store.run_dir("r1")
     folder.mkdir(parents=True)
-    (folder / ".stats.parquet.123-abc.tmp").write_bytes(b"partial")
+    (folder / ".stats.parquet.99999999-abc.tmp").write_bytes(b"partial, writer killed")
+    live = folder / f".requests.parquet.{os.getpid()}-def.tmp"
+    live.write_bytes(b"a writer that still runs")
     (folder / "instances.parquet").write_bytes(b"from an old attempt")
     writer = store.begin_run("r1")
-    assert sorted(p.name for p in folder.iterdir()) == []
+    assert sorted(p.name for p in folder.iterdir()) == [live.name]
+    live.unlink()
     assert not store.is_complete("r1")
     writer.write_json("run_spec.json", {"a": 1})
     writer.complete()

@@ -4,10 +4,10 @@ import math
 
 import numpy as np
 import pytest
-from metrics_testkit import ctx, gen_state, instance, score_state, tokens
+from metrics_testkit import DEPLOYMENT, ctx, gen_state, instance, score_state, tokens
 
 from holistic.core.interfaces import ScenarioInfo
-from holistic.core.types import MetricName
+from holistic.core.types import AdapterSpec, MetricName
 from holistic.metrics.calibration import CalibrationMetric
 from holistic.metrics.calibration_math import (
     coverage_accuracy_area,
@@ -143,3 +143,15 @@ def test_platt_fit_agrees_with_scikit_learn():
     reference = LogisticRegression(C=1e6, max_iter=1000).fit(logits, hits)
     assert ours.slope == pytest.approx(float(reference.coef_[0, 0]), abs=0.01)
     assert ours.intercept == pytest.approx(float(reference.intercept_[0]), abs=0.01)
+
+
+def test_generation_correctness_follows_the_scenarios_main_match_metric():
+    info = ScenarioInfo(name="boolq", main_metric="quasi_exact_match", metric_categories=("calibration",))
+    metric = CalibrationMetric.configure(info, AdapterSpec(), DEPLOYMENT)
+    a = instance("a", ["Yes"])
+    state = gen_state(a, " yes.", logprob_tokens=tokens(("yes", math.log(0.8))))
+    result = metric.evaluate([state], ctx(info))
+    assert result.artifacts["calibration"]["correctness"] == "quasi_exact_match"
+    assert next(s for s in result.run_stats if s.name.name == "ece_1_bin").mean == pytest.approx(0.2)
+    with pytest.raises(ValueError, match="correctness must be one of"):
+        CalibrationMetric("generation", correctness="f1_score")

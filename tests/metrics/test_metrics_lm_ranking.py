@@ -30,7 +30,7 @@ def test_language_modelling_skips_documents_with_a_failed_window():
 
 
 def _cands(grades, scores):
-    return [Candidate(i, s, g, None) for i, (g, s) in enumerate(zip(grades, scores, strict=True))]
+    return [Candidate(i, s, g, None, g > 0) for i, (g, s) in enumerate(zip(grades, scores, strict=True))]
 
 
 def test_rr_and_ndcg_by_hand():
@@ -64,6 +64,16 @@ def test_ranking_metric_vanilla_and_boosted():
     assert got["ndcg@10"] == pytest.approx((1 / math.log2(3)) / ideal)
     assert got["rr@10_boosted"] == 1.0
     assert got["ndcg@10_boosted"] == pytest.approx((3 + 1 / math.log2(4)) / ideal)
+
+
+def test_rr_uses_the_scenario_relevance_threshold_while_ndcg_uses_grades():
+    # TREC style: grade 1 is judged but not relevant (correct needs grade >= 2)
+    inst = instance("q", ["p0", "p1"], correct=[1], tags=[("relevance=1",), ("relevance=2",)])
+    got = {s.name.name: s.value for s in RankingMetric().evaluate(_ranking_states(inst, [(0, -5), (-5, 0)]),
+                                                                   ctx()).per_instance}
+    assert got["rr@10"] == 0.5
+    ideal = 2 + 1 / math.log2(3)
+    assert got["ndcg@10"] == pytest.approx((1 + 2 / math.log2(3)) / ideal)
 
 
 def test_ranking_skips_queries_without_relevant_passages():

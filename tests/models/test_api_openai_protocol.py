@@ -236,3 +236,24 @@ def test_zero_max_tokens_never_reaches_the_server_as_zero() -> None:
     assert prompt_only.completions[0].text == "" and prompt_only.completions[0].tokens == ()
     assert prompt_only.prompt_logprobs is not None
     assert [t.text for t in prompt_only.prompt_logprobs] == [" capital", " of", " France", " is", " Paris"]
+
+
+def test_builtin_openai_entry_talks_to_the_vendor_endpoint(monkeypatch: pytest.MonkeyPatch) -> None:
+    from holistic.models.registry import ModelRegistry
+
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-key")
+    monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
+    urls: list[str] = []
+    server = FakeServer(lambda path, body: CHAT_BODY)
+
+    def handler(request: Any) -> Any:
+        urls.append(str(request.url))
+        return server.handler(request)
+
+    http = httpx.Client(transport=httpx.MockTransport(handler))
+    mini = ModelRegistry().get("openai/gpt-4o-mini")
+    [result] = OpenAIClient(mini, http_client=http).process([Request(model=mini.name, prompt="Hi", max_tokens=7)])
+    assert urls == ["https://api.openai.com/v1/chat/completions"]
+    body = server.calls[0][1]
+    assert body["model"] == "gpt-4o-mini" and body["max_completion_tokens"] == 7 and "max_tokens" not in body
+    assert result.cost_usd == pytest.approx((14 * 0.15 + 2 * 0.60) / 1e6)

@@ -109,3 +109,48 @@ def test_word_lists_ship_with_sources() -> None:
     for path in tsvs:
         assert "# source:" in path.read_text(encoding="utf-8").splitlines()[0]
     assert "Ziems" in data.joinpath("README.md").read_text(encoding="utf-8")
+
+
+def test_a_third_party_perturbation_with_only_apply_is_supported() -> None:
+    from dataclasses import replace
+
+    from holistic.core.types import PerturbationDescription
+
+    class Shout:
+        name = "shout_for_test"
+        category = "robustness"
+
+        def __init__(self, marks: int = 1) -> None:
+            self.marks = marks
+
+        def apply(self, instance: Instance, seed: int) -> Instance:
+            desc = PerturbationDescription(self.name, robustness=True, args=(("marks", self.marks),))
+            return replace(instance, input=instance.input.upper() + "!" * self.marks, perturbation=desc)
+
+    PERTURBATIONS.add("shout_for_test", Shout)
+    out = apply_perturbations(INSTANCES[:1], [PerturbationSpec.make("shout_for_test", {"marks": 2})], seed=0)
+    assert [o.input for o in out] == ["He is not here.", "HE IS NOT HERE.!!"]
+    with pytest.raises(SpecError, match="shout_for_test"):
+        create_perturbation(PerturbationSpec.make("shout_for_test", {"volume": 3}))
+
+
+def test_contrast_apply_without_items_is_an_error() -> None:
+    from holistic.perturbations.contrast import ContrastSet
+
+    with pytest.raises(ContrastSetError, match="has no contrast_inputs"):
+        ContrastSet().apply(INSTANCES[0], 0)
+
+
+def test_malformed_word_list_names_file_and_line(tmp_path, monkeypatch) -> None:
+    from holistic.perturbations.wordlists import WordListError, read_rows
+
+    package = tmp_path / "fake_lists_pkg"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    (package / "bad.tsv").write_text("# source: test\ngood\tpair\nonly-one-column\n", encoding="utf-8")
+    (package / "nosource.tsv").write_text("a\tb\n", encoding="utf-8")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    with pytest.raises(WordListError, match=r"fake_lists_pkg/bad.tsv:3: expected 2"):
+        read_rows("fake_lists_pkg", "bad.tsv", 2)
+    with pytest.raises(WordListError, match="missing the '# source:' header"):
+        read_rows("fake_lists_pkg", "nosource.tsv", 2)

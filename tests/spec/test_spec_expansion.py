@@ -207,3 +207,13 @@ def test_default_model_is_the_embedded_one(tmp_path: Path) -> None:
     path = write(tmp_path / "d.yaml", "suite: m\nruns:\n  - scenario: arithmetic\n")
     (run,) = compile_spec(path).runs
     assert run.model == "embedded/smollm2-135m-instruct"
+
+
+def test_yaml_anchors_and_merge_keys_under_x_keys(tmp_path: Path) -> None:
+    path = write(
+        tmp_path / "anchors.yaml",
+        "suite: a\nmodels: [simple/echo]\nx-short: &short\n  adaptation: {max_train_instances: 1}\nruns:\n"
+        "  - <<: *short\n    scenario: arithmetic\n  - <<: *short\n    scenario: synthetic_reasoning\n",
+    )
+    runs = compile_spec(path).runs
+    assert [r.adapter.max_train_instances for r in runs] == [1, 1]

@@ -74,7 +74,7 @@ def test_coverage_table_marks_not_applicable_cells_with_reasons(tmp_path: Path) 
     assert robustness.reason in text
 
 
-def test_plan_does_not_import_torch_or_load_data() -> None:
+def test_plan_of_the_quickstart_runs_without_importing_torch() -> None:
     code = (
         "import sys\n"
         "from holistic.spec import compile_spec\n"

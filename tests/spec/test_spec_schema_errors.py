@@ -78,3 +78,12 @@ def test_shorthand_given_twice_at_one_level(tmp_path: Path) -> None:
     with pytest.raises(SpecError, match="given twice") as info:
         compile_text(tmp_path, text)
     assert info.value.path == "runs[0].max_eval_instances"
+
+
+def test_misspelt_key_inside_a_perturbation_mapping(tmp_path: Path) -> None:
+    text = BASE + "    perturbations:\n      - {nam: dialect}\n"
+    with pytest.raises(SpecError) as info:
+        compile_text(tmp_path, text)
+    assert info.value.path == "runs[0].perturbations[0].nam"
+    assert info.value.line == 6
+    assert "did you mean 'name'" in str(info.value)
