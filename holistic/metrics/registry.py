@@ -36,12 +36,12 @@ _BUILTIN_MODULES: tuple[str, ...] = (
     "holistic.metrics.language_modeling",
     "holistic.metrics.ranking",
     "holistic.metrics.robustness",
+    "holistic.metrics.group_fairness",
     "holistic.metrics.bias",
     "holistic.metrics.toxicity",
     "holistic.metrics.haystack",
 )
 # Built-in modules maintained alongside this package; tolerated while absent from a checkout.
-_OPTIONAL_MODULES = frozenset({"holistic.metrics.robustness", "holistic.metrics.bias", "holistic.metrics.toxicity"})
 _loaded = False
 _info_cache: tuple[tuple[str, ...], dict[str, MetricInfo]] | None = None
 
@@ -53,12 +53,7 @@ def load_builtin() -> None:
         return
     _loaded = True
     for module in _BUILTIN_MODULES:
-        try:
-            importlib.import_module(module)
-        except ModuleNotFoundError as exc:
-            if module in _OPTIONAL_MODULES and exc.name == module:
-                continue
-            raise
+        importlib.import_module(module)
 
 
 def metric_class(name: str) -> type[Metric]:

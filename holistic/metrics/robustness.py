@@ -211,5 +211,3 @@ class FairnessMetric(_PredictionChange):
 
 
 __all__ = ["FairnessMetric", "RobustnessMetric", "worst_case"]
-
-from holistic.metrics import group_fairness as _group_fairness  # noqa: E402,F401  (registers "group_fairness")
