@@ -6,7 +6,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from holistic.core.errors import HolisticError
+from holistic.cli.common import run_main
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -34,11 +34,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
-    try:
-        return _run(args)
-    except HolisticError as exc:
-        print(f"helm-diff: error: {exc}", file=sys.stderr)
-        return exc.exit_code
+    return run_main("helm-diff", lambda: _run(args))
 
 
 def _run(args: argparse.Namespace) -> int:

@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 import argparse
-import sys
 import time
 from pathlib import Path
 
-from holistic.core.errors import HolisticError
+from holistic.cli.common import run_main
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -32,11 +31,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
-    try:
-        return _run(args)
-    except HolisticError as exc:
-        print(f"helm-summarize: error: {exc}", file=sys.stderr)
-        return exc.exit_code
+    return run_main("helm-summarize", lambda: _run(args))
 
 
 def _run(args: argparse.Namespace) -> int:
