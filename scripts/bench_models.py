@@ -61,6 +61,21 @@ def median_time(fn: Callable[[], Any], repeats: int) -> float:
     return statistics.median(times)
 
 
+def paired_medians(fns: dict[str, Callable[[], Any]], repeats: int) -> dict[str, float]:
+    """Median time of each function, run in turn within every repeat.
+
+    Interleaving keeps a comparison fair on a shared machine whose load changes
+    during the benchmark.
+    """
+    times: dict[str, list[float]] = {name: [] for name in fns}
+    for _ in range(repeats):
+        for name, fn in fns.items():
+            t0 = time.perf_counter()
+            fn()
+            times[name].append(time.perf_counter() - t0)
+    return {name: statistics.median(ts) for name, ts in times.items()}
+
+
 def deployment(engine: str, **extra: Any) -> ModelDeployment:
     dep = ModelRegistry().get(MODEL)
     return replace(dep, args={**dep.args, "engine": engine, **extra})
@@ -145,21 +160,20 @@ def bench_engine(engine: str, repeats: int, cache_dir: str) -> dict[str, Any]:
 
     scoring = scoring_requests(40)
     client.process(scoring[:2])
-    batched = median_time(lambda: client.process(scoring), repeats)
-    unbatched = median_time(lambda: [client.process([r]) for r in scoring], repeats)
-    res["loglikelihood_requests_per_s"] = {"batched": len(scoring) / batched, "unbatched": len(scoring) / unbatched}
+    t = paired_medians({"batched": lambda: client.process(scoring),
+                        "unbatched": lambda: [client.process([r]) for r in scoring]}, repeats)
+    res["loglikelihood_requests_per_s"] = {k: len(scoring) / v for k, v in t.items()}
 
     gen = [Request(model=MODEL, prompt=p, max_tokens=48) for p in
            ("Once upon a time", "The history of Rome", "Photosynthesis is", "My favourite recipe is")]
-    produced: list[int] = []
+    produced: dict[str, int] = {}
 
     def generate(batch: bool) -> None:
         results = client.process(gen) if batch else [r for q in gen for r in client.process([q])]
-        produced.append(sum(r.completion_tokens for r in results))
+        produced["batched" if batch else "unbatched"] = sum(r.completion_tokens for r in results)
 
-    t_batched = median_time(lambda: generate(True), repeats)
-    t_single = median_time(lambda: generate(False), repeats)
-    res["generation_tokens_per_s"] = {"batched": produced[0] / t_batched, "unbatched": produced[-1] / t_single}
+    t = paired_medians({"batched": lambda: generate(True), "unbatched": lambda: generate(False)}, repeats)
+    res["generation_tokens_per_s"] = {k: produced[k] / v for k, v in t.items()}
 
     res["five_shot"] = five_shot(client, repeats)
     client.close()
@@ -174,19 +188,20 @@ def five_shot(client: Any, repeats: int, n: int = 50) -> dict[str, Any]:
     unique = shared + sum(len(x) - shared for x in ids)
     total = sum(len(x) for x in ids)
     requests = [Request(model=MODEL, prompt=p, max_tokens=1, trial_tag=str(i)) for i, p in enumerate(prompts)]
+    tps = raw_throughput(client, 350, repeats)
     harness = median_time(lambda: client.process(requests), repeats)
     out: dict[str, Any] = {
         "requests": n, "prompt_tokens_mean": total / n, "shared_prefix_tokens": shared,
         "unique_tokens": unique, "total_tokens": total, "harness_s": harness,
     }
-    tps = raw_throughput(client, 350, repeats)
     out["raw_tokens_per_s_350"] = tps
     out["ideal_s"] = unique / tps
     out["ratio_harness_to_ideal"] = harness / out["ideal_s"]
     if client.engine.name == "transformers":
         opts = client.engine.options
+        # without prefix reuse (one run each: these are slow)
         client.engine.options = replace(opts, prefix_cache=False)
-        out["harness_no_prefix_cache_s"] = median_time(lambda: client.process(requests), repeats)
+        out["harness_no_prefix_cache_s"] = median_time(lambda: client.process(requests), 1)
         client.engine.options = replace(opts, prefix_cache=False, batch_size=1)
         out["harness_no_prefix_cache_unbatched_s"] = median_time(lambda: client.process(requests), 1)
         client.engine.options = opts
