@@ -85,8 +85,11 @@ def load_transformers_engine(
     """
     try:
         from transformers import AutoModelForCausalLM, AutoTokenizer
+        from transformers.utils import logging as hf_logging
     except ImportError as exc:  # pragma: no cover - a core dependency
         raise ModelError(f"the huggingface provider needs transformers: {exc}") from exc
+    # Our own progress display reports the run; transformers' loading bars would garble it.
+    hf_logging.disable_progress_bar()
     dev = resolve_device(device)
     torch_dtype = resolve_dtype(dtype, dev)
     kwargs: dict[str, Any] = {"revision": revision} if revision else {}

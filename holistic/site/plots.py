@@ -182,6 +182,7 @@ def _reliability_bins(path: Path) -> list[dict[str, float]]:
 def _trial_means(suite_dir: Path, summary: Summary) -> dict[str, dict[str, list[float]]]:
     """column -> model -> per-trial mean of the main metric (macro-averaged over sub-runs)."""
     acc: dict[tuple[str, str], dict[int, list[float]]] = defaultdict(lambda: defaultdict(list))
+    column = {rid: col for col, ids in summary.column_runs.items() for rid in ids}
     for run in summary.runs:
         path = suite_dir / "runs" / run.run_id / "per_instance_stats.parquet"
         if not path.exists() or not run.main_metric:
@@ -192,7 +193,7 @@ def _trial_means(suite_dir: Path, summary: Summary) -> dict[str, dict[str, list[
             if metric == run.main_metric and pert is None and value is not None:
                 per_trial[int(trial)].append(float(value))
         for trial, values in per_trial.items():
-            acc[(run.scenario, run.model)][trial].append(float(np.mean(values)))
+            acc[(column.get(run.run_id, run.scenario), run.model)][trial].append(float(np.mean(values)))
     out: dict[str, dict[str, list[float]]] = defaultdict(dict)
     for (col, model), trials in acc.items():
         out[col][model] = [float(np.mean(v)) for _, v in sorted(trials.items())]

@@ -129,7 +129,8 @@ def render_site(suite_dir: Path, summary: Summary, *, previous: Path | None = No
     links = []
     for col in summary.columns:
         rel = f"scenario_{anchor(col)}.html"
-        runs = [r for r in summary.runs if r.scenario == col.split(" (")[0]]
+        ids = set(summary.column_runs.get(col, []))
+        runs = [r for r in summary.runs if r.run_id in ids]
         run_links = [{"href": f"runs/{r.run_id}.html", "text": r.name, "note": r.model} for r in runs]
         figs = [f for f in figures if f.get("scenario") == col]
         w.page(rel, "list.html", f"Scenario: {col}", tables=[tables[f"scenario_{anchor(col)}"]]

@@ -56,12 +56,24 @@ class Summary:
     columns: list[str] = field(default_factory=list)
     models: list[str] = field(default_factory=list)
     coverage: dict[str, dict[str, str]] = field(default_factory=dict)
+    column_runs: dict[str, list[str]] = field(default_factory=dict)
+    """Column -> ids of the runs aggregated into it."""
+
+    def column_scenarios(self, column: str) -> set[str]:
+        ids = set(self.column_runs.get(column, []))
+        return {r.scenario for r in self.runs if r.run_id in ids}
+
+
+def base_column(run: RunInfo) -> str:
+    """The run's first group (``msmarco_regular``, a user's ``capitals``), else its scenario."""
+    return run.groups[0] if run.groups else run.scenario
 
 
 def column_of(run: RunInfo, multi_method: set[str]) -> str:
-    if run.scenario in multi_method:
-        return f"{run.scenario} ({run.method})"
-    return run.scenario
+    column = base_column(run)
+    if column in multi_method:
+        return f"{column} ({run.method})"
+    return column
 
 
 def _opt(value: Any) -> float | None:
@@ -115,11 +127,13 @@ def summarize_suite(
     index = _stat_index(data.stats)
     methods: dict[str, set[str]] = defaultdict(set)
     for run in data.runs:
-        methods[run.scenario].add(run.method)
+        methods[base_column(run)].add(run.method)
     multi = {s for s, m in methods.items() if len(m) > 1}
     columns = sorted({column_of(r, multi) for r in data.runs})
     models = sorted({r.model for r in data.runs})
     summary = Summary(suite=data.suite, runs=data.runs, columns=columns, models=models)
+    for run in data.runs:
+        summary.column_runs.setdefault(column_of(run, multi), []).append(run.run_id)
 
     for group in schema.metric_groups:
         _metric_group(summary, data, index, group, multi, num_bootstrap, seed)
@@ -264,7 +278,10 @@ def _anchor(text: str) -> str:
 def _run_group_tables(summary: Summary, schema: SummarySchema) -> Iterable[Table]:
     """Per run group: model x scenario with each metric group's value (for the group pages)."""
     for rg in schema.run_groups:
-        cols = [c for c in summary.columns if "*" in rg.scenarios or c.split(" (")[0] in rg.scenarios]
+        cols = [
+            c for c in summary.columns
+            if "*" in rg.scenarios or c.split(" (")[0] in rg.scenarios or summary.column_scenarios(c) & set(rg.scenarios)
+        ]
         if not cols:
             continue
         for group_name in summary.leaderboards:

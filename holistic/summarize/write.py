@@ -37,6 +37,7 @@ def summary_json(summary: Summary) -> dict[str, Any]:
         "suite": summary.suite,
         "models": summary.models,
         "columns": summary.columns,
+        "column_runs": summary.column_runs,
         "runs": [
             {"run_id": r.run_id, "name": r.name, "scenario": r.scenario, "scenario_args": r.scenario_args,
              "model": r.model, "method": r.method, "groups": list(r.groups), "main_metric": r.main_metric}

@@ -1,0 +1,102 @@
+"""The embedded SmolLM2-135M-Instruct, offline, under both engines (real model: slow)."""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterator
+from dataclasses import replace
+
+import pytest
+
+from holistic.core.types import Message, Request
+from holistic.models.check import compare_loglikelihoods
+from holistic.models.hf_engine import EngineOptions
+from holistic.models.registry import ModelRegistry, create_client
+from holistic.models.weights import embedded_gguf_path
+
+pytestmark = pytest.mark.slow
+MODEL = "embedded/smollm2-135m-instruct"
+
+
+def _client(engine: str):
+    dep = ModelRegistry().get(MODEL)
+    return create_client(replace(dep, args={"engine": engine}))
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _offline() -> Iterator[None]:
+    mp = pytest.MonkeyPatch()
+    mp.setenv("HF_HUB_OFFLINE", "1")
+    mp.setenv("TRANSFORMERS_OFFLINE", "1")
+    yield
+    mp.undo()
+
+
+@pytest.fixture(scope="module")
+def hf_client():
+    client = _client("transformers")
+    yield client
+    client.close()
+
+
+@pytest.fixture(scope="module")
+def llama_client():
+    pytest.importorskip("llama_cpp")
+    client = _client("llama_cpp")
+    yield client
+    client.close()
+
+
+@pytest.mark.parametrize("engine", ["transformers", "llama_cpp"])
+def test_embedded_model_answers_offline_and_knows_paris(engine: str, request: pytest.FixtureRequest) -> None:
+    client = request.getfixturevalue("hf_client" if engine == "transformers" else "llama_client")
+    question = (Message("user", "Which city is the capital of France? Answer in one word."),)
+    chat = Request(model=MODEL, messages=question, max_tokens=12)
+    paris, london, answer = client.process([
+        Request(model=MODEL, kind="loglikelihood", prompt="The capital of France is", continuation=" Paris"),
+        Request(model=MODEL, kind="loglikelihood", prompt="The capital of France is", continuation=" London"),
+        chat,
+    ])
+    assert paris.success and london.success and answer.success
+    assert paris.completions[0].logprob > london.completions[0].logprob
+    assert paris.completions[0].is_greedy
+    assert "Paris" in answer.completions[0].text
+    # the chat template was applied: the prompt counted is the rendered conversation
+    rendered = client.tokenizer().render_chat(question)
+    assert rendered.startswith("<|im_start|>system\n") and rendered.endswith("<|im_start|>assistant\n")
+    assert answer.prompt_tokens == client.tokenizer().count(rendered)
+    assert answer.engine == engine
+    identity = client.identity()
+    digest = hashlib.sha256(embedded_gguf_path().read_bytes()).hexdigest()
+    assert identity["engine"] == engine and identity["weights_sha256"] == digest
+
+
+def test_both_engines_agree_on_loglikelihoods(hf_client, llama_client) -> None:
+    table = compare_loglikelihoods([hf_client, llama_client], tolerance=0.1)
+    assert table.ok, table.format()
+
+
+def test_real_model_batched_prefix_cached_scores_equal_direct_forward(hf_client) -> None:
+    torch = pytest.importorskip("torch")
+    shots = "".join(f"Q: What is {i} + {i}?\nA: {2 * i}\n\n" for i in range(1, 6))
+    reqs = [
+        Request(model=MODEL, kind="loglikelihood", prompt=f"{shots}Q: What is {q} + {q}?\nA:", continuation=f" {a}")
+        for q in (6, 7) for a in (12, 14, 16)
+    ]
+    fast = hf_client.process(reqs)
+    opts = hf_client.engine.options
+    try:
+        hf_client.engine.options = EngineOptions(batch_size=1, prefix_cache=False)
+        slow = hf_client.process(reqs)
+    finally:
+        hf_client.engine.options = opts
+    tok = hf_client.tokenizer()
+    for a, b, r in zip(fast, slow, reqs, strict=True):
+        ctx, cont = tok.encode(r.prompt), tok.encode(r.continuation)
+        with torch.inference_mode():
+            lp = hf_client.engine.model(torch.tensor([ctx + cont])).logits[0].log_softmax(-1)
+        direct = sum(float(lp[len(ctx) - 1 + i, t]) for i, t in enumerate(cont))
+        assert a.completions[0].logprob == pytest.approx(b.completions[0].logprob, abs=1e-4)
+        assert a.completions[0].logprob == pytest.approx(direct, abs=1e-4)
+    # the model can add: 6 + 6 = 12 is the likeliest of the three
+    assert max(fast[:3], key=lambda r: r.completions[0].logprob) is fast[0]

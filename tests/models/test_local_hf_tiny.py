@@ -1,0 +1,215 @@
+"""The huggingface provider on a tiny random Llama written by the test (fast, offline)."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+torch = pytest.importorskip("torch")
+transformers = pytest.importorskip("transformers")
+tokenizers = pytest.importorskip("tokenizers")
+
+from holistic.core.types import Capabilities, Message, ModelDeployment, Request  # noqa: E402
+from holistic.models.hf_engine import EngineOptions  # noqa: E402
+from holistic.models.huggingface import create_huggingface_client  # noqa: E402
+
+CORPUS = [
+    "The capital of France is Paris. The capital of Italy is Rome.",
+    "Question: which organ pumps blood? Answer: the heart.",
+    "One, two, three, four, five, six, seven, eight, nine, ten.",
+    "The quick brown fox jumps over the lazy dog near the river bank.",
+] * 20
+CHAT_TEMPLATE = (
+    "{% for m in messages %}<|{{ m['role'] }}|>{{ m['content'] }}</s>{% endfor %}"
+    "{% if add_generation_prompt %}<|assistant|>{% endif %}"
+)
+FEW_SHOT = "".join(f"Question: what is {i} plus {i}? Answer: {2 * i}\n" for i in range(1, 6))
+
+
+@pytest.fixture(scope="module")
+def model_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("tiny-llama")
+    bpe = tokenizers.Tokenizer(tokenizers.models.BPE(unk_token=None))
+    bpe.pre_tokenizer = tokenizers.pre_tokenizers.ByteLevel(add_prefix_space=False)
+    bpe.decoder = tokenizers.decoders.ByteLevel()
+    specials = ["<pad>", "<s>", "</s>", "<|user|>", "<|assistant|>", "<|system|>"]
+    trainer = tokenizers.trainers.BpeTrainer(
+        vocab_size=400, special_tokens=specials, initial_alphabet=tokenizers.pre_tokenizers.ByteLevel.alphabet()
+    )
+    bpe.train_from_iterator(CORPUS, trainer)
+    tok = transformers.PreTrainedTokenizerFast(
+        tokenizer_object=bpe, bos_token="<s>", eos_token="</s>", pad_token="<pad>",
+        additional_special_tokens=specials[3:],
+    )
+    tok.chat_template = CHAT_TEMPLATE
+    tok.save_pretrained(out)
+    config = transformers.LlamaConfig(
+        vocab_size=len(tok), hidden_size=64, intermediate_size=128, num_hidden_layers=2,
+        num_attention_heads=4, num_key_value_heads=2, max_position_embeddings=512,
+        bos_token_id=tok.bos_token_id, eos_token_id=tok.eos_token_id, pad_token_id=tok.pad_token_id,
+    )
+    torch.manual_seed(0)
+    model = transformers.LlamaForCausalLM(config)
+    model.save_pretrained(out)
+    return out
+
+
+def _client(model_dir: Path, **args: object):
+    dep = ModelDeployment(
+        name=f"huggingface/{model_dir}", provider="huggingface", model_id=str(model_dir), args=dict(args),
+        context_window=256, capabilities=Capabilities(logprobs=True, prompt_logprobs=True, chat=True),
+    )
+    return create_huggingface_client(dep)
+
+
+@pytest.fixture(scope="module")
+def client(model_dir: Path):
+    c = _client(model_dir, device="cpu", dtype="float32", batch_size=4, min_shared_prefix=4)
+    yield c
+    c.close()
+
+
+def _scoring_requests() -> list[Request]:
+    reqs = []
+    for q in range(4):
+        prompt = f"{FEW_SHOT}Question: what is {q + 6} plus {q + 6}? Answer:"
+        reqs += [Request(model="m", kind="loglikelihood", prompt=prompt, continuation=f" {c}") for c in (12, 14, 16, 18)]
+    reqs.append(Request(model="m", kind="loglikelihood", prompt="The capital of France is", continuation=" Paris."))
+    reqs.append(Request(model="m", kind="rolling_loglikelihood", prompt="The quick brown fox jumps over the lazy dog."))
+    return reqs
+
+
+def _direct(client, request: Request) -> float:
+    """Logprob of the request from one plain forward pass of the transformers model."""
+    tok = client.tokenizer()
+    special = client.engine.special_ids()
+    if request.kind == "rolling_loglikelihood":
+        ctx, cont = [special.bos], tok.encode(request.prompt)
+    else:
+        ctx, cont = tok.encode(request.prompt), tok.encode(request.continuation)
+    with torch.inference_mode():
+        logits = client.engine.model(torch.tensor([ctx + cont])).logits[0].log_softmax(-1)
+    return sum(float(logits[len(ctx) - 1 + i, t]) for i, t in enumerate(cont))
+
+
+def test_batched_prefix_cached_scores_equal_unbatched_and_direct_forward(client) -> None:
+    reqs = _scoring_requests()
+    fast = client.process(reqs)
+    opts = client.engine.options
+    try:
+        client.engine.options = EngineOptions(batch_size=1, prefix_cache=False)
+        slow = [client.process([r])[0] for r in reqs]
+        client.engine.options = replace(opts, prefix_cache=False)
+        batched_only = client.process(reqs)
+    finally:
+        client.engine.options = opts
+    assert all(r.success for r in fast + slow + batched_only)
+    for a, b, c, r in zip(fast, slow, batched_only, reqs, strict=True):
+        assert a.completions[0].logprob == pytest.approx(b.completions[0].logprob, abs=1e-4)
+        assert c.completions[0].logprob == pytest.approx(b.completions[0].logprob, abs=1e-4)
+        assert a.completions[0].logprob == pytest.approx(_direct(client, r), abs=1e-4)
+        assert len(a.completions[0].tokens) == len(b.completions[0].tokens) > 0
+        assert a.completions[0].is_greedy == b.completions[0].is_greedy
+
+
+def test_the_shared_few_shot_prefix_is_computed_once(client, monkeypatch: pytest.MonkeyPatch) -> None:
+    prompts = [f"{FEW_SHOT}Question: what is {q} plus {q}? Answer:" for q in range(6, 12)]
+    seen: list[int] = []
+    model = client.engine.model
+    original = model.forward
+
+    def counting(*args, **kwargs):
+        seen.append(int(kwargs["input_ids"].numel()))
+        return original(*args, **kwargs)
+
+    monkeypatch.setattr(model, "forward", counting)
+    results = client.process([Request(model="m", prompt=p, max_tokens=1) for p in prompts])
+    assert all(r.success for r in results)
+    total = sum(len(client.tokenizer().encode(p)) for p in prompts)
+    # far fewer tokens than running every prompt in full: the shared prefix ran once
+    assert sum(seen) < total / 2
+
+
+def test_generation_respects_max_tokens_and_stop_sequences(client) -> None:
+    prompt = "The capital of France is"
+    free = client.process([Request(model="m", prompt=prompt, max_tokens=12)])[0]
+    assert free.success
+    c = free.completions[0]
+    assert 1 <= len(c.tokens) <= 12 and free.completion_tokens <= 12
+    text = c.text
+    if c.finish_reason == "length":
+        assert len(c.tokens) == 12
+    assert len(text) >= 4, f"the random model ended too early: {text!r}"
+    stop = text[2:4]
+    stopped = client.process([Request(model="m", prompt=prompt, max_tokens=12, stop=(stop,))])[0].completions[0]
+    assert stopped.text == text[: text.index(stop)]
+    assert stop not in stopped.text
+    assert stopped.finish_reason == "stop"
+    short = client.process([Request(model="m", prompt=prompt, max_tokens=3)])[0]
+    assert len(short.completions[0].tokens) <= 3
+    assert text.startswith(short.completions[0].text)
+
+
+def test_chat_messages_go_through_the_chat_template(client) -> None:
+    messages = (Message("system", "Be brief."), Message("user", "Capital of France?"))
+    rendered = client.tokenizer().render_chat(messages)
+    assert rendered == "<|system|>Be brief.</s><|user|>Capital of France?</s><|assistant|>"
+    via_chat = client.process([Request(model="m", messages=messages, max_tokens=6, top_k_logprobs=3)])[0]
+    via_text = client.process([Request(model="m", prompt=rendered, max_tokens=6)])[0]
+    assert via_chat.completions[0].text == via_text.completions[0].text
+    assert via_chat.prompt_tokens == len(client.tokenizer().encode(rendered))
+    top = via_chat.completions[0].tokens[0].top_logprobs
+    assert len(top) == 3 and via_chat.completions[0].tokens[0].logprob == pytest.approx(max(top.values()))
+
+
+def test_sampling_is_seeded_and_completions_differ(client) -> None:
+    req = Request(model="m", prompt="One, two,", max_tokens=8, temperature=1.5, num_completions=3, seed=7)
+    a = client.process([req])[0]
+    b = client.process([req])[0]
+    assert [c.text for c in a.completions] == [c.text for c in b.completions]
+    assert len({c.text for c in a.completions}) > 1
+    other = client.process([replace(req, seed=8)])[0]
+    assert [c.text for c in other.completions] != [c.text for c in a.completions]
+
+
+def test_too_long_prompt_is_a_recorded_error_not_an_exception(client) -> None:
+    ok = Request(model="m", kind="loglikelihood", prompt="The capital", continuation=" of")
+    long = Request(model="m", prompt="one two three " * 200, max_tokens=2)
+    results = client.process([ok, long])
+    assert results[0].success
+    assert not results[1].success and "context window" in (results[1].error or "")
+
+
+def test_bad_provider_args_are_named(model_dir: Path) -> None:
+    from holistic.core.errors import ModelError
+
+    with pytest.raises(ModelError, match="did you mean 'batch_size'"):
+        _client(model_dir, batchsize=4)
+    with pytest.raises(ModelError, match="unknown dtype 'float8'"):
+        _client(model_dir, dtype="float8")
+
+
+def test_echo_returns_the_prompt_tokens_scored(client) -> None:
+    prompt = "The capital of France is"
+    result = client.process([Request(model="m", prompt=prompt, max_tokens=2, echo=True)])[0]
+    rolling = client.process([Request(model="m", kind="rolling_loglikelihood", prompt=prompt)])[0]
+    assert result.prompt_logprobs is not None
+    assert "".join(t.text for t in result.prompt_logprobs) == prompt
+    assert sum(t.logprob for t in result.prompt_logprobs) == pytest.approx(rolling.completions[0].logprob, abs=1e-4)
+
+
+def test_an_engine_failure_fails_only_the_request_that_caused_it(client, monkeypatch: pytest.MonkeyPatch) -> None:
+    poison = tuple(client.tokenizer().encode("poison"))
+    original = client.engine.generate
+
+    def fragile(jobs):
+        if any(j.prompt == poison for j in jobs):
+            raise RuntimeError("engine blew up")
+        return original(jobs)
+
+    monkeypatch.setattr(client.engine, "generate", fragile)
+    results = client.process([Request(model="m", prompt=p, max_tokens=2) for p in ("One, two,", "poison", "The")])
+    assert [r.success for r in results] == [True, False, True]
+    assert "engine blew up" in (results[1].error or "")
