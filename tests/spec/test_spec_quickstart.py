@@ -25,4 +25,4 @@ def test_quickstart_compiles_to_a_small_offline_suite() -> None:
         else:  # the question-answering file measures robustness and fairness
             assert {p.name for p in run.perturbations} >= {"mild_mix", "dialect", "gender", "person_names"}
     plan = make_plan(compiled)
-    assert plan.total_eval_instances <= 100
+    assert plan.total_eval_instances <= 300  # variants included: a couple of minutes on a CPU
