@@ -106,3 +106,15 @@ def test_cli_formats(releases: dict[str, object], tmp_path: Path, capsys: pytest
 def test_missing_suite_is_a_clear_error(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert diff_main([str(tmp_path / "nope"), str(tmp_path / "nope2")]) == 2
     assert "no suite.json" in capsys.readouterr().err
+
+
+def test_summarize_links_the_diff_with_the_previous_release(releases: dict[str, object]) -> None:
+    from holistic.cli.summarize import main as summarize_main
+
+    new = Path(str(releases["new"]))
+    assert summarize_main(["--suite", "rel", "--output-dir", str(new.parent), "--num-bootstrap", "20",
+                           "--previous", str(releases["old"])]) == 0
+    site = new / "site"
+    diff_page = (site / "diff.html").read_text(encoding="utf-8")
+    assert "not comparable" in diff_page.lower() or "no:" in diff_page
+    assert 'href="diff.html"' in (site / "index.html").read_text(encoding="utf-8")
