@@ -7,25 +7,14 @@ misspellings; plural forms are covered by adding ``s`` to both sides.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import cache
 
-from holistic.perturbations.base import (
-    ROBUSTNESS,
-    PerturbRandom,
-    TextPerturbation,
-    check_probability,
-    match_case,
-    sub_words,
-)
-from holistic.perturbations.wordlists import read_mapping
-
-DATA = "holistic.perturbations.data"
+from holistic.perturbations.base import ROBUSTNESS, PerturbRandom, TextPerturbation, check_probability, sub_words
+from holistic.perturbations.word_tables import pick_alternative, word_table
 
 
-@cache
 def misspelling_table() -> dict[str, tuple[str, ...]]:
     """Correct word (lower case) -> its common misspellings."""
-    return read_mapping(DATA, "misspellings.tsv")
+    return word_table("misspellings.tsv")
 
 
 def misspell(word: str, rng_choice: PerturbRandom) -> str | None:
@@ -33,9 +22,9 @@ def misspell(word: str, rng_choice: PerturbRandom) -> str | None:
     table = misspelling_table()
     key = word.lower()
     if key in table:
-        return match_case(word, rng_choice.seq.choice(table[key]))
+        return pick_alternative(word, table[key], rng_choice)
     if key.endswith("s") and key[:-1] in table:
-        return match_case(word, rng_choice.seq.choice(table[key[:-1]]) + "s")
+        return pick_alternative(word, table[key[:-1]], rng_choice, suffix="s")
     return None
 
 

@@ -7,25 +7,14 @@ its contexts (the word's most frequent sense).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import cache
 
-from holistic.perturbations.base import (
-    ROBUSTNESS,
-    PerturbRandom,
-    TextPerturbation,
-    check_probability,
-    match_case,
-    sub_words,
-)
-from holistic.perturbations.wordlists import read_mapping
-
-DATA = "holistic.perturbations.data"
+from holistic.perturbations.base import ROBUSTNESS, PerturbRandom, TextPerturbation, check_probability, sub_words
+from holistic.perturbations.word_tables import pick_alternative, word_table
 
 
-@cache
 def synonym_table() -> dict[str, tuple[str, ...]]:
     """Word (lower case) -> its listed synonyms."""
-    return read_mapping(DATA, "synonyms.tsv")
+    return word_table("synonyms.tsv")
 
 
 @dataclass(frozen=True)
@@ -48,6 +37,6 @@ class Synonyms(TextPerturbation):
             options = table.get(word.lower())
             if not options or rng.seq.random() >= self.prob:
                 return word
-            return match_case(word, rng.seq.choice(options))
+            return pick_alternative(word, options, rng)
 
         return sub_words(text, one)

@@ -10,7 +10,6 @@ the in-context example pool (``train``) and is left out of evaluation.
 
 from __future__ import annotations
 
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -18,7 +17,8 @@ from holistic.core.errors import DataSourceError
 from holistic.core.interfaces import ScenarioInfo
 from holistic.core.types import CORRECT_TAG, TRAIN_SPLIT, VALID_SPLIT, Instance, Reference
 from holistic.scenarios.categories import CLASSIFICATION_CATEGORIES, CLASSIFICATION_NOT_APPLICABLE
-from holistic.scenarios.loading import FileScenario, hold_out
+from holistic.scenarios.loading import FileScenario, with_train_pool
+from holistic.scenarios.prompt_format import prompt_format
 from holistic.scenarios.readers import iter_jsonl, require
 from holistic.scenarios.registry import SCENARIOS
 from holistic.scenarios.sources import DataFile, DataNeeds, Download, ResolvedData
@@ -74,28 +74,19 @@ class BoolQScenario(FileScenario):
         name="boolq",
         description="BoolQ: yes/no questions about a Wikipedia passage (question answering).",
         task="qa",
-        default_adapter={
-            "method": "generation",
-            "instructions": "Answer the question about the passage with Yes or No.",
-            "input_prefix": "Passage: ",
-            "input_suffix": "\n",
-            "output_prefix": "Answer: ",
-            "output_suffix": "\n",
-            "max_train_instances": 5,
-            "max_tokens": 5,
-            "temperature": 0.0,
-            "stop_sequences": ("\n",),
-        },
+        default_adapter=prompt_format(
+            instructions="Answer the question about the passage with Yes or No.",
+            input_prefix="Passage: ",
+            output_prefix="Answer: ",
+            max_tokens=5,
+        ),
         main_metric="quasi_exact_match",
         metric_categories=CLASSIFICATION_CATEGORIES,
         not_applicable_reasons=CLASSIFICATION_NOT_APPLICABLE,
         args_schema={"type": "object", "properties": {}, "additionalProperties": False},
         tags=("question_answering", "core"),
     )
-
-    @classmethod
-    def estimate_num_instances(cls, args: dict[str, Any]) -> int | None:
-        return _VAL_SIZE
+    num_instances = _VAL_SIZE
 
     def data_needs(self) -> DataNeeds:
         return DataNeeds(
@@ -108,7 +99,4 @@ class BoolQScenario(FileScenario):
         val = _read(data["val.jsonl"], VALID_SPLIT)
         if data.layout == 0:
             return _read(data["train.jsonl"], TRAIN_SPLIT) + val
-        pool = hold_out([i.id for i in val], _POOL_FROM_VAL, "boolq-train-pool")
-        return [
-            replace(i, split=TRAIN_SPLIT if i.id in pool else VALID_SPLIT) for i in val
-        ]
+        return with_train_pool(val, _POOL_FROM_VAL, "boolq-train-pool")

@@ -21,6 +21,7 @@ from holistic.core.interfaces import ScenarioInfo
 from holistic.core.types import CORRECT_TAG, TEST_SPLIT, TRAIN_SPLIT, VALID_SPLIT, Instance, Reference
 from holistic.scenarios.categories import CLASSIFICATION_CATEGORIES, CLASSIFICATION_NOT_APPLICABLE
 from holistic.scenarios.loading import FileScenario, check_choice, hold_out
+from holistic.scenarios.prompt_format import prompt_format
 from holistic.scenarios.readers import read_csv_dicts
 from holistic.scenarios.registry import SCENARIOS
 from holistic.scenarios.sources import DataFile, DataNeeds, Download, ResolvedData
@@ -52,18 +53,7 @@ class CivilCommentsScenario(FileScenario):
         name="civil_comments",
         description="CivilComments: is a comment toxic (toxicity classification with identity-group annotations).",
         task="classification",
-        default_adapter={
-            "method": "generation",
-            "instructions": "",
-            "input_prefix": "Passage: ",
-            "input_suffix": "\n",
-            "output_prefix": "Answer: ",
-            "output_suffix": "\n",
-            "max_train_instances": 5,
-            "max_tokens": 5,
-            "temperature": 0.0,
-            "stop_sequences": ("\n",),
-        },
+        default_adapter=prompt_format(input_prefix="Passage: ", output_prefix="Answer: ", max_tokens=5),
         main_metric="quasi_exact_match",
         metric_categories=CLASSIFICATION_CATEGORIES,
         not_applicable_reasons=CLASSIFICATION_NOT_APPLICABLE,

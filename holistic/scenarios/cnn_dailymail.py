@@ -13,13 +13,13 @@ from __future__ import annotations
 
 import hashlib
 from pathlib import Path
-from typing import Any
 
 from holistic.core.errors import DataSourceError
 from holistic.core.interfaces import ScenarioInfo
 from holistic.core.types import CORRECT_TAG, TEST_SPLIT, TRAIN_SPLIT, VALID_SPLIT, Instance, Reference
 from holistic.scenarios.categories import SUMMARIZATION_CATEGORIES, SUMMARIZATION_NOT_APPLICABLE
 from holistic.scenarios.loading import FileScenario, hold_out
+from holistic.scenarios.prompt_format import news_summary_format
 from holistic.scenarios.registry import SCENARIOS
 from holistic.scenarios.sources import DataFile, DataNeeds, Download, ResolvedData
 
@@ -65,28 +65,14 @@ class CNNDailyMailScenario(FileScenario):
         name="cnn_dailymail",
         description="CNN/DailyMail: summarize a news article in a few sentences.",
         task="summarization",
-        default_adapter={
-            "method": "generation",
-            "instructions": "",
-            "input_prefix": "###\nArticle: ",
-            "input_suffix": "\n\n",
-            "output_prefix": "Summarize the above article in 3 sentences.\n",
-            "output_suffix": "\n",
-            "max_train_instances": 5,
-            "max_tokens": 128,
-            "temperature": 0.3,
-            "stop_sequences": ("###",),
-        },
+        default_adapter=news_summary_format(sentences=3, max_tokens=128),
         main_metric="rouge_2",
         metric_categories=SUMMARIZATION_CATEGORIES,
         not_applicable_reasons=SUMMARIZATION_NOT_APPLICABLE,
         args_schema={"type": "object", "properties": {}, "additionalProperties": False},
         tags=("summarization", "core"),
     )
-
-    @classmethod
-    def estimate_num_instances(cls, args: dict[str, Any]) -> int | None:
-        return 11490
+    num_instances = 11490
 
     def data_needs(self) -> DataNeeds:
         lists = tuple(

@@ -8,20 +8,19 @@ evaluates on the validation set (test labels are hidden).
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 from holistic.core.errors import DataSourceError
 from holistic.core.interfaces import ScenarioInfo
 from holistic.core.types import TRAIN_SPLIT, VALID_SPLIT, Instance
 from holistic.scenarios.categories import CLASSIFICATION_CATEGORIES, CLASSIFICATION_NOT_APPLICABLE
-from holistic.scenarios.loading import FileScenario, choice_references, github_raw
+from holistic.scenarios.loading import SplitFilesScenario, choice_references, github_raw
+from holistic.scenarios.prompt_format import multiple_choice_separate_format
 from holistic.scenarios.readers import iter_jsonl, require
 from holistic.scenarios.registry import SCENARIOS
-from holistic.scenarios.sources import DataFile, DataNeeds, Download, ResolvedData
+from holistic.scenarios.sources import Download
 
 _REPO = "rowanz/hellaswag"
 _COMMIT = "6774d74db0a963013d28bd9323c32de8dd506038"
-_FILES = (("hellaswag_train.jsonl", TRAIN_SPLIT), ("hellaswag_val.jsonl", VALID_SPLIT))
 
 
 def _read(path: Path, split: str) -> list[Instance]:
@@ -47,46 +46,24 @@ def _read(path: Path, split: str) -> list[Instance]:
 
 
 @SCENARIOS.register("hellaswag")
-class HellaSwagScenario(FileScenario):
+class HellaSwagScenario(SplitFilesScenario):
     """Commonsense continuation choice."""
 
     info = ScenarioInfo(
         name="hellaswag",
         description="HellaSwag: choose the most plausible continuation (commonsense reasoning).",
         task="multiple_choice",
-        default_adapter={
-            "method": "multiple_choice_separate_original",
-            "instructions": "",
-            "input_prefix": "",
-            "input_suffix": " ",
-            "output_prefix": "",
-            "output_suffix": "\n",
-            "max_train_instances": 0,
-            "max_tokens": 0,
-            "temperature": 0.0,
-        },
+        default_adapter=multiple_choice_separate_format("multiple_choice_separate_original"),
         main_metric="exact_match",
         metric_categories=CLASSIFICATION_CATEGORIES,
         not_applicable_reasons=CLASSIFICATION_NOT_APPLICABLE,
         args_schema={"type": "object", "properties": {}, "additionalProperties": False},
         tags=("knowledge", "commonsense", "multiple_choice", "core"),
     )
+    num_instances = 10042
+    split_files = (("hellaswag_train.jsonl", TRAIN_SPLIT), ("hellaswag_val.jsonl", VALID_SPLIT))
+    hint = "https://github.com/rowanz/hellaswag/tree/master/data"
+    read = staticmethod(_read)
 
-    @classmethod
-    def estimate_num_instances(cls, args: dict[str, Any]) -> int | None:
-        return 10042
-
-    def data_needs(self) -> DataNeeds:
-        return DataNeeds(
-            "hellaswag",
-            layouts=(
-                tuple(
-                    DataFile(name, downloads=(Download(github_raw(_REPO, _COMMIT, f"data/{name}")),))
-                    for name, _ in _FILES
-                ),
-            ),
-            hint="https://github.com/rowanz/hellaswag/tree/master/data",
-        )
-
-    def load(self, data: ResolvedData) -> list[Instance]:
-        return [inst for name, split in _FILES for inst in _read(data[name], split)]
+    def download(self, name: str) -> Download:
+        return Download(github_raw(_REPO, _COMMIT, f"data/{name}"))

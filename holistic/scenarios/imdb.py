@@ -12,15 +12,14 @@ Two formats are read:
 from __future__ import annotations
 
 import re
-from dataclasses import replace
 from pathlib import Path
-from typing import Any
 
 from holistic.core.errors import DataSourceError
 from holistic.core.interfaces import ScenarioInfo
 from holistic.core.types import CORRECT_TAG, TEST_SPLIT, TRAIN_SPLIT, Instance, Reference
 from holistic.scenarios.categories import CLASSIFICATION_CATEGORIES, CLASSIFICATION_NOT_APPLICABLE
-from holistic.scenarios.loading import FileScenario, hold_out
+from holistic.scenarios.loading import FileScenario, with_train_pool
+from holistic.scenarios.prompt_format import prompt_format
 from holistic.scenarios.readers import open_text
 from holistic.scenarios.registry import SCENARIOS
 from holistic.scenarios.sources import DataFile, DataNeeds, Download, ResolvedData
@@ -91,28 +90,19 @@ class IMDBScenario(FileScenario):
         name="imdb",
         description="IMDB: is a movie review positive or negative (sentiment analysis).",
         task="classification",
-        default_adapter={
-            "method": "generation",
-            "instructions": "Classify the sentiment of the movie review as Positive or Negative.",
-            "input_prefix": "Passage: ",
-            "input_suffix": "\n",
-            "output_prefix": "Sentiment: ",
-            "output_suffix": "\n",
-            "max_train_instances": 5,
-            "max_tokens": 5,
-            "temperature": 0.0,
-            "stop_sequences": ("\n",),
-        },
+        default_adapter=prompt_format(
+            instructions="Classify the sentiment of the movie review as Positive or Negative.",
+            input_prefix="Passage: ",
+            output_prefix="Sentiment: ",
+            max_tokens=5,
+        ),
         main_metric="quasi_exact_match",
         metric_categories=CLASSIFICATION_CATEGORIES,
         not_applicable_reasons=CLASSIFICATION_NOT_APPLICABLE,
         args_schema={"type": "object", "properties": {}, "additionalProperties": False},
         tags=("sentiment_analysis", "classification", "core"),
     )
-
-    @classmethod
-    def estimate_num_instances(cls, args: dict[str, Any]) -> int | None:
-        return 25000
+    num_instances = 25000
 
     def data_needs(self) -> DataNeeds:
         return DataNeeds(
@@ -134,5 +124,4 @@ class IMDBScenario(FileScenario):
         if data.layout == 1:
             return _read_lines(data["train.txt"], TRAIN_SPLIT) + _read_lines(data["test.txt"], TEST_SPLIT)
         test = _read_lines(data["imdb_1000.txt"], TEST_SPLIT)
-        pool = hold_out([i.id for i in test], _POOL_FROM_TEST, "imdb-train-pool")
-        return [replace(i, split=TRAIN_SPLIT if i.id in pool else TEST_SPLIT) for i in test]
+        return with_train_pool(test, _POOL_FROM_TEST, "imdb-train-pool")

@@ -4,14 +4,15 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
+from dataclasses import replace
 from functools import cache
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 from holistic.core.hashing import stable_seed
-from holistic.core.interfaces import ScenarioContext
-from holistic.core.types import CORRECT_TAG, Instance, Reference
-from holistic.scenarios.sources import DataNeeds, ResolvedData, resolve
+from holistic.core.interfaces import ScenarioContext, ScenarioInfo
+from holistic.core.types import CORRECT_TAG, TRAIN_SPLIT, Instance, Reference
+from holistic.scenarios.sources import DataFile, DataNeeds, Download, ResolvedData, resolve
 
 _CHECKSUMS = Path(__file__).with_name("data") / "checksums.json"
 
@@ -50,11 +51,28 @@ def hold_out(ids: Sequence[str], count: int, purpose: str) -> set[str]:
     return set(ranked[:count])
 
 
+def with_train_pool(instances: Sequence[Instance], count: int, purpose: str) -> list[Instance]:
+    """``instances`` in order, the :func:`hold_out` set of ``count`` of them moved to ``train``.
+
+    For datasets without a usable training split: the in-context example pool is a
+    fixed seeded subset, and the other instances keep their split.
+    """
+    pool = hold_out([i.id for i in instances], count, purpose)
+    return [replace(i, split=TRAIN_SPLIT) if i.id in pool else i for i in instances]
+
+
 class FileScenario:
     """Base for scenarios that read the authors' files through :mod:`holistic.scenarios.sources`.
 
     Subclasses implement ``data_needs()`` and ``load(data)``.
     """
+
+    num_instances: ClassVar[int | None] = None
+    """Roughly how many instances the full dataset has (for ``--plan``), when it does not depend on args."""
+
+    @classmethod
+    def estimate_num_instances(cls, args: dict[str, Any]) -> int | None:
+        return cls.num_instances
 
     def data_needs(self) -> DataNeeds:
         raise NotImplementedError
@@ -66,6 +84,31 @@ class FileScenario:
         instances = self.load(resolve(self.data_needs(), ctx))
         _check_unique_ids(instances, type(self).__name__)
         return instances
+
+
+class SplitFilesScenario(FileScenario):
+    """A dataset shipped as one file per split, every file read the same way.
+
+    Subclasses set ``split_files`` ((file name, split) pairs, in load order) and
+    ``hint``, and implement ``download(name)`` and ``read(path, split)``.
+    """
+
+    info: ScenarioInfo
+    split_files: ClassVar[tuple[tuple[str, str], ...]]
+    hint: ClassVar[str]
+
+    def download(self, name: str) -> Download:
+        raise NotImplementedError
+
+    def read(self, path: Path, split: str) -> list[Instance]:
+        raise NotImplementedError
+
+    def data_needs(self) -> DataNeeds:
+        files = tuple(DataFile(name, downloads=(self.download(name),)) for name, _ in self.split_files)
+        return DataNeeds(self.info.name, layouts=(files,), hint=self.hint)
+
+    def load(self, data: ResolvedData) -> list[Instance]:
+        return [inst for name, split in self.split_files for inst in self.read(data[name], split)]
 
 
 def _check_unique_ids(instances: Sequence[Instance], owner: str) -> None:

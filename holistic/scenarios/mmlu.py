@@ -14,6 +14,7 @@ from holistic.core.interfaces import ScenarioInfo
 from holistic.core.types import TEST_SPLIT, TRAIN_SPLIT, VALID_SPLIT, Instance
 from holistic.scenarios.categories import CLASSIFICATION_CATEGORIES, CLASSIFICATION_NOT_APPLICABLE
 from holistic.scenarios.loading import FileScenario, check_choice, choice_references, github_raw, pinned_sha256
+from holistic.scenarios.prompt_format import multiple_choice_joint_format
 from holistic.scenarios.readers import read_csv_rows
 from holistic.scenarios.registry import SCENARIOS
 from holistic.scenarios.sources import DataFile, DataNeeds, Download, ResolvedData
@@ -67,20 +68,7 @@ class MMLUScenario(FileScenario):
         name="mmlu",
         description="MMLU: four-choice exam questions in 57 subjects (knowledge).",
         task="multiple_choice",
-        default_adapter={
-            "method": "multiple_choice_joint",
-            "instructions": "The following are multiple choice questions (with answers).",
-            "input_prefix": "Question: ",
-            "input_suffix": "\n",
-            "reference_prefix": "A. ",
-            "reference_suffix": "\n",
-            "output_prefix": "Answer: ",
-            "output_suffix": "\n",
-            "max_train_instances": 5,
-            "max_tokens": 5,
-            "temperature": 0.0,
-            "stop_sequences": ("\n",),
-        },
+        default_adapter=multiple_choice_joint_format("The following are multiple choice questions (with answers)."),
         main_metric="exact_match",
         metric_categories=CLASSIFICATION_CATEGORIES,
         not_applicable_reasons=CLASSIFICATION_NOT_APPLICABLE,

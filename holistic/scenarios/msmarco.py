@@ -26,15 +26,14 @@ from __future__ import annotations
 
 import csv
 from collections.abc import Iterator
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from holistic.core.errors import DataSourceError
 from holistic.core.interfaces import ScenarioInfo
-from holistic.core.types import CORRECT_TAG, TRAIN_SPLIT, VALID_SPLIT, Instance, Reference
+from holistic.core.types import CORRECT_TAG, VALID_SPLIT, Instance, Reference
 from holistic.scenarios.categories import RANKING_CATEGORIES, RANKING_NOT_APPLICABLE
-from holistic.scenarios.loading import FileScenario, check_choice, hold_out
+from holistic.scenarios.loading import FileScenario, check_choice, with_train_pool
 from holistic.scenarios.readers import open_text
 from holistic.scenarios.registry import SCENARIOS
 from holistic.scenarios.sources import DataFile, DataNeeds, Download, ResolvedData
@@ -158,8 +157,7 @@ class MSMARCOScenario(FileScenario):
                 if row[0] in missing:
                     texts[row[0]] = row[1]
         instances = [self._instance(qid, queries[qid], candidates.get(qid, []), qrels[qid], texts) for qid in sorted(qrels, key=_qid_key)]
-        pool = hold_out([i.id for i in instances], min(_POOL, len(instances) // 4), f"msmarco-{self.track}-train-pool")
-        return [replace(i, split=TRAIN_SPLIT if i.id in pool else VALID_SPLIT) for i in instances]
+        return with_train_pool(instances, min(_POOL, len(instances) // 4), f"msmarco-{self.track}-train-pool")
 
     def _instance(
         self, qid: str, query: str, ranked: list[str], judged: dict[str, int], texts: dict[str, str]

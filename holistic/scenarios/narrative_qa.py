@@ -8,13 +8,12 @@ summary; both human answers are correct references.
 
 from __future__ import annotations
 
-from typing import Any
-
 from holistic.core.errors import DataSourceError
 from holistic.core.interfaces import ScenarioInfo
 from holistic.core.types import CORRECT_TAG, TEST_SPLIT, TRAIN_SPLIT, VALID_SPLIT, Instance, Reference
 from holistic.scenarios.categories import OPEN_QA_CATEGORIES, OPEN_QA_NOT_APPLICABLE
 from holistic.scenarios.loading import FileScenario
+from holistic.scenarios.prompt_format import prompt_format
 from holistic.scenarios.readers import read_csv_dicts
 from holistic.scenarios.registry import SCENARIOS
 from holistic.scenarios.sources import DataFile, DataNeeds, Download, ResolvedData
@@ -33,28 +32,14 @@ class NarrativeQAScenario(FileScenario):
         name="narrative_qa",
         description="NarrativeQA: answer questions about a story summary (reading comprehension).",
         task="qa",
-        default_adapter={
-            "method": "generation",
-            "instructions": "",
-            "input_prefix": "Passage: ",
-            "input_suffix": "\n",
-            "output_prefix": "Answer: ",
-            "output_suffix": "\n",
-            "max_train_instances": 5,
-            "max_tokens": 100,
-            "temperature": 0.0,
-            "stop_sequences": ("\n",),
-        },
+        default_adapter=prompt_format(input_prefix="Passage: ", output_prefix="Answer: ", max_tokens=100),
         main_metric="f1_score",
         metric_categories=OPEN_QA_CATEGORIES,
         not_applicable_reasons=OPEN_QA_NOT_APPLICABLE,
         args_schema={"type": "object", "properties": {}, "additionalProperties": False},
         tags=("question_answering", "reading_comprehension", "core"),
     )
-
-    @classmethod
-    def estimate_num_instances(cls, args: dict[str, Any]) -> int | None:
-        return 14000
+    num_instances = 14000
 
     def data_needs(self) -> DataNeeds:
         return DataNeeds(

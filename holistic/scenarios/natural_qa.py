@@ -11,14 +11,14 @@ The dev set is evaluated; a fixed seeded set of 100 dev questions is the in-cont
 
 from __future__ import annotations
 
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from holistic.core.interfaces import ScenarioInfo
-from holistic.core.types import CORRECT_TAG, TRAIN_SPLIT, VALID_SPLIT, Instance, Reference
+from holistic.core.types import CORRECT_TAG, VALID_SPLIT, Instance, Reference
 from holistic.scenarios.categories import OPEN_QA_CATEGORIES, OPEN_QA_NOT_APPLICABLE
-from holistic.scenarios.loading import FileScenario, check_choice, hold_out
+from holistic.scenarios.loading import FileScenario, check_choice, with_train_pool
+from holistic.scenarios.prompt_format import prompt_format
 from holistic.scenarios.readers import iter_jsonl, require
 from holistic.scenarios.registry import SCENARIOS
 from holistic.scenarios.sources import DataFile, DataNeeds, Download, ResolvedData
@@ -83,18 +83,7 @@ class NaturalQAScenario(FileScenario):
         name="natural_qa",
         description="NaturalQuestions: answer real search-engine questions (closed book or with the long answer).",
         task="qa",
-        default_adapter={
-            "method": "generation",
-            "instructions": "",
-            "input_prefix": "Question: ",
-            "input_suffix": "\n",
-            "output_prefix": "Answer: ",
-            "output_suffix": "\n",
-            "max_train_instances": 5,
-            "max_tokens": 300,
-            "temperature": 0.0,
-            "stop_sequences": ("\n",),
-        },
+        default_adapter=prompt_format(input_prefix="Question: ", output_prefix="Answer: ", max_tokens=300),
         main_metric="f1_score",
         metric_categories=OPEN_QA_CATEGORIES,
         not_applicable_reasons=OPEN_QA_NOT_APPLICABLE,
@@ -105,13 +94,10 @@ class NaturalQAScenario(FileScenario):
         },
         tags=("question_answering", "knowledge", "core"),
     )
+    num_instances = 3500
 
     def __init__(self, mode: str = "closedbook") -> None:
         self.mode = check_choice(mode, MODES, "NaturalQuestions mode")
-
-    @classmethod
-    def estimate_num_instances(cls, args: dict[str, Any]) -> int | None:
-        return 3500
 
     def data_needs(self) -> DataNeeds:
         return DataNeeds(
@@ -126,5 +112,4 @@ class NaturalQAScenario(FileScenario):
     def load(self, data: ResolvedData) -> list[Instance]:
         names = _DEV_SHARDS if data.layout == 0 else (_SIMPLIFIED_DEV,)
         instances = [inst for name in names for inst in _read(data[name], self.mode)]
-        pool = hold_out([i.id for i in instances], min(_POOL, len(instances) // 2), "natural_qa-train-pool")
-        return [replace(i, split=TRAIN_SPLIT if i.id in pool else VALID_SPLIT) for i in instances]
+        return with_train_pool(instances, min(_POOL, len(instances) // 2), "natural_qa-train-pool")

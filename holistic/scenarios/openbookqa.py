@@ -8,19 +8,18 @@ Authors' format (``Data/Main/{train,dev,test}.jsonl`` of the release, kept here 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 from holistic.core.errors import DataSourceError
 from holistic.core.interfaces import ScenarioInfo
 from holistic.core.types import TEST_SPLIT, TRAIN_SPLIT, VALID_SPLIT, Instance
 from holistic.scenarios.categories import CLASSIFICATION_CATEGORIES, CLASSIFICATION_NOT_APPLICABLE
-from holistic.scenarios.loading import FileScenario, choice_references
+from holistic.scenarios.loading import SplitFilesScenario, choice_references
+from holistic.scenarios.prompt_format import multiple_choice_separate_format
 from holistic.scenarios.readers import iter_jsonl, require
 from holistic.scenarios.registry import SCENARIOS
-from holistic.scenarios.sources import DataFile, DataNeeds, Download, ResolvedData
+from holistic.scenarios.sources import Download
 
 _ZIP = "https://ai2-public-datasets.s3.amazonaws.com/open_book_qa/OpenBookQA-V1-Sep2018.zip"
-_FILES = (("train.jsonl", TRAIN_SPLIT), ("dev.jsonl", VALID_SPLIT), ("test.jsonl", TEST_SPLIT))
 
 
 def _read(path: Path, split: str) -> list[Instance]:
@@ -47,46 +46,24 @@ def _read(path: Path, split: str) -> list[Instance]:
 
 
 @SCENARIOS.register("openbookqa")
-class OpenBookQAScenario(FileScenario):
+class OpenBookQAScenario(SplitFilesScenario):
     """Science questions needing a fact plus common knowledge."""
 
     info = ScenarioInfo(
         name="openbookqa",
         description="OpenBookQA: four-choice elementary science questions (commonsense knowledge).",
         task="multiple_choice",
-        default_adapter={
-            "method": "multiple_choice_separate_calibrated",
-            "instructions": "",
-            "input_prefix": "",
-            "input_suffix": " ",
-            "output_prefix": "",
-            "output_suffix": "\n",
-            "max_train_instances": 0,
-            "max_tokens": 0,
-            "temperature": 0.0,
-        },
+        default_adapter=multiple_choice_separate_format("multiple_choice_separate_calibrated"),
         main_metric="exact_match",
         metric_categories=CLASSIFICATION_CATEGORIES,
         not_applicable_reasons=CLASSIFICATION_NOT_APPLICABLE,
         args_schema={"type": "object", "properties": {}, "additionalProperties": False},
         tags=("knowledge", "commonsense", "multiple_choice", "core"),
     )
+    num_instances = 1000
+    split_files = (("train.jsonl", TRAIN_SPLIT), ("dev.jsonl", VALID_SPLIT), ("test.jsonl", TEST_SPLIT))
+    hint = _ZIP
+    read = staticmethod(_read)
 
-    @classmethod
-    def estimate_num_instances(cls, args: dict[str, Any]) -> int | None:
-        return 1000
-
-    def data_needs(self) -> DataNeeds:
-        return DataNeeds(
-            "openbookqa",
-            layouts=(
-                tuple(
-                    DataFile(name, downloads=(Download(_ZIP, member=f"OpenBookQA-V1-Sep2018/Data/Main/{name}"),))
-                    for name, _ in _FILES
-                ),
-            ),
-            hint=_ZIP,
-        )
-
-    def load(self, data: ResolvedData) -> list[Instance]:
-        return [inst for name, split in _FILES for inst in _read(data[name], split)]
+    def download(self, name: str) -> Download:
+        return Download(_ZIP, member=f"OpenBookQA-V1-Sep2018/Data/Main/{name}")

@@ -12,20 +12,19 @@ from __future__ import annotations
 
 import random
 from pathlib import Path
-from typing import Any
 
 from holistic.core.errors import DataSourceError
 from holistic.core.hashing import stable_seed
 from holistic.core.interfaces import ScenarioInfo
 from holistic.core.types import CORRECT_TAG, TRAIN_SPLIT, VALID_SPLIT, Instance, Reference
 from holistic.scenarios.categories import OPEN_QA_CATEGORIES, OPEN_QA_NOT_APPLICABLE
-from holistic.scenarios.loading import FileScenario
+from holistic.scenarios.loading import SplitFilesScenario
+from holistic.scenarios.prompt_format import prompt_format
 from holistic.scenarios.readers import read_json, require
 from holistic.scenarios.registry import SCENARIOS
-from holistic.scenarios.sources import DataFile, DataNeeds, Download, ResolvedData
+from holistic.scenarios.sources import Download
 
 _BASE = "https://s3.amazonaws.com/my89public/quac/"
-_FILES = (("train_v0.2.json", TRAIN_SPLIT), ("val_v0.2.json", VALID_SPLIT))
 _NO_ANSWER = "CANNOTANSWER"
 
 
@@ -72,42 +71,24 @@ def _read(path: Path, split: str) -> list[Instance]:
 
 
 @SCENARIOS.register("quac")
-class QuACScenario(FileScenario):
+class QuACScenario(SplitFilesScenario):
     """Answer the next question of a dialogue about a Wikipedia section."""
 
     info = ScenarioInfo(
         name="quac",
         description="QuAC: answer a question in a dialogue about a Wikipedia section (question answering).",
         task="qa",
-        default_adapter={
-            "method": "generation",
-            "instructions": "",
-            "input_prefix": "",
-            "input_suffix": "\n",
-            "output_prefix": "Answer: ",
-            "output_suffix": "\n",
-            "max_train_instances": 5,
-            "max_tokens": 100,
-            "temperature": 0.0,
-            "stop_sequences": ("\n",),
-        },
+        default_adapter=prompt_format(output_prefix="Answer: ", max_tokens=100),
         main_metric="f1_score",
         metric_categories=OPEN_QA_CATEGORIES,
         not_applicable_reasons=OPEN_QA_NOT_APPLICABLE,
         args_schema={"type": "object", "properties": {}, "additionalProperties": False},
         tags=("question_answering", "dialogue", "core"),
     )
+    num_instances = 1000
+    split_files = (("train_v0.2.json", TRAIN_SPLIT), ("val_v0.2.json", VALID_SPLIT))
+    hint = "https://quac.ai/"
+    read = staticmethod(_read)
 
-    @classmethod
-    def estimate_num_instances(cls, args: dict[str, Any]) -> int | None:
-        return 1000
-
-    def data_needs(self) -> DataNeeds:
-        return DataNeeds(
-            "quac",
-            layouts=(tuple(DataFile(name, downloads=(Download(_BASE + name),)) for name, _ in _FILES),),
-            hint="https://quac.ai/",
-        )
-
-    def load(self, data: ResolvedData) -> list[Instance]:
-        return [inst for name, split in _FILES for inst in _read(data[name], split)]
+    def download(self, name: str) -> Download:
+        return Download(_BASE + name)

@@ -9,21 +9,21 @@ set of ``num_train`` examples is the in-context pool and the rest is ``test``.
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import Any
 
 from holistic.core.errors import DataSourceError
 from holistic.core.interfaces import ScenarioInfo
-from holistic.core.types import TEST_SPLIT, TRAIN_SPLIT, Instance
+from holistic.core.types import TEST_SPLIT, Instance
 from holistic.scenarios.categories import CLASSIFICATION_CATEGORIES, CLASSIFICATION_NOT_APPLICABLE
 from holistic.scenarios.loading import (
     FileScenario,
     check_choice,
     choice_references,
     github_raw,
-    hold_out,
     pinned_sha256,
+    with_train_pool,
 )
+from holistic.scenarios.prompt_format import prompt_format
 from holistic.scenarios.readers import read_csv_dicts, read_json
 from holistic.scenarios.registry import SCENARIOS
 from holistic.scenarios.sources import DataFile, DataNeeds, Download, ResolvedData
@@ -64,18 +64,9 @@ class RAFTScenario(FileScenario):
         name="raft",
         description="RAFT: real-world few-shot text classification (11 tasks).",
         task="classification",
-        default_adapter={
-            "method": "generation",
-            "instructions": "Label the text with one of the task's labels.",
-            "input_prefix": "",
-            "input_suffix": "\n",
-            "output_prefix": "Label: ",
-            "output_suffix": "\n",
-            "max_train_instances": 5,
-            "max_tokens": 30,
-            "temperature": 0.0,
-            "stop_sequences": ("\n",),
-        },
+        default_adapter=prompt_format(
+            instructions="Label the text with one of the task's labels.", output_prefix="Label: ", max_tokens=30
+        ),
         main_metric="quasi_exact_match",
         metric_categories=CLASSIFICATION_CATEGORIES,
         not_applicable_reasons=CLASSIFICATION_NOT_APPLICABLE,
@@ -143,8 +134,7 @@ class RAFTScenario(FileScenario):
                     metadata={"subset": self.subset, "instructions": instructions},
                 )
             )
-        pool = hold_out([i.id for i in instances], self.num_train, f"raft-{self.subset}-train-pool")
-        return [replace(i, split=TRAIN_SPLIT if i.id in pool else TEST_SPLIT) for i in instances]
+        return with_train_pool(instances, self.num_train, f"raft-{self.subset}-train-pool")
 
 
 def _label_name(value: str, names: list[str], where: str) -> str:

@@ -54,8 +54,8 @@ def read_csv_dicts(path: Path, *, delimiter: str = ",", encoding: str = "utf-8-s
         raise DataSourceError(f"{path}: cannot read as CSV: {exc}") from None
 
 
-def iter_jsonl(path: Path) -> Iterator[dict[str, Any]]:
-    """Objects of a JSON Lines file (blank lines skipped); a bad line names its number."""
+def iter_numbered_jsonl(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
+    """(line number, object) of each line of a JSON Lines file (blank lines skipped); a bad line names its number."""
     with open_text(path) as fh:
         for number, line in enumerate(fh, start=1):
             if not line.strip():
@@ -66,7 +66,13 @@ def iter_jsonl(path: Path) -> Iterator[dict[str, Any]]:
                 raise DataSourceError(f"{path}:{number}: invalid JSON: {exc.msg}") from None
             if not isinstance(value, dict):
                 raise DataSourceError(f"{path}:{number}: expected a JSON object, got {type(value).__name__}")
-            yield value
+            yield number, value
+
+
+def iter_jsonl(path: Path) -> Iterator[dict[str, Any]]:
+    """Objects of a JSON Lines file (blank lines skipped); a bad line names its number."""
+    for _, value in iter_numbered_jsonl(path):
+        yield value
 
 
 def read_json(path: Path) -> Any:

@@ -27,6 +27,7 @@ from typing import Any
 from holistic.core.hashing import stable_seed
 from holistic.core.interfaces import ScenarioContext, ScenarioInfo
 from holistic.core.types import CORRECT_TAG, TEST_SPLIT, TRAIN_SPLIT, Instance, Reference
+from holistic.scenarios.prompt_format import prompt_format
 from holistic.scenarios.registry import SCENARIOS
 
 _NOT_APPLICABLE_SYMBOLIC = {
@@ -37,6 +38,38 @@ _NOT_APPLICABLE_SYMBOLIC = {
 }
 
 _SYMBOLIC_CATEGORIES = ("accuracy", "calibration", "efficiency")
+
+
+def _generated_info(
+    name: str,
+    description: str,
+    adapter: dict[str, Any],
+    properties: dict[str, Any],
+    num_train: int,
+    tags: tuple[str, ...],
+) -> ScenarioInfo:
+    """Info of a generated symbolic task: its own ``properties``, then the size and seed
+    arguments every generated scenario takes (``num_train`` is that argument's default)."""
+    return ScenarioInfo(
+        name=name,
+        description=description,
+        task="reasoning",
+        default_adapter=adapter,
+        main_metric="exact_match",
+        metric_categories=_SYMBOLIC_CATEGORIES,
+        not_applicable_reasons=_NOT_APPLICABLE_SYMBOLIC,
+        args_schema={
+            "type": "object",
+            "properties": {
+                **properties,
+                "num_train": {"type": "integer", "minimum": 0, "default": num_train},
+                "num_test": {"type": "integer", "minimum": 1, "default": 1000},
+                "seed": {"type": "integer", "default": 0},
+            },
+            "additionalProperties": False,
+        },
+        tags=tags,
+    )
 
 # ---------------------------------------------------------------------------
 # Synthetic reasoning over abstract symbols
@@ -186,36 +219,12 @@ def _count_arg(name: str, value: Any, minimum: int) -> int:
 class SyntheticReasoningScenario:
     """Reasoning over abstract symbols: pattern matching, variable substitution, rule induction."""
 
-    info: ScenarioInfo = ScenarioInfo(
-        name="synthetic_reasoning",
-        description="Procedurally generated reasoning over abstract symbols (HELM targeted evaluation).",
-        task="reasoning",
-        default_adapter={
-            "method": "generation",
-            "instructions": _INSTRUCTIONS,
-            "input_prefix": "",
-            "input_suffix": "\n",
-            "output_prefix": "Answer: ",
-            "output_suffix": "\n",
-            "instance_prefix": "\n",
-            "max_train_instances": 5,
-            "max_tokens": 50,
-            "temperature": 0.0,
-            "stop_sequences": ("\n",),
-        },
-        main_metric="exact_match",
-        metric_categories=_SYMBOLIC_CATEGORIES,
-        not_applicable_reasons=_NOT_APPLICABLE_SYMBOLIC,
-        args_schema={
-            "type": "object",
-            "properties": {
-                "mode": {"enum": list(REASONING_MODES), "default": "pattern_match"},
-                "num_train": {"type": "integer", "minimum": 0, "default": 100},
-                "num_test": {"type": "integer", "minimum": 1, "default": 1000},
-                "seed": {"type": "integer", "default": 0},
-            },
-            "additionalProperties": False,
-        },
+    info: ScenarioInfo = _generated_info(
+        "synthetic_reasoning",
+        "Procedurally generated reasoning over abstract symbols (HELM targeted evaluation).",
+        prompt_format(instructions=_INSTRUCTIONS, output_prefix="Answer: ", instance_prefix="\n", max_tokens=50),
+        {"mode": {"enum": list(REASONING_MODES), "default": "pattern_match"}},
+        num_train=100,
         tags=("reasoning", "synthetic", "targeted"),
     )
 
@@ -272,37 +281,21 @@ class ArithmeticScenario:
     train examples are drawn first and the test split holds at most the rest.
     """
 
-    info: ScenarioInfo = ScenarioInfo(
-        name="arithmetic",
-        description="Two-operand arithmetic with numbers of a given number of digits.",
-        task="reasoning",
-        default_adapter={
-            "method": "generation",
-            "instructions": "Compute the result. Answer with the number only.",
-            "input_prefix": "Question: ",
-            "input_suffix": "\n",
-            "output_prefix": "Answer: ",
-            "output_suffix": "\n",
-            "instance_prefix": "\n",
-            "max_train_instances": 5,
-            "max_tokens": 16,
-            "temperature": 0.0,
-            "stop_sequences": ("\n",),
+    info: ScenarioInfo = _generated_info(
+        "arithmetic",
+        "Two-operand arithmetic with numbers of a given number of digits.",
+        prompt_format(
+            instructions="Compute the result. Answer with the number only.",
+            input_prefix="Question: ",
+            output_prefix="Answer: ",
+            instance_prefix="\n",
+            max_tokens=16,
+        ),
+        {
+            "digits": {"type": "integer", "minimum": 1, "maximum": 5, "default": 2},
+            "operation": {"enum": list(ARITHMETIC_OPERATIONS), "default": "add"},
         },
-        main_metric="exact_match",
-        metric_categories=_SYMBOLIC_CATEGORIES,
-        not_applicable_reasons=_NOT_APPLICABLE_SYMBOLIC,
-        args_schema={
-            "type": "object",
-            "properties": {
-                "digits": {"type": "integer", "minimum": 1, "maximum": 5, "default": 2},
-                "operation": {"enum": list(ARITHMETIC_OPERATIONS), "default": "add"},
-                "num_train": {"type": "integer", "minimum": 0, "default": 50},
-                "num_test": {"type": "integer", "minimum": 1, "default": 1000},
-                "seed": {"type": "integer", "default": 0},
-            },
-            "additionalProperties": False,
-        },
+        num_train=50,
         tags=("reasoning", "synthetic", "math"),
     )
 
@@ -353,21 +346,15 @@ class ArithmeticScenario:
                     pairs.append(pair)
         return pairs[num_test:wanted], pairs[:num_test]
 
+    def _item(self, a: int, b: int) -> tuple[str, str, dict[str, Any]]:
+        """(input, answer, metadata) of the problem ``a <operation> b``."""
+        result = a + b if self.operation == "add" else a - b if self.operation == "subtract" else a * b
+        metadata = {"a": a, "b": b, "operation": self.operation, "digits": self.digits}
+        return f"What is {a} {ARITHMETIC_OPERATIONS[self.operation]} {b}?", str(result), metadata
+
     def get_instances(self, ctx: ScenarioContext) -> list[Instance]:
-        symbol = ARITHMETIC_OPERATIONS[self.operation]
         prefix = f"{self.operation}{self.digits}"
-        instances: list[Instance] = []
         train, test = self._pairs()
-        for split, pairs in ((TRAIN_SPLIT, train), (TEST_SPLIT, test)):
-            for index, (a, b) in enumerate(pairs):
-                result = a + b if self.operation == "add" else a - b if self.operation == "subtract" else a * b
-                instances.append(
-                    Instance(
-                        id=f"{prefix}-{split}-{index:05d}",
-                        input=f"What is {a} {symbol} {b}?",
-                        references=(Reference(str(result), (CORRECT_TAG,)),),
-                        split=split,
-                        metadata={"a": a, "b": b, "operation": self.operation, "digits": self.digits},
-                    )
-                )
-        return instances
+        return _make_instances(prefix, TRAIN_SPLIT, [self._item(a, b) for a, b in train]) + _make_instances(
+            prefix, TEST_SPLIT, [self._item(a, b) for a, b in test]
+        )

@@ -10,15 +10,15 @@ is ``valid``.
 from __future__ import annotations
 
 import random
-from dataclasses import replace
 from typing import Any
 
 from holistic.core.errors import DataSourceError
 from holistic.core.hashing import stable_seed
 from holistic.core.interfaces import ScenarioInfo
-from holistic.core.types import TRAIN_SPLIT, VALID_SPLIT, Instance
+from holistic.core.types import VALID_SPLIT, Instance
 from holistic.scenarios.categories import CLASSIFICATION_CATEGORIES, CLASSIFICATION_NOT_APPLICABLE
-from holistic.scenarios.loading import FileScenario, choice_references, hold_out
+from holistic.scenarios.loading import FileScenario, choice_references, with_train_pool
+from holistic.scenarios.prompt_format import multiple_choice_joint_format
 from holistic.scenarios.readers import read_csv_dicts
 from holistic.scenarios.registry import SCENARIOS
 from holistic.scenarios.sources import DataFile, DataNeeds, Download, ResolvedData
@@ -36,20 +36,7 @@ class TruthfulQAScenario(FileScenario):
         name="truthful_qa",
         description="TruthfulQA (multiple choice): pick the true answer among common misconceptions.",
         task="multiple_choice",
-        default_adapter={
-            "method": "multiple_choice_joint",
-            "instructions": "",
-            "input_prefix": "Question: ",
-            "input_suffix": "\n",
-            "reference_prefix": "A. ",
-            "reference_suffix": "\n",
-            "output_prefix": "Answer: ",
-            "output_suffix": "\n",
-            "max_train_instances": 5,
-            "max_tokens": 5,
-            "temperature": 0.0,
-            "stop_sequences": ("\n",),
-        },
+        default_adapter=multiple_choice_joint_format(),
         main_metric="exact_match",
         metric_categories=CLASSIFICATION_CATEGORIES,
         not_applicable_reasons=CLASSIFICATION_NOT_APPLICABLE,
@@ -89,5 +76,4 @@ class TruthfulQAScenario(FileScenario):
                     metadata={"category": row.get("Category", ""), "type": row.get("Type", "")},
                 )
             )
-        pool = hold_out([i.id for i in instances], int(len(instances) * _TRAIN_FRACTION), "truthful_qa-train-pool")
-        return [replace(i, split=TRAIN_SPLIT if i.id in pool else VALID_SPLIT) for i in instances]
+        return with_train_pool(instances, int(len(instances) * _TRAIN_FRACTION), "truthful_qa-train-pool")

@@ -20,12 +20,12 @@ group) and ``metadata`` (columns copied into ``Instance.metadata``).
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any
 
 from holistic.core.errors import DataSourceError, did_you_mean
 from holistic.core.types import CORRECT_TAG, TEST_SPLIT, TRAIN_SPLIT, VALID_SPLIT, Instance, Reference
-from holistic.scenarios.loading import hold_out
+from holistic.scenarios.loading import with_train_pool
 
 SPLIT_ALIASES: dict[str, str] = {
     "train": TRAIN_SPLIT, "training": TRAIN_SPLIT,
@@ -131,8 +131,15 @@ class FieldMapping:
         return "classification" if "label" in self.fields else "qa"
 
 
-def build_instances(rows: Sequence[Row], mapping: FieldMapping, owner: str) -> list[Instance]:
-    """Instances for ``rows``; raises :class:`DataSourceError` naming the row on bad data."""
+def build_instances(
+    rows: Sequence[Row], mapping: FieldMapping, owner: str, *, seed_key: str | None = None
+) -> list[Instance]:
+    """Instances for ``rows``; raises :class:`DataSourceError` naming the row on bad data.
+
+    ``seed_key`` seeds the in-context pool carved from the rows when no train split
+    exists (default ``owner``); pass something that does not depend on where the data
+    lives, so that the same dataset gives the same split on every machine.
+    """
     render = _compile_template(mapping.template) if mapping.template is not None else None
     label_names = _label_names(rows, mapping)
     instances: list[Instance] = []
@@ -162,9 +169,9 @@ def build_instances(rows: Sequence[Row], mapping: FieldMapping, owner: str) -> l
     if not instances:
         raise DataSourceError(f"{owner}: the dataset has no rows")
     if not any(i.split == TRAIN_SPLIT for i in instances) and mapping.num_train:
-        eval_ids = [i.id for i in instances]
-        pool = hold_out(eval_ids, min(mapping.num_train, len(eval_ids) - 1), f"{owner}-train-pool")
-        instances = [replace(i, split=TRAIN_SPLIT) if i.id in pool else i for i in instances]
+        instances = with_train_pool(
+            instances, min(mapping.num_train, len(instances) - 1), f"{seed_key or owner}-train-pool"
+        )
     return instances
 
 

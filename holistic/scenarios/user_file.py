@@ -18,37 +18,23 @@ from the extension unless ``format`` says otherwise. See
 from __future__ import annotations
 
 import csv
+import hashlib
 from collections.abc import Mapping
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from holistic.core.errors import DataSourceError
-from holistic.core.interfaces import ScenarioContext, ScenarioInfo
+from holistic.core.interfaces import ScenarioContext
 from holistic.core.types import Instance
-from holistic.scenarios.categories import CLASSIFICATION_CATEGORIES, CLASSIFICATION_NOT_APPLICABLE
-from holistic.scenarios.readers import iter_jsonl, open_text, read_json
+from holistic.scenarios.readers import iter_numbered_jsonl, open_text, read_json
 from holistic.scenarios.registry import SCENARIOS
 from holistic.scenarios.sources import default_data_root
-from holistic.scenarios.user_fields import MAPPING_ARGS_SCHEMA, SPLIT_ALIASES, FieldMapping, Row, build_instances
+from holistic.scenarios.user_dataset import UserDatasetScenario, user_dataset_info
+from holistic.scenarios.user_fields import SPLIT_ALIASES, Row, build_instances
 
 FORMATS = ("csv", "tsv", "json", "jsonl", "parquet")
 _EXTENSIONS = {".csv": "csv", ".tsv": "tsv", ".tab": "tsv", ".json": "json", ".jsonl": "jsonl",
                ".ndjson": "jsonl", ".parquet": "parquet", ".pq": "parquet"}
-
-USER_DEFAULT_ADAPTER: dict[str, Any] = {
-    "method": "generation",
-    "instructions": "",
-    "input_prefix": "Input: ",
-    "input_suffix": "\n",
-    "output_prefix": "Output: ",
-    "output_suffix": "\n",
-    "max_train_instances": 5,
-    "max_tokens": 50,
-    "temperature": 0.0,
-    "stop_sequences": ("\n",),
-}
-
 
 def infer_format(path: Path, given: str | None) -> str:
     if given is not None:
@@ -77,12 +63,7 @@ def read_rows(path: Path, fmt: str, split: str | None) -> list[Row]:
                 raise DataSourceError(f"{path}:{reader.line_num}: {exc}") from None
             return rows
     if fmt == "jsonl":
-        out = []
-        with open_text(path) as fh:
-            lines = [n for n, line in enumerate(fh, start=1) if line.strip()]
-        for number, values in zip(lines, iter_jsonl(path), strict=True):
-            out.append(Row(values, f"{path}:{number}", split))
-        return out
+        return [Row(values, f"{path}:{number}", split) for number, values in iter_numbered_jsonl(path)]
     if fmt == "json":
         data = read_json(path)
         if isinstance(data, Mapping):
@@ -100,33 +81,22 @@ def read_rows(path: Path, fmt: str, split: str | None) -> list[Row]:
 
 
 @SCENARIOS.register("file")
-class FileDatasetScenario:
+class FileDatasetScenario(UserDatasetScenario):
     """A user's dataset in a local file (or one file per split)."""
 
-    info = ScenarioInfo(
-        name="file",
-        description="A user dataset from CSV, TSV, JSON, JSONL or Parquet with a field mapping.",
-        task="classification",
-        default_adapter=USER_DEFAULT_ADAPTER,
-        main_metric="quasi_exact_match",
-        metric_categories=CLASSIFICATION_CATEGORIES,
-        not_applicable_reasons=CLASSIFICATION_NOT_APPLICABLE,
-        args_schema={
-            "type": "object",
-            "properties": {
-                "path": {
-                    "type": ["string", "object"],
-                    "description": "The file, or a mapping split -> file (train, valid, test). A relative "
-                    "path is found relative to the working directory or, failing that, to the spec file.",
-                    "x-path": True,
-                },
-                "format": {"enum": list(FORMATS)},
-                **MAPPING_ARGS_SCHEMA,
+    info = user_dataset_info(
+        "file",
+        "A user dataset from CSV, TSV, JSON, JSONL or Parquet with a field mapping.",
+        {
+            "path": {
+                "type": ["string", "object"],
+                "description": "The file, or a mapping split -> file (train, valid, test). A relative "
+                "path is found relative to the working directory or, failing that, to the spec file.",
+                "x-path": True,
             },
-            "required": ["path", "fields"],
-            "additionalProperties": False,
+            "format": {"enum": list(FORMATS)},
         },
-        tags=("user",),
+        required=("path", "fields"),
     )
 
     def __init__(
@@ -150,18 +120,7 @@ class FileDatasetScenario:
         else:
             raise ValueError("path must be a file path or a mapping of split names to file paths")
         self.formats = {s: infer_format(Path(p), format) for s, p in self.paths.items()}
-        self.mapping = FieldMapping.from_args(fields, labels, template, splits, num_train)
-        # This dataset's own task and headline metric (the class info describes the general case).
-        self.info = replace(type(self).info, task=self.mapping.task, main_metric=self.mapping.main_metric)
-
-    @classmethod
-    def default_adapter_for(cls, args: Mapping[str, Any]) -> dict[str, Any]:
-        """Joint multiple choice when the mapping has choices; generation otherwise."""
-        fields = args.get("fields") or {}
-        if isinstance(fields, Mapping) and "choices" in fields:
-            return {**USER_DEFAULT_ADAPTER, "method": "multiple_choice_joint", "output_prefix": "Answer: ",
-                    "max_tokens": 5}
-        return dict(USER_DEFAULT_ADAPTER)
+        self._set_mapping(fields, labels, template, splits, num_train)
 
     def locate(self, path: str, ctx: ScenarioContext) -> Path:
         candidate = Path(path).expanduser()
@@ -179,6 +138,12 @@ class FileDatasetScenario:
 
     def get_instances(self, ctx: ScenarioContext) -> list[Instance]:
         rows: list[Row] = []
+        digests: list[str] = []
         for split, path in self.paths.items():
-            rows.extend(read_rows(self.locate(path, ctx), self.formats[split], split))
-        return build_instances(rows, self.mapping, "file:" + ",".join(sorted(self.paths.values())))
+            located = self.locate(path, ctx)
+            digests.append(f"{split}={hashlib.sha256(located.read_bytes()).hexdigest()}")
+            rows.extend(read_rows(located, self.formats[split], split))
+        # The pool is seeded by the files' contents, not their paths: the same data gives
+        # the same split wherever it is stored and whichever folder helm-run starts in.
+        return build_instances(rows, self.mapping, "file:" + ",".join(sorted(self.paths.values())),
+                               seed_key="file:" + ",".join(digests))

@@ -19,51 +19,36 @@ from __future__ import annotations
 
 import importlib.util
 from collections.abc import Mapping
-from dataclasses import replace
 from typing import Any
 
 from holistic.core.errors import DataSourceError
-from holistic.core.interfaces import ScenarioContext, ScenarioInfo
+from holistic.core.interfaces import ScenarioContext
 from holistic.core.types import Instance
-from holistic.scenarios.categories import CLASSIFICATION_CATEGORIES, CLASSIFICATION_NOT_APPLICABLE
 from holistic.scenarios.registry import SCENARIOS
-from holistic.scenarios.user_fields import MAPPING_ARGS_SCHEMA, SPLIT_ALIASES, FieldMapping, Row, build_instances
-from holistic.scenarios.user_file import USER_DEFAULT_ADAPTER, FileDatasetScenario
+from holistic.scenarios.user_dataset import UserDatasetScenario, user_dataset_info
+from holistic.scenarios.user_fields import SPLIT_ALIASES, FieldMapping, Row, build_instances
 
 _DEFAULT_SPLITS = {"train": "train", "validation": "valid", "test": "test"}
 
 
 @SCENARIOS.register("huggingface")
-class HuggingFaceDatasetScenario:
+class HuggingFaceDatasetScenario(UserDatasetScenario):
     """A user's dataset from the Hugging Face Hub, pinned to a revision."""
 
-    info = ScenarioInfo(
-        name="huggingface",
-        description="A Hugging Face Hub dataset (id + revision) with a field mapping.",
-        task="classification",
-        default_adapter=USER_DEFAULT_ADAPTER,
-        main_metric="quasi_exact_match",
-        metric_categories=CLASSIFICATION_CATEGORIES,
-        not_applicable_reasons=CLASSIFICATION_NOT_APPLICABLE,
-        args_schema={
-            "type": "object",
-            "properties": {
-                "dataset": {"type": "string"},
-                "revision": {"type": "string", "minLength": 1},
-                "config": {"type": "string"},
-                "dataset_splits": {
-                    "type": "object",
-                    "description": "Dataset split -> train, valid or test (default: train, validation, test).",
-                },
-                **MAPPING_ARGS_SCHEMA,
+    info = user_dataset_info(
+        "huggingface",
+        "A Hugging Face Hub dataset (id + revision) with a field mapping.",
+        {
+            "dataset": {"type": "string"},
+            "revision": {"type": "string", "minLength": 1},
+            "config": {"type": "string"},
+            "dataset_splits": {
+                "type": "object",
+                "description": "Dataset split -> train, valid or test (default: train, validation, test).",
             },
-            "required": ["dataset", "revision", "fields"],
-            "additionalProperties": False,
         },
-        tags=("user",),
+        required=("dataset", "revision", "fields"),
     )
-
-    default_adapter_for = FileDatasetScenario.default_adapter_for
 
     def __init__(
         self,
@@ -84,9 +69,7 @@ class HuggingFaceDatasetScenario:
         for name, split in self.dataset_splits.items():
             if split not in SPLIT_ALIASES:
                 raise ValueError(f"dataset_splits: {name!r} maps to {split!r}; use train, valid or test")
-        self.mapping = FieldMapping.from_args(fields, labels, template, splits, num_train)
-        # This dataset's own task and headline metric (the class info describes the general case).
-        self.info = replace(type(self).info, task=self.mapping.task, main_metric=self.mapping.main_metric)
+        self._set_mapping(fields, labels, template, splits, num_train)
 
     def get_instances(self, ctx: ScenarioContext) -> list[Instance]:
         if importlib.util.find_spec("datasets") is None:

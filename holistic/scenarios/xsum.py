@@ -10,13 +10,13 @@ evaluated; a fixed seeded set of 200 training articles is the in-context pool.
 from __future__ import annotations
 
 import re
-from typing import Any
 
 from holistic.core.errors import DataSourceError
 from holistic.core.interfaces import ScenarioInfo
 from holistic.core.types import CORRECT_TAG, TEST_SPLIT, TRAIN_SPLIT, Instance, Reference
 from holistic.scenarios.categories import SUMMARIZATION_CATEGORIES, SUMMARIZATION_NOT_APPLICABLE
 from holistic.scenarios.loading import FileScenario, hold_out
+from holistic.scenarios.prompt_format import news_summary_format
 from holistic.scenarios.readers import read_json
 from holistic.scenarios.registry import SCENARIOS
 from holistic.scenarios.sources import DataFile, DataNeeds, Download, ResolvedData
@@ -42,28 +42,14 @@ class XSumScenario(FileScenario):
         name="xsum",
         description="XSum: summarize a BBC article in one sentence.",
         task="summarization",
-        default_adapter={
-            "method": "generation",
-            "instructions": "",
-            "input_prefix": "###\nArticle: ",
-            "input_suffix": "\n\n",
-            "output_prefix": "Summarize the above article in 1 sentence.\n",
-            "output_suffix": "\n",
-            "max_train_instances": 5,
-            "max_tokens": 64,
-            "temperature": 0.3,
-            "stop_sequences": ("###",),
-        },
+        default_adapter=news_summary_format(sentences=1, max_tokens=64),
         main_metric="rouge_2",
         metric_categories=SUMMARIZATION_CATEGORIES,
         not_applicable_reasons=SUMMARIZATION_NOT_APPLICABLE,
         args_schema={"type": "object", "properties": {}, "additionalProperties": False},
         tags=("summarization", "core"),
     )
-
-    @classmethod
-    def estimate_num_instances(cls, args: dict[str, Any]) -> int | None:
-        return 11334
+    num_instances = 11334
 
     def data_needs(self) -> DataNeeds:
         return DataNeeds(

@@ -16,15 +16,15 @@ The data are CC BY-NC-SA 3.0 and not downloaded automatically: put the files und
 
 from __future__ import annotations
 
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from holistic.core.errors import DataSourceError
 from holistic.core.interfaces import ScenarioInfo
-from holistic.core.types import CORRECT_TAG, TEST_SPLIT, TRAIN_SPLIT, Instance, Reference
+from holistic.core.types import CORRECT_TAG, TEST_SPLIT, Instance, Reference
 from holistic.scenarios.categories import CLASSIFICATION_CATEGORIES, CLASSIFICATION_NOT_APPLICABLE
-from holistic.scenarios.loading import FileScenario, check_choice, hold_out
+from holistic.scenarios.loading import FileScenario, check_choice, with_train_pool
+from holistic.scenarios.prompt_format import prompt_format
 from holistic.scenarios.registry import SCENARIOS
 from holistic.scenarios.sources import DataFile, DataNeeds, ResolvedData
 
@@ -75,20 +75,14 @@ class FinancialPhraseBankScenario(FileScenario):
         name="financial_phrasebank",
         description="Financial PhraseBank: 3-class investor sentiment of financial news sentences.",
         task="classification",
-        default_adapter={
-            "method": "generation",
-            "instructions": (
+        default_adapter=prompt_format(
+            instructions=(
                 "Classify the sentiment of the financial news sentence for an investor as positive, negative or neutral."
             ),
-            "input_prefix": "Sentence: ",
-            "input_suffix": "\n",
-            "output_prefix": "Sentiment: ",
-            "output_suffix": "\n",
-            "max_train_instances": 5,
-            "max_tokens": 3,
-            "temperature": 0.0,
-            "stop_sequences": ("\n",),
-        },
+            input_prefix="Sentence: ",
+            output_prefix="Sentiment: ",
+            max_tokens=3,
+        ),
         main_metric="quasi_exact_match",
         metric_categories=CLASSIFICATION_CATEGORIES,
         not_applicable_reasons=CLASSIFICATION_NOT_APPLICABLE,
@@ -119,5 +113,4 @@ class FinancialPhraseBankScenario(FileScenario):
     def load(self, data: ResolvedData) -> list[Instance]:
         path = next(iter(data.paths.values()))
         instances = read_phrasebank(path, f"fpb{self.agreement}")
-        pool = hold_out([i.id for i in instances], TRAIN_POOL, f"financial_phrasebank-{self.agreement}-train")
-        return [replace(i, split=TRAIN_SPLIT) if i.id in pool else i for i in instances]
+        return with_train_pool(instances, TRAIN_POOL, f"financial_phrasebank-{self.agreement}-train")

@@ -50,6 +50,7 @@ from holistic.scenarios.haystack.prompts import FORMATTINGS, PLACEMENTS
 from holistic.scenarios.haystack.queries import BUILTIN_TASKS, Task, parse_task
 from holistic.scenarios.haystack.records import RecordBuilder, RecordSettings
 from holistic.scenarios.haystack.tokens import resolve_length_unit
+from holistic.scenarios.prompt_format import prompt_format
 from holistic.scenarios.registry import SCENARIOS
 
 DEFAULT_LENGTHS: tuple[int, ...] = (512, 1024, 1536)
@@ -83,19 +84,14 @@ class HaystackScenario:
             "company/time/sentiment clauses among needles, hard negatives and haystack at set token lengths."
         ),
         task="long_context",
-        default_adapter={
-            "method": "generation",
-            "instructions": "",
-            "input_prefix": "",
-            "input_suffix": "\n",
-            "output_prefix": "Answer: ",
-            "output_suffix": "\n",
-            "instance_prefix": "",
-            "max_train_instances": 0,
-            "max_tokens": 150,
-            "temperature": 0.0,
-            "post_processing": ("json",),
-        },
+        default_adapter=prompt_format(
+            output_prefix="Answer: ",
+            instance_prefix="",
+            max_train_instances=0,
+            max_tokens=150,
+            stop_sequences=None,
+            post_processing=("json",),
+        ),
         main_metric="haystack_f1",
         metric_categories=("accuracy", "efficiency"),
         not_applicable_reasons=_NOT_APPLICABLE,

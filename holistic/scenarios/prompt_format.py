@@ -1,0 +1,84 @@
+"""The house prompt format that scenarios recommend in ``ScenarioInfo.default_adapter``.
+
+Most scenarios follow the same HELM-style layout: each field on its own line
+(``input_suffix`` and ``output_suffix`` are newlines), five in-context examples,
+greedy decoding that stops at the end of the answer line. :func:`prompt_format`
+writes that layout once; a scenario names only what it does differently.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+def prompt_format(
+    *,
+    max_tokens: int,
+    method: str = "generation",
+    instructions: str = "",
+    input_prefix: str = "",
+    input_suffix: str = "\n",
+    reference_prefix: str | None = None,
+    reference_suffix: str | None = None,
+    output_prefix: str = "",
+    output_suffix: str = "\n",
+    instance_prefix: str | None = None,
+    max_train_instances: int = 5,
+    temperature: float = 0.0,
+    stop_sequences: tuple[str, ...] | None = ("\n",),
+    post_processing: tuple[str, ...] | None = None,
+) -> dict[str, Any]:
+    """Adapter defaults in the house layout; an optional field set to ``None`` is left out.
+
+    Keys come in a fixed order (method, instructions, input, references, output,
+    instance prefix, shots, decoding), so two scenarios that differ only in values
+    print the same way.
+    """
+    fields: dict[str, Any] = {
+        "method": method,
+        "instructions": instructions,
+        "input_prefix": input_prefix,
+        "input_suffix": input_suffix,
+        "reference_prefix": reference_prefix,
+        "reference_suffix": reference_suffix,
+        "output_prefix": output_prefix,
+        "output_suffix": output_suffix,
+        "instance_prefix": instance_prefix,
+        "max_train_instances": max_train_instances,
+        "max_tokens": max_tokens,
+        "temperature": temperature,
+        "stop_sequences": stop_sequences,
+        "post_processing": post_processing,
+    }
+    return {key: value for key, value in fields.items() if value is not None}
+
+
+def multiple_choice_joint_format(instructions: str = "") -> dict[str, Any]:
+    """All choices in one prompt, lettered ``A.``, ``B.``...; the answer is one letter."""
+    return prompt_format(
+        method="multiple_choice_joint",
+        instructions=instructions,
+        input_prefix="Question: ",
+        reference_prefix="A. ",
+        reference_suffix="\n",
+        output_prefix="Answer: ",
+        max_tokens=5,
+    )
+
+
+def multiple_choice_separate_format(method: str) -> dict[str, Any]:
+    """Each choice scored on its own after the input (``method`` says how), zero-shot, nothing generated."""
+    return prompt_format(method=method, input_suffix=" ", max_train_instances=0, max_tokens=0, stop_sequences=None)
+
+
+def news_summary_format(sentences: int, max_tokens: int) -> dict[str, Any]:
+    """HELM's news summarization prompt: ``###``-separated articles, a summary of ``sentences``."""
+    plural = "sentence" if sentences == 1 else "sentences"
+    return prompt_format(
+        input_prefix="###\nArticle: ",
+        input_suffix="\n\n",
+        output_prefix=f"Summarize the above article in {sentences} {plural}.\n",
+        max_tokens=max_tokens,
+        temperature=0.3,
+        stop_sequences=("###",),
+    )

@@ -1,0 +1,70 @@
+"""What the two YAML-only user-dataset scenarios (``file``, ``huggingface``) share.
+
+Both turn rows into instances with a :class:`~holistic.scenarios.user_fields.FieldMapping`,
+describe themselves the same way, and take their task and headline metric from
+the mapping (a ``label`` field means classification, ``output`` means QA...).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import replace
+from typing import Any
+
+from holistic.core.interfaces import ScenarioInfo
+from holistic.scenarios.categories import CLASSIFICATION_CATEGORIES, CLASSIFICATION_NOT_APPLICABLE
+from holistic.scenarios.prompt_format import prompt_format
+from holistic.scenarios.user_fields import MAPPING_ARGS_SCHEMA, FieldMapping
+
+USER_DEFAULT_ADAPTER: dict[str, Any] = prompt_format(input_prefix="Input: ", output_prefix="Output: ", max_tokens=50)
+
+
+def user_dataset_info(
+    name: str, description: str, properties: Mapping[str, Any], required: Sequence[str]
+) -> ScenarioInfo:
+    """The class-level info of a user-dataset scenario: ``properties`` are its own
+    arguments (the field-mapping arguments are added after them)."""
+    return ScenarioInfo(
+        name=name,
+        description=description,
+        task="classification",
+        default_adapter=USER_DEFAULT_ADAPTER,
+        main_metric="quasi_exact_match",
+        metric_categories=CLASSIFICATION_CATEGORIES,
+        not_applicable_reasons=CLASSIFICATION_NOT_APPLICABLE,
+        args_schema={
+            "type": "object",
+            "properties": {**properties, **MAPPING_ARGS_SCHEMA},
+            "required": list(required),
+            "additionalProperties": False,
+        },
+        tags=("user",),
+    )
+
+
+class UserDatasetScenario:
+    """Base of the user-dataset scenarios: the mapping and the info that follows from it."""
+
+    info: ScenarioInfo
+    mapping: FieldMapping
+
+    def _set_mapping(
+        self,
+        fields: Mapping[str, Any],
+        labels: Any,
+        template: str | None,
+        splits: Mapping[str, str] | None,
+        num_train: int,
+    ) -> None:
+        self.mapping = FieldMapping.from_args(fields, labels, template, splits, num_train)
+        # This dataset's own task and headline metric (the class info describes the general case).
+        self.info = replace(type(self).info, task=self.mapping.task, main_metric=self.mapping.main_metric)
+
+    @classmethod
+    def default_adapter_for(cls, args: Mapping[str, Any]) -> dict[str, Any]:
+        """Joint multiple choice when the mapping has choices; generation otherwise."""
+        fields = args.get("fields") or {}
+        if isinstance(fields, Mapping) and "choices" in fields:
+            return {**USER_DEFAULT_ADAPTER, "method": "multiple_choice_joint", "output_prefix": "Answer: ",
+                    "max_tokens": 5}
+        return dict(USER_DEFAULT_ADAPTER)
