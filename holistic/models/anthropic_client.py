@@ -19,7 +19,6 @@ from typing import Any
 
 import anthropic
 
-from holistic.core.errors import ModelError, did_you_mean
 from holistic.core.types import Completion, ModelDeployment, Request, RequestResult
 from holistic.models.api_client import ApiClient, Attempts, cut_text, sdk_call
 from holistic.models.registry import PROVIDERS
@@ -34,6 +33,7 @@ class AnthropicClient(ApiClient):
     """Generation through the Messages API (see the module docstring)."""
 
     engine = "anthropic-api"
+    provider_args = PROVIDER_ARGS
 
     def __init__(
         self,
@@ -44,13 +44,6 @@ class AnthropicClient(ApiClient):
         sleep: Callable[[float], None] = time.sleep,
         clock: Callable[[], float] = time.perf_counter,
     ) -> None:
-        unknown = sorted(set(deployment.args) - PROVIDER_ARGS)
-        if unknown:
-            hint = did_you_mean(unknown[0], PROVIDER_ARGS)
-            raise ModelError(
-                f"model {deployment.name!r}: unknown anthropic arg {unknown[0]!r}"
-                + (f"; did you mean {hint[0]!r}?" if hint else f" (valid: {', '.join(sorted(PROVIDER_ARGS))})")
-            )
         super().__init__(deployment, policy=policy, sleep=sleep, clock=clock)
         self._sdk = anthropic.Anthropic(
             api_key=self._api_key,

@@ -27,7 +27,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import Any, TypeVar
 
-from holistic.core.errors import ModelError
+from holistic.core.errors import ModelError, did_you_mean
 from holistic.core.hashing import canonical_json, sha256_hex
 from holistic.core.interfaces import Tokenizer
 from holistic.core.types import ModelDeployment, Request, RequestResult, Token
@@ -135,6 +135,8 @@ class ApiClient:
 
     engine = "api"
     """Engine name recorded in results and the identity."""
+    provider_args: frozenset[str] = OPERATIONAL_ARGS
+    """Deployment args this provider understands; any other is refused with a suggestion."""
 
     def __init__(
         self,
@@ -144,6 +146,13 @@ class ApiClient:
         sleep: Callable[[float], None] = time.sleep,
         clock: Callable[[], float] = time.perf_counter,
     ) -> None:
+        unknown = sorted(set(deployment.args) - self.provider_args)
+        if unknown:
+            hint = did_you_mean(unknown[0], self.provider_args)
+            raise ModelError(
+                f"model {deployment.name!r}: unknown {deployment.provider} arg {unknown[0]!r}"
+                + (f"; did you mean {hint[0]!r}?" if hint else f" (valid: {', '.join(sorted(self.provider_args))})")
+            )
         self.deployment = deployment
         self.policy = policy if policy is not None else RetryPolicy.from_args(deployment.args)
         self.max_concurrency = int(deployment.args.get("max_concurrency", DEFAULT_MAX_CONCURRENCY))

@@ -30,7 +30,6 @@ from typing import Any
 
 import openai
 
-from holistic.core.errors import ModelError, did_you_mean
 from holistic.core.types import Completion, ModelDeployment, Request, RequestResult, Token
 from holistic.models.api_client import ApiClient, Attempts, cut_text, sdk_call
 from holistic.models.registry import PROVIDERS
@@ -92,6 +91,7 @@ class OpenAIClient(ApiClient):
     """Chat and completions through the ``openai`` SDK (see the module docstring)."""
 
     engine = "openai-api"
+    provider_args = PROVIDER_ARGS
 
     def __init__(
         self,
@@ -102,13 +102,6 @@ class OpenAIClient(ApiClient):
         sleep: Callable[[float], None] = time.sleep,
         clock: Callable[[], float] = time.perf_counter,
     ) -> None:
-        unknown = sorted(set(deployment.args) - PROVIDER_ARGS)
-        if unknown:
-            hint = did_you_mean(unknown[0], PROVIDER_ARGS)
-            raise ModelError(
-                f"model {deployment.name!r}: unknown openai arg {unknown[0]!r}"
-                + (f"; did you mean {hint[0]!r}?" if hint else f" (valid: {', '.join(sorted(PROVIDER_ARGS))})")
-            )
         super().__init__(deployment, policy=policy, sleep=sleep, clock=clock)
         args = deployment.args
         self.echo_max_tokens = int(args.get("echo_max_tokens", 1))
