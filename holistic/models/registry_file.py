@@ -20,9 +20,10 @@ import jsonschema
 import yaml
 
 from holistic.core.errors import SpecError, did_you_mean
+from holistic.core.resources import project_path
 from holistic.core.types import Capabilities, ModelDeployment
 
-SCHEMA_PATH = Path(__file__).resolve().parents[2] / "schemas" / "models.schema.json"
+SCHEMA_PATH = project_path("schemas", "models.schema.json")
 """The registry file schema, in the repository's ``schemas/`` folder."""
 
 PLACEHOLDER = "{model_id}"

@@ -18,6 +18,7 @@ from typing import Any
 import pyarrow.parquet as pq
 from jinja2 import Environment, FileSystemLoader, select_autoescape
 
+from holistic.core.resources import project_path
 from holistic.site.browser import build_browser
 from holistic.site.haystack import HaystackReport, render_haystack
 from holistic.summarize.build import Summary
@@ -27,12 +28,11 @@ STATIC_FILES = ("style.css", "site.js", "browser.js")
 
 
 def templates_dir() -> Path:
-    """``site_templates/`` of the checkout (templates, CSS and JavaScript)."""
-    here = Path(__file__).resolve()
-    for candidate in (here.parents[2] / "site_templates", here.parents[1] / "site_templates"):
-        if (candidate / "base.html").exists():
-            return candidate
-    raise FileNotFoundError("site_templates/ not found next to the holistic package")
+    """``site_templates/`` (templates, CSS and JavaScript) of the checkout or the installation."""
+    folder = project_path("site_templates")
+    if not (folder / "base.html").exists():
+        raise FileNotFoundError(f"site templates not found (looked for {folder})")
+    return folder
 
 
 def anchor(text: Any) -> str:

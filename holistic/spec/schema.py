@@ -10,16 +10,16 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping
 from functools import lru_cache
-from pathlib import Path
 from typing import Any
 
 from jsonschema import Draft202012Validator
 from jsonschema.exceptions import ValidationError
 
 from holistic.core.errors import SpecError, did_you_mean
+from holistic.core.resources import project_path
 from holistic.spec.source import DocPath, Locations
 
-SCHEMA_PATH = Path(__file__).resolve().parents[2] / "schemas" / "runspec.schema.json"
+SCHEMA_PATH = project_path("schemas", "runspec.schema.json")
 """The run-spec schema, in the repository's ``schemas/`` folder."""
 
 
