@@ -252,7 +252,7 @@ def _models_table(suite_dir: Path, summary: Summary) -> Table:
         f, tot = facts.get(m, {}), totals.get(m, {})
         caps = f.get("capabilities") or {}
         rows.append((
-            Cell(m), Cell(str(f.get("provider", ""))), Cell(str(f.get("description", ""))[:200]),
+            Cell(m, anchor=anchor(m)), Cell(str(f.get("provider", ""))), Cell(str(f.get("description", ""))[:200]),
             Cell(float(f["context_window"]) if f.get("context_window") else None),
             Cell(", ".join(k for k, v in sorted(caps.items()) if v)),
             Cell(f.get("price_input_per_million")), Cell(f.get("price_output_per_million")),

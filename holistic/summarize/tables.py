@@ -19,6 +19,8 @@ class Cell:
     note: str = ""
     """Extra text shown on hover (e.g. the number of instances, a rank range)."""
     href: str | None = None
+    anchor: str | None = None
+    """Element id, so other pages can link to this row."""
 
     def text(self, digits: int = 3) -> str:
         v = self.value
@@ -86,6 +88,8 @@ def _cell_json(cell: Cell) -> dict[str, Any]:
         out["note"] = cell.note
     if cell.href:
         out["href"] = cell.href
+    if cell.anchor:
+        out["anchor"] = cell.anchor
     return out
 
 
