@@ -144,35 +144,51 @@ def _name_key(name: MetricName) -> tuple[str, str, str, str]:
     return (name.name, name.split, name.sub_split or "", name.perturbation or "")
 
 
-def _higher_is_better(infos: Infos) -> Callable[[str], bool]:
+def _info_lookup(infos: Infos) -> Callable[[str], MetricInfo]:
     if infos is None:
         from holistic.metrics.registry import metric_info
 
-        return lambda name: metric_info(name).higher_is_better
+        return metric_info
     if callable(infos):
-        lookup = infos
-        return lambda name: lookup(name).higher_is_better
+        return infos
     table = infos
 
-    def from_table(name: str) -> bool:
+    def from_table(name: str) -> MetricInfo:
         if name not in table:
             from holistic.core.errors import UnknownNameError
 
             raise UnknownNameError("metric value", name, table)
-        return table[name].higher_is_better
+        return table[name]
 
     return from_table
+
+
+def _higher_is_better(infos: Infos) -> Callable[[str], bool]:
+    lookup = _info_lookup(infos)
+    return lambda name: lookup(name).higher_is_better
 
 
 def with_worst_case(
     per_instance: Sequence[PerInstanceStat], instances: Sequence[Instance], *, infos: Infos = None
 ) -> list[PerInstanceStat]:
-    """``per_instance`` plus the worst-case robustness/fairness rows (unless already present)."""
+    """``per_instance`` plus the worst-case robustness/fairness rows (unless already present).
+
+    As in HELM, worst cases are taken of the accuracy-category values only: the worst
+    latency or calibration over variants is not a robustness or fairness score.
+    """
     if any(s.name.perturbation in WORST_CASE_PERTURBATIONS for s in per_instance):
         return list(per_instance)
     from holistic.metrics.robustness import worst_case
 
-    return [*per_instance, *worst_case(per_instance, instances, _higher_is_better(infos))]
+    lookup = _info_lookup(infos)
+    accuracy: dict[str, bool] = {}
+    for name in {s.name.name for s in per_instance}:
+        try:
+            accuracy[name] = lookup(name).category == "accuracy"
+        except KeyError:  # a value no metric declares has no direction to take the worst of
+            accuracy[name] = False
+    eligible = [s for s in per_instance if accuracy[s.name.name]]
+    return [*per_instance, *worst_case(eligible, instances, _higher_is_better(infos))]
 
 
 def aggregate(
