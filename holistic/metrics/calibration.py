@@ -26,6 +26,9 @@ import math
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 
+import numpy as np
+
+from holistic.core.hashing import stable_seed
 from holistic.core.interfaces import MetricContext, MetricResult, ScenarioInfo
 from holistic.core.types import AdapterSpec, MetricName, ModelDeployment, RequestState, Stat
 from holistic.metrics.accuracy import BINARY_SCORERS, best_over_references
@@ -130,8 +133,11 @@ class CalibrationMetric(BaseMetric):
                              for b in reliability_bins(conf, hits, 10)],
                     "platt": {"slope": platt.slope, "intercept": platt.intercept},
                 })
+            intervals = _bootstrap_intervals(by_trial, stable_seed(ctx.seed, "calibration", repr(group)))
             for stat_name, trial_values in values.items():
-                result.run_stats.append(Stat.of(replace(group, name=stat_name), trial_values))
+                stat = Stat.of(replace(group, name=stat_name), trial_values)
+                low, high = intervals.get(stat_name, (None, None))
+                result.run_stats.append(replace(stat, ci_low=low, ci_high=high))
         result.artifacts["calibration"] = {
             "method": self.method,
             "correctness": self.correctness if self.method not in MULTIPLE_CHOICE_METHODS else "picked choice is correct",
@@ -160,6 +166,35 @@ class CalibrationMetric(BaseMetric):
 
 def _group_sort(name: MetricName) -> tuple[str, str, str]:
     return (name.split, name.sub_split or "", name.perturbation or "")
+
+
+BOOTSTRAP_RESAMPLES = 200
+"""Resamples for the intervals of the run-level calibration values (each one recomputes them)."""
+
+
+def _bootstrap_intervals(
+    by_trial: dict[int, list[Pair]], seed: int, resamples: int = BOOTSTRAP_RESAMPLES
+) -> dict[str, tuple[float, float]]:
+    """95% intervals of the run-level values (mean over trials) by resampling instances.
+
+    Each resample draws the instances of every trial with replacement and recomputes
+    ECE, selective accuracy and the coverage-accuracy area. Platt-scaled ECE is left
+    without an interval: refitting the scaling per resample costs far more than it tells.
+    """
+    if sum(len(p) for p in by_trial.values()) < 2:
+        return {}
+    rng = np.random.default_rng(seed)
+    draws: dict[str, list[float]] = {name: [] for name in _RUN_VALUES}
+    arrays = {t: (np.array([c for c, _ in p]), np.array([h for _, h in p])) for t, p in by_trial.items()}
+    for _ in range(resamples):
+        per_trial: dict[str, list[float]] = {name: [] for name in _RUN_VALUES}
+        for conf, hits in arrays.values():
+            idx = rng.integers(0, len(conf), len(conf))
+            for name, compute in _RUN_VALUES.items():
+                per_trial[name].append(compute(conf[idx].tolist(), hits[idx].tolist()))
+        for name, trial_values in per_trial.items():
+            draws[name].append(float(np.mean(trial_values)))
+    return {name: (float(np.percentile(v, 2.5)), float(np.percentile(v, 97.5))) for name, v in draws.items()}
 
 
 _RUN_VALUES: dict[str, Callable[[list[float], list[float]], float]] = {

@@ -155,3 +155,18 @@ def test_generation_correctness_follows_the_scenarios_main_match_metric():
     assert next(s for s in result.run_stats if s.name.name == "ece_1_bin").mean == pytest.approx(0.2)
     with pytest.raises(ValueError, match="correctness must be one of"):
         CalibrationMetric("generation", correctness="f1_score")
+
+
+def test_run_level_calibration_values_carry_seeded_bootstrap_intervals():
+    metric = CalibrationMetric("multiple_choice_separate_original")
+    first = {s.name.name: s for s in metric.evaluate(_mc_states(), ctx()).run_stats}
+    again = {s.name.name: s for s in metric.evaluate(_mc_states(), ctx()).run_stats}
+    for name in ("ece_10_bin", "ece_1_bin", "selective_acc@10", "selective_coverage_acc_area"):
+        stat = first[name]
+        assert stat.ci_low is not None and stat.ci_high is not None, name
+        assert stat.ci_low <= stat.ci_high
+        assert 0.0 <= stat.ci_low and stat.ci_high <= 1.0
+        assert (stat.ci_low, stat.ci_high) == (again[name].ci_low, again[name].ci_high)  # seeded
+    # resampling four instances moves ECE: the interval has width
+    assert first["ece_1_bin"].ci_high > first["ece_1_bin"].ci_low
+    assert first["platt_ece_10_bin"].ci_low is None  # documented: no interval for the refitted value
