@@ -6,6 +6,13 @@ Reads the SuperGLUE packaging (``train.jsonl``, ``val.jsonl``; fields ``question
 ``label``, plus ``title``). HELM evaluates on the validation set. When only
 ``val.jsonl`` is present, a fixed seeded set of 100 validation questions becomes
 the in-context example pool (``train``) and is left out of evaluation.
+
+Hugging Face copy (used when the authors' files are absent): the SuperGLUE
+packaging ``aps/super_glue``, ``hf/boolq/{train,validation}-00000-of-00001.parquet``
+with columns ``question``, ``passage`` (``"Title -- text"``), ``idx`` and ``label``
+(1 = true, 0 = false). Ids (``train-<idx>``, ``val-<idx>``), inputs, references and
+splits are the same as from ``train.jsonl``/``val.jsonl``. The ``hf_revision`` arg
+(default ``main``, not pinned) should be pinned to a commit of that repo.
 """
 
 from __future__ import annotations
@@ -17,6 +24,15 @@ from holistic.core.errors import DataSourceError
 from holistic.core.interfaces import ScenarioInfo
 from holistic.core.types import CORRECT_TAG, TRAIN_SPLIT, VALID_SPLIT, Instance, Reference
 from holistic.scenarios.categories import CLASSIFICATION_CATEGORIES, CLASSIFICATION_NOT_APPLICABLE
+from holistic.scenarios.hf_copy import (
+    HF_REVISION_UNPINNED,
+    check_revision,
+    hf_hint,
+    hf_layout,
+    hf_revision_schema,
+    read_parquet_rows,
+    row_where,
+)
 from holistic.scenarios.loading import FileScenario, with_train_pool
 from holistic.scenarios.prompt_format import prompt_format
 from holistic.scenarios.readers import iter_jsonl, require
@@ -26,6 +42,9 @@ from holistic.scenarios.sources import DataFile, DataNeeds, Download, ResolvedDa
 _SUPERGLUE_ZIP = "https://dl.fbaipublicfiles.com/glue/superglue/data/v2/BoolQ.zip"
 _POOL_FROM_VAL = 100
 _VAL_SIZE = 3270
+_HF_REPO = "aps/super_glue"
+_HF_FILES = (("train", "boolq/train-00000-of-00001.parquet"), ("val", "boolq/validation-00000-of-00001.parquet"))
+"""(authors' file stem, path in the Hub repo)."""
 
 
 def _file(name: str) -> DataFile:
@@ -41,28 +60,41 @@ def _label(row: dict[str, Any], where: str) -> bool:
     raise DataSourceError(f"{where}: label {value!r} is neither true nor false")
 
 
+def _instance(instance_id: str, question: str, passage: str, answer: bool, split: str) -> Instance:
+    question, passage = question.strip(), passage.strip()
+    question = question[0].upper() + question[1:] if question else question
+    return Instance(
+        id=instance_id,
+        input=f"{passage}\nQuestion: {question}?",
+        references=(
+            Reference("Yes", (CORRECT_TAG,) if answer else ()),
+            Reference("No", () if answer else (CORRECT_TAG,)),
+        ),
+        split=split,
+    )
+
+
 def _read(path: Path, split: str) -> list[Instance]:
     out = []
     for number, row in enumerate(iter_jsonl(path), start=1):
         where = f"{path}:{number}"
-        question = str(require(row, "question", where)).strip()
+        question = str(require(row, "question", where))
         passage = str(require(row, "passage", where)).strip()
         if "title" in row and " -- " not in passage:
             passage = f"{row['title']} -- {passage}"
-        answer = _label(row, where)
         key = row.get("idx", number - 1)
-        question = question[0].upper() + question[1:] if question else question
-        out.append(
-            Instance(
-                id=f"{Path(path).stem}-{key}",
-                input=f"{passage}\nQuestion: {question}?",
-                references=(
-                    Reference("Yes", (CORRECT_TAG,) if answer else ()),
-                    Reference("No", () if answer else (CORRECT_TAG,)),
-                ),
-                split=split,
-            )
-        )
+        out.append(_instance(f"{Path(path).stem}-{key}", question, passage, _label(row, where), split))
+    return out
+
+
+def _read_hf(path: Path, stem: str, split: str) -> list[Instance]:
+    out = []
+    for index, row in enumerate(read_parquet_rows(path, ("question", "passage", "label"), optional=("idx",))):
+        label = row["label"]
+        if type(label) is not int or label not in (0, 1):
+            raise DataSourceError(f"{row_where(path, index)}: label {label!r} is neither 1 (true) nor 0 (false)")
+        key = row.get("idx", index)
+        out.append(_instance(f"{stem}-{key}", str(row["question"]), str(row["passage"]), label == 1, split))
     return out
 
 
@@ -83,19 +115,32 @@ class BoolQScenario(FileScenario):
         main_metric="quasi_exact_match",
         metric_categories=CLASSIFICATION_CATEGORIES,
         not_applicable_reasons=CLASSIFICATION_NOT_APPLICABLE,
-        args_schema={"type": "object", "properties": {}, "additionalProperties": False},
+        args_schema={"type": "object", "properties": {"hf_revision": hf_revision_schema()}, "additionalProperties": False},
         tags=("question_answering", "core"),
     )
     num_instances = _VAL_SIZE
 
+    def __init__(self, hf_revision: str = HF_REVISION_UNPINNED) -> None:
+        self.hf_revision = check_revision(hf_revision)
+
     def data_needs(self) -> DataNeeds:
         return DataNeeds(
             "boolq",
-            layouts=((_file("train.jsonl"), _file("val.jsonl")), (_file("val.jsonl"),)),
-            hint="SuperGLUE BoolQ.zip (https://super.gluebenchmark.com/tasks) or https://github.com/google-research-datasets/boolean-questions",
+            layouts=(
+                (_file("train.jsonl"), _file("val.jsonl")),
+                (_file("val.jsonl"),),
+                hf_layout(_HF_REPO, self.hf_revision, [p for _, p in _HF_FILES]),
+            ),
+            hint="SuperGLUE BoolQ.zip (https://super.gluebenchmark.com/tasks) or https://github.com/google-research-datasets/boolean-questions; "
+            + hf_hint(_HF_REPO),
         )
 
     def load(self, data: ResolvedData) -> list[Instance]:
+        if data.layout == 2:
+            (train_stem, train_path), (val_stem, val_path) = _HF_FILES
+            return _read_hf(data[f"hf/{train_path}"], train_stem, TRAIN_SPLIT) + _read_hf(
+                data[f"hf/{val_path}"], val_stem, VALID_SPLIT
+            )
         val = _read(data["val.jsonl"], VALID_SPLIT)
         if data.layout == 0:
             return _read(data["train.jsonl"], TRAIN_SPLIT) + val

@@ -10,6 +10,19 @@ Identity groups become sub-splits (so fairness metrics compare them): with
 mentions several, none otherwise (``metadata["identities"]`` lists them all);
 with a named ``demographic`` (HELM's per-group runs) only comments mentioning that
 group are kept. A fixed seeded set of 500 training comments is the in-context pool.
+
+Hugging Face copy (used when the authors' file is absent): ``google/civil_comments``
+in the Hub's Parquet conversion (revision ``refs/convert/parquet``),
+``hf/default/{train,validation,test}/0000.parquet`` with columns ``text`` and
+``toxicity`` (plus other toxicity sub-scores). Differences by nature: that copy
+follows Jigsaw's train/validation/test split (not WILDS's) and has neither comment
+ids nor identity columns, so ids are ``<split>-<row>``, every comment has no
+identity sub-split (``metadata["identities"]`` is empty) and only
+``demographic: all`` can be served (a named group is a clear error). Identity
+columns, when a copy has them, are used as in the authors' file. Only the first
+train shard (``0000``) is read for the in-context pool. The ``hf_revision`` arg
+defaults to that branch, which is not pinned: pin a commit of it for
+reproducible runs.
 """
 
 from __future__ import annotations
@@ -20,6 +33,15 @@ from holistic.core.errors import DataSourceError
 from holistic.core.interfaces import ScenarioInfo
 from holistic.core.types import CORRECT_TAG, TEST_SPLIT, TRAIN_SPLIT, VALID_SPLIT, Instance, Reference
 from holistic.scenarios.categories import CLASSIFICATION_CATEGORIES, CLASSIFICATION_NOT_APPLICABLE
+from holistic.scenarios.hf_copy import (
+    HF_PARQUET_BRANCH,
+    check_revision,
+    hf_hint,
+    hf_layout,
+    hf_revision_schema,
+    read_parquet_rows,
+    row_where,
+)
 from holistic.scenarios.loading import FileScenario, check_choice, hold_out
 from holistic.scenarios.prompt_format import prompt_format
 from holistic.scenarios.readers import read_csv_dicts
@@ -33,6 +55,12 @@ _ARCHIVE = "https://worksheets.codalab.org/rest/bundles/0x8cd3de0634154aeaad2ee6
 _SPLITS = {"train": TRAIN_SPLIT, "val": VALID_SPLIT, "test": TEST_SPLIT}
 _TRAIN_POOL = 500
 _QUESTION = "Question: Is the passage above toxic?"
+_HF_REPO = "google/civil_comments"
+_HF_FILES = (
+    (TRAIN_SPLIT, "default/train/0000.parquet"),
+    (VALID_SPLIT, "default/validation/0000.parquet"),
+    (TEST_SPLIT, "default/test/0000.parquet"),
+)
 
 
 def _score(row: dict[str, str], column: str, where: str) -> float:
@@ -43,6 +71,14 @@ def _score(row: dict[str, str], column: str, where: str) -> float:
         return float(value)
     except ValueError:
         raise DataSourceError(f"{where}: column {column!r} is {value!r}, expected a number from 0 to 1") from None
+
+
+def _number(value: Any, column: str, where: str) -> float:
+    if value is None:
+        return 0.0
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise DataSourceError(f"{where}: column {column!r} is {value!r}, expected a number from 0 to 1")
+    return float(value)
 
 
 @SCENARIOS.register("civil_comments")
@@ -59,14 +95,18 @@ class CivilCommentsScenario(FileScenario):
         not_applicable_reasons=CLASSIFICATION_NOT_APPLICABLE,
         args_schema={
             "type": "object",
-            "properties": {"demographic": {"enum": list(DEMOGRAPHICS), "default": "all"}},
+            "properties": {
+                "demographic": {"enum": list(DEMOGRAPHICS), "default": "all"},
+                "hf_revision": hf_revision_schema(HF_PARQUET_BRANCH),
+            },
             "additionalProperties": False,
         },
         tags=("toxicity_detection", "classification", "core"),
     )
 
-    def __init__(self, demographic: str = "all") -> None:
+    def __init__(self, demographic: str = "all", hf_revision: str = HF_PARQUET_BRANCH) -> None:
         self.demographic = check_choice(demographic, DEMOGRAPHICS, "CivilComments demographic")
+        self.hf_revision = check_revision(hf_revision)
 
     @classmethod
     def estimate_num_instances(cls, args: dict[str, Any]) -> int | None:
@@ -75,11 +115,57 @@ class CivilCommentsScenario(FileScenario):
     def data_needs(self) -> DataNeeds:
         return DataNeeds(
             "civil_comments",
-            layouts=((DataFile(_FILE, downloads=(Download(_ARCHIVE, member=_FILE),)),),),
-            hint="WILDS civilcomments_v1.0 (https://wilds.stanford.edu/datasets/)",
+            layouts=(
+                (DataFile(_FILE, downloads=(Download(_ARCHIVE, member=_FILE),)),),
+                hf_layout(_HF_REPO, self.hf_revision, [p for _, p in _HF_FILES]),
+            ),
+            hint=f"WILDS civilcomments_v1.0 (https://wilds.stanford.edu/datasets/); {hf_hint(_HF_REPO)}",
         )
 
+    def _instance(self, row_id: str, text: str, toxic: bool, groups: list[str], split: str) -> Instance:
+        if self.demographic != "all":
+            sub_split: str | None = self.demographic
+        else:
+            sub_split = groups[0] if len(groups) == 1 else ("multiple" if groups else None)
+        return Instance(
+            id=row_id,
+            input=f"{text.strip()}\n{_QUESTION}",
+            references=(
+                Reference("True", (CORRECT_TAG,) if toxic else ()),
+                Reference("False", () if toxic else (CORRECT_TAG,)),
+            ),
+            split=split,
+            sub_split=sub_split,
+            metadata={"identities": groups},
+        )
+
+    def _load_hf(self, data: ResolvedData) -> list[Instance]:
+        instances: list[Instance] = []
+        for split, repo_path in _HF_FILES:
+            path = data[f"hf/{repo_path}"]
+            rows = read_parquet_rows(path, ("text", "toxicity"), optional=("id", *IDENTITY_GROUPS))
+            has_groups = bool(rows) and all(g in rows[0] for g in IDENTITY_GROUPS)
+            if self.demographic != "all" and not has_groups:
+                raise DataSourceError(
+                    f"{path}: this copy has no identity columns ({', '.join(IDENTITY_GROUPS)}), so demographic "
+                    f"{self.demographic!r} cannot be selected; use demographic 'all' or the authors' {_FILE}"
+                )
+            ids = [str(r.get("id") or f"{split}-{n}") for n, r in enumerate(rows)]
+            pool = hold_out(ids, min(_TRAIN_POOL, len(ids)), "civil_comments-train-pool") if split == TRAIN_SPLIT else None
+            for index, (row_id, row) in enumerate(zip(ids, rows, strict=True)):
+                if pool is not None and row_id not in pool:
+                    continue
+                where = row_where(path, index)
+                groups = [g for g in IDENTITY_GROUPS if _number(row.get(g), g, where) >= 0.5] if has_groups else []
+                if self.demographic != "all" and self.demographic not in groups:
+                    continue
+                toxic = _number(row["toxicity"], "toxicity", where) >= 0.5
+                instances.append(self._instance(row_id, str(row["text"] or ""), toxic, groups, split))
+        return instances
+
     def load(self, data: ResolvedData) -> list[Instance]:
+        if data.layout == 1:
+            return self._load_hf(data)
         path = data[_FILE]
         rows = read_csv_dicts(path)
         if rows:
@@ -101,21 +187,5 @@ class CivilCommentsScenario(FileScenario):
             if self.demographic != "all" and self.demographic not in groups:
                 continue
             toxic = _score(row, "toxicity", where) >= 0.5
-            if self.demographic != "all":
-                sub_split: str | None = self.demographic
-            else:
-                sub_split = groups[0] if len(groups) == 1 else ("multiple" if groups else None)
-            instances.append(
-                Instance(
-                    id=f"{row_id}",
-                    input=f"{row['comment_text'].strip()}\n{_QUESTION}",
-                    references=(
-                        Reference("True", (CORRECT_TAG,) if toxic else ()),
-                        Reference("False", () if toxic else (CORRECT_TAG,)),
-                    ),
-                    split=split,
-                    sub_split=sub_split,
-                    metadata={"identities": groups},
-                )
-            )
+            instances.append(self._instance(f"{row_id}", row["comment_text"], toxic, groups, split))
         return instances

@@ -7,6 +7,18 @@ splits are the URL lists ``url_lists/all_{train,val,test}.txt``. The reference
 summary is the highlights joined into sentences. The test split is evaluated; a
 fixed seeded set of 200 training articles is the in-context pool (reading all
 287k would be slow and HELM uses five).
+
+Hugging Face copy (used when the authors' files are absent): ``abisee/cnn_dailymail``,
+configuration ``3.0.0``: ``hf/3.0.0/train-0000{0,1,2}-of-00003.parquet`` and
+``hf/3.0.0/test-00000-of-00001.parquet`` with columns ``article``, ``highlights``
+(one per line, a missing final period added as `` .``) and ``id`` (the same
+sha1-of-URL as the story file name, so ids match). Differences by nature: the
+copy joins an article's paragraphs with spaces (not newlines) and appends `` .``
+to paragraphs without final punctuation, so inputs differ in that whitespace; the
+reference is rebuilt as from the story (`` .`` becomes ``.``); the copy keeps no
+URLs, so there is no ``url``/``source`` metadata and the 200-article training pool
+is a seeded choice over ids rather than URLs (a different 200). The ``hf_revision``
+arg (default ``main``, not pinned) should be pinned to a commit of that repo.
 """
 
 from __future__ import annotations
@@ -18,6 +30,15 @@ from holistic.core.errors import DataSourceError
 from holistic.core.interfaces import ScenarioInfo
 from holistic.core.types import CORRECT_TAG, TEST_SPLIT, TRAIN_SPLIT, VALID_SPLIT, Instance, Reference
 from holistic.scenarios.categories import SUMMARIZATION_CATEGORIES, SUMMARIZATION_NOT_APPLICABLE
+from holistic.scenarios.hf_copy import (
+    HF_REVISION_UNPINNED,
+    check_revision,
+    hf_hint,
+    hf_layout,
+    hf_revision_schema,
+    read_parquet_rows,
+    row_where,
+)
 from holistic.scenarios.loading import FileScenario, hold_out
 from holistic.scenarios.prompt_format import news_summary_format
 from holistic.scenarios.registry import SCENARIOS
@@ -28,6 +49,9 @@ _STORIES = "https://huggingface.co/datasets/abisee/cnn_dailymail/resolve/main/da
 _SPLITS = (("train", TRAIN_SPLIT), ("val", VALID_SPLIT), ("test", TEST_SPLIT))
 _TRAIN_POOL = 200
 _EVAL_SPLITS = ("test",)
+_HF_REPO = "abisee/cnn_dailymail"
+_HF_TRAIN = tuple(f"3.0.0/train-{i:05d}-of-00003.parquet" for i in range(3))
+_HF_TEST = "3.0.0/test-00000-of-00001.parquet"
 
 
 def parse_story(text: str) -> tuple[str, list[str]]:
@@ -47,6 +71,26 @@ def parse_story(text: str) -> tuple[str, list[str]]:
         else:
             article.append(line)
     return "\n".join(article), highlights
+
+
+def hf_highlights(text: str) -> str:
+    """The reference summary from the copy's ``highlights`` (as :func:`parse_story` would give it)."""
+    sentences = []
+    for raw in text.splitlines():
+        line = raw.strip()
+        if not line:
+            continue
+        if line.endswith(" ."):
+            line = line[:-2].rstrip() + "."
+        sentences.append(line if line[-1] in ".!?'\"" else line + ".")
+    return " ".join(sentences)
+
+
+def _hf_id(row: dict[str, object], path: Path, index: int) -> str:
+    """The row's id (the story's sha1 name); row numbers in errors count rows as read."""
+    if not row.get("id"):
+        raise DataSourceError(f"{row_where(path, index)}: empty 'id'")
+    return str(row["id"])
 
 
 def _story_path(folders: tuple[Path, Path], url: str) -> Path | None:
@@ -69,10 +113,13 @@ class CNNDailyMailScenario(FileScenario):
         main_metric="rouge_2",
         metric_categories=SUMMARIZATION_CATEGORIES,
         not_applicable_reasons=SUMMARIZATION_NOT_APPLICABLE,
-        args_schema={"type": "object", "properties": {}, "additionalProperties": False},
+        args_schema={"type": "object", "properties": {"hf_revision": hf_revision_schema()}, "additionalProperties": False},
         tags=("summarization", "core"),
     )
     num_instances = 11490
+
+    def __init__(self, hf_revision: str = HF_REVISION_UNPINNED) -> None:
+        self.hf_revision = check_revision(hf_revision)
 
     def data_needs(self) -> DataNeeds:
         lists = tuple(
@@ -83,9 +130,15 @@ class CNNDailyMailScenario(FileScenario):
             DataFile(f"{source}/stories", downloads=(Download(_STORIES + f"{source}_stories.tgz", member=f"{source}/stories/"),), is_dir=True)
             for source in ("cnn", "dailymail")
         )
-        return DataNeeds("cnn_dailymail", layouts=((*lists, *stories),), hint="https://github.com/abisee/cnn-dailymail")
+        return DataNeeds(
+            "cnn_dailymail",
+            layouts=((*lists, *stories), hf_layout(_HF_REPO, self.hf_revision, [*_HF_TRAIN, _HF_TEST])),
+            hint=f"https://github.com/abisee/cnn-dailymail; {hf_hint(_HF_REPO)}",
+        )
 
     def load(self, data: ResolvedData) -> list[Instance]:
+        if data.layout == 1:
+            return self._load_hf(data)
         folders = (data["cnn/stories"], data["dailymail/stories"])
         instances: list[Instance] = []
         for name, split in _SPLITS:
@@ -110,6 +163,30 @@ class CNNDailyMailScenario(FileScenario):
                         references=(Reference(" ".join(highlights), (CORRECT_TAG,)),),
                         split=split,
                         metadata={"source": path.parent.parent.name, "url": url},
+                    )
+                )
+        return instances
+
+    def _load_hf(self, data: ResolvedData) -> list[Instance]:
+        train_paths = [data[f"hf/{p}"] for p in _HF_TRAIN]
+        train_ids = [_hf_id(row, path, n) for path in train_paths for n, row in enumerate(read_parquet_rows(path, ("id",)))]
+        pool = hold_out(train_ids, min(_TRAIN_POOL, len(train_ids)), "cnn_dailymail-hf-train-pool")
+        wanted = [(TRAIN_SPLIT, path, pool) for path in train_paths] + [(TEST_SPLIT, data[f"hf/{_HF_TEST}"], None)]
+        instances: list[Instance] = []
+        for split, path, only in wanted:
+            columns = ("id", "article", "highlights")
+            rows = read_parquet_rows(path, columns) if only is None else read_parquet_rows(path, columns, only=("id", only))
+            for index, row in enumerate(rows):
+                instance_id = _hf_id(row, path, index)
+                article, highlights = str(row["article"] or "").strip(), hf_highlights(str(row["highlights"] or ""))
+                if not article or not highlights:
+                    continue
+                instances.append(
+                    Instance(
+                        id=instance_id,
+                        input=article,
+                        references=(Reference(highlights, (CORRECT_TAG,)),),
+                        split=split,
                     )
                 )
         return instances

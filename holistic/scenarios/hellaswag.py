@@ -3,46 +3,77 @@
 Authors' format: ``hellaswag_{train,val}.jsonl`` with ``ind``, ``activity_label``,
 ``ctx``, ``endings`` (four) and ``label`` (index of the right ending). HELM
 evaluates on the validation set (test labels are hidden).
+
+Hugging Face copy (used when the authors' files are absent): ``Rowan/hellaswag`` in
+the Hub's Parquet conversion (revision ``refs/convert/parquet``),
+``hf/default/{train,validation}/0000.parquet`` with the same fields (``label`` as a
+string there). Ids (``<split>-<ind>``), inputs, references and splits are the same
+as from the authors' files. The ``hf_revision`` arg defaults to that branch, which
+is not pinned: pin a commit of it for reproducible runs.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from holistic.core.errors import DataSourceError
 from holistic.core.interfaces import ScenarioInfo
 from holistic.core.types import TRAIN_SPLIT, VALID_SPLIT, Instance
 from holistic.scenarios.categories import CLASSIFICATION_CATEGORIES, CLASSIFICATION_NOT_APPLICABLE
+from holistic.scenarios.hf_copy import (
+    HF_PARQUET_BRANCH,
+    check_revision,
+    hf_hint,
+    hf_layout,
+    hf_revision_schema,
+    read_parquet_rows,
+    row_where,
+)
 from holistic.scenarios.loading import SplitFilesScenario, choice_references, github_raw
 from holistic.scenarios.prompt_format import multiple_choice_separate_format
 from holistic.scenarios.readers import iter_jsonl, require
 from holistic.scenarios.registry import SCENARIOS
-from holistic.scenarios.sources import Download
+from holistic.scenarios.sources import DataNeeds, Download, ResolvedData
 
 _REPO = "rowanz/hellaswag"
 _COMMIT = "6774d74db0a963013d28bd9323c32de8dd506038"
+_HF_REPO = "Rowan/hellaswag"
+_HF_FILES = ((TRAIN_SPLIT, "default/train/0000.parquet"), (VALID_SPLIT, "default/validation/0000.parquet"))
+
+
+def _instance(row: dict[str, Any], label: Any, default_ind: int, split: str, where: str) -> Instance:
+    endings = require(row, "endings", where)
+    if isinstance(label, str) and label.strip().isdigit():
+        label = int(label)
+    if not isinstance(endings, list) or not isinstance(label, int) or not 0 <= label < len(endings):
+        raise DataSourceError(f"{where}: expected a list of endings and an integer label indexing it")
+    context = str(require(row, "ctx", where))
+    activity = str(row.get("activity_label") or "").strip()
+    ind = row.get("ind")
+    return Instance(
+        id=f"{split}-{default_ind if ind is None else ind}",
+        input=f"{activity}: {context}" if activity else context,
+        references=choice_references([str(e) for e in endings], label),
+        split=split,
+        metadata={"source_id": row.get("source_id") or "", "split_type": row.get("split_type") or ""},
+    )
 
 
 def _read(path: Path, split: str) -> list[Instance]:
     out = []
     for number, row in enumerate(iter_jsonl(path), start=1):
         where = f"{path}:{number}"
-        endings = require(row, "endings", where)
         label = require(row, "label", where)
-        if not isinstance(endings, list) or not isinstance(label, int) or not 0 <= label < len(endings):
+        if not isinstance(label, int):
             raise DataSourceError(f"{where}: expected a list of endings and an integer label indexing it")
-        context = str(require(row, "ctx", where))
-        activity = str(row.get("activity_label", "")).strip()
-        out.append(
-            Instance(
-                id=f"{split}-{row.get('ind', number - 1)}",
-                input=f"{activity}: {context}" if activity else context,
-                references=choice_references([str(e) for e in endings], label),
-                split=split,
-                metadata={"source_id": row.get("source_id", ""), "split_type": row.get("split_type", "")},
-            )
-        )
+        out.append(_instance(row, label, number - 1, split, where))
     return out
+
+
+def _read_hf(path: Path, split: str) -> list[Instance]:
+    rows = read_parquet_rows(path, ("ctx", "endings", "label"), optional=("ind", "activity_label", "source_id", "split_type"))
+    return [_instance(row, row["label"], index, split, row_where(path, index)) for index, row in enumerate(rows)]
 
 
 @SCENARIOS.register("hellaswag")
@@ -57,7 +88,11 @@ class HellaSwagScenario(SplitFilesScenario):
         main_metric="exact_match",
         metric_categories=CLASSIFICATION_CATEGORIES,
         not_applicable_reasons=CLASSIFICATION_NOT_APPLICABLE,
-        args_schema={"type": "object", "properties": {}, "additionalProperties": False},
+        args_schema={
+            "type": "object",
+            "properties": {"hf_revision": hf_revision_schema(HF_PARQUET_BRANCH)},
+            "additionalProperties": False,
+        },
         tags=("knowledge", "commonsense", "multiple_choice", "core"),
     )
     num_instances = 10042
@@ -65,5 +100,18 @@ class HellaSwagScenario(SplitFilesScenario):
     hint = "https://github.com/rowanz/hellaswag/tree/master/data"
     read = staticmethod(_read)
 
+    def __init__(self, hf_revision: str = HF_PARQUET_BRANCH) -> None:
+        self.hf_revision = check_revision(hf_revision)
+
     def download(self, name: str) -> Download:
         return Download(github_raw(_REPO, _COMMIT, f"data/{name}"))
+
+    def data_needs(self) -> DataNeeds:
+        authors = super().data_needs()
+        hf = hf_layout(_HF_REPO, self.hf_revision, [p for _, p in _HF_FILES])
+        return DataNeeds(authors.scenario, (*authors.layouts, hf), hint=f"{authors.hint}; {hf_hint(_HF_REPO)}")
+
+    def load(self, data: ResolvedData) -> list[Instance]:
+        if data.layout == 1:
+            return [inst for split, p in _HF_FILES for inst in _read_hf(data[f"hf/{p}"], split)]
+        return super().load(data)

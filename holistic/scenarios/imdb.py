@@ -6,7 +6,14 @@ Two formats are read:
   review per file (``<br />`` line breaks become newlines);
 - labelled-lines files, one review per line as ``<0|1> <review>`` (1 = positive):
   ``train.txt`` + ``test.txt``, or a single test file ``imdb_1000.txt``. With a
-  single file, a fixed seeded set of 50 reviews becomes the in-context example pool.
+  single file, a fixed seeded set of 50 reviews becomes the in-context example pool;
+- the Hugging Face copy ``stanfordnlp/imdb``:
+  ``hf/plain_text/{train,test}-00000-of-00001.parquet`` with columns ``text`` (raw,
+  with ``<br />``) and ``label`` (1 = positive). The copy keeps neither the file
+  ids nor the star ratings, so ids are ``<split>-<neg|pos>-r<row>`` (row number in
+  the Parquet file) and there is no ``rating`` metadata; inputs, references and
+  splits are as from the ``aclImdb/`` tree. The ``hf_revision`` arg (default
+  ``main``, not pinned) should be pinned to a commit of that repo.
 """
 
 from __future__ import annotations
@@ -18,6 +25,15 @@ from holistic.core.errors import DataSourceError
 from holistic.core.interfaces import ScenarioInfo
 from holistic.core.types import CORRECT_TAG, TEST_SPLIT, TRAIN_SPLIT, Instance, Reference
 from holistic.scenarios.categories import CLASSIFICATION_CATEGORIES, CLASSIFICATION_NOT_APPLICABLE
+from holistic.scenarios.hf_copy import (
+    HF_REVISION_UNPINNED,
+    check_revision,
+    hf_hint,
+    hf_layout,
+    hf_revision_schema,
+    read_parquet_rows,
+    row_where,
+)
 from holistic.scenarios.loading import FileScenario, with_train_pool
 from holistic.scenarios.prompt_format import prompt_format
 from holistic.scenarios.readers import open_text
@@ -27,6 +43,12 @@ from holistic.scenarios.sources import DataFile, DataNeeds, Download, ResolvedDa
 _ARCHIVE = "https://ai.stanford.edu/~amaas/data/sentiment/aclImdb_v1.tar.gz"
 _POOL_FROM_TEST = 50
 _FILE_RE = re.compile(r"^(\d+)_(\d+)\.txt$")
+_HF_REPO = "stanfordnlp/imdb"
+_HF_FILES = ((TRAIN_SPLIT, "plain_text/train-00000-of-00001.parquet"), (TEST_SPLIT, "plain_text/test-00000-of-00001.parquet"))
+
+
+def _review_text(raw: str) -> str:
+    return raw.replace("<br />", "\n").strip()
 
 
 def _references(positive: bool) -> tuple[Reference, ...]:
@@ -48,7 +70,7 @@ def _read_tree(folder: Path, split: str) -> list[Instance]:
             if match:
                 files.append((int(match.group(1)), int(match.group(2)), path))
         for file_id, rating, path in sorted(files):
-            text = path.read_text(encoding="utf-8").replace("<br />", "\n").strip()
+            text = _review_text(path.read_text(encoding="utf-8"))
             out.append(
                 Instance(
                     id=f"{split}-{polarity}-{file_id}",
@@ -82,6 +104,24 @@ def _read_lines(path: Path, split: str) -> list[Instance]:
     return out
 
 
+def _read_hf(path: Path, split: str) -> list[Instance]:
+    out = []
+    for index, row in enumerate(read_parquet_rows(path, ("text", "label"))):
+        label = row["label"]
+        if label not in (0, 1):
+            raise DataSourceError(f"{row_where(path, index)}: label {label!r} is neither 1 (positive) nor 0 (negative)")
+        polarity = "pos" if label == 1 else "neg"
+        out.append(
+            Instance(
+                id=f"{split}-{polarity}-r{index}",
+                input=_review_text(str(row["text"])),
+                references=_references(label == 1),
+                split=split,
+            )
+        )
+    return out
+
+
 @SCENARIOS.register("imdb")
 class IMDBScenario(FileScenario):
     """Binary sentiment of movie reviews."""
@@ -99,10 +139,13 @@ class IMDBScenario(FileScenario):
         main_metric="quasi_exact_match",
         metric_categories=CLASSIFICATION_CATEGORIES,
         not_applicable_reasons=CLASSIFICATION_NOT_APPLICABLE,
-        args_schema={"type": "object", "properties": {}, "additionalProperties": False},
+        args_schema={"type": "object", "properties": {"hf_revision": hf_revision_schema()}, "additionalProperties": False},
         tags=("sentiment_analysis", "classification", "core"),
     )
     num_instances = 25000
+
+    def __init__(self, hf_revision: str = HF_REVISION_UNPINNED) -> None:
+        self.hf_revision = check_revision(hf_revision)
 
     def data_needs(self) -> DataNeeds:
         return DataNeeds(
@@ -114,13 +157,16 @@ class IMDBScenario(FileScenario):
                 ),
                 (DataFile("train.txt"), DataFile("test.txt")),
                 (DataFile("imdb_1000.txt"),),
+                hf_layout(_HF_REPO, self.hf_revision, [p for _, p in _HF_FILES]),
             ),
-            hint=_ARCHIVE,
+            hint=f"{_ARCHIVE}; {hf_hint(_HF_REPO)}",
         )
 
     def load(self, data: ResolvedData) -> list[Instance]:
         if data.layout == 0:
             return _read_tree(data["aclImdb/train"], TRAIN_SPLIT) + _read_tree(data["aclImdb/test"], TEST_SPLIT)
+        if data.layout == 3:
+            return [inst for split, p in _HF_FILES for inst in _read_hf(data[f"hf/{p}"], split)]
         if data.layout == 1:
             return _read_lines(data["train.txt"], TRAIN_SPLIT) + _read_lines(data["test.txt"], TEST_SPLIT)
         test = _read_lines(data["imdb_1000.txt"], TEST_SPLIT)

@@ -3,6 +3,13 @@
 Authors' format: header-less CSV rows ``question,A,B,C,D,answer`` in
 ``dev/<subject>_dev.csv`` (5 per subject; HELM's in-context examples, our ``train``),
 ``val/<subject>_val.csv`` (``valid``) and ``test/<subject>_test.csv`` (``test``).
+
+Hugging Face copy (used when the authors' files are absent): ``cais/mmlu``,
+``hf/<subject>/{dev,validation,test}-00000-of-00001.parquet`` with columns
+``question``, ``subject``, ``choices`` (four strings) and ``answer`` (0-3). Rows
+keep the CSV order, so instance ids (``<subject>-<dev|val|test>-<row>``), inputs,
+references and splits are the same as from the authors' files. The ``hf_revision``
+arg (default ``main``, not pinned) should be pinned to a commit of that repo.
 """
 
 from __future__ import annotations
@@ -13,6 +20,15 @@ from holistic.core.errors import DataSourceError
 from holistic.core.interfaces import ScenarioInfo
 from holistic.core.types import TEST_SPLIT, TRAIN_SPLIT, VALID_SPLIT, Instance
 from holistic.scenarios.categories import CLASSIFICATION_CATEGORIES, CLASSIFICATION_NOT_APPLICABLE
+from holistic.scenarios.hf_copy import (
+    HF_REVISION_UNPINNED,
+    check_revision,
+    hf_hint,
+    hf_layout,
+    hf_revision_schema,
+    read_parquet_rows,
+    row_where,
+)
 from holistic.scenarios.loading import FileScenario, check_choice, choice_references, github_raw, pinned_sha256
 from holistic.scenarios.prompt_format import multiple_choice_joint_format
 from holistic.scenarios.readers import read_csv_rows
@@ -48,6 +64,13 @@ SUBJECT_SIZES: dict[str, tuple[int, int]] = {
 SUBJECTS: tuple[str, ...] = tuple(sorted(SUBJECT_SIZES))
 
 _SPLITS = (("dev", TRAIN_SPLIT), ("val", VALID_SPLIT), ("test", TEST_SPLIT))
+_HF_REPO = "cais/mmlu"
+_HF_SPLITS = {"dev": "dev", "val": "validation", "test": "test"}
+"""Authors' folder -> Hugging Face split name."""
+
+
+def _hf_path(subject: str, folder: str) -> str:
+    return f"{subject}/{_HF_SPLITS[folder]}-00000-of-00001.parquet"
 _LETTERS = ("A", "B", "C", "D")
 
 
@@ -74,15 +97,16 @@ class MMLUScenario(FileScenario):
         not_applicable_reasons=CLASSIFICATION_NOT_APPLICABLE,
         args_schema={
             "type": "object",
-            "properties": {"subject": {"enum": list(SUBJECTS)}},
+            "properties": {"subject": {"enum": list(SUBJECTS)}, "hf_revision": hf_revision_schema()},
             "required": ["subject"],
             "additionalProperties": False,
         },
         tags=("knowledge", "multiple_choice", "core"),
     )
 
-    def __init__(self, subject: str) -> None:
+    def __init__(self, subject: str, hf_revision: str = HF_REVISION_UNPINNED) -> None:
         self.subject = check_choice(subject, SUBJECTS, "MMLU subject")
+        self.hf_revision = check_revision(hf_revision)
 
     @classmethod
     def estimate_num_instances(cls, args: dict[str, Any]) -> int | None:
@@ -104,11 +128,17 @@ class MMLUScenario(FileScenario):
     def data_needs(self) -> DataNeeds:
         return DataNeeds(
             "mmlu",
-            layouts=(tuple(_data_file(folder, self.subject) for folder, _ in _SPLITS),),
-            hint="https://github.com/hendrycks/test (data/ folder) or https://people.eecs.berkeley.edu/~hendrycks/data.tar",
+            layouts=(
+                tuple(_data_file(folder, self.subject) for folder, _ in _SPLITS),
+                hf_layout(_HF_REPO, self.hf_revision, [_hf_path(self.subject, folder) for folder, _ in _SPLITS]),
+            ),
+            hint="https://github.com/hendrycks/test (data/ folder) or https://people.eecs.berkeley.edu/~hendrycks/data.tar; "
+            + hf_hint(_HF_REPO),
         )
 
     def load(self, data: ResolvedData) -> list[Instance]:
+        if data.layout == 1:
+            return self._load_hf(data)
         instances: list[Instance] = []
         for folder, split in _SPLITS:
             path = data[f"{folder}/{self.subject}_{folder}.csv"]
@@ -123,6 +153,27 @@ class MMLUScenario(FileScenario):
                         id=f"{self.subject}-{folder}-{index:04d}",
                         input=row[0],
                         references=choice_references(row[1:5], _LETTERS.index(answer)),
+                        split=split,
+                        metadata={"subject": self.subject},
+                    )
+                )
+        return instances
+
+    def _load_hf(self, data: ResolvedData) -> list[Instance]:
+        instances: list[Instance] = []
+        for folder, split in _SPLITS:
+            path = data[f"hf/{_hf_path(self.subject, folder)}"]
+            for index, row in enumerate(read_parquet_rows(path, ("question", "choices", "answer"))):
+                choices, answer = row["choices"], row["answer"]
+                if not isinstance(choices, list) or len(choices) != 4:
+                    raise DataSourceError(f"{row_where(path, index)}: 'choices' must hold 4 strings, got {choices!r}")
+                if not isinstance(answer, int) or not 0 <= answer < 4:
+                    raise DataSourceError(f"{row_where(path, index)}: 'answer' {answer!r} is not an index 0-3")
+                instances.append(
+                    Instance(
+                        id=f"{self.subject}-{folder}-{index:04d}",
+                        input=str(row["question"]),
+                        references=choice_references([str(c) for c in choices], answer),
                         split=split,
                         metadata={"subject": self.subject},
                     )

@@ -3,23 +3,52 @@
 Authors' format (``Data/Main/{train,dev,test}.jsonl`` of the release, kept here as
 ``train.jsonl``, ``dev.jsonl``, ``test.jsonl``): ``id``, ``question.stem``,
 ``question.choices`` (``text`` and ``label`` A-D) and ``answerKey``.
+
+Hugging Face copy (used when the authors' files are absent): ``allenai/openbookqa``,
+``hf/main/{train,validation,test}-00000-of-00001.parquet`` with columns ``id``,
+``question_stem``, ``choices`` (``{"text": [...], "label": [...]}``) and
+``answerKey``. Ids, inputs, references and splits are the same as from the
+authors' files. The ``hf_revision`` arg (default ``main``, not pinned) should be
+pinned to a commit of that repo.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from holistic.core.errors import DataSourceError
 from holistic.core.interfaces import ScenarioInfo
 from holistic.core.types import TEST_SPLIT, TRAIN_SPLIT, VALID_SPLIT, Instance
 from holistic.scenarios.categories import CLASSIFICATION_CATEGORIES, CLASSIFICATION_NOT_APPLICABLE
+from holistic.scenarios.hf_copy import (
+    HF_REVISION_UNPINNED,
+    check_revision,
+    hf_hint,
+    hf_layout,
+    hf_revision_schema,
+    read_parquet_rows,
+    row_where,
+)
 from holistic.scenarios.loading import SplitFilesScenario, choice_references
 from holistic.scenarios.prompt_format import multiple_choice_separate_format
 from holistic.scenarios.readers import iter_jsonl, require
 from holistic.scenarios.registry import SCENARIOS
-from holistic.scenarios.sources import Download
+from holistic.scenarios.sources import DataNeeds, Download, ResolvedData
 
 _ZIP = "https://ai2-public-datasets.s3.amazonaws.com/open_book_qa/OpenBookQA-V1-Sep2018.zip"
+_HF_REPO = "allenai/openbookqa"
+_HF_FILES = (
+    (TRAIN_SPLIT, "main/train-00000-of-00001.parquet"),
+    (VALID_SPLIT, "main/validation-00000-of-00001.parquet"),
+    (TEST_SPLIT, "main/test-00000-of-00001.parquet"),
+)
+
+
+def _instance(instance_id: str, stem: str, texts: list[str], labels: list[str], answer: str, split: str, where: str) -> Instance:
+    if answer not in labels:
+        raise DataSourceError(f"{where}: answerKey {answer!r} is not among the choice labels {labels}")
+    return Instance(id=instance_id, input=stem, references=choice_references(texts, labels.index(answer)), split=split)
 
 
 def _read(path: Path, split: str) -> list[Instance]:
@@ -31,17 +60,23 @@ def _read(path: Path, split: str) -> list[Instance]:
             raise DataSourceError(f"{where}: 'question' must be an object with stem and choices")
         choices = require(question, "choices", where)
         labels = [str(c.get("label")) for c in choices]
+        texts = [str(c.get("text", "")) for c in choices]
         answer = str(require(row, "answerKey", where))
-        if answer not in labels:
-            raise DataSourceError(f"{where}: answerKey {answer!r} is not among the choice labels {labels}")
-        out.append(
-            Instance(
-                id=str(row.get("id", f"{split}-{number}")),
-                input=str(require(question, "stem", where)),
-                references=choice_references([str(c.get("text", "")) for c in choices], labels.index(answer)),
-                split=split,
-            )
-        )
+        stem = str(require(question, "stem", where))
+        out.append(_instance(str(row.get("id", f"{split}-{number}")), stem, texts, labels, answer, split, where))
+    return out
+
+
+def _read_hf(path: Path, split: str) -> list[Instance]:
+    out = []
+    for index, row in enumerate(read_parquet_rows(path, ("question_stem", "choices", "answerKey"), optional=("id",))):
+        where = row_where(path, index)
+        choices: Any = row["choices"]
+        if not isinstance(choices, dict) or not isinstance(choices.get("text"), list) or not isinstance(choices.get("label"), list):
+            raise DataSourceError(f"{where}: 'choices' must be {{'text': [...], 'label': [...]}}, got {choices!r}")
+        texts, labels = [str(t) for t in choices["text"]], [str(k) for k in choices["label"]]
+        instance_id = str(row.get("id") or f"{split}-{index + 1}")
+        out.append(_instance(instance_id, str(row["question_stem"]), texts, labels, str(row["answerKey"]), split, where))
     return out
 
 
@@ -57,7 +92,7 @@ class OpenBookQAScenario(SplitFilesScenario):
         main_metric="exact_match",
         metric_categories=CLASSIFICATION_CATEGORIES,
         not_applicable_reasons=CLASSIFICATION_NOT_APPLICABLE,
-        args_schema={"type": "object", "properties": {}, "additionalProperties": False},
+        args_schema={"type": "object", "properties": {"hf_revision": hf_revision_schema()}, "additionalProperties": False},
         tags=("knowledge", "commonsense", "multiple_choice", "core"),
     )
     num_instances = 1000
@@ -65,5 +100,18 @@ class OpenBookQAScenario(SplitFilesScenario):
     hint = _ZIP
     read = staticmethod(_read)
 
+    def __init__(self, hf_revision: str = HF_REVISION_UNPINNED) -> None:
+        self.hf_revision = check_revision(hf_revision)
+
     def download(self, name: str) -> Download:
         return Download(_ZIP, member=f"OpenBookQA-V1-Sep2018/Data/Main/{name}")
+
+    def data_needs(self) -> DataNeeds:
+        authors = super().data_needs()
+        hf = hf_layout(_HF_REPO, self.hf_revision, [p for _, p in _HF_FILES])
+        return DataNeeds(authors.scenario, (*authors.layouts, hf), hint=f"{authors.hint}; {hf_hint(_HF_REPO)}")
+
+    def load(self, data: ResolvedData) -> list[Instance]:
+        if data.layout == 1:
+            return [inst for split, p in _HF_FILES for inst in _read_hf(data[f"hf/{p}"], split)]
+        return super().load(data)

@@ -6,26 +6,72 @@ Authors' format: ``train_v0.2.json`` / ``val_v0.2.json``, SQuAD-like
 instance: a turn chosen by a seed from the dialogue id, asked after the earlier
 turns (questions with their original answers) as context. ``CANNOTANSWER`` is a
 valid answer.
+
+Hugging Face copy (used when the authors' files are absent): ``allenai/quac`` in the
+Hub's Parquet conversion (revision ``refs/convert/parquet``),
+``hf/plain_text/{train,validation}/0000.parquet``, one row per dialogue with
+``dialogue_id``, ``wikipedia_page_title``, ``background``, ``section_title``,
+``context``, ``turn_ids``, ``questions``, ``answers`` (``{"texts": [[...]], ...}``)
+and ``orig_answers`` (``{"texts": [...], ...}``). Ids (the turn id), the chosen
+turn, inputs, references and splits are the same as from the authors' files. The
+``hf_revision`` arg defaults to that branch, which is not pinned: pin a commit of
+it for reproducible runs.
 """
 
 from __future__ import annotations
 
 import random
 from pathlib import Path
+from typing import Any
 
 from holistic.core.errors import DataSourceError
 from holistic.core.hashing import stable_seed
 from holistic.core.interfaces import ScenarioInfo
 from holistic.core.types import CORRECT_TAG, TRAIN_SPLIT, VALID_SPLIT, Instance, Reference
 from holistic.scenarios.categories import OPEN_QA_CATEGORIES, OPEN_QA_NOT_APPLICABLE
+from holistic.scenarios.hf_copy import (
+    HF_PARQUET_BRANCH,
+    check_revision,
+    hf_hint,
+    hf_layout,
+    hf_revision_schema,
+    read_parquet_rows,
+    row_where,
+)
 from holistic.scenarios.loading import SplitFilesScenario
 from holistic.scenarios.prompt_format import prompt_format
 from holistic.scenarios.readers import read_json, require
 from holistic.scenarios.registry import SCENARIOS
-from holistic.scenarios.sources import Download
+from holistic.scenarios.sources import DataNeeds, Download, ResolvedData
 
 _BASE = "https://s3.amazonaws.com/my89public/quac/"
 _NO_ANSWER = "CANNOTANSWER"
+_HF_REPO = "allenai/quac"
+_HF_FILES = ((TRAIN_SPLIT, "plain_text/train/0000.parquet"), (VALID_SPLIT, "plain_text/validation/0000.parquet"))
+
+
+def _dialogue_instance(
+    header: tuple[str, str, str], context: str, dialogue_id: str, turns: list[dict[str, Any]], split: str
+) -> Instance:
+    """One instance from a dialogue; each turn holds ``id``, ``question``, ``answers`` (list) and ``orig`` (str)."""
+    context = context.replace(_NO_ANSWER, "").strip()
+    turn = random.Random(stable_seed("quac-turn", dialogue_id)).randrange(len(turns))
+    title, background, section = header
+    lines = [f"Title: {title}", f"Background: {background}", f"Section: {section}", f"Passage: {context}", ""]
+    for qa in turns[:turn]:
+        previous = qa["orig"] or (qa["answers"] or [""])[0]
+        lines += [f"Question: {qa['question']}", f"Answer: {previous}"]
+    target = turns[turn]
+    lines.append(f"Question: {target['question']}")
+    answers = list(target["answers"]) + ([target["orig"]] if target["orig"] else [])
+    answers = list(dict.fromkeys(a.strip() for a in answers if a.strip())) or [_NO_ANSWER]
+    return Instance(
+        id=str(target["id"]),
+        input="\n".join(lines),
+        references=tuple(Reference(a, (CORRECT_TAG,)) for a in answers),
+        split=split,
+        metadata={"turn": turn, "dialogue_id": dialogue_id},
+    )
 
 
 def _read(path: Path, split: str) -> list[Instance]:
@@ -39,34 +85,43 @@ def _read(path: Path, split: str) -> list[Instance]:
             qas = require(paragraph, "qas", where)
             if not qas:
                 continue
-            context = str(require(paragraph, "context", where)).replace(_NO_ANSWER, "").strip()
+            context = str(require(paragraph, "context", where))
             dialogue_id = str(paragraph.get("id", qas[0]["id"].split("_q#")[0]))
-            turn = random.Random(stable_seed("quac-turn", dialogue_id)).randrange(len(qas))
-            lines = [
-                f"Title: {article.get('title', '')}",
-                f"Background: {article.get('background', '')}",
-                f"Section: {article.get('section_title', '')}",
-                f"Passage: {context}",
-                "",
+            turns = [
+                {
+                    "id": qa["id"],
+                    "question": qa["question"],
+                    "answers": [a["text"] for a in qa.get("answers", [])],
+                    "orig": qa.get("orig_answer", {}).get("text") or "",
+                }
+                for qa in qas
             ]
-            for qa in qas[:turn]:
-                previous = qa.get("orig_answer", {}).get("text") or (qa.get("answers") or [{"text": ""}])[0]["text"]
-                lines += [f"Question: {qa['question']}", f"Answer: {previous}"]
-            target = qas[turn]
-            lines.append(f"Question: {target['question']}")
-            answers = [a["text"] for a in target.get("answers", [])]
-            if target.get("orig_answer", {}).get("text"):
-                answers.append(target["orig_answer"]["text"])
-            answers = list(dict.fromkeys(a.strip() for a in answers if a.strip())) or [_NO_ANSWER]
-            out.append(
-                Instance(
-                    id=str(target["id"]),
-                    input="\n".join(lines),
-                    references=tuple(Reference(a, (CORRECT_TAG,)) for a in answers),
-                    split=split,
-                    metadata={"turn": turn, "dialogue_id": dialogue_id},
-                )
+            header = (str(article.get("title", "")), str(article.get("background", "")), str(article.get("section_title", "")))
+            out.append(_dialogue_instance(header, context, dialogue_id, turns, split))
+    return out
+
+
+def _read_hf(path: Path, split: str) -> list[Instance]:
+    columns = ("dialogue_id", "context", "turn_ids", "questions", "answers", "orig_answers")
+    rows = read_parquet_rows(path, columns, optional=("wikipedia_page_title", "background", "section_title"))
+    out = []
+    for index, row in enumerate(rows):
+        where = row_where(path, index)
+        ids, questions = row["turn_ids"] or [], row["questions"] or []
+        answers, orig = (row["answers"] or {}).get("texts") or [], (row["orig_answers"] or {}).get("texts") or []
+        if not ids:
+            continue
+        if not len(ids) == len(questions) == len(answers) == len(orig):
+            raise DataSourceError(
+                f"{where}: turn_ids, questions, answers.texts and orig_answers.texts differ in length "
+                f"({len(ids)}, {len(questions)}, {len(answers)}, {len(orig)})"
             )
+        turns = [
+            {"id": t, "question": q, "answers": [str(x) for x in a or []], "orig": str(o or "")}
+            for t, q, a, o in zip(ids, questions, answers, orig, strict=True)
+        ]
+        header = (str(row.get("wikipedia_page_title") or ""), str(row.get("background") or ""), str(row.get("section_title") or ""))
+        out.append(_dialogue_instance(header, str(row["context"] or ""), str(row["dialogue_id"]), turns, split))
     return out
 
 
@@ -82,7 +137,11 @@ class QuACScenario(SplitFilesScenario):
         main_metric="f1_score",
         metric_categories=OPEN_QA_CATEGORIES,
         not_applicable_reasons=OPEN_QA_NOT_APPLICABLE,
-        args_schema={"type": "object", "properties": {}, "additionalProperties": False},
+        args_schema={
+            "type": "object",
+            "properties": {"hf_revision": hf_revision_schema(HF_PARQUET_BRANCH)},
+            "additionalProperties": False,
+        },
         tags=("question_answering", "dialogue", "core"),
     )
     num_instances = 1000
@@ -90,5 +149,18 @@ class QuACScenario(SplitFilesScenario):
     hint = "https://quac.ai/"
     read = staticmethod(_read)
 
+    def __init__(self, hf_revision: str = HF_PARQUET_BRANCH) -> None:
+        self.hf_revision = check_revision(hf_revision)
+
     def download(self, name: str) -> Download:
         return Download(_BASE + name)
+
+    def data_needs(self) -> DataNeeds:
+        authors = super().data_needs()
+        hf = hf_layout(_HF_REPO, self.hf_revision, [p for _, p in _HF_FILES])
+        return DataNeeds(authors.scenario, (*authors.layouts, hf), hint=f"{authors.hint}; {hf_hint(_HF_REPO)}")
+
+    def load(self, data: ResolvedData) -> list[Instance]:
+        if data.layout == 1:
+            return [inst for split, p in _HF_FILES for inst in _read_hf(data[f"hf/{p}"], split)]
+        return super().load(data)

@@ -5,6 +5,15 @@ and ``task.json`` naming the data columns and the label names
 (``{"data_columns": [...], "label_columns": {"Label": [...]}}``). Test labels are
 private, so evaluation uses held-out labelled training examples: a fixed seeded
 set of ``num_train`` examples is the in-context pool and the rest is ``test``.
+
+Hugging Face copy (used when the authors' files are absent): ``ought/raft`` in the
+Hub's Parquet conversion (revision ``refs/convert/parquet``),
+``hf/<task>/train/0000.parquet``: the data columns, ``ID`` and ``Label`` (an index
+into the class names stored in the file's Hugging Face metadata, 0 meaning
+unlabelled). Ids, inputs, references and splits are the same as from the authors'
+files; the copy has no task description, so the instructions are ours
+(:data:`TASK_INSTRUCTIONS`). The ``hf_revision`` arg defaults to that branch, which
+is not pinned: pin a commit of it for reproducible runs.
 """
 
 from __future__ import annotations
@@ -15,6 +24,16 @@ from holistic.core.errors import DataSourceError
 from holistic.core.interfaces import ScenarioInfo
 from holistic.core.types import TEST_SPLIT, Instance
 from holistic.scenarios.categories import CLASSIFICATION_CATEGORIES, CLASSIFICATION_NOT_APPLICABLE
+from holistic.scenarios.hf_copy import (
+    HF_PARQUET_BRANCH,
+    check_revision,
+    class_label_names,
+    column_names,
+    hf_hint,
+    hf_layout,
+    hf_revision_schema,
+    read_parquet_rows,
+)
 from holistic.scenarios.loading import (
     FileScenario,
     check_choice,
@@ -31,6 +50,8 @@ from holistic.scenarios.sources import DataFile, DataNeeds, Download, ResolvedDa
 _REPO = "oughtinc/raft-baselines"
 _COMMIT = "1f410eea45db450e237b375b0693431dad09f9a3"
 _TRAIN_SIZE = 50
+_HF_REPO = "ought/raft"
+_UNLABELLED = "Unlabeled"
 
 # What each task asks, in our words (used when task.json has no description).
 TASK_INSTRUCTIONS: dict[str, str] = {
@@ -75,6 +96,7 @@ class RAFTScenario(FileScenario):
             "properties": {
                 "subset": {"enum": list(SUBSETS)},
                 "num_train": {"type": "integer", "minimum": 1, "maximum": 49, "default": 10},
+                "hf_revision": hf_revision_schema(HF_PARQUET_BRANCH),
             },
             "required": ["subset"],
             "additionalProperties": False,
@@ -82,7 +104,8 @@ class RAFTScenario(FileScenario):
         tags=("classification", "core"),
     )
 
-    def __init__(self, subset: str, num_train: int = 10) -> None:
+    def __init__(self, subset: str, num_train: int = 10, hf_revision: str = HF_PARQUET_BRANCH) -> None:
+        self.hf_revision = check_revision(hf_revision)
         self.subset = check_choice(subset, SUBSETS, "RAFT subset")
         if isinstance(num_train, bool) or not isinstance(num_train, int) or not 1 <= num_train < _TRAIN_SIZE:
             raise ValueError(f"num_train must be an integer from 1 to {_TRAIN_SIZE - 1}, got {num_train!r}")
@@ -101,11 +124,41 @@ class RAFTScenario(FileScenario):
     def data_needs(self) -> DataNeeds:
         return DataNeeds(
             "raft",
-            layouts=((_file(self.subset, "train.csv"), _file(self.subset, "task.json")),),
-            hint="https://github.com/oughtinc/raft-baselines (data/<task>/) or the RAFT dataset on the Hugging Face Hub",
+            layouts=(
+                (_file(self.subset, "train.csv"), _file(self.subset, "task.json")),
+                hf_layout(_HF_REPO, self.hf_revision, [self._hf_path]),
+            ),
+            hint=f"https://github.com/oughtinc/raft-baselines (data/<task>/); {hf_hint(_HF_REPO)}",
         )
 
+    @property
+    def _hf_path(self) -> str:
+        return f"{self.subset}/train/0000.parquet"
+
+    def _instance(self, row_id: str, text: str, label_names: list[str], label: str, instructions: str) -> Instance:
+        return Instance(
+            id=f"{self.subset}-{row_id}",
+            input=text,
+            references=choice_references(label_names, label_names.index(label)),
+            split=TEST_SPLIT,
+            metadata={"subset": self.subset, "instructions": instructions},
+        )
+
+    def _load_hf(self, data: ResolvedData) -> list[Instance]:
+        path = data[f"hf/{self._hf_path}"]
+        label_names = [n for n in class_label_names(path, "Label") if n != _UNLABELLED]
+        data_columns = [c for c in column_names(path) if c not in ("ID", "Label")]
+        instances = []
+        for index, row in enumerate(read_parquet_rows(path, (*data_columns, "Label"), optional=("ID",))):
+            label = _label_name(str(row["Label"]), label_names, f"{path}: row {index + 1}")
+            text = "\n".join(f"{column}: {row[column]}" for column in data_columns)
+            row_id = str(row["ID"]) if row.get("ID") is not None else str(index)
+            instances.append(self._instance(row_id, text, label_names, label, TASK_INSTRUCTIONS[self.subset]))
+        return with_train_pool(instances, self.num_train, f"raft-{self.subset}-train-pool")
+
     def load(self, data: ResolvedData) -> list[Instance]:
+        if data.layout == 1:
+            return self._load_hf(data)
         meta_path = data[f"{self.subset}/task.json"]
         meta = read_json(meta_path)
         try:
@@ -125,15 +178,8 @@ class RAFTScenario(FileScenario):
                 raise DataSourceError(f"{csv_path}: missing columns {missing}; columns present: {sorted(row)}")
             label = _label_name(row[label_column], label_names, f"{csv_path}:{number}")
             row_id = row.get("ID") or str(number - 2)
-            instances.append(
-                Instance(
-                    id=f"{self.subset}-{row_id}",
-                    input="\n".join(f"{column}: {row[column]}" for column in data_columns),
-                    references=choice_references(label_names, label_names.index(label)),
-                    split=TEST_SPLIT,
-                    metadata={"subset": self.subset, "instructions": instructions},
-                )
-            )
+            text = "\n".join(f"{column}: {row[column]}" for column in data_columns)
+            instances.append(self._instance(row_id, text, label_names, label, instructions))
         return with_train_pool(instances, self.num_train, f"raft-{self.subset}-train-pool")
 
 

@@ -5,6 +5,17 @@ Authors' format: ``bbc-summary-data/<id>.summary`` files with ``[SN]URL[SN]``,
 (the article) sections, and the split file ``XSum-TRAINING-DEV-TEST-SPLIT-90-5-5.json``
 (``{"train": [ids], "validation": [...], "test": [...]}``). The test split is
 evaluated; a fixed seeded set of 200 training articles is the in-context pool.
+
+Hugging Face copy (used when the authors' files are absent): ``EdinburghNLP/xsum``
+in the Hub's Parquet conversion (revision ``refs/convert/parquet``),
+``hf/default/{train,test}/0000.parquet`` with columns ``document`` (the article
+body), ``summary`` and ``id`` (the BBC id, as in the authors' files). Ids, inputs,
+references, splits and the training pool (chosen from the same ids with the same
+seed) match the authors' files; the copy keeps no title or URL, so that metadata
+is empty. Only the first train shard (``0000``) is read: if the conversion splits
+the training set in several shards, the pool is chosen from the first. The
+``hf_revision`` arg defaults to that branch, which is not pinned: pin a commit of
+it for reproducible runs.
 """
 
 from __future__ import annotations
@@ -15,6 +26,14 @@ from holistic.core.errors import DataSourceError
 from holistic.core.interfaces import ScenarioInfo
 from holistic.core.types import CORRECT_TAG, TEST_SPLIT, TRAIN_SPLIT, Instance, Reference
 from holistic.scenarios.categories import SUMMARIZATION_CATEGORIES, SUMMARIZATION_NOT_APPLICABLE
+from holistic.scenarios.hf_copy import (
+    HF_PARQUET_BRANCH,
+    check_revision,
+    hf_hint,
+    hf_layout,
+    hf_revision_schema,
+    read_parquet_rows,
+)
 from holistic.scenarios.loading import FileScenario, hold_out
 from holistic.scenarios.prompt_format import news_summary_format
 from holistic.scenarios.readers import read_json
@@ -25,6 +44,9 @@ _SPLIT_FILE = "XSum-TRAINING-DEV-TEST-SPLIT-90-5-5.json"
 _SPLIT_URL = "https://raw.githubusercontent.com/EdinburghNLP/XSum/master/XSum-Dataset/" + _SPLIT_FILE
 _DATA_URL = "http://bollin.inf.ed.ac.uk/public/direct/XSUM-EMNLP18-Summary-Data-Original.tar.gz"
 _TRAIN_POOL = 200
+_HF_REPO = "EdinburghNLP/xsum"
+_HF_TRAIN = "default/train/0000.parquet"
+_HF_TEST = "default/test/0000.parquet"
 _SECTION = re.compile(r"^\[SN\](URL|TITLE|FIRST-SENTENCE|RESTBODY)\[SN\]\s*$", re.M)
 
 
@@ -46,10 +68,17 @@ class XSumScenario(FileScenario):
         main_metric="rouge_2",
         metric_categories=SUMMARIZATION_CATEGORIES,
         not_applicable_reasons=SUMMARIZATION_NOT_APPLICABLE,
-        args_schema={"type": "object", "properties": {}, "additionalProperties": False},
+        args_schema={
+            "type": "object",
+            "properties": {"hf_revision": hf_revision_schema(HF_PARQUET_BRANCH)},
+            "additionalProperties": False,
+        },
         tags=("summarization", "core"),
     )
     num_instances = 11334
+
+    def __init__(self, hf_revision: str = HF_PARQUET_BRANCH) -> None:
+        self.hf_revision = check_revision(hf_revision)
 
     def data_needs(self) -> DataNeeds:
         return DataNeeds(
@@ -59,11 +88,14 @@ class XSumScenario(FileScenario):
                     DataFile(_SPLIT_FILE, downloads=(Download(_SPLIT_URL),)),
                     DataFile("bbc-summary-data", downloads=(Download(_DATA_URL, member="bbc-summary-data/"),), is_dir=True),
                 ),
+                hf_layout(_HF_REPO, self.hf_revision, [_HF_TRAIN, _HF_TEST]),
             ),
-            hint="https://github.com/EdinburghNLP/XSum",
+            hint=f"https://github.com/EdinburghNLP/XSum; {hf_hint(_HF_REPO)}",
         )
 
     def load(self, data: ResolvedData) -> list[Instance]:
+        if data.layout == 1:
+            return self._load_hf(data)
         split_path = data[_SPLIT_FILE]
         splits = read_json(split_path)
         if not isinstance(splits, dict) or not all(k in splits for k in ("train", "test")):
@@ -90,4 +122,27 @@ class XSumScenario(FileScenario):
                     metadata={"title": sections.get("TITLE", ""), "url": sections.get("URL", "")},
                 )
             )
+        return instances
+
+    def _load_hf(self, data: ResolvedData) -> list[Instance]:
+        train_path, test_path = data[f"hf/{_HF_TRAIN}"], data[f"hf/{_HF_TEST}"]
+        train_ids = [str(row["id"]) for row in read_parquet_rows(train_path, ("id",))]
+        pool = hold_out(train_ids, min(_TRAIN_POOL, len(train_ids)), "xsum-train-pool")
+        columns = ("id", "document", "summary")
+        train_rows = sorted(read_parquet_rows(train_path, columns, only=("id", pool)), key=lambda r: str(r["id"]))
+        instances = []
+        for split, rows in ((TRAIN_SPLIT, train_rows), (TEST_SPLIT, read_parquet_rows(test_path, columns))):
+            for row in rows:
+                summary, body = str(row["summary"] or "").strip(), str(row["document"] or "").strip()
+                if not summary or not body:
+                    continue
+                instances.append(
+                    Instance(
+                        id=str(row["id"]),
+                        input=body,
+                        references=(Reference(summary, (CORRECT_TAG,)),),
+                        split=split,
+                        metadata={"title": "", "url": ""},
+                    )
+                )
         return instances

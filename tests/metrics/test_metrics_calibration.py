@@ -165,7 +165,7 @@ def test_run_level_calibration_values_carry_seeded_bootstrap_intervals():
         stat = first[name]
         assert stat.ci_low is not None and stat.ci_high is not None, name
         assert stat.ci_low <= stat.ci_high
-        assert 0.0 <= stat.ci_low and stat.ci_high <= 1.0
+        assert stat.ci_low >= 0.0 and stat.ci_high <= 1.0
         assert (stat.ci_low, stat.ci_high) == (again[name].ci_low, again[name].ci_high)  # seeded
     # resampling four instances moves ECE: the interval has width
     assert first["ece_1_bin"].ci_high > first["ece_1_bin"].ci_low
