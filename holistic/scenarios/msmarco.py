@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import csv
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -115,6 +116,9 @@ class MSMARCOScenario(FileScenario):
 
     def __init__(self, track: str = "regular", num_candidates: int = 30) -> None:
         self.track = check_choice(track, TRACKS, "MS MARCO track")
+        if self.track == "trec":
+            # HELM reports the TREC track by NDCG@10 (graded judgements), the regular one by RR@10.
+            self.info = replace(type(self).info, main_metric="ndcg@10")
         if isinstance(num_candidates, bool) or not isinstance(num_candidates, int) or num_candidates < 1:
             raise ValueError(f"num_candidates must be a positive integer, got {num_candidates!r}")
         self.num_candidates = num_candidates

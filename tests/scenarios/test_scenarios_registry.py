@@ -102,3 +102,13 @@ def test_third_party_scenario_registers_through_an_entry_point(tmp_path: Path, m
     assert scenario_registry.scenario_info("plugin_echo").description == "A third-party scenario."
     assert "plugin_echo" in fresh.names()
     sys.modules.pop("holistic_echo_plugin", None)
+
+
+def test_msmarco_headline_metric_follows_the_track_as_in_helm() -> None:
+    from holistic.core.types import ScenarioSpec
+    from holistic.scenarios.registry import create_scenario
+
+    regular = create_scenario(ScenarioSpec.make("msmarco", {"track": "regular"}))
+    trec = create_scenario(ScenarioSpec.make("msmarco", {"track": "trec"}))
+    assert regular.info.main_metric == "rr@10"
+    assert trec.info.main_metric == "ndcg@10"
