@@ -8,6 +8,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from holistic.core.types import Capabilities, Instance, Message, ModelDeployment, Reference
+from holistic.models.simple import SimpleTokenizer
 
 CHAT_MODEL = ModelDeployment(
     name="test/chat", provider="simple", model_id="chat", context_window=4096,
@@ -42,30 +43,8 @@ def labelled(n_per_label: dict[str, int]) -> list[Instance]:
     return out
 
 
-_TOKEN_RE = re.compile(r"\s+|\w+|[^\w\s]")
-
-
-class WordTokenizer:
+class WordTokenizer(SimpleTokenizer):
     """Words, whitespace runs and punctuation marks are tokens; round-trips exactly."""
-
-    def __init__(self) -> None:
-        self._vocab: dict[str, int] = {}
-        self._inverse: list[str] = []
-
-    def encode(self, text: str) -> list[int]:
-        ids = []
-        for tok in _TOKEN_RE.findall(text):
-            if tok not in self._vocab:
-                self._vocab[tok] = len(self._inverse)
-                self._inverse.append(tok)
-            ids.append(self._vocab[tok])
-        return ids
-
-    def decode(self, ids: Sequence[int]) -> str:
-        return "".join(self._inverse[i] for i in ids)
-
-    def count(self, text: str) -> int:
-        return len(_TOKEN_RE.findall(text))
 
     def render_chat(self, messages: Sequence[Message]) -> str:
         return "".join(f"<{m.role}>\n{m.content}\n" for m in messages) + "<assistant>\n"
