@@ -11,7 +11,9 @@ With sampling (``temperature > 0``) all trials are built, and a request that rep
 one of an earlier trial gets ``Request.trial_tag = "trial=<t>"`` so the cache gives it
 its own sample; otherwise ``trial_tag`` stays empty.
 
-Prompt format ``auto``: chat messages only for ``generation`` on a deployment with
+Prompt format ``auto`` under the ``helm`` protocol: plain text wherever the deployment
+takes plain prompts (HELM sends the embedded and other local models their raw prompt,
+no chat template). Under ``holistic``: chat messages only for ``generation`` on a deployment with
 ``capabilities.chat`` (or for ``generation`` and ``multiple_choice_joint`` on a chat-only
 deployment, one without ``capabilities.completions``). Joint multiple choice stays
 plain text on models that also take plain prompts because a chat template wrapping a
@@ -57,7 +59,7 @@ def uses_chat(spec: AdapterSpec, deployment: ModelDeployment) -> bool:
         return False
     if not caps.completions:
         return caps.chat
-    return caps.chat and spec.method == GENERATION
+    return caps.chat and spec.method == GENERATION and spec.protocol != "helm"
 
 
 def effective_trials(spec: AdapterSpec) -> int:

@@ -1,12 +1,15 @@
 """Choosing in-context examples from the training instances.
 
-- ``helm`` (HELM's procedure): per trial, a generator seeded from the run seed, the
-  spec seed and the trial index picks ``max_train_instances`` examples that are then
-  used for every evaluated instance of that trial. Labels (the correct letter for joint
-  multiple choice, the first correct reference otherwise) are ordered by frequency,
-  most frequent first (ties in a seeded random order), and one example of each label
-  is taken in that order, so the most frequent classes are covered first; remaining
-  slots are filled at random from the rest.
+- ``helm`` (HELM's ``InContextLearningAdapter.sample_examples``, step for step): per
+  trial one draw used for every evaluated instance of that trial, from Python's
+  ``random`` seeded with the trial number (with run and spec seed 0; other seeds are
+  mixed in). Each training instance is labelled by the *text* of its first correct
+  reference (the choice text for joint multiple choice, not its letter); labels are
+  sorted by name, grouped by count, the groups taken from the largest count down with
+  each group shuffled, and the labels are then *cycled*, one randomly drawn example per
+  label per turn, until ``max_train_instances`` are taken. Instances without a correct
+  reference only fill what the labelled ones cannot. A 120 Yes / 80 No pool therefore
+  always gives 3 Yes and 2 No for five shots.
 - ``fixed``: the first ``max_train_instances`` training instances, in order.
 - ``mmr`` (LLMeBench's): per evaluated instance, maximal marginal relevance over
   sentence embeddings of the inputs, trading relevance to the evaluated input against
@@ -25,7 +28,6 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from holistic.adaptation.blocks import example_answer
 from holistic.adaptation.embedding import Embedder, default_embedder
 from holistic.adaptation.mmr import mmr_select
 from holistic.core.hashing import stable_seed
@@ -50,26 +52,36 @@ class ExampleSelection:
 
 
 def helm_examples(train: Sequence[Instance], spec: AdapterSpec, *, seed: int, trial: int) -> tuple[Instance, ...]:
-    """HELM's class-covering seeded draw for one trial."""
-    k = min(spec.max_train_instances, len(train))
-    if k == 0:
-        return ()
-    rng = random.Random(stable_seed("in-context-examples", seed, spec.seed, trial))
-    by_label: dict[str, list[int]] = {}
-    for i, inst in enumerate(train):
-        label = example_answer(inst, spec.method) if inst.references else ""
-        if label:
-            by_label.setdefault(label, []).append(i)
-    labels = list(by_label)
-    rng.shuffle(labels)
-    labels.sort(key=lambda label: -len(by_label[label]))  # stable: equal counts keep the seeded order
-    chosen: list[int] = []
-    for label in labels[:k]:
-        chosen.append(rng.choice(by_label[label]))
-    taken = set(chosen)
-    rest = [i for i in range(len(train)) if i not in taken]
-    chosen += rng.sample(rest, k - len(chosen))
-    return tuple(train[i] for i in chosen)
+    """HELM's label-cycling seeded draw for one trial."""
+    rng = random.Random(trial if seed == 0 and spec.seed == 0 else stable_seed("in-context-examples", seed, spec.seed, trial))
+    wanted = min(spec.max_train_instances, len(train))
+    by_label: dict[str, list[Instance]] = {}
+    unlabelled: list[Instance] = []
+    for inst in train:
+        correct = inst.first_correct
+        if correct is None:
+            unlabelled.append(inst)
+        else:
+            by_label.setdefault(correct.output, []).append(inst)
+    by_count: dict[int, list[str]] = {}
+    for label in sorted(by_label):
+        by_count.setdefault(len(by_label[label]), []).append(label)
+    order: list[str] = []
+    for count in sorted(by_count, reverse=True):
+        rng.shuffle(by_count[count])
+        order.extend(by_count[count])
+    chosen: list[Instance] = []
+    turn = 0
+    # An empty label ends the cycle, as in HELM (its loop stops on a falsy label).
+    while len(chosen) < wanted and order and order[turn % len(order)]:
+        pool = by_label[order[turn % len(order)]]
+        turn += 1
+        if pool:
+            chosen.append(pool.pop(rng.randrange(len(pool))))
+        elif not any(by_label[label] for label in order):
+            break
+    chosen += rng.sample(unlabelled, min(wanted - len(chosen), len(unlabelled)))
+    return tuple(chosen)
 
 
 def mmr_examples(

@@ -177,6 +177,25 @@ class AdapterSpec:
     max_eval_instances: int | None = None
     """Seeded down-sampling of evaluation instances (``None`` = all)."""
 
+    protocol: str = "helm"
+    """Whose protocol the run reproduces: ``helm`` (HELM's prompts, requests, sampling and
+    scoring; a departing option is a compile-time error) or ``holistic`` (holistic's own
+    options allowed; its defaults are ``eval_sampling: stable`` and ``answer_parsing:
+    lenient``). The run spec compiler sets it (``protocol:`` at the top, in ``defaults`` or
+    per run; default ``helm`` for HELM's core scenarios, ``holistic`` otherwise)."""
+
+    eval_sampling: str = "helm"
+    """How evaluation instances are down-sampled: ``helm`` (HELM's runner: NumPy's
+    legacy generator seeded with 0 draws ``max_eval_instances`` of the pooled valid and
+    test instances without replacement, in drawn order) or ``stable`` (per-instance
+    hash ranks: raising the limit only adds instances, scenario order kept)."""
+
+    answer_parsing: str = "helm"
+    """How a joint multiple-choice answer is read: ``helm`` (``completion.strip()`` must
+    be exactly a choice letter, anything else is wrong) or ``lenient`` (also lower case,
+    ``(B)``, ``B.``, ``Answer: B`` and the choice text; its accuracy is reported as
+    ``exact_match_lenient``)."""
+
     num_outputs: int = 1
     """Completions sampled per request (for @k metrics)."""
 

@@ -126,7 +126,10 @@ def _load_instances(run: RunSpec, scenario: Scenario, options: RunOptions) -> tu
         data_root=options.data_root, cache_dir=options.data_cache_dir, offline=options.offline, seed=run.adapter.seed
     )
     train, evaluation = split_instances(scenario.get_instances(scenario_ctx))
-    evaluation = downsample(evaluation, run.adapter.max_eval_instances, seed=run.adapter.seed, scenario=run.scenario)
+    evaluation = downsample(
+        evaluation, run.adapter.max_eval_instances, seed=run.adapter.seed, scenario=run.scenario,
+        method=run.adapter.eval_sampling,
+    )
     if not evaluation:
         raise EmptyRunError(f"run {run.run_id}: scenario {run.scenario.name!r} has no valid/test instances")
     if run.perturbations:

@@ -1,6 +1,11 @@
 """Seeded down-sampling of evaluation instances to ``max_eval_instances``.
 
-Each instance gets a rank from ``stable_seed(seed, "eval_sample", scenario, instance id)``;
+``helm`` (the default, HELM's runner ``downsample_eval_instances``): NumPy's legacy
+generator seeded with the run seed (0 by default, as HELM) picks ``max_eval_instances``
+of the pooled evaluation instances (valid then test, in scenario order) without
+replacement; the picked instances keep the drawn order, as HELM evaluates them.
+
+``stable``: each instance gets a rank from ``stable_seed(seed, "eval_sample", scenario, instance id)``;
 the ``k`` lowest ranks are kept, in the scenario's own order. Consequences a user
 can rely on: the same spec gives the same sample on every machine and for every
 model (the model is not part of the seed); raising ``k`` only adds instances; and
@@ -11,6 +16,8 @@ old one.
 from __future__ import annotations
 
 from collections.abc import Sequence
+
+import numpy as np
 
 from holistic.core.hashing import stable_seed
 from holistic.core.types import EVAL_SPLITS, TRAIN_SPLIT, Instance, ScenarioSpec
@@ -24,13 +31,21 @@ def split_instances(instances: Sequence[Instance]) -> tuple[list[Instance], list
 
 
 def downsample(
-    instances: Sequence[Instance], max_instances: int | None, *, seed: int, scenario: ScenarioSpec
+    instances: Sequence[Instance],
+    max_instances: int | None,
+    *,
+    seed: int,
+    scenario: ScenarioSpec,
+    method: str = "stable",
 ) -> list[Instance]:
     """At most ``max_instances`` of ``instances`` (all of them when ``None``), deterministically."""
     if max_instances is None or len(instances) <= max_instances:
         return list(instances)
     if max_instances < 0:
         raise ValueError(f"max_eval_instances must be >= 0, got {max_instances}")
+    if method == "helm":
+        picks = np.random.RandomState(seed).choice(len(instances), max_instances, replace=False)
+        return [instances[int(i)] for i in picks]
     scenario_key = [scenario.name, [list(a) for a in scenario.args]]
     ranked = sorted(
         range(len(instances)),

@@ -159,6 +159,12 @@ class MultipleChoiceAccuracy(BaseMetric):
     INFOS = (
         info("exact_match", "accuracy", "The picked choice is a correct one.", needs_generation=False),
         info(
+            "exact_match_lenient",
+            "accuracy",
+            "The picked choice is a correct one, the letter read leniently (answer_parsing: lenient; not HELM's).",
+            needs_generation=True,
+        ),
+        info(
             "invalid_answer",
             "accuracy",
             "Share of joint multiple-choice answers that name no choice letter.",
@@ -167,11 +173,12 @@ class MultipleChoiceAccuracy(BaseMetric):
         ),
     )
 
-    def __init__(self, method: str = JOINT, length_normalization: str = "none") -> None:
+    def __init__(self, method: str = JOINT, length_normalization: str = "none", answer_parsing: str = "helm") -> None:
         if method not in MULTIPLE_CHOICE_METHODS:
             raise ValueError(f"not a multiple-choice method: {method!r}")
         self.method = method
         self.length_normalization = length_normalization
+        self.answer_parsing = answer_parsing
 
     @classmethod
     def not_applicable(cls, info: ScenarioInfo, adapter: AdapterSpec, deployment: ModelDeployment) -> str | None:
@@ -183,18 +190,22 @@ class MultipleChoiceAccuracy(BaseMetric):
 
     @classmethod
     def configure(cls, info: ScenarioInfo, adapter: AdapterSpec, deployment: ModelDeployment) -> MultipleChoiceAccuracy:
-        return cls(adapter.method, adapter.length_normalization)
+        return cls(adapter.method, adapter.length_normalization, adapter.answer_parsing)
 
     def __repr__(self) -> str:
-        return f"MultipleChoiceAccuracy({self.method!r}, {self.length_normalization!r})"
+        return f"MultipleChoiceAccuracy({self.method!r}, {self.length_normalization!r}, {self.answer_parsing!r})"
 
     def evaluate(self, states: Sequence[RequestState], ctx: MetricContext) -> MetricResult:
         result = MetricResult()
         for unit in group_units(states):
             if not unit.instance.correct_references:
                 continue
+            # ``exact_match`` is always HELM's reading; lenient reading adds its own stat.
             outcome = resolve(unit, self.method, self.length_normalization)
             result.per_instance.append(unit.stat("exact_match", float(outcome.correct)))
+            if self.method == JOINT and self.answer_parsing == "lenient":
+                lenient = resolve(unit, self.method, self.length_normalization, "lenient")
+                result.per_instance.append(unit.stat("exact_match_lenient", float(lenient.correct)))
             if self.method == JOINT:
                 result.per_instance.append(unit.stat("invalid_answer", float(outcome.predicted is None)))
         return result

@@ -77,12 +77,14 @@ class CalibrationMetric(BaseMetric):
     )
 
     def __init__(
-        self, method: str = "multiple_choice_joint", length_normalization: str = "none", correctness: str = "exact_match"
+        self, method: str = "multiple_choice_joint", length_normalization: str = "none", correctness: str = "exact_match",
+        answer_parsing: str = "helm",
     ) -> None:
         if correctness not in BINARY_SCORERS:
             raise ValueError(f"correctness must be one of {', '.join(BINARY_SCORERS)}; got {correctness!r}")
         self.method = method
         self.length_normalization = length_normalization
+        self.answer_parsing = answer_parsing
         self.correctness = correctness
 
     @classmethod
@@ -96,7 +98,7 @@ class CalibrationMetric(BaseMetric):
     @classmethod
     def configure(cls, info: ScenarioInfo, adapter: AdapterSpec, deployment: ModelDeployment) -> CalibrationMetric:
         correctness = info.main_metric if info.main_metric in BINARY_SCORERS else "exact_match"
-        return cls(adapter.method, adapter.length_normalization, correctness)
+        return cls(adapter.method, adapter.length_normalization, correctness, adapter.answer_parsing)
 
     def __repr__(self) -> str:
         return f"CalibrationMetric({self.method!r}, {self.length_normalization!r}, {self.correctness!r})"
@@ -147,7 +149,7 @@ class CalibrationMetric(BaseMetric):
 
     def _pair(self, unit: Unit) -> Pair | None:
         if self.method in MULTIPLE_CHOICE_METHODS:
-            outcome = resolve(unit, self.method, self.length_normalization)
+            outcome = resolve(unit, self.method, self.length_normalization, self.answer_parsing)
             if outcome.confidence is None:
                 return None
             return outcome.confidence, float(outcome.correct)

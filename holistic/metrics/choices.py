@@ -1,13 +1,19 @@
 """Which choice a model picked in a multiple-choice unit, whether it is correct, and
 how confident the model was.
 
-- ``multiple_choice_joint``: the model writes a letter; it is read from the
-  (post-processed) completion and mapped through the state's ``output_mapping``
-  (letter -> choice text) to a reference. Confidence is the predicted letter's
-  probability among the choice letters, from the first answer token's top-k
-  logprobs when the model returned them (variants such as ``" A"`` and ``"A"``
-  are summed), else the probability of that token itself. The answer token is the
-  first generated token that is the letter (else the first non-blank token).
+- ``multiple_choice_joint``, ``answer_parsing="helm"`` (HELM's reading): the
+  completion, stripped, must be exactly a key of the state's ``output_mapping``
+  (letter -> choice text); anything else (``"a"``, ``"(A)"``, ``"A cat"``) picks no
+  choice and is wrong. Confidence is HELM's ``max_prob``, the probability of the whole
+  completion (``exp`` of its log-probability), kept for unreadable answers too, so
+  calibration counts them as confident wrong answers.
+- ``multiple_choice_joint``, ``answer_parsing="lenient"``: the letter is read by
+  :func:`parse_letter` (lower case, ``(B)``, ``B.``, ``Answer: B``, the choice text).
+  Confidence is the predicted letter's probability among the choice letters, from
+  the first answer token's top-k logprobs when the model returned them (variants
+  such as ``" A"`` and ``"A"`` are summed), else the probability of that token
+  itself. The answer token is the first generated token that is the letter (else the
+  first non-blank token). Unreadable answers have no confidence.
 - ``multiple_choice_separate_original``: one log-likelihood request per choice
   (``reference_index``); the pick is the argmax of the choice's logprob,
   optionally divided by its length in characters (``char``) or tokens (``token``).
@@ -36,6 +42,7 @@ SEPARATE_ORIGINAL = "multiple_choice_separate_original"
 SEPARATE_CALIBRATED = "multiple_choice_separate_calibrated"
 MULTIPLE_CHOICE_METHODS = (JOINT, SEPARATE_ORIGINAL, SEPARATE_CALIBRATED)
 LENGTH_NORMALIZATIONS = ("none", "char", "token")
+ANSWER_PARSINGS = ("helm", "lenient")
 
 _LEADING_LETTER = re.compile(r"^\(?([A-Za-z])(?:[\).:,\s]|$)")
 _LETTER_AFTER_ANSWER = re.compile(r"\banswer\s*(?:is|:)?\s*[:\-]?\s*\(?([A-Z])\)?(?![A-Za-z])", re.IGNORECASE)
@@ -54,10 +61,12 @@ class ChoiceOutcome:
     """Normalised probabilities over the choices when known."""
 
 
-def resolve(unit: Unit, method: str, length_normalization: str = "none") -> ChoiceOutcome:
+def resolve(unit: Unit, method: str, length_normalization: str = "none", answer_parsing: str = "helm") -> ChoiceOutcome:
     """Resolve one unit of a multiple-choice run."""
     if method == JOINT:
-        return _resolve_joint(unit)
+        if answer_parsing not in ANSWER_PARSINGS:
+            raise ValueError(f"answer_parsing must be one of {', '.join(ANSWER_PARSINGS)}; got {answer_parsing!r}")
+        return _resolve_joint(unit) if answer_parsing == "lenient" else _resolve_joint_helm(unit)
     if method in (SEPARATE_ORIGINAL, SEPARATE_CALIBRATED):
         if length_normalization not in LENGTH_NORMALIZATIONS:
             raise ValueError(
@@ -92,6 +101,22 @@ def parse_letter(text: str, mapping: Mapping[str, str]) -> str | None:
                 if letter in mapping:
                     return letter
     return None
+
+
+def _resolve_joint_helm(unit: Unit) -> ChoiceOutcome:
+    mains = unit.with_role(MAIN_ROLE)
+    if not mains or not succeeded(mains[0]) or not mains[0].output_mapping:
+        return ChoiceOutcome(None, False, None)
+    state = mains[0]
+    mapping = state.output_mapping or {}
+    assert state.result is not None
+    completions = state.result.completions
+    best = max(completions, key=lambda c: c.logprob) if completions else None
+    confidence = math.exp(best.logprob) if best is not None and state.result.has_logprobs else None
+    choice = mapping.get(best.text.strip()) if best is not None else None
+    index = None if choice is None else _reference_index(unit, choice)
+    correct = index is not None and unit.instance.references[index].is_correct
+    return ChoiceOutcome(index, correct, confidence)
 
 
 def _resolve_joint(unit: Unit) -> ChoiceOutcome:

@@ -16,6 +16,7 @@ MMLU_LIKE = AdapterSpec(
     output_prefix="Answer: ",
     max_train_instances=2,
     selection="fixed",
+    protocol="holistic",  # holistic's own prompt-format choices (chat for generation on chat models)
 )
 
 JOINT_PROMPT = (
@@ -92,6 +93,9 @@ def test_generation_is_chat_on_chat_models_and_plain_otherwise() -> None:
     [plain] = adapt(TRAIN, EVAL, spec, PLAIN_MODEL, None, seed=0)
     assert plain.request.messages is None
     assert plain.request.prompt == SEPARATE_PROMPT
+    # HELM's protocol sends the raw prompt to a model that takes plain text, chat template or not
+    [helm] = adapt(TRAIN, EVAL, spec.replace(protocol="helm"), CHAT_MODEL, None, seed=0)
+    assert helm.request.messages is None and helm.request.prompt == SEPARATE_PROMPT
 
 
 def test_single_turn_chat_keeps_examples_in_one_user_message() -> None:

@@ -36,3 +36,23 @@ def test_split_instances_separates_train_from_eval() -> None:
     train, evaluation = split_instances(items)
     assert [i.id for i in train] == ["a"]
     assert [i.id for i in evaluation] == ["b", "c"]
+
+
+def test_helm_sampling_is_helms_runner_draw() -> None:
+    """HELM's runner: ``np.random.seed(0)``, ``np.random.choice(pooled eval, k, replace=False)``,
+    drawn order kept (issue 14, finding 8). The old hash-rank sample differs."""
+    import numpy as np
+
+    items = [Instance(id=f"v{i}", input=str(i), split="valid") for i in range(14)]
+    items += [Instance(id=f"t{i}", input=str(i), split="test") for i in range(135)]
+    np.random.seed(0)
+    expected = list(np.random.choice(np.array(items, dtype=object), 10, replace=False))
+    got = downsample(items, 10, seed=0, scenario=SPEC, method="helm")
+    assert [i.id for i in got] == [i.id for i in expected]
+    assert [i.id for i in got] != [i.id for i in downsample(items, 10, seed=0, scenario=SPEC, method="stable")]
+
+
+def test_the_default_adapter_samples_as_helm_does() -> None:
+    from holistic.core.types import AdapterSpec
+
+    assert AdapterSpec().eval_sampling == "helm"

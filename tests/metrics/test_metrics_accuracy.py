@@ -109,7 +109,7 @@ def test_best_of_k_when_several_outputs():
     assert values(result, "exact_match@k")[("a", 0, None)] == 1.0
 
 
-def test_joint_multiple_choice_reads_letters_and_choice_texts():
+def test_joint_multiple_choice_lenient_reading_has_its_own_stat():
     mapping = {"A": "red", "B": "blue", "C": "green"}
     insts = [instance(i, ["red", "blue", "green"], correct=[1]) for i in "pqrst"]
     states = [
@@ -119,12 +119,44 @@ def test_joint_multiple_choice_reads_letters_and_choice_texts():
         gen_state(insts[3], "?", mapping=mapping, post_processed=("blue",)),  # letter_to_choice output
         gen_state(insts[4], "I am not sure", mapping=mapping),
     ]
-    result = MultipleChoiceAccuracy("multiple_choice_joint").evaluate(states, ctx())
-    assert values(result, "exact_match") == {
+    result = MultipleChoiceAccuracy("multiple_choice_joint", answer_parsing="lenient").evaluate(states, ctx())
+    assert values(result, "exact_match_lenient") == {
         ("p", 0, None): 1.0, ("q", 0, None): 1.0, ("r", 0, None): 0.0, ("s", 0, None): 1.0, ("t", 0, None): 0.0,
+    }
+    # HELM's exact match is still reported beside it, under its own name
+    assert values(result, "exact_match") == {
+        ("p", 0, None): 1.0, ("q", 0, None): 0.0, ("r", 0, None): 0.0, ("s", 0, None): 0.0, ("t", 0, None): 0.0,
     }
     assert values(result, "invalid_answer")[("t", 0, None)] == 1.0
     assert values(result, "invalid_answer")[("p", 0, None)] == 0.0
+
+
+@pytest.mark.parametrize("answer", ["b", "(B)", "B.", "The answer is B", "blue", " B cat is", "B\nC"])
+def test_joint_multiple_choice_helm_reading_accepts_only_the_bare_letter(answer):
+    """HELM maps ``completion.strip()`` through the letters; anything else is wrong
+    (issue 14, finding 2: before, all of these were read as B)."""
+    mapping = {"A": "red", "B": "blue", "C": "green"}
+    inst = instance("x", ["red", "blue", "green"], correct=[1])
+    result = MultipleChoiceAccuracy("multiple_choice_joint").evaluate([gen_state(inst, answer, mapping=mapping)], ctx())
+    assert values(result, "exact_match")[("x", 0, None)] == 0.0
+    assert values(result, "invalid_answer")[("x", 0, None)] == 1.0
+    assert "exact_match_lenient" not in {s.name.name for s in result.per_instance}
+    ok = MultipleChoiceAccuracy("multiple_choice_joint").evaluate([gen_state(inst, " B ", mapping=mapping)], ctx())
+    assert values(ok, "exact_match")[("x", 0, None)] == 1.0
+
+
+def test_joint_unreadable_answer_keeps_its_probability_for_calibration():
+    """HELM's ``max_prob`` is the completion's probability, kept when the answer names no
+    letter: calibration counts it as a confident wrong answer instead of dropping it."""
+    from holistic.metrics.choices import resolve
+    from holistic.metrics.states import group_units
+
+    inst = instance("x", ["red", "blue"], correct=[0])
+    state = gen_state(inst, " The", mapping={"A": "red", "B": "blue"}, logprob_tokens=tokens((" The", math.log(0.9))))
+    outcome = resolve(group_units([state])[0], "multiple_choice_joint")
+    assert outcome.predicted is None and not outcome.correct
+    assert outcome.confidence == pytest.approx(0.9)
+    assert resolve(group_units([state])[0], "multiple_choice_joint", answer_parsing="lenient").confidence is None
 
 
 @pytest.mark.parametrize(
@@ -171,12 +203,14 @@ def test_joint_confidence_from_top_logprobs():
     inst = instance("x", ["red", "blue"], correct=[0])
     toks = tokens(("A", math.log(0.6)), top={"A": math.log(0.6), " A": math.log(0.1), "B": math.log(0.1), "X": -1.0})
     state = gen_state(inst, "A", mapping={"A": "red", "B": "blue"}, logprob_tokens=toks)
-    outcome = resolve(group_units([state])[0], "multiple_choice_joint")
+    outcome = resolve(group_units([state])[0], "multiple_choice_joint", answer_parsing="lenient")
     assert outcome.correct
     assert outcome.confidence == pytest.approx(0.7 / 0.8)
+    # HELM's max_prob: the completion's own probability
+    assert resolve(group_units([state])[0], "multiple_choice_joint").confidence == pytest.approx(0.6)
     # without top-k: the letter token's own probability
     plain = gen_state(inst, "A", mapping={"A": "red", "B": "blue"}, logprob_tokens=tokens(("A", math.log(0.6))))
-    assert resolve(group_units([plain])[0], "multiple_choice_joint").confidence == pytest.approx(0.6)
+    assert resolve(group_units([plain])[0], "multiple_choice_joint", answer_parsing="lenient").confidence == pytest.approx(0.6)
 
 
 def test_unknown_length_normalisation_is_a_clear_error():
