@@ -61,8 +61,10 @@ def _label(row: dict[str, Any], where: str) -> bool:
 
 
 def _instance(instance_id: str, question: str, passage: str, answer: bool, split: str) -> Instance:
-    question, passage = question.strip(), passage.strip()
-    question = question[0].upper() + question[1:] if question else question
+    """HELM's BoolQ input: the passage (without its title), ``Question: `` and the question
+    capitalised as ``str.capitalize`` does (first letter up, the rest lower) plus ``?``."""
+    passage = _without_title(passage.strip())
+    question = question.strip().capitalize()
     return Instance(
         id=instance_id,
         input=f"{passage}\nQuestion: {question}?",
@@ -74,13 +76,20 @@ def _instance(instance_id: str, question: str, passage: str, answer: bool, split
     )
 
 
+def _without_title(passage: str) -> str:
+    """The passage text alone: SuperGLUE writes ``"Title -- text"``, HELM reads Google's
+    release, whose ``passage`` has no title."""
+    _title, sep, text = passage.partition(" -- ")
+    return text.strip() if sep else passage
+
+
 def _read(path: Path, split: str) -> list[Instance]:
     out = []
     for number, row in enumerate(iter_jsonl(path), start=1):
         where = f"{path}:{number}"
         question = str(require(row, "question", where))
         passage = str(require(row, "passage", where)).strip()
-        if "title" in row and " -- " not in passage:
+        if "title" in row:  # Google's release: the passage has no title to strip
             passage = f"{row['title']} -- {passage}"
         key = row.get("idx", number - 1)
         out.append(_instance(f"{Path(path).stem}-{key}", question, passage, _label(row, where), split))
@@ -107,7 +116,6 @@ class BoolQScenario(FileScenario):
         description="BoolQ: yes/no questions about a Wikipedia passage (question answering).",
         task="qa",
         default_adapter=prompt_format(
-            instructions="Answer the question about the passage with Yes or No.",
             input_prefix="Passage: ",
             output_prefix="Answer: ",
             max_tokens=5,

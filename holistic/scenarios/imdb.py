@@ -3,7 +3,7 @@
 Two formats are read:
 
 - the official ``aclImdb/`` tree: ``{train,test}/{pos,neg}/<id>_<rating>.txt``, one
-  review per file (``<br />`` line breaks become newlines);
+  review per file, read as HELM reads it (stripped, ``<br />`` tags kept);
 - labelled-lines files, one review per line as ``<0|1> <review>`` (1 = positive):
   ``train.txt`` + ``test.txt``, or a single test file ``imdb_1000.txt``. With a
   single file, a fixed seeded set of 50 reviews becomes the in-context example pool;
@@ -48,7 +48,7 @@ _HF_FILES = ((TRAIN_SPLIT, "plain_text/train-00000-of-00001.parquet"), (TEST_SPL
 
 
 def _review_text(raw: str) -> str:
-    return raw.replace("<br />", "\n").strip()
+    return raw.strip()
 
 
 def _references(positive: bool) -> tuple[Reference, ...]:
@@ -131,7 +131,6 @@ class IMDBScenario(FileScenario):
         description="IMDB: is a movie review positive or negative (sentiment analysis).",
         task="classification",
         default_adapter=prompt_format(
-            instructions="Classify the sentiment of the movie review as Positive or Negative.",
             input_prefix="Passage: ",
             output_prefix="Sentiment: ",
             max_tokens=5,

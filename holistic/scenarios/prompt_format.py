@@ -54,16 +54,24 @@ def prompt_format(
 
 
 def multiple_choice_joint_format(instructions: str = "") -> dict[str, Any]:
-    """All choices in one prompt, lettered ``A.``, ``B.``...; the answer is one letter."""
-    return prompt_format(
-        method="multiple_choice_joint",
-        instructions=instructions,
-        input_prefix="Question: ",
-        reference_prefix="A. ",
-        reference_suffix="\n",
-        output_prefix="Answer: ",
-        max_tokens=5,
-    )
+    """All choices in one prompt, lettered ``A.``, ``B.``...; the answer is one letter.
+
+    HELM's request for it: one token (``max_tokens=1``), no stop sequences, the top 5
+    alternatives of that token (HELM's ``num_outputs=5`` becomes ``top_k_per_token``).
+    """
+    return {
+        **prompt_format(
+            method="multiple_choice_joint",
+            instructions=instructions,
+            input_prefix="Question: ",
+            reference_prefix="A. ",
+            reference_suffix="\n",
+            output_prefix="Answer: ",
+            max_tokens=1,
+            stop_sequences=(),
+        ),
+        "top_k_logprobs": 5,
+    }
 
 
 def multiple_choice_separate_format(method: str) -> dict[str, Any]:

@@ -3,32 +3,44 @@
 Authors' format, per task folder: ``train.csv`` (50 labelled examples, with a header)
 and ``task.json`` naming the data columns and the label names
 (``{"data_columns": [...], "label_columns": {"Label": [...]}}``). Test labels are
-private, so evaluation uses held-out labelled training examples: a fixed seeded
-set of ``num_train`` examples is the in-context pool and the rest is ``test``.
+private, so, as HELM does, the 50 labelled examples are split as Hugging Face
+``datasets`` splits them with ``train_test_split(test_size=0.8, seed=42)``: a NumPy
+``default_rng(42)`` permutation of the rows, the first 40 for ``test`` and the last 10
+for the in-context pool (``train``), each in permutation order. ``num_train`` other
+than 10 moves the cut (``test_size = 50 - num_train``).
+
+Inputs and instructions are HELM's: the fields in the RAFT authors' order for the task
+(``Field: value`` lines; fields such as ``ID`` or ``Paper link`` are not shown), and
+the authors' task instructions followed by ``Possible labels:`` and the numbered label
+names (``data/raft_prompt_settings.json``, with its provenance).
 
 Hugging Face copy (used when the authors' files are absent): ``ought/raft`` in the
 Hub's Parquet conversion (revision ``refs/convert/parquet``),
 ``hf/<task>/train/0000.parquet``: the data columns, ``ID`` and ``Label`` (an index
 into the class names stored in the file's Hugging Face metadata, 0 meaning
 unlabelled). Ids, inputs, references and splits are the same as from the authors'
-files; the copy has no task description, so the instructions are ours
-(:data:`TASK_INSTRUCTIONS`). The ``hf_revision`` arg defaults to that branch, which
-is not pinned: pin a commit of it for reproducible runs.
+files. The ``hf_revision`` arg defaults to that branch, which is not pinned: pin a
+commit of it for reproducible runs (HELM loads ``ought/raft`` at revision
+``9ee50172ea9afda2f1033c6f1b986e568b862fb3`` through its loading script).
 """
 
 from __future__ import annotations
 
+import json
+from dataclasses import replace
+from importlib import resources
 from typing import Any
+
+import numpy as np
 
 from holistic.core.errors import DataSourceError
 from holistic.core.interfaces import ScenarioInfo
-from holistic.core.types import TEST_SPLIT, Instance
+from holistic.core.types import TEST_SPLIT, TRAIN_SPLIT, Instance
 from holistic.scenarios.categories import CLASSIFICATION_CATEGORIES, CLASSIFICATION_NOT_APPLICABLE
 from holistic.scenarios.hf_copy import (
     HF_PARQUET_BRANCH,
     check_revision,
     class_label_names,
-    column_names,
     hf_hint,
     hf_layout,
     hf_revision_schema,
@@ -40,7 +52,6 @@ from holistic.scenarios.loading import (
     choice_references,
     github_raw,
     pinned_sha256,
-    with_train_pool,
 )
 from holistic.scenarios.prompt_format import prompt_format
 from holistic.scenarios.readers import read_csv_dicts, read_json
@@ -53,20 +64,19 @@ _TRAIN_SIZE = 50
 _HF_REPO = "ought/raft"
 _UNLABELLED = "Unlabeled"
 
-# What each task asks, in our words (used when task.json has no description).
-TASK_INSTRUCTIONS: dict[str, str] = {
-    "ade_corpus_v2": "Label the sentence as ADE-related if it describes an adverse effect of a drug, otherwise as not ADE-related.",
-    "banking_77": "Label the online-banking customer query with the intent it expresses.",
-    "neurips_impact_statement_risks": "Label whether the NeurIPS paper's impact statement mentions a harmful application of the research.",
-    "one_stop_english": "Label the reading level the news article was written for: elementary, intermediate or advanced.",
-    "overruling": "Label whether the sentence from a legal opinion overrules a previous case.",
-    "semiconductor_org_types": "Label the type of organisation that published the semiconductor paper: company, research institute or university.",
-    "systematic_review_inclusion": "Label whether the paper should be included in a systematic review of charitable donation interventions.",
-    "tai_safety_research": "Label whether the publication is research on the safety of transformative artificial intelligence.",
-    "terms_of_service": "Label whether the sentence from a terms-of-service document is potentially unfair to consumers.",
-    "tweet_eval_hate": "Label whether the tweet contains hate speech against immigrants or women.",
-    "twitter_complaints": "Label whether the tweet is a complaint about a company or product.",
-}
+_SETTINGS = json.loads(resources.files("holistic.scenarios").joinpath("data/raft_prompt_settings.json").read_text("utf-8"))
+FIELD_ORDERING: dict[str, list[str]] = _SETTINGS["field_ordering"]
+LABELS: dict[str, list[str]] = _SETTINGS["labels"]
+HELM_SPLIT_SEED = 42
+
+
+def task_instructions(subset: str) -> str:
+    """HELM's instructions for a task: the authors' text, then the numbered label names."""
+    labels = "\n".join(f"{i + 1}. {name}" for i, name in enumerate(LABELS[subset]))
+    return f"{_SETTINGS['instructions'][subset]}\nPossible labels:\n{labels}"
+
+
+TASK_INSTRUCTIONS: dict[str, str] = {subset: task_instructions(subset) for subset in _SETTINGS["instructions"]}
 SUBSETS: tuple[str, ...] = tuple(sorted(TASK_INSTRUCTIONS))
 
 
@@ -85,9 +95,7 @@ class RAFTScenario(FileScenario):
         name="raft",
         description="RAFT: real-world few-shot text classification (11 tasks).",
         task="classification",
-        default_adapter=prompt_format(
-            instructions="Label the text with one of the task's labels.", output_prefix="Label: ", max_tokens=30
-        ),
+        default_adapter=prompt_format(output_prefix="Label: ", max_tokens=30),
         main_metric="quasi_exact_match",
         metric_categories=CLASSIFICATION_CATEGORIES,
         not_applicable_reasons=CLASSIFICATION_NOT_APPLICABLE,
@@ -135,26 +143,32 @@ class RAFTScenario(FileScenario):
     def _hf_path(self) -> str:
         return f"{self.subset}/train/0000.parquet"
 
-    def _instance(self, row_id: str, text: str, label_names: list[str], label: str, instructions: str) -> Instance:
+    def _instance(self, row_id: str, row: dict[str, Any], label_names: list[str], label: str) -> Instance:
         return Instance(
             id=f"{self.subset}-{row_id}",
-            input=text,
+            input="\n".join(f"{field}: {row[field]}" for field in FIELD_ORDERING[self.subset]),
             references=choice_references(label_names, label_names.index(label)),
             split=TEST_SPLIT,
-            metadata={"subset": self.subset, "instructions": instructions},
+            metadata={"subset": self.subset},
         )
+
+    def _split(self, instances: list[Instance]) -> list[Instance]:
+        """HELM's split (see the module docstring): test rows first, then the pool."""
+        order = np.random.default_rng(HELM_SPLIT_SEED).permutation(len(instances))
+        n_test = len(instances) - self.num_train
+        test = [instances[int(i)] for i in order[:n_test]]
+        pool = [replace(instances[int(i)], split=TRAIN_SPLIT) for i in order[n_test:]]
+        return pool + test
 
     def _load_hf(self, data: ResolvedData) -> list[Instance]:
         path = data[f"hf/{self._hf_path}"]
         label_names = [n for n in class_label_names(path, "Label") if n != _UNLABELLED]
-        data_columns = [c for c in column_names(path) if c not in ("ID", "Label")]
         instances = []
-        for index, row in enumerate(read_parquet_rows(path, (*data_columns, "Label"), optional=("ID",))):
+        for index, row in enumerate(read_parquet_rows(path, (*FIELD_ORDERING[self.subset], "Label"), optional=("ID",))):
             label = _label_name(str(row["Label"]), label_names, f"{path}: row {index + 1}")
-            text = "\n".join(f"{column}: {row[column]}" for column in data_columns)
             row_id = str(row["ID"]) if row.get("ID") is not None else str(index)
-            instances.append(self._instance(row_id, text, label_names, label, TASK_INSTRUCTIONS[self.subset]))
-        return with_train_pool(instances, self.num_train, f"raft-{self.subset}-train-pool")
+            instances.append(self._instance(row_id, row, label_names, label))
+        return self._split(instances)
 
     def load(self, data: ResolvedData) -> list[Instance]:
         if data.layout == 1:
@@ -162,25 +176,20 @@ class RAFTScenario(FileScenario):
         meta_path = data[f"{self.subset}/task.json"]
         meta = read_json(meta_path)
         try:
-            data_columns = [c for c in meta["data_columns"] if c != "ID"]
             (label_column, label_names), *_ = meta["label_columns"].items()
         except (KeyError, TypeError, ValueError, AttributeError):
-            raise DataSourceError(
-                f"{meta_path}: expected data_columns (a list) and label_columns ({{column: [label names]}})"
-            ) from None
-        instructions = (meta.get("description") or "").strip() or TASK_INSTRUCTIONS[self.subset]
+            raise DataSourceError(f"{meta_path}: expected label_columns ({{column: [label names]}})") from None
         csv_path = data[f"{self.subset}/train.csv"]
         rows = read_csv_dicts(csv_path)
         instances = []
         for number, row in enumerate(rows, start=2):
-            missing = [c for c in (*data_columns, label_column) if c not in row]
+            missing = [c for c in (*FIELD_ORDERING[self.subset], label_column) if c not in row]
             if missing:
                 raise DataSourceError(f"{csv_path}: missing columns {missing}; columns present: {sorted(row)}")
             label = _label_name(row[label_column], label_names, f"{csv_path}:{number}")
             row_id = row.get("ID") or str(number - 2)
-            text = "\n".join(f"{column}: {row[column]}" for column in data_columns)
-            instances.append(self._instance(row_id, text, label_names, label, instructions))
-        return with_train_pool(instances, self.num_train, f"raft-{self.subset}-train-pool")
+            instances.append(self._instance(row_id, row, label_names, label))
+        return self._split(instances)
 
 
 def _label_name(value: str, names: list[str], where: str) -> str:

@@ -11,8 +11,12 @@ For each entry of ``runs`` (in file order):
    order (values in the given order), then adaptation fields in sorted key order,
    then models;
 4. each cell's :class:`AdapterSpec` is the dataclass defaults, under the
-   scenario's ``info.default_adapter``, under the spec ``seed``, under the user's
-   values.
+   scenario's ``info.default_adapter``, under the spec ``seed`` and the run's
+   protocol (and that protocol's defaults), under the user's values;
+5. the protocol (``protocol:`` of the run, else of ``defaults``, else of the spec; by
+   default ``helm`` for HELM's core scenarios, ``holistic`` otherwise) is checked: a
+   ``helm`` run whose adaptation departs from HELM's is an error at the line that set
+   the departing field (see :mod:`holistic.spec.protocol`).
 
 When a run asks for ``robustness`` or ``fairness`` (and the scenario measures
 it) but lists no perturbations, the perturbation package's defaults are added.
@@ -34,6 +38,7 @@ from holistic.core.types import AdapterSpec, ModelDeployment, PerturbationSpec, 
 from holistic.spec.catalog import Catalog
 from holistic.spec.layers import NON_MULTIPLYING_FIELDS, Written, adaptation_layer, axes, layered
 from holistic.spec.naming import run_name
+from holistic.spec.protocol import PROTOCOL_DEFAULTS, check_protocol, default_protocol
 from holistic.spec.schema import describe_schema, runspec_schema, validate_value
 from holistic.spec.source import DocPath, Location, Locations
 
@@ -69,7 +74,8 @@ def expand(doc: Mapping[str, Any], locations: Locations, catalog: Catalog, *, se
     warnings: list[str] = []
     seen: dict[str, tuple[int, str]] = {}
     for index, entry in enumerate(doc["runs"]):
-        expander = _EntryExpander(index, entry, defaults, default_layer, top_models, locations, catalog, seed)
+        top_protocol = Written(doc["protocol"], ("protocol",)) if "protocol" in doc else None
+        expander = _EntryExpander(index, entry, defaults, default_layer, top_models, locations, catalog, seed, top_protocol)
         for spec in expander.expand():
             previous = seen.get(spec.run_id)
             if previous is not None:
@@ -97,8 +103,10 @@ class _EntryExpander:
         locations: Locations,
         catalog: Catalog,
         seed: int,
+        top_protocol: Written | None = None,
     ) -> None:
         self.index = index
+        self.top_protocol = top_protocol
         self.at: DocPath = ("runs", index)
         self.entry = entry
         self.defaults = defaults
@@ -250,6 +258,10 @@ class _EntryExpander:
             out.append(spec)
         return tuple(out)
 
+    def protocol(self, info: ScenarioInfo) -> Written | None:
+        """The protocol the run claims, where it was written (``None``: the scenario's default)."""
+        return layered(self.entry, self.defaults, "protocol", self.at) or self.top_protocol
+
     def groups(self, scenario: str) -> tuple[str, ...]:
         chosen = layered(self.entry, self.defaults, "groups", self.at)
         return tuple(dict.fromkeys(chosen.value)) if chosen is not None else (scenario,)
@@ -291,6 +303,8 @@ class _EntryExpander:
         metric_names = tuple(m.value for m in metric_items)
         perturbations = self.perturbations(info, metric_names)
         groups = self.groups(scenario)
+        protocol_at = self.protocol(info)
+        protocol = protocol_at.value if protocol_at is not None else default_protocol(info)
         run_level = set(adaptation_layer(self.entry, self.at, self.locations))
         multiplied = {key for key, values in adapt_axes if len(values) > 1}
         shown_fields = run_level | multiplied
@@ -303,8 +317,18 @@ class _EntryExpander:
             self.check_args(scenario, info, args)
             for adapt_combo in itertools.product(*(values for _, values in adapt_axes)):
                 user = dict(zip(adapt_keys, adapt_combo, strict=True))
-                adapter = self._adapter(info, user, self._scenario_defaults(scenario, info, args))
+                recommended = self._scenario_defaults(scenario, info, args)
+                adapter = self._adapter(info, user, recommended, protocol)
                 self._check_adapter(scenario, adapter, user)
+                problem = check_protocol(adapter, user, recommended, info)
+                if problem is not None:
+                    field, message = problem
+                    claim = (
+                        f"protocol 'helm' set at line {self.locations.find(protocol_at.path).line}"
+                        if protocol_at is not None
+                        else f"protocol 'helm' is the default for HELM's scenario {scenario!r}"
+                    )
+                    raise self.error(user[field].path, f"{message} ({claim}); set protocol: holistic on the run to use it")
                 for deployment, model_at in models:
                     self.check_capabilities(deployment, model_at, metric_items, user.get("method"), adapter.method)
                     scenario_spec = ScenarioSpec.make(scenario, {k: w.value for k, w in args.items()})
@@ -361,10 +385,16 @@ class _EntryExpander:
         return info.default_adapter
 
     def _adapter(
-        self, info: ScenarioInfo, user: Mapping[str, Written], defaults: Mapping[str, Any] | None = None
+        self,
+        info: ScenarioInfo,
+        user: Mapping[str, Written],
+        defaults: Mapping[str, Any] | None = None,
+        protocol: str = "helm",
     ) -> AdapterSpec:
         values: dict[str, Any] = dict(info.default_adapter if defaults is None else defaults)
         values["seed"] = self.seed
+        values["protocol"] = protocol
+        values.update(PROTOCOL_DEFAULTS[protocol])
         values.update({k: w.value for k, w in user.items()})
         for key in NON_MULTIPLYING_FIELDS:
             if key in values:

@@ -34,6 +34,8 @@ class PlanRow:
     """Scenario arguments as ``k=v,...``."""
     model: str
     method: str
+    protocol: str
+    """``helm`` (reproduces HELM's protocol) or ``holistic`` (holistic's own options allowed)."""
     perturbations: int
     """Number of perturbations (each adds one variant per eval instance)."""
     size: RunSize
@@ -120,6 +122,7 @@ def make_plan(
                 args=",".join(f"{k}={format_value(v)}" for k, v in run.scenario.args),
                 model=run.model,
                 method=run.adapter.method,
+                protocol=run.adapter.protocol,
                 perturbations=len(run.perturbations),
                 size=size,
             )
@@ -165,7 +168,7 @@ def format_plan(plan: Plan) -> str:
     lines.append(f"Spec {plan.spec_path} (sha256 {plan.spec_sha256[:12]})")
     lines.append("")
     lines.append(f"Runs ({plan.total_runs}):")
-    header = ("run id", "scenario + args", "model", "method", "instances", "requests", "~prompt tokens")
+    header = ("run id", "scenario + args", "model", "method", "protocol", "instances", "requests", "~prompt tokens")
     table: list[tuple[str, ...]] = [header]
     for row in plan.rows:
         table.append(
@@ -174,12 +177,13 @@ def format_plan(plan: Plan) -> str:
                 f"{row.scenario}:{row.args}" if row.args else row.scenario,
                 row.model,
                 row.method,
+                row.protocol,
                 _instances(row),
                 _count(row.size.requests),
                 _count(row.size.prompt_tokens),
             )
         )
-    lines.extend("  " + line for line in _columns(table, right={4, 5, 6}))
+    lines.extend("  " + line for line in _columns(table, right={5, 6, 7}))
     lines.append("")
     unknown = f" ({plan.runs_with_unknown_size} run(s) not fully sized)" if plan.runs_with_unknown_size else ""
     variants = " (with perturbed variants)" if any(row.perturbations for row in plan.rows) else ""

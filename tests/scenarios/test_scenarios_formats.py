@@ -70,11 +70,13 @@ def test_mmlu_written_files_and_bad_answer(offline_ctx: ScenarioContext) -> None
 
 def test_boolq_train_and_val_in_google_format(offline_ctx: ScenarioContext) -> None:
     root = _folder(offline_ctx, "boolq")
-    _jsonl(root / "train.jsonl", [{"question": "is it", "title": "T", "answer": True, "passage": "P."}])
+    _jsonl(root / "train.jsonl", [{"question": "is it Paris", "title": "T", "answer": True, "passage": "P -- Q."}])
     _jsonl(root / "val.jsonl", [{"question": "is it not", "passage": "X -- Y.", "idx": 7, "label": False}])
     instances = _load(offline_ctx, "boolq")
     assert [(i.id, i.split) for i in instances] == [("train-0", "train"), ("val-7", "valid")]
-    assert instances[0].input == "T -- P.\nQuestion: Is it?"
+    # HELM's input: the passage without its title, the question as str.capitalize() makes it
+    assert instances[0].input == "P -- Q.\nQuestion: Is it paris?"
+    assert instances[1].input == "Y.\nQuestion: Is it not?"
     assert instances[1].correct_references[0].output == "No"
 
 
@@ -89,7 +91,7 @@ def test_imdb_official_tree(offline_ctx: ScenarioContext) -> None:
     instances = _load(offline_ctx, "imdb")
     assert Counter(i.split for i in instances) == {"train": 4, "test": 4}
     first = next(i for i in instances if i.id == "test-pos-3")
-    assert first.input == "pos review\n\nsecond line"
+    assert first.input == "pos review<br /><br />second line"  # as HELM reads it
     assert first.correct_references[0].output == "Positive"
     assert first.metadata["rating"] == 9
 

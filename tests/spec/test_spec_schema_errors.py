@@ -29,7 +29,9 @@ def test_schema_is_valid_draft_2020_12_and_covers_every_adapter_field() -> None:
     Draft202012Validator.check_schema(schema)
     assert schema["$schema"].endswith("2020-12/schema")
     adaptation = schema["$defs"]["adaptation"]["properties"]
-    assert set(adaptation) == {f.name for f in fields(AdapterSpec)}
+    # the protocol is written per run (`protocol:`), not inside adaptation
+    assert set(adaptation) == {f.name for f in fields(AdapterSpec)} - {"protocol"}
+    assert schema["$defs"]["run"]["properties"]["protocol"]["enum"] == ["helm", "holistic"]
     # tuple-valued fields are arrays themselves; the others may also be lists (which multiply)
     assert adaptation["stop_sequences"]["type"] == "array"
     assert "anyOf" in adaptation["max_train_instances"]
