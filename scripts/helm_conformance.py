@@ -139,10 +139,11 @@ def holistic_instances(key: str, data_root: Path) -> list[Any]:
     """Every instance of the scenario as holistic loads it (before sampling)."""
     sys.path.insert(0, str(ROOT))
     from holistic.core.interfaces import ScenarioContext
-    from holistic.scenarios.registry import SCENARIOS as REGISTRY
+    from holistic.core.types import ScenarioSpec
+    from holistic.scenarios.registry import create_scenario
 
     name, args, _ = SCENARIOS[key]
-    scenario = REGISTRY.get(name)(**args)
+    scenario = create_scenario(ScenarioSpec.make(name, args))
     return list(scenario.get_instances(ScenarioContext(data_root=data_root, offline=True)))
 
 
@@ -204,7 +205,8 @@ def prepare_helm_instances(key: str, out: Path, data_root: Path, helm_python: Pa
 
 
 def run_helm(key: str, out: Path, helm_python: Path, prod_env: Path, n: int, trials: int) -> Path:
-    entry = f"{SCENARIOS[key][2]},model={HELM_MODEL}"
+    base = SCENARIOS[key][2]
+    entry = f"{base}{',' if ':' in base else ':'}model={HELM_MODEL}"
     helm_run = helm_python.parent / "helm-run"
     env = {**os.environ, "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1"}
     done = _helm_run_dir(out, key)
