@@ -8,6 +8,9 @@ Aggregation rules:
   are sub-runs: the cell is the mean of their means (a macro average, as HELM
   reports MMLU). Trials were already aggregated by the runner as the mean of
   trial means.
+- A *row* is a system: a model under one adaptation (:mod:`holistic.summarize.systems`).
+  Leaderboards of columns with a finite label set also get chance and
+  majority-class reference rows (:mod:`holistic.summarize.baselines`), not ranked.
 - Each cell's 95% interval comes from a seeded bootstrap over instances: each
   sub-run's per-instance values (averaged over trials) are resampled, and the
   cell is recomputed per replicate. The same replicates drive the win-rate
@@ -28,8 +31,10 @@ import numpy as np
 import pyarrow as pa
 
 from holistic.core.hashing import stable_seed
+from holistic.summarize.baselines import BASELINE_KINDS, BASELINE_NOTES, EXACT_MATCH_METRICS, column_baselines
 from holistic.summarize.load import RunInfo, SuiteData, load_suite, per_instance_values
 from holistic.summarize.schema import MetricGroup, SummarySchema, load_schema
+from holistic.summarize.systems import system_names
 from holistic.summarize.tables import Cell, Column, Table
 from holistic.summarize.winrate import WinRateResult, bootstrap_win_rates
 
@@ -55,6 +60,14 @@ class Summary:
     runs: list[RunInfo] = field(default_factory=list)
     columns: list[str] = field(default_factory=list)
     models: list[str] = field(default_factory=list)
+    """The systems compared (leaderboard rows): model names, with the adaptation
+    settings that tell them apart in brackets when a model runs under several."""
+    system_model: dict[str, str] = field(default_factory=dict)
+    """System -> its model deployment's name."""
+    system_of_run: dict[str, str] = field(default_factory=dict)
+    """Run id -> system."""
+    baselines: list[dict[str, Any]] = field(default_factory=list)
+    """Reference cells: group, kind (chance | majority), column, value, note."""
     coverage: dict[str, dict[str, str]] = field(default_factory=dict)
     column_runs: dict[str, list[str]] = field(default_factory=dict)
     """Column -> ids of the runs aggregated into it."""
@@ -130,8 +143,10 @@ def summarize_suite(
         methods[base_column(run)].add(run.method)
     multi = {s for s, m in methods.items() if len(m) > 1}
     columns = sorted({column_of(r, multi) for r in data.runs})
-    models = sorted({r.model for r in data.runs})
-    summary = Summary(suite=data.suite, runs=data.runs, columns=columns, models=models)
+    systems = system_names(data.runs)
+    models = sorted(set(systems.values()))
+    summary = Summary(suite=data.suite, runs=data.runs, columns=columns, models=models, system_of_run=systems,
+                      system_model={systems[r.run_id]: r.model for r in data.runs})
     for run in data.runs:
         summary.column_runs.setdefault(column_of(run, multi), []).append(run.run_id)
 
@@ -164,7 +179,7 @@ def _metric_group(
         if found is None:
             continue
         split, stat_row = found
-        members[(run.model, column_of(run, multi))].append((run, metric, split, stat_row))
+        members[(summary.system_of_run[run.run_id], column_of(run, multi))].append((run, metric, split, stat_row))
     if not members:
         return
     lower: dict[str, bool] = {}
@@ -228,7 +243,7 @@ def _metric_group(
             note += "; not separable from the next model"
         row: list[Cell] = [
             Cell(float(result.rank[k]), note=note),
-            Cell(models[k], href=f"models.html#{_anchor(models[k])}"),
+            Cell(models[k], href=f"models.html#{_anchor(summary.system_model.get(models[k], models[k]))}"),
             Cell(result.win_rate[k], result.ci_low[k], result.ci_high[k]),
             Cell(rank_text, note=note),
         ]
@@ -236,6 +251,11 @@ def _metric_group(
             lo, hi = cis.get((k, j), (None, None))
             row.append(Cell(float(point[k, j]), lo, hi))
         rows.append(tuple(row))
+    roles = [""] * len(rows)
+    for kind, baseline_cells in _baseline_rows(summary, data, group, members, used_cols).items():
+        rows.append((Cell(None), Cell(f"{kind} (baseline)", note=BASELINE_NOTES[kind]), Cell(None),
+                     Cell("not ranked", note=BASELINE_NOTES[kind]), *baseline_cells))
+        roles.append("baseline")
     header = [Column("Rank", numeric=True, digits=0), Column("Model"), Column("Mean win rate", lower_is_better=False),
               Column("Rank range")]
     header += [Column(c, lower_is_better=lower[c]) for c in used_cols]
@@ -246,8 +266,38 @@ def _metric_group(
             description=group.description,
             columns=tuple(header),
             rows=tuple(rows),
+            row_roles=tuple(roles),
         )
     )
+
+
+def _baseline_rows(
+    summary: Summary,
+    data: SuiteData,
+    group: MetricGroup,
+    members: dict[tuple[str, str], list[tuple[RunInfo, str, str, StatRow]]],
+    used_cols: list[str],
+) -> dict[str, list[Cell]]:
+    """kind -> one cell per column: chance and majority where the column has a finite label set."""
+    if group.perturbation not in (None, "robustness", "fairness") or group.lower_is_better:
+        return {}
+    out: dict[str, list[Cell]] = {kind: [] for kind in BASELINE_KINDS}
+    found = False
+    for col in used_cols:
+        items = [it for (_, c), its in members.items() if c == col for it in its]
+        values = None
+        if items and all(metric in EXACT_MATCH_METRICS for _, metric, _, _ in items):
+            values = column_baselines(data.suite_dir, [it[0] for it in items])
+        for kind in BASELINE_KINDS:
+            if values is None:
+                out[kind].append(Cell(None))
+                continue
+            value, note = values[kind]
+            found = True
+            out[kind].append(Cell(value, note=note))
+            summary.baselines.append({"group": group.name, "kind": kind, "column": col, "value": value,
+                                      "note": note})
+    return out if found else {}
 
 
 def _per_instance_arrays(pis: pa.Table, perturbation: str | None) -> dict[tuple[str, str, str], np.ndarray]:
@@ -326,7 +376,7 @@ def _scenario_tables(
         run = by_id.get(run_id)
         if run is None or split not in EVAL_SPLIT_PREFERENCE:
             continue
-        per_column[column_of(run, multi)][(metric, pert)].append((run.model, stat_row))
+        per_column[column_of(run, multi)][(metric, pert)].append((summary.system_of_run[run.run_id], stat_row))
     for col in summary.columns:
         keys = per_column[col]
         metric_keys = sorted(keys, key=lambda k: (k[0], k[1] or ""))

@@ -93,3 +93,23 @@ def per_instance_values(suite_dir: Path, run_ids: list[str], metrics: list[str])
     cols = [c for c in ("run_id", "instance_id", "trial", "metric", "split", "perturbation", "value") if c in names]
     flt = pc.field("metric").isin(metrics)
     return dataset.to_table(columns=cols, filter=flt)
+
+
+def eval_references(run_dir: Path) -> dict[str, list[list[tuple[str, bool]]]]:
+    """Split -> each evaluated original instance's references as ``(output, correct)``
+    pairs, in instance-id order (perturbed variants and in-context examples left out)."""
+    path = run_dir / "instances.parquet"
+    if not path.exists():
+        return {}
+    table = ds.dataset(str(path), format="parquet").to_table(
+        columns=["instance_id", "role", "split", "perturbation", "references"]
+    )
+    rows = sorted(
+        (r for r in table.to_pylist() if r["role"] == "eval" and not r["perturbation"]),
+        key=lambda r: r["instance_id"],
+    )
+    out: dict[str, list[list[tuple[str, bool]]]] = {}
+    for r in rows:
+        refs = [(str(ref["output"]), "correct" in (ref["tags"] or [])) for ref in r["references"] or []]
+        out.setdefault(r["split"] or "test", []).append(refs)
+    return out

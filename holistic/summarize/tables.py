@@ -63,6 +63,9 @@ class Table:
     rows: tuple[tuple[Cell, ...], ...]
     description: str = ""
     links: dict[str, str] = field(default_factory=dict)
+    row_roles: tuple[str, ...] = ()
+    """Per row: ``""`` for a compared system, ``"baseline"`` for a reference row that is
+    not ranked (empty when every row is a system)."""
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -72,6 +75,7 @@ class Table:
             "columns": [asdict(c) for c in self.columns],
             "rows": [[_cell_json(c) for c in row] for row in self.rows],
             "links": dict(self.links),
+            "row_roles": list(self.row_roles) or [""] * len(self.rows),
         }
 
 

@@ -36,11 +36,14 @@ def summary_json(summary: Summary) -> dict[str, Any]:
     return _clean({
         "suite": summary.suite,
         "models": summary.models,
+        "system_model": summary.system_model,
+        "baselines": summary.baselines,
         "columns": summary.columns,
         "column_runs": summary.column_runs,
         "runs": [
             {"run_id": r.run_id, "name": r.name, "scenario": r.scenario, "scenario_args": r.scenario_args,
-             "model": r.model, "method": r.method, "groups": list(r.groups), "main_metric": r.main_metric}
+             "model": r.model, "system": summary.system_of_run.get(r.run_id, r.model), "method": r.method,
+             "groups": list(r.groups), "main_metric": r.main_metric}
             for r in summary.runs
         ],
         "leaderboards": {name: asdict(res) for name, res in sorted(summary.leaderboards.items())},

@@ -35,10 +35,17 @@ class FakeRun:
     main_metric: str = "exact_match"
     with_requests: bool = False
     perturbations: Sequence[str] = ()
+    labels: Sequence[str] = ()
+    """A classification label set: each instance's references are every label, one of them
+    correct (the first label is correct most often); empty for one free-text answer."""
+    adapter: Mapping[str, Any] = field(default_factory=dict)
+    """Adaptation fields beside the method (runs differing here are different systems)."""
 
     @property
     def run_id(self) -> str:
         spec = {"scenario": self.scenario, "model": self.model, "args": dict(self.args), "method": self.method}
+        if self.adapter:
+            spec["adapter"] = dict(self.adapter)
         return f"{self.scenario}_{self.model.replace('/', '_')}-{short_hash(canonical_json(spec))}"
 
 
@@ -87,7 +94,8 @@ def _write_run(suite_dir: Path, suite: str, run: FakeRun, seed: int) -> None:
     spec = {
         "name": run.run_id, "run_id": run.run_id, "suite": suite,
         "scenario": {"name": run.scenario, "args": dict(run.args)},
-        "adapter": {"method": run.method}, "model": run.model, "metrics": ["accuracy", "efficiency"],
+        "adapter": {"method": run.method, **run.adapter}, "model": run.model,
+        "scenario_info": {"task": "classification" if run.labels else "generation"}, "metrics": ["accuracy", "efficiency"],
         "perturbations": [{"name": p, "args": {}} for p in run.perturbations], "groups": [run.scenario],
         "main_metric": run.main_metric,
         "coverage": {"accuracy": "measured", "efficiency": "measured",
@@ -152,11 +160,21 @@ def _write_instances_and_requests(
     n, t = correct.shape
     words = np.array(_WORDS)
     inputs = [" ".join(words[rng.integers(0, len(words), 30)]) + f" #{i}" for i in range(n)]
-    answers = [str(words[rng.integers(0, len(words))]) for _ in range(n)]
+    if run.labels:  # the first label is correct twice as often as each other one
+        weights = np.array([2.0] + [1.0] * (len(run.labels) - 1))
+        picks = np.asarray(rng.choice(len(run.labels), size=n, p=weights / weights.sum()))
+        answers = [str(run.labels[int(k)]) for k in picks.tolist()]
+    else:
+        answers = [str(words[rng.integers(0, len(words))]) for _ in range(n)]
+
+    def references(answer: str) -> list[dict[str, Any]]:
+        outputs = list(run.labels) or [answer]
+        return [{"output": o, "tags": ["correct"] if o == answer else []} for o in outputs]
+
     inst_rows = [{
         "instance_id": ids[i], "role": "eval", "split": "test", "sub_split": None, "perturbation": None,
         "perturbation_args": None, "robustness": False, "fairness": False, "input": inputs[i],
-        "references": [{"output": answers[i], "tags": ["correct"]}], "metadata": "{}",
+        "references": references(answers[i]), "metadata": "{}",
     } for i in range(n)]
     inst_cols = {k: [r[k] for r in inst_rows] for k in inst_rows[0]}
     pq.write_table(_table("instances", {**_join(run, suite, n), **inst_cols}),
