@@ -9,38 +9,12 @@
   if (!root) return;
   var base = root.getAttribute("data-base");
   var index = null;
-  var chunks = {};
-  var waiting = {};
+  var data = window.HOLISTIC_DATA.loader(base, "browser-status");
+  var chunks = data.chunks, loadChunk = data.loadChunk, el = window.HOLISTIC_DATA.el;
   var state = { correct: "all", perturbation: "all", split: "all", query: "", page: 0, showWs: false };
 
-  function el(tag, attrs, text) {
-    var node = document.createElement(tag);
-    if (attrs) for (var k in attrs) node.setAttribute(k, attrs[k]);
-    if (text !== undefined && text !== null) node.textContent = String(text);
-    return node;
-  }
-
-  function loadScript(src) {
-    var s = document.createElement("script");
-    s.src = src;
-    s.onerror = function () { status("Could not load " + src); };
-    document.body.appendChild(s);
-  }
-
-  window.HOLISTIC_INDEX = function (data) { index = data; setupFilters(); render(); };
-  window.HOLISTIC_CHUNK = function (n, payload) {
-    chunks[n] = payload;
-    (waiting[n] || []).forEach(function (fn) { fn(payload); });
-    delete waiting[n];
-  };
-
-  function loadChunk(n) {
-    return new Promise(function (resolve) {
-      if (chunks[n]) return resolve(chunks[n]);
-      if (!waiting[n]) { waiting[n] = []; loadScript(base + "chunk_" + String(n).padStart(4, "0") + ".js"); }
-      waiting[n].push(resolve);
-    });
-  }
+  window.HOLISTIC_INDEX = function (payload) { index = payload; setupFilters(); render(); };
+  window.HOLISTIC_CHUNK = data.deliver;
 
   function status(text) { document.getElementById("browser-status").textContent = text; }
 
@@ -168,13 +142,37 @@
     return p;
   }
 
-  function fmt(v) { return v == null ? "–" : (typeof v === "number" ? v.toFixed(4) : String(v)); }
+  function fmt(v) {
+    if (v == null) return "–";
+    if (typeof v !== "number") return String(v);
+    if (Number.isInteger(v)) return String(v);
+    return Math.abs(v) >= 1000 ? v.toFixed(0) : v.toPrecision(3);
+  }
+
+  // 1 correct, 0 wrong, -1 not scored: the main metric of one trial, >= 0.5 counts as correct.
+  function verdict(trial) {
+    var m = index.main_metric;
+    if (!trial || !m || trial.metrics[m] == null) return -1;
+    return trial.metrics[m] >= 0.5 ? 1 : 0;
+  }
+  // The instance's verdict, as the correctness filter sees it: the main metric averaged over trials.
+  function verdictAll(v) {
+    var m = index.main_metric;
+    var vals = v.trials.map(function (t) { return m ? t.metrics[m] : null; }).filter(function (x) { return x != null; });
+    if (!vals.length) return -1;
+    return vals.reduce(function (a, b) { return a + b; }, 0) / vals.length >= 0.5 ? 1 : 0;
+  }
+  var VERDICT = { "1": ["correct", "✓ correct"], "0": ["wrong", "✗ wrong"], "-1": ["unknown", "? not scored"] };
+  function badge(v) { return el("span", { class: "badge " + VERDICT[v][0] }, VERDICT[v][1]); }
 
   function renderRecord(payload, rec) {
-    var art = el("article", { class: "record", "data-id": rec.id });
-    var head = el("h3", null, rec.id);
     var v0 = rec.variants[0];
+    var state0 = verdictAll(v0);
+    var art = el("article", { class: "record " + VERDICT[state0][0], "data-id": rec.id });
+    var head = el("h3", null, rec.id);
+    head.appendChild(badge(state0));
     head.appendChild(el("span", { class: "tag" }, v0.split + (v0.sub_split ? " / " + v0.sub_split : "")));
+    if (rec.variants.length > 1) head.appendChild(el("span", { class: "tag" }, (rec.variants.length - 1) + " perturbed variants"));
     art.appendChild(head);
     var row = el("div", { class: "variants" });
     rec.variants.forEach(function (v) { row.appendChild(renderVariant(payload, v)); });
@@ -182,21 +180,142 @@
     return art;
   }
 
+  function predictionText(pred) {
+    if (!pred) return "(no answer recorded)";
+    if (pred.error) return "(request failed)";
+    var text = pred.text == null ? "" : String(pred.text);
+    if (pred.parsed) text += "\n→ parsed: " + pred.parsed;
+    if (pred.choice_text) text += "\n→ " + pred.choice_text;
+    return text;
+  }
+
+  function renderAnswer(box, t) {
+    var v = verdict(t);
+    var grid = el("div", { class: "answer" });
+    var left = el("div");
+    left.appendChild(el("div", { class: "label" }, "Prediction"));
+    left.appendChild(pre(predictionText(t && t.prediction), "completion " + VERDICT[v][0]));
+    if (t && t.prediction && t.prediction.error) left.appendChild(el("div", { class: "error" }, "Error: " + t.prediction.error));
+    grid.appendChild(left);
+    return grid;
+  }
+
+  function renderRefs(v) {
+    var wrap = el("div");
+    wrap.appendChild(el("div", { class: "label" }, "References"));
+    if (!v.references.length) { wrap.appendChild(el("div", { class: "small" }, "none")); return wrap; }
+    var ol = el("ol", { class: "refs", type: "A" });
+    v.references.forEach(function (r) {
+      var li = el("li", { class: r.correct ? "correct" : "" });
+      li.appendChild(el("span", { class: "mark", "aria-label": r.correct ? "correct" : "" }, r.correct ? "✓ " : ""));
+      li.appendChild(el("span", null, r.output));
+      ol.appendChild(li);
+    });
+    wrap.appendChild(ol);
+    return wrap;
+  }
+
+  function renderMetrics(t) {
+    var m = index.main_metric;
+    var frag = document.createDocumentFragment();
+    var names = Object.keys(t.metrics).sort();
+    if (m && t.metrics[m] != null) {
+      var main = el("div", { class: "metric-main" });
+      main.appendChild(el("span", null, m + ": "));
+      main.appendChild(el("strong", null, fmt(t.metrics[m])));
+      frag.appendChild(main);
+    }
+    var rest = names.filter(function (k) { return k !== m; });
+    if (rest.length) {
+      var det = el("details", { class: "metrics" });
+      det.appendChild(el("summary", null, "Other metrics (" + rest.length + ")"));
+      var table = el("table", { class: "metrics" });
+      var tb = el("tbody");
+      rest.forEach(function (k) {
+        var tr = el("tr");
+        tr.appendChild(el("th", { scope: "row" }, k));
+        tr.appendChild(el("td", { class: "num" }, fmt(t.metrics[k])));
+        tb.appendChild(tr);
+      });
+      table.appendChild(tb);
+      det.appendChild(table);
+      frag.appendChild(det);
+    }
+    return frag;
+  }
+
+  function renderPrompt(payload, t) {
+    var det = el("details", { class: "trial" });
+    var first = t.requests[0];
+    var shots = first ? (first.num_train_instances || 0) : 0;
+    det.appendChild(el("summary", null, "Prompt" + (t.requests.length > 1 ? "s and requests (" + t.requests.length + ")" : "") +
+      " — " + shots + " in-context examples" + (first && first.prompt_truncated ? ", truncated to fit" : "")));
+    var choices = t.requests.filter(function (r) { return r.kind !== "generate" && r.reference_index != null; });
+    t.requests.forEach(function (r, i) {
+      if (i > 0 && r.kind !== "generate" && choices.length) return; // separate scoring: one prompt shown, choices in the table
+      if (r.train_ids && r.train_ids.length) det.appendChild(el("div", { class: "small" }, "Examples: " + r.train_ids.join(", ")));
+      if (r.messages) {
+        r.messages.forEach(function (m) { det.appendChild(el("div", { class: "role" }, m.role)); det.appendChild(pre(m.content)); });
+      } else {
+        det.appendChild(pre(fullPrompt(payload, r), "prompt"));
+      }
+      if (r.kind === "generate") {
+        (r.completions || []).forEach(function (c, j) {
+          det.appendChild(el("div", { class: "label" }, "Raw completion" + (r.completions.length > 1 ? " " + (j + 1) : "") +
+            (r.cached ? " (cached)" : "")));
+          det.appendChild(pre(c, "completion raw"));
+        });
+      } else if (!choices.length) {
+        det.appendChild(el("div", { class: "small" }, "Scored continuation: " + JSON.stringify(r.continuation) + " logprob " + fmt(r.logprob)));
+      }
+      if (r.error) det.appendChild(el("div", { class: "error" }, "Error: " + r.error));
+      if (r.parse_error) det.appendChild(el("div", { class: "error" }, "Parse error: " + r.parse_error));
+    });
+    if (choices.length) {
+      var table = el("table", { class: "choices" });
+      var hr = el("tr");
+      ["Choice", "Role", "Continuation", "Log-probability"].forEach(function (h) { hr.appendChild(el("th", { scope: "col" }, h)); });
+      var thead = el("thead"); thead.appendChild(hr); table.appendChild(thead);
+      var tb = el("tbody");
+      var chosen = t.prediction ? t.prediction.choice : null;
+      choices.forEach(function (r) {
+        var tr = el("tr", r.reference_index === chosen && r.role === choices[0].role ? { class: "chosen" } : null);
+        [String.fromCharCode(65 + r.reference_index), r.role, r.continuation, fmt(r.logprob)].forEach(function (x) { tr.appendChild(el("td", null, x)); });
+        tb.appendChild(tr);
+      });
+      table.appendChild(tb);
+      det.appendChild(table);
+    }
+    return det;
+  }
+
   function renderVariant(payload, v) {
     var box = el("section", { class: "variant" });
     box.appendChild(el("h4", null, v.perturbation ? "Perturbed: " + v.perturbation : "Original"));
     box.appendChild(el("div", { class: "label" }, "Input"));
-    box.appendChild(pre(v.input));
-    if (v.references.length) {
-      box.appendChild(el("div", { class: "label" }, "References"));
-      var ol = el("ol", { class: "refs", type: "A" });
-      v.references.forEach(function (r) {
-        var li = el("li", { class: r.correct ? "correct" : "" });
-        li.appendChild(el("span", { class: "mark", "aria-label": r.correct ? "correct" : "" }, r.correct ? "✓ " : ""));
-        li.appendChild(el("span", null, r.output));
-        ol.appendChild(li);
+    box.appendChild(pre(v.input, "text input"));
+    var t0 = v.trials[0];
+    var answer = renderAnswer(box, t0);
+    answer.appendChild(renderRefs(v));
+    box.appendChild(answer);
+    if (t0) {
+      box.appendChild(renderMetrics(t0));
+      box.appendChild(renderPrompt(payload, t0));
+    }
+    if (v.trials.length > 1) {
+      var more = el("details", { class: "trials" });
+      more.appendChild(el("summary", null, "Other trials (" + (v.trials.length - 1) + ")"));
+      v.trials.slice(1).forEach(function (t) {
+        var sec = el("section", { class: "trial-more" });
+        var h = el("h5", null, "Trial " + t.trial + " ");
+        h.appendChild(badge(verdict(t)));
+        sec.appendChild(h);
+        sec.appendChild(renderAnswer(sec, t));
+        sec.appendChild(renderMetrics(t));
+        sec.appendChild(renderPrompt(payload, t));
+        more.appendChild(sec);
       });
-      box.appendChild(ol);
+      box.appendChild(more);
     }
     if (v.metadata) {
       var md = el("details", { class: "metadata" });
@@ -204,51 +323,8 @@
       md.appendChild(pre(JSON.stringify(v.metadata, null, 1)));
       box.appendChild(md);
     }
-    v.trials.forEach(function (t) {
-      var det = el("details", { class: "trial" });
-      var metrics = Object.keys(t.metrics).sort().map(function (k) { return k + "=" + fmt(t.metrics[k]); }).join("  ");
-      det.appendChild(el("summary", null, "Trial " + t.trial + (metrics ? " — " + metrics : "")));
-      var choices = t.requests.filter(function (r) { return r.kind !== "generate" && r.reference_index != null; });
-      t.requests.forEach(function (r, i) {
-        if (i > 0 && r.kind !== "generate" && choices.length) return; // separate scoring: one prompt shown, choices in the table
-        det.appendChild(el("div", { class: "label" }, "Prompt" + (r.prompt_truncated ? " (truncated to fit)" : "") +
-          " — " + (r.num_train_instances || 0) + " in-context examples" + (r.train_ids && r.train_ids.length ? ": " + r.train_ids.join(", ") : "")));
-        if (r.messages) {
-          r.messages.forEach(function (m) { det.appendChild(el("div", { class: "role" }, m.role)); det.appendChild(pre(m.content)); });
-        } else {
-          det.appendChild(pre(fullPrompt(payload, r), "prompt"));
-        }
-        if (r.kind === "generate") {
-          (r.completions || []).forEach(function (c, j) {
-            det.appendChild(el("div", { class: "label" }, "Completion" + (r.completions.length > 1 ? " " + (j + 1) : "") +
-              (r.cached ? " (cached)" : "")));
-            det.appendChild(pre(c, "completion"));
-          });
-          if (r.post_processed && r.post_processed.length) det.appendChild(el("div", { class: "small" }, "Parsed: " + r.post_processed.join(" | ")));
-        } else if (!choices.length) {
-          det.appendChild(el("div", { class: "small" }, "Scored continuation: " + JSON.stringify(r.continuation) + " logprob " + fmt(r.logprob)));
-        }
-        if (r.error) det.appendChild(el("div", { class: "error" }, "Error: " + r.error));
-        if (r.parse_error) det.appendChild(el("div", { class: "error" }, "Parse error: " + r.parse_error));
-      });
-      if (choices.length) {
-        var table = el("table", { class: "choices" });
-        var hr = el("tr");
-        ["Choice", "Role", "Continuation", "Log-probability"].forEach(function (h) { hr.appendChild(el("th", { scope: "col" }, h)); });
-        var thead = el("thead"); thead.appendChild(hr); table.appendChild(thead);
-        var tb = el("tbody");
-        choices.forEach(function (r) {
-          var tr = el("tr");
-          [String.fromCharCode(65 + r.reference_index), r.role, r.continuation, fmt(r.logprob)].forEach(function (x) { tr.appendChild(el("td", null, x)); });
-          tb.appendChild(tr);
-        });
-        table.appendChild(tb);
-        det.appendChild(table);
-      }
-      box.appendChild(det);
-    });
     return box;
   }
 
-  loadScript(base + "index.js");
+  data.loadScript(base + "index.js");
 })();

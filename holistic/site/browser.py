@@ -21,7 +21,7 @@ from __future__ import annotations
 import json
 from collections import defaultdict
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -56,6 +56,9 @@ class BrowserData:
     chunks: int
     perturbations: tuple[str, ...]
     splits: tuple[str, ...]
+    predictions: dict[str, dict[str, Any]] = field(default_factory=dict)
+    """Instance id -> the original's input, references, first-trial prediction, main
+    metric and correctness (what the compare-models view shows)."""
 
 
 def _common_prefix(texts: Iterable[str]) -> str:
@@ -132,9 +135,15 @@ def build_browser(run_dir: Path, out_dir: Path, main_metric: str | None) -> Brow
         trial = v["trials"].setdefault(pis["trial"][i], {"trial": pis["trial"][i], "requests": [], "metrics": {}})
         trial["metrics"][pis["metric"][i]] = pis["value"][i]
 
+    for vs in variants.values():
+        for v in vs.values():
+            for t in v["trials"].values():
+                t["prediction"] = prediction(t["requests"])
+
     perturbations = sorted({p for vs in variants.values() for p in vs if p is not None})
     splits = sorted({v["split"] for vs in variants.values() for v in vs.values() if v["split"]})
     rows: list[list[Any]] = []
+    predictions: dict[str, dict[str, Any]] = {}
     chunk_records: list[list[dict[str, Any]]] = []
     for n, iid in enumerate(order):
         chunk = n // CHUNK_SIZE
@@ -145,6 +154,12 @@ def build_browser(run_dir: Path, out_dir: Path, main_metric: str | None) -> Brow
         correct = _correct(original, main_metric)
         mask = sum(1 << perturbations.index(p) for p in vs if p is not None)
         rows.append([chunk, correct, splits.index(original["split"]) if original["split"] in splits else -1, mask])
+        first = original["trials"][min(original["trials"])] if original["trials"] else None
+        predictions[iid] = {
+            "input": original["input"], "references": original["references"], "correct": correct,
+            "prediction": first["prediction"] if first else None,
+            "value": first["metrics"].get(main_metric) if first and main_metric else None,
+        }
         record_variants = []
         for pert in [None, *perturbations]:
             if pert not in vs:
@@ -165,7 +180,30 @@ def build_browser(run_dir: Path, out_dir: Path, main_metric: str | None) -> Brow
     }
     (out_dir / "index.js").write_text(f"HOLISTIC_INDEX({js_json(index)});\n", encoding="utf-8")
     return BrowserData(count=len(order), chunks=len(chunk_records), perturbations=tuple(perturbations),
-                       splits=tuple(splits))
+                       splits=tuple(splits), predictions=predictions)
+
+
+def prediction(requests: list[dict[str, Any]]) -> dict[str, Any] | None:
+    """What a trial answered: the first generated completion (with the choice it names
+    in joint multiple choice), or the most likely choice when choices are scored apart."""
+    for r in sorted(requests, key=lambda r: r["index"] if r["index"] is not None else 0):
+        if r["kind"] != "generate":
+            continue
+        if r["error"]:
+            return {"text": None, "error": r["error"]}
+        text = r["completions"][0] if r["completions"] else ""
+        parsed = (r["post_processed"] or [None])[0]
+        mapping = r["output_mapping"] or {}
+        answer = mapping.get((parsed or text).strip()) if mapping else None
+        return {"text": text, "parsed": parsed if parsed not in (None, text, text.strip()) else None,
+                "choice_text": answer}
+    scored = [r for r in requests if r["reference_index"] is not None and r["logprob"] is not None]
+    if not scored:
+        return None
+    role = scored[0]["role"]
+    best = max((r for r in scored if r["role"] == role), key=lambda r: (r["logprob"], -r["reference_index"]))
+    return {"text": f"{chr(ord('A') + best['reference_index'])}. {best['continuation']}",
+            "choice": best["reference_index"]}
 
 
 def _metadata(text: str | None) -> dict[str, Any] | None:

@@ -20,11 +20,13 @@ from jinja2 import Environment, FileSystemLoader, select_autoescape
 
 from holistic.core.resources import project_path
 from holistic.site.browser import build_browser
+from holistic.site.compare import comparisons, write_comparison
 from holistic.site.haystack import HaystackReport, render_haystack
+from holistic.site.titles import run_title
 from holistic.summarize.build import Summary
 from holistic.summarize.tables import Cell, Column, Table
 
-STATIC_FILES = ("style.css", "site.js", "browser.js")
+STATIC_FILES = ("style.css", "site.js", "chunks.js", "browser.js", "compare.js")
 
 
 def templates_dir() -> Path:
@@ -109,7 +111,8 @@ def render_site(suite_dir: Path, summary: Summary, *, previous: Path | None = No
                       "separable": res.separable_from_next[i]} for i in order],
         })
     w.page("index.html", "index.html", f"Suite {summary.suite}", description=suite_meta.get("description", ""),
-           leaderboards=leaderboards, runs=summary.runs, models=summary.models, columns=summary.columns)
+           leaderboards=leaderboards, runs=summary.runs, models=summary.models, columns=summary.columns,
+           system_model=summary.system_model)
 
     # Run groups.
     by_rungroup: dict[str, list[dict[str, Any]]] = defaultdict(list)
@@ -131,7 +134,8 @@ def render_site(suite_dir: Path, summary: Summary, *, previous: Path | None = No
         rel = f"scenario_{anchor(col)}.html"
         ids = set(summary.column_runs.get(col, []))
         runs = [r for r in summary.runs if r.run_id in ids]
-        run_links = [{"href": f"runs/{r.run_id}.html", "text": r.name, "note": r.model} for r in runs]
+        run_links = [{"href": f"runs/{r.run_id}.html", "text": r.name,
+                      "note": summary.system_of_run.get(r.run_id, r.model)} for r in runs]
         figs = [f for f in figures if f.get("scenario") == col]
         w.page(rel, "list.html", f"Scenario: {col}", tables=[tables[f"scenario_{anchor(col)}"]]
                if f"scenario_{anchor(col)}" in tables else [], intro="Every metric, per model (sub-runs macro-averaged).",
@@ -139,18 +143,38 @@ def render_site(suite_dir: Path, summary: Summary, *, previous: Path | None = No
         links.append({"href": rel, "text": col, "note": f"{len(runs)} runs"})
     w.page("scenarios.html", "list.html", "Scenarios", tables=[], intro="", links=links, figures=None)
 
-    # Runs, run pages and instance browsers.
+    # Runs, run pages, instance browsers and the compare-systems views.
+    compared = comparisons(summary.runs, summary.system_of_run)
+    compare_of = {run_id: c for c in compared for run_id in c.run_ids}
+    predictions: dict[str, dict[str, dict[str, Any]]] = {}
     run_links = []
     for run in summary.runs:
         run_dir = suite_dir / "runs" / run.run_id
         data = build_browser(run_dir, site_dir / "data" / run.run_id, run.main_metric)
+        if run.run_id in compare_of:
+            predictions[run.run_id] = data.predictions
         haystack = render_haystack(run_dir, site_dir / "plots", src_prefix="plots/", run_id=run.run_id)
+        system = summary.system_of_run.get(run.run_id, run.model)
+        short = run_title(run.scenario, run.scenario_args, system)
+        comparison = compare_of.get(run.run_id)
         _run_page(w, run, run_dir, data.count,
                   [f for f in figures if f.get("run_id") == run.run_id] + haystack.figures,
-                  extra_tables=[_haystack_table(haystack)] if haystack.length_table else [])
-        w.page(f"runs/browse/{run.run_id}.html", "browser.html", f"Instances: {run.name}", run=run)
-        run_links.append({"href": f"runs/{run.run_id}.html", "text": run.name, "note": f"{data.count} instances"})
+                  extra_tables=[_haystack_table(haystack)] if haystack.length_table else [],
+                  title=short, system=system, comparison=comparison)
+        w.page(f"runs/browse/{run.run_id}.html", "browser.html", f"Instances: {short}", run=run, system=system,
+               comparison=comparison)
+        run_links.append({"href": f"runs/{run.run_id}.html", "text": short, "note": f"{data.count} instances"})
     w.page("runs.html", "list.html", "Runs", tables=[], intro="", links=run_links, figures=None)
+    compare_links = []
+    for c in compared:
+        count = write_comparison(site_dir / "data" / "compare" / c.id, c, predictions)
+        short = run_title(c.scenario, c.scenario_args, f"{len(c.systems)} systems")
+        w.page(f"compare/{c.id}.html", "compare.html", f"Compare: {short}", comparison=c, count=count)
+        compare_links.append({"href": f"compare/{c.id}.html", "text": short, "note": f"{count} instances"})
+    w.page("compare.html", "list.html", "Compare systems", tables=[], links=compare_links, figures=None,
+           intro="Every system's answer to the same instance, side by side: one page per scenario and arguments "
+                 "run by two or more systems." if compare_links else
+                 "No scenario of this suite was run by two or more systems.")
 
     w.page("coverage.html", "list.html", "Coverage: scenario × metric category", tables=[tables["coverage"]],
            intro="Each cell is measured, or not applicable with the reason.", links=None, figures=None)
@@ -194,7 +218,8 @@ def _haystack_table(report: HaystackReport) -> dict[str, Any]:
 
 
 def _run_page(w: SiteWriter, run: Any, run_dir: Path, n_instances: int, figures: list[dict[str, Any]],
-              extra_tables: list[dict[str, Any]] | None = None) -> None:
+              extra_tables: list[dict[str, Any]] | None = None, *, title: str, system: str,
+              comparison: Any = None) -> None:
     spec = _read_json(run_dir / "run_spec.json")
     artifacts = _read_json(run_dir / "artifacts.json")
     stats = pq.read_table(run_dir / "stats.parquet").to_pylist() if (run_dir / "stats.parquet").exists() else []
@@ -224,7 +249,8 @@ def _run_page(w: SiteWriter, run: Any, run_dir: Path, n_instances: int, figures:
     spec.setdefault("metrics", [])
     spec.setdefault("perturbations", [])
     spec.setdefault("metrics_not_applicable", {})
-    w.page(f"runs/{run.run_id}.html", "run.html", f"Run: {run.name}", run=run, spec=spec,
+    w.page(f"runs/{run.run_id}.html", "run.html", f"Run: {title}", run=run, spec=spec, system=system,
+           comparison=comparison,
            execution=artifacts.get("execution"), stats_table=stats_table.to_json(), examples=examples,
            n_instances=n_instances, figures=[{**f, "src": "../" + f["src"]} for f in figures],
            extra_tables=extra_tables or [])
@@ -248,7 +274,7 @@ def _models_table(suite_dir: Path, summary: Summary) -> Table:
             for c in ("prompt_tokens", "completion_tokens", "cost_usd", "latency_s"):
                 tot[c] += sum(v or 0 for v in t.get(c, []))
     rows = []
-    for m in summary.models:
+    for m in sorted({r.model for r in summary.runs}):
         f, tot = facts.get(m, {}), totals.get(m, {})
         caps = f.get("capabilities") or {}
         rows.append((

@@ -1,0 +1,103 @@
+"""Data of the compare-systems view: every system's answer to one instance, side by side.
+
+Runs that share a scenario, its arguments and the adaptation method evaluate the
+same instances; when two or more systems ran them, the site gets one comparison
+page for them. Like the instance browser, data travels in script files (pages
+opened from ``file://`` cannot fetch): ``index.js`` calls
+``HOLISTIC_COMPARE_INDEX({...})`` with one row per instance (chunk, how many
+systems were right, whether their answers differ) and ``chunk_NNNN.js`` calls
+``HOLISTIC_COMPARE_CHUNK(n, {...})`` with the records: input, references and, per
+system, the prediction, the main metric and its correctness.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections import defaultdict
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from holistic.site.browser import CHUNK_SIZE, js_json
+from holistic.summarize.load import RunInfo
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """One set of runs on the same instances, one per system."""
+
+    id: str
+    """File-name-safe identifier."""
+    scenario: str
+    scenario_args: dict[str, Any]
+    systems: tuple[str, ...]
+    run_ids: tuple[str, ...]
+    main_metric: str | None
+
+
+def comparisons(runs: list[RunInfo], system_of_run: Mapping[str, str]) -> list[Comparison]:
+    """Groups of runs with identical instances and at least two systems, in a stable order."""
+    groups: dict[str, list[RunInfo]] = defaultdict(list)
+    for run in runs:
+        key = json.dumps([run.scenario, run.scenario_args, run.method, list(run.groups)], sort_keys=True, default=str)
+        groups[key].append(run)
+    out = []
+    for key in sorted(groups):
+        members: dict[str, RunInfo] = {}
+        for run in sorted(groups[key], key=lambda r: (system_of_run.get(r.run_id, r.model), r.run_id)):
+            members.setdefault(system_of_run.get(run.run_id, run.model), run)
+        if len(members) < 2:
+            continue
+        first = next(iter(members.values()))
+        out.append(Comparison(
+            id=hashlib.sha256(key.encode("utf-8")).hexdigest()[:10], scenario=first.scenario,
+            scenario_args=dict(first.scenario_args), systems=tuple(members),
+            run_ids=tuple(r.run_id for r in members.values()), main_metric=first.main_metric,
+        ))
+    return out
+
+
+def _answer_key(answer: Mapping[str, Any] | None) -> str:
+    pred = (answer or {}).get("prediction") or {}
+    text = pred.get("choice_text") or pred.get("parsed") or pred.get("text") or ""
+    return " ".join(str(text).lower().split())
+
+
+def write_comparison(out_dir: Path, comparison: Comparison,
+                     predictions: Mapping[str, Mapping[str, dict[str, Any]]]) -> int:
+    """Write ``index.js`` and ``chunk_*.js`` under ``out_dir``; returns the number of instances."""
+    out_dir.mkdir(parents=True, exist_ok=True)
+    order: list[str] = []
+    seen: set[str] = set()
+    for run_id in comparison.run_ids:
+        for iid in predictions.get(run_id, {}):
+            if iid not in seen:
+                seen.add(iid)
+                order.append(iid)
+    rows: list[list[int]] = []
+    chunks: list[list[dict[str, Any]]] = []
+    for n, iid in enumerate(order):
+        if n % CHUNK_SIZE == 0:
+            chunks.append([])
+        answers = [predictions.get(run_id, {}).get(iid) for run_id in comparison.run_ids]
+        source = next(a for a in answers if a is not None)
+        present = [a for a in answers if a is not None]
+        n_correct = sum(1 for a in present if a["correct"] == 1)
+        differ = int(len({_answer_key(a) for a in present}) > 1)
+        rows.append([n // CHUNK_SIZE, n_correct, differ])
+        chunks[-1].append({
+            "id": iid, "input": source["input"], "references": source["references"],
+            "answers": [None if a is None else {"prediction": a["prediction"], "correct": a["correct"],
+                                                "value": a["value"]} for a in answers],
+        })
+    for c, records in enumerate(chunks):
+        (out_dir / f"chunk_{c:04d}.js").write_text(
+            f"HOLISTIC_COMPARE_CHUNK({c},{js_json({'records': records})});\n", encoding="utf-8")
+    index = {
+        "count": len(order), "chunk_size": CHUNK_SIZE, "chunks": len(chunks), "main_metric": comparison.main_metric,
+        "systems": list(comparison.systems), "run_ids": list(comparison.run_ids), "rows": rows,
+    }
+    (out_dir / "index.js").write_text(f"HOLISTIC_COMPARE_INDEX({js_json(index)});\n", encoding="utf-8")
+    return len(order)
