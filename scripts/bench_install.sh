@@ -33,6 +33,8 @@ if ! (cd "$work/holistic" && make demo) >"$work/make_demo.log" 2>&1; then
   exit 1
 fi
 end=$(date +%s)
-grep -E '^\[[0-9]/[0-9]\]|^site:|^summarized|warning|Warning' "$work/make_demo.log" || true
+install_lines=$(sed -n '/^\[4\/4\]/q;p' "$work/make_demo.log" | wc -l)
+grep -E '^\[[0-9]/4\]|^summarized|^site:' "$work/make_demo.log" | sed "s|$work|<tmp>|" || true
+echo "install output: $install_lines lines before the last install step (KEEP=1 keeps the log)"
 secs=$((end - start))
 printf 'make demo from a clean clone: %dm %02ds (%d s) on %s CPU cores\n' $((secs / 60)) $((secs % 60)) "$secs" "$(nproc)"
