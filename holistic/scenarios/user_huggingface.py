@@ -10,8 +10,9 @@ runs:
       fields: {input: text, label: label}
 ```
 
-Uses the ``datasets`` package when it is installed (it is not a dependency of
-holistic: ``pip install datasets``). ``ClassLabel`` columns give their label names
+Reads through the ``datasets`` package (a dependency of holistic); ``dataset`` may
+also be a local folder in the Hub's layout (``data/<split>-*.parquet``), read
+without network. ``ClassLabel`` columns give their label names
 unless ``labels`` is set. The field mapping is :mod:`holistic.scenarios.user_fields`.
 """
 
