@@ -42,7 +42,7 @@ def _run(args: argparse.Namespace) -> int:
     schema = load_schema(args.schema)
     summary = summarize_suite(suite_dir, schema=schema, num_bootstrap=args.num_bootstrap, seed=args.seed)
     written = write_summary(summary, suite_dir / "summary")
-    print(f"summarized {len(summary.runs)} runs, {len(summary.models)} models, {len(summary.columns)} scenarios "
+    print(f"summarized {len(summary.runs)} runs, {len(summary.models)} systems, {len(summary.columns)} scenarios "
           f"in {time.perf_counter() - start:.1f}s -> {suite_dir / 'summary'} ({len(written)} files)")
     if not args.no_site:
         from holistic.site import render_site

@@ -96,19 +96,25 @@ def run_baselines(suite_dir: Path, run: RunInfo) -> BaselineScores | None:
     return score_references(by_split[split], run.method.startswith("multiple_choice"))
 
 
-def column_baselines(suite_dir: Path, runs: Iterable[RunInfo]) -> dict[str, tuple[float, str]] | None:
+def column_baselines(
+    suite_dir: Path, runs: Iterable[RunInfo], cache: dict[str, BaselineScores | None] | None = None
+) -> dict[str, tuple[float, str]] | None:
     """``kind -> (value, note)`` for a column: sub-runs macro-averaged like the models' cells.
 
     Runs of several systems on the same scenario arguments evaluate the same
     instances, so each distinct sub-run counts once. ``None`` when any sub-run has
-    no finite label set.
+    no finite label set. ``cache`` (run id -> scores) spares re-reading instances
+    for the next leaderboard.
     """
+    cache = {} if cache is None else cache
     seen: dict[str, BaselineScores] = {}
     for run in runs:
         key = json.dumps([run.scenario, run.scenario_args, run.method], sort_keys=True, default=str)
         if key in seen:
             continue
-        scores = run_baselines(suite_dir, run)
+        if run.run_id not in cache:
+            cache[run.run_id] = run_baselines(suite_dir, run)
+        scores = cache[run.run_id]
         if scores is None:
             return None
         seen[key] = scores

@@ -31,7 +31,13 @@ import numpy as np
 import pyarrow as pa
 
 from holistic.core.hashing import stable_seed
-from holistic.summarize.baselines import BASELINE_KINDS, BASELINE_NOTES, EXACT_MATCH_METRICS, column_baselines
+from holistic.summarize.baselines import (
+    BASELINE_KINDS,
+    BASELINE_NOTES,
+    EXACT_MATCH_METRICS,
+    BaselineScores,
+    column_baselines,
+)
 from holistic.summarize.load import RunInfo, SuiteData, load_suite, per_instance_values
 from holistic.summarize.schema import MetricGroup, SummarySchema, load_schema
 from holistic.summarize.systems import system_names
@@ -68,6 +74,8 @@ class Summary:
     """Run id -> system."""
     baselines: list[dict[str, Any]] = field(default_factory=list)
     """Reference cells: group, kind (chance | majority), column, value, note."""
+    baseline_scores: dict[str, BaselineScores | None] = field(default_factory=dict, repr=False)
+    """Run id -> its chance and majority scores, read once for every leaderboard."""
     coverage: dict[str, dict[str, str]] = field(default_factory=dict)
     column_runs: dict[str, list[str]] = field(default_factory=dict)
     """Column -> ids of the runs aggregated into it."""
@@ -287,7 +295,7 @@ def _baseline_rows(
         items = [it for (_, c), its in members.items() if c == col for it in its]
         values = None
         if items and all(metric in EXACT_MATCH_METRICS for _, metric, _, _ in items):
-            values = column_baselines(data.suite_dir, [it[0] for it in items])
+            values = column_baselines(data.suite_dir, [it[0] for it in items], summary.baseline_scores)
         for kind in BASELINE_KINDS:
             if values is None:
                 out[kind].append(Cell(None))
