@@ -125,7 +125,8 @@ def _main(args: argparse.Namespace) -> int:
 
         # The runs already carry the --max-eval-instances override (and its run ids).
         registry = ModelRegistry(args.models_file)
-        plan = make_plan(dataclasses.replace(compiled, runs=tuple(runs)), model_registry=registry)
+        plan = make_plan(dataclasses.replace(compiled, runs=tuple(runs)), model_registry=registry,
+                         data_root=options.data_root)
         print(format_plan(plan))
         from holistic.core.errors import ModelError
         from holistic.models.keys import check_keys

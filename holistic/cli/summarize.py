@@ -44,6 +44,11 @@ def _run(args: argparse.Namespace) -> int:
     written = write_summary(summary, suite_dir / "summary")
     print(f"summarized {len(summary.runs)} runs, {len(summary.models)} systems, {len(summary.columns)} scenarios "
           f"in {time.perf_counter() - start:.1f}s -> {suite_dir / 'summary'} ({len(written)} files)")
+    from holistic.summarize.tables import to_markdown
+
+    for table in summary.tables:
+        if table.id.startswith("targeted_") and not table.id.endswith("_groups"):
+            print("\n" + to_markdown(table))
     if not args.no_site:
         from holistic.site import render_site
 

@@ -71,6 +71,9 @@ class ScenarioInfo:
     args_schema: Mapping[str, Any] = field(default_factory=dict)
     """JSON Schema (object) of the scenario's arguments."""
     tags: tuple[str, ...] = ()
+    breakdowns: tuple[str, ...] = ()
+    """Instance metadata keys whose values each get their own statistics too (sub-split
+    ``key=value``), e.g. BLiMP's ``paradigm`` and ``phenomenon``."""
 
 
 @runtime_checkable

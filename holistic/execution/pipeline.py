@@ -96,6 +96,7 @@ def run_spec_document(
             "main_metric": info.main_metric,
             "metric_categories": list(info.metric_categories),
             "tags": list(info.tags),
+            "breakdowns": list(info.breakdowns),
         },
         "metrics_selected": list(selected),
         "metrics_not_applicable": dict(sorted(not_applicable.items())),
@@ -142,6 +143,7 @@ def _score(
     evaluation: Sequence[Instance],
 ) -> _Scored:
     """Every metric's values, aggregated with bootstrap intervals (and worst cases over variants)."""
+    from holistic.metrics.breakdown import breakdown_values
     from holistic.metrics.registry import metric_info
     from holistic.metrics.stats import aggregate, with_worst_case
 
@@ -165,6 +167,9 @@ def _score(
         # can bootstrap robustness and fairness like any other metric.
         per_instance = with_worst_case(per_instance, evaluation, infos=lookup)
     stats = aggregate(per_instance, seed=_seed(run, "bootstrap"), infos=lookup)
+    groups = breakdown_values(per_instance, evaluation, metric_ctx.scenario_info.breakdowns)
+    if groups:
+        stats += aggregate(groups, seed=_seed(run, "bootstrap"), infos=lookup)
     all_stats = [*stats, *run_stats]
     infos: dict[str, MetricInfo] = {}
     for name in sorted({s.name.name for s in all_stats}):

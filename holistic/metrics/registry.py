@@ -40,6 +40,8 @@ _BUILTIN_MODULES: tuple[str, ...] = (
     "holistic.metrics.bias",
     "holistic.metrics.toxicity",
     "holistic.metrics.haystack",
+    "holistic.metrics.bbq",
+    "holistic.metrics.math_equiv",
 )
 # Built-in modules maintained alongside this package; tolerated while absent from a checkout.
 _loaded = False

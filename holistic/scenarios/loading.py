@@ -14,13 +14,16 @@ from holistic.core.interfaces import ScenarioContext, ScenarioInfo
 from holistic.core.types import CORRECT_TAG, TRAIN_SPLIT, Instance, Reference
 from holistic.scenarios.sources import DataFile, DataNeeds, Download, ResolvedData, resolve
 
-_CHECKSUMS = Path(__file__).with_name("data") / "checksums.json"
+_CHECKSUMS = tuple(Path(__file__).with_name("data") / name for name in ("checksums.json", "checksums_targeted.json"))
 
 
 @cache
 def _pins() -> dict[str, dict[str, str]]:
-    with _CHECKSUMS.open(encoding="utf-8") as fh:
-        data: dict[str, dict[str, str]] = json.load(fh)
+    data: dict[str, dict[str, str]] = {}
+    for path in _CHECKSUMS:
+        with path.open(encoding="utf-8") as fh:
+            for folder, files in json.load(fh).items():
+                data.setdefault(folder, {}).update(files)
     return data
 
 

@@ -31,6 +31,15 @@ _BUILTIN_MODULES: tuple[str, ...] = (
     "holistic.scenarios.user_file",
     "holistic.scenarios.user_huggingface",
     "holistic.scenarios.haystack",
+    "holistic.scenarios.blimp",
+    "holistic.scenarios.bbq",
+    "holistic.scenarios.gsm8k",
+    "holistic.scenarios.wikitext",
+    "holistic.scenarios.real_toxicity_prompts",
+    "holistic.scenarios.bold",
+    "holistic.scenarios.babi",
+    "holistic.scenarios.lsat",
+    "holistic.scenarios.math_competition",
 )
 _loaded = False
 

@@ -89,6 +89,8 @@ def render_site(suite_dir: Path, summary: Summary, *, previous: Path | None = No
         assert previous is not None
         _render_diff(previous, suite_dir, site_dir)
     w = SiteWriter(site_dir, summary.suite, has_diff)
+    targeted = [tables[t.id] for t in summary.tables if t.id.startswith("targeted_")]
+    w.common["has_targeted"] = bool(targeted)
     suite_meta = _read_json(suite_dir / "suite.json")
 
     from holistic.site.plots import render_plots
@@ -176,6 +178,10 @@ def render_site(suite_dir: Path, summary: Summary, *, previous: Path | None = No
                  "run by two or more systems." if compare_links else
                  "No scenario of this suite was run by two or more systems.")
 
+    if targeted:
+        w.page("targeted.html", "list.html", "Targeted evaluations", tables=targeted,
+               intro="HELM's targeted evaluations (§5): one table per component, then each scenario's groups.",
+               links=None, figures=None)
     w.page("coverage.html", "list.html", "Coverage: scenario × metric category", tables=[tables["coverage"]],
            intro="Each cell is measured, or not applicable with the reason.", links=None, figures=None)
     w.page("models.html", "list.html", "Models", tables=[_models_table(suite_dir, summary).to_json()],

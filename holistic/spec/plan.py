@@ -13,6 +13,7 @@ from __future__ import annotations
 import importlib
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 
 from holistic.core.interfaces import METRIC_CATEGORIES
 from holistic.models.registry import ModelRegistry
@@ -82,12 +83,15 @@ def make_plan(
     *,
     model_registry: ModelRegistry | None = None,
     max_eval_instances_override: int | None = None,
+    data_root: Path | None = None,
 ) -> Plan:
     """Size every run and build the coverage table (no data or model is loaded).
 
     ``model_registry`` defaults to the built-ins plus ``compiled.models_file``;
     ``max_eval_instances_override`` caps every run's eval instances (as ``helm-run
-    --max-eval-instances`` does).
+    --max-eval-instances`` does). Scenarios with a ``data_notes(args, data_root)``
+    class method (BLiMP, BBQ) add notes on which of their files ``data_root`` (else
+    ``$HOLISTIC_DATA_ROOT``) lacks; only file names are checked.
     """
     catalog = Catalog(compiled.models_file, model_registry)
     count_requests = _count_requests()
@@ -127,6 +131,9 @@ def make_plan(
                 size=size,
             )
         )
+        data_notes = getattr(cls, "data_notes", None)
+        if callable(data_notes):
+            notes.extend(n for n in data_notes(run.scenario.args_dict, data_root) if n not in notes)
         verdicts.append(
             run_coverage(
                 run,

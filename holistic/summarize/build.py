@@ -42,6 +42,7 @@ from holistic.summarize.load import RunInfo, SuiteData, load_suite, per_instance
 from holistic.summarize.schema import MetricGroup, SummarySchema, load_schema
 from holistic.summarize.systems import system_names
 from holistic.summarize.tables import Cell, Column, Table
+from holistic.summarize.targeted import targeted_tables
 from holistic.summarize.winrate import WinRateResult, bootstrap_win_rates
 
 EVAL_SPLIT_PREFERENCE = ("test", "valid")
@@ -162,6 +163,7 @@ def summarize_suite(
         _metric_group(summary, data, index, group, multi, num_bootstrap, seed)
     summary.tables.extend(_run_group_tables(summary, schema))
     summary.tables.extend(_scenario_tables(summary, data, index, multi))
+    summary.tables.extend(targeted_tables(data, lambda run: column_of(run, multi)))
     summary.coverage = _coverage(data, multi)
     summary.tables.append(_coverage_table(summary))
     return summary
