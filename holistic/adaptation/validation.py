@@ -28,8 +28,9 @@ SELECTIONS = ("helm", "fixed", "mmr")
 PROTOCOLS = ("helm", "holistic")
 EVAL_SAMPLINGS = ("helm", "stable")
 ANSWER_PARSINGS = ("helm", "lenient")
-LENGTH_NORMALIZATIONS = ("none", "char", "token")
+LENGTH_NORMALIZATIONS = ("none", "char", "token", "byte")
 TRUNCATION_SIDES = ("left", "right")
+EVAL_INSTANCE_MODES = ("sample", "first")
 
 
 class AdaptationError(HolisticError):
@@ -60,6 +61,7 @@ def validate_adapter_spec(spec: AdapterSpec) -> None:
     _check_choice("answer_parsing", spec.answer_parsing, ANSWER_PARSINGS)
     _check_choice("length_normalization", spec.length_normalization, LENGTH_NORMALIZATIONS)
     _check_choice("truncation_side", spec.truncation_side, TRUNCATION_SIDES)
+    _check_choice("eval_instances", spec.eval_instances, EVAL_INSTANCE_MODES)
     for name in spec.post_processing:
         if name not in POST_PROCESSORS:
             _check_choice("post_processing", name, tuple(POST_PROCESSORS.names()))

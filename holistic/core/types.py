@@ -175,7 +175,12 @@ class AdapterSpec:
     """Relevance/diversity trade-off for ``mmr`` (1.0 = relevance only)."""
 
     max_eval_instances: int | None = None
-    """Seeded down-sampling of evaluation instances (``None`` = all)."""
+    """Down-sampling of evaluation instances (``None`` = all), as ``eval_instances`` says."""
+
+    eval_instances: str = "sample"
+    """How ``max_eval_instances`` picks: ``sample`` (seeded from the spec and the instance
+    ids, as HELM) or ``first`` (the first N in the data's own order, as lm-evaluation-harness's
+    ``--limit``)."""
 
     protocol: str = "helm"
     """Whose protocol the run reproduces: ``helm`` (HELM's prompts, requests, sampling and
@@ -204,7 +209,9 @@ class AdapterSpec:
     stop_sequences: tuple[str, ...] = ()
 
     length_normalization: str = "none"
-    """For separate multiple-choice scoring: ``none``, ``char`` or ``token``."""
+    """For separate multiple-choice scoring, which length normalisation is the headline:
+    ``none``, ``char``, ``token`` or ``byte`` (every variant is reported; see
+    :mod:`holistic.metrics.choices`)."""
 
     truncation_side: str = "left"
     """Which side of the input to cut when the prompt does not fit: ``left`` or ``right``."""
@@ -598,3 +605,6 @@ class PerInstanceStat:
     trial: int
     name: MetricName
     value: float
+    details: Mapping[str, Any] | None = field(default=None, compare=False)
+    """JSON-compatible facts behind the value, stored beside it (e.g. each choice's
+    log-likelihood and the index picked under every length normalisation)."""

@@ -162,6 +162,7 @@ def per_instance_stats_table(keys: JoinKeys, values: Sequence[PerInstanceStat]) 
             "sub_split": v.name.sub_split,
             "perturbation": v.name.perturbation,
             "value": float(v.value),
+            "details": canonical_json(v.details) if v.details is not None else None,
         }
         for v in values
     ]

@@ -148,6 +148,8 @@ PER_INSTANCE_STATS: tuple[Column, ...] = (
     Column("trial", pa.int64(), "Trial index."),
     *_METRIC_NAME_COLUMNS,
     Column("value", pa.float64(), "The metric value for this instance and trial."),
+    Column("details", pa.string(), "Facts behind the value as canonical JSON, or null (separate multiple choice: "
+           "each choice's log-likelihood, lengths and the index picked under each normalisation).", nullable=True),
 )
 
 STATS: tuple[Column, ...] = (

@@ -15,20 +15,37 @@ same name with ``@k`` appended is the best over all ``k`` completions (pass@k-st
 
 Multiple choice: ``exact_match`` is the accuracy of the picked choice
 (:mod:`holistic.metrics.choices`); ``invalid_answer`` (joint method) is the share
-of answers that name no choice.
+of answers that name no choice. Separate scoring reports, from the same requests,
+``exact_match`` (argmax of the summed logprob) and the length-normalised
+``exact_match_per_char`` (lm-evaluation-harness ``acc_norm``),
+``exact_match_per_token`` (HELM's pick for ``multiple_choice_separate_original``)
+and ``exact_match_per_byte`` (lm-evaluation-harness ``acc_bytes``), plus
+``predicted_index`` (the pick under the run's ``length_normalization``); the
+``exact_match`` row's ``details`` keep each choice's logprob and lengths and the
+pick under every normalisation.
 """
 
 from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 
 from holistic.core.interfaces import MetricContext, MetricResult, ScenarioInfo
-from holistic.core.types import AdapterSpec, ModelDeployment, RequestState
+from holistic.core.types import AdapterSpec, ModelDeployment, PerInstanceStat, RequestState
 from holistic.metrics.base import BaseMetric, info
-from holistic.metrics.choices import JOINT, MULTIPLE_CHOICE_METHODS, resolve
+from holistic.metrics.choices import (
+    JOINT,
+    LENGTH_NORMALIZATIONS,
+    MULTIPLE_CHOICE_METHODS,
+    NORMALIZATION_STATS,
+    SEPARATE_CALIBRATED,
+    SeparateScores,
+    resolve,
+    separate_scores,
+)
 from holistic.metrics.registry import METRICS
-from holistic.metrics.states import first_main, group_units, outputs, reference_texts
+from holistic.metrics.states import Unit, first_main, group_units, outputs, reference_texts
 from holistic.metrics.text import final_number, normalize_exact, normalize_quasi, quasi_tokens
 
 AT_K = "@k"
@@ -157,7 +174,16 @@ class MultipleChoiceAccuracy(BaseMetric):
     name = "multiple_choice_accuracy"
     category = "accuracy"
     INFOS = (
-        info("exact_match", "accuracy", "The picked choice is a correct one.", needs_generation=False),
+        info("exact_match", "accuracy", "The picked choice is a correct one (separate scoring: the choice with the "
+             "highest summed logprob).", needs_generation=False),
+        info("exact_match_per_char", "accuracy", "Separate scoring: the choice with the highest logprob per character "
+             "of its text (no leading space) is correct; lm-evaluation-harness's acc_norm.", needs_generation=False),
+        info("exact_match_per_token", "accuracy", "Separate scoring: the choice with the highest logprob per scored "
+             "token is correct; HELM's exact_match for multiple_choice_separate_original.", needs_generation=False),
+        info("exact_match_per_byte", "accuracy", "Separate scoring: the choice with the highest logprob per UTF-8 byte "
+             "of its text is correct; lm-evaluation-harness's acc_bytes.", needs_generation=False),
+        info("predicted_index", "accuracy", "Separate scoring: 0-based index of the picked choice under the run's "
+             "length_normalization (HELM's predicted_index); its mean shows position bias.", needs_generation=False),
         info(
             "exact_match_lenient",
             "accuracy",
@@ -176,6 +202,9 @@ class MultipleChoiceAccuracy(BaseMetric):
     def __init__(self, method: str = JOINT, length_normalization: str = "none", answer_parsing: str = "helm") -> None:
         if method not in MULTIPLE_CHOICE_METHODS:
             raise ValueError(f"not a multiple-choice method: {method!r}")
+        if length_normalization not in LENGTH_NORMALIZATIONS:
+            raise ValueError(f"length_normalization must be one of {', '.join(LENGTH_NORMALIZATIONS)}; "
+                             f"got {length_normalization!r}")
         self.method = method
         self.length_normalization = length_normalization
         self.answer_parsing = answer_parsing
@@ -200,12 +229,30 @@ class MultipleChoiceAccuracy(BaseMetric):
         for unit in group_units(states):
             if not unit.instance.correct_references:
                 continue
+            if self.method != JOINT:
+                result.per_instance.extend(self._separate(unit))
+                continue
             # ``exact_match`` is always HELM's reading; lenient reading adds its own stat.
             outcome = resolve(unit, self.method, self.length_normalization)
             result.per_instance.append(unit.stat("exact_match", float(outcome.correct)))
-            if self.method == JOINT and self.answer_parsing == "lenient":
+            if self.answer_parsing == "lenient":
                 lenient = resolve(unit, self.method, self.length_normalization, "lenient")
                 result.per_instance.append(unit.stat("exact_match_lenient", float(lenient.correct)))
-            if self.method == JOINT:
-                result.per_instance.append(unit.stat("invalid_answer", float(outcome.predicted is None)))
+            result.per_instance.append(unit.stat("invalid_answer", float(outcome.predicted is None)))
         return result
+
+    def _separate(self, unit: Unit) -> list[PerInstanceStat]:
+        """Every normalisation's accuracy from one set of scores (a failed unit scores 0 everywhere)."""
+        calibrated = self.method == SEPARATE_CALIBRATED
+        scored: SeparateScores | None = separate_scores(unit, calibrated=calibrated)
+        names = {"none": NORMALIZATION_STATS["none"]} if calibrated else NORMALIZATION_STATS
+        out: list[PerInstanceStat] = []
+        for normalization, name in names.items():
+            correct = scored is not None and unit.instance.references[scored.pick(normalization)].is_correct
+            stat = unit.stat(name, float(correct))
+            if normalization == "none" and scored is not None:
+                stat = replace(stat, details=scored.details())
+            out.append(stat)
+        if scored is not None:
+            out.append(unit.stat("predicted_index", float(scored.pick(self.length_normalization))))
+        return out

@@ -15,8 +15,13 @@ how confident the model was.
   itself. The answer token is the first generated token that is the letter (else the
   first non-blank token). Unreadable answers have no confidence.
 - ``multiple_choice_separate_original``: one log-likelihood request per choice
-  (``reference_index``); the pick is the argmax of the choice's logprob,
-  optionally divided by its length in characters (``char``) or tokens (``token``).
+  (``reference_index``); the pick is the argmax of the choice's summed logprob
+  (``none``), or of that sum divided by the choice's length (:data:`NORMALIZATIONS`):
+  ``char`` — characters of the choice text without the space before it, as
+  lm-evaluation-harness's ``acc_norm`` (``len(choice)``); ``token`` — the scored
+  tokens of the continuation (a space and the choice), as HELM divides for this
+  method; ``byte`` — UTF-8 bytes of the choice text, as lm-evaluation-harness's
+  ``acc_bytes``. One set of requests gives every variant (:func:`separate_scores`).
 - ``multiple_choice_separate_calibrated``: the score is
   ``logprob(choice | prompt) - logprob(choice | neutral context)``, the latter from
   the ``calibration``-role state with the same ``reference_index``. Length
@@ -41,8 +46,15 @@ JOINT = "multiple_choice_joint"
 SEPARATE_ORIGINAL = "multiple_choice_separate_original"
 SEPARATE_CALIBRATED = "multiple_choice_separate_calibrated"
 MULTIPLE_CHOICE_METHODS = (JOINT, SEPARATE_ORIGINAL, SEPARATE_CALIBRATED)
-LENGTH_NORMALIZATIONS = ("none", "char", "token")
 ANSWER_PARSINGS = ("helm", "lenient")
+LENGTH_NORMALIZATIONS = ("none", "char", "token", "byte")
+NORMALIZATION_STATS = {
+    "none": "exact_match",
+    "char": "exact_match_per_char",
+    "token": "exact_match_per_token",
+    "byte": "exact_match_per_byte",
+}
+"""Separate multiple choice: the accuracy stat of each length normalisation."""
 
 _LEADING_LETTER = re.compile(r"^\(?([A-Za-z])(?:[\).:,\s]|$)")
 _LETTER_AFTER_ANSWER = re.compile(r"\banswer\s*(?:is|:)?\s*[:\-]?\s*\(?([A-Z])\)?(?![A-Za-z])", re.IGNORECASE)
@@ -59,6 +71,14 @@ class ChoiceOutcome:
     """Probability the model gave its pick (``None`` without logprobs)."""
     choice_probs: tuple[float, ...] | None = None
     """Normalised probabilities over the choices when known."""
+
+
+def headline_stat(main_metric: str, method: str, length_normalization: str) -> str:
+    """The stat a run headlines: a separate-original run that headlines ``exact_match``
+    headlines the variant its ``length_normalization`` names (HELM: ``token``)."""
+    if method == SEPARATE_ORIGINAL and main_metric == "exact_match":
+        return NORMALIZATION_STATS.get(length_normalization, main_metric)
+    return main_metric
 
 
 def resolve(unit: Unit, method: str, length_normalization: str = "none", answer_parsing: str = "helm") -> ChoiceOutcome:
@@ -189,25 +209,81 @@ def _letter_logprob(top: Mapping[str, float], letter: str) -> float | None:
 # ---------------------------------------------------------------------------
 
 
-def _resolve_separate(unit: Unit, *, calibrated: bool, normalization: str) -> ChoiceOutcome:
-    n_choices = len(unit.instance.references)
+@dataclass(frozen=True)
+class SeparateScores:
+    """What one separate multiple-choice unit's requests say about each choice."""
+
+    logprobs: tuple[float, ...]
+    """Per choice: summed logprob of the continuation (calibrated: minus the neutral context's)."""
+    chars: tuple[int, ...]
+    """Characters of each choice text (no leading space)."""
+    tokens: tuple[int, ...]
+    """Scored tokens of each continuation."""
+    bytes: tuple[int, ...]
+    """UTF-8 bytes of each choice text."""
+    calibrated: bool = False
+
+    def scores(self, normalization: str) -> list[float]:
+        """Each choice's score under ``normalization`` (calibrated scores are never divided)."""
+        if normalization == "none" or self.calibrated:
+            return list(self.logprobs)
+        lengths = {"char": self.chars, "token": self.tokens, "byte": self.bytes}[normalization]
+        return [lp / max(n, 1) for lp, n in zip(self.logprobs, lengths, strict=True)]
+
+    def pick(self, normalization: str) -> int:
+        """The argmax choice (ties go to the lowest index, as numpy's argmax)."""
+        scores = self.scores(normalization)
+        return max(range(len(scores)), key=lambda i: (scores[i], -i))
+
+    def details(self) -> dict[str, object]:
+        """JSON-compatible record of the unit: kept beside its per-instance stats."""
+        picks = {"none": self.pick("none")} if self.calibrated else {n: self.pick(n) for n in LENGTH_NORMALIZATIONS}
+        return {
+            "choice_logprobs": list(self.logprobs),
+            "choice_chars": list(self.chars),
+            "choice_tokens": list(self.tokens),
+            "choice_bytes": list(self.bytes),
+            "calibrated": self.calibrated,
+            "chosen_index": picks,
+        }
+
+
+def separate_scores(unit: Unit, *, calibrated: bool) -> SeparateScores | None:
+    """The unit's choice scores, or ``None`` when a request failed or is missing."""
+    references = unit.instance.references
     main = _by_reference(unit.with_role(MAIN_ROLE))
     neutral = _by_reference(unit.with_role(CALIBRATION_ROLE)) if calibrated else {}
-    scores: list[float] = []
-    for i in range(n_choices):
+    logprobs: list[float] = []
+    tokens: list[int] = []
+    for i in range(len(references)):
         state = main.get(i)
         if state is None or not succeeded(state):
-            return ChoiceOutcome(None, False, None)
+            return None
+        logprob = _logprob(state)
         if calibrated:
             base = neutral.get(i)
             if base is None or not succeeded(base):
-                return ChoiceOutcome(None, False, None)
-            scores.append(_logprob(state) - _logprob(base))
-        else:
-            scores.append(_normalised(state, normalization))
-    if not scores:
+                return None
+            logprob -= _logprob(base)
+        logprobs.append(logprob)
+        tokens.append(_scored_tokens(state))
+    if not logprobs:
+        return None
+    return SeparateScores(
+        logprobs=tuple(logprobs),
+        chars=tuple(len(r.output) for r in references),
+        tokens=tuple(tokens),
+        bytes=tuple(len(r.output.encode("utf-8")) for r in references),
+        calibrated=calibrated,
+    )
+
+
+def _resolve_separate(unit: Unit, *, calibrated: bool, normalization: str) -> ChoiceOutcome:
+    scored = separate_scores(unit, calibrated=calibrated)
+    if scored is None:
         return ChoiceOutcome(None, False, None)
-    predicted = max(range(n_choices), key=lambda i: (scores[i], -i))
+    scores = scored.scores(normalization)
+    predicted = scored.pick(normalization)
     probs = softmax(scores)
     correct = unit.instance.references[predicted].is_correct
     return ChoiceOutcome(predicted, correct, probs[predicted], tuple(probs))
@@ -229,17 +305,11 @@ def _logprob(state: RequestState) -> float:
     return completion.logprob
 
 
-def _normalised(state: RequestState, normalization: str) -> float:
-    logprob = _logprob(state)
-    if normalization == "none":
-        return logprob
-    assert state.result is not None
+def _scored_tokens(state: RequestState) -> int:
+    assert state.result is not None and state.result.completions
     completion = state.result.completions[0]
     continuation = state.request.continuation or completion.text
-    if normalization == "char":
-        return logprob / max(len(continuation), 1)
-    n_tokens = len(completion.tokens) or max(len(continuation.split()), 1)
-    return logprob / n_tokens
+    return len(completion.tokens) or max(len(continuation.split()), 1)
 
 
 def softmax(scores: Sequence[float]) -> list[float]:

@@ -75,8 +75,13 @@ def multiple_choice_joint_format(instructions: str = "") -> dict[str, Any]:
 
 
 def multiple_choice_separate_format(method: str) -> dict[str, Any]:
-    """Each choice scored on its own after the input (``method`` says how), zero-shot, nothing generated."""
-    return prompt_format(method=method, input_suffix=" ", max_train_instances=0, max_tokens=0, stop_sequences=None)
+    """Each choice scored on its own after the input (``method`` says how), zero-shot, nothing generated.
+
+    ``multiple_choice_separate_original`` headlines the per-token normalised pick, as HELM scores it."""
+    fields = prompt_format(method=method, input_suffix=" ", max_train_instances=0, max_tokens=0, stop_sequences=None)
+    if method == "multiple_choice_separate_original":
+        fields["length_normalization"] = "token"
+    return fields
 
 
 def news_summary_format(sentences: int, max_tokens: int) -> dict[str, Any]:

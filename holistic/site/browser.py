@@ -86,7 +86,8 @@ def build_browser(run_dir: Path, out_dir: Path, main_metric: str | None) -> Brow
                  "messages", "continuation", "completion", "completions", "logprob", "post_processed",
                  "train_ids", "num_train_instances", "prompt_truncated", "output_mapping", "error", "parse_error",
                  "cached", "latency_s"])
-    pis = _read(run_dir / "per_instance_stats.parquet", ["instance_id", "trial", "perturbation", "metric", "value"])
+    pis = _read(run_dir / "per_instance_stats.parquet",
+                ["instance_id", "trial", "perturbation", "metric", "value", "details"])
 
     order: list[str] = []
     variants: dict[str, dict[str | None, dict[str, Any]]] = defaultdict(dict)
@@ -134,6 +135,8 @@ def build_browser(run_dir: Path, out_dir: Path, main_metric: str | None) -> Brow
             continue
         trial = v["trials"].setdefault(pis["trial"][i], {"trial": pis["trial"][i], "requests": [], "metrics": {}})
         trial["metrics"][pis["metric"][i]] = pis["value"][i]
+        if pis["details"][i]:  # separate multiple choice: each choice's scores and the pick per normalisation
+            trial["details"] = json.loads(pis["details"][i])
 
     for vs in variants.values():
         for v in vs.values():

@@ -159,20 +159,38 @@ def test_joint_unreadable_answer_keeps_its_probability_for_calibration():
     assert resolve(group_units([state])[0], "multiple_choice_joint", answer_parsing="lenient").confidence is None
 
 
-@pytest.mark.parametrize(
-    ("normalization", "expected"),
-    # choice 0 " a" (2 chars, 1 token) logprob -2; choice 1 " abcdefgh" (9 chars, 4 tokens) logprob -4.
-    # none: -2 > -4 -> 0 ; char: -1 vs -0.444 -> 1 ; token: -2 vs -1 -> 1
-    [("none", 0), ("char", 1), ("token", 1)],
-)
-def test_separate_multiple_choice_length_normalisation(normalization, expected):
-    inst = instance("x", [" a", " abcdefgh"], correct=[1])
+@pytest.mark.parametrize("headline", ["none", "char", "token", "byte"])
+def test_separate_multiple_choice_reports_every_normalisation_from_one_set_of_requests(headline):
+    # choice 0 "ab" (1 token) logprob -2.1; choice 1 "abcd" (4 tokens) logprob -4.0; the correct one is 1.
+    # sum: -2.1 > -4.0 -> 0; per char of the choice text (lm-eval acc_norm): -1.05 < -1.0 -> 1;
+    # per token (HELM): -2.1 < -1.0 -> 1. Dividing by the continuation with its leading
+    # space (the old `char`) would give -0.7 > -0.8 -> 0.
+    inst = instance("x", ["ab", "abcd"], correct=[1])
     states = [
-        score_state(inst, 0, -2.0, continuation=" a", n_tokens=1),
-        score_state(inst, 1, -4.0, continuation=" abcdefgh", n_tokens=4),
+        score_state(inst, 0, -2.1, continuation=" ab", n_tokens=1),
+        score_state(inst, 1, -4.0, continuation=" abcd", n_tokens=4),
     ]
-    result = MultipleChoiceAccuracy("multiple_choice_separate_original", normalization).evaluate(states, ctx())
-    assert values(result, "exact_match")[("x", 0, None)] == float(expected == 1)
+    result = MultipleChoiceAccuracy("multiple_choice_separate_original", headline).evaluate(states, ctx())
+    got = {name: values(result, name)[("x", 0, None)] for name in
+           ("exact_match", "exact_match_per_char", "exact_match_per_token", "exact_match_per_byte", "predicted_index")}
+    assert got == {"exact_match": 0.0, "exact_match_per_char": 1.0, "exact_match_per_token": 1.0,
+                   "exact_match_per_byte": 1.0, "predicted_index": 0.0 if headline == "none" else 1.0}
+    (row,) = [p for p in result.per_instance if p.name.name == "exact_match"]
+    assert row.details == {
+        "choice_logprobs": [-2.1, -4.0], "choice_chars": [2, 4], "choice_tokens": [1, 4], "choice_bytes": [2, 4],
+        "calibrated": False, "chosen_index": {"none": 0, "char": 1, "token": 1, "byte": 1},
+    }
+
+
+def test_per_byte_and_per_char_differ_on_non_ascii_choices():
+    inst = instance("x", ["éé", "abc"], correct=[1])  # 2 chars / 4 bytes against 3 / 3
+    states = [
+        score_state(inst, 0, -2.2, continuation=" éé", n_tokens=2),
+        score_state(inst, 1, -3.0, continuation=" abc", n_tokens=2),
+    ]
+    result = MultipleChoiceAccuracy("multiple_choice_separate_original", "char").evaluate(states, ctx())
+    assert values(result, "exact_match_per_char")[("x", 0, None)] == 1.0  # -1.1 < -1.0
+    assert values(result, "exact_match_per_byte")[("x", 0, None)] == 0.0  # -0.55 > -1.0
 
 
 def test_calibrated_multiple_choice_subtracts_neutral_context():
