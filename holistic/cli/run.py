@@ -46,6 +46,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--output-dir", type=Path, default=Path("output"), help="results folder (default: ./output)")
     p.add_argument("--max-eval-instances", type=positive_int, metavar="N",
                    help="evaluate at most N instances per run (overrides the spec; changes the run ids)")
+    p.add_argument("--limit", type=positive_int, metavar="N",
+                   help="evaluate the first N instances of each run in the data's own order, like "
+                   "lm-evaluation-harness --limit (max_eval_instances=N with eval_instances: first)")
+    p.add_argument("--allow-zero-shot", action="store_true",
+                   help="a run that asks for in-context examples and finds no training split runs zero-shot "
+                   "with a warning (default: it fails, naming the fix)")
     p.add_argument("--models", action="append", metavar="PATTERN",
                    help="only runs whose model matches a glob pattern (repeatable or comma-separated), e.g. 'simple/*'")
     p.add_argument("--scenarios", action="append", metavar="PATTERN",
@@ -96,9 +102,11 @@ def _fetch(runs: Sequence[RunSpec], ctx: ScenarioContext) -> None:
 def _main(args: argparse.Namespace) -> int:
     from holistic.execution.progress import make_progress
     from holistic.execution.runner import prepare_runs, run_suite
-    from holistic.execution.selection import select_runs
+    from holistic.execution.selection import SelectionError, select_runs
     from holistic.spec import compile_spec
 
+    if args.limit is not None and args.max_eval_instances is not None:
+        raise SelectionError("give --limit (the first N) or --max-eval-instances (a seeded sample of N), not both")
     compiled = compile_spec(args.spec, models_file=args.models_file)
     if args.suite:
         compiled = dataclasses.replace(compiled, suite=args.suite)
@@ -108,7 +116,9 @@ def _main(args: argparse.Namespace) -> int:
         use_cache=not args.no_cache,
         concurrency=args.concurrency,
         batch_size=args.batch_size,
-        max_eval_instances=args.max_eval_instances,
+        max_eval_instances=args.limit if args.limit is not None else args.max_eval_instances,
+        eval_instances="first" if args.limit is not None else None,
+        allow_zero_shot=args.allow_zero_shot,
         data_root=env_path(args.data_root, DATA_ROOT_ENV),
         models_file=args.models_file,
         executor=args.executor,

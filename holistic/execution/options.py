@@ -34,6 +34,13 @@ class RunOptions:
     """Overrides every run's ``max_eval_instances`` (part of the run id, so a smaller
     trial run never passes for the full one)."""
 
+    eval_instances: str | None = None
+    """Overrides every run's ``eval_instances`` (``first`` with ``--limit``)."""
+
+    allow_zero_shot: bool = False
+    """Run a run that asks for in-context examples but finds no training split zero-shot
+    (with a warning) instead of failing it."""
+
     data_root: Path | None = None
     """Local data mirror handed to scenarios (``--data-root`` / ``HOLISTIC_DATA_ROOT``)."""
 

@@ -25,7 +25,7 @@ from typing import Any
 from holistic.core.errors import HolisticError
 from holistic.core.hashing import stable_seed
 from holistic.core.interfaces import Metric, MetricContext, MetricInfo, Scenario, ScenarioContext, ScenarioInfo
-from holistic.core.types import Instance, ModelDeployment, PerInstanceStat, RequestState, RunSpec, Stat
+from holistic.core.types import AdapterSpec, Instance, ModelDeployment, PerInstanceStat, RequestState, RunSpec, Stat
 from holistic.execution import shards
 from holistic.execution.context import ExecutionContext
 from holistic.execution.options import RunOptions
@@ -38,6 +38,10 @@ from holistic.execution.store import ARTIFACTS_FILE, RUN_SPEC_FILE, SuiteStore
 
 class EmptyRunError(HolisticError):
     """A run has no evaluation instances."""
+
+
+class NoInContextExamplesError(HolisticError):
+    """A run asks for in-context examples and its scenario has no training split."""
 
 
 class ScenarioArgsError(HolisticError):
@@ -103,6 +107,15 @@ def run_spec_document(
     }
 
 
+def with_headline(info: ScenarioInfo, adapter: AdapterSpec) -> ScenarioInfo:
+    """``info`` whose main metric is the stat this run's adaptation headlines."""
+    from dataclasses import replace
+
+    from holistic.metrics.choices import headline_stat
+
+    return replace(info, main_metric=headline_stat(info.main_metric, adapter.method, adapter.length_normalization))
+
+
 def _deployment_facts(deployment: ModelDeployment) -> dict[str, Any]:
     from dataclasses import asdict
 
@@ -129,7 +142,7 @@ def _load_instances(run: RunSpec, scenario: Scenario, options: RunOptions) -> tu
     train, evaluation = split_instances(scenario.get_instances(scenario_ctx))
     evaluation = downsample(
         evaluation, run.adapter.max_eval_instances, seed=run.adapter.seed, scenario=run.scenario,
-        method=run.adapter.eval_sampling,
+        method=run.adapter.eval_sampling, mode=run.adapter.eval_instances,
     )
     if not evaluation:
         raise EmptyRunError(f"run {run.run_id}: scenario {run.scenario.name!r} has no valid/test instances")
@@ -210,9 +223,20 @@ def execute_run(
         scenario = create_scenario(run.scenario)
     except (TypeError, ValueError) as exc:
         raise ScenarioArgsError(f"scenario {run.scenario.name!r} rejects its arguments: {exc}") from None
-    info = scenario.info
+    info = with_headline(scenario.info, run.adapter)
     selection = select_metrics(run.metrics, info, run.adapter, deployment)
     train, evaluation = _load_instances(run, scenario, ctx.options)
+    if not train and run.adapter.max_train_instances > 0 and run.adapter.method != "language_modeling":
+        problem = (
+            f"run {run.name} asks for {run.adapter.max_train_instances} in-context examples "
+            f"(max_train_instances) but scenario {run.scenario.name!r} has no training split to draw them from"
+        )
+        if not ctx.options.allow_zero_shot:
+            raise NoInContextExamplesError(
+                f"{problem}; map a split to the pool (split names train, dev, few_shot, or split_map), hold rows "
+                "out with num_train: N, set max_train_instances: 0, or pass --allow-zero-shot to run it zero-shot"
+            )
+        progress.message(f"WARNING: {problem}: running it ZERO-SHOT (--allow-zero-shot)")
 
     client = ctx.client(deployment)
     states = adapt(train, evaluation, run.adapter, deployment, client.tokenizer(), seed=run.adapter.seed)

@@ -30,7 +30,7 @@ from holistic.spec.compiler import CompiledSuite
 
 def prepare_runs(compiled: CompiledSuite, options: RunOptions) -> list[RunSpec]:
     """The runs to execute: the suite's, with option overrides applied, duplicates removed."""
-    return unique_runs(override_max_eval_instances(compiled.runs, options.max_eval_instances))
+    return unique_runs(override_max_eval_instances(compiled.runs, options.max_eval_instances, options.eval_instances))
 
 
 def run_suite(

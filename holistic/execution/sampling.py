@@ -11,6 +11,9 @@ can rely on: the same spec gives the same sample on every machine and for every
 model (the model is not part of the seed); raising ``k`` only adds instances; and
 adding instances to a dataset changes the sample only where a new one outranks an
 old one.
+
+``eval_instances: first`` takes the first ``k`` instead, in the data's own order (the
+order of the file for user datasets), to match a peer that evaluates a prefix.
 """
 
 from __future__ import annotations
@@ -37,12 +40,16 @@ def downsample(
     seed: int,
     scenario: ScenarioSpec,
     method: str = "stable",
+    mode: str = "sample",
 ) -> list[Instance]:
-    """At most ``max_instances`` of ``instances`` (all of them when ``None``), deterministically."""
+    """At most ``max_instances`` of ``instances`` (all of them when ``None``), deterministically:
+    a seeded sample, or with ``mode="first"`` the first ones in the scenario's order."""
     if max_instances is None or len(instances) <= max_instances:
         return list(instances)
     if max_instances < 0:
         raise ValueError(f"max_eval_instances must be >= 0, got {max_instances}")
+    if mode == "first":
+        return list(instances[:max_instances])
     if method == "helm":
         picks = np.random.RandomState(seed).choice(len(instances), max_instances, replace=False)
         return [instances[int(i)] for i in picks]

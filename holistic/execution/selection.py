@@ -48,8 +48,13 @@ def select_runs(
     return out
 
 
-def override_max_eval_instances(runs: Sequence[RunSpec], max_eval_instances: int | None) -> list[RunSpec]:
-    """Runs with ``adapter.max_eval_instances`` replaced (the run ids change accordingly)."""
+def override_max_eval_instances(
+    runs: Sequence[RunSpec], max_eval_instances: int | None, eval_instances: str | None = None
+) -> list[RunSpec]:
+    """Runs with ``adapter.max_eval_instances`` (and ``eval_instances``) replaced (the run
+    ids change accordingly)."""
+    if eval_instances is not None:
+        runs = [replace(r, adapter=r.adapter.replace(eval_instances=eval_instances)) for r in runs]
     if max_eval_instances is None:
         return list(runs)
     if max_eval_instances < 1:

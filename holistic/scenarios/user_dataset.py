@@ -55,16 +55,31 @@ class UserDatasetScenario:
         template: str | None,
         splits: Mapping[str, str] | None,
         num_train: int,
+        label_format: str | None = None,
+        split_map: Mapping[str, str] | None = None,
     ) -> None:
-        self.mapping = FieldMapping.from_args(fields, labels, template, splits, num_train)
+        if splits is not None and split_map is not None:
+            raise ValueError("give split_map (splits is its older name), not both")
+        self.mapping = FieldMapping.from_args(
+            fields, labels, template, split_map if split_map is not None else splits, num_train, label_format
+        )
         # This dataset's own task and headline metric (the class info describes the general case).
         self.info = replace(type(self).info, task=self.mapping.task, main_metric=self.mapping.main_metric)
 
     @classmethod
     def default_adapter_for(cls, args: Mapping[str, Any]) -> dict[str, Any]:
-        """Joint multiple choice when the mapping has choices; generation otherwise."""
+        """Joint multiple choice when the mapping has choices; generation otherwise. Zero-shot
+        when the data can have no in-context pool (no split field, no train file, no ``num_train``)."""
         fields = args.get("fields") or {}
+        adapter = dict(USER_DEFAULT_ADAPTER)
         if isinstance(fields, Mapping) and "choices" in fields:
-            return {**USER_DEFAULT_ADAPTER, "method": "multiple_choice_joint", "output_prefix": "Answer: ",
-                    "max_tokens": 5}
-        return dict(USER_DEFAULT_ADAPTER)
+            adapter.update(method="multiple_choice_joint", output_prefix="Answer: ", max_tokens=5)
+        if not cls.may_have_train_pool(args):
+            adapter["max_train_instances"] = 0
+        return adapter
+
+    @classmethod
+    def may_have_train_pool(cls, args: Mapping[str, Any]) -> bool:
+        """Whether these arguments can give in-context examples (a split field may hold train rows)."""
+        fields = args.get("fields") or {}
+        return bool(args.get("num_train")) or (isinstance(fields, Mapping) and "split" in fields)

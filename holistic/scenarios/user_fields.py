@@ -1,20 +1,33 @@
 """Turning rows of a user's dataset into instances: the field mapping shared by the
 ``file`` and ``huggingface`` scenarios.
 
-A row is a mapping of column names to values. The mapping says which column is
-the input (or a Jinja2 ``template`` over the columns), and where the answer is:
+A row is a mapping of column names to values. Every field is a *field path*
+(:mod:`holistic.scenarios.field_paths`): a column, ``question.stem`` inside an
+object, ``question.choices[*].text`` across a list. The mapping says which field is
+the input (or a Jinja2 ``template`` over the columns, where ``{{ question.stem }}``
+reads nested objects too), and where the answer is:
 
 - ``label`` (classification): references are the label names, in the order of
   ``labels`` (a list of names, or a mapping from raw values such as ``0``/``1`` to
   names; by default the sorted distinct values), the row's label is correct;
-- ``choices`` (multiple choice): one column holding a list, or a list of columns;
-  ``label`` then names the correct choice by index (0-based), letter (``A``...) or text;
+- ``choices`` (multiple choice): one field holding a list, or a list of fields;
+  ``label`` holds the answer key. With ``choice_labels`` (the labels the data gives
+  its choices, e.g. ``question.choices[*].label``) the key is looked up among them;
+  otherwise ``label_format`` says how to read it: ``index0`` (0 = first choice),
+  ``index1`` (1 = first choice), ``letter`` (A = first) or ``text`` (the choice's
+  text). Without either, a letter or a choice's text is read as such and a number
+  is an error (0- or 1-based is the dataset's convention, not something to guess);
 - ``output`` (question answering, generation): the answer text (a list means
   several correct answers).
 
-Optional: ``id``, ``split`` (with ``splits`` mapping raw values to
-train/valid/test), ``sub_split`` (a group column, e.g. a dialect, for fairness by
-group) and ``metadata`` (columns copied into ``Instance.metadata``).
+Optional: ``id``, ``split``, ``sub_split`` (a group field, e.g. a dialect, for
+fairness by group) and ``metadata`` (fields copied into ``Instance.metadata``).
+
+Split names (the ``split`` field's values, a file mapping's keys, a Hugging Face
+dataset's splits) map by :data:`SPLIT_ALIASES`: ``train``, ``dev``, ``few_shot``
+are the in-context pool (MMLU calls its few-shot pool ``dev``); ``val``,
+``valid``, ``validation`` are validation; ``test``, ``eval`` are test. ``split_map``
+overrides or adds entries.
 """
 
 from __future__ import annotations
@@ -25,26 +38,33 @@ from typing import Any
 
 from holistic.core.errors import DataSourceError, did_you_mean
 from holistic.core.types import CORRECT_TAG, TEST_SPLIT, TRAIN_SPLIT, VALID_SPLIT, Instance, Reference
+from holistic.scenarios.field_paths import FieldPath, FieldPathError
 from holistic.scenarios.loading import with_train_pool
 
 SPLIT_ALIASES: dict[str, str] = {
-    "train": TRAIN_SPLIT, "training": TRAIN_SPLIT,
-    "valid": VALID_SPLIT, "validation": VALID_SPLIT, "val": VALID_SPLIT, "dev": VALID_SPLIT,
+    "train": TRAIN_SPLIT, "training": TRAIN_SPLIT, "dev": TRAIN_SPLIT, "few_shot": TRAIN_SPLIT,
+    "fewshot": TRAIN_SPLIT,
+    "valid": VALID_SPLIT, "validation": VALID_SPLIT, "val": VALID_SPLIT,
     "test": TEST_SPLIT, "eval": TEST_SPLIT,
 }
-FIELD_KEYS = ("input", "output", "label", "choices", "id", "split", "sub_split", "metadata")
+"""Split name (lower case) -> train (the in-context pool), valid or test."""
+FIELD_KEYS = ("input", "output", "label", "choices", "choice_labels", "id", "split", "sub_split", "metadata")
+LABEL_FORMATS = ("index0", "index1", "letter", "text")
 _LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 
 # The JSON Schema of the mapping arguments (shared by both scenarios' args_schema).
 MAPPING_ARGS_SCHEMA: dict[str, Any] = {
     "fields": {
         "type": "object",
-        "description": "Which column is what: input, output or label, choices, id, split, sub_split, metadata.",
+        "description": "Which field is what (a column, a dotted path such as question.stem, or a list projection "
+        "such as question.choices[*].text): input, output or label, choices, choice_labels, id, split, sub_split, "
+        "metadata.",
         "properties": {
             "input": {"type": "string"},
             "output": {"type": "string"},
             "label": {"type": "string"},
             "choices": {"type": ["string", "array"], "items": {"type": "string"}},
+            "choice_labels": {"type": "string"},
             "id": {"type": "string"},
             "split": {"type": "string"},
             "sub_split": {"type": "string"},
@@ -57,7 +77,17 @@ MAPPING_ARGS_SCHEMA: dict[str, Any] = {
         "description": "Label names in order, or a mapping from raw label values to names.",
     },
     "template": {"type": "string", "description": "Jinja2 template of the input over the row's columns."},
-    "splits": {"type": "object", "description": "Raw split value -> train, valid or test."},
+    "label_format": {
+        "enum": list(LABEL_FORMATS),
+        "description": "How a multiple-choice answer key names its choice when there are no choice_labels: index0 "
+        "(0 = first), index1 (1 = first), letter (A = first) or text (the choice's text).",
+    },
+    "split_map": {
+        "type": "object",
+        "description": "Split name -> train (in-context pool), valid or test; overrides the built-in names "
+        "(train/dev/few_shot -> train, val/validation -> valid, test/eval -> test).",
+    },
+    "splits": {"type": "object", "description": "Older name of split_map."},
     "num_train": {
         "type": "integer",
         "minimum": 0,
@@ -86,7 +116,9 @@ class FieldMapping:
     labels: Sequence[str] | Mapping[str, str] | None = None
     template: str | None = None
     splits: Mapping[str, str] | None = None
+    """Split names the user mapped (``split_map``), on top of :data:`SPLIT_ALIASES`."""
     num_train: int = 0
+    label_format: str | None = None
 
     @staticmethod
     def from_args(
@@ -95,6 +127,7 @@ class FieldMapping:
         template: str | None,
         splits: Mapping[str, str] | None,
         num_train: int,
+        label_format: str | None = None,
     ) -> FieldMapping:
         fields = dict(fields or {})
         unknown = [k for k in fields if k not in FIELD_KEYS]
@@ -108,16 +141,32 @@ class FieldMapping:
             raise ValueError("fields.output (the answer column) or fields.label (the label column) is required")
         if "output" in fields and ("label" in fields or "choices" in fields):
             raise ValueError("give fields.output (free-form answers) or fields.label/choices (classification), not both")
+        if "choice_labels" in fields and "choices" not in fields:
+            raise ValueError("fields.choice_labels needs fields.choices (the choice texts they label)")
+        for key, path in field_paths(fields):
+            try:
+                FieldPath.parse(path)
+            except ValueError as exc:
+                raise ValueError(f"fields.{key}: {exc}") from None
+        if label_format is not None:
+            if label_format not in LABEL_FORMATS:
+                raise ValueError(f"label_format {label_format!r} is not one of {', '.join(LABEL_FORMATS)}")
+            if "choices" not in fields:
+                raise ValueError("label_format applies to multiple choice (fields.choices); for classification "
+                                 "map raw labels to names with labels: {raw: name}")
         if isinstance(labels, Mapping):
             labels = {str(k): str(v) for k, v in labels.items()}
         elif labels is not None:
             labels = [str(v) for v in labels]
+        mapped: dict[str, str] = {}
         for raw, split in (splits or {}).items():
-            if split not in (TRAIN_SPLIT, VALID_SPLIT, TEST_SPLIT):
-                raise ValueError(f"splits: {raw!r} maps to {split!r}; use train, valid or test")
+            target = SPLIT_ALIASES.get(str(split).lower())
+            if target is None:
+                raise ValueError(f"split_map: {raw!r} maps to {split!r}; use train, valid or test")
+            mapped[str(raw)] = target
         if isinstance(num_train, bool) or not isinstance(num_train, int) or num_train < 0:
             raise ValueError(f"num_train must be a non-negative integer, got {num_train!r}")
-        return FieldMapping(fields, labels, template, dict(splits) if splits else None, num_train)
+        return FieldMapping(fields, labels, template, mapped or None, num_train, label_format)
 
     @property
     def main_metric(self) -> str:
@@ -129,6 +178,33 @@ class FieldMapping:
         if "choices" in self.fields:
             return "multiple_choice"
         return "classification" if "label" in self.fields else "qa"
+
+    def split_name(self, raw: str) -> str | None:
+        """train, valid or test for a split name, or ``None`` when it is not mapped."""
+        if self.splits is not None and raw in self.splits:
+            return self.splits[raw]
+        return SPLIT_ALIASES.get(raw.lower())
+
+    def check(self, values: Mapping[str, Any]) -> list[tuple[str, str, str]]:
+        """``(key, path, problem)`` for every field path that does not fit the row ``values``."""
+        problems = []
+        for key, path in field_paths(self.fields):
+            try:
+                FieldPath.parse(path).get(values)
+            except FieldPathError as exc:
+                problems.append((key, path, str(exc)))
+        return problems
+
+
+def field_paths(fields: Mapping[str, Any]) -> list[tuple[str, str]]:
+    """``(key, path)`` for every field path of a mapping (``choices.1`` for the second of a list)."""
+    out: list[tuple[str, str]] = []
+    for key, value in fields.items():
+        if isinstance(value, str):
+            out.append((key, value))
+        elif isinstance(value, (list, tuple)):
+            out.extend((f"{key}.{i}", str(v)) for i, v in enumerate(value))
+    return out
 
 
 def build_instances(
@@ -175,14 +251,11 @@ def build_instances(
     return instances
 
 
-def _get(row: Row, column: str) -> Any:
-    if column not in row.values:
-        near = did_you_mean(column, list(row.values))
-        hint = f"; did you mean {near[0]!r}?" if near else ""
-        raise DataSourceError(
-            f"{row.where}: no column {column!r}{hint} (columns: {', '.join(map(str, row.values))})"
-        )
-    return row.values[column]
+def _get(row: Row, path: str) -> Any:
+    try:
+        return FieldPath.parse(path).get(row.values)
+    except FieldPathError as exc:
+        raise DataSourceError(f"{row.where}: {exc}") from None
 
 
 def _text(value: Any, row: Row, what: str) -> str:
@@ -198,16 +271,16 @@ def _plain(value: Any) -> Any:
 def _split_of(row: Row, mapping: FieldMapping) -> str:
     column = mapping.fields.get("split")
     if not column:
-        return SPLIT_ALIASES[row.split] if row.split is not None else TEST_SPLIT
+        return row.split if row.split is not None else TEST_SPLIT
     raw = str(_get(row, column))
-    table = mapping.splits if mapping.splits is not None else SPLIT_ALIASES
-    if raw in table:
-        return table[raw]
-    if raw.lower() in SPLIT_ALIASES and mapping.splits is None:
-        return SPLIT_ALIASES[raw.lower()]
-    raise DataSourceError(
-        f"{row.where}: split {raw!r} is not mapped; add it to splits (known: {', '.join(sorted(table))})"
-    )
+    split = mapping.split_name(raw)
+    if split is None:
+        known = sorted({*SPLIT_ALIASES, *(mapping.splits or {})})
+        raise DataSourceError(
+            f"{row.where}: split {raw!r} is not a known split name; map it with split_map: {{{raw}: train|valid|test}} "
+            f"(known: {', '.join(known)})"
+        )
+    return split
 
 
 def _label_names(rows: Sequence[Row], mapping: FieldMapping) -> list[str]:
@@ -239,7 +312,8 @@ def _references(row: Row, mapping: FieldMapping, label_names: Sequence[str]) -> 
         return tuple(Reference(name, (CORRECT_TAG,) if name == label else ()) for name in label_names)
     if mapping.task == "multiple_choice":
         choices = _choices(row, mapping.fields["choices"])
-        correct = _correct_choice(row, _get(row, mapping.fields["label"]), choices)
+        labels = _choice_labels(row, mapping, len(choices))
+        correct = _correct_choice(row, _get(row, mapping.fields["label"]), choices, labels, mapping.label_format)
         return tuple(Reference(c, (CORRECT_TAG,) if i == correct else ()) for i, c in enumerate(choices))
     value = _get(row, mapping.fields["output"])
     answers = [value] if not isinstance(value, (list, tuple)) else list(value)
@@ -251,24 +325,73 @@ def _choices(row: Row, spec: str | Sequence[str]) -> list[str]:
     if isinstance(spec, str):
         value = _get(row, spec)
         if not isinstance(value, (list, tuple)):
-            raise DataSourceError(f"{row.where}: column {spec!r} should hold a list of choices, got {value!r}")
+            raise DataSourceError(f"{row.where}: field {spec!r} should hold a list of choices, got {value!r}")
         return [_text(v, row, "choice") for v in value]
     return [_text(_get(row, column), row, f"choice {column!r}") for column in spec]
 
 
-def _correct_choice(row: Row, raw: Any, choices: Sequence[str]) -> int:
-    text = str(raw).strip()
-    if isinstance(raw, int) or text.isdigit():
-        index = int(text)
-    elif len(text) == 1 and text.upper() in _LETTERS:
+def _choice_labels(row: Row, mapping: FieldMapping, n_choices: int) -> list[str] | None:
+    path = mapping.fields.get("choice_labels")
+    if path is None:
+        return None
+    value = _get(row, path)
+    if not isinstance(value, (list, tuple)) or len(value) != n_choices:
+        raise DataSourceError(
+            f"{row.where}: choice_labels {path!r} should hold one label per choice ({n_choices}), got {value!r}"
+        )
+    labels = [str(v).strip() for v in value]
+    if len(set(labels)) != len(labels):
+        raise DataSourceError(f"{row.where}: choice_labels {path!r} repeat a label: {labels}")
+    return labels
+
+
+def _correct_choice(
+    row: Row, raw: Any, choices: Sequence[str], labels: Sequence[str] | None, label_format: str | None
+) -> int:
+    """The index of the correct choice; never a guess (see the module docstring)."""
+    if raw is None or isinstance(raw, bool) or (isinstance(raw, float) and not raw.is_integer()):
+        raise DataSourceError(f"{row.where}: answer key {raw!r} is not a choice label, index, letter or text")
+    text = str(int(raw)) if isinstance(raw, float) else str(raw).strip()
+    if labels is not None:
+        if text not in labels:
+            raise DataSourceError(f"{row.where}: answer key {raw!r} is not one of the choice labels {list(labels)}")
+        return labels.index(text)
+    if label_format in ("index0", "index1"):
+        if not text.lstrip("-").isdigit():
+            raise DataSourceError(f"{row.where}: answer key {raw!r} is not a number (label_format: {label_format})")
+        index = int(text) - (1 if label_format == "index1" else 0)
+    elif label_format == "letter" or (label_format is None and _is_letter(text)):
+        if not _is_letter(text):
+            raise DataSourceError(f"{row.where}: answer key {raw!r} is not a letter (label_format: letter)")
         index = _LETTERS.index(text.upper())
-    elif text in choices:
-        index = list(choices).index(text)
+        clash = [i for i, c in enumerate(choices) if c.strip() == text and i != index]
+        if label_format is None and clash:
+            raise DataSourceError(
+                f"{row.where}: answer key {raw!r} is both letter {text} (choice {index + 1}) and the text of choice "
+                f"{clash[0] + 1}; set label_format: letter or text"
+            )
+    elif label_format == "text" or not text.lstrip("-").isdigit():
+        matches = [i for i, c in enumerate(choices) if c.strip() == text]
+        if len(matches) != 1:
+            found = "matches no choice's text" if not matches else f"matches {len(matches)} choices' text"
+            fix = "" if label_format else "; set label_format (index0, index1, letter, text) or fields.choice_labels"
+            raise DataSourceError(f"{row.where}: answer key {raw!r} {found}{fix}")
+        index = matches[0]
     else:
-        raise DataSourceError(f"{row.where}: answer {raw!r} is not a choice index, letter or choice text")
+        raise DataSourceError(
+            f"{row.where}: answer key {raw!r} is a number, which could count choices from 0 or from 1; set "
+            "label_format: index0 (0 = first choice) or index1 (1 = first choice), or fields.choice_labels"
+        )
     if not 0 <= index < len(choices):
-        raise DataSourceError(f"{row.where}: answer {raw!r} is out of range for {len(choices)} choices")
+        raise DataSourceError(
+            f"{row.where}: answer key {raw!r} is out of range for {len(choices)} choices (label_format: "
+            f"{label_format or 'letter'})"
+        )
     return index
+
+
+def _is_letter(text: str) -> bool:
+    return len(text) == 1 and text.upper() in _LETTERS
 
 
 def _compile_template(source: str) -> Any:

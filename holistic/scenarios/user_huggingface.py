@@ -6,7 +6,7 @@ runs:
     args:
       dataset: stanfordnlp/imdb
       revision: <commit sha>             # required: results must name the data they used
-      splits: {train: train, test: test} # dataset split -> train/valid/test
+      dataset_splits: {train: train, test: test} # dataset split -> train/valid/test
       fields: {input: text, label: label}
 ```
 
@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import importlib.util
 from collections.abc import Mapping
+from dataclasses import replace
 from typing import Any
 
 from holistic.core.errors import DataSourceError
@@ -27,7 +28,7 @@ from holistic.core.interfaces import ScenarioContext
 from holistic.core.types import Instance
 from holistic.scenarios.registry import SCENARIOS
 from holistic.scenarios.user_dataset import UserDatasetScenario, user_dataset_info
-from holistic.scenarios.user_fields import SPLIT_ALIASES, FieldMapping, Row, build_instances
+from holistic.scenarios.user_fields import SPLIT_ALIASES, Row, build_instances
 
 _DEFAULT_SPLITS = {"train": "train", "validation": "valid", "test": "test"}
 
@@ -62,15 +63,23 @@ class HuggingFaceDatasetScenario(UserDatasetScenario):
         template: str | None = None,
         splits: Mapping[str, str] | None = None,
         num_train: int = 0,
+        label_format: str | None = None,
+        split_map: Mapping[str, str] | None = None,
     ) -> None:
         if not dataset or not revision:
             raise ValueError("dataset and revision are required (pin the revision to a commit or tag)")
         self.dataset, self.revision, self.config = dataset, revision, config
         self.dataset_splits = dict(dataset_splits or _DEFAULT_SPLITS)
         for name, split in self.dataset_splits.items():
-            if split not in SPLIT_ALIASES:
+            if str(split).lower() not in SPLIT_ALIASES:
                 raise ValueError(f"dataset_splits: {name!r} maps to {split!r}; use train, valid or test")
-        self._set_mapping(fields, labels, template, splits, num_train)
+        self._set_mapping(fields, labels, template, splits, num_train, label_format, split_map)
+
+    @classmethod
+    def may_have_train_pool(cls, args: Mapping[str, Any]) -> bool:
+        splits = args.get("dataset_splits") or _DEFAULT_SPLITS
+        return any(str(v).lower() in ("train", "dev", "few_shot", "fewshot") for v in splits.values()) or \
+            super().may_have_train_pool(args)
 
     def get_instances(self, ctx: ScenarioContext) -> list[Instance]:
         if importlib.util.find_spec("datasets") is None:
@@ -103,11 +112,11 @@ class HuggingFaceDatasetScenario(UserDatasetScenario):
             if label_names is None and feature is not None and hasattr(feature, "names"):
                 label_names = list(feature.names)
             where = f"{self.dataset}[{hf_split}]"
-            rows.extend(Row(values, f"{where}[{i}]", SPLIT_ALIASES[split]) for i, values in enumerate(data))
+            rows.extend(Row(values, f"{where}[{i}]", SPLIT_ALIASES[str(split).lower()])
+                        for i, values in enumerate(data))
         if not rows:
             raise DataSourceError(f"huggingface {self.dataset}@{self.revision}: none of the splits {list(self.dataset_splits)} exist")
         mapping = self.mapping
         if label_names is not None and mapping.labels is None and mapping.task == "classification":
-            mapping = FieldMapping(mapping.fields, {str(i): n for i, n in enumerate(label_names)}, mapping.template,
-                                   mapping.splits, mapping.num_train)
+            mapping = replace(mapping, labels={str(i): n for i, n in enumerate(label_names)})
         return build_instances(rows, mapping, f"huggingface:{self.dataset}")

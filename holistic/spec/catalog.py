@@ -85,7 +85,12 @@ class Catalog:
         return self._model_registry
 
     def model(self, name: str) -> ModelDeployment:
-        return self.models.get(name)
+        """The deployment for ``name``, checked to be obtainable (a Hub id offline fails here)."""
+        from holistic.models.registry import check_obtainable
+
+        deployment = self.models.get(name)
+        check_obtainable(deployment)
+        return deployment
 
     # -- metrics -----------------------------------------------------------
 

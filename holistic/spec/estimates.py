@@ -18,8 +18,10 @@ Nothing here loads a data set or a model.
   blocks (``k`` in-context examples and the eval input), each block being the
   input (the scenario's optional ``estimate_input_chars(args)``, else
   :data:`INPUT_CHARS_BY_TASK`), the input/output prefixes and suffixes, the
-  lettered choices for joint multiple choice, and for examples an answer of
-  :data:`ANSWER_CHARS`. ``language_modeling`` requests are one window each. The
+  lettered choices for joint multiple choice (each ``estimate_choice_chars(args)``
+  long, else :data:`CHOICE_CHARS`), and for examples an answer of
+  :data:`ANSWER_CHARS`. The ``file`` scenario reads its files for all of these, so
+  its counts are real. ``language_modeling`` requests are one window each. The
   result is capped at the model's context window.
 """
 
@@ -114,7 +116,9 @@ def estimate_run(
         input_chars = _optional_classmethod(scenario_cls, "estimate_input_chars", args)
         if input_chars is None:
             input_chars = INPUT_CHARS_BY_TASK.get(info.task, _FALLBACK_INPUT_CHARS)
-        per_request = prompt_tokens_per_request(adapter, input_chars, n_refs, deployment.context_window)
+        choice_chars = _optional_classmethod(scenario_cls, "estimate_choice_chars", args)
+        per_request = prompt_tokens_per_request(adapter, input_chars, n_refs, deployment.context_window,
+                                                choice_chars=choice_chars if choice_chars is not None else CHOICE_CHARS)
         tokens = requests * per_request
     return RunSize(
         eval_instances=n_eval,
@@ -125,7 +129,9 @@ def estimate_run(
     )
 
 
-def prompt_tokens_per_request(adapter: AdapterSpec, input_chars: int, n_refs: int, context_window: int) -> int:
+def prompt_tokens_per_request(
+    adapter: AdapterSpec, input_chars: int, n_refs: int, context_window: int, *, choice_chars: int = CHOICE_CHARS
+) -> int:
     """The heuristic token count of one typical prompt (see the module docstring)."""
     if adapter.method == "language_modeling":
         return min(adapter.language_modeling_window, context_window)
@@ -137,7 +143,7 @@ def prompt_tokens_per_request(adapter: AdapterSpec, input_chars: int, n_refs: in
         + len(adapter.instance_prefix)
     )
     if adapter.method == "multiple_choice_joint":
-        block += n_refs * (len(adapter.reference_prefix) + CHOICE_CHARS + len(adapter.reference_suffix))
+        block += n_refs * (len(adapter.reference_prefix) + choice_chars + len(adapter.reference_suffix))
     examples = adapter.max_train_instances
     chars = (
         len(adapter.instructions)
@@ -147,5 +153,5 @@ def prompt_tokens_per_request(adapter: AdapterSpec, input_chars: int, n_refs: in
         + examples * (ANSWER_CHARS + len(adapter.output_suffix))
     )
     if adapter.method in ("multiple_choice_separate_original", "multiple_choice_separate_calibrated"):
-        chars += CHOICE_CHARS  # the scored continuation
+        chars += choice_chars  # the scored continuation
     return min(math.ceil(chars / CHARS_PER_TOKEN), context_window)

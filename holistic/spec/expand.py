@@ -32,7 +32,7 @@ from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any
 
-from holistic.core.errors import SpecError, UnknownNameError, did_you_mean
+from holistic.core.errors import ModelError, SpecError, UnknownNameError, did_you_mean
 from holistic.core.interfaces import ScenarioInfo
 from holistic.core.types import AdapterSpec, ModelDeployment, PerturbationSpec, RunSpec, ScenarioSpec
 from holistic.spec.catalog import Catalog
@@ -209,6 +209,8 @@ class _EntryExpander:
                 out.append((self.catalog.model(item.value), item))
             except UnknownNameError as exc:
                 raise self.error(item.path, exc.format()) from None
+            except ModelError as exc:  # e.g. a Hugging Face id that cannot be had offline
+                raise self.error(item.path, str(exc)) from None
         return out
 
     def metrics(self, info: ScenarioInfo) -> list[Written]:
@@ -315,6 +317,7 @@ class _EntryExpander:
         for arg_combo in itertools.product(*(values for _, values in arg_axes)):
             args = self._resolve_paths(info, dict(zip(arg_keys, arg_combo, strict=True)))
             self.check_args(scenario, info, args)
+            self._preflight(scenario, args)
             for adapt_combo in itertools.product(*(values for _, values in adapt_axes)):
                 user = dict(zip(adapt_keys, adapt_combo, strict=True))
                 recommended = self._scenario_defaults(scenario, info, args)
@@ -355,6 +358,23 @@ class _EntryExpander:
             raise self.error(user[field].path, problem.message)
         origin = f" (scenario {scenario!r} recommends this value)" if field in dict(self._info_adapter) else ""
         raise self.error((*self.at, "scenario"), f"adaptation.{field}: {problem.message}{origin}")
+
+    def _preflight(self, scenario: str, args: Mapping[str, Written]) -> None:
+        """A scenario's own cheap look at its data (``preflight(args)``, e.g. the ``file``
+        scenario checking its field paths against the first rows): the first problem is an
+        error at the argument it concerns."""
+        hook = getattr(self.catalog.scenario_class(scenario), "preflight", None)
+        if not callable(hook):
+            return
+        try:
+            problems = hook({k: w.value for k, w in args.items()})
+        except (TypeError, ValueError) as exc:
+            raise self.error((*self.at, "args"), f"scenario {scenario!r}: {exc}") from None
+        if problems:
+            where, message = problems[0]
+            head = args.get(str(where[0])) if where else None
+            path = (*head.path, *where[1:]) if head is not None else (*self.at, "args", *where)
+            raise self.error(path, message)
 
     def _resolve_paths(self, info: ScenarioInfo, args: dict[str, Written]) -> dict[str, Written]:
         """Relative file arguments (schema ``x-path``) that do not exist from the working

@@ -87,7 +87,7 @@ def test_one_file_per_split_json_and_parquet(tmp_path: Path) -> None:
 def test_multiple_choice_template_metadata_and_held_out_train(tmp_path: Path) -> None:
     rows = [
         {"q": f"Which is {n}?", "opts": ["one", "two", "three"], "gold": gold, "dialect": d}
-        for n, gold, d in [("1", "A", "x"), ("2", 1, "y"), ("3", "three", "x"), ("1 again", "0", "y")]
+        for n, gold, d in [("1", "A", "x"), ("2", "b", "y"), ("3", "three", "x"), ("1 again", "A", "y")]
     ]
     path = tmp_path / "mc.jsonl"
     path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
@@ -99,6 +99,17 @@ def test_multiple_choice_template_metadata_and_held_out_train(tmp_path: Path) ->
     assert instances[0].input == "Q: Which is 1? (3 options)"
     assert instances[1].metadata == {"dialect": "y"} and instances[1].sub_split == "y"
     assert Counter(i.split for i in instances) == {"test": 3, "train": 1}
+    numbered = tmp_path / "numbered.jsonl"
+    numbered.write_text("".join(json.dumps({"q": q, "opts": ["one", "two"], "gold": g}) + "\n"
+                                for q, g in [("a", 1), ("b", "2")]), encoding="utf-8")
+    for label_format, expected in (("index0", ["two", None]), ("index1", ["one", "two"])):
+        fields = {"input": "q", "choices": "opts", "label": "gold"}
+        if expected[1] is None:
+            with pytest.raises(DataSourceError, match=r"numbered\.jsonl:2: answer key '2' is out of range for 2"):
+                _load(path=str(numbered), fields=fields, label_format=label_format)
+        else:
+            got = _load(path=str(numbered), fields=fields, label_format=label_format)
+            assert [i.correct_references[0].output for i in got] == expected
     from holistic.scenarios.user_file import FileDatasetScenario
 
     assert FileDatasetScenario.default_adapter_for({"fields": {"choices": "opts"}})["method"] == "multiple_choice_joint"
