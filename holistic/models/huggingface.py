@@ -1,5 +1,10 @@
 """``huggingface/<local dir or hub id>``: causal LMs through transformers.
 
+``huggingface/rel/dir``, ``huggingface/./rel/dir`` and ``huggingface//abs/dir`` name local
+folders (never sent to the Hub); their context window and chat template come from the
+folder's own files (:mod:`holistic.models.hf_local`), and BOS/EOS from its config and
+tokenizer when the model loads.
+
 Deployment args (all optional):
 
 - ``device``: ``auto`` (cuda, then mps, then cpu), ``cuda``, ``cuda:1``, ``mps``, ``cpu``;
@@ -21,6 +26,7 @@ from typing import Any
 from holistic.core.errors import ModelError
 from holistic.core.types import ModelDeployment
 from holistic.models.hf_engine import EngineOptions, TransformersEngine
+from holistic.models.hf_local import check_hub_id, local_dir
 from holistic.models.hf_tokenizer import HFTokenizer
 from holistic.models.local_client import LocalClient
 from holistic.models.local_engine import SpecialIds
@@ -143,6 +149,10 @@ def create_huggingface_client(deployment: ModelDeployment) -> LocalClient:
             raise ModelError(f"{deployment.name}: GGUF file {gguf} does not exist")
         facts["weights_sha256"] = file_sha256(gguf)
         source = str(converted_gguf_dir(gguf))
+    elif (folder := local_dir(source)) is not None:
+        source = str(folder)  # a folder that exists is never sent to the Hub
+    else:
+        check_hub_id(deployment.name, source)  # offline: fail now, not after a minute of retries
     engine, loaded = load_transformers_engine(
         source, device=str(args.get("device", "auto")), dtype=str(args.get("dtype", "auto")),
         revision=args.get("revision"), options=engine_options(args), fingerprint=gguf is None,

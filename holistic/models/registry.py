@@ -75,7 +75,7 @@ class ModelRegistry:
         for pattern in self.patterns:
             deployment = pattern.match(name)
             if deployment is not None:
-                return deployment
+                return _concrete(deployment)
         known = [*self.deployments, *(p.pattern for p in self.patterns)]
         raise UnknownNameError("model", name, known)
 
@@ -91,6 +91,25 @@ class ModelRegistry:
     def names(self) -> list[str]:
         """Names of the explicit entries (patterns accept more)."""
         return sorted(self.deployments)
+
+
+def _concrete(deployment: ModelDeployment) -> ModelDeployment:
+    """A pattern match filled in with what its target says about itself (a local
+    Hugging Face folder's context window and chat template)."""
+    if deployment.provider == "huggingface":
+        from holistic.models.hf_local import resolve_deployment
+
+        return resolve_deployment(deployment)
+    return deployment
+
+
+def check_obtainable(deployment: ModelDeployment) -> None:
+    """Raise :class:`~holistic.core.errors.ModelError` when the deployment's weights cannot
+    be had now (a Hugging Face Hub id offline and not cached); cheap, loads nothing."""
+    if deployment.provider == "huggingface":
+        from holistic.models import hf_local
+
+        hf_local.check_obtainable(deployment)
 
 
 def create_client(deployment: ModelDeployment) -> Client:

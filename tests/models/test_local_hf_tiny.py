@@ -213,3 +213,23 @@ def test_an_engine_failure_fails_only_the_request_that_caused_it(client, monkeyp
     results = client.process([Request(model="m", prompt=p, max_tokens=2) for p in ("One, two,", "poison", "The")])
     assert [r.success for r in results] == [True, False, True]
     assert "engine blew up" in (results[1].error or "")
+
+
+def test_a_folder_named_in_the_model_name_is_used_with_its_own_window_and_chat_template(
+    model_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from holistic.models.registry import ModelRegistry, create_client
+
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    monkeypatch.chdir(model_dir.parent)
+    registry = ModelRegistry()
+    for name in (f"huggingface/{model_dir.name}", f"huggingface/./{model_dir.name}", f"huggingface/{model_dir}"):
+        deployment = registry.get(name)
+        # From the folder's config.json and tokenizer_config.json, not the registry's defaults.
+        assert (deployment.context_window, deployment.capabilities.chat) == (512, True), name
+    client = create_client(registry.get(f"huggingface/{model_dir.name}"))
+    try:
+        (result,) = client.process([Request(model="m", kind="generate", prompt="The capital of", max_tokens=2)])
+        assert result.success
+    finally:
+        client.close()
