@@ -219,6 +219,9 @@ def _count_arg(name: str, value: Any, minimum: int) -> int:
 class SyntheticReasoningScenario:
     """Reasoning over abstract symbols: pattern matching, variable substitution, rule induction."""
 
+    plan_builds_prompts = True
+    """Instances are cheap to make (no download): ``--plan`` counts real prompt tokens."""
+
     info: ScenarioInfo = _generated_info(
         "synthetic_reasoning",
         "Procedurally generated reasoning over abstract symbols (HELM targeted evaluation).",
@@ -280,6 +283,9 @@ class ArithmeticScenario:
     With few digits the number of distinct problems is small (100 for one digit);
     train examples are drawn first and the test split holds at most the rest.
     """
+
+    plan_builds_prompts = True
+    """Instances are cheap to make (no download): ``--plan`` counts real prompt tokens."""
 
     info: ScenarioInfo = _generated_info(
         "arithmetic",

@@ -93,6 +93,9 @@ def read_rows(path: Path, fmt: str, split: str | None, limit: int | None = None)
 class FileDatasetScenario(UserDatasetScenario):
     """A user's dataset in a local file (or one file per split)."""
 
+    plan_builds_prompts = True
+    """Instances are cheap to make (no download): ``--plan`` counts real prompt tokens."""
+
     info = user_dataset_info(
         "file",
         "A user dataset from CSV, TSV, JSON, JSONL or Parquet with a field mapping.",

@@ -12,10 +12,11 @@ from __future__ import annotations
 
 import importlib
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from holistic.core.interfaces import METRIC_CATEGORIES
+from holistic.core.types import ModelDeployment, RunSpec
 from holistic.models.registry import ModelRegistry
 from holistic.spec.catalog import Catalog
 from holistic.spec.compiler import CompiledSuite
@@ -95,6 +96,7 @@ def make_plan(
     """
     catalog = Catalog(compiled.models_file, model_registry)
     count_requests = _count_requests()
+    prompt_tokens = _prompt_tokens()
     select_metrics = catalog.select_metrics()
     notes = list(compiled.warnings)
     if count_requests is None:
@@ -118,6 +120,9 @@ def make_plan(
             count_requests=count_requests,
             max_eval_instances_override=max_eval_instances_override,
         )
+        exact = prompt_tokens(run, deployment, max_eval_instances_override) if prompt_tokens is not None else None
+        if exact is not None:
+            size = replace(size, prompt_tokens=exact)
         rows.append(
             PlanRow(
                 run_id=run.run_id,
@@ -162,6 +167,23 @@ def _count_requests() -> Callable[..., int] | None:
         return None
     fn: Callable[..., int] | None = getattr(module, "count_requests", None)
     return fn
+
+
+def _prompt_tokens() -> Callable[[RunSpec, ModelDeployment, int | None], int | None] | None:
+    """Exact prompt tokens of runs whose instances are cheap to make (see
+    :mod:`holistic.execution.prompt_sizes`), or ``None`` without that module."""
+    try:
+        module = importlib.import_module("holistic.execution.prompt_sizes")
+    except ModuleNotFoundError:
+        return None
+
+    def count(run: RunSpec, deployment: ModelDeployment, cap: int | None) -> int | None:
+        if cap is not None:
+            run = replace(run, adapter=run.adapter.replace(max_eval_instances=cap))
+        value: int | None = module.plan_prompt_tokens(run, deployment)
+        return value
+
+    return count
 
 
 # ---------------------------------------------------------------------------
