@@ -64,7 +64,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="threads sending requests to API providers (local models batch instead; default 1)")
     p.add_argument("--batch-size", type=positive_int, default=32, metavar="N",
                    help="requests per model call batch; also the most an interrupt can lose (default 32)")
-    p.add_argument("--quiet", action="store_true", help="no progress and no summary; errors only")
+    p.add_argument("--quiet", action="store_true", help="no progress and no summary: errors and one final line (runs, requests, model work)")
     p.add_argument("--data-root", metavar="DIR",
                    help=f"local data mirror for scenarios (default: ${DATA_ROOT_ENV})")
     p.add_argument("--fetch-only", action="store_true", help="fetch the data the runs need, then stop")
@@ -153,6 +153,8 @@ def _main(args: argparse.Namespace) -> int:
     report = run_suite(compiled, options, runs=runs, progress=make_progress(quiet=args.quiet, stream=sys.stdout))
     if not args.quiet:
         print(report.summary())
+    else:
+        print(report.quiet_line())
     return 0 if report.ok else 1
 
 

@@ -200,6 +200,9 @@ def _execution_facts(evaluation: Sequence[Instance], states: Sequence[RequestSta
         "model_calls": served.model_calls,
         "failed_requests": served.failed,
         "error_rate": served.error_rate,
+        # what the local engine did (absent for API providers): forward passes, real tokens
+        # through the model, padded positions, shared prefixes reused, model loads
+        **{f"engine_{k}": v for k, v in sorted(served.engine.items())},
         "errors": sorted({s.result.error for s in states if s.result and s.result.error})[:20],
     }
 
@@ -273,4 +276,5 @@ def execute_run(
         run_id=run.run_id, name=run.name, scenario=run.scenario.name, model=run.model, method=run.adapter.method,
         status=COMPLETE, instances=len(evaluation), requests=served.requests, cache_hits=served.cache_hits,
         model_calls=served.model_calls, failed_requests=served.failed, folder=writer.folder,
+        forward_calls=served.engine.get("forward_calls", 0), forward_tokens=served.engine.get("forward_tokens", 0),
     )

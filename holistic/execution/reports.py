@@ -31,6 +31,10 @@ class RunReport:
     """Distinct requests sent to the model."""
     failed_requests: int = 0
     folder: Path | None = None
+    forward_calls: int = 0
+    """Forward passes a local engine ran for this run (0 for API providers)."""
+    forward_tokens: int = 0
+    """Real tokens a local engine ran through the model for this run."""
 
     @property
     def error_rate(self) -> float:
@@ -68,20 +72,35 @@ class SuiteReport:
     def ok(self) -> bool:
         return self.count(FAILED) == 0
 
+    def work_line(self) -> str:
+        """One line: requests, cache hits, failures and the model work of the runs written now."""
+        done = [r for r in self.runs if r.status == COMPLETE]
+        requests = sum(r.requests for r in done)
+        if not requests:
+            return ""
+        calls = sum(r.model_calls for r in done)
+        line = (f"requests: {requests} ({calls} sent to the model, {sum(r.cache_hits for r in done)} from the cache, "
+                f"{sum(r.failed_requests for r in done)} failed)")
+        passes = sum(r.forward_calls for r in done)
+        if passes:
+            line += f"; {sum(r.forward_tokens for r in done)} tokens through the model in {passes} forward passes"
+        return line
+
+    def quiet_line(self) -> str:
+        """The one line ``--quiet`` prints: run counts and :meth:`work_line`."""
+        runs = (f"suite {self.suite!r}: {self.count(COMPLETE)} runs written, {self.count(SKIPPED)} already complete, "
+                f"{self.count(FAILED)} failed")
+        work = self.work_line()
+        return f"{runs}; {work}" if work else runs
+
     def summary(self) -> str:
         """Human-readable lines: what was written where, and how to read it."""
         lines = [
             f"suite {self.suite!r}: {self.count(COMPLETE)} runs written, {self.count(SKIPPED)} already complete, "
             f"{self.count(FAILED)} failed",
         ]
-        requests = sum(r.requests for r in self.runs if r.status == COMPLETE)
-        if requests:
-            hits = sum(r.cache_hits for r in self.runs if r.status == COMPLETE)
-            calls = sum(r.model_calls for r in self.runs if r.status == COMPLETE)
-            failed = sum(r.failed_requests for r in self.runs if r.status == COMPLETE)
-            lines.append(
-                f"requests: {requests} ({calls} model calls, {hits} from the cache, {failed} failed)"
-            )
+        if self.work_line():
+            lines.append(self.work_line())
         for r in self.runs:
             if r.status == FAILED:
                 lines.append(f"  FAILED {r.run_id}: {r.error}")

@@ -19,9 +19,9 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 
 from holistic.core.errors import HolisticError
 from holistic.core.interfaces import Client
@@ -49,6 +49,10 @@ class ServeStats:
     """Distinct requests sent to the model."""
     failed: int
     """Request states whose result is a failure."""
+    engine: Mapping[str, int] = field(default_factory=dict)
+    """What a local engine did for these requests: ``forward_calls``, ``forward_tokens``
+    (real tokens through the model), ``padded_positions``, ``prefix_hits``, ``model_loads``.
+    Empty for providers that do not count."""
 
     @property
     def error_rate(self) -> float:
@@ -91,6 +95,7 @@ def serve(
 ) -> tuple[list[RequestState], list[str], ServeStats]:
     """Fill every state's ``result``; returns the states (same order), their cache keys and counts."""
     identity = client.identity()
+    usage_before = _usage(client)
     keys = [cache_key(identity, s.request) for s in states]
     by_key: dict[str, list[int]] = {}
     for i, key in enumerate(keys):
@@ -147,5 +152,11 @@ def serve(
         cache_hits=hits,
         model_calls=len(misses),
         failed=sum(1 for s in out if s.result is not None and not s.result.success),
+        engine={k: v - usage_before.get(k, 0) for k, v in _usage(client).items()},
     )
     return out, keys, stats
+
+
+def _usage(client: Client) -> dict[str, int]:
+    usage = getattr(client, "usage", None)
+    return dict(usage()) if callable(usage) else {}

@@ -14,18 +14,20 @@ multiple-choice workload of 50 prompts sharing a 278-token prefix in 4.7 s vs 13
 and generates slightly faster when batched (44 vs 38 tokens/s). llama.cpp starts in
 0.6 s instead of ~6 s (plus a one-time ~30 s conversion): choose it with deployment
 args ``engine: llama_cpp`` for short interactive runs.
-Other args are passed to the engine (transformers: ``device``, ``dtype``,
-``batch_size``, ``max_batch_tokens``, ``prefix_cache``, ``min_shared_prefix``;
+Other args are passed to the engine (transformers: ``device``, ``dtype`` and the
+fields of :class:`~holistic.models.hf_engine.EngineOptions`;
 llama_cpp: ``n_threads``, ``n_batch``, ``extra_buffer_types``). The identity holds the engine and the sha256
 of the GGUF file (cached by path, mtime and size).
 """
 
 from __future__ import annotations
 
+from dataclasses import fields
 from typing import Any
 
 from holistic.core.errors import ModelError, did_you_mean
 from holistic.core.types import ModelDeployment
+from holistic.models.hf_engine import EngineOptions
 from holistic.models.local_client import LocalClient
 from holistic.models.registry import PROVIDERS
 from holistic.models.weights import converted_gguf_dir, embedded_gguf_path, file_sha256
@@ -33,7 +35,7 @@ from holistic.models.weights import converted_gguf_dir, embedded_gguf_path, file
 ENGINES = ("transformers", "llama_cpp")
 DEFAULT_ENGINE = "transformers"
 _ENGINE_ARGS = {
-    "transformers": ("device", "dtype", "batch_size", "max_batch_tokens", "prefix_cache", "min_shared_prefix"),
+    "transformers": ("device", "dtype", *(f.name for f in fields(EngineOptions))),
     "llama_cpp": ("n_threads", "n_batch", "extra_buffer_types"),
 }
 

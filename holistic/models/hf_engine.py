@@ -1,32 +1,70 @@
-"""The transformers engine: batched scoring and generation with prefix reuse.
+"""The transformers engine: few, full forward passes, each unique token computed once.
 
-Every job becomes a *row*: a token sequence and the first position whose logits the
-job needs. Rows are arranged in a prefix tree (:mod:`holistic.models.prefix_plan`);
-the key/value cache of each shared prefix is computed once (extending its parent's)
-and copied, expanded to the batch, for the rows continuing from it. Only the rows'
-own suffixes are then run, right-padded, in batches.
+On a CPU the cost of an evaluation is dominated by how many forward calls it makes and
+how many positions each one computes (padding included), not by the number of
+requests. The engine therefore works on the whole batch of jobs at once:
 
-Within a tree node, rows are batched longest suffix first. Two reasons: rows of
-similar length land in the same batch, so little compute is spent on padding; and
-the largest batch runs first, so a batch that does not fit in memory fails at once
-rather than after most of the work is done. Results are put back in input order.
+1. **Prefix tree.** Every job is a token sequence plus the first position whose
+   logits it needs. The sequences are arranged in a prefix tree
+   (:mod:`holistic.models.prefix_plan`); a node is a prefix shared by the sequences
+   below it (the context of a question's choices, a few-shot block).
 
-Logits are only materialised at the positions a job needs (``logits_to_keep``), so
-a batch of long rows does not allocate ``batch x length x vocab`` floats.
+2. **Trunks: big shared prefixes, computed once per run.** A node whose subtree holds
+   more tokens than one packed row (``row_tokens``) becomes a *trunk*: its key/value
+   cache is computed in one forward pass and kept in a small store (LRU, bounded by
+   ``prefix_store_mb``). Later calls (the serving layer sends a run in several
+   batches) take a stored trunk that shares a prefix with theirs, sliced to the shared
+   length, and extend it by what is missing. So a 5-shot block shared by a whole run
+   is computed once, not once per request batch.
+
+3. **Packed rows for scoring.** Below a trunk, each remaining subtree (typically a
+   question's context and its choices as continuations) is laid out as a *unit*: the
+   shared context once, then every continuation, with a tree-shaped attention mask
+   (a token sees its own segment causally and its ancestor segments in full) and
+   position ids that restart after the shared part for each continuation. Units are
+   packed, largest first, into rows of at most ``row_tokens``; rows over the same
+   trunk are batched, longest first (similar lengths waste little padding, and the
+   biggest batch runs first so running out of memory shows at once). Many questions
+   are therefore scored in one padded pass, and every token of the batch is computed
+   exactly once: the work is the unique-token floor plus a little padding.
+
+4. **Logits only where needed.** The decoder's hidden states are gathered at the
+   positions some job scores and only those go through the output head, so a batch
+   never allocates ``rows x length x vocabulary`` floats.
+
+5. **Generation.** Each prompt's suffix after its trunk is one right-padded row (the
+   prompt's first generated token needs its own row of keys and values to continue
+   from); rows are batched across prefix nodes, and decoding runs the whole batch one
+   token per step, dropping rows as they reach an end-of-sequence token, a stop
+   sequence or ``max_tokens``.
+
+6. **Batch shape by budget, not by count.** A batch grows while it keeps within
+   ``batch_size`` rows, ``max_batch_tokens`` positions and ``memory_mb`` of keys,
+   values, attention mask and scores (estimated from the model's shape). The row count
+   therefore adapts: many short rows, or a few long ones over a long trunk.
+
+7. **Lazy loading.** The model is loaded on the first job, so a fully cached rerun
+   never loads it (the tokenizer, needed to build prompts, loads in well under a
+   second).
+
+The engine counts what it did (:class:`EngineCounters`): forward calls, real tokens
+through the model, padded positions, trunk-store hits, model loads.
 """
 
 from __future__ import annotations
 
 import inspect
+import threading
+from collections import OrderedDict
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from typing import Any
 
 import torch
 
 from holistic.core.interfaces import Tokenizer
 from holistic.models.local_engine import Generated, GenerateJob, ScoreJob, SpecialIds, TokenScore
-from holistic.models.prefix_plan import PrefixNode, plan_prefixes
+from holistic.models.prefix_plan import PrefixNode, common_prefix_len, plan_prefixes
 from holistic.models.stops import tail_has_stop
 
 
@@ -34,26 +72,68 @@ from holistic.models.stops import tail_has_stop
 class EngineOptions:
     """Batching and caching knobs of :class:`TransformersEngine`."""
 
-    batch_size: int = 16
+    batch_size: int = 64
     """Most rows per forward pass."""
-    max_batch_tokens: int = 4096
-    """Most (rows x padded suffix length) per forward pass."""
+    max_batch_tokens: int = 2048
+    """Most padded positions (rows x longest row) per forward pass."""
+    row_tokens: int = 384
+    """Longest packed row; a subtree larger than this becomes a cached trunk."""
+    memory_mb: int = 192
+    """Most megabytes of keys/values, attention mask and scores one forward pass may hold."""
     prefix_cache: bool = True
-    """Compute shared prefixes once (off: every row from scratch, for comparison)."""
+    """Share prefixes (off: every job runs alone from its first token, for comparison)."""
     min_shared_prefix: int = 16
-    """Fewest shared tokens that make a prefix worth caching."""
+    """Fewest shared tokens that make a prefix worth sharing."""
+    prefix_store_mb: int = 128
+    """Most megabytes of trunk keys/values kept between calls."""
 
 
 @dataclass
-class _Row:
+class EngineCounters:
+    """What the engine has done since it was created."""
+
+    forward_calls: int = 0
+    """Forward passes of the model (trunks, packed batches, decoding steps)."""
+    forward_tokens: int = 0
+    """Real tokens run through the model (padding excluded)."""
+    padded_positions: int = 0
+    """Positions computed, padding included."""
+    prefix_hits: int = 0
+    """Trunks taken (whole or in part) from the store instead of being recomputed."""
+    model_loads: int = 0
+
+    def as_dict(self) -> dict[str, int]:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class _Seq:
     ids: tuple[int, ...]
     need_from: int
-    """First position whose logits the job needs (the prefix taken from cache ends at or before it)."""
-    job: int
-    """Index of the job this row belongs to."""
+    """First position whose logits the job needs."""
 
 
-BatchHandler = Callable[[list[_Row], Any, int], None]
+@dataclass
+class _Trunk:
+    """A computed prefix: ``ids[:length]`` and its key/value cache (``None`` for the empty prefix)."""
+
+    length: int
+    cache: Any = None
+
+
+@dataclass(frozen=True)
+class _Segment:
+    seq: int
+    """Sequence whose tokens ``start:end`` this segment holds."""
+    start: int
+    end: int
+    parent: int
+    """Index of the parent segment within the unit (-1: attaches to the trunk)."""
+    leaf: bool
+    """The sequence's own last segment (its needed logits lie here)."""
+
+
+_Unit = list[_Segment]
 
 
 class TransformersEngine:
@@ -63,22 +143,61 @@ class TransformersEngine:
 
     def __init__(
         self,
-        model: Any,
+        model: Any | Callable[[], Any],
         tokenizer: Tokenizer,
         special: SpecialIds,
         *,
         pad_id: int,
         options: EngineOptions | None = None,
     ) -> None:
-        self.model = model
+        """``model`` is a loaded model or a function loading it (called on first use)."""
         self._tokenizer = tokenizer
         self._special = special
         self.pad_id = pad_id
         self.options = options or EngineOptions()
+        self.counters = EngineCounters()
+        self._model: Any = None
+        self._loader: Callable[[], Any] | None = None
+        self._lock = threading.Lock()
+        self._store: OrderedDict[tuple[int, ...], Any] = OrderedDict()
+        if isinstance(model, torch.nn.Module):
+            self._attach(model)
+        else:
+            self._loader = model
+
+    # -- the model (loaded lazily) ------------------------------------------------------------
+
+    @property
+    def loaded(self) -> bool:
+        return self._model is not None
+
+    @property
+    def model(self) -> Any:
+        with self._lock:
+            if self._model is None:
+                if self._loader is None:
+                    raise RuntimeError("the engine is closed")
+                self._attach(self._loader())
+                self.counters.model_loads += 1
+            return self._model
+
+    def _attach(self, model: Any) -> None:
+        self._model = model
         self.device = next(model.parameters()).device
+        self.dtype = next(model.parameters()).dtype
         params = inspect.signature(model.forward).parameters
         self._cache_kw = "cache" if "cache" in params else "past_key_values"
-        self._keep_logits = "logits_to_keep" in params
+        config = model.config
+        text = config.get_text_config() if hasattr(config, "get_text_config") else config
+        heads = int(getattr(text, "num_attention_heads", 1))
+        kv_heads = int(getattr(text, "num_key_value_heads", None) or heads)
+        head_dim = int(getattr(text, "head_dim", None) or text.hidden_size // heads)
+        layers = int(getattr(text, "num_hidden_layers", 1))
+        size = torch.finfo(self.dtype).bits // 8
+        self._kv_bytes = layers * 2 * kv_heads * head_dim * size
+        """Bytes of keys and values per cached position."""
+        self._heads = heads
+        self._softcap = getattr(text, "final_logit_softcapping", None)
 
     # -- protocol ---------------------------------------------------------------------------
 
@@ -89,69 +208,166 @@ class TransformersEngine:
         return self._special
 
     def close(self) -> None:
-        self.model = None
+        self._model = None
+        self._loader = None
+        self._store.clear()
 
     def score(self, jobs: Sequence[ScoreJob]) -> list[list[TokenScore]]:
-        rows = [_Row(ids=j.context + j.continuation, need_from=len(j.context) - 1, job=i) for i, j in enumerate(jobs)]
+        # A continuation's last token is never attended to and its logits predict nothing
+        # asked for: it is left out. Logits at positions len(context)-1 .. end predict the
+        # continuation's tokens.
+        scored = [i for i, j in enumerate(jobs) if j.continuation]
+        seqs = [_Seq(jobs[i].context + jobs[i].continuation[:-1], len(jobs[i].context) - 1) for i in scored]
         out: list[list[TokenScore]] = [[] for _ in jobs]
 
-        def handle(batch: list[_Row], cache: Any, start: int) -> None:
-            logits_rows = self._forward_batch(batch, cache, start, use_cache=False)[0]
-            for row, logits in zip(batch, logits_rows, strict=True):
-                job = jobs[row.job]
-                # logits at positions len(context)-1 .. end-2 predict the continuation
-                lp = torch.log_softmax(logits[: len(job.continuation)].float(), dim=-1)
+        def handle(indices: list[int], logits: list[torch.Tensor]) -> None:
+            for k, rows in zip(indices, logits, strict=True):
+                i = scored[k]
+                job = jobs[i]
+                lp = torch.log_softmax(rows.float(), dim=-1)
                 targets = torch.tensor(job.continuation, device=lp.device)
                 chosen = lp.gather(1, targets[:, None])[:, 0]
                 argmax = lp.argmax(dim=-1)
                 tops = _topk_rows(lp, job.top_k)
-                out[row.job] = [
+                out[i] = [
                     TokenScore(int(t), float(c), bool(a == t), tops[k] if tops else {})
                     for k, (t, c, a) in enumerate(zip(job.continuation, chosen.tolist(), argmax.tolist(), strict=True))
                 ]
 
-        self._run(rows, handle)
+        if seqs:
+            with torch.inference_mode():
+                self._score_packed(seqs, handle)
         return out
 
     def generate(self, jobs: Sequence[GenerateJob]) -> list[Generated]:
-        rows = [_Row(ids=j.prompt, need_from=len(j.prompt) - 1, job=i) for i, j in enumerate(jobs)]
+        seqs = [_Seq(j.prompt, len(j.prompt) - 1) for j in jobs]
         out: list[Generated | None] = [None] * len(jobs)
-
-        def handle(batch: list[_Row], cache: Any, start: int) -> None:
-            for row, gen in zip(batch, self._decode_batch(batch, [jobs[r.job] for r in batch], cache, start), strict=True):
-                out[row.job] = gen
-
-        self._run(rows, handle)
+        if seqs:
+            _ = self.model  # load before planning: trunks need the model's shape
+            with torch.inference_mode():
+                for trunk, units in self._place(seqs, pack=False):
+                    members = [u[0].seq for u in units]
+                    for batch in self._batches([[len(seqs[i].ids) - trunk.length] for i in members], trunk, extra=[
+                        jobs[i].max_tokens for i in members
+                    ]):
+                        rows = [members[b] for b in batch]
+                        done = self._decode_batch([seqs[i] for i in rows], [jobs[i] for i in rows], trunk)
+                        for i, gen in zip(rows, done, strict=True):
+                            out[i] = gen
         return [g if g is not None else Generated((), "length") for g in out]
 
-    # -- prefix tree and batching -----------------------------------------------------------
+    # -- prefix tree: trunks and units -----------------------------------------------------------
 
-    def _run(self, rows: list[_Row], handle: BatchHandler) -> None:
-        if not rows:
-            return
-        seqs = [r.ids for r in rows]
-        if self.options.prefix_cache:
-            root = plan_prefixes(seqs, [r.need_from for r in rows], self.options.min_shared_prefix)
+    def _place(self, seqs: list[_Seq], *, pack: bool) -> list[tuple[_Trunk, list[_Unit]]]:
+        """Group the sequences' work by trunk: ``[(trunk, units computed over it)]``.
+
+        ``pack``: a unit is a whole subtree (scoring); otherwise one sequence each.
+        """
+        groups: dict[int, tuple[_Trunk, list[_Unit]]] = {}
+        root_trunk = _Trunk(0)
+
+        def add(trunk: _Trunk, unit: _Unit) -> None:
+            groups.setdefault(id(trunk), (trunk, []))[1].append(unit)
+
+        if not self.options.prefix_cache:
+            for i, s in enumerate(seqs):
+                add(root_trunk, [_Segment(i, 0, len(s.ids), -1, True)])
+            return list(groups.values())
+
+        ids = [s.ids for s in seqs]
+        root = plan_prefixes(ids, [s.need_from for s in seqs], self.options.min_shared_prefix)
+        sizes: dict[int, int] = {}
+
+        def below(node: PrefixNode) -> int:
+            """Tokens of ``node``'s subtree after its own prefix."""
+            total = sum(len(ids[m]) - node.end for m in node.members)
+            total += sum(child.end - node.end + below(child) for child in node.children)
+            sizes[id(node)] = total
+            return total
+
+        below(root)
+
+        def visit(node: PrefixNode, trunk: _Trunk) -> None:
+            if node.end > trunk.length:
+                prefix = ids[_representative(node)][: node.end]
+                size = node.end - trunk.length + sizes[id(node)]
+                stored = self._stored_overlap(prefix) >= trunk.length + self.options.min_shared_prefix
+                if size <= self.options.row_tokens and not stored:
+                    for unit in _units(node, trunk.length, ids, pack):
+                        add(trunk, unit)
+                    return
+                trunk = self._trunk(prefix, trunk)
+            for child in node.children:
+                visit(child, trunk)
+            for m in node.members:
+                add(trunk, [_Segment(m, node.end, len(ids[m]), -1, True)])
+
+        visit(root, root_trunk)
+        return list(groups.values())
+
+    def _stored_overlap(self, prefix: Sequence[int]) -> int:
+        return max((common_prefix_len(key, prefix) for key in self._store), default=0)
+
+    def _trunk(self, prefix: tuple[int, ...], parent: _Trunk) -> _Trunk:
+        """The cache of ``prefix``: from the store (sliced and extended as needed) or computed."""
+        best, best_key = parent.length, None
+        for key in self._store:
+            shared = min(common_prefix_len(key, prefix), len(prefix))
+            if shared > best:
+                best, best_key = shared, key
+        if best_key is not None:
+            self._store.move_to_end(best_key)
+            self.counters.prefix_hits += 1
+            base = _Trunk(best, _slice_cache(self._store[best_key], best))
         else:
-            root = PrefixNode(end=0, members=list(range(len(rows))))
-        with torch.inference_mode():
-            self._visit(root, rows, None, 0, handle)
+            base = parent
+        if base.length == len(prefix):
+            return base
+        trunk = _Trunk(len(prefix), self._extend(base.cache, prefix[base.length:], base.length))
+        self._remember(prefix, trunk.cache)
+        return trunk
 
-    def _visit(self, node: PrefixNode, rows: list[_Row], cache: Any, cached_len: int, handle: BatchHandler) -> None:
-        if node.end > cached_len:
-            ids = rows[_representative(node)].ids
-            cache = self._extend(cache, ids[cached_len:node.end], cached_len)
-        # Longest suffix first: similar lengths share a batch (little padding) and the
-        # biggest batch runs first, so running out of memory shows at once.
-        members = sorted(node.members, key=lambda i: len(rows[i].ids), reverse=True)
-        start = 0
-        while start < len(members):
-            longest = len(rows[members[start]].ids) - node.end
-            fit = max(1, min(self.options.batch_size, self.options.max_batch_tokens // max(longest, 1)))
-            handle([rows[i] for i in members[start:start + fit]], cache, node.end)
-            start += fit
-        for child in node.children:
-            self._visit(child, rows, cache, node.end, handle)
+    def _remember(self, prefix: tuple[int, ...], cache: Any) -> None:
+        budget = self.options.prefix_store_mb * 2**20
+        if len(prefix) * self._kv_bytes > budget:
+            return
+        self._store[prefix] = cache
+        while sum(len(k) for k in self._store) * self._kv_bytes > budget:
+            self._store.popitem(last=False)
+
+    # -- batching ---------------------------------------------------------------------------------
+
+    def _batches(self, rows: list[list[int]], trunk: _Trunk, extra: Sequence[int] = ()) -> list[list[int]]:
+        """Split rows (given as their segment lengths) into batches, longest row first.
+
+        ``extra``: positions each row will still grow by (tokens to generate).
+        """
+        length = [sum(r) for r in rows]
+        grow = list(extra) or [0] * len(rows)
+        order = sorted(range(len(rows)), key=lambda i: -(length[i] + grow[i]))
+        o = self.options
+        budget = o.memory_mb * 2**20
+        batches: list[list[int]] = []
+        current: list[int] = []
+        for i in order:
+            if current:
+                n = len(current) + 1
+                width = length[current[0]]
+                span = trunk.length + max(length[current[0]] + grow[current[0]], length[i] + grow[i])
+                if n > o.batch_size or n * width > o.max_batch_tokens or self._bytes(n, width, span) > budget:
+                    batches.append(current)
+                    current = []
+            current.append(i)
+        if current:
+            batches.append(current)
+        return batches
+
+    def _bytes(self, rows: int, width: int, span: int) -> int:
+        """Keys/values, attention mask and one layer's scores for a batch (estimate)."""
+        size = torch.finfo(self.dtype).bits // 8
+        return rows * span * self._kv_bytes + rows * width * span * size * (1 + self._heads)
+
+    # -- forward passes -----------------------------------------------------------------------------
 
     def _extend(self, cache: Any, ids: Sequence[int], past_len: int) -> Any:
         """A new cache holding ``cache`` (length ``past_len``) plus ``ids``; ``cache`` is untouched."""
@@ -159,64 +375,161 @@ class TransformersEngine:
         input_ids = torch.tensor([list(ids)], device=self.device)
         positions = torch.arange(past_len, past_len + len(ids), device=self.device)[None, :]
         mask = torch.ones((1, past_len + len(ids)), dtype=torch.long, device=self.device)
-        kwargs: dict[str, Any] = {self._cache_kw: new}
-        if self._keep_logits:
-            kwargs["logits_to_keep"] = 1
-        self.model(input_ids=input_ids, attention_mask=mask, position_ids=positions, use_cache=True, **kwargs)
+        self._count(len(ids), len(ids))
+        self._decoder(input_ids=input_ids, attention_mask=mask, position_ids=positions, use_cache=True,
+                      **{self._cache_kw: new})
         return new
 
-    def _forward_batch(
-        self, batch: list[_Row], cache: Any, start: int, *, use_cache: bool
-    ) -> tuple[list[torch.Tensor], Any, torch.Tensor]:
-        """Run the rows' suffixes after the cached prefix of length ``start``.
+    def _decoder(self, **kwargs: Any) -> Any:
+        base = self.model.get_decoder() if hasattr(self.model, "get_decoder") else self.model.base_model
+        return base(**kwargs)
 
-        Returns each row's logits at positions ``need_from .. len-1`` (one tensor per row),
-        the batch cache (when ``use_cache``) and the attention mask.
-        """
+    def _head(self, hidden: torch.Tensor) -> torch.Tensor:
+        logits = self.model.get_output_embeddings()(hidden)
+        if self._softcap:
+            logits = torch.tanh(logits / self._softcap) * self._softcap
+        return logits
+
+    def _count(self, tokens: int, positions: int) -> None:
+        self.counters.forward_calls += 1
+        self.counters.forward_tokens += tokens
+        self.counters.padded_positions += positions
+
+    def _score_packed(self, seqs: list[_Seq], handle: Callable[[list[int], list[torch.Tensor]], None]) -> None:
+        _ = self.model  # load before planning: trunks need the model's shape
+        for trunk, units in self._place(seqs, pack=True):
+            for row_units in self._batches_of_units(units, trunk):
+                self._forward_rows(row_units, seqs, trunk, handle)
+
+    def _batches_of_units(self, units: list[_Unit], trunk: _Trunk) -> list[list[list[_Unit]]]:
+        """Units packed into rows (first fit, largest first), rows into batches."""
+        cap = self.options.row_tokens if self.options.prefix_cache else 0
+        rows: list[list[_Unit]] = []
+        room: list[int] = []
+        for unit in sorted(units, key=lambda u: -_unit_len(u)):
+            n = _unit_len(unit)
+            for r, free in enumerate(room):
+                if n <= free:
+                    rows[r].append(unit)
+                    room[r] -= n
+                    break
+            else:
+                rows.append([unit])
+                room.append(cap - n)
+        batches = self._batches([[_unit_len(u) for u in row] for row in rows], trunk)
+        return [[rows[i] for i in b] for b in batches]
+
+    def _forward_rows(
+        self, rows: list[list[_Unit]], seqs: list[_Seq], trunk: _Trunk,
+        handle: Callable[[list[int], list[torch.Tensor]], None],
+    ) -> None:
+        """One forward pass over packed rows; hands each leaf's needed logits to ``handle``."""
+        width = max(sum(_unit_len(u) for u in row) for row in rows)
+        past = trunk.length
+        n = len(rows)
+        input_ids = torch.full((n, width), self.pad_id, dtype=torch.long)
+        positions = torch.zeros((n, width), dtype=torch.long)
+        allowed = torch.zeros((n, width, past + width), dtype=torch.bool)
+        allowed[:, :, :past] = True
+        picks_row: list[int] = []
+        picks_col: list[int] = []
+        leaves: list[tuple[int, int]] = []  # (sequence, number of logits rows)
+        real = 0
+        causal = torch.ones((width, width), dtype=torch.bool).tril_()
+        for b, row in enumerate(rows):
+            seg_of = torch.full((width,), -1, dtype=torch.long)
+            segments: list[_Segment] = []
+            offset: list[int] = []
+            col = 0
+            for unit in row:
+                first = len(segments)
+                for seg in unit:
+                    tokens = seqs[seg.seq].ids[seg.start:seg.end]
+                    input_ids[b, col:col + len(tokens)] = torch.tensor(tokens)
+                    positions[b, col:col + len(tokens)] = torch.arange(seg.start, seg.end)
+                    seg_of[col:col + len(tokens)] = len(segments)
+                    segments.append(_Segment(seg.seq, seg.start, seg.end, first + seg.parent if seg.parent >= 0 else -1,
+                                             seg.leaf))
+                    offset.append(col)
+                    if seg.leaf:
+                        need = seqs[seg.seq].need_from
+                        picks_row.extend([b] * (seg.end - need))
+                        picks_col.extend(range(col + need - seg.start, col + seg.end - seg.start))
+                        leaves.append((seg.seq, seg.end - need))
+                    col += len(tokens)
+            real += col
+            # ancestor-or-self matrix of the row's segments
+            k = len(segments)
+            anc = torch.zeros((k + 1, k + 1), dtype=torch.bool)
+            for s in range(k):
+                p = s
+                while p >= 0:
+                    anc[s, p] = True
+                    p = segments[p].parent
+            anc[k, :] = False  # padding sees only itself (below)
+            seg_idx = torch.where(seg_of >= 0, seg_of, torch.tensor(k))
+            tree = anc[seg_idx[:, None], seg_idx[None, :]] & causal
+            pad = seg_of < 0
+            tree |= torch.diag(pad)
+            allowed[b, :, past:] = tree
+            if col < width:
+                positions[b, col:] = past + torch.arange(width - col)
+        mask = torch.zeros(allowed.shape, dtype=self.dtype)
+        mask.masked_fill_(~allowed, torch.finfo(self.dtype).min)
+        self._count(real, n * width)
+        cache = _copy_cache(trunk.cache, n) if trunk.cache is not None else None
+        out = self._decoder(
+            input_ids=input_ids.to(self.device),
+            attention_mask=mask[:, None].to(self.device),
+            position_ids=positions.to(self.device),
+            use_cache=cache is not None,
+            **{self._cache_kw: cache},
+        )
+        hidden = out.last_hidden_state[torch.tensor(picks_row), torch.tensor(picks_col)]
+        logits = self._head(hidden)
+        del out, cache
+        split = list(torch.split(logits, [c for _, c in leaves]))
+        handle([s for s, _ in leaves], split)
+
+    # -- generation ---------------------------------------------------------------------------
+
+    def _decode_batch(self, batch: list[_Seq], jobs: list[GenerateJob], trunk: _Trunk) -> list[Generated]:
+        start = trunk.length
         width = max(len(r.ids) - start for r in batch)
-        input_ids = torch.full((len(batch), width), self.pad_id, dtype=torch.long)
-        mask = torch.zeros((len(batch), start + width), dtype=torch.long)
+        n = len(batch)
+        input_ids = torch.full((n, width), self.pad_id, dtype=torch.long)
+        mask = torch.zeros((n, start + width), dtype=torch.long)
         mask[:, :start] = 1
         for b, row in enumerate(batch):
             suffix = row.ids[start:]
             input_ids[b, : len(suffix)] = torch.tensor(suffix)
             mask[b, start : start + len(suffix)] = 1
-        positions = torch.arange(start, start + width)[None, :].expand(len(batch), -1)
-        # Only the positions some row needs get logits (relative to the suffix start).
-        first = min(r.need_from for r in batch) - start
-        keep = torch.arange(first, width)
-        kwargs: dict[str, Any] = {self._cache_kw: _copy_cache(cache, len(batch)) if (cache is not None or use_cache) else None}
-        if self._keep_logits:
-            kwargs["logits_to_keep"] = keep.to(self.device)
-        out = self.model(
-            input_ids=input_ids.to(self.device),
-            attention_mask=mask.to(self.device),
-            position_ids=positions.to(self.device),
-            use_cache=use_cache,
-            **kwargs,
+        positions = torch.arange(start, start + width)[None, :].expand(n, -1)
+        cache = _copy_cache(trunk.cache, n)
+        mask = mask.to(self.device)
+        self._count(sum(len(r.ids) - start for r in batch), n * width)
+        out = self._decoder(
+            input_ids=input_ids.to(self.device), attention_mask=mask, position_ids=positions.to(self.device),
+            use_cache=True, **{self._cache_kw: cache},
         )
-        logits = out.logits if self._keep_logits else out.logits[:, first:]
-        per_row = [logits[b, r.need_from - start - first : len(r.ids) - start - first] for b, r in enumerate(batch)]
-        return per_row, kwargs[self._cache_kw], mask.to(self.device)
-
-    # -- generation ---------------------------------------------------------------------------
-
-    def _decode_batch(self, batch: list[_Row], jobs: list[GenerateJob], cache: Any, start: int) -> list[Generated]:
-        per_row, batch_cache, mask = self._forward_batch(batch, cache, start, use_cache=True)
-        next_logits = torch.stack([r[-1] for r in per_row])
-        positions = torch.tensor([len(r.ids) for r in batch], device=self.device)
+        last = torch.tensor([len(r.ids) - start - 1 for r in batch])
+        next_logits = self._head(out.last_hidden_state[torch.arange(n), last])
+        del out
+        next_pos = torch.tensor([len(r.ids) for r in batch], device=self.device)
         generators = [_generator(j.seed) if j.temperature > 0 else None for j in jobs]
         tokens: list[list[TokenScore]] = [[] for _ in batch]
-        finish: list[str] = ["length"] * len(batch)
-        active = list(range(len(batch)))
+        finish: list[str] = ["length"] * n
+        active = list(range(n))
         decode = self._tokenizer.decode
         while active:
             chosen: list[int] = []
             still: list[int] = []
+            lps = torch.log_softmax(next_logits.float(), dim=-1)
+            argmaxes = lps.argmax(dim=-1).tolist()
             for slot, b in enumerate(active):
                 job = jobs[b]
-                lp = torch.log_softmax(next_logits[slot].float(), dim=-1)
-                argmax = int(lp.argmax())
+                lp = lps[slot]
+                argmax = int(argmaxes[slot])
                 if job.temperature > 0:
                     probs = torch.softmax(next_logits[slot].float() / job.temperature, dim=-1)
                     tok = int(torch.multinomial(probs.cpu(), 1, generator=generators[b]).item())
@@ -234,28 +547,53 @@ class TransformersEngine:
                 break
             if len(still) < len(active):
                 keep = torch.tensor(still, device=self.device)
-                batch_cache.batch_select_indices(keep)
+                cache.batch_select_indices(keep)
                 mask = mask[keep]
-                positions = positions[keep]
+                next_pos = next_pos[keep]
             active = [active[s] for s in still]
             mask = torch.cat([mask, torch.ones((len(active), 1), dtype=mask.dtype, device=self.device)], dim=1)
-            kwargs: dict[str, Any] = {self._cache_kw: batch_cache}
-            if self._keep_logits:
-                kwargs["logits_to_keep"] = 1
-            out = self.model(
+            self._count(len(active), len(active))
+            out = self._decoder(
                 input_ids=torch.tensor(chosen, device=self.device)[:, None],
                 attention_mask=mask,
-                position_ids=positions[:, None],
+                position_ids=next_pos[:, None],
                 use_cache=True,
-                **kwargs,
+                **{self._cache_kw: cache},
             )
-            next_logits = out.logits[:, -1]
-            positions = positions + 1
+            next_logits = self._head(out.last_hidden_state[:, -1])
+            next_pos = next_pos + 1
         return [Generated(tuple(t), f) for t, f in zip(tokens, finish, strict=True)]
 
 
+def _units(node: PrefixNode, base: int, ids: list[tuple[int, ...]], pack: bool) -> list[_Unit]:
+    """``node``'s subtree after position ``base``: one packed unit, or one unit per sequence."""
+    if not pack:
+        return [[_Segment(m, base, len(ids[m]), -1, True)] for m in _members(node)]
+    unit: _Unit = []
+
+    def walk(n: PrefixNode, start: int, parent: int) -> None:
+        if n.end > start:
+            unit.append(_Segment(_representative(n), start, n.end, parent, False))
+            parent = len(unit) - 1
+        for child in n.children:
+            walk(child, n.end, parent)
+        for m in n.members:
+            unit.append(_Segment(m, n.end, len(ids[m]), parent, True))
+
+    walk(node, base, -1)
+    return [unit]
+
+
+def _unit_len(unit: _Unit) -> int:
+    return sum(s.end - s.start for s in unit)
+
+
+def _members(node: PrefixNode) -> list[int]:
+    return [m for n in node.walk() for m in n.members]
+
+
 def _representative(node: PrefixNode) -> int:
-    """Any row under ``node`` (they all share its prefix)."""
+    """Any sequence under ``node`` (they all share its prefix)."""
     while not node.members:
         node = node.children[0]
     return node.members[0]
@@ -272,6 +610,13 @@ def _copy_cache(cache: Any, batch: int) -> Any:
         for layer in cache.layers
     ]
     return DynamicCache(data)
+
+
+def _slice_cache(cache: Any, length: int) -> Any:
+    """A DynamicCache viewing the first ``length`` positions of ``cache`` (no copy)."""
+    from transformers.cache_utils import DynamicCache
+
+    return DynamicCache([(layer.keys[:, :, :length], layer.values[:, :, :length]) for layer in cache.layers])
 
 
 def _generator(seed: int) -> torch.Generator:

@@ -13,13 +13,17 @@ Deployment args (all optional):
 - ``revision``: a hub revision (branch, tag or commit);
 - ``gguf_file``: a GGUF file inside the folder (dequantised once and cached, see
   :mod:`holistic.models.weights`); a model id ending in ``.gguf`` is such a file too;
-- ``batch_size``, ``max_batch_tokens``, ``prefix_cache``, ``min_shared_prefix``:
-  see :class:`holistic.models.hf_engine.EngineOptions`.
+- ``batch_size``, ``max_batch_tokens``, ``row_tokens``, ``memory_mb``, ``prefix_cache``,
+  ``min_shared_prefix``, ``prefix_store_mb``: see :class:`holistic.models.hf_engine.EngineOptions`.
+
+The tokenizer and config load at once (prompts are built with the tokenizer); the
+weights load on the first request that misses the cache.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import fields
 from pathlib import Path
 from typing import Any
 
@@ -34,7 +38,7 @@ from holistic.models.registry import PROVIDERS
 from holistic.models.weights import converted_gguf_dir, directory_fingerprint, file_sha256
 
 _DTYPES = ("auto", "float32", "bfloat16", "float16")
-_ENGINE_ARGS = ("batch_size", "max_batch_tokens", "prefix_cache", "min_shared_prefix")
+_ENGINE_ARGS = tuple(f.name for f in fields(EngineOptions))
 
 
 def resolve_device(name: str) -> str:
@@ -71,13 +75,14 @@ def resolve_dtype(name: str, device: str) -> Any:
 
 
 def engine_options(args: Mapping[str, Any]) -> EngineOptions:
+    """The engine options among deployment ``args`` (the rest keep their defaults)."""
     defaults = EngineOptions()
-    return EngineOptions(
-        batch_size=int(args.get("batch_size", defaults.batch_size)),
-        max_batch_tokens=int(args.get("max_batch_tokens", defaults.max_batch_tokens)),
-        prefix_cache=bool(args.get("prefix_cache", defaults.prefix_cache)),
-        min_shared_prefix=int(args.get("min_shared_prefix", defaults.min_shared_prefix)),
-    )
+    values: dict[str, Any] = {}
+    for f in fields(EngineOptions):
+        if f.name in args:
+            kind = type(getattr(defaults, f.name))
+            values[f.name] = bool(args[f.name]) if kind is bool else int(args[f.name])
+    return EngineOptions(**values)
 
 
 def load_transformers_engine(
@@ -90,7 +95,7 @@ def load_transformers_engine(
     the caller already knows the weights' hash).
     """
     try:
-        from transformers import AutoModelForCausalLM, AutoTokenizer
+        from transformers import AutoConfig, AutoModelForCausalLM, AutoTokenizer
         from transformers.utils import logging as hf_logging
     except ImportError as exc:  # pragma: no cover - a core dependency
         raise ModelError(f"the huggingface provider needs transformers: {exc}") from exc
@@ -101,32 +106,53 @@ def load_transformers_engine(
     kwargs: dict[str, Any] = {"revision": revision} if revision else {}
     try:
         tokenizer = AutoTokenizer.from_pretrained(source, **kwargs)
-        model: Any = AutoModelForCausalLM.from_pretrained(source, dtype=torch_dtype, **kwargs)
+        config = AutoConfig.from_pretrained(source, **kwargs)
+        generation = _generation_config(source, kwargs)
     except OSError as exc:
         raise ModelError(f"cannot load a transformers model from {source!r}: {exc}") from exc
-    model.to(dev)
-    model.eval()
-    special = _special_ids(model, tokenizer)
+
+    def load() -> Any:
+        # Called by the engine on the first request that misses the cache: a fully
+        # cached rerun never pays for loading the weights.
+        try:
+            model: Any = AutoModelForCausalLM.from_pretrained(source, dtype=torch_dtype, **kwargs)
+        except OSError as exc:
+            raise ModelError(f"cannot load a transformers model from {source!r}: {exc}") from exc
+        model.to(dev)
+        model.eval()
+        return model
+
+    special = _special_ids(config, generation, tokenizer)
     pad = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else min(special.eos, default=0)
-    engine = TransformersEngine(model, HFTokenizer(tokenizer, source), special, pad_id=int(pad), options=options)
+    engine = TransformersEngine(load, HFTokenizer(tokenizer, source), special, pad_id=int(pad), options=options)
     facts: dict[str, Any] = {"dtype": str(torch_dtype).removeprefix("torch."), "device_type": dev.split(":")[0]}
     local = Path(source).expanduser()
     if local.is_dir():
         if fingerprint:
             facts["weights_sha256"] = directory_fingerprint(local)
     else:
-        facts["revision"] = getattr(model.config, "_commit_hash", None) or revision
+        facts["revision"] = getattr(config, "_commit_hash", None) or revision
     return engine, facts
 
 
-def _special_ids(model: Any, tokenizer: Any) -> SpecialIds:
+def _generation_config(source: str, kwargs: Mapping[str, Any]) -> Any:
+    from transformers import GenerationConfig
+
+    try:
+        return GenerationConfig.from_pretrained(source, **kwargs)
+    except OSError:  # no generation_config.json: the model config's ids apply
+        return None
+
+
+def _special_ids(config: Any, generation: Any, tokenizer: Any) -> SpecialIds:
     eos: set[int] = set()
-    for source in (tokenizer.eos_token_id, getattr(model.generation_config, "eos_token_id", None)):
+    sources = (tokenizer.eos_token_id, getattr(generation, "eos_token_id", None), getattr(config, "eos_token_id", None))
+    for source in sources if generation is None else sources[:2]:
         if isinstance(source, int):
             eos.add(source)
         elif isinstance(source, (list, tuple)):
             eos.update(int(x) for x in source)
-    bos = getattr(model.config, "bos_token_id", None)
+    bos = getattr(config, "bos_token_id", None)
     if bos is None:
         bos = tokenizer.bos_token_id
     if bos is None and eos:

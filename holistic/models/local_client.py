@@ -73,6 +73,14 @@ class LocalClient:
     def close(self) -> None:
         self.engine.close()
 
+    def usage(self) -> dict[str, int]:
+        """What the engine has done so far (forward calls, tokens through the model, ...).
+
+        Empty for an engine that does not count.
+        """
+        counters = getattr(self.engine, "counters", None)
+        return dict(counters.as_dict()) if counters is not None else {}
+
     # -- serving ----------------------------------------------------------------------------
 
     def process(self, requests: Sequence[Request]) -> list[RequestResult]:

@@ -160,7 +160,7 @@ def test_suite_override(tmp_path: Path, call_log: Path) -> None:
     assert json.loads((tmp_path / "out" / "renamed" / "suite.json").read_text())["suite"] == "renamed"
 
 
-def test_progress_lines_when_not_a_terminal_and_silence_when_quiet(
+def test_progress_lines_when_not_a_terminal_and_one_line_when_quiet(
     tmp_path: Path, call_log: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     spec = write_spec(tmp_path, digits=(1,))
@@ -170,7 +170,9 @@ def test_progress_lines_when_not_a_terminal_and_silence_when_quiet(
     assert "pyarrow.dataset.dataset" in out  # the summary says how to read the suite
     assert _run(spec, "--output-dir", tmp_path / "b", "--quiet") == 0
     captured = capsys.readouterr()
-    assert captured.out == "" and captured.err == ""
+    # quiet: no progress, only the final line saying what was done
+    assert captured.err == "" and captured.out.count("\n") == 1
+    assert captured.out.startswith("suite ") and "1 runs written" in captured.out and "from the cache" in captured.out
 
 
 def test_unwritable_output_dir_fails_before_any_model_call(

@@ -114,22 +114,82 @@ def test_batched_prefix_cached_scores_equal_unbatched_and_direct_forward(client)
         assert a.completions[0].is_greedy == b.completions[0].is_greedy
 
 
-def test_the_shared_few_shot_prefix_is_computed_once(client, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_shared_few_shot_prefix_is_computed_once_per_run_not_per_call(model_dir: Path) -> None:
+    client = _client(model_dir, device="cpu", dtype="float32", min_shared_prefix=4, row_tokens=64)
     prompts = [f"{FEW_SHOT}Question: what is {q} plus {q}? Answer:" for q in range(6, 12)]
-    seen: list[int] = []
-    model = client.engine.model
-    original = model.forward
-
-    def counting(*args, **kwargs):
-        seen.append(int(kwargs["input_ids"].numel()))
-        return original(*args, **kwargs)
-
-    monkeypatch.setattr(model, "forward", counting)
-    results = client.process([Request(model="m", prompt=p, max_tokens=1) for p in prompts])
-    assert all(r.success for r in results)
-    total = sum(len(client.tokenizer().encode(p)) for p in prompts)
+    tok = client.tokenizer()
+    counters = client.engine.counters
+    first = client.process([Request(model="m", prompt=p, max_tokens=1) for p in prompts[:3]])
+    after_first = counters.forward_tokens
+    second = client.process([Request(model="m", prompt=p, max_tokens=1) for p in prompts[3:]])
+    assert all(r.success for r in first + second)
     # far fewer tokens than running every prompt in full: the shared prefix ran once
-    assert sum(seen) < total / 2
+    assert after_first < sum(len(tok.encode(p)) for p in prompts[:3]) / 2
+    # ... and the second call took it from the engine's store instead of computing it again
+    assert counters.prefix_hits >= 1
+    shared = len(tok.encode(FEW_SHOT)) - 2
+    assert counters.forward_tokens - after_first <= sum(len(tok.encode(p)) - shared for p in prompts[3:])
+    client.close()
+
+
+def _questions() -> list[Request]:
+    """Choice-by-choice requests of 12 questions: contexts differ, some share a few-shot block."""
+    reqs = []
+    for q in range(12):
+        shots = FEW_SHOT if q % 2 else ""
+        prompt = f"{shots}Question: what is {q + 3} plus {q * 2}? Answer:"
+        reqs += [Request(model="m", kind="loglikelihood", prompt=prompt, continuation=f" {c}")
+                 for c in (q, q + 10, 3 * q + 1, "seven")]
+    return reqs
+
+
+def test_batching_across_prefix_nodes_gives_one_at_a_time_loglikelihoods_in_few_passes(model_dir: Path) -> None:
+    client = _client(model_dir, device="cpu", dtype="float32", min_shared_prefix=4)
+    reqs = _questions()
+    fast = client.process(reqs)
+    passes, tokens = client.engine.counters.forward_calls, client.engine.counters.forward_tokens
+    client.engine.options = EngineOptions(batch_size=1, prefix_cache=False)
+    slow = [client.process([r])[0] for r in reqs]
+    assert all(r.success for r in fast + slow)
+    for a, b in zip(fast, slow, strict=True):
+        assert a.completions[0].logprob == pytest.approx(b.completions[0].logprob, abs=1e-4)
+        assert [t.logprob for t in a.completions[0].tokens] == pytest.approx(
+            [t.logprob for t in b.completions[0].tokens], abs=1e-4)
+        assert a.completions[0].is_greedy == b.completions[0].is_greedy
+    # 12 questions (48 requests) in a handful of passes, not one or two per question ...
+    assert passes <= 4
+    # ... and each context once: fewer tokens than the contexts counted once per choice
+    tok = client.tokenizer()
+    per_choice = sum(len(tok.encode(r.prompt)) for r in reqs)
+    assert tokens < per_choice / 2
+    client.close()
+
+
+def test_batched_greedy_generation_equals_one_at_a_time(model_dir: Path) -> None:
+    client = _client(model_dir, device="cpu", dtype="float32", min_shared_prefix=4, row_tokens=64)
+    prompts = [f"{FEW_SHOT}Question: what is {q} plus {q}? Answer:" for q in range(6, 12)]
+    prompts += ["The capital of France is", "One, two, three,", "The quick brown"]
+    reqs = [Request(model="m", prompt=p, max_tokens=3 + i % 5, stop=("\n",) if i % 2 else ()) for i, p in enumerate(prompts)]
+    fast = client.process(reqs)
+    client.engine.options = EngineOptions(batch_size=1, prefix_cache=False)
+    slow = [client.process([r])[0] for r in reqs]
+    for a, b in zip(fast, slow, strict=True):
+        assert a.success and b.success
+        assert a.completions[0].text == b.completions[0].text
+        assert a.completions[0].finish_reason == b.completions[0].finish_reason
+        assert a.completions[0].logprob == pytest.approx(b.completions[0].logprob, abs=1e-4)
+    client.close()
+
+
+def test_the_model_loads_only_when_a_request_needs_it(model_dir: Path) -> None:
+    client = _client(model_dir, device="cpu", dtype="float32")
+    assert not client.engine.loaded
+    identity = client.identity()  # cache keys need the identity, not the weights
+    client.tokenizer().encode("prompts are built without the weights")
+    assert not client.engine.loaded and identity["dtype"] == "float32" and identity["weights_sha256"]
+    assert client.process([Request(model="m", prompt="One, two,", max_tokens=2)])[0].success
+    assert client.engine.loaded and client.usage()["model_loads"] == 1
+    client.close()
 
 
 def test_generation_respects_max_tokens_and_stop_sequences(client) -> None:
@@ -233,3 +293,22 @@ def test_a_folder_named_in_the_model_name_is_used_with_its_own_window_and_chat_t
         assert result.success
     finally:
         client.close()
+
+
+def test_a_fully_cached_rerun_never_loads_the_model(model_dir: Path, tmp_path: Path) -> None:
+    from holistic.core.types import Instance, RequestState
+    from holistic.execution.serving import serve
+    from holistic.models.cache import RequestCache
+
+    states = [RequestState(instance=Instance(id=f"i{i}", input=r.prompt), request=r) for i, r in enumerate(_questions())]
+    cache = RequestCache(tmp_path / "cache.sqlite")
+    first = _client(model_dir, device="cpu", dtype="float32")
+    _, _, served = serve(states, first, cache)
+    assert served.model_calls == len(states) and served.engine["forward_tokens"] > 0
+    again = _client(model_dir, device="cpu", dtype="float32")
+    out, _, served = serve(states, again, cache)
+    assert served.cache_hits == len(states) and all(s.result is not None and s.result.success for s in out)
+    assert not again.engine.loaded and served.engine["forward_calls"] == 0
+    first.close()
+    again.close()
+    cache.close()
