@@ -249,9 +249,14 @@ def run_lm_eval(python: Path, tasks: Path, model: Path, work: Path, tag: str) ->
     samples = [json.loads(line) for f in sorted(out.rglob("samples_*.jsonl")) for line in f.open()]
     preds = {s["doc"]["id"]: max(range(len(s["filtered_resps"])), key=lambda k: float(s["filtered_resps"][k][0]))
              for s in samples}
-    prompts = {s["doc"]["id"]: s["arguments"][0][0] if isinstance(s["arguments"][0], list)
-               else s["arguments"]["gen_args_0"]["arg_0"] for s in samples}
+    prompts = {s["doc"]["id"]: _first_context(s["arguments"]) for s in samples}
     return {"wall_s": wall, "peak_mb": peak, "preds": preds, "prompts": prompts, **json.loads(counts.read_text())}
+
+
+def _first_context(arguments: Any) -> str:
+    """The context of a sample's first request (lm-eval logs a list or a ``gen_args_<k>`` mapping)."""
+    first = arguments["gen_args_0"]["arg_0"] if isinstance(arguments, dict) else arguments[0][0]
+    return str(first)
 
 
 def holistic_separate_preds(run: dict[str, Any]) -> tuple[dict[str, int], dict[str, str]]:
@@ -414,6 +419,14 @@ def _median(runs: list[dict[str, Any]], key: str) -> float:
     return statistics.median(float(r.get(key, 0)) for r in runs)
 
 
+def _pair_line(k: int, peer: str, p: dict[str, Any], h: dict[str, Any]) -> None:
+    print(f"pair {k + 1}: {peer} {p['wall_s']:.1f} s, {p['peak_mb']:.0f} MB, {p['forward_calls']} forward calls, "
+          f"{p['padded_positions']} positions | holistic {h['wall_s']:.1f} s, {h['peak_mb']:.0f} MB, "
+          f"{h['forward_calls']} forward calls, {h['padded_positions']} positions "
+          f"({h['forward_tokens']} tokens), scoring {h['scoring_s']:.1f} s | ratio {h['wall_s'] / p['wall_s']:.2f}",
+          flush=True)
+
+
 def report(name: str, peer: str, peers: list[dict[str, Any]], ours: list[dict[str, Any]], agree: str) -> dict[str, Any]:
     print(f"\n== {name}: {peer} vs holistic ({len(ours)} alternating pairs; predictions {agree})")
     print(f"{'pair':>4}  {'tool':<10} {'wall s':>7} {'peak MB':>8} {'forward calls':>13} {'positions':>10} {'ratio':>6}")
@@ -472,7 +485,7 @@ def main(argv: list[str] | None = None) -> int:
         for k in range(args.pairs):
             peers.append(run_lm_eval(python, tasks, model, work, f"lm_eval-{k}"))
             ours.append(run_holistic(spec, work, f"holistic-sep-{k}"))
-            print(f"pair {k + 1}: lm-eval {peers[-1]['wall_s']:.1f} s, holistic {ours[-1]['wall_s']:.1f} s", flush=True)
+            _pair_line(k, "lm-eval", peers[-1], ours[-1])
         h_preds, h_prompts = holistic_separate_preds(ours[0])
         same = sum(h_preds[i] == p for i, p in peers[0]["preds"].items() if i in h_preds)
         same_prompts = sum(h_prompts.get(i) == p for i, p in peers[0]["prompts"].items())
@@ -498,7 +511,7 @@ def main(argv: list[str] | None = None) -> int:
             if spec is None:
                 spec = joint_spec(peers[0]["items"], work)
             ours.append(run_holistic(spec, work, f"holistic-joint-{k}"))
-            print(f"pair {k + 1}: HELM {peers[-1]['wall_s']:.1f} s, holistic {ours[-1]['wall_s']:.1f} s", flush=True)
+            _pair_line(k, "HELM", peers[-1], ours[-1])
         by_id = {r["instance_id"]: r for r in ours[0]["requests"]}
         helm_items = peers[0]["items"]
         same = sum((by_id[i["id"]]["completion"] or "").strip() == i["completion"].strip() for i in helm_items)
