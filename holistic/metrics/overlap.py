@@ -2,16 +2,18 @@
 
 - ``rouge_1``, ``rouge_2``, ``rouge_l``: F-measure from the ``rouge-score``
   package with Porter stemming, maximum over the correct references.
-- ``bleu_1``, ``bleu_4``: NLTK ``sentence_bleu`` (uniform weights up to 1 or 4
-  grams) with Chen & Cherry smoothing method 1, on lower-cased word tokens (no
-  NLTK data download is needed), maximum over the correct references. An empty
-  answer scores 0.
+- ``bleu_1``, ``bleu_4``: as HELM computes them: NLTK ``sentence_bleu`` of the
+  ``word_tokenize`` tokens (case kept; :mod:`holistic.metrics.tokenize`, offline)
+  with weights ``(1, 0, 0, 0)`` and ``(0, 0, 0, 1)`` — BLEU-4 is the 4-gram precision
+  alone, times the brevity penalty — and no smoothing, maximum over the correct
+  references. An answer with no n-gram match scores 0 (or NLTK's underflow value).
 
 Both packages are imported when a metric is evaluated, never at import time.
 """
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable, Sequence
 from functools import lru_cache
 from typing import Any
@@ -21,10 +23,10 @@ from holistic.core.types import AdapterSpec, ModelDeployment, RequestState
 from holistic.metrics.base import BaseMetric, info
 from holistic.metrics.registry import METRICS
 from holistic.metrics.states import first_main, group_units, outputs, reference_texts
-from holistic.metrics.text import word_tokens
+from holistic.metrics.tokenize import word_tokenize
 
 _ROUGE_TYPES = {"rouge_1": "rouge1", "rouge_2": "rouge2", "rouge_l": "rougeL"}
-_BLEU_WEIGHTS = {"bleu_1": (1.0,), "bleu_4": (0.25, 0.25, 0.25, 0.25)}
+_BLEU_WEIGHTS = {"bleu_1": (1.0, 0.0, 0.0, 0.0), "bleu_4": (0.0, 0.0, 0.0, 1.0)}
 
 
 def _needs_generation(adapter: AdapterSpec) -> str | None:
@@ -52,21 +54,17 @@ def rouge_scores(prediction: str, references: Sequence[str]) -> dict[str, float]
 
 
 def bleu_scores(prediction: str, references: Sequence[str]) -> dict[str, float]:
-    """BLEU-1 and BLEU-4 (smoothed), each the maximum over ``references``."""
-    from nltk.translate.bleu_score import SmoothingFunction, sentence_bleu
+    """HELM's BLEU-1 and BLEU-4 (unsmoothed), each the maximum over ``references``."""
+    from nltk.translate.bleu_score import sentence_bleu
 
-    hypothesis = word_tokens(prediction)
+    hypothesis = word_tokenize(prediction.strip())
     best = dict.fromkeys(_BLEU_WEIGHTS, 0.0)
-    if not hypothesis:
-        return best
-    smoothing: Callable[..., Any] = SmoothingFunction().method1
-    for reference in references:
-        gold = word_tokens(reference)
-        if not gold:
-            continue
-        for name, weights in _BLEU_WEIGHTS.items():
-            score = sentence_bleu([gold], hypothesis, weights=weights, smoothing_function=smoothing)
-            best[name] = max(best[name], float(score))
+    with warnings.catch_warnings():  # NLTK warns on every zero n-gram count
+        warnings.simplefilter("ignore")
+        for reference in references:
+            gold = word_tokenize(reference)
+            for name, weights in _BLEU_WEIGHTS.items():
+                best[name] = max(best[name], float(sentence_bleu([gold], hypothesis, weights=weights)))
     return best
 
 
@@ -109,13 +107,13 @@ class RougeMetric(_OverlapMetric):
 
 @METRICS.register("bleu")
 class BleuMetric(_OverlapMetric):
-    """BLEU-1 and BLEU-4 (NLTK sentence BLEU, smoothing method 1)."""
+    """BLEU-1 and BLEU-4 as HELM computes them (NLTK sentence BLEU, word_tokenize, no smoothing)."""
 
     name = "bleu"
     _score = staticmethod(bleu_scores)
     INFOS = (
-        info("bleu_1", "accuracy", "Sentence BLEU with unigrams (NLTK, smoothing 1), best reference.",
+        info("bleu_1", "accuracy", "Sentence BLEU, unigram precision (NLTK, no smoothing, as HELM), best reference.",
              needs_generation=True),
-        info("bleu_4", "accuracy", "Sentence BLEU up to 4-grams (NLTK, smoothing 1), best reference.",
-             needs_generation=True),
+        info("bleu_4", "accuracy", "Sentence BLEU, 4-gram precision only (weights 0,0,0,1, no smoothing, as HELM), "
+             "best reference.", needs_generation=True),
     )

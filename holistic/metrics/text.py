@@ -3,7 +3,7 @@
 - :func:`normalize_quasi` is the SQuAD-style normalisation behind
   ``quasi_exact_match`` and token F1: lower-case, drop punctuation, drop the
   articles *a*, *an*, *the*, fold runs of whitespace.
-- :func:`word_tokens` splits normalised text into words (F1, BLEU, fragments).
+- :func:`word_tokens` splits text into lower-cased words (extractive fragments).
 - :func:`final_number` extracts the answer of a maths problem: the number after
   GSM8K's ``####`` marker when present, otherwise the last number in the text.
 """
@@ -26,11 +26,6 @@ def normalize_quasi(text: str) -> str:
     no_punct = "".join(ch for ch in lowered if ch not in _PUNCT)
     no_articles = _ARTICLES.sub(" ", no_punct)
     return " ".join(no_articles.split())
-
-
-def normalize_exact(text: str) -> str:
-    """Exact match compares texts with surrounding whitespace removed only."""
-    return text.strip()
 
 
 def quasi_tokens(text: str) -> list[str]:
