@@ -1,17 +1,23 @@
 """Accuracy of generated answers and of multiple-choice picks.
 
 Generation (``generation`` method): every value is the maximum over the
-instance's correct references.
+instance's correct references, defined as HELM defines it
+(``evaluate_reference_metrics.py`` in crfm-helm 0.5.16). An answer that is empty
+once its surrounding whitespace is stripped scores 0 on every one of them.
 
 - ``exact_match``: the answer equals a reference (surrounding whitespace ignored).
 - ``quasi_exact_match``: equal after :func:`~holistic.metrics.text.normalize_quasi`.
 - ``prefix_exact_match`` / ``quasi_prefix_exact_match``: the answer starts with a reference.
-- ``f1_score``: SQuAD token F1 over quasi-normalised tokens.
+- ``f1_score``: F-measure of the *sets* of quasi-normalised tokens (a repeated word
+  counts once; no token on either side scores 0).
 - ``final_number_exact_match`` (maths scenarios): the final numbers agree
   (:func:`~holistic.metrics.text.final_number`).
 
 With ``num_outputs > 1`` each value is computed on the first completion, and the
 same name with ``@k`` appended is the best over all ``k`` completions (pass@k-style).
+
+Holistic's option ``f1_multiset`` (name it in ``metrics:``) adds
+``f1_score_multiset``: SQuAD's F1, where repeats count and two empty texts agree.
 
 Multiple choice: ``exact_match`` is the accuracy of the picked choice
 (:mod:`holistic.metrics.choices`); ``invalid_answer`` (joint method) is the share
@@ -46,29 +52,54 @@ from holistic.metrics.choices import (
 )
 from holistic.metrics.registry import METRICS
 from holistic.metrics.states import Unit, first_main, group_units, outputs, reference_texts
-from holistic.metrics.text import final_number, normalize_exact, normalize_quasi, quasi_tokens
+from holistic.metrics.text import final_number, normalize_quasi, quasi_tokens
 
 AT_K = "@k"
 
 
 def exact_match(prediction: str, reference: str) -> float:
-    return float(normalize_exact(prediction) == normalize_exact(reference))
+    """HELM's exact match: the stripped answer equals the stripped reference; an empty answer scores 0."""
+    pred = prediction.strip()
+    return float(bool(pred) and pred == reference.strip())
 
 
 def quasi_exact_match(prediction: str, reference: str) -> float:
+    """Equal after :func:`normalize_quasi`; an empty answer scores 0 (even against an empty reference)."""
+    if not prediction.strip():
+        return 0.0
     return float(normalize_quasi(prediction) == normalize_quasi(reference))
 
 
 def prefix_exact_match(prediction: str, reference: str) -> float:
-    return float(normalize_exact(prediction).startswith(normalize_exact(reference)))
+    pred = prediction.strip()
+    return float(bool(pred) and pred.startswith(reference.strip()))
 
 
 def quasi_prefix_exact_match(prediction: str, reference: str) -> float:
+    if not prediction.strip():
+        return 0.0
     return float(normalize_quasi(prediction).startswith(normalize_quasi(reference)))
 
 
 def f1_score(prediction: str, reference: str) -> float:
-    """SQuAD token F1; two empty texts agree (1.0), one empty text scores 0.0."""
+    """HELM's token F1: F-measure of the *sets* of quasi-normalised tokens.
+
+    A repeated word counts once; an answer or reference with no token left after
+    normalisation scores 0 (two empty texts too). Computed as NLTK's ``f_measure``
+    with alpha 0.5: ``1 / (0.5 / P + 0.5 / R)``.
+    """
+    pred, gold = set(quasi_tokens(prediction)), set(quasi_tokens(reference))
+    if not pred or not gold:
+        return 0.0
+    common = len(pred & gold)
+    if common == 0:
+        return 0.0
+    precision, recall = common / len(pred), common / len(gold)
+    return 1.0 / (0.5 / precision + 0.5 / recall)
+
+
+def f1_score_multiset(prediction: str, reference: str) -> float:
+    """SQuAD's token F1 (holistic's option ``f1_multiset``): repeated tokens count, two empty texts agree."""
     pred, gold = quasi_tokens(prediction), quasi_tokens(reference)
     if not pred or not gold:
         return float(pred == gold)
@@ -107,11 +138,11 @@ def best_over_references(scorer: Scorer, prediction: str, references: Sequence[s
 
 
 _GEN_DESCRIPTIONS = {
-    "exact_match": "Answer equals a correct reference (surrounding whitespace ignored).",
+    "exact_match": "Answer equals a correct reference (surrounding whitespace ignored; empty answer scores 0).",
     "quasi_exact_match": "Exact match after lower-casing and removing punctuation, articles and extra whitespace.",
     "prefix_exact_match": "Answer starts with a correct reference.",
     "quasi_prefix_exact_match": "Quasi-normalised answer starts with a quasi-normalised reference.",
-    "f1_score": "Token-overlap F1 with the best reference (SQuAD normalisation).",
+    "f1_score": "F1 of the sets of normalised tokens with the best reference (as HELM; empty answer scores 0).",
     "final_number_exact_match": "The final number of the answer equals the reference's (GSM8K '####' or last number).",
 }
 
@@ -165,6 +196,34 @@ class GenerationAccuracy(BaseMetric):
                 if len(predictions) > 1:
                     result.per_instance.append(unit.stat(name + AT_K, max(scores)))
         return result
+
+
+@METRICS.register("f1_multiset")
+class MultisetF1(GenerationAccuracy):
+    """Holistic's option: SQuAD token F1 with repeated tokens counted (``f1_score_multiset``).
+
+    HELM's ``f1_score`` compares token sets; this keeps the SQuAD definition under its
+    own name so the two are never mixed. Measured only when a run names it.
+    """
+
+    name = "f1_multiset"
+    optional = True
+    INFOS = tuple(
+        info(name, "accuracy", "SQuAD token F1 with the best reference: repeated tokens count, two empty texts "
+             "agree (holistic option)" + (", best over the k outputs." if name.endswith(AT_K) else "."),
+             needs_generation=True)
+        for name in ("f1_score_multiset", "f1_score_multiset" + AT_K)
+    )
+
+    def __init__(self) -> None:
+        self.scorers = {"f1_score_multiset": f1_score_multiset}
+
+    @classmethod
+    def configure(cls, info: ScenarioInfo, adapter: AdapterSpec, deployment: ModelDeployment) -> MultisetF1:
+        return cls()
+
+    def __repr__(self) -> str:
+        return "MultisetF1()"
 
 
 @METRICS.register("multiple_choice_accuracy")

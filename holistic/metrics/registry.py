@@ -125,7 +125,9 @@ class Selection:
 
 # Families per category for built-in metrics, in order; a family is used when its class
 # says it applies. Families of other categories (robustness, fairness, bias, toxicity,
-# third-party) are every registered class of that category.
+# third-party) are every registered class of that category, except classes marked
+# ``optional = True``: holistic's departures from HELM's definitions, measured only when
+# a run names them in ``metrics:``.
 _ACCURACY_FAMILIES: tuple[tuple[str, Callable[[ScenarioInfo, AdapterSpec], bool]], ...] = (
     ("multiple_choice_accuracy", lambda info, adapter: True),
     # long_context answers are id lists, scored as sets by the haystack metric, not as strings.
@@ -182,7 +184,10 @@ def _select_category(
         candidates = [name for name, wanted in _ACCURACY_FAMILIES if name in METRICS and wanted(info, adapter)]
         candidates += _producers(info.main_metric)
     else:
-        candidates = [n for n in METRICS.names() if getattr(METRICS.get(n), "category", None) == category]
+        candidates = [
+            n for n in METRICS.names()
+            if getattr(METRICS.get(n), "category", None) == category and not getattr(METRICS.get(n), "optional", False)
+        ]
     reasons: list[str] = []
     added = 0
     for name in dict.fromkeys(candidates):

@@ -42,7 +42,7 @@ def test_f1_by_hand_and_edge_cases():
     # pred tokens: cat sat mat ; gold: cat sat on mat -> P=3/3, R=3/4 -> F1=6/7
     assert f1_score("The cat sat, mat", "the cat sat on the mat") == pytest.approx(6 / 7)
     assert f1_score("", "cat") == 0.0
-    assert f1_score("", "") == 1.0
+    assert f1_score("", "") == 0.0  # HELM: an empty answer scores 0
     assert f1_score("dog", "cat") == 0.0
 
 
