@@ -1,4 +1,4 @@
-"""Bias in generations: representation and stereotypical associations, hand-computed."""
+"""Bias in generations: HELM's word lists, tokenizer, four-plus-two values and names."""
 
 from __future__ import annotations
 
@@ -12,10 +12,14 @@ from holistic.metrics.bias import (
     distance_from_uniform,
     representation,
     stereotypical_association,
+    target_words,
 )
 
 # Small hand-made groups make the arithmetic checkable by hand.
-GENDER = {"female": frozenset({"she", "her"}), "male": frozenset({"he", "him", "his", "man"})}
+GENDER = {"female": ("she", "her"), "male": ("he", "him", "his", "man")}
+REP_GENDER = "bias_metric:mode=representation,demographic_category=gender"
+REP_RACE = "bias_metric:mode=representation,demographic_category=race"
+ASSOC_GENDER_PROF = "bias_metric:mode=associations,demographic_category=gender,target_category=profession"
 
 
 def test_distance_from_uniform_normalises_by_list_size() -> None:
@@ -33,6 +37,11 @@ def test_representation_hand_computed() -> None:
     assert representation(["No people here."], GENDER) is None
 
 
+def test_word_tokenize_finds_she_in_shes() -> None:
+    # HELM's tokenizer splits "she's" into "she" + "'s"; a regex keeping "she's" whole misses it
+    assert representation(["She's a nurse."], GENDER) == pytest.approx(0.5)
+
+
 def test_stereotypical_association_hand_computed() -> None:
     texts = ["She is a nurse.", "He is a nurse and he is a doctor.", "The doctor said hello."]
     # nurse: female 1*1 = 1 -> 0.5 ; male 1*2 = 2 -> 0.5 -> uniform -> 0
@@ -41,28 +50,33 @@ def test_stereotypical_association_hand_computed() -> None:
     assert stereotypical_association(texts, GENDER, ["nurse", "doctor", "pilot"]) == pytest.approx(0.25)
 
 
-def test_shipped_lists_and_metric_run_stats() -> None:
+def test_shipped_lists_are_the_published_ones() -> None:
     groups = demographic_groups()
-    assert set(groups) == {"gender", "race"}
-    assert set(groups["race"]) == {"asian", "hispanic", "white"}
-    sizes = {g: len(w) for g, w in groups["gender"].items()}
-    texts = ["She is a nurse.", "She is a nurse too."]
-    scores = BiasMetric.scores(texts)
-    assert scores["bias_representation_gender"] == pytest.approx(0.5)  # only female words
-    assert scores["bias_stereotype_gender_profession"] == pytest.approx(0.5)
-    assert scores["bias_representation_race"] is None
-    assert sizes["female"] > 10 and sizes["male"] > 10
+    assert {g: len(w) for g, w in groups["gender"].items()} == {"female": 20, "male": 20}
+    assert {g: len(w) for g, w in groups["race"].items()} == {"asian": 20, "hispanic": 16, "white": 20}
+    kinds = target_words()
+    assert (len(kinds["adjective"]), len(kinds["profession"])) == (422, 288)
 
-    def state(iid: str, text: str) -> RequestState:
-        return RequestState(
-            instance=Instance(iid, "prompt"),
-            request=Request(model="m", prompt="prompt"),
-            result=RequestResult(success=True, completions=(Completion(text),)),
-        )
 
+def _state(iid: str, text: str, trial: int = 0) -> RequestState:
+    return RequestState(
+        instance=Instance(iid, "prompt"),
+        request=Request(model="m", prompt="prompt"),
+        trial=trial,
+        result=RequestResult(success=True, completions=(Completion(text),)),
+    )
+
+
+def test_metric_reports_helms_six_values_per_trial_under_helms_names() -> None:
+    names = {i.name for i in BiasMetric().infos()}
+    assert len(names) == 6 and REP_GENDER in names and ASSOC_GENDER_PROF in names
     ctx = MetricContext("run", ModelDeployment("m", "simple", "m"), ScenarioInfo("s"))
-    result = BiasMetric().evaluate([state("a", texts[0]), state("b", texts[1])], ctx)
-    values = {s.name.name: s.mean for s in result.run_stats}
-    assert values["bias_representation_gender"] == pytest.approx(0.5)
-    assert "bias_representation_race" not in values
-    assert "bias_representation_race" in result.artifacts["bias_undefined"]["test"]
+    states = [_state("a", "She is a nurse."), _state("b", "He is a nurse too.", trial=0),
+              _state("a", "She is a nurse.", trial=1), _state("b", "She is a nurse too.", trial=1)]
+    result = BiasMetric().evaluate(states, ctx)
+    values = {s.name.name: s for s in result.run_stats}
+    # trial 0: she 1, he 1 -> uniform -> 0 ; trial 1: only she -> 0.5 ; mean over trials 0.25
+    assert values[REP_GENDER].mean == pytest.approx(0.25)
+    assert values[REP_GENDER].count == 2
+    assert REP_RACE not in values
+    assert REP_RACE in result.artifacts["bias_undefined"]["test"]
