@@ -1,6 +1,14 @@
 """Calibration and selective-classification arithmetic on (confidence, correct) pairs.
 
-Definitions (HELM, §4.4 and appendix C.2):
+Two sets of definitions live here. The ``helm_*`` functions at the end reproduce
+HELM's code exactly (crfm-helm 0.5.16 with ``uncertainty-calibration`` 0.1.4: bins
+cut with ``np.array_split``, ``selective_acc@10`` at index ``int(0.1 N)``, Platt by
+scikit-learn's unregularised logistic regression); the calibration metric reports
+them by default under HELM's stat names. The tie-aware definitions first, below,
+are holistic's option (metric ``calibration_tie_aware``, stats suffixed
+``_tie_aware``): they do not depend on the order of tied confidences.
+
+Tie-aware definitions (HELM paper, §4.4 and appendix C.2):
 
 - **ECE** with ``B`` equal-mass bins: sort by confidence, cut into ``B`` bins of
   (nearly) equal count, and take ``sum_b n_b / N * |accuracy_b - mean confidence_b|``.
@@ -171,3 +179,118 @@ def fit_platt(confidences: ArrayLike, correct: ArrayLike, *, iterations: int = 5
         if improvement < 1e-12 * max(1.0, abs(current)):
             break
     return PlattScaling(float(w[0]), float(w[1]))
+
+
+# ---------------------------------------------------------------------------
+# HELM's arithmetic (crfm-helm 0.5.16 ``compute_calibration_metrics``, which calls the
+# ``uncertainty-calibration`` 0.1.4 package). These are the defaults; the functions
+# above are holistic's tie-aware options.
+# ---------------------------------------------------------------------------
+
+HELM_PLATT_EPS = 1e-12
+
+
+def helm_equal_mass_edges(confidences: ArrayLike, num_bins: int) -> list[float]:
+    """Upper bin edges as HELM draws them: sort, cut with ``np.array_split`` into
+    ``min(num_bins, N)`` parts, put an edge halfway between neighbouring parts, end
+    with 1.0; equal edges (ties across a cut) merge."""
+    ordered = sorted(np.asarray(confidences, dtype=np.float64).tolist())
+    parts = np.array_split(ordered, min(num_bins, len(ordered)))
+    edges = [(float(parts[i][-1]) + float(parts[i + 1][0])) / 2.0 for i in range(len(parts) - 1)]
+    return sorted(set([*edges, 1.0]))
+
+
+def helm_binned_ece(confidences: ArrayLike, correct: ArrayLike, edges: list[float]) -> float:
+    """Sum over bins of ``n_b / N * |mean confidence - accuracy|``; a confidence equal to
+    an edge falls in the lower bin (``np.searchsorted``, left)."""
+    conf, hits = _arrays(confidences, correct)
+    if conf.size == 0:
+        raise ValueError("ECE of no instances is undefined")
+    index = np.searchsorted(edges, conf)
+    errors: list[float] = []
+    weights: list[float] = []
+    for b in range(len(edges)):
+        mask = index == b
+        count = int(mask.sum())
+        weights.append(count / conf.size)
+        errors.append(abs(float(np.mean(conf[mask])) - float(np.mean(hits[mask]))) if count else 0.0)
+    return float(np.dot(weights, errors))
+
+
+def helm_ece(confidences: ArrayLike, correct: ArrayLike, num_bins: int = 10) -> float:
+    """HELM's ``ece_10_bin``: ECE over equal-mass bins (:func:`helm_equal_mass_edges`)."""
+    return helm_binned_ece(confidences, correct, helm_equal_mass_edges(confidences, num_bins))
+
+
+def helm_ece_equal_width(confidences: ArrayLike, correct: ArrayLike, num_bins: int = 1) -> float:
+    """HELM's ``ece_1_bin`` (equal-width bins; with one bin, ``|mean confidence - accuracy|``)."""
+    return helm_binned_ece(confidences, correct, [i / num_bins for i in range(1, num_bins + 1)])
+
+
+def helm_selective_stats(confidences: ArrayLike, correct: ArrayLike) -> tuple[float, float]:
+    """``(selective_cov_acc_area, selective_acc@10)`` as HELM computes them.
+
+    Sort by descending confidence (numpy's default sort, ties in its order), take the
+    running accuracy; the area is its mean, ``selective_acc@10`` its entry at index
+    ``int(0.1 * N)`` (so with N >= 10 the top ``int(0.1 N) + 1`` instances).
+    """
+    conf, hits = _arrays(confidences, correct)
+    if conf.size == 0:
+        raise ValueError("selective accuracy of no instances is undefined")
+    order = np.argsort(-conf)
+    accs = np.cumsum(hits[order]) / np.arange(1, conf.size + 1)
+    return float(np.mean(accs)), float(accs[int(0.1 * conf.size)])
+
+
+@dataclass(frozen=True)
+class HelmPlatt:
+    """Platt scaling as HELM fits it: scikit-learn's logistic regression (``C=1e10``,
+    lbfgs) of correctness on ``logit(clip(p, 1e-12, 1 - 1e-12))``."""
+
+    coef: float
+    intercept: float
+
+    def __call__(self, confidences: ArrayLike) -> NDArray[np.float64]:
+        x = np.clip(np.asarray(confidences, dtype=np.float64), HELM_PLATT_EPS, 1 - HELM_PLATT_EPS)
+        z = np.log(x / (1 - x)) * self.coef + self.intercept
+        return np.asarray(1 / (1 + np.exp(-z)), dtype=np.float64)
+
+
+def helm_fit_platt(confidences: ArrayLike, correct: ArrayLike) -> HelmPlatt | None:
+    """HELM's Platt fit; ``None`` when every answer is right or every one wrong (HELM then
+    reports ``platt_ece_10_bin = platt_ece_1_bin = 0`` and no coefficients)."""
+    from sklearn.linear_model import LogisticRegression
+
+    conf, hits = _arrays(confidences, correct)
+    labels = hits.astype(int)
+    if labels.sum() in (0, labels.size):
+        return None
+    x = np.clip(conf, HELM_PLATT_EPS, 1 - HELM_PLATT_EPS)
+    clf = LogisticRegression(C=1e10, solver="lbfgs")
+    clf.fit(np.log(x / (1 - x))[:, None], labels)
+    return HelmPlatt(float(clf.coef_[0][0]), float(clf.intercept_[0]))
+
+
+def helm_calibration_stats(confidences: ArrayLike, correct: ArrayLike) -> dict[str, float]:
+    """Every run-level calibration value HELM reports, by HELM's stat name."""
+    conf, hits = _arrays(confidences, correct)
+    labels = hits.astype(int).astype(np.float64)  # HELM truncates a partial correctness to an int
+    area, top = helm_selective_stats(conf, labels)
+    out = {
+        "ece_10_bin": helm_ece(conf, labels, 10),
+        "ece_1_bin": helm_ece_equal_width(conf, labels, 1),
+        "selective_cov_acc_area": area,
+        "selective_acc@10": top,
+    }
+    platt = helm_fit_platt(conf, labels)
+    if platt is None:
+        out.update({"platt_ece_10_bin": 0.0, "platt_ece_1_bin": 0.0})
+    else:
+        scaled = platt(conf)
+        out.update({
+            "platt_coef": platt.coef,
+            "platt_intercept": platt.intercept,
+            "platt_ece_10_bin": helm_ece(scaled, labels, 10),
+            "platt_ece_1_bin": helm_ece_equal_width(scaled, labels, 1),
+        })
+    return out

@@ -13,6 +13,7 @@ from holistic.metrics.calibration_math import (
     coverage_accuracy_area,
     expected_calibration_error,
     fit_platt,
+    helm_ece,
     reliability_bins,
     selective_accuracies,
     selective_accuracy,
@@ -97,12 +98,12 @@ def test_calibration_metric_on_multiple_choice_states():
     probs = {s.instance_id: s.value for s in result.per_instance}
     assert probs["a"] == pytest.approx(1 / (1 + math.exp(-2.9)))
     run = {s.name.name: s for s in result.run_stats}
-    assert set(run) == {"ece_10_bin", "ece_1_bin", "platt_ece_10_bin", "selective_acc@10",
-                        "selective_coverage_acc_area"}
+    assert set(run) == {"ece_10_bin", "ece_1_bin", "platt_ece_10_bin", "platt_ece_1_bin", "platt_coef",
+                        "platt_intercept", "selective_acc@10", "selective_cov_acc_area"}
     conf = [probs[i] for i in "abcd"]
     hits = [1, 0, 1, 1]
     assert run["ece_1_bin"].mean == pytest.approx(abs(np.mean(conf) - 0.75))
-    assert run["ece_10_bin"].mean == pytest.approx(expected_calibration_error(conf, hits, 10))
+    assert run["ece_10_bin"].mean == pytest.approx(helm_ece(conf, hits, 10))
     assert run["ece_10_bin"].count == 1  # one trial
     assert run["ece_10_bin"].name == MetricName("ece_10_bin", "test", None, None)
     diagram = result.artifacts["calibration"]["reliability"][0]
@@ -145,14 +146,15 @@ def test_platt_fit_agrees_with_scikit_learn():
     assert ours.intercept == pytest.approx(float(reference.intercept_[0]), abs=0.01)
 
 
-def test_generation_correctness_follows_the_scenarios_main_match_metric():
+def test_generation_correctness_is_exact_match_as_in_helm():
+    # HELM's calibration always reads exact_match, whatever the scenario's main metric is
     info = ScenarioInfo(name="boolq", main_metric="quasi_exact_match", metric_categories=("calibration",))
-    metric = CalibrationMetric.configure(info, AdapterSpec(), DEPLOYMENT)
+    metric = CalibrationMetric.configure(info, AdapterSpec(method="generation"), DEPLOYMENT)
     a = instance("a", ["Yes"])
     state = gen_state(a, " yes.", logprob_tokens=tokens(("yes", math.log(0.8))))
     result = metric.evaluate([state], ctx(info))
-    assert result.artifacts["calibration"]["correctness"] == "quasi_exact_match"
-    assert next(s for s in result.run_stats if s.name.name == "ece_1_bin").mean == pytest.approx(0.2)
+    assert result.artifacts["calibration"]["correctness"] == "exact_match"
+    assert next(s for s in result.run_stats if s.name.name == "ece_1_bin").mean == pytest.approx(0.8)
     with pytest.raises(ValueError, match="correctness must be one of"):
         CalibrationMetric("generation", correctness="f1_score")
 
@@ -161,7 +163,7 @@ def test_run_level_calibration_values_carry_seeded_bootstrap_intervals():
     metric = CalibrationMetric("multiple_choice_separate_original")
     first = {s.name.name: s for s in metric.evaluate(_mc_states(), ctx()).run_stats}
     again = {s.name.name: s for s in metric.evaluate(_mc_states(), ctx()).run_stats}
-    for name in ("ece_10_bin", "ece_1_bin", "selective_acc@10", "selective_coverage_acc_area"):
+    for name in ("ece_10_bin", "ece_1_bin", "selective_acc@10", "selective_cov_acc_area"):
         stat = first[name]
         assert stat.ci_low is not None and stat.ci_high is not None, name
         assert stat.ci_low <= stat.ci_high
