@@ -1,15 +1,24 @@
 """Efficiency: time, tokens and money per instance.
 
-Per instance (summed over the instance's requests in a trial: all choices, the
-neutral-context requests, every window):
+Per request, as HELM reports them (``EfficiencyMetric`` in crfm-helm 0.5.16: an
+instance with several requests — every choice, the neutral-context requests, every
+window — gets the mean over its requests, and the run's value is the mean over
+instances):
 
 - ``inference_runtime``: wall time in seconds as recorded by the provider call.
   A request served from the cache keeps its original latency.
+- ``inference_denoised_runtime``: the runtime HELM's efficiency leaderboard shows.
+  HELM takes it from per-model runtime tables, or divides a batch's time by its
+  size; holistic times every request on its own, so it is the measured time of the
+  request (for a batched request, the batch's time divided by the batch size as the
+  provider records it in ``latency_s``).
 - ``idealized_inference_runtime``: the same from the run's latency model
   (:mod:`holistic.metrics.runtime_model`), when it could be fitted.
-- ``num_prompt_tokens``, ``num_completion_tokens``, ``num_requests``.
-- ``cost_usd``: the provider's own cost when it reports one, else the tokens times
-  the deployment's ``price_input_per_million`` / ``price_output_per_million``.
+- ``num_prompt_tokens``, ``num_completion_tokens``.
+
+Per instance (summed over its requests): ``num_requests`` and ``cost_usd`` (the
+provider's own cost when it reports one, else the tokens times the deployment's
+``price_input_per_million`` / ``price_output_per_million``).
 
 Per run (one value for each split and perturbation): ``num_cached_requests``,
 ``num_failed_requests``, ``tokens_per_second`` and ``completion_tokens_per_second``
@@ -59,14 +68,16 @@ class EfficiencyMetric(BaseMetric):
     name = "efficiency"
     category = "efficiency"
     INFOS = (
-        info("inference_runtime", "efficiency", "Seconds of model calls per instance (original latency when cached).",
+        info("inference_runtime", "efficiency", "Seconds per model request (original latency when cached).",
              higher_is_better=False, needs_references=False),
-        info("idealized_inference_runtime", "efficiency", "Seconds per instance predicted by a non-negative "
+        info("inference_denoised_runtime", "efficiency", "Seconds per model request, batch time shared out "
+             "(HELM's efficiency leaderboard value).", higher_is_better=False, needs_references=False),
+        info("idealized_inference_runtime", "efficiency", "Seconds per request predicted by a non-negative "
              "least-squares fit of latency on prompt and completion tokens over the run's uncached requests.",
              higher_is_better=False, needs_references=False),
-        info("num_prompt_tokens", "efficiency", "Prompt tokens per instance.", higher_is_better=False,
+        info("num_prompt_tokens", "efficiency", "Prompt tokens per request.", higher_is_better=False,
              needs_references=False),
-        info("num_completion_tokens", "efficiency", "Completion tokens per instance.", higher_is_better=False,
+        info("num_completion_tokens", "efficiency", "Completion tokens per request.", higher_is_better=False,
              needs_references=False),
         info("num_requests", "efficiency", "Model requests per instance.", higher_is_better=False,
              needs_references=False),
@@ -91,23 +102,22 @@ class EfficiencyMetric(BaseMetric):
         ]
         model = fit_runtime_model(samples)
         for unit in group_units(states):
-            answered = [s for s in unit.states if s.result is not None]
-            runtime = sum(s.result.latency_s for s in answered if s.result is not None)
-            prompt = sum(s.result.prompt_tokens for s in answered if s.result is not None)
-            completion = sum(s.result.completion_tokens for s in answered if s.result is not None)
-            result.per_instance.append(unit.stat("inference_runtime", runtime))
-            result.per_instance.append(unit.stat("num_prompt_tokens", prompt))
-            result.per_instance.append(unit.stat("num_completion_tokens", completion))
+            answered = [s.result for s in unit.states if s.result is not None]
+            if answered:
+                runtimes = [r.latency_s for r in answered]
+                result.per_instance.append(unit.stat("inference_runtime", _mean(runtimes)))
+                result.per_instance.append(unit.stat("inference_denoised_runtime", _mean(runtimes)))
+                result.per_instance.append(unit.stat("num_prompt_tokens", _mean([r.prompt_tokens for r in answered])))
+                result.per_instance.append(
+                    unit.stat("num_completion_tokens", _mean([r.completion_tokens for r in answered]))
+                )
             result.per_instance.append(unit.stat("num_requests", len(unit.states)))
             result.per_instance.append(
                 unit.stat("cost_usd", sum(request_cost(s, ctx.deployment) for s in unit.states))
             )
-            if model is not None:
-                ideal = sum(
-                    model.predict(s.result.prompt_tokens, s.result.completion_tokens)
-                    for s in answered
-                    if s.result is not None and s.result.success
-                )
+            successful = [r for r in answered if r.success]
+            if model is not None and successful:
+                ideal = _mean([model.predict(r.prompt_tokens, r.completion_tokens) for r in successful])
                 result.per_instance.append(unit.stat("idealized_inference_runtime", ideal))
         result.run_stats.extend(_run_stats(states))
         result.artifacts["efficiency"] = {
@@ -121,6 +131,10 @@ class EfficiencyMetric(BaseMetric):
             },
         }
         return result
+
+
+def _mean(values: Sequence[float]) -> float:
+    return float(sum(values)) / len(values)
 
 
 def _run_stats(states: Sequence[RequestState]) -> list[Stat]:

@@ -2,16 +2,19 @@
 
 Each window state scores a span of the document: the request's ``continuation``
 for ``loglikelihood`` windows (the earlier context only conditions), the whole
-``prompt`` for ``rolling_loglikelihood`` windows. Summing over an instance's
-windows in a trial:
+``prompt`` for ``rolling_loglikelihood`` windows. As in HELM
+(``compute_language_modeling_metrics`` / ``compute_perplexity_metrics``):
 
-- ``bits_per_byte`` = -sum logprob / ln 2 / UTF-8 bytes of the scored text
-  (tokenizer-independent; Gao et al., 2021), lower is better;
-- ``perplexity`` = exp(-sum logprob / tokens), per the model's own tokens;
-- ``logprob_per_token`` = sum logprob / tokens.
+- per instance (summed over its windows in a trial): ``logprob``,
+  ``num_perplexity_tokens`` (the model's tokens) and ``num_bytes`` (UTF-8 bytes of
+  the scored text);
+- per run, for each split, sub-split and perturbation, **pooled** over its
+  instances (a ratio of sums, not a mean of per-document ratios):
+  ``bits_per_byte`` = -sum logprob / sum bytes / ln 2 (tokenizer-independent; Gao
+  et al., 2021), ``perplexity`` = exp(-sum logprob / sum tokens) and
+  ``logprob_per_byte`` = sum logprob / sum bytes.
 
-Values are per instance (document); the run-level number is their mean. An
-instance with a failed window gets no values (a partial sum would look better
+An instance with a failed window gets no values (a partial sum would look better
 than the truth).
 """
 
@@ -19,12 +22,13 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from dataclasses import replace
 
 from holistic.core.interfaces import MetricContext, MetricResult, ScenarioInfo
-from holistic.core.types import AdapterSpec, ModelDeployment, RequestState
+from holistic.core.types import AdapterSpec, MetricName, ModelDeployment, RequestState, Stat
 from holistic.metrics.base import BaseMetric, info
 from holistic.metrics.registry import METRICS
-from holistic.metrics.states import WINDOW_ROLE, group_units, succeeded
+from holistic.metrics.states import WINDOW_ROLE, group_units, metric_name, succeeded
 
 
 def scored_text(state: RequestState) -> str:
@@ -50,16 +54,22 @@ def window_totals(state: RequestState) -> tuple[float, int, int]:
 
 @METRICS.register("language_modeling")
 class LanguageModelingMetric(BaseMetric):
-    """Bits per byte, perplexity and logprob per token over rolling windows."""
+    """Bits per byte, perplexity and logprob per byte, pooled over a run's documents (as HELM)."""
 
     name = "language_modeling"
     category = "accuracy"
     INFOS = (
-        info("bits_per_byte", "accuracy", "Negative log2-likelihood per UTF-8 byte of the text.",
+        info("bits_per_byte", "accuracy", "Negative log2-likelihood per UTF-8 byte, pooled: -sum logprob / sum bytes "
+             "/ ln 2 over the run's documents.", higher_is_better=False, needs_logprobs=True, needs_references=False),
+        info("perplexity", "accuracy", "exp(-sum logprob / sum model tokens) over the run's documents.",
              higher_is_better=False, needs_logprobs=True, needs_references=False),
-        info("perplexity", "accuracy", "exp of the mean negative logprob per model token.",
-             higher_is_better=False, needs_logprobs=True, needs_references=False),
-        info("logprob_per_token", "accuracy", "Mean logprob per model token.",
+        info("logprob_per_byte", "accuracy", "sum logprob / sum UTF-8 bytes over the run's documents.",
+             needs_logprobs=True, needs_references=False),
+        info("logprob", "accuracy", "Log-likelihood of the document (sum over its windows).",
+             needs_logprobs=True, needs_references=False),
+        info("num_perplexity_tokens", "accuracy", "Model tokens scored in the document.",
+             needs_logprobs=True, needs_references=False),
+        info("num_bytes", "accuracy", "UTF-8 bytes scored in the document.",
              needs_logprobs=True, needs_references=False),
     )
 
@@ -73,17 +83,27 @@ class LanguageModelingMetric(BaseMetric):
 
     def evaluate(self, states: Sequence[RequestState], ctx: MetricContext) -> MetricResult:
         result = MetricResult()
+        pooled: dict[MetricName, dict[int, list[float]]] = {}
         for unit in group_units(states):
             windows = unit.with_role(WINDOW_ROLE)
             if not windows or not all(succeeded(w) for w in windows):
                 continue
             totals = [window_totals(w) for w in windows]
-            logprob = sum(t[0] for t in totals)
-            tokens = sum(t[1] for t in totals)
-            n_bytes = sum(t[2] for t in totals)
-            if n_bytes > 0:
-                result.per_instance.append(unit.stat("bits_per_byte", -logprob / math.log(2) / n_bytes))
-            if tokens > 0:
-                result.per_instance.append(unit.stat("perplexity", math.exp(min(-logprob / tokens, 700.0))))
-                result.per_instance.append(unit.stat("logprob_per_token", logprob / tokens))
+            sums = [sum(t[0] for t in totals), sum(t[1] for t in totals), sum(t[2] for t in totals)]
+            result.per_instance.append(unit.stat("logprob", sums[0]))
+            result.per_instance.append(unit.stat("num_perplexity_tokens", sums[1]))
+            result.per_instance.append(unit.stat("num_bytes", sums[2]))
+            trial = pooled.setdefault(metric_name(unit.instance, ""), {}).setdefault(unit.key.trial, [0.0, 0.0, 0.0])
+            for i, value in enumerate(sums):
+                trial[i] += value
+        for group in sorted(pooled, key=lambda n: (n.split, n.sub_split or "", n.perturbation or "")):
+            values: dict[str, list[float]] = {}
+            for logprob, n_tokens, n_bytes in pooled[group].values():
+                if n_tokens > 0:
+                    values.setdefault("perplexity", []).append(math.e ** min(-logprob / n_tokens, 700.0))
+                if n_bytes > 0:
+                    values.setdefault("bits_per_byte", []).append(-logprob / n_bytes / math.log(2))
+                    values.setdefault("logprob_per_byte", []).append(logprob / n_bytes)
+            for value_name, trial_values in values.items():
+                result.run_stats.append(Stat.of(replace(group, name=value_name), trial_values))
         return result

@@ -2,21 +2,21 @@
 
 With the ``ranking_binary`` method every (query, passage) pair gets a prompt
 asking whether the passage answers the query (``reference_index`` = the passage's
-position among the instance's references). A passage's score is the model's
-probability of "Yes" against "No":
+position among the instance's references).
 
-- from the two log-likelihood states the adapter makes (roles ``yes`` and ``no``,
-  scoring the continuations " Yes" and " No"):
-  ``P(yes) / (P(yes) + P(no)) = sigmoid(logprob_yes - logprob_no)``;
-- from a generated answer (role ``main``) when that is what the run holds: from the
-  first answer token's top-k logprobs, P(yes) / (P(yes) + P(no)) summed over case and
-  spacing variants; else that token's probability if it says yes, one minus it if no;
-  without logprobs, 1 for a yes answer and 0 otherwise.
+From a generated answer (role ``main``, HELM's setting) passages are ordered as HELM
+orders them (``RankingMetric.object_to_score_binary_ranking`` in crfm-helm 0.5.16):
+first by the answer's class — "Yes" (stripped, case-insensitive) before "No" before
+anything else (a failed request counts as anything else, with log-probability 0) —
+then, among "Yes" answers, by the answer's log-probability (more confident first),
+and among the others by its negation (less confident "No" first); remaining ties keep
+the references' order.
 
-A passage whose requests failed scores 0.
-
-Passages are ranked by score; ties go to the better first-stage rank, then to the
-lower reference index.
+From the two log-likelihood states holistic's own adaptation makes (roles ``yes`` and
+``no``, scoring the continuations " Yes" and " No"), a passage's score is
+``P(yes) / (P(yes) + P(no)) = sigmoid(logprob_yes - logprob_no)``; passages are
+ranked by it, ties going to the better first-stage rank, then to the lower reference
+index. A passage whose requests failed scores 0.
 
 Relevance judgements come from the reference tags: ``relevance=<grade>`` for
 graded judgements (MS MARCO TREC, 0-3), else 1 for a ``correct`` passage and 0
@@ -40,14 +40,14 @@ values; one with no positive grade gets no NDCG values.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from holistic.core.interfaces import MetricContext, MetricResult, ScenarioInfo
 from holistic.core.types import AdapterSpec, ModelDeployment, Reference, RequestState
 from holistic.metrics.base import BaseMetric, info
 from holistic.metrics.registry import METRICS
-from holistic.metrics.states import MAIN_ROLE, Unit, group_units, outputs, succeeded
+from holistic.metrics.states import MAIN_ROLE, Unit, group_units, succeeded
 
 RELEVANCE_TAG = "relevance="
 FIRST_STAGE_TAG = "first_stage_rank="
@@ -66,6 +66,10 @@ class Candidate:
     first_stage_rank: int | None
     relevant: bool = False
     """Tagged ``correct`` (the scenario's relevance threshold, e.g. grade >= 2 on TREC)."""
+    answer_class: int = 0
+    """HELM's class of a generated answer: 2 "Yes", 1 "No", 0 anything else (0 for scored passages)."""
+    generated: bool = False
+    """Ordered as HELM orders generated answers (class, signed log-probability, reference order)."""
 
 
 def grade_of(reference: Reference) -> float:
@@ -82,10 +86,6 @@ def first_stage_rank(reference: Reference) -> int | None:
     return None
 
 
-def _variant_prob(top: Mapping[str, float], word: str) -> float:
-    return sum(math.exp(lp) for text, lp in top.items() if text.strip().lower() == word)
-
-
 def scored_yes_probability(yes: RequestState, no: RequestState) -> float | None:
     """sigmoid(logprob(" Yes") - logprob(" No")) from two log-likelihood states (``None`` if one failed)."""
     if not (succeeded(yes) and succeeded(no)):
@@ -99,34 +99,31 @@ def scored_yes_probability(yes: RequestState, no: RequestState) -> float | None:
     return math.exp(margin) / (1.0 + math.exp(margin))
 
 
-def yes_probability(state: RequestState) -> float:
-    """The relevance probability read from a generated yes/no answer (see the module docstring)."""
-    text = outputs(state)[0].strip().lower()
-    says_yes = text.startswith("yes")
-    result = state.result
-    if result is None or not result.success or not result.has_logprobs or not result.completions:
-        return 1.0 if says_yes else 0.0
-    token = next((t for t in result.completions[0].tokens if t.text.strip()), None)
-    if token is None:
-        return 1.0 if says_yes else 0.0
-    if token.top_logprobs:
-        p_yes, p_no = _variant_prob(token.top_logprobs, "yes"), _variant_prob(token.top_logprobs, "no")
-        if p_yes + p_no > 0:
-            return p_yes / (p_yes + p_no)
-    first = token.text.strip().lower()
-    p = min(math.exp(token.logprob), 1.0)
-    if first.startswith("yes"):
-        return p
-    if first.startswith("no"):
-        return 1.0 - p
-    return 0.0
+def helm_answer_key(state: RequestState | None) -> tuple[int, float]:
+    """HELM's sort key of a generated yes/no answer: (class, signed log-probability)."""
+    text, logprob = "missing", 0.0
+    if state is not None and state.result is not None and state.result.completions:
+        completion = state.result.completions[0]
+        text = completion.text
+        logprob = sum(t.logprob for t in completion.tokens) if completion.tokens else completion.logprob
+    answer = text.strip().lower()
+    if answer == "yes":
+        return 2, logprob
+    if answer == "no":
+        return 1, -logprob
+    return 0, -logprob
 
 
 def rank(candidates: Sequence[Candidate]) -> list[Candidate]:
-    """Best first: by score, then first-stage rank, then reference index."""
+    """Best first: by answer class and score, then (scored passages only) first-stage rank, then reference index."""
     return sorted(
         candidates,
-        key=lambda c: (-c.score, c.first_stage_rank if c.first_stage_rank is not None else math.inf, c.index),
+        key=lambda c: (
+            -c.answer_class,
+            -c.score,
+            c.first_stage_rank if c.first_stage_rank is not None and not c.generated else math.inf,
+            c.index,
+        ),
     )
 
 
@@ -159,13 +156,13 @@ def candidates(unit: Unit) -> list[Candidate]:
     generated = _by_reference(unit.with_role(MAIN_ROLE))
     out = []
     for i, reference in enumerate(unit.instance.references):
-        score: float | None = None
+        grade, stage = grade_of(reference), first_stage_rank(reference)
         if i in yes and i in no:
             score = scored_yes_probability(yes[i], no[i])
-        elif i in generated and succeeded(generated[i]):
-            score = yes_probability(generated[i])
-        out.append(Candidate(i, score if score is not None else 0.0, grade_of(reference), first_stage_rank(reference),
-                             reference.is_correct))
+            out.append(Candidate(i, score if score is not None else 0.0, grade, stage, reference.is_correct))
+        else:
+            answer_class, signed = helm_answer_key(generated.get(i))
+            out.append(Candidate(i, signed, grade, stage, reference.is_correct, answer_class, generated=True))
     return out
 
 

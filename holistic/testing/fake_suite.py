@@ -114,7 +114,7 @@ def _write_run(suite_dir: Path, suite: str, run: FakeRun, seed: int) -> None:
     latency_values: dict[str | None, np.ndarray] = {None: latency}
     pis_cols: dict[str, list[Any]] = {k: [] for k in ("instance_id", "trial", "metric", "split", "sub_split",
                                                       "perturbation", "value")}
-    for metric, arrs in ((run.main_metric, values), ("inference_runtime", latency_values)):
+    for metric, arrs in ((run.main_metric, values), ("inference_denoised_runtime", latency_values)):
         for pert, arr in arrs.items():
             pis_cols["instance_id"] += [ids[i] for i in rows_inst]
             pis_cols["trial"] += trials.tolist()
@@ -127,7 +127,7 @@ def _write_run(suite_dir: Path, suite: str, run: FakeRun, seed: int) -> None:
     pq.write_table(_table("per_instance_stats", {**_join(run, suite, m), **pis_cols}),
                    rdir / "per_instance_stats.parquet")
     stat_rows: list[dict[str, Any]] = []
-    for metric, arrs in ((run.main_metric, values), ("inference_runtime", latency_values)):
+    for metric, arrs in ((run.main_metric, values), ("inference_denoised_runtime", latency_values)):
         for pert, arr in arrs.items():
             per_trial = arr.reshape(n, t).mean(axis=0)
             boot = arr.reshape(n, t).mean(axis=1)

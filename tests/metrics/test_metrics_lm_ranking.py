@@ -16,17 +16,21 @@ def test_bits_per_byte_perplexity_over_windows():
         score_state(doc, 0, -6.0, continuation=text1, n_tokens=2, role="window"),
         score_state(doc, 1, -4.0, continuation=text2, n_tokens=3, role="window"),
     ]
-    got = {s.name.name: s.value for s in LanguageModelingMetric().evaluate(states, ctx()).per_instance}
-    assert got["bits_per_byte"] == pytest.approx(10 / math.log(2) / 12)
-    assert got["perplexity"] == pytest.approx(math.exp(10 / 5))
-    assert got["logprob_per_token"] == pytest.approx(-2.0)
+    result = LanguageModelingMetric().evaluate(states, ctx())
+    got = {s.name.name: s.value for s in result.per_instance}
+    assert got == {"logprob": -10.0, "num_perplexity_tokens": 5, "num_bytes": 12}
+    run = {s.name.name: s.mean for s in result.run_stats}
+    assert run["bits_per_byte"] == pytest.approx(10 / math.log(2) / 12)
+    assert run["perplexity"] == pytest.approx(math.exp(10 / 5))
+    assert run["logprob_per_byte"] == pytest.approx(-10 / 12)
 
 
 def test_language_modelling_skips_documents_with_a_failed_window():
     doc = instance("doc", [])
     states = [score_state(doc, 0, -1.0, continuation="a", role="window"),
               score_state(doc, 1, -1.0, continuation="b", role="window", success=False)]
-    assert LanguageModelingMetric().evaluate(states, ctx()).per_instance == []
+    result = LanguageModelingMetric().evaluate(states, ctx())
+    assert result.per_instance == [] and result.run_stats == []
 
 
 def _cands(grades, scores):
