@@ -178,7 +178,8 @@ def _score(
     if run.perturbations:
         # Worst case over each original and its variants, kept per instance so summaries
         # can bootstrap robustness and fairness like any other metric.
-        per_instance = with_worst_case(per_instance, evaluation, infos=lookup)
+        directional = any(getattr(m, "directional_worst_case", False) for m in metrics)
+        per_instance = with_worst_case(per_instance, evaluation, infos=lookup, directional=directional)
     stats = aggregate(per_instance, seed=_seed(run, "bootstrap"), infos=lookup)
     groups = breakdown_values(per_instance, evaluation, metric_ctx.scenario_info.breakdowns)
     if groups:

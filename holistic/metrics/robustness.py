@@ -1,17 +1,27 @@
-"""Robustness and fairness as worst cases over perturbed variants.
+"""Robustness and fairness as worst cases over perturbed variants, as HELM computes them.
 
-HELM (Liang et al., 2022, appendix C.3) scores an instance's robustness as its
-*worst* value over the original and every perturbed variant, so a model is
-robust on an instance only when it does well on all of them; fairness is the
-same over the fairness (counterfactual) variants. The worst value is the
-minimum for higher-is-better metrics and the **maximum** for lower-is-better
-ones (error rates, calibration error, bits per byte) — HELM's own code always
-takes the minimum, which rewards a lower-is-better metric for getting worse.
+HELM (Liang et al., 2022, appendix C.3; ``compute_worst_case_metrics`` in crfm-helm
+0.5.16) scores an instance's robustness as its *worst* value over the original and
+every perturbed variant, so a model is robust on an instance only when it does well
+on all of them; fairness is the same over the fairness (counterfactual) variants.
+:func:`worst_case` does this on per-instance values, for **every** metric value
+(accuracy, calibration's ``max_prob``, efficiency...), per trial:
 
-:func:`worst_case` does this on per-instance values; the aggregation in
-:mod:`holistic.metrics.stats` calls it. The metric classes here
-(``robustness``, ``fairness``) add what can be read from the request states
-alone: how often a variant changes the model's prediction.
+- ``robustness`` / ``fairness``: the minimum over the original and the family's
+  variants (an instance without such variants keeps its original value);
+- for each perturbation ``P`` of the run: ``P:worst``, the minimum of the original's
+  and ``P``'s values, and ``P:original``, the original's value on the instances ``P``
+  was applied to (HELM's "before" stats, its ``computed_on=original``).
+
+As in HELM the worst value is always the minimum, even for lower-is-better values
+(error rates, calibration error, runtime) — there it rewards getting worse. Holistic's
+option ``worst_case_directional`` (name it in ``metrics:``) adds
+``robustness_directional`` / ``fairness_directional`` rows that take the maximum for
+lower-is-better values instead; HELM's rows are unchanged.
+
+The aggregation in :mod:`holistic.metrics.stats` calls :func:`worst_case`. The metric
+classes here (``robustness``, ``fairness``) add what can be read from the request
+states alone: how often a variant changes the model's prediction.
 """
 
 from __future__ import annotations
@@ -30,7 +40,31 @@ from holistic.metrics.text import normalize_quasi
 ROBUSTNESS = "robustness"
 FAIRNESS = "fairness"
 WORST_CASE_FAMILIES = (ROBUSTNESS, FAIRNESS)
+DIRECTIONAL_SUFFIX = "_directional"
+WORST = "worst"
+ORIGINAL = "original"
 CONTRAST_SET = "contrast_set"
+
+
+def worst_name(perturbation: str) -> str:
+    """Perturbation field of the worst case over the original and ``perturbation``."""
+    return f"{perturbation}:{WORST}"
+
+
+def original_name(perturbation: str) -> str:
+    """Perturbation field of the originals of the instances ``perturbation`` was applied to."""
+    return f"{perturbation}:{ORIGINAL}"
+
+
+def is_derived(perturbation: str | None) -> bool:
+    """The perturbation field names a worst case or a "before" value, not a variant."""
+    if perturbation is None:
+        return False
+    return (
+        perturbation in WORST_CASE_FAMILIES
+        or perturbation.removesuffix(DIRECTIONAL_SUFFIX) in WORST_CASE_FAMILIES
+        or perturbation.endswith((f":{WORST}", f":{ORIGINAL}"))
+    )
 
 
 def _flags(instances: Sequence[Instance]) -> dict[str, tuple[bool, bool]]:
@@ -47,56 +81,59 @@ def _flags(instances: Sequence[Instance]) -> dict[str, tuple[bool, bool]]:
 def worst_case(
     per_instance: Sequence[PerInstanceStat],
     instances: Sequence[Instance],
-    higher_is_better: Callable[[str], bool],
+    higher_is_better: Callable[[str], bool] | None = None,
+    *,
+    directional: bool = False,
 ) -> list[PerInstanceStat]:
-    """Per (instance, trial, metric): the worst value over the original and its variants.
+    """Per (instance, trial, metric value): HELM's worst cases over the original and its variants.
 
     ``instances`` are the run's instances (originals and variants); they say which
-    perturbation names count toward robustness and which toward fairness. For each
-    family present in the run (some variant carries its flag), every
-    (instance id, trial, metric name, split, sub-split) gets one stat named with
-    ``perturbation="robustness"`` / ``"fairness"``: the minimum of the original's and
-    the family's variants' values when ``higher_is_better(name)``, else the maximum.
-    An instance that has no variant of the family (a contrast set it lacks) keeps its
-    original value; one whose original has no value (a value defined only on variants,
-    such as ``prediction_changed``) gets no worst case. Values already named ``robustness``/``fairness`` and values of
+    perturbation names count toward robustness and which toward fairness. Every
+    (instance id, trial, name, split, sub-split) gets ``robustness`` and ``fairness``
+    rows, and ``P:worst`` / ``P:original`` rows for each perturbation ``P`` it has a
+    variant of (see the module docstring). With ``directional`` (and
+    ``higher_is_better``), ``robustness_directional`` / ``fairness_directional`` rows
+    take the maximum for lower-is-better values. Values already derived and values of
     perturbations not among ``instances`` are ignored. Output is sorted.
     """
+    if directional and higher_is_better is None:
+        raise ValueError("directional worst cases need higher_is_better")
     flags = _flags(instances)
-    present = [fam for i, fam in enumerate(WORST_CASE_FAMILIES) if any(f[i] for f in flags.values())]
-    if not present:
-        return []
     groups: dict[tuple[str, int, str, str, str], list[PerInstanceStat]] = {}
     for stat in per_instance:
         pert = stat.name.perturbation
-        if pert in WORST_CASE_FAMILIES or (pert is not None and pert not in flags):
+        if pert is not None and (is_derived(pert) or pert not in flags):
             continue
         key = (stat.instance_id, stat.trial, stat.name.name, stat.name.split, stat.name.sub_split or "")
         groups.setdefault(key, []).append(stat)
     out: list[PerInstanceStat] = []
-    directions: dict[str, bool] = {}
+
+    def emit(key: tuple[str, int, str, str, str], name: MetricName, perturbation: str, value: float) -> None:
+        out.append(PerInstanceStat(key[0], key[1], MetricName(name.name, name.split, name.sub_split, perturbation),
+                                   value))
+
     for key in sorted(groups):
         members = groups[key]
-        if not any(s.name.perturbation is None for s in members):
-            continue
         name = members[0].name
-        if name.name not in directions:
-            directions[name.name] = bool(higher_is_better(name.name))
-        pick = min if directions[name.name] else max
-        for family in present:
-            index = WORST_CASE_FAMILIES.index(family)
-            values = [s.value for s in members if s.name.perturbation is None or flags[s.name.perturbation][index]]
+        original = [s.value for s in members if s.name.perturbation is None]
+        variants = sorted((s for s in members if s.name.perturbation is not None),
+                          key=lambda s: str(s.name.perturbation))
+        for index, family in enumerate(WORST_CASE_FAMILIES):
+            values = original + [s.value for s in variants if flags[str(s.name.perturbation)][index]]
             if not values:
                 continue
-            out.append(
-                PerInstanceStat(
-                    instance_id=key[0],
-                    trial=key[1],
-                    name=MetricName(name.name, name.split, name.sub_split, family),
-                    value=pick(values),
-                )
-            )
-    return out
+            emit(key, name, family, min(values))
+            if directional and higher_is_better is not None and not higher_is_better(name.name):
+                emit(key, name, family + DIRECTIONAL_SUFFIX, max(values))
+            elif directional:
+                emit(key, name, family + DIRECTIONAL_SUFFIX, min(values))
+        for variant in variants:
+            pert = str(variant.name.perturbation)
+            emit(key, name, worst_name(pert), min([variant.value, *original]))
+            if original:
+                emit(key, name, original_name(pert), original[0])
+    return sorted(out, key=lambda s: (s.instance_id, s.trial, s.name.name, s.name.split, s.name.sub_split or "",
+                                      s.name.perturbation or ""))
 
 
 # ---------------------------------------------------------------------------
@@ -210,4 +247,25 @@ class FairnessMetric(_PredictionChange):
     INFOS = _change_info(FAIRNESS, value_name)
 
 
-__all__ = ["FairnessMetric", "RobustnessMetric", "worst_case"]
+@METRICS.register("worst_case_directional")
+class DirectionalWorstCase(BaseMetric):
+    """Holistic's option: worst cases that respect each value's direction.
+
+    HELM's worst case is always the minimum, which for a lower-is-better value (error
+    rate, calibration error, runtime) picks the *best* variant. Naming this metric in
+    ``metrics:`` adds ``robustness_directional`` / ``fairness_directional`` rows (the
+    maximum for lower-is-better values, the minimum otherwise) beside HELM's rows. It
+    scores nothing itself: the aggregation reads its presence.
+    """
+
+    name = "worst_case_directional"
+    category = ROBUSTNESS
+    optional = True
+    directional_worst_case = True
+    INFOS = ()
+
+    def evaluate(self, states: Sequence[RequestState], ctx: MetricContext) -> MetricResult:
+        return MetricResult()
+
+
+__all__ = ["DirectionalWorstCase", "FairnessMetric", "RobustnessMetric", "worst_case"]

@@ -16,8 +16,9 @@ For every structured metric name (name, split, sub-split, perturbation):
    share resamples — paired comparisons — and the interval does not depend on
    which other metrics the run has or on input order.
 
-Worst-case robustness/fairness rows (perturbation ``robustness``/``fairness``, made by
-:func:`holistic.metrics.robustness.worst_case`) are aggregated like any other name.
+Worst-case rows (perturbation ``robustness``/``fairness``, ``P:worst`` and
+``P:original``, made by :func:`holistic.metrics.robustness.worst_case`) are aggregated
+like any other name.
 :func:`aggregate` adds them itself when given the run's ``instances`` and the
 per-instance values do not already contain them.
 """
@@ -36,7 +37,6 @@ from holistic.core.types import Instance, MetricName, PerInstanceStat, Stat
 
 NUM_RESAMPLES = 1000
 CONFIDENCE = 0.95
-WORST_CASE_PERTURBATIONS = ("robustness", "fairness")
 # Bootstrap counts are built in chunks so memory stays bounded (chunk x instances floats).
 _CHUNK_CELLS = 4_000_000
 
@@ -165,30 +165,36 @@ def _info_lookup(infos: Infos) -> Callable[[str], MetricInfo]:
 
 def _higher_is_better(infos: Infos) -> Callable[[str], bool]:
     lookup = _info_lookup(infos)
-    return lambda name: lookup(name).higher_is_better
+
+    def higher(name: str) -> bool:
+        try:
+            return lookup(name).higher_is_better
+        except KeyError:  # a value no metric declares: taken as higher-is-better
+            return True
+
+    return higher
 
 
 def with_worst_case(
-    per_instance: Sequence[PerInstanceStat], instances: Sequence[Instance], *, infos: Infos = None
+    per_instance: Sequence[PerInstanceStat],
+    instances: Sequence[Instance],
+    *,
+    infos: Infos = None,
+    directional: bool = False,
 ) -> list[PerInstanceStat]:
-    """``per_instance`` plus the worst-case robustness/fairness rows (unless already present).
+    """``per_instance`` plus the worst-case rows of every value (unless already present).
 
-    As in HELM, worst cases are taken of the accuracy-category values only: the worst
-    latency or calibration over variants is not a robustness or fairness score.
+    As in HELM, worst cases are taken of every metric value, for the robustness and
+    fairness families and for each perturbation (see
+    :func:`holistic.metrics.robustness.worst_case`); ``directional`` adds holistic's
+    direction-aware rows.
     """
-    if any(s.name.perturbation in WORST_CASE_PERTURBATIONS for s in per_instance):
-        return list(per_instance)
-    from holistic.metrics.robustness import worst_case
+    from holistic.metrics.robustness import is_derived, worst_case
 
-    lookup = _info_lookup(infos)
-    accuracy: dict[str, bool] = {}
-    for name in {s.name.name for s in per_instance}:
-        try:
-            accuracy[name] = lookup(name).category == "accuracy"
-        except KeyError:  # a value no metric declares has no direction to take the worst of
-            accuracy[name] = False
-    eligible = [s for s in per_instance if accuracy[s.name.name]]
-    return [*per_instance, *worst_case(eligible, instances, _higher_is_better(infos))]
+    if any(is_derived(s.name.perturbation) for s in per_instance):
+        return list(per_instance)
+    direction = _higher_is_better(infos) if directional else None
+    return [*per_instance, *worst_case(per_instance, instances, direction, directional=directional)]
 
 
 def aggregate(
@@ -204,7 +210,7 @@ def aggregate(
 
     ``infos`` gives each value name's direction (a mapping, a lookup function, or
     ``None`` for :func:`holistic.metrics.registry.metric_info`); it is used only for
-    the worst cases added when ``instances`` is given.
+    direction-aware worst cases.
     """
     if instances is not None:
         per_instance = with_worst_case(per_instance, instances, infos=infos)

@@ -95,9 +95,10 @@ def test_worst_case_rows_pass_through_and_are_added_from_instances():
     assert passed["robustness"].count == 1 and passed["robustness"].mean == 1.0
 
 
-def test_worst_case_respects_lower_is_better():
+def test_worst_case_is_the_minimum_as_in_helm_even_for_lower_is_better_values():
     name = MetricName("bits_per_byte")
     rows = [pis("a", 1.0, name=name), pis("a", 3.0, name=name.with_perturbation("typos"))]
     insts = [instance("a", []), instance("a", [], perturbation="typos")]
     stats = {s.name.perturbation: s for s in aggregate(rows, seed=0, infos=INFOS, instances=insts)}
-    assert stats["robustness"].mean == 3.0
+    assert stats["robustness"].mean == 1.0
+    assert stats["typos:worst"].mean == 1.0 and stats["typos:original"].mean == 1.0

@@ -34,7 +34,11 @@ def higher(name: str) -> bool:
     return name != "ece"
 
 
-def test_worst_case_takes_min_for_higher_is_better_and_max_for_lower_is_better() -> None:
+def _families(rows: list[PerInstanceStat]) -> dict[tuple[str, str | None], float]:
+    return {(s.name.name, s.name.perturbation): s.value for s in rows if ":" not in str(s.name.perturbation)}
+
+
+def test_worst_case_takes_the_minimum_as_helm_and_the_direction_only_as_an_option() -> None:
     per_instance = [
         stat("exact_match", 1.0),
         stat("exact_match", 0.0, "typos"),
@@ -45,33 +49,37 @@ def test_worst_case_takes_min_for_higher_is_better_and_max_for_lower_is_better()
         stat("ece", 0.2, "mild_mix"),
         stat("ece", 0.9, "dialect"),
     ]
-    out = {(s.name.name, s.name.perturbation): s.value for s in worst_case(per_instance, INSTANCES, higher)}
-    assert out == {
+    assert _families(worst_case(per_instance, INSTANCES)) == {
         ("exact_match", "robustness"): 0.0,
         ("exact_match", "fairness"): 1.0,  # the typo failure does not count toward fairness
-        ("ece", "robustness"): 0.4,  # lower is better: the worst is the largest (HELM takes 0.1 here)
-        ("ece", "fairness"): 0.9,
+        ("ece", "robustness"): 0.1,  # HELM: always the minimum
+        ("ece", "fairness"): 0.1,
     }
+    directional = _families(worst_case(per_instance, INSTANCES, higher, directional=True))
+    assert directional[("ece", "robustness_directional")] == 0.4
+    assert directional[("ece", "fairness_directional")] == 0.9
+    assert directional[("ece", "robustness")] == 0.1
 
 
 def test_worst_case_never_beats_the_original() -> None:
     per_instance = [stat("exact_match", 0.0), stat("exact_match", 1.0, "typos"), stat("exact_match", 1.0, "mild_mix")]
-    (robust,) = worst_case(per_instance, INSTANCES[:3], higher)
-    assert robust.value == 0.0 and robust.name.perturbation == "robustness"
+    rows = {s.name.perturbation: s.value for s in worst_case(per_instance, INSTANCES[:3])}
+    assert rows["robustness"] == 0.0 and rows["typos:worst"] == 0.0 and rows["typos:original"] == 0.0
 
 
-def test_worst_case_is_per_trial_and_instance_and_empty_without_variants() -> None:
+def test_worst_case_is_per_trial_and_instance() -> None:
     per_instance = [
         stat("exact_match", 1.0, trial=0),
         stat("exact_match", 0.0, "typos", trial=0),
         stat("exact_match", 1.0, trial=1),
         stat("exact_match", 1.0, "typos", trial=1),
         stat("exact_match", 1.0, iid="i2"),  # no variant of its own: keeps its original value
-        stat("prediction_changed", 1.0, "typos"),  # defined on variants only: no worst case
+        stat("prediction_changed", 1.0, "typos"),  # defined on variants only: the worst of the variants
     ]
-    out = worst_case(per_instance, INSTANCES[:2], higher)
-    assert [(s.instance_id, s.trial, s.value) for s in out] == [("i1", 0, 0.0), ("i1", 1, 1.0), ("i2", 0, 1.0)]
-    assert worst_case(per_instance, [BASE], higher) == []
+    out = [(s.instance_id, s.trial, s.name.name, s.value) for s in worst_case(per_instance, INSTANCES[:2])
+           if s.name.perturbation == "robustness"]
+    assert out == [("i1", 0, "exact_match", 0.0), ("i1", 0, "prediction_changed", 1.0), ("i1", 1, "exact_match", 1.0),
+                   ("i2", 0, "exact_match", 1.0)]
 
 
 def _state(instance: Instance, answer: str, trial: int = 0) -> RequestState:
