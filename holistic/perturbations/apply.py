@@ -4,9 +4,14 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from holistic.core.errors import HolisticError
 from holistic.core.interfaces import Perturbation
 from holistic.core.types import TRAIN_SPLIT, Instance, PerturbationSpec
 from holistic.perturbations.registry import create_perturbation
+
+
+class NoVariantsError(HolisticError):
+    """A perturbation a run asked for made no variant of any evaluation instance."""
 
 
 def variants_of(perturbation: Perturbation, instance: Instance, seed: int) -> list[Instance]:
@@ -28,7 +33,9 @@ def apply_perturbations(instances: Sequence[Instance], specs: Sequence[Perturbat
     original's ``id`` and carries ``perturbation`` (name, robustness/fairness flags,
     args). Training instances (in-context example candidates) are never perturbed.
     Deterministic: the same instances, specs and seed give the same variants in any
-    process.
+    process. A perturbation that makes no variant of any evaluation instance (a
+    contrast set asked of a scenario without contrast sets) is an error rather than a
+    silent no-op: its worst case would just repeat the original's scores.
     """
     perturbations = [create_perturbation(spec) for spec in specs]
     originals = list(instances)
@@ -36,9 +43,18 @@ def apply_perturbations(instances: Sequence[Instance], specs: Sequence[Perturbat
         if inst.perturbation is not None:
             raise ValueError(f"instance {inst.id!r} is already a perturbed variant ({inst.perturbation.name})")
     out = list(originals)
-    for inst in originals:
-        if inst.split == TRAIN_SPLIT:
-            continue
-        for perturbation in perturbations:
-            out.extend(variants_of(perturbation, inst, seed))
+    made = [0] * len(perturbations)
+    evaluated = [inst for inst in originals if inst.split != TRAIN_SPLIT]
+    for inst in evaluated:
+        for i, perturbation in enumerate(perturbations):
+            found = variants_of(perturbation, inst, seed)
+            made[i] += len(found)
+            out.extend(found)
+    for spec, count in zip(specs, made, strict=True):
+        if evaluated and count == 0:
+            raise NoVariantsError(
+                f"perturbation {spec.name!r} made no variant of the {len(evaluated)} evaluation instance(s)"
+                + (" (none has contrast sets: metadata 'contrast_inputs'); remove it from the run's perturbations"
+                   if spec.name == "contrast_set" else "")
+            )
     return out

@@ -2,11 +2,15 @@
 
 These follow HELM's recipe (Liang et al., 2022, appendix D): robustness is the
 worst case over the original and the composed "mild mix" (lower-case,
-contractions, misspellings at 0.1, 1-3 spaces) — plus the scenario's contrast
-sets where it has them; fairness uses dialect (SAE -> AAE), gender pronouns
+contractions, misspellings at 0.1, 1-3 spaces); fairness uses dialect (SAE -> AAE), gender pronouns
 (male -> female) and first names (White -> Black, gender kept), each at
 probability 1. The single transformations (typos, synonyms...) stay available
 by name; HELM reports them separately rather than in the default worst case.
+
+Contrast sets (HELM's equivariance for IMDB and BoolQ) are not a default: no
+built-in scenario ships them, and a perturbation that makes no variant is an error
+(:func:`holistic.perturbations.apply.apply_perturbations`). Name ``contrast_set`` in a
+run whose scenario provides ``contrast_inputs``.
 """
 
 from __future__ import annotations
@@ -18,7 +22,6 @@ from holistic.core.types import PerturbationSpec
 DEFAULTS: dict[str, tuple[PerturbationSpec, ...]] = {
     "robustness": (
         PerturbationSpec.make("mild_mix"),
-        PerturbationSpec.make("contrast_set"),
     ),
     "fairness": (
         PerturbationSpec.make("dialect", {"prob": 1.0}),

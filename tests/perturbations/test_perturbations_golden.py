@@ -28,7 +28,7 @@ GOLDEN = [
         "s1",
         "misspellings",
         {"prob": 1.0},
-        "Teh quick brown fox is not able to jump becuse his brother cannot see. I am sure Greg will help teh old man.",
+        "Teh quick brown fox is nto able to jump becasue his brother cannnot see. I am sure Greg wille halp teh old man.",
     ),
     (
         "s1",
