@@ -68,6 +68,17 @@ class UnknownNameError(HolisticError, KeyError):
         return self.format()
 
 
+class ScenarioArgError(HolisticError, ValueError):
+    """A scenario argument has a valid type but a value the scenario cannot honour."""
+
+    exit_code = 2
+
+    def __init__(self, field: str, message: str) -> None:
+        self.field = field
+        """The argument at fault (its spec location is reported at compile time)."""
+        super().__init__(message)
+
+
 class DataSourceError(HolisticError):
     """A scenario's data cannot be found or fails its checksum."""
 

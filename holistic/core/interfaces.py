@@ -7,7 +7,7 @@ through the entry-point groups ``holistic.scenarios``, ``holistic.models``,
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
@@ -39,6 +39,44 @@ METRIC_CATEGORIES: tuple[str, ...] = (
 # ---------------------------------------------------------------------------
 
 
+class TokenCounter(Protocol):
+    """Counts the tokens of a text."""
+
+    def count(self, text: str) -> int: ...
+
+
+@dataclass(frozen=True)
+class CountingTokenizer:
+    """A token counter plus what it is (what a :data:`TokenizerResolver` returns)."""
+
+    counter: TokenCounter
+    name: str
+    """The model or tokenizer reference it was resolved from, or ``chars/4``."""
+    fallback: bool = False
+    """Counts are ``ceil(characters / 4)`` estimates, not a tokenizer's tokens."""
+    reason: str | None = None
+    """Why the fallback was used."""
+
+
+class CharsPerToken:
+    """No tokenizer: ``ceil(len(text) / 4)`` tokens."""
+
+    name = "chars/4"
+
+    def count(self, text: str) -> int:
+        return -(-len(text) // 4)
+
+
+def chars_per_token_fallback(reason: str) -> CountingTokenizer:
+    """The flagged ``chars/4`` counter, with why it is used."""
+    return CountingTokenizer(CharsPerToken(), CharsPerToken.name, fallback=True, reason=reason)
+
+
+TokenizerResolver = Callable[[str], CountingTokenizer]
+"""Model registry name (or a local tokenizer folder / ``.gguf`` file) -> its token counter.
+Raises :class:`~holistic.core.errors.UnknownNameError` for an unknown model name."""
+
+
 @dataclass(frozen=True)
 class ScenarioContext:
     """Where a scenario may look for data, and how it may fetch it."""
@@ -50,6 +88,12 @@ class ScenarioContext:
     offline: bool = False
     """Never touch the network."""
     seed: int = 0
+    model: str | None = None
+    """The model deployment the instances are for (``None`` outside a run)."""
+    tokenizers: TokenizerResolver | None = None
+    """Resolves a model name to its tokenizer, built by execution from the run's model
+    registry (``--models-file`` included); ``None`` outside a run. Scenarios that measure
+    text in a model's tokens use this and never build a registry themselves."""
 
 
 @dataclass(frozen=True)

@@ -28,6 +28,13 @@ VALID_SPLIT = "valid"
 TEST_SPLIT = "test"
 EVAL_SPLITS = (VALID_SPLIT, TEST_SPLIT)
 
+SAMPLE_UNIT_KEY = "sample_unit"
+"""Instance metadata key: instances sharing a value are down-sampled together (kept or
+dropped as one unit, e.g. a needle record and its zero-needle twin)."""
+SAMPLE_STRATUM_KEY = "sample_stratum"
+"""Instance metadata key: down-sampling takes units from every stratum in turn, so cells
+(e.g. task x length) stay balanced."""
+
 
 @dataclass(frozen=True)
 class Reference:

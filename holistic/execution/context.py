@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from holistic.core.interfaces import Client
+from holistic.core.interfaces import Client, TokenizerResolver
 from holistic.core.types import ModelDeployment
 from holistic.execution.options import RunOptions
 from holistic.models.cache import RequestCache
+from holistic.models.counting import tokenizer_resolver
 from holistic.models.registry import ModelRegistry, create_client
 
 
@@ -20,6 +21,14 @@ class ExecutionContext:
     registry: ModelRegistry
     cache: RequestCache | None
     _clients: dict[str, Client] = field(default_factory=dict)
+    _tokenizers: TokenizerResolver | None = None
+
+    @property
+    def tokenizers(self) -> TokenizerResolver:
+        """Model name -> token counter over this execution's registry (what scenarios get)."""
+        if self._tokenizers is None:
+            self._tokenizers = tokenizer_resolver(self.registry)
+        return self._tokenizers
 
     @staticmethod
     def open(options: RunOptions) -> ExecutionContext:

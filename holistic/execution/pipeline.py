@@ -28,7 +28,6 @@ from holistic.core.interfaces import Metric, MetricContext, MetricInfo, Scenario
 from holistic.core.types import AdapterSpec, Instance, ModelDeployment, PerInstanceStat, RequestState, RunSpec, Stat
 from holistic.execution import shards
 from holistic.execution.context import ExecutionContext
-from holistic.execution.options import RunOptions
 from holistic.execution.progress import Progress
 from holistic.execution.reports import COMPLETE, RunReport
 from holistic.execution.sampling import downsample, split_instances
@@ -132,12 +131,14 @@ class _Scored:
     infos: dict[str, MetricInfo]
 
 
-def _load_instances(run: RunSpec, scenario: Scenario, options: RunOptions) -> tuple[list[Instance], list[Instance]]:
+def _load_instances(run: RunSpec, scenario: Scenario, ctx: ExecutionContext) -> tuple[list[Instance], list[Instance]]:
     """``(train, eval)``: eval down-sampled and with its perturbed variants (originals first)."""
     from holistic.perturbations import apply_perturbations
 
+    options = ctx.options
     scenario_ctx = ScenarioContext(
-        data_root=options.data_root, cache_dir=options.data_cache_dir, offline=options.offline, seed=run.adapter.seed
+        data_root=options.data_root, cache_dir=options.data_cache_dir, offline=options.offline, seed=run.adapter.seed,
+        model=run.model, tokenizers=ctx.tokenizers,
     )
     train, evaluation = split_instances(scenario.get_instances(scenario_ctx))
     evaluation = downsample(
@@ -229,7 +230,7 @@ def execute_run(
         raise ScenarioArgsError(f"scenario {run.scenario.name!r} rejects its arguments: {exc}") from None
     info = with_headline(scenario.info, run.adapter)
     selection = select_metrics(run.metrics, info, run.adapter, deployment)
-    train, evaluation = _load_instances(run, scenario, ctx.options)
+    train, evaluation = _load_instances(run, scenario, ctx)
     if not train and run.adapter.max_train_instances > 0 and run.adapter.method != "language_modeling":
         problem = (
             f"run {run.name} asks for {run.adapter.max_train_instances} in-context examples "

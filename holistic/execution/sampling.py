@@ -14,6 +14,12 @@ old one.
 
 ``eval_instances: first`` takes the first ``k`` instead, in the data's own order (the
 order of the file for user datasets), to match a peer that evaluates a prefix.
+
+Scenarios whose instances come in units (``metadata["sample_unit"]``, e.g. a haystack
+needle record and its zero-needle twin) are sampled by whole units, taken from each
+``metadata["sample_stratum"]`` in turn (cells stay balanced). A unit's rank depends on
+the seed, the scenario name and the unit only, not on the scenario's arguments, so runs
+that differ by an ablation argument keep the same units.
 """
 
 from __future__ import annotations
@@ -23,7 +29,14 @@ from collections.abc import Sequence
 import numpy as np
 
 from holistic.core.hashing import stable_seed
-from holistic.core.types import EVAL_SPLITS, TRAIN_SPLIT, Instance, ScenarioSpec
+from holistic.core.types import (
+    EVAL_SPLITS,
+    SAMPLE_STRATUM_KEY,
+    SAMPLE_UNIT_KEY,
+    TRAIN_SPLIT,
+    Instance,
+    ScenarioSpec,
+)
 
 
 def split_instances(instances: Sequence[Instance]) -> tuple[list[Instance], list[Instance]]:
@@ -50,6 +63,8 @@ def downsample(
         raise ValueError(f"max_eval_instances must be >= 0, got {max_instances}")
     if mode == "first":
         return list(instances[:max_instances])
+    if any(SAMPLE_UNIT_KEY in inst.metadata for inst in instances):  # the scenario's own units come first
+        return _downsample_units(instances, max_instances, seed=seed, scenario=scenario.name)
     if method == "helm":
         picks = np.random.RandomState(seed).choice(len(instances), max_instances, replace=False)
         return [instances[int(i)] for i in picks]
@@ -59,4 +74,28 @@ def downsample(
         key=lambda i: (stable_seed(seed, "eval_sample", scenario_key, instances[i].id, instances[i].split), i),
     )
     keep = set(ranked[:max_instances])
+    return [inst for i, inst in enumerate(instances) if i in keep]
+
+
+def _downsample_units(instances: Sequence[Instance], max_instances: int, *, seed: int, scenario: str) -> list[Instance]:
+    """Whole units, round-robin over strata in order of first appearance, while they fit."""
+    members: dict[str, list[int]] = {}
+    strata: dict[str, list[str]] = {}
+    for i, inst in enumerate(instances):
+        unit = str(inst.metadata.get(SAMPLE_UNIT_KEY, f"instance:{inst.id}"))
+        if unit not in members:
+            strata.setdefault(str(inst.metadata.get(SAMPLE_STRATUM_KEY, "")), []).append(unit)
+        members.setdefault(unit, []).append(i)
+    queues = [
+        sorted(units, key=lambda u: (stable_seed(seed, "eval_sample_unit", scenario, u), u)) for units in strata.values()
+    ]
+    keep: set[int] = set()
+    for depth in range(max(len(q) for q in queues)):
+        for queue in queues:
+            if depth >= len(queue):
+                continue
+            unit = members[queue[depth]]
+            if len(keep) + len(unit) > max_instances:
+                return [inst for i, inst in enumerate(instances) if i in keep]
+            keep.update(unit)
     return [inst for i, inst in enumerate(instances) if i in keep]

@@ -15,6 +15,8 @@ Per record (per-instance values, ``sub_split`` none):
 - ``haystack_precision``, ``haystack_recall``, ``haystack_needle_f1``: needle records
   only (returning nothing on a needle record is precision 0);
 - ``haystack_zero_needle_correct``: zero-needle records only, 1 when nothing is returned;
+- ``haystack_zero_needle_false_positive``: zero-needle records only, 1 when the answer
+  names any article (its mean is the zero-needle false-positive rate);
 - ``haystack_false_positives``: returned ids that are not gold (hallucinated ids included);
 - ``haystack_hard_negative_hits``: returned ids that are the record's hard negatives;
 - ``haystack_invalid_output``: 1 when no answer could be read (no JSON, a JSON value
@@ -23,16 +25,25 @@ Per record (per-instance values, ``sub_split`` none):
 - ``haystack_degenerate_output``: 1 for runaway repetition (see :func:`is_degenerate`),
   counted whether or not JSON could be read.
 
-Aggregates (run-level :class:`~holistic.core.types.Stat` rows with a ``sub_split``;
-mean with a 95% bootstrap CI):
+Headline (run-level rows without ``sub_split``, and per ``task=<t>``): the paper
+reports medians, so ``haystack_f1_median`` (the scenario's main metric: the
+long-context leaderboard value), ``haystack_recall_median`` and
+``haystack_precision_median`` are medians over records with a 95% bootstrap CI of the
+median (a median row has ``count`` = records and ``mean`` = the median). The
+zero-needle false-positive rate and the degenerate-output rate are the means of their
+per-record values, with bootstrap CIs, like every per-instance metric.
+
+Cells (run-level rows with a ``sub_split``; mean with a 95% bootstrap CI):
 
 - ``task=<t>|length=<n>|depth=<a-b>``: ``haystack_recall``, ``haystack_precision``,
-  ``haystack_needle_f1`` of the needle records whose needles sit in that depth bin;
+  ``haystack_needle_f1`` of the needle records whose summary depth (median needle
+  depth) is in that bin;
 - ``task=<t>|length=<n>`` and ``task=<t>``: ``haystack_f1``, ``haystack_needle_f1``,
   ``haystack_zero_needle_correct``, ``haystack_false_positives``.
 
-Medians (with bootstrap CIs) and raw counts are in the artifact ``haystack``
-(``artifacts.json`` -> ``metrics.haystack``), documented in :func:`summarise`.
+The heatmaps' per-needle counts (found / gold needles by each needle's own depth bin),
+medians with CIs and raw counts are in the artifact ``haystack`` (``artifacts.json`` ->
+``metrics.haystack``), documented in :func:`summarise`.
 """
 
 from __future__ import annotations
@@ -55,7 +66,9 @@ from holistic.metrics.stats import CONFIDENCE, NUM_RESAMPLES, bootstrap_ci
 
 ANSWER_KEY = "article_ids"
 ARTIFACT_KEY = "haystack"
-ARTIFACT_VERSION = 1
+ARTIFACT_VERSION = 2
+MEDIANS = {"haystack_f1_median": "f1", "haystack_recall_median": "recall", "haystack_precision_median": "precision"}
+"""Median run stats -> the per-record score they are the median of."""
 TASK = "long_context"
 
 # -- reading answers -----------------------------------------------------------------
@@ -223,8 +236,11 @@ class ScoredRecord:
     task: str
     length: int
     depth_bin: str | None
+    """The bin of the median needle depth (``None`` without needles)."""
     score: RecordScore
     degenerate: bool
+    needles: tuple[tuple[str, bool], ...] = ()
+    """Per gold needle: its own depth bin and whether it was returned."""
 
 
 def median_ci(values: Sequence[float], *, seed: int, num_resamples: int = NUM_RESAMPLES) -> tuple[float, float]:
@@ -271,6 +287,10 @@ def _group_facts(records: Sequence[ScoredRecord], seed: int) -> dict[str, Any]:
         "needle_f1": _summary([r.score.f1 for r in needle], stable_seed(seed, "needle_f1")),
         "recall": _summary([r.score.recall for r in needle], stable_seed(seed, "recall")),
         "precision": _summary([r.score.precision for r in needle], stable_seed(seed, "precision")),
+        "zero_needle_false_positive_rate": _summary(
+            [float(r.score.returned > 0) for r in zero], stable_seed(seed, "zero_needle_false_positive")
+        ),
+        "degenerate_rate": _summary([float(r.degenerate) for r in records], stable_seed(seed, "degenerate")),
     }
 
 
@@ -278,14 +298,20 @@ def summarise(records: Sequence[ScoredRecord], *, seed: int, depth_labels: Seque
     """The ``haystack`` artifact.
 
     ``{"version", "tasks", "lengths", "depth_labels", "cells", "by_length", "by_task"}``;
-    ``cells`` has one entry per (task, length, depth bin) of needle records,
-    ``by_length`` per (task, length) and ``by_task`` per task, all records. Each entry
-    holds ``task``, ``length`` (not in ``by_task``), ``depth_bin`` (cells), raw counts
-    (``records``, ``needle_records``, ``zero_needle_records``, ``found``, ``gold``,
+    ``cells`` has one entry per (task, length, depth bin), ``by_length`` per (task,
+    length) and ``by_task`` per task, all records. Each entry holds ``task``,
+    ``length`` (not in ``by_task``), ``depth_bin`` (cells), raw counts (``records``,
+    ``needle_records``, ``zero_needle_records``, ``found``, ``gold``,
     ``false_positives``, ``false_positives_zero_needle``, ``hallucinated``,
     ``hard_negative_hits``, ``invalid``, ``degenerate``, ``zero_needle_correct``) and
-    summaries ``f1`` (all records), ``needle_f1``, ``recall``, ``precision``, each
-    ``{n, mean, mean_ci, median, median_ci}`` (CIs are 95% bootstrap intervals).
+    summaries ``f1`` (all records), ``needle_f1``, ``recall``, ``precision``,
+    ``zero_needle_false_positive_rate``, ``degenerate_rate``, each ``{n, mean,
+    mean_ci, median, median_ci}`` (CIs are 95% bootstrap intervals).
+
+    In a cell, ``found`` / ``gold`` count *needles* whose own depth is in the bin (a
+    record with needles at several depths adds to several cells; ``needle_recall`` =
+    found / gold), while the records and their summaries are the needle records whose
+    summary depth (median needle depth) is in the bin.
     """
     tasks = list(dict.fromkeys(r.task for r in records))
     lengths = sorted({r.length for r in records})
@@ -301,8 +327,11 @@ def summarise(records: Sequence[ScoredRecord], *, seed: int, depth_labels: Seque
             by_length.append({"task": task, "length": length, **_group_facts(of_length, stable_seed(seed, task, length))})
             for label in labels:
                 cell = [r for r in of_length if r.depth_bin == label and not r.score.zero_needle]
-                if cell:
+                hits = [found for r in of_length for bin_label, found in r.needles if bin_label == label]
+                if cell or hits:
                     facts = _group_facts(cell, stable_seed(seed, task, length, label))
+                    facts.update(found=sum(hits), gold=len(hits),
+                                 needle_recall=sum(hits) / len(hits) if hits else None)
                     cells.append({"task": task, "length": length, "depth_bin": label, **facts})
     return {
         "version": ARTIFACT_VERSION,
@@ -340,6 +369,38 @@ def _stat(name: str, split: str, sub_split: str, values: Sequence[float], seed: 
         name=stat.name, count=stat.count, sum=stat.sum, sum_sq=stat.sum_sq, min=stat.min, max=stat.max,
         ci_low=min(low, mean), ci_high=max(high, mean),
     )
+
+
+def median_stat(name: str, split: str, sub_split: str | None, values: Sequence[float], seed: int) -> Stat:
+    """A median as a stat row: ``count`` values, ``mean`` = the median, CI of the median."""
+    median = float(np.median(values))
+    low, high = median_ci(values, seed=seed)
+    n = len(values)
+    return Stat(
+        name=MetricName(name, split=split, sub_split=sub_split), count=n, sum=median * n, sum_sq=median * median * n,
+        min=float(min(values)), max=float(max(values)), ci_low=min(low, median), ci_high=max(high, median),
+    )
+
+
+def median_stats(records: Sequence[ScoredRecord], *, seed: int) -> list[Stat]:
+    """The headline medians per split and per split and task (see the module docstring)."""
+    groups: dict[tuple[str, str | None], list[ScoredRecord]] = {}
+    for r in records:
+        groups.setdefault((r.split, None), []).append(r)
+        groups.setdefault((r.split, r.task), []).append(r)
+    out: list[Stat] = []
+    for (split, task), members in groups.items():
+        sub = cell_sub_split(task) if task is not None else None
+        needle = [m.score for m in members if not m.score.zero_needle]
+        series = {
+            "haystack_f1_median": [m.score.f1 for m in members],
+            "haystack_recall_median": [sc.recall for sc in needle],
+            "haystack_precision_median": [sc.precision for sc in needle],
+        }
+        for name, values in series.items():
+            if values:
+                out.append(median_stat(name, split, sub, values, stable_seed(seed, name, split, sub)))
+    return out
 
 
 def run_stats(records: Sequence[ScoredRecord], *, seed: int) -> list[Stat]:
@@ -386,8 +447,17 @@ _INFOS = (
     info("haystack_precision", "accuracy", "Share of returned ids that are gold (records with needles).",
          needs_generation=True),
     info("haystack_recall", "accuracy", "Share of gold ids returned (records with needles).", needs_generation=True),
+    info("haystack_f1_median", "accuracy",
+         "Median F1 over records (zero-needle ones included), with a bootstrap CI of the median: the headline.",
+         needs_generation=True),
+    info("haystack_recall_median", "accuracy", "Median recall over records with needles.", needs_generation=True),
+    info("haystack_precision_median", "accuracy", "Median precision over records with needles.",
+         needs_generation=True),
     info("haystack_zero_needle_correct", "accuracy", "A record without needles gets a valid empty answer.",
          needs_generation=True),
+    info("haystack_zero_needle_false_positive", "accuracy",
+         "A record without needles gets an answer naming an article (mean: the false-positive rate).",
+         higher_is_better=False, needs_generation=True),
     info("haystack_false_positives", "accuracy", "Returned ids that are not gold (hallucinated ids included).",
          higher_is_better=False, needs_generation=True),
     info("haystack_hard_negative_hits", "accuracy", "Returned ids that are hard negatives of the record.",
@@ -446,6 +516,7 @@ class HaystackMetric(BaseMetric):
             }
             if score.zero_needle:
                 values["haystack_zero_needle_correct"] = score.f1
+                values["haystack_zero_needle_false_positive"] = float(score.returned > 0)
             else:
                 values.update(
                     haystack_precision=score.precision, haystack_recall=score.recall, haystack_needle_f1=score.f1
@@ -462,6 +533,7 @@ class HaystackMetric(BaseMetric):
                         depth_bin=metadata.get("depth_bin"),
                         score=score,
                         degenerate=answer.degenerate,
+                        needles=_needle_hits(metadata, answer.ids),
                     )
                 )
         return result, scored
@@ -471,12 +543,23 @@ class HaystackMetric(BaseMetric):
         if not scored:
             return result
         labels = _depth_labels(states)
+        result.run_stats.extend(median_stats(scored, seed=stable_seed(ctx.seed, "haystack_median")))
         result.run_stats.extend(run_stats(scored, seed=stable_seed(ctx.seed, "haystack")))
         artifact = summarise(scored, seed=stable_seed(ctx.seed, "haystack"), depth_labels=labels)
         unit_facts = _length_unit(states)
         artifact.update(unit_facts)
         result.artifacts[ARTIFACT_KEY] = artifact
         return result
+
+
+def _needle_hits(metadata: Mapping[str, Any], returned: Sequence[str] | None) -> tuple[tuple[str, bool], ...]:
+    """Per gold needle: its depth bin and whether the answer returned it."""
+    gold = _metadata_ids(metadata, "gold_ids")
+    bins = [str(b) for b in metadata.get("needle_depth_bins") or []]
+    if len(bins) != len(gold):  # records written before per-needle bins: the record's bin
+        bins = [str(metadata.get("depth_bin"))] * len(gold)
+    found = set(_canonical_ids(returned or (), _metadata_ids(metadata, "context_ids")))
+    return tuple((label, gid in found) for label, gid in zip(bins, gold, strict=True))
 
 
 def _depth_labels(states: Sequence[RequestState]) -> list[str]:

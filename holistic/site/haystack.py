@@ -1,15 +1,21 @@
 """Haystack heatmaps for a run page: recall and F1 by context length x needle depth, per task.
 
 :func:`render_haystack` reads one run folder of the results store and, when the run
-is a ``haystack`` run, writes one SVG per task (two panels: recall and F1; columns are
-context lengths, rows are depth bins; each cell shows the mean value and the raw
-fraction found / gold needles) and returns the figure descriptions plus a table of
-median F1 with its 95% bootstrap CI per task and length.
+is a ``haystack`` run, writes one SVG per task, as the long-context paper's figures:
+two panels whose columns are context lengths and rows depth bins, the median F1 and
+median recall of the task with 95% bootstrap CIs under them. The left panel is recall
+of needles by each needle's own depth, with the raw count found / gold needles; the
+right one is the mean F1 of needle records by their summary depth (the median depth
+of their needles). It returns the figure descriptions, a per-task table of the
+headline values (median F1, recall and precision, zero-needle false-positive rate and
+degenerate-output rate, each with its CI) and a table per task and length.
 
 Its source is the ``haystack`` artifact the metric writes (``artifacts.json`` ->
-``metrics.haystack``). For runs without it (older results), the same numbers are
-recomputed from ``per_instance_stats.parquet`` and the instance metadata in
-``instances.parquet``. A run that is not a haystack run yields no figures and no rows.
+``metrics.haystack``). For runs without it (older results), the numbers are recomputed
+from ``per_instance_stats.parquet`` and the instance metadata in ``instances.parquet``;
+there, needles are counted in their record's summary depth bin (which needles were
+found is only in the artifact). A run that is not a haystack run yields no figures and
+no rows.
 """
 
 from __future__ import annotations
@@ -36,8 +42,14 @@ class HaystackReport:
     """One row per (task, length): ``task``, ``length``, ``records``, ``f1_median``, ``f1_ci_low``,
     ``f1_ci_high``, ``f1_mean``, ``needle_f1_median``, ``recall_median``, ``zero_needle_correct``,
     ``zero_needle_records``, ``false_positives``, ``invalid``, ``degenerate``."""
+    task_table: list[dict[str, Any]] = field(default_factory=list)
+    """One row per task: ``task``, ``records``, ``zero_needle_records`` and ``(value, ci_low, ci_high)``
+    under ``f1``, ``recall``, ``precision`` (medians), ``zero_needle_false_positive_rate`` and
+    ``degenerate_rate`` (means)."""
     length_unit: str | None = None
     """``tokens`` or ``chars/4`` (lengths were estimated: say so next to the table)."""
+    tokenizer: str | None = None
+    """The model or tokenizer whose tokens measured the lengths."""
 
 
 def _read_json(path: Path) -> dict[str, Any]:
@@ -86,7 +98,9 @@ def _artifact_from_tables(run_dir: Path) -> dict[str, Any] | None:
         records.append({
             "task": str(data.get("task", "")), "length": int(data.get("length", 0)), "depth_bin": data.get("depth_bin"),
             "gold": gold, "found": round(v.get("haystack_recall", 0.0) * gold), "f1": v["haystack_f1"],
-            "recall": v.get("haystack_recall"), "fp": v.get("haystack_false_positives", 0.0),
+            "recall": v.get("haystack_recall"), "precision": v.get("haystack_precision"),
+            "fp": v.get("haystack_false_positives", 0.0),
+            "zero_fp": v.get("haystack_zero_needle_false_positive", float(gold == 0 and v["haystack_f1"] < 1)),
             "invalid": v.get("haystack_invalid_output", 0.0), "degenerate": v.get("haystack_degenerate_output", 0.0),
         })
     if not records:
@@ -123,6 +137,9 @@ def _facts(records: Sequence[dict[str, Any]], seed: int) -> dict[str, Any]:
         "f1": _summary([r["f1"] for r in records], seed),
         "needle_f1": _summary([r["f1"] for r in needle], seed + 1),
         "recall": _summary([r["recall"] or 0.0 for r in needle], seed + 2),
+        "precision": _summary([r["precision"] or 0.0 for r in needle], seed + 3),
+        "zero_needle_false_positive_rate": _summary([r["zero_fp"] for r in zero], seed + 4),
+        "degenerate_rate": _summary([r["degenerate"] for r in records], seed + 5),
     }
 
 
@@ -194,6 +211,34 @@ def _heatmap(
     return image
 
 
+def _panel(cells: dict[tuple[int, str], dict[str, Any]], lengths: list[int], labels: list[str], key: str
+           ) -> tuple[np.ndarray, list[list[str]]]:
+    """Values and cell texts of one heatmap panel: ``recall`` (per needle) or ``f1`` (per record)."""
+    grid = np.full((len(labels), len(lengths)), np.nan)
+    text = [["–"] * len(lengths) for _ in labels]
+    for i, label in enumerate(labels):
+        for j, length in enumerate(lengths):
+            cell = cells.get((length, label))
+            if cell is None:
+                continue
+            if key == "recall":
+                gold = int(cell.get("gold") or 0)
+                if gold:
+                    grid[i, j] = cell["found"] / gold
+                    text[i][j] = f"{grid[i, j]:.2f}\n{cell['found']}/{gold}"
+                continue
+            summary = cell.get("needle_f1") or {}
+            value = summary.get("mean")
+            if value is not None and math.isfinite(value):
+                grid[i, j] = value
+                text[i][j] = f"{value:.2f}\nn={summary.get('n')}"
+    return grid, text
+
+
+def _headline(summary: dict[str, Any]) -> str:
+    return f"median F1 {_fmt_ci(summary.get('f1'))} · median recall {_fmt_ci(summary.get('recall'))}"
+
+
 def render_haystack(run_dir: Path, out_dir: Path, *, src_prefix: str = "plots/", run_id: str | None = None) -> HaystackReport:
     """Write the heatmaps of one run into ``out_dir`` (see the module docstring).
 
@@ -207,11 +252,15 @@ def render_haystack(run_dir: Path, out_dir: Path, *, src_prefix: str = "plots/",
     artifact = load_artifact(run_dir)
     if not artifact:
         return HaystackReport()
-    report = HaystackReport(length_unit=artifact.get("length_unit"))
+    report = HaystackReport(length_unit=artifact.get("length_unit"), tokenizer=artifact.get("tokenizer"))
     lengths: list[int] = [int(n) for n in artifact.get("lengths") or []]
     labels: list[str] = list(artifact.get("depth_labels") or [])
-    unit = " (lengths estimated as characters / 4)" if artifact.get("length_unit") == "chars/4" else ""
-    axis_unit = "chars / 4" if artifact.get("length_unit") == "chars/4" else "tokens"
+    estimated = artifact.get("length_unit") == "chars/4"
+    axis_unit = "chars / 4" if estimated else "tokens"
+    measured = (
+        "Lengths are estimates at 4 characters per token." if estimated
+        else f"Lengths were measured with the tokenizer of {artifact.get('tokenizer') or 'the evaluated model'}."
+    )
     by_task = {row["task"]: row for row in artifact.get("by_task") or []}
     plt = _pyplot() if lengths and labels else None
     for task in artifact.get("tasks") or []:
@@ -219,29 +268,18 @@ def render_haystack(run_dir: Path, out_dir: Path, *, src_prefix: str = "plots/",
         if plt is None or not cells:
             continue
         fig, axes = plt.subplots(
-            1, 2, figsize=(2.0 + 2 * 0.9 * max(len(lengths), 2), 1.4 + 0.5 * len(labels)), layout="constrained"
+            1, 2, figsize=(2.4 + 2 * 0.9 * max(len(lengths), 2), 1.9 + 0.5 * len(labels)), layout="constrained"
         )
         image = None
-        for first, (ax, (key, name)) in enumerate(zip(axes, (("recall", "Recall"), ("needle_f1", "F1")), strict=True)):
-            grid = np.full((len(labels), len(lengths)), np.nan)
-            text = [["–"] * len(lengths) for _ in labels]
-            for i, label in enumerate(labels):
-                for j, length in enumerate(lengths):
-                    cell = cells.get((length, label))
-                    if cell is None:
-                        continue
-                    value = (cell.get(key) or {}).get("mean")
-                    if value is not None and math.isfinite(value):
-                        grid[i, j] = value
-                        text[i][j] = f"{value:.2f}\n{cell['found']}/{cell['gold']}"
+        panels = (("recall", "Recall (needles by their own depth)"), ("f1", "F1 (records by median needle depth)"))
+        for first, (ax, (key, name)) in enumerate(zip(axes, panels, strict=True)):
+            grid, text = _panel(cells, lengths, labels, key)
             image = _heatmap(ax, grid, text, lengths, labels, name, first=first == 0, unit=axis_unit)
         if image is not None:
             fig.colorbar(image, ax=list(axes), shrink=0.85)
         summary = by_task.get(task, {})
-        fig.suptitle(
-            f"{task} — median F1 {_fmt_ci(summary.get('f1'))}, median recall {_fmt_ci(summary.get('recall'))}",
-            fontsize=9,
-        )
+        fig.suptitle(f"Task {task}", fontsize=10)
+        fig.supxlabel(f"{_headline(summary)} (95% bootstrap CIs, all records of the task)", fontsize=8)
         name = f"haystack_{_slug(run_id)}_{_slug(task)}.svg"
         out_dir.mkdir(parents=True, exist_ok=True)
         fig.savefig(out_dir / name, format="svg", metadata={"Date": None}, bbox_inches="tight")
@@ -250,13 +288,16 @@ def render_haystack(run_dir: Path, out_dir: Path, *, src_prefix: str = "plots/",
             "src": src_prefix + name,
             "alt": f"Recall and F1 heatmaps of task {task} by context length and needle depth",
             "caption": (
-                f"Task {task}: mean recall (left) and F1 (right) of records with needles, by context length and "
-                f"needle depth; each cell also shows needles found / gold. Median F1 over all records (zero-needle "
-                f"ones included) {_fmt_ci(summary.get('f1'))}, 95% bootstrap CI{unit}."
+                f"Task {task}: {_headline(summary)}, 95% bootstrap CIs over all its records (zero-needle ones "
+                f"included in F1). Left: recall of needles by each needle's own depth in the context (0% = first "
+                f"article token), with needles found / gold; a record with k needles adds k needles to the column. "
+                f"Right: mean F1 of needle records by their summary depth, the median depth of their needles "
+                f"(n = records). {measured}"
             ),
             "run_id": run_id,
             "task": task,
         })
+    report.task_table = [_task_row(row) for row in artifact.get("by_task") or []]
     for row in artifact.get("by_length") or []:
         f1 = row.get("f1") or {}
         ci = f1.get("median_ci") or [None, None]
@@ -270,3 +311,14 @@ def render_haystack(run_dir: Path, out_dir: Path, *, src_prefix: str = "plots/",
             "degenerate": row.get("degenerate"),
         })
     return report
+
+
+def _task_row(row: dict[str, Any]) -> dict[str, Any]:
+    out: dict[str, Any] = {"task": row["task"], "records": row.get("records"),
+                           "zero_needle_records": row.get("zero_needle_records")}
+    for key, stat in (("f1", "median"), ("recall", "median"), ("precision", "median"),
+                      ("zero_needle_false_positive_rate", "mean"), ("degenerate_rate", "mean")):
+        summary = row.get(key) or {}
+        ci = summary.get(f"{stat}_ci") or [None, None]
+        out[key] = (summary.get(stat), ci[0], ci[1])
+    return out

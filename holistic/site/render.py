@@ -161,7 +161,7 @@ def render_site(suite_dir: Path, summary: Summary, *, previous: Path | None = No
         comparison = compare_of.get(run.run_id)
         _run_page(w, run, run_dir, data.count,
                   [f for f in figures if f.get("run_id") == run.run_id] + haystack.figures,
-                  extra_tables=[_haystack_table(haystack)] if haystack.length_table else [],
+                  extra_tables=_haystack_tables(haystack),
                   title=short, system=system, comparison=comparison)
         w.page(f"runs/browse/{run.run_id}.html", "browser.html", f"Instances: {short}", run=run, system=system,
                comparison=comparison)
@@ -197,6 +197,32 @@ def _read_json(path: Path) -> dict[str, Any]:
         return data if isinstance(data, dict) else {}
     except (OSError, ValueError):
         return {}
+
+
+def _haystack_tables(report: HaystackReport) -> list[dict[str, Any]]:
+    """The headline per task (medians and rates with 95% intervals), then per task and length."""
+    if not report.length_table:
+        return []
+    unit = report.length_unit or "tokens"
+    measured = f" Lengths in {unit} of {report.tokenizer}." if report.tokenizer and unit == "tokens" else ""
+    headline = Table(
+        id="haystack_tasks", title="Long-context headline per task: medians and rates with 95% bootstrap CIs",
+        description="Median F1 over all records (zero-needle records score 1 for an empty answer); median recall "
+                    "and precision over needle records; the share of zero-needle records answered with any article; "
+                    "the share of degenerate (runaway repetition) outputs." + measured,
+        columns=(Column("Task"), Column("Records", numeric=True, digits=0),
+                 Column("Median F1 [95% CI]", lower_is_better=False),
+                 Column("Median recall [95% CI]", lower_is_better=False),
+                 Column("Median precision [95% CI]", lower_is_better=False),
+                 Column("Zero-needle false-positive rate [95% CI]", lower_is_better=True),
+                 Column("Degenerate-output rate [95% CI]", lower_is_better=True)),
+        rows=tuple(
+            (Cell(str(r["task"])), Cell(float(r.get("records") or 0)),
+             *(Cell(*r[k]) for k in ("f1", "recall", "precision", "zero_needle_false_positive_rate", "degenerate_rate")))
+            for r in report.task_table
+        ),
+    ).to_json()
+    return [headline, _haystack_table(report)]
 
 
 def _haystack_table(report: HaystackReport) -> dict[str, Any]:

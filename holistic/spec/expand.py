@@ -32,7 +32,7 @@ from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any
 
-from holistic.core.errors import ModelError, SpecError, UnknownNameError, did_you_mean
+from holistic.core.errors import ModelError, ScenarioArgError, SpecError, UnknownNameError, did_you_mean
 from holistic.core.interfaces import ScenarioInfo
 from holistic.core.types import AdapterSpec, ModelDeployment, PerturbationSpec, RunSpec, ScenarioSpec
 from holistic.spec.catalog import Catalog
@@ -183,6 +183,13 @@ class _EntryExpander:
         # Point errors at the value actually used (the list item when the arg multiplied).
         shifted = _ComboLocations(self.locations, combo, (*self.at, "args"))
         validate_value(values, info.args_schema, shifted, (*self.at, "args"), what=f"argument of scenario {name!r}")
+        check = getattr(self.catalog.scenario_class(name), "check_args", None)
+        if check is not None:  # a scenario's own checks of values that fit together (without loading data)
+            try:
+                check(values)
+            except ScenarioArgError as exc:
+                at = combo[exc.field].path if exc.field in combo else (*self.at, "args")
+                raise self.error(at, str(exc)) from None
 
     def adaptation_axes(self) -> list[tuple[str, list[Written]]]:
         layer = dict(self.default_layer)

@@ -123,6 +123,12 @@ def make_plan(
         exact = prompt_tokens(run, deployment, max_eval_instances_override) if prompt_tokens is not None else None
         if exact is not None:
             size = replace(size, prompt_tokens=exact)
+        describe = getattr(cls, "plan_note", None)  # optional: a scenario's own words on its cells
+        if describe is not None:
+            cap = max_eval_instances_override if max_eval_instances_override is not None else run.adapter.max_eval_instances
+            note = describe(run.scenario.args_dict, cap)
+            if note and note not in notes:
+                notes.append(note)
         rows.append(
             PlanRow(
                 run_id=run.run_id,

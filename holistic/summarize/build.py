@@ -160,7 +160,7 @@ def summarize_suite(
         summary.column_runs.setdefault(column_of(run, multi), []).append(run.run_id)
 
     for group in schema.metric_groups:
-        _metric_group(summary, data, index, group, multi, num_bootstrap, seed)
+        _metric_group(summary, data, index, group, multi, num_bootstrap, seed, dict(schema.medians))
     summary.tables.extend(_run_group_tables(summary, schema))
     summary.tables.extend(_scenario_tables(summary, data, index, multi))
     summary.tables.extend(targeted_tables(data, lambda run: column_of(run, multi)))
@@ -177,8 +177,10 @@ def _metric_group(
     multi: set[str],
     num_bootstrap: int,
     seed: int,
+    medians: dict[str, str] | None = None,
 ) -> None:
     models, columns = summary.models, summary.columns
+    medians = medians or {}
     # (model, column) -> list of (run, metric, split, stat)
     members: dict[tuple[str, str], list[tuple[RunInfo, str, str, StatRow]]] = defaultdict(list)
     for run in data.runs:
@@ -204,6 +206,7 @@ def _metric_group(
 
     run_ids = sorted({it[0].run_id for items in members.values() for it in items})
     metric_names = sorted({it[1] for items in members.values() for it in items})
+    metric_names = sorted({*metric_names, *(medians[m] for m in metric_names if m in medians)})
     pis = per_instance_values(data.suite_dir, run_ids, metric_names)
     per_run = _per_instance_arrays(pis, group.perturbation)
 
@@ -231,6 +234,14 @@ def _metric_group(
                     cis[(i, j)] = (float(np.percentile(cell_reps, 2.5)), float(np.percentile(cell_reps, 97.5)))
             if (i, j) not in cis and len(items) == 1:
                 cis[(i, j)] = (items[0][3].ci_low, items[0][3].ci_high)
+            pooled = _pooled_median_values(items, medians, per_run)
+            if pooled is not None:  # a median metric: the median of the pooled values, CI of the median
+                rng = np.random.default_rng(stable_seed(seed, group.name, "median", *(it[0].run_id for it in items)))
+                point[i, j] = float(np.median(pooled))
+                median_reps = np.median(pooled[rng.integers(0, len(pooled), size=(num_bootstrap, len(pooled)))], axis=1)
+                if num_bootstrap > 0:
+                    reps[:, i, j] = median_reps
+                    cis[(i, j)] = (float(np.percentile(median_reps, 2.5)), float(np.percentile(median_reps, 97.5)))
             lo, hi = cis.get((i, j), (None, None))
             summary.cells.append({
                 "group": group.name, "model": model, "column": col, "value": point[i, j],
@@ -308,6 +319,20 @@ def _baseline_rows(
             summary.baselines.append({"group": group.name, "kind": kind, "column": col, "value": value,
                                       "note": note})
     return out if found else {}
+
+
+def _pooled_median_values(
+    items: list[tuple[RunInfo, str, str, StatRow]], medians: dict[str, str],
+    per_run: dict[tuple[str, str, str], np.ndarray],
+) -> np.ndarray | None:
+    """The per-instance values behind a median metric, pooled over the cell's runs (``None``: not one)."""
+    arrays = []
+    for run, metric, split, _ in items:
+        values = per_run.get((run.run_id, medians[metric], split)) if metric in medians else None
+        if values is None or len(values) == 0:
+            return None
+        arrays.append(values)
+    return np.concatenate(arrays) if arrays else None
 
 
 def _per_instance_arrays(pis: pa.Table, perturbation: str | None) -> dict[tuple[str, str, str], np.ndarray]:

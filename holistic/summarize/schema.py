@@ -51,6 +51,10 @@ class RunGroup:
 class SummarySchema:
     metric_groups: tuple[MetricGroup, ...]
     run_groups: tuple[RunGroup, ...]
+    medians: tuple[tuple[str, str], ...] = ()
+    """Median metrics (run-level median -> the per-instance metric it is the median of):
+    their leaderboard cell is the median of the per-instance values pooled over the
+    cell's runs, with a bootstrap CI of that median."""
 
 
 def load_schema(path: Path | None = None) -> SummarySchema:
@@ -81,4 +85,8 @@ def load_schema(path: Path | None = None) -> SummarySchema:
         run_groups.append(
             RunGroup(name=r["name"], description=r.get("description", ""), scenarios=tuple(r.get("scenarios", ["*"])))
         )
-    return SummarySchema(metric_groups=tuple(groups), run_groups=tuple(run_groups))
+    medians = data.get("medians") or {}
+    if not isinstance(medians, dict) or not all(isinstance(v, str) for v in medians.values()):
+        raise SpecError("'medians' maps a median metric to its per-instance metric", file=str(source), path="medians")
+    return SummarySchema(metric_groups=tuple(groups), run_groups=tuple(run_groups),
+                         medians=tuple(sorted(medians.items())))

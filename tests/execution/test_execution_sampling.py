@@ -56,3 +56,28 @@ def test_the_default_adapter_samples_as_helm_does() -> None:
     from holistic.core.types import AdapterSpec
 
     assert AdapterSpec().eval_sampling == "helm"
+
+
+def _haystack(formatting: str) -> list[Instance]:
+    from holistic.core.interfaces import ScenarioContext
+    from holistic.scenarios.haystack.scenario import HaystackScenario
+
+    scenario = HaystackScenario(tasks=["company", "time"], lengths=[1536, 2048], records_per_length=3,
+                                corpus_size=1500, formatting=formatting)
+    return scenario.get_instances(ScenarioContext())
+
+
+def test_units_keep_twins_balance_cells_and_ignore_ablation_arguments() -> None:
+    kept: dict[str, list[str]] = {}
+    for formatting in ("plain", "markdown"):
+        spec = ScenarioSpec.make("haystack", {"formatting": formatting, "tasks": ["company", "time"]})
+        sample = downsample(_haystack(formatting), 9, seed=0, scenario=spec)
+        kept[formatting] = [i.id for i in sample]
+        pairs: dict[str, set[bool]] = {}
+        for inst in sample:
+            pairs.setdefault(inst.metadata["pair"], set()).add(inst.metadata["zero_needle"])
+        assert all(twins == {False, True} for twins in pairs.values())  # every needle record with its twin
+        assert len(sample) == 8  # whole pairs only: 4 pairs fit in 9
+        cells = [inst.metadata["sample_stratum"] for inst in sample if not inst.metadata["zero_needle"]]
+        assert sorted(cells) == ["company|1536", "company|2048", "time|1536", "time|2048"]  # one pair per cell
+    assert kept["plain"] == kept["markdown"]  # the same records under every ablation value

@@ -22,7 +22,7 @@ from holistic.scenarios.haystack.records import Record, RecordBuilder, RecordSet
 from holistic.scenarios.haystack.tokens import LengthUnit, fallback_unit
 
 REPO = Path(__file__).resolve().parents[2]
-LENGTHS = (1024, 4096, 8192)
+LENGTHS = (2048, 4096, 8192)
 
 
 @cache
@@ -66,7 +66,7 @@ def test_needles_are_exactly_the_matching_articles_and_depths_are_where_they_sit
             if m["zero_needle"]:
                 assert m["num_needles"] == 0 and m["depth_bin"] is None
                 continue
-            assert 1 <= m["num_needles"] <= m["k_max"] <= 10
+            assert 1 <= m["num_needles"] <= m["k_max"] == 10
             # Recompute each needle's depth from the blocks in front of it.
             blocks = [builder.tokens(corpus.position(i)) for i in m["context_ids"]]
             total = sum(blocks)
@@ -74,17 +74,40 @@ def test_needles_are_exactly_the_matching_articles_and_depths_are_where_they_sit
                 at = m["context_ids"].index(gold_id)
                 assert depth == pytest.approx(sum(blocks[:at]) / total, abs=1e-4)
                 assert 0.0 <= depth < 1.0
-            median = sorted(m["needle_depths"])[len(m["needle_depths"]) // 2]
+            median = statistics.median(m["needle_depths"])
             assert m["depth_bin"] == ["0-25", "25-50", "50-75", "75-100"][depth_bin_of(median, 4)]
             assert prompts.article_block(corpus[corpus.position(m["gold_ids"][0])], "plain").rstrip() in record.text
 
 
-def test_needle_depths_follow_the_drawn_bin_and_bins_get_equal_support() -> None:
-    records = [r for r in _all() if not r.metadata["zero_needle"] and r.metadata["length"] >= 4096]
-    agree = sum(r.metadata["depth_bin"] == r.metadata["depth_bin_drawn"] for r in records)
-    assert agree >= 0.9 * len(records)
-    drawn = [r.metadata["depth_bin_drawn"] for r in _all() if not r.metadata["zero_needle"]]
-    assert {drawn.count(label) for label in ("0-25", "25-50", "50-75", "75-100")} == {len(drawn) // 4}
+def test_k_spans_one_to_ten_and_each_needle_has_its_own_depth() -> None:
+    builder = RecordBuilder(_index(), fallback_unit("test"), RecordSettings(lengths=(8192,), records_per_length=60,
+                                                                            num_queries=6, seed=5))
+    records = [r for r in builder.build_task(parse_task("company")) if not r.metadata["zero_needle"]]
+    counts = [r.metadata["num_needles"] for r in records]
+    assert set(counts) == set(range(1, 11))  # k in [1, 10], as the paper draws it (not capped by a depth bin)
+    spread = []
+    for record in records:
+        m = record.metadata
+        depths = m["needle_depths"]
+        assert m["needle_depth_bins"] == [["0-25", "25-50", "50-75", "75-100"][depth_bin_of(d, 4)] for d in depths]
+        assert m["depth"] == pytest.approx(statistics.median(depths), abs=1e-4)
+        if len(depths) >= 2:
+            assert len(set(depths)) == len(depths)  # one record's needles sit at different depths
+            spread.append(len(set(m["needle_depth_bins"])))
+    # Depths are drawn independently per needle: records with many needles span several bins.
+    assert max(spread) == 4 and statistics.mean(spread) > 2
+
+
+def test_a_needle_count_or_share_that_cannot_fit_is_refused_naming_the_field() -> None:
+    from holistic.core.errors import ScenarioArgError
+
+    with pytest.raises(ScenarioArgError, match=r"max_needles 10 does not fit.*largest max_needles that fits is \d") as info:
+        RecordBuilder(_index(), fallback_unit("test"), RecordSettings(lengths=(512, 4096)))
+    assert info.value.field == "max_needles"
+    with pytest.raises(ScenarioArgError, match=r"largest upper share that fits is 0\.\d\d") as info:
+        RecordBuilder(_index(), fallback_unit("test"), RecordSettings(lengths=(1024,), min_needles=10,
+                                                                      hard_negative_share=(0.1, 0.5)))
+    assert info.value.field == "hard_negative_share"
 
 
 def test_hard_negatives_fill_ten_to_twenty_percent_and_fail_exactly_one_clause() -> None:
@@ -120,6 +143,8 @@ def test_as_many_zero_needle_records_as_needle_records_paired_by_query() -> None
         assert sorted(r.metadata["zero_needle"] for r in pair) == [False, True]
         assert len({r.metadata["query"] for r in pair}) == 1
         assert len({frozenset(r.metadata["hard_negative_ids"]) for r in pair}) == 1
+        assert {r.metadata["sample_unit"] for r in pair} == {pair[0].metadata["pair"]}
+        assert len({r.metadata["sample_stratum"] for r in pair}) == 1
 
 
 def test_one_haystack_per_length_is_reused_across_tasks() -> None:
@@ -146,7 +171,7 @@ def _fingerprint_instances() -> str:
     from holistic.core.interfaces import ScenarioContext
     from holistic.scenarios.haystack.scenario import HaystackScenario
 
-    scenario = HaystackScenario(lengths=[768, 2048], records_per_length=2, corpus_size=1500, seed=11,
+    scenario = HaystackScenario(lengths=[1536, 2048], records_per_length=2, corpus_size=1500, seed=11,
                                 formatting="markdown", instruction_placement="after")
     instances = scenario.get_instances(ScenarioContext())
     rows = [[i.id, i.input, [r.output for r in i.references], dict(i.metadata)] for i in instances]
@@ -171,16 +196,21 @@ def test_prompt_ablations_place_and_format_the_instruction() -> None:
     from holistic.scenarios.haystack.scenario import HaystackScenario
 
     texts = {}
+    records = {}
     for placement in ("before", "after"):
         for formatting in ("plain", "markdown"):
-            scenario = HaystackScenario(tasks=["company"], lengths=[1024], records_per_length=1, corpus_size=1500,
+            scenario = HaystackScenario(tasks=["company"], lengths=[1536], records_per_length=2, corpus_size=1500,
                                         instruction_placement=placement, formatting=formatting)
-            instance = scenario.get_instances(ScenarioContext())[0]
+            instances = scenario.get_instances(ScenarioContext())
+            # The same records (ids, needles, their order) under every ablation value.
+            records[placement, formatting] = [(i.id, i.metadata["gold_ids"]) for i in instances]
+            instance = instances[0]
             texts[placement, formatting] = instance.input
             assert instance.metadata["tokenizer_fallback"] is True
             assert instance.metadata["length_unit"] == "chars/4"
             answer = json.loads(instance.references[0].output)
             assert answer == {"article_ids": instance.metadata["gold_ids"]}
+    assert len({tuple(map(str, v)) for v in records.values()}) == 1
     assert texts["before", "plain"].startswith("TASK: Find all articles about ")
     assert "from the news articles below" in texts["before", "plain"]
     assert texts["after", "plain"].startswith("ARTICLES:")

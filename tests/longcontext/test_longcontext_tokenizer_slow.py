@@ -5,17 +5,19 @@ from __future__ import annotations
 import pytest
 
 from holistic.core.interfaces import ScenarioContext
+from holistic.models.counting import tokenizer_resolver
+from holistic.models.registry import ModelRegistry
 from holistic.scenarios.haystack.scenario import HaystackScenario
-from holistic.scenarios.haystack.tokens import resolve_length_unit
 
 
 @pytest.mark.slow
 def test_record_lengths_are_counted_in_the_embedded_models_tokens() -> None:
-    unit = resolve_length_unit("embedded/smollm2-135m-instruct")
+    resolver = tokenizer_resolver(ModelRegistry())
+    unit = resolver("embedded/smollm2-135m-instruct")
     assert not unit.fallback and unit.reason is None
-    scenario = HaystackScenario(tasks=["company+time"], lengths=[512, 2048], records_per_length=2, corpus_size=1500,
-                                tokenizer="embedded/smollm2-135m-instruct")
-    instances = scenario.get_instances(ScenarioContext())
+    scenario = HaystackScenario(tasks=["company+time"], lengths=[1536, 2048], records_per_length=2, corpus_size=1500)
+    ctx = ScenarioContext(model="embedded/smollm2-135m-instruct", tokenizers=resolver)  # as execution passes it
+    instances = scenario.get_instances(ctx)
     assert len(instances) == 8
     for instance in instances:
         m = instance.metadata

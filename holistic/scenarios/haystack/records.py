@@ -10,11 +10,10 @@ A needle record:
 
 1. its query is the task's query number ``r mod num_queries`` (queries are sampled
    once per task and re-used at every length);
-2. ``k`` is drawn uniformly from ``min_needles..k_max(length)``, where ``k_max`` is
-   ``max_needles`` capped by how many average articles fit in one depth bin;
-3. its depth bin is ``r mod depth_bins`` (so bins get equal support); the ``k``
-   needle depths are drawn uniformly inside that bin, and the needles are drawn
-   from the query's matches;
+2. ``k`` is drawn uniformly from ``min_needles..max_needles`` (the paper's k in
+   [1, 10]); :func:`check_fit` makes sure that many needles fit every length;
+3. each of the ``k`` needle depths is drawn independently and uniformly in [0, 1),
+   and the needles are drawn from the query's matches;
 4. a hard-negative share ``s`` is drawn uniformly from ``hard_negative_share``;
    hard negatives (near misses first) are added until they fill ``s`` of the
    target length, never more than the upper bound;
@@ -30,7 +29,14 @@ A needle record:
 
 Depth is measured, not assumed: a needle's depth is the number of article tokens
 before it divided by all article tokens (the instruction is not counted), so
-``needle_depths`` is where the needles actually sit.
+``needle_depths`` is where the needles actually sit; ``needle_depth_bins`` gives each
+needle's bin (the heatmaps' recall cells count needles by these), and ``depth_bin``
+summarises the record by the bin of its median needle depth (its F1 cells).
+
+Every record carries ``sample_unit`` (its pair) and ``sample_stratum`` (task and
+length), so down-sampling keeps twins together and cells balanced; neither the record
+ids nor their needles depend on the prompt ablations, so every ablation value sees the
+same records.
 """
 
 from __future__ import annotations
@@ -38,11 +44,14 @@ from __future__ import annotations
 import json
 import math
 import random
+import statistics
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from holistic.core.errors import ScenarioArgError
 from holistic.core.hashing import stable_seed
+from holistic.core.types import SAMPLE_STRATUM_KEY, SAMPLE_UNIT_KEY
 from holistic.scenarios.haystack import prompts
 from holistic.scenarios.haystack.clauses import CorpusIndex
 from holistic.scenarios.haystack.queries import Query, Task, sample_queries
@@ -53,6 +62,8 @@ MAX_MATCH_SHARE = 0.1
 _ESTIMATE_SAMPLE = 300
 _MAX_SKIPS = 50
 """Haystack articles skipped for being too long before the context counts as full."""
+TYPICAL_QUERY = "Find all very positive articles about Northwind Holdings published between 2021-01-01 and 2021-06-30"
+"""A long query sentence, for token budgets before queries are drawn."""
 
 
 @dataclass(frozen=True)
@@ -102,6 +113,43 @@ def depth_bin_of(depth: float, bins: int) -> int:
     return min(int(depth * bins), bins - 1)
 
 
+def check_fit(settings: RecordSettings, article_tokens: float, instruction_tokens: int) -> None:
+    """Refuse a needle count or hard-negative share that cannot fit the shortest length.
+
+    A record must hold ``max_needles`` articles of ``article_tokens`` tokens, hard
+    negatives up to the upper ``hard_negative_share`` of the length and the instruction.
+    The error names the field and the largest value that fits.
+    """
+    length = min(settings.lengths)
+    low, high = settings.hard_negative_share
+    room = length - instruction_tokens
+    if settings.max_needles * article_tokens + high * length <= room:
+        return
+    facts = (
+        f"at length {length} (the shortest), with ~{instruction_tokens} tokens of instruction and articles of "
+        f"~{article_tokens:.0f} tokens"
+    )
+    largest_k = math.floor((room - high * length) / article_tokens)
+    if largest_k >= settings.min_needles:
+        raise ScenarioArgError(
+            "max_needles",
+            f"max_needles {settings.max_needles} does not fit {facts} and hard negatives up to {high:.0%}: "
+            f"the largest max_needles that fits is {largest_k} (or raise the shortest length)",
+        )
+    largest_share = math.floor(100 * (room - settings.max_needles * article_tokens) / length) / 100
+    if largest_share >= low:
+        raise ScenarioArgError(
+            "hard_negative_share",
+            f"hard_negative_share up to {high:.0%} does not fit {facts} and {settings.max_needles} needles: "
+            f"the largest upper share that fits is {largest_share:.2f} (or raise the shortest length)",
+        )
+    raise ScenarioArgError(
+        "lengths",
+        f"length {length} cannot hold {settings.min_needles}..{settings.max_needles} needles and "
+        f"{low:.0%}-{high:.0%} hard negatives {facts}: raise the shortest length",
+    )
+
+
 @dataclass(frozen=True)
 class Record:
     """One test record: the text and everything needed to score and display it."""
@@ -136,6 +184,7 @@ class RecordBuilder:
         self._tokens: dict[int, int] = {}
         self._orders: dict[int, tuple[int, ...]] = {}
         self.mean_tokens, self.max_tokens = self._estimate_article_tokens()
+        check_fit(settings, self.mean_tokens, self.instruction_tokens())
 
     # -- per-article facts -------------------------------------------------------
     def block(self, position: int) -> str:
@@ -165,16 +214,17 @@ class RecordBuilder:
             order = self._orders[length] = tuple(positions)
         return order
 
-    def k_max(self, length: int) -> int:
-        """Needles per record are capped by what fits in one depth bin."""
-        per_bin = int(0.9 * length / self.settings.depth_bins / self.mean_tokens)
-        return max(self.settings.min_needles, min(self.settings.max_needles, per_bin))
+    def instruction_tokens(self) -> int:
+        """Tokens of the instruction and headings around the articles (a typical query)."""
+        example = [self.index.corpus[p].id for p in range(min(2, len(self.index.corpus)))]
+        text = prompts.instruction(TYPICAL_QUERY, example, self.settings.formatting, self.settings.placement)
+        return self.unit.counter.count(prompts.fixed_parts(text, self.settings.formatting, self.settings.placement))
 
     # -- queries -----------------------------------------------------------------------
     def queries(self, task: Task) -> list[Query]:
         s = self.settings
         longest = max(s.lengths)
-        k_needed = max(self.k_max(length) for length in s.lengths)
+        k_needed = s.max_needles
         hn_needed = math.ceil(s.hard_negative_share[1] * longest / self.mean_tokens) + 3
         return sample_queries(
             task,
@@ -200,22 +250,23 @@ class RecordBuilder:
         s = self.settings
         base_id = f"{task.name.replace('+', '_')}-{length}-{r:03d}"
         rng = random.Random(stable_seed("haystack-record", s.seed, self.index.corpus.fingerprint, task.name, length, r))
-        k = rng.randint(s.min_needles, self.k_max(length))
-        bin_index = r % s.depth_bins
+        k = rng.randint(s.min_needles, s.max_needles)
         needles = rng.sample(query.matches, k)
-        targets = sorted(rng.uniform(bin_index / s.depth_bins, (bin_index + 1) / s.depth_bins) for _ in range(k))
+        targets = sorted(rng.random() for _ in range(k))
         share = rng.uniform(*s.hard_negative_share)
         example = query.hard_negatives[-2:]
         hard = self._hard_negatives(query, rng, share, length, exclude=set(example))
         layout_seed = rng.getrandbits(63)
-        common = {"query_index": r % s.num_queries, "pair": base_id, "hard_negative_target_share": round(share, 4)}
+        common = {
+            "query_index": r % s.num_queries, "pair": base_id, "hard_negative_target_share": round(share, 4),
+            SAMPLE_UNIT_KEY: base_id, SAMPLE_STRATUM_KEY: f"{task.name}|{length}",
+        }
         needle_record = self._record(
             f"{base_id}-needle", task, query, length, needles, targets, hard, example, layout_seed,
-            {**common, "k_max": self.k_max(length), "depth_bin_drawn": depth_bin_label(bin_index, s.depth_bins)},
+            {**common, "k_max": s.max_needles},
         )
         zero_record = self._record(
-            f"{base_id}-zero", task, query, length, [], [], hard, example, layout_seed ^ 1,
-            {**common, "k_max": 0, "depth_bin_drawn": None},
+            f"{base_id}-zero", task, query, length, [], [], hard, example, layout_seed ^ 1, {**common, "k_max": 0},
         )
         return needle_record, zero_record
 
@@ -289,9 +340,12 @@ class RecordBuilder:
         while True:
             text = prompts.assemble(instruction, [self.block(p) for p in positions], s.formatting, s.placement)
             context_tokens = self.unit.counter.count(text)
-            if context_tokens <= length or "haystack" not in kinds:
+            # Over the target: drop the last haystack article; with none left (long needles),
+            # the last hard negative. Needles stay.
+            kind = next((k for k in ("haystack", "hard_negative") if k in kinds), None)
+            if context_tokens <= length or kind is None:
                 break
-            drop = len(kinds) - 1 - kinds[::-1].index("haystack")
+            drop = len(kinds) - 1 - kinds[::-1].index(kind)
             del positions[drop], kinds[drop]
         block_tokens = [self.tokens(p) for p in positions]
         article_tokens = sum(block_tokens)
@@ -299,7 +353,7 @@ class RecordBuilder:
         gold = [(corpus[p].id, round(starts[i] / article_tokens, 4)) for i, p in enumerate(positions) if kinds[i] == "needle"]
         hard_tokens = sum(t for t, kind in zip(block_tokens, kinds, strict=True) if kind == "hard_negative")
         depths = [d for _, d in gold]
-        median_depth = sorted(depths)[len(depths) // 2] if depths else None
+        median_depth = round(statistics.median(depths), 4) if depths else None
         metadata: dict[str, Any] = {
             "task": task.name,
             "query": query.sentence,
@@ -311,6 +365,8 @@ class RecordBuilder:
             "zero_needle": not gold,
             "gold_ids": [i for i, _ in gold],
             "needle_depths": depths,
+            "needle_depth_bins": [depth_bin_label(depth_bin_of(d, s.depth_bins), s.depth_bins) for d in depths],
+            "depth": median_depth,
             "depth_bin": depth_bin_label(depth_bin_of(median_depth, s.depth_bins), s.depth_bins)
             if median_depth is not None else None,
             "depth_bins": s.depth_bins,

@@ -1,0 +1,133 @@
+"""Token counters for scenarios that measure text in a model's own tokens.
+
+:func:`tokenizer_resolver` turns a model registry (built-ins plus the user's
+``--models-file``) into the :data:`~holistic.core.interfaces.TokenizerResolver` that
+execution hands scenarios through ``ScenarioContext.tokenizers``. A reference resolves,
+loading only a tokenizer (never weights), to:
+
+- a model registry name: the tokenizer of that deployment: the GGUF's own for
+  ``embedded`` and GGUF-based ``llama_cpp``/``huggingface`` deployments (saved once
+  under ``<cache>/tokenizers/<sha256 of the GGUF>/`` so later runs load it in seconds),
+  the transformers tokenizer for ``huggingface``, ``SimpleTokenizer`` for ``simple``,
+  and the registry's ``tokenizer`` field for API models that name one;
+- a local path: a tokenizer folder (``tokenizer.json`` ...) or a ``.gguf`` file;
+- ``chars/4``: no tokenizer, 4 characters = 1 token.
+
+API models without a published tokenizer fall back to ``chars/4`` too. Every fallback
+is flagged (``fallback`` true, with the reason), so lengths measured in characters are
+never passed off as tokens.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import shutil
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from holistic.core.errors import ModelError
+from holistic.core.interfaces import CharsPerToken, CountingTokenizer, TokenizerResolver, chars_per_token_fallback
+from holistic.models.registry import ModelRegistry
+
+logger = logging.getLogger(__name__)
+
+FALLBACK_NAME = CharsPerToken.name
+fallback_tokenizer = chars_per_token_fallback
+
+
+def tokenizer_resolver(registry: ModelRegistry) -> TokenizerResolver:
+    """A resolver over ``registry`` that loads each tokenizer once."""
+    resolved: dict[str, CountingTokenizer] = {}
+
+    def resolve(reference: str) -> CountingTokenizer:
+        if reference not in resolved:
+            resolved[reference] = counting_tokenizer(reference, registry)
+        return resolved[reference]
+
+    return resolve
+
+
+def counting_tokenizer(reference: str, registry: ModelRegistry) -> CountingTokenizer:
+    """The counter for ``reference`` (see the module docstring)."""
+    if reference == FALLBACK_NAME:
+        return fallback_tokenizer("the run asked for chars/4 (scenario arg 'tokenizer')")
+    path = Path(reference).expanduser()
+    if path.exists():
+        return CountingTokenizer(_HFCounter(_load_local(path)), reference)
+    deployment = registry.get(reference)  # UnknownNameError suggests the nearest names
+    provider = deployment.provider
+    if provider == "simple":
+        from holistic.models.simple import SimpleTokenizer
+
+        return CountingTokenizer(SimpleTokenizer(), reference)
+    if provider == "embedded":
+        from holistic.models.weights import embedded_gguf_path
+
+        return CountingTokenizer(_HFCounter(_gguf_tokenizer(embedded_gguf_path())), reference)
+    args: dict[str, Any] = dict(deployment.args)
+    if provider == "llama_cpp":
+        return CountingTokenizer(_HFCounter(_gguf_tokenizer(Path(deployment.model_id).expanduser())), reference)
+    if provider == "huggingface":
+        if args.get("gguf_file"):
+            gguf = Path(deployment.model_id).expanduser() / str(args["gguf_file"])
+            return CountingTokenizer(_HFCounter(_gguf_tokenizer(gguf)), reference)
+        source = deployment.tokenizer or deployment.model_id
+        return CountingTokenizer(_HFCounter(_auto_tokenizer(source, revision=args.get("revision"))), reference)
+    if deployment.tokenizer:
+        try:
+            return CountingTokenizer(_HFCounter(_auto_tokenizer(deployment.tokenizer)), reference)
+        except Exception as exc:
+            logger.warning("tokenizer %s of %s cannot be loaded (%s); counting chars/4", deployment.tokenizer, reference, exc)
+            return fallback_tokenizer(f"tokenizer {deployment.tokenizer!r} of {reference} could not be loaded: {exc}")
+    return fallback_tokenizer(f"{reference} ({provider}) names no local tokenizer in the model registry")
+
+
+class _HFCounter:
+    def __init__(self, tokenizer: Any) -> None:
+        from holistic.models.hf_tokenizer import HFTokenizer
+
+        self.tokenizer = HFTokenizer(tokenizer)
+
+    def count(self, text: str) -> int:
+        return self.tokenizer.count(text)
+
+
+def _auto_tokenizer(source: str, revision: Any = None) -> Any:
+    from transformers import AutoTokenizer
+
+    kwargs = {"revision": revision} if revision else {}
+    return AutoTokenizer.from_pretrained(source, **kwargs)
+
+
+def _load_local(path: Path) -> Any:
+    if path.is_file() and path.suffix == ".gguf":
+        return _gguf_tokenizer(path)
+    if path.is_dir():
+        return _auto_tokenizer(str(path))
+    raise ValueError(f"tokenizer {path}: expected a tokenizer folder or a .gguf file")
+
+
+def _gguf_tokenizer(gguf: Path) -> Any:
+    """The tokenizer stored in a GGUF, saved once as a small tokenizer folder in the cache."""
+    from holistic.models.weights import cache_root, file_sha256
+
+    if not gguf.is_file():
+        raise ModelError(f"GGUF file {gguf} does not exist")
+    folder = cache_root() / "tokenizers" / file_sha256(gguf)
+    if (folder / "tokenizer_config.json").is_file():
+        return _auto_tokenizer(str(folder))
+    from transformers import AutoTokenizer
+
+    tokenizer = AutoTokenizer.from_pretrained(str(gguf.parent), gguf_file=gguf.name)
+    folder.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix=".tok-", dir=folder.parent))
+    try:
+        tokenizer.save_pretrained(str(tmp))
+        if not folder.exists():
+            os.replace(tmp, folder)
+    finally:
+        if tmp.exists():
+            shutil.rmtree(tmp, ignore_errors=True)
+    return tokenizer
