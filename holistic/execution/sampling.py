@@ -94,8 +94,8 @@ def _downsample_units(instances: Sequence[Instance], max_instances: int, *, seed
         for queue in queues:
             if depth >= len(queue):
                 continue
-            unit = members[queue[depth]]
-            if len(keep) + len(unit) > max_instances:
+            taken = members[queue[depth]]
+            if len(keep) + len(taken) > max_instances:
                 return [inst for i, inst in enumerate(instances) if i in keep]
-            keep.update(unit)
+            keep.update(taken)
     return [inst for i, inst in enumerate(instances) if i in keep]

@@ -271,7 +271,7 @@ def render_haystack(run_dir: Path, out_dir: Path, *, src_prefix: str = "plots/",
             1, 2, figsize=(2.4 + 2 * 0.9 * max(len(lengths), 2), 1.9 + 0.5 * len(labels)), layout="constrained"
         )
         image = None
-        panels = (("recall", "Recall (needles by their own depth)"), ("f1", "F1 (records by median needle depth)"))
+        panels = (("recall", "Recall, by needle depth"), ("f1", "F1, by median needle depth"))
         for first, (ax, (key, name)) in enumerate(zip(axes, panels, strict=True)):
             grid, text = _panel(cells, lengths, labels, key)
             image = _heatmap(ax, grid, text, lengths, labels, name, first=first == 0, unit=axis_unit)
