@@ -24,10 +24,19 @@ from typing import Any
 
 from holistic.core.errors import HolisticError
 from holistic.core.hashing import stable_seed
-from holistic.core.interfaces import Metric, MetricContext, MetricInfo, Scenario, ScenarioContext, ScenarioInfo
+from holistic.core.interfaces import (
+    Metric,
+    MetricContext,
+    MetricInfo,
+    Scenario,
+    ScenarioContext,
+    ScenarioInfo,
+    TokenizerResolver,
+)
 from holistic.core.types import AdapterSpec, Instance, ModelDeployment, PerInstanceStat, RequestState, RunSpec, Stat
 from holistic.execution import shards
 from holistic.execution.context import ExecutionContext
+from holistic.execution.options import RunOptions
 from holistic.execution.progress import Progress
 from holistic.execution.reports import COMPLETE, RunReport
 from holistic.execution.sampling import downsample, split_instances
@@ -131,14 +140,15 @@ class _Scored:
     infos: dict[str, MetricInfo]
 
 
-def _load_instances(run: RunSpec, scenario: Scenario, ctx: ExecutionContext) -> tuple[list[Instance], list[Instance]]:
+def _load_instances(
+    run: RunSpec, scenario: Scenario, options: RunOptions, tokenizers: TokenizerResolver | None = None
+) -> tuple[list[Instance], list[Instance]]:
     """``(train, eval)``: eval down-sampled and with its perturbed variants (originals first)."""
     from holistic.perturbations import apply_perturbations
 
-    options = ctx.options
     scenario_ctx = ScenarioContext(
         data_root=options.data_root, cache_dir=options.data_cache_dir, offline=options.offline, seed=run.adapter.seed,
-        model=run.model, tokenizers=ctx.tokenizers,
+        model=run.model, tokenizers=tokenizers,
     )
     train, evaluation = split_instances(scenario.get_instances(scenario_ctx))
     evaluation = downsample(
@@ -230,7 +240,7 @@ def execute_run(
         raise ScenarioArgsError(f"scenario {run.scenario.name!r} rejects its arguments: {exc}") from None
     info = with_headline(scenario.info, run.adapter)
     selection = select_metrics(run.metrics, info, run.adapter, deployment)
-    train, evaluation = _load_instances(run, scenario, ctx)
+    train, evaluation = _load_instances(run, scenario, ctx.options, ctx.tokenizers)
     if not train and run.adapter.max_train_instances > 0 and run.adapter.method != "language_modeling":
         problem = (
             f"run {run.name} asks for {run.adapter.max_train_instances} in-context examples "
