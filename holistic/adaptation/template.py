@@ -24,6 +24,8 @@ from typing import Any
 import jinja2
 
 from holistic.core.errors import SpecError, did_you_mean
+from holistic.core.templates import TemplateProblem, compile_template
+from holistic.core.templates import render as render_sandboxed
 
 TEMPLATE_VARIABLES: tuple[str, ...] = (
     "input", "references", "choices", "letters", "output", "passage", "instance", "metadata",
@@ -36,18 +38,16 @@ class InstanceTemplate:
     """A compiled instance template with clear errors for unknown variables."""
 
     def __init__(self, source: str) -> None:
-        env = jinja2.Environment(
-            undefined=jinja2.StrictUndefined, keep_trailing_newline=True, autoescape=False,
-        )
         try:
-            self._template = env.from_string(source)
-        except jinja2.TemplateSyntaxError as exc:
-            raise SpecError(f"template syntax error on line {exc.lineno}: {exc.message}",
-                            path="adaptation.template") from None
+            self._template = compile_template(source)
+        except TemplateProblem as exc:
+            raise SpecError(f"template line {exc.line}: {exc.message}", path="adaptation.template") from None
 
     def render(self, variables: Mapping[str, Any]) -> str:
         try:
-            return self._template.render(**variables)
+            return render_sandboxed(self._template, dict(variables))
+        except TemplateProblem as exc:
+            raise SpecError(exc.message, path="adaptation.template") from None
         except jinja2.UndefinedError as exc:
             match = _UNDEFINED_RE.search(str(exc))
             name = match.group(1) if match else str(exc)

@@ -1,8 +1,13 @@
 """Helpers shared by the command-line entry points: error reporting and exit codes.
 
-Exit codes: 0 success; 1 finished but something failed (e.g. a run); 2 bad input
-(spec, names, store, options; the :class:`~holistic.core.errors.HolisticError`
-subclass decides); 130 interrupted (Ctrl-C).
+One error path for every command: anything a user or the environment can cause
+(a bad spec, option, file or folder; a full or read-only disk; a damaged result)
+ends in exactly one line ``prog: error: <file, line or option>: <what>`` and exit
+code 2 (or the :class:`~holistic.core.errors.HolisticError` subclass's own code).
+Only a bug in holistic prints a traceback, followed by a request to report it.
+
+Exit codes: 0 success; 1 finished but some run failed; 2 bad input or environment;
+3 (helm-run) finished but some requests failed; 130 interrupted (Ctrl-C).
 """
 
 from __future__ import annotations
@@ -10,12 +15,18 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+import traceback
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from holistic.core.errors import HolisticError
 
+EXIT_USAGE = 2
+EXIT_BUG = 70
+"""An unexpected exception: a bug in holistic (EX_SOFTWARE)."""
 EXIT_INTERRUPTED = 130
+REPORT_HINT = ("this is a bug in holistic, not in your input; please report it with the command you ran and the "
+               "traceback above")
 
 
 def fail(prog: str, exc: HolisticError) -> int:
@@ -30,13 +41,29 @@ def run_main(prog: str, body: Callable[[], int], *, on_interrupt: str = "") -> i
         return body()
     except HolisticError as exc:
         return fail(prog, exc)
+    except OSError as exc:  # disk full, read-only folder, a directory where a file was expected...
+        if isinstance(exc, BrokenPipeError):
+            return _broken_pipe()
+        where = f"{exc.filename}: " if exc.filename else ""
+        print(f"{prog}: error: {where}{exc.strerror or exc}", file=sys.stderr)
+        return EXIT_USAGE
+    except MemoryError:
+        print(f"{prog}: error: out of memory", file=sys.stderr)
+        return EXIT_USAGE
     except KeyboardInterrupt:
         print(f"\n{prog}: interrupted" + (f"; {on_interrupt}" if on_interrupt else ""), file=sys.stderr)
         return EXIT_INTERRUPTED
-    except BrokenPipeError:  # e.g. `helm-run spec --plan | head`
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
-        return 0
+    except Exception:
+        traceback.print_exc()
+        print(f"{prog}: internal error: {REPORT_HINT}", file=sys.stderr)
+        return EXIT_BUG
+
+
+def _broken_pipe() -> int:
+    """e.g. ``helm-run spec --plan | head``: stop quietly."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+    return 0
 
 
 def patterns(values: Sequence[str] | None) -> list[str]:
@@ -56,6 +83,17 @@ def positive_int(text: str) -> int:
     if value < 1:
         raise argparse.ArgumentTypeError(f"expected a number >= 1, got {value}")
     return value
+
+
+def output_file(text: str) -> Path:
+    """argparse type: a file to write, in a folder that exists, that is not a folder itself."""
+    path = Path(text)
+    if path.is_dir():
+        raise argparse.ArgumentTypeError(f"{text} is a folder; give a file name")
+    parent = path.parent if str(path.parent) else Path(".")
+    if not parent.is_dir():
+        raise argparse.ArgumentTypeError(f"folder {parent} does not exist")
+    return path
 
 
 def env_path(value: str | None, env_var: str) -> Path | None:

@@ -6,7 +6,8 @@ import argparse
 import sys
 from pathlib import Path
 
-from holistic.cli.common import run_main
+from holistic.cli.common import output_file, positive_int, run_main
+from holistic.core.errors import StoreError
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -16,6 +17,9 @@ def build_parser() -> argparse.ArgumentParser:
         "instances by id; per run and metric: old, new, delta and a paired bootstrap 95%% interval; flips; "
         "added and removed runs and instances. Runs whose prompt, in-context examples, decoding, model "
         "revision or results schema changed are flagged as not comparable. Reads the Parquet shards only.",
+        epilog="Every run's manifest is verified first: a damaged run stops the command with exit 2, naming the "
+        "run and the file. Outputs are never written inside OLD or NEW. Exit codes: 0 success; 2 bad input, "
+        "damaged results or an unwritable file; 70 internal error (a bug: please report it).",
     )
     p.add_argument("old", type=Path, help="old suite directory (or an output directory with --suite/--old-suite)")
     p.add_argument("new", type=Path, help="new suite directory (or an output directory with --suite/--new-suite)")
@@ -24,11 +28,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--new-suite", help="suite name inside NEW (overrides --suite)")
     p.add_argument("--format", choices=["table", "csv", "json", "parquet"], default="table",
                    help="output format (default: a terminal table, largest significant changes first)")
-    p.add_argument("-o", "--output", type=Path, help="write to this file instead of stdout (required for parquet)")
-    p.add_argument("--html", type=Path, help="also write a standalone HTML page here")
-    p.add_argument("--num-bootstrap", type=int, default=1000, help="bootstrap replicates (default 1000)")
+    p.add_argument("-o", "--output", type=output_file,
+                   help="write to this file instead of stdout (required for parquet)")
+    p.add_argument("--html", type=output_file, help="also write a standalone HTML page here")
+    p.add_argument("--num-bootstrap", type=positive_int, default=1000, help="bootstrap replicates (default 1000)")
     p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--limit", type=int, default=None, help="show at most this many runs in the table")
+    p.add_argument("--limit", type=positive_int, default=None, help="show at most this many runs in the table")
     return p
 
 
@@ -43,6 +48,14 @@ def _run(args: argparse.Namespace) -> int:
 
     old_dir = resolve_suite_dir(args.old, args.old_suite or args.suite)
     new_dir = resolve_suite_dir(args.new, args.new_suite or args.suite)
+    for option, target in (("--output", args.output), ("--html", args.html)):
+        if target is None:
+            continue
+        resolved = target.resolve()
+        for side in (old_dir, new_dir):
+            if resolved.is_relative_to(side.resolve()):
+                raise StoreError(f"{option} {target}: inside the input suite {side}; helm-diff never writes into "
+                                 "the suites it compares, choose a path outside them")
     report = diff_suites(read_side(old_dir), read_side(new_dir), seed=args.seed, num_bootstrap=args.num_bootstrap)
     if args.format == "parquet":
         if args.output is None:

@@ -20,6 +20,7 @@ from holistic.core.errors import HolisticError
 from holistic.core.interfaces import ScenarioContext
 from holistic.core.types import RunSpec
 from holistic.execution.options import EXECUTORS, RunOptions
+from holistic.results.layout import check_suite_name
 
 PROG = "helm-run"
 DATA_ROOT_ENV = "HOLISTIC_DATA_ROOT"
@@ -37,7 +38,9 @@ def build_parser() -> argparse.ArgumentParser:
         description="Compile a run spec into its run matrix and execute it: every prompt, completion and "
         "metric value is written as Parquet under OUTPUT_DIR/SUITE. Runs already complete are skipped; "
         "everything else resumes through the request cache.",
-        epilog="Exit codes: 0 success, 1 some run failed, 2 bad input, 130 interrupted (rerun to resume).",
+        epilog="Exit codes: 0 success; 1 some run failed; 2 bad input (spec, option, file) or an unusable output "
+        "folder; 3 every run was written but some requests failed (those runs are partial: rerun to retry only "
+        "the failed requests); 70 internal error (a bug: please report it); 130 interrupted (rerun to resume).",
     )
     p.add_argument("spec", type=Path, help="run spec YAML file (see runspecs/)")
     p.add_argument("--plan", "--dry-run", dest="plan", action="store_true",
@@ -68,6 +71,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--data-root", metavar="DIR",
                    help=f"local data mirror for scenarios (default: ${DATA_ROOT_ENV})")
     p.add_argument("--fetch-only", action="store_true", help="fetch the data the runs need, then stop")
+    p.add_argument("--no-wait", action="store_true",
+                   help="if another helm-run is writing the same suite, stop at once (exit 2) instead of waiting")
     p.add_argument("--executor", choices=EXECUTORS, default="local",
                    help="local: runs in this process; ray: one Ray task per run (needs ray)")
     return p
@@ -108,8 +113,8 @@ def _main(args: argparse.Namespace) -> int:
     if args.limit is not None and args.max_eval_instances is not None:
         raise SelectionError("give --limit (the first N) or --max-eval-instances (a seeded sample of N), not both")
     compiled = compile_spec(args.spec, models_file=args.models_file)
-    if args.suite:
-        compiled = dataclasses.replace(compiled, suite=args.suite)
+    if args.suite is not None:
+        compiled = dataclasses.replace(compiled, suite=check_suite_name(args.suite, where="--suite"))
     options = RunOptions(
         output_dir=args.output_dir,
         cache_dir=args.cache_dir,
@@ -122,6 +127,7 @@ def _main(args: argparse.Namespace) -> int:
         data_root=env_path(args.data_root, DATA_ROOT_ENV),
         models_file=args.models_file,
         executor=args.executor,
+        wait_for_lock=not args.no_wait,
     )
     runs = select_runs(prepare_runs(compiled, options), models=patterns(args.models),
                        scenarios=patterns(args.scenarios))
@@ -155,7 +161,7 @@ def _main(args: argparse.Namespace) -> int:
         print(report.summary())
     else:
         print(report.quiet_line())
-    return 0 if report.ok else 1
+    return report.exit_code
 
 
 def main(argv: list[str] | None = None) -> int:

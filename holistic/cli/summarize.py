@@ -6,7 +6,7 @@ import argparse
 import time
 from pathlib import Path
 
-from holistic.cli.common import run_main
+from holistic.cli.common import positive_int, run_main
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -15,12 +15,17 @@ def build_parser() -> argparse.ArgumentParser:
         description="Aggregate every completed run of a suite into leaderboards (mean win rate with "
         "bootstrap intervals and rank ranges), model x scenario tables, per-scenario tables and the "
         "coverage matrix; write them as Parquet, JSON, CSV, Markdown and LaTeX; render the static site.",
+        epilog="Every run's manifest is verified first: a damaged run stops the command with exit 2, naming the "
+        "run and the file (rerun helm-run to redo it from the request cache). Runs with failed requests are "
+        "shown with their error rate; a run whose every request failed is never ranked. The site is built "
+        "in a temporary folder and replaces the old one only when complete. Exit codes: 0 success; 2 bad "
+        "input, damaged results or an unwritable folder; 70 internal error (a bug: please report it).",
     )
     p.add_argument("--suite", required=True, help="suite name (a folder under --output-dir)")
     p.add_argument("--output-dir", default="output", help="where helm-run wrote the suite (default: ./output)")
     p.add_argument("--schema", type=Path, default=None,
                    help="summary schema YAML (metric groups and run groups) replacing the built-in one")
-    p.add_argument("--num-bootstrap", type=int, default=200,
+    p.add_argument("--num-bootstrap", type=positive_int, default=200,
                    help="bootstrap replicates over instances for intervals and rank ranges (default 200)")
     p.add_argument("--seed", type=int, default=0, help="seed of the bootstrap (default 0)")
     p.add_argument("--previous", type=Path, default=None,
@@ -35,15 +40,24 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _run(args: argparse.Namespace) -> int:
+    from holistic.results import SuiteReader
     from holistic.summarize import load_schema, summarize_suite, write_summary
 
-    suite_dir = Path(args.output_dir) / args.suite
+    reader = SuiteReader.open(Path(args.output_dir), args.suite)
+    if args.previous is not None and not args.no_site:
+        from holistic.diff import resolve_suite_dir
+
+        resolve_suite_dir(args.previous, None)  # a typo fails now, before anything is written
     start = time.perf_counter()
     schema = load_schema(args.schema)
-    summary = summarize_suite(suite_dir, schema=schema, num_bootstrap=args.num_bootstrap, seed=args.seed)
-    written = write_summary(summary, suite_dir / "summary")
+    summary = summarize_suite(reader, schema=schema, num_bootstrap=args.num_bootstrap, seed=args.seed)
+    written = write_summary(summary, reader.summary_dir)
     print(f"summarized {len(summary.runs)} runs, {len(summary.models)} systems, {len(summary.columns)} scenarios "
-          f"in {time.perf_counter() - start:.1f}s -> {suite_dir / 'summary'} ({len(written)} files)")
+          f"in {time.perf_counter() - start:.1f}s -> {reader.summary_dir} ({len(written)} files)")
+    if summary.has_errors:
+        failed = [r for r in summary.runs if r.failed_requests]
+        print(f"warning: {len(failed)} runs have failed requests (error rates are flagged in the tables and on "
+              f"the site); {len(summary.unranked)} of them failed every request and are not ranked")
     from holistic.summarize.tables import to_markdown
 
     for table in summary.tables:
@@ -52,7 +66,7 @@ def _run(args: argparse.Namespace) -> int:
     if not args.no_site:
         from holistic.site import render_site
 
-        index = render_site(suite_dir, summary, previous=args.previous)
+        index = render_site(reader, summary, previous=args.previous)
         print(f"site: {index.resolve()}")
     return 0
 

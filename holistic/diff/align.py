@@ -10,7 +10,6 @@ between them are added to the key.
 
 from __future__ import annotations
 
-import json
 from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
@@ -18,8 +17,7 @@ from typing import Any
 
 from holistic.core.errors import StoreError
 from holistic.core.hashing import canonical_json
-
-COMPLETE_MARKER = "_COMPLETE"
+from holistic.results import RunReader, SuiteReader, check_suite_name
 
 
 @dataclass(frozen=True)
@@ -27,7 +25,7 @@ class SideRun:
     """One completed run of one side."""
 
     run_id: str
-    run_dir: Path
+    reader: RunReader
     spec: dict[str, Any]
     scenario: str
     scenario_args: str
@@ -54,26 +52,28 @@ class Side:
 def resolve_suite_dir(path: Path, suite: str | None) -> Path:
     """A suite directory, given either it or an output directory plus a suite name."""
     if suite is not None:
-        path = path / suite
-    if not (path / "suite.json").exists():
+        path = path / check_suite_name(suite, where="--suite")
+    if not path.is_dir():
+        raise StoreError(f"{path}: no suite.json here (no such directory)")
+    try:
+        SuiteReader(path)
+    except StoreError as exc:
         hint = "" if suite else " (pass an output directory with --suite NAME, or a suite directory)"
-        raise StoreError(f"{path}: no suite.json here{hint}")
+        raise StoreError(f"{exc}{hint}") from None
     return path
 
 
 def read_side(suite_dir: Path) -> Side:
-    meta = json.loads((suite_dir / "suite.json").read_text(encoding="utf-8"))
+    """A suite's verified runs (a damaged run stops here with an error naming it and its file)."""
+    reader = SuiteReader(suite_dir)
     runs = []
-    runs_dir = suite_dir / "runs"
-    for run_dir in sorted(runs_dir.iterdir()) if runs_dir.is_dir() else []:
-        if not (run_dir / COMPLETE_MARKER).exists():
-            continue
-        spec = json.loads((run_dir / "run_spec.json").read_text(encoding="utf-8"))
+    for run in reader.runs:
+        spec = run.spec
         scenario = spec.get("scenario", {})
         runs.append(
             SideRun(
-                run_id=spec.get("run_id", run_dir.name),
-                run_dir=run_dir,
+                run_id=spec.get("run_id", run.run_id),
+                reader=run,
                 spec=spec,
                 scenario=scenario.get("name", "?"),
                 scenario_args=canonical_json(scenario.get("args", {})),
@@ -82,7 +82,7 @@ def read_side(suite_dir: Path) -> Side:
                 perturbations=canonical_json(spec.get("perturbations", [])),
             )
         )
-    return Side(suite_dir=suite_dir, meta=meta, runs=tuple(runs))
+    return Side(suite_dir=suite_dir, meta=reader.meta, runs=tuple(runs))
 
 
 def _keys(runs: tuple[SideRun, ...]) -> dict[tuple[Any, ...], SideRun]:

@@ -5,12 +5,9 @@ from __future__ import annotations
 import json
 from collections import defaultdict
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 import numpy as np
-import pyarrow.dataset as ds
-import pyarrow.parquet as pq
 
 from holistic.core.hashing import canonical_json, sha256_hex, stable_seed
 from holistic.diff.align import Side, SideRun, align
@@ -96,12 +93,10 @@ class DiffReport:
         return rows
 
 
-def _read(path: Path, columns: list[str]) -> dict[str, list[Any]]:
-    if not path.exists():
+def _read(run: SideRun, table: str, columns: list[str]) -> dict[str, list[Any]]:
+    if not run.reader.has_table(table):
         return {c: [] for c in columns}
-    schema_names = set(pq.read_schema(path).names)
-    cols = [c for c in columns if c in schema_names]
-    data = ds.dataset(str(path), format="parquet").to_table(columns=cols).to_pydict()
+    data = run.reader.table(table, columns).to_pydict()
     n = len(next(iter(data.values()))) if data else 0
     for c in columns:
         data.setdefault(c, [None] * n)
@@ -110,7 +105,7 @@ def _read(path: Path, columns: list[str]) -> dict[str, list[Any]]:
 
 def _instance_values(run: SideRun) -> dict[str, dict[str, float]]:
     """metric -> instance id -> value averaged over trials (unperturbed, eval split)."""
-    d = _read(run.run_dir / "per_instance_stats.parquet", ["instance_id", "metric", "split", "perturbation", "value"])
+    d = _read(run, "per_instance_stats", ["instance_id", "metric", "split", "perturbation", "value"])
     acc: dict[str, dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
     for inst, metric, split, pert, value in zip(
         d["instance_id"], d["metric"], d["split"], d["perturbation"], d["value"], strict=True
@@ -121,7 +116,7 @@ def _instance_values(run: SideRun) -> dict[str, dict[str, float]]:
 
 
 def _stat_means(run: SideRun) -> dict[str, float]:
-    d = _read(run.run_dir / "stats.parquet", ["metric", "split", "sub_split", "perturbation", "mean"])
+    d = _read(run, "stats", ["metric", "split", "sub_split", "perturbation", "mean"])
     out: dict[str, float] = {}
     for split in reversed(EVAL_SPLITS):  # test overrides valid
         for metric, s, sub, pert, mean in zip(
@@ -135,7 +130,7 @@ def _stat_means(run: SideRun) -> dict[str, float]:
 def _request_facts(run: SideRun) -> dict[str, Any]:
     cols = ["instance_id", "trial", "request_index", "role", "perturbation", "prompt", "messages", "continuation",
             "train_ids", "engine", *DECODING_COLUMNS]
-    d = _read(run.run_dir / "requests.parquet", cols)
+    d = _read(run, "requests", cols)
     prompts: dict[str, list[str]] = defaultdict(list)
     examples: dict[str, list[str]] = defaultdict(list)
     decoding: set[str] = set()

@@ -5,10 +5,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from holistic.core.interfaces import Client, TokenizerResolver
+from holistic.core.secrets import Redactor
 from holistic.core.types import ModelDeployment
 from holistic.execution.options import RunOptions
 from holistic.models.cache import RequestCache
 from holistic.models.counting import tokenizer_resolver
+from holistic.models.keys import registry_redactor
 from holistic.models.registry import ModelRegistry, create_client
 
 
@@ -20,6 +22,8 @@ class ExecutionContext:
     options: RunOptions
     registry: ModelRegistry
     cache: RequestCache | None
+    redactor: Redactor = field(default_factory=Redactor)
+    """Values of every API key the registry declares: scrubbed from answers before they are written."""
     _clients: dict[str, Client] = field(default_factory=dict)
     _tokenizers: TokenizerResolver | None = None
 
@@ -34,7 +38,9 @@ class ExecutionContext:
     def open(options: RunOptions) -> ExecutionContext:
         registry = ModelRegistry(options.models_file)
         cache = RequestCache(options.cache_path()) if options.use_cache else None
-        return ExecutionContext(options=options, registry=registry, cache=cache)
+        deployments = [*registry.deployments.values(), *(p.template for p in registry.patterns)]
+        return ExecutionContext(options=options, registry=registry, cache=cache,
+                                redactor=registry_redactor(deployments))
 
     def deployment(self, name: str) -> ModelDeployment:
         return self.registry.get(name)

@@ -22,7 +22,7 @@ from holistic.execution.options import EXECUTORS, RunOptions
 from holistic.execution.pipeline import execute_run
 from holistic.execution.progress import NullProgress, Progress
 from holistic.execution.reports import FAILED, RunReport
-from holistic.execution.store import SuiteStore
+from holistic.results.store import SuiteStore
 
 
 class ExecutorError(HolisticError):

@@ -5,8 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from holistic.results.layout import CACHE_DIR, CACHE_FILE
+
 EXECUTORS = ("local", "ray")
-CACHE_FILE = "requests.sqlite"
 
 
 @dataclass(frozen=True)
@@ -56,6 +57,9 @@ class RunOptions:
     executor: str = "local"
     """``local`` (this process) or ``ray`` (one Ray task per run)."""
 
+    wait_for_lock: bool = True
+    """Another process writing the same suite: wait for it (``True``) or stop at once (``--no-wait``)."""
+
     def cache_path(self) -> Path:
-        folder = self.cache_dir if self.cache_dir is not None else self.output_dir / "cache"
+        folder = self.cache_dir if self.cache_dir is not None else self.output_dir / CACHE_DIR
         return folder / CACHE_FILE

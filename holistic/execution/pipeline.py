@@ -9,7 +9,8 @@
    through the cache and the client; the adapter post-processes the completions.
 5. Each metric scores the states; per-instance values are aggregated (with bootstrap
    CIs) and written with the run-level values.
-6. Shards are written atomically, ``_COMPLETE`` last.
+6. Shards are written atomically, the run's manifest last (``_COMPLETE``, or
+   ``_PARTIAL`` when some requests failed: such a run is redone on the next run).
 
 All seeds derive from ``adapter.seed`` and fixed purpose strings, so the same spec
 gives byte-identical prompts and identical tables.
@@ -33,15 +34,17 @@ from holistic.core.interfaces import (
     ScenarioInfo,
     TokenizerResolver,
 )
+from holistic.core.secrets import scrub
 from holistic.core.types import AdapterSpec, Instance, ModelDeployment, PerInstanceStat, RequestState, RunSpec, Stat
 from holistic.execution import shards
 from holistic.execution.context import ExecutionContext
 from holistic.execution.options import RunOptions
 from holistic.execution.progress import Progress
-from holistic.execution.reports import COMPLETE, RunReport
+from holistic.execution.reports import COMPLETE, PARTIAL, RunReport
 from holistic.execution.sampling import downsample, split_instances
 from holistic.execution.serving import ServeStats, serve
-from holistic.execution.store import ARTIFACTS_FILE, RUN_SPEC_FILE, SuiteStore
+from holistic.results.layout import ARTIFACTS_FILE, RUN_SPEC_FILE
+from holistic.results.store import SuiteStore
 
 
 class EmptyRunError(HolisticError):
@@ -98,7 +101,7 @@ def run_spec_document(
         **run.canonical(),
         "suite": suite,
         "run_id": run.run_id,
-        "model_identity": dict(model_identity) if model_identity is not None else None,
+        "model_identity": scrub(dict(model_identity)) if model_identity is not None else None,
         "model_deployment": _deployment_facts(deployment) if deployment is not None else None,
         "main_metric": info.main_metric,
         "scenario_info": {
@@ -127,8 +130,7 @@ def with_headline(info: ScenarioInfo, adapter: AdapterSpec) -> ScenarioInfo:
 def _deployment_facts(deployment: ModelDeployment) -> dict[str, Any]:
     from dataclasses import asdict
 
-    facts = asdict(deployment)
-    facts["args"] = {k: v for k, v in facts.get("args", {}).items() if "key" not in k.lower()}
+    facts: dict[str, Any] = scrub(asdict(deployment))  # credentials in URLs, secret-named args
     return facts
 
 
@@ -266,7 +268,7 @@ def execute_run(
     progress.set_total(len(evaluation), len(states))
     states, keys, served = serve(
         states, client, ctx.cache, batch_size=ctx.options.batch_size, concurrency=ctx.options.concurrency,
-        progress=_InstanceProgress(states, progress),
+        progress=_InstanceProgress(states, progress), redactor=ctx.redactor,
     )
     states = postprocess(states, run.adapter)
     metric_ctx = MetricContext(run_id=run.run_id, deployment=deployment, scenario_info=info, seed=_seed(run, "metrics"))
@@ -282,11 +284,12 @@ def execute_run(
     writer.write_table("stats", shards.stats_table(join, scored.stats, scored.infos))
     writer.write_json(ARTIFACTS_FILE, {"execution": _execution_facts(evaluation, states, served),
                                        "metrics": scored.artifacts})
-    writer.complete()
-    progress.end_run("done", f"{served.failed} failed requests" if served.failed else "")
+    writer.complete(requests=served.requests, failed_requests=served.failed)
+    progress.end_run("partial" if served.failed else "done", f"{served.failed} failed requests" if served.failed else "")
     return RunReport(
         run_id=run.run_id, name=run.name, scenario=run.scenario.name, model=run.model, method=run.adapter.method,
-        status=COMPLETE, instances=len(evaluation), requests=served.requests, cache_hits=served.cache_hits,
+        status=PARTIAL if served.failed else COMPLETE, instances=len(evaluation), requests=served.requests,
+        cache_hits=served.cache_hits,
         model_calls=served.model_calls, failed_requests=served.failed, folder=writer.folder,
         forward_calls=served.engine.get("forward_calls", 0), forward_tokens=served.engine.get("forward_tokens", 0),
     )

@@ -7,8 +7,15 @@ from pathlib import Path
 from typing import Any
 
 COMPLETE = "complete"
+PARTIAL = "partial"
 SKIPPED = "skipped"
 FAILED = "failed"
+
+EXIT_OK = 0
+EXIT_RUN_FAILED = 1
+"""Some run failed outright (bad arguments, missing data, a provider that cannot start)."""
+EXIT_REQUESTS_FAILED = 3
+"""Every run was written, but some requests failed: those runs are partial; rerun to retry the failures."""
 
 
 @dataclass(frozen=True)
@@ -21,7 +28,8 @@ class RunReport:
     model: str
     method: str
     status: str
-    """``complete`` (written now), ``skipped`` (already complete) or ``failed``."""
+    """``complete`` (written now), ``partial`` (written now, with failed requests: redone on a rerun),
+    ``skipped`` (already complete) or ``failed``."""
     error: str | None = None
     instances: int = 0
     requests: int = 0
@@ -70,11 +78,20 @@ class SuiteReport:
 
     @property
     def ok(self) -> bool:
-        return self.count(FAILED) == 0
+        return self.count(FAILED) == 0 and self.count(PARTIAL) == 0
+
+    @property
+    def exit_code(self) -> int:
+        """0 all complete; 1 some run failed; 3 some run has failed requests (see the constants)."""
+        if self.count(FAILED):
+            return EXIT_RUN_FAILED
+        if self.count(PARTIAL):
+            return EXIT_REQUESTS_FAILED
+        return EXIT_OK
 
     def work_line(self) -> str:
         """One line: requests, cache hits, failures and the model work of the runs written now."""
-        done = [r for r in self.runs if r.status == COMPLETE]
+        done = [r for r in self.runs if r.status in (COMPLETE, PARTIAL)]
         requests = sum(r.requests for r in done)
         if not requests:
             return ""
@@ -97,15 +114,17 @@ class SuiteReport:
         """Human-readable lines: what was written where, and how to read it."""
         lines = [
             f"suite {self.suite!r}: {self.count(COMPLETE)} runs written, {self.count(SKIPPED)} already complete, "
-            f"{self.count(FAILED)} failed",
+            f"{self.count(FAILED)} failed" + (f", {self.count(PARTIAL)} partial (failed requests)"
+                                               if self.count(PARTIAL) else ""),
         ]
         if self.work_line():
             lines.append(self.work_line())
         for r in self.runs:
             if r.status == FAILED:
                 lines.append(f"  FAILED {r.run_id}: {r.error}")
-            elif r.status == COMPLETE and r.failed_requests:
-                lines.append(f"  {r.run_id}: {r.failed_requests}/{r.requests} requests failed ({r.error_rate:.1%})")
+            elif r.status == PARTIAL:
+                lines.append(f"  PARTIAL {r.run_id}: {r.failed_requests}/{r.requests} requests failed "
+                             f"({r.error_rate:.1%}); rerun the same command to retry them")
         lines.append(f"results: {self.suite_dir}/suite.json and {self.suite_dir}/runs/<run_id>/*.parquet")
         if self.cache_path is not None:
             lines.append(f"request cache: {self.cache_path}")

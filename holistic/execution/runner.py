@@ -6,7 +6,10 @@ Order of events (each step can fail with a clear error before the next):
    with another ``schema_version`` or an unwritable output folder stops here, before
    any model is loaded or called.
 2. Open the request cache.
-3. Skip runs whose folder has ``_COMPLETE``; record every run in ``suite.json``.
+2b. Take the suite lock (one writer per suite; wait for the holder or, with
+   ``--no-wait``, stop with exit 2).
+3. Skip runs whose manifest verifies as complete (a damaged or partial run is
+   redone, from the cache); record every run in ``suite.json``.
 4. Execute the rest with the chosen executor; each finished run updates ``suite.json``.
    A failing run is recorded as failed and the suite goes on.
 """
@@ -21,10 +24,11 @@ from holistic.execution.options import RunOptions
 from holistic.execution.progress import NullProgress, Progress
 from holistic.execution.reports import SKIPPED, RunReport, SuiteReport
 from holistic.execution.selection import override_max_eval_instances, unique_runs
-from holistic.execution.store import SuiteInfo, SuiteStore
 from holistic.models.cache import RequestCache
 from holistic.models.keys import check_keys
 from holistic.models.registry import ModelRegistry
+from holistic.results.lock import SuiteLock
+from holistic.results.store import SuiteInfo, SuiteStore
 from holistic.spec.compiler import CompiledSuite
 
 
@@ -49,6 +53,15 @@ def run_suite(
     check_keys(registry.get(name) for name in sorted({r.model for r in selected}))
 
     store = SuiteStore(options.output_dir, compiled.suite)
+    store.check_compatible()
+    store.check_writable()
+    with SuiteLock(store.suite_dir, wait=options.wait_for_lock):
+        return _run_locked(compiled, options, selected, store, progress)
+
+
+def _run_locked(
+    compiled: CompiledSuite, options: RunOptions, selected: Sequence[RunSpec], store: SuiteStore, progress: Progress
+) -> SuiteReport:
     store.open(
         SuiteInfo(
             suite=compiled.suite,
@@ -63,7 +76,10 @@ def run_suite(
     reports: list[RunReport] = []
     todo: list[RunSpec] = []
     for run in selected:
-        if store.is_complete(run.run_id):
+        why = store.check_complete(run.run_id)
+        if why is not None and why.startswith("damaged"):
+            progress.message(f"run {run.run_id}: {why}; redoing it (answers come from the request cache)")
+        if why is None:
             reports.append(
                 RunReport(
                     run_id=run.run_id, name=run.name, scenario=run.scenario.name, model=run.model,

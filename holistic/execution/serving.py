@@ -25,6 +25,7 @@ from dataclasses import dataclass, field, replace
 
 from holistic.core.errors import HolisticError
 from holistic.core.interfaces import Client
+from holistic.core.secrets import Redactor
 from holistic.core.types import Request, RequestResult, RequestState
 from holistic.models.cache import RequestCache, cache_key
 
@@ -84,6 +85,17 @@ def _call_batch(client: Client, requests: Sequence[Request]) -> list[RequestResu
     return [r if r.latency_s > 0 else replace(r, latency_s=share) for r in results]
 
 
+def redact_result(result: RequestResult, redactor: Redactor | None) -> RequestResult:
+    """``result`` with known secret values removed from its completions and error."""
+    if not redactor:
+        return result
+    completions = tuple(replace(c, text=redactor.text(c.text)) for c in result.completions)
+    error = redactor.text(result.error) if result.error else result.error
+    if completions == result.completions and error == result.error:
+        return result
+    return replace(result, completions=completions, error=error)
+
+
 def serve(
     states: Sequence[RequestState],
     client: Client,
@@ -92,8 +104,11 @@ def serve(
     batch_size: int = 32,
     concurrency: int = 1,
     progress: ProgressCallback | None = None,
+    redactor: Redactor | None = None,
 ) -> tuple[list[RequestState], list[str], ServeStats]:
-    """Fill every state's ``result``; returns the states (same order), their cache keys and counts."""
+    """Fill every state's ``result``; returns the states (same order), their cache keys and counts.
+
+    ``redactor`` scrubs known secret values from every answer before it is cached or returned."""
     identity = client.identity()
     usage_before = _usage(client)
     keys = [cache_key(identity, s.request) for s in states]
@@ -110,7 +125,7 @@ def serve(
         progress(indices, hits, failures)
 
     if cache is not None:
-        results.update(cache.get_many(list(by_key)))
+        results.update({k: redact_result(r, redactor) for k, r in cache.get_many(list(by_key)).items()})
         if results:
             report(list(results), len(results))
     hits = len(results)
@@ -121,7 +136,8 @@ def serve(
     model_id = client.deployment.model_id
 
     def run_batch(batch: list[str]) -> list[str]:
-        batch_results = _call_batch(client, [states[by_key[k][0]].request for k in batch])
+        batch_results = [redact_result(r, redactor)
+                         for r in _call_batch(client, [states[by_key[k][0]].request for k in batch])]
         if cache is not None:
             cache.put_many(
                 (k, r, model_id, states[by_key[k][0]].request.kind) for k, r in zip(batch, batch_results, strict=True)

@@ -1,6 +1,6 @@
 """Turn a run's values (instances, request states, stats) into Arrow tables.
 
-Column layout and meaning: :mod:`holistic.execution.tables`. Every table is built
+Column layout and meaning: :mod:`holistic.results.schemas`. Every table is built
 with its explicit schema, so empty or all-null columns keep their types and a
 suite's shards always read as one dataset.
 """
@@ -16,7 +16,7 @@ import pyarrow as pa
 from holistic.core.hashing import canonical_json
 from holistic.core.interfaces import MetricInfo
 from holistic.core.types import Instance, PerInstanceStat, RequestState, RunSpec, Stat, Token
-from holistic.execution.tables import TABLES, arrow_schema
+from holistic.results.schemas import TABLES, arrow_schema
 
 
 @dataclass(frozen=True)

@@ -18,6 +18,9 @@ Design points (and why):
   several processes (``--executor ray`` on one machine) can share one file.
 - **Durability.** Each :meth:`put_many` is one committed transaction: a killed
   process loses at most the batch that was in flight.
+- **Damage.** A row that cannot be decoded (edited by hand, written by a buggy
+  version) is a miss: the request is recomputed and the row overwritten; each such
+  key is reported once, with the cache's path.
 """
 
 from __future__ import annotations
@@ -26,15 +29,17 @@ import contextlib
 import json
 import os
 import sqlite3
+import sys
 import threading
 import time
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
 from holistic.core.errors import StoreError
 from holistic.core.hashing import canonical_json, sha256_hex
+from holistic.core.secrets import drop_secrets
 from holistic.core.types import Completion, Request, RequestResult, Token
 
 CACHE_FORMAT = 1
@@ -42,24 +47,9 @@ CACHE_FORMAT = 1
 
 DEFAULT_BUSY_TIMEOUT_S = 60.0
 
-_SECRET_MARKERS = ("key", "secret", "password", "passwd", "authorization", "credential")
-
-
-def _is_secret_name(name: str) -> bool:
-    lowered = name.lower()
-    if any(marker in lowered for marker in _SECRET_MARKERS):
-        return True
-    # "token" alone or "*_token" is a credential; "tokenizer" is not.
-    return lowered == "token" or lowered.endswith("_token") or lowered.endswith("-token")
-
-
 def scrub_identity(value: Any) -> Any:
     """``value`` with every mapping entry whose name looks like a secret removed (recursively)."""
-    if isinstance(value, Mapping):
-        return {str(k): scrub_identity(v) for k, v in value.items() if not _is_secret_name(str(k))}
-    if isinstance(value, (list, tuple)):
-        return [scrub_identity(v) for v in value]
-    return value
+    return drop_secrets(value)
 
 
 def cache_key(identity: Mapping[str, Any], request: Request) -> str:
@@ -125,9 +115,13 @@ CREATE TABLE IF NOT EXISTS results (
 class RequestCache:
     """A SQLite-backed cache of successful request results, safe across threads and processes."""
 
-    def __init__(self, path: Path, *, busy_timeout_s: float = DEFAULT_BUSY_TIMEOUT_S) -> None:
+    def __init__(self, path: Path, *, busy_timeout_s: float = DEFAULT_BUSY_TIMEOUT_S,
+                 on_damaged: Callable[[str], None] | None = None) -> None:
         self.path = Path(path)
         self.busy_timeout_s = busy_timeout_s
+        self.on_damaged = on_damaged or (lambda msg: print(f"warning: {msg}", file=sys.stderr, flush=True))
+        self.damaged: set[str] = set()
+        """Keys whose stored rows could not be decoded (treated as misses)."""
         self._local = threading.local()
         self._lock = threading.Lock()
         self._connections: list[sqlite3.Connection] = []
@@ -177,19 +171,38 @@ class RequestCache:
         return cache_key(identity, request)
 
     def get(self, key: str) -> RequestResult | None:
-        row = self._connection().execute("SELECT value FROM results WHERE key = ?", (key,)).fetchone()
-        return None if row is None else decode_result(row[0])
+        return self.get_many([key]).get(key)
+
+    def _decode(self, key: str, value: object) -> RequestResult | None:
+        try:
+            if not isinstance(value, str):
+                raise TypeError(f"stored value is {type(value).__name__}, not text")
+            return decode_result(value)
+        except (ValueError, TypeError, KeyError, AttributeError) as exc:
+            if key not in self.damaged:
+                self.damaged.add(key)
+                self.on_damaged(f"request cache {self.path}: the row for key {key} cannot be decoded "
+                                f"({type(exc).__name__}: {exc}); recomputing it")
+            return None
 
     def get_many(self, keys: Sequence[str]) -> dict[str, RequestResult]:
-        """Results for those keys that are cached (chunked to respect SQLite's parameter limit)."""
+        """Results for those keys that are cached (chunked to respect SQLite's parameter limit).
+
+        A row that cannot be decoded is left out (a miss), and reported once."""
         out: dict[str, RequestResult] = {}
-        conn = self._connection()
         unique = list(dict.fromkeys(keys))
-        for start in range(0, len(unique), 500):
-            chunk = unique[start : start + 500]
-            marks = ",".join("?" * len(chunk))
-            for key, value in conn.execute(f"SELECT key, value FROM results WHERE key IN ({marks})", chunk):
-                out[key] = decode_result(value)
+        try:
+            conn = self._connection()
+            for start in range(0, len(unique), 500):
+                chunk = unique[start : start + 500]
+                marks = ",".join("?" * len(chunk))
+                for key, value in conn.execute(f"SELECT key, value FROM results WHERE key IN ({marks})", chunk):
+                    result = self._decode(key, value)
+                    if result is not None:
+                        out[key] = result
+        except sqlite3.DatabaseError as exc:
+            raise StoreError(f"cannot read the request cache {self.path}: {exc}; move it away to start a new "
+                             "cache") from None
         return out
 
     def put(self, key: str, result: RequestResult, *, model_id: str = "", kind: str = "") -> bool:
@@ -209,11 +222,15 @@ class RequestCache:
         ]
         if not rows:
             return 0
-        conn = self._connection()
-        with conn:
-            conn.executemany(
-                "INSERT OR REPLACE INTO results (key, model_id, kind, value, created) VALUES (?, ?, ?, ?, ?)", rows
-            )
+        try:
+            conn = self._connection()
+            with conn:
+                conn.executemany(
+                    "INSERT OR REPLACE INTO results (key, model_id, kind, value, created) VALUES (?, ?, ?, ?, ?)",
+                    rows,
+                )
+        except sqlite3.DatabaseError as exc:
+            raise StoreError(f"cannot write the request cache {self.path}: {exc}") from None
         return len(rows)
 
     def __len__(self) -> int:

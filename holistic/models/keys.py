@@ -12,13 +12,14 @@ import os
 from collections.abc import Iterable, Mapping
 
 from holistic.core.errors import ModelError
+from holistic.core.secrets import REDACTED, Redactor
 from holistic.core.types import ModelDeployment
 
 DEFAULT_KEY_ENV: Mapping[str, str] = {"openai": "OPENAI_API_KEY", "anthropic": "ANTHROPIC_API_KEY"}
 """The variable a provider reads when the deployment names none and talks to the vendor's
 own endpoint (no ``base_url``). A local OpenAI-compatible server needs no key."""
 
-REDACTED = "***"
+__all__ = ["DEFAULT_KEY_ENV", "REDACTED", "api_key", "check_keys", "key_env", "redact", "registry_redactor"]
 
 
 def key_env(deployment: ModelDeployment) -> str | None:
@@ -68,12 +69,15 @@ def _message(missing: list[tuple[str, str]]) -> str:
 
 def redact(text: str, secrets: Iterable[str | None]) -> str:
     """``text`` with every occurrence of each secret (and of its last 8+ characters) replaced."""
-    for secret in secrets:
-        if not secret or len(secret) < 4:
-            continue
-        text = text.replace(secret, REDACTED)
-        # Servers often show a masked key: "sk-ab***...wxyz1234"; drop any long tail too.
-        tail = secret[-8:]
-        if len(secret) >= 16 and tail in text:
-            text = text.replace(tail, REDACTED)
-    return text
+    return Redactor(secrets).text(text)
+
+
+def key_variables(deployments: Iterable[ModelDeployment]) -> list[str]:
+    """Every environment variable a key may come from: the deployments' ``api_key_env`` and the defaults."""
+    names = {d.api_key_env for d in deployments if d.api_key_env}
+    return sorted(names | set(DEFAULT_KEY_ENV.values()))
+
+
+def registry_redactor(deployments: Iterable[ModelDeployment], environ: Mapping[str, str] | None = None) -> Redactor:
+    """A :class:`Redactor` of the values of every key the registry declares (those set in the environment)."""
+    return Redactor.from_environment(key_variables(deployments), environ)

@@ -21,14 +21,15 @@ import yaml
 
 from holistic.core.errors import SpecError, did_you_mean
 from holistic.core.resources import project_path
+from holistic.core.secrets import is_secret_name
 from holistic.core.types import Capabilities, ModelDeployment
+from holistic.core.yaml_limits import NodeBudget, check_characters, decode_utf8, read_limited
 
 SCHEMA_PATH = project_path("schemas", "models.schema.json")
 """The registry file schema, in the repository's ``schemas/`` folder."""
 
 PLACEHOLDER = "{model_id}"
 
-_SECRET_ARG_NAMES = ("api_key", "key", "secret", "password", "token", "auth_token", "access_token", "authorization")
 
 DocPath = tuple[str | int, ...]
 
@@ -88,15 +89,32 @@ class RegistryFile:
 def _load_yaml(text: str, display: str) -> tuple[Any, dict[DocPath, tuple[int, int]]]:
     """Parse ``text``; returns the data and ``path -> (line, column)`` (1-based) of every
     value, plus ``path + ("<key>",)`` for the position of each mapping key."""
-    loader = yaml.SafeLoader(text)
+    check_characters(text, display)
+    try:
+        loader = yaml.SafeLoader(text)
+    except yaml.YAMLError as exc:  # the reader refuses a character before parsing starts
+        raise SpecError(f"YAML syntax error: {str(exc).splitlines()[0]}", file=display) from None
     marks: dict[DocPath, tuple[int, int]] = {}
+    budget = NodeBudget()
+
+    def fail(node: yaml.Node, path: DocPath, message: str) -> SpecError:
+        return SpecError(message, file=display, line=node.start_mark.line + 1, column=node.start_mark.column + 1,
+                         path=_format(path) if path else None)
 
     def build(node: yaml.Node, path: DocPath) -> Any:
+        problem = budget.spend(len(path))
+        if problem is not None:
+            raise fail(node, path, problem)
         marks[path] = (node.start_mark.line + 1, node.start_mark.column + 1)
         if isinstance(node, yaml.MappingNode):
+            problem = NodeBudget.mapping_problem(node)
+            if problem is not None:
+                raise fail(node, path, problem)
             loader.flatten_mapping(node)
             out: dict[str, Any] = {}
             for key_node, value_node in node.value:
+                if not isinstance(key_node, yaml.ScalarNode):
+                    raise fail(key_node, path, "mapping keys must be plain scalars")
                 key = str(loader.construct_object(key_node, deep=True))
                 if key in out:
                     raise SpecError(
@@ -120,7 +138,10 @@ def _load_yaml(text: str, display: str) -> tuple[Any, dict[DocPath, tuple[int, i
             line=mark.line + 1 if mark else None, column=mark.column + 1 if mark else None,
         ) from None
     except yaml.YAMLError as exc:
-        raise SpecError(f"YAML syntax error: {exc}", file=display) from None
+        raise SpecError(f"YAML syntax error: {str(exc).splitlines()[0] if str(exc) else 'invalid YAML'}",
+                        file=display) from None
+    except RecursionError:
+        raise SpecError("YAML nested too deeply", file=display) from None
     finally:
         loader.dispose()
     return data, marks
@@ -222,8 +243,7 @@ def _check_no_secrets(data: Any, where: _Where) -> None:
         for i, entry in enumerate(entries if isinstance(entries, list) else []):
             args = entry.get("args") if isinstance(entry, Mapping) else None
             for arg, value in (args.items() if isinstance(args, Mapping) else ()):
-                lowered = str(arg).lower()
-                if isinstance(value, str) and (lowered in _SECRET_ARG_NAMES or lowered.endswith("_api_key")):
+                if isinstance(value, str) and is_secret_name(arg):
                     raise where.error(
                         (section, i, "args", arg),
                         "secrets do not belong in a model file: put the key in an environment "
@@ -272,12 +292,9 @@ def _deployment(entry: Mapping[str, Any], name: str, default_model_id: str) -> M
 def read_registry_file(path: Path, known_providers: Collection[str], display: str | None = None) -> RegistryFile:
     """Load and validate one registry file (see the module docstring)."""
     shown = display if display is not None else str(path)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise SpecError("model registry file not found", file=shown) from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise SpecError(f"cannot read model registry file: {exc}", file=shown) from None
+    if not path.exists():
+        raise SpecError("model registry file not found", file=shown)
+    text = decode_utf8(read_limited(path, shown), shown)
     data, marks = _load_yaml(text, shown)
     if data is None:
         return RegistryFile(path=path)

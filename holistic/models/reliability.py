@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import email.utils
 import logging
+import math
 import random
 import threading
 import time
@@ -100,6 +101,22 @@ class ProviderFailure(Exception):
         self.failure = failure
 
 
+def _finite(text: str) -> float | None:
+    try:
+        value = float(text)
+    except ValueError:
+        return None
+    return value if math.isfinite(value) else None
+
+
+def _number_like(text: str) -> bool:
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
+
+
 def parse_retry_after(headers: Mapping[str, str] | None, now: Callable[[], float] = time.time) -> float | None:
     """Seconds to wait from ``retry-after-ms``, or ``retry-after`` (seconds or an HTTP date)."""
     if not headers:
@@ -107,17 +124,17 @@ def parse_retry_after(headers: Mapping[str, str] | None, now: Callable[[], float
     lowered = {str(k).lower(): str(v) for k, v in headers.items()}
     millis = lowered.get("retry-after-ms")
     if millis is not None:
-        try:
-            return max(float(millis) / 1000.0, 0.0)
-        except ValueError:
-            pass
+        seconds = _finite(millis)
+        if seconds is not None:
+            return max(seconds / 1000.0, 0.0)
     value = lowered.get("retry-after")
     if value is None:
         return None
-    try:
-        return max(float(value), 0.0)
-    except ValueError:
-        pass
+    seconds = _finite(value)
+    if seconds is not None:
+        return max(seconds, 0.0)
+    if _number_like(value):  # "nan", "inf": not a wait we can honour; fall back to backoff
+        return None
     try:
         when = email.utils.parsedate_to_datetime(value)
     except (TypeError, ValueError, IndexError):

@@ -11,9 +11,16 @@ fast. Behaviour:
   deterministic jitter from the prompt and continuation.
 
 Set ``HOLISTIC_SIMPLE_CALL_LOG`` to a file path to have every served request
-appended to it (one line each): tests count model calls across processes with it.
+appended to it (one line each: kind, prompt length, a hash of the request): tests
+count model calls, and repeated ones, across processes with it.
 The provider arg ``delay_s`` (e.g. in a ``--models-file`` entry) makes every request
 take that many seconds, so tests can interrupt a run part-way.
+
+Two more switches for the reliability tests (environment variables, so they do not
+change the model's identity or its cache keys): ``HOLISTIC_SIMPLE_FAIL_RATE`` (0..1)
+fails that share of requests, chosen by a hash of the prompt, like a flaky server
+(``1`` is a dead endpoint); ``HOLISTIC_SIMPLE_LEAK_ENV`` names an environment variable
+whose value is appended to every completion and error, like a server echoing a key.
 """
 
 from __future__ import annotations
@@ -22,9 +29,10 @@ import os
 import re
 import time
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import Any
 
-from holistic.core.hashing import stable_seed
+from holistic.core.hashing import canonical_json, sha256_hex, stable_seed
 from holistic.core.types import Completion, Message, ModelDeployment, Request, RequestResult, Token
 from holistic.models.registry import PROVIDERS
 
@@ -82,12 +90,23 @@ class SimpleClient:
         delay = float(self.deployment.args.get("delay_s", 0.0))
         if delay > 0:
             time.sleep(delay * len(requests))
-        results = [self._one(r) for r in requests]
+        results = [self._flaky(r) or self._one(r) for r in requests]
+        leak = os.environ.get(os.environ.get("HOLISTIC_SIMPLE_LEAK_ENV", "") or "\0", "")
+        if leak:
+            results = [replace(r, completions=tuple(replace(c, text=c.text + " " + leak) for c in r.completions),
+                               error=(r.error + " " + leak) if r.error else r.error) for r in results]
         if self._log:
             with open(self._log, "a", encoding="utf-8") as fh:
                 for r in requests:
-                    fh.write(f"{r.kind}\t{len(r.text)}\n")
+                    fh.write(f"{r.kind}\t{len(r.text)}\t{sha256_hex(canonical_json(r.canonical()))[:16]}\n")
         return results
+
+    def _flaky(self, request: Request) -> RequestResult | None:
+        rate = float(os.environ.get("HOLISTIC_SIMPLE_FAIL_RATE", "0") or 0)
+        if rate <= 0 or stable_seed("fail", request.text, request.continuation or "") % 1000 >= rate * 1000:
+            return None
+        return RequestResult(success=False, error="simple: HTTP 500 (injected failure)", error_kind="server",
+                             engine="simple")
 
     def _one(self, request: Request) -> RequestResult:
         logprobs = self.deployment.capabilities.logprobs

@@ -397,16 +397,20 @@ def _is_letter(text: str) -> bool:
 def _compile_template(source: str) -> Any:
     import jinja2
 
-    env = jinja2.Environment(undefined=jinja2.StrictUndefined, autoescape=False, keep_trailing_newline=False)
-    try:
-        template = env.from_string(source)
-    except jinja2.TemplateSyntaxError as exc:
-        raise ValueError(f"template: syntax error on line {exc.lineno}: {exc.message}") from None
+    from holistic.core.templates import TemplateProblem, compile_template
+    from holistic.core.templates import render as render_sandboxed
+
+    try:  # one trailing newline of the source is dropped (YAML's `template: |` adds one)
+        template = compile_template(source[:-1] if source.endswith("\n") else source)
+    except TemplateProblem as exc:
+        raise ValueError(f"template: line {exc.line}: {exc.message}") from None
 
     def render(row: Row) -> str:
         variables = {str(k): v for k, v in row.values.items()}
         try:
-            return template.render(**variables, row=variables)
+            return render_sandboxed(template, {**variables, "row": variables})
+        except TemplateProblem as exc:
+            raise DataSourceError(f"{row.where}: {exc.message}") from None
         except jinja2.UndefinedError as exc:
             raise DataSourceError(
                 f"{row.where}: template: {exc.message}; columns: {', '.join(variables)} "

@@ -65,6 +65,9 @@ def read_rows(path: Path, fmt: str, split: str | None, limit: int | None = None)
                     rows.append(Row(values, f"{path}:{reader.line_num}", split))
             except csv.Error as exc:
                 raise DataSourceError(f"{path}:{reader.line_num}: {exc}") from None
+            except UnicodeDecodeError as exc:
+                raise DataSourceError(f"{path}:{reader.line_num + 1}: not UTF-8 text ({exc.reason}); save the "
+                                      "file as UTF-8") from None
             return rows
     if fmt == "jsonl":
         numbered = itertools.islice(iter_numbered_jsonl(path), limit)

@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import pyarrow.parquet as pq
+from holistic.results import RunReader
 
 CHUNK_SIZE = 250
 
@@ -39,11 +39,10 @@ def js_json(value: Any) -> str:
     )
 
 
-def _read(path: Path, columns: list[str]) -> dict[str, list[Any]]:
-    if not path.exists():
+def _read(run: RunReader, name: str, columns: list[str]) -> dict[str, list[Any]]:
+    if not run.has_table(name):
         return {c: [] for c in columns}
-    names = set(pq.read_schema(path).names)
-    table = pq.read_table(path, columns=[c for c in columns if c in names])
+    table = run.table(name, columns)
     data = table.to_pydict()
     for c in columns:
         data.setdefault(c, [None] * table.num_rows)
@@ -76,18 +75,18 @@ def _common_prefix(texts: Iterable[str]) -> str:
     return prefix[: cut + 1] if cut > 0 else ""
 
 
-def build_browser(run_dir: Path, out_dir: Path, main_metric: str | None) -> BrowserData:
+def build_browser(run_dir: Path | RunReader, out_dir: Path, main_metric: str | None) -> BrowserData:
     """Write ``index.js`` and ``chunk_*.js`` for one run into ``out_dir``."""
     out_dir.mkdir(parents=True, exist_ok=True)
-    inst = _read(run_dir / "instances.parquet",
+    run = RunReader.at(run_dir)
+    inst = _read(run, "instances",
                  ["instance_id", "role", "split", "sub_split", "perturbation", "input", "references", "metadata"])
-    req = _read(run_dir / "requests.parquet",
+    req = _read(run, "requests",
                 ["instance_id", "perturbation", "trial", "request_index", "reference_index", "role", "kind", "prompt",
                  "messages", "continuation", "completion", "completions", "logprob", "post_processed",
                  "train_ids", "num_train_instances", "prompt_truncated", "output_mapping", "error", "parse_error",
                  "cached", "latency_s"])
-    pis = _read(run_dir / "per_instance_stats.parquet",
-                ["instance_id", "trial", "perturbation", "metric", "value", "details"])
+    pis = _read(run, "per_instance_stats", ["instance_id", "trial", "perturbation", "metric", "value", "details"])
 
     order: list[str] = []
     variants: dict[str, dict[str | None, dict[str, Any]]] = defaultdict(dict)

@@ -29,6 +29,8 @@ from typing import Any
 
 import numpy as np
 
+from holistic.results import RunReader
+
 _NUM_RESAMPLES = 1000
 
 
@@ -52,31 +54,21 @@ class HaystackReport:
     """The model or tokenizer whose tokens measured the lengths."""
 
 
-def _read_json(path: Path) -> dict[str, Any]:
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return {}
-    return data if isinstance(data, dict) else {}
-
-
-def load_artifact(run_dir: Path) -> dict[str, Any] | None:
+def load_artifact(run_dir: Path | RunReader) -> dict[str, Any] | None:
     """The run's ``haystack`` artifact, recomputed from the tables when absent (``None``: not a haystack run)."""
-    metrics = _read_json(run_dir / "artifacts.json").get("metrics") or {}
+    run = RunReader.at(run_dir)
+    metrics = run.artifacts.get("metrics") or {}
     artifact = metrics.get("haystack") if isinstance(metrics, dict) else None
     if isinstance(artifact, dict) and artifact.get("cells") is not None:
         return artifact
-    return _artifact_from_tables(run_dir)
+    return _artifact_from_tables(run)
 
 
-def _artifact_from_tables(run_dir: Path) -> dict[str, Any] | None:
-    import pyarrow.parquet as pq
-
-    inst_path, stats_path = run_dir / "instances.parquet", run_dir / "per_instance_stats.parquet"
-    if not inst_path.exists() or not stats_path.exists():
+def _artifact_from_tables(run: RunReader) -> dict[str, Any] | None:
+    if not run.has_table("instances") or not run.has_table("per_instance_stats"):
         return None
     meta: dict[str, dict[str, Any]] = {}
-    for row in pq.read_table(inst_path, columns=["instance_id", "role", "perturbation", "metadata"]).to_pylist():
+    for row in run.table("instances", ["instance_id", "role", "perturbation", "metadata"]).to_pylist():
         if row["role"] != "eval" or row["perturbation"] is not None:
             continue
         data = json.loads(row["metadata"] or "{}")
@@ -85,7 +77,7 @@ def _artifact_from_tables(run_dir: Path) -> dict[str, Any] | None:
     if not meta:
         return None
     values: dict[str, dict[str, list[float]]] = {}
-    table = pq.read_table(stats_path, columns=["instance_id", "metric", "perturbation", "value"]).to_pylist()
+    table = run.table("per_instance_stats", ["instance_id", "metric", "perturbation", "value"]).to_pylist()
     for row in table:
         if row["perturbation"] is None and row["instance_id"] in meta and str(row["metric"]).startswith("haystack_"):
             values.setdefault(row["instance_id"], {}).setdefault(row["metric"], []).append(float(row["value"]))
@@ -239,7 +231,8 @@ def _headline(summary: dict[str, Any]) -> str:
     return f"median F1 {_fmt_ci(summary.get('f1'))} · median recall {_fmt_ci(summary.get('recall'))}"
 
 
-def render_haystack(run_dir: Path, out_dir: Path, *, src_prefix: str = "plots/", run_id: str | None = None) -> HaystackReport:
+def render_haystack(run_dir: Path | RunReader, out_dir: Path, *, src_prefix: str = "plots/",
+                    run_id: str | None = None) -> HaystackReport:
     """Write the heatmaps of one run into ``out_dir`` (see the module docstring).
 
     ``src`` of each figure is ``src_prefix`` + the file name, so pass the path of
@@ -247,9 +240,9 @@ def render_haystack(run_dir: Path, out_dir: Path, *, src_prefix: str = "plots/",
     names start with ``haystack_<run_id>_``. Output is deterministic (no dates, fixed
     SVG ids).
     """
-    run_dir = Path(run_dir)
-    run_id = run_id or run_dir.name
-    artifact = load_artifact(run_dir)
+    run = RunReader.at(run_dir)
+    run_id = run_id or run.run_id
+    artifact = load_artifact(run)
     if not artifact:
         return HaystackReport()
     report = HaystackReport(length_unit=artifact.get("length_unit"), tokenizer=artifact.get("tokenizer"))

@@ -8,14 +8,13 @@
 
 from __future__ import annotations
 
-import json
 from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
 import numpy as np
-import pyarrow.parquet as pq
 
+from holistic.results import SuiteReader
 from holistic.summarize.build import Summary
 
 
@@ -26,6 +25,7 @@ def _pyplot() -> Any:
     import matplotlib.pyplot as plt
 
     plt.rcParams["svg.hashsalt"] = "holistic"
+    plt.rcParams["text.parse_math"] = False  # names from data are text, never mathtext ("$", "^", "_")
     plt.rcParams["svg.fonttype"] = "none"
     return plt
 
@@ -52,7 +52,7 @@ def pareto_front(points: list[tuple[float, float]]) -> list[int]:
     return sorted(front, key=lambda i: points[i][0])
 
 
-def render_plots(suite_dir: Path, summary: Summary, out_dir: Path) -> list[dict[str, Any]]:
+def render_plots(suite: SuiteReader, summary: Summary, out_dir: Path) -> list[dict[str, Any]]:
     """Write every plot under ``out_dir``; returns figure descriptions (src relative to the site root)."""
     figures: list[dict[str, Any]] = []
     plt = _pyplot()
@@ -88,7 +88,7 @@ def render_plots(suite_dir: Path, summary: Summary, out_dir: Path) -> list[dict[
 
     # Reliability diagrams.
     for run in summary.runs:
-        bins = _reliability_bins(suite_dir / "runs" / run.run_id / "artifacts.json")
+        bins = _reliability_bins(suite.run(run.run_id).artifacts)
         if not bins:
             continue
         fig, ax = plt.subplots(figsize=(3.6, 3.6))
@@ -136,7 +136,7 @@ def render_plots(suite_dir: Path, summary: Summary, out_dir: Path) -> list[dict[
                                    "(cells with fewer than 3 shared values are blank)."})
 
     # Spread across trials.
-    spread = _trial_means(suite_dir, summary)
+    spread = _trial_means(suite, summary)
     for col, per_model in sorted(spread.items()):
         if not any(len(v) > 1 for v in per_model.values()):
             continue
@@ -157,12 +157,8 @@ def render_plots(suite_dir: Path, summary: Summary, out_dir: Path) -> list[dict[
     return figures
 
 
-def _reliability_bins(path: Path) -> list[dict[str, float]]:
+def _reliability_bins(data: dict[str, Any]) -> list[dict[str, float]]:
     """Find reliability-diagram bins (dicts with confidence, accuracy and count) in a run's artifacts."""
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return []
 
     def search(node: Any) -> list[dict[str, float]] | None:
         if isinstance(node, list) and node and all(
@@ -179,15 +175,15 @@ def _reliability_bins(path: Path) -> list[dict[str, float]]:
     return search(data.get("metrics", {})) or []
 
 
-def _trial_means(suite_dir: Path, summary: Summary) -> dict[str, dict[str, list[float]]]:
+def _trial_means(suite: SuiteReader, summary: Summary) -> dict[str, dict[str, list[float]]]:
     """column -> model -> per-trial mean of the main metric (macro-averaged over sub-runs)."""
     acc: dict[tuple[str, str], dict[int, list[float]]] = defaultdict(lambda: defaultdict(list))
     column = {rid: col for col, ids in summary.column_runs.items() for rid in ids}
     for run in summary.runs:
-        path = suite_dir / "runs" / run.run_id / "per_instance_stats.parquet"
-        if not path.exists() or not run.main_metric:
+        reader = suite.run(run.run_id)
+        if not reader.has_table("per_instance_stats") or not run.main_metric:
             continue
-        t = pq.read_table(path, columns=["trial", "metric", "perturbation", "value"]).to_pydict()
+        t = reader.table("per_instance_stats", ["trial", "metric", "perturbation", "value"]).to_pydict()
         per_trial: dict[int, list[float]] = defaultdict(list)
         for trial, metric, pert, value in zip(t["trial"], t["metric"], t["perturbation"], t["value"], strict=True):
             if metric == run.main_metric and pert is None and value is not None:

@@ -8,17 +8,20 @@ pages, and inserted with ``textContent`` by the instance browser.
 
 from __future__ import annotations
 
-import json
+import contextlib
 import math
+import os
 import shutil
+import uuid
 from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
-import pyarrow.parquet as pq
 from jinja2 import Environment, FileSystemLoader, select_autoescape
 
+from holistic.core.errors import StoreError
 from holistic.core.resources import project_path
+from holistic.results import RunReader, SuiteReader
 from holistic.site.browser import build_browser
 from holistic.site.compare import comparisons, write_comparison
 from holistic.site.haystack import HaystackReport, render_haystack
@@ -75,27 +78,60 @@ class SiteWriter:
         return path
 
 
-def render_site(suite_dir: Path, summary: Summary, *, previous: Path | None = None) -> Path:
-    """Render the whole site; returns the path of ``index.html``."""
-    site_dir = suite_dir / "site"
-    if site_dir.exists():
-        shutil.rmtree(site_dir)
-    site_dir.mkdir(parents=True)
+def render_site(suite_dir: Path | SuiteReader, summary: Summary, *, previous: Path | None = None) -> Path:
+    """Render the whole site; returns the path of ``index.html``.
+
+    The site is built in a hidden temporary folder beside the old one and swapped in
+    only once complete: a failure (a bad ``previous``, a read-only disk) leaves the old
+    site as it was.
+    """
+    suite = suite_dir if isinstance(suite_dir, SuiteReader) else SuiteReader(suite_dir)
+    final = suite.site_dir
+    building = final.with_name(f".{final.name}.{os.getpid()}-{uuid.uuid4().hex[:8]}.tmp")
+    try:
+        building.mkdir(parents=True)
+    except OSError as exc:
+        raise StoreError(f"cannot write the site in {final.parent}: {exc.strerror or exc}") from None
+    try:
+        _render_into(suite, summary, building, previous)
+        _swap_in(building, final)
+    finally:
+        if building.exists():
+            shutil.rmtree(building, ignore_errors=True)
+    return final / "index.html"
+
+
+def _swap_in(building: Path, final: Path) -> None:
+    """Replace ``final`` by ``building`` (two renames; the old site stays whole until the second)."""
+    old = final.with_name(f".{final.name}.old-{os.getpid()}-{uuid.uuid4().hex[:8]}.tmp")
+    try:
+        if final.exists():
+            os.replace(final, old)
+        os.replace(building, final)
+    except OSError as exc:
+        if old.exists() and not final.exists():
+            with contextlib.suppress(OSError):
+                os.replace(old, final)
+        raise StoreError(f"cannot replace the site {final}: {exc.strerror or exc}") from None
+    shutil.rmtree(old, ignore_errors=True)
+
+
+def _render_into(suite: SuiteReader, summary: Summary, site_dir: Path, previous: Path | None) -> None:
     for name in STATIC_FILES:
         shutil.copyfile(templates_dir() / name, site_dir / name)
     tables = {t.id: t.to_json() for t in summary.tables}
     has_diff = previous is not None
     if has_diff:
         assert previous is not None
-        _render_diff(previous, suite_dir, site_dir)
+        _render_diff(previous, suite, site_dir)
     w = SiteWriter(site_dir, summary.suite, has_diff)
     targeted = [tables[t.id] for t in summary.tables if t.id.startswith("targeted_")]
     w.common["has_targeted"] = bool(targeted)
-    suite_meta = _read_json(suite_dir / "suite.json")
+    suite_meta = suite.meta
 
     from holistic.site.plots import render_plots
 
-    figures = render_plots(suite_dir, summary, site_dir / "plots")
+    figures = render_plots(suite, summary, site_dir / "plots")
 
     # Home: one leaderboard per metric group.
     leaderboards = []
@@ -114,7 +150,7 @@ def render_site(suite_dir: Path, summary: Summary, *, previous: Path | None = No
         })
     w.page("index.html", "index.html", f"Suite {summary.suite}", description=suite_meta.get("description", ""),
            leaderboards=leaderboards, runs=summary.runs, models=summary.models, columns=summary.columns,
-           system_model=summary.system_model)
+           system_model=summary.system_model, error_notice=_error_notice(summary))
 
     # Run groups.
     by_rungroup: dict[str, list[dict[str, Any]]] = defaultdict(list)
@@ -151,21 +187,24 @@ def render_site(suite_dir: Path, summary: Summary, *, previous: Path | None = No
     predictions: dict[str, dict[str, dict[str, Any]]] = {}
     run_links = []
     for run in summary.runs:
-        run_dir = suite_dir / "runs" / run.run_id
-        data = build_browser(run_dir, site_dir / "data" / run.run_id, run.main_metric)
+        reader = suite.run(run.run_id)
+        data = build_browser(reader, site_dir / "data" / run.run_id, run.main_metric)
         if run.run_id in compare_of:
             predictions[run.run_id] = data.predictions
-        haystack = render_haystack(run_dir, site_dir / "plots", src_prefix="plots/", run_id=run.run_id)
+        haystack = render_haystack(reader, site_dir / "plots", src_prefix="plots/", run_id=run.run_id)
         system = summary.system_of_run.get(run.run_id, run.model)
         short = run_title(run.scenario, run.scenario_args, system)
         comparison = compare_of.get(run.run_id)
-        _run_page(w, run, run_dir, data.count,
+        _run_page(w, run, reader, data.count,
                   [f for f in figures if f.get("run_id") == run.run_id] + haystack.figures,
                   extra_tables=_haystack_tables(haystack),
                   title=short, system=system, comparison=comparison)
         w.page(f"runs/browse/{run.run_id}.html", "browser.html", f"Instances: {short}", run=run, system=system,
                comparison=comparison)
-        run_links.append({"href": f"runs/{run.run_id}.html", "text": short, "note": f"{data.count} instances"})
+        note = f"{data.count} instances"
+        if run.failed_requests:
+            note += f"; error rate {run.error_rate:.1%}" + ("" if run.rankable else " (not ranked)")
+        run_links.append({"href": f"runs/{run.run_id}.html", "text": short, "note": note})
     w.page("runs.html", "list.html", "Runs", tables=[], intro="", links=run_links, figures=None)
     compare_links = []
     for c in compared:
@@ -184,19 +223,24 @@ def render_site(suite_dir: Path, summary: Summary, *, previous: Path | None = No
                links=None, figures=None)
     w.page("coverage.html", "list.html", "Coverage: scenario × metric category", tables=[tables["coverage"]],
            intro="Each cell is measured, or not applicable with the reason.", links=None, figures=None)
-    w.page("models.html", "list.html", "Models", tables=[_models_table(suite_dir, summary).to_json()],
+    w.page("models.html", "list.html", "Models", tables=[_models_table(suite, summary).to_json()],
            intro="Registry facts and what each model consumed in this suite.", links=None, figures=None)
     w.page("plots.html", "list.html", "Plots", tables=[], intro="", links=None,
            figures=[{**f, "src": f["src"]} for f in figures if not f.get("run_id")])
-    return site_dir / "index.html"
 
 
-def _read_json(path: Path) -> dict[str, Any]:
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-        return data if isinstance(data, dict) else {}
-    except (OSError, ValueError):
-        return {}
+def _error_notice(summary: Summary) -> str:
+    """The home page's warning when requests failed (empty when none did)."""
+    failed = [r for r in summary.runs if r.failed_requests]
+    if not failed:
+        return ""
+    total = sum(r.requests for r in summary.runs)
+    lost = sum(r.failed_requests for r in failed)
+    text = (f"{lost} of {total} requests failed in {len(failed)} of {len(summary.runs)} runs: the scores of "
+            f"those runs are partial (see the Error rate columns); rerun helm-run to retry the failed requests.")
+    if summary.unranked:
+        text += f" {len(summary.unranked)} runs failed every request and are not ranked."
+    return text
 
 
 def _haystack_tables(report: HaystackReport) -> list[dict[str, Any]]:
@@ -249,12 +293,12 @@ def _haystack_table(report: HaystackReport) -> dict[str, Any]:
     ).to_json()
 
 
-def _run_page(w: SiteWriter, run: Any, run_dir: Path, n_instances: int, figures: list[dict[str, Any]],
+def _run_page(w: SiteWriter, run: Any, reader: RunReader, n_instances: int, figures: list[dict[str, Any]],
               extra_tables: list[dict[str, Any]] | None = None, *, title: str, system: str,
               comparison: Any = None) -> None:
-    spec = _read_json(run_dir / "run_spec.json")
-    artifacts = _read_json(run_dir / "artifacts.json")
-    stats = pq.read_table(run_dir / "stats.parquet").to_pylist() if (run_dir / "stats.parquet").exists() else []
+    spec = dict(reader.spec)
+    artifacts = reader.artifacts
+    stats = reader.table("stats").to_pylist()
     rows = []
     for s in sorted(stats, key=lambda s: (s["metric"], s["split"] or "", s.get("sub_split") or "",
                                           s.get("perturbation") or "")):
@@ -271,8 +315,8 @@ def _run_page(w: SiteWriter, run: Any, run_dir: Path, n_instances: int, figures:
         rows=tuple(rows),
     )
     examples = []
-    if (run_dir / "instances.parquet").exists():
-        t = pq.read_table(run_dir / "instances.parquet", columns=["instance_id", "role", "input", "references"])
+    if reader.has_table("instances"):
+        t = reader.table("instances", ["instance_id", "role", "input", "references"])
         for r in t.to_pylist():
             if r["role"] == "train":
                 answer = next((ref["output"] for ref in r["references"] if "correct" in (ref["tags"] or [])), "")
@@ -288,19 +332,18 @@ def _run_page(w: SiteWriter, run: Any, run_dir: Path, n_instances: int, figures:
            extra_tables=extra_tables or [])
 
 
-def _models_table(suite_dir: Path, summary: Summary) -> Table:
+def _models_table(suite: SuiteReader, summary: Summary) -> Table:
     totals: dict[str, dict[str, float]] = defaultdict(lambda: defaultdict(float))
     facts: dict[str, dict[str, Any]] = {}
     for run in summary.runs:
-        run_dir = suite_dir / "runs" / run.run_id
+        reader = suite.run(run.run_id)
         dep = run.spec.get("model_deployment") or {}
         if dep:
             facts[run.model] = dep
-        path = run_dir / "requests.parquet"
-        if path.exists():
-            names = set(pq.read_schema(path).names)
+        if reader.has_table("requests"):
+            names = set(reader.table_columns("requests"))
             cols = [c for c in ("prompt_tokens", "completion_tokens", "cost_usd", "latency_s", "cached") if c in names]
-            t = pq.read_table(path, columns=cols).to_pydict()
+            t = reader.table("requests", cols).to_pydict()
             tot = totals[run.model]
             tot["requests"] += len(t.get(cols[0], [])) if cols else 0
             for c in ("prompt_tokens", "completion_tokens", "cost_usd", "latency_s"):
@@ -329,9 +372,9 @@ def _models_table(suite_dir: Path, summary: Summary) -> Table:
     )
 
 
-def _render_diff(previous: Path, suite_dir: Path, site_dir: Path) -> None:
+def _render_diff(previous: Path, suite: SuiteReader, site_dir: Path) -> None:
     from holistic.diff import diff_suites, read_side
     from holistic.diff.report import to_html
 
-    report = diff_suites(read_side(previous), read_side(suite_dir))
+    report = diff_suites(read_side(previous), read_side(suite.suite_dir))
     (site_dir / "diff.html").write_text(to_html(report, css="style.css"), encoding="utf-8")

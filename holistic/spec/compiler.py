@@ -15,10 +15,13 @@ from pathlib import Path
 
 from holistic.core.types import RunSpec
 from holistic.models.registry import ModelRegistry
+from holistic.results.layout import suite_name_problem
 from holistic.spec.catalog import Catalog
 from holistic.spec.expand import expand
 from holistic.spec.includes import load_with_includes
 from holistic.spec.schema import validate_document
+from holistic.spec.source import Locations
+from holistic.spec.templates import check_templates
 
 
 @dataclass(frozen=True)
@@ -48,6 +51,13 @@ class CompiledSuite:
         return tuple(run.run_id for run in self.runs)
 
 
+def check_suite_name_at(name: object, locations: Locations) -> None:
+    """The schema's pattern plus what a pattern cannot say (a final newline, reserved names, length)."""
+    problem = suite_name_problem(name)
+    if problem is not None:
+        raise locations.error(("suite",), f"invalid suite name {name!r}: {problem}")
+
+
 def compile_spec(
     path: str | Path, *, models_file: str | Path | None = None, model_registry: ModelRegistry | None = None
 ) -> CompiledSuite:
@@ -60,7 +70,9 @@ def compile_spec(
     spec_path = Path(path)
     merged = load_with_includes(spec_path, str(path))
     validate_document(merged.data, merged.locations)
+    check_templates(merged.data, merged.locations)
     doc = merged.data
+    check_suite_name_at(doc.get("suite"), merged.locations)
     seed = int(doc.get("seed", 0))
     catalog = Catalog(Path(models_file) if models_file is not None else None, model_registry)
     expansion = expand(doc, merged.locations, catalog, seed=seed)

@@ -10,6 +10,9 @@ Rules (also in the run-spec schema's description):
   top-level ``runs`` list, which is concatenated (included runs first), so a suite
   can be assembled from group files.
 - Included files may include others; a cycle is an error naming the chain.
+- A file reached twice (a diamond: two includes that share a base) is merged once,
+  the first time (files are told apart by their real path); at most
+  :data:`MAX_INCLUDE_FILES` files are read for one spec.
 """
 
 from __future__ import annotations
@@ -23,6 +26,8 @@ from holistic.core.errors import SpecError
 from holistic.spec.source import KEY, DocPath, Locations, Source, load_source
 
 INCLUDE_KEY = "include"
+MAX_INCLUDE_FILES = 100
+"""Most files (the spec and everything it includes) read for one run spec."""
 
 
 @dataclass(frozen=True)
@@ -75,6 +80,11 @@ def _load(
             raise source.locations.error(where, f"include cycle: {cycle}")
         if not target.is_file():
             raise source.locations.error(where, f"included file not found: {shown}")
+        if any(s.path == target for s in sources):
+            continue  # already merged (a diamond): once is enough
+        if len(sources) >= MAX_INCLUDE_FILES:
+            raise source.locations.error(where, f"more than {MAX_INCLUDE_FILES} files included; a run spec "
+                                                "needs far fewer (check for include chains that grow)")
         inc_data, inc_locs = _load(target, shown, (*chain, resolved), sources)
         base = merge_into(base, base_locs, inc_data, inc_locs, top_level=True)
     return merge_into(base, base_locs, own, source.locations, top_level=True), base_locs

@@ -22,13 +22,13 @@ from typing import Any
 import yaml
 
 from holistic.core.errors import SpecError
+from holistic.core.yaml_limits import MAX_DEPTH, NodeBudget, check_characters, decode_utf8, read_limited
 
 PathPart = str | int
 DocPath = tuple[PathPart, ...]
 
 KEY = "\x00key"
 """Marker inside a :data:`DocPath` for the position of a mapping key rather than its value."""
-
 
 def format_path(path: DocPath) -> str:
     """``("runs", 1, "adaptation", "method")`` -> ``runs[1].adaptation.method``."""
@@ -135,26 +135,22 @@ class Source:
 def load_source(path: Path, display: str | None = None) -> Source:
     """Read and parse ``path``; YAML errors become :class:`SpecError` with file:line:column."""
     shown = display if display is not None else str(path)
-    try:
-        raw = path.read_bytes()
-    except FileNotFoundError:
-        raise SpecError("file not found", file=shown) from None
-    except OSError as exc:
-        raise SpecError(f"cannot read file: {exc.strerror or exc}", file=shown) from None
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise SpecError(f"not UTF-8 text (byte {exc.start})", file=shown) from None
+    raw = read_limited(path, shown)
+    text = decode_utf8(raw, shown)
     return parse_source(text, shown, path=path, raw=raw)
 
 
 def parse_source(text: str, display: str, *, path: Path | None = None, raw: bytes | None = None) -> Source:
     """Parse YAML text; see :func:`load_source`."""
-    loader = yaml.SafeLoader(text)
+    check_characters(text, display)
+    try:
+        loader = yaml.SafeLoader(text)
+    except yaml.YAMLError as exc:  # the reader refuses a character before parsing starts
+        raise SpecError(f"YAML syntax error: {str(exc).splitlines()[0]}", file=display) from None
     try:
         node = loader.get_single_node()
         locations = Locations(display)
-        data = _build(loader, node, (), locations) if node is not None else None
+        data = _build(loader, node, (), locations, budget=NodeBudget()) if node is not None else None
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         problem = exc.problem or exc.context or "invalid YAML"
@@ -170,7 +166,10 @@ def parse_source(text: str, display: str, *, path: Path | None = None, raw: byte
             column=mark.column + 1 if mark else None,
         ) from None
     except yaml.YAMLError as exc:
-        raise SpecError(f"YAML syntax error: {exc}", file=display) from None
+        raise SpecError(f"YAML syntax error: {str(exc).splitlines()[0] if str(exc) else 'invalid YAML'}",
+                        file=display) from None
+    except RecursionError:
+        raise SpecError(f"YAML nested too deeply (more than {MAX_DEPTH} levels)", file=display) from None
     finally:
         loader.dispose()
     return Source(
@@ -187,17 +186,25 @@ def _mark(node: yaml.Node, display: str, path: DocPath) -> Location:
 
 
 def _build(
-    loader: yaml.SafeLoader, node: yaml.Node, path: DocPath, locations: Locations, active: frozenset[int] = frozenset()
+    loader: yaml.SafeLoader, node: yaml.Node, path: DocPath, locations: Locations, active: frozenset[int] = frozenset(),
+    *, budget: NodeBudget,
 ) -> Any:
+    problem = budget.spend(len(path))
+    if problem is not None:
+        raise locations.find(path).error(problem)
     locations.add(path, _mark(node, locations.file, path))
     if id(node) in active:
         raise locations.find(path).error("recursive YAML alias (a value that contains itself)")
     active = active | {id(node)}
     if isinstance(node, yaml.MappingNode):
+        problem = NodeBudget.mapping_problem(node)
+        if problem is not None:
+            raise locations.find(path).error(problem)
         loader.flatten_mapping(node)  # resolves YAML merge keys (<<)
         out: dict[Any, Any] = {}
         for key_node, value_node in node.value:
-            key = loader.construct_object(key_node, deep=True)
+            # a non-scalar key is refused before it is built (an alias key could be huge)
+            key = loader.construct_object(key_node, deep=True) if isinstance(key_node, yaml.ScalarNode) else key_node
             if not isinstance(key, (str, int, float, bool)) and key is not None:
                 raise SpecError(
                     "mapping keys must be plain scalars",
@@ -216,10 +223,10 @@ def _build(
                     path=format_path(path),
                 )
             locations.add((*path, KEY, skey), _mark(key_node, locations.file, (*path, skey)))
-            out[skey] = _build(loader, value_node, (*path, skey), locations, active)
+            out[skey] = _build(loader, value_node, (*path, skey), locations, active, budget=budget)
         return out
     if isinstance(node, yaml.SequenceNode):
-        return [_build(loader, item, (*path, i), locations, active) for i, item in enumerate(node.value)]
+        return [_build(loader, item, (*path, i), locations, active, budget=budget) for i, item in enumerate(node.value)]
     value = loader.construct_object(node, deep=True)
     if not isinstance(value, (str, int, float, bool)) and value is not None:
         kind = "a date" if isinstance(value, (datetime.date, datetime.datetime)) else f"a {type(value).__name__}"

@@ -31,6 +31,7 @@ import numpy as np
 import pyarrow as pa
 
 from holistic.core.hashing import stable_seed
+from holistic.results import SuiteReader
 from holistic.summarize.baselines import (
     BASELINE_KINDS,
     BASELINE_NOTES,
@@ -81,9 +82,36 @@ class Summary:
     column_runs: dict[str, list[str]] = field(default_factory=dict)
     """Column -> ids of the runs aggregated into it."""
 
+    @property
+    def has_errors(self) -> bool:
+        """Whether some run of the suite has failed requests (tables then carry an error-rate column)."""
+        return any(r.failed_requests for r in self.runs)
+
+    @property
+    def unranked(self) -> list[RunInfo]:
+        """Runs whose every request failed: shown, never ranked."""
+        return [r for r in self.runs if not r.rankable]
+
+    def error_rate(self, model: str, column: str | None = None) -> float:
+        """Failed share of the requests of ``model``'s runs (in ``column``, when given)."""
+        ids = set(self.column_runs.get(column, [])) if column is not None else None
+        runs = [r for r in self.runs if r.model == model and (ids is None or r.run_id in ids)]
+        total = sum(r.requests for r in runs)
+        return sum(r.failed_requests for r in runs) / total if total else 0.0
+
     def column_scenarios(self, column: str) -> set[str]:
         ids = set(self.column_runs.get(column, []))
         return {r.scenario for r in self.runs if r.run_id in ids}
+
+
+def error_rate_column() -> Column:
+    return Column("Error rate", lower_is_better=True, description="share of requests that failed")
+
+
+def error_rate_cell(summary: Summary, model: str, column: str | None = None) -> Cell:
+    rate = summary.error_rate(model, column)
+    return Cell(rate, note="failed requests: the scores leave those instances out or count them as wrong"
+                if rate else "")
 
 
 def base_column(run: RunInfo) -> str:
@@ -137,7 +165,7 @@ def _eval_split(index: dict[tuple[str, str, str, str | None], StatRow], run_id: 
 
 
 def summarize_suite(
-    suite_dir: Path,
+    suite_dir: Path | SuiteReader,
     *,
     schema: SummarySchema | None = None,
     num_bootstrap: int = 200,
@@ -179,11 +207,13 @@ def _metric_group(
     seed: int,
     medians: dict[str, str] | None = None,
 ) -> None:
-    models, columns = summary.models, summary.columns
+    columns = summary.columns
     medians = medians or {}
     # (model, column) -> list of (run, metric, split, stat)
     members: dict[tuple[str, str], list[tuple[RunInfo, str, str, StatRow]]] = defaultdict(list)
     for run in data.runs:
+        if not run.rankable:  # every request failed: nothing was measured
+            continue
         metric = group.metric_for(run.scenario, run.main_metric)
         if metric is None:
             continue
@@ -194,6 +224,7 @@ def _metric_group(
         members[(summary.system_of_run[run.run_id], column_of(run, multi))].append((run, metric, split, stat_row))
     if not members:
         return
+    models = [m for m in summary.models if any(key[0] == m for key in members)]
     lower: dict[str, bool] = {}
     for (_, col), items in members.items():
         hib = items[0][3].higher_is_better
@@ -207,7 +238,7 @@ def _metric_group(
     run_ids = sorted({it[0].run_id for items in members.values() for it in items})
     metric_names = sorted({it[1] for items in members.values() for it in items})
     metric_names = sorted({*metric_names, *(medians[m] for m in metric_names if m in medians)})
-    pis = per_instance_values(data.suite_dir, run_ids, metric_names)
+    pis = per_instance_values(data.reader, run_ids, metric_names)
     per_run = _per_instance_arrays(pis, group.perturbation)
 
     for i, model in enumerate(models):
@@ -271,6 +302,8 @@ def _metric_group(
         for j in range(len(used_cols)):
             lo, hi = cis.get((k, j), (None, None))
             row.append(Cell(float(point[k, j]), lo, hi))
+        if summary.has_errors:
+            row.append(error_rate_cell(summary, models[k]))
         rows.append(tuple(row))
     roles = [""] * len(rows)
     for kind, baseline_cells in _baseline_rows(summary, data, group, members, used_cols).items():
@@ -280,6 +313,8 @@ def _metric_group(
     header = [Column("Rank", numeric=True, digits=0), Column("Model"), Column("Mean win rate", lower_is_better=False),
               Column("Rank range")]
     header += [Column(c, lower_is_better=lower[c]) for c in used_cols]
+    if summary.has_errors:
+        header.append(error_rate_column())
     summary.tables.append(
         Table(
             id=f"group_{group.name}",
@@ -380,12 +415,16 @@ def _run_group_tables(summary: Summary, schema: SummarySchema) -> Iterable[Table
                 Column(c, lower_is_better=next(v["lower_is_better"] for k, v in cells.items() if k[1] == c))
                 for c in present
             ]
+            if summary.has_errors:
+                header.append(error_rate_column())
             rows: list[tuple[Cell, ...]] = []
             for m in summary.models:
                 row: list[Cell] = [Cell(m)]
                 for c in present:
                     cell = cells.get((m, c))
                     row.append(Cell(cell["value"], cell["ci_low"], cell["ci_high"]) if cell else Cell(None))
+                if summary.has_errors:
+                    row.append(error_rate_cell(summary, m))
                 rows.append(tuple(row))
             yield Table(
                 id=f"rungroup_{_anchor(rg.name)}_{group_name}",
@@ -420,6 +459,8 @@ def _scenario_tables(
             hib = keys[(metric, pert)][0][1].higher_is_better
             label = metric if pert is None else f"{metric} ({pert})"
             header.append(Column(label, lower_is_better=None if hib is None else not hib, numeric=True))
+        if summary.has_errors:
+            header.append(error_rate_column())
         rows: list[tuple[Cell, ...]] = []
         for m in summary.models:
             row: list[Cell] = [Cell(m)]
@@ -431,6 +472,8 @@ def _scenario_tables(
                     row.append(Cell(vals[0].mean, vals[0].ci_low, vals[0].ci_high, note=f"n={vals[0].count}"))
                 else:
                     row.append(Cell(float(np.mean([v.mean for v in vals])), note=f"mean of {len(vals)} sub-runs"))
+            if summary.has_errors:
+                row.append(error_rate_cell(summary, m, col))
             rows.append(tuple(row))
         yield Table(
             id=f"scenario_{_anchor(col)}",

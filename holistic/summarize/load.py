@@ -1,24 +1,19 @@
-"""Read a suite's completed runs from the Parquet store (documented schema only)."""
+"""Read a suite's runs for the summary, through :class:`holistic.results.SuiteReader` only."""
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import pyarrow as pa
-import pyarrow.compute as pc
-import pyarrow.dataset as ds
 
-from holistic.core.errors import StoreError
-
-COMPLETE_MARKER = "_COMPLETE"
+from holistic.results import RunReader, SuiteReader
 
 
 @dataclass(frozen=True)
 class RunInfo:
-    """What the summary needs to know about one completed run."""
+    """What the summary needs to know about one run (complete, or partial with failed requests)."""
 
     run_id: str
     name: str
@@ -29,6 +24,15 @@ class RunInfo:
     groups: tuple[str, ...]
     main_metric: str | None
     spec: dict[str, Any]
+    error_rate: float = 0.0
+    """Share of the run's requests that failed (0 for a complete run)."""
+    failed_requests: int = 0
+    requests: int = 0
+
+    @property
+    def rankable(self) -> bool:
+        """A run whose every request failed measured nothing: it is never ranked."""
+        return not (self.requests and self.failed_requests >= self.requests)
 
 
 @dataclass
@@ -39,23 +43,17 @@ class SuiteData:
     runs: list[RunInfo]
     stats: pa.Table
     """Every run's stats.parquet, concatenated."""
+    reader: SuiteReader
 
 
-def completed_run_dirs(suite_dir: Path) -> list[Path]:
-    runs_dir = suite_dir / "runs"
-    if not runs_dir.is_dir():
-        return []
-    return sorted(p for p in runs_dir.iterdir() if (p / COMPLETE_MARKER).exists())
-
-
-def _run_info(run_dir: Path) -> RunInfo:
-    spec = json.loads((run_dir / "run_spec.json").read_text(encoding="utf-8"))
+def _run_info(run: RunReader) -> RunInfo:
+    spec = run.spec
     # run_spec.json holds RunSpec.canonical() plus run facts written by the runner.
     scenario = spec.get("scenario", {})
     adapter = spec.get("adapter", {})
     return RunInfo(
-        run_id=spec.get("run_id", run_dir.name),
-        name=spec.get("name", run_dir.name),
+        run_id=spec.get("run_id", run.run_id),
+        name=spec.get("name", run.run_id),
         scenario=scenario.get("name", "?"),
         scenario_args=dict(scenario.get("args", {})),
         model=spec.get("model", "?"),
@@ -63,47 +61,36 @@ def _run_info(run_dir: Path) -> RunInfo:
         groups=tuple(spec.get("groups", []) or []),
         main_metric=spec.get("main_metric") or (spec.get("scenario_info") or {}).get("main_metric"),
         spec=spec,
+        error_rate=run.error_rate,
+        failed_requests=run.manifest.failed_requests,
+        requests=run.manifest.requests,
     )
 
 
-def load_suite(suite_dir: Path) -> SuiteData:
-    """Load run facts and all stats of the suite's completed runs."""
-    meta_path = suite_dir / "suite.json"
-    if not meta_path.exists():
-        raise StoreError(f"{suite_dir}: not a suite directory (no suite.json); run helm-run first")
-    meta = json.loads(meta_path.read_text(encoding="utf-8"))
-    run_dirs = completed_run_dirs(suite_dir)
-    runs = [_run_info(d) for d in run_dirs]
-    files = [str(d / "stats.parquet") for d in run_dirs if (d / "stats.parquet").exists()]
-    stats = ds.dataset(files, format="parquet").to_table() if files else pa.table({})
-    return SuiteData(suite=meta.get("suite", suite_dir.name), suite_dir=suite_dir, suite_meta=meta, runs=runs, stats=stats)
+def load_suite(suite_dir: Path | SuiteReader) -> SuiteData:
+    """Load run facts and all stats of the suite's runs (every manifest verified first)."""
+    reader = suite_dir if isinstance(suite_dir, SuiteReader) else SuiteReader(suite_dir)
+    runs = [_run_info(r) for r in reader.runs]
+    stats = reader.dataset_table("stats")
+    return SuiteData(suite=reader.suite, suite_dir=reader.suite_dir, suite_meta=reader.meta, runs=runs, stats=stats,
+                     reader=reader)
 
 
-def per_instance_values(suite_dir: Path, run_ids: list[str], metrics: list[str]) -> pa.Table:
+def per_instance_values(reader: SuiteReader, run_ids: list[str], metrics: list[str]) -> pa.Table:
     """Per-instance rows of the given runs and metrics (only the columns the bootstrap needs)."""
-    files = [
-        str(suite_dir / "runs" / rid / "per_instance_stats.parquet")
-        for rid in run_ids
-        if (suite_dir / "runs" / rid / "per_instance_stats.parquet").exists()
-    ]
-    if not files or not metrics:
+    if not run_ids or not metrics:
         return pa.table({})
-    dataset = ds.dataset(files, format="parquet")
-    names = set(dataset.schema.names)
-    cols = [c for c in ("run_id", "instance_id", "trial", "metric", "split", "perturbation", "value") if c in names]
-    flt = pc.field("metric").isin(metrics)
-    return dataset.to_table(columns=cols, filter=flt)
+    cols = ["run_id", "instance_id", "trial", "metric", "split", "perturbation", "value"]
+    return reader.dataset_table("per_instance_stats", run_ids, columns=cols, metrics=metrics)
 
 
-def eval_references(run_dir: Path) -> dict[str, list[list[tuple[str, bool]]]]:
+def eval_references(run_dir: Path | RunReader) -> dict[str, list[list[tuple[str, bool]]]]:
     """Split -> each evaluated original instance's references as ``(output, correct)``
     pairs, in instance-id order (perturbed variants and in-context examples left out)."""
-    path = run_dir / "instances.parquet"
-    if not path.exists():
+    run = RunReader.at(run_dir)
+    if not run.has_table("instances"):
         return {}
-    table = ds.dataset(str(path), format="parquet").to_table(
-        columns=["instance_id", "role", "split", "perturbation", "references"]
-    )
+    table = run.table("instances", ["instance_id", "role", "split", "perturbation", "references"])
     rows = sorted(
         (r for r in table.to_pylist() if r["role"] == "eval" and not r["perturbation"]),
         key=lambda r: r["instance_id"],

@@ -43,7 +43,9 @@ def summary_json(summary: Summary) -> dict[str, Any]:
         "runs": [
             {"run_id": r.run_id, "name": r.name, "scenario": r.scenario, "scenario_args": r.scenario_args,
              "model": r.model, "system": summary.system_of_run.get(r.run_id, r.model), "method": r.method,
-             "groups": list(r.groups), "main_metric": r.main_metric}
+             "groups": list(r.groups), "main_metric": r.main_metric,
+             "requests": r.requests, "failed_requests": r.failed_requests, "error_rate": r.error_rate,
+             "ranked": r.rankable}
             for r in summary.runs
         ],
         "leaderboards": {name: asdict(res) for name, res in sorted(summary.leaderboards.items())},

@@ -7,7 +7,6 @@ correct with that probability, so leaderboards have a known order.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -15,10 +14,11 @@ from typing import Any
 
 import numpy as np
 import pyarrow as pa
-import pyarrow.parquet as pq
 
 from holistic.core.hashing import canonical_json, short_hash, stable_seed
-from holistic.execution.tables import SCHEMA_VERSION, arrow_schema
+from holistic.results.layout import RUN_SPEC_FILE
+from holistic.results.schemas import SCHEMA_VERSION, arrow_schema
+from holistic.results.store import RunWriter, SuiteStore
 
 
 @dataclass(frozen=True)
@@ -40,6 +40,8 @@ class FakeRun:
     correct (the first label is correct most often); empty for one free-text answer."""
     adapter: Mapping[str, Any] = field(default_factory=dict)
     """Adaptation fields beside the method (runs differing here are different systems)."""
+    failed_requests: int = 0
+    """Requests recorded as failed (of ``num_instances * num_trials``): the run is written as partial."""
 
     @property
     def run_id(self) -> str:
@@ -71,8 +73,8 @@ def _join(run: FakeRun, suite: str, n: int) -> dict[str, list[Any]]:
 
 def write_fake_suite(out_dir: Path, suite: str, runs: Sequence[FakeRun], *, seed: int = 0) -> Path:
     """Write ``out_dir/suite`` with every run complete; returns the suite directory."""
-    suite_dir = out_dir / suite
-    (suite_dir / "runs").mkdir(parents=True, exist_ok=True)
+    store = SuiteStore(out_dir, suite)
+    store.check_writable()
     meta = {
         "schema_version": SCHEMA_VERSION, "package_version": "0.0.0", "suite": suite, "description": "fake",
         "spec_path": "fake.yaml", "spec_sha256": "0" * 64, "created": "2000-01-01T00:00:00Z",
@@ -80,15 +82,14 @@ def write_fake_suite(out_dir: Path, suite: str, runs: Sequence[FakeRun], *, seed
         "runs": [{"run_id": r.run_id, "name": r.run_id, "scenario": r.scenario, "model": r.model,
                   "method": r.method, "status": "complete", "error": None} for r in runs],
     }
-    (suite_dir / "suite.json").write_text(json.dumps(meta, indent=1), encoding="utf-8")
+    store.write_suite_json(meta)
     for run in runs:
-        _write_run(suite_dir, suite, run, seed)
-    return suite_dir
+        _write_run(store, suite, run, seed)
+    return store.suite_dir
 
 
-def _write_run(suite_dir: Path, suite: str, run: FakeRun, seed: int) -> None:
-    rdir = suite_dir / "runs" / run.run_id
-    rdir.mkdir(parents=True, exist_ok=True)
+def _write_run(store: SuiteStore, suite: str, run: FakeRun, seed: int) -> None:
+    writer = store.begin_run(run.run_id)
     rng = np.random.default_rng(stable_seed(seed, run.run_id))
     n, t = run.num_instances, run.num_trials
     spec = {
@@ -101,7 +102,7 @@ def _write_run(suite_dir: Path, suite: str, run: FakeRun, seed: int) -> None:
         "coverage": {"accuracy": "measured", "efficiency": "measured",
                      "robustness": "measured" if run.perturbations else "not requested"},
     }
-    (rdir / "run_spec.json").write_text(json.dumps(spec, indent=1), encoding="utf-8")
+    writer.write_json(RUN_SPEC_FILE, spec)
     ids = [f"id{i:06d}" for i in range(n)]
     rows_inst = np.repeat(np.arange(n), t)
     trials = np.tile(np.arange(t), n)
@@ -124,8 +125,7 @@ def _write_run(suite_dir: Path, suite: str, run: FakeRun, seed: int) -> None:
             pis_cols["perturbation"] += [pert] * (n * t)
             pis_cols["value"] += arr.tolist()
     m = len(pis_cols["value"])
-    pq.write_table(_table("per_instance_stats", {**_join(run, suite, m), **pis_cols}),
-                   rdir / "per_instance_stats.parquet")
+    writer.write_table("per_instance_stats", _table("per_instance_stats", {**_join(run, suite, m), **pis_cols}))
     stat_rows: list[dict[str, Any]] = []
     for metric, arrs in ((run.main_metric, values), ("inference_denoised_runtime", latency_values)):
         for pert, arr in arrs.items():
@@ -143,10 +143,10 @@ def _write_run(suite_dir: Path, suite: str, run: FakeRun, seed: int) -> None:
             })
     k = len(stat_rows)
     cols = {key: [r[key] for r in stat_rows] for key in stat_rows[0]}
-    pq.write_table(_table("stats", {**_join(run, suite, k), **cols}), rdir / "stats.parquet")
+    writer.write_table("stats", _table("stats", {**_join(run, suite, k), **cols}))
     if run.with_requests:
-        _write_instances_and_requests(rdir, suite, run, ids, correct.reshape(n, t), rng)
-    (rdir / "_COMPLETE").write_text("", encoding="utf-8")
+        _write_instances_and_requests(writer, suite, run, ids, correct.reshape(n, t), rng)
+    writer.complete(requests=n * t, failed_requests=min(run.failed_requests, n * t))
 
 
 _WORDS = ["alpha", "beta", "gamma", "delta", "epsilon", "zeta", "eta", "theta", "iota", "kappa", "lambda", "mu",
@@ -154,7 +154,7 @@ _WORDS = ["alpha", "beta", "gamma", "delta", "epsilon", "zeta", "eta", "theta", 
 
 
 def _write_instances_and_requests(
-    rdir: Path, suite: str, run: FakeRun, ids: list[str], correct: np.ndarray, rng: np.random.Generator
+    writer: RunWriter, suite: str, run: FakeRun, ids: list[str], correct: np.ndarray, rng: np.random.Generator
 ) -> None:
     """instances.parquet and requests.parquet: one generation request per instance and trial."""
     n, t = correct.shape
@@ -177,8 +177,7 @@ def _write_instances_and_requests(
         "references": references(answers[i]), "metadata": "{}",
     } for i in range(n)]
     inst_cols = {k: [r[k] for r in inst_rows] for k in inst_rows[0]}
-    pq.write_table(_table("instances", {**_join(run, suite, n), **inst_cols}),
-                   rdir / "instances.parquet")
+    writer.write_table("instances", _table("instances", {**_join(run, suite, n), **inst_cols}))
     header = "Answer the question with one word.\n\n" + "".join(
         f"Input: {' '.join(_WORDS[k:k + 12])}\nOutput: {_WORDS[k]}\n\n" for k in range(5)
     )
@@ -201,5 +200,4 @@ def _write_instances_and_requests(
                 "cached": False, "attempts": 1, "cost_usd": 0.0, "engine": "fake", "cache_key": f"{ids[i]}-{trial}",
             })
     cols = {k: [r[k] for r in rows] for k in rows[0]}
-    pq.write_table(_table("requests", {**_join(run, suite, len(rows)), **cols}),
-                   rdir / "requests.parquet")
+    writer.write_table("requests", _table("requests", {**_join(run, suite, len(rows)), **cols}))

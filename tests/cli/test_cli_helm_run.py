@@ -14,7 +14,7 @@ import pytest
 from helm_run_helpers import call_count, run_dirs, write_spec
 
 from holistic.cli.run import main
-from holistic.execution.tables import SCHEMA_VERSION
+from holistic.results.schemas import SCHEMA_VERSION
 
 RUN_FILES = {
     "run_spec.json", "instances.parquet", "requests.parquet", "per_instance_stats.parquet",

@@ -13,9 +13,10 @@ import pytest
 
 from holistic.core.errors import StoreError
 from holistic.core.types import AdapterSpec, MetricName, PerInstanceStat, RunSpec, ScenarioSpec, Stat
-from holistic.execution import atomic, shards
-from holistic.execution.store import COMPLETE_MARKER, SuiteInfo, SuiteStore
-from holistic.execution.tables import SCHEMA_VERSION, TABLES, arrow_schema, describe
+from holistic.execution import shards
+from holistic.results import atomic
+from holistic.results.schemas import SCHEMA_VERSION, TABLES, arrow_schema, describe
+from holistic.results.store import COMPLETE_MARKER, SuiteInfo, SuiteStore
 
 REPO = Path(__file__).resolve().parents[2]
 INFO = SuiteInfo(suite="s", spec_path="spec.yaml", spec_sha256="ab" * 32, description="d")
@@ -46,7 +47,7 @@ def test_suite_json_records_spec_version_and_keeps_created_on_reopen(tmp_path: P
 def test_incompatible_schema_version_is_refused(tmp_path: Path) -> None:
     (tmp_path / "s").mkdir()
     (tmp_path / "s" / "suite.json").write_text(json.dumps({"schema_version": SCHEMA_VERSION + 41, "runs": []}))
-    with pytest.raises(StoreError, match=r"schema_version 42.*another --output-dir"):
+    with pytest.raises(StoreError, match=rf"newer holistic.*schema_version {SCHEMA_VERSION + 41}.*upgrade"):
         SuiteStore(tmp_path, "s").open(INFO)
 
 
@@ -125,7 +126,7 @@ def test_empty_tables_keep_their_column_types(tmp_path: Path) -> None:
 
 def test_results_schema_file_documents_every_column() -> None:
     on_disk = json.loads((REPO / "schemas" / "results.schema.json").read_text(encoding="utf-8"))
-    assert on_disk == describe(), "regenerate with: python -m holistic.execution.tables > schemas/results.schema.json"
+    assert on_disk == describe(), "regenerate with: python -m holistic.results.schemas > schemas/results.schema.json"
     assert on_disk["schema_version"] == SCHEMA_VERSION
     for name, columns in TABLES.items():
         documented = on_disk["tables"][name]["columns"]

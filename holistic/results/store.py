@@ -1,17 +1,12 @@
 """The Parquet results store: one folder per suite, one folder per run.
 
-Layout (columns in :mod:`holistic.execution.tables`, documented in
-``schemas/results.schema.json``)::
+Layout: :mod:`holistic.results.layout`; columns: :mod:`holistic.results.schemas`
+(documented in ``schemas/results.schema.json``).
 
-    <output>/<suite>/suite.json
-    <output>/<suite>/runs/<run_id>/run_spec.json
-    <output>/<suite>/runs/<run_id>/{instances,requests,per_instance_stats,stats}.parquet
-    <output>/<suite>/runs/<run_id>/artifacts.json
-    <output>/<suite>/runs/<run_id>/_COMPLETE          (written last)
-
-Every file is written atomically (:mod:`holistic.execution.atomic`). A run folder
-without ``_COMPLETE`` is redone from scratch (its requests come back from the cache);
-a run with it is skipped.
+Every file is written atomically (:mod:`holistic.results.atomic`); the run's manifest
+(:mod:`holistic.results.manifest`) is written last. A run whose manifest is missing,
+partial (failed requests) or does not verify is redone from scratch (its successful
+requests come back from the cache); a verified complete run is skipped.
 """
 
 from __future__ import annotations
@@ -29,14 +24,17 @@ from typing import Any
 import pyarrow as pa
 
 from holistic.core.errors import StoreError
-from holistic.execution import atomic
-from holistic.execution.tables import SCHEMA_VERSION, TABLES
-
-SUITE_FILE = "suite.json"
-RUNS_DIR = "runs"
-COMPLETE_MARKER = "_COMPLETE"
-RUN_SPEC_FILE = "run_spec.json"
-ARTIFACTS_FILE = "artifacts.json"
+from holistic.results import atomic, manifest
+from holistic.results.layout import (
+    ARTIFACTS_FILE,
+    COMPLETE_MARKER,
+    PARTIAL_MARKER,
+    RUNS_DIR,
+    SUITE_FILE,
+    check_suite_name,
+    table_file,
+)
+from holistic.results.schemas import SCHEMA_VERSION, TABLES
 
 
 def package_version() -> str:
@@ -71,8 +69,7 @@ class SuiteStore:
     """Reads and writes one suite folder."""
 
     def __init__(self, output_dir: Path, suite: str) -> None:
-        if not suite or "/" in suite or "\\" in suite or suite in (".", ".."):
-            raise StoreError(f"invalid suite name {suite!r}: it must be a plain folder name")
+        check_suite_name(suite)
         self.output_dir = Path(output_dir)
         self.suite = suite
         self.suite_dir = self.output_dir / suite
@@ -100,6 +97,11 @@ class SuiteStore:
             return None
         found = data.get("schema_version")
         if found != SCHEMA_VERSION:
+            if isinstance(found, int) and found > SCHEMA_VERSION:
+                raise StoreError(
+                    f"{self.suite_file}: suite {self.suite!r} was written by a newer holistic (results "
+                    f"schema_version {found}; this one reads {SCHEMA_VERSION}); upgrade holistic"
+                )
             raise StoreError(
                 f"{self.suite_file}: suite {self.suite!r} was written with results schema_version {found!r}, "
                 f"this holistic writes schema_version {SCHEMA_VERSION}; use another --output-dir or --suite, "
@@ -136,7 +138,7 @@ class SuiteStore:
         )
         data.setdefault("created", now)
         data.setdefault("runs", [])
-        self._write_suite_json(data)
+        self.write_suite_json(data)
 
     def record_runs(self, entries: Sequence[Mapping[str, Any]]) -> None:
         """Insert or update run entries (by ``run_id``) in ``suite.json``; order of first appearance kept."""
@@ -151,9 +153,9 @@ class SuiteStore:
                 runs.append(dict(entry))
         data["runs"] = runs
         data["updated"] = utc_now()
-        self._write_suite_json(data)
+        self.write_suite_json(data)
 
-    def _write_suite_json(self, data: Mapping[str, Any]) -> None:
+    def write_suite_json(self, data: Mapping[str, Any]) -> None:
         try:
             atomic.write_text(self.suite_file, dump_json(data))
         except OSError as exc:
@@ -165,7 +167,21 @@ class SuiteStore:
         return self.runs_dir / run_id
 
     def is_complete(self, run_id: str) -> bool:
-        return (self.run_dir(run_id) / COMPLETE_MARKER).exists()
+        """Whether the run has a verified manifest with every request successful."""
+        return self.check_complete(run_id) is None
+
+    def check_complete(self, run_id: str) -> str | None:
+        """``None`` when the run is verified complete, else why it must be (re)done."""
+        folder = self.run_dir(run_id)
+        if manifest.marker_of(folder) is None:
+            return "not written yet"
+        try:
+            found = manifest.verify(folder)
+        except manifest.DamagedRunError as exc:
+            return f"damaged ({exc.file}: {exc.problem})"
+        if found.status != manifest.COMPLETE:
+            return f"{found.failed_requests} of {found.requests} requests failed"
+        return None
 
     def begin_run(self, run_id: str) -> RunWriter:
         """Start (or restart) writing a run: stale temporaries and shards of an earlier,
@@ -174,7 +190,7 @@ class SuiteStore:
         try:
             folder.mkdir(parents=True, exist_ok=True)
             atomic.remove_stale_temporaries(folder)
-            for name in (*(f"{t}.parquet" for t in TABLES), ARTIFACTS_FILE, COMPLETE_MARKER):
+            for name in (COMPLETE_MARKER, PARTIAL_MARKER, *(table_file(t) for t in TABLES), ARTIFACTS_FILE):
                 with contextlib.suppress(FileNotFoundError):
                     (folder / name).unlink()
         except OSError as exc:
@@ -198,14 +214,19 @@ class RunWriter:
     def write_table(self, name: str, table: pa.Table) -> Path:
         if name not in TABLES:
             raise ValueError(f"unknown results table {name!r}")
-        path = self.folder / f"{name}.parquet"
+        path = self.folder / table_file(name)
         atomic.write_parquet(path, table)
         self.written.append(path)
         return path
 
-    def complete(self) -> None:
-        path = self.folder / COMPLETE_MARKER
-        atomic.write_text(path, utc_now() + "\n")
+    def complete(self, *, requests: int = 0, failed_requests: int = 0) -> manifest.Manifest:
+        """Write the manifest of every file written: ``_COMPLETE``, or ``_PARTIAL`` when requests failed."""
+        found = manifest.build_manifest(
+            self.folder, (p.name for p in self.written), written=utc_now(), requests=requests,
+            failed_requests=failed_requests,
+        )
+        path = self.folder / manifest.MARKERS[found.status]
+        atomic.write_text(path, dump_json(found.to_json()))
         # make the rename durable before the run is reported done
         with contextlib.suppress(OSError):
             fd = os.open(self.folder, os.O_RDONLY)
@@ -213,3 +234,4 @@ class RunWriter:
                 os.fsync(fd)
             finally:
                 os.close(fd)
+        return found

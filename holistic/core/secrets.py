@@ -1,0 +1,105 @@
+"""Secrets never reach anything holistic writes: one predicate, one scrubber, one redactor.
+
+- :func:`is_secret_name` decides whether a field, argument, header or URL query
+  parameter holds a secret (``api_key``, ``password``, ``access_token``, ``sig`` ...,
+  but not ``eos_token`` or ``tokenizer``). It is the only such list in the package.
+- :func:`scrub` masks such values in nested data and credentials in URLs
+  (``user:pass@host``, ``?api-key=...``) — applied to ``run_spec.json`` facts.
+- :class:`Redactor` replaces known secret *values* (the keys named by the model
+  registry, read from the environment) in any text: completions, errors, logs.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Iterable, Mapping
+from typing import Any
+from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
+
+REDACTED = "***"
+_URL_RE = re.compile(r"^[A-Za-z][A-Za-z0-9+.\-]*://\S*$")
+
+_SECRET_WORDS = ("secret", "password", "passwd", "passphrase", "authorization", "credential", "cookie", "apikey",
+                 "api_key", "private_key")
+_SECRET_EXACT = frozenset({"key", "token", "auth", "bearer", "signature", "sig", "pass", "pwd"})
+_SPECIAL_TOKENS = frozenset(f"{t}_token" for t in ("bos", "eos", "pad", "unk", "sep", "cls", "mask"))
+
+
+def is_secret_name(name: object) -> bool:
+    """Whether a field called ``name`` holds a credential."""
+    n = str(name).lower().replace("-", "_").strip()
+    if n.endswith("_env"):  # the name of the variable that holds a key, not the key
+        return False
+    if any(word in n for word in _SECRET_WORDS) or n in _SECRET_EXACT:
+        return True
+    if n.endswith("_key") and n != "cache_key":
+        return True
+    return n.endswith("_token") and n not in _SPECIAL_TOKENS
+
+
+def scrub_url(text: str) -> str:
+    """``text`` with URL credentials masked: user info and secret-named query parameters."""
+    if not _URL_RE.match(text):
+        return text
+    try:
+        parts = urlsplit(text)
+    except ValueError:
+        return REDACTED
+    netloc = parts.netloc
+    if "@" in netloc:
+        netloc = f"{REDACTED}@{netloc.rsplit('@', 1)[1]}"
+    query = parts.query
+    if query:
+        pairs = parse_qsl(query, keep_blank_values=True)
+        if any(is_secret_name(k) for k, _ in pairs):
+            query = urlencode([(k, REDACTED if is_secret_name(k) else v) for k, v in pairs], safe="*")
+    return urlunsplit((parts.scheme, netloc, parts.path, query, parts.fragment))
+
+
+def scrub(value: Any) -> Any:
+    """A copy of ``value`` with secret-named entries masked and URL credentials removed (recursively)."""
+    if isinstance(value, Mapping):
+        return {
+            str(k): (REDACTED if is_secret_name(k) and v not in (None, "", False) and not isinstance(v, bool | Mapping)
+                     else scrub(v))
+            for k, v in value.items()
+        }
+    if isinstance(value, list | tuple):
+        return [scrub(v) for v in value]
+    if isinstance(value, str):
+        return scrub_url(value)
+    return value
+
+
+def drop_secrets(value: Any) -> Any:
+    """``value`` with every secret-named mapping entry removed (recursively); for hashing identities."""
+    if isinstance(value, Mapping):
+        return {str(k): drop_secrets(v) for k, v in value.items() if not is_secret_name(k)}
+    if isinstance(value, list | tuple):
+        return [drop_secrets(v) for v in value]
+    return value
+
+
+class Redactor:
+    """Replaces known secret values (and their long tails, as servers often print masked keys) in text."""
+
+    def __init__(self, secrets: Iterable[str | None] = ()) -> None:
+        self.secrets = tuple(sorted({s for s in secrets if s and len(s) >= 4}, key=len, reverse=True))
+
+    @staticmethod
+    def from_environment(variables: Iterable[str], environ: Mapping[str, str] | None = None) -> Redactor:
+        environ = os.environ if environ is None else environ
+        return Redactor(environ.get(v, "").strip() for v in variables)
+
+    def __bool__(self) -> bool:
+        return bool(self.secrets)
+
+    def text(self, text: str) -> str:
+        for secret in self.secrets:
+            if secret in text:
+                text = text.replace(secret, REDACTED)
+            tail = secret[-8:]
+            if len(secret) >= 16 and tail in text:
+                text = text.replace(tail, REDACTED)
+        return text
