@@ -9,7 +9,6 @@ summarize, a bad cache row, secrets in results, tracebacks, and unchecked names.
 from __future__ import annotations
 
 import json
-import os
 import sqlite3
 import subprocess
 import sys
@@ -71,7 +70,7 @@ ESCAPES = [
 @pytest.mark.parametrize("where", ["adaptation", "file"])
 @pytest.mark.parametrize("escape", ESCAPES)
 def test_a_template_cannot_run_code(tmp_path: Path, call_log: Path, capsys: pytest.CaptureFixture[str],
-                                    escape: str, where: str) -> None:
+                                    monkeypatch: pytest.MonkeyPatch, escape: str, where: str) -> None:
     data = tmp_path / "d.jsonl"
     data.write_text("".join(json.dumps({"q": f"q{i}", "a": "x", "split": "test" if i > 3 else "train"}) + "\n"
                             for i in range(8)))
@@ -84,7 +83,7 @@ def test_a_template_cannot_run_code(tmp_path: Path, call_log: Path, capsys: pyte
               f"      template: {template}\n"
     spec = tmp_path / "evil.yaml"
     spec.write_text(f"suite: evil\nmodels: [simple/echo]\nruns:\n{run}")
-    os.chdir(tmp_path)
+    monkeypatch.chdir(tmp_path)
     rc = _run(spec, "--output-dir", tmp_path / "out")
     err = capsys.readouterr().err
     assert rc == 2, err
@@ -104,13 +103,13 @@ def test_the_sandbox_also_refuses_at_render_time() -> None:
 # -- 2. one writer per suite ------------------------------------------------------------------
 
 def test_a_second_helm_run_on_a_suite_waits_or_stops_and_never_repeats_calls(tmp_path: Path) -> None:
-    # slow enough (30 requests x 0.4 s) that the others start while the first still writes
-    spec = write_spec(tmp_path, models=("simple/slow",), digits=(1,), num_test=40, max_eval=30)
-    models = write_slow_models(tmp_path, delay_s=0.4)
+    # slow enough (10 requests x 3 s) that the others start, even on a busy machine, while the first writes
+    spec = write_spec(tmp_path, models=("simple/slow",), digits=(1,), num_test=20, max_eval=10)
+    models = write_slow_models(tmp_path, delay_s=3.0)
     out, log = tmp_path / "out", tmp_path / "calls.log"
     args = [str(spec), "--output-dir", str(out), "--models-file", str(models), "--batch-size", "1"]
     first = helm_run_process(args, log, tmp_path)
-    while call_count(log) < 2:
+    while call_count(log) < 1:
         assert first.poll() is None, first.communicate()
         time.sleep(0.05)
     second = helm_run_process(args, log, tmp_path)
