@@ -74,7 +74,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--no-wait", action="store_true",
                    help="if another helm-run is writing the same suite, stop at once (exit 2) instead of waiting")
     p.add_argument("--executor", choices=EXECUTORS, default="local",
-                   help="local: runs in this process; ray: one Ray task per run (needs ray)")
+                   help="local: runs in this process; ray: one Ray task per run (needs ray: pip install 'holistic[ray]')")
+    p.add_argument("--address", metavar="HOST:PORT",
+                   help="with --executor ray: the Ray cluster to join (default: $RAY_ADDRESS, else a local cluster "
+                        "on this machine); OUTPUT_DIR must be a folder every worker sees")
     return p
 
 
@@ -128,6 +131,7 @@ def _main(args: argparse.Namespace) -> int:
         models_file=args.models_file,
         executor=args.executor,
         wait_for_lock=not args.no_wait,
+        ray_address=args.address,
     )
     runs = select_runs(prepare_runs(compiled, options), models=patterns(args.models),
                        scenarios=patterns(args.scenarios))

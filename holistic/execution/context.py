@@ -8,7 +8,7 @@ from holistic.core.interfaces import Client, TokenizerResolver
 from holistic.core.secrets import Redactor
 from holistic.core.types import ModelDeployment
 from holistic.execution.options import RunOptions
-from holistic.models.cache import RequestCache
+from holistic.models.cache import RequestCache, ResultCache
 from holistic.models.counting import tokenizer_resolver
 from holistic.models.keys import registry_redactor
 from holistic.models.registry import ModelRegistry, create_client
@@ -21,7 +21,7 @@ class ExecutionContext:
 
     options: RunOptions
     registry: ModelRegistry
-    cache: RequestCache | None
+    cache: ResultCache | None
     redactor: Redactor = field(default_factory=Redactor)
     """Values of every API key the registry declares: scrubbed from answers before they are written."""
     _clients: dict[str, Client] = field(default_factory=dict)

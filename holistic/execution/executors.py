@@ -1,26 +1,20 @@
 """Executors: where runs execute. ``local`` runs them one after another in this process;
-``ray`` dispatches each run as a Ray task.
+``ray`` dispatches each run as a Ray task (:mod:`holistic.execution.ray_executor`).
 
-Both call the same :func:`execute_run_safely`, so results are identical. With Ray, each
-task opens its own request cache connection and model clients and writes its own run
-folder; the output (and cache) folder must be on a filesystem every worker sees. The
-driver alone writes ``suite.json``.
+Both call the same :func:`execute_run_safely`, so results are identical.
 """
 
 from __future__ import annotations
 
-import os
 import traceback
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import replace
-from pathlib import Path
 
 from holistic.core.errors import HolisticError
 from holistic.core.types import RunSpec
 from holistic.execution.context import ExecutionContext
 from holistic.execution.options import EXECUTORS, RunOptions
 from holistic.execution.pipeline import execute_run
-from holistic.execution.progress import NullProgress, Progress
+from holistic.execution.progress import Progress
 from holistic.execution.reports import FAILED, RunReport
 from holistic.results.store import SuiteStore
 
@@ -58,10 +52,12 @@ def execute_run_safely(
 Runner = Callable[[Sequence[RunSpec], SuiteStore, RunOptions, Progress, int], Iterator[RunReport]]
 
 
-def check_executor(name: str) -> None:
+def check_executor(name: str, address: str | None = None) -> None:
     """Fail before anything runs if the executor is unknown or unavailable."""
     if name not in EXECUTORS:
         raise ExecutorError(f"unknown executor {name!r}; choose one of {', '.join(EXECUTORS)}")
+    if address and name != "ray":
+        raise ExecutorError(f"--address {address} names a Ray cluster; it needs --executor ray")
     if name == "ray":
         try:
             import ray  # noqa: F401
@@ -84,59 +80,13 @@ def run_local(
         ctx.close()
 
 
-def _ray_task(run: RunSpec, suite: str, options: RunOptions) -> RunReport:
-    """Body of one Ray task: its own cache connection, clients and store handle."""
-    ctx = ExecutionContext.open(options)
-    try:
-        store = SuiteStore(options.output_dir, suite)
-        return execute_run_safely(run, store=store, ctx=ctx, progress=NullProgress(), position=(1, 1))
-    finally:
-        ctx.close()
-
-
-def _absolute(options: RunOptions) -> RunOptions:
-    """Options with every path made absolute (Ray workers may start in another folder)."""
-
-    def fix(path: Path | None) -> Path | None:
-        return None if path is None else path.expanduser().resolve()
-
-    return replace(
-        options,
-        output_dir=options.output_dir.expanduser().resolve(),
-        cache_dir=fix(options.cache_dir) if options.cache_dir is not None else options.cache_path().parent.resolve(),
-        data_root=fix(options.data_root),
-        data_cache_dir=fix(options.data_cache_dir),
-        models_file=fix(options.models_file),
-    )
-
-
 def run_ray(
     runs: Sequence[RunSpec], store: SuiteStore, options: RunOptions, progress: Progress, total: int
 ) -> Iterator[RunReport]:
-    import ray
+    """One Ray task per run (see :mod:`holistic.execution.ray_executor`)."""
+    from holistic.execution.ray_executor import run_ray as dispatch
 
-    if not ray.is_initialized():
-        ray.init(address=os.environ.get("RAY_ADDRESS"), ignore_reinit_error=True)
-    remote = ray.remote(_ray_task)
-    worker_options = _absolute(options)
-    pending = {remote.remote(run, store.suite, worker_options): run for run in runs}
-    done_count = total - len(runs)
-    try:
-        while pending:
-            ready, _ = ray.wait(list(pending), num_returns=1)
-            run = pending.pop(ready[0])
-            try:
-                report: RunReport = ray.get(ready[0])
-            except Exception as exc:  # the task itself died (worker crash, lost node)
-                report = failed_report(run, f"Ray task failed: {type(exc).__name__}: {exc}")
-            done_count += 1
-            progress.message(
-                f"[{done_count}/{total}] {report.run_id}: {report.status}" + (f" ({report.error})" if report.error else "")
-            )
-            yield report
-    finally:
-        for ref in pending:
-            ray.cancel(ref)
+    yield from dispatch(runs, store, options, progress, total)
 
 
 EXECUTOR_FUNCTIONS: dict[str, Runner] = {"local": run_local, "ray": run_ray}

@@ -59,6 +59,8 @@ class RunOptions:
 
     wait_for_lock: bool = True
     """Another process writing the same suite: wait for it (``True``) or stop at once (``--no-wait``)."""
+    ray_address: str | None = None
+    """Ray cluster to join (``--address``; default ``$RAY_ADDRESS``, else a local cluster)."""
 
     def cache_path(self) -> Path:
         folder = self.cache_dir if self.cache_dir is not None else self.output_dir / CACHE_DIR

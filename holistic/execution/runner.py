@@ -46,7 +46,7 @@ def run_suite(
 ) -> SuiteReport:
     """Execute ``runs`` (default: every run of ``compiled``, after :func:`prepare_runs`)."""
     progress = progress or NullProgress()
-    check_executor(options.executor)
+    check_executor(options.executor, options.ray_address)
     selected = unique_runs(runs) if runs is not None else prepare_runs(compiled, options)
     # Every API key the runs need, before anything is written or any model is called.
     registry = ModelRegistry(options.models_file)

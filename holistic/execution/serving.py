@@ -27,7 +27,7 @@ from holistic.core.errors import HolisticError
 from holistic.core.interfaces import Client
 from holistic.core.secrets import Redactor
 from holistic.core.types import Request, RequestResult, RequestState
-from holistic.models.cache import RequestCache, cache_key
+from holistic.models.cache import ResultCache, cache_key
 
 LOCAL_PROVIDERS = frozenset({"simple", "embedded", "huggingface", "llama_cpp"})
 """Providers that run in this process: requests are batched, never sent from several threads."""
@@ -99,7 +99,7 @@ def redact_result(result: RequestResult, redactor: Redactor | None) -> RequestRe
 def serve(
     states: Sequence[RequestState],
     client: Client,
-    cache: RequestCache | None,
+    cache: ResultCache | None,
     *,
     batch_size: int = 32,
     concurrency: int = 1,

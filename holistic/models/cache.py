@@ -35,7 +35,7 @@ import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import asdict
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from holistic.core.errors import StoreError
 from holistic.core.hashing import canonical_json, sha256_hex
@@ -110,6 +110,17 @@ CREATE TABLE IF NOT EXISTS results (
     created REAL NOT NULL
 )
 """
+
+
+class ResultCache(Protocol):
+    """What serving needs of a cache: :class:`RequestCache`, or a proxy to one in another
+    process (the Ray executor's cache actor)."""
+
+    def get_many(self, keys: Sequence[str]) -> dict[str, RequestResult]: ...
+
+    def put_many(self, items: Iterable[tuple[str, RequestResult, str, str]]) -> int: ...
+
+    def close(self) -> None: ...
 
 
 class RequestCache:
