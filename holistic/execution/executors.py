@@ -6,6 +6,7 @@ Both call the same :func:`execute_run_safely`, so results are identical.
 
 from __future__ import annotations
 
+import os
 import traceback
 from collections.abc import Callable, Iterator, Sequence
 
@@ -66,6 +67,9 @@ def check_executor(name: str, address: str | None = None) -> None:
                 "--executor ray needs Ray, which is not installed; pip install 'holistic[ray]' "
                 "(or ray>=2.9), or use --executor local"
             ) from None
+        from holistic.execution.ray_executor import probe_address
+
+        probe_address(address or os.environ.get("RAY_ADDRESS") or "auto")  # before anything is written
 
 
 def run_local(
