@@ -35,9 +35,12 @@ class ExecutionContext:
         return self._tokenizers
 
     @staticmethod
-    def open(options: RunOptions) -> ExecutionContext:
+    def open(options: RunOptions, cache: ResultCache | None = None) -> ExecutionContext:
+        """``cache``: one opened elsewhere (the Ray executor's actor proxy); by default the
+        options' request cache, or none with ``--no-cache``."""
         registry = ModelRegistry(options.models_file)
-        cache = RequestCache(options.cache_path()) if options.use_cache else None
+        if cache is None and options.use_cache:
+            cache = RequestCache(options.cache_path())
         deployments = [*registry.deployments.values(), *(p.template for p in registry.patterns)]
         return ExecutionContext(options=options, registry=registry, cache=cache,
                                 redactor=registry_redactor(deployments))

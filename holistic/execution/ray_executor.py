@@ -52,9 +52,9 @@ from holistic.execution.options import RunOptions
 from holistic.execution.progress import NullProgress, Progress
 from holistic.execution.reports import FAILED, RunReport
 from holistic.execution.serving import LOCAL_PROVIDERS
-from holistic.execution.store import SuiteStore
 from holistic.models.cache import RequestCache
 from holistic.models.registry import ModelRegistry
+from holistic.results.store import SuiteStore
 
 MAX_TASK_RETRIES = 3
 """Times Ray re-runs a task whose worker died before it finished."""
@@ -193,7 +193,7 @@ def _worker_context(options: RunOptions, cache: Any) -> ExecutionContext:
     key = (options.models_file, options.concurrency, options.batch_size)
     ctx = _WORKER_CONTEXTS.get(key)
     if ctx is None:
-        ctx = ExecutionContext(options=options, registry=ModelRegistry(options.models_file), cache=None)
+        ctx = ExecutionContext.open(options, cache)
         _WORKER_CONTEXTS[key] = ctx
     ctx.cache = cache
     return ctx
