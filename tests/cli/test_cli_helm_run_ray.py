@@ -4,6 +4,7 @@ worker loses nothing and repeats nothing, an unreachable --address is a quick cl
 from __future__ import annotations
 
 import glob
+import math
 import os
 import re
 import signal
@@ -76,7 +77,20 @@ def assert_same_results(a_suite: Path, b_suite: Path, ignore: re.Pattern[str] = 
             left, right = _table(a / name, ignore), _table(b / name, ignore)
             assert left.column_names == right.column_names, (a.name, name)
             for column in left.column_names:
-                assert left.column(column).to_pylist() == right.column(column).to_pylist(), (a.name, name, column)
+                assert _same(left.column(column).to_pylist(), right.column(column).to_pylist()), (a.name, name, column)
+
+
+def _same(a: object, b: object) -> bool:
+    """Equal, floats to 1e-5 relative: the local engine keeps shared-prefix keys/values from
+    one run for the next (issue 18's trunk store), so a run's log-probabilities depend in the
+    last bits on which runs its worker served before; everything else must be identical."""
+    if isinstance(a, float) and isinstance(b, float):
+        return math.isclose(a, b, rel_tol=1e-5, abs_tol=1e-9)
+    if isinstance(a, list) and isinstance(b, list):
+        return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b, strict=True))
+    if isinstance(a, dict) and isinstance(b, dict):
+        return a.keys() == b.keys() and all(_same(a[k], b[k]) for k in a)
+    return a == b
 
 
 def test_quickstart_on_ray_equals_local(cluster: None, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

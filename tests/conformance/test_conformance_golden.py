@@ -29,7 +29,7 @@ from holistic.models.registry import ModelRegistry
 from holistic.spec import compile_spec
 
 HERE = Path(__file__).resolve().parent
-GOLDEN = sorted(HERE.glob("*.json"))
+GOLDEN = sorted(p for p in HERE.glob("*.json") if not p.name.startswith("metrics_"))  # metrics_*.json: metric goldens (tests/metrics)
 MODEL = "embedded/smollm2-135m-instruct"
 
 

@@ -172,8 +172,11 @@ def test_wikitext_bits_per_byte_over_windows() -> None:
                score_state(doc, 1, -4 * math.log(2), continuation="ijkl", n_tokens=2, role="window")]
     windows[1] = replace(windows[1], request_index=1)
     result = LanguageModelingMetric().evaluate(windows, ctx())
-    assert _values(result.per_instance, "bits_per_byte")["w1"] == pytest.approx(1.0)
-    assert _values(result.per_instance, "perplexity")["w1"] == pytest.approx(math.exp(12 * math.log(2) / 4))
+    # Pooled over the run's documents, as HELM: summed log-prob over summed bytes and tokens.
+    run = {stat.name.name: stat.sum / stat.count for stat in result.run_stats}
+    assert run["bits_per_byte"] == pytest.approx(1.0)
+    assert run["perplexity"] == pytest.approx(math.exp(12 * math.log(2) / 4))
+    assert _values(result.per_instance, "num_bytes")["w1"] == 12
 
 
 # --- RealToxicityPrompts / BOLD: toxicity over k samples, per subset or group ------------

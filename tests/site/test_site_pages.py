@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
 import pyarrow.parquet as pq
 import pytest
 
+from holistic.results.layout import COMPLETE_MARKER
+from holistic.results.manifest import build_manifest
 from holistic.site import render_site
 from holistic.summarize import summarize_suite, write_summary
 from holistic.testing.fake_suite import FakeRun, write_fake_suite
@@ -34,7 +37,17 @@ def _plant_payload(run_dir: Path) -> str:
         if r["instance_id"] == target:
             r["references"] = [{"output": XSS_REFERENCE, "tags": ["correct"]}]
     pq.write_table(type(inst).from_pylist(irows, schema=inst.schema), run_dir / "instances.parquet")
+    _reseal(run_dir)
     return target
+
+
+def _reseal(run_dir: Path) -> None:
+    """Rewrite the run's manifest for the edited files (as a run that wrote them would have)."""
+    marker = run_dir / COMPLETE_MARKER
+    old = json.loads(marker.read_text(encoding="utf-8"))
+    new = build_manifest(run_dir, [f["name"] for f in old["files"]], written=old["written"],
+                         requests=old["requests"], failed_requests=old["failed_requests"])
+    marker.write_text(json.dumps(new.to_json()), encoding="utf-8")
 
 
 @pytest.fixture(scope="module")
