@@ -48,6 +48,7 @@ from urllib.parse import urlsplit
 from holistic.core.errors import HolisticError
 from holistic.core.types import ModelDeployment, RequestResult, RunSpec
 from holistic.execution.context import ExecutionContext
+from holistic.execution.executors import execute_run_safely, failed_report
 from holistic.execution.options import RunOptions
 from holistic.execution.progress import NullProgress, Progress
 from holistic.execution.reports import FAILED, RunReport
@@ -222,8 +223,6 @@ def ray_task(
     """Body of one Ray task: execute one run into the shared output folder."""
     import ray
 
-    from holistic.execution.executors import execute_run_safely
-
     start = time.perf_counter()
     cache = RemoteCache(cache_actor) if cache_actor is not None else None
     ctx = _worker_context(options, cache)
@@ -322,12 +321,6 @@ def _duration(seconds: float) -> str:
     return f"{seconds // 60}m{seconds % 60:02d}s" if seconds >= 60 else f"{seconds}s"
 
 
-def _failed_report(run: RunSpec, error: str) -> RunReport:
-    from holistic.execution.executors import failed_report
-
-    return failed_report(run, error)
-
-
 def run_ray(
     runs: Sequence[RunSpec], store: SuiteStore, options: RunOptions, progress: Progress, total: int
 ) -> Iterator[RunReport]:
@@ -392,7 +385,7 @@ def run_ray(
                 outcome = ray.get(ref)
                 report = outcome.report
             except Exception as exc:  # the task died more often than it may be retried
-                report = _failed_report(run, f"Ray task failed after {MAX_TASK_RETRIES} retries: {type(exc).__name__}: {exc}")
+                report = failed_report(run, f"Ray task failed after {MAX_TASK_RETRIES} retries: {type(exc).__name__}: {exc}")
             tracker.finish(outcome, report)
             dispatch()
             now = time.perf_counter()

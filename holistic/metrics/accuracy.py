@@ -51,7 +51,7 @@ from holistic.metrics.choices import (
     separate_scores,
 )
 from holistic.metrics.registry import METRICS
-from holistic.metrics.states import Unit, first_main, group_units, outputs, reference_texts
+from holistic.metrics.states import Unit, group_units, outputs, scorable_units
 from holistic.metrics.text import final_number, normalize_quasi, quasi_tokens
 
 AT_K = "@k"
@@ -184,11 +184,7 @@ class GenerationAccuracy(BaseMetric):
 
     def evaluate(self, states: Sequence[RequestState], ctx: MetricContext) -> MetricResult:
         result = MetricResult()
-        for unit in group_units(states):
-            state = first_main(unit)
-            references = reference_texts(unit.instance)
-            if state is None or not references:
-                continue
+        for unit, state, references in scorable_units(states):
             predictions = outputs(state)
             for name, scorer in self.scorers.items():
                 scores = [best_over_references(scorer, p, references) for p in predictions]

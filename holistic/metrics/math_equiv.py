@@ -23,7 +23,7 @@ from holistic.core.latex import boxed_answer
 from holistic.core.types import AdapterSpec, ModelDeployment, RequestState
 from holistic.metrics.base import BaseMetric, info
 from holistic.metrics.registry import METRICS
-from holistic.metrics.states import first_main, group_units, outputs, reference_texts
+from holistic.metrics.states import outputs, scorable_units
 
 EQUIV = "math_equiv"
 EQUIV_COT = "math_equiv_chain_of_thought"
@@ -147,11 +147,7 @@ class MathEquivalence(BaseMetric):
 
     def evaluate(self, states: Sequence[RequestState], ctx: MetricContext) -> MetricResult:
         result = MetricResult()
-        for unit in group_units(states):
-            state = first_main(unit)
-            references = reference_texts(unit.instance)
-            if state is None or not references:
-                continue
+        for unit, state, references in scorable_units(states):
             output = outputs(state)[0]
             if unit.instance.metadata.get("chain_of_thought"):
                 result.per_instance.append(unit.stat(EQUIV_COT, is_equiv_chain_of_thought(output, references[0])))

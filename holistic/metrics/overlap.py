@@ -22,7 +22,7 @@ from holistic.core.interfaces import MetricContext, MetricResult, ScenarioInfo
 from holistic.core.types import AdapterSpec, ModelDeployment, RequestState
 from holistic.metrics.base import BaseMetric, info
 from holistic.metrics.registry import METRICS
-from holistic.metrics.states import first_main, group_units, outputs, reference_texts
+from holistic.metrics.states import outputs, scorable_units
 from holistic.metrics.tokenize import word_tokenize
 
 _ROUGE_TYPES = {"rouge_1": "rouge1", "rouge_2": "rouge2", "rouge_l": "rougeL"}
@@ -79,11 +79,7 @@ class _OverlapMetric(BaseMetric):
     def evaluate(self, states: Sequence[RequestState], ctx: MetricContext) -> MetricResult:
         result = MetricResult()
         score = type(self)._score
-        for unit in group_units(states):
-            state = first_main(unit)
-            references = reference_texts(unit.instance)
-            if state is None or not references:
-                continue
+        for unit, state, references in scorable_units(states):
             for name, value in score(outputs(state)[0], references).items():
                 result.per_instance.append(unit.stat(name, value))
         return result

@@ -9,7 +9,7 @@ instance's split, sub-split and perturbation name.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
 from holistic.core.types import Instance, MetricName, PerInstanceStat, RequestState
@@ -109,6 +109,16 @@ def reference_texts(instance: Instance) -> list[str]:
 def first_main(unit: Unit) -> RequestState | None:
     mains = unit.with_role(MAIN_ROLE)
     return mains[0] if mains else None
+
+
+def scorable_units(states: Iterable[RequestState]) -> Iterator[tuple[Unit, RequestState, list[str]]]:
+    """``(unit, its first main state, its correct reference texts)`` for every unit that a
+    reference-based metric can score (one with a main request and a correct reference)."""
+    for unit in group_units(states):
+        state = first_main(unit)
+        references = reference_texts(unit.instance)
+        if state is not None and references:
+            yield unit, state, references
 
 
 def states_of(units: Sequence[Unit]) -> list[RequestState]:
