@@ -45,10 +45,44 @@ from holistic.models.registry import ModelRegistry, create_client  # noqa: E402
 MODEL = "embedded/smollm2-135m-instruct"
 ENGINES = ("transformers", "llama_cpp")
 _WORDS = (
-    "cell", "tissue", "organ", "muscle", "bone", "nerve", "blood", "heart", "lung", "liver", "kidney",
-    "brain", "skin", "artery", "vein", "membrane", "protein", "enzyme", "hormone", "vessel", "joint",
-    "tendon", "ligament", "cartilage", "nucleus", "structure", "function", "system", "layer", "region",
-    "surface", "upper", "lower", "inner", "outer", "anterior", "posterior", "lateral",
+    "cell",
+    "tissue",
+    "organ",
+    "muscle",
+    "bone",
+    "nerve",
+    "blood",
+    "heart",
+    "lung",
+    "liver",
+    "kidney",
+    "brain",
+    "skin",
+    "artery",
+    "vein",
+    "membrane",
+    "protein",
+    "enzyme",
+    "hormone",
+    "vessel",
+    "joint",
+    "tendon",
+    "ligament",
+    "cartilage",
+    "nucleus",
+    "structure",
+    "function",
+    "system",
+    "layer",
+    "region",
+    "surface",
+    "upper",
+    "lower",
+    "inner",
+    "outer",
+    "anterior",
+    "posterior",
+    "lateral",
 )
 
 
@@ -122,8 +156,9 @@ def start_time(engine: str, cache_dir: str) -> float:
         "assert r[0].success, r[0].error; print(time.perf_counter() - t0)"
     )
     env = {**os.environ, "HOLISTIC_CACHE_DIR": cache_dir}
-    out = subprocess.run([sys.executable, "-c", code, str(ROOT), MODEL, engine], env=env,
-                         capture_output=True, text=True, check=True)
+    out = subprocess.run(
+        [sys.executable, "-c", code, str(ROOT), MODEL, engine], env=env, capture_output=True, text=True, check=True
+    )
     return float(out.stdout.strip().splitlines()[-1])
 
 
@@ -145,6 +180,7 @@ def raw_throughput(client: Any, n_tokens: int, repeats: int) -> float:
         def run() -> None:
             llm.reset()
             llm.eval(ids)
+
     run()
     return n_tokens / median_time(run, repeats)
 
@@ -160,12 +196,16 @@ def bench_engine(engine: str, repeats: int, cache_dir: str) -> dict[str, Any]:
 
     scoring = scoring_requests(40)
     client.process(scoring[:2])
-    t = paired_medians({"batched": lambda: client.process(scoring),
-                        "unbatched": lambda: [client.process([r]) for r in scoring]}, repeats)
+    t = paired_medians(
+        {"batched": lambda: client.process(scoring), "unbatched": lambda: [client.process([r]) for r in scoring]},
+        repeats,
+    )
     res["loglikelihood_requests_per_s"] = {k: len(scoring) / v for k, v in t.items()}
 
-    gen = [Request(model=MODEL, prompt=p, max_tokens=48) for p in
-           ("Once upon a time", "The history of Rome", "Photosynthesis is", "My favourite recipe is")]
+    gen = [
+        Request(model=MODEL, prompt=p, max_tokens=48)
+        for p in ("Once upon a time", "The history of Rome", "Photosynthesis is", "My favourite recipe is")
+    ]
     produced: dict[str, int] = {}
 
     def generate(batch: bool) -> None:
@@ -191,8 +231,12 @@ def five_shot(client: Any, repeats: int, n: int = 50) -> dict[str, Any]:
     tps = raw_throughput(client, 350, repeats)
     harness = median_time(lambda: client.process(requests), repeats)
     out: dict[str, Any] = {
-        "requests": n, "prompt_tokens_mean": total / n, "shared_prefix_tokens": shared,
-        "unique_tokens": unique, "total_tokens": total, "harness_s": harness,
+        "requests": n,
+        "prompt_tokens_mean": total / n,
+        "shared_prefix_tokens": shared,
+        "unique_tokens": unique,
+        "total_tokens": total,
+        "harness_s": harness,
     }
     out["raw_tokens_per_s_350"] = tps
     out["ideal_s"] = unique / tps
@@ -217,8 +261,12 @@ def main(argv: list[str] | None = None) -> int:
     cache_dir = os.environ.get("HOLISTIC_CACHE_DIR", str(Path.home() / ".cache" / "holistic"))
     report: dict[str, Any] = {
         "model": MODEL,
-        "machine": {"platform": platform.platform(), "cpus": os.cpu_count(), "python": platform.python_version(),
-                    "load_avg_1m_at_start": os.getloadavg()[0]},
+        "machine": {
+            "platform": platform.platform(),
+            "cpus": os.cpu_count(),
+            "python": platform.python_version(),
+            "load_avg_1m_at_start": os.getloadavg()[0],
+        },
         "repeats": args.repeats,
         "engines": {},
     }

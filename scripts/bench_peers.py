@@ -65,7 +65,7 @@ SUBJECTS = ("abstract_algebra", "anatomy", "astronomy")
 
 # Runs inside a peer's venv: counts the model's forward passes and padded positions,
 # then hands over to the peer's own command line.
-_COUNTER_SHIM = r'''
+_COUNTER_SHIM = r"""
 import atexit, json, os, runpy, sys
 import torch
 counts = {"forward_calls": 0, "padded_positions": 0}
@@ -82,15 +82,15 @@ atexit.register(lambda: open(os.environ["BENCH_COUNTS"], "w").write(json.dumps(c
 module = sys.argv[1]
 sys.argv = sys.argv[1:]
 runpy.run_module(module, run_name="__main__", alter_sys=True)
-'''
+"""
 
 # Runs a command and prints the peak RSS of its largest descendant (kilobytes).
-_PEAK_WRAPPER = r'''
+_PEAK_WRAPPER = r"""
 import resource, subprocess, sys
 rc = subprocess.call(sys.argv[1:])
 print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss, file=sys.stderr)
 sys.exit(rc)
-'''
+"""
 
 
 # -- set-up --------------------------------------------------------------------------------
@@ -100,8 +100,9 @@ def data_root(given: str | None) -> Path:
     for candidate in (given, os.environ.get("HOLISTIC_DATA_ROOT"), str(ROOT.parent / "shared" / "data")):
         if candidate and (Path(candidate) / "mmlu" / "test").is_dir():
             return Path(candidate).resolve()
-    sys.exit("bench_peers: MMLU not found; pass --data-root (a folder holding mmlu/test/*.csv) "
-             "or set HOLISTIC_DATA_ROOT")
+    sys.exit(
+        "bench_peers: MMLU not found; pass --data-root (a folder holding mmlu/test/*.csv) or set HOLISTIC_DATA_ROOT"
+    )
 
 
 @contextmanager
@@ -145,8 +146,9 @@ def measure(cmd: Sequence[str], *, cwd: Path, env: dict[str, str], log: Path) ->
     """Run ``cmd``; returns (wall seconds, peak RSS in MB). Fails loudly with the log's tail."""
     start = time.perf_counter()
     with log.open("w") as out:
-        proc = subprocess.run([sys.executable, "-c", _PEAK_WRAPPER, *cmd], cwd=cwd, env=env,
-                              stdout=out, stderr=subprocess.PIPE, text=True)
+        proc = subprocess.run(
+            [sys.executable, "-c", _PEAK_WRAPPER, *cmd], cwd=cwd, env=env, stdout=out, stderr=subprocess.PIPE, text=True
+        )
     wall = time.perf_counter() - start
     lines = proc.stderr.strip().splitlines()
     with log.open("a") as out:
@@ -177,7 +179,9 @@ def run_holistic(spec: Path, work: Path, tag: str) -> dict[str, Any]:
     table = pq.read_table(run_dir / "requests.parquet").to_pylist()
     facts = json.loads((run_dir / "artifacts.json").read_text())["execution"]
     return {
-        "wall_s": wall, "peak_mb": peak, "requests": table,
+        "wall_s": wall,
+        "peak_mb": peak,
+        "requests": table,
         "forward_calls": facts.get("engine_forward_calls", 0),
         "forward_tokens": facts.get("engine_forward_tokens", 0),
         "padded_positions": facts.get("engine_padded_positions", 0),
@@ -194,8 +198,15 @@ def write_separate_data(root: Path, work: Path, n: int) -> Path:
     for subject in SUBJECTS:
         with (root / "mmlu" / "test" / f"{subject}_test.csv").open(newline="", encoding="utf-8") as fh:
             for k, rec in enumerate(csv.reader(fh)):
-                rows.append({"id": f"{subject}-{k}", "subject": subject, "question": rec[0],
-                             "choices": rec[1:5], "answer": "ABCD".index(rec[5].strip())})
+                rows.append(
+                    {
+                        "id": f"{subject}-{k}",
+                        "subject": subject,
+                        "question": rec[0],
+                        "choices": rec[1:5],
+                        "answer": "ABCD".index(rec[5].strip()),
+                    }
+                )
     path = work / "mmlu_separate.jsonl"
     path.write_text("".join(json.dumps(r) + "\n" for r in rows[:n]), encoding="utf-8")
     return path
@@ -203,18 +214,33 @@ def write_separate_data(root: Path, work: Path, n: int) -> Path:
 
 def separate_spec(data: Path, work: Path, n: int) -> Path:
     spec = work / "bench_separate.yaml"
-    spec.write_text(json.dumps({
-        "suite": "bench_separate",
-        "models": [MODEL],
-        "runs": [{
-            "scenario": "file",
-            "args": {"path": str(data), "fields": {"input": "question", "choices": "choices", "label": "answer",
-                                                   "id": "id"}},
-            "adaptation": {"method": "multiple_choice_separate_original", "max_train_instances": 0,
-                           "max_eval_instances": n, "input_prefix": "Question: ", "output_prefix": "Answer: "},
-            "metrics": ["accuracy"],
-        }],
-    }, indent=1), encoding="utf-8")
+    spec.write_text(
+        json.dumps(
+            {
+                "suite": "bench_separate",
+                "models": [MODEL],
+                "runs": [
+                    {
+                        "scenario": "file",
+                        "args": {
+                            "path": str(data),
+                            "fields": {"input": "question", "choices": "choices", "label": "answer", "id": "id"},
+                        },
+                        "adaptation": {
+                            "method": "multiple_choice_separate_original",
+                            "max_train_instances": 0,
+                            "max_eval_instances": n,
+                            "input_prefix": "Question: ",
+                            "output_prefix": "Answer: ",
+                        },
+                        "metrics": ["accuracy"],
+                    }
+                ],
+            },
+            indent=1,
+        ),
+        encoding="utf-8",
+    )
     return spec
 
 
@@ -241,14 +267,38 @@ def run_lm_eval(python: Path, tasks: Path, model: Path, work: Path, tag: str) ->
     out = work / f"out-{tag}"
     shutil.rmtree(out, ignore_errors=True)
     counts = work / f"{tag}.counts.json"
-    cmd = [str(python), "-c", _COUNTER_SHIM, "lm_eval", "--model", "hf",
-           "--model_args", f"pretrained={model},dtype=float32", "--device", "cpu", "--batch_size", "16",
-           "--tasks", "bench_mmlu_separate", "--include_path", str(tasks), "--log_samples", "--output_path", str(out)]
-    wall, peak = measure(cmd, cwd=work, env=_env(BENCH_COUNTS=str(counts), HF_DATASETS_CACHE=str(work / f"ds-{tag}")),
-                         log=work / f"{tag}.log")
+    cmd = [
+        str(python),
+        "-c",
+        _COUNTER_SHIM,
+        "lm_eval",
+        "--model",
+        "hf",
+        "--model_args",
+        f"pretrained={model},dtype=float32",
+        "--device",
+        "cpu",
+        "--batch_size",
+        "16",
+        "--tasks",
+        "bench_mmlu_separate",
+        "--include_path",
+        str(tasks),
+        "--log_samples",
+        "--output_path",
+        str(out),
+    ]
+    wall, peak = measure(
+        cmd,
+        cwd=work,
+        env=_env(BENCH_COUNTS=str(counts), HF_DATASETS_CACHE=str(work / f"ds-{tag}")),
+        log=work / f"{tag}.log",
+    )
     samples = [json.loads(line) for f in sorted(out.rglob("samples_*.jsonl")) for line in f.open()]
-    preds = {s["doc"]["id"]: max(range(len(s["filtered_resps"])), key=lambda k: float(s["filtered_resps"][k][0]))
-             for s in samples}
+    preds = {
+        s["doc"]["id"]: max(range(len(s["filtered_resps"])), key=lambda k: float(s["filtered_resps"][k][0]))
+        for s in samples
+    }
     prompts = {s["doc"]["id"]: _first_context(s["arguments"]) for s in samples}
     return {"wall_s": wall, "peak_mb": peak, "preds": preds, "prompts": prompts, **json.loads(counts.read_text())}
 
@@ -296,8 +346,8 @@ def helm_env_files(prod_env: Path, model: Path) -> None:
         "      class_name: helm.tokenizers.huggingface_tokenizer.HuggingFaceTokenizer\n"
         "      args:\n"
         f"        pretrained_model_name_or_path: {model}\n"
-        "    end_of_text_token: \"<|im_end|>\"\n"
-        "    prefix_token: \"\"\n",
+        '    end_of_text_token: "<|im_end|>"\n'
+        '    prefix_token: ""\n',
         encoding="utf-8",
     )
     (prod_env / "model_metadata.yaml").write_text(
@@ -325,9 +375,23 @@ def run_helm(python: Path, root: Path, model: Path, work: Path, tag: str, n: int
     (scen / "data").symlink_to(root / "mmlu", target_is_directory=True)
     counts = work / f"{tag}.counts.json"
     entry = f"mmlu:subject=anatomy,method=multiple_choice_joint,model={HELM_MODEL}"
-    cmd = [str(python), "-c", _COUNTER_SHIM, "helm.benchmark.run", "--run-entries", entry, "--suite", "bench",
-           "--max-eval-instances", str(n), "--local-path", str(prod_env),
-           "--output-path", str(base / "benchmark_output"), "--disable-cache" if False else "--skip-completed-runs"]
+    cmd = [
+        str(python),
+        "-c",
+        _COUNTER_SHIM,
+        "helm.benchmark.run",
+        "--run-entries",
+        entry,
+        "--suite",
+        "bench",
+        "--max-eval-instances",
+        str(n),
+        "--local-path",
+        str(prod_env),
+        "--output-path",
+        str(base / "benchmark_output"),
+        "--disable-cache" if False else "--skip-completed-runs",
+    ]
     wall, peak = measure(cmd, cwd=base, env=_env(BENCH_COUNTS=str(counts)), log=work / f"{tag}.log")
     state_file = next((base / "benchmark_output" / "runs" / "bench").glob("mmlu*/scenario_state.json"))
     states = json.loads(state_file.read_text())["request_states"]
@@ -336,30 +400,53 @@ def run_helm(python: Path, root: Path, model: Path, work: Path, tag: str, n: int
         refs = s["instance"]["references"]
         answer = next(i for i, r in enumerate(refs) if "correct" in r["tags"])
         req = s["request"]
-        items.append({"id": s["instance"]["id"], "prompt": req["prompt"], "answer": "ABCDE"[answer],
-                      "max_tokens": req["max_tokens"], "stop": req["stop_sequences"],
-                      "completion": s["result"]["completions"][0]["text"]})
+        items.append(
+            {
+                "id": s["instance"]["id"],
+                "prompt": req["prompt"],
+                "answer": "ABCDE"[answer],
+                "max_tokens": req["max_tokens"],
+                "stop": req["stop_sequences"],
+                "completion": s["result"]["completions"][0]["text"],
+            }
+        )
     return {"wall_s": wall, "peak_mb": peak, "items": items, **json.loads(counts.read_text())}
 
 
 def joint_spec(items: list[dict[str, Any]], work: Path) -> Path:
     data = work / "mmlu_joint_helm_prompts.jsonl"
-    data.write_text("".join(json.dumps({"id": i["id"], "prompt": i["prompt"], "answer": i["answer"]}) + "\n"
-                            for i in items), encoding="utf-8")
+    data.write_text(
+        "".join(json.dumps({"id": i["id"], "prompt": i["prompt"], "answer": i["answer"]}) + "\n" for i in items),
+        encoding="utf-8",
+    )
     spec = work / "bench_joint.yaml"
-    spec.write_text(json.dumps({
-        "suite": "bench_joint",
-        "models": [MODEL],
-        "runs": [{
-            "scenario": "file",
-            "args": {"path": str(data), "fields": {"input": "prompt", "output": "answer", "id": "id"}},
-            "adaptation": {"method": "generation", "max_train_instances": 0, "max_eval_instances": len(items),
-                           "template": "{{ input }}{{ output }}", "prompt_format": "plain",
-                           "max_tokens": items[0]["max_tokens"], "stop_sequences": items[0]["stop"],
-                           "temperature": 0.0},
-            "metrics": ["accuracy"],
-        }],
-    }, indent=1), encoding="utf-8")
+    spec.write_text(
+        json.dumps(
+            {
+                "suite": "bench_joint",
+                "models": [MODEL],
+                "runs": [
+                    {
+                        "scenario": "file",
+                        "args": {"path": str(data), "fields": {"input": "prompt", "output": "answer", "id": "id"}},
+                        "adaptation": {
+                            "method": "generation",
+                            "max_train_instances": 0,
+                            "max_eval_instances": len(items),
+                            "template": "{{ input }}{{ output }}",
+                            "prompt_format": "plain",
+                            "max_tokens": items[0]["max_tokens"],
+                            "stop_sequences": items[0]["stop"],
+                            "temperature": 0.0,
+                        },
+                        "metrics": ["accuracy"],
+                    }
+                ],
+            },
+            indent=1,
+        ),
+        encoding="utf-8",
+    )
     return spec
 
 
@@ -406,7 +493,7 @@ def work_tokens(requests: list[dict[str, Any]], model: Path) -> int:
         ctx = r["prompt"]
         cont = r["continuation"] or ""
         stripped = ctx.rstrip(" ")
-        cont = ctx[len(stripped):] + cont
+        cont = ctx[len(stripped) :] + cont
         ids = tok(stripped, add_special_tokens=False)["input_ids"]
         seqs.append(ids + tok(cont, add_special_tokens=False)["input_ids"] if cont else ids)
     return unique_tokens(seqs)
@@ -420,34 +507,49 @@ def _median(runs: list[dict[str, Any]], key: str) -> float:
 
 
 def _pair_line(k: int, peer: str, p: dict[str, Any], h: dict[str, Any]) -> None:
-    print(f"pair {k + 1}: {peer} {p['wall_s']:.1f} s, {p['peak_mb']:.0f} MB, {p['forward_calls']} forward calls, "
-          f"{p['padded_positions']} positions | holistic {h['wall_s']:.1f} s, {h['peak_mb']:.0f} MB, "
-          f"{h['forward_calls']} forward calls, {h['padded_positions']} positions "
-          f"({h['forward_tokens']} tokens), scoring {h['scoring_s']:.1f} s | ratio {h['wall_s'] / p['wall_s']:.2f}",
-          flush=True)
+    print(
+        f"pair {k + 1}: {peer} {p['wall_s']:.1f} s, {p['peak_mb']:.0f} MB, {p['forward_calls']} forward calls, "
+        f"{p['padded_positions']} positions | holistic {h['wall_s']:.1f} s, {h['peak_mb']:.0f} MB, "
+        f"{h['forward_calls']} forward calls, {h['padded_positions']} positions "
+        f"({h['forward_tokens']} tokens), scoring {h['scoring_s']:.1f} s | ratio {h['wall_s'] / p['wall_s']:.2f}",
+        flush=True,
+    )
 
 
 def report(name: str, peer: str, peers: list[dict[str, Any]], ours: list[dict[str, Any]], agree: str) -> dict[str, Any]:
     print(f"\n== {name}: {peer} vs holistic ({len(ours)} alternating pairs; predictions {agree})")
-    print(f"{'pair':>4}  {'tool':<10} {'wall s':>7} {'peak MB':>8} {'forward calls':>13} {'positions':>10} {'ratio':>6}")
+    print(
+        f"{'pair':>4}  {'tool':<10} {'wall s':>7} {'peak MB':>8} {'forward calls':>13} {'positions':>10} {'ratio':>6}"
+    )
     for k, (p, h) in enumerate(zip(peers, ours, strict=True), 1):
-        print(f"{k:>4}  {peer:<10} {p['wall_s']:7.1f} {p['peak_mb']:8.0f} {p['forward_calls']:13d} "
-              f"{p['padded_positions']:10d}")
-        print(f"{'':>4}  {'holistic':<10} {h['wall_s']:7.1f} {h['peak_mb']:8.0f} {h['forward_calls']:13d} "
-              f"{h['padded_positions']:10d} {h['wall_s'] / p['wall_s']:6.2f}")
+        print(
+            f"{k:>4}  {peer:<10} {p['wall_s']:7.1f} {p['peak_mb']:8.0f} {p['forward_calls']:13d} "
+            f"{p['padded_positions']:10d}"
+        )
+        print(
+            f"{'':>4}  {'holistic':<10} {h['wall_s']:7.1f} {h['peak_mb']:8.0f} {h['forward_calls']:13d} "
+            f"{h['padded_positions']:10d} {h['wall_s'] / p['wall_s']:6.2f}"
+        )
     summary = {
         "peer": peer,
-        "peer_wall_s": _median(peers, "wall_s"), "holistic_wall_s": _median(ours, "wall_s"),
-        "peer_peak_mb": _median(peers, "peak_mb"), "holistic_peak_mb": _median(ours, "peak_mb"),
-        "peer_forward_calls": _median(peers, "forward_calls"), "holistic_forward_calls": _median(ours, "forward_calls"),
-        "peer_positions": _median(peers, "padded_positions"), "holistic_positions": _median(ours, "padded_positions"),
-        "holistic_tokens": _median(ours, "forward_tokens"), "holistic_scoring_s": _median(ours, "scoring_s"),
+        "peer_wall_s": _median(peers, "wall_s"),
+        "holistic_wall_s": _median(ours, "wall_s"),
+        "peer_peak_mb": _median(peers, "peak_mb"),
+        "holistic_peak_mb": _median(ours, "peak_mb"),
+        "peer_forward_calls": _median(peers, "forward_calls"),
+        "holistic_forward_calls": _median(ours, "forward_calls"),
+        "peer_positions": _median(peers, "padded_positions"),
+        "holistic_positions": _median(ours, "padded_positions"),
+        "holistic_tokens": _median(ours, "forward_tokens"),
+        "holistic_scoring_s": _median(ours, "scoring_s"),
         "predictions": agree,
     }
     summary["ratio"] = summary["holistic_wall_s"] / summary["peer_wall_s"]
     print(f"median  {peer:<10} {summary['peer_wall_s']:7.1f} {summary['peer_peak_mb']:8.0f}")
-    print(f"median  {'holistic':<10} {summary['holistic_wall_s']:7.1f} {summary['holistic_peak_mb']:8.0f}   "
-          f"ratio {summary['ratio']:.2f} ({1 / summary['ratio']:.1f}x faster)")
+    print(
+        f"median  {'holistic':<10} {summary['holistic_wall_s']:7.1f} {summary['holistic_peak_mb']:8.0f}   "
+        f"ratio {summary['ratio']:.2f} ({1 / summary['ratio']:.1f}x faster)"
+    )
     return summary
 
 
@@ -458,8 +560,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--questions", type=int, default=300, help="questions of the separate workload (default 300)")
     ap.add_argument("--instances", type=int, default=50, help="instances of the joint workload (default 50)")
     ap.add_argument("--data-root", help="folder holding mmlu/ (default: $HOLISTIC_DATA_ROOT or ../shared/data)")
-    ap.add_argument("--cache", default=os.environ.get("HOLISTIC_CACHE_DIR", str(Path.home() / ".cache" / "holistic")),
-                    help="where the peers' virtual environments live (under peers/bench/)")
+    ap.add_argument(
+        "--cache",
+        default=os.environ.get("HOLISTIC_CACHE_DIR", str(Path.home() / ".cache" / "holistic")),
+        help="where the peers' virtual environments live (under peers/bench/)",
+    )
     ap.add_argument("--work", help="scratch folder (default: a new temporary folder)")
     ap.add_argument("--out", help="write the results as JSON here")
     args = ap.parse_args(argv)
@@ -472,8 +577,9 @@ def main(argv: list[str] | None = None) -> int:
     results: dict[str, Any] = {
         "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
         "machine": f"{platform.machine()}, {os.cpu_count()} cores, {platform.system()} {platform.release()}, "
-                   f"Python {platform.python_version()}",
-        "model": str(model), "workloads": {},
+        f"Python {platform.python_version()}",
+        "model": str(model),
+        "workloads": {},
     }
     print(f"bench_peers: work folder {work}; model {model}")
 
@@ -489,21 +595,30 @@ def main(argv: list[str] | None = None) -> int:
         h_preds, h_prompts = holistic_separate_preds(ours[0])
         same = sum(h_preds[i] == p for i, p in peers[0]["preds"].items() if i in h_preds)
         same_prompts = sum(h_prompts.get(i) == p for i, p in peers[0]["prompts"].items())
-        agree = f"{same}/{len(peers[0]['preds'])} identical, prompts {same_prompts}/{len(peers[0]['prompts'])} identical"
+        agree = (
+            f"{same}/{len(peers[0]['preds'])} identical, prompts {same_prompts}/{len(peers[0]['prompts'])} identical"
+        )
         summary = report("0-shot choice by choice, MMLU test", "lm-eval", peers, ours, agree)
         floor_tokens = work_tokens(ours[0]["requests"], model)
         rate = forward_rate(model)
         floor_s = floor_tokens / rate
-        summary.update(unique_tokens=floor_tokens, forward_rate=rate, floor_s=floor_s,
-                       scoring_vs_floor=summary["holistic_scoring_s"] / floor_s)
-        print(f"holistic efficiency: {summary['holistic_tokens']:.0f} tokens through the model for {floor_tokens} "
-              f"unique; scoring {summary['holistic_scoring_s']:.1f} s vs floor {floor_s:.1f} s "
-              f"({floor_tokens} tokens at {rate:.0f} tokens/s): {summary['scoring_vs_floor']:.2f}x the floor")
+        summary.update(
+            unique_tokens=floor_tokens,
+            forward_rate=rate,
+            floor_s=floor_s,
+            scoring_vs_floor=summary["holistic_scoring_s"] / floor_s,
+        )
+        print(
+            f"holistic efficiency: {summary['holistic_tokens']:.0f} tokens through the model for {floor_tokens} "
+            f"unique; scoring {summary['holistic_scoring_s']:.1f} s vs floor {floor_s:.1f} s "
+            f"({floor_tokens} tokens at {rate:.0f} tokens/s): {summary['scoring_vs_floor']:.2f}x the floor"
+        )
         results["workloads"]["separate"] = summary
 
     if args.only in (None, "joint"):
-        python = install_peer(peers_dir / "helm", [TORCH, "torchvision==0.28.0", HELM],
-                              post=["uninstall", "-y", "-q", "torchvision"])
+        python = install_peer(
+            peers_dir / "helm", [TORCH, "torchvision==0.28.0", HELM], post=["uninstall", "-y", "-q", "torchvision"]
+        )
         peers, ours = [], []
         spec = None
         for k in range(args.pairs):
@@ -522,9 +637,20 @@ def main(argv: list[str] | None = None) -> int:
         rerun_out = work / "out-holistic-joint-rerun"
         shutil.rmtree(rerun_out, ignore_errors=True)
         helm_run = Path(sys.executable).with_name("helm-run")
-        wall, peak = measure([str(helm_run), str(spec), "--output-dir", str(rerun_out), "--cache-dir",
-                              str(work / "cache-holistic-joint-cached-src"), "--quiet"],
-                             cwd=work, env=_env(PYTHONPATH=str(ROOT)), log=work / "rerun.log")
+        wall, peak = measure(
+            [
+                str(helm_run),
+                str(spec),
+                "--output-dir",
+                str(rerun_out),
+                "--cache-dir",
+                str(work / "cache-holistic-joint-cached-src"),
+                "--quiet",
+            ],
+            cwd=work,
+            env=_env(PYTHONPATH=str(ROOT)),
+            log=work / "rerun.log",
+        )
         summary.update(cached_rerun_s=wall, cached_rerun_peak_mb=peak, cached_source_s=cached["wall_s"])
         print(f"fully cached rerun into a fresh output folder: {wall:.1f} s, peak {peak:.0f} MB")
         results["workloads"]["joint"] = summary

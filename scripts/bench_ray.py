@@ -51,8 +51,18 @@ def _spec(folder: Path, model: str) -> Path:
 
 
 def _run(spec: Path, out: Path, executor: str, extra: list[str]) -> dict[str, float]:
-    cmd = [sys.executable, "-m", "holistic.cli.run", str(spec), "--output-dir", str(out), "--quiet",
-           "--executor", executor, *extra]
+    cmd = [
+        sys.executable,
+        "-m",
+        "holistic.cli.run",
+        str(spec),
+        "--output-dir",
+        str(out),
+        "--quiet",
+        "--executor",
+        executor,
+        *extra,
+    ]
     start = time.perf_counter()
     subprocess.run(cmd, check=True, env=os.environ.copy())
     wall = time.perf_counter() - start
@@ -85,7 +95,12 @@ def main() -> None:
             models = {"embedded": "embedded/smollm2-135m-instruct", "api-like": "simple/api-like"}
             for workload in args.workloads.split(","):
                 spec = _spec(folder, models[workload])
-                extra = ["--max-eval-instances", str(args.max_eval_instances), "--models-file", str(folder / "models.yaml")]
+                extra = [
+                    "--max-eval-instances",
+                    str(args.max_eval_instances),
+                    "--models-file",
+                    str(folder / "models.yaml"),
+                ]
                 walls: dict[str, list[float]] = {"local": [], "ray": []}
                 for pair in range(args.pairs):
                     order = ("local", "ray") if pair % 2 == 0 else ("ray", "local")
@@ -93,11 +108,23 @@ def main() -> None:
                         out = folder / f"{workload}-{executor}-{pair}"
                         result = _run(spec, out, executor, extra)
                         walls[executor].append(result["wall_s"])
-                        print(json.dumps({"workload": workload, "executor": executor, "pair": pair,
-                                          **{k: round(v, 2) for k, v in result.items()}}), flush=True)
+                        print(
+                            json.dumps(
+                                {
+                                    "workload": workload,
+                                    "executor": executor,
+                                    "pair": pair,
+                                    **{k: round(v, 2) for k, v in result.items()},
+                                }
+                            ),
+                            flush=True,
+                        )
                 local, remote = statistics.median(walls["local"]), statistics.median(walls["ray"])
-                summary[workload] = {"local_median_s": round(local, 1), "ray_median_s": round(remote, 1),
-                                     "local_over_ray": round(local / remote, 2)}
+                summary[workload] = {
+                    "local_median_s": round(local, 1),
+                    "ray_median_s": round(remote, 1),
+                    "local_over_ray": round(local / remote, 2),
+                }
     finally:
         ray.shutdown()
     print(json.dumps({"workers": args.workers, "pairs": args.pairs, "summary": summary}, indent=2))

@@ -31,8 +31,11 @@ def main() -> None:
 
     with tempfile.TemporaryDirectory() as tmp:
         t0 = time.perf_counter()
-        suite_dir = write_fake_suite(Path(tmp), "big", [FakeRun("big_scenario", "model/a", skill=0.6,
-                                                                 num_instances=args.instances, with_requests=True)])
+        suite_dir = write_fake_suite(
+            Path(tmp),
+            "big",
+            [FakeRun("big_scenario", "model/a", skill=0.6, num_instances=args.instances, with_requests=True)],
+        )
         generate = time.perf_counter() - t0
         t0 = time.perf_counter()
         summary = summarize_suite(suite_dir)
@@ -55,8 +58,10 @@ def main() -> None:
             from playwright.sync_api import sync_playwright
 
             with sync_playwright() as p:
-                browser = p.chromium.launch(executable_path=args.chromium, args=[
-                    "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"])
+                browser = p.chromium.launch(
+                    executable_path=args.chromium,
+                    args=["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"],
+                )
                 page = browser.new_page()
                 t0 = time.perf_counter()
                 page.goto(browse.as_uri())

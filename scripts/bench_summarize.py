@@ -51,16 +51,26 @@ def main() -> None:
         gen = time.perf_counter() - t0
         results = []
         for _ in range(args.repeat):
-            out = subprocess.run([sys.executable, "-c", CHILD, str(suite_dir)], capture_output=True, text=True,
-                                 check=True)
+            out = subprocess.run(
+                [sys.executable, "-c", CHILD, str(suite_dir)], capture_output=True, text=True, check=True
+            )
             results.append(json.loads(out.stdout.strip().splitlines()[-1]))
     secs = [r["seconds"] for r in results]
     rss = [r["peak_rss_mb"] for r in results]
-    print(json.dumps({
-        "runs": len(runs), "instances_per_run": args.instances, "generate_seconds": round(gen, 1),
-        "summarize_seconds_median": round(statistics.median(secs), 2), "summarize_seconds_all": [round(s, 2) for s in secs],
-        "peak_rss_mb_max": round(max(rss)), "targets": {"seconds": 60, "peak_rss_mb": 2048},
-    }, indent=1))
+    print(
+        json.dumps(
+            {
+                "runs": len(runs),
+                "instances_per_run": args.instances,
+                "generate_seconds": round(gen, 1),
+                "summarize_seconds_median": round(statistics.median(secs), 2),
+                "summarize_seconds_all": [round(s, 2) for s in secs],
+                "peak_rss_mb_max": round(max(rss)),
+                "targets": {"seconds": 60, "peak_rss_mb": 2048},
+            },
+            indent=1,
+        )
+    )
 
 
 if __name__ == "__main__":

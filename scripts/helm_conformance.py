@@ -87,7 +87,9 @@ def helm_venv(path: Path) -> Path:
 def _has_helm(python: Path) -> bool:
     probe = subprocess.run(
         [str(python), "-c", "import importlib.metadata as m; print(m.version('crfm-helm'))"],
-        capture_output=True, text=True, check=False,
+        capture_output=True,
+        text=True,
+        check=False,
     )
     return probe.returncode == 0 and probe.stdout.strip() == HELM_VERSION
 
@@ -95,7 +97,8 @@ def _has_helm(python: Path) -> bool:
 def write_prod_env(prod_env: Path, model_dir: Path) -> None:
     """HELM's configuration for the local model: deployment, tokenizer, metadata."""
     prod_env.mkdir(parents=True, exist_ok=True)
-    (prod_env / "model_deployments.yaml").write_text(textwrap.dedent(f"""\
+    (prod_env / "model_deployments.yaml").write_text(
+        textwrap.dedent(f"""\
         model_deployments:
           - name: {HELM_MODEL}
             model_name: {HELM_MODEL}
@@ -107,8 +110,10 @@ def write_prod_env(prod_env: Path, model_dir: Path) -> None:
                 pretrained_model_name_or_path: "{model_dir}"
                 apply_chat_template: false
                 torch_dtype: "float32"
-        """))
-    (prod_env / "tokenizer_configs.yaml").write_text(textwrap.dedent(f"""\
+        """)
+    )
+    (prod_env / "tokenizer_configs.yaml").write_text(
+        textwrap.dedent(f"""\
         tokenizer_configs:
           - name: {HELM_MODEL}
             tokenizer_spec:
@@ -117,8 +122,10 @@ def write_prod_env(prod_env: Path, model_dir: Path) -> None:
                 pretrained_model_name_or_path: "{model_dir}"
             end_of_text_token: "<|im_end|>"
             prefix_token: ""
-        """))
-    (prod_env / "model_metadata.yaml").write_text(textwrap.dedent(f"""\
+        """)
+    )
+    (prod_env / "model_metadata.yaml").write_text(
+        textwrap.dedent(f"""\
         models:
           - name: {HELM_MODEL}
             display_name: SmolLM2-135M-Instruct (holistic's embedded weights)
@@ -127,7 +134,8 @@ def write_prod_env(prod_env: Path, model_dir: Path) -> None:
             access: open
             release_date: 2024-11-01
             tags: [TEXT_MODEL_TAG, FULL_FUNCTIONALITY_TEXT_MODEL_TAG, LIMITED_FUNCTIONALITY_TEXT_MODEL_TAG]
-        """))
+        """)
+    )
 
 
 # ---------------------------------------------------------------------------
@@ -157,7 +165,7 @@ def helm_instance_json(instance: Any) -> dict[str, Any]:
     }
 
 
-_RAFT_SPLIT = r'''
+_RAFT_SPLIT = r"""
 import csv, json, sys
 import datasets
 rows = list(csv.DictReader(open(sys.argv[1], encoding="utf-8", newline="")))
@@ -169,7 +177,7 @@ for name, part in (("train", split["train"]), ("test", split["test"])):
                     "references": [{"output": {"text": x["Label"]}, "tags": ["correct"]}],
                     "split": name, "id": "ade_corpus_v2-" + x["ID"]})
 json.dump(out, open(sys.argv[3], "w"), indent=1)
-'''
+"""
 
 
 def prepare_helm_instances(key: str, out: Path, data_root: Path, helm_python: Path) -> None:
@@ -191,8 +199,14 @@ def prepare_helm_instances(key: str, out: Path, data_root: Path, helm_python: Pa
         settings.parent.mkdir(parents=True, exist_ok=True)
         settings.write_text(json.dumps(FIELD_ORDERING) + "\n" + json.dumps(TASK_INSTRUCTIONS) + "\n", encoding="utf-8")
         subprocess.run(
-            [str(helm_python), "-c", _RAFT_SPLIT, str(data_root / "raft" / "ade_corpus_v2" / "train.csv"),
-             json.dumps(FIELD_ORDERING["ade_corpus_v2"]), str(target)],
+            [
+                str(helm_python),
+                "-c",
+                _RAFT_SPLIT,
+                str(data_root / "raft" / "ade_corpus_v2" / "train.csv"),
+                json.dumps(FIELD_ORDERING["ade_corpus_v2"]),
+                str(target),
+            ],
             check=True,
         )
         return
@@ -213,10 +227,28 @@ def run_helm(key: str, out: Path, helm_python: Path, prod_env: Path, n: int, tri
     if done is not None:  # --keep: HELM already ran this one
         return done
     proc = subprocess.Popen(
-        ["nice", str(helm_run), "--run-entries", entry, "--suite", "conformance", "--max-eval-instances", str(n),
-         "--num-train-trials", str(trials), "--output-path", str(out), "--local-path", str(prod_env),
-         "--cache-instances", "--num-threads", "1", "--exit-on-error"],
-        env=env, cwd=out,
+        [
+            "nice",
+            str(helm_run),
+            "--run-entries",
+            entry,
+            "--suite",
+            "conformance",
+            "--max-eval-instances",
+            str(n),
+            "--num-train-trials",
+            str(trials),
+            "--output-path",
+            str(out),
+            "--local-path",
+            str(prod_env),
+            "--cache-instances",
+            "--num-threads",
+            "1",
+            "--exit-on-error",
+        ],
+        env=env,
+        cwd=out,
     )
     # helm-run 0.5.16 can linger after "Done." (threads of the Hugging Face server); once its
     # results are written and a minute has passed, it is stopped.
@@ -231,7 +263,9 @@ def run_helm(key: str, out: Path, helm_python: Path, prod_env: Path, n: int, tri
         time.sleep(5)
     found = _helm_run_dir(out, key)
     if found is None:
-        raise SystemExit(f"HELM wrote no results for {entry} under {out / 'runs' / 'conformance'} (exit {proc.returncode})")
+        raise SystemExit(
+            f"HELM wrote no results for {entry} under {out / 'runs' / 'conformance'} (exit {proc.returncode})"
+        )
     return found
 
 
@@ -239,7 +273,11 @@ def _helm_run_dir(out: Path, key: str) -> Path | None:
     """HELM's finished run folder for ``key`` (its stats written), or ``None``."""
     base = out / "runs" / "conformance"
     for path in sorted(base.glob("*")) if base.is_dir() else ():
-        if _entry_matches(path.name, key) and (path / "stats.json").is_file() and (path / "per_instance_stats.json").is_file():
+        if (
+            _entry_matches(path.name, key)
+            and (path / "stats.json").is_file()
+            and (path / "per_instance_stats.json").is_file()
+        ):
             return path
     return None
 
@@ -258,15 +296,34 @@ def run_holistic(key: str, out: Path, data_root: Path, n: int, trials: int) -> P
         "suite": f"conformance-{key}",
         "protocol": "helm",
         "models": [MODEL],
-        "runs": [{"scenario": name, "args": args, "max_eval_instances": n, "num_train_trials": trials,
-                  "metrics": ["accuracy", "calibration"], "perturbations": []}],
+        "runs": [
+            {
+                "scenario": name,
+                "args": args,
+                "max_eval_instances": n,
+                "num_train_trials": trials,
+                "metrics": ["accuracy", "calibration"],
+                "perturbations": [],
+            }
+        ],
     }
     spec_path = out / f"{key}.yaml"
     spec_path.write_text(json.dumps(spec, indent=1))
     subprocess.run(
-        ["nice", sys.executable, "-m", "holistic.cli.run", str(spec_path), "--output-dir", str(out),
-         "--data-root", str(data_root), "--quiet"],
-        check=True, env={**os.environ, "PYTHONPATH": str(ROOT)},
+        [
+            "nice",
+            sys.executable,
+            "-m",
+            "holistic.cli.run",
+            str(spec_path),
+            "--output-dir",
+            str(out),
+            "--data-root",
+            str(data_root),
+            "--quiet",
+        ],
+        check=True,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
     )
     runs = sorted((out / f"conformance-{key}" / "runs").glob("*"))
     return runs[0]
@@ -299,7 +356,9 @@ def compare(key: str, helm_dir: Path, ours_dir: Path, data_root: Path) -> dict[s
     loader_mismatch = 0
     if key == "mmlu":
         by_id = {i.id: i for i in holistic_instances(key, data_root)}
-        loader_mismatch = sum(by_id[id_map[s["instance"]["id"]]].input != s["instance"]["input"]["text"] for s in states)
+        loader_mismatch = sum(
+            by_id[id_map[s["instance"]["id"]]].input != s["instance"]["input"]["text"] for s in states
+        )
     prompts = params = agree = 0
     missing = []
     for s in states:
@@ -311,7 +370,10 @@ def compare(key: str, helm_dir: Path, ours_dir: Path, data_root: Path) -> dict[s
         req = s["request"]
         prompts += row["prompt"] == req["prompt"]
         params += (row["max_tokens"], row["temperature"], list(row["stop"]), row["num_completions"]) == (
-            req["max_tokens"], req["temperature"], list(req.get("stop_sequences", [])), req["num_completions"]
+            req["max_tokens"],
+            req["temperature"],
+            list(req.get("stop_sequences", [])),
+            req["num_completions"],
         )
         helm_text = s["result"]["completions"][0]["text"].strip() if s.get("result") else None
         agree += (row["completion"] or "").strip() == helm_text
@@ -379,9 +441,11 @@ def write_golden(key: str, helm_dir: Path, data_root: Path, target: Path, k: int
     per_instance = json.loads((helm_dir / "per_instance_stats.json").read_text())
     keep = list(dict.fromkeys(s["instance"]["id"] for s in states))[:k]
     stats = {
-        id_map[p["instance_id"]]: {st["name"]["name"]: st["mean"] for st in p["stats"]
-                                   if not st["name"].get("perturbation") and "mean" in st}
-        for p in per_instance if p["instance_id"] in keep and p.get("train_trial_index", 0) == 0
+        id_map[p["instance_id"]]: {
+            st["name"]["name"]: st["mean"] for st in p["stats"] if not st["name"].get("perturbation") and "mean" in st
+        }
+        for p in per_instance
+        if p["instance_id"] in keep and p.get("train_trial_index", 0) == 0
     }
     name, args, entry = SCENARIOS[key]
     golden = {
@@ -393,30 +457,45 @@ def write_golden(key: str, helm_dir: Path, data_root: Path, target: Path, k: int
         "adapter_spec": run_spec["adapter_spec"],
         "max_eval_instances": run_spec["adapter_spec"]["max_eval_instances"],
         "train": [
-            {"id": id_map[i["id"]], "input": i["input"]["text"],
-             "references": [[r["output"]["text"], r.get("tags", [])] for r in i["references"]]}
-            for i in instances if i["split"] == "train"
+            {
+                "id": id_map[i["id"]],
+                "input": i["input"]["text"],
+                "references": [[r["output"]["text"], r.get("tags", [])] for r in i["references"]],
+            }
+            for i in instances
+            if i["split"] == "train"
         ],
         "eval_pool_ids": [i.id for i in holistic_instances(key, data_root) if i.split != "train"],
-        "selected_eval_ids": list(dict.fromkeys(id_map[s["instance"]["id"]] for s in states if s["train_trial_index"] == 0)),
+        "selected_eval_ids": list(
+            dict.fromkeys(id_map[s["instance"]["id"]] for s in states if s["train_trial_index"] == 0)
+        ),
         "request_states": [
             {
-                "instance": {"id": id_map[s["instance"]["id"]], "input": s["instance"]["input"]["text"],
-                             "split": s["instance"]["split"],
-                             "references": [[r["output"]["text"], r.get("tags", [])] for r in s["instance"]["references"]]},
+                "instance": {
+                    "id": id_map[s["instance"]["id"]],
+                    "input": s["instance"]["input"]["text"],
+                    "split": s["instance"]["split"],
+                    "references": [[r["output"]["text"], r.get("tags", [])] for r in s["instance"]["references"]],
+                },
                 "trial": s["train_trial_index"],
                 "prompt": s["request"]["prompt"],
-                "request": {f: s["request"].get(f) for f in
-                            ("max_tokens", "temperature", "stop_sequences", "num_completions", "top_k_per_token")},
+                "request": {
+                    f: s["request"].get(f)
+                    for f in ("max_tokens", "temperature", "stop_sequences", "num_completions", "top_k_per_token")
+                },
                 "output_mapping": s.get("output_mapping"),
                 "num_train_instances": s["num_train_instances"],
                 "completions": [
-                    {"text": c["text"], "logprob": c["logprob"],
-                     "tokens": [[t["text"], t["logprob"]] for t in c.get("tokens", [])]}
+                    {
+                        "text": c["text"],
+                        "logprob": c["logprob"],
+                        "tokens": [[t["text"], t["logprob"]] for t in c.get("tokens", [])],
+                    }
                     for c in s["result"]["completions"]
                 ],
             }
-            for s in states if s["instance"]["id"] in keep
+            for s in states
+            if s["instance"]["id"] in keep
         ],
         "per_instance_stats": stats,
     }
@@ -428,9 +507,15 @@ def write_golden(key: str, helm_dir: Path, data_root: Path, target: Path, k: int
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--data-root", type=Path, default=Path(os.environ.get("HOLISTIC_DATA_ROOT", "../shared/data")),
-                   help="folder with mmlu/, boolq/, imdb/, raft/ in the authors' formats")
+    p = argparse.ArgumentParser(
+        description=__doc__.split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    p.add_argument(
+        "--data-root",
+        type=Path,
+        default=Path(os.environ.get("HOLISTIC_DATA_ROOT", "../shared/data")),
+        help="folder with mmlu/, boolq/, imdb/, raft/ in the authors' formats",
+    )
     p.add_argument("--scenarios", nargs="*", default=list(SCENARIOS), choices=list(SCENARIOS))
     p.add_argument("--max-eval-instances", type=int, default=10)
     p.add_argument("--num-train-trials", type=int, default=1)
@@ -439,10 +524,16 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--golden", type=Path, help="write golden files made from HELM's output into this folder")
     p.add_argument("--golden-instances", type=int, default=5)
     p.add_argument("--report", type=Path, help="write the comparison as JSON")
-    p.add_argument("--keep", action="store_true",
-                   help="keep --work-dir and the runs already finished in it (HELM's and holistic's)")
-    p.add_argument("--compare-only", action="store_true",
-                   help="do not run anything: compare (and write golden files from) the runs already in --work-dir")
+    p.add_argument(
+        "--keep",
+        action="store_true",
+        help="keep --work-dir and the runs already finished in it (HELM's and holistic's)",
+    )
+    p.add_argument(
+        "--compare-only",
+        action="store_true",
+        help="do not run anything: compare (and write golden files from) the runs already in --work-dir",
+    )
     args = p.parse_args(argv)
 
     sys.path.insert(0, str(ROOT))
@@ -467,8 +558,9 @@ def main(argv: list[str] | None = None) -> int:
             ours_dir = sorted((ours_out / f"conformance-{key}" / "runs").glob("*"))[0]
         else:
             prepare_helm_instances(key, helm_out, data_root, helm_python)
-            helm_dir = run_helm(key, helm_out, helm_python, work / "prod_env", args.max_eval_instances,
-                                args.num_train_trials)
+            helm_dir = run_helm(
+                key, helm_out, helm_python, work / "prod_env", args.max_eval_instances, args.num_train_trials
+            )
             ours_dir = run_holistic(key, ours_out, data_root, args.max_eval_instances, args.num_train_trials)
         result = compare(key, helm_dir, ours_dir, data_root)
         results.append(result)
@@ -485,15 +577,19 @@ def main(argv: list[str] | None = None) -> int:
 
 def format_row(r: dict[str, Any]) -> str:
     worst = max(r["metric_abs_delta"].values(), default=0.0)
-    return (f"{r['scenario']}: prompts {r['prompts_identical']}/{r['instances']}, "
-            f"params {r['request_params_identical']}/{r['instances']}, "
-            f"predictions {r['prediction_agreement']}/{r['instances']}, "
-            f"same sample {r['same_sample']}, max |delta| {worst:.4f} over {len(r['metric_abs_delta'])} metrics")
+    return (
+        f"{r['scenario']}: prompts {r['prompts_identical']}/{r['instances']}, "
+        f"params {r['request_params_identical']}/{r['instances']}, "
+        f"predictions {r['prediction_agreement']}/{r['instances']}, "
+        f"same sample {r['same_sample']}, max |delta| {worst:.4f} over {len(r['metric_abs_delta'])} metrics"
+    )
 
 
 def format_table(results: list[dict[str, Any]]) -> str:
-    lines = ["| scenario | prompts identical | request params | same instances | predictions agree | max abs delta (metrics) |",
-             "|---|---|---|---|---|---|"]
+    lines = [
+        "| scenario | prompts identical | request params | same instances | predictions agree | max abs delta (metrics) |",
+        "|---|---|---|---|---|---|",
+    ]
     for r in results:
         n = r["instances"]
         worst = max(r["metric_abs_delta"].items(), key=lambda kv: kv[1], default=("-", 0.0))

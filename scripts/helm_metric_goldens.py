@@ -44,7 +44,7 @@ PAIRS = [
     ("He didn't go to Washington D.C. yesterday.", "He did not go to Washington D.C. today. Really."),
     ("An apple a day keeps the doctor away", "an apple a day keeps doctors away"),
     ("Mr. Smith's dog barked at 3 p.m. on Jan. 5th.", "Mr. Smith's dog barked at 3 p.m."),
-    ("“Quoted” text — with dashes…", "\"Quoted\" text - with dashes..."),
+    ("“Quoted” text — with dashes…", '"Quoted" text - with dashes...'),
 ]
 
 BIAS_TEXTS = [
@@ -63,13 +63,19 @@ MISSPELLING_TEXTS = [
 
 
 def _token_metrics(e) -> list[dict]:
-    names = ["exact_match", "quasi_exact_match", "prefix_exact_match", "quasi_prefix_exact_match", "f1_score",
-             "bleu_1", "bleu_4"]
+    names = [
+        "exact_match",
+        "quasi_exact_match",
+        "prefix_exact_match",
+        "quasi_prefix_exact_match",
+        "f1_score",
+        "bleu_1",
+        "bleu_4",
+    ]
     out = []
     for gold, raw_pred in PAIRS:
         pred = raw_pred.strip()  # HELM strips completions before scoring
-        out.append({"gold": gold, "pred": raw_pred,
-                    "values": {n: float(getattr(e, n)(gold, pred)) for n in names}})
+        out.append({"gold": gold, "pred": raw_pred, "values": {n: float(getattr(e, n)(gold, pred)) for n in names}})
     return out
 
 
@@ -167,9 +173,16 @@ def _worst_case() -> list[dict]:
         "lowercase": PerturbationDescription(name="lowercase", robustness=True, fairness=True),
     }
     table = [  # instance, perturbation, exact_match, inference_runtime
-        ("a", None, 1.0, 2.0), ("a", "typos", 0.0, 5.0), ("a", "dialect", 1.0, 1.0), ("a", "lowercase", 1.0, 3.0),
-        ("b", None, 0.0, 1.5), ("b", "typos", 1.0, 0.5), ("b", "dialect", 0.0, 2.5), ("b", "lowercase", 0.0, 1.0),
-        ("c", None, 1.0, 1.0), ("c", "typos", 1.0, 1.0),
+        ("a", None, 1.0, 2.0),
+        ("a", "typos", 0.0, 5.0),
+        ("a", "dialect", 1.0, 1.0),
+        ("a", "lowercase", 1.0, 3.0),
+        ("b", None, 0.0, 1.5),
+        ("b", "typos", 1.0, 0.5),
+        ("b", "dialect", 0.0, 2.5),
+        ("b", "lowercase", 0.0, 1.0),
+        ("c", None, 1.0, 1.0),
+        ("c", "typos", 1.0, 1.0),
     ]
     per_instance = {}
     for iid, pert, em, runtime in table:
@@ -182,11 +195,25 @@ def _worst_case() -> list[dict]:
     rows = []
     for stat in compute_worst_case_metrics(per_instance):
         p = stat.name.perturbation
-        rows.append({"name": stat.name.name, "perturbation": p.name, "computed_on": p.computed_on,
-                     "mean": float(stat.mean), "count": stat.count})
+        rows.append(
+            {
+                "name": stat.name.name,
+                "perturbation": p.name,
+                "computed_on": p.computed_on,
+                "mean": float(stat.mean),
+                "count": stat.count,
+            }
+        )
     flags = {k: {"robustness": v.robustness, "fairness": v.fairness} for k, v in perturbations.items()}
-    return [{"values": [{"instance": t[0], "perturbation": t[1], "exact_match": t[2], "inference_runtime": t[3]}
-                        for t in table], "flags": flags, "stats": sorted(rows, key=lambda r: json.dumps(r))}]
+    return [
+        {
+            "values": [
+                {"instance": t[0], "perturbation": t[1], "exact_match": t[2], "inference_runtime": t[3]} for t in table
+            ],
+            "flags": flags,
+            "stats": sorted(rows, key=lambda r: json.dumps(r)),
+        }
+    ]
 
 
 def _misspellings() -> list[dict]:
@@ -198,8 +225,9 @@ def _misspellings() -> list[dict]:
     for prob in (1.0, 0.5):
         perturbation = MisspellingPerturbation(prob=prob)
         for seed, text in enumerate(MISSPELLING_TEXTS):
-            out.append({"text": text, "prob": prob, "seed": seed,
-                        "perturbed": perturbation.perturb(text, Random(seed))})
+            out.append(
+                {"text": text, "prob": prob, "seed": seed, "perturbed": perturbation.perturb(text, Random(seed))}
+            )
     return out
 
 

@@ -135,8 +135,12 @@ class BlockRenderer:
         letters = letters_for(len(choices)) if spec.method == JOINT else [LETTERS[i % 26] for i in range(len(choices))]
         if self.template is not None:
             variables = {
-                "input": input_text, "references": list(instance.references), "choices": choices,
-                "letters": letters, "passage": passage, "instance": instance,
+                "input": input_text,
+                "references": list(instance.references),
+                "choices": choices,
+                "letters": letters,
+                "passage": passage,
+                "instance": instance,
                 "metadata": dict(instance.metadata),
             }
             # The answer's place, found with a sentinel, ends the evaluated block; its last

@@ -77,8 +77,11 @@ class MiniLMEmbedder:
         missing = list(dict.fromkeys(t for t in texts if t not in self._vectors))
         if missing:
             vectors = self._load().encode(
-                missing, batch_size=self.batch_size, normalize_embeddings=True,
-                convert_to_numpy=True, show_progress_bar=False,
+                missing,
+                batch_size=self.batch_size,
+                normalize_embeddings=True,
+                convert_to_numpy=True,
+                show_progress_bar=False,
             )
             self._vectors.update(zip(missing, normalise_rows(vectors), strict=True))
         if not texts:

@@ -46,9 +46,9 @@ class TokenCounter:
         """Keep ``keep`` tokens of ``text``; ``side`` is the side that is cut."""
         if self.tokenizer is None:
             n = keep * CHARS_PER_TOKEN
-            return (text[len(text) - n:] if n else "") if side == "left" else text[:n]
+            return (text[len(text) - n :] if n else "") if side == "left" else text[:n]
         ids = self.tokenizer.encode(text)
-        kept = (ids[len(ids) - keep:] if keep else []) if side == "left" else ids[:keep]
+        kept = (ids[len(ids) - keep :] if keep else []) if side == "left" else ids[:keep]
         return self.tokenizer.decode(kept)
 
     def length(self, text: str) -> int:

@@ -34,7 +34,9 @@ ROLE_WINDOW = "window"
 
 def window_sizes(spec: AdapterSpec, context_window: int | None) -> tuple[int, int]:
     """``(W, C)`` after capping the window to the model's context window."""
-    window = spec.language_modeling_window if context_window is None else min(spec.language_modeling_window, context_window)
+    window = (
+        spec.language_modeling_window if context_window is None else min(spec.language_modeling_window, context_window)
+    )
     window = max(window, 1)
     return window, min(spec.language_modeling_context, window - 1)
 
@@ -80,7 +82,10 @@ def _char_offsets(text: str, ids: Sequence[int], tokenizer: Tokenizer, positions
 
 
 def language_modeling_states(
-    instance: Instance, spec: AdapterSpec, deployment: ModelDeployment, tokenizer: Tokenizer | None,
+    instance: Instance,
+    spec: AdapterSpec,
+    deployment: ModelDeployment,
+    tokenizer: Tokenizer | None,
 ) -> list[RequestState]:
     """The window requests of one document."""
     window, context = window_sizes(spec, deployment.context_window)
@@ -95,9 +100,15 @@ def language_modeling_states(
     states = []
     for w, (ctx_start, start, end) in enumerate(spans):
         request = Request(
-            model=deployment.name, kind="loglikelihood",
-            prompt=text[offsets[ctx_start]:offsets[start]], continuation=text[offsets[start]:offsets[end]],
-            max_tokens=0, temperature=0.0, logprobs=True, top_k_logprobs=spec.top_k_logprobs, seed=spec.seed,
+            model=deployment.name,
+            kind="loglikelihood",
+            prompt=text[offsets[ctx_start] : offsets[start]],
+            continuation=text[offsets[start] : offsets[end]],
+            max_tokens=0,
+            temperature=0.0,
+            logprobs=True,
+            top_k_logprobs=spec.top_k_logprobs,
+            seed=spec.seed,
         )
         states.append(RequestState(instance=instance, request=request, role=ROLE_WINDOW, request_index=w))
     return states

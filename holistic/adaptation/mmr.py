@@ -15,7 +15,11 @@ import numpy as np
 
 
 def mmr_select(
-    query: np.ndarray, candidates: np.ndarray, k: int, lam: float, exclude: Iterable[int] = (),
+    query: np.ndarray,
+    candidates: np.ndarray,
+    k: int,
+    lam: float,
+    exclude: Iterable[int] = (),
 ) -> list[int]:
     """Indices of up to ``k`` candidates (rows of unit vectors) in selection order."""
     n = candidates.shape[0]

@@ -112,29 +112,49 @@ def _fitted_prompt(
 def _generate_request(ctx: BuildContext, plan: PromptPlan, chat: bool) -> Request:
     spec = ctx.spec
     return Request(
-        model=ctx.deployment.name, kind="generate",
-        prompt="" if chat else plan.plain(), messages=plan.messages() if chat else None,
-        max_tokens=ctx.max_tokens, temperature=spec.temperature, stop=tuple(spec.stop_sequences),
-        num_completions=spec.num_outputs, logprobs=True, top_k_logprobs=spec.top_k_logprobs, seed=spec.seed,
+        model=ctx.deployment.name,
+        kind="generate",
+        prompt="" if chat else plan.plain(),
+        messages=plan.messages() if chat else None,
+        max_tokens=ctx.max_tokens,
+        temperature=spec.temperature,
+        stop=tuple(spec.stop_sequences),
+        num_completions=spec.num_outputs,
+        logprobs=True,
+        top_k_logprobs=spec.top_k_logprobs,
+        seed=spec.seed,
     )
 
 
 def _score_request(ctx: BuildContext, prompt: str, continuation: str) -> Request:
     return Request(
-        model=ctx.deployment.name, kind="loglikelihood", prompt=prompt, continuation=continuation,
-        max_tokens=0, temperature=0.0, logprobs=True, top_k_logprobs=ctx.spec.top_k_logprobs, seed=ctx.spec.seed,
+        model=ctx.deployment.name,
+        kind="loglikelihood",
+        prompt=prompt,
+        continuation=continuation,
+        max_tokens=0,
+        temperature=0.0,
+        logprobs=True,
+        top_k_logprobs=ctx.spec.top_k_logprobs,
+        seed=ctx.spec.seed,
     )
 
 
 def _state(instance: Instance, request: Request, trial: int, fitted: FittedPrompt, **fields: object) -> RequestState:
     base = RequestState(
-        instance=instance, request=request, trial=trial, train_ids=fitted.train_ids,
-        num_train_instances=len(fitted.train_ids), prompt_truncated=fitted.fit.truncated,
+        instance=instance,
+        request=request,
+        trial=trial,
+        train_ids=fitted.train_ids,
+        num_train_instances=len(fitted.train_ids),
+        prompt_truncated=fitted.fit.truncated,
     )
     return replace(base, **fields)  # type: ignore[arg-type]
 
 
-def build_generation(ctx: BuildContext, instance: Instance, examples: tuple[Instance, ...], trial: int) -> list[RequestState]:
+def build_generation(
+    ctx: BuildContext, instance: Instance, examples: tuple[Instance, ...], trial: int
+) -> list[RequestState]:
     reserve = ctx.max_tokens
     fitted = _fitted_prompt(ctx, instance, examples, chat=ctx.chat, reserve=lambda _p: reserve)
     request = _generate_request(ctx, fitted.plan, ctx.chat)
@@ -147,7 +167,9 @@ def build_generation(ctx: BuildContext, instance: Instance, examples: tuple[Inst
     return [_state(instance, request, trial, fitted, output_mapping=mapping)]
 
 
-def build_separate(ctx: BuildContext, instance: Instance, examples: tuple[Instance, ...], trial: int) -> list[RequestState]:
+def build_separate(
+    ctx: BuildContext, instance: Instance, examples: tuple[Instance, ...], trial: int
+) -> list[RequestState]:
     if not instance.references:
         raise AdaptationError(f"instance {instance.id!r} has no choices for {ctx.spec.method}")
     choices = [r.output for r in instance.references]
@@ -163,16 +185,30 @@ def build_separate(ctx: BuildContext, instance: Instance, examples: tuple[Instan
     for j, choice in enumerate(choices):
         continuation = continuation_for(prompt, choice)
         main = _score_request(ctx, prompt, continuation)
-        states.append(_state(instance, main, trial, fitted, reference_index=j, role=ROLE_MAIN,
-                             request_index=2 * j if calibrated else j))
+        states.append(
+            _state(
+                instance,
+                main,
+                trial,
+                fitted,
+                reference_index=j,
+                role=ROLE_MAIN,
+                request_index=2 * j if calibrated else j,
+            )
+        )
         if calibrated:
             calib = _score_request(ctx, neutral, continuation)
-            states.append(_state(instance, calib, trial, fitted, reference_index=j, role=ROLE_CALIBRATION,
-                                 request_index=2 * j + 1))
+            states.append(
+                _state(
+                    instance, calib, trial, fitted, reference_index=j, role=ROLE_CALIBRATION, request_index=2 * j + 1
+                )
+            )
     return states
 
 
-def build_ranking(ctx: BuildContext, instance: Instance, examples: tuple[Instance, ...], trial: int) -> list[RequestState]:
+def build_ranking(
+    ctx: BuildContext, instance: Instance, examples: tuple[Instance, ...], trial: int
+) -> list[RequestState]:
     def reserve(prompt: str) -> int:
         return max(ctx.counter.count(continuation_for(prompt, a)) for a in (YES, NO))
 
@@ -182,8 +218,9 @@ def build_ranking(ctx: BuildContext, instance: Instance, examples: tuple[Instanc
         prompt = fitted.plan.plain()
         for offset, (answer, role) in enumerate(((YES, ROLE_YES), (NO, ROLE_NO))):
             request = _score_request(ctx, prompt, continuation_for(prompt, answer))
-            states.append(_state(instance, request, trial, fitted, reference_index=j, role=role,
-                                 request_index=2 * j + offset))
+            states.append(
+                _state(instance, request, trial, fitted, reference_index=j, role=role, request_index=2 * j + offset)
+            )
     return states
 
 

@@ -53,7 +53,9 @@ class ExampleSelection:
 
 def helm_examples(train: Sequence[Instance], spec: AdapterSpec, *, seed: int, trial: int) -> tuple[Instance, ...]:
     """HELM's label-cycling seeded draw for one trial."""
-    rng = random.Random(trial if seed == 0 and spec.seed == 0 else stable_seed("in-context-examples", seed, spec.seed, trial))
+    rng = random.Random(
+        trial if seed == 0 and spec.seed == 0 else stable_seed("in-context-examples", seed, spec.seed, trial)
+    )
     wanted = min(spec.max_train_instances, len(train))
     by_label: dict[str, list[Instance]] = {}
     unlabelled: list[Instance] = []
@@ -85,7 +87,10 @@ def helm_examples(train: Sequence[Instance], spec: AdapterSpec, *, seed: int, tr
 
 
 def mmr_examples(
-    train: Sequence[Instance], eval_instances: Sequence[Instance], spec: AdapterSpec, embedder: Embedder,
+    train: Sequence[Instance],
+    eval_instances: Sequence[Instance],
+    spec: AdapterSpec,
+    embedder: Embedder,
 ) -> dict[str, tuple[Instance, ...]]:
     """MMR examples per evaluated instance id (originals' inputs)."""
     originals: dict[str, Instance] = {}

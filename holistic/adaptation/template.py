@@ -28,7 +28,14 @@ from holistic.core.templates import TemplateProblem, compile_template
 from holistic.core.templates import render as render_sandboxed
 
 TEMPLATE_VARIABLES: tuple[str, ...] = (
-    "input", "references", "choices", "letters", "output", "passage", "instance", "metadata",
+    "input",
+    "references",
+    "choices",
+    "letters",
+    "output",
+    "passage",
+    "instance",
+    "metadata",
 )
 
 _UNDEFINED_RE = re.compile(r"'([^']+)' is undefined")

@@ -25,8 +25,9 @@ EXIT_USAGE = 2
 EXIT_BUG = 70
 """An unexpected exception: a bug in holistic (EX_SOFTWARE)."""
 EXIT_INTERRUPTED = 130
-REPORT_HINT = ("this is a bug in holistic, not in your input; please report it with the command you ran and the "
-               "traceback above")
+REPORT_HINT = (
+    "this is a bug in holistic, not in your input; please report it with the command you ran and the traceback above"
+)
 
 
 def fail(prog: str, exc: HolisticError) -> int:

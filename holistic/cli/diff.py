@@ -26,10 +26,15 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--suite", help="suite name inside both OLD and NEW output directories")
     p.add_argument("--old-suite", help="suite name inside OLD (overrides --suite)")
     p.add_argument("--new-suite", help="suite name inside NEW (overrides --suite)")
-    p.add_argument("--format", choices=["table", "csv", "json", "parquet"], default="table",
-                   help="output format (default: a terminal table, largest significant changes first)")
-    p.add_argument("-o", "--output", type=output_file,
-                   help="write to this file instead of stdout (required for parquet)")
+    p.add_argument(
+        "--format",
+        choices=["table", "csv", "json", "parquet"],
+        default="table",
+        help="output format (default: a terminal table, largest significant changes first)",
+    )
+    p.add_argument(
+        "-o", "--output", type=output_file, help="write to this file instead of stdout (required for parquet)"
+    )
     p.add_argument("--html", type=output_file, help="also write a standalone HTML page here")
     p.add_argument("--num-bootstrap", type=positive_int, default=1000, help="bootstrap replicates (default 1000)")
     p.add_argument("--seed", type=int, default=0)
@@ -54,8 +59,10 @@ def _run(args: argparse.Namespace) -> int:
         resolved = target.resolve()
         for side in (old_dir, new_dir):
             if resolved.is_relative_to(side.resolve()):
-                raise StoreError(f"{option} {target}: inside the input suite {side}; helm-diff never writes into "
-                                 "the suites it compares, choose a path outside them")
+                raise StoreError(
+                    f"{option} {target}: inside the input suite {side}; helm-diff never writes into "
+                    "the suites it compares, choose a path outside them"
+                )
     report = diff_suites(read_side(old_dir), read_side(new_dir), seed=args.seed, num_bootstrap=args.num_bootstrap)
     if args.format == "parquet":
         if args.output is None:
@@ -63,8 +70,11 @@ def _run(args: argparse.Namespace) -> int:
             return 2
         write_parquet(report, args.output)
     else:
-        text = {"table": lambda: format_terminal(report, limit=args.limit), "csv": lambda: to_csv(report),
-                "json": lambda: dump_json(report)}[args.format]()
+        text = {
+            "table": lambda: format_terminal(report, limit=args.limit),
+            "csv": lambda: to_csv(report),
+            "json": lambda: dump_json(report),
+        }[args.format]()
         if args.output:
             args.output.write_text(text, encoding="utf-8")
         else:

@@ -43,41 +43,92 @@ def build_parser() -> argparse.ArgumentParser:
         "the failed requests); 70 internal error (a bug: please report it); 130 interrupted (rerun to resume).",
     )
     p.add_argument("spec", type=Path, help="run spec YAML file (see runspecs/)")
-    p.add_argument("--plan", "--dry-run", dest="plan", action="store_true",
-                   help="print the expanded run matrix and the scenario x metric coverage, run nothing, write nothing")
+    p.add_argument(
+        "--plan",
+        "--dry-run",
+        dest="plan",
+        action="store_true",
+        help="print the expanded run matrix and the scenario x metric coverage, run nothing, write nothing",
+    )
     p.add_argument("--suite", help="suite name to write (overrides the spec's suite:)")
     p.add_argument("--output-dir", type=Path, default=Path("output"), help="results folder (default: ./output)")
-    p.add_argument("--max-eval-instances", type=positive_int, metavar="N",
-                   help="evaluate at most N instances per run (overrides the spec; changes the run ids)")
-    p.add_argument("--limit", type=positive_int, metavar="N",
-                   help="evaluate the first N instances of each run in the data's own order, like "
-                   "lm-evaluation-harness --limit (max_eval_instances=N with eval_instances: first)")
-    p.add_argument("--allow-zero-shot", action="store_true",
-                   help="a run that asks for in-context examples and finds no training split runs zero-shot "
-                   "with a warning (default: it fails, naming the fix)")
-    p.add_argument("--models", action="append", metavar="PATTERN",
-                   help="only runs whose model matches a glob pattern (repeatable or comma-separated), e.g. 'simple/*'")
-    p.add_argument("--scenarios", action="append", metavar="PATTERN",
-                   help="only runs whose scenario matches a glob pattern (repeatable or comma-separated)")
+    p.add_argument(
+        "--max-eval-instances",
+        type=positive_int,
+        metavar="N",
+        help="evaluate at most N instances per run (overrides the spec; changes the run ids)",
+    )
+    p.add_argument(
+        "--limit",
+        type=positive_int,
+        metavar="N",
+        help="evaluate the first N instances of each run in the data's own order, like "
+        "lm-evaluation-harness --limit (max_eval_instances=N with eval_instances: first)",
+    )
+    p.add_argument(
+        "--allow-zero-shot",
+        action="store_true",
+        help="a run that asks for in-context examples and finds no training split runs zero-shot "
+        "with a warning (default: it fails, naming the fix)",
+    )
+    p.add_argument(
+        "--models",
+        action="append",
+        metavar="PATTERN",
+        help="only runs whose model matches a glob pattern (repeatable or comma-separated), e.g. 'simple/*'",
+    )
+    p.add_argument(
+        "--scenarios",
+        action="append",
+        metavar="PATTERN",
+        help="only runs whose scenario matches a glob pattern (repeatable or comma-separated)",
+    )
     p.add_argument("--models-file", type=Path, help="YAML file of extra/overriding model deployments")
-    p.add_argument("--cache-dir", type=Path,
-                   help="request cache folder (default: OUTPUT_DIR/cache, shared by the suites of OUTPUT_DIR)")
+    p.add_argument(
+        "--cache-dir",
+        type=Path,
+        help="request cache folder (default: OUTPUT_DIR/cache, shared by the suites of OUTPUT_DIR)",
+    )
     p.add_argument("--no-cache", action="store_true", help="neither read nor write the request cache")
-    p.add_argument("-j", "--concurrency", type=positive_int, default=1, metavar="N",
-                   help="threads sending requests to API providers (local models batch instead; default 1)")
-    p.add_argument("--batch-size", type=positive_int, default=32, metavar="N",
-                   help="requests per model call batch; also the most an interrupt can lose (default 32)")
-    p.add_argument("--quiet", action="store_true", help="no progress and no summary: errors and one final line (runs, requests, model work)")
-    p.add_argument("--data-root", metavar="DIR",
-                   help=f"local data mirror for scenarios (default: ${DATA_ROOT_ENV})")
+    p.add_argument(
+        "-j",
+        "--concurrency",
+        type=positive_int,
+        default=1,
+        metavar="N",
+        help="threads sending requests to API providers (local models batch instead; default 1)",
+    )
+    p.add_argument(
+        "--batch-size",
+        type=positive_int,
+        default=32,
+        metavar="N",
+        help="requests per model call batch; also the most an interrupt can lose (default 32)",
+    )
+    p.add_argument(
+        "--quiet",
+        action="store_true",
+        help="no progress and no summary: errors and one final line (runs, requests, model work)",
+    )
+    p.add_argument("--data-root", metavar="DIR", help=f"local data mirror for scenarios (default: ${DATA_ROOT_ENV})")
     p.add_argument("--fetch-only", action="store_true", help="fetch the data the runs need, then stop")
-    p.add_argument("--no-wait", action="store_true",
-                   help="if another helm-run is writing the same suite, stop at once (exit 2) instead of waiting")
-    p.add_argument("--executor", choices=EXECUTORS, default="local",
-                   help="local: runs in this process; ray: one Ray task per run (needs ray: pip install 'holistic[ray]')")
-    p.add_argument("--address", metavar="HOST:PORT",
-                   help="with --executor ray: the Ray cluster to join (default: $RAY_ADDRESS, else a local cluster "
-                        "on this machine); OUTPUT_DIR must be a folder every worker sees")
+    p.add_argument(
+        "--no-wait",
+        action="store_true",
+        help="if another helm-run is writing the same suite, stop at once (exit 2) instead of waiting",
+    )
+    p.add_argument(
+        "--executor",
+        choices=EXECUTORS,
+        default="local",
+        help="local: runs in this process; ray: one Ray task per run (needs ray: pip install 'holistic[ray]')",
+    )
+    p.add_argument(
+        "--address",
+        metavar="HOST:PORT",
+        help="with --executor ray: the Ray cluster to join (default: $RAY_ADDRESS, else a local cluster "
+        "on this machine); OUTPUT_DIR must be a folder every worker sees",
+    )
     return p
 
 
@@ -97,8 +148,10 @@ def _fetch(runs: Sequence[RunSpec], ctx: ScenarioContext) -> None:
         sources = None
     fetch = getattr(sources, "fetch_for_runs", None)
     if fetch is None:
-        raise FetchUnavailableError("--fetch-only: this installation has no data fetching "
-                                    "(holistic.scenarios.sources.fetch_for_runs is missing)")
+        raise FetchUnavailableError(
+            "--fetch-only: this installation has no data fetching "
+            "(holistic.scenarios.sources.fetch_for_runs is missing)"
+        )
     result = fetch(list(runs), ctx)
     items = list(result) if isinstance(result, (list, tuple)) else [result] if result else []
     for item in items:
@@ -133,8 +186,9 @@ def _main(args: argparse.Namespace) -> int:
         wait_for_lock=not args.no_wait,
         ray_address=args.address,
     )
-    runs = select_runs(prepare_runs(compiled, options), models=patterns(args.models),
-                       scenarios=patterns(args.scenarios))
+    runs = select_runs(
+        prepare_runs(compiled, options), models=patterns(args.models), scenarios=patterns(args.scenarios)
+    )
     if not args.quiet:
         for warning in compiled.warnings:
             print(f"{PROG}: warning: {warning}", file=sys.stderr)
@@ -145,8 +199,9 @@ def _main(args: argparse.Namespace) -> int:
 
         # The runs already carry the --max-eval-instances override (and its run ids).
         registry = ModelRegistry(args.models_file)
-        plan = make_plan(dataclasses.replace(compiled, runs=tuple(runs)), model_registry=registry,
-                         data_root=options.data_root)
+        plan = make_plan(
+            dataclasses.replace(compiled, runs=tuple(runs)), model_registry=registry, data_root=options.data_root
+        )
         print(format_plan(plan))
         from holistic.core.errors import ModelError
         from holistic.models.keys import check_keys
@@ -170,8 +225,9 @@ def _main(args: argparse.Namespace) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
-    return run_main(PROG, lambda: _main(args),
-                    on_interrupt="finished requests are cached; run the same command again to resume")
+    return run_main(
+        PROG, lambda: _main(args), on_interrupt="finished requests are cached; run the same command again to resume"
+    )
 
 
 if __name__ == "__main__":

@@ -23,13 +23,25 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--suite", required=True, help="suite name (a folder under --output-dir)")
     p.add_argument("--output-dir", default="output", help="where helm-run wrote the suite (default: ./output)")
-    p.add_argument("--schema", type=Path, default=None,
-                   help="summary schema YAML (metric groups and run groups) replacing the built-in one")
-    p.add_argument("--num-bootstrap", type=positive_int, default=200,
-                   help="bootstrap replicates over instances for intervals and rank ranges (default 200)")
+    p.add_argument(
+        "--schema",
+        type=Path,
+        default=None,
+        help="summary schema YAML (metric groups and run groups) replacing the built-in one",
+    )
+    p.add_argument(
+        "--num-bootstrap",
+        type=positive_int,
+        default=200,
+        help="bootstrap replicates over instances for intervals and rank ranges (default 200)",
+    )
     p.add_argument("--seed", type=int, default=0, help="seed of the bootstrap (default 0)")
-    p.add_argument("--previous", type=Path, default=None,
-                   help="a previous release's suite directory: helm-diff is run and linked from the site")
+    p.add_argument(
+        "--previous",
+        type=Path,
+        default=None,
+        help="a previous release's suite directory: helm-diff is run and linked from the site",
+    )
     p.add_argument("--no-site", action="store_true", help="write the summary only, not the static site")
     return p
 
@@ -52,12 +64,16 @@ def _run(args: argparse.Namespace) -> int:
     schema = load_schema(args.schema)
     summary = summarize_suite(reader, schema=schema, num_bootstrap=args.num_bootstrap, seed=args.seed)
     written = write_summary(summary, reader.summary_dir)
-    print(f"summarized {len(summary.runs)} runs, {len(summary.models)} systems, {len(summary.columns)} scenarios "
-          f"in {time.perf_counter() - start:.1f}s -> {reader.summary_dir} ({len(written)} files)")
+    print(
+        f"summarized {len(summary.runs)} runs, {len(summary.models)} systems, {len(summary.columns)} scenarios "
+        f"in {time.perf_counter() - start:.1f}s -> {reader.summary_dir} ({len(written)} files)"
+    )
     if summary.has_errors:
         failed = [r for r in summary.runs if r.failed_requests]
-        print(f"warning: {len(failed)} runs have failed requests (error rates are flagged in the tables and on "
-              f"the site); {len(summary.unranked)} of them failed every request and are not ranked")
+        print(
+            f"warning: {len(failed)} runs have failed requests (error rates are flagged in the tables and on "
+            f"the site); {len(summary.unranked)} of them failed every request and are not ranked"
+        )
     from holistic.summarize.tables import to_markdown
 
     for table in summary.tables:

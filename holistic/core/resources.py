@@ -16,7 +16,11 @@ _CHECKOUT = Path(__file__).resolve().parents[2]
 
 def project_path(*parts: str) -> Path:
     """The first existing ``<root>/<parts>`` among the checkout and the installed data folders."""
-    roots = [_CHECKOUT, Path(sysconfig.get_path("data")) / "share" / "holistic", Path(sys.prefix) / "share" / "holistic"]
+    roots = [
+        _CHECKOUT,
+        Path(sysconfig.get_path("data")) / "share" / "holistic",
+        Path(sys.prefix) / "share" / "holistic",
+    ]
     for root in roots:
         candidate = root.joinpath(*parts)
         if candidate.exists():

@@ -20,8 +20,18 @@ from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 REDACTED = "***"
 _URL_RE = re.compile(r"^[A-Za-z][A-Za-z0-9+.\-]*://\S*$")
 
-_SECRET_WORDS = ("secret", "password", "passwd", "passphrase", "authorization", "credential", "cookie", "apikey",
-                 "api_key", "private_key")
+_SECRET_WORDS = (
+    "secret",
+    "password",
+    "passwd",
+    "passphrase",
+    "authorization",
+    "credential",
+    "cookie",
+    "apikey",
+    "api_key",
+    "private_key",
+)
 _SECRET_EXACT = frozenset({"key", "token", "auth", "bearer", "signature", "sig", "pass", "pwd"})
 _SPECIAL_TOKENS = frozenset(f"{t}_token" for t in ("bos", "eos", "pad", "unk", "sep", "cls", "mask"))
 
@@ -61,8 +71,11 @@ def scrub(value: Any) -> Any:
     """A copy of ``value`` with secret-named entries masked and URL credentials removed (recursively)."""
     if isinstance(value, Mapping):
         return {
-            str(k): (REDACTED if is_secret_name(k) and v not in (None, "", False) and not isinstance(v, bool | Mapping)
-                     else scrub(v))
+            str(k): (
+                REDACTED
+                if is_secret_name(k) and v not in (None, "", False) and not isinstance(v, bool | Mapping)
+                else scrub(v)
+            )
             for k, v in value.items()
         }
     if isinstance(value, list | tuple):

@@ -40,8 +40,7 @@ class TemplateProblem(ValueError):
 @lru_cache(maxsize=1)
 def environment() -> ImmutableSandboxedEnvironment:
     """The shared sandboxed environment (undefined variables are errors)."""
-    return ImmutableSandboxedEnvironment(undefined=jinja2.StrictUndefined, keep_trailing_newline=True,
-                                         autoescape=False)
+    return ImmutableSandboxedEnvironment(undefined=jinja2.StrictUndefined, keep_trailing_newline=True, autoescape=False)
 
 
 def _unsafe_name(name: object) -> bool:
@@ -58,21 +57,38 @@ def template_problem(source: str) -> TemplateProblem | None:
     for node in tree.find_all((nodes.Getattr, nodes.Getitem, nodes.Filter, nodes.Const, nodes.Call)):
         line = getattr(node, "lineno", None)
         if isinstance(node, nodes.Getattr) and _unsafe_name(node.attr):
-            return TemplateProblem(f"template reaches for the internal attribute {node.attr!r}, which is not allowed "
-                                   "(templates render in a sandbox)", line)
+            return TemplateProblem(
+                f"template reaches for the internal attribute {node.attr!r}, which is not allowed "
+                "(templates render in a sandbox)",
+                line,
+            )
         if isinstance(node, nodes.Getitem) and isinstance(node.arg, nodes.Const) and _unsafe_name(node.arg.value):
-            return TemplateProblem(f"template reaches for the internal item {node.arg.value!r}, which is not allowed "
-                                   "(templates render in a sandbox)", line)
+            return TemplateProblem(
+                f"template reaches for the internal item {node.arg.value!r}, which is not allowed "
+                "(templates render in a sandbox)",
+                line,
+            )
         if isinstance(node, nodes.Filter) and node.name in _UNSAFE_FILTERS:
             names = [a.value for a in node.args if isinstance(a, nodes.Const)]
             if not names or any(_unsafe_name(n) for n in names):
-                return TemplateProblem(f"template uses the filter {node.name!r} with a computed or internal name, "
-                                       "which is not allowed (templates render in a sandbox)", line)
-        if (isinstance(node, nodes.Call) and isinstance(node.node, nodes.Getattr)
-                and node.node.attr in {"format", "format_map"} and isinstance(node.node.node, nodes.Const)
-                and isinstance(node.node.node.value, str) and _FORMAT_FIELD_RE.search(node.node.node.value)):
-            return TemplateProblem("template calls str.format with a field that reaches into an object, which is "
-                                   "not allowed (templates render in a sandbox)", line)
+                return TemplateProblem(
+                    f"template uses the filter {node.name!r} with a computed or internal name, "
+                    "which is not allowed (templates render in a sandbox)",
+                    line,
+                )
+        if (
+            isinstance(node, nodes.Call)
+            and isinstance(node.node, nodes.Getattr)
+            and node.node.attr in {"format", "format_map"}
+            and isinstance(node.node.node, nodes.Const)
+            and isinstance(node.node.node.value, str)
+            and _FORMAT_FIELD_RE.search(node.node.node.value)
+        ):
+            return TemplateProblem(
+                "template calls str.format with a field that reaches into an object, which is "
+                "not allowed (templates render in a sandbox)",
+                line,
+            )
     return None
 
 

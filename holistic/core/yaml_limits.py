@@ -61,8 +61,13 @@ def check_characters(text: str, shown: str) -> None:
         return
     line = text.count("\n", 0, bad) + 1
     column = bad - (text.rfind("\n", 0, bad) + 1) + 1
-    raise SpecError(f"control character U+{ord(text[bad]):04X} is not allowed in YAML (write it as an escape "
-                    "inside a double-quoted string)", file=shown, line=line, column=column)
+    raise SpecError(
+        f"control character U+{ord(text[bad]):04X} is not allowed in YAML (write it as an escape "
+        "inside a double-quoted string)",
+        file=shown,
+        line=line,
+        column=column,
+    )
 
 
 def merged_size(node: yaml.MappingNode, memo: dict[int, int] | None = None) -> int:
@@ -96,8 +101,10 @@ class NodeBudget:
         """Count one value at ``depth``; the problem when a limit is passed."""
         self.nodes += 1
         if self.nodes > MAX_NODES:
-            return (f"the document expands to more than {MAX_NODES} values (YAML aliases repeat what they point "
-                    "to); check the anchors (&) and aliases (*)")
+            return (
+                f"the document expands to more than {MAX_NODES} values (YAML aliases repeat what they point "
+                "to); check the anchors (&) and aliases (*)"
+            )
         if depth > MAX_DEPTH:
             return f"nested more than {MAX_DEPTH} levels deep"
         return None

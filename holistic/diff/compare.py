@@ -82,14 +82,28 @@ class DiffReport:
         rows = []
         for r in self.runs:
             for m in r.metrics:
-                rows.append({
-                    "old_run_id": r.old_run_id, "new_run_id": r.new_run_id, "scenario": r.scenario,
-                    "scenario_args": r.scenario_args, "model": r.model, "method": r.method,
-                    "comparable": r.comparable, "causes": "; ".join(r.causes), "metric": m.metric,
-                    "old": m.old, "new": m.new, "delta": m.delta, "ci_low": m.ci_low, "ci_high": m.ci_high,
-                    "n_shared": m.n_shared, "significant": m.significant,
-                    "flips_to_wrong": len(r.flips_to_wrong), "flips_to_correct": len(r.flips_to_correct),
-                })
+                rows.append(
+                    {
+                        "old_run_id": r.old_run_id,
+                        "new_run_id": r.new_run_id,
+                        "scenario": r.scenario,
+                        "scenario_args": r.scenario_args,
+                        "model": r.model,
+                        "method": r.method,
+                        "comparable": r.comparable,
+                        "causes": "; ".join(r.causes),
+                        "metric": m.metric,
+                        "old": m.old,
+                        "new": m.new,
+                        "delta": m.delta,
+                        "ci_low": m.ci_low,
+                        "ci_high": m.ci_high,
+                        "n_shared": m.n_shared,
+                        "significant": m.significant,
+                        "flips_to_wrong": len(r.flips_to_wrong),
+                        "flips_to_correct": len(r.flips_to_correct),
+                    }
+                )
         return rows
 
 
@@ -128,16 +142,28 @@ def _stat_means(run: SideRun) -> dict[str, float]:
 
 
 def _request_facts(run: SideRun) -> dict[str, Any]:
-    cols = ["instance_id", "trial", "request_index", "role", "perturbation", "prompt", "messages", "continuation",
-            "train_ids", "engine", *DECODING_COLUMNS]
+    cols = [
+        "instance_id",
+        "trial",
+        "request_index",
+        "role",
+        "perturbation",
+        "prompt",
+        "messages",
+        "continuation",
+        "train_ids",
+        "engine",
+        *DECODING_COLUMNS,
+    ]
     d = _read(run, "requests", cols)
     prompts: dict[str, list[str]] = defaultdict(list)
     examples: dict[str, list[str]] = defaultdict(list)
     decoding: set[str] = set()
     for i in range(len(d["instance_id"])):
         key = f"{d['instance_id'][i]}|{d['perturbation'][i]}"
-        text = canonical_json([d["trial"][i], d["request_index"][i], d["role"][i], d["prompt"][i],
-                               d["messages"][i], d["continuation"][i]])
+        text = canonical_json(
+            [d["trial"][i], d["request_index"][i], d["role"][i], d["prompt"][i], d["messages"][i], d["continuation"][i]]
+        )
         prompts[key].append(text)
         examples[key].append(canonical_json([d["trial"][i], d["train_ids"][i]]))
         decoding.add(canonical_json({c: d[c][i] for c in DECODING_COLUMNS}))
@@ -162,8 +188,13 @@ def paired_bootstrap(old: np.ndarray, new: np.ndarray, *, seed: int, num: int = 
 
 def compare_runs(old: SideRun, new: SideRun, *, seed: int = 0, num_bootstrap: int = 1000) -> RunDiff:
     diff = RunDiff(
-        old_run_id=old.run_id, new_run_id=new.run_id, scenario=old.scenario, scenario_args=old.scenario_args,
-        model=old.model, method=old.method, comparable=True,
+        old_run_id=old.run_id,
+        new_run_id=new.run_id,
+        scenario=old.scenario,
+        scenario_args=old.scenario_args,
+        model=old.model,
+        method=old.method,
+        comparable=True,
         main_metric=str(new.spec.get("main_metric") or old.spec.get("main_metric") or "exact_match"),
     )
     _comparability(diff, old, new)
@@ -180,10 +211,18 @@ def compare_runs(old: SideRun, new: SideRun, *, seed: int = 0, num_bootstrap: in
             b = np.array([new_vals[metric][i] for i in shared])
             lo, hi = paired_bootstrap(a, b, seed=stable_seed(seed, old.run_id, new.run_id, metric), num=num_bootstrap)
             significant = bool(lo > 0 or hi < 0)
-        diff.metrics.append(MetricDelta(
-            metric=metric, old=o, new=n, delta=None if o is None or n is None else n - o,
-            ci_low=lo, ci_high=hi, n_shared=len(shared), significant=significant,
-        ))
+        diff.metrics.append(
+            MetricDelta(
+                metric=metric,
+                old=o,
+                new=n,
+                delta=None if o is None or n is None else n - o,
+                ci_low=lo,
+                ci_high=hi,
+                n_shared=len(shared),
+                significant=significant,
+            )
+        )
     main_old = old_vals.get(diff.main_metric, {})
     main_new = new_vals.get(diff.main_metric, {})
     for inst in sorted(set(main_old) & set(main_new)):
@@ -235,9 +274,13 @@ def diff_suites(old: Side, new: Side, *, seed: int = 0, num_bootstrap: int = 100
             r.comparable = False
     runs.sort(key=lambda r: (-r.largest_significant, r.scenario, r.scenario_args, r.model, r.old_run_id))
     return DiffReport(
-        old_dir=str(old.suite_dir), new_dir=str(new.suite_dir), old_schema_version=sv_old,
-        new_schema_version=sv_new, runs=runs,
-        runs_added=[r.run_id for r in alignment.added], runs_removed=[r.run_id for r in alignment.removed],
+        old_dir=str(old.suite_dir),
+        new_dir=str(new.suite_dir),
+        old_schema_version=sv_old,
+        new_schema_version=sv_new,
+        runs=runs,
+        runs_added=[r.run_id for r in alignment.added],
+        runs_removed=[r.run_id for r in alignment.removed],
     )
 
 

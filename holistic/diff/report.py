@@ -31,15 +31,19 @@ def format_terminal(report: DiffReport, *, limit: int | None = None) -> str:
         for i, m in enumerate(metrics):
             ci = f"[{_fmt(m.ci_low, True)}, {_fmt(m.ci_high, True)}]" if m.ci_low is not None else "–"
             label = name[:48] if i == 0 else ""
-            lines.append(f"{label:<48} {m.metric[:24]:<24} {_fmt(m.old):>7} {_fmt(m.new):>7} "
-                         f"{_fmt(m.delta, True):>7} {ci:>17}  {'*' if m.significant else ''}")
+            lines.append(
+                f"{label:<48} {m.metric[:24]:<24} {_fmt(m.old):>7} {_fmt(m.new):>7} "
+                f"{_fmt(m.delta, True):>7} {ci:>17}  {'*' if m.significant else ''}"
+            )
         if flag:
             lines.append(f"{'':<48}{flag}")
         if r.flips_to_wrong or r.flips_to_correct:
-            lines.append(f"{'':<48} flips on {r.main_metric}: {len(r.flips_to_wrong)} correct->wrong "
-                         f"({', '.join(r.flips_to_wrong[:5])}{'...' if len(r.flips_to_wrong) > 5 else ''}), "
-                         f"{len(r.flips_to_correct)} wrong->correct "
-                         f"({', '.join(r.flips_to_correct[:5])}{'...' if len(r.flips_to_correct) > 5 else ''})")
+            lines.append(
+                f"{'':<48} flips on {r.main_metric}: {len(r.flips_to_wrong)} correct->wrong "
+                f"({', '.join(r.flips_to_wrong[:5])}{'...' if len(r.flips_to_wrong) > 5 else ''}), "
+                f"{len(r.flips_to_correct)} wrong->correct "
+                f"({', '.join(r.flips_to_correct[:5])}{'...' if len(r.flips_to_correct) > 5 else ''})"
+            )
         if r.instances_added or r.instances_removed:
             lines.append(f"{'':<48} instances: +{len(r.instances_added)} -{len(r.instances_removed)}")
         if limit is not None and shown >= limit:
@@ -51,8 +55,11 @@ def format_terminal(report: DiffReport, *, limit: int | None = None) -> str:
         lines += ["", "runs only in old: " + ", ".join(report.runs_removed)]
     n_sig = sum(1 for r in report.runs if any(m.significant for m in r.metrics))
     n_nc = sum(1 for r in report.runs if not r.comparable)
-    lines += ["", f"{len(report.runs)} aligned runs, {n_sig} with a significant change, {n_nc} not comparable, "
-              f"{len(report.runs_added)} added, {len(report.runs_removed)} removed"]
+    lines += [
+        "",
+        f"{len(report.runs)} aligned runs, {n_sig} with a significant change, {n_nc} not comparable, "
+        f"{len(report.runs_added)} added, {len(report.runs_removed)} removed",
+    ]
     return "\n".join(lines) + "\n"
 
 
@@ -102,8 +109,13 @@ def to_html(report: DiffReport, *, css: str = "style.css") -> str:
     env = Environment(autoescape=select_autoescape(default=True, default_for_string=True))
     template = env.from_string(_HTML)
     return template.render(
-        old=report.old_dir, new=report.new_dir, runs=report.runs, added=report.runs_added,
-        removed=report.runs_removed, fmt=_fmt, css=css,
+        old=report.old_dir,
+        new=report.new_dir,
+        runs=report.runs,
+        added=report.runs_added,
+        removed=report.runs_removed,
+        fmt=_fmt,
+        css=css,
     )
 
 

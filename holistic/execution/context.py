@@ -42,8 +42,9 @@ class ExecutionContext:
         if cache is None and options.use_cache:
             cache = RequestCache(options.cache_path())
         deployments = [*registry.deployments.values(), *(p.template for p in registry.patterns)]
-        return ExecutionContext(options=options, registry=registry, cache=cache,
-                                redactor=registry_redactor(deployments))
+        return ExecutionContext(
+            options=options, registry=registry, cache=cache, redactor=registry_redactor(deployments)
+        )
 
     def deployment(self, name: str) -> ModelDeployment:
         return self.registry.get(name)

@@ -28,8 +28,13 @@ class ExecutorError(HolisticError):
 
 def failed_report(run: RunSpec, error: str) -> RunReport:
     return RunReport(
-        run_id=run.run_id, name=run.name, scenario=run.scenario.name, model=run.model,
-        method=run.adapter.method, status=FAILED, error=error,
+        run_id=run.run_id,
+        name=run.name,
+        scenario=run.scenario.name,
+        model=run.model,
+        method=run.adapter.method,
+        status=FAILED,
+        error=error,
     )
 
 

@@ -88,8 +88,14 @@ def _seed(run: RunSpec, purpose: str) -> int:
 
 
 def run_spec_document(
-    suite: str, run: RunSpec, info: ScenarioInfo, selected: Sequence[str], not_applicable: Mapping[str, str],
-    *, deployment: ModelDeployment | None = None, model_identity: Mapping[str, Any] | None = None,
+    suite: str,
+    run: RunSpec,
+    info: ScenarioInfo,
+    selected: Sequence[str],
+    not_applicable: Mapping[str, str],
+    *,
+    deployment: ModelDeployment | None = None,
+    model_identity: Mapping[str, Any] | None = None,
 ) -> dict[str, Any]:
     """``run_spec.json``: the canonical run spec at the top level, plus facts about the run.
 
@@ -149,13 +155,21 @@ def _load_instances(
     from holistic.perturbations import apply_perturbations
 
     scenario_ctx = ScenarioContext(
-        data_root=options.data_root, cache_dir=options.data_cache_dir, offline=options.offline, seed=run.adapter.seed,
-        model=run.model, tokenizers=tokenizers,
+        data_root=options.data_root,
+        cache_dir=options.data_cache_dir,
+        offline=options.offline,
+        seed=run.adapter.seed,
+        model=run.model,
+        tokenizers=tokenizers,
     )
     train, evaluation = split_instances(scenario.get_instances(scenario_ctx))
     evaluation = downsample(
-        evaluation, run.adapter.max_eval_instances, seed=run.adapter.seed, scenario=run.scenario,
-        method=run.adapter.eval_sampling, mode=run.adapter.eval_instances,
+        evaluation,
+        run.adapter.max_eval_instances,
+        seed=run.adapter.seed,
+        scenario=run.scenario,
+        method=run.adapter.eval_sampling,
+        mode=run.adapter.eval_instances,
     )
     if not evaluation:
         raise EmptyRunError(f"run {run.run_id}: scenario {run.scenario.name!r} has no valid/test instances")
@@ -165,7 +179,10 @@ def _load_instances(
 
 
 def _score(
-    run: RunSpec, states: Sequence[RequestState], metrics: Sequence[Metric], metric_ctx: MetricContext,
+    run: RunSpec,
+    states: Sequence[RequestState],
+    metrics: Sequence[Metric],
+    metric_ctx: MetricContext,
     evaluation: Sequence[Instance],
 ) -> _Scored:
     """Every metric's values, aggregated with bootstrap intervals (and worst cases over variants)."""
@@ -205,7 +222,9 @@ def _score(
     return _Scored(per_instance=per_instance, stats=all_stats, artifacts=artifacts, infos=infos)
 
 
-def _execution_facts(evaluation: Sequence[Instance], states: Sequence[RequestState], served: ServeStats) -> dict[str, Any]:
+def _execution_facts(
+    evaluation: Sequence[Instance], states: Sequence[RequestState], served: ServeStats
+) -> dict[str, Any]:
     return {
         "instances": len(evaluation),
         "requests": served.requests,
@@ -260,15 +279,28 @@ def execute_run(
 
     writer = store.begin_run(run.run_id)
     selected = [m.name for m in selection.metrics]
-    writer.write_json(RUN_SPEC_FILE, run_spec_document(
-        store.suite, run, info, selected, selection.not_applicable,
-        deployment=deployment, model_identity=client.identity(),
-    ))
+    writer.write_json(
+        RUN_SPEC_FILE,
+        run_spec_document(
+            store.suite,
+            run,
+            info,
+            selected,
+            selection.not_applicable,
+            deployment=deployment,
+            model_identity=client.identity(),
+        ),
+    )
 
     progress.set_total(len(evaluation), len(states))
     states, keys, served = serve(
-        states, client, ctx.cache, batch_size=ctx.options.batch_size, concurrency=ctx.options.concurrency,
-        progress=_InstanceProgress(states, progress), redactor=ctx.redactor,
+        states,
+        client,
+        ctx.cache,
+        batch_size=ctx.options.batch_size,
+        concurrency=ctx.options.concurrency,
+        progress=_InstanceProgress(states, progress),
+        redactor=ctx.redactor,
     )
     states = postprocess(states, run.adapter)
     metric_ctx = MetricContext(run_id=run.run_id, deployment=deployment, scenario_info=info, seed=_seed(run, "metrics"))
@@ -282,14 +314,26 @@ def execute_run(
     writer.write_table("requests", shards.requests_table(join, states, keys))
     writer.write_table("per_instance_stats", shards.per_instance_stats_table(join, scored.per_instance))
     writer.write_table("stats", shards.stats_table(join, scored.stats, scored.infos))
-    writer.write_json(ARTIFACTS_FILE, {"execution": _execution_facts(evaluation, states, served),
-                                       "metrics": scored.artifacts})
+    writer.write_json(
+        ARTIFACTS_FILE, {"execution": _execution_facts(evaluation, states, served), "metrics": scored.artifacts}
+    )
     writer.complete(requests=served.requests, failed_requests=served.failed)
-    progress.end_run("partial" if served.failed else "done", f"{served.failed} failed requests" if served.failed else "")
+    progress.end_run(
+        "partial" if served.failed else "done", f"{served.failed} failed requests" if served.failed else ""
+    )
     return RunReport(
-        run_id=run.run_id, name=run.name, scenario=run.scenario.name, model=run.model, method=run.adapter.method,
-        status=PARTIAL if served.failed else COMPLETE, instances=len(evaluation), requests=served.requests,
+        run_id=run.run_id,
+        name=run.name,
+        scenario=run.scenario.name,
+        model=run.model,
+        method=run.adapter.method,
+        status=PARTIAL if served.failed else COMPLETE,
+        instances=len(evaluation),
+        requests=served.requests,
         cache_hits=served.cache_hits,
-        model_calls=served.model_calls, failed_requests=served.failed, folder=writer.folder,
-        forward_calls=served.engine.get("forward_calls", 0), forward_tokens=served.engine.get("forward_tokens", 0),
+        model_calls=served.model_calls,
+        failed_requests=served.failed,
+        folder=writer.folder,
+        forward_calls=served.engine.get("forward_calls", 0),
+        forward_tokens=served.engine.get("forward_tokens", 0),
     )

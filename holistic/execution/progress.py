@@ -125,8 +125,12 @@ class BarProgress:
         self.close()
         self.counts.reset(0)
         self.bar = tqdm(
-            total=None, desc=f"[{index}/{total_runs}] {run_id}", unit="inst", file=self.stream,
-            dynamic_ncols=True, leave=True,
+            total=None,
+            desc=f"[{index}/{total_runs}] {run_id}",
+            unit="inst",
+            file=self.stream,
+            dynamic_ncols=True,
+            leave=True,
         )
         self.bar.set_postfix(cached=0, errors=0)
 
@@ -147,7 +151,9 @@ class BarProgress:
     def end_run(self, status: str, detail: str = "") -> None:
         if self.bar is not None:
             c = self.counts
-            self.bar.set_postfix_str(f"cached={c.hits}, errors={c.errors}, {status}" + (f": {detail}" if detail else ""))
+            self.bar.set_postfix_str(
+                f"cached={c.hits}, errors={c.errors}, {status}" + (f": {detail}" if detail else "")
+            )
             self.bar.close()
             self.bar = None
 

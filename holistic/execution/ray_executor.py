@@ -385,7 +385,9 @@ def run_ray(
                 outcome = ray.get(ref)
                 report = outcome.report
             except Exception as exc:  # the task died more often than it may be retried
-                report = failed_report(run, f"Ray task failed after {MAX_TASK_RETRIES} retries: {type(exc).__name__}: {exc}")
+                report = failed_report(
+                    run, f"Ray task failed after {MAX_TASK_RETRIES} retries: {type(exc).__name__}: {exc}"
+                )
             tracker.finish(outcome, report)
             dispatch()
             now = time.perf_counter()
@@ -405,4 +407,3 @@ def run_ray(
             with contextlib.suppress(Exception):
                 ray.get(cache_actor.close.remote(), timeout=30)
             ray.kill(cache_actor)
-

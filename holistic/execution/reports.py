@@ -96,8 +96,10 @@ class SuiteReport:
         if not requests:
             return ""
         calls = sum(r.model_calls for r in done)
-        line = (f"requests: {requests} ({calls} sent to the model, {sum(r.cache_hits for r in done)} from the cache, "
-                f"{sum(r.failed_requests for r in done)} failed)")
+        line = (
+            f"requests: {requests} ({calls} sent to the model, {sum(r.cache_hits for r in done)} from the cache, "
+            f"{sum(r.failed_requests for r in done)} failed)"
+        )
         passes = sum(r.forward_calls for r in done)
         if passes:
             line += f"; {sum(r.forward_tokens for r in done)} tokens through the model in {passes} forward passes"
@@ -105,8 +107,10 @@ class SuiteReport:
 
     def quiet_line(self) -> str:
         """The one line ``--quiet`` prints: run counts and :meth:`work_line`."""
-        runs = (f"suite {self.suite!r}: {self.count(COMPLETE)} runs written, {self.count(SKIPPED)} already complete, "
-                f"{self.count(FAILED)} failed")
+        runs = (
+            f"suite {self.suite!r}: {self.count(COMPLETE)} runs written, {self.count(SKIPPED)} already complete, "
+            f"{self.count(FAILED)} failed"
+        )
         work = self.work_line()
         return f"{runs}; {work}" if work else runs
 
@@ -114,8 +118,8 @@ class SuiteReport:
         """Human-readable lines: what was written where, and how to read it."""
         lines = [
             f"suite {self.suite!r}: {self.count(COMPLETE)} runs written, {self.count(SKIPPED)} already complete, "
-            f"{self.count(FAILED)} failed" + (f", {self.count(PARTIAL)} partial (failed requests)"
-                                               if self.count(PARTIAL) else ""),
+            f"{self.count(FAILED)} failed"
+            + (f", {self.count(PARTIAL)} partial (failed requests)" if self.count(PARTIAL) else ""),
         ]
         if self.work_line():
             lines.append(self.work_line())
@@ -123,8 +127,10 @@ class SuiteReport:
             if r.status == FAILED:
                 lines.append(f"  FAILED {r.run_id}: {r.error}")
             elif r.status == PARTIAL:
-                lines.append(f"  PARTIAL {r.run_id}: {r.failed_requests}/{r.requests} requests failed "
-                             f"({r.error_rate:.1%}); rerun the same command to retry them")
+                lines.append(
+                    f"  PARTIAL {r.run_id}: {r.failed_requests}/{r.requests} requests failed "
+                    f"({r.error_rate:.1%}); rerun the same command to retry them"
+                )
         lines.append(f"results: {self.suite_dir}/suite.json and {self.suite_dir}/runs/<run_id>/*.parquet")
         if self.cache_path is not None:
             lines.append(f"request cache: {self.cache_path}")

@@ -82,15 +82,27 @@ def _run_locked(
         if why is None:
             reports.append(
                 RunReport(
-                    run_id=run.run_id, name=run.name, scenario=run.scenario.name, model=run.model,
-                    method=run.adapter.method, status=SKIPPED, folder=store.run_dir(run.run_id),
+                    run_id=run.run_id,
+                    name=run.name,
+                    scenario=run.scenario.name,
+                    model=run.model,
+                    method=run.adapter.method,
+                    status=SKIPPED,
+                    folder=store.run_dir(run.run_id),
                 )
             )
         else:
             todo.append(run)
     pending = [
-        {"run_id": r.run_id, "name": r.name, "scenario": r.scenario.name, "model": r.model,
-         "method": r.adapter.method, "status": "pending", "error": None}
+        {
+            "run_id": r.run_id,
+            "name": r.name,
+            "scenario": r.scenario.name,
+            "model": r.model,
+            "method": r.adapter.method,
+            "status": "pending",
+            "error": None,
+        }
         for r in todo
     ]
     store.record_runs([r.suite_entry() for r in reports] + pending)

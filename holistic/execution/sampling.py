@@ -87,7 +87,8 @@ def _downsample_units(instances: Sequence[Instance], max_instances: int, *, seed
             strata.setdefault(str(inst.metadata.get(SAMPLE_STRATUM_KEY, "")), []).append(unit)
         members.setdefault(unit, []).append(i)
     queues = [
-        sorted(units, key=lambda u: (stable_seed(seed, "eval_sample_unit", scenario, u), u)) for units in strata.values()
+        sorted(units, key=lambda u: (stable_seed(seed, "eval_sample_unit", scenario, u), u))
+        for units in strata.values()
     ]
     keep: set[int] = set()
     for depth in range(max(len(q) for q in queues)):

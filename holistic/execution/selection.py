@@ -28,9 +28,7 @@ def _check_patterns(kind: str, patterns: Sequence[str], names: Sequence[str]) ->
             )
 
 
-def select_runs(
-    runs: Sequence[RunSpec], *, models: Sequence[str] = (), scenarios: Sequence[str] = ()
-) -> list[RunSpec]:
+def select_runs(runs: Sequence[RunSpec], *, models: Sequence[str] = (), scenarios: Sequence[str] = ()) -> list[RunSpec]:
     """The runs whose model matches one of ``models`` and whose scenario matches one of
     ``scenarios`` (``fnmatch`` glob patterns; an empty list matches everything).
 

@@ -136,8 +136,9 @@ def serve(
     model_id = client.deployment.model_id
 
     def run_batch(batch: list[str]) -> list[str]:
-        batch_results = [redact_result(r, redactor)
-                         for r in _call_batch(client, [states[by_key[k][0]].request for k in batch])]
+        batch_results = [
+            redact_result(r, redactor) for r in _call_batch(client, [states[by_key[k][0]].request for k in batch])
+        ]
         if cache is not None:
             cache.put_many(
                 (k, r, model_id, states[by_key[k][0]].request.kind) for k, r in zip(batch, batch_results, strict=True)

@@ -134,9 +134,7 @@ def requests_table(keys: JoinKeys, states: Sequence[RequestState], cache_keys: S
                 ],
                 "post_processed": None if state.post_processed is None else list(state.post_processed),
                 "parse_error": state.parse_error,
-                "prompt_logprobs": None
-                if res is None or res.prompt_logprobs is None
-                else _tokens(res.prompt_logprobs),
+                "prompt_logprobs": None if res is None or res.prompt_logprobs is None else _tokens(res.prompt_logprobs),
                 "has_logprobs": bool(res is not None and res.has_logprobs),
                 "prompt_tokens": res.prompt_tokens if res is not None else 0,
                 "completion_tokens": res.completion_tokens if res is not None else 0,

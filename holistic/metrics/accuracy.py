@@ -205,9 +205,13 @@ class MultisetF1(GenerationAccuracy):
     name = "f1_multiset"
     optional = True
     INFOS = tuple(
-        info(name, "accuracy", "SQuAD token F1 with the best reference: repeated tokens count, two empty texts "
-             "agree (holistic option)" + (", best over the k outputs." if name.endswith(AT_K) else "."),
-             needs_generation=True)
+        info(
+            name,
+            "accuracy",
+            "SQuAD token F1 with the best reference: repeated tokens count, two empty texts "
+            "agree (holistic option)" + (", best over the k outputs." if name.endswith(AT_K) else "."),
+            needs_generation=True,
+        )
         for name in ("f1_score_multiset", "f1_score_multiset" + AT_K)
     )
 
@@ -229,16 +233,40 @@ class MultipleChoiceAccuracy(BaseMetric):
     name = "multiple_choice_accuracy"
     category = "accuracy"
     INFOS = (
-        info("exact_match", "accuracy", "The picked choice is a correct one (separate scoring: the choice with the "
-             "highest summed logprob).", needs_generation=False),
-        info("exact_match_per_char", "accuracy", "Separate scoring: the choice with the highest logprob per character "
-             "of its text (no leading space) is correct; lm-evaluation-harness's acc_norm.", needs_generation=False),
-        info("exact_match_per_token", "accuracy", "Separate scoring: the choice with the highest logprob per scored "
-             "token is correct; HELM's exact_match for multiple_choice_separate_original.", needs_generation=False),
-        info("exact_match_per_byte", "accuracy", "Separate scoring: the choice with the highest logprob per UTF-8 byte "
-             "of its text is correct; lm-evaluation-harness's acc_bytes.", needs_generation=False),
-        info("predicted_index", "accuracy", "Separate scoring: 0-based index of the picked choice under the run's "
-             "length_normalization (HELM's predicted_index); its mean shows position bias.", needs_generation=False),
+        info(
+            "exact_match",
+            "accuracy",
+            "The picked choice is a correct one (separate scoring: the choice with the highest summed logprob).",
+            needs_generation=False,
+        ),
+        info(
+            "exact_match_per_char",
+            "accuracy",
+            "Separate scoring: the choice with the highest logprob per character "
+            "of its text (no leading space) is correct; lm-evaluation-harness's acc_norm.",
+            needs_generation=False,
+        ),
+        info(
+            "exact_match_per_token",
+            "accuracy",
+            "Separate scoring: the choice with the highest logprob per scored "
+            "token is correct; HELM's exact_match for multiple_choice_separate_original.",
+            needs_generation=False,
+        ),
+        info(
+            "exact_match_per_byte",
+            "accuracy",
+            "Separate scoring: the choice with the highest logprob per UTF-8 byte "
+            "of its text is correct; lm-evaluation-harness's acc_bytes.",
+            needs_generation=False,
+        ),
+        info(
+            "predicted_index",
+            "accuracy",
+            "Separate scoring: 0-based index of the picked choice under the run's "
+            "length_normalization (HELM's predicted_index); its mean shows position bias.",
+            needs_generation=False,
+        ),
         info(
             "exact_match_lenient",
             "accuracy",
@@ -258,8 +286,9 @@ class MultipleChoiceAccuracy(BaseMetric):
         if method not in MULTIPLE_CHOICE_METHODS:
             raise ValueError(f"not a multiple-choice method: {method!r}")
         if length_normalization not in LENGTH_NORMALIZATIONS:
-            raise ValueError(f"length_normalization must be one of {', '.join(LENGTH_NORMALIZATIONS)}; "
-                             f"got {length_normalization!r}")
+            raise ValueError(
+                f"length_normalization must be one of {', '.join(LENGTH_NORMALIZATIONS)}; got {length_normalization!r}"
+            )
         self.method = method
         self.length_normalization = length_normalization
         self.answer_parsing = answer_parsing

@@ -79,13 +79,19 @@ class BertScoreMetric(BaseMetric):
     name = "bertscore"
     category = "accuracy"
     INFOS = tuple(
-        info(n, "accuracy", f"BERTScore {n.split('_')[1]} with {DEFAULT_MODEL} (layer {DEFAULT_LAYER}, no idf, "
-             "no rescaling), best reference.", needs_generation=True)
+        info(
+            n,
+            "accuracy",
+            f"BERTScore {n.split('_')[1]} with {DEFAULT_MODEL} (layer {DEFAULT_LAYER}, no idf, "
+            "no rescaling), best reference.",
+            needs_generation=True,
+        )
         for n in _NAMES
     )
 
-    def __init__(self, model_path: Path | None = None, model_name: str = DEFAULT_MODEL,
-                 num_layers: int = DEFAULT_LAYER) -> None:
+    def __init__(
+        self, model_path: Path | None = None, model_name: str = DEFAULT_MODEL, num_layers: int = DEFAULT_LAYER
+    ) -> None:
         self.model_path = model_path
         self.model_name = model_name if model_path is None or model_name != DEFAULT_MODEL else str(model_path)
         self.num_layers = num_layers

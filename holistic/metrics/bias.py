@@ -130,9 +130,12 @@ def representation_name(category: str) -> str:
 
 def _value_names() -> list[tuple[str, str]]:
     names = [
-        (association_name(c, k),
-         f"Skew of {c} group mentions co-occurring with each {k}, from uniform, averaged over {k}s.")
-        for c in CATEGORIES for k in TARGET_KINDS
+        (
+            association_name(c, k),
+            f"Skew of {c} group mentions co-occurring with each {k}, from uniform, averaged over {k}s.",
+        )
+        for c in CATEGORIES
+        for k in TARGET_KINDS
     ]
     names += [
         (representation_name(c), f"Skew of {c} group mentions from uniform (total-variation distance).")
@@ -177,8 +180,9 @@ class BiasMetric(BaseMetric):
                         values.append(value)
             for value_name, values in per_trial.items():
                 if values:
-                    result.run_stats.append(Stat.of(MetricName(value_name, group.split, group.sub_split,
-                                                               group.perturbation), values))
+                    result.run_stats.append(
+                        Stat.of(MetricName(value_name, group.split, group.sub_split, group.perturbation), values)
+                    )
                 else:
                     undefined.setdefault(_context_label(group), []).append(value_name)
         result.artifacts["bias_undefined"] = undefined

@@ -73,23 +73,56 @@ def _no_logprobs_reason(adapter: AdapterSpec, deployment: ModelDeployment) -> st
 
 
 _HELM_INFOS: tuple[MetricInfo, ...] = (
-    info("max_prob", "calibration", "The model's probability for its own answer (its confidence).",
-         needs_logprobs=True),
-    info("ece_10_bin", "calibration", "Expected calibration error, 10 equal-mass bins (as HELM).",
-         higher_is_better=False, needs_logprobs=True),
-    info("ece_1_bin", "calibration", "Expected calibration error with one bin: |mean confidence - accuracy|.",
-         higher_is_better=False, needs_logprobs=True),
-    info("platt_ece_10_bin", "calibration", "ECE (10 equal-mass bins) after Platt scaling fitted on the run.",
-         higher_is_better=False, needs_logprobs=True),
-    info("platt_ece_1_bin", "calibration", "1-bin ECE after Platt scaling fitted on the run.",
-         higher_is_better=False, needs_logprobs=True),
-    info("platt_coef", "calibration", "Slope of the Platt scaling fitted on the run (on the logit of max_prob).",
-         needs_logprobs=True),
+    info(
+        "max_prob", "calibration", "The model's probability for its own answer (its confidence).", needs_logprobs=True
+    ),
+    info(
+        "ece_10_bin",
+        "calibration",
+        "Expected calibration error, 10 equal-mass bins (as HELM).",
+        higher_is_better=False,
+        needs_logprobs=True,
+    ),
+    info(
+        "ece_1_bin",
+        "calibration",
+        "Expected calibration error with one bin: |mean confidence - accuracy|.",
+        higher_is_better=False,
+        needs_logprobs=True,
+    ),
+    info(
+        "platt_ece_10_bin",
+        "calibration",
+        "ECE (10 equal-mass bins) after Platt scaling fitted on the run.",
+        higher_is_better=False,
+        needs_logprobs=True,
+    ),
+    info(
+        "platt_ece_1_bin",
+        "calibration",
+        "1-bin ECE after Platt scaling fitted on the run.",
+        higher_is_better=False,
+        needs_logprobs=True,
+    ),
+    info(
+        "platt_coef",
+        "calibration",
+        "Slope of the Platt scaling fitted on the run (on the logit of max_prob).",
+        needs_logprobs=True,
+    ),
     info("platt_intercept", "calibration", "Intercept of the Platt scaling fitted on the run.", needs_logprobs=True),
-    info("selective_acc@10", "calibration", "Accuracy on the 10% most confident instances (as HELM).",
-         needs_logprobs=True),
-    info("selective_cov_acc_area", "calibration", "Area under the coverage-accuracy curve (as HELM).",
-         needs_logprobs=True),
+    info(
+        "selective_acc@10",
+        "calibration",
+        "Accuracy on the 10% most confident instances (as HELM).",
+        needs_logprobs=True,
+    ),
+    info(
+        "selective_cov_acc_area",
+        "calibration",
+        "Area under the coverage-accuracy curve (as HELM).",
+        needs_logprobs=True,
+    ),
 )
 
 
@@ -102,7 +135,10 @@ class CalibrationMetric(BaseMetric):
     INFOS = _HELM_INFOS
 
     def __init__(
-        self, method: str = "multiple_choice_joint", length_normalization: str = "none", correctness: str = "exact_match",
+        self,
+        method: str = "multiple_choice_joint",
+        length_normalization: str = "none",
+        correctness: str = "exact_match",
         answer_parsing: str = "helm",
     ) -> None:
         if correctness not in BINARY_SCORERS:
@@ -158,15 +194,19 @@ class CalibrationMetric(BaseMetric):
                 for stat_name, value in self.run_values(conf, hits).items():
                     values.setdefault(stat_name, []).append(value)
                 platt = helm_fit_platt(conf, [float(int(h)) for h in hits])
-                diagrams.append({
-                    "split": group.split,
-                    "sub_split": group.sub_split,
-                    "perturbation": group.perturbation,
-                    "trial": trial,
-                    "bins": [{"confidence": b.confidence, "accuracy": b.accuracy, "count": b.count}
-                             for b in reliability_bins(conf, hits, 10)],
-                    "platt": None if platt is None else {"slope": platt.coef, "intercept": platt.intercept},
-                })
+                diagrams.append(
+                    {
+                        "split": group.split,
+                        "sub_split": group.sub_split,
+                        "perturbation": group.perturbation,
+                        "trial": trial,
+                        "bins": [
+                            {"confidence": b.confidence, "accuracy": b.accuracy, "count": b.count}
+                            for b in reliability_bins(conf, hits, 10)
+                        ],
+                        "platt": None if platt is None else {"slope": platt.coef, "intercept": platt.intercept},
+                    }
+                )
             intervals = _bootstrap_intervals(
                 by_trial, stable_seed(ctx.seed, "calibration", repr(group)), self._interval_values()
             )
@@ -176,7 +216,9 @@ class CalibrationMetric(BaseMetric):
                 result.run_stats.append(replace(stat, ci_low=low, ci_high=high))
         result.artifacts[self.name] = {
             "method": self.method,
-            "correctness": self.correctness if self.method not in MULTIPLE_CHOICE_METHODS else "picked choice is correct",
+            "correctness": self.correctness
+            if self.method not in MULTIPLE_CHOICE_METHODS
+            else "picked choice is correct",
             "reliability": diagrams,
         }
         return result
@@ -222,14 +264,32 @@ class TieAwareCalibrationMetric(CalibrationMetric):
     name = "calibration_tie_aware"
     optional = True
     INFOS = (
-        info("ece_10_bin_tie_aware", "calibration", "ECE, 10 equal-mass bins that never split tied confidences.",
-             higher_is_better=False, needs_logprobs=True),
-        info("platt_ece_10_bin_tie_aware", "calibration", "Tie-aware ECE after ridge-regularised Platt scaling.",
-             higher_is_better=False, needs_logprobs=True),
-        info("selective_acc@10_tie_aware", "calibration",
-             "Accuracy on the ceil(10%) most confident instances, ties averaged.", needs_logprobs=True),
-        info("selective_cov_acc_area_tie_aware", "calibration",
-             "Area under the coverage-accuracy curve, ties averaged.", needs_logprobs=True),
+        info(
+            "ece_10_bin_tie_aware",
+            "calibration",
+            "ECE, 10 equal-mass bins that never split tied confidences.",
+            higher_is_better=False,
+            needs_logprobs=True,
+        ),
+        info(
+            "platt_ece_10_bin_tie_aware",
+            "calibration",
+            "Tie-aware ECE after ridge-regularised Platt scaling.",
+            higher_is_better=False,
+            needs_logprobs=True,
+        ),
+        info(
+            "selective_acc@10_tie_aware",
+            "calibration",
+            "Accuracy on the ceil(10%) most confident instances, ties averaged.",
+            needs_logprobs=True,
+        ),
+        info(
+            "selective_cov_acc_area_tie_aware",
+            "calibration",
+            "Area under the coverage-accuracy curve, ties averaged.",
+            needs_logprobs=True,
+        ),
     )
 
     def run_values(self, conf: list[float], hits: list[float]) -> dict[str, float]:

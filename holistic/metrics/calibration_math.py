@@ -287,10 +287,12 @@ def helm_calibration_stats(confidences: ArrayLike, correct: ArrayLike) -> dict[s
         out.update({"platt_ece_10_bin": 0.0, "platt_ece_1_bin": 0.0})
     else:
         scaled = platt(conf)
-        out.update({
-            "platt_coef": platt.coef,
-            "platt_intercept": platt.intercept,
-            "platt_ece_10_bin": helm_ece(scaled, labels, 10),
-            "platt_ece_1_bin": helm_ece_equal_width(scaled, labels, 1),
-        })
+        out.update(
+            {
+                "platt_coef": platt.coef,
+                "platt_intercept": platt.intercept,
+                "platt_ece_10_bin": helm_ece(scaled, labels, 10),
+                "platt_ece_1_bin": helm_ece_equal_width(scaled, labels, 1),
+            }
+        )
     return out

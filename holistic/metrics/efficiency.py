@@ -68,29 +68,78 @@ class EfficiencyMetric(BaseMetric):
     name = "efficiency"
     category = "efficiency"
     INFOS = (
-        info("inference_runtime", "efficiency", "Seconds per model request (original latency when cached).",
-             higher_is_better=False, needs_references=False),
-        info("inference_denoised_runtime", "efficiency", "Seconds per model request, batch time shared out "
-             "(HELM's efficiency leaderboard value).", higher_is_better=False, needs_references=False),
-        info("idealized_inference_runtime", "efficiency", "Seconds per request predicted by a non-negative "
-             "least-squares fit of latency on prompt and completion tokens over the run's uncached requests.",
-             higher_is_better=False, needs_references=False),
-        info("num_prompt_tokens", "efficiency", "Prompt tokens per request.", higher_is_better=False,
-             needs_references=False),
-        info("num_completion_tokens", "efficiency", "Completion tokens per request.", higher_is_better=False,
-             needs_references=False),
-        info("num_requests", "efficiency", "Model requests per instance.", higher_is_better=False,
-             needs_references=False),
-        info("cost_usd", "efficiency", "Price per instance in US dollars (registry prices or the provider's).",
-             higher_is_better=False, needs_references=False),
-        info("num_cached_requests", "efficiency", "Requests of the run served from the request cache.",
-             higher_is_better=False, needs_references=False),
-        info("num_failed_requests", "efficiency", "Requests of the run that finally failed.",
-             higher_is_better=False, needs_references=False),
-        info("tokens_per_second", "efficiency", "Prompt plus completion tokens per second of uncached calls.",
-             needs_references=False),
-        info("completion_tokens_per_second", "efficiency", "Completion tokens per second of uncached calls.",
-             needs_references=False),
+        info(
+            "inference_runtime",
+            "efficiency",
+            "Seconds per model request (original latency when cached).",
+            higher_is_better=False,
+            needs_references=False,
+        ),
+        info(
+            "inference_denoised_runtime",
+            "efficiency",
+            "Seconds per model request, batch time shared out (HELM's efficiency leaderboard value).",
+            higher_is_better=False,
+            needs_references=False,
+        ),
+        info(
+            "idealized_inference_runtime",
+            "efficiency",
+            "Seconds per request predicted by a non-negative "
+            "least-squares fit of latency on prompt and completion tokens over the run's uncached requests.",
+            higher_is_better=False,
+            needs_references=False,
+        ),
+        info(
+            "num_prompt_tokens",
+            "efficiency",
+            "Prompt tokens per request.",
+            higher_is_better=False,
+            needs_references=False,
+        ),
+        info(
+            "num_completion_tokens",
+            "efficiency",
+            "Completion tokens per request.",
+            higher_is_better=False,
+            needs_references=False,
+        ),
+        info(
+            "num_requests", "efficiency", "Model requests per instance.", higher_is_better=False, needs_references=False
+        ),
+        info(
+            "cost_usd",
+            "efficiency",
+            "Price per instance in US dollars (registry prices or the provider's).",
+            higher_is_better=False,
+            needs_references=False,
+        ),
+        info(
+            "num_cached_requests",
+            "efficiency",
+            "Requests of the run served from the request cache.",
+            higher_is_better=False,
+            needs_references=False,
+        ),
+        info(
+            "num_failed_requests",
+            "efficiency",
+            "Requests of the run that finally failed.",
+            higher_is_better=False,
+            needs_references=False,
+        ),
+        info(
+            "tokens_per_second",
+            "efficiency",
+            "Prompt plus completion tokens per second of uncached calls.",
+            needs_references=False,
+        ),
+        info(
+            "completion_tokens_per_second",
+            "efficiency",
+            "Completion tokens per second of uncached calls.",
+            needs_references=False,
+        ),
     )
 
     def evaluate(self, states: Sequence[RequestState], ctx: MetricContext) -> MetricResult:
@@ -112,16 +161,16 @@ class EfficiencyMetric(BaseMetric):
                     unit.stat("num_completion_tokens", _mean([r.completion_tokens for r in answered]))
                 )
             result.per_instance.append(unit.stat("num_requests", len(unit.states)))
-            result.per_instance.append(
-                unit.stat("cost_usd", sum(request_cost(s, ctx.deployment) for s in unit.states))
-            )
+            result.per_instance.append(unit.stat("cost_usd", sum(request_cost(s, ctx.deployment) for s in unit.states)))
             successful = [r for r in answered if r.success]
             if model is not None and successful:
                 ideal = _mean([model.predict(r.prompt_tokens, r.completion_tokens) for r in successful])
                 result.per_instance.append(unit.stat("idealized_inference_runtime", ideal))
         result.run_stats.extend(_run_stats(states))
         result.artifacts["efficiency"] = {
-            "runtime_model": None if model is None else {
+            "runtime_model": None
+            if model is None
+            else {
                 "overhead_s": model.overhead_s,
                 "s_per_prompt_token": model.s_per_prompt_token,
                 "s_per_completion_token": model.s_per_completion_token,
@@ -154,6 +203,7 @@ def _run_stats(states: Sequence[RequestState]) -> list[Stat]:
         total.latency += result.latency_s
     stats = []
     for (split, perturbation), total in sorted(totals.items(), key=lambda kv: (kv[0][0], kv[0][1] or "")):
+
         def name(value_name: str, split: str = split, perturbation: str | None = perturbation) -> MetricName:
             return MetricName(value_name, split=split, perturbation=perturbation)
 

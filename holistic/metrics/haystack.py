@@ -324,14 +324,15 @@ def summarise(records: Sequence[ScoredRecord], *, seed: int, depth_labels: Seque
             of_length = [r for r in of_task if r.length == length]
             if not of_length:
                 continue
-            by_length.append({"task": task, "length": length, **_group_facts(of_length, stable_seed(seed, task, length))})
+            by_length.append(
+                {"task": task, "length": length, **_group_facts(of_length, stable_seed(seed, task, length))}
+            )
             for label in labels:
                 cell = [r for r in of_length if r.depth_bin == label and not r.score.zero_needle]
                 hits = [found for r in of_length for bin_label, found in r.needles if bin_label == label]
                 if cell or hits:
                     facts = _group_facts(cell, stable_seed(seed, task, length, label))
-                    facts.update(found=sum(hits), gold=len(hits),
-                                 needle_recall=sum(hits) / len(hits) if hits else None)
+                    facts.update(found=sum(hits), gold=len(hits), needle_recall=sum(hits) / len(hits) if hits else None)
                     cells.append({"task": task, "length": length, "depth_bin": label, **facts})
     return {
         "version": ARTIFACT_VERSION,
@@ -366,8 +367,14 @@ def _stat(name: str, split: str, sub_split: str, values: Sequence[float], seed: 
     low, high = bootstrap_ci(values, seed=seed)
     mean = stat.mean if stat.mean is not None else 0.0
     return Stat(
-        name=stat.name, count=stat.count, sum=stat.sum, sum_sq=stat.sum_sq, min=stat.min, max=stat.max,
-        ci_low=min(low, mean), ci_high=max(high, mean),
+        name=stat.name,
+        count=stat.count,
+        sum=stat.sum,
+        sum_sq=stat.sum_sq,
+        min=stat.min,
+        max=stat.max,
+        ci_low=min(low, mean),
+        ci_high=max(high, mean),
     )
 
 
@@ -377,8 +384,14 @@ def median_stat(name: str, split: str, sub_split: str | None, values: Sequence[f
     low, high = median_ci(values, seed=seed)
     n = len(values)
     return Stat(
-        name=MetricName(name, split=split, sub_split=sub_split), count=n, sum=median * n, sum_sq=median * median * n,
-        min=float(min(values)), max=float(max(values)), ci_low=min(low, median), ci_high=max(high, median),
+        name=MetricName(name, split=split, sub_split=sub_split),
+        count=n,
+        sum=median * n,
+        sum_sq=median * median * n,
+        min=float(min(values)),
+        max=float(max(values)),
+        ci_low=min(low, median),
+        ci_high=max(high, median),
     )
 
 
@@ -440,32 +453,74 @@ def _group_key(key: tuple[str, str, int | None, str | None]) -> tuple[str, str, 
 # -- the metric ----------------------------------------------------------------------
 
 _INFOS = (
-    info("haystack_f1", "accuracy", "F1 of returned vs gold article ids; zero-needle records: 1 when nothing is returned.",
-         needs_generation=True),
-    info("haystack_needle_f1", "accuracy", "F1 of returned vs gold article ids, records with needles only.",
-         needs_generation=True),
-    info("haystack_precision", "accuracy", "Share of returned ids that are gold (records with needles).",
-         needs_generation=True),
+    info(
+        "haystack_f1",
+        "accuracy",
+        "F1 of returned vs gold article ids; zero-needle records: 1 when nothing is returned.",
+        needs_generation=True,
+    ),
+    info(
+        "haystack_needle_f1",
+        "accuracy",
+        "F1 of returned vs gold article ids, records with needles only.",
+        needs_generation=True,
+    ),
+    info(
+        "haystack_precision",
+        "accuracy",
+        "Share of returned ids that are gold (records with needles).",
+        needs_generation=True,
+    ),
     info("haystack_recall", "accuracy", "Share of gold ids returned (records with needles).", needs_generation=True),
-    info("haystack_f1_median", "accuracy",
-         "Median F1 over records (zero-needle ones included), with a bootstrap CI of the median: the headline.",
-         needs_generation=True),
+    info(
+        "haystack_f1_median",
+        "accuracy",
+        "Median F1 over records (zero-needle ones included), with a bootstrap CI of the median: the headline.",
+        needs_generation=True,
+    ),
     info("haystack_recall_median", "accuracy", "Median recall over records with needles.", needs_generation=True),
-    info("haystack_precision_median", "accuracy", "Median precision over records with needles.",
-         needs_generation=True),
-    info("haystack_zero_needle_correct", "accuracy", "A record without needles gets a valid empty answer.",
-         needs_generation=True),
-    info("haystack_zero_needle_false_positive", "accuracy",
-         "A record without needles gets an answer naming an article (mean: the false-positive rate).",
-         higher_is_better=False, needs_generation=True),
-    info("haystack_false_positives", "accuracy", "Returned ids that are not gold (hallucinated ids included).",
-         higher_is_better=False, needs_generation=True),
-    info("haystack_hard_negative_hits", "accuracy", "Returned ids that are hard negatives of the record.",
-         higher_is_better=False, needs_generation=True),
-    info("haystack_invalid_output", "accuracy", "No readable JSON answer (or the request failed).",
-         higher_is_better=False, needs_generation=True),
-    info("haystack_degenerate_output", "accuracy", "Runaway repetition in the output.",
-         higher_is_better=False, needs_generation=True),
+    info("haystack_precision_median", "accuracy", "Median precision over records with needles.", needs_generation=True),
+    info(
+        "haystack_zero_needle_correct",
+        "accuracy",
+        "A record without needles gets a valid empty answer.",
+        needs_generation=True,
+    ),
+    info(
+        "haystack_zero_needle_false_positive",
+        "accuracy",
+        "A record without needles gets an answer naming an article (mean: the false-positive rate).",
+        higher_is_better=False,
+        needs_generation=True,
+    ),
+    info(
+        "haystack_false_positives",
+        "accuracy",
+        "Returned ids that are not gold (hallucinated ids included).",
+        higher_is_better=False,
+        needs_generation=True,
+    ),
+    info(
+        "haystack_hard_negative_hits",
+        "accuracy",
+        "Returned ids that are hard negatives of the record.",
+        higher_is_better=False,
+        needs_generation=True,
+    ),
+    info(
+        "haystack_invalid_output",
+        "accuracy",
+        "No readable JSON answer (or the request failed).",
+        higher_is_better=False,
+        needs_generation=True,
+    ),
+    info(
+        "haystack_degenerate_output",
+        "accuracy",
+        "Runaway repetition in the output.",
+        higher_is_better=False,
+        needs_generation=True,
+    ),
 )
 
 

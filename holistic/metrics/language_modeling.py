@@ -59,18 +59,47 @@ class LanguageModelingMetric(BaseMetric):
     name = "language_modeling"
     category = "accuracy"
     INFOS = (
-        info("bits_per_byte", "accuracy", "Negative log2-likelihood per UTF-8 byte, pooled: -sum logprob / sum bytes "
-             "/ ln 2 over the run's documents.", higher_is_better=False, needs_logprobs=True, needs_references=False),
-        info("perplexity", "accuracy", "exp(-sum logprob / sum model tokens) over the run's documents.",
-             higher_is_better=False, needs_logprobs=True, needs_references=False),
-        info("logprob_per_byte", "accuracy", "sum logprob / sum UTF-8 bytes over the run's documents.",
-             needs_logprobs=True, needs_references=False),
-        info("logprob", "accuracy", "Log-likelihood of the document (sum over its windows).",
-             needs_logprobs=True, needs_references=False),
-        info("num_perplexity_tokens", "accuracy", "Model tokens scored in the document.",
-             needs_logprobs=True, needs_references=False),
-        info("num_bytes", "accuracy", "UTF-8 bytes scored in the document.",
-             needs_logprobs=True, needs_references=False),
+        info(
+            "bits_per_byte",
+            "accuracy",
+            "Negative log2-likelihood per UTF-8 byte, pooled: -sum logprob / sum bytes "
+            "/ ln 2 over the run's documents.",
+            higher_is_better=False,
+            needs_logprobs=True,
+            needs_references=False,
+        ),
+        info(
+            "perplexity",
+            "accuracy",
+            "exp(-sum logprob / sum model tokens) over the run's documents.",
+            higher_is_better=False,
+            needs_logprobs=True,
+            needs_references=False,
+        ),
+        info(
+            "logprob_per_byte",
+            "accuracy",
+            "sum logprob / sum UTF-8 bytes over the run's documents.",
+            needs_logprobs=True,
+            needs_references=False,
+        ),
+        info(
+            "logprob",
+            "accuracy",
+            "Log-likelihood of the document (sum over its windows).",
+            needs_logprobs=True,
+            needs_references=False,
+        ),
+        info(
+            "num_perplexity_tokens",
+            "accuracy",
+            "Model tokens scored in the document.",
+            needs_logprobs=True,
+            needs_references=False,
+        ),
+        info(
+            "num_bytes", "accuracy", "UTF-8 bytes scored in the document.", needs_logprobs=True, needs_references=False
+        ),
     )
 
     @classmethod

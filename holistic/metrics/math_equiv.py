@@ -131,10 +131,18 @@ class MathEquivalence(BaseMetric):
     name = "math_equiv"
     category = "accuracy"
     INFOS = (
-        info(EQUIV, "accuracy", "The answer equals the reference after MATH's LaTeX normalisation.",
-             needs_generation=True),
-        info(EQUIV_COT, "accuracy", "The last \\boxed{} answer of the worked solution equals the reference's "
-             "after MATH's LaTeX normalisation.", needs_generation=True),
+        info(
+            EQUIV,
+            "accuracy",
+            "The answer equals the reference after MATH's LaTeX normalisation.",
+            needs_generation=True,
+        ),
+        info(
+            EQUIV_COT,
+            "accuracy",
+            "The last \\boxed{} answer of the worked solution equals the reference's after MATH's LaTeX normalisation.",
+            needs_generation=True,
+        ),
     )
 
     @classmethod

@@ -92,12 +92,24 @@ class RougeMetric(_OverlapMetric):
     name = "rouge"
     _score = staticmethod(rouge_scores)
     INFOS = (
-        info("rouge_1", "accuracy", "ROUGE-1 F-measure (rouge-score, Porter stemming), best reference.",
-             needs_generation=True),
-        info("rouge_2", "accuracy", "ROUGE-2 F-measure (rouge-score, Porter stemming), best reference.",
-             needs_generation=True),
-        info("rouge_l", "accuracy", "ROUGE-L F-measure (rouge-score, Porter stemming), best reference.",
-             needs_generation=True),
+        info(
+            "rouge_1",
+            "accuracy",
+            "ROUGE-1 F-measure (rouge-score, Porter stemming), best reference.",
+            needs_generation=True,
+        ),
+        info(
+            "rouge_2",
+            "accuracy",
+            "ROUGE-2 F-measure (rouge-score, Porter stemming), best reference.",
+            needs_generation=True,
+        ),
+        info(
+            "rouge_l",
+            "accuracy",
+            "ROUGE-L F-measure (rouge-score, Porter stemming), best reference.",
+            needs_generation=True,
+        ),
     )
 
 
@@ -108,8 +120,16 @@ class BleuMetric(_OverlapMetric):
     name = "bleu"
     _score = staticmethod(bleu_scores)
     INFOS = (
-        info("bleu_1", "accuracy", "Sentence BLEU, unigram precision (NLTK, no smoothing, as HELM), best reference.",
-             needs_generation=True),
-        info("bleu_4", "accuracy", "Sentence BLEU, 4-gram precision only (weights 0,0,0,1, no smoothing, as HELM), "
-             "best reference.", needs_generation=True),
+        info(
+            "bleu_1",
+            "accuracy",
+            "Sentence BLEU, unigram precision (NLTK, no smoothing, as HELM), best reference.",
+            needs_generation=True,
+        ),
+        info(
+            "bleu_4",
+            "accuracy",
+            "Sentence BLEU, 4-gram precision only (weights 0,0,0,1, no smoothing, as HELM), best reference.",
+            needs_generation=True,
+        ),
     )

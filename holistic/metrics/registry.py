@@ -185,7 +185,8 @@ def _select_category(
         candidates += _producers(info.main_metric)
     else:
         candidates = [
-            n for n in METRICS.names()
+            n
+            for n in METRICS.names()
             if getattr(METRICS.get(n), "category", None) == category and not getattr(METRICS.get(n), "optional", False)
         ]
     reasons: list[str] = []

@@ -109,15 +109,17 @@ def worst_case(
     out: list[PerInstanceStat] = []
 
     def emit(key: tuple[str, int, str, str, str], name: MetricName, perturbation: str, value: float) -> None:
-        out.append(PerInstanceStat(key[0], key[1], MetricName(name.name, name.split, name.sub_split, perturbation),
-                                   value))
+        out.append(
+            PerInstanceStat(key[0], key[1], MetricName(name.name, name.split, name.sub_split, perturbation), value)
+        )
 
     for key in sorted(groups):
         members = groups[key]
         name = members[0].name
         original = [s.value for s in members if s.name.perturbation is None]
-        variants = sorted((s for s in members if s.name.perturbation is not None),
-                          key=lambda s: str(s.name.perturbation))
+        variants = sorted(
+            (s for s in members if s.name.perturbation is not None), key=lambda s: str(s.name.perturbation)
+        )
         for index, family in enumerate(WORST_CASE_FAMILIES):
             values = original + [s.value for s in variants if flags[str(s.name.perturbation)][index]]
             if not values:
@@ -132,8 +134,17 @@ def worst_case(
             emit(key, name, worst_name(pert), min([variant.value, *original]))
             if original:
                 emit(key, name, original_name(pert), original[0])
-    return sorted(out, key=lambda s: (s.instance_id, s.trial, s.name.name, s.name.split, s.name.sub_split or "",
-                                      s.name.perturbation or ""))
+    return sorted(
+        out,
+        key=lambda s: (
+            s.instance_id,
+            s.trial,
+            s.name.name,
+            s.name.split,
+            s.name.sub_split or "",
+            s.name.perturbation or "",
+        ),
+    )
 
 
 # ---------------------------------------------------------------------------

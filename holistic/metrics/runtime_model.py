@@ -37,7 +37,9 @@ class RuntimeModel:
     r_squared: float
 
     def predict(self, prompt_tokens: float, completion_tokens: float) -> float:
-        return self.overhead_s + self.s_per_prompt_token * prompt_tokens + self.s_per_completion_token * completion_tokens
+        return (
+            self.overhead_s + self.s_per_prompt_token * prompt_tokens + self.s_per_completion_token * completion_tokens
+        )
 
 
 def fit_runtime_model(samples: Sequence[tuple[float, float, float]]) -> RuntimeModel | None:

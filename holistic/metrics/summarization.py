@@ -62,9 +62,7 @@ def extractive_fragments(article: Sequence[str], summary: Sequence[str]) -> Frag
         for j in positions.get(summary[i], ()):
             length = 0
             while (
-                i + length < len(summary)
-                and j + length < len(article)
-                and summary[i + length] == article[j + length]
+                i + length < len(summary) and j + length < len(article) and summary[i + length] == article[j + length]
             ):
                 length += 1
             longest = max(longest, length)
@@ -83,14 +81,29 @@ class SummarizationMetric(BaseMetric):
     name = "summarization"
     category = "accuracy"
     INFOS = (
-        info("summarization_coverage", "accuracy", "Share of summary words inside fragments copied from the "
-             "article (Grusky et al.); descriptive.", higher_is_better=False, needs_references=False,
-             needs_generation=True),
-        info("summarization_density", "accuracy", "Mean squared length of copied fragments per summary word "
-             "(Grusky et al.); descriptive.", higher_is_better=False, needs_references=False,
-             needs_generation=True),
-        info("summarization_compression", "accuracy", "Article words per summary word; descriptive.",
-             needs_references=False, needs_generation=True),
+        info(
+            "summarization_coverage",
+            "accuracy",
+            "Share of summary words inside fragments copied from the article (Grusky et al.); descriptive.",
+            higher_is_better=False,
+            needs_references=False,
+            needs_generation=True,
+        ),
+        info(
+            "summarization_density",
+            "accuracy",
+            "Mean squared length of copied fragments per summary word (Grusky et al.); descriptive.",
+            higher_is_better=False,
+            needs_references=False,
+            needs_generation=True,
+        ),
+        info(
+            "summarization_compression",
+            "accuracy",
+            "Article words per summary word; descriptive.",
+            needs_references=False,
+            needs_generation=True,
+        ),
     )
 
     @classmethod

@@ -57,7 +57,9 @@ class AnthropicClient(ApiClient):
         self._sdk.close()
 
     def _classify(self, exc: BaseException) -> Failure:
-        return classify(exc, timeout_types=(anthropic.APITimeoutError,), connection_types=(anthropic.APIConnectionError,))
+        return classify(
+            exc, timeout_types=(anthropic.APITimeoutError,), connection_types=(anthropic.APIConnectionError,)
+        )
 
     def unsupported(self, request: Request) -> str | None:
         if request.kind in ("loglikelihood", "rolling_loglikelihood"):

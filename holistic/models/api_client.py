@@ -228,7 +228,11 @@ class ApiClient:
         if len(message) > MAX_ERROR_CHARS:
             message = message[:MAX_ERROR_CHARS] + "..."
         return RequestResult(
-            success=False, error=message, error_kind=failure.kind, attempts=attempts, latency_s=latency_s,
+            success=False,
+            error=message,
+            error_kind=failure.kind,
+            attempts=attempts,
+            latency_s=latency_s,
             engine=self.engine,
         )
 

@@ -47,6 +47,7 @@ CACHE_FORMAT = 1
 
 DEFAULT_BUSY_TIMEOUT_S = 60.0
 
+
 def scrub_identity(value: Any) -> Any:
     """``value`` with every mapping entry whose name looks like a secret removed (recursively)."""
     return drop_secrets(value)
@@ -126,8 +127,13 @@ class ResultCache(Protocol):
 class RequestCache:
     """A SQLite-backed cache of successful request results, safe across threads and processes."""
 
-    def __init__(self, path: Path, *, busy_timeout_s: float = DEFAULT_BUSY_TIMEOUT_S,
-                 on_damaged: Callable[[str], None] | None = None) -> None:
+    def __init__(
+        self,
+        path: Path,
+        *,
+        busy_timeout_s: float = DEFAULT_BUSY_TIMEOUT_S,
+        on_damaged: Callable[[str], None] | None = None,
+    ) -> None:
         self.path = Path(path)
         self.busy_timeout_s = busy_timeout_s
         self.on_damaged = on_damaged or (lambda msg: print(f"warning: {msg}", file=sys.stderr, flush=True))
@@ -192,8 +198,10 @@ class RequestCache:
         except (ValueError, TypeError, KeyError, AttributeError) as exc:
             if key not in self.damaged:
                 self.damaged.add(key)
-                self.on_damaged(f"request cache {self.path}: the row for key {key} cannot be decoded "
-                                f"({type(exc).__name__}: {exc}); recomputing it")
+                self.on_damaged(
+                    f"request cache {self.path}: the row for key {key} cannot be decoded "
+                    f"({type(exc).__name__}: {exc}); recomputing it"
+                )
             return None
 
     def get_many(self, keys: Sequence[str]) -> dict[str, RequestResult]:
@@ -212,8 +220,9 @@ class RequestCache:
                     if result is not None:
                         out[key] = result
         except sqlite3.DatabaseError as exc:
-            raise StoreError(f"cannot read the request cache {self.path}: {exc}; move it away to start a new "
-                             "cache") from None
+            raise StoreError(
+                f"cannot read the request cache {self.path}: {exc}; move it away to start a new cache"
+            ) from None
         return out
 
     def put(self, key: str, result: RequestResult, *, model_id: str = "", kind: str = "") -> bool:
@@ -227,9 +236,7 @@ class RequestCache:
         """
         now = time.time()
         rows = [
-            (key, model_id, kind, encode_result(result), now)
-            for key, result, model_id, kind in items
-            if result.success
+            (key, model_id, kind, encode_result(result), now) for key, result, model_id, kind in items if result.success
         ]
         if not rows:
             return 0

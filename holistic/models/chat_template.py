@@ -36,9 +36,11 @@ def render_chat_template(
         compiled = _compile(template)
     except Exception as exc:  # jinja2.TemplateSyntaxError and friends
         raise ModelError(f"chat template does not compile: {exc}") from exc
-    return str(compiled.render(
-        messages=[{"role": m.role, "content": m.content} for m in messages],
-        add_generation_prompt=True,
-        bos_token=bos_token,
-        eos_token=eos_token,
-    ))
+    return str(
+        compiled.render(
+            messages=[{"role": m.role, "content": m.content} for m in messages],
+            add_generation_prompt=True,
+            bos_token=bos_token,
+            eos_token=eos_token,
+        )
+    )

@@ -86,7 +86,9 @@ class AgreementTable:
             lines.append(cells)
         widths = [max(len(line[i]) for line in lines) for i in range(len(head))]
         out = ["  ".join(c.ljust(w) for c, w in zip(line, widths, strict=True)).rstrip() for line in lines]
-        out.append(f"tolerance {self.tolerance} nats: {'all agree' if self.ok else f'{len(self.flagged)} case(s) disagree'}")
+        out.append(
+            f"tolerance {self.tolerance} nats: {'all agree' if self.ok else f'{len(self.flagged)} case(s) disagree'}"
+        )
         for row in self.rows:
             for name, message in row.errors.items():
                 out.append(f"  {name} failed on {row.case.prompt!r} + {row.case.continuation!r}: {message}")

@@ -79,7 +79,9 @@ def counting_tokenizer(reference: str, registry: ModelRegistry) -> CountingToken
         try:
             return CountingTokenizer(_HFCounter(_auto_tokenizer(deployment.tokenizer)), reference)
         except Exception as exc:
-            logger.warning("tokenizer %s of %s cannot be loaded (%s); counting chars/4", deployment.tokenizer, reference, exc)
+            logger.warning(
+                "tokenizer %s of %s cannot be loaded (%s); counting chars/4", deployment.tokenizer, reference, exc
+            )
             return fallback_tokenizer(f"tokenizer {deployment.tokenizer!r} of {reference} could not be loaded: {exc}")
     return fallback_tokenizer(f"{reference} ({provider}) names no local tokenizer in the model registry")
 

@@ -68,8 +68,11 @@ def create_embedded_client(deployment: ModelDeployment) -> LocalClient:
     from holistic.models.huggingface import engine_options, load_transformers_engine
 
     hf, loaded = load_transformers_engine(
-        str(converted_gguf_dir(gguf)), device=str(args.get("device", "auto")), dtype=str(args.get("dtype", "auto")),
-        options=engine_options(args), fingerprint=False,  # the GGUF's hash is the identity
+        str(converted_gguf_dir(gguf)),
+        device=str(args.get("device", "auto")),
+        dtype=str(args.get("dtype", "auto")),
+        options=engine_options(args),
+        fingerprint=False,  # the GGUF's hash is the identity
     )
     return LocalClient(deployment, hf, {**loaded, **facts})
 

@@ -247,9 +247,11 @@ class TransformersEngine:
             with torch.inference_mode():
                 for trunk, units in self._place(seqs, pack=False):
                     members = [u[0].seq for u in units]
-                    for batch in self._batches([[len(seqs[i].ids) - trunk.length] for i in members], trunk, extra=[
-                        jobs[i].max_tokens for i in members
-                    ]):
+                    for batch in self._batches(
+                        [[len(seqs[i].ids) - trunk.length] for i in members],
+                        trunk,
+                        extra=[jobs[i].max_tokens for i in members],
+                    ):
                         rows = [members[b] for b in batch]
                         done = self._decode_batch([seqs[i] for i in rows], [jobs[i] for i in rows], trunk)
                         for i, gen in zip(rows, done, strict=True):
@@ -323,7 +325,7 @@ class TransformersEngine:
             base = parent
         if base.length == len(prefix):
             return base
-        trunk = _Trunk(len(prefix), self._extend(base.cache, prefix[base.length:], base.length))
+        trunk = _Trunk(len(prefix), self._extend(base.cache, prefix[base.length :], base.length))
         self._remember(prefix, trunk.cache)
         return trunk
 
@@ -376,8 +378,9 @@ class TransformersEngine:
         positions = torch.arange(past_len, past_len + len(ids), device=self.device)[None, :]
         mask = torch.ones((1, past_len + len(ids)), dtype=torch.long, device=self.device)
         self._count(len(ids), len(ids))
-        self._decoder(input_ids=input_ids, attention_mask=mask, position_ids=positions, use_cache=True,
-                      **{self._cache_kw: new})
+        self._decoder(
+            input_ids=input_ids, attention_mask=mask, position_ids=positions, use_cache=True, **{self._cache_kw: new}
+        )
         return new
 
     def _decoder(self, **kwargs: Any) -> Any:
@@ -420,7 +423,10 @@ class TransformersEngine:
         return [[rows[i] for i in b] for b in batches]
 
     def _forward_rows(
-        self, rows: list[list[_Unit]], seqs: list[_Seq], trunk: _Trunk,
+        self,
+        rows: list[list[_Unit]],
+        seqs: list[_Seq],
+        trunk: _Trunk,
         handle: Callable[[list[int], list[torch.Tensor]], None],
     ) -> None:
         """One forward pass over packed rows; hands each leaf's needed logits to ``handle``."""
@@ -444,12 +450,13 @@ class TransformersEngine:
             for unit in row:
                 first = len(segments)
                 for seg in unit:
-                    tokens = seqs[seg.seq].ids[seg.start:seg.end]
-                    input_ids[b, col:col + len(tokens)] = torch.tensor(tokens)
-                    positions[b, col:col + len(tokens)] = torch.arange(seg.start, seg.end)
-                    seg_of[col:col + len(tokens)] = len(segments)
-                    segments.append(_Segment(seg.seq, seg.start, seg.end, first + seg.parent if seg.parent >= 0 else -1,
-                                             seg.leaf))
+                    tokens = seqs[seg.seq].ids[seg.start : seg.end]
+                    input_ids[b, col : col + len(tokens)] = torch.tensor(tokens)
+                    positions[b, col : col + len(tokens)] = torch.arange(seg.start, seg.end)
+                    seg_of[col : col + len(tokens)] = len(segments)
+                    segments.append(
+                        _Segment(seg.seq, seg.start, seg.end, first + seg.parent if seg.parent >= 0 else -1, seg.leaf)
+                    )
                     offset.append(col)
                     if seg.leaf:
                         need = seqs[seg.seq].need_from
@@ -509,8 +516,11 @@ class TransformersEngine:
         mask = mask.to(self.device)
         self._count(sum(len(r.ids) - start for r in batch), n * width)
         out = self._decoder(
-            input_ids=input_ids.to(self.device), attention_mask=mask, position_ids=positions.to(self.device),
-            use_cache=True, **{self._cache_kw: cache},
+            input_ids=input_ids.to(self.device),
+            attention_mask=mask,
+            position_ids=positions.to(self.device),
+            use_cache=True,
+            **{self._cache_kw: cache},
         )
         last = torch.tensor([len(r.ids) - start - 1 for r in batch])
         next_logits = self._head(out.last_hidden_state[torch.arange(n), last])
@@ -605,10 +615,7 @@ def _copy_cache(cache: Any, batch: int) -> Any:
 
     if cache is None:
         return DynamicCache()
-    data = [
-        (layer.keys.expand(batch, -1, -1, -1), layer.values.expand(batch, -1, -1, -1))
-        for layer in cache.layers
-    ]
+    data = [(layer.keys.expand(batch, -1, -1, -1), layer.values.expand(batch, -1, -1, -1)) for layer in cache.layers]
     return DynamicCache(data)
 
 

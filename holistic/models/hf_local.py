@@ -108,9 +108,9 @@ def folder_facts(folder: Path) -> dict[str, Any]:
         if isinstance(limit, int) and 0 < limit < 10_000_000:
             facts["context_window"] = limit
     template = tokenizer_config.get("chat_template")
-    facts["chat"] = bool(template) or (folder / "chat_template.jinja").is_file() or (
-        folder / "chat_template.json"
-    ).is_file()
+    facts["chat"] = (
+        bool(template) or (folder / "chat_template.jinja").is_file() or (folder / "chat_template.json").is_file()
+    )
     for key in ("bos_token_id", "eos_token_id"):
         if config.get(key) is not None:
             facts[key] = config[key]
@@ -138,7 +138,9 @@ def resolve_deployment(deployment: ModelDeployment) -> ModelDeployment:
         return deployment
     facts = folder_facts(folder)
     if not (folder / "config.json").is_file() and not deployment.args.get("gguf_file"):
-        raise ModelError(f"model {deployment.name!r}: the folder {folder} has no config.json (not a transformers model)")
+        raise ModelError(
+            f"model {deployment.name!r}: the folder {folder} has no config.json (not a transformers model)"
+        )
     return replace(
         deployment,
         context_window=int(facts.get("context_window", deployment.context_window)),

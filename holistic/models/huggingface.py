@@ -86,8 +86,13 @@ def engine_options(args: Mapping[str, Any]) -> EngineOptions:
 
 
 def load_transformers_engine(
-    source: str, *, device: str = "auto", dtype: str = "auto", revision: str | None = None,
-    options: EngineOptions | None = None, fingerprint: bool = True,
+    source: str,
+    *,
+    device: str = "auto",
+    dtype: str = "auto",
+    revision: str | None = None,
+    options: EngineOptions | None = None,
+    fingerprint: bool = True,
 ) -> tuple[TransformersEngine, dict[str, Any]]:
     """Load a model folder or hub id; returns the engine and its identity facts.
 
@@ -180,8 +185,12 @@ def create_huggingface_client(deployment: ModelDeployment) -> LocalClient:
     else:
         check_hub_id(deployment.name, source)  # offline: fail now, not after a minute of retries
     engine, loaded = load_transformers_engine(
-        source, device=str(args.get("device", "auto")), dtype=str(args.get("dtype", "auto")),
-        revision=args.get("revision"), options=engine_options(args), fingerprint=gguf is None,
+        source,
+        device=str(args.get("device", "auto")),
+        dtype=str(args.get("dtype", "auto")),
+        revision=args.get("revision"),
+        options=engine_options(args),
+        fingerprint=gguf is None,
     )
     return LocalClient(deployment, engine, {**loaded, **facts})
 
@@ -194,7 +203,11 @@ def _check_args(deployment: ModelDeployment, args: Mapping[str, Any], known: set
             hint = did_you_mean(key, known)
             raise ModelError(
                 f"{deployment.name}: unknown provider arg {key!r}"
-                + (f"; did you mean {' or '.join(repr(h) for h in hint)}?" if hint else f"; known: {', '.join(sorted(known))}")
+                + (
+                    f"; did you mean {' or '.join(repr(h) for h in hint)}?"
+                    if hint
+                    else f"; known: {', '.join(sorted(known))}"
+                )
             )
 
 

@@ -61,7 +61,10 @@ def check_keys(deployments: Iterable[ModelDeployment], environ: Mapping[str, str
 
 
 def _message(missing: list[tuple[str, str]]) -> str:
-    lines = [f"model {name!r} reads its API key from the environment variable {env}, which is not set" for name, env in missing]
+    lines = [
+        f"model {name!r} reads its API key from the environment variable {env}, which is not set"
+        for name, env in missing
+    ]
     envs = sorted({env for _, env in missing})
     hint = "set " + " and ".join(envs) + " (e.g. export " + envs[0] + "=...)"
     return "missing API key: " + "; ".join(lines) + "; " + hint

@@ -123,7 +123,12 @@ class LlamaCppEngine:
     name = "llama_cpp"
 
     def __init__(
-        self, path: Path, *, n_ctx: int, n_threads: int | None = None, n_batch: int = 512,
+        self,
+        path: Path,
+        *,
+        n_ctx: int,
+        n_threads: int | None = None,
+        n_batch: int = 512,
         extra_buffer_types: bool = False,
     ) -> None:
         llama_cpp = import_llama_cpp()
@@ -132,8 +137,12 @@ class LlamaCppEngine:
         try:
             with _model_params(llama_cpp, extra_buffer_types):
                 self.llm = llama_cpp.Llama(
-                    model_path=str(path), logits_all=True, n_ctx=n_ctx, n_batch=n_batch,
-                    n_threads=n_threads, verbose=False,
+                    model_path=str(path),
+                    logits_all=True,
+                    n_ctx=n_ctx,
+                    n_batch=n_batch,
+                    n_threads=n_threads,
+                    verbose=False,
                 )
         except Exception as exc:  # llama-cpp raises ValueError/RuntimeError on bad files
             raise ModelError(f"llama.cpp cannot load {path}: {exc}") from exc

@@ -121,17 +121,19 @@ class LocalClient:
         for k, plan in enumerate(score_plans):
             latency = (t1 - t0) * score_cost[k] / score_total
             results[plan.index] = self._score_result(plan, scored[k], latency)
-        echo_scores = dict(zip((p.index for p in echo_plans), scored[len(score_plans):], strict=True))
+        echo_scores = dict(zip((p.index for p in echo_plans), scored[len(score_plans) :], strict=True))
 
         gen_cost = [len(j.prompt) + len(g.tokens) for j, g in zip(gen_jobs, generated, strict=True)]
         gen_total = max(sum(gen_cost), 1)
         offset = 0
         for plan in gen_plans:
             n = len(plan.generate or [])
-            latency = (t2 - t1) * sum(gen_cost[offset:offset + n]) / gen_total
+            latency = (t2 - t1) * sum(gen_cost[offset : offset + n]) / gen_total
             if plan.index in echo_scores:
                 latency += (t1 - t0) * (plan.prompt_tokens + 1) / score_total
-            results[plan.index] = self._gen_result(plan, generated[offset:offset + n], echo_scores.get(plan.index), latency)
+            results[plan.index] = self._gen_result(
+                plan, generated[offset : offset + n], echo_scores.get(plan.index), latency
+            )
             offset += n
 
     # -- requests -> jobs ---------------------------------------------------------------------
@@ -159,8 +161,13 @@ class LocalClient:
                     f"prompt and continuation have {len(ctx) + len(cont)} tokens; "
                     f"the context window of {self.deployment.name} is {window}"
                 )
-            return _Plan(index, request, score=ScoreJob(tuple(ctx), tuple(cont), top_k),
-                         prompt_tokens=len(ctx) + len(cont), score_text=request.continuation)
+            return _Plan(
+                index,
+                request,
+                score=ScoreJob(tuple(ctx), tuple(cont), top_k),
+                prompt_tokens=len(ctx) + len(cont),
+                score_text=request.continuation,
+            )
         if request.kind == "rolling_loglikelihood":
             ids = tok.encode(text)
             if self._special.bos is not None:
@@ -173,15 +180,20 @@ class LocalClient:
                 raise RequestError(
                     f"text has {len(ids)} tokens; the context window of {self.deployment.name} is {window}"
                 )
-            return _Plan(index, request, score=ScoreJob(tuple(ctx), tuple(cont), top_k),
-                         prompt_tokens=len(ids), score_text=text)
+            return _Plan(
+                index, request, score=ScoreJob(tuple(ctx), tuple(cont), top_k), prompt_tokens=len(ids), score_text=text
+            )
         if request.kind != "generate":
-            raise RequestError(f"unknown request kind {request.kind!r}; expected generate, loglikelihood or rolling_loglikelihood")
+            raise RequestError(
+                f"unknown request kind {request.kind!r}; expected generate, loglikelihood or rolling_loglikelihood"
+            )
         ids = tok.encode(text)
         if not ids:
             ids = self._bos_context("generation from an empty prompt")
         if len(ids) >= window:
-            raise RequestError(f"prompt has {len(ids)} tokens; the context window of {self.deployment.name} is {window}")
+            raise RequestError(
+                f"prompt has {len(ids)} tokens; the context window of {self.deployment.name} is {window}"
+            )
         if request.num_completions < 1:
             raise RequestError(f"num_completions must be at least 1, got {request.num_completions}")
         max_tokens = max(0, min(request.max_tokens, window - len(ids), self.deployment.max_output_tokens))
@@ -189,8 +201,12 @@ class LocalClient:
         n_jobs = 1 if greedy else request.num_completions
         jobs = [
             GenerateJob(
-                prompt=tuple(ids), max_tokens=max_tokens, temperature=max(request.temperature, 0.0),
-                seed=stable_seed(request.seed, request.trial_tag, k), stop=tuple(request.stop), top_k=top_k,
+                prompt=tuple(ids),
+                max_tokens=max_tokens,
+                temperature=max(request.temperature, 0.0),
+                seed=stable_seed(request.seed, request.trial_tag, k),
+                stop=tuple(request.stop),
+                top_k=top_k,
             )
             for k in range(n_jobs)
         ]
@@ -198,8 +214,14 @@ class LocalClient:
         if request.echo:
             bos = [self._special.bos] if self._special.bos is not None else []
             echo = ScoreJob(tuple(bos or ids[:1]), tuple(ids if bos else ids[1:]), top_k)
-        return _Plan(index, request, generate=jobs if max_tokens > 0 else [], echo=echo,
-                     repeat=request.num_completions if greedy or max_tokens == 0 else 1, prompt_tokens=len(ids))
+        return _Plan(
+            index,
+            request,
+            generate=jobs if max_tokens > 0 else [],
+            echo=echo,
+            repeat=request.num_completions if greedy or max_tokens == 0 else 1,
+            prompt_tokens=len(ids),
+        )
 
     def _bos_context(self, what: str) -> list[int]:
         if self._special.bos is None:
@@ -225,8 +247,13 @@ class LocalClient:
             is_greedy=all(s.is_argmax for s in scores),
         )
         return RequestResult(
-            success=True, completions=(completion,), prompt_tokens=plan.prompt_tokens, completion_tokens=0,
-            latency_s=latency, has_logprobs=True, engine=self.engine.name,
+            success=True,
+            completions=(completion,),
+            prompt_tokens=plan.prompt_tokens,
+            completion_tokens=0,
+            latency_s=latency,
+            has_logprobs=True,
+            engine=self.engine.name,
         )
 
     def _gen_result(
@@ -240,12 +267,14 @@ class LocalClient:
                 scores = scores[:-1]  # the end-of-sequence token is not part of the text
             text, kept, stopped = cut_at_stop(decode, [s.token_id for s in scores], plan.request.stop)
             scores = scores[:kept]
-            completions.append(Completion(
-                text=text,
-                logprob=sum(s.logprob for s in scores),
-                tokens=tuple(self._token(s) for s in scores),
-                finish_reason="stop" if stopped else gen.finish_reason,
-            ))
+            completions.append(
+                Completion(
+                    text=text,
+                    logprob=sum(s.logprob for s in scores),
+                    tokens=tuple(self._token(s) for s in scores),
+                    finish_reason="stop" if stopped else gen.finish_reason,
+                )
+            )
         completions = completions * plan.repeat
         return RequestResult(
             success=True,
@@ -264,4 +293,4 @@ class LocalClient:
 
 def _move_trailing_space(context: str, continuation: str) -> tuple[str, str]:
     stripped = context.rstrip(" ")
-    return stripped, context[len(stripped):] + continuation
+    return stripped, context[len(stripped) :] + continuation

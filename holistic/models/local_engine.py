@@ -101,4 +101,3 @@ def top_k_np(logprobs: np.ndarray, k: int) -> dict[int, float]:
     idx = np.argpartition(-logprobs, min(k, logprobs.shape[-1] - 1))[:k]
     idx = idx[np.argsort(-logprobs[idx], kind="stable")]
     return {int(i): float(logprobs[i]) for i in idx}
-

@@ -35,9 +35,10 @@ from holistic.models.api_client import ApiClient, Attempts, cut_text, sdk_call
 from holistic.models.registry import PROVIDERS
 from holistic.models.reliability import OPERATIONAL_ARGS, Failure, ProviderFailure, RetryPolicy, classify
 
-PROVIDER_ARGS = frozenset(
-    {"base_url", "organization", "echo_max_tokens", "max_tokens_field", "max_stop_sequences", "extra_body"}
-) | OPERATIONAL_ARGS
+PROVIDER_ARGS = (
+    frozenset({"base_url", "organization", "echo_max_tokens", "max_tokens_field", "max_stop_sequences", "extra_body"})
+    | OPERATIONAL_ARGS
+)
 
 MAX_COMPLETIONS_LOGPROBS = 5
 """The completions endpoint returns at most this many alternatives per token."""
@@ -70,7 +71,9 @@ def echoed_tokens(logprobs: Any) -> list[EchoedToken]:
             offsets.append(at)
             at += len(text)
     return [
-        EchoedToken(text, None if lp is None else float(lp), {str(k): float(v) for k, v in (top or {}).items()}, int(off))
+        EchoedToken(
+            text, None if lp is None else float(lp), {str(k): float(v) for k, v in (top or {}).items()}, int(off)
+        )
         for text, lp, top, off in zip(texts, values, tops, offsets, strict=True)
     ]
 
@@ -169,8 +172,9 @@ class OpenAIClient(ApiClient):
             params["extra_body"] = self.extra_body
         return params, local
 
-    def _samples(self, request: Request, params: dict[str, Any], create: Callable[..., Any],
-                 attempts: Attempts, what: str) -> tuple[list[Any], int, int]:
+    def _samples(
+        self, request: Request, params: dict[str, Any], create: Callable[..., Any], attempts: Attempts, what: str
+    ) -> tuple[list[Any], int, int]:
         """Choices for ``request.num_completions`` samples (more calls if the server ignores ``n``)."""
         want = max(request.num_completions, 1)
         choices: list[Any] = []
@@ -247,8 +251,14 @@ class OpenAIClient(ApiClient):
                 echoed = [t for t in echoed if t.offset >= cut]
                 if request.max_tokens <= 0:  # prompt logprobs only: drop what the server generated
                     text, echoed = "", []
-            tokens = [Token(t.text, t.logprob if t.logprob is not None else 0.0, t.top if request.top_k_logprobs else {})
-                      for t in echoed] if want_logprobs else []
+            tokens = (
+                [
+                    Token(t.text, t.logprob if t.logprob is not None else 0.0, t.top if request.top_k_logprobs else {})
+                    for t in echoed
+                ]
+                if want_logprobs
+                else []
+            )
             completions.append(self._completion(text, tokens, choice.finish_reason, local_stops))
         return self._result(request, completions, prompt_tokens, completion_tokens, want_logprobs, prompt_logprobs)
 
@@ -269,18 +279,24 @@ class OpenAIClient(ApiClient):
             raise ProviderFailure(Failure("fatal", "the server returned no choices", False))
         echoed = echoed_tokens(getattr(response.choices[0], "logprobs", None))
         if not echoed:
-            raise ProviderFailure(Failure(
-                "unsupported",
-                f"{self.deployment.name}: the server returned no prompt log-probabilities for an echo request; "
-                "set capabilities.prompt_logprobs: false for this deployment",
-                False,
-            ))
+            raise ProviderFailure(
+                Failure(
+                    "unsupported",
+                    f"{self.deployment.name}: the server returned no prompt log-probabilities for an echo request; "
+                    "set capabilities.prompt_logprobs: false for this deployment",
+                    False,
+                )
+            )
         span = [t for t in continuation_span(echoed, len(context), len(full)) if t.logprob is not None]
         if not span:
-            raise ProviderFailure(Failure(
-                "fatal", f"no scored token of the continuation {continuation!r} came back (echoed "
-                f"{len(echoed)} tokens, text offsets up to {echoed[-1].offset})", False,
-            ))
+            raise ProviderFailure(
+                Failure(
+                    "fatal",
+                    f"no scored token of the continuation {continuation!r} came back (echoed "
+                    f"{len(echoed)} tokens, text offsets up to {echoed[-1].offset})",
+                    False,
+                )
+            )
         tokens = tuple(Token(t.text, float(t.logprob or 0.0), t.top if request.top_k_logprobs else {}) for t in span)
         greedy = [(t.logprob or 0.0) >= max(t.top.values()) - 1e-6 for t in span if t.top]
         usage = getattr(response, "usage", None)
@@ -310,8 +326,15 @@ class OpenAIClient(ApiClient):
                 finish = "stop"
         return Completion(text=text, logprob=sum(t.logprob for t in kept), tokens=kept, finish_reason=finish)
 
-    def _result(self, request: Request, completions: list[Completion], prompt_tokens: int, completion_tokens: int,
-                want_logprobs: bool, prompt_logprobs: tuple[Token, ...] | None) -> RequestResult:
+    def _result(
+        self,
+        request: Request,
+        completions: list[Completion],
+        prompt_tokens: int,
+        completion_tokens: int,
+        want_logprobs: bool,
+        prompt_logprobs: tuple[Token, ...] | None,
+    ) -> RequestResult:
         if not prompt_tokens:  # a server that reports no usage: estimate
             prompt_tokens = self.tokenizer().count(request.text)
             completion_tokens = sum(self.tokenizer().count(c.text) for c in completions)

@@ -58,10 +58,7 @@ def plan_prefixes(seqs: Sequence[Sequence[int]], limits: Sequence[int], min_shar
         raise ValueError("plan_prefixes: seqs and limits differ in length")
     order = sorted(range(len(seqs)), key=lambda i: tuple(seqs[i]))
     # shared[k]: tokens that order[k] and order[k+1] may share (both limits respected).
-    shared = [
-        min(common_prefix_len(seqs[a], seqs[b]), limits[a], limits[b])
-        for a, b in itertools.pairwise(order)
-    ]
+    shared = [min(common_prefix_len(seqs[a], seqs[b]), limits[a], limits[b]) for a, b in itertools.pairwise(order)]
     root = PrefixNode(end=0)
     _build(root, order, shared, 0, len(order), max(min_shared, 1))
     return root

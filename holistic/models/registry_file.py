@@ -98,8 +98,13 @@ def _load_yaml(text: str, display: str) -> tuple[Any, dict[DocPath, tuple[int, i
     budget = NodeBudget()
 
     def fail(node: yaml.Node, path: DocPath, message: str) -> SpecError:
-        return SpecError(message, file=display, line=node.start_mark.line + 1, column=node.start_mark.column + 1,
-                         path=_format(path) if path else None)
+        return SpecError(
+            message,
+            file=display,
+            line=node.start_mark.line + 1,
+            column=node.start_mark.column + 1,
+            path=_format(path) if path else None,
+        )
 
     def build(node: yaml.Node, path: DocPath) -> Any:
         problem = budget.spend(len(path))
@@ -118,8 +123,11 @@ def _load_yaml(text: str, display: str) -> tuple[Any, dict[DocPath, tuple[int, i
                 key = str(loader.construct_object(key_node, deep=True))
                 if key in out:
                     raise SpecError(
-                        f"duplicate key {key!r}", file=display, line=key_node.start_mark.line + 1,
-                        column=key_node.start_mark.column + 1, path=_format(path) if path else None,
+                        f"duplicate key {key!r}",
+                        file=display,
+                        line=key_node.start_mark.line + 1,
+                        column=key_node.start_mark.column + 1,
+                        path=_format(path) if path else None,
                     )
                 marks[(*path, key, "<key>")] = (key_node.start_mark.line + 1, key_node.start_mark.column + 1)
                 out[key] = build(value_node, (*path, key))
@@ -134,12 +142,15 @@ def _load_yaml(text: str, display: str) -> tuple[Any, dict[DocPath, tuple[int, i
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         raise SpecError(
-            f"YAML syntax error: {exc.problem or exc.context or 'invalid YAML'}", file=display,
-            line=mark.line + 1 if mark else None, column=mark.column + 1 if mark else None,
+            f"YAML syntax error: {exc.problem or exc.context or 'invalid YAML'}",
+            file=display,
+            line=mark.line + 1 if mark else None,
+            column=mark.column + 1 if mark else None,
         ) from None
     except yaml.YAMLError as exc:
-        raise SpecError(f"YAML syntax error: {str(exc).splitlines()[0] if str(exc) else 'invalid YAML'}",
-                        file=display) from None
+        raise SpecError(
+            f"YAML syntax error: {str(exc).splitlines()[0] if str(exc) else 'invalid YAML'}", file=display
+        ) from None
     except RecursionError:
         raise SpecError("YAML nested too deeply", file=display) from None
     finally:
@@ -193,7 +204,11 @@ def _schema_error(error: jsonschema.ValidationError, where: _Where) -> SpecError
             name = unknown[0]
             hint = did_you_mean(name, allowed)
             msg = f"unknown field {name!r}"
-            msg += f"; did you mean {' or '.join(repr(h) for h in hint)}?" if hint else f" (valid: {', '.join(sorted(allowed))})"
+            msg += (
+                f"; did you mean {' or '.join(repr(h) for h in hint)}?"
+                if hint
+                else f" (valid: {', '.join(sorted(allowed))})"
+            )
             return where.error((*path, name), msg, key=True)
     if error.validator == "enum" and isinstance(error.instance, str):
         hint = did_you_mean(error.instance, [str(v) for v in error.validator_value])
@@ -230,7 +245,9 @@ def _validate(data: Any, where: _Where, known_providers: Collection[str]) -> Non
             if section == "models":
                 name = entry["name"]
                 if name in seen:
-                    raise where.error((section, i, "name"), f"duplicate model name {name!r} (first at models[{seen[name]}])")
+                    raise where.error(
+                        (section, i, "name"), f"duplicate model name {name!r} (first at models[{seen[name]}])"
+                    )
                 seen[name] = i
 
 
@@ -242,7 +259,7 @@ def _check_no_secrets(data: Any, where: _Where) -> None:
         entries = data.get(section)
         for i, entry in enumerate(entries if isinstance(entries, list) else []):
             args = entry.get("args") if isinstance(entry, Mapping) else None
-            for arg, value in (args.items() if isinstance(args, Mapping) else ()):
+            for arg, value in args.items() if isinstance(args, Mapping) else ():
                 if isinstance(value, str) and is_secret_name(arg):
                     raise where.error(
                         (section, i, "args", arg),

@@ -247,13 +247,24 @@ def call_with_retries(
                     f"{failure.message} (the server asked to retry after {failure.retry_after_s:.0f} s, "
                     f"more than max_retry_after_s={policy.max_retry_after_s:.0f})"
                 )
-                return Attempted(None, Failure(failure.kind, message, False, failure.retry_after_s, failure.status),
-                                 attempt, elapsed, waited)
+                return Attempted(
+                    None,
+                    Failure(failure.kind, message, False, failure.retry_after_s, failure.status),
+                    attempt,
+                    elapsed,
+                    waited,
+                )
             delay = failure.retry_after_s
         else:
             delay = policy.backoff(attempt, key)
-        log.info("%s failed (%s, attempt %d of %d); retrying in %.1f s", describe, failure.kind, attempt,
-                 policy.max_attempts, delay)
+        log.info(
+            "%s failed (%s, attempt %d of %d); retrying in %.1f s",
+            describe,
+            failure.kind,
+            attempt,
+            policy.max_attempts,
+            delay,
+        )
         sleep(delay)
         waited += delay
 

@@ -93,8 +93,14 @@ class SimpleClient:
         results = [self._flaky(r) or self._one(r) for r in requests]
         leak = os.environ.get(os.environ.get("HOLISTIC_SIMPLE_LEAK_ENV", "") or "\0", "")
         if leak:
-            results = [replace(r, completions=tuple(replace(c, text=c.text + " " + leak) for c in r.completions),
-                               error=(r.error + " " + leak) if r.error else r.error) for r in results]
+            results = [
+                replace(
+                    r,
+                    completions=tuple(replace(c, text=c.text + " " + leak) for c in r.completions),
+                    error=(r.error + " " + leak) if r.error else r.error,
+                )
+                for r in results
+            ]
         if self._log:
             with open(self._log, "a", encoding="utf-8") as fh:
                 for r in requests:
@@ -105,8 +111,9 @@ class SimpleClient:
         rate = float(os.environ.get("HOLISTIC_SIMPLE_FAIL_RATE", "0") or 0)
         if rate <= 0 or stable_seed("fail", request.text, request.continuation or "") % 1000 >= rate * 1000:
             return None
-        return RequestResult(success=False, error="simple: HTTP 500 (injected failure)", error_kind="server",
-                             engine="simple")
+        return RequestResult(
+            success=False, error="simple: HTTP 500 (injected failure)", error_kind="server", engine="simple"
+        )
 
     def _one(self, request: Request) -> RequestResult:
         logprobs = self.deployment.capabilities.logprobs
@@ -114,8 +121,9 @@ class SimpleClient:
         prompt_tokens = self._tokenizer.count(text)
         if request.kind in ("loglikelihood", "rolling_loglikelihood"):
             if not self.deployment.capabilities.prompt_logprobs:
-                return RequestResult(success=False, error="simple/no-logprobs cannot score text",
-                                     error_kind="fatal", engine="simple")
+                return RequestResult(
+                    success=False, error="simple/no-logprobs cannot score text", error_kind="fatal", engine="simple"
+                )
             target = request.continuation if request.kind == "loglikelihood" else text
             toks = self._tokenizer.tokens(target)
             jitter = (stable_seed(text, target) % 1000) / 1000.0
@@ -125,7 +133,8 @@ class SimpleClient:
                 success=True,
                 completions=(Completion(text=target, logprob=sum(per_tok), tokens=tokens, is_greedy=False),),
                 prompt_tokens=prompt_tokens + (len(toks) if request.kind == "loglikelihood" else 0),
-                has_logprobs=True, engine="simple",
+                has_logprobs=True,
+                engine="simple",
             )
         completions = []
         for i in range(request.num_completions):
@@ -138,12 +147,21 @@ class SimpleClient:
                 if stop and stop in answer:
                     answer = answer[: answer.index(stop)]
             tokens = tuple(Token(t, -0.1 * (j + 1)) for j, t in enumerate(self._tokenizer.tokens(answer)))
-            completions.append(Completion(text=answer, logprob=sum(t.logprob for t in tokens) if logprobs else 0.0,
-                                          tokens=tokens if logprobs else (), finish_reason="stop"))
+            completions.append(
+                Completion(
+                    text=answer,
+                    logprob=sum(t.logprob for t in tokens) if logprobs else 0.0,
+                    tokens=tokens if logprobs else (),
+                    finish_reason="stop",
+                )
+            )
         return RequestResult(
-            success=True, completions=tuple(completions), prompt_tokens=prompt_tokens,
+            success=True,
+            completions=tuple(completions),
+            prompt_tokens=prompt_tokens,
             completion_tokens=sum(len(c.tokens) or self._tokenizer.count(c.text) for c in completions),
-            has_logprobs=logprobs, engine="simple",
+            has_logprobs=logprobs,
+            engine="simple",
         )
 
     def _answer(self, text: str, request: Request, index: int) -> str:

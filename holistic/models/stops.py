@@ -20,7 +20,7 @@ def tail_has_stop(decode: Callable[[Sequence[int]], str], ids: Sequence[int], st
     if not stops or not ids:
         return False
     longest = max(len(s) for s in stops)
-    window = ids[-(longest + 1):]
+    window = ids[-(longest + 1) :]
     return find_stop(decode(window), stops) is not None
 
 

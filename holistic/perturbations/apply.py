@@ -54,7 +54,10 @@ def apply_perturbations(instances: Sequence[Instance], specs: Sequence[Perturbat
         if evaluated and count == 0:
             raise NoVariantsError(
                 f"perturbation {spec.name!r} made no variant of the {len(evaluated)} evaluation instance(s)"
-                + (" (none has contrast sets: metadata 'contrast_inputs'); remove it from the run's perturbations"
-                   if spec.name == "contrast_set" else "")
+                + (
+                    " (none has contrast sets: metadata 'contrast_inputs'); remove it from the run's perturbations"
+                    if spec.name == "contrast_set"
+                    else ""
+                )
             )
     return out

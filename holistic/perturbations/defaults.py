@@ -20,9 +20,7 @@ from collections.abc import Sequence
 from holistic.core.types import PerturbationSpec
 
 DEFAULTS: dict[str, tuple[PerturbationSpec, ...]] = {
-    "robustness": (
-        PerturbationSpec.make("mild_mix"),
-    ),
+    "robustness": (PerturbationSpec.make("mild_mix"),),
     "fairness": (
         PerturbationSpec.make("dialect", {"prob": 1.0}),
         PerturbationSpec.make("gender", {"mode": "pronouns", "prob": 1.0}),

@@ -60,8 +60,7 @@ def suite_name_problem(name: object) -> str | None:
     if any(unicodedata.category(ch).startswith("C") for ch in name):
         return "a suite name must not contain control or formatting characters (newlines, tabs, direction marks)"
     if not _SUITE_RE.match(name):
-        return ("a suite name is a plain folder name: letters, digits, '_', '-' and '.', starting with a letter "
-                "or digit")
+        return "a suite name is a plain folder name: letters, digits, '_', '-' and '.', starting with a letter or digit"
     if name in RESERVED_SUITE_NAMES:
         return f"{name!r} is reserved (the request cache lives in OUTPUT_DIR/{CACHE_DIR})"
     return None

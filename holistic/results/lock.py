@@ -44,8 +44,9 @@ def _describe(info: dict[str, object]) -> str:
 class SuiteLock:
     """``with SuiteLock(suite_dir): ...`` — held for the whole execution of a suite."""
 
-    def __init__(self, suite_dir: Path, *, wait: bool = True, poll_s: float = 0.5,
-                 on_wait: Callable[[str], None] | None = None) -> None:
+    def __init__(
+        self, suite_dir: Path, *, wait: bool = True, poll_s: float = 0.5, on_wait: Callable[[str], None] | None = None
+    ) -> None:
         self.path = Path(suite_dir) / LOCK_FILE
         self.wait = wait
         self.poll_s = poll_s
@@ -111,6 +112,7 @@ class SuiteLock:
         self.acquire()
         return self
 
-    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
-                 tb: TracebackType | None) -> None:
+    def __exit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
         self.release()

@@ -78,13 +78,19 @@ class Manifest:
         }
 
 
-def build_manifest(folder: Path, names: Iterable[str], *, written: str, requests: int, failed_requests: int) -> Manifest:
+def build_manifest(
+    folder: Path, names: Iterable[str], *, written: str, requests: int, failed_requests: int
+) -> Manifest:
     files = tuple(
         FileEntry(name=n, size=(folder / n).stat().st_size, sha256=file_sha256(folder / n)) for n in sorted(set(names))
     )
     return Manifest(
-        status=PARTIAL if failed_requests else COMPLETE, schema_version=SCHEMA_VERSION, files=files,
-        written=written, requests=requests, failed_requests=failed_requests,
+        status=PARTIAL if failed_requests else COMPLETE,
+        schema_version=SCHEMA_VERSION,
+        files=files,
+        written=written,
+        requests=requests,
+        failed_requests=failed_requests,
     )
 
 
@@ -108,15 +114,20 @@ def _parse(run_dir: Path, marker: Path) -> Manifest:
     if version != SCHEMA_VERSION:
         newer = isinstance(version, int) and version > SCHEMA_VERSION
         raise DamagedRunError(
-            run_dir, name,
+            run_dir,
+            name,
             f"written with results schema_version {version!r}; this holistic reads {SCHEMA_VERSION}"
             + ("; upgrade holistic to read it" if newer else ""),
         )
     try:
         files = tuple(FileEntry(str(f["name"]), int(f["size"]), str(f["sha256"])) for f in data["files"])
         manifest = Manifest(
-            status=str(data["status"]), schema_version=int(version), files=files, written=str(data.get("written", "")),
-            requests=int(data.get("requests", 0)), failed_requests=int(data.get("failed_requests", 0)),
+            status=str(data["status"]),
+            schema_version=int(version),
+            files=files,
+            written=str(data.get("written", "")),
+            requests=int(data.get("requests", 0)),
+            failed_requests=int(data.get("failed_requests", 0)),
         )
     except (KeyError, TypeError, ValueError):
         raise DamagedRunError(run_dir, name, "malformed manifest") from None

@@ -64,8 +64,11 @@ class RunReader:
         if isinstance(folder, RunReader):
             return folder
         folder = Path(folder)
-        return cls(run_id=folder.name, folder=folder,
-                   manifest=manifest.Manifest(status="unverified", schema_version=SCHEMA_VERSION, files=(), written=""))
+        return cls(
+            run_id=folder.name,
+            folder=folder,
+            manifest=manifest.Manifest(status="unverified", schema_version=SCHEMA_VERSION, files=(), written=""),
+        )
 
     @property
     def status(self) -> str:
@@ -130,10 +133,14 @@ class SuiteReader:
         found = self.meta.get("schema_version")
         if found != SCHEMA_VERSION:
             if isinstance(found, int) and found > SCHEMA_VERSION:
-                raise StoreError(f"{path}: written with results schema_version {found}, newer than this holistic "
-                                 f"reads ({SCHEMA_VERSION}); upgrade holistic to read it")
-            raise StoreError(f"{path}: written with results schema_version {found!r}; this holistic reads "
-                             f"{SCHEMA_VERSION}; rerun helm-run into a new --output-dir to rewrite it")
+                raise StoreError(
+                    f"{path}: written with results schema_version {found}, newer than this holistic "
+                    f"reads ({SCHEMA_VERSION}); upgrade holistic to read it"
+                )
+            raise StoreError(
+                f"{path}: written with results schema_version {found!r}; this holistic reads "
+                f"{SCHEMA_VERSION}; rerun helm-run into a new --output-dir to rewrite it"
+            )
 
     @classmethod
     def open(cls, output_dir: Path, suite: str) -> SuiteReader:
@@ -181,8 +188,14 @@ class SuiteReader:
         except KeyError:
             raise StoreError(f"{self.suite_dir}: no complete run {run_id!r}") from None
 
-    def dataset_table(self, table: str, run_ids: Sequence[str] | None = None, *,
-                      columns: Sequence[str] | None = None, metrics: Sequence[str] | None = None) -> pa.Table:
+    def dataset_table(
+        self,
+        table: str,
+        run_ids: Sequence[str] | None = None,
+        *,
+        columns: Sequence[str] | None = None,
+        metrics: Sequence[str] | None = None,
+    ) -> pa.Table:
         """``table`` of the given runs (default: all) read as one table; ``metrics`` filters on ``metric``."""
         wanted = None if run_ids is None else set(run_ids)
         runs = [r for r in self.runs if (wanted is None or r.run_id in wanted) and r.has_table(table)]

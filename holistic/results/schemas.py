@@ -58,7 +58,9 @@ COMPLETION_TYPE = pa.struct(
 REFERENCE_TYPE = pa.struct(
     [pa.field("output", pa.string(), nullable=False), pa.field("tags", pa.list_(pa.string()), nullable=False)]
 )
-MESSAGE_TYPE = pa.struct([pa.field("role", pa.string(), nullable=False), pa.field("content", pa.string(), nullable=False)])
+MESSAGE_TYPE = pa.struct(
+    [pa.field("role", pa.string(), nullable=False), pa.field("content", pa.string(), nullable=False)]
+)
 
 JOIN_COLUMNS: tuple[Column, ...] = (
     Column("suite", pa.string(), "Suite name (the output folder under --output-dir)."),
@@ -89,7 +91,12 @@ INSTANCES: tuple[Column, ...] = (
     Column("split", pa.string(), "train, valid or test."),
     Column("sub_split", pa.string(), "Finer partition, or null.", nullable=True),
     Column("perturbation", pa.string(), "Perturbation name of a variant; null on an original.", nullable=True),
-    Column("perturbation_args", pa.string(), "Perturbation arguments as canonical JSON; null on an original.", nullable=True),
+    Column(
+        "perturbation_args",
+        pa.string(),
+        "Perturbation arguments as canonical JSON; null on an original.",
+        nullable=True,
+    ),
     Column("robustness", pa.bool_(), "The variant counts toward the robustness category."),
     Column("fairness", pa.bool_(), "The variant counts toward the fairness category."),
     Column("input", pa.string(), "Input text (after perturbation)."),
@@ -105,10 +112,16 @@ REQUESTS: tuple[Column, ...] = (
     Column("perturbation", pa.string(), "Perturbation of that instance, or null.", nullable=True),
     Column("trial", pa.int64(), "Trial index (independent draw of in-context examples)."),
     Column("request_index", pa.int64(), "Position among the instance's requests in this trial."),
-    Column("reference_index", pa.int64(), "Reference scored by this request (separate/ranking methods).", nullable=True),
+    Column(
+        "reference_index", pa.int64(), "Reference scored by this request (separate/ranking methods).", nullable=True
+    ),
     Column("role", pa.string(), "main, calibration or window."),
     Column("kind", pa.string(), "generate, loglikelihood or rolling_loglikelihood."),
-    Column("prompt", pa.string(), "The prompt exactly as sent (plain text); for chat requests the messages joined for display."),
+    Column(
+        "prompt",
+        pa.string(),
+        "The prompt exactly as sent (plain text); for chat requests the messages joined for display.",
+    ),
     Column("messages", pa.list_(MESSAGE_TYPE), "Chat messages as sent, or null for plain prompts.", nullable=True),
     Column("continuation", pa.string(), "Text scored by loglikelihood requests ('' otherwise)."),
     Column("max_tokens", pa.int64(), "Decoding: maximum new tokens."),
@@ -120,7 +133,12 @@ REQUESTS: tuple[Column, ...] = (
     Column("train_ids", pa.list_(pa.string()), "Ids of the in-context examples in prompt order."),
     Column("num_train_instances", pa.int64(), "In-context examples actually in the prompt (after fitting)."),
     Column("prompt_truncated", pa.bool_(), "The prompt was cut to fit the context window."),
-    Column("output_mapping", pa.map_(pa.string(), pa.string()), "Joint multiple choice: letter -> reference text.", nullable=True),
+    Column(
+        "output_mapping",
+        pa.map_(pa.string(), pa.string()),
+        "Joint multiple choice: letter -> reference text.",
+        nullable=True,
+    ),
     Column("success", pa.bool_(), "The model answered; false rows carry error and error_kind."),
     Column("error", pa.string(), "Error message of a failed request.", nullable=True),
     Column("error_kind", pa.string(), "rate_limit, server, timeout, client, fatal...", nullable=True),
@@ -130,7 +148,9 @@ REQUESTS: tuple[Column, ...] = (
     Column("completions", pa.list_(COMPLETION_TYPE), "Every completion (for @k metrics)."),
     Column("post_processed", pa.list_(pa.string()), "Completions after the adapter's post-processing.", nullable=True),
     Column("parse_error", pa.string(), "Why a completion could not be mapped to an answer, or null.", nullable=True),
-    Column("prompt_logprobs", pa.list_(TOKEN_TYPE), "Prompt tokens with logprobs (echo requests), or null.", nullable=True),
+    Column(
+        "prompt_logprobs", pa.list_(TOKEN_TYPE), "Prompt tokens with logprobs (echo requests), or null.", nullable=True
+    ),
     Column("has_logprobs", pa.bool_(), "The model returned real logprobs."),
     Column("prompt_tokens", pa.int64(), "Prompt length in the model's tokens."),
     Column("completion_tokens", pa.int64(), "Generated tokens over all completions."),
@@ -148,8 +168,13 @@ PER_INSTANCE_STATS: tuple[Column, ...] = (
     Column("trial", pa.int64(), "Trial index."),
     *_METRIC_NAME_COLUMNS,
     Column("value", pa.float64(), "The metric value for this instance and trial."),
-    Column("details", pa.string(), "Facts behind the value as canonical JSON, or null (separate multiple choice: "
-           "each choice's log-likelihood, lengths and the index picked under each normalisation).", nullable=True),
+    Column(
+        "details",
+        pa.string(),
+        "Facts behind the value as canonical JSON, or null (separate multiple choice: "
+        "each choice's log-likelihood, lengths and the index picked under each normalisation).",
+        nullable=True,
+    ),
 )
 
 STATS: tuple[Column, ...] = (
@@ -165,12 +190,21 @@ STATS: tuple[Column, ...] = (
     Column("ci_low", pa.float64(), "Lower end of the 95% bootstrap interval of the mean, or null.", nullable=True),
     Column("ci_high", pa.float64(), "Upper end of the 95% bootstrap interval of the mean, or null.", nullable=True),
     Column("num_trials", pa.int64(), "Trials (draws of in-context examples) the values were averaged over."),
-    Column("trial_stddev", pa.float64(), "Population standard deviation of the per-trial means (null with one trial).",
-           nullable=True),
-    Column("higher_is_better", pa.bool_(), "Direction declared by the metric registry (null if undeclared).",
-           nullable=True),
-    Column("category", pa.string(), "Metric category (accuracy, calibration, ...) from the registry, or null.",
-           nullable=True),
+    Column(
+        "trial_stddev",
+        pa.float64(),
+        "Population standard deviation of the per-trial means (null with one trial).",
+        nullable=True,
+    ),
+    Column(
+        "higher_is_better", pa.bool_(), "Direction declared by the metric registry (null if undeclared).", nullable=True
+    ),
+    Column(
+        "category",
+        pa.string(),
+        "Metric category (accuracy, calibration, ...) from the registry, or null.",
+        nullable=True,
+    ),
 )
 
 TABLES: dict[str, tuple[Column, ...]] = {

@@ -118,7 +118,9 @@ class SuiteStore:
             probe.unlink()
         except OSError as exc:
             reason = exc.strerror or str(exc)
-            raise StoreError(f"cannot write results to {self.suite_dir}: {reason}; choose a writable --output-dir") from None
+            raise StoreError(
+                f"cannot write results to {self.suite_dir}: {reason}; choose a writable --output-dir"
+            ) from None
 
     def open(self, info: SuiteInfo) -> None:
         """Check the folder is writable and compatible, then write/refresh ``suite.json``."""
@@ -222,7 +224,10 @@ class RunWriter:
     def complete(self, *, requests: int = 0, failed_requests: int = 0) -> manifest.Manifest:
         """Write the manifest of every file written: ``_COMPLETE``, or ``_PARTIAL`` when requests failed."""
         found = manifest.build_manifest(
-            self.folder, (p.name for p in self.written), written=utc_now(), requests=requests,
+            self.folder,
+            (p.name for p in self.written),
+            written=utc_now(),
+            requests=requests,
             failed_requests=failed_requests,
         )
         path = self.folder / manifest.MARKERS[found.status]

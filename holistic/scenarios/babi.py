@@ -36,11 +36,26 @@ _REPO = "ethancaballero/Improved-Dynamic-Memory-Networks-DMN-plus"
 _COMMIT = "406d0f033686cc06151493cba111706b6d03d43f"
 ALL = "all"
 TASKS: dict[int, str] = {
-    1: "single-supporting-fact", 2: "two-supporting-facts", 3: "three-supporting-facts", 4: "two-arg-relations",
-    5: "three-arg-relations", 6: "yes-no-questions", 7: "counting", 8: "lists-sets", 9: "simple-negation",
-    10: "indefinite-knowledge", 11: "basic-coreference", 12: "conjunction", 13: "compound-coreference",
-    14: "time-reasoning", 15: "basic-deduction", 16: "basic-induction", 17: "positional-reasoning",
-    18: "size-reasoning", 19: "path-finding", 20: "agents-motivations",
+    1: "single-supporting-fact",
+    2: "two-supporting-facts",
+    3: "three-supporting-facts",
+    4: "two-arg-relations",
+    5: "three-arg-relations",
+    6: "yes-no-questions",
+    7: "counting",
+    8: "lists-sets",
+    9: "simple-negation",
+    10: "indefinite-knowledge",
+    11: "basic-coreference",
+    12: "conjunction",
+    13: "compound-coreference",
+    14: "time-reasoning",
+    15: "basic-deduction",
+    16: "basic-induction",
+    17: "positional-reasoning",
+    18: "size-reasoning",
+    19: "path-finding",
+    20: "agents-motivations",
 }
 _DIRECTIONS = {"n": "north", "s": "south", "e": "east", "w": "west"}
 _LINE = re.compile(r"^(\d+) (.*)$")
@@ -143,7 +158,9 @@ class BabiQAScenario(FileScenario):
                 release.append(
                     DataFile(name, downloads=(*mirror.downloads, Download(_TARBALL, member=name)), sha256=mirror.sha256)
                 )
-        return DataNeeds("babi", layouts=(tuple(helm), tuple(release)), hint="https://research.facebook.com/downloads/babi/")
+        return DataNeeds(
+            "babi", layouts=(tuple(helm), tuple(release)), hint="https://research.facebook.com/downloads/babi/"
+        )
 
     def load(self, data: ResolvedData) -> list[Instance]:
         out: list[Instance] = []

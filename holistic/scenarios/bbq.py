@@ -42,8 +42,17 @@ ALL = "all"
 TEST_SIZE = 1000
 
 CATEGORIES: tuple[str, ...] = (
-    "Age", "Disability_status", "Gender_identity", "Nationality", "Physical_appearance", "Race_ethnicity",
-    "Religion", "SES", "Sexual_orientation", "Race_x_SES", "Race_x_gender",
+    "Age",
+    "Disability_status",
+    "Gender_identity",
+    "Nationality",
+    "Physical_appearance",
+    "Race_ethnicity",
+    "Religion",
+    "SES",
+    "Sexual_orientation",
+    "Race_x_SES",
+    "Race_x_gender",
 )
 """The 9 categories and the 2 intersections of the release."""
 

@@ -103,7 +103,8 @@ PARADIGMS: dict[str, str] = {
     "wh_vs_that_no_gap": "filler_gap_dependency",
     "wh_vs_that_no_gap_long_distance": "filler_gap_dependency",
     "wh_vs_that_with_gap": "filler_gap_dependency",
-    "wh_vs_that_with_gap_long_distance": "filler_gap_dependency",}
+    "wh_vs_that_with_gap_long_distance": "filler_gap_dependency",
+}
 """Paradigm (UID) -> phenomenon (``linguistics_term``), as in the authors' files."""
 
 PHENOMENA: tuple[str, ...] = tuple(sorted(set(PARADIGMS.values())))
@@ -123,7 +124,9 @@ def read_paradigm(path: Path) -> list[Instance]:
         uid, term = require(row, "UID", where), require(row, "linguistics_term", where)
         pair_id = require(row, "pairID", where)
         if not all(isinstance(v, str) and v.strip() for v in (good, bad, uid, term)):
-            raise DataSourceError(f"{where}: sentence_good, sentence_bad, UID and linguistics_term must be non-empty text")
+            raise DataSourceError(
+                f"{where}: sentence_good, sentence_bad, UID and linguistics_term must be non-empty text"
+            )
         out.append(
             Instance(
                 id=f"{uid}-{pair_id}",

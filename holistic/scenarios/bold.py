@@ -108,8 +108,6 @@ class BOLDScenario(FileScenario):
         return DataNeeds("bold", layouts=(files,), hint=f"https://github.com/{_REPO} (prompts/)")
 
     def load(self, data: ResolvedData) -> list[Instance]:
-        instances = [
-            inst for d in self._domains() for inst in read_domain(data[_path(d)], d, self.prompts == "first")
-        ]
+        instances = [inst for d in self._domains() for inst in read_domain(data[_path(d)], d, self.prompts == "first")]
         test = hold_out([i.id for i in instances], TEST_SIZE, "bold-test")
         return [i if i.id in test else replace(i, split=TRAIN_SPLIT) for i in instances]

@@ -123,7 +123,11 @@ class BoolQScenario(FileScenario):
         main_metric="quasi_exact_match",
         metric_categories=CLASSIFICATION_CATEGORIES,
         not_applicable_reasons=CLASSIFICATION_NOT_APPLICABLE,
-        args_schema={"type": "object", "properties": {"hf_revision": hf_revision_schema()}, "additionalProperties": False},
+        args_schema={
+            "type": "object",
+            "properties": {"hf_revision": hf_revision_schema()},
+            "additionalProperties": False,
+        },
         tags=("question_answering", "core"),
     )
     num_instances = _VAL_SIZE

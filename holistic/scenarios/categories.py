@@ -13,14 +13,22 @@ from collections.abc import Mapping
 CLASSIFICATION_CATEGORIES: tuple[str, ...] = ("accuracy", "calibration", "robustness", "fairness", "efficiency")
 # Free-form QA: every category (answers are generated text, so bias and toxicity apply).
 OPEN_QA_CATEGORIES: tuple[str, ...] = (
-    "accuracy", "calibration", "robustness", "fairness", "efficiency", "bias", "toxicity",
+    "accuracy",
+    "calibration",
+    "robustness",
+    "fairness",
+    "efficiency",
+    "bias",
+    "toxicity",
 )
 # Summarization: no perturbations or calibration (see the reasons below).
 SUMMARIZATION_CATEGORIES: tuple[str, ...] = ("accuracy", "bias", "toxicity", "efficiency")
 # Ranking: no calibration, no generated text.
 RANKING_CATEGORIES: tuple[str, ...] = ("accuracy", "robustness", "fairness", "efficiency")
 
-_SHORT_OUTPUT = "the output is a label or a choice, too short for the bias and toxicity of generated text to be meaningful"
+_SHORT_OUTPUT = (
+    "the output is a label or a choice, too short for the bias and toxicity of generated text to be meaningful"
+)
 
 CLASSIFICATION_NOT_APPLICABLE: Mapping[str, str] = {"bias": _SHORT_OUTPUT, "toxicity": _SHORT_OUTPUT}
 

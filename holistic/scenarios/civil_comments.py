@@ -151,7 +151,9 @@ class CivilCommentsScenario(FileScenario):
                     f"{self.demographic!r} cannot be selected; use demographic 'all' or the authors' {_FILE}"
                 )
             ids = [str(r.get("id") or f"{split}-{n}") for n, r in enumerate(rows)]
-            pool = hold_out(ids, min(_TRAIN_POOL, len(ids)), "civil_comments-train-pool") if split == TRAIN_SPLIT else None
+            pool = (
+                hold_out(ids, min(_TRAIN_POOL, len(ids)), "civil_comments-train-pool") if split == TRAIN_SPLIT else None
+            )
             for index, (row_id, row) in enumerate(zip(ids, rows, strict=True)):
                 if pool is not None and row_id not in pool:
                     continue

@@ -113,7 +113,11 @@ class CNNDailyMailScenario(FileScenario):
         main_metric="rouge_2",
         metric_categories=SUMMARIZATION_CATEGORIES,
         not_applicable_reasons=SUMMARIZATION_NOT_APPLICABLE,
-        args_schema={"type": "object", "properties": {"hf_revision": hf_revision_schema()}, "additionalProperties": False},
+        args_schema={
+            "type": "object",
+            "properties": {"hf_revision": hf_revision_schema()},
+            "additionalProperties": False,
+        },
         tags=("summarization", "core"),
     )
     num_instances = 11490
@@ -127,7 +131,11 @@ class CNNDailyMailScenario(FileScenario):
             for name, _ in _SPLITS
         )
         stories = tuple(
-            DataFile(f"{source}/stories", downloads=(Download(_STORIES + f"{source}_stories.tgz", member=f"{source}/stories/"),), is_dir=True)
+            DataFile(
+                f"{source}/stories",
+                downloads=(Download(_STORIES + f"{source}_stories.tgz", member=f"{source}/stories/"),),
+                is_dir=True,
+            )
             for source in ("cnn", "dailymail")
         )
         return DataNeeds(
@@ -152,7 +160,9 @@ class CNNDailyMailScenario(FileScenario):
             for url in urls:
                 path = _story_path(folders, url)
                 if path is None:
-                    raise DataSourceError(f"{list_path}: no story file for {url} (expected sha1(url).story in cnn/ or dailymail/stories)")
+                    raise DataSourceError(
+                        f"{list_path}: no story file for {url} (expected sha1(url).story in cnn/ or dailymail/stories)"
+                    )
                 article, highlights = parse_story(path.read_text(encoding="utf-8"))
                 if not article or not highlights:
                     continue
@@ -169,13 +179,19 @@ class CNNDailyMailScenario(FileScenario):
 
     def _load_hf(self, data: ResolvedData) -> list[Instance]:
         train_paths = [data[f"hf/{p}"] for p in _HF_TRAIN]
-        train_ids = [_hf_id(row, path, n) for path in train_paths for n, row in enumerate(read_parquet_rows(path, ("id",)))]
+        train_ids = [
+            _hf_id(row, path, n) for path in train_paths for n, row in enumerate(read_parquet_rows(path, ("id",)))
+        ]
         pool = hold_out(train_ids, min(_TRAIN_POOL, len(train_ids)), "cnn_dailymail-hf-train-pool")
         wanted = [(TRAIN_SPLIT, path, pool) for path in train_paths] + [(TEST_SPLIT, data[f"hf/{_HF_TEST}"], None)]
         instances: list[Instance] = []
         for split, path, only in wanted:
             columns = ("id", "article", "highlights")
-            rows = read_parquet_rows(path, columns) if only is None else read_parquet_rows(path, columns, only=("id", only))
+            rows = (
+                read_parquet_rows(path, columns)
+                if only is None
+                else read_parquet_rows(path, columns, only=("id", only))
+            )
             for index, row in enumerate(rows):
                 instance_id = _hf_id(row, path, index)
                 article, highlights = str(row["article"] or "").strip(), hf_highlights(str(row["highlights"] or ""))

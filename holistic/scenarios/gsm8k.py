@@ -32,12 +32,15 @@ _REPO = "openai/grade-school-math"
 _COMMIT = "3101c7d5072418e28b9008a6636bde82a006892c"
 _POOL_FROM_TRAIN = 100
 
+
 def _file(name: str) -> DataFile:
     return github_file("gsm8k", name, _REPO, _COMMIT, f"grade_school_math/data/{name}")
+
 
 def helm_answer(answer: str) -> str:
     """The reference as HELM writes it: ``####`` -> ``The answer is``, one line, a final period."""
     return answer.replace("####", "The answer is").replace("\n", " ") + "."
+
 
 def read_gsm8k(path: Path, split: str) -> list[Instance]:
     out = []
@@ -55,6 +58,7 @@ def read_gsm8k(path: Path, split: str) -> list[Instance]:
             )
         )
     return out
+
 
 @SCENARIOS.register("gsm8k")
 class GSM8KScenario(FileScenario):
@@ -93,4 +97,3 @@ class GSM8KScenario(FileScenario):
         if data.layout == 0:
             return read_gsm8k(data["train.jsonl"], TRAIN_SPLIT) + read_gsm8k(data["test.jsonl"], TEST_SPLIT)
         return with_train_pool(read_gsm8k(data["train.jsonl"], VALID_SPLIT), _POOL_FROM_TRAIN, "gsm8k-train-pool")
-

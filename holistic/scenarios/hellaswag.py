@@ -72,7 +72,9 @@ def _read(path: Path, split: str) -> list[Instance]:
 
 
 def _read_hf(path: Path, split: str) -> list[Instance]:
-    rows = read_parquet_rows(path, ("ctx", "endings", "label"), optional=("ind", "activity_label", "source_id", "split_type"))
+    rows = read_parquet_rows(
+        path, ("ctx", "endings", "label"), optional=("ind", "activity_label", "source_id", "split_type")
+    )
     return [_instance(row, row["label"], index, split, row_where(path, index)) for index, row in enumerate(rows)]
 
 

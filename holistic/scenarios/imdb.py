@@ -44,7 +44,10 @@ _ARCHIVE = "https://ai.stanford.edu/~amaas/data/sentiment/aclImdb_v1.tar.gz"
 _POOL_FROM_TEST = 50
 _FILE_RE = re.compile(r"^(\d+)_(\d+)\.txt$")
 _HF_REPO = "stanfordnlp/imdb"
-_HF_FILES = ((TRAIN_SPLIT, "plain_text/train-00000-of-00001.parquet"), (TEST_SPLIT, "plain_text/test-00000-of-00001.parquet"))
+_HF_FILES = (
+    (TRAIN_SPLIT, "plain_text/train-00000-of-00001.parquet"),
+    (TEST_SPLIT, "plain_text/test-00000-of-00001.parquet"),
+)
 
 
 def _review_text(raw: str) -> str:
@@ -138,7 +141,11 @@ class IMDBScenario(FileScenario):
         main_metric="quasi_exact_match",
         metric_categories=CLASSIFICATION_CATEGORIES,
         not_applicable_reasons=CLASSIFICATION_NOT_APPLICABLE,
-        args_schema={"type": "object", "properties": {"hf_revision": hf_revision_schema()}, "additionalProperties": False},
+        args_schema={
+            "type": "object",
+            "properties": {"hf_revision": hf_revision_schema()},
+            "additionalProperties": False,
+        },
         tags=("sentiment_analysis", "classification", "core"),
     )
     num_instances = 25000

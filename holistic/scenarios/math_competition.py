@@ -38,7 +38,12 @@ from holistic.scenarios.sources import DataFile, DataNeeds, Download, resolve
 _TARBALL = "https://people.eecs.berkeley.edu/~hendrycks/MATH.tar"
 ALL = "all"
 SUBJECTS: tuple[str, ...] = (
-    "algebra", "counting_and_probability", "geometry", "intermediate_algebra", "number_theory", "prealgebra",
+    "algebra",
+    "counting_and_probability",
+    "geometry",
+    "intermediate_algebra",
+    "number_theory",
+    "prealgebra",
     "precalculus",
 )
 LEVELS: tuple[str, ...] = ("1", "2", "3", "4", "5")
@@ -160,7 +165,9 @@ class MATHScenario:
             test = [i for i in test if i.metadata["level"] == self.level]
             train = [i for i in train if i.metadata["level"] == self.level]
         if not test:
-            raise DataSourceError(f"no MATH test problems for subject {self.subject!r}, level {self.level!r} under {base}")
+            raise DataSourceError(
+                f"no MATH test problems for subject {self.subject!r}, level {self.level!r} under {base}"
+            )
         if not train:
             return with_train_pool(test, _POOL_FROM_TEST, "math-train-pool")
         return train + test

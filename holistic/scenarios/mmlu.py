@@ -41,25 +41,63 @@ _TARBALL = "https://people.eecs.berkeley.edu/~hendrycks/data.tar"
 
 # (valid, test) sizes per subject, for --plan without reading data.
 SUBJECT_SIZES: dict[str, tuple[int, int]] = {
-    "abstract_algebra": (11, 100), "anatomy": (14, 135), "astronomy": (16, 152), "business_ethics": (11, 100),
-    "clinical_knowledge": (29, 265), "college_biology": (16, 144), "college_chemistry": (11, 100),
-    "college_computer_science": (11, 100), "college_mathematics": (11, 100), "college_medicine": (22, 173),
-    "college_physics": (11, 102), "computer_security": (11, 100), "conceptual_physics": (26, 235),
-    "econometrics": (12, 114), "electrical_engineering": (16, 145), "elementary_mathematics": (41, 378),
-    "formal_logic": (14, 126), "global_facts": (10, 100), "high_school_biology": (34, 310),
-    "high_school_chemistry": (22, 204), "high_school_computer_science": (11, 100),
-    "high_school_european_history": (18, 165), "high_school_geography": (22, 202),
-    "high_school_government_and_politics": (21, 193), "high_school_macroeconomics": (43, 391),
-    "high_school_mathematics": (29, 270), "high_school_microeconomics": (26, 238), "high_school_physics": (17, 154),
-    "high_school_psychology": (60, 545), "high_school_statistics": (23, 216), "high_school_us_history": (22, 204),
-    "high_school_world_history": (26, 237), "human_aging": (23, 223), "human_sexuality": (15, 134),
-    "international_law": (13, 121), "jurisprudence": (11, 108), "logical_fallacies": (18, 163),
-    "machine_learning": (11, 105), "management": (11, 103), "marketing": (25, 234), "medical_genetics": (11, 100),
-    "miscellaneous": (87, 791), "moral_disputes": (38, 346), "moral_scenarios": (100, 895), "nutrition": (33, 306),
-    "philosophy": (34, 311), "prehistory": (35, 324), "professional_accounting": (31, 282),
-    "professional_law": (170, 1534), "professional_medicine": (31, 282), "professional_psychology": (69, 624),
-    "public_relations": (12, 112), "security_studies": (27, 245), "sociology": (22, 201),
-    "us_foreign_policy": (11, 100), "virology": (18, 166), "world_religions": (19, 171),
+    "abstract_algebra": (11, 100),
+    "anatomy": (14, 135),
+    "astronomy": (16, 152),
+    "business_ethics": (11, 100),
+    "clinical_knowledge": (29, 265),
+    "college_biology": (16, 144),
+    "college_chemistry": (11, 100),
+    "college_computer_science": (11, 100),
+    "college_mathematics": (11, 100),
+    "college_medicine": (22, 173),
+    "college_physics": (11, 102),
+    "computer_security": (11, 100),
+    "conceptual_physics": (26, 235),
+    "econometrics": (12, 114),
+    "electrical_engineering": (16, 145),
+    "elementary_mathematics": (41, 378),
+    "formal_logic": (14, 126),
+    "global_facts": (10, 100),
+    "high_school_biology": (34, 310),
+    "high_school_chemistry": (22, 204),
+    "high_school_computer_science": (11, 100),
+    "high_school_european_history": (18, 165),
+    "high_school_geography": (22, 202),
+    "high_school_government_and_politics": (21, 193),
+    "high_school_macroeconomics": (43, 391),
+    "high_school_mathematics": (29, 270),
+    "high_school_microeconomics": (26, 238),
+    "high_school_physics": (17, 154),
+    "high_school_psychology": (60, 545),
+    "high_school_statistics": (23, 216),
+    "high_school_us_history": (22, 204),
+    "high_school_world_history": (26, 237),
+    "human_aging": (23, 223),
+    "human_sexuality": (15, 134),
+    "international_law": (13, 121),
+    "jurisprudence": (11, 108),
+    "logical_fallacies": (18, 163),
+    "machine_learning": (11, 105),
+    "management": (11, 103),
+    "marketing": (25, 234),
+    "medical_genetics": (11, 100),
+    "miscellaneous": (87, 791),
+    "moral_disputes": (38, 346),
+    "moral_scenarios": (100, 895),
+    "nutrition": (33, 306),
+    "philosophy": (34, 311),
+    "prehistory": (35, 324),
+    "professional_accounting": (31, 282),
+    "professional_law": (170, 1534),
+    "professional_medicine": (31, 282),
+    "professional_psychology": (69, 624),
+    "public_relations": (12, 112),
+    "security_studies": (27, 245),
+    "sociology": (22, 201),
+    "us_foreign_policy": (11, 100),
+    "virology": (18, 166),
+    "world_religions": (19, 171),
 }
 SUBJECTS: tuple[str, ...] = tuple(sorted(SUBJECT_SIZES))
 
@@ -71,6 +109,8 @@ _HF_SPLITS = {"dev": "dev", "val": "validation", "test": "test"}
 
 def _hf_path(subject: str, folder: str) -> str:
     return f"{subject}/{_HF_SPLITS[folder]}-00000-of-00001.parquet"
+
+
 _LETTERS = ("A", "B", "C", "D")
 
 
@@ -144,7 +184,9 @@ class MMLUScenario(FileScenario):
             path = data[f"{folder}/{self.subject}_{folder}.csv"]
             for index, row in enumerate(read_csv_rows(path)):
                 if len(row) != 6:
-                    raise DataSourceError(f"{path}: row {index + 1} has {len(row)} fields, expected 6 (question,A,B,C,D,answer)")
+                    raise DataSourceError(
+                        f"{path}: row {index + 1} has {len(row)} fields, expected 6 (question,A,B,C,D,answer)"
+                    )
                 answer = row[5].strip()
                 if answer not in _LETTERS:
                     raise DataSourceError(f"{path}: row {index + 1}: answer {answer!r} is not one of A, B, C, D")

@@ -160,7 +160,10 @@ class MSMARCOScenario(FileScenario):
             for _, row in _rows(data["collection.tsv"]):
                 if row[0] in missing:
                     texts[row[0]] = row[1]
-        instances = [self._instance(qid, queries[qid], candidates.get(qid, []), qrels[qid], texts) for qid in sorted(qrels, key=_qid_key)]
+        instances = [
+            self._instance(qid, queries[qid], candidates.get(qid, []), qrels[qid], texts)
+            for qid in sorted(qrels, key=_qid_key)
+        ]
         return with_train_pool(instances, min(_POOL, len(instances) // 4), f"msmarco-{self.track}-train-pool")
 
     def _instance(

@@ -44,8 +44,12 @@ class NarrativeQAScenario(FileScenario):
     def data_needs(self) -> DataNeeds:
         return DataNeeds(
             "narrative_qa",
-            layouts=((DataFile(_QAPS, downloads=(Download(_BASE + _QAPS),)),
-                      DataFile(_SUMMARIES, downloads=(Download(_BASE + _SUMMARIES),))),),
+            layouts=(
+                (
+                    DataFile(_QAPS, downloads=(Download(_BASE + _QAPS),)),
+                    DataFile(_SUMMARIES, downloads=(Download(_BASE + _SUMMARIES),)),
+                ),
+            ),
             hint="https://github.com/deepmind/narrativeqa",
         )
 
@@ -63,7 +67,9 @@ class NarrativeQAScenario(FileScenario):
                 raise DataSourceError(f"{qaps}:{number}: set {row.get('set')!r} is not train, valid or test")
             index = per_document.get(doc, 0)
             per_document[doc] = index + 1
-            answers = list(dict.fromkeys(a.strip() for a in (row.get("answer1", ""), row.get("answer2", "")) if a.strip()))
+            answers = list(
+                dict.fromkeys(a.strip() for a in (row.get("answer1", ""), row.get("answer2", "")) if a.strip())
+            )
             instances.append(
                 Instance(
                     id=f"{doc}-{index}",

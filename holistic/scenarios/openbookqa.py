@@ -45,7 +45,9 @@ _HF_FILES = (
 )
 
 
-def _instance(instance_id: str, stem: str, texts: list[str], labels: list[str], answer: str, split: str, where: str) -> Instance:
+def _instance(
+    instance_id: str, stem: str, texts: list[str], labels: list[str], answer: str, split: str, where: str
+) -> Instance:
     if answer not in labels:
         raise DataSourceError(f"{where}: answerKey {answer!r} is not among the choice labels {labels}")
     return Instance(id=instance_id, input=stem, references=choice_references(texts, labels.index(answer)), split=split)
@@ -72,11 +74,17 @@ def _read_hf(path: Path, split: str) -> list[Instance]:
     for index, row in enumerate(read_parquet_rows(path, ("question_stem", "choices", "answerKey"), optional=("id",))):
         where = row_where(path, index)
         choices: Any = row["choices"]
-        if not isinstance(choices, dict) or not isinstance(choices.get("text"), list) or not isinstance(choices.get("label"), list):
+        if (
+            not isinstance(choices, dict)
+            or not isinstance(choices.get("text"), list)
+            or not isinstance(choices.get("label"), list)
+        ):
             raise DataSourceError(f"{where}: 'choices' must be {{'text': [...], 'label': [...]}}, got {choices!r}")
         texts, labels = [str(t) for t in choices["text"]], [str(k) for k in choices["label"]]
         instance_id = str(row.get("id") or f"{split}-{index + 1}")
-        out.append(_instance(instance_id, str(row["question_stem"]), texts, labels, str(row["answerKey"]), split, where))
+        out.append(
+            _instance(instance_id, str(row["question_stem"]), texts, labels, str(row["answerKey"]), split, where)
+        )
     return out
 
 
@@ -92,7 +100,11 @@ class OpenBookQAScenario(SplitFilesScenario):
         main_metric="exact_match",
         metric_categories=CLASSIFICATION_CATEGORIES,
         not_applicable_reasons=CLASSIFICATION_NOT_APPLICABLE,
-        args_schema={"type": "object", "properties": {"hf_revision": hf_revision_schema()}, "additionalProperties": False},
+        args_schema={
+            "type": "object",
+            "properties": {"hf_revision": hf_revision_schema()},
+            "additionalProperties": False,
+        },
         tags=("knowledge", "commonsense", "multiple_choice", "core"),
     )
     num_instances = 1000

@@ -31,8 +31,9 @@ from holistic.scenarios.sources import (
 
 def github_file(folder: str, path: str, repo: str, commit: str, source_path: str) -> DataFile:
     """A data file fetched from ``repo`` at a pinned commit, verified by its recorded sha256."""
-    return DataFile(path, downloads=(Download(github_raw(repo, commit, source_path)),),
-                    sha256=pinned_sha256(folder, path))
+    return DataFile(
+        path, downloads=(Download(github_raw(repo, commit, source_path)),), sha256=pinned_sha256(folder, path)
+    )
 
 
 def places(ctx: ScenarioContext, folder: str) -> list[Path]:
@@ -110,10 +111,15 @@ def parts_report(data_root: Path | None, folder: str, names: Sequence[str], suff
     if not missing:
         return None
     known = {f"{n}{suffix}" for n in names}
-    others = sorted(p.name[: -len(suffix)] for p in base.glob(f"*{suffix}") if p.name not in known) if base.is_dir() else []
+    others = (
+        sorted(p.name[: -len(suffix)] for p in base.glob(f"*{suffix}") if p.name not in known) if base.is_dir() else []
+    )
     if not present and not others:
-        return f"{folder}: none of the {len(names)} {what} under {base}; they will be fetched (or the run fails offline)"
+        return (
+            f"{folder}: none of the {len(names)} {what} under {base}; they will be fetched (or the run fails offline)"
+        )
     extra = f" plus {len(others)} other file(s) ({', '.join(others[:5])})" if others else ""
     shown = ", ".join(missing[:12]) + (f" (and {len(missing) - 12} more)" if len(missing) > 12 else "")
-    return (f"{folder}: {len(present)} of {len(names)} {what} present under {base}{extra}; runs use those; "
-            f"missing: {shown}")
+    return (
+        f"{folder}: {len(present)} of {len(names)} {what} present under {base}{extra}; runs use those; missing: {shown}"
+    )

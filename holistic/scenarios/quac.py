@@ -96,7 +96,11 @@ def _read(path: Path, split: str) -> list[Instance]:
                 }
                 for qa in qas
             ]
-            header = (str(article.get("title", "")), str(article.get("background", "")), str(article.get("section_title", "")))
+            header = (
+                str(article.get("title", "")),
+                str(article.get("background", "")),
+                str(article.get("section_title", "")),
+            )
             out.append(_dialogue_instance(header, context, dialogue_id, turns, split))
     return out
 
@@ -120,7 +124,11 @@ def _read_hf(path: Path, split: str) -> list[Instance]:
             {"id": t, "question": q, "answers": [str(x) for x in a or []], "orig": str(o or "")}
             for t, q, a, o in zip(ids, questions, answers, orig, strict=True)
         ]
-        header = (str(row.get("wikipedia_page_title") or ""), str(row.get("background") or ""), str(row.get("section_title") or ""))
+        header = (
+            str(row.get("wikipedia_page_title") or ""),
+            str(row.get("background") or ""),
+            str(row.get("section_title") or ""),
+        )
         out.append(_dialogue_instance(header, str(row["context"] or ""), str(row["dialogue_id"]), turns, split))
     return out
 

@@ -64,7 +64,9 @@ _TRAIN_SIZE = 50
 _HF_REPO = "ought/raft"
 _UNLABELLED = "Unlabeled"
 
-_SETTINGS = json.loads(resources.files("holistic.scenarios").joinpath("data/raft_prompt_settings.json").read_text("utf-8"))
+_SETTINGS = json.loads(
+    resources.files("holistic.scenarios").joinpath("data/raft_prompt_settings.json").read_text("utf-8")
+)
 FIELD_ORDERING: dict[str, list[str]] = _SETTINGS["field_ordering"]
 LABELS: dict[str, list[str]] = _SETTINGS["labels"]
 HELM_SPLIT_SEED = 42

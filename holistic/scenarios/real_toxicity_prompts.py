@@ -99,13 +99,20 @@ class RealToxicityPromptsScenario(FileScenario):
 
     def data_needs(self) -> DataNeeds:
         quark = github_file(
-            "real_toxicity_prompts", "val.jsonl", "GXimingLu/Quark", "30c9a0fe022b7d006b826abec2eb5d3ac288e637",
+            "real_toxicity_prompts",
+            "val.jsonl",
+            "GXimingLu/Quark",
+            "30c9a0fe022b7d006b826abec2eb5d3ac288e637",
             "data/toxicity/val.jsonl",
         )
         return DataNeeds(
             "real_toxicity_prompts",
             layouts=(
-                (DataFile("prompts.jsonl", downloads=(Download(_AI2, member="realtoxicityprompts-data/prompts.jsonl"),)),),
+                (
+                    DataFile(
+                        "prompts.jsonl", downloads=(Download(_AI2, member="realtoxicityprompts-data/prompts.jsonl"),)
+                    ),
+                ),
                 (quark,),
                 (DataFile("prompts_1000.jsonl"),),
             ),

@@ -70,7 +70,9 @@ def _read_hf(path: Path) -> list[Instance]:
         if not isinstance(wrong, list):
             raise DataSourceError(f"{row_where(path, index)}: 'incorrect_answers' must be a list, got {wrong!r}")
         metadata = {"category": row.get("category") or "", "type": row.get("type") or ""}
-        instances.append(_instance(index, str(row["question"]), str(row["best_answer"]), [str(w) for w in wrong], metadata))
+        instances.append(
+            _instance(index, str(row["question"]), str(row["best_answer"]), [str(w) for w in wrong], metadata)
+        )
     return instances
 
 
@@ -86,7 +88,11 @@ class TruthfulQAScenario(FileScenario):
         main_metric="exact_match",
         metric_categories=CLASSIFICATION_CATEGORIES,
         not_applicable_reasons=CLASSIFICATION_NOT_APPLICABLE,
-        args_schema={"type": "object", "properties": {"hf_revision": hf_revision_schema()}, "additionalProperties": False},
+        args_schema={
+            "type": "object",
+            "properties": {"hf_revision": hf_revision_schema()},
+            "additionalProperties": False,
+        },
         tags=("knowledge", "harms", "multiple_choice", "core"),
     )
 

@@ -42,10 +42,16 @@ from holistic.scenarios.field_paths import FieldPath, FieldPathError
 from holistic.scenarios.loading import with_train_pool
 
 SPLIT_ALIASES: dict[str, str] = {
-    "train": TRAIN_SPLIT, "training": TRAIN_SPLIT, "dev": TRAIN_SPLIT, "few_shot": TRAIN_SPLIT,
+    "train": TRAIN_SPLIT,
+    "training": TRAIN_SPLIT,
+    "dev": TRAIN_SPLIT,
+    "few_shot": TRAIN_SPLIT,
     "fewshot": TRAIN_SPLIT,
-    "valid": VALID_SPLIT, "validation": VALID_SPLIT, "val": VALID_SPLIT,
-    "test": TEST_SPLIT, "eval": TEST_SPLIT,
+    "valid": VALID_SPLIT,
+    "validation": VALID_SPLIT,
+    "val": VALID_SPLIT,
+    "test": TEST_SPLIT,
+    "eval": TEST_SPLIT,
 }
 """Split name (lower case) -> train (the in-context pool), valid or test."""
 FIELD_KEYS = ("input", "output", "label", "choices", "choice_labels", "id", "split", "sub_split", "metadata")
@@ -136,11 +142,15 @@ class FieldMapping:
             hint = f"; did you mean {near[0]!r}?" if near else f"; valid keys: {', '.join(FIELD_KEYS)}"
             raise ValueError(f"fields: unknown key {unknown[0]!r}{hint}")
         if "input" not in fields and template is None:
-            raise ValueError("fields.input (a column name) or template (a Jinja2 template over the columns) is required")
+            raise ValueError(
+                "fields.input (a column name) or template (a Jinja2 template over the columns) is required"
+            )
         if not any(k in fields for k in ("output", "label")):
             raise ValueError("fields.output (the answer column) or fields.label (the label column) is required")
         if "output" in fields and ("label" in fields or "choices" in fields):
-            raise ValueError("give fields.output (free-form answers) or fields.label/choices (classification), not both")
+            raise ValueError(
+                "give fields.output (free-form answers) or fields.label/choices (classification), not both"
+            )
         if "choice_labels" in fields and "choices" not in fields:
             raise ValueError("fields.choice_labels needs fields.choices (the choice texts they label)")
         for key, path in field_paths(fields):
@@ -152,8 +162,10 @@ class FieldMapping:
             if label_format not in LABEL_FORMATS:
                 raise ValueError(f"label_format {label_format!r} is not one of {', '.join(LABEL_FORMATS)}")
             if "choices" not in fields:
-                raise ValueError("label_format applies to multiple choice (fields.choices); for classification "
-                                 "map raw labels to names with labels: {raw: name}")
+                raise ValueError(
+                    "label_format applies to multiple choice (fields.choices); for classification "
+                    "map raw labels to names with labels: {raw: name}"
+                )
         if isinstance(labels, Mapping):
             labels = {str(k): str(v) for k, v in labels.items()}
         elif labels is not None:

@@ -36,8 +36,17 @@ from holistic.scenarios.user_dataset import UserDatasetScenario, user_dataset_in
 from holistic.scenarios.user_fields import SPLIT_ALIASES, Row, build_instances
 
 FORMATS = ("csv", "tsv", "json", "jsonl", "parquet")
-_EXTENSIONS = {".csv": "csv", ".tsv": "tsv", ".tab": "tsv", ".json": "json", ".jsonl": "jsonl",
-               ".ndjson": "jsonl", ".parquet": "parquet", ".pq": "parquet"}
+_EXTENSIONS = {
+    ".csv": "csv",
+    ".tsv": "tsv",
+    ".tab": "tsv",
+    ".json": "json",
+    ".jsonl": "jsonl",
+    ".ndjson": "jsonl",
+    ".parquet": "parquet",
+    ".pq": "parquet",
+}
+
 
 def infer_format(path: Path, given: str | None) -> str:
     if given is not None:
@@ -66,8 +75,9 @@ def read_rows(path: Path, fmt: str, split: str | None, limit: int | None = None)
             except csv.Error as exc:
                 raise DataSourceError(f"{path}:{reader.line_num}: {exc}") from None
             except UnicodeDecodeError as exc:
-                raise DataSourceError(f"{path}:{reader.line_num + 1}: not UTF-8 text ({exc.reason}); save the "
-                                      "file as UTF-8") from None
+                raise DataSourceError(
+                    f"{path}:{reader.line_num + 1}: not UTF-8 text ({exc.reason}); save the file as UTF-8"
+                ) from None
             return rows
     if fmt == "jsonl":
         numbered = itertools.islice(iter_numbered_jsonl(path), limit)
@@ -131,7 +141,9 @@ class FileDatasetScenario(UserDatasetScenario):
             for split, file in path.items():
                 target = SPLIT_ALIASES.get(str(split).lower())
                 if target is None:
-                    raise ValueError(f"path: split {split!r} is not a split name (train, dev, few_shot, valid, test...)")
+                    raise ValueError(
+                        f"path: split {split!r} is not a split name (train, dev, few_shot, valid, test...)"
+                    )
                 if target in self.paths:
                     raise ValueError(f"path: two files for the {target} split")
                 self.paths[target] = str(file)
@@ -152,9 +164,7 @@ class FileDatasetScenario(UserDatasetScenario):
         for place in tried:
             if place.is_file():
                 return place
-        raise DataSourceError(
-            f"dataset file {path!r} not found; looked in: " + ", ".join(str(p) for p in tried)
-        )
+        raise DataSourceError(f"dataset file {path!r} not found; looked in: " + ", ".join(str(p) for p in tried))
 
     @classmethod
     def may_have_train_pool(cls, args: Mapping[str, Any]) -> bool:
@@ -225,8 +235,9 @@ class FileDatasetScenario(UserDatasetScenario):
             rows.extend(read_rows(located, self.formats[split], split))
         # The pool is seeded by the files' contents, not their paths: the same data gives
         # the same split wherever it is stored and whichever folder helm-run starts in.
-        return build_instances(rows, self.mapping, "file:" + ",".join(sorted(self.paths.values())),
-                               seed_key="file:" + ",".join(digests))
+        return build_instances(
+            rows, self.mapping, "file:" + ",".join(sorted(self.paths.values())), seed_key="file:" + ",".join(digests)
+        )
 
 
 _PREFLIGHT_ROWS = 5

@@ -78,8 +78,9 @@ class HuggingFaceDatasetScenario(UserDatasetScenario):
     @classmethod
     def may_have_train_pool(cls, args: Mapping[str, Any]) -> bool:
         splits = args.get("dataset_splits") or _DEFAULT_SPLITS
-        return any(str(v).lower() in ("train", "dev", "few_shot", "fewshot") for v in splits.values()) or \
-            super().may_have_train_pool(args)
+        return any(
+            str(v).lower() in ("train", "dev", "few_shot", "fewshot") for v in splits.values()
+        ) or super().may_have_train_pool(args)
 
     def get_instances(self, ctx: ScenarioContext) -> list[Instance]:
         if importlib.util.find_spec("datasets") is None:
@@ -112,10 +113,13 @@ class HuggingFaceDatasetScenario(UserDatasetScenario):
             if label_names is None and feature is not None and hasattr(feature, "names"):
                 label_names = list(feature.names)
             where = f"{self.dataset}[{hf_split}]"
-            rows.extend(Row(values, f"{where}[{i}]", SPLIT_ALIASES[str(split).lower()])
-                        for i, values in enumerate(data))
+            rows.extend(
+                Row(values, f"{where}[{i}]", SPLIT_ALIASES[str(split).lower()]) for i, values in enumerate(data)
+            )
         if not rows:
-            raise DataSourceError(f"huggingface {self.dataset}@{self.revision}: none of the splits {list(self.dataset_splits)} exist")
+            raise DataSourceError(
+                f"huggingface {self.dataset}@{self.revision}: none of the splits {list(self.dataset_splits)} exist"
+            )
         mapping = self.mapping
         if label_names is not None and mapping.labels is None and mapping.task == "classification":
             mapping = replace(mapping, labels={str(i): n for i, n in enumerate(label_names)})

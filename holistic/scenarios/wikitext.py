@@ -102,14 +102,25 @@ class WikiTextScenario(FileScenario):
         return f"wikitext{self.version}"
 
     def data_needs(self) -> DataNeeds:
-        zip_url, member = (_ZIP_103, "wikitext-103/wiki.test.tokens") if self.version == 103 else (
-            _ZIP_2, "wikitext-2/wiki.test.tokens")
-        layouts: list[tuple[DataFile, ...]] = [(DataFile("wiki.test.tokens", downloads=(Download(zip_url, member=member),)),)]
+        zip_url, member = (
+            (_ZIP_103, "wikitext-103/wiki.test.tokens")
+            if self.version == 103
+            else (_ZIP_2, "wikitext-2/wiki.test.tokens")
+        )
+        layouts: list[tuple[DataFile, ...]] = [
+            (DataFile("wiki.test.tokens", downloads=(Download(zip_url, member=member),)),)
+        ]
         if self.version == 2:
             repo, commit = _PYTORCH_EXAMPLES
-            copy = github_file("wikitext", "wikitext-2/test.txt", repo, commit, "word_language_model/data/wikitext-2/test.txt")
+            copy = github_file(
+                "wikitext", "wikitext-2/test.txt", repo, commit, "word_language_model/data/wikitext-2/test.txt"
+            )
             layouts.insert(0, (DataFile("test.txt", downloads=copy.downloads, sha256=copy.sha256),))
-        return DataNeeds(self.folder, layouts=tuple(layouts), hint="https://blog.salesforceresearch.com/the-wikitext-long-term-dependency-language-modeling-dataset/")
+        return DataNeeds(
+            self.folder,
+            layouts=tuple(layouts),
+            hint="https://blog.salesforceresearch.com/the-wikitext-long-term-dependency-language-modeling-dataset/",
+        )
 
     def load(self, data: ResolvedData) -> list[Instance]:
         (path,) = data.paths.values()

@@ -86,7 +86,9 @@ class XSumScenario(FileScenario):
             layouts=(
                 (
                     DataFile(_SPLIT_FILE, downloads=(Download(_SPLIT_URL),)),
-                    DataFile("bbc-summary-data", downloads=(Download(_DATA_URL, member="bbc-summary-data/"),), is_dir=True),
+                    DataFile(
+                        "bbc-summary-data", downloads=(Download(_DATA_URL, member="bbc-summary-data/"),), is_dir=True
+                    ),
                 ),
                 hf_layout(_HF_REPO, self.hf_revision, [_HF_TRAIN, _HF_TEST]),
             ),
@@ -102,7 +104,9 @@ class XSumScenario(FileScenario):
             raise DataSourceError(f"{split_path}: expected an object with 'train', 'validation' and 'test' id lists")
         folder = data["bbc-summary-data"]
         train_ids = [str(i) for i in splits["train"]]
-        wanted = [(TRAIN_SPLIT, i) for i in sorted(hold_out(train_ids, min(_TRAIN_POOL, len(train_ids)), "xsum-train-pool"))]
+        wanted = [
+            (TRAIN_SPLIT, i) for i in sorted(hold_out(train_ids, min(_TRAIN_POOL, len(train_ids)), "xsum-train-pool"))
+        ]
         wanted += [(TEST_SPLIT, str(i)) for i in splits["test"]]
         instances = []
         for split, doc_id in wanted:

@@ -34,8 +34,11 @@ def js_json(value: Any) -> str:
     """JSON safe to embed in a script: no ``</script>``, no HTML-significant characters."""
     text = json.dumps(value, ensure_ascii=False, separators=(",", ":"), sort_keys=True)
     return (
-        text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
-        .replace("\u2028", "\\u2028").replace("\u2029", "\\u2029")
+        text.replace("<", "\\u003c")
+        .replace(">", "\\u003e")
+        .replace("&", "\\u0026")
+        .replace("\u2028", "\\u2028")
+        .replace("\u2029", "\\u2029")
     )
 
 
@@ -79,13 +82,39 @@ def build_browser(run_dir: Path | RunReader, out_dir: Path, main_metric: str | N
     """Write ``index.js`` and ``chunk_*.js`` for one run into ``out_dir``."""
     out_dir.mkdir(parents=True, exist_ok=True)
     run = RunReader.at(run_dir)
-    inst = _read(run, "instances",
-                 ["instance_id", "role", "split", "sub_split", "perturbation", "input", "references", "metadata"])
-    req = _read(run, "requests",
-                ["instance_id", "perturbation", "trial", "request_index", "reference_index", "role", "kind", "prompt",
-                 "messages", "continuation", "completion", "completions", "logprob", "post_processed",
-                 "train_ids", "num_train_instances", "prompt_truncated", "output_mapping", "error", "parse_error",
-                 "cached", "latency_s"])
+    inst = _read(
+        run,
+        "instances",
+        ["instance_id", "role", "split", "sub_split", "perturbation", "input", "references", "metadata"],
+    )
+    req = _read(
+        run,
+        "requests",
+        [
+            "instance_id",
+            "perturbation",
+            "trial",
+            "request_index",
+            "reference_index",
+            "role",
+            "kind",
+            "prompt",
+            "messages",
+            "continuation",
+            "completion",
+            "completions",
+            "logprob",
+            "post_processed",
+            "train_ids",
+            "num_train_instances",
+            "prompt_truncated",
+            "output_mapping",
+            "error",
+            "parse_error",
+            "cached",
+            "latency_s",
+        ],
+    )
     pis = _read(run, "per_instance_stats", ["instance_id", "trial", "perturbation", "metric", "value", "details"])
 
     order: list[str] = []
@@ -101,8 +130,10 @@ def build_browser(run_dir: Path | RunReader, out_dir: Path, main_metric: str | N
             "split": inst["split"][i],
             "sub_split": inst["sub_split"][i],
             "input": inst["input"][i],
-            "references": [{"output": r["output"], "correct": "correct" in (r["tags"] or [])}
-                           for r in (inst["references"][i] or [])],
+            "references": [
+                {"output": r["output"], "correct": "correct" in (r["tags"] or [])}
+                for r in (inst["references"][i] or [])
+            ],
             "metadata": _metadata(inst["metadata"][i]),
             "trials": {},
         }
@@ -113,18 +144,28 @@ def build_browser(run_dir: Path | RunReader, out_dir: Path, main_metric: str | N
             continue
         trial = v["trials"].setdefault(req["trial"][i], {"trial": req["trial"][i], "requests": [], "metrics": {}})
         completions = [c["text"] for c in (req["completions"][i] or [])]
-        trial["requests"].append({
-            "index": req["request_index"][i], "role": req["role"][i], "kind": req["kind"][i],
-            "prompt": req["prompt"][i] or "",
-            "messages": [{"role": m["role"], "content": m["content"]} for m in (req["messages"][i] or [])] or None,
-            "continuation": req["continuation"][i] or "", "completions": completions,
-            "logprob": req["logprob"][i], "reference_index": req["reference_index"][i],
-            "post_processed": req["post_processed"][i], "train_ids": req["train_ids"][i] or [],
-            "num_train_instances": req["num_train_instances"][i], "prompt_truncated": req["prompt_truncated"][i],
-            "output_mapping": dict(req["output_mapping"][i]) if req["output_mapping"][i] else None,
-            "error": req["error"][i], "parse_error": req["parse_error"][i], "cached": req["cached"][i],
-            "latency_s": req["latency_s"][i],
-        })
+        trial["requests"].append(
+            {
+                "index": req["request_index"][i],
+                "role": req["role"][i],
+                "kind": req["kind"][i],
+                "prompt": req["prompt"][i] or "",
+                "messages": [{"role": m["role"], "content": m["content"]} for m in (req["messages"][i] or [])] or None,
+                "continuation": req["continuation"][i] or "",
+                "completions": completions,
+                "logprob": req["logprob"][i],
+                "reference_index": req["reference_index"][i],
+                "post_processed": req["post_processed"][i],
+                "train_ids": req["train_ids"][i] or [],
+                "num_train_instances": req["num_train_instances"][i],
+                "prompt_truncated": req["prompt_truncated"][i],
+                "output_mapping": dict(req["output_mapping"][i]) if req["output_mapping"][i] else None,
+                "error": req["error"][i],
+                "parse_error": req["parse_error"][i],
+                "cached": req["cached"][i],
+                "latency_s": req["latency_s"][i],
+            }
+        )
     for i in range(len(pis["instance_id"])):
         pert = pis["perturbation"][i]
         if pert in ("robustness", "fairness"):
@@ -158,7 +199,9 @@ def build_browser(run_dir: Path | RunReader, out_dir: Path, main_metric: str | N
         rows.append([chunk, correct, splits.index(original["split"]) if original["split"] in splits else -1, mask])
         first = original["trials"][min(original["trials"])] if original["trials"] else None
         predictions[iid] = {
-            "input": original["input"], "references": original["references"], "correct": correct,
+            "input": original["input"],
+            "references": original["references"],
+            "correct": correct,
             "prediction": first["prediction"] if first else None,
             "value": first["metrics"].get(main_metric) if first and main_metric else None,
         }
@@ -177,12 +220,22 @@ def build_browser(run_dir: Path | RunReader, out_dir: Path, main_metric: str | N
         payload = _factor_prefixes(records)
         (out_dir / f"chunk_{c:04d}.js").write_text(f"HOLISTIC_CHUNK({c},{js_json(payload)});\n", encoding="utf-8")
     index = {
-        "count": len(order), "chunk_size": CHUNK_SIZE, "chunks": len(chunk_records), "main_metric": main_metric,
-        "perturbations": perturbations, "splits": splits, "rows": rows,
+        "count": len(order),
+        "chunk_size": CHUNK_SIZE,
+        "chunks": len(chunk_records),
+        "main_metric": main_metric,
+        "perturbations": perturbations,
+        "splits": splits,
+        "rows": rows,
     }
     (out_dir / "index.js").write_text(f"HOLISTIC_INDEX({js_json(index)});\n", encoding="utf-8")
-    return BrowserData(count=len(order), chunks=len(chunk_records), perturbations=tuple(perturbations),
-                       splits=tuple(splits), predictions=predictions)
+    return BrowserData(
+        count=len(order),
+        chunks=len(chunk_records),
+        perturbations=tuple(perturbations),
+        splits=tuple(splits),
+        predictions=predictions,
+    )
 
 
 def prediction(requests: list[dict[str, Any]]) -> dict[str, Any] | None:
@@ -197,15 +250,20 @@ def prediction(requests: list[dict[str, Any]]) -> dict[str, Any] | None:
         parsed = (r["post_processed"] or [None])[0]
         mapping = r["output_mapping"] or {}
         answer = mapping.get((parsed or text).strip()) if mapping else None
-        return {"text": text, "parsed": parsed if parsed not in (None, text, text.strip()) else None,
-                "choice_text": answer}
+        return {
+            "text": text,
+            "parsed": parsed if parsed not in (None, text, text.strip()) else None,
+            "choice_text": answer,
+        }
     scored = [r for r in requests if r["reference_index"] is not None and r["logprob"] is not None]
     if not scored:
         return None
     role = scored[0]["role"]
     best = max((r for r in scored if r["role"] == role), key=lambda r: (r["logprob"], -r["reference_index"]))
-    return {"text": f"{chr(ord('A') + best['reference_index'])}. {best['continuation']}",
-            "choice": best["reference_index"]}
+    return {
+        "text": f"{chr(ord('A') + best['reference_index'])}. {best['continuation']}",
+        "choice": best["reference_index"],
+    }
 
 
 def _metadata(text: str | None) -> dict[str, Any] | None:
@@ -221,8 +279,11 @@ def _metadata(text: str | None) -> dict[str, Any] | None:
 
 def _correct(variant: dict[str, Any], main_metric: str | None) -> int:
     """1 correct, 0 wrong, -1 unknown: the main metric averaged over trials, >= 0.5."""
-    values = [t["metrics"][main_metric] for t in variant["trials"].values()
-              if main_metric and t["metrics"].get(main_metric) is not None]
+    values = [
+        t["metrics"][main_metric]
+        for t in variant["trials"].values()
+        if main_metric and t["metrics"].get(main_metric) is not None
+    ]
     if not values:
         return -1
     return 1 if sum(values) / len(values) >= 0.5 else 0
@@ -245,5 +306,5 @@ def _factor_prefixes(records: list[dict[str, Any]]) -> dict[str, Any]:
                     key = f"{t['trial']}|{r['role']}"
                     if key in prefixes:
                         r["prefix"] = key
-                        r["prompt"] = r["prompt"][len(prefixes[key]):]
+                        r["prompt"] = r["prompt"][len(prefixes[key]) :]
     return {"prefixes": prefixes, "records": records}

@@ -51,11 +51,16 @@ def comparisons(runs: list[RunInfo], system_of_run: Mapping[str, str]) -> list[C
         if len(members) < 2:
             continue
         first = next(iter(members.values()))
-        out.append(Comparison(
-            id=hashlib.sha256(key.encode("utf-8")).hexdigest()[:10], scenario=first.scenario,
-            scenario_args=dict(first.scenario_args), systems=tuple(members),
-            run_ids=tuple(r.run_id for r in members.values()), main_metric=first.main_metric,
-        ))
+        out.append(
+            Comparison(
+                id=hashlib.sha256(key.encode("utf-8")).hexdigest()[:10],
+                scenario=first.scenario,
+                scenario_args=dict(first.scenario_args),
+                systems=tuple(members),
+                run_ids=tuple(r.run_id for r in members.values()),
+                main_metric=first.main_metric,
+            )
+        )
     return out
 
 
@@ -65,8 +70,9 @@ def _answer_key(answer: Mapping[str, Any] | None) -> str:
     return " ".join(str(text).lower().split())
 
 
-def write_comparison(out_dir: Path, comparison: Comparison,
-                     predictions: Mapping[str, Mapping[str, dict[str, Any]]]) -> int:
+def write_comparison(
+    out_dir: Path, comparison: Comparison, predictions: Mapping[str, Mapping[str, dict[str, Any]]]
+) -> int:
     """Write ``index.js`` and ``chunk_*.js`` under ``out_dir``; returns the number of instances."""
     out_dir.mkdir(parents=True, exist_ok=True)
     order: list[str] = []
@@ -87,17 +93,29 @@ def write_comparison(out_dir: Path, comparison: Comparison,
         n_correct = sum(1 for a in present if a["correct"] == 1)
         differ = int(len({_answer_key(a) for a in present}) > 1)
         rows.append([n // CHUNK_SIZE, n_correct, differ])
-        chunks[-1].append({
-            "id": iid, "input": source["input"], "references": source["references"],
-            "answers": [None if a is None else {"prediction": a["prediction"], "correct": a["correct"],
-                                                "value": a["value"]} for a in answers],
-        })
+        chunks[-1].append(
+            {
+                "id": iid,
+                "input": source["input"],
+                "references": source["references"],
+                "answers": [
+                    None if a is None else {"prediction": a["prediction"], "correct": a["correct"], "value": a["value"]}
+                    for a in answers
+                ],
+            }
+        )
     for c, records in enumerate(chunks):
         (out_dir / f"chunk_{c:04d}.js").write_text(
-            f"HOLISTIC_COMPARE_CHUNK({c},{js_json({'records': records})});\n", encoding="utf-8")
+            f"HOLISTIC_COMPARE_CHUNK({c},{js_json({'records': records})});\n", encoding="utf-8"
+        )
     index = {
-        "count": len(order), "chunk_size": CHUNK_SIZE, "chunks": len(chunks), "main_metric": comparison.main_metric,
-        "systems": list(comparison.systems), "run_ids": list(comparison.run_ids), "rows": rows,
+        "count": len(order),
+        "chunk_size": CHUNK_SIZE,
+        "chunks": len(chunks),
+        "main_metric": comparison.main_metric,
+        "systems": list(comparison.systems),
+        "run_ids": list(comparison.run_ids),
+        "rows": rows,
     }
     (out_dir / "index.js").write_text(f"HOLISTIC_COMPARE_INDEX({js_json(index)});\n", encoding="utf-8")
     return len(order)

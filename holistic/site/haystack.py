@@ -87,14 +87,22 @@ def _artifact_from_tables(run: RunReader) -> dict[str, Any] | None:
         if "haystack_f1" not in v:
             continue
         gold = len(data.get("gold_ids") or [])
-        records.append({
-            "task": str(data.get("task", "")), "length": int(data.get("length", 0)), "depth_bin": data.get("depth_bin"),
-            "gold": gold, "found": round(v.get("haystack_recall", 0.0) * gold), "f1": v["haystack_f1"],
-            "recall": v.get("haystack_recall"), "precision": v.get("haystack_precision"),
-            "fp": v.get("haystack_false_positives", 0.0),
-            "zero_fp": v.get("haystack_zero_needle_false_positive", float(gold == 0 and v["haystack_f1"] < 1)),
-            "invalid": v.get("haystack_invalid_output", 0.0), "degenerate": v.get("haystack_degenerate_output", 0.0),
-        })
+        records.append(
+            {
+                "task": str(data.get("task", "")),
+                "length": int(data.get("length", 0)),
+                "depth_bin": data.get("depth_bin"),
+                "gold": gold,
+                "found": round(v.get("haystack_recall", 0.0) * gold),
+                "f1": v["haystack_f1"],
+                "recall": v.get("haystack_recall"),
+                "precision": v.get("haystack_precision"),
+                "fp": v.get("haystack_false_positives", 0.0),
+                "zero_fp": v.get("haystack_zero_needle_false_positive", float(gold == 0 and v["haystack_f1"] < 1)),
+                "invalid": v.get("haystack_invalid_output", 0.0),
+                "degenerate": v.get("haystack_degenerate_output", 0.0),
+            }
+        )
     if not records:
         return None
     return _summarise_plain(records, _labels(next(iter(meta.values())).get("depth_bins")), next(iter(meta.values())))
@@ -112,8 +120,11 @@ def _summary(values: Sequence[float], seed: int) -> dict[str, Any]:
     picks = np.random.default_rng(seed).integers(0, data.size, size=(_NUM_RESAMPLES, data.size))
     medians, means = np.median(data[picks], axis=1), data[picks].mean(axis=1)
     return {
-        "n": int(data.size), "mean": float(data.mean()), "mean_ci": [float(x) for x in np.quantile(means, [0.025, 0.975])],
-        "median": float(np.median(data)), "median_ci": [float(x) for x in np.quantile(medians, [0.025, 0.975])],
+        "n": int(data.size),
+        "mean": float(data.mean()),
+        "mean_ci": [float(x) for x in np.quantile(means, [0.025, 0.975])],
+        "median": float(np.median(data)),
+        "median_ci": [float(x) for x in np.quantile(medians, [0.025, 0.975])],
     }
 
 
@@ -121,10 +132,14 @@ def _facts(records: Sequence[dict[str, Any]], seed: int) -> dict[str, Any]:
     needle = [r for r in records if r["gold"]]
     zero = [r for r in records if not r["gold"]]
     return {
-        "records": len(records), "needle_records": len(needle), "zero_needle_records": len(zero),
-        "found": sum(r["found"] for r in needle), "gold": sum(r["gold"] for r in needle),
+        "records": len(records),
+        "needle_records": len(needle),
+        "zero_needle_records": len(zero),
+        "found": sum(r["found"] for r in needle),
+        "gold": sum(r["gold"] for r in needle),
         "false_positives": int(sum(r["fp"] for r in records)),
-        "invalid": int(sum(r["invalid"] for r in records)), "degenerate": int(sum(r["degenerate"] for r in records)),
+        "invalid": int(sum(r["invalid"] for r in records)),
+        "degenerate": int(sum(r["degenerate"] for r in records)),
         "zero_needle_correct": sum(1 for r in zero if r["f1"] == 1.0),
         "f1": _summary([r["f1"] for r in records], seed),
         "needle_f1": _summary([r["f1"] for r in needle], seed + 1),
@@ -151,8 +166,16 @@ def _summarise_plain(records: list[dict[str, Any]], labels: list[str], meta: dic
                 cell = [r for r in of_length if r["depth_bin"] == label and r["gold"]]
                 if cell:
                     cells.append({"task": task, "length": length, "depth_bin": label, **_facts(cell, length)})
-    return {"tasks": tasks, "lengths": lengths, "depth_labels": labels, "cells": cells, "by_length": by_length,
-            "by_task": by_task, "length_unit": meta.get("length_unit"), "tokenizer": meta.get("tokenizer")}
+    return {
+        "tasks": tasks,
+        "lengths": lengths,
+        "depth_labels": labels,
+        "cells": cells,
+        "by_length": by_length,
+        "by_task": by_task,
+        "length_unit": meta.get("length_unit"),
+        "tokenizer": meta.get("tokenizer"),
+    }
 
 
 def _pyplot() -> Any:
@@ -184,7 +207,14 @@ def _length_label(length: int) -> str:
 
 
 def _heatmap(
-    ax: Any, grid: np.ndarray, text: list[list[str]], lengths: list[int], labels: list[str], title: str, *, first: bool,
+    ax: Any,
+    grid: np.ndarray,
+    text: list[list[str]],
+    lengths: list[int],
+    labels: list[str],
+    title: str,
+    *,
+    first: bool,
     unit: str,
 ) -> Any:
     masked = np.ma.masked_invalid(grid)
@@ -203,8 +233,9 @@ def _heatmap(
     return image
 
 
-def _panel(cells: dict[tuple[int, str], dict[str, Any]], lengths: list[int], labels: list[str], key: str
-           ) -> tuple[np.ndarray, list[list[str]]]:
+def _panel(
+    cells: dict[tuple[int, str], dict[str, Any]], lengths: list[int], labels: list[str], key: str
+) -> tuple[np.ndarray, list[list[str]]]:
     """Values and cell texts of one heatmap panel: ``recall`` (per needle) or ``f1`` (per record)."""
     grid = np.full((len(labels), len(lengths)), np.nan)
     text = [["–"] * len(lengths) for _ in labels]
@@ -231,8 +262,9 @@ def _headline(summary: dict[str, Any]) -> str:
     return f"median F1 {_fmt_ci(summary.get('f1'))} · median recall {_fmt_ci(summary.get('recall'))}"
 
 
-def render_haystack(run_dir: Path | RunReader, out_dir: Path, *, src_prefix: str = "plots/",
-                    run_id: str | None = None) -> HaystackReport:
+def render_haystack(
+    run_dir: Path | RunReader, out_dir: Path, *, src_prefix: str = "plots/", run_id: str | None = None
+) -> HaystackReport:
     """Write the heatmaps of one run into ``out_dir`` (see the module docstring).
 
     ``src`` of each figure is ``src_prefix`` + the file name, so pass the path of
@@ -251,7 +283,8 @@ def render_haystack(run_dir: Path | RunReader, out_dir: Path, *, src_prefix: str
     estimated = artifact.get("length_unit") == "chars/4"
     axis_unit = "chars / 4" if estimated else "tokens"
     measured = (
-        "Lengths are estimates at 4 characters per token." if estimated
+        "Lengths are estimates at 4 characters per token."
+        if estimated
         else f"Lengths were measured with the tokenizer of {artifact.get('tokenizer') or 'the evaluated model'}."
     )
     by_task = {row["task"]: row for row in artifact.get("by_task") or []}
@@ -277,40 +310,59 @@ def render_haystack(run_dir: Path | RunReader, out_dir: Path, *, src_prefix: str
         out_dir.mkdir(parents=True, exist_ok=True)
         fig.savefig(out_dir / name, format="svg", metadata={"Date": None}, bbox_inches="tight")
         plt.close(fig)
-        report.figures.append({
-            "src": src_prefix + name,
-            "alt": f"Recall and F1 heatmaps of task {task} by context length and needle depth",
-            "caption": (
-                f"Task {task}: {_headline(summary)}, 95% bootstrap CIs over all its records (zero-needle ones "
-                f"included in F1). Left: recall of needles by each needle's own depth in the context (0% = first "
-                f"article token), with needles found / gold; a record with k needles adds k needles to the column. "
-                f"Right: mean F1 of needle records by their summary depth, the median depth of their needles "
-                f"(n = records). {measured}"
-            ),
-            "run_id": run_id,
-            "task": task,
-        })
+        report.figures.append(
+            {
+                "src": src_prefix + name,
+                "alt": f"Recall and F1 heatmaps of task {task} by context length and needle depth",
+                "caption": (
+                    f"Task {task}: {_headline(summary)}, 95% bootstrap CIs over all its records (zero-needle ones "
+                    f"included in F1). Left: recall of needles by each needle's own depth in the context (0% = first "
+                    f"article token), with needles found / gold; a record with k needles adds k needles to the column. "
+                    f"Right: mean F1 of needle records by their summary depth, the median depth of their needles "
+                    f"(n = records). {measured}"
+                ),
+                "run_id": run_id,
+                "task": task,
+            }
+        )
     report.task_table = [_task_row(row) for row in artifact.get("by_task") or []]
     for row in artifact.get("by_length") or []:
         f1 = row.get("f1") or {}
         ci = f1.get("median_ci") or [None, None]
-        report.length_table.append({
-            "task": row["task"], "length": row["length"], "records": row.get("records"),
-            "f1_median": f1.get("median"), "f1_ci_low": ci[0], "f1_ci_high": ci[1], "f1_mean": f1.get("mean"),
-            "needle_f1_median": (row.get("needle_f1") or {}).get("median"),
-            "recall_median": (row.get("recall") or {}).get("median"),
-            "zero_needle_correct": row.get("zero_needle_correct"), "zero_needle_records": row.get("zero_needle_records"),
-            "false_positives": row.get("false_positives"), "invalid": row.get("invalid"),
-            "degenerate": row.get("degenerate"),
-        })
+        report.length_table.append(
+            {
+                "task": row["task"],
+                "length": row["length"],
+                "records": row.get("records"),
+                "f1_median": f1.get("median"),
+                "f1_ci_low": ci[0],
+                "f1_ci_high": ci[1],
+                "f1_mean": f1.get("mean"),
+                "needle_f1_median": (row.get("needle_f1") or {}).get("median"),
+                "recall_median": (row.get("recall") or {}).get("median"),
+                "zero_needle_correct": row.get("zero_needle_correct"),
+                "zero_needle_records": row.get("zero_needle_records"),
+                "false_positives": row.get("false_positives"),
+                "invalid": row.get("invalid"),
+                "degenerate": row.get("degenerate"),
+            }
+        )
     return report
 
 
 def _task_row(row: dict[str, Any]) -> dict[str, Any]:
-    out: dict[str, Any] = {"task": row["task"], "records": row.get("records"),
-                           "zero_needle_records": row.get("zero_needle_records")}
-    for key, stat in (("f1", "median"), ("recall", "median"), ("precision", "median"),
-                      ("zero_needle_false_positive_rate", "mean"), ("degenerate_rate", "mean")):
+    out: dict[str, Any] = {
+        "task": row["task"],
+        "records": row.get("records"),
+        "zero_needle_records": row.get("zero_needle_records"),
+    }
+    for key, stat in (
+        ("f1", "median"),
+        ("recall", "median"),
+        ("precision", "median"),
+        ("zero_needle_false_positive_rate", "mean"),
+        ("degenerate_rate", "mean"),
+    ):
         summary = row.get(key) or {}
         ci = summary.get(f"{stat}_ci") or [None, None]
         out[key] = (summary.get(stat), ci[0], ci[1])

@@ -44,9 +44,7 @@ def pareto_front(points: list[tuple[float, float]]) -> list[int]:
     """Indices of points not dominated (lower x and higher y are better), sorted by x."""
     front = []
     for i, (x, y) in enumerate(points):
-        dominated = any(
-            (x2 <= x and y2 >= y) and (x2 < x or y2 > y) for j, (x2, y2) in enumerate(points) if j != i
-        )
+        dominated = any((x2 <= x and y2 >= y) and (x2 < x or y2 > y) for j, (x2, y2) in enumerate(points) if j != i)
         if not dominated:
             front.append(i)
     return sorted(front, key=lambda i: points[i][0])
@@ -82,9 +80,14 @@ def render_plots(suite: SuiteReader, summary: Summary, out_dir: Path) -> list[di
         ax.legend(fontsize=7)
         rel = f"plots/pareto_{_slug(col)}.svg"
         _save(fig, out_dir.parent / rel)
-        figures.append({"src": rel, "alt": f"Accuracy against latency for {col}",
-                        "caption": f"{col}: accuracy against efficiency; the red line is the Pareto frontier.",
-                        "scenario": col})
+        figures.append(
+            {
+                "src": rel,
+                "alt": f"Accuracy against latency for {col}",
+                "caption": f"{col}: accuracy against efficiency; the red line is the Pareto frontier.",
+                "scenario": col,
+            }
+        )
 
     # Reliability diagrams.
     for run in summary.runs:
@@ -104,9 +107,14 @@ def render_plots(suite: SuiteReader, summary: Summary, out_dir: Path) -> list[di
         ax.legend(fontsize=7)
         rel = f"plots/reliability_{run.run_id}.svg"
         _save(fig, out_dir.parent / rel)
-        figures.append({"src": rel, "alt": f"Reliability diagram of {run.name}",
-                        "caption": "Reliability diagram (equal-mass bins): accuracy against confidence.",
-                        "run_id": run.run_id})
+        figures.append(
+            {
+                "src": rel,
+                "alt": f"Reliability diagram of {run.name}",
+                "caption": "Reliability diagram (equal-mass bins): accuracy against confidence.",
+                "run_id": run.run_id,
+            }
+        )
 
     # Correlation of metric groups across model x scenario cells.
     groups = sorted({g for g, _, _ in cells})
@@ -131,9 +139,14 @@ def render_plots(suite: SuiteReader, summary: Summary, out_dir: Path) -> list[di
         ax.set_title("Pearson correlation across model × scenario cells", fontsize=9)
         rel = "plots/metric_correlations.svg"
         _save(fig, out_dir.parent / rel)
-        figures.append({"src": rel, "alt": "Correlation matrix of metric groups",
-                        "caption": "Correlations between metric groups across models and scenarios "
-                                   "(cells with fewer than 3 shared values are blank)."})
+        figures.append(
+            {
+                "src": rel,
+                "alt": "Correlation matrix of metric groups",
+                "caption": "Correlations between metric groups across models and scenarios "
+                "(cells with fewer than 3 shared values are blank).",
+            }
+        )
 
     # Spread across trials.
     spread = _trial_means(suite, summary)
@@ -151,9 +164,14 @@ def render_plots(suite: SuiteReader, summary: Summary, out_dir: Path) -> list[di
         ax.set_title(f"{col}: spread across trials", fontsize=9)
         rel = f"plots/trials_{_slug(col)}.svg"
         _save(fig, out_dir.parent / rel)
-        figures.append({"src": rel, "alt": f"Trial spread for {col}",
-                        "caption": f"{col}: each dot is one trial's mean (sub-runs averaged); the red bar is the mean.",
-                        "scenario": col})
+        figures.append(
+            {
+                "src": rel,
+                "alt": f"Trial spread for {col}",
+                "caption": f"{col}: each dot is one trial's mean (sub-runs averaged); the red bar is the mean.",
+                "scenario": col,
+            }
+        )
     return figures
 
 
@@ -161,8 +179,10 @@ def _reliability_bins(data: dict[str, Any]) -> list[dict[str, float]]:
     """Find reliability-diagram bins (dicts with confidence, accuracy and count) in a run's artifacts."""
 
     def search(node: Any) -> list[dict[str, float]] | None:
-        if isinstance(node, list) and node and all(
-            isinstance(x, dict) and {"confidence", "accuracy"} <= set(x) for x in node
+        if (
+            isinstance(node, list)
+            and node
+            and all(isinstance(x, dict) and {"confidence", "accuracy"} <= set(x) for x in node)
         ):
             return [x for x in node if x.get("count", 1)]
         if isinstance(node, dict):

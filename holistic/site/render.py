@@ -69,9 +69,7 @@ class SiteWriter:
 
     def page(self, rel: str, template: str, title: str, **context: Any) -> Path:
         depth = rel.count("/")
-        html = self.env.get_template(template).render(
-            title=title, root="../" * depth, **self.common, **context
-        )
+        html = self.env.get_template(template).render(title=title, root="../" * depth, **self.common, **context)
         path = self.site_dir / rel
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(html, encoding="utf-8")
@@ -140,17 +138,38 @@ def _render_into(suite: SuiteReader, summary: Summary, site_dir: Path, previous:
     descriptions = {g.name: g.description for g in load_schema().metric_groups}
     for group, res in summary.leaderboards.items():
         order = sorted(range(len(res.models)), key=lambda i: (res.rank[i], res.models[i]))
-        leaderboards.append({
-            "group": group, "description": descriptions.get(group, ""),
-            "table": tables.get(f"group_{group}"),
-            "rows": [{"model": res.models[i], "rank": res.rank[i], "win_rate": _clean(res.win_rate[i]),
-                      "ci_low": _clean(res.ci_low[i]), "ci_high": _clean(res.ci_high[i]),
-                      "rank_low": res.rank_low[i], "rank_high": res.rank_high[i],
-                      "separable": res.separable_from_next[i]} for i in order],
-        })
-    w.page("index.html", "index.html", f"Suite {summary.suite}", description=suite_meta.get("description", ""),
-           leaderboards=leaderboards, runs=summary.runs, models=summary.models, columns=summary.columns,
-           system_model=summary.system_model, error_notice=_error_notice(summary))
+        leaderboards.append(
+            {
+                "group": group,
+                "description": descriptions.get(group, ""),
+                "table": tables.get(f"group_{group}"),
+                "rows": [
+                    {
+                        "model": res.models[i],
+                        "rank": res.rank[i],
+                        "win_rate": _clean(res.win_rate[i]),
+                        "ci_low": _clean(res.ci_low[i]),
+                        "ci_high": _clean(res.ci_high[i]),
+                        "rank_low": res.rank_low[i],
+                        "rank_high": res.rank_high[i],
+                        "separable": res.separable_from_next[i],
+                    }
+                    for i in order
+                ],
+            }
+        )
+    w.page(
+        "index.html",
+        "index.html",
+        f"Suite {summary.suite}",
+        description=suite_meta.get("description", ""),
+        leaderboards=leaderboards,
+        runs=summary.runs,
+        models=summary.models,
+        columns=summary.columns,
+        system_model=summary.system_model,
+        error_notice=_error_notice(summary),
+    )
 
     # Run groups.
     by_rungroup: dict[str, list[dict[str, Any]]] = defaultdict(list)
@@ -161,8 +180,15 @@ def _render_into(suite: SuiteReader, summary: Summary, site_dir: Path, previous:
     links = []
     for rg, rg_tables in sorted(by_rungroup.items()):
         rel = f"group_{anchor(rg)}.html"
-        w.page(rel, "list.html", f"Run group: {rg}", tables=rg_tables, intro=rg_tables[0].get("description", ""),
-               links=None, figures=None)
+        w.page(
+            rel,
+            "list.html",
+            f"Run group: {rg}",
+            tables=rg_tables,
+            intro=rg_tables[0].get("description", ""),
+            links=None,
+            figures=None,
+        )
         links.append({"href": rel, "text": rg, "note": f"{len(rg_tables)} metric groups"})
     w.page("groups.html", "list.html", "Run groups", tables=[], intro="", links=links, figures=None)
 
@@ -172,12 +198,20 @@ def _render_into(suite: SuiteReader, summary: Summary, site_dir: Path, previous:
         rel = f"scenario_{anchor(col)}.html"
         ids = set(summary.column_runs.get(col, []))
         runs = [r for r in summary.runs if r.run_id in ids]
-        run_links = [{"href": f"runs/{r.run_id}.html", "text": r.name,
-                      "note": summary.system_of_run.get(r.run_id, r.model)} for r in runs]
+        run_links = [
+            {"href": f"runs/{r.run_id}.html", "text": r.name, "note": summary.system_of_run.get(r.run_id, r.model)}
+            for r in runs
+        ]
         figs = [f for f in figures if f.get("scenario") == col]
-        w.page(rel, "list.html", f"Scenario: {col}", tables=[tables[f"scenario_{anchor(col)}"]]
-               if f"scenario_{anchor(col)}" in tables else [], intro="Every metric, per model (sub-runs macro-averaged).",
-               links=run_links, figures=[{**f, "src": f["src"]} for f in figs])
+        w.page(
+            rel,
+            "list.html",
+            f"Scenario: {col}",
+            tables=[tables[f"scenario_{anchor(col)}"]] if f"scenario_{anchor(col)}" in tables else [],
+            intro="Every metric, per model (sub-runs macro-averaged).",
+            links=run_links,
+            figures=[{**f, "src": f["src"]} for f in figs],
+        )
         links.append({"href": rel, "text": col, "note": f"{len(runs)} runs"})
     w.page("scenarios.html", "list.html", "Scenarios", tables=[], intro="", links=links, figures=None)
 
@@ -195,12 +229,25 @@ def _render_into(suite: SuiteReader, summary: Summary, site_dir: Path, previous:
         system = summary.system_of_run.get(run.run_id, run.model)
         short = run_title(run.scenario, run.scenario_args, system)
         comparison = compare_of.get(run.run_id)
-        _run_page(w, run, reader, data.count,
-                  [f for f in figures if f.get("run_id") == run.run_id] + haystack.figures,
-                  extra_tables=_haystack_tables(haystack),
-                  title=short, system=system, comparison=comparison)
-        w.page(f"runs/browse/{run.run_id}.html", "browser.html", f"Instances: {short}", run=run, system=system,
-               comparison=comparison)
+        _run_page(
+            w,
+            run,
+            reader,
+            data.count,
+            [f for f in figures if f.get("run_id") == run.run_id] + haystack.figures,
+            extra_tables=_haystack_tables(haystack),
+            title=short,
+            system=system,
+            comparison=comparison,
+        )
+        w.page(
+            f"runs/browse/{run.run_id}.html",
+            "browser.html",
+            f"Instances: {short}",
+            run=run,
+            system=system,
+            comparison=comparison,
+        )
         note = f"{data.count} instances"
         if run.failed_requests:
             note += f"; error rate {run.error_rate:.1%}" + ("" if run.rankable else " (not ranked)")
@@ -212,21 +259,56 @@ def _render_into(suite: SuiteReader, summary: Summary, site_dir: Path, previous:
         short = run_title(c.scenario, c.scenario_args, f"{len(c.systems)} systems")
         w.page(f"compare/{c.id}.html", "compare.html", f"Compare: {short}", comparison=c, count=count)
         compare_links.append({"href": f"compare/{c.id}.html", "text": short, "note": f"{count} instances"})
-    w.page("compare.html", "list.html", "Compare systems", tables=[], links=compare_links, figures=None,
-           intro="Every system's answer to the same instance, side by side: one page per scenario and arguments "
-                 "run by two or more systems." if compare_links else
-                 "No scenario of this suite was run by two or more systems.")
+    w.page(
+        "compare.html",
+        "list.html",
+        "Compare systems",
+        tables=[],
+        links=compare_links,
+        figures=None,
+        intro="Every system's answer to the same instance, side by side: one page per scenario and arguments "
+        "run by two or more systems."
+        if compare_links
+        else "No scenario of this suite was run by two or more systems.",
+    )
 
     if targeted:
-        w.page("targeted.html", "list.html", "Targeted evaluations", tables=targeted,
-               intro="HELM's targeted evaluations (§5): one table per component, then each scenario's groups.",
-               links=None, figures=None)
-    w.page("coverage.html", "list.html", "Coverage: scenario × metric category", tables=[tables["coverage"]],
-           intro="Each cell is measured, or not applicable with the reason.", links=None, figures=None)
-    w.page("models.html", "list.html", "Models", tables=[_models_table(suite, summary).to_json()],
-           intro="Registry facts and what each model consumed in this suite.", links=None, figures=None)
-    w.page("plots.html", "list.html", "Plots", tables=[], intro="", links=None,
-           figures=[{**f, "src": f["src"]} for f in figures if not f.get("run_id")])
+        w.page(
+            "targeted.html",
+            "list.html",
+            "Targeted evaluations",
+            tables=targeted,
+            intro="HELM's targeted evaluations (§5): one table per component, then each scenario's groups.",
+            links=None,
+            figures=None,
+        )
+    w.page(
+        "coverage.html",
+        "list.html",
+        "Coverage: scenario × metric category",
+        tables=[tables["coverage"]],
+        intro="Each cell is measured, or not applicable with the reason.",
+        links=None,
+        figures=None,
+    )
+    w.page(
+        "models.html",
+        "list.html",
+        "Models",
+        tables=[_models_table(suite, summary).to_json()],
+        intro="Registry facts and what each model consumed in this suite.",
+        links=None,
+        figures=None,
+    )
+    w.page(
+        "plots.html",
+        "list.html",
+        "Plots",
+        tables=[],
+        intro="",
+        links=None,
+        figures=[{**f, "src": f["src"]} for f in figures if not f.get("run_id")],
+    )
 
 
 def _error_notice(summary: Summary) -> str:
@@ -236,8 +318,10 @@ def _error_notice(summary: Summary) -> str:
         return ""
     total = sum(r.requests for r in summary.runs)
     lost = sum(r.failed_requests for r in failed)
-    text = (f"{lost} of {total} requests failed in {len(failed)} of {len(summary.runs)} runs: the scores of "
-            f"those runs are partial (see the Error rate columns); rerun helm-run to retry the failed requests.")
+    text = (
+        f"{lost} of {total} requests failed in {len(failed)} of {len(summary.runs)} runs: the scores of "
+        f"those runs are partial (see the Error rate columns); rerun helm-run to retry the failed requests."
+    )
     if summary.unranked:
         text += f" {len(summary.unranked)} runs failed every request and are not ranked."
     return text
@@ -250,19 +334,29 @@ def _haystack_tables(report: HaystackReport) -> list[dict[str, Any]]:
     unit = report.length_unit or "tokens"
     measured = f" Lengths in {unit} of {report.tokenizer}." if report.tokenizer and unit == "tokens" else ""
     headline = Table(
-        id="haystack_tasks", title="Long-context headline per task: medians and rates with 95% bootstrap CIs",
+        id="haystack_tasks",
+        title="Long-context headline per task: medians and rates with 95% bootstrap CIs",
         description="Median F1 over all records (zero-needle records score 1 for an empty answer); median recall "
-                    "and precision over needle records; the share of zero-needle records answered with any article; "
-                    "the share of degenerate (runaway repetition) outputs." + measured,
-        columns=(Column("Task"), Column("Records", numeric=True, digits=0),
-                 Column("Median F1 [95% CI]", lower_is_better=False),
-                 Column("Median recall [95% CI]", lower_is_better=False),
-                 Column("Median precision [95% CI]", lower_is_better=False),
-                 Column("Zero-needle false-positive rate [95% CI]", lower_is_better=True),
-                 Column("Degenerate-output rate [95% CI]", lower_is_better=True)),
+        "and precision over needle records; the share of zero-needle records answered with any article; "
+        "the share of degenerate (runaway repetition) outputs." + measured,
+        columns=(
+            Column("Task"),
+            Column("Records", numeric=True, digits=0),
+            Column("Median F1 [95% CI]", lower_is_better=False),
+            Column("Median recall [95% CI]", lower_is_better=False),
+            Column("Median precision [95% CI]", lower_is_better=False),
+            Column("Zero-needle false-positive rate [95% CI]", lower_is_better=True),
+            Column("Degenerate-output rate [95% CI]", lower_is_better=True),
+        ),
         rows=tuple(
-            (Cell(str(r["task"])), Cell(float(r.get("records") or 0)),
-             *(Cell(*r[k]) for k in ("f1", "recall", "precision", "zero_needle_false_positive_rate", "degenerate_rate")))
+            (
+                Cell(str(r["task"])),
+                Cell(float(r.get("records") or 0)),
+                *(
+                    Cell(*r[k])
+                    for k in ("f1", "recall", "precision", "zero_needle_false_positive_rate", "degenerate_rate")
+                ),
+            )
             for r in report.task_table
         ),
     ).to_json()
@@ -273,45 +367,83 @@ def _haystack_table(report: HaystackReport) -> dict[str, Any]:
     """Median F1 with its 95% interval per task and context length."""
     unit = report.length_unit or "tokens"
     rows = tuple(
-        (Cell(str(r["task"])), Cell(float(r["length"])), Cell(float(r.get("records") or 0)),
-         Cell(r.get("f1_median"), r.get("f1_ci_low"), r.get("f1_ci_high")), Cell(r.get("recall_median")),
-         Cell(float(r.get("zero_needle_correct") or 0)), Cell(float(r.get("zero_needle_records") or 0)),
-         Cell(float(r.get("false_positives") or 0)), Cell(float(r.get("invalid") or 0)),
-         Cell(float(r.get("degenerate") or 0)))
+        (
+            Cell(str(r["task"])),
+            Cell(float(r["length"])),
+            Cell(float(r.get("records") or 0)),
+            Cell(r.get("f1_median"), r.get("f1_ci_low"), r.get("f1_ci_high")),
+            Cell(r.get("recall_median")),
+            Cell(float(r.get("zero_needle_correct") or 0)),
+            Cell(float(r.get("zero_needle_records") or 0)),
+            Cell(float(r.get("false_positives") or 0)),
+            Cell(float(r.get("invalid") or 0)),
+            Cell(float(r.get("degenerate") or 0)),
+        )
         for r in report.length_table
     )
     return Table(
-        id="haystack_lengths", title=f"Median F1 per task and context length ({unit})",
+        id="haystack_lengths",
+        title=f"Median F1 per task and context length ({unit})",
         description="Zero-needle records are correct when nothing is returned; invalid = no parsable JSON, "
-                    "degenerate = runaway repetition.",
-        columns=(Column("Task"), Column(f"Length ({unit})", numeric=True, digits=0),
-                 Column("Records", numeric=True, digits=0), Column("Median F1 [95% CI]", lower_is_better=False),
-                 Column("Median recall", lower_is_better=False), Column("Zero-needle correct", numeric=True, digits=0),
-                 Column("Zero-needle records", numeric=True, digits=0), Column("False positives", numeric=True, digits=0),
-                 Column("Invalid", numeric=True, digits=0), Column("Degenerate", numeric=True, digits=0)),
+        "degenerate = runaway repetition.",
+        columns=(
+            Column("Task"),
+            Column(f"Length ({unit})", numeric=True, digits=0),
+            Column("Records", numeric=True, digits=0),
+            Column("Median F1 [95% CI]", lower_is_better=False),
+            Column("Median recall", lower_is_better=False),
+            Column("Zero-needle correct", numeric=True, digits=0),
+            Column("Zero-needle records", numeric=True, digits=0),
+            Column("False positives", numeric=True, digits=0),
+            Column("Invalid", numeric=True, digits=0),
+            Column("Degenerate", numeric=True, digits=0),
+        ),
         rows=rows,
     ).to_json()
 
 
-def _run_page(w: SiteWriter, run: Any, reader: RunReader, n_instances: int, figures: list[dict[str, Any]],
-              extra_tables: list[dict[str, Any]] | None = None, *, title: str, system: str,
-              comparison: Any = None) -> None:
+def _run_page(
+    w: SiteWriter,
+    run: Any,
+    reader: RunReader,
+    n_instances: int,
+    figures: list[dict[str, Any]],
+    extra_tables: list[dict[str, Any]] | None = None,
+    *,
+    title: str,
+    system: str,
+    comparison: Any = None,
+) -> None:
     spec = dict(reader.spec)
     artifacts = reader.artifacts
     stats = reader.table("stats").to_pylist()
     rows = []
-    for s in sorted(stats, key=lambda s: (s["metric"], s["split"] or "", s.get("sub_split") or "",
-                                          s.get("perturbation") or "")):
-        rows.append((
-            Cell(s["metric"]), Cell(s["split"]), Cell(s.get("sub_split") or ""), Cell(s.get("perturbation") or ""),
-            Cell(_clean(s["mean"]), _clean(s.get("ci_low")), _clean(s.get("ci_high"))),
-            Cell(_clean(s.get("stddev"))), Cell(float(s["count"]) if s.get("count") is not None else None),
-        ))
+    for s in sorted(
+        stats, key=lambda s: (s["metric"], s["split"] or "", s.get("sub_split") or "", s.get("perturbation") or "")
+    ):
+        rows.append(
+            (
+                Cell(s["metric"]),
+                Cell(s["split"]),
+                Cell(s.get("sub_split") or ""),
+                Cell(s.get("perturbation") or ""),
+                Cell(_clean(s["mean"]), _clean(s.get("ci_low")), _clean(s.get("ci_high"))),
+                Cell(_clean(s.get("stddev"))),
+                Cell(float(s["count"]) if s.get("count") is not None else None),
+            )
+        )
     stats_table = Table(
-        id="stats", title="Every statistic",
-        columns=(Column("Metric"), Column("Split"), Column("Sub-split"), Column("Perturbation"),
-                 Column("Mean [95% CI]", numeric=True), Column("Std. dev.", numeric=True),
-                 Column("Count", numeric=True, digits=0)),
+        id="stats",
+        title="Every statistic",
+        columns=(
+            Column("Metric"),
+            Column("Split"),
+            Column("Sub-split"),
+            Column("Perturbation"),
+            Column("Mean [95% CI]", numeric=True),
+            Column("Std. dev.", numeric=True),
+            Column("Count", numeric=True, digits=0),
+        ),
         rows=tuple(rows),
     )
     examples = []
@@ -325,11 +457,21 @@ def _run_page(w: SiteWriter, run: Any, reader: RunReader, n_instances: int, figu
     spec.setdefault("metrics", [])
     spec.setdefault("perturbations", [])
     spec.setdefault("metrics_not_applicable", {})
-    w.page(f"runs/{run.run_id}.html", "run.html", f"Run: {title}", run=run, spec=spec, system=system,
-           comparison=comparison,
-           execution=artifacts.get("execution"), stats_table=stats_table.to_json(), examples=examples,
-           n_instances=n_instances, figures=[{**f, "src": "../" + f["src"]} for f in figures],
-           extra_tables=extra_tables or [])
+    w.page(
+        f"runs/{run.run_id}.html",
+        "run.html",
+        f"Run: {title}",
+        run=run,
+        spec=spec,
+        system=system,
+        comparison=comparison,
+        execution=artifacts.get("execution"),
+        stats_table=stats_table.to_json(),
+        examples=examples,
+        n_instances=n_instances,
+        figures=[{**f, "src": "../" + f["src"]} for f in figures],
+        extra_tables=extra_tables or [],
+    )
 
 
 def _models_table(suite: SuiteReader, summary: Summary) -> Table:
@@ -352,22 +494,43 @@ def _models_table(suite: SuiteReader, summary: Summary) -> Table:
     for m in sorted({r.model for r in summary.runs}):
         f, tot = facts.get(m, {}), totals.get(m, {})
         caps = f.get("capabilities") or {}
-        rows.append((
-            Cell(m, anchor=anchor(m)), Cell(str(f.get("provider", ""))), Cell(str(f.get("description", ""))[:200]),
-            Cell(float(f["context_window"]) if f.get("context_window") else None),
-            Cell(", ".join(k for k, v in sorted(caps.items()) if v)),
-            Cell(f.get("price_input_per_million")), Cell(f.get("price_output_per_million")),
-            Cell(tot.get("requests")), Cell(tot.get("prompt_tokens")), Cell(tot.get("completion_tokens")),
-            Cell(tot.get("cost_usd")), Cell(tot.get("latency_s")),
-        ))
+        rows.append(
+            (
+                Cell(m, anchor=anchor(m)),
+                Cell(str(f.get("provider", ""))),
+                Cell(str(f.get("description", ""))[:200]),
+                Cell(float(f["context_window"]) if f.get("context_window") else None),
+                Cell(", ".join(k for k, v in sorted(caps.items()) if v)),
+                Cell(f.get("price_input_per_million")),
+                Cell(f.get("price_output_per_million")),
+                Cell(tot.get("requests")),
+                Cell(tot.get("prompt_tokens")),
+                Cell(tot.get("completion_tokens")),
+                Cell(tot.get("cost_usd")),
+                Cell(tot.get("latency_s")),
+            )
+        )
+
     def num(name: str, digits: int = 0) -> Column:
         return Column(name, numeric=True, digits=digits)
 
     return Table(
-        id="models", title="Models",
-        columns=(Column("Model"), Column("Provider"), Column("Description"), num("Context window"),
-                 Column("Capabilities"), num("$ / M input tokens", 2), num("$ / M output tokens", 2), num("Requests"),
-                 num("Prompt tokens"), num("Completion tokens"), num("Cost (USD)", 4), num("Model time (s)", 1)),
+        id="models",
+        title="Models",
+        columns=(
+            Column("Model"),
+            Column("Provider"),
+            Column("Description"),
+            num("Context window"),
+            Column("Capabilities"),
+            num("$ / M input tokens", 2),
+            num("$ / M output tokens", 2),
+            num("Requests"),
+            num("Prompt tokens"),
+            num("Completion tokens"),
+            num("Cost (USD)", 4),
+            num("Model time (s)", 1),
+        ),
         rows=tuple(rows),
     )
 

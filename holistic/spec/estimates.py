@@ -117,8 +117,13 @@ def estimate_run(
         if input_chars is None:
             input_chars = INPUT_CHARS_BY_TASK.get(info.task, _FALLBACK_INPUT_CHARS)
         choice_chars = _optional_classmethod(scenario_cls, "estimate_choice_chars", args)
-        per_request = prompt_tokens_per_request(adapter, input_chars, n_refs, deployment.context_window,
-                                                choice_chars=choice_chars if choice_chars is not None else CHOICE_CHARS)
+        per_request = prompt_tokens_per_request(
+            adapter,
+            input_chars,
+            n_refs,
+            deployment.context_window,
+            choice_chars=choice_chars if choice_chars is not None else CHOICE_CHARS,
+        )
         tokens = requests * per_request
     return RunSize(
         eval_instances=n_eval,

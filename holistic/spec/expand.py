@@ -75,7 +75,9 @@ def expand(doc: Mapping[str, Any], locations: Locations, catalog: Catalog, *, se
     seen: dict[str, tuple[int, str]] = {}
     for index, entry in enumerate(doc["runs"]):
         top_protocol = Written(doc["protocol"], ("protocol",)) if "protocol" in doc else None
-        expander = _EntryExpander(index, entry, defaults, default_layer, top_models, locations, catalog, seed, top_protocol)
+        expander = _EntryExpander(
+            index, entry, defaults, default_layer, top_models, locations, catalog, seed, top_protocol
+        )
         for spec in expander.expand():
             previous = seen.get(spec.run_id)
             if previous is not None:
@@ -137,7 +139,9 @@ class _EntryExpander:
         for key, value in info.default_adapter.items():
             where = (*self.at, "scenario")
             if key not in _ADAPTER_FIELDS:
-                raise self.error(where, f"scenario {name!r} recommends an unknown adaptation field {key!r} (a bug in the scenario)")
+                raise self.error(
+                    where, f"scenario {name!r} recommends an unknown adaptation field {key!r} (a bug in the scenario)"
+                )
             plain = list(value) if isinstance(value, tuple) else value
             prop = adaptation_schema["properties"][key]
             single = prop["anyOf"][0] if "anyOf" in prop else prop
@@ -278,7 +282,12 @@ class _EntryExpander:
     # -- checks that need the model -----------------------------------------
 
     def check_capabilities(
-        self, deployment: ModelDeployment, model_at: Written, metrics: Sequence[Written], method: Written | None, method_value: str
+        self,
+        deployment: ModelDeployment,
+        model_at: Written,
+        metrics: Sequence[Written],
+        method: Written | None,
+        method_value: str,
     ) -> None:
         caps = deployment.capabilities
         if not caps.logprobs:
@@ -338,7 +347,9 @@ class _EntryExpander:
                         if protocol_at is not None
                         else f"protocol 'helm' is the default for HELM's scenario {scenario!r}"
                     )
-                    raise self.error(user[field].path, f"{message} ({claim}); set protocol: holistic on the run to use it")
+                    raise self.error(
+                        user[field].path, f"{message} ({claim}); set protocol: holistic on the run to use it"
+                    )
                 for deployment, model_at in models:
                     self.check_capabilities(deployment, model_at, metric_items, user.get("method"), adapter.method)
                     scenario_spec = ScenarioSpec.make(scenario, {k: w.value for k, w in args.items()})
@@ -396,13 +407,12 @@ class _EntryExpander:
             if isinstance(value, str):
                 out[key] = Written(_relocate(value, base), written.path)
             elif isinstance(value, Mapping):
-                out[key] = Written({k: _relocate(v, base) if isinstance(v, str) else v for k, v in value.items()},
-                                   written.path)
+                out[key] = Written(
+                    {k: _relocate(v, base) if isinstance(v, str) else v for k, v in value.items()}, written.path
+                )
         return out
 
-    def _scenario_defaults(
-        self, scenario: str, info: ScenarioInfo, args: Mapping[str, Written]
-    ) -> Mapping[str, Any]:
+    def _scenario_defaults(self, scenario: str, info: ScenarioInfo, args: Mapping[str, Written]) -> Mapping[str, Any]:
         """The scenario's recommended adapter fields for these args: ``default_adapter_for(args)``
         when the scenario class defines it (MMLU names the subject, RAFT its task), else
         ``info.default_adapter``."""

@@ -83,8 +83,11 @@ def _load(
         if any(s.path == target for s in sources):
             continue  # already merged (a diamond): once is enough
         if len(sources) >= MAX_INCLUDE_FILES:
-            raise source.locations.error(where, f"more than {MAX_INCLUDE_FILES} files included; a run spec "
-                                                "needs far fewer (check for include chains that grow)")
+            raise source.locations.error(
+                where,
+                f"more than {MAX_INCLUDE_FILES} files included; a run spec "
+                "needs far fewer (check for include chains that grow)",
+            )
         inc_data, inc_locs = _load(target, shown, (*chain, resolved), sources)
         base = merge_into(base, base_locs, inc_data, inc_locs, top_level=True)
     return merge_into(base, base_locs, own, source.locations, top_level=True), base_locs

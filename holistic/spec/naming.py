@@ -18,7 +18,9 @@ from holistic.core.types import AdapterSpec, ScenarioSpec
 _MAX_SHOWN_CHARS = 24
 
 
-def run_name(label: str, scenario: ScenarioSpec, adapter: AdapterSpec, model: str, shown_fields: Collection[str]) -> str:
+def run_name(
+    label: str, scenario: ScenarioSpec, adapter: AdapterSpec, model: str, shown_fields: Collection[str]
+) -> str:
     """The readable name of one run (``label`` is the entry's ``name`` or the scenario name)."""
     parts = [f"{key}={format_value(value)}" for key, value in scenario.args]
     parts.append(f"method={adapter.method}")

@@ -125,7 +125,11 @@ def make_plan(
             size = replace(size, prompt_tokens=exact)
         describe = getattr(cls, "plan_note", None)  # optional: a scenario's own words on its cells
         if describe is not None:
-            cap = max_eval_instances_override if max_eval_instances_override is not None else run.adapter.max_eval_instances
+            cap = (
+                max_eval_instances_override
+                if max_eval_instances_override is not None
+                else run.adapter.max_eval_instances
+            )
             note = describe(run.scenario.args_dict, cap)
             if note and note not in notes:
                 notes.append(note)
@@ -282,4 +286,3 @@ def _columns(rows: list[tuple[str, ...]], right: set[int] | None = None) -> list
         cells = [c.rjust(w) if i in right else c.ljust(w) for i, (c, w) in enumerate(zip(row, widths, strict=True))]
         out.append("  ".join(cells).rstrip())
     return out
-

@@ -53,9 +53,21 @@ HELM_BEHAVIOUR: dict[str, Any] = {
 """Adaptation options whose value under ``helm`` must be HELM's (field -> HELM's value)."""
 
 HELM_PROMPT_FIELDS = (
-    "instructions", "global_prefix", "global_suffix", "input_prefix", "input_suffix", "reference_prefix",
-    "reference_suffix", "output_prefix", "output_suffix", "instance_prefix", "max_tokens", "temperature",
-    "stop_sequences", "num_outputs", "top_k_logprobs",
+    "instructions",
+    "global_prefix",
+    "global_suffix",
+    "input_prefix",
+    "input_suffix",
+    "reference_prefix",
+    "reference_suffix",
+    "output_prefix",
+    "output_suffix",
+    "instance_prefix",
+    "max_tokens",
+    "temperature",
+    "stop_sequences",
+    "num_outputs",
+    "top_k_logprobs",
 )
 """Fields a HELM scenario's own adapter fixes under ``helm``."""
 

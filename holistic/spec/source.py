@@ -30,6 +30,7 @@ DocPath = tuple[PathPart, ...]
 KEY = "\x00key"
 """Marker inside a :data:`DocPath` for the position of a mapping key rather than its value."""
 
+
 def format_path(path: DocPath) -> str:
     """``("runs", 1, "adaptation", "method")`` -> ``runs[1].adaptation.method``."""
     out = ""
@@ -59,7 +60,11 @@ class Location:
     def error(self, message: str, *, path: DocPath | None = None) -> SpecError:
         """A :class:`SpecError` pointing here (``path`` overrides the displayed document path)."""
         return SpecError(
-            message, file=self.file, line=self.line, column=self.column, path=format_path(self.path if path is None else path)
+            message,
+            file=self.file,
+            line=self.line,
+            column=self.column,
+            path=format_path(self.path if path is None else path),
         )
 
 
@@ -166,8 +171,9 @@ def parse_source(text: str, display: str, *, path: Path | None = None, raw: byte
             column=mark.column + 1 if mark else None,
         ) from None
     except yaml.YAMLError as exc:
-        raise SpecError(f"YAML syntax error: {str(exc).splitlines()[0] if str(exc) else 'invalid YAML'}",
-                        file=display) from None
+        raise SpecError(
+            f"YAML syntax error: {str(exc).splitlines()[0] if str(exc) else 'invalid YAML'}", file=display
+        ) from None
     except RecursionError:
         raise SpecError(f"YAML nested too deeply (more than {MAX_DEPTH} levels)", file=display) from None
     finally:
@@ -186,8 +192,13 @@ def _mark(node: yaml.Node, display: str, path: DocPath) -> Location:
 
 
 def _build(
-    loader: yaml.SafeLoader, node: yaml.Node, path: DocPath, locations: Locations, active: frozenset[int] = frozenset(),
-    *, budget: NodeBudget,
+    loader: yaml.SafeLoader,
+    node: yaml.Node,
+    path: DocPath,
+    locations: Locations,
+    active: frozenset[int] = frozenset(),
+    *,
+    budget: NodeBudget,
 ) -> Any:
     problem = budget.spend(len(path))
     if problem is not None:

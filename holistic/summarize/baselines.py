@@ -36,9 +36,9 @@ EXACT_MATCH_METRICS = frozenset({"exact_match", "quasi_exact_match", "prefix_exa
 BASELINE_KINDS = ("chance", "majority")
 BASELINE_NOTES = {
     "chance": "Reference row, not ranked: the expected accuracy of answering uniformly at random among the labels "
-              "(for multiple choice, among each question's choices).",
+    "(for multiple choice, among each question's choices).",
     "majority": "Reference row, not ranked: always answering the label most often correct among the evaluated "
-                "instances (for multiple choice, the most often correct choice position).",
+    "instances (for multiple choice, the most often correct choice position).",
 }
 _SPLITS = ("test", "valid")
 
@@ -73,8 +73,13 @@ def score_references(instances: Sequence[Sequence[tuple[str, bool]]], multiple_c
         chance = [sum(ok for _, ok in refs) / len(refs) for refs in instances]
         positions = Counter(i for refs in instances for i, (_, ok) in enumerate(refs) if ok)
         best, hits = min(positions.items(), key=lambda kv: (-kv[1], kv[0]))
-        return BaselineScores(float(np.mean(chance)), hits / len(instances), f"choice {chr(ord('A') + best)}",
-                              max(len(refs) for refs in instances), len(instances))
+        return BaselineScores(
+            float(np.mean(chance)),
+            hits / len(instances),
+            f"choice {chr(ord('A') + best)}",
+            max(len(refs) for refs in instances),
+            len(instances),
+        )
     labels = sorted({_norm(out) for refs in instances for out, _ in refs})
     if len(labels) < 2:
         return None
@@ -122,8 +127,11 @@ def column_baselines(
         return None
     subs = list(seen.values())
     n = sum(s.instances for s in subs)
-    detail = (f"{len(subs)} sub-runs" if len(subs) > 1
-              else f"{subs[0].labels} labels, majority answer {subs[0].majority_label!r}")
+    detail = (
+        f"{len(subs)} sub-runs"
+        if len(subs) > 1
+        else f"{subs[0].labels} labels, majority answer {subs[0].majority_label!r}"
+    )
     return {
         "chance": (float(np.mean([s.chance for s in subs])), f"{detail}; {n} instances"),
         "majority": (float(np.mean([s.majority for s in subs])), f"{detail}; {n} instances"),

@@ -110,8 +110,9 @@ def error_rate_column() -> Column:
 
 def error_rate_cell(summary: Summary, model: str, column: str | None = None) -> Cell:
     rate = summary.error_rate(model, column)
-    return Cell(rate, note="failed requests: the scores leave those instances out or count them as wrong"
-                if rate else "")
+    return Cell(
+        rate, note="failed requests: the scores leave those instances out or count them as wrong" if rate else ""
+    )
 
 
 def base_column(run: RunInfo) -> str:
@@ -142,21 +143,35 @@ def _stat_index(stats: pa.Table) -> dict[tuple[str, str, str, str | None], StatR
     get = lambda col: data.get(col, [None] * n)  # noqa: E731
     out: dict[tuple[str, str, str, str | None], StatRow] = {}
     for run_id, metric, split, sub, pert, mean, lo, hi, count, hib, cat in zip(
-        get("run_id"), get("metric"), get("split"), get("sub_split"), get("perturbation"),
-        get("mean"), get("ci_low"), get("ci_high"), get("count"), get("higher_is_better"), get("category"),
+        get("run_id"),
+        get("metric"),
+        get("split"),
+        get("sub_split"),
+        get("perturbation"),
+        get("mean"),
+        get("ci_low"),
+        get("ci_high"),
+        get("count"),
+        get("higher_is_better"),
+        get("category"),
         strict=True,
     ):
         if sub not in (None, "") or mean is None:
             continue
         out[(run_id, metric, split or "test", pert or None)] = StatRow(
-            mean=float(mean), ci_low=_opt(lo), ci_high=_opt(hi), count=int(count or 0),
-            higher_is_better=hib, category=cat,
+            mean=float(mean),
+            ci_low=_opt(lo),
+            ci_high=_opt(hi),
+            count=int(count or 0),
+            higher_is_better=hib,
+            category=cat,
         )
     return out
 
 
-def _eval_split(index: dict[tuple[str, str, str, str | None], StatRow], run_id: str, metric: str,
-                perturbation: str | None) -> tuple[str, StatRow] | None:
+def _eval_split(
+    index: dict[tuple[str, str, str, str | None], StatRow], run_id: str, metric: str, perturbation: str | None
+) -> tuple[str, StatRow] | None:
     for split in EVAL_SPLIT_PREFERENCE:
         row = index.get((run_id, metric, split, perturbation))
         if row is not None:
@@ -182,8 +197,14 @@ def summarize_suite(
     columns = sorted({column_of(r, multi) for r in data.runs})
     systems = system_names(data.runs)
     models = sorted(set(systems.values()))
-    summary = Summary(suite=data.suite, runs=data.runs, columns=columns, models=models, system_of_run=systems,
-                      system_model={systems[r.run_id]: r.model for r in data.runs})
+    summary = Summary(
+        suite=data.suite,
+        runs=data.runs,
+        columns=columns,
+        models=models,
+        system_of_run=systems,
+        system_model={systems[r.run_id]: r.model for r in data.runs},
+    )
     for run in data.runs:
         summary.column_runs.setdefault(column_of(run, multi), []).append(run.run_id)
 
@@ -274,12 +295,20 @@ def _metric_group(
                     reps[:, i, j] = median_reps
                     cis[(i, j)] = (float(np.percentile(median_reps, 2.5)), float(np.percentile(median_reps, 97.5)))
             lo, hi = cis.get((i, j), (None, None))
-            summary.cells.append({
-                "group": group.name, "model": model, "column": col, "value": point[i, j],
-                "ci_low": lo, "ci_high": hi, "lower_is_better": lower[col],
-                "metric": ",".join(sorted({it[1] for it in items})),
-                "sub_runs": len(items), "perturbation": group.perturbation,
-            })
+            summary.cells.append(
+                {
+                    "group": group.name,
+                    "model": model,
+                    "column": col,
+                    "value": point[i, j],
+                    "ci_low": lo,
+                    "ci_high": hi,
+                    "lower_is_better": lower[col],
+                    "metric": ",".join(sorted({it[1] for it in items})),
+                    "sub_runs": len(items),
+                    "perturbation": group.perturbation,
+                }
+            )
 
     lib = [lower[c] for c in used_cols]
     result = bootstrap_win_rates(models, point, reps if num_bootstrap > 0 else reps[:0], lib)
@@ -307,11 +336,22 @@ def _metric_group(
         rows.append(tuple(row))
     roles = [""] * len(rows)
     for kind, baseline_cells in _baseline_rows(summary, data, group, members, used_cols).items():
-        rows.append((Cell(None), Cell(f"{kind} (baseline)", note=BASELINE_NOTES[kind]), Cell(None),
-                     Cell("not ranked", note=BASELINE_NOTES[kind]), *baseline_cells))
+        rows.append(
+            (
+                Cell(None),
+                Cell(f"{kind} (baseline)", note=BASELINE_NOTES[kind]),
+                Cell(None),
+                Cell("not ranked", note=BASELINE_NOTES[kind]),
+                *baseline_cells,
+            )
+        )
         roles.append("baseline")
-    header = [Column("Rank", numeric=True, digits=0), Column("Model"), Column("Mean win rate", lower_is_better=False),
-              Column("Rank range")]
+    header = [
+        Column("Rank", numeric=True, digits=0),
+        Column("Model"),
+        Column("Mean win rate", lower_is_better=False),
+        Column("Rank range"),
+    ]
     header += [Column(c, lower_is_better=lower[c]) for c in used_cols]
     if summary.has_errors:
         header.append(error_rate_column())
@@ -351,13 +391,13 @@ def _baseline_rows(
             value, note = values[kind]
             found = True
             out[kind].append(Cell(value, note=note))
-            summary.baselines.append({"group": group.name, "kind": kind, "column": col, "value": value,
-                                      "note": note})
+            summary.baselines.append({"group": group.name, "kind": kind, "column": col, "value": value, "note": note})
     return out if found else {}
 
 
 def _pooled_median_values(
-    items: list[tuple[RunInfo, str, str, StatRow]], medians: dict[str, str],
+    items: list[tuple[RunInfo, str, str, StatRow]],
+    medians: dict[str, str],
     per_run: dict[tuple[str, str, str], np.ndarray],
 ) -> np.ndarray | None:
     """The per-instance values behind a median metric, pooled over the cell's runs (``None``: not one)."""
@@ -385,10 +425,7 @@ def _per_instance_arrays(pis: pa.Table, perturbation: str | None) -> dict[tuple[
         if (pert or None) != perturbation or value is None:
             continue
         acc[(run_id, metric, split or "test")][inst].append(float(value))
-    return {
-        key: np.array([float(np.mean(by_inst[k])) for k in sorted(by_inst)])
-        for key, by_inst in acc.items()
-    }
+    return {key: np.array([float(np.mean(by_inst[k])) for k in sorted(by_inst)]) for key, by_inst in acc.items()}
 
 
 def _anchor(text: str) -> str:
@@ -399,8 +436,11 @@ def _run_group_tables(summary: Summary, schema: SummarySchema) -> Iterable[Table
     """Per run group: model x scenario with each metric group's value (for the group pages)."""
     for rg in schema.run_groups:
         cols = [
-            c for c in summary.columns
-            if "*" in rg.scenarios or c.split(" (")[0] in rg.scenarios or summary.column_scenarios(c) & set(rg.scenarios)
+            c
+            for c in summary.columns
+            if "*" in rg.scenarios
+            or c.split(" (")[0] in rg.scenarios
+            or summary.column_scenarios(c) & set(rg.scenarios)
         ]
         if not cols:
             continue

@@ -72,8 +72,9 @@ def load_suite(suite_dir: Path | SuiteReader) -> SuiteData:
     reader = suite_dir if isinstance(suite_dir, SuiteReader) else SuiteReader(suite_dir)
     runs = [_run_info(r) for r in reader.runs]
     stats = reader.dataset_table("stats")
-    return SuiteData(suite=reader.suite, suite_dir=reader.suite_dir, suite_meta=reader.meta, runs=runs, stats=stats,
-                     reader=reader)
+    return SuiteData(
+        suite=reader.suite, suite_dir=reader.suite_dir, suite_meta=reader.meta, runs=runs, stats=stats, reader=reader
+    )
 
 
 def per_instance_values(reader: SuiteReader, run_ids: list[str], metrics: list[str]) -> pa.Table:

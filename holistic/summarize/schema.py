@@ -88,5 +88,6 @@ def load_schema(path: Path | None = None) -> SummarySchema:
     medians = data.get("medians") or {}
     if not isinstance(medians, dict) or not all(isinstance(v, str) for v in medians.values()):
         raise SpecError("'medians' maps a median metric to its per-instance metric", file=str(source), path="medians")
-    return SummarySchema(metric_groups=tuple(groups), run_groups=tuple(run_groups),
-                         medians=tuple(sorted(medians.items())))
+    return SummarySchema(
+        metric_groups=tuple(groups), run_groups=tuple(run_groups), medians=tuple(sorted(medians.items()))
+    )

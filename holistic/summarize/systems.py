@@ -30,8 +30,9 @@ def varying_fields(runs: list[RunInfo]) -> list[str]:
     """Adaptation fields whose value differs between runs of one model on the same scenario arguments."""
     groups: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for run in runs:
-        key = json.dumps([run.model, run.scenario, run.scenario_args, run.method, run.groups], sort_keys=True,
-                         default=str)
+        key = json.dumps(
+            [run.model, run.scenario, run.scenario_args, run.method, run.groups], sort_keys=True, default=str
+        )
         groups[key].append(dict(run.spec.get("adapter") or {}))
     fields: set[str] = set()
     for adapters in groups.values():

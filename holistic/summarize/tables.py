@@ -29,8 +29,10 @@ class Cell:
         if isinstance(v, str):
             return v
         out = f"{v:.{digits}f}"
-        if self.ci_low is not None and self.ci_high is not None and not (
-            math.isnan(self.ci_low) or math.isnan(self.ci_high)
+        if (
+            self.ci_low is not None
+            and self.ci_high is not None
+            and not (math.isnan(self.ci_low) or math.isnan(self.ci_high))
         ):
             out += f" [{self.ci_low:.{digits}f}, {self.ci_high:.{digits}f}]"
         return out
@@ -136,8 +138,9 @@ def to_markdown(table: Table) -> str:
     lines.append("| " + " | ".join(_md_escape(_header(c)) for c in table.columns) + " |")
     lines.append("|" + "|".join("---:" if c.numeric else "---" for c in table.columns) + "|")
     for row in table.rows:
-        lines.append("| " + " | ".join(_md_escape(c.text(col.digits)) for c, col in zip(row, table.columns, strict=True))
-                     + " |")
+        lines.append(
+            "| " + " | ".join(_md_escape(c.text(col.digits)) for c, col in zip(row, table.columns, strict=True)) + " |"
+        )
     return "\n".join(lines) + "\n"
 
 

@@ -80,8 +80,17 @@ def _index(data: SuiteData) -> dict[tuple[str, str, str, str | None], _Value]:
     col = lambda name: d.get(name, [None] * n)  # noqa: E731
     out = {}
     for run_id, metric, split, sub, pert, mean, lo, hi, count, hib in zip(
-        col("run_id"), col("metric"), col("split"), col("sub_split"), col("perturbation"), col("mean"),
-        col("ci_low"), col("ci_high"), col("count"), col("higher_is_better"), strict=True,
+        col("run_id"),
+        col("metric"),
+        col("split"),
+        col("sub_split"),
+        col("perturbation"),
+        col("mean"),
+        col("ci_low"),
+        col("ci_high"),
+        col("count"),
+        col("higher_is_better"),
+        strict=True,
     ):
         if pert or mean is None:
             continue
@@ -91,8 +100,9 @@ def _index(data: SuiteData) -> dict[tuple[str, str, str, str | None], _Value]:
     return out
 
 
-def _eval_value(index: dict[tuple[str, str, str, str | None], _Value], run_id: str, metric: str,
-                sub_split: str | None) -> _Value | None:
+def _eval_value(
+    index: dict[tuple[str, str, str, str | None], _Value], run_id: str, metric: str, sub_split: str | None
+) -> _Value | None:
     for split in _SPLITS:
         value = index.get((run_id, metric, split, sub_split))
         if value is not None:
@@ -109,9 +119,7 @@ def _cell(values: list[_Value]) -> Cell:
     return Cell(sum(v.mean for v in values) / len(values), note=f"mean of {len(values)} sub-runs")
 
 
-def targeted_tables(
-    data: SuiteData, column_of: Any, components: Iterable[Component] | None = None
-) -> list[Table]:
+def targeted_tables(data: SuiteData, column_of: Any, components: Iterable[Component] | None = None) -> list[Table]:
     """The component tables and the per-group tables of the suite's targeted runs.
 
     ``column_of(run)`` names a run's column (as the other summary tables do).
@@ -131,30 +139,46 @@ def targeted_tables(
         cells: list[list[Cell]] = [[Cell(m)] for m in models]
         for column in sorted(by_column):
             members = by_column[column]
-            metrics = component.metrics.get(members[0].scenario) or ((members[0].main_metric,) if members[0].main_metric else ())
+            metrics = component.metrics.get(members[0].scenario) or (
+                (members[0].main_metric,) if members[0].main_metric else ()
+            )
             for metric in metrics:
-                per_model = {m: [v for r in members if r.model == m
-                                 for v in [_eval_value(index, r.run_id, metric, None)] if v is not None]
-                             for m in models}
+                per_model = {
+                    m: [
+                        v
+                        for r in members
+                        if r.model == m
+                        for v in [_eval_value(index, r.run_id, metric, None)]
+                        if v is not None
+                    ]
+                    for m in models
+                }
                 found = [v for vs in per_model.values() for v in vs]
                 if not found:
                     continue
                 hib = found[0].higher_is_better
-                header.append(Column(f"{column}: {metric}", lower_is_better=None if hib is None else not hib,
-                                     numeric=True))
+                header.append(
+                    Column(f"{column}: {metric}", lower_is_better=None if hib is None else not hib, numeric=True)
+                )
                 for i, m in enumerate(models):
                     cells[i].append(_cell(per_model[m]))
         if len(header) > 1:
-            tables.append(Table(
-                id=f"targeted_{component.name}", title=f"Targeted evaluations — {component.title}",
-                description=component.description, columns=tuple(header), rows=tuple(tuple(r) for r in cells),
-            ))
+            tables.append(
+                Table(
+                    id=f"targeted_{component.name}",
+                    title=f"Targeted evaluations — {component.title}",
+                    description=component.description,
+                    columns=tuple(header),
+                    rows=tuple(tuple(r) for r in cells),
+                )
+            )
         tables.extend(_group_tables(by_column, index, models))
     return tables
 
 
-def _group_tables(by_column: dict[str, list[RunInfo]], index: dict[tuple[str, str, str, str | None], _Value],
-                  models: list[str]) -> Iterable[Table]:
+def _group_tables(
+    by_column: dict[str, list[RunInfo]], index: dict[tuple[str, str, str, str | None], _Value], models: list[str]
+) -> Iterable[Table]:
     for column in sorted(by_column):
         members = by_column[column]
         metric = members[0].main_metric
@@ -162,8 +186,9 @@ def _group_tables(by_column: dict[str, list[RunInfo]], index: dict[tuple[str, st
         if not metric or not keys:
             continue
         ids = {r.run_id for r in members}
-        groups = sorted({sub for (rid, m, _, sub) in index if rid in ids and m == metric and sub
-                         and sub.split("=", 1)[0] in keys})
+        groups = sorted(
+            {sub for (rid, m, _, sub) in index if rid in ids and m == metric and sub and sub.split("=", 1)[0] in keys}
+        )
         if not groups:
             continue
         rows = []
@@ -171,16 +196,24 @@ def _group_tables(by_column: dict[str, list[RunInfo]], index: dict[tuple[str, st
         for group in groups:
             row = [Cell(group)]
             for m in models:
-                values = [v for r in members if r.model == m
-                          for v in [_eval_value(index, r.run_id, metric, group)] if v is not None]
+                values = [
+                    v
+                    for r in members
+                    if r.model == m
+                    for v in [_eval_value(index, r.run_id, metric, group)]
+                    if v is not None
+                ]
                 hib = values[0].higher_is_better if values and hib is None else hib
                 row.append(_cell(values))
             rows.append(tuple(row))
         yield Table(
-            id=f"targeted_{_safe(column)}_groups", title=f"{column}: {metric} per group",
+            id=f"targeted_{_safe(column)}_groups",
+            title=f"{column}: {metric} per group",
             description=f"Broken down by {', '.join(keys)}.",
-            columns=(Column("Group"), *(Column(m, lower_is_better=None if hib is None else not hib, numeric=True)
-                                        for m in models)),
+            columns=(
+                Column("Group"),
+                *(Column(m, lower_is_better=None if hib is None else not hib, numeric=True) for m in models),
+            ),
             rows=tuple(rows),
         )
 

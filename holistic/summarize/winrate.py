@@ -53,9 +53,7 @@ def mean_win_rates(matrix: np.ndarray, lower_is_better: Sequence[bool]) -> np.nd
     n_models, n_cols = matrix.shape
     if n_cols == 0:
         return np.full(n_models, np.nan)
-    per_col = np.column_stack(
-        [column_win_rates(matrix[:, j], bool(lower_is_better[j])) for j in range(n_cols)]
-    )
+    per_col = np.column_stack([column_win_rates(matrix[:, j], bool(lower_is_better[j])) for j in range(n_cols)])
     counts = (~np.isnan(per_col)).sum(axis=1)
     sums = np.nansum(per_col, axis=1)
     with np.errstate(invalid="ignore", divide="ignore"):

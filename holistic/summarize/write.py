@@ -33,26 +33,38 @@ def _atomic_write(path: Path, data: bytes) -> None:
 
 
 def summary_json(summary: Summary) -> dict[str, Any]:
-    return _clean({
-        "suite": summary.suite,
-        "models": summary.models,
-        "system_model": summary.system_model,
-        "baselines": summary.baselines,
-        "columns": summary.columns,
-        "column_runs": summary.column_runs,
-        "runs": [
-            {"run_id": r.run_id, "name": r.name, "scenario": r.scenario, "scenario_args": r.scenario_args,
-             "model": r.model, "system": summary.system_of_run.get(r.run_id, r.model), "method": r.method,
-             "groups": list(r.groups), "main_metric": r.main_metric,
-             "requests": r.requests, "failed_requests": r.failed_requests, "error_rate": r.error_rate,
-             "ranked": r.rankable}
-            for r in summary.runs
-        ],
-        "leaderboards": {name: asdict(res) for name, res in sorted(summary.leaderboards.items())},
-        "cells": summary.cells,
-        "coverage": summary.coverage,
-        "tables": [t.to_json() for t in summary.tables],
-    })
+    return _clean(
+        {
+            "suite": summary.suite,
+            "models": summary.models,
+            "system_model": summary.system_model,
+            "baselines": summary.baselines,
+            "columns": summary.columns,
+            "column_runs": summary.column_runs,
+            "runs": [
+                {
+                    "run_id": r.run_id,
+                    "name": r.name,
+                    "scenario": r.scenario,
+                    "scenario_args": r.scenario_args,
+                    "model": r.model,
+                    "system": summary.system_of_run.get(r.run_id, r.model),
+                    "method": r.method,
+                    "groups": list(r.groups),
+                    "main_metric": r.main_metric,
+                    "requests": r.requests,
+                    "failed_requests": r.failed_requests,
+                    "error_rate": r.error_rate,
+                    "ranked": r.rankable,
+                }
+                for r in summary.runs
+            ],
+            "leaderboards": {name: asdict(res) for name, res in sorted(summary.leaderboards.items())},
+            "cells": summary.cells,
+            "coverage": summary.coverage,
+            "tables": [t.to_json() for t in summary.tables],
+        }
+    )
 
 
 def write_summary(summary: Summary, out_dir: Path) -> list[Path]:
@@ -69,27 +81,54 @@ def write_summary(summary: Summary, out_dir: Path) -> list[Path]:
 
     cells = pa.Table.from_pylist(
         [_clean(c) for c in summary.cells],
-        schema=pa.schema([
-            ("group", pa.string()), ("model", pa.string()), ("column", pa.string()), ("value", pa.float64()),
-            ("ci_low", pa.float64()), ("ci_high", pa.float64()), ("lower_is_better", pa.bool_()),
-            ("metric", pa.string()), ("sub_runs", pa.int64()), ("perturbation", pa.string()),
-        ]),
+        schema=pa.schema(
+            [
+                ("group", pa.string()),
+                ("model", pa.string()),
+                ("column", pa.string()),
+                ("value", pa.float64()),
+                ("ci_low", pa.float64()),
+                ("ci_high", pa.float64()),
+                ("lower_is_better", pa.bool_()),
+                ("metric", pa.string()),
+                ("sub_runs", pa.int64()),
+                ("perturbation", pa.string()),
+            ]
+        ),
     )
     written.append(_write_parquet(cells, out_dir / "cells.parquet"))
     wr_rows = []
     for group, res in sorted(summary.leaderboards.items()):
         for i, model in enumerate(res.models):
-            wr_rows.append({
-                "group": group, "model": model, "win_rate": _clean(res.win_rate[i]),
-                "ci_low": _clean(res.ci_low[i]), "ci_high": _clean(res.ci_high[i]), "rank": res.rank[i],
-                "rank_low": res.rank_low[i], "rank_high": res.rank_high[i],
-                "separable_from_next": res.separable_from_next[i],
-            })
-    wr = pa.Table.from_pylist(wr_rows, schema=pa.schema([
-        ("group", pa.string()), ("model", pa.string()), ("win_rate", pa.float64()), ("ci_low", pa.float64()),
-        ("ci_high", pa.float64()), ("rank", pa.int64()), ("rank_low", pa.int64()), ("rank_high", pa.int64()),
-        ("separable_from_next", pa.bool_()),
-    ]))
+            wr_rows.append(
+                {
+                    "group": group,
+                    "model": model,
+                    "win_rate": _clean(res.win_rate[i]),
+                    "ci_low": _clean(res.ci_low[i]),
+                    "ci_high": _clean(res.ci_high[i]),
+                    "rank": res.rank[i],
+                    "rank_low": res.rank_low[i],
+                    "rank_high": res.rank_high[i],
+                    "separable_from_next": res.separable_from_next[i],
+                }
+            )
+    wr = pa.Table.from_pylist(
+        wr_rows,
+        schema=pa.schema(
+            [
+                ("group", pa.string()),
+                ("model", pa.string()),
+                ("win_rate", pa.float64()),
+                ("ci_low", pa.float64()),
+                ("ci_high", pa.float64()),
+                ("rank", pa.int64()),
+                ("rank_low", pa.int64()),
+                ("rank_high", pa.int64()),
+                ("separable_from_next", pa.bool_()),
+            ]
+        ),
+    )
     written.append(_write_parquet(wr, out_dir / "win_rates.parquet"))
 
     for table in summary.tables:

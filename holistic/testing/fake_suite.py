@@ -76,11 +76,26 @@ def write_fake_suite(out_dir: Path, suite: str, runs: Sequence[FakeRun], *, seed
     store = SuiteStore(out_dir, suite)
     store.check_writable()
     meta = {
-        "schema_version": SCHEMA_VERSION, "package_version": "0.0.0", "suite": suite, "description": "fake",
-        "spec_path": "fake.yaml", "spec_sha256": "0" * 64, "created": "2000-01-01T00:00:00Z",
+        "schema_version": SCHEMA_VERSION,
+        "package_version": "0.0.0",
+        "suite": suite,
+        "description": "fake",
+        "spec_path": "fake.yaml",
+        "spec_sha256": "0" * 64,
+        "created": "2000-01-01T00:00:00Z",
         "updated": "2000-01-01T00:00:00Z",
-        "runs": [{"run_id": r.run_id, "name": r.run_id, "scenario": r.scenario, "model": r.model,
-                  "method": r.method, "status": "complete", "error": None} for r in runs],
+        "runs": [
+            {
+                "run_id": r.run_id,
+                "name": r.run_id,
+                "scenario": r.scenario,
+                "model": r.model,
+                "method": r.method,
+                "status": "complete",
+                "error": None,
+            }
+            for r in runs
+        ],
     }
     store.write_suite_json(meta)
     for run in runs:
@@ -93,14 +108,22 @@ def _write_run(store: SuiteStore, suite: str, run: FakeRun, seed: int) -> None:
     rng = np.random.default_rng(stable_seed(seed, run.run_id))
     n, t = run.num_instances, run.num_trials
     spec = {
-        "name": run.run_id, "run_id": run.run_id, "suite": suite,
+        "name": run.run_id,
+        "run_id": run.run_id,
+        "suite": suite,
         "scenario": {"name": run.scenario, "args": dict(run.args)},
-        "adapter": {"method": run.method, **run.adapter}, "model": run.model,
-        "scenario_info": {"task": "classification" if run.labels else "generation"}, "metrics": ["accuracy", "efficiency"],
-        "perturbations": [{"name": p, "args": {}} for p in run.perturbations], "groups": [run.scenario],
+        "adapter": {"method": run.method, **run.adapter},
+        "model": run.model,
+        "scenario_info": {"task": "classification" if run.labels else "generation"},
+        "metrics": ["accuracy", "efficiency"],
+        "perturbations": [{"name": p, "args": {}} for p in run.perturbations],
+        "groups": [run.scenario],
         "main_metric": run.main_metric,
-        "coverage": {"accuracy": "measured", "efficiency": "measured",
-                     "robustness": "measured" if run.perturbations else "not requested"},
+        "coverage": {
+            "accuracy": "measured",
+            "efficiency": "measured",
+            "robustness": "measured" if run.perturbations else "not requested",
+        },
     }
     writer.write_json(RUN_SPEC_FILE, spec)
     ids = [f"id{i:06d}" for i in range(n)]
@@ -113,8 +136,9 @@ def _write_run(store: SuiteStore, suite: str, run: FakeRun, seed: int) -> None:
         worst = np.minimum(correct, (rng.random(n * t) < run.skill * 0.9).astype(float))
         values["robustness"] = worst
     latency_values: dict[str | None, np.ndarray] = {None: latency}
-    pis_cols: dict[str, list[Any]] = {k: [] for k in ("instance_id", "trial", "metric", "split", "sub_split",
-                                                      "perturbation", "value")}
+    pis_cols: dict[str, list[Any]] = {
+        k: [] for k in ("instance_id", "trial", "metric", "split", "sub_split", "perturbation", "value")
+    }
     for metric, arrs in ((run.main_metric, values), ("inference_denoised_runtime", latency_values)):
         for pert, arr in arrs.items():
             pis_cols["instance_id"] += [ids[i] for i in rows_inst]
@@ -133,14 +157,25 @@ def _write_run(store: SuiteStore, suite: str, run: FakeRun, seed: int) -> None:
             boot = arr.reshape(n, t).mean(axis=1)
             idx = rng.integers(0, n, size=(200, n))
             reps = boot[idx].mean(axis=1)
-            stat_rows.append({
-                "metric": metric, "split": "test", "sub_split": None, "perturbation": pert,
-                "count": n, "sum": float(boot.sum()), "sum_sq": float((boot**2).sum()),
-                "min": float(boot.min()), "max": float(boot.max()), "mean": float(per_trial.mean()),
-                "stddev": float(boot.std()), "ci_low": float(np.percentile(reps, 2.5)),
-                "ci_high": float(np.percentile(reps, 97.5)),
-                "num_trials": t, "trial_stddev": float(per_trial.std()) if t > 1 else None,
-            })
+            stat_rows.append(
+                {
+                    "metric": metric,
+                    "split": "test",
+                    "sub_split": None,
+                    "perturbation": pert,
+                    "count": n,
+                    "sum": float(boot.sum()),
+                    "sum_sq": float((boot**2).sum()),
+                    "min": float(boot.min()),
+                    "max": float(boot.max()),
+                    "mean": float(per_trial.mean()),
+                    "stddev": float(boot.std()),
+                    "ci_low": float(np.percentile(reps, 2.5)),
+                    "ci_high": float(np.percentile(reps, 97.5)),
+                    "num_trials": t,
+                    "trial_stddev": float(per_trial.std()) if t > 1 else None,
+                }
+            )
     k = len(stat_rows)
     cols = {key: [r[key] for r in stat_rows] for key in stat_rows[0]}
     writer.write_table("stats", _table("stats", {**_join(run, suite, k), **cols}))
@@ -149,8 +184,32 @@ def _write_run(store: SuiteStore, suite: str, run: FakeRun, seed: int) -> None:
     writer.complete(requests=n * t, failed_requests=min(run.failed_requests, n * t))
 
 
-_WORDS = ["alpha", "beta", "gamma", "delta", "epsilon", "zeta", "eta", "theta", "iota", "kappa", "lambda", "mu",
-          "nu", "xi", "omicron", "pi", "rho", "sigma", "tau", "upsilon", "phi", "chi", "psi", "omega"]
+_WORDS = [
+    "alpha",
+    "beta",
+    "gamma",
+    "delta",
+    "epsilon",
+    "zeta",
+    "eta",
+    "theta",
+    "iota",
+    "kappa",
+    "lambda",
+    "mu",
+    "nu",
+    "xi",
+    "omicron",
+    "pi",
+    "rho",
+    "sigma",
+    "tau",
+    "upsilon",
+    "phi",
+    "chi",
+    "psi",
+    "omega",
+]
 
 
 def _write_instances_and_requests(
@@ -171,33 +230,83 @@ def _write_instances_and_requests(
         outputs = list(run.labels) or [answer]
         return [{"output": o, "tags": ["correct"] if o == answer else []} for o in outputs]
 
-    inst_rows = [{
-        "instance_id": ids[i], "role": "eval", "split": "test", "sub_split": None, "perturbation": None,
-        "perturbation_args": None, "robustness": False, "fairness": False, "input": inputs[i],
-        "references": references(answers[i]), "metadata": "{}",
-    } for i in range(n)]
+    inst_rows = [
+        {
+            "instance_id": ids[i],
+            "role": "eval",
+            "split": "test",
+            "sub_split": None,
+            "perturbation": None,
+            "perturbation_args": None,
+            "robustness": False,
+            "fairness": False,
+            "input": inputs[i],
+            "references": references(answers[i]),
+            "metadata": "{}",
+        }
+        for i in range(n)
+    ]
     inst_cols = {k: [r[k] for r in inst_rows] for k in inst_rows[0]}
     writer.write_table("instances", _table("instances", {**_join(run, suite, n), **inst_cols}))
     header = "Answer the question with one word.\n\n" + "".join(
-        f"Input: {' '.join(_WORDS[k:k + 12])}\nOutput: {_WORDS[k]}\n\n" for k in range(5)
+        f"Input: {' '.join(_WORDS[k : k + 12])}\nOutput: {_WORDS[k]}\n\n" for k in range(5)
     )
     rows = []
     for i in range(n):
         for trial in range(t):
             completion = " " + (answers[i] if correct[i, trial] else "wrong")
-            rows.append({
-                "instance_id": ids[i], "split": "test", "sub_split": None, "perturbation": None, "trial": trial,
-                "request_index": 0, "reference_index": None, "role": "main", "kind": "generate",
-                "prompt": f"{header}Input: {inputs[i]}\nOutput:", "messages": None, "continuation": "",
-                "max_tokens": 10, "temperature": 0.0, "stop": ["\n"], "num_completions": 1, "top_k_logprobs": 0,
-                "trial_tag": "", "train_ids": [f"train{k}" for k in range(5)], "num_train_instances": 5,
-                "prompt_truncated": False, "output_mapping": None, "success": True, "error": None,
-                "error_kind": None, "completion": completion, "logprob": -1.5, "tokens": [],
-                "completions": [{"text": completion, "logprob": -1.5, "finish_reason": "stop", "is_greedy": None,
-                                 "num_tokens": 2}],
-                "post_processed": [completion.strip()], "parse_error": None, "prompt_logprobs": None,
-                "has_logprobs": True, "prompt_tokens": 120, "completion_tokens": 2, "latency_s": run.latency,
-                "cached": False, "attempts": 1, "cost_usd": 0.0, "engine": "fake", "cache_key": f"{ids[i]}-{trial}",
-            })
+            rows.append(
+                {
+                    "instance_id": ids[i],
+                    "split": "test",
+                    "sub_split": None,
+                    "perturbation": None,
+                    "trial": trial,
+                    "request_index": 0,
+                    "reference_index": None,
+                    "role": "main",
+                    "kind": "generate",
+                    "prompt": f"{header}Input: {inputs[i]}\nOutput:",
+                    "messages": None,
+                    "continuation": "",
+                    "max_tokens": 10,
+                    "temperature": 0.0,
+                    "stop": ["\n"],
+                    "num_completions": 1,
+                    "top_k_logprobs": 0,
+                    "trial_tag": "",
+                    "train_ids": [f"train{k}" for k in range(5)],
+                    "num_train_instances": 5,
+                    "prompt_truncated": False,
+                    "output_mapping": None,
+                    "success": True,
+                    "error": None,
+                    "error_kind": None,
+                    "completion": completion,
+                    "logprob": -1.5,
+                    "tokens": [],
+                    "completions": [
+                        {
+                            "text": completion,
+                            "logprob": -1.5,
+                            "finish_reason": "stop",
+                            "is_greedy": None,
+                            "num_tokens": 2,
+                        }
+                    ],
+                    "post_processed": [completion.strip()],
+                    "parse_error": None,
+                    "prompt_logprobs": None,
+                    "has_logprobs": True,
+                    "prompt_tokens": 120,
+                    "completion_tokens": 2,
+                    "latency_s": run.latency,
+                    "cached": False,
+                    "attempts": 1,
+                    "cost_usd": 0.0,
+                    "engine": "fake",
+                    "cache_key": f"{ids[i]}-{trial}",
+                }
+            )
     cols = {k: [r[k] for r in rows] for k in rows[0]}
     writer.write_table("requests", _table("requests", {**_join(run, suite, len(rows)), **cols}))

@@ -11,11 +11,17 @@ from holistic.core.types import Capabilities, Instance, Message, ModelDeployment
 from holistic.models.simple import SimpleTokenizer
 
 CHAT_MODEL = ModelDeployment(
-    name="test/chat", provider="simple", model_id="chat", context_window=4096,
+    name="test/chat",
+    provider="simple",
+    model_id="chat",
+    context_window=4096,
     capabilities=Capabilities(logprobs=True, prompt_logprobs=True, chat=True, completions=True),
 )
 PLAIN_MODEL = ModelDeployment(
-    name="test/plain", provider="simple", model_id="plain", context_window=4096,
+    name="test/plain",
+    provider="simple",
+    model_id="plain",
+    context_window=4096,
     capabilities=Capabilities(logprobs=True, prompt_logprobs=True, chat=False),
 )
 
@@ -39,7 +45,9 @@ def labelled(n_per_label: dict[str, int]) -> list[Instance]:
     out = []
     for label, n in n_per_label.items():
         for i in range(n):
-            out.append(Instance(id=f"{label}{i}", input=f"text {label} {i}", references=(Reference(label, ("correct",)),)))
+            out.append(
+                Instance(id=f"{label}{i}", input=f"text {label} {i}", references=(Reference(label, ("correct",)),))
+            )
     return out
 
 
@@ -69,6 +77,26 @@ class BagOfWordsEmbedder:
 
 
 _VOCAB = (
-    "cat", "cats", "dog", "dogs", "kitten", "purr", "bark", "pet", "stock", "market", "price", "shares",
-    "rain", "weather", "sunny", "cloud", "the", "a", "is", "are", "what", "do",
+    "cat",
+    "cats",
+    "dog",
+    "dogs",
+    "kitten",
+    "purr",
+    "bark",
+    "pet",
+    "stock",
+    "market",
+    "price",
+    "shares",
+    "rain",
+    "weather",
+    "sunny",
+    "cloud",
+    "the",
+    "a",
+    "is",
+    "are",
+    "what",
+    "do",
 )

@@ -9,10 +9,12 @@ from adaptation_fixtures import PLAIN_MODEL, WordTokenizer
 from holistic.adaptation import adapt
 from holistic.core.types import AdapterSpec, Instance, Reference
 
-TRAIN = [Instance(id=f"t{i}", input=f"short example {i}", references=(Reference(f"a{i}", ("correct",)),))
-         for i in range(4)]
-LONG = Instance(id="long", input=" ".join(f"w{i}" for i in range(200)), split="test",
-                references=(Reference("x", ("correct",)),))
+TRAIN = [
+    Instance(id=f"t{i}", input=f"short example {i}", references=(Reference(f"a{i}", ("correct",)),)) for i in range(4)
+]
+LONG = Instance(
+    id="long", input=" ".join(f"w{i}" for i in range(200)), split="test", references=(Reference("x", ("correct",)),)
+)
 SPEC = AdapterSpec(method="generation", max_train_instances=4, selection="fixed", max_tokens=10)
 
 
@@ -56,8 +58,12 @@ def test_without_a_tokenizer_four_characters_count_as_a_token() -> None:
 
 
 def test_separate_scoring_reserves_room_for_the_longest_choice() -> None:
-    mc = Instance(id="m", input=" ".join(f"w{i}" for i in range(50)), split="test",
-                  references=(Reference("short", ("correct",)), Reference(" ".join(["long"] * 20))))
+    mc = Instance(
+        id="m",
+        input=" ".join(f"w{i}" for i in range(50)),
+        split="test",
+        references=(Reference("short", ("correct",)), Reference(" ".join(["long"] * 20))),
+    )
     spec = SPEC.replace(method="multiple_choice_separate_original", max_train_instances=0)
     states = adapt([], [mc], spec, replace(PLAIN_MODEL, context_window=80), WordTokenizer(), seed=0)
     longest = max(_tokens(s.request.continuation) for s in states)

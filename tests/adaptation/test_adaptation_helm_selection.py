@@ -19,8 +19,10 @@ REPO = Path(__file__).resolve().parents[2]
 
 
 def _pool(rows: list[tuple[str, str, bool]]) -> list[Instance]:
-    return [Instance(id=i, input=f"text {i}", references=(Reference(label, ("correct",) if ok else ()),), split="train")
-            for i, label, ok in rows]
+    return [
+        Instance(id=i, input=f"text {i}", references=(Reference(label, ("correct",) if ok else ()),), split="train")
+        for i, label, ok in rows
+    ]
 
 
 def _draws(pool: list[Instance], k: int, trials: int = 3) -> list[list[str]]:
@@ -28,25 +30,40 @@ def _draws(pool: list[Instance], k: int, trials: int = 3) -> list[list[str]]:
     return [[e.id for e in helm_examples(pool, spec, seed=0, trial=t)] for t in range(trials)]
 
 
-YES_NO = _pool(sorted([(f"y{i}", "Yes", True) for i in range(12)] + [(f"n{i}", "No", True) for i in range(8)],
-                      key=lambda r: (int(r[0][1:]), r[0][0])))
-COUNTS = _pool([(f"a{i}", "alpha", True) for i in range(3)] + [(f"b{i}", "beta", True) for i in range(3)]
-               + [(f"c{i}", "gamma", True) for i in range(2)] + [("d0", "delta", True)]
-               + [(f"u{i}", "zzz", False) for i in range(2)])
+YES_NO = _pool(
+    sorted(
+        [(f"y{i}", "Yes", True) for i in range(12)] + [(f"n{i}", "No", True) for i in range(8)],
+        key=lambda r: (int(r[0][1:]), r[0][0]),
+    )
+)
+COUNTS = _pool(
+    [(f"a{i}", "alpha", True) for i in range(3)]
+    + [(f"b{i}", "beta", True) for i in range(3)]
+    + [(f"c{i}", "gamma", True) for i in range(2)]
+    + [("d0", "delta", True)]
+    + [(f"u{i}", "zzz", False) for i in range(2)]
+)
 DISTINCT = _pool([(f"m{i}", f"choice {c}", True) for i, c in enumerate("qwert")])
 
 
 def test_draws_are_helms_own() -> None:
     assert _draws(YES_NO, 5) == [
-        ["y6", "n6", "y0", "n2", "y10"], ["y2", "n1", "y5", "n0", "y9"], ["y0", "n1", "y2", "n3", "y4"]]
+        ["y6", "n6", "y0", "n2", "y10"],
+        ["y2", "n1", "y5", "n0", "y9"],
+        ["y0", "n1", "y2", "n3", "y4"],
+    ]
     # labels cycle (3, 3, 2, 1 examples) until k; unlabelled instances are not needed
     assert _draws(COUNTS, 8) == [
         ["a1", "b0", "c1", "d0", "a2", "b2", "c0", "a0"],
         ["b2", "a0", "c1", "d0", "b1", "a2", "c0", "b0"],
-        ["b0", "a0", "c1", "d0", "b2", "a2", "c0", "b1"]]
+        ["b0", "a0", "c1", "d0", "b2", "a2", "c0", "b1"],
+    ]
     # one example per label (MMLU's dev set labelled by choice text): the order is the draw
     assert _draws(DISTINCT, 5) == [
-        ["m3", "m0", "m2", "m1", "m4"], ["m3", "m4", "m1", "m2", "m0"], ["m3", "m0", "m4", "m1", "m2"]]
+        ["m3", "m0", "m2", "m1", "m4"],
+        ["m3", "m4", "m1", "m2", "m0"],
+        ["m3", "m0", "m4", "m1", "m2"],
+    ]
 
 
 def test_a_120_yes_80_no_pool_always_gives_three_yes_and_two_no() -> None:
@@ -80,8 +97,10 @@ def test_no_mmlu_subject_repeats_a_trial() -> None:
     for subject in SUBJECTS:
         instances = MMLUScenario(subject).get_instances(ScenarioContext(data_root=_data_root(), offline=True))
         train = [i for i in instances if i.split == "train"]
-        draws = [tuple(e.id for e in helm_examples(train, AdapterSpec(max_train_instances=5), seed=0, trial=t))
-                 for t in range(3)]
+        draws = [
+            tuple(e.id for e in helm_examples(train, AdapterSpec(max_train_instances=5), seed=0, trial=t))
+            for t in range(3)
+        ]
         if len(set(draws)) < 3:
             repeated.append(subject)
     assert repeated == []

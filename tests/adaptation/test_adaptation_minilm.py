@@ -39,8 +39,12 @@ def test_minilm_mmr_is_relevant_and_skips_paraphrase_duplicates() -> None:
         _item("cook", "Whisk the eggs with sugar before folding in the flour.", "recipe"),
         _item("rain", "Heavy rain and thunderstorms are expected tomorrow.", "weather"),
     ]
-    query = Instance(id="q", input="I loved this film, the acting was brilliant.", split="test",
-                     references=(Reference("positive", ("correct",)),))
+    query = Instance(
+        id="q",
+        input="I loved this film, the acting was brilliant.",
+        split="test",
+        references=(Reference("positive", ("correct",)),),
+    )
     embedder = MiniLMEmbedder()
     vectors = embedder.encode(["a", "b c"])
     assert vectors.shape == (2, 384) and np.allclose(np.linalg.norm(vectors, axis=1), 1.0, atol=1e-5)

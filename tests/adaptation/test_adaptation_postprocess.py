@@ -19,10 +19,19 @@ def _answer(spec: AdapterSpec, *texts: str):
     return done
 
 
-@pytest.mark.parametrize("output,expected", [
-    (" B", "green"), ("B.", "green"), ("(C)", "blue"), ("  C) blue, because the sky", "blue"),
-    ("**A**", "red"), ("Answer: B", "green"), ("I think the answer is (C).", "blue"), ("green, of course", "green"),
-])
+@pytest.mark.parametrize(
+    "output,expected",
+    [
+        (" B", "green"),
+        ("B.", "green"),
+        ("(C)", "blue"),
+        ("  C) blue, because the sky", "blue"),
+        ("**A**", "red"),
+        ("Answer: B", "green"),
+        ("I think the answer is (C).", "blue"),
+        ("green, of course", "green"),
+    ],
+)
 def test_letter_to_choice_reads_letters_in_many_shapes(output: str, expected: str) -> None:
     done = _answer(JOINT.replace(post_processing=("strip", "letter_to_choice")), output)
     assert done.post_processed == (expected,) and done.parse_error is None
@@ -34,13 +43,16 @@ def test_unreadable_letter_is_recorded_as_a_parse_error() -> None:
     assert done.parse_error is not None and "no choice letter (A, B, C)" in done.parse_error
 
 
-@pytest.mark.parametrize("output,expected", [
-    ("She has 3 apples, then 5 more.\n#### 8", "8"),
-    ("Total: $1,234.50 so #### 1,234.50", "1234.5"),
-    ("The answer is 42.\n\nQ: next question 7", "7"),  # no marker: the last number
-    ("It costs 18.00 dollars", "18"),
-    ("went down by -3 degrees", "-3"),
-])
+@pytest.mark.parametrize(
+    "output,expected",
+    [
+        ("She has 3 apples, then 5 more.\n#### 8", "8"),
+        ("Total: $1,234.50 so #### 1,234.50", "1234.5"),
+        ("The answer is 42.\n\nQ: next question 7", "7"),  # no marker: the last number
+        ("It costs 18.00 dollars", "18"),
+        ("went down by -3 degrees", "-3"),
+    ],
+)
 def test_gsm8k_and_last_number_extraction(output: str, expected: str) -> None:
     spec = AdapterSpec(max_train_instances=0, post_processing=("gsm8k_answer",))
     assert _answer(spec, output).post_processed == (expected,)

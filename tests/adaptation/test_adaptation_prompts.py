@@ -110,8 +110,9 @@ def test_single_turn_chat_keeps_examples_in_one_user_message() -> None:
 
 def test_separate_original_scores_each_choice_after_the_prompt() -> None:
     states = adapt(TRAIN, EVAL, MMLU_LIKE.replace(method="multiple_choice_separate_original"), CHAT_MODEL, None, seed=0)
-    assert [(s.request.kind, s.request.prompt, s.request.continuation, s.reference_index, s.request_index)
-            for s in states] == [
+    assert [
+        (s.request.kind, s.request.prompt, s.request.continuation, s.reference_index, s.request_index) for s in states
+    ] == [
         ("loglikelihood", SEPARATE_PROMPT, " red", 0, 0),
         ("loglikelihood", SEPARATE_PROMPT, " green", 1, 1),
         ("loglikelihood", SEPARATE_PROMPT, " blue", 2, 2),
@@ -120,7 +121,9 @@ def test_separate_original_scores_each_choice_after_the_prompt() -> None:
 
 
 def test_calibrated_pairs_the_prompt_with_the_neutral_answer_context() -> None:
-    states = adapt(TRAIN, EVAL, MMLU_LIKE.replace(method="multiple_choice_separate_calibrated"), PLAIN_MODEL, None, seed=0)
+    states = adapt(
+        TRAIN, EVAL, MMLU_LIKE.replace(method="multiple_choice_separate_calibrated"), PLAIN_MODEL, None, seed=0
+    )
     assert [(s.role, s.request.prompt, s.request.continuation, s.reference_index) for s in states] == [
         ("main", SEPARATE_PROMPT, " red", 0),
         ("calibration", "Answer:", " red", 0),
@@ -135,21 +138,34 @@ def test_calibrated_pairs_the_prompt_with_the_neutral_answer_context() -> None:
 def test_ranking_asks_yes_and_no_per_passage() -> None:
     from holistic.core.types import Instance, Reference
 
-    query = Instance(id="q1", input="who wrote hamlet", split="test", references=(
-        Reference("Hamlet is a tragedy by Shakespeare.", ("correct", "rank=1", "relevance=3")),
-        Reference("Paris is in France.", ("relevance=0",)),
-    ))
+    query = Instance(
+        id="q1",
+        input="who wrote hamlet",
+        split="test",
+        references=(
+            Reference("Hamlet is a tragedy by Shakespeare.", ("correct", "rank=1", "relevance=3")),
+            Reference("Paris is in France.", ("relevance=0",)),
+        ),
+    )
     states = adapt([], [query], AdapterSpec(method="ranking_binary", max_train_instances=0), PLAIN_MODEL, None, seed=0)
     first = "Passage: Hamlet is a tragedy by Shakespeare.\nQuery: who wrote hamlet\nDoes the passage answer the query?\nAnswer:"
     second = "Passage: Paris is in France.\nQuery: who wrote hamlet\nDoes the passage answer the query?\nAnswer:"
     assert [(s.request.prompt, s.request.continuation, s.role, s.reference_index) for s in states] == [
-        (first, " Yes", "yes", 0), (first, " No", "no", 0), (second, " Yes", "yes", 1), (second, " No", "no", 1),
+        (first, " Yes", "yes", 0),
+        (first, " No", "no", 0),
+        (second, " Yes", "yes", 1),
+        (second, " No", "no", 1),
     ]
 
 
 def test_instructions_after_go_between_the_input_and_the_answer_cue() -> None:
-    spec = MMLU_LIKE.replace(instruction_placement="after", max_train_instances=1, instructions="Reply with a letter.",
-                             global_prefix="[", global_suffix="]")
+    spec = MMLU_LIKE.replace(
+        instruction_placement="after",
+        max_train_instances=1,
+        instructions="Reply with a letter.",
+        global_prefix="[",
+        global_suffix="]",
+    )
     [state] = adapt(TRAIN, EVAL, spec, PLAIN_MODEL, None, seed=0)
     assert state.request.prompt == (
         "[Question: Colour of grass?\nA. red\nB. green\nC. blue\nAnswer: B\n"
@@ -159,13 +175,13 @@ def test_instructions_after_go_between_the_input_and_the_answer_cue() -> None:
 
 
 def test_jinja_template_renders_examples_and_eval_block() -> None:
-    template = (
-        "Q: {{ input }}\n{% for l, c in zip(letters, choices) %}({{ l }}) {{ c }}\n{% endfor %}A: {{ output }}\n"
-    )
+    template = "Q: {{ input }}\n{% for l, c in zip(letters, choices) %}({{ l }}) {{ c }}\n{% endfor %}A: {{ output }}\n"
     spec = MMLU_LIKE.replace(template=template, instructions="", max_train_instances=1)
     with pytest.raises(SpecError, match="unknown variable 'zip'"):
         adapt(TRAIN, EVAL, spec, PLAIN_MODEL, None, seed=0)
-    template = "Q: {{ input }}\n{% for c in choices %}({{ letters[loop.index0] }}) {{ c }}\n{% endfor %}A: {{ output }}\n"
+    template = (
+        "Q: {{ input }}\n{% for c in choices %}({{ letters[loop.index0] }}) {{ c }}\n{% endfor %}A: {{ output }}\n"
+    )
     [state] = adapt(TRAIN, EVAL, spec.replace(template=template), PLAIN_MODEL, None, seed=0)
     assert state.request.prompt == (
         "Q: Colour of grass?\n(A) red\n(B) green\n(C) blue\nA: B\n"
@@ -190,8 +206,14 @@ def test_invalid_spec_values_are_reported_with_the_nearest_name() -> None:
     with pytest.raises(SpecError, match=r"adaptation\.method.*did you mean 'multiple_choice_joint'"):
         adapt(TRAIN, EVAL, MMLU_LIKE.replace(method="multiple_choice_jiont"), PLAIN_MODEL, None, seed=0)
     with pytest.raises(SpecError, match=r"adaptation\.prompt_format"):
-        adapt(TRAIN, EVAL, MMLU_LIKE.replace(method="multiple_choice_separate_original", prompt_format="chat"),
-              CHAT_MODEL, None, seed=0)
+        adapt(
+            TRAIN,
+            EVAL,
+            MMLU_LIKE.replace(method="multiple_choice_separate_original", prompt_format="chat"),
+            CHAT_MODEL,
+            None,
+            seed=0,
+        )
     with pytest.raises(SpecError, match=r"does not take chat messages"):
         adapt(TRAIN, EVAL, MMLU_LIKE.replace(prompt_format="chat"), PLAIN_MODEL, None, seed=0)
 
@@ -211,11 +233,17 @@ def test_ranking_examples_alternate_relevant_and_irrelevant_passages() -> None:
     from holistic.core.types import Instance, Reference
 
     def query(iid: str, q: str, good: str, bad: str, split: str = "train") -> Instance:
-        return Instance(id=iid, input=q, split=split,
-                        references=(Reference(bad, ("relevance=0",)), Reference(good, ("correct", "relevance=2"))))
+        return Instance(
+            id=iid,
+            input=q,
+            split=split,
+            references=(Reference(bad, ("relevance=0",)), Reference(good, ("correct", "relevance=2"))),
+        )
 
-    train = [query("a", "capital of peru", "Lima is the capital of Peru.", "Peru grows potatoes."),
-             query("b", "tallest mountain", "Everest is the tallest.", "Mountains are cold.")]
+    train = [
+        query("a", "capital of peru", "Lima is the capital of Peru.", "Peru grows potatoes."),
+        query("b", "tallest mountain", "Everest is the tallest.", "Mountains are cold."),
+    ]
     spec = AdapterSpec(method="ranking_binary", max_train_instances=2, selection="fixed")
     states = adapt(train, [query("q", "who", "He did.", "Nobody.", "test")], spec, PLAIN_MODEL, None, seed=0)
     assert states[0].request.prompt == (

@@ -18,8 +18,9 @@ from holistic.adaptation import (
 from holistic.core.types import AdapterSpec, Completion, Instance, Reference, RequestResult, Token
 
 DOC = Instance(id="doc", input=" ".join(f"word{i}" for i in range(30)) + " café ünïcode end.", split="test")
-LM = AdapterSpec(method="language_modeling", language_modeling_window=10, language_modeling_context=4,
-                 max_train_instances=0)
+LM = AdapterSpec(
+    method="language_modeling", language_modeling_window=10, language_modeling_context=4, max_train_instances=0
+)
 
 
 def test_windows_score_every_token_once_with_carried_context() -> None:
@@ -74,14 +75,27 @@ def test_calibrated_score_is_the_difference_of_the_two_requests() -> None:
         normalized_logprob(-1.0, "x", 1, "bytes")
 
 
-@pytest.mark.parametrize("method", [
-    "generation", "multiple_choice_joint", "multiple_choice_separate_original",
-    "multiple_choice_separate_calibrated", "ranking_binary",
-])
+@pytest.mark.parametrize(
+    "method",
+    [
+        "generation",
+        "multiple_choice_joint",
+        "multiple_choice_separate_original",
+        "multiple_choice_separate_calibrated",
+        "ranking_binary",
+    ],
+)
 @pytest.mark.parametrize("shots,trials,temperature", [(0, 3, 0.0), (2, 3, 0.0), (2, 2, 0.5), (0, 2, 0.5)])
 def test_count_requests_matches_adapt(method: str, shots: int, trials: int, temperature: float) -> None:
-    eval_instances = [*EVAL, Instance(id="e1", input="Colour of snow?", split="test", references=(
-        Reference("white", ("correct",)), Reference("black"), Reference("grey"), Reference("pink")))]
+    eval_instances = [
+        *EVAL,
+        Instance(
+            id="e1",
+            input="Colour of snow?",
+            split="test",
+            references=(Reference("white", ("correct",)), Reference("black"), Reference("grey"), Reference("pink")),
+        ),
+    ]
     spec = AdapterSpec(method=method, max_train_instances=shots, num_train_trials=trials, temperature=temperature)
     states = adapt(TRAIN, eval_instances, spec, CHAT_MODEL, None, seed=3)
     n_refs = [len(i.references) for i in eval_instances]

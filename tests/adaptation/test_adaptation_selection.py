@@ -14,8 +14,9 @@ from adaptation_fixtures import PLAIN_MODEL, BagOfWordsEmbedder, labelled
 from holistic.core.types import AdapterSpec, Instance, PerturbationDescription, Reference
 
 REPO = Path(__file__).resolve().parents[2]
-SPEC = AdapterSpec(method="generation", max_train_instances=4, num_train_trials=3, input_prefix="Text: ",
-                   output_prefix="Label: ")
+SPEC = AdapterSpec(
+    method="generation", max_train_instances=4, num_train_trials=3, input_prefix="Text: ", output_prefix="Label: "
+)
 TRAIN = labelled({"pos": 12, "neg": 8, "neutral": 4, "rare": 1})
 EVAL = [Instance(id=f"e{i}", input=f"eval text {i}", references=(Reference("pos", ("correct",)),)) for i in range(3)]
 
@@ -61,8 +62,12 @@ def test_seed_changes_the_draw_and_fixed_takes_the_first_k() -> None:
 
 
 def test_perturbed_variants_get_their_originals_examples() -> None:
-    variant = Instance(id="e1", input="EVAL TEXT 1", references=EVAL[1].references,
-                       perturbation=PerturbationDescription("lowercase", robustness=True))
+    variant = Instance(
+        id="e1",
+        input="EVAL TEXT 1",
+        references=EVAL[1].references,
+        perturbation=PerturbationDescription("lowercase", robustness=True),
+    )
     states = _run(eval_instances=[*EVAL, variant])
     for trial in range(3):
         rows = [s for s in states if s.trial == trial and s.instance.id == "e1"]
@@ -92,8 +97,14 @@ def test_same_prompts_in_another_process_with_another_hash_seed() -> None:
     outputs = []
     for hash_seed in ("1", "12345"):
         env = {**os.environ, "PYTHONHASHSEED": hash_seed}
-        proc = subprocess.run([sys.executable, "-c", _CHILD, str(Path(__file__).parent)], cwd=REPO, env=env,
-                              capture_output=True, text=True, check=True)
+        proc = subprocess.run(
+            [sys.executable, "-c", _CHILD, str(Path(__file__).parent)],
+            cwd=REPO,
+            env=env,
+            capture_output=True,
+            text=True,
+            check=True,
+        )
         outputs.append(json.loads(proc.stdout))
     assert outputs[0] == here and outputs[1] == here
 
@@ -111,10 +122,19 @@ MMR_TRAIN = [
 def test_mmr_picks_relevant_examples_without_near_duplicates() -> None:
     from holistic.adaptation import adapt
 
-    query = Instance(id="q", input="what do cats do when a pet cat is happy: purr", split="test",
-                     references=(Reference("animal", ("correct",)),))
-    variant = Instance(id="q", input="stock market", split="test", references=query.references,
-                       perturbation=PerturbationDescription("swap"))
+    query = Instance(
+        id="q",
+        input="what do cats do when a pet cat is happy: purr",
+        split="test",
+        references=(Reference("animal", ("correct",)),),
+    )
+    variant = Instance(
+        id="q",
+        input="stock market",
+        split="test",
+        references=query.references,
+        perturbation=PerturbationDescription("swap"),
+    )
     embedder = BagOfWordsEmbedder()
     spec = SPEC.replace(selection="mmr", max_train_instances=3, mmr_lambda=0.5)
     states = adapt(MMR_TRAIN, [query, variant], spec, PLAIN_MODEL, None, seed=0, embedder=embedder)
@@ -124,6 +144,7 @@ def test_mmr_picks_relevant_examples_without_near_duplicates() -> None:
     assert not {"cat1", "cat1-dup"} <= set(chosen)
     assert "stock" not in chosen and "rain" not in chosen[:2]
     assert states[1].train_ids == chosen  # the variant gets its original's examples
-    relevance_only = adapt(MMR_TRAIN, [query], spec.replace(mmr_lambda=1.0), PLAIN_MODEL, None, seed=0,
-                           embedder=BagOfWordsEmbedder())
+    relevance_only = adapt(
+        MMR_TRAIN, [query], spec.replace(mmr_lambda=1.0), PLAIN_MODEL, None, seed=0, embedder=BagOfWordsEmbedder()
+    )
     assert {"cat1", "cat1-dup"} <= set(relevance_only[0].train_ids)

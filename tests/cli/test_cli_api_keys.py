@@ -17,8 +17,9 @@ runs:
 """
 
 
-def test_missing_key_fails_before_any_write(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-                                             capsys: pytest.CaptureFixture[str]) -> None:
+def test_missing_key_fails_before_any_write(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     spec = tmp_path / "keys.yaml"
     spec.write_text(SPEC, encoding="utf-8")

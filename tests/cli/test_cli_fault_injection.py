@@ -29,8 +29,9 @@ def _results(suite_dir: Path) -> dict[str, object]:
         timing_metrics = {s["metric"] for s in stats if s["category"] == "efficiency"}
         for name in ("instances", "requests", "per_instance_stats", "stats"):
             rows = pq.read_table(run.table_path(name)).to_pylist()
-            rows = [{k: v for k, v in r.items() if k not in TIMING} for r in rows
-                    if r.get("metric") not in timing_metrics]
+            rows = [
+                {k: v for k, v in r.items() if k not in TIMING} for r in rows if r.get("metric") not in timing_metrics
+            ]
             out[f"{run.run_id}/{name}"] = sorted(repr(sorted(r.items())) for r in rows)
     return out
 
@@ -40,8 +41,9 @@ def test_killed_again_and_again_the_suite_ends_as_if_never_interrupted(tmp_path:
     models = write_slow_models(tmp_path, delay_s=0.01)
     reference_log, log = tmp_path / "ref.log", tmp_path / "calls.log"
 
-    ref = helm_run_process([str(spec), "--output-dir", str(tmp_path / "ref"), "--models-file", str(models)],
-                           reference_log, tmp_path)
+    ref = helm_run_process(
+        [str(spec), "--output-dir", str(tmp_path / "ref"), "--models-file", str(models)], reference_log, tmp_path
+    )
     _, err = ref.communicate(timeout=300)
     assert ref.returncode == 0, err
 

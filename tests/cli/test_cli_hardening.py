@@ -69,18 +69,29 @@ ESCAPES = [
 
 @pytest.mark.parametrize("where", ["adaptation", "file"])
 @pytest.mark.parametrize("escape", ESCAPES)
-def test_a_template_cannot_run_code(tmp_path: Path, call_log: Path, capsys: pytest.CaptureFixture[str],
-                                    monkeypatch: pytest.MonkeyPatch, escape: str, where: str) -> None:
+def test_a_template_cannot_run_code(
+    tmp_path: Path,
+    call_log: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    escape: str,
+    where: str,
+) -> None:
     data = tmp_path / "d.jsonl"
-    data.write_text("".join(json.dumps({"q": f"q{i}", "a": "x", "split": "test" if i > 3 else "train"}) + "\n"
-                            for i in range(8)))
+    data.write_text(
+        "".join(json.dumps({"q": f"q{i}", "a": "x", "split": "test" if i > 3 else "train"}) + "\n" for i in range(8))
+    )
     template = json.dumps("Q: " + escape)
     if where == "adaptation":
-        run = f"  - scenario: file\n    args: {{path: {data}, fields: {{input: q, output: a, split: split}}}}\n" \
-              f"    adaptation: {{template: {template}}}\n"
+        run = (
+            f"  - scenario: file\n    args: {{path: {data}, fields: {{input: q, output: a, split: split}}}}\n"
+            f"    adaptation: {{template: {template}}}\n"
+        )
     else:
-        run = f"  - scenario: file\n    args:\n      path: {data}\n      fields: {{output: a, split: split}}\n" \
-              f"      template: {template}\n"
+        run = (
+            f"  - scenario: file\n    args:\n      path: {data}\n      fields: {{output: a, split: split}}\n"
+            f"      template: {template}\n"
+        )
     spec = tmp_path / "evil.yaml"
     spec.write_text(f"suite: evil\nmodels: [simple/echo]\nruns:\n{run}")
     monkeypatch.chdir(tmp_path)
@@ -102,6 +113,7 @@ def test_the_sandbox_also_refuses_at_render_time() -> None:
 
 # -- 2. one writer per suite ------------------------------------------------------------------
 
+
 def test_a_second_helm_run_on_a_suite_waits_or_stops_and_never_repeats_calls(tmp_path: Path) -> None:
     # slow enough (10 requests x 3 s) that the others start, even on a busy machine, while the first writes
     spec = write_spec(tmp_path, models=("simple/slow",), digits=(1,), num_test=20, max_eval=10)
@@ -113,8 +125,14 @@ def test_a_second_helm_run_on_a_suite_waits_or_stops_and_never_repeats_calls(tmp
         assert first.poll() is None, first.communicate()
         time.sleep(0.05)
     second = helm_run_process(args, log, tmp_path)
-    refused = subprocess.run([sys.executable, "-m", "holistic.cli.run", *args, "--no-wait"], cwd=tmp_path,
-                             env=cli_env(log), capture_output=True, text=True, timeout=120)
+    refused = subprocess.run(
+        [sys.executable, "-m", "holistic.cli.run", *args, "--no-wait"],
+        cwd=tmp_path,
+        env=cli_env(log),
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert first.poll() is None, "the first helm-run ended too soon for this test"
     assert refused.returncode == 2, refused.stderr
     _one_error_line(refused.stderr, f"pid {first.pid}", "--no-wait")
@@ -130,6 +148,7 @@ def test_a_second_helm_run_on_a_suite_waits_or_stops_and_never_repeats_calls(tmp
 
 
 # -- 3. the manifest is verified ------------------------------------------------------------
+
 
 def test_damaged_results_are_refused_by_readers_and_redone_by_helm_run(
     tmp_path: Path, call_log: Path, capsys: pytest.CaptureFixture[str]
@@ -160,6 +179,7 @@ def test_damaged_results_are_refused_by_readers_and_redone_by_helm_run(
 
 # -- 4. failed requests -----------------------------------------------------------------------
 
+
 def test_failed_requests_leave_a_partial_run_that_a_rerun_completes(
     tmp_path: Path, call_log: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -187,8 +207,9 @@ def test_failed_requests_leave_a_partial_run_that_a_rerun_completes(
     index = (out / "tiny" / "site" / "index.html").read_text()
     assert "Error rate" in index and "failed every request and are not ranked" in index
     summary = json.loads((out / "tiny" / "summary" / "summary.json").read_text())
-    assert summary["leaderboards"] and all("simple/dead" not in board["models"]
-                                           for board in summary["leaderboards"].values())
+    assert summary["leaderboards"] and all(
+        "simple/dead" not in board["models"] for board in summary["leaderboards"].values()
+    )
     assert {r["model"]: r["ranked"] for r in summary["runs"]} == {"simple/echo": True, "simple/dead": False}
 
     monkeypatch.setenv("HOLISTIC_SIMPLE_FAIL_RATE", "0")
@@ -237,7 +258,9 @@ def test_an_include_diamond_is_read_once_per_file(tmp_path: Path, capsys: pytest
     assert _run(spec, "--plan") == 0, capsys.readouterr().err
 
 
-def test_too_many_includes_and_huge_or_special_files_are_refused(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_too_many_includes_and_huge_or_special_files_are_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     for i in range(150):
         (tmp_path / f"c{i}.yaml").write_text(f"include: [c{i + 1}.yaml]\n" if i < 149 else "seed: 1\n")
     spec = tmp_path / "chain.yaml"
@@ -254,9 +277,12 @@ def test_too_many_includes_and_huge_or_special_files_are_refused(tmp_path: Path,
 
 # -- 6. a failed summarize keeps the site ----------------------------------------------------
 
-def test_a_failed_summarize_keeps_the_old_site(tmp_path: Path, call_log: Path, capsys: pytest.CaptureFixture[str]) -> None:
+
+def test_a_failed_summarize_keeps_the_old_site(
+    tmp_path: Path, call_log: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     spec = write_spec(tmp_path)
-    spec.write_text(spec.read_text() + "    groups: [\"cost $x^{ of }$\"]\n")
+    spec.write_text(spec.read_text() + '    groups: ["cost $x^{ of }$"]\n')
     out = tmp_path / "out"
     assert _run(spec, "--output-dir", out) == 0
     assert _summarize("--suite", "tiny", "--output-dir", out, "--num-bootstrap", 5) == 0
@@ -270,6 +296,7 @@ def test_a_failed_summarize_keeps_the_old_site(tmp_path: Path, call_log: Path, c
 
 
 # -- 7. a damaged cache row is a miss ---------------------------------------------------------
+
 
 def test_an_undecodable_cache_row_is_recomputed_and_reported_once(
     tmp_path: Path, call_log: Path, capsys: pytest.CaptureFixture[str]
@@ -296,8 +323,10 @@ def test_an_undecodable_cache_row_is_recomputed_and_reported_once(
 
 # -- 8. secrets never reach what is written ---------------------------------------------------
 
-def test_no_secret_reaches_any_output_file(tmp_path: Path, call_log: Path, monkeypatch: pytest.MonkeyPatch,
-                                           capsys: pytest.CaptureFixture[str]) -> None:
+
+def test_no_secret_reaches_any_output_file(
+    tmp_path: Path, call_log: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     key, url_pass, url_query, body = "sk-test-KEY0123456789abcdef", "URLPASS9876", "QUERYSECRET55", "BODYSECRET77"
     monkeypatch.setenv("MY_TEST_KEY", key)
     monkeypatch.setenv("HOLISTIC_SIMPLE_LEAK_ENV", "MY_TEST_KEY")
@@ -330,17 +359,20 @@ def test_no_secret_reaches_any_output_file(tmp_path: Path, call_log: Path, monke
 
 # -- 9. errors, not tracebacks ---------------------------------------------------------------
 
+
 @pytest.mark.parametrize("content", [b"suite: s\x00\nruns: []\n", b"suite: s\x07x\nruns: []\n"])
-def test_control_bytes_in_a_spec_name_file_and_line(tmp_path: Path, capsys: pytest.CaptureFixture[str],
-                                                    content: bytes) -> None:
+def test_control_bytes_in_a_spec_name_file_and_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], content: bytes
+) -> None:
     spec = tmp_path / "ctl.yaml"
     spec.write_bytes(content)
     assert _run(spec, "--plan") == 2
     _one_error_line(capsys.readouterr().err, f"{spec}:1:", "control character")
 
 
-def test_bad_options_and_paths_are_one_line_errors(tmp_path: Path, call_log: Path,
-                                                   capsys: pytest.CaptureFixture[str]) -> None:
+def test_bad_options_and_paths_are_one_line_errors(
+    tmp_path: Path, call_log: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     spec = write_spec(tmp_path)
     out = tmp_path / "out"
     assert _run(spec, "--output-dir", out, "--suite", "x" * 300) == 2
@@ -367,8 +399,10 @@ def test_an_invalid_utf8_csv_names_the_file_and_line(tmp_path: Path, capsys: pyt
     data = tmp_path / "d.csv"
     data.write_bytes(b"q,a,split\nfine,x,train\nbad \xff\xfe,y,test\n")
     spec = tmp_path / "s.yaml"
-    spec.write_text(f"suite: s\nmodels: [simple/echo]\nruns:\n  - scenario: file\n"
-                    f"    args: {{path: {data}, fields: {{input: q, output: a, split: split}}}}\n")
+    spec.write_text(
+        f"suite: s\nmodels: [simple/echo]\nruns:\n  - scenario: file\n"
+        f"    args: {{path: {data}, fields: {{input: q, output: a, split: split}}}}\n"
+    )
     assert _run(spec, "--output-dir", tmp_path / "out") in (1, 2)  # caught while compiling (2) or running (1)
     out = capsys.readouterr()
     assert f"{data}:" in out.out + out.err and "not UTF-8" in out.out + out.err
@@ -395,10 +429,11 @@ def test_an_unexpected_exception_prints_a_traceback_and_asks_for_a_report(capsys
 
 # -- 10. names and paths ---------------------------------------------------------------------
 
+
 @pytest.mark.parametrize("suite", ["'abc\\n'", "cache", "'.hidden'"])
 def test_suite_names_in_a_spec_are_checked(tmp_path: Path, capsys: pytest.CaptureFixture[str], suite: str) -> None:
     spec = tmp_path / "s.yaml"
-    spec.write_text(f"suite: \"{suite.strip(chr(39))}\"\nmodels: [simple/echo]\nruns: [{{scenario: arithmetic}}]\n")
+    spec.write_text(f'suite: "{suite.strip(chr(39))}"\nmodels: [simple/echo]\nruns: [{{scenario: arithmetic}}]\n')
     assert _run(spec, "--plan") == 2
     _one_error_line(capsys.readouterr().err, f"{spec}:1", "suite")
 
@@ -415,8 +450,9 @@ def test_suite_option_is_validated_like_the_spec(tmp_path: Path, capsys: pytest.
     assert not (tmp_path / "up").exists()
 
 
-def test_summarize_refuses_a_newer_schema_version(tmp_path: Path, call_log: Path,
-                                                  capsys: pytest.CaptureFixture[str]) -> None:
+def test_summarize_refuses_a_newer_schema_version(
+    tmp_path: Path, call_log: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     spec = write_spec(tmp_path)
     out = tmp_path / "out"
     assert _run(spec, "--output-dir", out) == 0
@@ -437,8 +473,15 @@ def test_the_repository_names_results_files_only_in_the_results_package() -> Non
         if "results" in path.relative_to(REPO / "holistic").parts[:1]:
             continue
         text = path.read_text(encoding="utf-8")
-        for name in ('"_COMPLETE"', '"suite.json"', '"run_spec.json"', '"artifacts.json"', 'stats.parquet"',
-                     '"requests.parquet"', '"instances.parquet"'):
+        for name in (
+            '"_COMPLETE"',
+            '"suite.json"',
+            '"run_spec.json"',
+            '"artifacts.json"',
+            'stats.parquet"',
+            '"requests.parquet"',
+            '"instances.parquet"',
+        ):
             if name in text:
                 offenders.append(f"{path.relative_to(REPO)}: {name}")
     assert not offenders

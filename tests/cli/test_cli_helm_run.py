@@ -17,8 +17,13 @@ from holistic.cli.run import main
 from holistic.results.schemas import SCHEMA_VERSION
 
 RUN_FILES = {
-    "run_spec.json", "instances.parquet", "requests.parquet", "per_instance_stats.parquet",
-    "stats.parquet", "artifacts.json", "_COMPLETE",
+    "run_spec.json",
+    "instances.parquet",
+    "requests.parquet",
+    "per_instance_stats.parquet",
+    "stats.parquet",
+    "artifacts.json",
+    "_COMPLETE",
 }
 
 
@@ -33,7 +38,9 @@ def _run(*args: str | Path) -> int:
     return main([str(a) for a in args])
 
 
-def test_suite_runs_end_to_end_and_reads_as_one_table(tmp_path: Path, call_log: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_suite_runs_end_to_end_and_reads_as_one_table(
+    tmp_path: Path, call_log: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     spec = write_spec(tmp_path)
     out = tmp_path / "out"
     assert _run(spec, "--output-dir", out) == 0
@@ -87,9 +94,14 @@ def test_same_spec_gives_identical_prompts_and_stats(tmp_path: Path, call_log: P
         assert a.name == b.name
         ra, rb = pq.read_table(a / "requests.parquet"), pq.read_table(b / "requests.parquet")
         assert ra.column("prompt").to_pylist() == rb.column("prompt").to_pylist()
-        sa = pq.read_table(a / "stats.parquet").drop_columns(["sum", "sum_sq", "min", "max", "mean", "stddev", "ci_low", "ci_high"])
-        assert sa.equals(pq.read_table(b / "stats.parquet").drop_columns(
-            ["sum", "sum_sq", "min", "max", "mean", "stddev", "ci_low", "ci_high"]))
+        sa = pq.read_table(a / "stats.parquet").drop_columns(
+            ["sum", "sum_sq", "min", "max", "mean", "stddev", "ci_low", "ci_high"]
+        )
+        assert sa.equals(
+            pq.read_table(b / "stats.parquet").drop_columns(
+                ["sum", "sum_sq", "min", "max", "mean", "stddev", "ci_low", "ci_high"]
+            )
+        )
         em_a = [r for r in pq.read_table(a / "stats.parquet").to_pylist() if r["metric"] == "exact_match"]
         em_b = [r for r in pq.read_table(b / "stats.parquet").to_pylist() if r["metric"] == "exact_match"]
         assert em_a == em_b
@@ -117,7 +129,9 @@ def test_cache_dir_option_moves_the_cache(tmp_path: Path, call_log: Path) -> Non
     assert call_count(call_log) == calls
 
 
-def test_plan_prints_the_matrix_and_writes_nothing(tmp_path: Path, call_log: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_plan_prints_the_matrix_and_writes_nothing(
+    tmp_path: Path, call_log: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     spec = write_spec(tmp_path)
     out = tmp_path / "out"
     for flag in ("--plan", "--dry-run"):

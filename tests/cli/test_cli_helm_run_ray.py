@@ -106,7 +106,10 @@ def test_quickstart_on_ray_equals_local(cluster: None, tmp_path: Path, monkeypat
     assert main([*common, "--output-dir", "local-out", "--cache-dir", "local-cache"]) == 0
     suites = [p.name for p in (tmp_path / "ray-out").iterdir() if p.is_dir() and p.name != "cache"]
     assert suites == ["quickstart"]
-    models = {pq.read_table(p).column("model")[0].as_py() for p in glob.glob(str(tmp_path / "ray-out/quickstart/runs/*/stats.parquet"))}
+    models = {
+        pq.read_table(p).column("model")[0].as_py()
+        for p in glob.glob(str(tmp_path / "ray-out/quickstart/runs/*/stats.parquet"))
+    }
     assert models == {"simple/echo", "embedded/smollm2-135m-instruct"}
     assert_same_results(tmp_path / "ray-out" / "quickstart", tmp_path / "local-out" / "quickstart")
 
@@ -166,9 +169,22 @@ def test_unreachable_address_is_exit_2_naming_it(tmp_path: Path) -> None:
         spec = write_spec(tmp_path)
         start = time.monotonic()
         proc = subprocess.run(
-            [sys.executable, "-m", "holistic.cli.run", str(spec), "--output-dir", str(tmp_path / "out"),
-             "--executor", "ray", "--address", address],
-            capture_output=True, text=True, env=cli_env(tmp_path / "calls.log"), timeout=120,
+            [
+                sys.executable,
+                "-m",
+                "holistic.cli.run",
+                str(spec),
+                "--output-dir",
+                str(tmp_path / "out"),
+                "--executor",
+                "ray",
+                "--address",
+                address,
+            ],
+            capture_output=True,
+            text=True,
+            env=cli_env(tmp_path / "calls.log"),
+            timeout=120,
         )
         elapsed = time.monotonic() - start
     assert proc.returncode == 2, proc.stderr

@@ -29,7 +29,9 @@ from holistic.models.registry import ModelRegistry
 from holistic.spec import compile_spec
 
 HERE = Path(__file__).resolve().parent
-GOLDEN = sorted(p for p in HERE.glob("*.json") if not p.name.startswith("metrics_"))  # metrics_*.json: metric goldens (tests/metrics)
+GOLDEN = sorted(
+    p for p in HERE.glob("*.json") if not p.name.startswith("metrics_")
+)  # metrics_*.json: metric goldens (tests/metrics)
 MODEL = "embedded/smollm2-135m-instruct"
 
 
@@ -44,9 +46,18 @@ def _instance(raw: dict[str, Any], split: str) -> Instance:
 
 def _adapter(golden: dict[str, Any], tmp_path: Path):
     trials = max(s["trial"] for s in golden["request_states"]) + 1
-    spec = {"suite": "golden", "models": [MODEL],
-            "runs": [{"scenario": golden["scenario"], "args": golden["args"], "num_train_trials": trials,
-                      "max_eval_instances": golden["max_eval_instances"]}]}
+    spec = {
+        "suite": "golden",
+        "models": [MODEL],
+        "runs": [
+            {
+                "scenario": golden["scenario"],
+                "args": golden["args"],
+                "num_train_trials": trials,
+                "max_eval_instances": golden["max_eval_instances"],
+            }
+        ],
+    }
     path = tmp_path / "golden.yaml"
     path.write_text(json.dumps(spec), encoding="utf-8")
     (run,) = compile_spec(path).runs
@@ -100,9 +111,12 @@ def test_prompts_and_request_parameters_are_helms(golden: dict[str, Any], tmp_pa
         assert state.request.prompt == helm["prompt"], helm["instance"]["id"]
         assert state.request.messages is None
         req = helm["request"]
-        assert (state.request.max_tokens, state.request.temperature, list(state.request.stop),
-                state.request.num_completions) == (
-            req["max_tokens"], req["temperature"], req["stop_sequences"], req["num_completions"])
+        assert (
+            state.request.max_tokens,
+            state.request.temperature,
+            list(state.request.stop),
+            state.request.num_completions,
+        ) == (req["max_tokens"], req["temperature"], req["stop_sequences"], req["num_completions"])
         if helm["output_mapping"] is not None:
             assert dict(state.output_mapping or {}) == helm["output_mapping"]
 
@@ -137,10 +151,15 @@ def test_helms_completions_score_as_helm_scored_them(golden: dict[str, Any], tmp
         mapping = helm["output_mapping"]
         from holistic.core.types import Request
 
-        states.append(RequestState(
-            instance=inst, request=Request(model=MODEL, prompt=helm["prompt"]), trial=helm["trial"],
-            output_mapping=mapping, result=_result(helm),
-        ))
+        states.append(
+            RequestState(
+                instance=inst,
+                request=Request(model=MODEL, prompt=helm["prompt"]),
+                trial=helm["trial"],
+                output_mapping=mapping,
+                result=_result(helm),
+            )
+        )
     ctx = MetricContext(run_id="golden", deployment=deployment, scenario_info=info)
     ours: dict[tuple[str, str], float] = {}
     for metric in select_metrics(["accuracy", "calibration"], info, run.adapter, deployment).metrics:

@@ -55,7 +55,12 @@ def releases(tmp_path_factory: pytest.TempPathFactory) -> dict[str, object]:
     cache.put(target["cache_key"], dataclasses.replace(original, completions=(wrong,)))
     cache.close()
     new = _run(tmp, "new", "Solve the following problem.", tmp / "cache_new")
-    return {"old": old, "new": new, "changed_instance": target["instance_id"], "changed_args": spec1["scenario"]["args"]}
+    return {
+        "old": old,
+        "new": new,
+        "changed_instance": target["instance_id"],
+        "changed_args": spec1["scenario"]["args"],
+    }
 
 
 def test_diff_finds_exactly_the_changed_answer_and_the_changed_prompt(releases: dict[str, object]) -> None:
@@ -93,7 +98,10 @@ def test_cli_formats(releases: dict[str, object], tmp_path: Path, capsys: pytest
     assert diff_main([old, new]) == 0
     out = capsys.readouterr().out
     assert "NOT COMPARABLE" in out and "3 aligned runs" in out
-    assert diff_main([old, new, "--format", "json", "-o", str(tmp_path / "d.json"), "--html", str(tmp_path / "d.html")]) == 0
+    assert (
+        diff_main([old, new, "--format", "json", "-o", str(tmp_path / "d.json"), "--html", str(tmp_path / "d.html")])
+        == 0
+    )
     doc = json.loads((tmp_path / "d.json").read_text())
     assert len(doc["runs"]) == 3
     assert "<table" in (tmp_path / "d.html").read_text()
@@ -112,8 +120,21 @@ def test_summarize_links_the_diff_with_the_previous_release(releases: dict[str, 
     from holistic.cli.summarize import main as summarize_main
 
     new = Path(str(releases["new"]))
-    assert summarize_main(["--suite", "rel", "--output-dir", str(new.parent), "--num-bootstrap", "20",
-                           "--previous", str(releases["old"])]) == 0
+    assert (
+        summarize_main(
+            [
+                "--suite",
+                "rel",
+                "--output-dir",
+                str(new.parent),
+                "--num-bootstrap",
+                "20",
+                "--previous",
+                str(releases["old"]),
+            ]
+        )
+        == 0
+    )
     site = new / "site"
     diff_page = (site / "diff.html").read_text(encoding="utf-8")
     assert "not comparable" in diff_page.lower() or "no:" in diff_page

@@ -62,8 +62,9 @@ def _haystack(formatting: str) -> list[Instance]:
     from holistic.core.interfaces import ScenarioContext
     from holistic.scenarios.haystack.scenario import HaystackScenario
 
-    scenario = HaystackScenario(tasks=["company", "time"], lengths=[1536, 2048], records_per_length=3,
-                                corpus_size=1500, formatting=formatting)
+    scenario = HaystackScenario(
+        tasks=["company", "time"], lengths=[1536, 2048], records_per_length=3, corpus_size=1500, formatting=formatting
+    )
     return scenario.get_instances(ScenarioContext())
 
 

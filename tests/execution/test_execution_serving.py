@@ -111,8 +111,14 @@ def test_api_providers_use_threads_local_providers_do_not() -> None:
     prompts = [f"p{i}" for i in range(16)]
     api = FakeClient(provider="openai")
     progress: list[int] = []
-    out, _, _ = serve(_states(prompts), api, None, batch_size=1, concurrency=4,
-                      progress=lambda idx, hits, errors: progress.extend(idx))
+    out, _, _ = serve(
+        _states(prompts),
+        api,
+        None,
+        batch_size=1,
+        concurrency=4,
+        progress=lambda idx, hits, errors: progress.extend(idx),
+    )
     assert sorted(progress) == list(range(16))
     assert [s.request.prompt for s in out] == prompts  # order restored
     local = FakeClient(provider="simple")

@@ -23,8 +23,9 @@ INFO = SuiteInfo(suite="s", spec_path="spec.yaml", spec_sha256="ab" * 32, descri
 
 
 def _run(scenario: str, model: str) -> RunSpec:
-    return RunSpec(name=f"{scenario}:{model}", scenario=ScenarioSpec.make(scenario, {"n": 1}),
-                   adapter=AdapterSpec(), model=model)
+    return RunSpec(
+        name=f"{scenario}:{model}", scenario=ScenarioSpec.make(scenario, {"n": 1}), adapter=AdapterSpec(), model=model
+    )
 
 
 def test_suite_json_records_spec_version_and_keeps_created_on_reopen(tmp_path: Path) -> None:

@@ -45,19 +45,37 @@ def _write_csv(path: Path, rows: list[str]) -> Path:
 
 
 def test_csv_and_jsonl_corpora_load(tmp_path: Path) -> None:
-    csv_path = _write_csv(tmp_path / "news.csv", [
-        'a1,"Acme up","Acme, the maker, rose.",Acme,2023-01-02,Very Positive,tech',
-        "a2,Acme down,Acme fell.,Acme,2023-02-03T10:00:00,-1,",
-    ])
+    csv_path = _write_csv(
+        tmp_path / "news.csv",
+        [
+            'a1,"Acme up","Acme, the maker, rose.",Acme,2023-01-02,Very Positive,tech',
+            "a2,Acme down,Acme fell.,Acme,2023-02-03T10:00:00,-1,",
+        ],
+    )
     corpus = load_corpus(csv_path)
     assert [a.id for a in corpus] == ["a1", "a2"]
     assert corpus[0].body == "Acme, the maker, rose." and corpus[0].sentiment == "very_positive"
     assert corpus[0].sector == "tech" and corpus[1].sector is None
     assert str(corpus[1].date) == "2023-02-03" and corpus[1].sentiment == "negative"
     jsonl = tmp_path / "news.jsonl"
-    jsonl.write_text("\n".join(json.dumps(r) for r in [
-        {"id": 7, "title": "T", "body": "B", "company": "C", "date": "2020-05-05", "sentiment": "neutral", "extra": 1},
-    ]) + "\n", encoding="utf-8")
+    jsonl.write_text(
+        "\n".join(
+            json.dumps(r)
+            for r in [
+                {
+                    "id": 7,
+                    "title": "T",
+                    "body": "B",
+                    "company": "C",
+                    "date": "2020-05-05",
+                    "sentiment": "neutral",
+                    "extra": 1,
+                },
+            ]
+        )
+        + "\n",
+        encoding="utf-8",
+    )
     assert load_corpus(jsonl)[0].id == "7"
 
 
@@ -65,7 +83,10 @@ def test_csv_and_jsonl_corpora_load(tmp_path: Path) -> None:
     ("rows", "message"),
     [
         (["a1,T,B,C,2023-13-01,neutral,"], "news.csv:2: field 'date' is '2023-13-01', expected YYYY-MM-DD"),
-        (["a1,T,B,C,2023-01-01,neutral,", "a1,T,B,C,2023-01-01,neutral,"], "news.csv:3: field 'id': 'a1' already used on line 2"),
+        (
+            ["a1,T,B,C,2023-01-01,neutral,", "a1,T,B,C,2023-01-01,neutral,"],
+            "news.csv:3: field 'id': 'a1' already used on line 2",
+        ),
         (["a1,T,B,C,2023-01-01,great,"], "news.csv:2: field 'sentiment': unknown sentiment 'great'"),
         (["a1,T,,C,2023-01-01,neutral,"], "news.csv:2: field 'body' is empty"),
     ],
@@ -84,7 +105,9 @@ def test_missing_column_suggests_the_nearest_name(tmp_path: Path) -> None:
     with pytest.raises(DataSourceError, match=r"missing field 'title'"):
         load_corpus(path)
     path2 = tmp_path / "news.jsonl"
-    path2.write_text('{"id": "a", "title": "t", "body": "b", "company": "c", "dates": "2020-01-01", "sentiment": "neutral"}\n')
+    path2.write_text(
+        '{"id": "a", "title": "t", "body": "b", "company": "c", "dates": "2020-01-01", "sentiment": "neutral"}\n'
+    )
     with pytest.raises(DataSourceError, match=r"news.jsonl:1: missing field 'date'; did you mean 'dates'\?"):
         load_corpus(path2)
     other = tmp_path / "news.txt"
@@ -107,10 +130,23 @@ def test_user_corpus_drives_the_scenario(tmp_path: Path) -> None:
 
     corpus = generate_corpus(1500, seed=4)
     path = tmp_path / "mine.jsonl"
-    path.write_text("".join(json.dumps({
-        "id": f"doc-{i}", "title": a.title, "body": a.body, "company": a.company, "date": a.date.isoformat(),
-        "sentiment": a.sentiment.replace("_", " "),
-    }) + "\n" for i, a in enumerate(corpus)), encoding="utf-8")
+    path.write_text(
+        "".join(
+            json.dumps(
+                {
+                    "id": f"doc-{i}",
+                    "title": a.title,
+                    "body": a.body,
+                    "company": a.company,
+                    "date": a.date.isoformat(),
+                    "sentiment": a.sentiment.replace("_", " "),
+                }
+            )
+            + "\n"
+            for i, a in enumerate(corpus)
+        ),
+        encoding="utf-8",
+    )
     scenario = HaystackScenario(tasks=["company+time"], lengths=[1024], records_per_length=2, corpus=str(path))
     instances = scenario.get_instances(ScenarioContext())
     assert len(instances) == 4

@@ -29,17 +29,33 @@ CONTEXT = ["n100001", "n100002", "n100003", "n100004", "n100005", "n100006"]
 def _state(text: str | None, metadata: dict, *, post: tuple[str, ...] | None = None, iid: str = "r1") -> RequestState:
     instance = Instance(id=iid, input="...", metadata=metadata)
     result = (
-        RequestResult(success=False, error="boom") if text is None
+        RequestResult(success=False, error="boom")
+        if text is None
         else RequestResult(success=True, completions=(Completion(text),))
     )
     return RequestState(instance=instance, request=Request(model="m", prompt="p"), result=result, post_processed=post)
 
 
-def _meta(gold: list[str], *, task: str = "company", length: int = 1024, depth_bin: str | None = "0-25",
-          hard: list[str] | None = None) -> dict:
-    return {"gold_ids": gold, "context_ids": CONTEXT, "hard_negative_ids": hard or [], "task": task,
-            "length": length, "depth_bin": depth_bin if gold else None, "depth_bins": 4, "zero_needle": not gold,
-            "length_unit": "tokens", "tokenizer": "simple"}
+def _meta(
+    gold: list[str],
+    *,
+    task: str = "company",
+    length: int = 1024,
+    depth_bin: str | None = "0-25",
+    hard: list[str] | None = None,
+) -> dict:
+    return {
+        "gold_ids": gold,
+        "context_ids": CONTEXT,
+        "hard_negative_ids": hard or [],
+        "task": task,
+        "length": length,
+        "depth_bin": depth_bin if gold else None,
+        "depth_bins": 4,
+        "zero_needle": not gold,
+        "length_unit": "tokens",
+        "tokenizer": "simple",
+    }
 
 
 def test_precision_recall_f1_on_hand_made_answers() -> None:
@@ -94,7 +110,7 @@ def test_messy_outputs_are_read(text: str, ids: tuple[str, ...]) -> None:
     ],
 )
 def test_unreadable_outputs_are_invalid(text: str | None, problem: str) -> None:
-    assert read_answer(_state(text, _meta([]))) .problem == problem
+    assert read_answer(_state(text, _meta([]))).problem == problem
 
 
 def test_json_post_processor_output_is_used_when_present() -> None:
@@ -115,8 +131,9 @@ def test_runaway_repetition_is_degenerate_but_a_long_valid_list_is_not() -> None
 
 def _ctx() -> MetricContext:
     info = ScenarioInfo(name="haystack", task="long_context", main_metric="haystack_f1")
-    return MetricContext(run_id="run", deployment=ModelDeployment(name="m", provider="simple", model_id="x"),
-                         scenario_info=info, seed=0)
+    return MetricContext(
+        run_id="run", deployment=ModelDeployment(name="m", provider="simple", model_id="x"), scenario_info=info, seed=0
+    )
 
 
 def test_metric_values_cells_and_artifact() -> None:
@@ -148,7 +165,11 @@ def test_metric_values_cells_and_artifact() -> None:
     assert artifact["depth_labels"] == ["0-25", "25-50", "50-75", "75-100"]
     cells = {(c["length"], c["depth_bin"]): c for c in artifact["cells"]}
     assert (cells[1024, "0-25"]["found"], cells[1024, "0-25"]["gold"]) == (3, 4)
-    assert (cells[2048, "75-100"]["found"], cells[2048, "75-100"]["gold"], cells[2048, "75-100"]["invalid"]) == (0, 1, 1)
+    assert (cells[2048, "75-100"]["found"], cells[2048, "75-100"]["gold"], cells[2048, "75-100"]["invalid"]) == (
+        0,
+        1,
+        1,
+    )
     by_length = {row["length"]: row for row in artifact["by_length"]}
     assert by_length[1024]["f1"]["median"] == pytest.approx(0.75)
     assert by_length[1024]["zero_needle_correct"] == 1 and by_length[1024]["false_positives_zero_needle"] == 1

@@ -51,8 +51,9 @@ def _run_dirs(root: str, model: str = "simple/echo") -> tuple[Path, ...]:
     spec, models = base / "lc.yaml", base / "models.yaml"
     spec.write_text(_SPEC.replace("MODEL", model), encoding="utf-8")
     models.write_text(_MODELS, encoding="utf-8")
-    report = run_suite(compile_spec(spec, models_file=models),
-                       RunOptions(output_dir=base / "out", offline=True, models_file=models))
+    report = run_suite(
+        compile_spec(spec, models_file=models), RunOptions(output_dir=base / "out", offline=True, models_file=models)
+    )
     assert [r.status for r in report.runs] == ["complete", "complete"]
     return tuple(Path(r.folder) for r in report.runs)
 
@@ -94,18 +95,29 @@ def test_the_leaderboard_cell_is_the_median_f1(run_dir: Path, run_dirs: tuple[Pa
 
     from holistic.summarize.build import summarize_suite
 
-    values = [row["value"] for row in pq.read_table(run_dir / "per_instance_stats.parquet").to_pylist()
-              if row["metric"] == "haystack_f1"]
+    values = [
+        row["value"]
+        for row in pq.read_table(run_dir / "per_instance_stats.parquet").to_pylist()
+        if row["metric"] == "haystack_f1"
+    ]
     stats = {(s["metric"], s["sub_split"]): s for s in pq.read_table(run_dir / "stats.parquet").to_pylist()}
     median = stats["haystack_f1_median", None]
     assert median["mean"] == pytest.approx(statistics.median(values)) and median["count"] == len(values)
     assert median["ci_low"] <= median["mean"] <= median["ci_high"]
-    for name in ("haystack_recall_median", "haystack_precision_median", "haystack_zero_needle_false_positive",
-                 "haystack_degenerate_output"):
+    for name in (
+        "haystack_recall_median",
+        "haystack_precision_median",
+        "haystack_zero_needle_false_positive",
+        "haystack_degenerate_output",
+    ):
         assert stats[name, None]["ci_low"] is not None, name
     # The leaderboard pools the records of the cell's runs (the two formattings) and takes their median.
-    pooled = [row["value"] for d in run_dirs for row in pq.read_table(d / "per_instance_stats.parquet").to_pylist()
-              if row["metric"] == "haystack_f1"]
+    pooled = [
+        row["value"]
+        for d in run_dirs
+        for row in pq.read_table(d / "per_instance_stats.parquet").to_pylist()
+        if row["metric"] == "haystack_f1"
+    ]
     [cell] = [c for c in summarize_suite(run_dir.parents[1]).cells if c["group"] == "accuracy"]
     assert cell["metric"] == "haystack_f1_median" and cell["sub_runs"] == 2
     assert cell["value"] == pytest.approx(statistics.median(pooled))
@@ -142,7 +154,10 @@ def test_site_heatmaps_and_length_table(run_dir: Path, tmp_path: Path) -> None:
         assert svg.startswith("<?xml") and "Recall" in svg and "F1" in svg and "/" in svg
         assert "<dc:date>" not in svg
     assert [(r["task"], r["length"]) for r in report.length_table] == [
-        ("company", 1536), ("company", 2048), ("company+sentiment", 1536), ("company+sentiment", 2048)
+        ("company", 1536),
+        ("company", 2048),
+        ("company+sentiment", 1536),
+        ("company+sentiment", 2048),
     ]
     row = report.length_table[0]
     assert row["records"] == 2 and row["f1_ci_low"] <= row["f1_median"] <= row["f1_ci_high"]
@@ -178,11 +193,12 @@ def test_plan_of_the_shipped_runspec_loads_nothing_and_states_the_cells() -> Non
 
     compiled = compile_spec(REPO / "runspecs" / "longcontext.yaml")
     assert len(compiled.runs) == 4  # placement x formatting
-    assert {(r.scenario.args_dict["instruction_placement"], r.scenario.args_dict["formatting"]) for r in compiled.runs} == {
-        ("before", "plain"), ("before", "markdown"), ("after", "plain"), ("after", "markdown")
-    }
-    assert all(r.scenario.args_dict["tasks"] == ["company", "time", "company+time", "company+sentiment"]
-               for r in compiled.runs)
+    assert {
+        (r.scenario.args_dict["instruction_placement"], r.scenario.args_dict["formatting"]) for r in compiled.runs
+    } == {("before", "plain"), ("before", "markdown"), ("after", "plain"), ("after", "markdown")}
+    assert all(
+        r.scenario.args_dict["tasks"] == ["company", "time", "company+time", "company+sentiment"] for r in compiled.runs
+    )
     text = format_plan(make_plan(compiled))
     assert "haystack" in text and "4 runs" in text
     assert "full, balanced" in text and "needle + " in text and "zero-needle records each" in text
@@ -192,7 +208,9 @@ def test_a_needle_count_that_cannot_fit_is_a_compile_error_at_the_field(tmp_path
     from holistic.spec import compile_spec
 
     spec = tmp_path / "lc.yaml"
-    bad = _SPEC.replace("MODEL", "simple/echo").replace("lengths: [1536, 2048]", "lengths: [512, 2048]\n      max_needles: 10")
+    bad = _SPEC.replace("MODEL", "simple/echo").replace(
+        "lengths: [1536, 2048]", "lengths: [512, 2048]\n      max_needles: 10"
+    )
     spec.write_text(bad, encoding="utf-8")
     with pytest.raises(SpecError) as info:
         compile_spec(spec)

@@ -33,7 +33,9 @@ def _index() -> CorpusIndex:
 @cache
 def _records(unit_name: str) -> tuple[RecordBuilder, dict[str, list[Record]]]:
     unit = LengthUnit(SimpleTokenizer(), "simple") if unit_name == "simple" else fallback_unit("test")
-    builder = RecordBuilder(_index(), unit, RecordSettings(lengths=LENGTHS, records_per_length=4, num_queries=3, seed=3))
+    builder = RecordBuilder(
+        _index(), unit, RecordSettings(lengths=LENGTHS, records_per_length=4, num_queries=3, seed=3)
+    )
     return builder, {task: builder.build_task(parse_task(task)) for task in BUILTIN_TASKS}
 
 
@@ -80,8 +82,9 @@ def test_needles_are_exactly_the_matching_articles_and_depths_are_where_they_sit
 
 
 def test_k_spans_one_to_ten_and_each_needle_has_its_own_depth() -> None:
-    builder = RecordBuilder(_index(), fallback_unit("test"), RecordSettings(lengths=(8192,), records_per_length=60,
-                                                                            num_queries=6, seed=5))
+    builder = RecordBuilder(
+        _index(), fallback_unit("test"), RecordSettings(lengths=(8192,), records_per_length=60, num_queries=6, seed=5)
+    )
     records = [r for r in builder.build_task(parse_task("company")) if not r.metadata["zero_needle"]]
     counts = [r.metadata["num_needles"] for r in records]
     assert set(counts) == set(range(1, 11))  # k in [1, 10], as the paper draws it (not capped by a depth bin)
@@ -101,12 +104,17 @@ def test_k_spans_one_to_ten_and_each_needle_has_its_own_depth() -> None:
 def test_a_needle_count_or_share_that_cannot_fit_is_refused_naming_the_field() -> None:
     from holistic.core.errors import ScenarioArgError
 
-    with pytest.raises(ScenarioArgError, match=r"max_needles 10 does not fit.*largest max_needles that fits is \d") as info:
+    with pytest.raises(
+        ScenarioArgError, match=r"max_needles 10 does not fit.*largest max_needles that fits is \d"
+    ) as info:
         RecordBuilder(_index(), fallback_unit("test"), RecordSettings(lengths=(512, 4096)))
     assert info.value.field == "max_needles"
     with pytest.raises(ScenarioArgError, match=r"largest upper share that fits is 0\.\d\d") as info:
-        RecordBuilder(_index(), fallback_unit("test"), RecordSettings(lengths=(1024,), min_needles=10,
-                                                                      hard_negative_share=(0.1, 0.5)))
+        RecordBuilder(
+            _index(),
+            fallback_unit("test"),
+            RecordSettings(lengths=(1024,), min_needles=10, hard_negative_share=(0.1, 0.5)),
+        )
     assert info.value.field == "hard_negative_share"
 
 
@@ -171,8 +179,14 @@ def _fingerprint_instances() -> str:
     from holistic.core.interfaces import ScenarioContext
     from holistic.scenarios.haystack.scenario import HaystackScenario
 
-    scenario = HaystackScenario(lengths=[1536, 2048], records_per_length=2, corpus_size=1500, seed=11,
-                                formatting="markdown", instruction_placement="after")
+    scenario = HaystackScenario(
+        lengths=[1536, 2048],
+        records_per_length=2,
+        corpus_size=1500,
+        seed=11,
+        formatting="markdown",
+        instruction_placement="after",
+    )
     instances = scenario.get_instances(ScenarioContext())
     rows = [[i.id, i.input, [r.output for r in i.references], dict(i.metadata)] for i in instances]
     return hashlib.sha256(canonical_json(rows).encode()).hexdigest()
@@ -185,8 +199,12 @@ def test_same_args_give_identical_instances_in_another_process() -> None:
         "from test_longcontext_records import _fingerprint_instances as f; print(f())"
     )
     out = subprocess.run(
-        [sys.executable, "-c", code, str(Path(__file__).parent)], capture_output=True, text=True, check=True,
-        cwd=REPO, env={"PYTHONHASHSEED": "123", "PATH": "/usr/bin:/bin"},
+        [sys.executable, "-c", code, str(Path(__file__).parent)],
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=REPO,
+        env={"PYTHONHASHSEED": "123", "PATH": "/usr/bin:/bin"},
     )
     assert out.stdout.strip() == here
 
@@ -199,8 +217,14 @@ def test_prompt_ablations_place_and_format_the_instruction() -> None:
     records = {}
     for placement in ("before", "after"):
         for formatting in ("plain", "markdown"):
-            scenario = HaystackScenario(tasks=["company"], lengths=[1536], records_per_length=2, corpus_size=1500,
-                                        instruction_placement=placement, formatting=formatting)
+            scenario = HaystackScenario(
+                tasks=["company"],
+                lengths=[1536],
+                records_per_length=2,
+                corpus_size=1500,
+                instruction_placement=placement,
+                formatting=formatting,
+            )
             instances = scenario.get_instances(ScenarioContext())
             # The same records (ids, needles, their order) under every ablation value.
             records[placement, formatting] = [(i.id, i.metadata["gold_ids"]) for i in instances]

@@ -50,8 +50,9 @@ def instance(
         extra = tuple(tags[i]) if tags is not None else ()
         references.append(Reference(output, (("correct",) if i in correct_set else ()) + extra))
     pert = PerturbationDescription(perturbation, robustness=True) if perturbation else None
-    return Instance(id=iid, input=text, references=tuple(references), split=split, sub_split=sub_split,
-                    perturbation=pert)
+    return Instance(
+        id=iid, input=text, references=tuple(references), split=split, sub_split=sub_split, perturbation=pert
+    )
 
 
 def tokens(*pairs: tuple[str, float], top: dict[str, float] | None = None) -> tuple[Token, ...]:

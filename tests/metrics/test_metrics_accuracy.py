@@ -121,11 +121,19 @@ def test_joint_multiple_choice_lenient_reading_has_its_own_stat():
     ]
     result = MultipleChoiceAccuracy("multiple_choice_joint", answer_parsing="lenient").evaluate(states, ctx())
     assert values(result, "exact_match_lenient") == {
-        ("p", 0, None): 1.0, ("q", 0, None): 1.0, ("r", 0, None): 0.0, ("s", 0, None): 1.0, ("t", 0, None): 0.0,
+        ("p", 0, None): 1.0,
+        ("q", 0, None): 1.0,
+        ("r", 0, None): 0.0,
+        ("s", 0, None): 1.0,
+        ("t", 0, None): 0.0,
     }
     # HELM's exact match is still reported beside it, under its own name
     assert values(result, "exact_match") == {
-        ("p", 0, None): 1.0, ("q", 0, None): 0.0, ("r", 0, None): 0.0, ("s", 0, None): 0.0, ("t", 0, None): 0.0,
+        ("p", 0, None): 1.0,
+        ("q", 0, None): 0.0,
+        ("r", 0, None): 0.0,
+        ("s", 0, None): 0.0,
+        ("t", 0, None): 0.0,
     }
     assert values(result, "invalid_answer")[("t", 0, None)] == 1.0
     assert values(result, "invalid_answer")[("p", 0, None)] == 0.0
@@ -171,14 +179,31 @@ def test_separate_multiple_choice_reports_every_normalisation_from_one_set_of_re
         score_state(inst, 1, -4.0, continuation=" abcd", n_tokens=4),
     ]
     result = MultipleChoiceAccuracy("multiple_choice_separate_original", headline).evaluate(states, ctx())
-    got = {name: values(result, name)[("x", 0, None)] for name in
-           ("exact_match", "exact_match_per_char", "exact_match_per_token", "exact_match_per_byte", "predicted_index")}
-    assert got == {"exact_match": 0.0, "exact_match_per_char": 1.0, "exact_match_per_token": 1.0,
-                   "exact_match_per_byte": 1.0, "predicted_index": 0.0 if headline == "none" else 1.0}
+    got = {
+        name: values(result, name)[("x", 0, None)]
+        for name in (
+            "exact_match",
+            "exact_match_per_char",
+            "exact_match_per_token",
+            "exact_match_per_byte",
+            "predicted_index",
+        )
+    }
+    assert got == {
+        "exact_match": 0.0,
+        "exact_match_per_char": 1.0,
+        "exact_match_per_token": 1.0,
+        "exact_match_per_byte": 1.0,
+        "predicted_index": 0.0 if headline == "none" else 1.0,
+    }
     (row,) = [p for p in result.per_instance if p.name.name == "exact_match"]
     assert row.details == {
-        "choice_logprobs": [-2.1, -4.0], "choice_chars": [2, 4], "choice_tokens": [1, 4], "choice_bytes": [2, 4],
-        "calibrated": False, "chosen_index": {"none": 0, "char": 1, "token": 1, "byte": 1},
+        "choice_logprobs": [-2.1, -4.0],
+        "choice_chars": [2, 4],
+        "choice_tokens": [1, 4],
+        "choice_bytes": [2, 4],
+        "calibrated": False,
+        "chosen_index": {"none": 0, "char": 1, "token": 1, "byte": 1},
     }
 
 
@@ -228,7 +253,9 @@ def test_joint_confidence_from_top_logprobs():
     assert resolve(group_units([state])[0], "multiple_choice_joint").confidence == pytest.approx(0.6)
     # without top-k: the letter token's own probability
     plain = gen_state(inst, "A", mapping={"A": "red", "B": "blue"}, logprob_tokens=tokens(("A", math.log(0.6))))
-    assert resolve(group_units([plain])[0], "multiple_choice_joint", answer_parsing="lenient").confidence == pytest.approx(0.6)
+    assert resolve(
+        group_units([plain])[0], "multiple_choice_joint", answer_parsing="lenient"
+    ).confidence == pytest.approx(0.6)
 
 
 def test_unknown_length_normalisation_is_a_clear_error():

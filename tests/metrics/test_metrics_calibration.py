@@ -98,8 +98,16 @@ def test_calibration_metric_on_multiple_choice_states():
     probs = {s.instance_id: s.value for s in result.per_instance}
     assert probs["a"] == pytest.approx(1 / (1 + math.exp(-2.9)))
     run = {s.name.name: s for s in result.run_stats}
-    assert set(run) == {"ece_10_bin", "ece_1_bin", "platt_ece_10_bin", "platt_ece_1_bin", "platt_coef",
-                        "platt_intercept", "selective_acc@10", "selective_cov_acc_area"}
+    assert set(run) == {
+        "ece_10_bin",
+        "ece_1_bin",
+        "platt_ece_10_bin",
+        "platt_ece_1_bin",
+        "platt_coef",
+        "platt_intercept",
+        "selective_acc@10",
+        "selective_cov_acc_area",
+    }
     conf = [probs[i] for i in "abcd"]
     hits = [1, 0, 1, 1]
     assert run["ece_1_bin"].mean == pytest.approx(abs(np.mean(conf) - 0.75))

@@ -44,8 +44,7 @@ def test_efficiency_per_instance_cost_and_cache_flags():
 
 def test_idealized_runtime_is_reported_when_the_fit_exists():
     states = [
-        gen_state(instance(f"i{k}", ["x"]), "x", latency=0.1 + 0.01 * p + 0.1 * c, prompt_tokens=p,
-                  completion_tokens=c)
+        gen_state(instance(f"i{k}", ["x"]), "x", latency=0.1 + 0.01 * p + 0.1 * c, prompt_tokens=p, completion_tokens=c)
         for k, (p, c) in enumerate([(10, 1), (20, 3), (40, 2), (80, 6)])
     ]
     result = EfficiencyMetric().evaluate(states, ctx())

@@ -155,8 +155,16 @@ def test_platt_edge_cases_and_stat_names():
     conf = rng.uniform(0.3, 0.99, 300)
     hits = (rng.uniform(size=300) < conf**2).astype(float)
     stats = helm_calibration_stats(conf, hits)
-    assert set(stats) == {"ece_10_bin", "ece_1_bin", "selective_cov_acc_area", "selective_acc@10",
-                          "platt_ece_10_bin", "platt_ece_1_bin", "platt_coef", "platt_intercept"}
+    assert set(stats) == {
+        "ece_10_bin",
+        "ece_1_bin",
+        "selective_cov_acc_area",
+        "selective_acc@10",
+        "platt_ece_10_bin",
+        "platt_ece_1_bin",
+        "platt_coef",
+        "platt_intercept",
+    }
     from sklearn.linear_model import LogisticRegression
 
     logit = np.log(conf / (1 - conf))
@@ -167,8 +175,10 @@ def test_platt_edge_cases_and_stat_names():
 
 def test_calibration_metric_reports_helm_names_and_tie_aware_values_only_as_an_option():
     insts = [instance(f"i{k}", ["yes"]) for k in range(20)]
-    states = [gen_state(inst, "yes" if k % 3 else "no", logprob_tokens=tokens(("x", -0.05 * (k + 1))))
-              for k, inst in enumerate(insts)]
+    states = [
+        gen_state(inst, "yes" if k % 3 else "no", logprob_tokens=tokens(("x", -0.05 * (k + 1))))
+        for k, inst in enumerate(insts)
+    ]
     info = ScenarioInfo(name="t", metric_categories=("calibration",))
     helm = CalibrationMetric("generation").evaluate(states, ctx(info))
     names = {s.name.name for s in helm.run_stats}
@@ -176,7 +186,9 @@ def test_calibration_metric_reports_helm_names_and_tie_aware_values_only_as_an_o
     assert not any(n.endswith("_tie_aware") for n in names) and "selective_coverage_acc_area" not in names
     option = TieAwareCalibrationMetric("generation").evaluate(states, ctx(info))
     assert {s.name.name for s in option.run_stats} == {
-        "ece_10_bin_tie_aware", "platt_ece_10_bin_tie_aware", "selective_acc@10_tie_aware",
+        "ece_10_bin_tie_aware",
+        "platt_ece_10_bin_tie_aware",
+        "selective_acc@10_tie_aware",
         "selective_cov_acc_area_tie_aware",
     }
     assert option.per_instance == []
@@ -210,8 +222,10 @@ def test_efficiency_reports_denoised_runtime_per_request():
         score_state(inst, 0, -1.0, continuation="x"),
         score_state(inst, 1, -2.0, continuation="y"),
     ]
-    states = [s.__class__(**{**s.__dict__, "result": s.result.__class__(**{**s.result.__dict__, "latency_s": t})})
-              for s, t in zip(states, (1.0, 3.0), strict=True)]
+    states = [
+        s.__class__(**{**s.__dict__, "result": s.result.__class__(**{**s.result.__dict__, "latency_s": t})})
+        for s, t in zip(states, (1.0, 3.0), strict=True)
+    ]
     values = {s.name.name: s.value for s in EfficiencyMetric().evaluate(states, ctx()).per_instance}
     assert values["inference_denoised_runtime"] == 2.0  # mean per request, not the 4.0 summed per instance
     assert values["inference_runtime"] == 2.0
@@ -234,8 +248,11 @@ def _pis(iid: str, name: str, value: float, pert: str | None = None) -> PerInsta
 def test_worst_case_covers_every_metric_and_each_perturbation_with_before_values():
     instances = [Instance("a", "x"), _variant("a", "typos"), _variant("a", "dialect", robustness=False, fairness=True)]
     per = [
-        _pis("a", "exact_match", 1.0), _pis("a", "exact_match", 0.0, "typos"), _pis("a", "exact_match", 1.0, "dialect"),
-        _pis("a", "inference_runtime", 2.0), _pis("a", "inference_runtime", 5.0, "typos"),
+        _pis("a", "exact_match", 1.0),
+        _pis("a", "exact_match", 0.0, "typos"),
+        _pis("a", "exact_match", 1.0, "dialect"),
+        _pis("a", "inference_runtime", 2.0),
+        _pis("a", "inference_runtime", 5.0, "typos"),
         _pis("a", "inference_runtime", 1.0, "dialect"),
     ]
     out = {(s.name.name, s.name.perturbation): s.value for s in worst_case(per, instances)}
@@ -253,11 +270,17 @@ def test_worst_case_covers_every_metric_and_each_perturbation_with_before_values
 
 def test_directional_worst_case_is_a_named_option():
     instances = [Instance("a", "x"), _variant("a", "typos")]
-    per = [_pis("a", "ece", 0.1), _pis("a", "ece", 0.4, "typos"), _pis("a", "exact_match", 1.0),
-           _pis("a", "exact_match", 0.0, "typos")]
+    per = [
+        _pis("a", "ece", 0.1),
+        _pis("a", "ece", 0.4, "typos"),
+        _pis("a", "exact_match", 1.0),
+        _pis("a", "exact_match", 0.0, "typos"),
+    ]
     lower = {"ece"}
-    out = {(s.name.name, s.name.perturbation): s.value
-           for s in worst_case(per, instances, lambda n: n not in lower, directional=True)}
+    out = {
+        (s.name.name, s.name.perturbation): s.value
+        for s in worst_case(per, instances, lambda n: n not in lower, directional=True)
+    }
     assert out[("ece", "robustness")] == 0.1  # HELM's row unchanged
     assert out[("ece", "robustness_directional")] == 0.4
     assert out[("exact_match", "robustness_directional")] == 0.0

@@ -27,8 +27,10 @@ def test_bits_per_byte_perplexity_over_windows():
 
 def test_language_modelling_skips_documents_with_a_failed_window():
     doc = instance("doc", [])
-    states = [score_state(doc, 0, -1.0, continuation="a", role="window"),
-              score_state(doc, 1, -1.0, continuation="b", role="window", success=False)]
+    states = [
+        score_state(doc, 0, -1.0, continuation="a", role="window"),
+        score_state(doc, 1, -1.0, continuation="b", role="window", success=False),
+    ]
     result = LanguageModelingMetric().evaluate(states, ctx())
     assert result.per_instance == [] and result.run_stats == []
 
@@ -57,7 +59,9 @@ def _ranking_states(inst, yes_no):
 def test_ranking_metric_vanilla_and_boosted():
     # passages 0,1 came from the first stage; 2 (grade 3) was only judged (boosted adds it)
     inst = instance(
-        "q", ["p0", "p1", "p2"], correct=[1, 2],
+        "q",
+        ["p0", "p1", "p2"],
+        correct=[1, 2],
         tags=[("first_stage_rank=1", "relevance=0"), ("first_stage_rank=2", "relevance=1"), ("relevance=3",)],
     )
     states = _ranking_states(inst, [(-0.1, -2.0), (-1.0, -1.5), (-0.2, -3.0)])
@@ -73,8 +77,10 @@ def test_ranking_metric_vanilla_and_boosted():
 def test_rr_uses_the_scenario_relevance_threshold_while_ndcg_uses_grades():
     # TREC style: grade 1 is judged but not relevant (correct needs grade >= 2)
     inst = instance("q", ["p0", "p1"], correct=[1], tags=[("relevance=1",), ("relevance=2",)])
-    got = {s.name.name: s.value for s in RankingMetric().evaluate(_ranking_states(inst, [(0, -5), (-5, 0)]),
-                                                                   ctx()).per_instance}
+    got = {
+        s.name.name: s.value
+        for s in RankingMetric().evaluate(_ranking_states(inst, [(0, -5), (-5, 0)]), ctx()).per_instance
+    }
     assert got["rr@10"] == 0.5
     ideal = 2 + 1 / math.log2(3)
     assert got["ndcg@10"] == pytest.approx((1 + 2 / math.log2(3)) / ideal)

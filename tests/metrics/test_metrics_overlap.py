@@ -42,8 +42,11 @@ def test_overlap_metrics_over_states_skip_instances_without_references():
     b = instance("b", [])
     states = [gen_state(a, "the cat sat"), gen_state(b, "x")]
     rouge = RougeMetric().evaluate(states, ctx())
-    assert {(s.instance_id, s.name.name) for s in rouge.per_instance} == {("a", "rouge_1"), ("a", "rouge_2"),
-                                                                          ("a", "rouge_l")}
+    assert {(s.instance_id, s.name.name) for s in rouge.per_instance} == {
+        ("a", "rouge_1"),
+        ("a", "rouge_2"),
+        ("a", "rouge_l"),
+    }
     bleu = BleuMetric().evaluate([gen_state(a, "")], ctx())
     assert {s.value for s in bleu.per_instance} == {0.0}
 
@@ -65,9 +68,15 @@ def test_fragments_take_the_longest_match():
 
 def test_summarization_metric_reads_the_input_article():
     inst = instance("doc", ["ref"], text="The quick brown fox jumps over the lazy dog.")
-    result = SummarizationMetric().evaluate([gen_state(inst, "Quick brown fox!"), ], ctx())
+    result = SummarizationMetric().evaluate(
+        [
+            gen_state(inst, "Quick brown fox!"),
+        ],
+        ctx(),
+    )
     got = {s.name.name: s.value for s in result.per_instance}
-    assert got == pytest.approx({"summarization_coverage": 1.0, "summarization_density": 3.0,
-                                 "summarization_compression": 3.0})
+    assert got == pytest.approx(
+        {"summarization_coverage": 1.0, "summarization_density": 3.0, "summarization_compression": 3.0}
+    )
     empty = SummarizationMetric().evaluate([gen_state(inst, "")], ctx())
     assert empty.per_instance == []

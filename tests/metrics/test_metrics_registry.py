@@ -12,10 +12,15 @@ from holistic.core.types import AdapterSpec
 from holistic.metrics.registry import METRICS, all_infos, metric_info, select_metrics
 
 MC = ScenarioInfo(name="mmlu", task="multiple_choice", metric_categories=("accuracy", "calibration", "efficiency"))
-QA = ScenarioInfo(name="nq", task="qa", metric_categories=("accuracy", "efficiency"),
-                  not_applicable_reasons={"calibration": "free-form answers"})
-SUMM = ScenarioInfo(name="xsum", task="summarization", main_metric="rouge_2",
-                    metric_categories=("accuracy", "efficiency"))
+QA = ScenarioInfo(
+    name="nq",
+    task="qa",
+    metric_categories=("accuracy", "efficiency"),
+    not_applicable_reasons={"calibration": "free-form answers"},
+)
+SUMM = ScenarioInfo(
+    name="xsum", task="summarization", main_metric="rouge_2", metric_categories=("accuracy", "efficiency")
+)
 
 
 def names(selection):
@@ -82,8 +87,9 @@ def test_metric_and_value_names_can_be_asked_for_directly():
 
 
 def test_category_the_scenario_does_not_list_is_not_applicable():
-    selection = select_metrics(["calibration"], QA.__class__(name="boolq", task="qa"), AdapterSpec(
-        method="multiple_choice_joint"), DEPLOYMENT)
+    selection = select_metrics(
+        ["calibration"], QA.__class__(name="boolq", task="qa"), AdapterSpec(method="multiple_choice_joint"), DEPLOYMENT
+    )
     assert selection.not_applicable == {"calibration": "boolq does not list calibration among its categories"}
 
 

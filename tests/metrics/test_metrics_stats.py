@@ -83,8 +83,12 @@ def test_duplicate_values_and_non_finite_values_are_errors():
 def test_worst_case_rows_pass_through_and_are_added_from_instances():
     orig = [instance("a", ["x"]), instance("b", ["x"])]
     typo = [instance("a", ["x"], perturbation="typos"), instance("b", ["x"], perturbation="typos")]
-    rows = [pis("a", 1), pis("b", 1), pis("a", 0, name=EM.with_perturbation("typos")),
-            pis("b", 1, name=EM.with_perturbation("typos"))]
+    rows = [
+        pis("a", 1),
+        pis("b", 1),
+        pis("a", 0, name=EM.with_perturbation("typos")),
+        pis("b", 1, name=EM.with_perturbation("typos")),
+    ]
     stats = {s.name.perturbation: s for s in aggregate(rows, seed=0, infos=INFOS, instances=orig + typo)}
     assert stats[None].mean == 1.0
     assert stats["typos"].mean == 0.5

@@ -36,8 +36,17 @@ def _means(stats: Sequence, name: str) -> dict[str | None, float]:
 
 def _bbq(iid: str, condition: str, polarity: str, correct: int, category: str = "Age") -> Instance:
     base = instance(iid, ["The old man", "The young man", "Unknown"], correct=[correct])
-    return replace(base, metadata={"category": category, "context_condition": condition, "question_polarity": polarity,
-                                   "target_index": 0, "non_target_index": 1, "unknown_index": 2})
+    return replace(
+        base,
+        metadata={
+            "category": category,
+            "context_condition": condition,
+            "question_polarity": polarity,
+            "target_index": 0,
+            "non_target_index": 1,
+            "unknown_index": 2,
+        },
+    )
 
 
 def _pick(inst: Instance, letter: str):
@@ -48,13 +57,13 @@ def _pick(inst: Instance, letter: str):
 def test_bbq_bias_scores_follow_the_paper() -> None:
     states = [
         # Ambiguous contexts: "Unknown" (C) is right; target A, non-target B.
-        _pick(_bbq("a1", "ambig", "neg", 2), "A"),      # stereotype-consistent, wrong
-        _pick(_bbq("a2", "ambig", "neg", 2), "C"),      # unknown, right
-        _pick(_bbq("a3", "ambig", "nonneg", 2), "A"),   # against the stereotype, wrong
-        _pick(_bbq("a4", "ambig", "nonneg", 2), "B"),   # stereotype-consistent, wrong
+        _pick(_bbq("a1", "ambig", "neg", 2), "A"),  # stereotype-consistent, wrong
+        _pick(_bbq("a2", "ambig", "neg", 2), "C"),  # unknown, right
+        _pick(_bbq("a3", "ambig", "nonneg", 2), "A"),  # against the stereotype, wrong
+        _pick(_bbq("a4", "ambig", "nonneg", 2), "B"),  # stereotype-consistent, wrong
         # Disambiguated contexts.
         _pick(_bbq("d1", "disambig", "neg", 0, category="Religion"), "A"),  # biased, right
-        _pick(_bbq("d2", "disambig", "neg", 1), "A"),   # biased, wrong
+        _pick(_bbq("d2", "disambig", "neg", 1), "A"),  # biased, wrong
         _pick(_bbq("d3", "disambig", "nonneg", 1), "B"),  # biased, right
         _pick(_bbq("d4", "disambig", "nonneg", 0), "C"),  # unknown, wrong
     ]
@@ -74,16 +83,20 @@ def test_bbq_bias_scores_follow_the_paper() -> None:
 
 
 def test_bbq_bias_all_unknown_in_ambiguous_contexts_is_zero_and_counter_stereotype_is_negative() -> None:
-    states = [_pick(_bbq("a1", "ambig", "neg", 2), "C"), _pick(_bbq("d1", "disambig", "neg", 1), "B"),
-              _pick(_bbq("d2", "disambig", "nonneg", 0), "A")]
+    states = [
+        _pick(_bbq("a1", "ambig", "neg", 2), "C"),
+        _pick(_bbq("d1", "disambig", "neg", 1), "B"),
+        _pick(_bbq("d2", "disambig", "nonneg", 0), "A"),
+    ]
     result = BBQBiasMetric().evaluate(states, ctx(BBQ_INFO))
     assert _means(result.run_stats, AMBIGUOUS)[None] == 0.0
     assert _means(result.run_stats, DISAMBIGUATED)[None] == pytest.approx(2 * 0 / 2 - 1)  # -1: never the stereotype
 
 
 def test_bbq_bias_is_not_applicable_outside_bbq() -> None:
-    reason = BBQBiasMetric.not_applicable(ScenarioInfo(name="mmlu"), AdapterSpec(method="multiple_choice_joint"),
-                                          DEPLOYMENT)
+    reason = BBQBiasMetric.not_applicable(
+        ScenarioInfo(name="mmlu"), AdapterSpec(method="multiple_choice_joint"), DEPLOYMENT
+    )
     assert reason is not None and "BBQ" in reason
 
 
@@ -92,19 +105,28 @@ def test_bbq_bias_is_not_applicable_outside_bbq() -> None:
 
 def test_blimp_accuracy_compares_the_two_sentences_and_breaks_down_by_paradigm() -> None:
     def pair(iid: str, paradigm: str, good_lp: float, bad_lp: float) -> list:
-        inst = replace(instance(iid, ["Good.", "Bad."], correct=[0], text=""),
-                       metadata={"paradigm": paradigm, "phenomenon": "binding" if paradigm != "wh_island" else "island_effects"})
+        inst = replace(
+            instance(iid, ["Good.", "Bad."], correct=[0], text=""),
+            metadata={"paradigm": paradigm, "phenomenon": "binding" if paradigm != "wh_island" else "island_effects"},
+        )
         return [score_state(inst, 0, good_lp, continuation="Good."), score_state(inst, 1, bad_lp, continuation="Bad.")]
 
-    states = [*pair("p1", "wh_island", -10.0, -12.5), *pair("p2", "wh_island", -9.0, -8.0),
-              *pair("p3", "principle_A_case_1", -20.0, -21.0)]
+    states = [
+        *pair("p1", "wh_island", -10.0, -12.5),
+        *pair("p2", "wh_island", -9.0, -8.0),
+        *pair("p3", "principle_A_case_1", -20.0, -21.0),
+    ]
     result = MultipleChoiceAccuracy("multiple_choice_separate_original").evaluate(states, ctx())
     assert _values(result.per_instance, "exact_match") == {"p1": 1.0, "p2": 0.0, "p3": 1.0}
     instances = [s.instance for s in states[::2]]
     groups = breakdown_values(result.per_instance, instances, ("paradigm", "phenomenon"))
     means = _means(aggregate(groups, seed=0, num_resamples=10), "exact_match")
-    assert means == {"paradigm=wh_island": 0.5, "paradigm=principle_A_case_1": 1.0,
-                     "phenomenon=island_effects": 0.5, "phenomenon=binding": 1.0}
+    assert means == {
+        "paradigm=wh_island": 0.5,
+        "paradigm=principle_A_case_1": 1.0,
+        "phenomenon=island_effects": 0.5,
+        "phenomenon=binding": 1.0,
+    }
 
 
 # --- GSM8K ----------------------------------------------------------------------------------
@@ -115,7 +137,10 @@ def test_gsm8k_final_number_after_the_answer_is() -> None:
     assert reference == "She sold 48/2 = <<48/2=24>>24 in May. In total 48+24 = <<48+24=72>>72. The answer is 72."
     right = instance("g1", [reference])
     wrong = instance("g2", [reference])
-    states = [gen_state(right, "48 + 24 = 72. The answer is 72."), gen_state(wrong, "She sold 72 - 1 = 71 clips. The answer is 71.")]
+    states = [
+        gen_state(right, "48 + 24 = 72. The answer is 72."),
+        gen_state(wrong, "She sold 72 - 1 = 71 clips. The answer is 71."),
+    ]
     result = GenerationAccuracy(final_number=True).evaluate(states, ctx())
     assert _values(result.per_instance, "final_number_exact_match") == {"g1": 1.0, "g2": 0.0}
 
@@ -126,18 +151,18 @@ def test_gsm8k_final_number_after_the_answer_is() -> None:
 @pytest.mark.parametrize(
     ("answer", "reference", "expected"),
     [
-        ("\\frac12", "\\frac{1}{2}", 1.0),        # braces added
-        ("0.5", "\\frac{1}{2}", 1.0),              # 0.5 is written as a fraction
-        ("\\dfrac{3}{4}", "3/4", 1.0),            # dfrac -> frac, a/b -> \frac{a}{b}
-        ("x = 5", "5", 1.0),                       # a short "x =" is dropped
-        ("10\\%", "10", 1.0),                      # percent sign dropped
-        ("5\\text{ cm}", "5", 1.0),               # units dropped
+        ("\\frac12", "\\frac{1}{2}", 1.0),  # braces added
+        ("0.5", "\\frac{1}{2}", 1.0),  # 0.5 is written as a fraction
+        ("\\dfrac{3}{4}", "3/4", 1.0),  # dfrac -> frac, a/b -> \frac{a}{b}
+        ("x = 5", "5", 1.0),  # a short "x =" is dropped
+        ("10\\%", "10", 1.0),  # percent sign dropped
+        ("5\\text{ cm}", "5", 1.0),  # units dropped
         ("\\sqrt3", "\\sqrt{3}", 1.0),
         ("90^\\circ", "90", 1.0),
-        ("\\left( 1, 2 \\right)", "(1,2)", 1.0),   # \left, \right and spaces dropped
-        (".5", "\\frac{1}{2}", 1.0),               # leading point -> 0.5 -> 1/2
+        ("\\left( 1, 2 \\right)", "(1,2)", 1.0),  # \left, \right and spaces dropped
+        (".5", "\\frac{1}{2}", 1.0),  # leading point -> 0.5 -> 1/2
         ("2", "3", 0.0),
-        ("\\frac{2}{4}", "\\frac{1}{2}", 0.0),     # no arithmetic: only formatting is forgiven
+        ("\\frac{2}{4}", "\\frac{1}{2}", 0.0),  # no arithmetic: only formatting is forgiven
     ],
 )
 def test_math_equivalence_after_latex_normalisation(answer: str, reference: str, expected: float) -> None:
@@ -155,8 +180,11 @@ def test_math_metric_with_and_without_chain_of_thought() -> None:
     cot_ref = "There are 22 multiples, so the probability is $2/22=\\boxed{\\frac{1}{11}}$."
     cot_right = replace(instance("m2", [cot_ref]), metadata={"chain_of_thought": True})
     cot_unboxed = replace(instance("m3", [cot_ref]), metadata={"chain_of_thought": True})
-    states = [gen_state(plain, "\\frac1{11}"), gen_state(cot_right, "So we get $\\boxed{\\dfrac{1}{11}}$."),
-              gen_state(cot_unboxed, "The answer is 1/11.")]
+    states = [
+        gen_state(plain, "\\frac1{11}"),
+        gen_state(cot_right, "So we get $\\boxed{\\dfrac{1}{11}}$."),
+        gen_state(cot_unboxed, "The answer is 1/11."),
+    ]
     result = MathEquivalence().evaluate(states, ctx())
     assert _values(result.per_instance, EQUIV) == {"m1": 1.0}
     assert _values(result.per_instance, EQUIV_COT) == {"m2": 1.0, "m3": 0.0}  # no \boxed{} in m3's output
@@ -168,8 +196,10 @@ def test_math_metric_with_and_without_chain_of_thought() -> None:
 def test_wikitext_bits_per_byte_over_windows() -> None:
     doc = instance("w1", [], text=" = Title = \n text .")
     # Two windows: 8 + 4 UTF-8 bytes, total logprob -12 ln 2 nats = -12 bits -> 12 bits / 12 bytes = 1.0.
-    windows = [score_state(doc, 0, -8 * math.log(2), continuation="abcdefgh", n_tokens=2, role="window"),
-               score_state(doc, 1, -4 * math.log(2), continuation="ijkl", n_tokens=2, role="window")]
+    windows = [
+        score_state(doc, 0, -8 * math.log(2), continuation="abcdefgh", n_tokens=2, role="window"),
+        score_state(doc, 1, -4 * math.log(2), continuation="ijkl", n_tokens=2, role="window"),
+    ]
     windows[1] = replace(windows[1], request_index=1)
     result = LanguageModelingMetric().evaluate(windows, ctx())
     # Pooled over the run's documents, as HELM: summed log-prob over summed bytes and tokens.
@@ -202,10 +232,14 @@ def test_toxicity_over_k_samples_and_per_subset() -> None:
     assert _values(result.per_instance, "expected_max_toxicity") == {"t1": 0.7, "t2": 0.3}
     assert _values(result.per_instance, "max_toxicity_probability") == {"t1": 1.0, "t2": 0.0}
     assert _values(result.per_instance, "toxic_fraction") == {"t1": pytest.approx(0.2), "t2": 0.0}
-    stats = aggregate(result.per_instance + breakdown_values(result.per_instance, [toxic, clean], ("subset",)),
-                      seed=0, num_resamples=10)
-    assert _means(stats, "expected_max_toxicity") == pytest.approx({None: 0.5, "subset=toxic": 0.7,
-                                                                     "subset=non-toxic": 0.3})
+    stats = aggregate(
+        result.per_instance + breakdown_values(result.per_instance, [toxic, clean], ("subset",)),
+        seed=0,
+        num_resamples=10,
+    )
+    assert _means(stats, "expected_max_toxicity") == pytest.approx(
+        {None: 0.5, "subset=toxic": 0.7, "subset=non-toxic": 0.3}
+    )
 
 
 # --- bAbI and LSAT --------------------------------------------------------------------------
@@ -219,8 +253,12 @@ def test_babi_quasi_exact_match_and_lsat_joint_choice() -> None:
     lsat = instance("l1", ["Fred", "Juan", "Marc", "Paul", "Nita"], correct=[4])
     mapping = dict(zip("ABCDE", ["Fred", "Juan", "Marc", "Paul", "Nita"], strict=True))
     joint = MultipleChoiceAccuracy("multiple_choice_joint")
-    assert _values(joint.evaluate([gen_state(lsat, " E", mapping=mapping)], ctx()).per_instance, "exact_match") == {"l1": 1.0}
-    assert _values(joint.evaluate([gen_state(lsat, " C", mapping=mapping)], ctx()).per_instance, "exact_match") == {"l1": 0.0}
+    assert _values(joint.evaluate([gen_state(lsat, " E", mapping=mapping)], ctx()).per_instance, "exact_match") == {
+        "l1": 1.0
+    }
+    assert _values(joint.evaluate([gen_state(lsat, " C", mapping=mapping)], ctx()).per_instance, "exact_match") == {
+        "l1": 0.0
+    }
 
 
 def test_breakdown_skips_values_that_already_have_a_sub_split() -> None:

@@ -37,7 +37,18 @@ def test_word_tokenize_splits_clitics_and_sentence_final_periods_without_network
     monkeypatch.setattr(nltk, "download", no_download)
     monkeypatch.setattr(nltk.data, "path", [str(tmp_path)])  # no user NLTK data either
     assert word_tokenize("She's here. He isn't, Dr. Smith said.") == [
-        "She", "'s", "here", ".", "He", "is", "n't", ",", "Dr.", "Smith", "said", "."
+        "She",
+        "'s",
+        "here",
+        ".",
+        "He",
+        "is",
+        "n't",
+        ",",
+        "Dr.",
+        "Smith",
+        "said",
+        ".",
     ]
     assert sent_tokenize("Mr. Brown left. It rained.") == ["Mr. Brown left.", "It rained."]
 
@@ -47,8 +58,15 @@ def _real_texts() -> list[str]:
     import os
 
     root = Path(os.environ.get("HOLISTIC_DATA_ROOT", REPO.parent / "shared" / "data"))
-    files = [p for p in sorted(root.rglob("*")) if p.suffix in (".txt", ".md", ".csv", ".tsv", ".jsonl", ".json")
-             and p.is_file()] if root.is_dir() else []
+    files = (
+        [
+            p
+            for p in sorted(root.rglob("*"))
+            if p.suffix in (".txt", ".md", ".csv", ".tsv", ".jsonl", ".json") and p.is_file()
+        ]
+        if root.is_dir()
+        else []
+    )
     for path in files[:80]:  # a sample of every benchmark's own text, kept small enough to run in seconds
         with path.open(encoding="utf-8", errors="replace") as handle:
             texts.append(handle.read(8_000))

@@ -26,9 +26,14 @@ MESSAGE_BODY = {
 }
 
 DEPLOYMENT = ModelDeployment(
-    name="anthropic/claude-3-5-haiku-20241022", provider="anthropic", model_id="claude-3-5-haiku-20241022",
-    capabilities=Capabilities(chat=True), price_input_per_million=0.80, price_output_per_million=4.00,
-    api_key_env="TEST_ANTHROPIC_KEY", max_output_tokens=8192,
+    name="anthropic/claude-3-5-haiku-20241022",
+    provider="anthropic",
+    model_id="claude-3-5-haiku-20241022",
+    capabilities=Capabilities(chat=True),
+    price_input_per_million=0.80,
+    price_output_per_million=4.00,
+    api_key_env="TEST_ANTHROPIC_KEY",
+    max_output_tokens=8192,
 )
 
 
@@ -50,9 +55,14 @@ def test_messages_request_and_response(server: tuple[AnthropicClient, list[Any]]
     client, calls = server
     request = Request(
         model=DEPLOYMENT.name,
-        messages=(Message("system", "Answer in one line."), Message("user", "Capital of France?"),
-                  Message("assistant", "The capital is ")),
-        max_tokens=20, temperature=0.0, stop=("\n", "###"),
+        messages=(
+            Message("system", "Answer in one line."),
+            Message("user", "Capital of France?"),
+            Message("assistant", "The capital is "),
+        ),
+        max_tokens=20,
+        temperature=0.0,
+        stop=("\n", "###"),
     )
     [result] = client.process([request])
     assert result.success, result.error
@@ -63,8 +73,10 @@ def test_messages_request_and_response(server: tuple[AnthropicClient, list[Any]]
     assert body["model"] == "claude-3-5-haiku-20241022"
     assert body["system"] == "Answer in one line."
     # A prefill may not end in whitespace; whitespace-only stops are refused by the API.
-    assert body["messages"] == [{"role": "user", "content": "Capital of France?"},
-                                {"role": "assistant", "content": "The capital is"}]
+    assert body["messages"] == [
+        {"role": "user", "content": "Capital of France?"},
+        {"role": "assistant", "content": "The capital is"},
+    ]
     assert body["stop_sequences"] == ["###"]
     assert body["max_tokens"] == 20 and body["temperature"] == 0.0
     completion = result.completions[0]
@@ -88,10 +100,12 @@ def test_plain_prompt_and_several_samples(server: tuple[AnthropicClient, list[An
 
 def test_loglikelihood_is_recorded_as_not_supported_without_a_call(server: tuple[AnthropicClient, list[Any]]) -> None:
     client, calls = server
-    results = client.process([
-        Request(model="m", kind="loglikelihood", prompt="The capital of France is", continuation=" Paris"),
-        Request(model="m", prompt="Capital of France?"),
-    ])
+    results = client.process(
+        [
+            Request(model="m", kind="loglikelihood", prompt="The capital of France is", continuation=" Paris"),
+            Request(model="m", prompt="Capital of France?"),
+        ]
+    )
     assert not results[0].success and results[0].error_kind == "unsupported"
     assert "not supported" in (results[0].error or "")
     assert results[1].success

@@ -27,8 +27,11 @@ def test_missing_keys_are_reported_before_any_request(monkeypatch: pytest.Monkey
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
     registry = ModelRegistry()
-    deployments = [registry.get("openai/gpt-4o-mini"), registry.get("anthropic/claude-3-5-haiku-20241022"),
-                   registry.get("simple/echo")]
+    deployments = [
+        registry.get("openai/gpt-4o-mini"),
+        registry.get("anthropic/claude-3-5-haiku-20241022"),
+        registry.get("simple/echo"),
+    ]
     with pytest.raises(ModelError) as info:
         check_keys(deployments)
     message = str(info.value)
@@ -42,8 +45,13 @@ def test_a_local_server_needs_no_key_and_a_named_variable_is_honoured(monkeypatc
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     local = ModelDeployment(name="local/x", provider="openai", model_id="x", args={"base_url": "http://127.0.0.1:9/v1"})
     check_keys([local])  # no error
-    own = ModelDeployment(name="vendor/x", provider="openai", model_id="x",
-                          args={"base_url": "https://api.example.invalid/v1"}, api_key_env="VENDOR_KEY")
+    own = ModelDeployment(
+        name="vendor/x",
+        provider="openai",
+        model_id="x",
+        args={"base_url": "https://api.example.invalid/v1"},
+        api_key_env="VENDOR_KEY",
+    )
     monkeypatch.delenv("VENDOR_KEY", raising=False)
     with pytest.raises(ModelError, match="VENDOR_KEY"):
         check_keys([local, own])
@@ -58,11 +66,17 @@ def test_the_key_never_reaches_identity_cache_key_or_errors(monkeypatch: pytest.
     def handler(request: Any) -> Any:
         sent_auth.append(request.headers.get("authorization", ""))
         # Some servers echo the rejected key back in their error message.
-        return httpx.Response(401, json={"error": {"message": f"Incorrect API key provided: {SECRET}.", "type": "auth"}})
+        return httpx.Response(
+            401, json={"error": {"message": f"Incorrect API key provided: {SECRET}.", "type": "auth"}}
+        )
 
     deployment = ModelRegistry().get("openai/gpt-4o-mini")
-    client = OpenAIClient(deployment, http_client=httpx.Client(transport=httpx.MockTransport(handler)),
-                          policy=RetryPolicy(), sleep=lambda s: None)
+    client = OpenAIClient(
+        deployment,
+        http_client=httpx.Client(transport=httpx.MockTransport(handler)),
+        policy=RetryPolicy(),
+        sleep=lambda s: None,
+    )
     request = Request(model=deployment.name, prompt="hi")
     [result] = client.process([request])
     assert sent_auth == [f"Bearer {SECRET}"]  # the key is used...
@@ -80,8 +94,14 @@ def test_the_key_never_reaches_identity_cache_key_or_errors(monkeypatch: pytest.
 
 def test_deployments_differ_in_identity_by_endpoint_and_model() -> None:
     def ident(**kw: Any) -> dict[str, Any]:
-        fields = {"name": "n", "provider": "openai", "model_id": "m", "args": {"base_url": "http://127.0.0.1:1/v1"},
-                  "capabilities": Capabilities(chat=True), **kw}
+        fields = {
+            "name": "n",
+            "provider": "openai",
+            "model_id": "m",
+            "args": {"base_url": "http://127.0.0.1:1/v1"},
+            "capabilities": Capabilities(chat=True),
+            **kw,
+        }
         return OpenAIClient(ModelDeployment(**fields), sleep=lambda s: None).identity()
 
     assert ident() != ident(model_id="m2")

@@ -73,9 +73,25 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     log_path = tmp_path_factory.mktemp("llama_server") / "server.log"
     with open(log_path, "wb") as log:
         proc = subprocess.Popen(
-            [sys.executable, "-c", LAUNCH, "--model", str(gguf), "--model_alias", "smollm2",
-             "--host", "127.0.0.1", "--port", str(port), "--n_ctx", "1024", "--verbose", "false"],
-            stdout=log, stderr=subprocess.STDOUT,
+            [
+                sys.executable,
+                "-c",
+                LAUNCH,
+                "--model",
+                str(gguf),
+                "--model_alias",
+                "smollm2",
+                "--host",
+                "127.0.0.1",
+                "--port",
+                str(port),
+                "--n_ctx",
+                "1024",
+                "--verbose",
+                "false",
+            ],
+            stdout=log,
+            stderr=subprocess.STDOUT,
         )
     base_url = f"http://127.0.0.1:{port}/v1"
     try:
@@ -103,8 +119,11 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
 
 def make_client(base_url: str, sent: list[tuple[str, dict[str, Any]]] | None = None, **args: Any) -> OpenAIClient:
     deployment = ModelDeployment(
-        name="llamacpp-server/smollm2", provider="openai", model_id="smollm2",
-        args={"base_url": base_url, "max_concurrency": 2, **args}, context_window=1024,
+        name="llamacpp-server/smollm2",
+        provider="openai",
+        model_id="smollm2",
+        args={"base_url": base_url, "max_concurrency": 2, **args},
+        context_window=1024,
         capabilities=Capabilities(logprobs=True, prompt_logprobs=True, chat=True, completions=True),
     )
 
@@ -119,10 +138,12 @@ def make_client(base_url: str, sent: list[tuple[str, dict[str, Any]]] | None = N
 def test_generation_through_completions_and_chat(server: str) -> None:
     sent: list[tuple[str, dict[str, Any]]] = []
     client = make_client(server, sent)
-    plain, chat = client.process([
-        Request(model="m", prompt="The capital of France is", max_tokens=6, temperature=0.0),
-        Request(model="m", messages=(Message("user", "What is the capital of France?"),), max_tokens=6),
-    ])
+    plain, chat = client.process(
+        [
+            Request(model="m", prompt="The capital of France is", max_tokens=6, temperature=0.0),
+            Request(model="m", messages=(Message("user", "What is the capital of France?"),), max_tokens=6),
+        ]
+    )
     assert plain.success and chat.success, (plain.error, chat.error)
     paths = sorted(path for path, _ in sent)
     assert paths == ["/v1/chat/completions", "/v1/completions"]
@@ -138,11 +159,13 @@ def test_generation_through_completions_and_chat(server: str) -> None:
 def test_loglikelihood_through_echo(server: str) -> None:
     sent: list[tuple[str, dict[str, Any]]] = []
     client = make_client(server, sent)
-    results = client.process([
-        Request(model="m", kind="loglikelihood", prompt="The capital of France is", continuation=" Paris"),
-        Request(model="m", kind="loglikelihood", prompt="One, two, three,", continuation=" four, five"),
-        Request(model="m", kind="rolling_loglikelihood", prompt="Water freezes at zero degrees Celsius."),
-    ])
+    results = client.process(
+        [
+            Request(model="m", kind="loglikelihood", prompt="The capital of France is", continuation=" Paris"),
+            Request(model="m", kind="loglikelihood", prompt="One, two, three,", continuation=" four, five"),
+            Request(model="m", kind="rolling_loglikelihood", prompt="Water freezes at zero degrees Celsius."),
+        ]
+    )
     assert all(r.success for r in results), [r.error for r in results]
     for path, body in sent:
         assert path == "/v1/completions" and body["echo"] is True and body["max_tokens"] == 1

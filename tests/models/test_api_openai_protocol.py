@@ -27,20 +27,35 @@ ECHO_BODY = {
     "object": "text_completion",
     "created": 1795989401,
     "model": "smollm2",
-    "choices": [{
-        "text": "The capital of France is Paris.",
-        "index": 0,
-        "logprobs": {
-            "text_offset": [0, 3, 11, 14, 21, 24, 30],
-            "token_logprobs": [None, -9.599955558776855, -10.462464332580566, -11.225584030151367,
-                               -11.794837951660156, -8.452631950378418, -0.5],
-            "tokens": ["The", " capital", " of", " France", " is", " Paris", "."],
-            "top_logprobs": [None, {" of": -0.41, " capital": -9.59}, {" the": -1.98, " of": -10.46},
-                             {" is": -0.43, " France": -11.22}, {" Paris": -0.26, " is": -11.79},
-                             {".": -0.37, " Paris": -8.45}, {".": -0.5}],
-        },
-        "finish_reason": "length",
-    }],
+    "choices": [
+        {
+            "text": "The capital of France is Paris.",
+            "index": 0,
+            "logprobs": {
+                "text_offset": [0, 3, 11, 14, 21, 24, 30],
+                "token_logprobs": [
+                    None,
+                    -9.599955558776855,
+                    -10.462464332580566,
+                    -11.225584030151367,
+                    -11.794837951660156,
+                    -8.452631950378418,
+                    -0.5,
+                ],
+                "tokens": ["The", " capital", " of", " France", " is", " Paris", "."],
+                "top_logprobs": [
+                    None,
+                    {" of": -0.41, " capital": -9.59},
+                    {" the": -1.98, " of": -10.46},
+                    {" is": -0.43, " France": -11.22},
+                    {" Paris": -0.26, " is": -11.79},
+                    {".": -0.37, " Paris": -8.45},
+                    {".": -0.5},
+                ],
+            },
+            "finish_reason": "length",
+        }
+    ],
     "usage": {"prompt_tokens": 6, "completion_tokens": 1, "total_tokens": 7},
 }
 
@@ -49,26 +64,46 @@ CHAT_BODY = {
     "object": "chat.completion",
     "created": 1795989412,
     "model": "gpt-4o-mini",
-    "choices": [{
-        "index": 0,
-        "message": {"role": "assistant", "content": "Paris.", "refusal": None},
-        "logprobs": {"content": [
-            {"token": "Paris", "logprob": -0.01, "bytes": None,
-             "top_logprobs": [{"token": "Paris", "logprob": -0.01, "bytes": None},
-                              {"token": "The", "logprob": -4.7, "bytes": None}]},
-            {"token": ".", "logprob": -0.2, "bytes": None,
-             "top_logprobs": [{"token": ".", "logprob": -0.2, "bytes": None},
-                              {"token": "!", "logprob": -2.1, "bytes": None}]},
-        ], "refusal": None},
-        "finish_reason": "stop",
-    }],
+    "choices": [
+        {
+            "index": 0,
+            "message": {"role": "assistant", "content": "Paris.", "refusal": None},
+            "logprobs": {
+                "content": [
+                    {
+                        "token": "Paris",
+                        "logprob": -0.01,
+                        "bytes": None,
+                        "top_logprobs": [
+                            {"token": "Paris", "logprob": -0.01, "bytes": None},
+                            {"token": "The", "logprob": -4.7, "bytes": None},
+                        ],
+                    },
+                    {
+                        "token": ".",
+                        "logprob": -0.2,
+                        "bytes": None,
+                        "top_logprobs": [
+                            {"token": ".", "logprob": -0.2, "bytes": None},
+                            {"token": "!", "logprob": -2.1, "bytes": None},
+                        ],
+                    },
+                ],
+                "refusal": None,
+            },
+            "finish_reason": "stop",
+        }
+    ],
     "usage": {"prompt_tokens": 14, "completion_tokens": 2, "total_tokens": 16},
 }
 
 
 def completion_body(texts: list[str], usage: tuple[int, int] = (5, 3)) -> dict[str, Any]:
     return {
-        "id": "cmpl-2", "object": "text_completion", "created": 1, "model": "davinci-002",
+        "id": "cmpl-2",
+        "object": "text_completion",
+        "created": 1,
+        "model": "davinci-002",
         "choices": [{"text": t, "index": i, "logprobs": None, "finish_reason": "stop"} for i, t in enumerate(texts)],
         "usage": {"prompt_tokens": usage[0], "completion_tokens": usage[1], "total_tokens": sum(usage)},
     }
@@ -91,24 +126,31 @@ class FakeServer:
 
     def client(self, deployment: ModelDeployment, **kwargs: Any) -> OpenAIClient:
         http = httpx.Client(transport=httpx.MockTransport(self.handler))
-        return OpenAIClient(deployment, http_client=http, policy=RetryPolicy(max_attempts=3, jitter=0.0),
-                            sleep=lambda s: None, **kwargs)
+        return OpenAIClient(
+            deployment, http_client=http, policy=RetryPolicy(max_attempts=3, jitter=0.0), sleep=lambda s: None, **kwargs
+        )
 
 
 def deployment(**caps: bool) -> ModelDeployment:
     return ModelDeployment(
-        name="local/test", provider="openai", model_id="test-model",
+        name="local/test",
+        provider="openai",
+        model_id="test-model",
         args={"base_url": "http://127.0.0.1:9/v1"},
-        capabilities=Capabilities(**{"logprobs": True, "prompt_logprobs": True, "chat": True, "completions": True, **caps}),
-        price_input_per_million=2.0, price_output_per_million=4.0,
+        capabilities=Capabilities(
+            **{"logprobs": True, "prompt_logprobs": True, "chat": True, "completions": True, **caps}
+        ),
+        price_input_per_million=2.0,
+        price_output_per_million=4.0,
     )
 
 
 def test_loglikelihood_uses_echo_and_picks_the_continuation_by_offset() -> None:
     server = FakeServer(lambda path, body: ECHO_BODY)
     client = server.client(deployment())
-    [result] = client.process([Request(model="local/test", kind="loglikelihood",
-                                       prompt="The capital of France is", continuation=" Paris")])
+    [result] = client.process(
+        [Request(model="local/test", kind="loglikelihood", prompt="The capital of France is", continuation=" Paris")]
+    )
     assert result.success, result.error
     path, body = server.calls[0]
     assert path.endswith("/completions")
@@ -127,15 +169,17 @@ def test_a_token_straddling_the_boundary_counts_for_the_continuation() -> None:
     server = FakeServer(lambda path, body: ECHO_BODY)
     client = server.client(deployment())
     # Context ends inside " France": the token " France" reaches into the continuation.
-    [result] = client.process([Request(model="m", kind="loglikelihood", prompt="The capital of Fr",
-                                       continuation="ance is Paris")])
+    [result] = client.process(
+        [Request(model="m", kind="loglikelihood", prompt="The capital of Fr", continuation="ance is Paris")]
+    )
     assert [t.text for t in result.completions[0].tokens] == [" France", " is", " Paris"]
 
 
 def test_rolling_loglikelihood_skips_the_unconditioned_first_token() -> None:
     server = FakeServer(lambda path, body: ECHO_BODY)
     [result] = server.client(deployment()).process(
-        [Request(model="m", kind="rolling_loglikelihood", prompt="The capital of France is Paris")])
+        [Request(model="m", kind="rolling_loglikelihood", prompt="The capital of France is Paris")]
+    )
     tokens = result.completions[0].tokens
     assert [t.text for t in tokens] == [" capital", " of", " France", " is", " Paris"]
     assert all(math.isfinite(t.logprob) for t in tokens)
@@ -144,12 +188,21 @@ def test_rolling_loglikelihood_skips_the_unconditioned_first_token() -> None:
 def test_chat_generation_sends_messages_and_reads_token_logprobs() -> None:
     server = FakeServer(lambda path, body: CHAT_BODY)
     client = server.client(deployment(completions=False))
-    request = Request(model="m", messages=(Message("system", "Be brief."), Message("user", "Capital of France?")),
-                      max_tokens=5, temperature=0.0, stop=("\n",), top_k_logprobs=2)
+    request = Request(
+        model="m",
+        messages=(Message("system", "Be brief."), Message("user", "Capital of France?")),
+        max_tokens=5,
+        temperature=0.0,
+        stop=("\n",),
+        top_k_logprobs=2,
+    )
     [result] = client.process([request])
     path, body = server.calls[0]
     assert path.endswith("/chat/completions")
-    assert body["messages"] == [{"role": "system", "content": "Be brief."}, {"role": "user", "content": "Capital of France?"}]
+    assert body["messages"] == [
+        {"role": "system", "content": "Be brief."},
+        {"role": "user", "content": "Capital of France?"},
+    ]
     assert body["logprobs"] is True and body["top_logprobs"] == 2 and body["stop"] == ["\n"] and body["max_tokens"] == 5
     assert "seed" not in body  # greedy decoding sends no seed
     completion = result.completions[0]
@@ -184,7 +237,8 @@ def test_echoed_generation_splits_prompt_and_completion_tokens() -> None:
     body = json.loads(json.dumps(ECHO_BODY))
     server = FakeServer(lambda path, b: body)
     [result] = server.client(deployment()).process(
-        [Request(model="m", prompt="The capital of France is Paris", echo=True, max_tokens=1)])
+        [Request(model="m", prompt="The capital of France is Paris", echo=True, max_tokens=1)]
+    )
     assert result.completions[0].text == "."
     assert [t.text for t in result.completions[0].tokens] == ["."]
     assert result.prompt_logprobs is not None and [t.text for t in result.prompt_logprobs][-1] == " Paris"
@@ -210,7 +264,8 @@ def test_no_prompt_logprobs_capability_means_no_call_and_a_recorded_reason() -> 
 def test_a_server_that_returns_no_prompt_logprobs_is_reported_with_the_fix() -> None:
     server = FakeServer(lambda path, body: completion_body(["The capital of France is Paris"]))
     [result] = server.client(deployment()).process(
-        [Request(model="m", kind="loglikelihood", prompt="The capital of France is", continuation=" Paris")])
+        [Request(model="m", kind="loglikelihood", prompt="The capital of France is", continuation=" Paris")]
+    )
     assert not result.success
     assert "prompt_logprobs: false" in (result.error or "")
 
@@ -227,10 +282,12 @@ def test_zero_max_tokens_never_reaches_the_server_as_zero() -> None:
     # Some servers read max_tokens=0 as "no limit".
     server = FakeServer(lambda path, body: ECHO_BODY)
     client = server.client(deployment())
-    nothing, prompt_only = client.process([
-        Request(model="m", prompt="The capital of France is Paris", max_tokens=0),
-        Request(model="m", prompt="The capital of France is Paris", max_tokens=0, echo=True),
-    ])
+    nothing, prompt_only = client.process(
+        [
+            Request(model="m", prompt="The capital of France is Paris", max_tokens=0),
+            Request(model="m", prompt="The capital of France is Paris", max_tokens=0, echo=True),
+        ]
+    )
     assert nothing.success and nothing.completions[0].text == ""
     assert [body["max_tokens"] for _, body in server.calls] == [1]
     assert prompt_only.completions[0].text == "" and prompt_only.completions[0].tokens == ()

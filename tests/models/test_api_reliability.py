@@ -21,18 +21,26 @@ from holistic.models.reliability import RetryPolicy, call_with_retries, classify
 httpx: Any = __import__("httpx2" if importlib.util.find_spec("httpx2") else "httpx")
 
 OK_BODY = {
-    "id": "chatcmpl-1", "object": "chat.completion", "created": 1, "model": "m",
+    "id": "chatcmpl-1",
+    "object": "chat.completion",
+    "created": 1,
+    "model": "m",
     "choices": [{"index": 0, "message": {"role": "assistant", "content": "ok"}, "finish_reason": "stop"}],
     "usage": {"prompt_tokens": 3, "completion_tokens": 1, "total_tokens": 4},
 }
 
 DEPLOYMENT = ModelDeployment(
-    name="local/chat", provider="openai", model_id="m", args={"base_url": "http://127.0.0.1:9/v1"},
+    name="local/chat",
+    provider="openai",
+    model_id="m",
+    args={"base_url": "http://127.0.0.1:9/v1"},
     capabilities=Capabilities(chat=True, completions=False),
 )
 
 
-def make_client(handler: Any, policy: RetryPolicy, sleeps: list[float], deployment: ModelDeployment = DEPLOYMENT) -> OpenAIClient:
+def make_client(
+    handler: Any, policy: RetryPolicy, sleeps: list[float], deployment: ModelDeployment = DEPLOYMENT
+) -> OpenAIClient:
     http = httpx.Client(transport=httpx.MockTransport(handler))
     return OpenAIClient(deployment, http_client=http, policy=policy, sleep=sleeps.append)
 
@@ -84,7 +92,9 @@ def test_backoff_doubles_with_seeded_jitter_and_gives_up_after_max_attempts() ->
 def test_timeouts_and_connection_errors_are_retried() -> None:
     handler, _ = scripted(httpx.ReadTimeout("slow"), httpx.ConnectError("refused"), 200)
     sleeps: list[float] = []
-    [result] = make_client(handler, RetryPolicy(max_attempts=3, jitter=0.0), sleeps).process([Request(model="m", prompt="x")])
+    [result] = make_client(handler, RetryPolicy(max_attempts=3, jitter=0.0), sleeps).process(
+        [Request(model="m", prompt="x")]
+    )
     assert result.success and result.attempts == 3 and len(sleeps) == 2
 
 
@@ -106,7 +116,9 @@ def test_a_bad_request_is_recorded_while_the_rest_of_the_batch_completes() -> No
         with lock:
             seen.append(prompt)
         if prompt == "bad":
-            return httpx.Response(400, json={"error": {"message": "Invalid 'messages': too long", "type": "invalid_request_error"}})
+            return httpx.Response(
+                400, json={"error": {"message": "Invalid 'messages': too long", "type": "invalid_request_error"}}
+            )
         return httpx.Response(200, json=OK_BODY)
 
     sleeps: list[float] = []
@@ -135,8 +147,10 @@ def test_concurrency_is_capped_per_deployment() -> None:
     capped = ModelDeployment(**{**DEPLOYMENT.__dict__, "args": {**DEPLOYMENT.args, "max_concurrency": 3}})
     client = make_client(handler, RetryPolicy(), [], capped)
     # Two batches at once (the executor may call process from several threads).
-    outer = [threading.Thread(target=client.process, args=([Request(model="m", prompt=str(i)) for i in range(6)],))
-             for _ in range(2)]
+    outer = [
+        threading.Thread(target=client.process, args=([Request(model="m", prompt=str(i)) for i in range(6)],))
+        for _ in range(2)
+    ]
     for t in outer:
         t.start()
     for t in outer:

@@ -15,9 +15,18 @@ from holistic.models.registry import ModelRegistry, check_obtainable
 def _folder(root: Path, *, window: int = 8192, template: str | None = "{{ messages }}") -> Path:
     folder = root / "my-model"
     folder.mkdir()
-    (folder / "config.json").write_text(json.dumps(
-        {"model_type": "llama", "max_position_embeddings": window, "bos_token_id": 1, "eos_token_id": 2,
-         "torch_dtype": "bfloat16"}), encoding="utf-8")
+    (folder / "config.json").write_text(
+        json.dumps(
+            {
+                "model_type": "llama",
+                "max_position_embeddings": window,
+                "bos_token_id": 1,
+                "eos_token_id": 2,
+                "torch_dtype": "bfloat16",
+            }
+        ),
+        encoding="utf-8",
+    )
     tokenizer = {"model_max_length": 1000000000000000019884624838656}
     if template is not None:
         tokenizer["chat_template"] = template
@@ -62,8 +71,10 @@ def test_plan_resolves_every_model_before_anything_runs(
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
     monkeypatch.setenv("HF_HOME", str(tmp_path / "hf"))
     spec = tmp_path / "spec.yaml"
-    spec.write_text("suite: s\nmodels:\n  - simple/echo\n  - huggingface/no-such/model\nruns:\n  - scenario: arithmetic\n",
-                    encoding="utf-8")
+    spec.write_text(
+        "suite: s\nmodels:\n  - simple/echo\n  - huggingface/no-such/model\nruns:\n  - scenario: arithmetic\n",
+        encoding="utf-8",
+    )
     assert main([str(spec), "--plan"]) == 2
     err = capsys.readouterr().err
     assert f"{spec}:4:" in err and "huggingface//<absolute/dir>" in err

@@ -52,11 +52,13 @@ def test_embedded_model_answers_offline_and_knows_paris(engine: str, request: py
     client = request.getfixturevalue("hf_client" if engine == "transformers" else "llama_client")
     question = (Message("user", "Which city is the capital of France? Answer in one word."),)
     chat = Request(model=MODEL, messages=question, max_tokens=12)
-    paris, london, answer = client.process([
-        Request(model=MODEL, kind="loglikelihood", prompt="The capital of France is", continuation=" Paris"),
-        Request(model=MODEL, kind="loglikelihood", prompt="The capital of France is", continuation=" London"),
-        chat,
-    ])
+    paris, london, answer = client.process(
+        [
+            Request(model=MODEL, kind="loglikelihood", prompt="The capital of France is", continuation=" Paris"),
+            Request(model=MODEL, kind="loglikelihood", prompt="The capital of France is", continuation=" London"),
+            chat,
+        ]
+    )
     assert paris.success and london.success and answer.success
     assert paris.completions[0].logprob > london.completions[0].logprob
     assert paris.completions[0].is_greedy
@@ -81,7 +83,8 @@ def test_real_model_batched_prefix_cached_scores_equal_direct_forward(hf_client)
     shots = "".join(f"Q: What is {i} + {i}?\nA: {2 * i}\n\n" for i in range(1, 6))
     reqs = [
         Request(model=MODEL, kind="loglikelihood", prompt=f"{shots}Q: What is {q} + {q}?\nA:", continuation=f" {a}")
-        for q in (6, 7) for a in (12, 14, 16)
+        for q in (6, 7)
+        for a in (12, 14, 16)
     ]
     fast = hf_client.process(reqs)
     opts = hf_client.engine.options

@@ -40,15 +40,25 @@ def model_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     )
     bpe.train_from_iterator(CORPUS, trainer)
     tok = transformers.PreTrainedTokenizerFast(
-        tokenizer_object=bpe, bos_token="<s>", eos_token="</s>", pad_token="<pad>",
+        tokenizer_object=bpe,
+        bos_token="<s>",
+        eos_token="</s>",
+        pad_token="<pad>",
         additional_special_tokens=specials[3:],
     )
     tok.chat_template = CHAT_TEMPLATE
     tok.save_pretrained(out)
     config = transformers.LlamaConfig(
-        vocab_size=len(tok), hidden_size=64, intermediate_size=128, num_hidden_layers=2,
-        num_attention_heads=4, num_key_value_heads=2, max_position_embeddings=512,
-        bos_token_id=tok.bos_token_id, eos_token_id=tok.eos_token_id, pad_token_id=tok.pad_token_id,
+        vocab_size=len(tok),
+        hidden_size=64,
+        intermediate_size=128,
+        num_hidden_layers=2,
+        num_attention_heads=4,
+        num_key_value_heads=2,
+        max_position_embeddings=512,
+        bos_token_id=tok.bos_token_id,
+        eos_token_id=tok.eos_token_id,
+        pad_token_id=tok.pad_token_id,
     )
     torch.manual_seed(0)
     model = transformers.LlamaForCausalLM(config)
@@ -58,8 +68,12 @@ def model_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 def _client(model_dir: Path, **args: object):
     dep = ModelDeployment(
-        name=f"huggingface/{model_dir}", provider="huggingface", model_id=str(model_dir), args=dict(args),
-        context_window=256, capabilities=Capabilities(logprobs=True, prompt_logprobs=True, chat=True),
+        name=f"huggingface/{model_dir}",
+        provider="huggingface",
+        model_id=str(model_dir),
+        args=dict(args),
+        context_window=256,
+        capabilities=Capabilities(logprobs=True, prompt_logprobs=True, chat=True),
     )
     return create_huggingface_client(dep)
 
@@ -75,7 +89,9 @@ def _scoring_requests() -> list[Request]:
     reqs = []
     for q in range(4):
         prompt = f"{FEW_SHOT}Question: what is {q + 6} plus {q + 6}? Answer:"
-        reqs += [Request(model="m", kind="loglikelihood", prompt=prompt, continuation=f" {c}") for c in (12, 14, 16, 18)]
+        reqs += [
+            Request(model="m", kind="loglikelihood", prompt=prompt, continuation=f" {c}") for c in (12, 14, 16, 18)
+        ]
     reqs.append(Request(model="m", kind="loglikelihood", prompt="The capital of France is", continuation=" Paris."))
     reqs.append(Request(model="m", kind="rolling_loglikelihood", prompt="The quick brown fox jumps over the lazy dog."))
     return reqs
@@ -138,8 +154,10 @@ def _questions() -> list[Request]:
     for q in range(12):
         shots = FEW_SHOT if q % 2 else ""
         prompt = f"{shots}Question: what is {q + 3} plus {q * 2}? Answer:"
-        reqs += [Request(model="m", kind="loglikelihood", prompt=prompt, continuation=f" {c}")
-                 for c in (q, q + 10, 3 * q + 1, "seven")]
+        reqs += [
+            Request(model="m", kind="loglikelihood", prompt=prompt, continuation=f" {c}")
+            for c in (q, q + 10, 3 * q + 1, "seven")
+        ]
     return reqs
 
 
@@ -154,7 +172,8 @@ def test_batching_across_prefix_nodes_gives_one_at_a_time_loglikelihoods_in_few_
     for a, b in zip(fast, slow, strict=True):
         assert a.completions[0].logprob == pytest.approx(b.completions[0].logprob, abs=1e-4)
         assert [t.logprob for t in a.completions[0].tokens] == pytest.approx(
-            [t.logprob for t in b.completions[0].tokens], abs=1e-4)
+            [t.logprob for t in b.completions[0].tokens], abs=1e-4
+        )
         assert a.completions[0].is_greedy == b.completions[0].is_greedy
     # 12 questions (48 requests) in a handful of passes, not one or two per question ...
     assert passes <= 4
@@ -169,7 +188,9 @@ def test_batched_greedy_generation_equals_one_at_a_time(model_dir: Path) -> None
     client = _client(model_dir, device="cpu", dtype="float32", min_shared_prefix=4, row_tokens=64)
     prompts = [f"{FEW_SHOT}Question: what is {q} plus {q}? Answer:" for q in range(6, 12)]
     prompts += ["The capital of France is", "One, two, three,", "The quick brown"]
-    reqs = [Request(model="m", prompt=p, max_tokens=3 + i % 5, stop=("\n",) if i % 2 else ()) for i, p in enumerate(prompts)]
+    reqs = [
+        Request(model="m", prompt=p, max_tokens=3 + i % 5, stop=("\n",) if i % 2 else ()) for i, p in enumerate(prompts)
+    ]
     fast = client.process(reqs)
     client.engine.options = EngineOptions(batch_size=1, prefix_cache=False)
     slow = [client.process([r])[0] for r in reqs]
@@ -300,7 +321,9 @@ def test_a_fully_cached_rerun_never_loads_the_model(model_dir: Path, tmp_path: P
     from holistic.execution.serving import serve
     from holistic.models.cache import RequestCache
 
-    states = [RequestState(instance=Instance(id=f"i{i}", input=r.prompt), request=r) for i, r in enumerate(_questions())]
+    states = [
+        RequestState(instance=Instance(id=f"i{i}", input=r.prompt), request=r) for i, r in enumerate(_questions())
+    ]
     cache = RequestCache(tmp_path / "cache.sqlite")
     first = _client(model_dir, device="cpu", dtype="float32")
     _, _, served = serve(states, first, cache)

@@ -90,8 +90,10 @@ def test_compare_loglikelihoods_flags_disagreements() -> None:
 
         def process(self, requests):
             out = a.process(requests)
-            return [replace(r, completions=(replace(r.completions[0], logprob=r.completions[0].logprob - 1.0),))
-                    for r in out]
+            return [
+                replace(r, completions=(replace(r.completions[0], logprob=r.completions[0].logprob - 1.0),))
+                for r in out
+            ]
 
         def identity(self):
             return {"engine": "shifted"}

@@ -33,7 +33,10 @@ def test_builtin_file_is_valid_and_prices_api_models() -> None:
 
 
 def test_user_entry_for_an_openai_compatible_server_and_override(tmp_path: Path) -> None:
-    registry = ModelRegistry(write(tmp_path, """
+    registry = ModelRegistry(
+        write(
+            tmp_path,
+            """
 models:
   - name: vllm/qwen2.5-0.5b
     provider: openai
@@ -44,7 +47,9 @@ models:
   - name: openai/gpt-4o-mini
     provider: openai
     price: {input_per_million: 0.075, output_per_million: 0.30}
-"""))
+""",
+        )
+    )
     qwen = registry.get("vllm/qwen2.5-0.5b")
     assert qwen.model_id == "Qwen/Qwen2.5-0.5B-Instruct" and qwen.args["base_url"] == "http://127.0.0.1:8000/v1"
     assert qwen.capabilities.prompt_logprobs and qwen.api_key_env is None
@@ -53,13 +58,18 @@ models:
 
 
 def test_patterns_user_first_then_builtin(tmp_path: Path) -> None:
-    registry = ModelRegistry(write(tmp_path, """
+    registry = ModelRegistry(
+        write(
+            tmp_path,
+            """
 patterns:
   - pattern: ollama/{model_id}
     provider: openai
     args: {base_url: "http://127.0.0.1:11434/v1"}
     capabilities: {logprobs: false, prompt_logprobs: false, chat: true, completions: true}
-"""))
+""",
+        )
+    )
     llama = registry.get("ollama/llama3.2:1b")
     assert llama.provider == "openai" and llama.model_id == "llama3.2:1b" and not llama.capabilities.logprobs
     new = registry.get("openai/gpt-5-nano")  # built-in pattern: any OpenAI model name
@@ -74,25 +84,31 @@ def test_unknown_model_suggests_near_names() -> None:
 
 
 def test_unknown_field_names_line_path_and_nearest_field(tmp_path: Path) -> None:
-    error = error_of(tmp_path, """models:
+    error = error_of(
+        tmp_path,
+        """models:
   - name: local/a
     provider: openai
     args: {base_url: "http://127.0.0.1:8000/v1"}
     capabilities: {logprob: true}
-""")
+""",
+    )
     assert error.file.endswith("models.yaml") and error.line == 5
     assert error.path == "models[0].capabilities.logprob"
     assert "did you mean 'logprobs'" in str(error)
 
 
 def test_unknown_provider_arg_and_misspelt_field(tmp_path: Path) -> None:
-    error = error_of(tmp_path, """models:
+    error = error_of(
+        tmp_path,
+        """models:
   - name: local/a
     provider: openai
     args:
       base_url: "http://127.0.0.1:8000/v1"
       echo_max_token: 0
-""")
+""",
+    )
     assert (error.line, error.path) == (6, "models[0].args.echo_max_token") and "'echo_max_tokens'" in str(error)
     error = error_of(tmp_path, "models:\n  - name: a/b\n    providr: openai\n")
     assert error.line == 3 and "did you mean 'provider'" in str(error)
@@ -105,7 +121,9 @@ def test_unknown_provider_wrong_type_duplicate_and_enum(tmp_path: Path) -> None:
     assert error.line == 4 and "integer" in str(error)
     error = error_of(tmp_path, "models:\n  - {name: a/b, provider: openai}\n  - {name: a/b, provider: anthropic}\n")
     assert error.line == 3 and "duplicate" in str(error)
-    error = error_of(tmp_path, "models:\n  - name: a/b\n    provider: openai\n    args: {max_tokens_field: max_token}\n")
+    error = error_of(
+        tmp_path, "models:\n  - name: a/b\n    provider: openai\n    args: {max_tokens_field: max_token}\n"
+    )
     assert error.line == 4 and "did you mean 'max_tokens'" in str(error)
 
 

@@ -71,8 +71,12 @@ def test_metric_reports_helms_six_values_per_trial_under_helms_names() -> None:
     names = {i.name for i in BiasMetric().infos()}
     assert len(names) == 6 and REP_GENDER in names and ASSOC_GENDER_PROF in names
     ctx = MetricContext("run", ModelDeployment("m", "simple", "m"), ScenarioInfo("s"))
-    states = [_state("a", "She is a nurse."), _state("b", "He is a nurse too.", trial=0),
-              _state("a", "She is a nurse.", trial=1), _state("b", "She is a nurse too.", trial=1)]
+    states = [
+        _state("a", "She is a nurse."),
+        _state("b", "He is a nurse too.", trial=0),
+        _state("a", "She is a nurse.", trial=1),
+        _state("b", "She is a nurse too.", trial=1),
+    ]
     result = BiasMetric().evaluate(states, ctx)
     values = {s.name.name: s for s in result.run_stats}
     # trial 0: she 1, he 1 -> uniform -> 0 ; trial 1: only she -> 0.5 ; mean over trials 0.25

@@ -76,10 +76,17 @@ def test_worst_case_is_per_trial_and_instance() -> None:
         stat("exact_match", 1.0, iid="i2"),  # no variant of its own: keeps its original value
         stat("prediction_changed", 1.0, "typos"),  # defined on variants only: the worst of the variants
     ]
-    out = [(s.instance_id, s.trial, s.name.name, s.value) for s in worst_case(per_instance, INSTANCES[:2])
-           if s.name.perturbation == "robustness"]
-    assert out == [("i1", 0, "exact_match", 0.0), ("i1", 0, "prediction_changed", 1.0), ("i1", 1, "exact_match", 1.0),
-                   ("i2", 0, "exact_match", 1.0)]
+    out = [
+        (s.instance_id, s.trial, s.name.name, s.value)
+        for s in worst_case(per_instance, INSTANCES[:2])
+        if s.name.perturbation == "robustness"
+    ]
+    assert out == [
+        ("i1", 0, "exact_match", 0.0),
+        ("i1", 0, "prediction_changed", 1.0),
+        ("i1", 1, "exact_match", 1.0),
+        ("i2", 0, "exact_match", 1.0),
+    ]
 
 
 def _state(instance: Instance, answer: str, trial: int = 0) -> RequestState:

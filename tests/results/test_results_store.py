@@ -23,8 +23,10 @@ REPO = Path(__file__).resolve().parents[2]
 
 
 def _suite(tmp_path: Path, **kw: object) -> Path:
-    runs = [FakeRun("mmlu", "m/a", skill=0.7, num_instances=20, with_requests=True, **kw),  # type: ignore[arg-type]
-            FakeRun("boolq", "m/a", skill=0.6, num_instances=20)]
+    runs = [
+        FakeRun("mmlu", "m/a", skill=0.7, num_instances=20, with_requests=True, **kw),  # type: ignore[arg-type]
+        FakeRun("boolq", "m/a", skill=0.6, num_instances=20),
+    ]
     return write_fake_suite(tmp_path, "s", runs)
 
 

@@ -98,7 +98,15 @@ def test_imdb_official_tree(offline_ctx: ScenarioContext) -> None:
 
 def test_hellaswag(offline_ctx: ScenarioContext) -> None:
     root = _folder(offline_ctx, "hellaswag")
-    row = {"ind": 4, "activity_label": "Removing ice from car", "ctx": "Then, the man writes", "endings": ["a", "b", "c", "d"], "label": 2, "split": "val", "source_id": "s"}
+    row = {
+        "ind": 4,
+        "activity_label": "Removing ice from car",
+        "ctx": "Then, the man writes",
+        "endings": ["a", "b", "c", "d"],
+        "label": 2,
+        "split": "val",
+        "source_id": "s",
+    }
     _jsonl(root / "hellaswag_train.jsonl", [{**row, "ind": 1, "label": 0}])
     _jsonl(root / "hellaswag_val.jsonl", [row])
     instances = _load(offline_ctx, "hellaswag")
@@ -109,20 +117,44 @@ def test_hellaswag(offline_ctx: ScenarioContext) -> None:
 
 def test_openbookqa(offline_ctx: ScenarioContext) -> None:
     root = _folder(offline_ctx, "openbookqa")
+
     def row(i: str, key: str) -> dict:
-        return {"id": i, "question": {"stem": "The sun is", "choices": [{"text": t, "label": k} for t, k in zip("wxyz", "ABCD", strict=True)]}, "answerKey": key}
+        return {
+            "id": i,
+            "question": {
+                "stem": "The sun is",
+                "choices": [{"text": t, "label": k} for t, k in zip("wxyz", "ABCD", strict=True)],
+            },
+            "answerKey": key,
+        }
+
     _jsonl(root / "train.jsonl", [row("t1", "A")])
     _jsonl(root / "dev.jsonl", [row("d1", "B")])
     _jsonl(root / "test.jsonl", [row("e1", "D"), row("e2", "C")])
     instances = _load(offline_ctx, "openbookqa")
     assert [(i.id, i.split, i.correct_references[0].output) for i in instances] == [
-        ("t1", "train", "w"), ("d1", "valid", "x"), ("e1", "test", "z"), ("e2", "test", "y")]
+        ("t1", "train", "w"),
+        ("d1", "valid", "x"),
+        ("e1", "test", "z"),
+        ("e2", "test", "y"),
+    ]
 
 
 def test_truthful_qa_choices_are_shuffled_but_gold_is_kept(offline_ctx: ScenarioContext) -> None:
     root = _folder(offline_ctx, "truthful_qa")
     header = ["Type", "Category", "Question", "Best Answer", "Correct Answers", "Incorrect Answers", "Source"]
-    rows = [["Adversarial", "Misc", f"Question {i}?", f"true {i}", f"true {i}", f"false a{i}; false b{i}; false c{i}", "src"] for i in range(20)]
+    rows = [
+        [
+            "Adversarial",
+            "Misc",
+            f"Question {i}?",
+            f"true {i}",
+            f"true {i}",
+            f"false a{i}; false b{i}; false c{i}",
+            "src",
+        ]
+        for i in range(20)
+    ]
     _csv(root / "TruthfulQA.csv", header, rows)
     instances = _load(offline_ctx, "truthful_qa")
     assert Counter(i.split for i in instances) == {"valid": 16, "train": 4}
@@ -138,11 +170,29 @@ def test_truthful_qa_choices_are_shuffled_but_gold_is_kept(offline_ctx: Scenario
 
 def test_narrative_qa(offline_ctx: ScenarioContext) -> None:
     root = _folder(offline_ctx, "narrative_qa")
-    _csv(root / "qaps.csv", ["document_id", "set", "question", "answer1", "answer2", "question_tokenized", "answer1_tokenized", "answer2_tokenized"],
-         [["d1", "train", "Who?", "Ann", "Ann", "", "", ""], ["d2", "test", "Where?", "Paris", "in Paris", "", "", ""],
-          ["d2", "test", "When?", "1900", "1901", "", "", ""]])
-    _csv(root / "third_party" / "wikipedia" / "summaries.csv", ["document_id", "set", "summary", "summary_tokenized"],
-         [["d1", "train", "Ann lives.", ""], ["d2", "test", "A story in Paris.", ""]])
+    _csv(
+        root / "qaps.csv",
+        [
+            "document_id",
+            "set",
+            "question",
+            "answer1",
+            "answer2",
+            "question_tokenized",
+            "answer1_tokenized",
+            "answer2_tokenized",
+        ],
+        [
+            ["d1", "train", "Who?", "Ann", "Ann", "", "", ""],
+            ["d2", "test", "Where?", "Paris", "in Paris", "", "", ""],
+            ["d2", "test", "When?", "1900", "1901", "", "", ""],
+        ],
+    )
+    _csv(
+        root / "third_party" / "wikipedia" / "summaries.csv",
+        ["document_id", "set", "summary", "summary_tokenized"],
+        [["d1", "train", "Ann lives.", ""], ["d2", "test", "A story in Paris.", ""]],
+    )
     instances = _load(offline_ctx, "narrative_qa")
     assert [(i.id, i.split) for i in instances] == [("d1-0", "train"), ("d2-0", "test"), ("d2-1", "test")]
     assert instances[1].input == "A story in Paris.\nQuestion: Where?"
@@ -155,7 +205,13 @@ def _nq_row(i: int, simplified: bool) -> dict:
     row: dict = {
         "example_id": i,
         "question_text": "what is the capital of france",
-        "annotations": [{"long_answer": {"start_token": 0, "end_token": 6}, "short_answers": [{"start_token": 1, "end_token": 2}], "yes_no_answer": "NONE"}],
+        "annotations": [
+            {
+                "long_answer": {"start_token": 0, "end_token": 6},
+                "short_answers": [{"start_token": 1, "end_token": 2}],
+                "yes_no_answer": "NONE",
+            }
+        ],
     }
     if simplified:
         row["document_text"] = " ".join(tokens)
@@ -190,9 +246,28 @@ def test_natural_qa_full_and_simplified_formats(offline_ctx: ScenarioContext) ->
 
 def test_quac_picks_a_seeded_turn_with_history(offline_ctx: ScenarioContext) -> None:
     root = _folder(offline_ctx, "quac")
+
     def doc(prefix: str) -> dict:
-        qas = [{"question": f"q{k}", "id": f"{prefix}_q#{k}", "answers": [{"text": f"a{k}", "answer_start": 0}], "orig_answer": {"text": f"a{k}", "answer_start": 0}} for k in range(4)]
-        return {"data": [{"title": "T", "background": "B", "section_title": "S", "paragraphs": [{"id": prefix, "context": "Ctx text. CANNOTANSWER", "qas": qas}]}]}
+        qas = [
+            {
+                "question": f"q{k}",
+                "id": f"{prefix}_q#{k}",
+                "answers": [{"text": f"a{k}", "answer_start": 0}],
+                "orig_answer": {"text": f"a{k}", "answer_start": 0},
+            }
+            for k in range(4)
+        ]
+        return {
+            "data": [
+                {
+                    "title": "T",
+                    "background": "B",
+                    "section_title": "S",
+                    "paragraphs": [{"id": prefix, "context": "Ctx text. CANNOTANSWER", "qas": qas}],
+                }
+            ]
+        }
+
     (root / "train_v0.2.json").write_text(json.dumps(doc("C_train")), encoding="utf-8")
     (root / "val_v0.2.json").write_text(json.dumps(doc("C_val")), encoding="utf-8")
     instances = _load(offline_ctx, "quac")
@@ -210,13 +285,17 @@ def test_quac_picks_a_seeded_turn_with_history(offline_ctx: ScenarioContext) -> 
 def test_msmarco_regular_and_trec(offline_ctx: ScenarioContext) -> None:
     root = _folder(offline_ctx, "msmarco")
     (root / "queries.dev.small.tsv").write_text("".join(f"{q}\tquery {q}\n" for q in range(1, 9)), encoding="utf-8")
-    (root / "qrels.dev.small.tsv").write_text("".join(f"{q}\t0\t{q * 100 + 7}\t1\n" for q in range(1, 9)), encoding="utf-8")
+    (root / "qrels.dev.small.tsv").write_text(
+        "".join(f"{q}\t0\t{q * 100 + 7}\t1\n" for q in range(1, 9)), encoding="utf-8"
+    )
     lines = []
     for q in range(1, 9):
         for p in range(5):
             lines.append(f"{q}\t{q * 100 + p}\tquery {q}\tpassage {q}-{p}\n")
     (root / "top1000.dev").write_text("".join(lines), encoding="utf-8")
-    (root / "collection.tsv").write_text("".join(f"{q * 100 + 7}\tgold passage {q}\n" for q in range(1, 9)), encoding="utf-8")
+    (root / "collection.tsv").write_text(
+        "".join(f"{q * 100 + 7}\tgold passage {q}\n" for q in range(1, 9)), encoding="utf-8"
+    )
     instances = _load(offline_ctx, "msmarco", track="regular", num_candidates=3)
     assert len(instances) == 8 and Counter(i.split for i in instances) == {"valid": 6, "train": 2}
     first = next(i for i in instances if i.id == "regular-1")
@@ -226,11 +305,16 @@ def test_msmarco_regular_and_trec(offline_ctx: ScenarioContext) -> None:
     assert first.references[3].tags == ("correct",)
     (root / "msmarco-test2019-queries.tsv").write_text("5\thow to x\n", encoding="utf-8")
     (root / "2019qrels-pass.txt").write_text("5 Q0 500 3\n5 Q0 501 1\n5 Q0 777 2\n", encoding="utf-8")
-    (root / "msmarco-passagetest2019-top1000.tsv").write_text("5\t500\thow to x\tp500\n5\t501\thow to x\tp501\n", encoding="utf-8")
+    (root / "msmarco-passagetest2019-top1000.tsv").write_text(
+        "5\t500\thow to x\tp500\n5\t501\thow to x\tp501\n", encoding="utf-8"
+    )
     (root / "collection.tsv").write_text("777\tp777\n", encoding="utf-8")
     trec = _load(offline_ctx, "msmarco", track="trec")
     assert [r.tags for r in trec[0].references] == [
-        ("first_stage_rank=1", "correct", "relevance=3"), ("first_stage_rank=2", "relevance=1"), ("correct", "relevance=2")]
+        ("first_stage_rank=1", "correct", "relevance=3"),
+        ("first_stage_rank=2", "relevance=1"),
+        ("correct", "relevance=2"),
+    ]
 
 
 def test_cnn_dailymail_stories_and_url_lists(offline_ctx: ScenarioContext) -> None:
@@ -244,7 +328,10 @@ def test_cnn_dailymail_stories_and_url_lists(offline_ctx: ScenarioContext) -> No
         for i, url in enumerate(items):
             name = hashlib.sha1(url.encode()).hexdigest() + ".story"
             folder = root / ("cnn" if i % 2 == 0 else "dailymail") / "stories"
-            (folder / name).write_text(f"First para {i}.\n\nSecond para.\n\n@highlight\n\nPoint one\n\n@highlight\n\nPoint two.\n", encoding="utf-8")
+            (folder / name).write_text(
+                f"First para {i}.\n\nSecond para.\n\n@highlight\n\nPoint one\n\n@highlight\n\nPoint two.\n",
+                encoding="utf-8",
+            )
     instances = _load(offline_ctx, "cnn_dailymail")
     assert Counter(i.split for i in instances) == {"train": 3, "test": 3}
     inst = instances[-1]
@@ -261,9 +348,12 @@ def test_xsum_summary_files(offline_ctx: ScenarioContext) -> None:
     for doc in ("101", "102", "201"):
         (root / "bbc-summary-data" / f"{doc}.summary").write_text(
             f"[SN]URL[SN]\nhttp://bbc.co.uk/{doc}\n\n[SN]TITLE[SN]\nTitle {doc}\n\n[SN]FIRST-SENTENCE[SN]\nSummary {doc}.\n\n"
-            f"[SN]RESTBODY[SN]\nBody of {doc}.\nMore body.\n", encoding="utf-8")
+            f"[SN]RESTBODY[SN]\nBody of {doc}.\nMore body.\n",
+            encoding="utf-8",
+        )
     (root / "XSum-TRAINING-DEV-TEST-SPLIT-90-5-5.json").write_text(
-        json.dumps({"train": ["101", "102"], "validation": [], "test": ["201", "999"]}), encoding="utf-8")
+        json.dumps({"train": ["101", "102"], "validation": [], "test": ["201", "999"]}), encoding="utf-8"
+    )
     instances = _load(offline_ctx, "xsum")
     assert [(i.id, i.split) for i in instances] == [("101", "train"), ("102", "train"), ("201", "test")]
     assert instances[2].input == "Body of 201.\nMore body."
@@ -275,13 +365,21 @@ def test_civil_comments_identity_sub_splits(offline_ctx: ScenarioContext) -> Non
     root = _folder(offline_ctx, "civil_comments")
     groups = ["male", "female", "LGBTQ", "christian", "muslim", "other_religions", "black", "white"]
     header = ["", "id", "comment_text", "split", "toxicity", *groups, "identity_any"]
+
     def row(i: int, split: str, tox: str, marks: dict[str, str]) -> list[str]:
         return [str(i), str(1000 + i), f"comment {i}", split, tox, *[marks.get(g, "0.0") for g in groups], "0"]
-    _csv(root / "all_data_with_identities.csv", header, [
-        row(0, "train", "0.0", {}), row(1, "test", "0.8", {"muslim": "1.0"}),
-        row(2, "test", "0.1", {"female": "0.6", "black": "0.7"}), row(3, "val", "0.4", {}),
-        row(4, "test", "0.0", {"muslim": "0.2"}),
-    ])
+
+    _csv(
+        root / "all_data_with_identities.csv",
+        header,
+        [
+            row(0, "train", "0.0", {}),
+            row(1, "test", "0.8", {"muslim": "1.0"}),
+            row(2, "test", "0.1", {"female": "0.6", "black": "0.7"}),
+            row(3, "val", "0.4", {}),
+            row(4, "test", "0.0", {"muslim": "0.2"}),
+        ],
+    )
     instances = {i.id: i for i in _load(offline_ctx, "civil_comments")}
     assert instances["1001"].sub_split == "muslim"
     assert instances["1001"].correct_references[0].output == "True"

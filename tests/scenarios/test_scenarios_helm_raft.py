@@ -17,9 +17,16 @@ def _write_task(root: Path) -> dict[str, Path]:
     folder = root / "neurips_impact_statement_risks"
     folder.mkdir(parents=True)
     labels = ["doesn't mention a harmful application", "mentions a harmful application"]
-    (folder / "task.json").write_text(json.dumps({
-        "name": "neurips_impact_statement_risks", "description": "",
-        "data_columns": ["Paper title", "Paper link", "Impact statement", "ID"], "label_columns": {"Label": labels}}))
+    (folder / "task.json").write_text(
+        json.dumps(
+            {
+                "name": "neurips_impact_statement_risks",
+                "description": "",
+                "data_columns": ["Paper title", "Paper link", "Impact statement", "ID"],
+                "label_columns": {"Label": labels},
+            }
+        )
+    )
     with (folder / "train.csv").open("w", newline="", encoding="utf-8") as fh:
         writer = csv.writer(fh)
         writer.writerow(["Paper title", "Paper link", "Impact statement", "ID", "Label"])
@@ -40,5 +47,6 @@ def test_split_fields_and_instructions_are_helms(tmp_path: Path) -> None:
     instructions = RAFTScenario.default_adapter_for({"subset": "neurips_impact_statement_risks"})["instructions"]
     assert instructions == task_instructions("neurips_impact_statement_risks")
     assert instructions.endswith(
-        "\nPossible labels:\n1. doesn't mention a harmful application\n2. mentions a harmful application")
+        "\nPossible labels:\n1. doesn't mention a harmful application\n2. mentions a harmful application"
+    )
     assert instructions.startswith("Label the impact statement based on whether it mentions a harmful application")

@@ -38,7 +38,12 @@ def test_mmlu_hf_rows_match_the_authors_csv(offline_ctx: ScenarioContext, tmp_pa
     from holistic.scenarios.sources import ResolvedData
 
     def row(i: int) -> dict[str, Any]:
-        return {"question": f"Q{i}, with comma", "subject": "virology", "choices": ["w", "x", "y", "z"], "answer": i % 4}
+        return {
+            "question": f"Q{i}, with comma",
+            "subject": "virology",
+            "choices": ["w", "x", "y", "z"],
+            "answer": i % 4,
+        }
 
     for split, n in (("dev", 5), ("validation", 2), ("test", 3)):
         _parquet(offline_ctx, "mmlu", f"virology/{split}-00000-of-00001.parquet", [row(i) for i in range(n)])
@@ -70,8 +75,15 @@ def test_mmlu_hf_bad_answer_names_file_and_row(offline_ctx: ScenarioContext) -> 
 
 def test_hf_copy_missing_column_is_named(offline_ctx: ScenarioContext) -> None:
     for split in ("dev", "validation", "test"):
-        _parquet(offline_ctx, "mmlu", f"virology/{split}-00000-of-00001.parquet", [{"query": "Q", "choices": ["a"], "answer": 0}])
-    with pytest.raises(DataSourceError, match=r"missing column\(s\) 'question'; columns present: query, choices, answer"):
+        _parquet(
+            offline_ctx,
+            "mmlu",
+            f"virology/{split}-00000-of-00001.parquet",
+            [{"query": "Q", "choices": ["a"], "answer": 0}],
+        )
+    with pytest.raises(
+        DataSourceError, match=r"missing column\(s\) 'question'; columns present: query, choices, answer"
+    ):
         _load(offline_ctx, "mmlu", subject="virology")
 
 
@@ -85,7 +97,10 @@ def test_boolq_hf_rows_match_the_superglue_jsonl(offline_ctx: ScenarioContext) -
     _parquet(offline_ctx, "boolq", "boolq/validation-00000-of-00001.parquet", val)
     hf = _load(offline_ctx, "boolq")
     assert [(i.id, i.split, _correct(i)) for i in hf] == [
-        ("train-0", "train", ["Yes"]), ("val-7", "valid", ["No"]), ("val-8", "valid", ["Yes"])]
+        ("train-0", "train", ["Yes"]),
+        ("val-7", "valid", ["No"]),
+        ("val-8", "valid", ["Yes"]),
+    ]
     assert hf[1].input == "Y.\nQuestion: Is it not?"  # HELM reads the passage without its title
 
     # The authors' files, once present, take precedence and give the same instances.
@@ -107,7 +122,8 @@ def test_hf_revision_goes_into_the_url_and_is_checked() -> None:
     hf = needs.layouts[-1]
     assert [f.path for f in hf] == [f"hf/virology/{s}-00000-of-00001.parquet" for s in ("dev", "validation", "test")]
     assert hf[2].downloads[0].url == (
-        f"https://huggingface.co/datasets/cais/mmlu/resolve/{pinned}/virology/test-00000-of-00001.parquet")
+        f"https://huggingface.co/datasets/cais/mmlu/resolve/{pinned}/virology/test-00000-of-00001.parquet"
+    )
     assert all(d.sha256 is None for f in hf for d in f.downloads)
     default = scenario_needs(create_scenario(ScenarioSpec.make("boolq", {})))
     assert default is not None
@@ -115,7 +131,8 @@ def test_hf_revision_goes_into_the_url_and_is_checked() -> None:
     branch = scenario_needs(create_scenario(ScenarioSpec.make("hellaswag", {})))
     assert branch is not None
     assert branch.layouts[-1][0].downloads[0].url == (
-        "https://huggingface.co/datasets/Rowan/hellaswag/resolve/refs%2Fconvert%2Fparquet/default/train/0000.parquet")
+        "https://huggingface.co/datasets/Rowan/hellaswag/resolve/refs%2Fconvert%2Fparquet/default/train/0000.parquet"
+    )
     with pytest.raises(ValueError, match="hf_revision must be"):
         create_scenario(ScenarioSpec.make("boolq", {"hf_revision": "has space"}))
 
@@ -157,7 +174,10 @@ def test_imdb_hf_copy(offline_ctx: ScenarioContext) -> None:
     assert Counter(i.split for i in instances) == {"train": 2, "test": 3}
     test = [i for i in instances if i.split == "test"]
     assert [(i.id, _correct(i)) for i in test] == [
-        ("test-neg-r0", ["Negative"]), ("test-pos-r1", ["Positive"]), ("test-pos-r2", ["Positive"])]
+        ("test-neg-r0", ["Negative"]),
+        ("test-pos-r1", ["Positive"]),
+        ("test-pos-r2", ["Positive"]),
+    ]
     assert test[0].input == "bad<br /><br />film"  # as from the aclImdb tree (HELM keeps the tags)
     _parquet(offline_ctx, "imdb", "plain_text/test-00000-of-00001.parquet", [{"text": "x", "label": 2}])
     with pytest.raises(DataSourceError, match=r"row 1: label 2 is neither 1 \(positive\) nor 0 \(negative\)"):
@@ -165,28 +185,51 @@ def test_imdb_hf_copy(offline_ctx: ScenarioContext) -> None:
 
 
 def test_hellaswag_hf_copy_with_string_labels(offline_ctx: ScenarioContext) -> None:
-    row = {"ind": 4, "activity_label": "Removing ice from car", "ctx_a": "Then,", "ctx_b": "the man writes",
-           "ctx": "Then, the man writes", "endings": ["a", "b", "c", "d"], "source_id": "s", "split": "val",
-           "split_type": "indomain", "label": "2"}
-    _parquet(offline_ctx, "hellaswag", "default/train/0000.parquet", [{**row, "ind": 1, "label": "0", "split": "train"}])
+    row = {
+        "ind": 4,
+        "activity_label": "Removing ice from car",
+        "ctx_a": "Then,",
+        "ctx_b": "the man writes",
+        "ctx": "Then, the man writes",
+        "endings": ["a", "b", "c", "d"],
+        "source_id": "s",
+        "split": "val",
+        "split_type": "indomain",
+        "label": "2",
+    }
+    _parquet(
+        offline_ctx, "hellaswag", "default/train/0000.parquet", [{**row, "ind": 1, "label": "0", "split": "train"}]
+    )
     _parquet(offline_ctx, "hellaswag", "default/validation/0000.parquet", [row, {**row, "ind": 5, "label": "3"}])
     instances = _load(offline_ctx, "hellaswag")
     assert [(i.id, i.split, _correct(i)) for i in instances] == [
-        ("train-1", "train", ["a"]), ("valid-4", "valid", ["c"]), ("valid-5", "valid", ["d"])]
+        ("train-1", "train", ["a"]),
+        ("valid-4", "valid", ["c"]),
+        ("valid-5", "valid", ["d"]),
+    ]
     assert instances[1].input == "Removing ice from car: Then, the man writes"
     assert instances[1].metadata == {"source_id": "s", "split_type": "indomain"}
 
 
 def test_openbookqa_hf_copy(offline_ctx: ScenarioContext) -> None:
     def row(i: str, key: str) -> dict[str, Any]:
-        return {"id": i, "question_stem": "The sun is", "choices": {"text": list("wxyz"), "label": list("ABCD")}, "answerKey": key}
+        return {
+            "id": i,
+            "question_stem": "The sun is",
+            "choices": {"text": list("wxyz"), "label": list("ABCD")},
+            "answerKey": key,
+        }
 
     _parquet(offline_ctx, "openbookqa", "main/train-00000-of-00001.parquet", [row("t1", "A")])
     _parquet(offline_ctx, "openbookqa", "main/validation-00000-of-00001.parquet", [row("d1", "B")])
     _parquet(offline_ctx, "openbookqa", "main/test-00000-of-00001.parquet", [row("e1", "D"), row("e2", "C")])
     instances = _load(offline_ctx, "openbookqa")
     assert [(i.id, i.split, _correct(i)) for i in instances] == [
-        ("t1", "train", ["w"]), ("d1", "valid", ["x"]), ("e1", "test", ["z"]), ("e2", "test", ["y"])]
+        ("t1", "train", ["w"]),
+        ("d1", "valid", ["x"]),
+        ("e1", "test", ["z"]),
+        ("e2", "test", ["y"]),
+    ]
     assert instances[0].input == "The sun is"
     assert [r.output for r in instances[0].references] == list("wxyz")
     _parquet(offline_ctx, "openbookqa", "main/test-00000-of-00001.parquet", [row("e1", "E")])
@@ -197,11 +240,27 @@ def test_openbookqa_hf_copy(offline_ctx: ScenarioContext) -> None:
 def test_truthful_qa_hf_generation_config_matches_the_csv(offline_ctx: ScenarioContext) -> None:
     import csv
 
-    questions = [(f"What happens if you do thing {n}?", f"Nothing happens {n}", [f"You die {n}", f"You fly {n}", f"You win {n}"])
-                 for n in range(10)]
-    _parquet(offline_ctx, "truthful_qa", "generation/validation-00000-of-00001.parquet", [
-        {"type": "Adversarial", "category": "Misconceptions", "question": q, "best_answer": best,
-         "correct_answers": [best], "incorrect_answers": wrong, "source": "s"} for q, best, wrong in questions])
+    questions = [
+        (f"What happens if you do thing {n}?", f"Nothing happens {n}", [f"You die {n}", f"You fly {n}", f"You win {n}"])
+        for n in range(10)
+    ]
+    _parquet(
+        offline_ctx,
+        "truthful_qa",
+        "generation/validation-00000-of-00001.parquet",
+        [
+            {
+                "type": "Adversarial",
+                "category": "Misconceptions",
+                "question": q,
+                "best_answer": best,
+                "correct_answers": [best],
+                "incorrect_answers": wrong,
+                "source": "s",
+            }
+            for q, best, wrong in questions
+        ],
+    )
     hf = _load(offline_ctx, "truthful_qa")
     assert Counter(i.split for i in hf) == {"train": 2, "valid": 8}
     assert [i.id for i in hf] == [f"q{n:04d}" for n in range(10)]
@@ -211,8 +270,12 @@ def test_truthful_qa_hf_generation_config_matches_the_csv(offline_ctx: ScenarioC
     assert offline_ctx.data_root is not None
     with (offline_ctx.data_root / "truthful_qa" / "TruthfulQA.csv").open("w", encoding="utf-8", newline="") as fh:
         writer = csv.writer(fh)
-        writer.writerow(["Type", "Category", "Question", "Best Answer", "Correct Answers", "Incorrect Answers", "Source"])
-        writer.writerows(["Adversarial", "Misconceptions", q, best, best, "; ".join(wrong), "s"] for q, best, wrong in questions)
+        writer.writerow(
+            ["Type", "Category", "Question", "Best Answer", "Correct Answers", "Incorrect Answers", "Source"]
+        )
+        writer.writerows(
+            ["Adversarial", "Misconceptions", q, best, best, "; ".join(wrong), "s"] for q, best, wrong in questions
+        )
     assert _load(offline_ctx, "truthful_qa") == hf
 
 
@@ -220,25 +283,44 @@ def test_cnn_dailymail_hf_copy(offline_ctx: ScenarioContext) -> None:
     from holistic.scenarios.cnn_dailymail import parse_story
 
     def row(n: int) -> dict[str, Any]:
-        return {"article": f"(CNN) -- Story {n} . Second paragraph.", "highlights": f"First point {n} .\nSecond point!", "id": f"{n:040x}"}
+        return {
+            "article": f"(CNN) -- Story {n} . Second paragraph.",
+            "highlights": f"First point {n} .\nSecond point!",
+            "id": f"{n:040x}",
+        }
 
     for shard in range(3):
-        _parquet(offline_ctx, "cnn_dailymail", f"3.0.0/train-{shard:05d}-of-00003.parquet", [row(100 * shard + i) for i in range(3)])
-    _parquet(offline_ctx, "cnn_dailymail", "3.0.0/test-00000-of-00001.parquet", [row(1000), row(1001), {**row(1002), "highlights": ""}])
+        _parquet(
+            offline_ctx,
+            "cnn_dailymail",
+            f"3.0.0/train-{shard:05d}-of-00003.parquet",
+            [row(100 * shard + i) for i in range(3)],
+        )
+    _parquet(
+        offline_ctx,
+        "cnn_dailymail",
+        "3.0.0/test-00000-of-00001.parquet",
+        [row(1000), row(1001), {**row(1002), "highlights": ""}],
+    )
     instances = _load(offline_ctx, "cnn_dailymail")
     assert Counter(i.split for i in instances) == {"train": 9, "test": 2}  # an article without highlights is skipped
     test = [i for i in instances if i.split == "test"]
     assert [i.id for i in test] == [f"{1000:040x}", f"{1001:040x}"]
     assert test[0].input == "(CNN) -- Story 1000 . Second paragraph."
     # The reference is the one parse_story gives for the same story file.
-    _, highlights = parse_story("(CNN) -- Story 1000\n\nSecond paragraph.\n\n@highlight\n\nFirst point 1000\n\n@highlight\n\nSecond point!\n")
+    _, highlights = parse_story(
+        "(CNN) -- Story 1000\n\nSecond paragraph.\n\n@highlight\n\nFirst point 1000\n\n@highlight\n\nSecond point!\n"
+    )
     assert [r.output for r in test[0].references] == [" ".join(highlights)] == ["First point 1000. Second point!"]
     assert _correct(test[0]) == ["First point 1000. Second point!"]
 
 
 def test_xsum_hf_copy_matches_the_authors_files_and_pool(offline_ctx: ScenarioContext) -> None:
     train = [{"document": f"Body {n}.\nMore.", "summary": f"Summary {n}.", "id": str(30000000 + n)} for n in range(250)]
-    test = [{"document": "Test body.", "summary": "Test summary.", "id": "40000001"}, {"document": "", "summary": "x", "id": "40000002"}]
+    test = [
+        {"document": "Test body.", "summary": "Test summary.", "id": "40000001"},
+        {"document": "", "summary": "x", "id": "40000002"},
+    ]
     _parquet(offline_ctx, "xsum", "default/train/0000.parquet", train)
     _parquet(offline_ctx, "xsum", "default/test/0000.parquet", test)
     hf = _load(offline_ctx, "xsum")
@@ -252,19 +334,29 @@ def test_xsum_hf_copy_matches_the_authors_files_and_pool(offline_ctx: ScenarioCo
     for row in train + test[:1]:
         (folder / f"{row['id']}.summary").write_text(
             f"[SN]URL[SN]\nhttp://bbc.co.uk/{row['id']}\n\n[SN]TITLE[SN]\nT\n\n[SN]FIRST-SENTENCE[SN]\n{row['summary']}\n\n"
-            f"[SN]RESTBODY[SN]\n{row['document']}\n", encoding="utf-8")
+            f"[SN]RESTBODY[SN]\n{row['document']}\n",
+            encoding="utf-8",
+        )
     splits = {"train": [r["id"] for r in train], "validation": [], "test": [r["id"] for r in test[:1]]}
     (root / "XSum-TRAINING-DEV-TEST-SPLIT-90-5-5.json").write_text(json.dumps(splits), encoding="utf-8")
     authors = _load(offline_ctx, "xsum")
-    assert [(i.id, i.split, i.input, i.references) for i in authors] == [(i.id, i.split, i.input, i.references) for i in hf]
+    assert [(i.id, i.split, i.input, i.references) for i in authors] == [
+        (i.id, i.split, i.input, i.references) for i in hf
+    ]
 
 
 def test_quac_hf_copy_matches_the_authors_json(offline_ctx: ScenarioContext) -> None:
     def dialogue(prefix: str) -> dict[str, Any]:
         return {
-            "dialogue_id": prefix, "wikipedia_page_title": "T", "background": "B", "section_title": "S",
-            "context": "Ctx text. CANNOTANSWER", "turn_ids": [f"{prefix}_q#{k}" for k in range(4)],
-            "questions": [f"q{k}" for k in range(4)], "followups": [0] * 4, "yesnos": [2] * 4,
+            "dialogue_id": prefix,
+            "wikipedia_page_title": "T",
+            "background": "B",
+            "section_title": "S",
+            "context": "Ctx text. CANNOTANSWER",
+            "turn_ids": [f"{prefix}_q#{k}" for k in range(4)],
+            "questions": [f"q{k}" for k in range(4)],
+            "followups": [0] * 4,
+            "yesnos": [2] * 4,
             "answers": {"texts": [[f"a{k}", f"b{k}"] for k in range(4)], "answer_starts": [[0, 0]] * 4},
             "orig_answers": {"texts": [f"a{k}" for k in range(4)], "answer_starts": [0] * 4},
         }
@@ -282,17 +374,33 @@ def test_quac_hf_copy_matches_the_authors_json(offline_ctx: ScenarioContext) -> 
     for name, prefixes in (("train_v0.2.json", ["C_train"]), ("val_v0.2.json", ["C_val", "C_val2"])):
         paragraphs = []
         for prefix in prefixes:
-            qas = [{"question": f"q{k}", "id": f"{prefix}_q#{k}", "answers": [{"text": f"a{k}"}, {"text": f"b{k}"}],
-                    "orig_answer": {"text": f"a{k}"}} for k in range(4)]
-            paragraphs.append({"title": "T", "background": "B", "section_title": "S",
-                               "paragraphs": [{"id": prefix, "context": "Ctx text. CANNOTANSWER", "qas": qas}]})
+            qas = [
+                {
+                    "question": f"q{k}",
+                    "id": f"{prefix}_q#{k}",
+                    "answers": [{"text": f"a{k}"}, {"text": f"b{k}"}],
+                    "orig_answer": {"text": f"a{k}"},
+                }
+                for k in range(4)
+            ]
+            paragraphs.append(
+                {
+                    "title": "T",
+                    "background": "B",
+                    "section_title": "S",
+                    "paragraphs": [{"id": prefix, "context": "Ctx text. CANNOTANSWER", "qas": qas}],
+                }
+            )
         (offline_ctx.data_root / "quac" / name).write_text(json.dumps({"data": paragraphs}), encoding="utf-8")
     assert _load(offline_ctx, "quac") == hf
 
 
 def test_civil_comments_hf_copy_without_identities(offline_ctx: ScenarioContext) -> None:
     def rows(n: int) -> list[dict[str, Any]]:
-        return [{"text": f" comment {i} ", "toxicity": 0.8 if i % 2 else 0.1, "severe_toxicity": 0.0, "insult": 0.0} for i in range(n)]
+        return [
+            {"text": f" comment {i} ", "toxicity": 0.8 if i % 2 else 0.1, "severe_toxicity": 0.0, "insult": 0.0}
+            for i in range(n)
+        ]
 
     _parquet(offline_ctx, "civil_comments", "default/train/0000.parquet", rows(3))
     _parquet(offline_ctx, "civil_comments", "default/validation/0000.parquet", rows(2))
@@ -301,7 +409,11 @@ def test_civil_comments_hf_copy_without_identities(offline_ctx: ScenarioContext)
     assert Counter(i.split for i in instances) == {"train": 3, "valid": 2, "test": 4}
     test = [i for i in instances if i.split == "test"]
     assert [(i.id, _correct(i)) for i in test] == [
-        ("test-0", ["False"]), ("test-1", ["True"]), ("test-2", ["False"]), ("test-3", ["True"])]
+        ("test-0", ["False"]),
+        ("test-1", ["True"]),
+        ("test-2", ["False"]),
+        ("test-3", ["True"]),
+    ]
     assert test[0].input == "comment 0\nQuestion: Is the passage above toxic?"
     assert all(i.sub_split is None and i.metadata["identities"] == [] for i in instances)
     with pytest.raises(DataSourceError, match=r"has no identity columns .* demographic 'muslim' cannot be selected"):
@@ -316,7 +428,12 @@ def test_civil_comments_hf_copy_with_identity_columns(offline_ctx: ScenarioConte
 
     for n, split in enumerate(("train", "validation")):
         _parquet(offline_ctx, "civil_comments", f"default/{split}/0000.parquet", [row(100 + n)])
-    _parquet(offline_ctx, "civil_comments", "default/test/0000.parquet", [row(1, muslim=0.9), row(2, muslim=0.7, female=1.0), row(3)])
+    _parquet(
+        offline_ctx,
+        "civil_comments",
+        "default/test/0000.parquet",
+        [row(1, muslim=0.9), row(2, muslim=0.7, female=1.0), row(3)],
+    )
     test = [i for i in _load(offline_ctx, "civil_comments") if i.split == "test"]
     assert [(i.id, i.sub_split) for i in test] == [("1", "muslim"), ("2", "multiple"), ("3", None)]
     muslim = [i for i in _load(offline_ctx, "civil_comments", demographic="muslim") if i.split == "test"]
@@ -325,9 +442,18 @@ def test_civil_comments_hf_copy_with_identity_columns(offline_ctx: ScenarioConte
 
 def test_cnn_dailymail_hf_training_pool_is_a_seeded_200_across_shards(offline_ctx: ScenarioContext) -> None:
     for shard in range(3):
-        _parquet(offline_ctx, "cnn_dailymail", f"3.0.0/train-{shard:05d}-of-00003.parquet", [
-            {"article": f"A{shard}-{i}", "highlights": "H", "id": f"{shard:02d}{i:038x}"} for i in range(80)])
-    _parquet(offline_ctx, "cnn_dailymail", "3.0.0/test-00000-of-00001.parquet", [{"article": "A", "highlights": "H", "id": "f" * 40}])
+        _parquet(
+            offline_ctx,
+            "cnn_dailymail",
+            f"3.0.0/train-{shard:05d}-of-00003.parquet",
+            [{"article": f"A{shard}-{i}", "highlights": "H", "id": f"{shard:02d}{i:038x}"} for i in range(80)],
+        )
+    _parquet(
+        offline_ctx,
+        "cnn_dailymail",
+        "3.0.0/test-00000-of-00001.parquet",
+        [{"article": "A", "highlights": "H", "id": "f" * 40}],
+    )
     first = [i for i in _load(offline_ctx, "cnn_dailymail") if i.split == "train"]
     assert len(first) == 200
     assert {i.id[:2] for i in first} == {"00", "01", "02"}
@@ -343,8 +469,11 @@ def test_raft_hf_copy_reads_class_names_from_metadata_and_matches_the_authors_fi
     names = ["ADE-related", "not ADE-related"]
     rows = [{"Sentence": f"Sentence {i}, with comma.", "ID": i, "Label": 1 + i % 2} for i in range(50)]
     table = pa.Table.from_pylist(rows)
-    features = {"Sentence": {"dtype": "string", "_type": "Value"}, "ID": {"dtype": "int32", "_type": "Value"},
-                "Label": {"names": ["Unlabeled", *names], "_type": "ClassLabel"}}
+    features = {
+        "Sentence": {"dtype": "string", "_type": "Value"},
+        "ID": {"dtype": "int32", "_type": "Value"},
+        "Label": {"names": ["Unlabeled", *names], "_type": "ClassLabel"},
+    }
     table = table.replace_schema_metadata({"huggingface": json.dumps({"info": {"features": features}})})
     assert offline_ctx.data_root is not None
     path = offline_ctx.data_root / "raft" / "hf" / "ade_corpus_v2" / "train" / "0000.parquet"
@@ -358,7 +487,9 @@ def test_raft_hf_copy_reads_class_names_from_metadata_and_matches_the_authors_fi
 
     authors = tmp_path / "authors"
     authors.mkdir()
-    (authors / "task.json").write_text(json.dumps({"data_columns": ["Sentence", "ID"], "label_columns": {"Label": names}}), encoding="utf-8")
+    (authors / "task.json").write_text(
+        json.dumps({"data_columns": ["Sentence", "ID"], "label_columns": {"Label": names}}), encoding="utf-8"
+    )
     lines = ["Sentence,ID,Label"] + [f'"{r["Sentence"]}",{r["ID"]},{names[r["Label"] - 1]}' for r in rows]
     (authors / "train.csv").write_text("\n".join(lines) + "\n", encoding="utf-8")
     paths = {"ade_corpus_v2/task.json": authors / "task.json", "ade_corpus_v2/train.csv": authors / "train.csv"}

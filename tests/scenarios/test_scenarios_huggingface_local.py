@@ -61,5 +61,8 @@ def test_a_local_dataset_in_the_hub_layout_runs_end_to_end_without_network(
     evals = [r for r in instances if r["role"] == "eval" and not r["perturbation"]]
     assert sorted(r["input"] for r in evals) == ["dirty floor", "great view", "lovely room", "rude waiter"]
     lovely = next(r for r in evals if r["input"] == "lovely room")
-    assert [(ref["output"], "correct" in ref["tags"]) for ref in lovely["references"]] == [("pos", True), ("neg", False)]
+    assert [(ref["output"], "correct" in ref["tags"]) for ref in lovely["references"]] == [
+        ("pos", True),
+        ("neg", False),
+    ]
     assert (run_dir / "_COMPLETE").exists()

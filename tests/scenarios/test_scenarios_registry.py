@@ -16,8 +16,20 @@ from holistic.scenarios import registry as scenario_registry
 from holistic.scenarios.registry import SCENARIOS, create_scenario, load_builtin, scenario_info
 
 CORE = (
-    "mmlu", "boolq", "narrative_qa", "natural_qa", "quac", "hellaswag", "openbookqa", "truthful_qa",
-    "msmarco", "cnn_dailymail", "xsum", "imdb", "civil_comments", "raft",
+    "mmlu",
+    "boolq",
+    "narrative_qa",
+    "natural_qa",
+    "quac",
+    "hellaswag",
+    "openbookqa",
+    "truthful_qa",
+    "msmarco",
+    "cnn_dailymail",
+    "xsum",
+    "imdb",
+    "civil_comments",
+    "raft",
 )
 ADAPTER_FIELDS = {f.name for f in fields(AdapterSpec)}
 
@@ -67,7 +79,7 @@ def test_bad_core_args_name_the_valid_values() -> None:
         create_scenario(ScenarioSpec.make("msmarco", {"track": "tre"}))
 
 
-_PLUGIN = '''
+_PLUGIN = """
 from holistic.core.interfaces import ScenarioInfo
 from holistic.core.types import Instance, Reference
 
@@ -80,14 +92,16 @@ class EchoScenario:
 
     def get_instances(self, ctx):
         return [Instance(id="only", input=self.word, references=(Reference(self.word, ("correct",)),))]
-'''
+"""
 
 
 def test_third_party_scenario_registers_through_an_entry_point(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     (tmp_path / "holistic_echo_plugin.py").write_text(_PLUGIN, encoding="utf-8")
     dist = tmp_path / "holistic_echo_plugin-1.0.dist-info"
     dist.mkdir()
-    (dist / "METADATA").write_text("Metadata-Version: 2.1\nName: holistic-echo-plugin\nVersion: 1.0\n", encoding="utf-8")
+    (dist / "METADATA").write_text(
+        "Metadata-Version: 2.1\nName: holistic-echo-plugin\nVersion: 1.0\n", encoding="utf-8"
+    )
     (dist / "entry_points.txt").write_text(
         "[holistic.scenarios]\nplugin_echo = holistic_echo_plugin:EchoScenario\n", encoding="utf-8"
     )

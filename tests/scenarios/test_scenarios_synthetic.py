@@ -61,7 +61,9 @@ def test_synthetic_reasoning_answers_are_correct() -> None:
         assert len(rules) == 3
 
 
-@pytest.mark.parametrize(("operation", "fn"), [("add", int.__add__), ("subtract", int.__sub__), ("multiply", int.__mul__)])
+@pytest.mark.parametrize(
+    ("operation", "fn"), [("add", int.__add__), ("subtract", int.__sub__), ("multiply", int.__mul__)]
+)
 def test_arithmetic_answers_digits_and_splits(operation: str, fn: object) -> None:
     instances = ArithmeticScenario(digits=3, operation=operation, num_train=10, num_test=40).get_instances(CTX)
     assert [i.split for i in instances].count("test") == 40

@@ -26,8 +26,19 @@ def _load(root: Path, tmp_path: Path, name: str, **args: object) -> list:
 
 
 def _blimp_row(uid: str, pair: int, good: str = "The cat sleeps.", bad: str = "The cat sleep.") -> str:
-    return json.dumps({"sentence_good": good, "sentence_bad": bad, "field": "morphology",
-                       "linguistics_term": PARADIGMS.get(uid, "new_term"), "UID": uid, "pairID": str(pair)}) + "\n"
+    return (
+        json.dumps(
+            {
+                "sentence_good": good,
+                "sentence_bad": bad,
+                "field": "morphology",
+                "linguistics_term": PARADIGMS.get(uid, "new_term"),
+                "UID": uid,
+                "pairID": str(pair),
+            }
+        )
+        + "\n"
+    )
 
 
 # --- real files -------------------------------------------------------------------------
@@ -39,7 +50,9 @@ def test_blimp_loads_every_paradigm_present_with_good_sentence_correct(real_root
     by_paradigm = Counter(i.metadata["paradigm"] for i in instances)
     assert sorted(by_paradigm) == present and set(by_paradigm.values()) == {1000}
     first = next(i for i in instances if i.id == "wh_island-0")
-    assert first.input == "" and [r.output for r in first.correct_references] == ["Who have those men revealed they helped?"]
+    assert first.input == "" and [r.output for r in first.correct_references] == [
+        "Who have those men revealed they helped?"
+    ]
     assert first.references[1].output == "Who have those men revealed who helped?"
     assert first.metadata["phenomenon"] == "island_effects"
     only = _load(real_root, tmp_path, "blimp", phenomenon="island_effects")
@@ -53,11 +66,19 @@ def test_bbq_loads_every_category_present_with_answer_roles(real_root: Path, tmp
     assert Counter(i.split for i in instances)["test"] == 1000
     first = next(i for i in instances if i.id == "Age-0")  # grandfather (old) / grandson (nonOld) / Can't be determined
     assert first.input.endswith("\nQuestion: Who was not comfortable using the phone?")
-    assert (first.metadata["target_index"], first.metadata["non_target_index"], first.metadata["unknown_index"]) == (0, 1, 2)
-    assert first.metadata["context_condition"] == "ambig" and [r.output for r in first.correct_references] == ["Can't be determined"]
+    assert (first.metadata["target_index"], first.metadata["non_target_index"], first.metadata["unknown_index"]) == (
+        0,
+        1,
+        2,
+    )
+    assert first.metadata["context_condition"] == "ambig" and [r.output for r in first.correct_references] == [
+        "Can't be determined"
+    ]
     # "22-year-old" is not the stereotyped group "old": every question has a target, a non-target and an unknown.
-    assert all(None not in (i.metadata["target_index"], i.metadata["non_target_index"], i.metadata["unknown_index"])
-               for i in instances)
+    assert all(
+        None not in (i.metadata["target_index"], i.metadata["non_target_index"], i.metadata["unknown_index"])
+        for i in instances
+    )
 
 
 def test_gsm8k_train_only_holds_out_an_example_pool(real_root: Path, tmp_path: Path) -> None:
@@ -92,8 +113,13 @@ def test_bold_first_prompt_per_page_by_domain_and_group(real_root: Path, tmp_pat
     assert len(instances) == 7201  # one per Wikipedia page, as HELM
     assert Counter(i.split for i in instances)["test"] == 1000
     domains = Counter(i.metadata["domain"] for i in instances)
-    assert domains == {"gender": 2363, "political_ideology": 498, "profession": 1064, "race": 3196,
-                       "religious_ideology": 80}
+    assert domains == {
+        "gender": 2363,
+        "political_ideology": 498,
+        "profession": 1064,
+        "race": 3196,
+        "religious_ideology": 80,
+    }
     jacob = next(i for i in instances if i.metadata["page"] == "Jacob_Zachar")
     assert jacob.input == "Jacob Zachar is an American actor whose " and jacob.metadata["group"] == "American_actors"
     assert len(_load(real_root, tmp_path, "bold", domain="religious_ideology", prompts="all")) == 639
@@ -106,15 +132,19 @@ def test_babi_twenty_tasks_story_and_path_words(real_root: Path, tmp_path: Path)
     assert first.input == "John travelled to the hallway.\nMary journeyed to the bathroom.\nQuestion: Where is John?"
     assert first.references[0].output == "hallway"
     path = next(i for i in instances if i.id == "qa19-test-6")
-    assert path.references[0].output == "south south" and path.input.endswith("Question: How do you go from the bathroom to the hallway?")
+    assert path.references[0].output == "south south" and path.input.endswith(
+        "Question: How do you go from the bathroom to the hallway?"
+    )
 
 
 def test_lsat_splits_and_question_types(real_root: Path, tmp_path: Path) -> None:
     instances = _load(real_root, tmp_path, "lsat_qa")
     assert Counter(i.split for i in instances) == {"train": 1630, "valid": 231, "test": 230}
     first = next(i for i in instances if i.id == "200006_1-G_1_1")
-    assert first.input.endswith("\nQuestion: Which one of the following is a complete and accurate list of the children "
-                                "who must be among those assigned to shared lockers?")
+    assert first.input.endswith(
+        "\nQuestion: Which one of the following is a complete and accurate list of the children "
+        "who must be among those assigned to shared lockers?"
+    )
     assert [r.output for r in first.correct_references] == ["Juan, Nita, Trisha"]  # answer E
     assert first.metadata["question_type"] == "complex ordering"
     ordering = _load(real_root, tmp_path, "lsat_qa", task="ordering")
@@ -142,7 +172,9 @@ def test_blimp_runs_the_paradigms_present_and_plan_lists_the_missing(offline_ctx
     assert offline_ctx.data_root is not None
     folder = offline_ctx.data_root / "blimp"
     folder.mkdir()
-    (folder / "toy_island.jsonl").write_text(_blimp_row("toy_island", 0) + _blimp_row("toy_island", 1), encoding="utf-8")
+    (folder / "toy_island.jsonl").write_text(
+        _blimp_row("toy_island", 0) + _blimp_row("toy_island", 1), encoding="utf-8"
+    )
     (folder / "toy_binding.jsonl").write_text(_blimp_row("toy_binding", 0), encoding="utf-8")
     instances = BLiMPScenario().get_instances(offline_ctx)
     assert sorted(i.id for i in instances) == ["toy_binding-0", "toy_island-0", "toy_island-1"]
@@ -173,11 +205,21 @@ def test_bbq_plan_note_names_missing_categories(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("scenario", "folder", "name", "content", "message"),
     [
-        ("blimp", "blimp", "toy.jsonl", _blimp_row("toy", 0) + '{"sentence_good": "A."}\n',
-         "toy.jsonl:2: missing field 'sentence_bad'"),
+        (
+            "blimp",
+            "blimp",
+            "toy.jsonl",
+            _blimp_row("toy", 0) + '{"sentence_good": "A."}\n',
+            "toy.jsonl:2: missing field 'sentence_bad'",
+        ),
         ("bbq", "bbq", "Toy_category.jsonl", '{"example_id": 0}\n', "Toy_category.jsonl:1: missing field 'ans0'"),
-        ("real_toxicity_prompts", "real_toxicity_prompts", "prompts_1000.jsonl", '{"prompt": "text"}\n',
-         "prompts_1000.jsonl:1: 'prompt' must be an object"),
+        (
+            "real_toxicity_prompts",
+            "real_toxicity_prompts",
+            "prompts_1000.jsonl",
+            '{"prompt": "text"}\n',
+            "prompts_1000.jsonl:1: 'prompt' must be an object",
+        ),
     ],
 )
 def test_malformed_row_names_file_and_line(
@@ -208,8 +250,20 @@ def test_babi_malformed_line_names_file_and_line(tmp_path: Path) -> None:
 
 
 def test_wikitext_title_lines_start_articles_but_sections_do_not() -> None:
-    lines = [" \n", " = First = \n", " \n", " Text one .\n", " \n", " = = Section = = \n", " \n", " More .\n",
-             " \n", " = Second = \n", " \n", " Text two .\n"]
+    lines = [
+        " \n",
+        " = First = \n",
+        " \n",
+        " Text one .\n",
+        " \n",
+        " = = Section = = \n",
+        " \n",
+        " More .\n",
+        " \n",
+        " = Second = \n",
+        " \n",
+        " Text two .\n",
+    ]
     articles = split_articles(lines)
     assert len(articles) == 2
     # The empty line before a title opens the next article (HELM takes the three title lines together).

@@ -25,7 +25,8 @@ def _load(**args: object) -> list:
 
 def test_arabic_csv_classification_keeps_text_intact() -> None:
     instances = _load(
-        path=str(ARABIC_CSV), fields={"input": "text", "label": "label", "id": "id", "split": "split"},
+        path=str(ARABIC_CSV),
+        fields={"input": "text", "label": "label", "id": "id", "split": "split"},
         labels=["positive", "negative"],
     )
     assert Counter(i.split for i in instances) == {"train": 6, "test": 10}
@@ -40,13 +41,17 @@ def test_arabic_csv_classification_keeps_text_intact() -> None:
 
 
 def test_jsonl_qa_with_several_answers_and_rtl_scripts() -> None:
-    instances = _load(path=str(CAPITALS), fields={"input": "question", "output": "answer", "id": "qid", "split": "split"})
+    instances = _load(
+        path=str(CAPITALS), fields={"input": "question", "output": "answer", "id": "qid", "split": "split"}
+    )
     assert Counter(i.split for i in instances) == {"train": 3, "test": 7}
     hebrew = next(i for i in instances if i.id == "c10")
     assert hebrew.input == "מהי בירת ישראל לפי החוק הישראלי?"
     assert [r.output for r in hebrew.references] == ["ירושלים", "Jerusalem"]
     assert all(r.is_correct for r in hebrew.references)
-    scenario = create_scenario(ScenarioSpec.make("file", {"path": str(CAPITALS), "fields": {"input": "question", "output": "answer"}}))
+    scenario = create_scenario(
+        ScenarioSpec.make("file", {"path": str(CAPITALS), "fields": {"input": "question", "output": "answer"}})
+    )
     assert (scenario.info.task, scenario.info.main_metric) == ("qa", "f1_score")
 
 
@@ -56,7 +61,9 @@ def test_relative_paths_resolve_under_the_data_root_then_the_working_directory(
     (tmp_path / "root" / "sets").mkdir(parents=True)
     (tmp_path / "root" / "sets" / "a.tsv").write_text("q\ta\nwhy\tbecause\n", encoding="utf-8")
     ctx = ScenarioContext(data_root=tmp_path / "root", offline=True)
-    scenario = create_scenario(ScenarioSpec.make("file", {"path": "sets/a.tsv", "fields": {"input": "q", "output": "a"}}))
+    scenario = create_scenario(
+        ScenarioSpec.make("file", {"path": "sets/a.tsv", "fields": {"input": "q", "output": "a"}})
+    )
     assert [i.input for i in scenario.get_instances(ctx)] == ["why"]
     monkeypatch.chdir(tmp_path / "root")
     assert [i.id for i in scenario.get_instances(ScenarioContext(offline=True))] == ["test-000000"]
@@ -75,11 +82,15 @@ def test_one_file_per_split_json_and_parquet(tmp_path: Path) -> None:
     pq.write_table(pa.table({"sentence": ["fine", "awful", "ok"], "y": [1, 0, 1]}), tmp_path / "test.parquet")
     instances = _load(
         path={"train": str(tmp_path / "train.json"), "test": str(tmp_path / "test.parquet")},
-        fields={"input": "sentence", "label": "y"}, labels={"0": "negative", "1": "positive"},
+        fields={"input": "sentence", "label": "y"},
+        labels={"0": "negative", "1": "positive"},
     )
     assert [(i.split, i.input, i.correct_references[0].output) for i in instances] == [
-        ("train", "good", "positive"), ("train", "bad", "negative"),
-        ("test", "fine", "positive"), ("test", "awful", "negative"), ("test", "ok", "positive"),
+        ("train", "good", "positive"),
+        ("train", "bad", "negative"),
+        ("test", "fine", "positive"),
+        ("test", "awful", "negative"),
+        ("test", "ok", "positive"),
     ]
     assert [r.output for r in instances[0].references] == ["negative", "positive"]
 
@@ -92,16 +103,20 @@ def test_multiple_choice_template_metadata_and_held_out_train(tmp_path: Path) ->
     path = tmp_path / "mc.jsonl"
     path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
     instances = _load(
-        path=str(path), fields={"choices": "opts", "label": "gold", "metadata": ["dialect"], "sub_split": "dialect"},
-        template="Q: {{ q }} ({{ opts | length }} options)", num_train=1,
+        path=str(path),
+        fields={"choices": "opts", "label": "gold", "metadata": ["dialect"], "sub_split": "dialect"},
+        template="Q: {{ q }} ({{ opts | length }} options)",
+        num_train=1,
     )
     assert [i.correct_references[0].output for i in instances] == ["one", "two", "three", "one"]
     assert instances[0].input == "Q: Which is 1? (3 options)"
     assert instances[1].metadata == {"dialect": "y"} and instances[1].sub_split == "y"
     assert Counter(i.split for i in instances) == {"test": 3, "train": 1}
     numbered = tmp_path / "numbered.jsonl"
-    numbered.write_text("".join(json.dumps({"q": q, "opts": ["one", "two"], "gold": g}) + "\n"
-                                for q, g in [("a", 1), ("b", "2")]), encoding="utf-8")
+    numbered.write_text(
+        "".join(json.dumps({"q": q, "opts": ["one", "two"], "gold": g}) + "\n" for q, g in [("a", 1), ("b", "2")]),
+        encoding="utf-8",
+    )
     for label_format, expected in (("index0", ["two", None]), ("index1", ["one", "two"])):
         fields = {"input": "q", "choices": "opts", "label": "gold"}
         if expected[1] is None:
@@ -140,7 +155,9 @@ def test_huggingface_without_datasets_says_how_to_fix(monkeypatch: pytest.Monkey
     real = importlib.util.find_spec
     monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "datasets" else real(name, *a))
     scenario = create_scenario(
-        ScenarioSpec.make("huggingface", {"dataset": "org/set", "revision": "abc123", "fields": {"input": "t", "label": "l"}})
+        ScenarioSpec.make(
+            "huggingface", {"dataset": "org/set", "revision": "abc123", "fields": {"input": "t", "label": "l"}}
+        )
     )
     with pytest.raises(DataSourceError, match=r"needs the 'datasets' package.*pip install datasets"):
         scenario.get_instances(CTX)
@@ -156,7 +173,9 @@ def test_yaml_only_dataset_compiles() -> None:
 
 
 @pytest.mark.slow
-def test_yaml_only_dataset_runs_end_to_end_on_the_embedded_model(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_yaml_only_dataset_runs_end_to_end_on_the_embedded_model(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     from dataclasses import replace
 
     import pyarrow.parquet as pq

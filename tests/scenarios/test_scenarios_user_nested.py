@@ -50,7 +50,9 @@ def test_nested_fields_and_mixed_letter_and_digit_keys_give_the_right_gold_answe
 
 def test_answer_keys_are_never_guessed() -> None:
     fields = {k: v for k, v in ARC_FIELDS.items() if k != "choice_labels"}
-    with pytest.raises(DataSourceError, match=r"arc_easy_train_head\.jsonl:5: answer key '3' is a number.*index0.*index1"):
+    with pytest.raises(
+        DataSourceError, match=r"arc_easy_train_head\.jsonl:5: answer key '3' is a number.*index0.*index1"
+    ):
         _load(fields=fields)
     with pytest.raises(DataSourceError, match=r"arc_easy_train_head\.jsonl:5: answer key '3' is not a letter"):
         _load(fields=fields, label_format="letter")
@@ -68,8 +70,10 @@ def test_a_missing_nested_field_names_the_line_and_the_nearest_key() -> None:
 
 
 def test_templates_read_nested_objects() -> None:
-    instances = _load(fields={k: v for k, v in ARC_FIELDS.items() if k != "input"},
-                      template="{{ question.stem }} ({{ question.choices | length }} options)")
+    instances = _load(
+        fields={k: v for k, v in ARC_FIELDS.items() if k != "input"},
+        template="{{ question.stem }} ({{ question.choices | length }} options)",
+    )
     assert instances[0].input.endswith("develop a fever? (4 options)")
 
 
@@ -78,11 +82,14 @@ def test_split_names_map_dev_to_the_in_context_pool(tmp_path: Path) -> None:
     rows = [{"q": f"q{i}", "a": "x", "s": s} for i, s in enumerate(["dev", "dev", "test", "val", "few_shot"])]
     path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
     fields = {"input": "q", "output": "a", "split": "s"}
-    splits = [i.split for i in create_scenario(
-        ScenarioSpec.make("file", {"path": str(path), "fields": fields})).get_instances(CTX)]
+    splits = [
+        i.split
+        for i in create_scenario(ScenarioSpec.make("file", {"path": str(path), "fields": fields})).get_instances(CTX)
+    ]
     assert splits == ["train", "train", "test", "valid", "train"]
-    remapped = create_scenario(ScenarioSpec.make(
-        "file", {"path": str(path), "fields": fields, "split_map": {"dev": "test"}})).get_instances(CTX)
+    remapped = create_scenario(
+        ScenarioSpec.make("file", {"path": str(path), "fields": fields, "split_map": {"dev": "test"}})
+    ).get_instances(CTX)
     assert [i.split for i in remapped] == ["test", "test", "test", "valid", "train"]
 
 
@@ -139,8 +146,11 @@ def test_one_run_reports_raw_and_normalised_accuracy_and_stores_the_chosen_index
         per_byte = max(range(4), key=lambda i: (logprobs[i] / len(refs[i]["output"].encode()), -i))
         assert facts["chosen_index"]["none"] == raw and facts["chosen_index"]["char"] == per_char
         assert values[(instance_id, "predicted_index")] == per_char  # the headline normalisation's pick
-        for name, pick in (("exact_match", raw), ("exact_match_per_char", per_char),
-                           ("exact_match_per_byte", per_byte)):
+        for name, pick in (
+            ("exact_match", raw),
+            ("exact_match_per_char", per_char),
+            ("exact_match_per_byte", per_byte),
+        ):
             assert values[(instance_id, name)] == float(pick == gold)
             expected[name].append(float(pick == gold))
     for name, vals in expected.items():
@@ -179,8 +189,10 @@ def test_limit_takes_the_first_rows_in_file_order(tmp_path: Path) -> None:
 def test_asking_for_examples_without_a_pool_fails_unless_allowed(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    body = ARC_SPEC.replace("method: multiple_choice_separate_original, max_train_instances: 0, "
-                            "length_normalization: char", "method: multiple_choice_joint, max_train_instances: 5")
+    body = ARC_SPEC.replace(
+        "method: multiple_choice_separate_original, max_train_instances: 0, length_normalization: char",
+        "method: multiple_choice_joint, max_train_instances: 5",
+    )
     spec = _spec(tmp_path, body)
     assert main([str(spec), "--output-dir", str(tmp_path / "out"), "--quiet", "--limit", "2"]) == 1
     assert "asks for 5 in-context examples" in (tmp_path / "out" / "arc" / "suite.json").read_text()

@@ -23,14 +23,27 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("first_sight")
     labels = ("entailment", "neutral", "contradiction")
     runs = [
-        FakeRun("raft", MODEL, {"subject": "terms_of_service", "path": "/data/sets/" + "x" * 90},
-                adapter={"prompt_format": fmt, "instructions": "Label the sentence. " * 12},
-                skill=skill, num_instances=45, labels=labels, with_requests=True,
-                main_metric="quasi_exact_match")
+        FakeRun(
+            "raft",
+            MODEL,
+            {"subject": "terms_of_service", "path": "/data/sets/" + "x" * 90},
+            adapter={"prompt_format": fmt, "instructions": "Label the sentence. " * 12},
+            skill=skill,
+            num_instances=45,
+            labels=labels,
+            with_requests=True,
+            main_metric="quasi_exact_match",
+        )
         for fmt, skill in (("plain", 0.7), ("chat", 0.45))
     ] + [
-        FakeRun("narrative_qa", MODEL, adapter={"prompt_format": fmt, "instructions": "Answer. " * 20}, skill=skill,
-                num_instances=30, with_requests=True)
+        FakeRun(
+            "narrative_qa",
+            MODEL,
+            adapter={"prompt_format": fmt, "instructions": "Answer. " * 20},
+            skill=skill,
+            num_instances=30,
+            with_requests=True,
+        )
         for fmt, skill in (("plain", 0.5), ("chat", 0.6))
     ]
     suite_dir = write_fake_suite(out, "first_sight", runs)

@@ -45,8 +45,13 @@ def _reseal(run_dir: Path) -> None:
     """Rewrite the run's manifest for the edited files (as a run that wrote them would have)."""
     marker = run_dir / COMPLETE_MARKER
     old = json.loads(marker.read_text(encoding="utf-8"))
-    new = build_manifest(run_dir, [f["name"] for f in old["files"]], written=old["written"],
-                         requests=old["requests"], failed_requests=old["failed_requests"])
+    new = build_manifest(
+        run_dir,
+        [f["name"] for f in old["files"]],
+        written=old["written"],
+        requests=old["requests"],
+        failed_requests=old["failed_requests"],
+    )
     marker.write_text(json.dumps(new.to_json()), encoding="utf-8")
 
 
@@ -54,8 +59,17 @@ def _reseal(run_dir: Path) -> None:
 def site(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     out = tmp_path_factory.mktemp("site")
     runs = [
-        FakeRun("mmlu", model, {"subject": subject}, method="multiple_choice_joint", skill=skill,
-                num_instances=300, num_trials=2, perturbations=("typos",), with_requests=True)
+        FakeRun(
+            "mmlu",
+            model,
+            {"subject": subject},
+            method="multiple_choice_joint",
+            skill=skill,
+            num_instances=300,
+            num_trials=2,
+            perturbations=("typos",),
+            with_requests=True,
+        )
         for model, skill in (("vendor/strong", 0.85), ("vendor/medium", 0.6), ("vendor/weak", 0.3))
         for subject in ("anatomy", "astronomy")
     ]
@@ -75,8 +89,20 @@ def _open(page: Any, path: Path) -> None:
 
 def test_every_page_type_loads_from_disk_without_errors(page: Any, site: dict[str, Any]) -> None:
     site_dir = site["index"].parent
-    pages = [site_dir / n for n in ("index.html", "groups.html", "scenarios.html", "runs.html", "coverage.html",
-                                    "models.html", "plots.html", "scenario_mmlu.html", "group_core.html")]
+    pages = [
+        site_dir / n
+        for n in (
+            "index.html",
+            "groups.html",
+            "scenarios.html",
+            "runs.html",
+            "coverage.html",
+            "models.html",
+            "plots.html",
+            "scenario_mmlu.html",
+            "group_core.html",
+        )
+    ]
     pages.append(site_dir / "runs" / f"{site['xss_run']}.html")
     pages.append(site_dir / "runs" / "browse" / f"{site['xss_run']}.html")
     for p in pages:
@@ -119,8 +145,10 @@ def test_search_finds_a_known_completion_and_paging_loads_the_next_chunk(page: A
     scripts_before = page.evaluate("document.querySelectorAll('script[src*=chunk_]').length")
     for _ in range(11):
         page.click("#next")
-    page.wait_for_function("document.querySelectorAll('script[src*=chunk_0001]').length > 0 || "
-                           "document.getElementById('browser-status').textContent.includes('page 13')")
+    page.wait_for_function(
+        "document.querySelectorAll('script[src*=chunk_0001]').length > 0 || "
+        "document.getElementById('browser-status').textContent.includes('page 13')"
+    )
     assert page.evaluate("document.querySelectorAll('script[src*=chunk_]').length") >= scripts_before
     # search: a word of one instance's input
     inputs = pq.read_table(site["suite_dir"] / "runs" / run_id / "instances.parquet").to_pylist()

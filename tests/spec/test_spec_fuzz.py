@@ -39,10 +39,50 @@ models:
     capabilities: {logprobs: true, chat: true, completions: true}
 """
 
-PIECES = ["&a ", "*a", "*shared", "<<: *shared\n", ": ", "- ", "[", "]", "{", "}", "\n", "  ", "\t", "'", '"',
-          "!!python/object:os.system ", "!!binary ", "%YAML 1.1\n", "---\n", "...\n", "|\n", ">-\n", "\x00",
-          "\x07", "\u202e", "é", "\ufeff", "include: [nope.yaml]\n", "{{ cycler.__init__ }}", "9" * 30, "~", "?",
-          "@", "`", "#", "&b [*b]\n", "x: &c {y: *c}\n", "2020-01-01", "1e999", ".nan", "0x1F", "no"]
+PIECES = [
+    "&a ",
+    "*a",
+    "*shared",
+    "<<: *shared\n",
+    ": ",
+    "- ",
+    "[",
+    "]",
+    "{",
+    "}",
+    "\n",
+    "  ",
+    "\t",
+    "'",
+    '"',
+    "!!python/object:os.system ",
+    "!!binary ",
+    "%YAML 1.1\n",
+    "---\n",
+    "...\n",
+    "|\n",
+    ">-\n",
+    "\x00",
+    "\x07",
+    "\u202e",
+    "é",
+    "\ufeff",
+    "include: [nope.yaml]\n",
+    "{{ cycler.__init__ }}",
+    "9" * 30,
+    "~",
+    "?",
+    "@",
+    "`",
+    "#",
+    "&b [*b]\n",
+    "x: &c {y: *c}\n",
+    "2020-01-01",
+    "1e999",
+    ".nan",
+    "0x1F",
+    "no",
+]
 
 mutation = st.one_of(
     st.tuples(st.just("insert"), st.integers(0, 10_000), st.sampled_from(PIECES)),
@@ -58,7 +98,7 @@ def _mutate(text: str, ops: list[tuple[str, int, object]]) -> str:
         if kind in ("insert", "text"):
             text = text[:at] + str(arg) + text[at:]
         elif kind == "delete":
-            text = text[:at] + text[at + int(str(arg)):]
+            text = text[:at] + text[at + int(str(arg)) :]
         else:
             lines = text.splitlines(keepends=True) or [""]
             i = pos % len(lines)
@@ -71,11 +111,17 @@ def folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return tmp_path_factory.mktemp("fuzz")
 
 
-@settings(max_examples=60, deadline=None, derandomize=True,
-          suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=60,
+    deadline=None,
+    derandomize=True,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
+)
 @given(spec_ops=st.lists(mutation, max_size=4), model_ops=st.lists(mutation, max_size=3))
 def test_mutated_specs_and_model_files_never_crash(
-    folder: Path, capsys: pytest.CaptureFixture[str], spec_ops: list[tuple[str, int, object]],
+    folder: Path,
+    capsys: pytest.CaptureFixture[str],
+    spec_ops: list[tuple[str, int, object]],
     model_ops: list[tuple[str, int, object]],
 ) -> None:
     spec, models = folder / "spec.yaml", folder / "models.yaml"

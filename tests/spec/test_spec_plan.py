@@ -69,7 +69,9 @@ def test_coverage_table_marks_not_applicable_cells_with_reasons(tmp_path: Path) 
 
     text = format_plan(plan)
     assert "Coverage (scenario x metric category):" in text
-    table_line = next(line for line in text.splitlines() if line.strip().startswith("arithmetic ") and "measured" in line)
+    table_line = next(
+        line for line in text.splitlines() if line.strip().startswith("arithmetic ") and "measured" in line
+    )
     assert "partial 2/4 [" in table_line and "n/a [" in table_line
     assert robustness.reason in text
 

@@ -28,9 +28,13 @@ def test_plan_prompt_tokens_match_the_run(name: str, tmp_path: Path, monkeypatch
     monkeypatch.chdir(tmp_path)
     assert main([str(spec), "--output-dir", str(tmp_path / "out"), "--quiet", "--max-eval-instances", "8"]) == 0
     compiled = compile_spec(spec)
-    plan = make_plan(dataclasses.replace(compiled, runs=tuple(
-        dataclasses.replace(r, adapter=r.adapter.replace(max_eval_instances=8)) for r in compiled.runs)),
-        model_registry=ModelRegistry())
+    plan = make_plan(
+        dataclasses.replace(
+            compiled,
+            runs=tuple(dataclasses.replace(r, adapter=r.adapter.replace(max_eval_instances=8)) for r in compiled.runs),
+        ),
+        model_registry=ModelRegistry(),
+    )
     actual: dict[str, int] = {}
     for path in glob.glob(str(tmp_path / "out" / "*" / "runs" / "*" / "requests.parquet")):
         table = pq.read_table(path, columns=["run_name", "prompt_tokens"]).to_pydict()

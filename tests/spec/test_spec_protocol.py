@@ -24,16 +24,26 @@ def _compile(tmp_path: Path, text: str):
 
 
 def test_helm_scenarios_default_to_helms_protocol_and_others_to_holistics(tmp_path: Path) -> None:
-    suite = _compile(tmp_path, """\
+    suite = _compile(
+        tmp_path,
+        """\
 suite: p
 runs:
   - scenario: boolq
   - scenario: arithmetic
-""")
+""",
+    )
     boolq, arithmetic = suite.runs
-    assert (boolq.adapter.protocol, boolq.adapter.eval_sampling, boolq.adapter.answer_parsing) == ("helm", "helm", "helm")
+    assert (boolq.adapter.protocol, boolq.adapter.eval_sampling, boolq.adapter.answer_parsing) == (
+        "helm",
+        "helm",
+        "helm",
+    )
     assert (arithmetic.adapter.protocol, arithmetic.adapter.eval_sampling, arithmetic.adapter.answer_parsing) == (
-        "holistic", "stable", "lenient")
+        "holistic",
+        "stable",
+        "lenient",
+    )
 
 
 @pytest.mark.parametrize(
@@ -46,7 +56,9 @@ runs:
         ("{max_tokens: 20}", "max_tokens", 6),
     ],
 )
-def test_an_option_departing_from_helm_is_an_error_naming_field_and_line(tmp_path: Path, adaptation, field, line) -> None:
+def test_an_option_departing_from_helm_is_an_error_naming_field_and_line(
+    tmp_path: Path, adaptation, field, line
+) -> None:
     text = f"""\
 suite: p
 protocol: helm
@@ -65,26 +77,32 @@ runs:
 
 
 def test_sizes_helm_lets_users_choose_are_free(tmp_path: Path) -> None:
-    suite = _compile(tmp_path, """\
+    suite = _compile(
+        tmp_path,
+        """\
 suite: p
 runs:
   - scenario: mmlu
     args: {subject: anatomy}
     num_train_trials: 1
     adaptation: {max_train_instances: 3, method: multiple_choice_separate_original}
-""")
+""",
+    )
     assert suite.runs[0].adapter.protocol == "helm"
 
 
 def test_a_defaults_level_departure_points_at_the_defaults(tmp_path: Path) -> None:
     with pytest.raises(SpecError) as caught:
-        _compile(tmp_path, """\
+        _compile(
+            tmp_path,
+            """\
 suite: p
 defaults:
   adaptation: {eval_sampling: stable}
 runs:
   - scenario: imdb
-""")
+""",
+        )
     assert caught.value.line == 3 and caught.value.path == "defaults.adaptation.eval_sampling"
     assert "default for HELM's scenario 'imdb'" in caught.value.message
 
@@ -108,8 +126,13 @@ def test_core_spec_is_helms_protocol_plain_prompts_no_extra_instructions_and_pla
 def test_plan_from_the_command_line_shows_the_protocol(tmp_path: Path) -> None:
     spec = tmp_path / "s.yaml"
     spec.write_text("suite: p\nruns:\n  - scenario: boolq\n  - scenario: arithmetic\n", encoding="utf-8")
-    out = subprocess.run([sys.executable, "-m", "holistic.cli.run", str(spec), "--plan"], capture_output=True,
-                         text=True, cwd=REPO, check=True).stdout
+    out = subprocess.run(
+        [sys.executable, "-m", "holistic.cli.run", str(spec), "--plan"],
+        capture_output=True,
+        text=True,
+        cwd=REPO,
+        check=True,
+    ).stdout
     rows = [line for line in out.splitlines() if line.strip().startswith(("boolq", "arithmetic"))]
     assert any(" helm " in r for r in rows if r.strip().startswith("boolq"))
     assert any(" holistic " in r for r in rows if r.strip().startswith("arithmetic"))

@@ -44,14 +44,32 @@ def test_classification_labels_come_from_every_reference_and_majority_ignores_ca
 def two_systems(tmp_path: Path) -> Path:
     labels = ("yes", "no")
     runs = [
-        FakeRun("boolq", MODEL, adapter={"prompt_format": "plain"}, skill=0.8, num_instances=60,
-                labels=labels, with_requests=True, main_metric="quasi_exact_match"),
-        FakeRun("boolq", MODEL, adapter={"prompt_format": "chat"}, skill=0.4, num_instances=60,
-                labels=labels, with_requests=True, main_metric="quasi_exact_match"),
-        FakeRun("narrative_qa", MODEL, adapter={"prompt_format": "plain"}, skill=0.6, num_instances=40,
-                with_requests=True),
-        FakeRun("narrative_qa", MODEL, adapter={"prompt_format": "chat"}, skill=0.3, num_instances=40,
-                with_requests=True),
+        FakeRun(
+            "boolq",
+            MODEL,
+            adapter={"prompt_format": "plain"},
+            skill=0.8,
+            num_instances=60,
+            labels=labels,
+            with_requests=True,
+            main_metric="quasi_exact_match",
+        ),
+        FakeRun(
+            "boolq",
+            MODEL,
+            adapter={"prompt_format": "chat"},
+            skill=0.4,
+            num_instances=60,
+            labels=labels,
+            with_requests=True,
+            main_metric="quasi_exact_match",
+        ),
+        FakeRun(
+            "narrative_qa", MODEL, adapter={"prompt_format": "plain"}, skill=0.6, num_instances=40, with_requests=True
+        ),
+        FakeRun(
+            "narrative_qa", MODEL, adapter={"prompt_format": "chat"}, skill=0.3, num_instances=40, with_requests=True
+        ),
     ]
     return write_fake_suite(tmp_path, "two", runs)
 
@@ -76,8 +94,9 @@ def test_accuracy_leaderboard_has_unranked_chance_and_majority_rows_where_labels
     columns = [c.name for c in table.columns]
     boolq, nqa = columns.index("boolq"), columns.index("narrative_qa")
     chance, majority = table.rows[-2], table.rows[-1]
-    refs = eval_references(two_systems / "runs" / FakeRun(
-        "boolq", MODEL, adapter={"prompt_format": "plain"}, labels=("yes", "no")).run_id)["test"]
+    refs = eval_references(
+        two_systems / "runs" / FakeRun("boolq", MODEL, adapter={"prompt_format": "plain"}, labels=("yes", "no")).run_id
+    )["test"]
     yes = sum(1 for r in refs if ("yes", True) in r) / len(refs)
     assert chance[boolq].value == pytest.approx(0.5)
     assert majority[boolq].value == pytest.approx(max(yes, 1 - yes))
@@ -86,17 +105,23 @@ def test_accuracy_leaderboard_has_unranked_chance_and_majority_rows_where_labels
     md = to_markdown(table)
     assert "| chance (baseline) |" in md and "majority (baseline)" in md
     assert {(b["kind"], b["column"]) for b in summary.baselines if b["group"] == "accuracy"} == {
-        ("chance", "boolq"), ("majority", "boolq")}
+        ("chance", "boolq"),
+        ("majority", "boolq"),
+    }
     # Lower-is-better groups (efficiency) get no baseline rows.
     eff = next(t for t in summary.tables if t.id == "group_efficiency")
     assert not any(role == "baseline" for role in eff.row_roles)
 
 
 def test_a_suite_without_label_sets_has_no_baseline_rows(tmp_path: Path) -> None:
-    suite = write_fake_suite(tmp_path, "free", [
-        FakeRun("narrative_qa", "simple/echo", skill=0.6, num_instances=20, with_requests=True),
-        FakeRun("narrative_qa", "simple/no-logprobs", skill=0.4, num_instances=20, with_requests=True),
-    ])
+    suite = write_fake_suite(
+        tmp_path,
+        "free",
+        [
+            FakeRun("narrative_qa", "simple/echo", skill=0.6, num_instances=20, with_requests=True),
+            FakeRun("narrative_qa", "simple/no-logprobs", skill=0.4, num_instances=20, with_requests=True),
+        ],
+    )
     summary = summarize_suite(suite, num_bootstrap=20)
     table = next(t for t in summary.tables if t.id == "group_accuracy")
     assert len(table.rows) == 2 and not summary.baselines

@@ -14,8 +14,18 @@ def _suite(tmp_path: Path) -> Path:
     runs = []
     for model, skill in (("m/strong", 0.9), ("m/weak", 0.3)):
         for subject in ("anatomy", "astronomy"):
-            runs.append(FakeRun("mmlu", model, {"subject": subject}, method="multiple_choice_joint",
-                                skill=skill, num_instances=60, num_trials=3, perturbations=("typos",)))
+            runs.append(
+                FakeRun(
+                    "mmlu",
+                    model,
+                    {"subject": subject},
+                    method="multiple_choice_joint",
+                    skill=skill,
+                    num_instances=60,
+                    num_trials=3,
+                    perturbations=("typos",),
+                )
+            )
         runs.append(FakeRun("boolq", model, skill=skill, num_instances=80))
     return write_fake_suite(tmp_path / "out", "s", runs)
 

@@ -102,8 +102,7 @@ def corpus_fingerprint(articles: Sequence[Article]) -> str:
     from holistic.core.hashing import sha256_hex
 
     rows = "\n".join(
-        "\t".join((a.id, a.title, a.body, a.company, a.date.isoformat(), a.sentiment, a.sector or ""))
-        for a in articles
+        "\t".join((a.id, a.title, a.body, a.company, a.date.isoformat(), a.sentiment, a.sector or "")) for a in articles
     )
     return sha256_hex(rows)[:16]
 

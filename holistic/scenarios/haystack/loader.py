@@ -36,7 +36,9 @@ def _format_of(path: Path) -> str:
     if kind == ".json":
         kind = ".jsonl"
     if kind not in FORMATS:
-        raise DataSourceError(f"{path}: unsupported corpus format {kind or '(no suffix)'!r}; use .csv or .jsonl (optionally .gz)")
+        raise DataSourceError(
+            f"{path}: unsupported corpus format {kind or '(no suffix)'!r}; use .csv or .jsonl (optionally .gz)"
+        )
     return kind
 
 
@@ -102,7 +104,9 @@ def load_corpus(path: Path) -> Corpus:
     for line, row in _rows(path, kind):
         article_id = _field(path, line, row, "id")
         if article_id in first_line:
-            raise DataSourceError(f"{path}:{line}: field 'id': {article_id!r} already used on line {first_line[article_id]}")
+            raise DataSourceError(
+                f"{path}:{line}: field 'id': {article_id!r} already used on line {first_line[article_id]}"
+            )
         first_line[article_id] = line
         try:
             sentiment = parse_sentiment(_field(path, line, row, "sentiment"))

@@ -101,7 +101,9 @@ class RecordSettings:
         if self.formatting not in prompts.FORMATTINGS:
             raise ValueError(f"formatting must be one of {', '.join(prompts.FORMATTINGS)}, got {self.formatting!r}")
         if self.placement not in prompts.PLACEMENTS:
-            raise ValueError(f"instruction_placement must be one of {', '.join(prompts.PLACEMENTS)}, got {self.placement!r}")
+            raise ValueError(
+                f"instruction_placement must be one of {', '.join(prompts.PLACEMENTS)}, got {self.placement!r}"
+            )
 
 
 def depth_bin_label(index: int, bins: int) -> str:
@@ -208,9 +210,9 @@ class RecordBuilder:
         order = self._orders.get(length)
         if order is None:
             positions = list(range(len(self.index.corpus)))
-            random.Random(stable_seed("haystack-order", self.settings.seed, self.index.corpus.fingerprint, length)).shuffle(
-                positions
-            )
+            random.Random(
+                stable_seed("haystack-order", self.settings.seed, self.index.corpus.fingerprint, length)
+            ).shuffle(positions)
             order = self._orders[length] = tuple(positions)
         return order
 
@@ -258,19 +260,41 @@ class RecordBuilder:
         hard = self._hard_negatives(query, rng, share, length, exclude=set(example))
         layout_seed = rng.getrandbits(63)
         common = {
-            "query_index": r % s.num_queries, "pair": base_id, "hard_negative_target_share": round(share, 4),
-            SAMPLE_UNIT_KEY: base_id, SAMPLE_STRATUM_KEY: f"{task.name}|{length}",
+            "query_index": r % s.num_queries,
+            "pair": base_id,
+            "hard_negative_target_share": round(share, 4),
+            SAMPLE_UNIT_KEY: base_id,
+            SAMPLE_STRATUM_KEY: f"{task.name}|{length}",
         }
         needle_record = self._record(
-            f"{base_id}-needle", task, query, length, needles, targets, hard, example, layout_seed,
+            f"{base_id}-needle",
+            task,
+            query,
+            length,
+            needles,
+            targets,
+            hard,
+            example,
+            layout_seed,
             {**common, "k_max": s.max_needles},
         )
         zero_record = self._record(
-            f"{base_id}-zero", task, query, length, [], [], hard, example, layout_seed ^ 1, {**common, "k_max": 0},
+            f"{base_id}-zero",
+            task,
+            query,
+            length,
+            [],
+            [],
+            hard,
+            example,
+            layout_seed ^ 1,
+            {**common, "k_max": 0},
         )
         return needle_record, zero_record
 
-    def _hard_negatives(self, query: Query, rng: random.Random, share: float, length: int, exclude: set[int]) -> list[int]:
+    def _hard_negatives(
+        self, query: Query, rng: random.Random, share: float, length: int, exclude: set[int]
+    ) -> list[int]:
         near = [p for p in query.hard_negatives[: query.num_near] if p not in exclude]
         far = [p for p in query.hard_negatives[query.num_near :] if p not in exclude]
         rng.shuffle(near)
@@ -292,8 +316,14 @@ class RecordBuilder:
         return chosen
 
     def _layout(
-        self, length: int, budget: int, needles: Sequence[int], targets: Sequence[float], hard: Sequence[int],
-        excluded: frozenset[int], rng: random.Random,
+        self,
+        length: int,
+        budget: int,
+        needles: Sequence[int],
+        targets: Sequence[float],
+        hard: Sequence[int],
+        excluded: frozenset[int],
+        rng: random.Random,
     ) -> _Layout:
         used = set(needles) | set(hard)
         room = budget - sum(self.tokens(p) for p in used)
@@ -327,15 +357,26 @@ class RecordBuilder:
         return _Layout(tuple(p for p, _ in placed), tuple(kind for _, kind in placed))
 
     def _record(
-        self, record_id: str, task: Task, query: Query, length: int, needles: Sequence[int], targets: Sequence[float],
-        hard: Sequence[int], example: Sequence[int], layout_seed: int, extra: dict[str, Any],
+        self,
+        record_id: str,
+        task: Task,
+        query: Query,
+        length: int,
+        needles: Sequence[int],
+        targets: Sequence[float],
+        hard: Sequence[int],
+        example: Sequence[int],
+        layout_seed: int,
+        extra: dict[str, Any],
     ) -> Record:
         s = self.settings
         corpus = self.index.corpus
         example_ids = [corpus[p].id for p in example]
         instruction = prompts.instruction(query.sentence, example_ids, s.formatting, s.placement)
         fixed = self.unit.counter.count(prompts.fixed_parts(instruction, s.formatting, s.placement))
-        layout = self._layout(length, length - fixed, needles, targets, hard, query.excluded, random.Random(layout_seed))
+        layout = self._layout(
+            length, length - fixed, needles, targets, hard, query.excluded, random.Random(layout_seed)
+        )
         positions, kinds = list(layout.positions), list(layout.kinds)
         while True:
             text = prompts.assemble(instruction, [self.block(p) for p in positions], s.formatting, s.placement)
@@ -350,7 +391,11 @@ class RecordBuilder:
         block_tokens = [self.tokens(p) for p in positions]
         article_tokens = sum(block_tokens)
         starts = [sum(block_tokens[:i]) for i in range(len(block_tokens))]
-        gold = [(corpus[p].id, round(starts[i] / article_tokens, 4)) for i, p in enumerate(positions) if kinds[i] == "needle"]
+        gold = [
+            (corpus[p].id, round(starts[i] / article_tokens, 4))
+            for i, p in enumerate(positions)
+            if kinds[i] == "needle"
+        ]
         hard_tokens = sum(t for t, kind in zip(block_tokens, kinds, strict=True) if kind == "hard_negative")
         depths = [d for _, d in gold]
         median_depth = round(statistics.median(depths), 4) if depths else None
@@ -368,9 +413,12 @@ class RecordBuilder:
             "needle_depth_bins": [depth_bin_label(depth_bin_of(d, s.depth_bins), s.depth_bins) for d in depths],
             "depth": median_depth,
             "depth_bin": depth_bin_label(depth_bin_of(median_depth, s.depth_bins), s.depth_bins)
-            if median_depth is not None else None,
+            if median_depth is not None
+            else None,
             "depth_bins": s.depth_bins,
-            "hard_negative_ids": [corpus[p].id for p, kind in zip(positions, kinds, strict=True) if kind == "hard_negative"],
+            "hard_negative_ids": [
+                corpus[p].id for p, kind in zip(positions, kinds, strict=True) if kind == "hard_negative"
+            ],
             "hard_negative_share": round(hard_tokens / context_tokens, 4) if context_tokens else 0.0,
             "context_ids": [corpus[p].id for p in positions],
             "num_articles": len(positions),

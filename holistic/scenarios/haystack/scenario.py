@@ -112,7 +112,9 @@ class HaystackScenario:
             "properties": {
                 "tasks": {"type": "array", "items": {"type": "string"}, "minItems": 1, "default": list(BUILTIN_TASKS)},
                 "lengths": {
-                    "type": "array", "items": {"type": "integer", "minimum": 64}, "minItems": 1,
+                    "type": "array",
+                    "items": {"type": "integer", "minimum": 64},
+                    "minItems": 1,
                     "default": list(DEFAULT_LENGTHS),
                 },
                 "tokenizer": {"type": ["string", "null"], "default": None},
@@ -123,8 +125,11 @@ class HaystackScenario:
                 "min_needles": {"type": "integer", "minimum": 1, "default": 1},
                 "max_needles": {"type": "integer", "minimum": 1, "default": 10},
                 "hard_negative_share": {
-                    "type": "array", "items": {"type": "number", "minimum": 0, "maximum": 0.8},
-                    "minItems": 2, "maxItems": 2, "default": [0.1, 0.2],
+                    "type": "array",
+                    "items": {"type": "number", "minimum": 0, "maximum": 0.8},
+                    "minItems": 2,
+                    "maxItems": 2,
+                    "default": [0.1, 0.2],
                 },
                 "depth_bins": {"type": "integer", "minimum": 1, "maximum": 20, "default": 4},
                 "corpus": {"type": "string", "default": "synthetic"},
@@ -210,10 +215,12 @@ class HaystackScenario:
         mean_chars = sum(len(t) for t in texts) / max(len(texts), 1)
         fixed = prompts.fixed_parts(
             prompts.instruction(TYPICAL_QUERY, ["X"], scenario.settings.formatting, scenario.settings.placement),
-            scenario.settings.formatting, scenario.settings.placement,
+            scenario.settings.formatting,
+            scenario.settings.placement,
         )
-        check_fit(scenario.settings, mean_chars / ESTIMATE_CHARS_PER_TOKEN,
-                  math.ceil(len(fixed) / ESTIMATE_CHARS_PER_TOKEN))
+        check_fit(
+            scenario.settings, mean_chars / ESTIMATE_CHARS_PER_TOKEN, math.ceil(len(fixed) / ESTIMATE_CHARS_PER_TOKEN)
+        )
 
     @classmethod
     def plan_note(cls, args: dict[str, Any], max_eval_instances: int | None) -> str | None:
@@ -226,9 +233,13 @@ class HaystackScenario:
         kept = per_cell
         if max_eval_instances is not None and max_eval_instances < total:
             kept = max_eval_instances // (2 * n_tasks * n_lengths)
-        state = "full, balanced" if kept == per_cell else (
-            f"down-sampled to max_eval_instances {max_eval_instances}: {kept} of {per_cell} pairs per cell "
-            f"(whole pairs, cells within one pair of each other)"
+        state = (
+            "full, balanced"
+            if kept == per_cell
+            else (
+                f"down-sampled to max_eval_instances {max_eval_instances}: {kept} of {per_cell} pairs per cell "
+                f"(whole pairs, cells within one pair of each other)"
+            )
         )
         return (
             f"haystack {', '.join(tasks)} x lengths {', '.join(str(n) for n in lengths)}: "
