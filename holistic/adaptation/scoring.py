@@ -9,6 +9,7 @@ calibration difference the same way.
 
 from __future__ import annotations
 
+from holistic.adaptation.validation import LENGTH_NORMALIZATIONS
 from holistic.core.types import RequestState
 
 
@@ -21,28 +22,55 @@ def calibrated_score(main_logprob: float, calibration_logprob: float) -> float:
     return main_logprob - calibration_logprob
 
 
-def normalized_logprob(logprob: float, continuation: str, num_tokens: int, mode: str) -> float:
-    """A continuation's logprob under ``AdapterSpec.length_normalization``.
+def normalized_logprob(logprob: float, choice: str, num_tokens: int, mode: str) -> float:
+    """A choice's summed logprob under ``AdapterSpec.length_normalization``.
 
-    ``none``: the sum; ``char``: divided by the characters of the continuation as sent
-    (its leading space included); ``token``: divided by its number of scored tokens.
+    ``choice`` is the choice text itself, without the space the prompt layout puts
+    before it (lm-evaluation-harness's ``target_delimiter``):
+
+    - ``none``: the sum (lm-evaluation-harness ``acc``);
+    - ``char``: divided by ``len(choice)``, lm-evaluation-harness's ``acc_norm``;
+    - ``token``: divided by the number of scored tokens (HELM, which scores the
+      continuation as sent, its leading space included);
+    - ``byte``: divided by the UTF-8 bytes of ``choice`` (lm-evaluation-harness ``acc_bytes``).
+
+    A zero length divides by 1.
     """
     if mode == "none":
         return logprob
     if mode == "char":
-        return logprob / max(len(continuation), 1)
+        return logprob / max(len(choice), 1)
     if mode == "token":
         return logprob / max(num_tokens, 1)
-    raise ValueError(f"unknown length normalization {mode!r} (valid: none, char, token)")
+    if mode == "byte":
+        return logprob / max(len(choice.encode("utf-8")), 1)
+    raise ValueError(f"unknown length normalization {mode!r} (valid: {', '.join(LENGTH_NORMALIZATIONS)})")
+
+
+def choice_text(state: RequestState) -> str:
+    """The choice a scored state is about: the continuation as sent without the
+    delimiter space the prompt layout put before it (the reference's own text for
+    multiple choice)."""
+    continuation = state.request.continuation
+    index = state.reference_index
+    references = state.instance.references
+    if index is not None and 0 <= index < len(references):
+        text = references[index].output
+        if continuation in (text, " " + text):
+            return text
+    prompt = state.request.prompt
+    if continuation.startswith(" ") and prompt and not prompt[-1].isspace():
+        return continuation[1:]
+    return continuation
 
 
 def state_logprob(state: RequestState, mode: str = "none") -> float | None:
-    """The (normalised) logprob of a scored state's continuation, ``None`` without a result."""
+    """The (normalised) logprob of a scored state's choice, ``None`` without a result."""
     result = state.result
     if result is None or not result.success or not result.completions:
         return None
     completion = result.completions[0]
-    return normalized_logprob(completion.logprob, state.request.continuation, len(completion.tokens), mode)
+    return normalized_logprob(completion.logprob, choice_text(state), len(completion.tokens), mode)
 
 
 def scored_bytes(state: RequestState) -> int:

@@ -108,7 +108,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--quiet",
         action="store_true",
-        help="no progress and no summary: errors and one final line (runs, requests, model work)",
+        help="no progress and no summary: warnings and errors (on stderr) and one final line "
+        "(runs, requests, model work)",
     )
     p.add_argument("--data-root", metavar="DIR", help=f"local data mirror for scenarios (default: ${DATA_ROOT_ENV})")
     p.add_argument("--fetch-only", action="store_true", help="fetch the data the runs need, then stop")
@@ -189,9 +190,8 @@ def _main(args: argparse.Namespace) -> int:
     runs = select_runs(
         prepare_runs(compiled, options), models=patterns(args.models), scenarios=patterns(args.scenarios)
     )
-    if not args.quiet:
-        for warning in compiled.warnings:
-            print(f"{PROG}: warning: {warning}", file=sys.stderr)
+    for warning in compiled.warnings:
+        print(f"{PROG}: warning: {warning}", file=sys.stderr)
 
     if args.plan:
         from holistic.models.registry import ModelRegistry
@@ -219,6 +219,9 @@ def _main(args: argparse.Namespace) -> int:
     if not args.quiet:
         print(report.summary())
     else:
+        # Warnings change what the results mean (a zero-shot run): --quiet never hides them.
+        for line in report.warning_lines():
+            print(f"{PROG}: {line}", file=sys.stderr)
         print(report.quiet_line())
     return report.exit_code
 

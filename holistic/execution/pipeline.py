@@ -262,6 +262,7 @@ def execute_run(
     info = with_headline(scenario.info, run.adapter)
     selection = select_metrics(run.metrics, info, run.adapter, deployment)
     train, evaluation = _load_instances(run, scenario, ctx.options, ctx.tokenizers)
+    warnings: list[str] = []
     if not train and run.adapter.max_train_instances > 0 and run.adapter.method != "language_modeling":
         problem = (
             f"run {run.name} asks for {run.adapter.max_train_instances} in-context examples "
@@ -272,7 +273,8 @@ def execute_run(
                 f"{problem}; map a split to the pool (split names train, dev, few_shot, or split_map), hold rows "
                 "out with num_train: N, set max_train_instances: 0, or pass --allow-zero-shot to run it zero-shot"
             )
-        progress.message(f"WARNING: {problem}: running it ZERO-SHOT (--allow-zero-shot)")
+        warnings.append(f"{problem}: running it ZERO-SHOT (--allow-zero-shot)")
+        progress.message(f"WARNING: {warnings[-1]}")
 
     client = ctx.client(deployment)
     states = adapt(train, evaluation, run.adapter, deployment, client.tokenizer(), seed=run.adapter.seed)
@@ -336,4 +338,5 @@ def execute_run(
         folder=writer.folder,
         forward_calls=served.engine.get("forward_calls", 0),
         forward_tokens=served.engine.get("forward_tokens", 0),
+        warnings=tuple(warnings),
     )

@@ -43,6 +43,9 @@ class RunReport:
     """Forward passes a local engine ran for this run (0 for API providers)."""
     forward_tokens: int = 0
     """Real tokens a local engine ran through the model for this run."""
+    warnings: tuple[str, ...] = ()
+    """What the user must know about how the run ran (e.g. zero-shot under ``--allow-zero-shot``);
+    shown even with ``--quiet``."""
 
     @property
     def error_rate(self) -> float:
@@ -105,6 +108,10 @@ class SuiteReport:
             line += f"; {sum(r.forward_tokens for r in done)} tokens through the model in {passes} forward passes"
         return line
 
+    def warning_lines(self) -> list[str]:
+        """One line per warning of a run, prefixed with its run id."""
+        return [f"WARNING {r.run_id}: {w}" for r in self.runs for w in r.warnings]
+
     def quiet_line(self) -> str:
         """The one line ``--quiet`` prints: run counts and :meth:`work_line`."""
         runs = (
@@ -131,6 +138,7 @@ class SuiteReport:
                     f"  PARTIAL {r.run_id}: {r.failed_requests}/{r.requests} requests failed "
                     f"({r.error_rate:.1%}); rerun the same command to retry them"
                 )
+        lines.extend(f"  {line}" for line in self.warning_lines())
         lines.append(f"results: {self.suite_dir}/suite.json and {self.suite_dir}/runs/<run_id>/*.parquet")
         if self.cache_path is not None:
             lines.append(f"request cache: {self.cache_path}")

@@ -69,10 +69,40 @@ def test_calibrated_score_is_the_difference_of_the_two_requests() -> None:
     assert main_lp is not None and calib_lp is not None
     assert calibrated_score(main_lp, calib_lp) == pytest.approx(-2.0)
     assert state_logprob(scored(main, -6.0, 2), "token") == pytest.approx(-3.0)
-    assert state_logprob(scored(main, -6.0, 2), "char") == pytest.approx(-1.5)  # " red" has 4 characters
+    # lm-eval's acc_norm divides by len(choice): "red" has 3 characters, the delimiter space is not counted
+    assert state_logprob(scored(main, -6.0, 2), "char") == pytest.approx(-2.0)
+    assert state_logprob(scored(calibration, -4.0, 2), "char") == pytest.approx(-4.0 / 3)
+    assert state_logprob(scored(main, -6.0, 2), "byte") == pytest.approx(-2.0)
     assert state_logprob(main) is None
-    with pytest.raises(ValueError, match="unknown length normalization"):
+    with pytest.raises(ValueError, match="unknown length normalization 'bytes'"):
         normalized_logprob(-1.0, "x", 1, "bytes")
+
+
+def test_length_normalisations_hand_computed_as_lm_eval_and_helm_define_them() -> None:
+    """lm-eval: acc_norm = argmax(ll / len(choice)), acc_bytes = argmax(ll / len(choice.encode()));
+    HELM: logprob / scored tokens. Values computed by hand."""
+    # " café" scored as 3 tokens with summed logprob -6.0; the choice is "café":
+    # 4 characters, 5 UTF-8 bytes (é is 2 bytes).
+    assert normalized_logprob(-6.0, "café", 3, "none") == -6.0
+    assert normalized_logprob(-6.0, "café", 3, "char") == pytest.approx(-1.5)
+    assert normalized_logprob(-6.0, "café", 3, "byte") == pytest.approx(-1.2)
+    assert normalized_logprob(-6.0, "café", 3, "token") == pytest.approx(-2.0)
+    assert normalized_logprob(-6.0, "", 0, "char") == -6.0  # an empty choice divides by 1
+    # The delimiter space changes the pick: with ll(" ab") = -2.2 and ll(" abcd") = -4.0,
+    # lm-eval picks "abcd" (-4/4 = -1.0 > -2.2/2 = -1.1); dividing by the continuation
+    # as sent (3 and 5 characters) would pick "ab" (-0.733 > -0.8).
+    spec = AdapterSpec(method="multiple_choice_separate_original", max_train_instances=0, output_prefix="Answer: ")
+    instance = Instance(
+        id="q", input="Pick", references=(Reference("ab", ("correct",)), Reference("abcd", ())), split="test"
+    )
+    states = adapt([], [instance], spec, PLAIN_MODEL, None, seed=0)
+    assert [s.request.continuation for s in states] == [" ab", " abcd"]
+    results = [
+        s.with_result(RequestResult(success=True, completions=(Completion(s.request.continuation, lp, ()),)))
+        for s, lp in zip(states, (-2.2, -4.0), strict=True)
+    ]
+    norm = [state_logprob(s, "char") for s in results]
+    assert norm == [pytest.approx(-1.1), pytest.approx(-1.0)]
 
 
 @pytest.mark.parametrize(

@@ -199,3 +199,20 @@ def test_asking_for_examples_without_a_pool_fails_unless_allowed(
     assert main([str(spec), "--output-dir", str(tmp_path / "out2"), "--limit", "2", "--allow-zero-shot"]) == 0
     captured = capsys.readouterr()
     assert "running it ZERO-SHOT (--allow-zero-shot)" in captured.out + captured.err
+    # The summary repeats it after the run, so a long log does not bury it.
+    summary = captured.out.split("suite 'arc':")[-1]
+    assert "WARNING " in summary and "ZERO-SHOT" in summary
+
+
+def test_quiet_never_hides_the_zero_shot_warning(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    body = ARC_SPEC.replace(
+        "method: multiple_choice_separate_original, max_train_instances: 0, length_normalization: char",
+        "method: multiple_choice_joint, max_train_instances: 5",
+    )
+    spec = _spec(tmp_path, body)
+    argv = [str(spec), "--output-dir", str(tmp_path / "out"), "--quiet", "--limit", "2", "--allow-zero-shot"]
+    assert main(argv) == 0
+    captured = capsys.readouterr()
+    assert "asks for 5 in-context examples" in captured.err
+    assert "running it ZERO-SHOT (--allow-zero-shot)" in captured.err
+    assert captured.out.count("\n") == 1  # --quiet's one line; the warning is on stderr
