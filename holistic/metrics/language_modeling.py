@@ -12,7 +12,9 @@ for ``loglikelihood`` windows (the earlier context only conditions), the whole
   instances (a ratio of sums, not a mean of per-document ratios):
   ``bits_per_byte`` = -sum logprob / sum bytes / ln 2 (tokenizer-independent; Gao
   et al., 2021), ``perplexity`` = exp(-sum logprob / sum tokens) and
-  ``logprob_per_byte`` = sum logprob / sum bytes.
+  ``logprob_per_byte`` = sum logprob / sum bytes; and the same per group of each
+  breakdown key the scenario declares (TwitterAAE's ``demographic=aa``, ICE's
+  ``region=ind``), pooled within the group.
 
 An instance with a failed window gets no values (a partial sum would look better
 than the truth).
@@ -25,8 +27,9 @@ from collections.abc import Sequence
 from dataclasses import replace
 
 from holistic.core.interfaces import MetricContext, MetricResult, ScenarioInfo
-from holistic.core.types import AdapterSpec, MetricName, ModelDeployment, RequestState, Stat
+from holistic.core.types import AdapterSpec, Instance, MetricName, ModelDeployment, RequestState, Stat
 from holistic.metrics.base import BaseMetric, info
+from holistic.metrics.breakdown import breakdown_sub_split
 from holistic.metrics.registry import METRICS
 from holistic.metrics.states import WINDOW_ROLE, group_units, metric_name, succeeded
 
@@ -50,6 +53,19 @@ def window_totals(state: RequestState) -> tuple[float, int, int]:
         tokens = state.result.prompt_tokens
     text = scored_text(state) or completion.text
     return logprob, tokens, len(text.encode("utf-8"))
+
+
+def pooled_groups(instance: Instance, breakdowns: Sequence[str]) -> list[MetricName]:
+    """The pools a document counts in: its own split/sub-split/perturbation, and (when it has
+    no sub-split of its own) one ``key=value`` group per breakdown key in its metadata."""
+    own = metric_name(instance, "")
+    groups = [own]
+    if own.sub_split is None:
+        for key in breakdowns:
+            value = instance.metadata.get(key)
+            if value is not None:
+                groups.append(replace(own, sub_split=breakdown_sub_split(key, value)))
+    return groups
 
 
 @METRICS.register("language_modeling")
@@ -122,9 +138,10 @@ class LanguageModelingMetric(BaseMetric):
             result.per_instance.append(unit.stat("logprob", sums[0]))
             result.per_instance.append(unit.stat("num_perplexity_tokens", sums[1]))
             result.per_instance.append(unit.stat("num_bytes", sums[2]))
-            trial = pooled.setdefault(metric_name(unit.instance, ""), {}).setdefault(unit.key.trial, [0.0, 0.0, 0.0])
-            for i, value in enumerate(sums):
-                trial[i] += value
+            for group in pooled_groups(unit.instance, ctx.scenario_info.breakdowns):
+                trial = pooled.setdefault(group, {}).setdefault(unit.key.trial, [0.0, 0.0, 0.0])
+                for i, value in enumerate(sums):
+                    trial[i] += value
         for group in sorted(pooled, key=lambda n: (n.split, n.sub_split or "", n.perturbation or "")):
             values: dict[str, list[float]] = {}
             for logprob, n_tokens, n_bytes in pooled[group].values():

@@ -42,6 +42,7 @@ _BUILTIN_MODULES: tuple[str, ...] = (
     "holistic.metrics.haystack",
     "holistic.metrics.bbq",
     "holistic.metrics.math_equiv",
+    "holistic.metrics.copyright",
 )
 # Built-in modules maintained alongside this package; tolerated while absent from a checkout.
 _loaded = False
@@ -130,8 +131,9 @@ class Selection:
 # a run names them in ``metrics:``.
 _ACCURACY_FAMILIES: tuple[tuple[str, Callable[[ScenarioInfo, AdapterSpec], bool]], ...] = (
     ("multiple_choice_accuracy", lambda info, adapter: True),
-    # long_context answers are id lists, scored as sets by the haystack metric, not as strings.
-    ("generation_accuracy", lambda info, adapter: info.task != "long_context"),
+    # long_context answers are id lists, scored as sets by the haystack metric, not as strings;
+    # a memorization continuation is compared with the rest of a whole passage by the copyright metric.
+    ("generation_accuracy", lambda info, adapter: info.task not in ("long_context", "memorization")),
     ("rouge", lambda info, adapter: info.task in ("summarization", "generation")),
     ("bleu", lambda info, adapter: info.task == "generation"),
     ("summarization", lambda info, adapter: info.task == "summarization"),

@@ -40,6 +40,10 @@ _BUILTIN_MODULES: tuple[str, ...] = (
     "holistic.scenarios.babi",
     "holistic.scenarios.lsat",
     "holistic.scenarios.math_competition",
+    "holistic.scenarios.copyright",
+    "holistic.scenarios.the_pile",
+    "holistic.scenarios.twitter_aae",
+    "holistic.scenarios.ice",
 )
 _loaded = False
 

@@ -1,0 +1,110 @@
+"""TwitterAAE (Blodgett et al., 2016): language modelling of tweets by dialect group.
+
+As HELM's ``twitter_aae``: the tweets most strongly aligned with African-American
+English (``aa``) or with white-aligned English (``white``), 50,000 of each, one
+instance per tweet, scored for bits per byte (``language_modeling``). HELM compares
+the two groups' bits per byte; ``demographic: all`` scores both in one run and reports
+every value per group too (``demographic=aa``, ``demographic=white``), pooled within
+the group like the overall value.
+
+Data (the user's copy; tweets are under Twitter's terms and are not redistributed):
+HELM's files ``twitter_aae/aa_tweets.csv`` and ``twitter_aae/white_tweets.csv``, CSV
+without a header, the tweet text in the first column (quoted when it holds commas,
+quotes or newlines).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from holistic.core.errors import DataSourceError
+from holistic.core.interfaces import ScenarioInfo
+from holistic.core.types import TEST_SPLIT, Instance
+from holistic.scenarios.loading import FileScenario, check_choice
+from holistic.scenarios.readers import open_text
+from holistic.scenarios.registry import SCENARIOS
+from holistic.scenarios.sources import DataFile, DataNeeds, ResolvedData
+from holistic.scenarios.the_pile import LM_WINDOWS
+
+FOLDER = "twitter_aae"
+DEMOGRAPHICS: tuple[str, ...] = ("aa", "white")
+ALL = "all"
+
+
+def file_name(demographic: str) -> str:
+    return f"{demographic}_tweets.csv"
+
+
+def read_tweets(path: Path, demographic: str) -> list[Instance]:
+    """One instance per CSV row (the first column); an empty or unreadable row names its line."""
+    import csv
+
+    out: list[Instance] = []
+    try:
+        with open_text(path) as fh:
+            reader = csv.reader(fh)
+            for row in reader:
+                line = reader.line_num
+                if not row or not row[0].strip():
+                    raise DataSourceError(f"{path}:{line}: empty row (expected the tweet in the first column)")
+                out.append(
+                    Instance(
+                        id=f"{demographic}-{len(out)}",
+                        input=row[0],
+                        split=TEST_SPLIT,
+                        metadata={"demographic": demographic},
+                    )
+                )
+    except (csv.Error, UnicodeDecodeError) as exc:
+        raise DataSourceError(f"{path}: cannot read as CSV: {exc}") from None
+    return out
+
+
+@SCENARIOS.register("twitter_aae")
+class TwitterAAEScenario(FileScenario):
+    """Bits per byte on African-American-aligned and white-aligned tweets."""
+
+    info = ScenarioInfo(
+        name="twitter_aae",
+        description="TwitterAAE: how well the model predicts tweets of each dialect group (bits per byte).",
+        task="language_modeling",
+        default_adapter=LM_WINDOWS,
+        main_metric="bits_per_byte",
+        metric_categories=("accuracy", "efficiency"),
+        not_applicable_reasons={
+            "calibration": "the text is scored, not answered",
+            "robustness": "HELM scores the tweets unperturbed",
+            "fairness": "the comparison between dialect groups is the measurement itself (see the per-group rows)",
+            "bias": "nothing is generated",
+            "toxicity": "nothing is generated",
+        },
+        args_schema={
+            "type": "object",
+            "properties": {"demographic": {"enum": [*DEMOGRAPHICS, ALL]}},
+            "additionalProperties": False,
+        },
+        tags=("language_modeling", "dialect", "targeted:language"),
+        breakdowns=("demographic",),
+    )
+
+    def __init__(self, demographic: str = ALL) -> None:
+        self.demographic = check_choice(demographic, [*DEMOGRAPHICS, ALL], "TwitterAAE demographic")
+
+    @classmethod
+    def estimate_num_instances(cls, args: dict[str, Any]) -> int:
+        return 50_000 * (2 if args.get("demographic", ALL) == ALL else 1)
+
+    def _groups(self) -> list[str]:
+        return list(DEMOGRAPHICS) if self.demographic == ALL else [self.demographic]
+
+    def data_needs(self) -> DataNeeds:
+        return DataNeeds(
+            FOLDER,
+            layouts=(tuple(DataFile(file_name(d)) for d in self._groups()),),
+            hint="your copy of HELM's TwitterAAE test files (aa_tweets.csv, white_tweets.csv); "
+            "corpus: http://slanglab.cs.umass.edu/TwitterAAE/",
+        )
+
+    def load(self, data: ResolvedData) -> list[Instance]:
+        return [inst for d in self._groups() for inst in read_tweets(data[file_name(d)], d)]
