@@ -43,6 +43,7 @@ _BUILTIN_MODULES: tuple[str, ...] = (
     "holistic.metrics.bbq",
     "holistic.metrics.math_equiv",
     "holistic.metrics.copyright",
+    "holistic.metrics.disinformation",
 )
 # Built-in modules maintained alongside this package; tolerated while absent from a checkout.
 _loaded = False
@@ -132,8 +133,12 @@ class Selection:
 _ACCURACY_FAMILIES: tuple[tuple[str, Callable[[ScenarioInfo, AdapterSpec], bool]], ...] = (
     ("multiple_choice_accuracy", lambda info, adapter: True),
     # long_context answers are id lists, scored as sets by the haystack metric, not as strings;
-    # a memorization continuation is compared with the rest of a whole passage by the copyright metric.
-    ("generation_accuracy", lambda info, adapter: info.task not in ("long_context", "memorization")),
+    # a memorization continuation is compared with the rest of a whole passage by the copyright metric;
+    # disinformation samples have no right answer (their references are in-context headlines).
+    (
+        "generation_accuracy",
+        lambda info, adapter: info.task not in ("long_context", "memorization", "disinformation"),
+    ),
     ("rouge", lambda info, adapter: info.task in ("summarization", "generation")),
     ("bleu", lambda info, adapter: info.task == "generation"),
     ("summarization", lambda info, adapter: info.task == "summarization"),

@@ -44,6 +44,7 @@ _BUILTIN_MODULES: tuple[str, ...] = (
     "holistic.scenarios.the_pile",
     "holistic.scenarios.twitter_aae",
     "holistic.scenarios.ice",
+    "holistic.scenarios.disinformation",
 )
 _loaded = False
 
