@@ -13,6 +13,12 @@ once its surrounding whitespace is stripped scores 0 on every one of them.
 - ``final_number_exact_match`` (maths scenarios): the final numbers agree
   (:func:`~holistic.metrics.text.final_number`).
 
+Scenarios whose main metric is one of HELM's special scorers also get it (and its
+family): ``exact_match_indicator`` (Dyck: only the text after the last space is
+compared) and ``f1_set_match`` with ``iou_set_match`` and ``exact_set_match``
+(synthetic reasoning in natural language: the sets of attributes after the last
+`` is ``, split on `` and ``; ``Nothing.`` is the empty set).
+
 With ``num_outputs > 1`` each value is computed on the first completion, and the
 same name with ``@k`` appended is the best over all ``k`` completions (pass@k-style).
 
@@ -115,6 +121,56 @@ def final_number_exact_match(prediction: str, reference: str) -> float:
     return float(gold is not None and final_number(prediction) == gold)
 
 
+def exact_match_indicator(prediction: str, reference: str, indicator: str = " ") -> float:
+    """HELM's ``exact_match_indicator``: exact match of what follows the last ``indicator``.
+
+    With HELM's indicator, a space, only the last space-separated item of the
+    (stripped) answer and of the reference are compared: for a Dyck reference
+    ``] ) )`` the answer ``] )`` matches, since both end in ``)``.
+    """
+    return exact_match(prediction.strip().split(indicator)[-1], reference.split(indicator)[-1])
+
+
+EMPTY_SET_TEXT = "Nothing."
+
+
+def answer_set(text: str) -> frozenset[str]:
+    """The set a sentence states, as HELM reads it: ``The cow is big and red.`` -> {big, red}.
+
+    ``Nothing.`` is the empty set; otherwise periods are dropped and the text after
+    the last `` is `` is split on `` and ``.
+    """
+    if text == EMPTY_SET_TEXT:
+        return frozenset()
+    return frozenset(text.replace(".", "").split(" is ")[-1].split(" and "))
+
+
+def _sets(prediction: str, reference: str) -> tuple[frozenset[str], frozenset[str]]:
+    """(predicted set, gold set); only the first line of the stripped answer counts."""
+    return answer_set(prediction.strip().split("\n")[0]), answer_set(reference)
+
+
+def exact_set_match(prediction: str, reference: str) -> float:
+    predicted, gold = _sets(prediction, reference)
+    return float(predicted == gold)
+
+
+def iou_set_match(prediction: str, reference: str) -> float:
+    """Intersection over union of the two sets (an empty gold set: 1 only for an empty answer set)."""
+    predicted, gold = _sets(prediction, reference)
+    if not gold:
+        return float(predicted == gold)
+    return len(predicted & gold) / len(predicted | gold)
+
+
+def f1_set_match(prediction: str, reference: str) -> float:
+    """F1 of the two sets: ``2 |P & G| / (|P| + |G|)`` (an empty gold set: 1 only for an empty answer set)."""
+    predicted, gold = _sets(prediction, reference)
+    if not gold:
+        return float(predicted == gold)
+    return 2 * len(predicted & gold) / (len(predicted) + len(gold))
+
+
 Scorer = Callable[[str, str], float]
 
 _GENERATION_SCORERS: dict[str, Scorer] = {
@@ -126,9 +182,29 @@ _GENERATION_SCORERS: dict[str, Scorer] = {
 }
 
 
+EXTRA_SCORERS: dict[str, Scorer] = {
+    "final_number_exact_match": final_number_exact_match,
+    "exact_match_indicator": exact_match_indicator,
+    "f1_set_match": f1_set_match,
+    "iou_set_match": iou_set_match,
+    "exact_set_match": exact_set_match,
+}
+"""Scorers measured only where a scenario asks for them (see :data:`SCORER_FAMILIES`)."""
+
+SCORER_FAMILIES: dict[str, tuple[str, ...]] = {
+    "final_number_exact_match": ("final_number_exact_match",),
+    "exact_match_indicator": ("exact_match_indicator",),
+    "f1_set_match": ("f1_set_match", "iou_set_match", "exact_set_match"),
+    "iou_set_match": ("f1_set_match", "iou_set_match", "exact_set_match"),
+    "exact_set_match": ("f1_set_match", "iou_set_match", "exact_set_match"),
+}
+"""A scenario's main metric -> the extra scorers HELM reports with it."""
+
 BINARY_SCORERS: dict[str, Scorer] = {
     **{k: v for k, v in _GENERATION_SCORERS.items() if k != "f1_score"},
     "final_number_exact_match": final_number_exact_match,
+    "exact_match_indicator": exact_match_indicator,
+    "exact_set_match": exact_set_match,
 }
 """The 0/1 match scorers (what calibration can use as 'correct')."""
 
@@ -144,6 +220,10 @@ _GEN_DESCRIPTIONS = {
     "quasi_prefix_exact_match": "Quasi-normalised answer starts with a quasi-normalised reference.",
     "f1_score": "F1 of the sets of normalised tokens with the best reference (as HELM; empty answer scores 0).",
     "final_number_exact_match": "The final number of the answer equals the reference's (GSM8K '####' or last number).",
+    "exact_match_indicator": "The last space-separated item of the answer equals the reference's (HELM's Dyck metric).",
+    "f1_set_match": "F1 of the set of attributes the answer states against the reference's set.",
+    "iou_set_match": "Intersection over union of the answer's and the reference's sets of attributes.",
+    "exact_set_match": "The answer states exactly the reference's set of attributes.",
 }
 
 
@@ -163,10 +243,16 @@ class GenerationAccuracy(BaseMetric):
     category = "accuracy"
     INFOS = _generation_infos()
 
-    def __init__(self, *, final_number: bool = False) -> None:
+    def __init__(self, *, final_number: bool = False, extra: Sequence[str] = ()) -> None:
+        unknown = [name for name in extra if name not in EXTRA_SCORERS]
+        if unknown:
+            raise ValueError(f"unknown extra scorer(s) {', '.join(unknown)}; known: {', '.join(EXTRA_SCORERS)}")
         self.scorers = dict(_GENERATION_SCORERS)
-        if final_number:
+        self.extra = tuple(name for name in extra if name != "final_number_exact_match")
+        if final_number or "final_number_exact_match" in extra:
             self.scorers["final_number_exact_match"] = final_number_exact_match
+        for name in self.extra:
+            self.scorers[name] = EXTRA_SCORERS[name]
 
     @classmethod
     def not_applicable(cls, info: ScenarioInfo, adapter: AdapterSpec, deployment: ModelDeployment) -> str | None:
@@ -177,10 +263,11 @@ class GenerationAccuracy(BaseMetric):
     @classmethod
     def configure(cls, info: ScenarioInfo, adapter: AdapterSpec, deployment: ModelDeployment) -> GenerationAccuracy:
         maths = info.main_metric == "final_number_exact_match" or "math" in info.tags
-        return cls(final_number=maths)
+        return cls(final_number=maths, extra=SCORER_FAMILIES.get(info.main_metric, ()))
 
     def __repr__(self) -> str:
-        return f"GenerationAccuracy(final_number={'final_number_exact_match' in self.scorers})"
+        extra = f", extra={self.extra!r}" if self.extra else ""
+        return f"GenerationAccuracy(final_number={'final_number_exact_match' in self.scorers}{extra})"
 
     def evaluate(self, states: Sequence[RequestState], ctx: MetricContext) -> MetricResult:
         result = MetricResult()

@@ -45,6 +45,12 @@ _BUILTIN_MODULES: tuple[str, ...] = (
     "holistic.scenarios.twitter_aae",
     "holistic.scenarios.ice",
     "holistic.scenarios.disinformation",
+    "holistic.scenarios.wikifact",
+    "holistic.scenarios.synthetic_reasoning_natural",
+    "holistic.scenarios.dyck",
+    "holistic.scenarios.legal_support",
+    "holistic.scenarios.entity_matching",
+    "holistic.scenarios.entity_data_imputation",
 )
 _loaded = False
 
