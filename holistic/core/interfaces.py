@@ -168,6 +168,11 @@ class Client(Protocol):
         request: failures come back as ``RequestResult(success=False, error=...)``."""
         ...
 
+    def begin_run(self) -> None:
+        """Called before a run's first request: drop state kept from earlier runs (e.g. an
+        engine's stored shared prefixes) so the run's results depend only on its own requests."""
+        ...
+
     def close(self) -> None: ...
 
 

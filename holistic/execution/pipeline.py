@@ -277,6 +277,7 @@ def execute_run(
         progress.message(f"WARNING: {warnings[-1]}")
 
     client = ctx.client(deployment)
+    client.begin_run()
     states = adapt(train, evaluation, run.adapter, deployment, client.tokenizer(), seed=run.adapter.seed)
 
     writer = store.begin_run(run.run_id)

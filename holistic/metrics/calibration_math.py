@@ -253,7 +253,9 @@ class HelmPlatt:
     def __call__(self, confidences: ArrayLike) -> NDArray[np.float64]:
         x = np.clip(np.asarray(confidences, dtype=np.float64), HELM_PLATT_EPS, 1 - HELM_PLATT_EPS)
         z = np.log(x / (1 - x)) * self.coef + self.intercept
-        return np.asarray(1 / (1 + np.exp(-z)), dtype=np.float64)
+        # exp(-z) overflows to inf for z below about -709: the limit 0 is the right answer there.
+        with np.errstate(over="ignore"):
+            return np.asarray(1 / (1 + np.exp(-z)), dtype=np.float64)
 
 
 def helm_fit_platt(confidences: ArrayLike, correct: ArrayLike) -> HelmPlatt | None:

@@ -183,6 +183,9 @@ class ApiClient:
     def process(self, requests: Sequence[Request]) -> list[RequestResult]:
         return map_concurrently(self._process_one, list(requests), self.max_concurrency)
 
+    def begin_run(self) -> None:
+        pass
+
     def close(self) -> None:
         pass
 

@@ -207,6 +207,9 @@ class TransformersEngine:
     def special_ids(self) -> SpecialIds:
         return self._special
 
+    def begin_run(self) -> None:
+        self._store.clear()
+
     def close(self) -> None:
         self._model = None
         self._loader = None

@@ -161,6 +161,9 @@ class LlamaCppEngine:
     def special_ids(self) -> SpecialIds:
         return self._special
 
+    def begin_run(self) -> None:
+        self.llm.reset()
+
     def close(self) -> None:
         llm = getattr(self, "llm", None)
         if llm is not None and hasattr(llm, "close"):

@@ -70,6 +70,9 @@ class LocalClient:
     def tokenizer(self) -> Tokenizer:
         return self.engine.tokenizer()
 
+    def begin_run(self) -> None:
+        self.engine.begin_run()
+
     def close(self) -> None:
         self.engine.close()
 

@@ -74,6 +74,14 @@ class LocalEngine(Protocol):
 
     def generate(self, jobs: Sequence[GenerateJob]) -> list[Generated]: ...
 
+    def begin_run(self) -> None:
+        """Forget what was kept from earlier calls (stored prefix keys/values, a held context).
+
+        Called at the start of every run, so a run's numbers depend only on its own requests,
+        never on which runs this process served before (one machine and a cluster agree bit
+        for bit)."""
+        ...
+
     def close(self) -> None: ...
 
 

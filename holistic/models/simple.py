@@ -83,6 +83,9 @@ class SimpleClient:
     def tokenizer(self) -> SimpleTokenizer:
         return self._tokenizer
 
+    def begin_run(self) -> None:
+        pass
+
     def close(self) -> None:
         pass
 
