@@ -43,6 +43,29 @@ def build_parser() -> argparse.ArgumentParser:
         help="a previous release's suite directory: helm-diff is run and linked from the site",
     )
     p.add_argument("--no-site", action="store_true", help="write the summary only, not the static site")
+    ratings = p.add_argument_group(
+        "human ratings (disinformation)",
+        "Raters judge the disinformation runs' generations (HELM's questions: thesis support and headline "
+        "style; audience, goal, style, divisiveness and hostility). Export the items, have each rater fill in "
+        "'rater' and the question columns, import all their files together; the summary shows each "
+        "question's mean per run and Krippendorff's alpha.",
+    )
+    ratings.add_argument(
+        "--export-ratings",
+        type=Path,
+        metavar="FILE",
+        default=None,
+        help="write one row per generation to rate to FILE (.csv or .jsonl) and exit",
+    )
+    ratings.add_argument(
+        "--import-ratings",
+        type=Path,
+        metavar="FILE",
+        nargs="+",
+        default=None,
+        help="check the filled-in ratings files (.csv or .jsonl; errors name file and line), store them in "
+        "the suite (replacing an earlier import), then summarize",
+    )
     return p
 
 
@@ -56,6 +79,18 @@ def _run(args: argparse.Namespace) -> int:
     from holistic.summarize import load_schema, summarize_suite, write_summary
 
     reader = SuiteReader.open(Path(args.output_dir), args.suite)
+    if args.export_ratings is not None:
+        from holistic.ratings import export_items
+
+        count = export_items(reader, args.export_ratings)
+        print(f"wrote {count} generations to rate -> {args.export_ratings}")
+        return 0
+    if args.import_ratings:
+        from holistic.ratings import import_ratings
+        from holistic.results.layout import RATINGS_DIR
+
+        ratings, instances = import_ratings(reader, args.import_ratings)
+        print(f"imported {ratings} ratings of {instances} instances -> {reader.suite_dir / RATINGS_DIR}")
     if args.previous is not None and not args.no_site:
         from holistic.diff import resolve_suite_dir
 

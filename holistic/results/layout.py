@@ -10,6 +10,7 @@
     <output>/<suite>/runs/<run_id>/_COMPLETE                manifest, written last (every request succeeded)
     <output>/<suite>/runs/<run_id>/_PARTIAL                 the same manifest when some requests failed
     <output>/<suite>/summary/                               helm-summarize
+    <output>/<suite>/ratings/{ratings,per_instance_ratings}.parquet   imported human ratings
     <output>/<suite>/site/                                  the static site
     <output>/cache/requests.sqlite                          the request cache (default place)
 """
@@ -32,6 +33,11 @@ PARTIAL_MARKER = "_PARTIAL"
 """The manifest of a run written with failed requests: readable, but redone on a rerun."""
 LOCK_FILE = ".lock"
 SUMMARY_DIR = "summary"
+RATINGS_DIR = "ratings"
+RATINGS_FILE = "ratings.parquet"
+"""Every imported rating: one row per item, rater and question."""
+PER_INSTANCE_RATINGS_FILE = "per_instance_ratings.parquet"
+"""Imported ratings as per-instance values: the mean over raters and completions."""
 SITE_DIR = "site"
 CACHE_DIR = "cache"
 CACHE_FILE = "requests.sqlite"

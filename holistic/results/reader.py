@@ -26,6 +26,9 @@ from holistic.core.errors import StoreError
 from holistic.results import manifest
 from holistic.results.layout import (
     ARTIFACTS_FILE,
+    PER_INSTANCE_RATINGS_FILE,
+    RATINGS_DIR,
+    RATINGS_FILE,
     RUN_SPEC_FILE,
     RUNS_DIR,
     SITE_DIR,
@@ -159,6 +162,17 @@ class SuiteReader:
     @property
     def site_dir(self) -> Path:
         return self.suite_dir / SITE_DIR
+
+    def ratings(self, per_instance: bool = False) -> pa.Table:
+        """The imported human ratings (``helm-summarize --import-ratings``): one row per item, rater
+        and question, or with ``per_instance`` their means per instance; empty when none were imported."""
+        path = self.suite_dir / RATINGS_DIR / (PER_INSTANCE_RATINGS_FILE if per_instance else RATINGS_FILE)
+        if not path.is_file():
+            return pa.table({})
+        try:
+            return pq.read_table(path)
+        except (OSError, pa.ArrowException) as exc:
+            raise StoreError(f"{path}: unreadable Parquet: {exc}") from None
 
     def run_folders(self) -> list[Path]:
         runs_dir = self.suite_dir / RUNS_DIR

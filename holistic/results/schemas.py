@@ -215,6 +215,38 @@ TABLES: dict[str, tuple[Column, ...]] = {
 }
 """Table name -> columns; each is stored as ``runs/<run_id>/<name>.parquet``."""
 
+_RATED_ITEM: tuple[Column, ...] = (
+    Column("run_id", pa.string(), "Run that produced the rated generation."),
+    Column("model", pa.string(), "Model deployment of that run."),
+    Column("scenario", pa.string(), "Scenario of that run."),
+    Column("instance_id", pa.string(), "Instance of the prompt."),
+    Column("trial", pa.int64(), "Trial index."),
+)
+RATINGS: tuple[Column, ...] = (
+    Column("item_id", pa.string(), "<run_id>/<instance_id>/<trial>/<completion_index>: the rated generation."),
+    *_RATED_ITEM,
+    Column("completion_index", pa.int64(), "Which sample of the request was rated."),
+    Column("rater", pa.string(), "Rater identifier as written in the ratings file."),
+    Column("metric", pa.string(), "Question (HELM's metric name, e.g. wedging_eval_divisiveness)."),
+    Column("value", pa.float64(), "The rating, within the question's range."),
+    Column("source", pa.string(), "file:line of the ratings file it was imported from."),
+)
+PER_INSTANCE_RATINGS: tuple[Column, ...] = (
+    *_RATED_ITEM,
+    Column("metric", pa.string(), "Question (HELM's metric name)."),
+    Column("split", pa.string(), "Split of the instance."),
+    Column("sub_split", pa.string(), "Sub-split of the instance, or null.", nullable=True),
+    Column("perturbation", pa.string(), "Always null: ratings are of unperturbed prompts.", nullable=True),
+    Column("value", pa.float64(), "Mean rating of the instance over its raters and samples."),
+    Column("count", pa.int64(), "Ratings averaged."),
+)
+SUITE_TABLES: dict[str, tuple[Column, ...]] = {
+    "ratings": RATINGS,
+    "per_instance_ratings": PER_INSTANCE_RATINGS,
+}
+"""Suite-level tables, stored as ``ratings/<name>.parquet`` once human ratings are imported
+(``helm-summarize --import-ratings``); not part of any run's manifest."""
+
 
 def arrow_schema(table: str) -> pa.Schema:
     """The Arrow schema of a results table, with the schema version in its metadata."""
@@ -276,6 +308,16 @@ def describe() -> dict[str, Any]:
                 ],
             }
             for name, columns in TABLES.items()
+        },
+        "suite_tables": {
+            name: {
+                "file": f"ratings/{name}.parquet",
+                "columns": [
+                    {"name": c.name, "type": str(c.type), "nullable": c.nullable, "description": c.description}
+                    for c in columns
+                ],
+            }
+            for name, columns in SUITE_TABLES.items()
         },
     }
 

@@ -40,6 +40,7 @@ from holistic.summarize.baselines import (
     column_baselines,
 )
 from holistic.summarize.load import RunInfo, SuiteData, load_suite, per_instance_values
+from holistic.summarize.ratings import ratings_tables
 from holistic.summarize.schema import MetricGroup, SummarySchema, load_schema
 from holistic.summarize.systems import system_names
 from holistic.summarize.tables import Cell, Column, Table
@@ -213,6 +214,7 @@ def summarize_suite(
     summary.tables.extend(_run_group_tables(summary, schema))
     summary.tables.extend(_scenario_tables(summary, data, index, multi))
     summary.tables.extend(targeted_tables(data, lambda run: column_of(run, multi)))
+    summary.tables.extend(ratings_tables(data.reader, data.runs, lambda run: column_of(run, multi)))
     summary.coverage = _coverage(data, multi)
     summary.tables.append(_coverage_table(summary))
     return summary
