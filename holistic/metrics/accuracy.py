@@ -19,8 +19,10 @@ compared) and ``f1_set_match`` with ``iou_set_match`` and ``exact_set_match``
 (synthetic reasoning in natural language: the sets of attributes after the last
 `` is ``, split on `` and ``; ``Nothing.`` is the empty set).
 
-With ``num_outputs > 1`` each value is computed on the first completion, and the
-same name with ``@k`` appended is the best over all ``k`` completions (pass@k-style).
+With ``num_outputs > 1`` each value is computed on the most probable completion
+(HELM sorts the completions by log-probability; without log-probabilities, the
+first), and the same name with ``@k`` appended is the best over all ``k``
+completions (pass@k-style; WikiFact's top-k accuracy).
 
 Holistic's option ``f1_multiset`` (name it in ``metrics:``) adds
 ``f1_score_multiset``: SQuAD's F1, where repeats count and two empty texts agree.
@@ -213,6 +215,21 @@ def best_over_references(scorer: Scorer, prediction: str, references: Sequence[s
     return max(scorer(prediction, ref) for ref in references)
 
 
+def most_probable_first(state: RequestState, predictions: tuple[str, ...]) -> tuple[str, ...]:
+    """``predictions`` (one per completion) ordered by the completions' log-probability, highest first.
+
+    Left as they are when there is one, when the model gave no log-probabilities,
+    or when they do not correspond one to one with the completions.
+    """
+    result = state.result
+    if len(predictions) < 2 or result is None or not result.has_logprobs:
+        return predictions
+    if len(result.completions) != len(predictions):
+        return predictions
+    order = sorted(range(len(predictions)), key=lambda i: -result.completions[i].logprob)
+    return tuple(predictions[i] for i in order)
+
+
 _GEN_DESCRIPTIONS = {
     "exact_match": "Answer equals a correct reference (surrounding whitespace ignored; empty answer scores 0).",
     "quasi_exact_match": "Exact match after lower-casing and removing punctuation, articles and extra whitespace.",
@@ -272,7 +289,7 @@ class GenerationAccuracy(BaseMetric):
     def evaluate(self, states: Sequence[RequestState], ctx: MetricContext) -> MetricResult:
         result = MetricResult()
         for unit, state, references in scorable_units(states):
-            predictions = outputs(state)
+            predictions = most_probable_first(state, outputs(state))
             for name, scorer in self.scorers.items():
                 scores = [best_over_references(scorer, p, references) for p in predictions]
                 result.per_instance.append(unit.stat(name, scores[0]))

@@ -9,8 +9,8 @@ run per relation.
 HELM's protocol: the template continued after a space (no prefixes, the answer ends
 the line), five in-context examples of the same relation, ``k = 5`` samples at
 temperature 1 of up to 8 tokens, stopping at a newline. Scored with the exact-match
-family (``quasi_exact_match`` main) on one sample and, as top-k accuracy, the best
-of the five (``quasi_exact_match@k`` and the others with ``@k``). Values are also
+family (``quasi_exact_match`` main) on the most probable sample and, as top-k
+accuracy, the best of the five (``quasi_exact_match@k`` and the others with ``@k``). Values are also
 reported per relation (``relation=author``).
 
 Data: HELM's ``train.jsonl``, ``dev.jsonl`` and ``test.jsonl`` (one JSON object per

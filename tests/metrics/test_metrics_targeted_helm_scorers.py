@@ -165,3 +165,20 @@ def test_generation_accuracy_rejects_unknown_extra_scorers() -> None:
     with pytest.raises(ValueError, match="unknown extra scorer"):
         GenerationAccuracy(extra=("f1_set_mach",))
     assert "exact_match_indicator" not in _configured("babi_qa").scorers
+
+
+def test_single_sample_scores_use_the_most_probable_sample() -> None:
+    hill = instance("w1", ["hill"])
+    state = gen_state(hill, " river", " hill", " lake")
+    assert state.result is not None
+    completions = tuple(
+        replace(c, logprob=lp) for c, lp in zip(state.result.completions, (-5.0, -1.5, -3.0), strict=True)
+    )
+    ranked = replace(state, result=replace(state.result, completions=completions, has_logprobs=True))
+    per_instance = GenerationAccuracy().evaluate([ranked], ctx()).per_instance
+    # " hill" has the highest log-probability (-1.5), so it is the sample scored alone, as in HELM.
+    assert _values(per_instance, "exact_match") == {"w1": 1.0}
+    # Without log-probabilities the first sample (" river") is scored; @k is the same either way.
+    plain = GenerationAccuracy().evaluate([state], ctx()).per_instance
+    assert _values(plain, "exact_match") == {"w1": 0.0}
+    assert _values(plain, "exact_match@k") == _values(per_instance, "exact_match@k") == {"w1": 1.0}
