@@ -121,3 +121,60 @@ def test_targeted_runs_summarize_into_component_tables_and_a_site_page(
     page = (suite / "site" / "targeted.html").read_text(encoding="utf-8")
     assert "paradigm=toy_island" in page and "category=Toy_age" in page
     assert 'href="targeted.html"' in (suite / "site" / "index.html").read_text(encoding="utf-8")
+
+
+SPEC_HELM_PART = """\
+suite: targeted_more
+seed: 0
+models: [simple/echo]
+defaults:
+  max_eval_instances: 3
+  metrics: [accuracy, efficiency]
+runs:
+  - scenario: wikifact
+    groups: [wikifact]
+  - scenario: legal_support
+    groups: [legal_support]
+  - scenario: synthetic_reasoning_natural
+    args: {difficulty: easy}
+    groups: [synthetic_reasoning_natural_easy]
+  - scenario: dyck_language
+    args: {num_parenthesis_pairs: 2}
+    groups: [dyck_language_np2]
+  - scenario: entity_matching
+    args: {dataset: Beer}
+    groups: [entity_matching_beer]
+  - scenario: entity_data_imputation
+    args: {dataset: Restaurant}
+    groups: [entity_data_imputation_restaurant]
+"""
+
+
+def test_knowledge_and_reasoning_tables_show_the_helm_scenarios(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.delenv("HOLISTIC_DATA_ROOT", raising=False)
+    monkeypatch.setenv("HOLISTIC_CACHE_DIR", str(tmp_path / "cache"))
+    data = Path(__file__).parents[1] / "scenarios" / "data" / "targeted_root"
+    spec = tmp_path / "targeted.yaml"
+    spec.write_text(SPEC_HELM_PART, encoding="utf-8")
+    out = tmp_path / "out"
+    common = ["--data-root", str(data), "--output-dir", str(out), "--cache-dir", str(tmp_path / "rc")]
+    assert helm_run([str(spec), "--quiet", *common]) == 0
+    capsys.readouterr()
+
+    assert helm_summarize(["--suite", "targeted_more", "--output-dir", str(out)]) == 0
+    printed = capsys.readouterr().out
+    assert "Targeted evaluations — Knowledge" in printed
+    assert "wikifact: quasi_exact_match@k" in printed
+    for column in (
+        "legal_support: exact_match",
+        "synthetic_reasoning_natural_easy: f1_set_match",
+        "dyck_language_np2: exact_match_indicator",
+        "entity_matching_beer: quasi_exact_match",
+        "entity_data_imputation_restaurant: quasi_exact_match",
+    ):
+        assert column in printed, column
+    page = (out / "targeted_more" / "site" / "targeted.html").read_text(encoding="utf-8")
+    assert "Knowledge" in page and "quasi_exact_match@k" in page and "exact_match_indicator" in page
+    assert "Broken down by relation." in page and "<td>relation=author</td>" in page  # per-relation table
