@@ -35,6 +35,7 @@ from holistic.core.errors import DataSourceError
 from holistic.core.interfaces import ScenarioInfo
 from holistic.core.types import CORRECT_TAG, TEST_SPLIT, Instance, Reference
 from holistic.scenarios.loading import FileScenario
+from holistic.scenarios.part_files import user_copy_note
 from holistic.scenarios.prompt_format import prompt_format
 from holistic.scenarios.readers import iter_numbered_jsonl, read_json
 from holistic.scenarios.registry import SCENARIOS
@@ -199,6 +200,12 @@ class CopyrightScenario(FileScenario):
         self.prefix_tokens = prefix_tokens
         self.normalize_by_prefix_length = normalize_by_prefix_length
         self.normalize_newline_space_tab = normalize_newline_space_tab
+
+    @classmethod
+    def data_notes(cls, args: dict[str, Any], data_root: Path | None) -> list[str]:
+        name = str(args.get("collection", "texts"))
+        note = user_copy_note(data_root, FOLDER, (f"{name}.json", f"{name}.jsonl", name), "your text collection")
+        return [note] if note else []
 
     def data_needs(self) -> DataNeeds:
         name = self.collection

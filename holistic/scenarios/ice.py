@@ -259,6 +259,21 @@ class ICEScenario(FileScenario):
     def estimate_num_instances(cls, args: dict[str, Any]) -> int:
         return 500 * (len(REGIONS) if args.get("subset", ALL) == ALL else 1)
 
+    @classmethod
+    def data_notes(cls, args: dict[str, Any], data_root: Path | None) -> list[str]:
+        wanted = list(REGIONS) if args.get("subset", ALL) == ALL else [str(args["subset"])]
+        roots = places(ScenarioContext(data_root=data_root), FOLDER)
+        present = [r for r in wanted if any((root / REGIONS[r]).is_dir() for root in roots)]
+        missing = [r for r in wanted if r not in present]
+        if not missing:
+            return []
+        where = " or ".join(str(r) for r in roots)
+        use = "runs use those" if present else "ICE cannot be downloaded: extract your licensed archives there"
+        return [
+            f"ice: {len(present)} of {len(wanted)} regional corpora present under {where}; {use}; "
+            f"missing: {', '.join(f'{REGIONS[r]}/ ({r})' for r in missing)}"
+        ]
+
     def regions(self) -> list[str]:
         return list(REGIONS) if self.subset == ALL else [self.subset]
 

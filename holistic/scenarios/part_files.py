@@ -123,3 +123,20 @@ def parts_report(data_root: Path | None, folder: str, names: Sequence[str], suff
     return (
         f"{folder}: {len(present)} of {len(names)} {what} present under {base}{extra}; runs use those; missing: {shown}"
     )
+
+
+def user_copy_note(data_root: Path | None, folder: str, alternatives: Sequence[str], what: str) -> str | None:
+    """``--plan`` note for data only the user can supply (a licence forbids shipping it): ``None``
+    when one of ``alternatives`` (paths under ``folder``, files or folders) exists in the data
+    root or the cache, else where it was looked for."""
+    roots = []
+    root = data_root if data_root is not None else default_data_root()
+    if root is not None:
+        roots.append(Path(root) / folder)
+    roots.append(default_cache_dir() / folder)
+    if any((base / name).exists() for base in roots for name in alternatives):
+        return None
+    where = " or ".join(str(b) for b in roots)
+    return (
+        f"{folder}: {what} not found ({' or '.join(alternatives)} under {where}); these runs will fail until you add it"
+    )

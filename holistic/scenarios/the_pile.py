@@ -25,6 +25,7 @@ from holistic.core.errors import DataSourceError
 from holistic.core.interfaces import ScenarioContext, ScenarioInfo
 from holistic.core.types import TEST_SPLIT, Instance
 from holistic.scenarios.loading import FileScenario, check_choice, github_raw
+from holistic.scenarios.part_files import user_copy_note
 from holistic.scenarios.readers import iter_numbered_jsonl, read_json
 from holistic.scenarios.registry import SCENARIOS
 from holistic.scenarios.sources import DataFile, DataNeeds, Download, resolve
@@ -125,6 +126,11 @@ class ThePileScenario(FileScenario):
     @classmethod
     def estimate_num_instances(cls, args: dict[str, Any]) -> int:
         return 1000
+
+    @classmethod
+    def data_notes(cls, args: dict[str, Any], data_root: Path | None) -> list[str]:
+        note = user_copy_note(data_root, FOLDER, ("test.jsonl", "test.jsonl.gz"), "your copy of the Pile's test set")
+        return [note] if note else []
 
     def data_needs(self) -> DataNeeds:
         return DataNeeds(

@@ -22,6 +22,7 @@ from holistic.core.errors import DataSourceError
 from holistic.core.interfaces import ScenarioInfo
 from holistic.core.types import TEST_SPLIT, Instance
 from holistic.scenarios.loading import FileScenario, check_choice
+from holistic.scenarios.part_files import user_copy_note
 from holistic.scenarios.readers import open_text
 from holistic.scenarios.registry import SCENARIOS
 from holistic.scenarios.sources import DataFile, DataNeeds, ResolvedData
@@ -94,6 +95,15 @@ class TwitterAAEScenario(FileScenario):
     @classmethod
     def estimate_num_instances(cls, args: dict[str, Any]) -> int:
         return 50_000 * (2 if args.get("demographic", ALL) == ALL else 1)
+
+    @classmethod
+    def data_notes(cls, args: dict[str, Any], data_root: Path | None) -> list[str]:
+        groups = DEMOGRAPHICS if args.get("demographic", ALL) == ALL else (str(args["demographic"]),)
+        missing = [
+            file_name(d) for d in groups if user_copy_note(data_root, FOLDER, (file_name(d),), "tweets") is not None
+        ]
+        note = user_copy_note(data_root, FOLDER, tuple(missing), "your copy of HELM's tweets") if missing else None
+        return [note] if note else []
 
     def _groups(self) -> list[str]:
         return list(DEMOGRAPHICS) if self.demographic == ALL else [self.demographic]
