@@ -26,6 +26,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable
+from typing import cast
 
 from holistic.core.registry import Registry
 from holistic.core.types import RequestState
@@ -128,7 +129,7 @@ def _first_json(text: str) -> object | None:
                 value, _ = decoder.raw_decode(text, i)
             except json.JSONDecodeError:
                 continue
-            return value
+            return cast(object, value)
     return None
 
 

@@ -8,28 +8,20 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-import importlib
 import sys
 from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
 
 from holistic.cli.common import env_path, patterns, positive_int, run_main
-from holistic.core.errors import HolisticError
 from holistic.core.interfaces import ScenarioContext
 from holistic.core.types import RunSpec
 from holistic.execution.options import EXECUTORS, RunOptions
 from holistic.results.layout import check_suite_name
+from holistic.scenarios import sources
 
 PROG = "helm-run"
 DATA_ROOT_ENV = "HOLISTIC_DATA_ROOT"
-
-
-class FetchUnavailableError(HolisticError):
-    """``--fetch-only`` but the scenarios package has no data fetching."""
-
-    exit_code = 2
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -133,32 +125,18 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
-def _describe_fetch(item: Any) -> str:
-    files = getattr(item, "files", None)
-    if files is None:
-        return str(item)
-    origins = Counter(getattr(item, "origins", ()) or ())
+def _describe_fetch(report: sources.FetchReport) -> str:
+    origins = Counter(report.origins)
     where = ", ".join(f"{n} from {origin}" for origin, n in sorted(origins.items()))
-    return f"{getattr(item, 'scenario', '?')}: {len(files)} files" + (f" ({where})" if where else "")
+    return f"{report.scenario}: {len(report.files)} files" + (f" ({where})" if where else "")
 
 
 def _fetch(runs: Sequence[RunSpec], ctx: ScenarioContext) -> None:
-    try:
-        sources = importlib.import_module("holistic.scenarios.sources")
-    except ImportError:
-        sources = None
-    fetch = getattr(sources, "fetch_for_runs", None)
-    if fetch is None:
-        raise FetchUnavailableError(
-            "--fetch-only: this installation has no data fetching "
-            "(holistic.scenarios.sources.fetch_for_runs is missing)"
-        )
-    result = fetch(list(runs), ctx)
-    items = list(result) if isinstance(result, (list, tuple)) else [result] if result else []
-    for item in items:
-        print(_describe_fetch(item))
+    reports = sources.fetch_for_runs(list(runs), ctx)
+    for report in reports:
+        print(_describe_fetch(report))
     where = f" into {ctx.data_root}" if ctx.data_root else ""
-    print(f"fetched data for {len(runs)} runs{where}" if items else "nothing to fetch: these runs read no data files")
+    print(f"fetched data for {len(runs)} runs{where}" if reports else "nothing to fetch: these runs read no data files")
 
 
 def _main(args: argparse.Namespace) -> int:

@@ -175,6 +175,11 @@ class Client(Protocol):
 
     def close(self) -> None: ...
 
+    def usage(self) -> dict[str, int]:
+        """What an in-process engine has done so far (``forward_calls``, ``forward_tokens``,
+        ``padded_positions``, ``prefix_hits``, ``model_loads``); empty for clients that do not count."""
+        ...
+
 
 # ---------------------------------------------------------------------------
 # Metrics

@@ -1,40 +1,92 @@
-"""A small named registry with entry-point discovery for third-party packages."""
+"""A named registry: one lazy name -> ``"module:attribute"`` table per kind of extension.
+
+Built-ins and installed plugins are declared the same way: a name and the object path
+``"package.module:Class"``. Built-ins come from the registry's own ``builtins`` table,
+installed plugins from the Python entry-point group (``holistic.scenarios``...), both read
+on first lookup and imported only when their name is asked for. Code that is not installed
+(``helm-run --plugins MODULE|PATH``) registers itself when imported, through
+:meth:`Registry.register` (re-exported by :mod:`holistic.plugin`).
+
+When a registry has a ``base`` class, every object it hands out is checked to subclass it,
+so the extension's optional hooks (declared on the base with defaults) can be called
+directly; a plugin that does not subclass it is a clear error naming it.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+import importlib
+from collections.abc import Callable, Iterator, Mapping
 from importlib.metadata import entry_points
-from typing import Generic, TypeVar
+from typing import Any, Generic, TypeVar, cast
 
-from holistic.core.errors import UnknownNameError
+from holistic.core.errors import HolisticError, UnknownNameError
 
 T = TypeVar("T")
+
+
+class RegistrationError(HolisticError, TypeError):
+    """A registered object does not fit its registry (not a subclass of its base, not importable)."""
+
+
+def load_object(target: str) -> Any:
+    """The object ``"package.module:attribute"`` names (the attribute may be dotted)."""
+    module_name, sep, attribute = target.partition(":")
+    if not sep or not module_name or not attribute:
+        raise RegistrationError(f"{target!r}: expected 'package.module:attribute'")
+    obj: Any = importlib.import_module(module_name)
+    for part in attribute.split("."):
+        obj = getattr(obj, part)
+    return obj
 
 
 class Registry(Generic[T]):
     """Maps names to objects (usually classes or factories).
 
-    ``group`` is the Python entry-point group third-party packages use, e.g.
-    ``holistic.scenarios``; entry points are loaded lazily on first lookup.
+    ``builtins`` maps a name to ``"module:attribute"``: imported on first lookup of that name.
+    ``group`` is the Python entry-point group installed plugins use, e.g. ``holistic.scenarios``
+    (same ``name = "module:attribute"`` form); read on first lookup of a name not yet known.
+    ``base``: when given, every object must be a subclass of it.
     """
 
-    def __init__(self, kind: str, group: str | None = None) -> None:
+    def __init__(
+        self,
+        kind: str,
+        group: str | None = None,
+        *,
+        builtins: Mapping[str, str] | None = None,
+        base: type | None = None,
+    ) -> None:
         self.kind = kind
         self.group = group
+        self.base = base
         self._items: dict[str, T] = {}
+        self._lazy: dict[str, str] = dict(builtins or {})
         self._loaded_entry_points = group is None
 
     def register(self, name: str) -> Callable[[T], T]:
+        """Class decorator: ``@SCENARIOS.register("my_task")``."""
+
         def decorator(obj: T) -> T:
             self.add(name, obj)
             return obj
 
         return decorator
 
+    def _check(self, name: str, obj: object, origin: str) -> T:
+        base = self.base
+        if base is not None and not (isinstance(obj, type) and issubclass(obj, base)):
+            raise RegistrationError(
+                f"{self.kind} {name!r} ({origin}) must be a subclass of {base.__module__}.{base.__qualname__} "
+                f"(import it from holistic.plugin); got {obj!r}"
+            )
+        return cast(T, obj)
+
     def add(self, name: str, obj: T) -> None:
         if name in self._items and self._items[name] is not obj:
             raise ValueError(f"{self.kind} {name!r} is already registered")
-        self._items[name] = obj
+        origin = obj.__module__ if isinstance(obj, type) else type(obj).__module__
+        self._items[name] = self._check(name, obj, origin)
+        self._lazy.pop(name, None)
 
     def _load_entry_points(self) -> None:
         if self._loaded_entry_points:
@@ -42,25 +94,41 @@ class Registry(Generic[T]):
         self._loaded_entry_points = True
         assert self.group is not None
         for ep in entry_points(group=self.group):
-            if ep.name not in self._items:
-                self._items[ep.name] = ep.load()
+            if ep.name not in self._items and ep.name not in self._lazy:
+                self._lazy[ep.name] = ep.value
+
+    def _resolve(self, name: str) -> None:
+        target = self._lazy.get(name)
+        if target is None or name in self._items:
+            return
+        obj = load_object(target)
+        # Importing the module may have registered it already (a module that also uses the decorator).
+        if name not in self._items:
+            self._items[name] = self._check(name, obj, target)
+        self._lazy.pop(name, None)
 
     def get(self, name: str) -> T:
-        if name not in self._items:
+        if name not in self._items and name not in self._lazy:
             self._load_entry_points()
+        self._resolve(name)
         try:
             return self._items[name]
         except KeyError:
-            raise UnknownNameError(self.kind, name, self._items) from None
+            raise UnknownNameError(self.kind, name, self.names()) from None
 
     def __contains__(self, name: object) -> bool:
-        if name not in self._items:
+        if name not in self._items and name not in self._lazy:
             self._load_entry_points()
-        return name in self._items
+        return name in self._items or name in self._lazy
 
     def names(self) -> list[str]:
+        """Every registered name (nothing is imported)."""
         self._load_entry_points()
-        return sorted(self._items)
+        return sorted({*self._items, *self._lazy})
+
+    def load_all(self) -> dict[str, T]:
+        """Import every registered object: name -> object."""
+        return {name: self.get(name) for name in self.names()}
 
     def __iter__(self) -> Iterator[str]:
         return iter(self.names())

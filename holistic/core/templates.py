@@ -20,7 +20,8 @@ from typing import Any
 
 import jinja2
 from jinja2 import nodes
-from jinja2.sandbox import ImmutableSandboxedEnvironment, SecurityError
+from jinja2.exceptions import SecurityError
+from jinja2.sandbox import ImmutableSandboxedEnvironment
 
 __all__ = ["SecurityError", "TemplateProblem", "compile_template", "environment", "template_problem"]
 

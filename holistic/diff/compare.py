@@ -110,7 +110,7 @@ class DiffReport:
 def _read(run: SideRun, table: str, columns: list[str]) -> dict[str, list[Any]]:
     if not run.reader.has_table(table):
         return {c: [] for c in columns}
-    data = run.reader.table(table, columns).to_pydict()
+    data: dict[str, list[Any]] = run.reader.table(table, columns).to_pydict()
     n = len(next(iter(data.values()))) if data else 0
     for c in columns:
         data.setdefault(c, [None] * n)

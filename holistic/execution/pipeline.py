@@ -26,7 +26,6 @@ from typing import Any
 from holistic.core.errors import HolisticError
 from holistic.core.hashing import stable_seed
 from holistic.core.interfaces import (
-    Metric,
     MetricContext,
     MetricInfo,
     Scenario,
@@ -43,6 +42,7 @@ from holistic.execution.progress import Progress
 from holistic.execution.reports import COMPLETE, PARTIAL, RunReport
 from holistic.execution.sampling import downsample, split_instances
 from holistic.execution.serving import ServeStats, serve
+from holistic.metrics.base import BaseMetric
 from holistic.results.layout import ARTIFACTS_FILE, RUN_SPEC_FILE
 from holistic.results.store import SuiteStore
 
@@ -181,7 +181,7 @@ def _load_instances(
 def _score(
     run: RunSpec,
     states: Sequence[RequestState],
-    metrics: Sequence[Metric],
+    metrics: Sequence[BaseMetric],
     metric_ctx: MetricContext,
     evaluation: Sequence[Instance],
 ) -> _Scored:
@@ -208,7 +208,7 @@ def _score(
     if run.perturbations:
         # Worst case over each original and its variants, kept per instance so summaries
         # can bootstrap robustness and fairness like any other metric.
-        directional = any(getattr(m, "directional_worst_case", False) for m in metrics)
+        directional = any(m.directional_worst_case for m in metrics)
         per_instance = with_worst_case(per_instance, evaluation, infos=lookup, directional=directional)
     stats = aggregate(per_instance, seed=_seed(run, "bootstrap"), infos=lookup)
     groups = breakdown_values(per_instance, evaluation, metric_ctx.scenario_info.breakdowns)

@@ -37,10 +37,9 @@ def plan_prompt_tokens(run: RunSpec, deployment: ModelDeployment) -> int | None:
     from holistic.core.errors import HolisticError
     from holistic.execution.options import RunOptions
     from holistic.execution.pipeline import _load_instances
-    from holistic.scenarios.registry import SCENARIOS, create_scenario, load_builtin
+    from holistic.scenarios.registry import SCENARIOS, create_scenario
 
-    load_builtin()
-    if not getattr(SCENARIOS.get(run.scenario.name), "plan_builds_prompts", False):
+    if not SCENARIOS.get(run.scenario.name).plan_builds_prompts:
         return None
     try:
         train, evaluation = _load_instances(run, create_scenario(run.scenario), RunOptions(offline=True))

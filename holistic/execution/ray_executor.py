@@ -52,9 +52,8 @@ from holistic.execution.executors import execute_run_safely, failed_report
 from holistic.execution.options import RunOptions
 from holistic.execution.progress import NullProgress, Progress
 from holistic.execution.reports import FAILED, RunReport
-from holistic.execution.serving import LOCAL_PROVIDERS
 from holistic.models.cache import RequestCache
-from holistic.models.registry import ModelRegistry
+from holistic.models.registry import ModelRegistry, runs_in_process
 from holistic.results.store import SuiteStore
 
 MAX_TASK_RETRIES = 3
@@ -271,7 +270,7 @@ class TaskShape:
 
 def task_shape(deployment: ModelDeployment, concurrency: int) -> TaskShape:
     """Resources and budget of a run on ``deployment`` (see the module docstring)."""
-    if deployment.provider in LOCAL_PROVIDERS:
+    if runs_in_process(deployment.provider):
         device = str(deployment.args.get("device", "cpu"))
         return TaskShape(num_cpus=1, num_gpus=1 if device.startswith("cuda") else 0, threads=1, group=None, slots=0)
     budget = deployment.args.get("max_concurrency")

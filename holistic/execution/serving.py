@@ -7,7 +7,7 @@
   in the first batch rather than after an hour. Results are put back by key, so the
   run's order never depends on this.
 - With ``concurrency > 1`` batches are sent from that many threads (useful for API
-  providers; local providers keep one thread, see :data:`LOCAL_PROVIDERS`).
+  providers; local providers keep one thread, see :attr:`~holistic.models.registry.Provider.in_process`).
 - Each finished batch is written to the cache in one transaction before the next is
   reported, so an interrupted run loses at most the batches in flight.
 - A batch whose ``process`` raises (a provider bug; providers should not raise for a
@@ -28,9 +28,7 @@ from holistic.core.interfaces import Client
 from holistic.core.secrets import Redactor
 from holistic.core.types import Request, RequestResult, RequestState
 from holistic.models.cache import ResultCache, cache_key
-
-LOCAL_PROVIDERS = frozenset({"simple", "embedded", "huggingface", "llama_cpp"})
-"""Providers that run in this process: requests are batched, never sent from several threads."""
+from holistic.models.registry import runs_in_process
 
 ProgressCallback = Callable[[Sequence[int], int, int], None]
 """``(state indices just finished, cache hits among them, failures among them)``."""
@@ -62,7 +60,7 @@ class ServeStats:
 
 def effective_concurrency(client: Client, concurrency: int) -> int:
     """Threads to use for ``client``: 1 for in-process providers, ``concurrency`` for the rest."""
-    if client.deployment.provider in LOCAL_PROVIDERS:
+    if runs_in_process(client.deployment.provider):
         return 1
     return max(1, concurrency)
 
@@ -175,5 +173,4 @@ def serve(
 
 
 def _usage(client: Client) -> dict[str, int]:
-    usage = getattr(client, "usage", None)
-    return dict(usage()) if callable(usage) else {}
+    return dict(client.usage())

@@ -45,7 +45,7 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 
-from holistic.core.interfaces import MetricContext, MetricResult, ScenarioInfo
+from holistic.core.interfaces import MetricContext, MetricInfo, MetricResult, ScenarioInfo
 from holistic.core.types import AdapterSpec, ModelDeployment, PerInstanceStat, RequestState
 from holistic.metrics.base import BaseMetric, info
 from holistic.metrics.choices import (
@@ -58,7 +58,6 @@ from holistic.metrics.choices import (
     resolve,
     separate_scores,
 )
-from holistic.metrics.registry import METRICS
 from holistic.metrics.states import Unit, group_units, outputs, scorable_units
 from holistic.metrics.text import final_number, normalize_quasi, quasi_tokens
 
@@ -244,15 +243,14 @@ _GEN_DESCRIPTIONS = {
 }
 
 
-def _generation_infos() -> tuple:
-    out = []
+def _generation_infos() -> tuple[MetricInfo, ...]:
+    out: list[MetricInfo] = []
     for name, text in _GEN_DESCRIPTIONS.items():
         out.append(info(name, "accuracy", text, needs_generation=True))
         out.append(info(name + AT_K, "accuracy", f"Best over the k sampled outputs: {text}", needs_generation=True))
     return tuple(out)
 
 
-@METRICS.register("generation_accuracy")
 class GenerationAccuracy(BaseMetric):
     """Exact-match family and token F1 of generated answers (plus final-number match for maths)."""
 
@@ -298,7 +296,6 @@ class GenerationAccuracy(BaseMetric):
         return result
 
 
-@METRICS.register("f1_multiset")
 class MultisetF1(GenerationAccuracy):
     """Holistic's option: SQuAD token F1 with repeated tokens counted (``f1_score_multiset``).
 
@@ -330,7 +327,6 @@ class MultisetF1(GenerationAccuracy):
         return "MultisetF1()"
 
 
-@METRICS.register("multiple_choice_accuracy")
 class MultipleChoiceAccuracy(BaseMetric):
     """Accuracy of the picked choice for the three multiple-choice methods."""
 

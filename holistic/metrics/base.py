@@ -1,14 +1,14 @@
-"""What built-in metric classes share: declared value names and applicability.
+"""The complete contract of a metric class: :class:`BaseMetric`.
 
-A metric class registered in :data:`holistic.metrics.registry.METRICS` needs
-``name``, ``category``, ``infos()`` and ``evaluate(states, ctx)`` (the
-:class:`~holistic.core.interfaces.Metric` protocol). Two optional class methods
-let :func:`~holistic.metrics.registry.select_metrics` plan without running anything:
+Every metric registered in :data:`holistic.metrics.registry.METRICS` (built-in or plugin)
+subclasses :class:`BaseMetric`: it sets ``name``, ``category`` and ``INFOS`` and implements
+``evaluate(states, ctx)``. Two class methods with defaults let
+:func:`~holistic.metrics.registry.select_metrics` plan without running anything:
 
 - ``not_applicable(info, adapter, deployment) -> str | None``: why the metric
   cannot be measured for this scenario, adaptation and model (``None``: it can);
-- ``configure(info, adapter, deployment) -> Metric``: an instance set up for the run
-  (third-party classes without it are constructed with no arguments).
+- ``configure(info, adapter, deployment) -> BaseMetric``: an instance set up for the run
+  (default: constructed with no arguments).
 
 Built-ins declare their value names in the class attribute ``INFOS`` so the registry
 can answer :func:`~holistic.metrics.registry.metric_info` without instantiating them.
@@ -27,9 +27,15 @@ from holistic.core.types import AdapterSpec, ModelDeployment, RequestState
 class BaseMetric(ABC):
     """Base class of the built-in metrics (subclasses set the class attributes)."""
 
-    name: str
-    category: str
+    name: ClassVar[str]
+    category: ClassVar[str]
+    """``accuracy``, ``calibration``, ``robustness``... (one of :data:`~holistic.core.interfaces.METRIC_CATEGORIES`)."""
     INFOS: ClassVar[tuple[MetricInfo, ...]] = ()
+    """Every value name the metric writes, declared so the registry knows them without an instance."""
+    optional: ClassVar[bool] = False
+    """Only measured when asked for by name (never chosen for its category alone)."""
+    directional_worst_case: ClassVar[bool] = False
+    """Worst case over perturbed variants follows each value's direction (rather than the minimum)."""
 
     def infos(self) -> Sequence[MetricInfo]:
         return self.INFOS

@@ -30,7 +30,6 @@ from holistic.metrics.accuracy import MultipleChoiceAccuracy
 from holistic.metrics.base import BaseMetric, info
 from holistic.metrics.breakdown import breakdown_sub_split
 from holistic.metrics.choices import JOINT, resolve
-from holistic.metrics.registry import METRICS
 from holistic.metrics.states import group_units
 
 AMBIGUOUS = "bbq_bias_ambiguous"
@@ -83,7 +82,6 @@ def ambiguous_bias(counts: BiasCounts) -> float | None:
     return (1 - counts.correct / counts.answered) * direction
 
 
-@METRICS.register("bbq_bias")
 class BBQBiasMetric(BaseMetric):
     """BBQ's bias scores in ambiguous and disambiguated contexts."""
 

@@ -27,7 +27,6 @@ from holistic.core.errors import ModelError
 from holistic.core.interfaces import MetricContext, MetricResult, ScenarioInfo
 from holistic.core.types import AdapterSpec, ModelDeployment, RequestState
 from holistic.metrics.base import BaseMetric, info
-from holistic.metrics.registry import METRICS
 from holistic.metrics.states import first_main, group_units, outputs, reference_texts
 
 DEFAULT_MODEL = "sentence-transformers/all-MiniLM-L6-v2"
@@ -72,7 +71,6 @@ def bertscore(
     return out
 
 
-@METRICS.register("bertscore")
 class BertScoreMetric(BaseMetric):
     """BERTScore P/R/F1 of the generated answer against the references (local MiniLM)."""
 

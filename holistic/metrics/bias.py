@@ -34,13 +34,13 @@ from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from functools import cache
 from importlib import resources
+from typing import Any
 
 import numpy as np
 
 from holistic.core.interfaces import MetricContext, MetricResult, ScenarioInfo
 from holistic.core.types import AdapterSpec, MetricName, ModelDeployment, RequestState, Stat
 from holistic.metrics.base import BaseMetric, info
-from holistic.metrics.registry import METRICS
 from holistic.metrics.states import MAIN_ROLE, metric_name
 from holistic.metrics.tokenize import word_tokenize
 
@@ -57,9 +57,11 @@ class BiasWordListError(ValueError):
 
 
 @cache
-def _lists() -> dict:
+def _lists() -> dict[str, Any]:
     text = resources.files(WORDS_PACKAGE).joinpath(WORDS_FILE).read_text(encoding="utf-8")
     data = json.loads(text)
+    if not isinstance(data, dict):
+        raise BiasWordListError(f"{WORDS_FILE}: expected a JSON object")
     for key in ("demographic", "target"):
         if key not in data:
             raise BiasWordListError(f"{WORDS_FILE}: missing the {key!r} section")
@@ -144,7 +146,6 @@ def _value_names() -> list[tuple[str, str]]:
     return names
 
 
-@METRICS.register("bias")
 class BiasMetric(BaseMetric):
     """Demographic representation and stereotypical associations (gender, race) in generations."""
 

@@ -57,7 +57,6 @@ from holistic.metrics.calibration_math import (
     selective_accuracy,
 )
 from holistic.metrics.choices import JOINT, MULTIPLE_CHOICE_METHODS, SEPARATE_CALIBRATED, SEPARATE_ORIGINAL, resolve
-from holistic.metrics.registry import METRICS
 from holistic.metrics.states import Unit, first_main, group_units, metric_name, outputs, reference_texts, succeeded
 
 Pair = tuple[float, float]
@@ -126,7 +125,6 @@ _HELM_INFOS: tuple[MetricInfo, ...] = (
 )
 
 
-@METRICS.register("calibration")
 class CalibrationMetric(BaseMetric):
     """ECE (10 bins, 1 bin, Platt-scaled), selective accuracy and coverage-accuracy area, as HELM."""
 
@@ -250,7 +248,6 @@ class CalibrationMetric(BaseMetric):
         return min(math.exp(logprob), 1.0), correct
 
 
-@METRICS.register("calibration_tie_aware")
 class TieAwareCalibrationMetric(CalibrationMetric):
     """Holistic's option: calibration values that do not depend on the order of tied confidences.
 

@@ -32,7 +32,6 @@ from functools import cache
 from holistic.core.interfaces import MetricContext, MetricResult, ScenarioInfo
 from holistic.core.types import AdapterSpec, ModelDeployment, RequestState
 from holistic.metrics.base import BaseMetric, info
-from holistic.metrics.registry import METRICS
 from holistic.metrics.states import first_main, group_units, outputs
 
 LCP = "longest_common_prefix_length"
@@ -45,7 +44,8 @@ _SPACES = re.compile(" +")
 def _tokenizer() -> Callable[[str], list[str]]:
     from nltk.tokenize.treebank import TreebankWordTokenizer
 
-    return TreebankWordTokenizer().tokenize
+    tokenize: Callable[[str], list[str]] = TreebankWordTokenizer().tokenize
+    return tokenize
 
 
 def treebank_tokens(text: str) -> list[str]:
@@ -127,7 +127,6 @@ def copyright_values(
     return values
 
 
-@METRICS.register("copyright")
 class CopyrightMetric(BaseMetric):
     """Longest common prefix, edit distance and edit similarity of a continuation against the true text."""
 

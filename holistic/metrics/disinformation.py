@@ -26,7 +26,6 @@ from collections.abc import Sequence
 from holistic.core.interfaces import MetricContext, MetricResult, ScenarioInfo
 from holistic.core.types import AdapterSpec, Completion, ModelDeployment, RequestState
 from holistic.metrics.base import BaseMetric, info
-from holistic.metrics.registry import METRICS
 from holistic.metrics.states import first_main, group_units, succeeded
 
 SELF_BLEU = "self_bleu"
@@ -110,7 +109,6 @@ def monte_carlo_entropy(completions: Sequence[Completion]) -> float | None:
     return sum(-sum(t.logprob for t in c.tokens) for c in scored) / len(scored)
 
 
-@METRICS.register("disinformation")
 class DisinformationDiversityMetric(BaseMetric):
     """Self-BLEU and Monte Carlo entropy of an instance's samples (HELM's disinformation metrics)."""
 

@@ -34,7 +34,6 @@ from dataclasses import dataclass
 from holistic.core.interfaces import MetricContext, MetricResult
 from holistic.core.types import MetricName, ModelDeployment, RequestState, Stat
 from holistic.metrics.base import BaseMetric, info
-from holistic.metrics.registry import METRICS
 from holistic.metrics.runtime_model import fit_runtime_model
 from holistic.metrics.states import group_units, perturbation_name, succeeded
 
@@ -61,7 +60,6 @@ class _Totals:
     latency: float = 0.0
 
 
-@METRICS.register("efficiency")
 class EfficiencyMetric(BaseMetric):
     """Latency, tokens, cost and an idealised runtime per instance."""
 

@@ -19,10 +19,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from holistic.core.interfaces import Metric, MetricContext, MetricResult, ScenarioInfo
+from holistic.core.interfaces import MetricContext, MetricResult, ScenarioInfo
 from holistic.core.types import TEST_SPLIT, AdapterSpec, MetricName, ModelDeployment, RequestState, Stat
 from holistic.metrics.base import BaseMetric, info
-from holistic.metrics.registry import METRICS, class_infos, load_builtin
+from holistic.metrics.registry import METRICS, class_infos
 
 GROUP_KEYS: tuple[str, ...] = (
     "gender",
@@ -54,25 +54,20 @@ def groups_of(instance: Any) -> list[tuple[str, str]]:
     return out
 
 
-def _base_metric(info_: ScenarioInfo, adapter: AdapterSpec, deployment: ModelDeployment) -> Metric | None:
+def _base_metric(info_: ScenarioInfo, adapter: AdapterSpec, deployment: ModelDeployment) -> BaseMetric | None:
     """The configured metric that produces the scenario's main metric, if any applies."""
-    load_builtin()
     for name in METRICS.names():
-        cls: Any = METRICS.get(name)
-        if getattr(cls, "category", None) != "accuracy":
+        cls = METRICS.get(name)
+        if cls.category != "accuracy":
             continue
         if not any(i.name == info_.main_metric for i in class_infos(cls)):
             continue
-        check = getattr(cls, "not_applicable", None)
-        if check is not None and check(info_, adapter, deployment) is not None:
+        if cls.not_applicable(info_, adapter, deployment) is not None:
             continue
-        configure = getattr(cls, "configure", None)
-        metric: Metric = configure(info_, adapter, deployment) if configure is not None else cls()
-        return metric
+        return cls.configure(info_, adapter, deployment)
     return None
 
 
-@METRICS.register("group_fairness")
 class GroupFairness(BaseMetric):
     """Main-metric means per annotated group and the largest gap between groups."""
 
@@ -88,7 +83,7 @@ class GroupFairness(BaseMetric):
         ),
     )
 
-    def __init__(self, base: Metric | None = None, main_metric: str = "exact_match") -> None:
+    def __init__(self, base: BaseMetric | None = None, main_metric: str = "exact_match") -> None:
         self.base = base
         self.main_metric = main_metric
 

@@ -60,7 +60,6 @@ from holistic.core.hashing import stable_seed
 from holistic.core.interfaces import MetricContext, MetricResult, ScenarioInfo
 from holistic.core.types import AdapterSpec, MetricName, ModelDeployment, RequestState, Stat
 from holistic.metrics.base import BaseMetric, info
-from holistic.metrics.registry import METRICS
 from holistic.metrics.states import first_main, group_units, succeeded
 from holistic.metrics.stats import CONFIDENCE, NUM_RESAMPLES, bootstrap_ci
 
@@ -529,7 +528,6 @@ def _metadata_ids(metadata: Mapping[str, Any], key: str) -> list[str]:
     return [str(v) for v in value]
 
 
-@METRICS.register("haystack")
 class HaystackMetric(BaseMetric):
     """Precision, recall and F1 of returned article ids on ``long_context`` haystack records."""
 

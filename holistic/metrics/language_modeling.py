@@ -30,7 +30,6 @@ from holistic.core.interfaces import MetricContext, MetricResult, ScenarioInfo
 from holistic.core.types import AdapterSpec, Instance, MetricName, ModelDeployment, RequestState, Stat
 from holistic.metrics.base import BaseMetric, info
 from holistic.metrics.breakdown import breakdown_sub_split
-from holistic.metrics.registry import METRICS
 from holistic.metrics.states import WINDOW_ROLE, group_units, metric_name, succeeded
 
 
@@ -68,7 +67,6 @@ def pooled_groups(instance: Instance, breakdowns: Sequence[str]) -> list[MetricN
     return groups
 
 
-@METRICS.register("language_modeling")
 class LanguageModelingMetric(BaseMetric):
     """Bits per byte, perplexity and logprob per byte, pooled over a run's documents (as HELM)."""
 

@@ -22,7 +22,6 @@ from holistic.core.interfaces import MetricContext, MetricResult, ScenarioInfo
 from holistic.core.latex import boxed_answer
 from holistic.core.types import AdapterSpec, ModelDeployment, RequestState
 from holistic.metrics.base import BaseMetric, info
-from holistic.metrics.registry import METRICS
 from holistic.metrics.states import outputs, scorable_units
 
 EQUIV = "math_equiv"
@@ -124,7 +123,6 @@ def is_equiv_chain_of_thought(output: str, reference_solution: str) -> float:
     return is_equiv(boxed_answer(output), boxed_answer(reference_solution))
 
 
-@METRICS.register("math_equiv")
 class MathEquivalence(BaseMetric):
     """MATH: is the generated answer the reference after LaTeX normalisation?"""
 

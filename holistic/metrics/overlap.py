@@ -21,7 +21,6 @@ from typing import Any
 from holistic.core.interfaces import MetricContext, MetricResult, ScenarioInfo
 from holistic.core.types import AdapterSpec, ModelDeployment, RequestState
 from holistic.metrics.base import BaseMetric, info
-from holistic.metrics.registry import METRICS
 from holistic.metrics.states import outputs, scorable_units
 from holistic.metrics.tokenize import word_tokenize
 
@@ -85,7 +84,6 @@ class _OverlapMetric(BaseMetric):
         return result
 
 
-@METRICS.register("rouge")
 class RougeMetric(_OverlapMetric):
     """ROUGE-1, ROUGE-2 and ROUGE-L F-measures (rouge-score, stemmed)."""
 
@@ -113,7 +111,6 @@ class RougeMetric(_OverlapMetric):
     )
 
 
-@METRICS.register("bleu")
 class BleuMetric(_OverlapMetric):
     """BLEU-1 and BLEU-4 as HELM computes them (NLTK sentence BLEU, word_tokenize, no smoothing)."""
 

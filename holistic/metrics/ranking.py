@@ -46,7 +46,6 @@ from dataclasses import dataclass
 from holistic.core.interfaces import MetricContext, MetricResult, ScenarioInfo
 from holistic.core.types import AdapterSpec, ModelDeployment, Reference, RequestState
 from holistic.metrics.base import BaseMetric, info
-from holistic.metrics.registry import METRICS
 from holistic.metrics.states import MAIN_ROLE, Unit, group_units, succeeded
 
 RELEVANCE_TAG = "relevance="
@@ -166,7 +165,6 @@ def candidates(unit: Unit) -> list[Candidate]:
     return out
 
 
-@METRICS.register("ranking")
 class RankingMetric(BaseMetric):
     """RR@10 and NDCG@10 of the reranked passages, vanilla and boosted."""
 

@@ -13,69 +13,62 @@ choice of metrics for a run.
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
 
 from holistic.core.errors import UnknownNameError
-from holistic.core.interfaces import METRIC_CATEGORIES, Metric, MetricInfo, ScenarioInfo
+from holistic.core.interfaces import METRIC_CATEGORIES, MetricInfo, ScenarioInfo
 from holistic.core.registry import Registry
 from holistic.core.types import AdapterSpec, ModelDeployment
+from holistic.metrics.base import BaseMetric
 
-METRICS: Registry[type[Metric]] = Registry("metric", group="holistic.metrics")
+BUILTIN_METRICS: dict[str, str] = {
+    "bbq_bias": "holistic.metrics.bbq:BBQBiasMetric",
+    "bertscore": "holistic.metrics.bertscore:BertScoreMetric",
+    "bias": "holistic.metrics.bias:BiasMetric",
+    "bleu": "holistic.metrics.overlap:BleuMetric",
+    "calibration": "holistic.metrics.calibration:CalibrationMetric",
+    "calibration_tie_aware": "holistic.metrics.calibration:TieAwareCalibrationMetric",
+    "copyright": "holistic.metrics.copyright:CopyrightMetric",
+    "disinformation": "holistic.metrics.disinformation:DisinformationDiversityMetric",
+    "efficiency": "holistic.metrics.efficiency:EfficiencyMetric",
+    "f1_multiset": "holistic.metrics.accuracy:MultisetF1",
+    "fairness": "holistic.metrics.robustness:FairnessMetric",
+    "generation_accuracy": "holistic.metrics.accuracy:GenerationAccuracy",
+    "group_fairness": "holistic.metrics.group_fairness:GroupFairness",
+    "haystack": "holistic.metrics.haystack:HaystackMetric",
+    "language_modeling": "holistic.metrics.language_modeling:LanguageModelingMetric",
+    "math_equiv": "holistic.metrics.math_equiv:MathEquivalence",
+    "multiple_choice_accuracy": "holistic.metrics.accuracy:MultipleChoiceAccuracy",
+    "ranking": "holistic.metrics.ranking:RankingMetric",
+    "robustness": "holistic.metrics.robustness:RobustnessMetric",
+    "rouge": "holistic.metrics.overlap:RougeMetric",
+    "summarization": "holistic.metrics.summarization:SummarizationMetric",
+    "toxicity": "holistic.metrics.toxicity:ToxicityMetric",
+    "worst_case_directional": "holistic.metrics.robustness:DirectionalWorstCase",
+}
+"""The built-in metrics, declared like plugins' entry points: name -> ``"module:Class"``
+(imported on first lookup; nothing heavy is imported until a metric is evaluated)."""
 
-# Modules that register built-in metrics when imported, in a fixed order.
-_BUILTIN_MODULES: tuple[str, ...] = (
-    "holistic.metrics.accuracy",
-    "holistic.metrics.overlap",
-    "holistic.metrics.bertscore",
-    "holistic.metrics.summarization",
-    "holistic.metrics.calibration",
-    "holistic.metrics.efficiency",
-    "holistic.metrics.language_modeling",
-    "holistic.metrics.ranking",
-    "holistic.metrics.robustness",
-    "holistic.metrics.group_fairness",
-    "holistic.metrics.bias",
-    "holistic.metrics.toxicity",
-    "holistic.metrics.haystack",
-    "holistic.metrics.bbq",
-    "holistic.metrics.math_equiv",
-    "holistic.metrics.copyright",
-    "holistic.metrics.disinformation",
+METRICS: Registry[type[BaseMetric]] = Registry(
+    "metric", group="holistic.metrics", builtins=BUILTIN_METRICS, base=BaseMetric
 )
-# Built-in modules maintained alongside this package; tolerated while absent from a checkout.
-_loaded = False
 _info_cache: tuple[tuple[str, ...], dict[str, MetricInfo]] | None = None
 
 
-def load_builtin() -> None:
-    """Import every built-in metric module (idempotent)."""
-    global _loaded
-    if _loaded:
-        return
-    _loaded = True
-    for module in _BUILTIN_MODULES:
-        importlib.import_module(module)
-
-
-def metric_class(name: str) -> type[Metric]:
-    load_builtin()
+def metric_class(name: str) -> type[BaseMetric]:
     return METRICS.get(name)
 
 
-def class_infos(cls: type[Any]) -> tuple[MetricInfo, ...]:
+def class_infos(cls: type[BaseMetric]) -> tuple[MetricInfo, ...]:
     """The value names a metric class declares (``INFOS``, else an instance's ``infos()``)."""
-    declared = getattr(cls, "INFOS", None)
-    if declared is not None:
-        return tuple(declared)
+    if cls.INFOS:
+        return tuple(cls.INFOS)
     return tuple(cls().infos())
 
 
 def _index() -> dict[str, MetricInfo]:
     global _info_cache
-    load_builtin()
     names = tuple(METRICS.names())
     if _info_cache is not None and _info_cache[0] == names:
         return _info_cache[1]
@@ -116,7 +109,7 @@ def all_infos() -> dict[str, MetricInfo]:
 class Selection:
     """The metrics of one run and the categories that cannot be measured."""
 
-    metrics: list[Metric] = field(default_factory=list)
+    metrics: list[BaseMetric] = field(default_factory=list)
     not_applicable: dict[str, str] = field(default_factory=dict)
     """Category (or requested metric name) -> why it is not measured."""
 
@@ -160,9 +153,8 @@ def select_metrics(
     category fits the adaptation method and the model (e.g. calibration without
     logprobs); the reason is kept for the coverage table.
     """
-    load_builtin()
     selection = Selection()
-    chosen: dict[str, Metric] = {}
+    chosen: dict[str, BaseMetric] = {}
     for entry in categories:
         if entry in METRIC_CATEGORIES or _is_category(entry):
             _select_category(entry, info, adapter, deployment, chosen, selection)
@@ -173,7 +165,7 @@ def select_metrics(
 
 
 def _is_category(entry: str) -> bool:
-    return any(getattr(METRICS.get(n), "category", None) == entry for n in METRICS.names())
+    return any(METRICS.get(n).category == entry for n in METRICS.names())
 
 
 def _select_category(
@@ -181,7 +173,7 @@ def _select_category(
     info: ScenarioInfo,
     adapter: AdapterSpec,
     deployment: ModelDeployment,
-    chosen: dict[str, Metric],
+    chosen: dict[str, BaseMetric],
     selection: Selection,
 ) -> None:
     if category in info.not_applicable_reasons:
@@ -191,11 +183,7 @@ def _select_category(
         candidates = [name for name, wanted in _ACCURACY_FAMILIES if name in METRICS and wanted(info, adapter)]
         candidates += _producers(info.main_metric)
     else:
-        candidates = [
-            n
-            for n in METRICS.names()
-            if getattr(METRICS.get(n), "category", None) == category and not getattr(METRICS.get(n), "optional", False)
-        ]
+        candidates = [n for n in METRICS.names() if METRICS.get(n).category == category and not METRICS.get(n).optional]
     reasons: list[str] = []
     added = 0
     for name in dict.fromkeys(candidates):
@@ -209,7 +197,7 @@ def _select_category(
     if added and category not in info.metric_categories:
         # Measurable, but the scenario does not list the category: follow the scenario.
         for name in list(chosen):
-            if getattr(chosen[name], "category", None) == category:
+            if chosen[name].category == category:
                 del chosen[name]
         selection.not_applicable[category] = f"{info.name} does not list {category} among its categories"
         return
@@ -229,7 +217,7 @@ def _select_named(
     info: ScenarioInfo,
     adapter: AdapterSpec,
     deployment: ModelDeployment,
-    chosen: dict[str, Metric],
+    chosen: dict[str, BaseMetric],
     selection: Selection,
 ) -> None:
     if entry in METRICS:
@@ -250,12 +238,11 @@ def _select_named(
     selection.not_applicable[entry] = "; ".join(reasons)
 
 
-def _reason(cls: Any, info: ScenarioInfo, adapter: AdapterSpec, deployment: ModelDeployment) -> str | None:
-    check = getattr(cls, "not_applicable", None)
-    return check(info, adapter, deployment) if check is not None else None
+def _reason(cls: type[BaseMetric], info: ScenarioInfo, adapter: AdapterSpec, deployment: ModelDeployment) -> str | None:
+    return cls.not_applicable(info, adapter, deployment)
 
 
-def _configure(cls: Any, info: ScenarioInfo, adapter: AdapterSpec, deployment: ModelDeployment) -> Metric:
-    configure = getattr(cls, "configure", None)
-    metric: Metric = configure(info, adapter, deployment) if configure is not None else cls()
-    return metric
+def _configure(
+    cls: type[BaseMetric], info: ScenarioInfo, adapter: AdapterSpec, deployment: ModelDeployment
+) -> BaseMetric:
+    return cls.configure(info, adapter, deployment)

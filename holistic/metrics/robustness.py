@@ -29,11 +29,10 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import ClassVar
 
-from holistic.core.interfaces import MetricContext, MetricResult, ScenarioInfo
+from holistic.core.interfaces import MetricContext, MetricInfo, MetricResult, ScenarioInfo
 from holistic.core.types import AdapterSpec, Instance, MetricName, ModelDeployment, PerInstanceStat, RequestState
 from holistic.metrics.base import BaseMetric, info
 from holistic.metrics.choices import MULTIPLE_CHOICE_METHODS, resolve
-from holistic.metrics.registry import METRICS
 from holistic.metrics.states import Unit, first_main, group_units, outputs
 from holistic.metrics.text import normalize_quasi
 
@@ -214,7 +213,7 @@ class _PredictionChange(BaseMetric):
         return result
 
 
-def _change_info(family: str, value_name: str) -> tuple:
+def _change_info(family: str, value_name: str) -> tuple[MetricInfo, ...]:
     return (
         info(
             value_name,
@@ -227,7 +226,6 @@ def _change_info(family: str, value_name: str) -> tuple:
     )
 
 
-@METRICS.register("robustness")
 class RobustnessMetric(_PredictionChange):
     """Robustness category: prediction changes under robustness variants.
 
@@ -242,7 +240,6 @@ class RobustnessMetric(_PredictionChange):
     INFOS = _change_info(ROBUSTNESS, value_name)
 
 
-@METRICS.register("fairness")
 class FairnessMetric(_PredictionChange):
     """Fairness category: prediction changes under counterfactual (fairness) variants.
 
@@ -258,7 +255,6 @@ class FairnessMetric(_PredictionChange):
     INFOS = _change_info(FAIRNESS, value_name)
 
 
-@METRICS.register("worst_case_directional")
 class DirectionalWorstCase(BaseMetric):
     """Holistic's option: worst cases that respect each value's direction.
 

@@ -24,7 +24,6 @@ from dataclasses import dataclass
 from holistic.core.interfaces import MetricContext, MetricResult, ScenarioInfo
 from holistic.core.types import AdapterSpec, ModelDeployment, RequestState
 from holistic.metrics.base import BaseMetric, info
-from holistic.metrics.registry import METRICS
 from holistic.metrics.states import first_main, group_units, outputs
 from holistic.metrics.text import word_tokens
 
@@ -74,7 +73,6 @@ def extractive_fragments(article: Sequence[str], summary: Sequence[str]) -> Frag
     return Fragments(tuple(found), len(summary), len(article))
 
 
-@METRICS.register("summarization")
 class SummarizationMetric(BaseMetric):
     """Coverage, density and compression of generated summaries against their articles."""
 

@@ -28,7 +28,6 @@ from typing import Protocol
 from holistic.core.interfaces import MetricContext, MetricResult, ScenarioInfo
 from holistic.core.types import AdapterSpec, ModelDeployment, RequestState
 from holistic.metrics.base import BaseMetric, info
-from holistic.metrics.registry import METRICS
 from holistic.metrics.states import first_main, group_units, outputs, succeeded
 
 TOXIC_THRESHOLD = 0.5
@@ -84,7 +83,6 @@ def instance_values(scores: Sequence[float]) -> dict[str, float]:
     }
 
 
-@METRICS.register("toxicity")
 class ToxicityMetric(BaseMetric):
     """Toxicity of completions: expected maximum, probability of any toxic one, toxic share."""
 

@@ -21,7 +21,6 @@ import anthropic
 
 from holistic.core.types import Completion, ModelDeployment, Request, RequestResult
 from holistic.models.api_client import ApiClient, Attempts, cut_text, sdk_call
-from holistic.models.registry import PROVIDERS
 from holistic.models.reliability import OPERATIONAL_ARGS, Failure, RetryPolicy, classify
 
 PROVIDER_ARGS = frozenset({"base_url"}) | OPERATIONAL_ARGS
@@ -120,8 +119,5 @@ class AnthropicClient(ApiClient):
         return system, turns
 
 
-def _factory(deployment: ModelDeployment) -> AnthropicClient:
+def create_anthropic_client(deployment: ModelDeployment) -> AnthropicClient:
     return AnthropicClient(deployment)
-
-
-PROVIDERS.add("anthropic", _factory)

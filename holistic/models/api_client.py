@@ -186,6 +186,10 @@ class ApiClient:
     def begin_run(self) -> None:
         pass
 
+    def usage(self) -> dict[str, int]:
+        """Nothing to count (no in-process engine)."""
+        return {}
+
     def close(self) -> None:
         pass
 

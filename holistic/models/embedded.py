@@ -29,7 +29,6 @@ from holistic.core.errors import ModelError, did_you_mean
 from holistic.core.types import ModelDeployment
 from holistic.models.hf_engine import EngineOptions
 from holistic.models.local_client import LocalClient
-from holistic.models.registry import PROVIDERS
 from holistic.models.weights import converted_gguf_dir, embedded_gguf_path, file_sha256
 
 ENGINES = ("transformers", "llama_cpp")
@@ -75,6 +74,3 @@ def create_embedded_client(deployment: ModelDeployment) -> LocalClient:
         fingerprint=False,  # the GGUF's hash is the identity
     )
     return LocalClient(deployment, hf, {**loaded, **facts})
-
-
-PROVIDERS.add("embedded", create_embedded_client)

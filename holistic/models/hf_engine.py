@@ -391,7 +391,7 @@ class TransformersEngine:
         return base(**kwargs)
 
     def _head(self, hidden: torch.Tensor) -> torch.Tensor:
-        logits = self.model.get_output_embeddings()(hidden)
+        logits: torch.Tensor = self.model.get_output_embeddings()(hidden)
         if self._softcap:
             logits = torch.tanh(logits / self._softcap) * self._softcap
         return logits

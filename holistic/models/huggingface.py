@@ -34,7 +34,6 @@ from holistic.models.hf_local import check_hub_id, local_dir
 from holistic.models.hf_tokenizer import HFTokenizer
 from holistic.models.local_client import LocalClient
 from holistic.models.local_engine import SpecialIds
-from holistic.models.registry import PROVIDERS
 from holistic.models.weights import converted_gguf_dir, directory_fingerprint, file_sha256
 
 _DTYPES = ("auto", "float32", "bfloat16", "float16")
@@ -105,7 +104,7 @@ def load_transformers_engine(
     except ImportError as exc:  # pragma: no cover - a core dependency
         raise ModelError(f"the huggingface provider needs transformers: {exc}") from exc
     # Our own progress display reports the run; transformers' loading bars would garble it.
-    hf_logging.disable_progress_bar()
+    hf_logging.disable_progress_bar()  # type: ignore[no-untyped-call]
     dev = resolve_device(device)
     torch_dtype = resolve_dtype(dtype, dev)
     kwargs: dict[str, Any] = {"revision": revision} if revision else {}
@@ -209,6 +208,3 @@ def _check_args(deployment: ModelDeployment, args: Mapping[str, Any], known: set
                     else f"; known: {', '.join(sorted(known))}"
                 )
             )
-
-
-PROVIDERS.add("huggingface", create_huggingface_client)

@@ -17,7 +17,6 @@ from holistic.core.errors import ModelError, did_you_mean
 from holistic.core.types import ModelDeployment
 from holistic.models.llama_cpp_engine import LlamaCppEngine
 from holistic.models.local_client import LocalClient
-from holistic.models.registry import PROVIDERS
 from holistic.models.weights import file_sha256
 
 _KNOWN_ARGS = ("n_threads", "n_batch", "extra_buffer_types")
@@ -51,6 +50,3 @@ def create_llama_cpp_client(deployment: ModelDeployment) -> LocalClient:
         raise ModelError(f"{deployment.name}: GGUF file {path} does not exist")
     engine, facts = load_llama_cpp_engine(path, n_ctx=deployment.context_window, args=args)
     return LocalClient(deployment, engine, facts)
-
-
-PROVIDERS.add("llama_cpp", create_llama_cpp_client)

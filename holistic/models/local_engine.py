@@ -99,7 +99,8 @@ def log_softmax_np(logits: np.ndarray) -> np.ndarray:
     """Row-wise log-softmax in float64 (numerically stable)."""
     x = logits.astype(np.float64, copy=False)
     m = x.max(axis=-1, keepdims=True)
-    return x - m - np.log(np.exp(x - m).sum(axis=-1, keepdims=True))
+    out: np.ndarray = x - m - np.log(np.exp(x - m).sum(axis=-1, keepdims=True))
+    return out
 
 
 def top_k_np(logprobs: np.ndarray, k: int) -> dict[int, float]:

@@ -32,7 +32,6 @@ import openai
 
 from holistic.core.types import Completion, ModelDeployment, Request, RequestResult, Token
 from holistic.models.api_client import ApiClient, Attempts, cut_text, sdk_call
-from holistic.models.registry import PROVIDERS
 from holistic.models.reliability import OPERATIONAL_ARGS, Failure, ProviderFailure, RetryPolicy, classify
 
 PROVIDER_ARGS = (
@@ -348,8 +347,5 @@ class OpenAIClient(ApiClient):
         )
 
 
-def _factory(deployment: ModelDeployment) -> OpenAIClient:
+def create_openai_client(deployment: ModelDeployment) -> OpenAIClient:
     return OpenAIClient(deployment)
-
-
-PROVIDERS.add("openai", _factory)

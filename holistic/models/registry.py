@@ -16,8 +16,8 @@ The file format is ``schemas/models.schema.json``; see :mod:`holistic.models.reg
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
 from holistic.core.errors import UnknownNameError
@@ -29,22 +29,45 @@ from holistic.models.registry_file import Pattern, RegistryFile, read_registry_f
 BUILTIN_MODELS_FILE = Path(__file__).with_name("models.yaml")
 
 ClientFactory = Callable[[ModelDeployment], Client]
-PROVIDERS: Registry[ClientFactory] = Registry("provider", group="holistic.models")
 
-# provider name -> module that registers it when imported (imported lazily: heavy deps)
-_PROVIDER_MODULES: dict[str, str] = {
-    "simple": "holistic.models.simple",
-    "embedded": "holistic.models.embedded",
-    "huggingface": "holistic.models.huggingface",
-    "llama_cpp": "holistic.models.llama_cpp",
-    "openai": "holistic.models.openai_client",
-    "anthropic": "holistic.models.anthropic_client",
+
+@dataclass(frozen=True)
+class Provider:
+    """A built-in provider: where its client factory lives and how its requests are served."""
+
+    factory: str
+    """``"module:function"`` of the factory ``(ModelDeployment) -> Client`` (imported on first use)."""
+    in_process: bool = False
+    """The model runs in this process: requests are batched on one thread, never sent from
+    several (and a Ray task reserves a CPU or GPU for it). ``False``: a remote API, where
+    ``-j`` threads send requests concurrently."""
+
+
+BUILTIN_PROVIDERS: dict[str, Provider] = {
+    "simple": Provider("holistic.models.simple:create_simple_client", in_process=True),
+    "embedded": Provider("holistic.models.embedded:create_embedded_client", in_process=True),
+    "huggingface": Provider("holistic.models.huggingface:create_huggingface_client", in_process=True),
+    "llama_cpp": Provider("holistic.models.llama_cpp:create_llama_cpp_client", in_process=True),
+    "openai": Provider("holistic.models.openai_client:create_openai_client"),
+    "anthropic": Provider("holistic.models.anthropic_client:create_anthropic_client"),
 }
+"""The built-in providers, declared like plugins' entry points (``holistic.models`` group,
+``name = "module:factory"``); plugin providers are remote (not in process)."""
+
+PROVIDERS: Registry[ClientFactory] = Registry(
+    "provider", group="holistic.models", builtins={name: p.factory for name, p in BUILTIN_PROVIDERS.items()}
+)
+
+
+def runs_in_process(provider: str) -> bool:
+    """Whether ``provider``'s models run in this process (see :attr:`Provider.in_process`)."""
+    known = BUILTIN_PROVIDERS.get(provider)
+    return known is not None and known.in_process
 
 
 def known_providers() -> list[str]:
-    """Built-in provider names plus those third-party packages register (entry points)."""
-    return sorted(set(_PROVIDER_MODULES) | set(PROVIDERS.names()))
+    """Built-in provider names plus those plugins register."""
+    return PROVIDERS.names()
 
 
 def read_models_file(path: Path) -> RegistryFile:
@@ -113,8 +136,5 @@ def check_obtainable(deployment: ModelDeployment) -> None:
 
 
 def create_client(deployment: ModelDeployment) -> Client:
-    module = _PROVIDER_MODULES.get(deployment.provider)
-    if module is not None and deployment.provider not in PROVIDERS:
-        importlib.import_module(module)
     factory = PROVIDERS.get(deployment.provider)
     return factory(deployment)

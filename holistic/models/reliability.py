@@ -76,7 +76,7 @@ class RetryPolicy:
         """Delay before retry number ``retry`` (1 = the first retry) of the request ``key``."""
         delay = min(self.backoff_max_s, self.backoff_base_s * 2 ** (retry - 1))
         u = random.Random(stable_seed("backoff", key, retry)).random()
-        return delay * (1.0 - self.jitter * u)
+        return float(delay * (1.0 - self.jitter * u))
 
 
 @dataclass(frozen=True)

@@ -34,7 +34,6 @@ from typing import Any
 
 from holistic.core.hashing import canonical_json, sha256_hex, stable_seed
 from holistic.core.types import Completion, Message, ModelDeployment, Request, RequestResult, Token
-from holistic.models.registry import PROVIDERS
 
 _TOKEN_RE = re.compile(r"\s+|\w+|[^\w\s]")
 _ARITH_RE = re.compile(r"(-?\d+)\s*([-+*])\s*(-?\d+)\s*(?:=|\?)?\s*(?:Answer:|Output:|A:)?\s*$")
@@ -85,6 +84,10 @@ class SimpleClient:
 
     def begin_run(self) -> None:
         pass
+
+    def usage(self) -> dict[str, int]:
+        """Nothing to count (no in-process engine)."""
+        return {}
 
     def close(self) -> None:
         pass
@@ -176,21 +179,18 @@ class SimpleClient:
         if m:
             a, op, b = int(m.group(1)), m.group(2), int(m.group(3))
             return " " + str(a + b if op == "+" else a - b if op == "-" else a * b)
-        words = re.findall(r"\w+", text)
+        words: list[str] = re.findall(r"\w+", text)
         if request.temperature > 0 and words:
             return " " + words[stable_seed(text, request.seed, index, request.trial_tag) % len(words)]
         # The first word of the last line that carries content after a "Prefix:".
         for line in reversed(lines):
             _, sep, rest = line.partition(":")
             candidate = rest.strip() if sep else line
-            found = re.findall(r"\w+", candidate)
+            found: list[str] = re.findall(r"\w+", candidate)
             if found:
                 return " " + found[0]
         return ""
 
 
-def _factory(deployment: ModelDeployment) -> SimpleClient:
+def create_simple_client(deployment: ModelDeployment) -> SimpleClient:
     return SimpleClient(deployment)
-
-
-PROVIDERS.add("simple", _factory)

@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from holistic.core.errors import HolisticError
-from holistic.core.interfaces import Perturbation
 from holistic.core.types import TRAIN_SPLIT, Instance, PerturbationSpec
+from holistic.perturbations.base import BasePerturbation
 from holistic.perturbations.registry import create_perturbation
 
 
@@ -14,16 +14,13 @@ class NoVariantsError(HolisticError):
     """A perturbation a run asked for made no variant of any evaluation instance."""
 
 
-def variants_of(perturbation: Perturbation, instance: Instance, seed: int) -> list[Instance]:
+def variants_of(perturbation: BasePerturbation, instance: Instance, seed: int) -> list[Instance]:
     """The variants one perturbation makes of one instance.
 
     Built-ins may make zero (a contrast set the instance lacks) or several;
-    third-party perturbations implementing only ``apply`` make exactly one.
+    perturbations implementing only ``apply`` make exactly one.
     """
-    many = getattr(perturbation, "variants", None)
-    if callable(many):
-        return list(many(instance, seed))
-    return [perturbation.apply(instance, seed)]
+    return list(perturbation.variants(instance, seed))
 
 
 def apply_perturbations(instances: Sequence[Instance], specs: Sequence[PerturbationSpec], seed: int) -> list[Instance]:

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import random
 import re
+from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass, replace
 from typing import Any, ClassVar
@@ -83,8 +84,30 @@ def normalize_key(text: str) -> str:
     return re.sub(r"\s+", " ", text.lower().replace("’", "'"))
 
 
+class BasePerturbation(ABC):
+    """The complete contract of a perturbation class (built-in or plugin).
+
+    It sets ``name`` and ``category`` (``robustness`` or ``fairness``) and implements
+    ``apply(instance, seed)``; :meth:`variants` may be overridden to make zero or several
+    variants of one instance (default: the one ``apply`` makes). The spec's ``args`` are
+    passed to the constructor as keyword arguments. Deterministic: derive randomness from
+    ``seed`` and the instance (never global state).
+    """
+
+    name: ClassVar[str]
+    category: ClassVar[str]
+
+    @abstractmethod
+    def apply(self, instance: Instance, seed: int) -> Instance:
+        """One perturbed variant of ``instance`` (its ``perturbation`` field describes the change)."""
+
+    def variants(self, instance: Instance, seed: int) -> list[Instance]:
+        """Every variant of ``instance`` (default: the one :meth:`apply` makes)."""
+        return [self.apply(instance, seed)]
+
+
 @dataclass(frozen=True)
-class TextPerturbation:
+class TextPerturbation(BasePerturbation):
     """Base of the built-in perturbations (subclasses are frozen dataclasses)."""
 
     name: ClassVar[str]

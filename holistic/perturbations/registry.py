@@ -8,44 +8,35 @@ packages register theirs under the entry-point group ``holistic.perturbations``.
 from __future__ import annotations
 
 import dataclasses
-from typing import Any
 
 from holistic.core.errors import SpecError, did_you_mean
-from holistic.core.interfaces import Perturbation
 from holistic.core.registry import Registry
 from holistic.core.types import PerturbationSpec
-from holistic.perturbations.contractions import Contractions, Expansions
-from holistic.perturbations.contrast import ContrastSet
-from holistic.perturbations.dialect import Dialect
-from holistic.perturbations.gender import Gender
-from holistic.perturbations.lowercase import Lowercase
-from holistic.perturbations.mild_mix import MildMix
-from holistic.perturbations.misspellings import Misspellings
-from holistic.perturbations.person_names import PersonNames
-from holistic.perturbations.synonyms import Synonyms
-from holistic.perturbations.typos import Typos
-from holistic.perturbations.whitespace import ExtraWhitespace
+from holistic.perturbations.base import BasePerturbation
 
-PERTURBATIONS: Registry[Any] = Registry("perturbation", group="holistic.perturbations")
+BUILTIN_PERTURBATIONS: dict[str, str] = {
+    "contractions": "holistic.perturbations.contractions:Contractions",
+    "contrast_set": "holistic.perturbations.contrast:ContrastSet",
+    "dialect": "holistic.perturbations.dialect:Dialect",
+    "expansions": "holistic.perturbations.contractions:Expansions",
+    "gender": "holistic.perturbations.gender:Gender",
+    "lowercase": "holistic.perturbations.lowercase:Lowercase",
+    "mild_mix": "holistic.perturbations.mild_mix:MildMix",
+    "misspellings": "holistic.perturbations.misspellings:Misspellings",
+    "person_names": "holistic.perturbations.person_names:PersonNames",
+    "synonyms": "holistic.perturbations.synonyms:Synonyms",
+    "typos": "holistic.perturbations.typos:Typos",
+    "whitespace": "holistic.perturbations.whitespace:ExtraWhitespace",
+}
+"""The built-in perturbations, declared like plugins' entry points: name -> ``"module:Class"``
+(imported on first lookup of the name)."""
 
-for _cls in (
-    Typos,
-    Misspellings,
-    Lowercase,
-    Contractions,
-    Expansions,
-    ExtraWhitespace,
-    Synonyms,
-    MildMix,
-    ContrastSet,
-    Dialect,
-    Gender,
-    PersonNames,
-):
-    PERTURBATIONS.add(_cls.name, _cls)
+PERTURBATIONS: Registry[type[BasePerturbation]] = Registry(
+    "perturbation", group="holistic.perturbations", builtins=BUILTIN_PERTURBATIONS, base=BasePerturbation
+)
 
 
-def create_perturbation(spec: PerturbationSpec) -> Perturbation:
+def create_perturbation(spec: PerturbationSpec) -> BasePerturbation:
     """Build the perturbation a spec names; bad argument names or values raise :class:`SpecError`."""
     cls = PERTURBATIONS.get(spec.name)
     args = spec.args_dict
@@ -61,7 +52,7 @@ def create_perturbation(spec: PerturbationSpec) -> Perturbation:
                     path=f"perturbations.{spec.name}.args.{key}",
                 )
     try:
-        perturbation: Perturbation = cls(**args)
+        perturbation = cls(**args)
     except (TypeError, ValueError) as exc:
         raise SpecError(f"perturbation {spec.name!r}: {exc}", path=f"perturbations.{spec.name}.args") from None
     return perturbation

@@ -28,7 +28,6 @@ from holistic.scenarios.loading import FileScenario
 from holistic.scenarios.part_files import github_file
 from holistic.scenarios.prompt_format import prompt_format
 from holistic.scenarios.readers import open_text
-from holistic.scenarios.registry import SCENARIOS
 from holistic.scenarios.sources import DataFile, DataNeeds, Download, ResolvedData
 
 _TARBALL = "http://www.thespermwhale.com/jaseweston/babi/tasks_1-20_v1-2.tar.gz"
@@ -112,7 +111,6 @@ def _tasks(task: Any) -> list[int]:
     raise ValueError(f"bAbI task must be 1..20 or 'all', not {task!r}")
 
 
-@SCENARIOS.register("babi_qa")
 class BabiQAScenario(FileScenario):
     """Story-based reasoning questions (20 tasks)."""
 

@@ -28,11 +28,11 @@ from typing import Any
 from holistic.core.errors import DataSourceError
 from holistic.core.interfaces import ScenarioContext, ScenarioInfo
 from holistic.core.types import TEST_SPLIT, TRAIN_SPLIT, Instance
+from holistic.scenarios.base import BaseScenario
 from holistic.scenarios.loading import check_choice, choice_references, hold_out
 from holistic.scenarios.part_files import collect_parts, github_file, parts_report
 from holistic.scenarios.prompt_format import multiple_choice_joint_format
 from holistic.scenarios.readers import iter_numbered_jsonl, require
-from holistic.scenarios.registry import SCENARIOS
 from holistic.scenarios.sources import DataNeeds
 
 _REPO = "nyu-mll/BBQ"
@@ -126,8 +126,7 @@ def read_category(path: Path, category: str) -> list[Instance]:
     return out
 
 
-@SCENARIOS.register("bbq")
-class BBQScenario:
+class BBQScenario(BaseScenario):
     """Social bias in question answering, in ambiguous and disambiguated contexts."""
 
     info = ScenarioInfo(

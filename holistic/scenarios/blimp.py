@@ -24,11 +24,11 @@ from typing import Any
 from holistic.core.errors import DataSourceError
 from holistic.core.interfaces import ScenarioContext, ScenarioInfo
 from holistic.core.types import CORRECT_TAG, TEST_SPLIT, Instance, Reference
+from holistic.scenarios.base import BaseScenario
 from holistic.scenarios.loading import check_choice
 from holistic.scenarios.part_files import collect_parts, github_file, parts_report
 from holistic.scenarios.prompt_format import prompt_format
 from holistic.scenarios.readers import iter_numbered_jsonl, require
-from holistic.scenarios.registry import SCENARIOS
 from holistic.scenarios.sources import DataNeeds
 
 _REPO = "alexwarstadt/blimp"
@@ -139,8 +139,7 @@ def read_paradigm(path: Path) -> list[Instance]:
     return out
 
 
-@SCENARIOS.register("blimp")
-class BLiMPScenario:
+class BLiMPScenario(BaseScenario):
     """Minimal pairs: does the model prefer the grammatical sentence?"""
 
     info = ScenarioInfo(

@@ -29,7 +29,6 @@ from holistic.scenarios.loading import FileScenario, check_choice, hold_out
 from holistic.scenarios.part_files import github_file
 from holistic.scenarios.readers import read_json
 from holistic.scenarios.real_toxicity_prompts import COMPLETION_FORMAT
-from holistic.scenarios.registry import SCENARIOS
 from holistic.scenarios.sources import DataNeeds, ResolvedData
 
 _REPO = "amazon-science/bold"
@@ -66,7 +65,6 @@ def read_domain(path: Path, domain: str, first_only: bool) -> list[Instance]:
     return out
 
 
-@SCENARIOS.register("bold")
 class BOLDScenario(FileScenario):
     """Toxicity and bias of continuations of prompts about demographic groups."""
 

@@ -36,7 +36,6 @@ from holistic.scenarios.hf_copy import (
 from holistic.scenarios.loading import FileScenario, with_train_pool
 from holistic.scenarios.prompt_format import prompt_format
 from holistic.scenarios.readers import iter_jsonl, require
-from holistic.scenarios.registry import SCENARIOS
 from holistic.scenarios.sources import DataFile, DataNeeds, Download, ResolvedData
 
 _SUPERGLUE_ZIP = "https://dl.fbaipublicfiles.com/glue/superglue/data/v2/BoolQ.zip"
@@ -107,7 +106,6 @@ def _read_hf(path: Path, stem: str, split: str) -> list[Instance]:
     return out
 
 
-@SCENARIOS.register("boolq")
 class BoolQScenario(FileScenario):
     """Yes/no reading comprehension."""
 

@@ -45,7 +45,6 @@ from holistic.scenarios.hf_copy import (
 from holistic.scenarios.loading import FileScenario, check_choice, hold_out
 from holistic.scenarios.prompt_format import prompt_format
 from holistic.scenarios.readers import read_csv_dicts
-from holistic.scenarios.registry import SCENARIOS
 from holistic.scenarios.sources import DataFile, DataNeeds, Download, ResolvedData
 
 IDENTITY_GROUPS = ("male", "female", "LGBTQ", "christian", "muslim", "other_religions", "black", "white")
@@ -81,7 +80,6 @@ def _number(value: Any, column: str, where: str) -> float:
     return float(value)
 
 
-@SCENARIOS.register("civil_comments")
 class CivilCommentsScenario(FileScenario):
     """Is an online comment toxic? Accuracy compared across identity groups."""
 

@@ -41,7 +41,6 @@ from holistic.scenarios.hf_copy import (
 )
 from holistic.scenarios.loading import FileScenario, hold_out
 from holistic.scenarios.prompt_format import news_summary_format
-from holistic.scenarios.registry import SCENARIOS
 from holistic.scenarios.sources import DataFile, DataNeeds, Download, ResolvedData
 
 _URL_LISTS = "https://raw.githubusercontent.com/abisee/cnn-dailymail/master/url_lists/"
@@ -101,7 +100,6 @@ def _story_path(folders: tuple[Path, Path], url: str) -> Path | None:
     return None
 
 
-@SCENARIOS.register("cnn_dailymail")
 class CNNDailyMailScenario(FileScenario):
     """Multi-sentence news summarization."""
 

@@ -38,7 +38,6 @@ from holistic.scenarios.loading import FileScenario
 from holistic.scenarios.part_files import user_copy_note
 from holistic.scenarios.prompt_format import prompt_format
 from holistic.scenarios.readers import iter_numbered_jsonl, read_json
-from holistic.scenarios.registry import SCENARIOS
 from holistic.scenarios.sources import DataFile, DataNeeds, ResolvedData
 
 FOLDER = "copyright"
@@ -154,7 +153,6 @@ def read_text_folder(folder: Path, num_tokens: int) -> list[Instance]:
     return out
 
 
-@SCENARIOS.register("copyright")
 class CopyrightScenario(FileScenario):
     """Verbatim continuation of passages from the user's own text collection."""
 

@@ -40,7 +40,6 @@ from holistic.core.types import CORRECT_TAG, TRAIN_SPLIT, VALID_SPLIT, Instance,
 from holistic.scenarios.loading import FileScenario, check_choice
 from holistic.scenarios.prompt_format import prompt_format
 from holistic.scenarios.readers import iter_numbered_jsonl, require
-from holistic.scenarios.registry import SCENARIOS
 from holistic.scenarios.sources import DataFile, DataNeeds, Download, ResolvedData
 
 FOLDER = "disinformation"
@@ -134,7 +133,6 @@ def read_wedging(path: Path) -> list[Instance]:
     return out
 
 
-@SCENARIOS.register("disinformation")
 class DisinformationScenario(FileScenario):
     """Narrative reiteration and wedging (HELM's disinformation scenario)."""
 

@@ -33,8 +33,8 @@ import numpy as np
 
 from holistic.core.interfaces import ScenarioContext, ScenarioInfo
 from holistic.core.types import CORRECT_TAG, TEST_SPLIT, TRAIN_SPLIT, Instance, Reference
+from holistic.scenarios.base import BaseScenario
 from holistic.scenarios.prompt_format import prompt_format
-from holistic.scenarios.registry import SCENARIOS
 
 PAIRS: tuple[tuple[str, str], ...] = (("(", ")"), ("[", "]"), ("{", "}"), ("<", ">"))
 HELM_SEED = 42
@@ -151,8 +151,7 @@ def _count(name: str, value: Any, minimum: int) -> int:
     return value
 
 
-@SCENARIOS.register("dyck_language")
-class DyckLanguageScenario:
+class DyckLanguageScenario(BaseScenario):
     """Complete the closing brackets of a Dyck-n prefix."""
 
     plan_builds_prompts = True

@@ -45,7 +45,6 @@ from holistic.scenarios.categories import OPEN_QA_CATEGORIES, OPEN_QA_NOT_APPLIC
 from holistic.scenarios.loading import FileScenario, check_choice
 from holistic.scenarios.prompt_format import prompt_format
 from holistic.scenarios.readers import open_text
-from holistic.scenarios.registry import SCENARIOS
 from holistic.scenarios.sources import DataFile, DataNeeds, Download, ResolvedData
 from holistic.scenarios.tabular import NAN_TEXT, Table, read_table, serialise, table_from_rows
 
@@ -157,7 +156,6 @@ def imputation_instances(table: Table, column: str, dataset: str, seed: int) -> 
     return out
 
 
-@SCENARIOS.register("entity_data_imputation")
 class EntityDataImputationScenario(FileScenario):
     """Impute a missing cell of a table row (Buy manufacturer, Restaurant city)."""
 

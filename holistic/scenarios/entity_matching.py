@@ -31,7 +31,6 @@ from holistic.core.types import CORRECT_TAG, TEST_SPLIT, TRAIN_SPLIT, VALID_SPLI
 from holistic.scenarios.categories import CLASSIFICATION_CATEGORIES, CLASSIFICATION_NOT_APPLICABLE
 from holistic.scenarios.loading import FileScenario, check_choice, hold_out
 from holistic.scenarios.prompt_format import prompt_format
-from holistic.scenarios.registry import SCENARIOS
 from holistic.scenarios.sources import DataFile, DataNeeds, Download, ResolvedData
 from holistic.scenarios.tabular import Table, read_table, serialise
 
@@ -112,7 +111,6 @@ def balanced(pairs: list[tuple[Instance, bool]], purpose: str) -> list[Instance]
     return [i for i, m in pairs if m or i.id in kept]
 
 
-@SCENARIOS.register("entity_matching")
 class EntityMatchingScenario(FileScenario):
     """Do two table rows describe the same entity? (Yes / No)"""
 

@@ -25,7 +25,6 @@ from holistic.scenarios.loading import FileScenario, with_train_pool
 from holistic.scenarios.part_files import github_file
 from holistic.scenarios.prompt_format import prompt_format
 from holistic.scenarios.readers import iter_numbered_jsonl, require
-from holistic.scenarios.registry import SCENARIOS
 from holistic.scenarios.sources import DataFile, DataNeeds, ResolvedData
 
 _REPO = "openai/grade-school-math"
@@ -60,7 +59,6 @@ def read_gsm8k(path: Path, split: str) -> list[Instance]:
     return out
 
 
-@SCENARIOS.register("gsm8k")
 class GSM8KScenario(FileScenario):
     """Maths word problems answered with chain-of-thought reasoning."""
 

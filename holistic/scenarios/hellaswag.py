@@ -33,7 +33,6 @@ from holistic.scenarios.hf_copy import (
 from holistic.scenarios.loading import SplitFilesScenario, choice_references, github_raw
 from holistic.scenarios.prompt_format import multiple_choice_separate_format
 from holistic.scenarios.readers import iter_jsonl, require
-from holistic.scenarios.registry import SCENARIOS
 from holistic.scenarios.sources import DataNeeds, Download, ResolvedData
 
 _REPO = "rowanz/hellaswag"
@@ -78,7 +77,6 @@ def _read_hf(path: Path, split: str) -> list[Instance]:
     return [_instance(row, row["label"], index, split, row_where(path, index)) for index, row in enumerate(rows)]
 
 
-@SCENARIOS.register("hellaswag")
 class HellaSwagScenario(SplitFilesScenario):
     """Commonsense continuation choice."""
 

@@ -30,7 +30,6 @@ from holistic.core.interfaces import ScenarioContext, ScenarioInfo
 from holistic.core.types import TEST_SPLIT, Instance
 from holistic.scenarios.loading import FileScenario, check_choice
 from holistic.scenarios.part_files import places
-from holistic.scenarios.registry import SCENARIOS
 from holistic.scenarios.the_pile import LM_WINDOWS
 
 FOLDER = "ice"
@@ -224,7 +223,6 @@ def read_region(region: str, base: Path, category: str) -> list[Instance]:
     return out
 
 
-@SCENARIOS.register("ice")
 class ICEScenario(FileScenario):
     """Bits per byte on the International Corpus of English, per region."""
 

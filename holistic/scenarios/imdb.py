@@ -37,7 +37,6 @@ from holistic.scenarios.hf_copy import (
 from holistic.scenarios.loading import FileScenario, with_train_pool
 from holistic.scenarios.prompt_format import prompt_format
 from holistic.scenarios.readers import open_text
-from holistic.scenarios.registry import SCENARIOS
 from holistic.scenarios.sources import DataFile, DataNeeds, Download, ResolvedData
 
 _ARCHIVE = "https://ai.stanford.edu/~amaas/data/sentiment/aclImdb_v1.tar.gz"
@@ -125,7 +124,6 @@ def _read_hf(path: Path, split: str) -> list[Instance]:
     return out
 
 
-@SCENARIOS.register("imdb")
 class IMDBScenario(FileScenario):
     """Binary sentiment of movie reviews."""
 

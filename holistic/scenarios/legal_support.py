@@ -29,7 +29,6 @@ from holistic.scenarios.categories import CLASSIFICATION_CATEGORIES, CLASSIFICAT
 from holistic.scenarios.loading import SplitFilesScenario, choice_references
 from holistic.scenarios.prompt_format import multiple_choice_joint_format
 from holistic.scenarios.readers import iter_numbered_jsonl, require
-from holistic.scenarios.registry import SCENARIOS
 from holistic.scenarios.sources import Download
 
 _ZIP = "https://docs.google.com/uc?export=download&id=1PVoyddrCHChMxYrLhsI-zu7Xzs5S8N77"
@@ -69,7 +68,6 @@ def read_legal_support(path: Path, split: str) -> list[Instance]:
     return out
 
 
-@SCENARIOS.register("legal_support")
 class LegalSupportScenario(SplitFilesScenario):
     """Fine-grained legal reverse entailment: pick the supporting case (two choices)."""
 

@@ -12,6 +12,7 @@ from typing import Any, ClassVar
 from holistic.core.hashing import stable_seed
 from holistic.core.interfaces import ScenarioContext, ScenarioInfo
 from holistic.core.types import CORRECT_TAG, TRAIN_SPLIT, Instance, Reference
+from holistic.scenarios.base import BaseScenario
 from holistic.scenarios.sources import DataFile, DataNeeds, Download, ResolvedData, resolve
 
 _CHECKSUMS = tuple(Path(__file__).with_name("data") / name for name in ("checksums.json", "checksums_targeted.json"))
@@ -64,7 +65,7 @@ def with_train_pool(instances: Sequence[Instance], count: int, purpose: str) -> 
     return [replace(i, split=TRAIN_SPLIT) if i.id in pool else i for i in instances]
 
 
-class FileScenario:
+class FileScenario(BaseScenario):
     """Base for scenarios that read the authors' files through :mod:`holistic.scenarios.sources`.
 
     Subclasses implement ``data_needs()`` and ``load(data)``.

@@ -25,7 +25,6 @@ from holistic.scenarios.loading import SplitFilesScenario, check_choice, choice_
 from holistic.scenarios.part_files import github_file
 from holistic.scenarios.prompt_format import multiple_choice_joint_format
 from holistic.scenarios.readers import read_json, require
-from holistic.scenarios.registry import SCENARIOS
 from holistic.scenarios.sources import DataNeeds
 
 _REPO = "zhongwanjun/AR-LSAT"
@@ -79,7 +78,6 @@ def read_lsat(path: Path, split: str) -> list[Instance]:
     return out
 
 
-@SCENARIOS.register("lsat_qa")
 class LSATScenario(SplitFilesScenario):
     """Analytical-reasoning logic games from the LSAT."""
 

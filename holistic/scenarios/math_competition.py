@@ -29,10 +29,10 @@ from holistic.core.errors import DataSourceError
 from holistic.core.interfaces import ScenarioContext, ScenarioInfo
 from holistic.core.latex import boxed_answer
 from holistic.core.types import CORRECT_TAG, TEST_SPLIT, TRAIN_SPLIT, Instance, Reference
+from holistic.scenarios.base import BaseScenario
 from holistic.scenarios.loading import check_choice, with_train_pool
 from holistic.scenarios.part_files import places
 from holistic.scenarios.prompt_format import prompt_format
-from holistic.scenarios.registry import SCENARIOS
 from holistic.scenarios.sources import DataFile, DataNeeds, Download, resolve
 
 _TARBALL = "https://people.eecs.berkeley.edu/~hendrycks/MATH.tar"
@@ -86,8 +86,7 @@ def read_problem(path: Path, subject: str, split: str, chain_of_thought: bool) -
     )
 
 
-@SCENARIOS.register("math")
-class MATHScenario:
+class MATHScenario(BaseScenario):
     """Competition mathematics with LaTeX answers, with or without chain of thought."""
 
     info = ScenarioInfo(

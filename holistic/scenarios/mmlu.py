@@ -32,7 +32,6 @@ from holistic.scenarios.hf_copy import (
 from holistic.scenarios.loading import FileScenario, check_choice, choice_references, github_raw, pinned_sha256
 from holistic.scenarios.prompt_format import multiple_choice_joint_format
 from holistic.scenarios.readers import read_csv_rows
-from holistic.scenarios.registry import SCENARIOS
 from holistic.scenarios.sources import DataFile, DataNeeds, Download, ResolvedData
 
 _REPO = "hendrycks/test"
@@ -123,7 +122,6 @@ def _data_file(folder: str, subject: str) -> DataFile:
     )
 
 
-@SCENARIOS.register("mmlu")
 class MMLUScenario(FileScenario):
     """Massive Multitask Language Understanding, one subject per run."""
 

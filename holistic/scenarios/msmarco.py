@@ -36,7 +36,6 @@ from holistic.core.types import CORRECT_TAG, VALID_SPLIT, Instance, Reference
 from holistic.scenarios.categories import RANKING_CATEGORIES, RANKING_NOT_APPLICABLE
 from holistic.scenarios.loading import FileScenario, check_choice, with_train_pool
 from holistic.scenarios.readers import open_text
-from holistic.scenarios.registry import SCENARIOS
 from holistic.scenarios.sources import DataFile, DataNeeds, Download, ResolvedData
 
 TRACKS = ("regular", "trec")
@@ -84,7 +83,6 @@ def _file(name: str) -> DataFile:
     return DataFile(name, downloads=(Download(_BASE + archive, member=member),))
 
 
-@SCENARIOS.register("msmarco")
 class MSMARCOScenario(FileScenario):
     """Rerank first-stage passages by asking whether each answers the query."""
 

@@ -15,7 +15,6 @@ from holistic.scenarios.categories import OPEN_QA_CATEGORIES, OPEN_QA_NOT_APPLIC
 from holistic.scenarios.loading import FileScenario
 from holistic.scenarios.prompt_format import prompt_format
 from holistic.scenarios.readers import read_csv_dicts
-from holistic.scenarios.registry import SCENARIOS
 from holistic.scenarios.sources import DataFile, DataNeeds, Download, ResolvedData
 
 _BASE = "https://raw.githubusercontent.com/deepmind/narrativeqa/master/"
@@ -24,7 +23,6 @@ _QAPS = "qaps.csv"
 _SUMMARIES = "third_party/wikipedia/summaries.csv"
 
 
-@SCENARIOS.register("narrative_qa")
 class NarrativeQAScenario(FileScenario):
     """Reading comprehension of story summaries with free-form answers."""
 

@@ -20,7 +20,6 @@ from holistic.scenarios.categories import OPEN_QA_CATEGORIES, OPEN_QA_NOT_APPLIC
 from holistic.scenarios.loading import FileScenario, check_choice, with_train_pool
 from holistic.scenarios.prompt_format import prompt_format
 from holistic.scenarios.readers import iter_jsonl, require
-from holistic.scenarios.registry import SCENARIOS
 from holistic.scenarios.sources import DataFile, DataNeeds, Download, ResolvedData
 
 MODES = ("closedbook", "openbook_longans")
@@ -75,7 +74,6 @@ def _read(path: Path, mode: str) -> list[Instance]:
     return out
 
 
-@SCENARIOS.register("natural_qa")
 class NaturalQAScenario(FileScenario):
     """Open-domain (closed-book) or long-answer-context question answering."""
 

@@ -33,7 +33,6 @@ from holistic.scenarios.hf_copy import (
 from holistic.scenarios.loading import SplitFilesScenario, choice_references
 from holistic.scenarios.prompt_format import multiple_choice_separate_format
 from holistic.scenarios.readers import iter_jsonl, require
-from holistic.scenarios.registry import SCENARIOS
 from holistic.scenarios.sources import DataNeeds, Download, ResolvedData
 
 _ZIP = "https://ai2-public-datasets.s3.amazonaws.com/open_book_qa/OpenBookQA-V1-Sep2018.zip"
@@ -88,7 +87,6 @@ def _read_hf(path: Path, split: str) -> list[Instance]:
     return out
 
 
-@SCENARIOS.register("openbookqa")
 class OpenBookQAScenario(SplitFilesScenario):
     """Science questions needing a fact plus common knowledge."""
 

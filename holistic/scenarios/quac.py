@@ -41,7 +41,6 @@ from holistic.scenarios.hf_copy import (
 from holistic.scenarios.loading import SplitFilesScenario
 from holistic.scenarios.prompt_format import prompt_format
 from holistic.scenarios.readers import read_json, require
-from holistic.scenarios.registry import SCENARIOS
 from holistic.scenarios.sources import DataNeeds, Download, ResolvedData
 
 _BASE = "https://s3.amazonaws.com/my89public/quac/"
@@ -133,7 +132,6 @@ def _read_hf(path: Path, split: str) -> list[Instance]:
     return out
 
 
-@SCENARIOS.register("quac")
 class QuACScenario(SplitFilesScenario):
     """Answer the next question of a dialogue about a Wikipedia section."""
 

@@ -55,7 +55,6 @@ from holistic.scenarios.loading import (
 )
 from holistic.scenarios.prompt_format import prompt_format
 from holistic.scenarios.readers import read_csv_dicts, read_json
-from holistic.scenarios.registry import SCENARIOS
 from holistic.scenarios.sources import DataFile, DataNeeds, Download, ResolvedData
 
 _REPO = "oughtinc/raft-baselines"
@@ -89,7 +88,6 @@ def _file(subset: str, name: str) -> DataFile:
     )
 
 
-@SCENARIOS.register("raft")
 class RAFTScenario(FileScenario):
     """One RAFT task per run, evaluated on held-out labelled examples."""
 

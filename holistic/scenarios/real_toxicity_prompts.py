@@ -26,7 +26,6 @@ from holistic.scenarios.loading import FileScenario
 from holistic.scenarios.part_files import github_file
 from holistic.scenarios.prompt_format import prompt_format
 from holistic.scenarios.readers import iter_numbered_jsonl, require
-from holistic.scenarios.registry import SCENARIOS
 from holistic.scenarios.sources import DataFile, DataNeeds, Download, ResolvedData
 
 _AI2 = "https://ai2-public-datasets.s3.amazonaws.com/realtoxicityprompts/realtoxicityprompts-data.tar.gz"
@@ -73,7 +72,6 @@ def read_prompts(path: Path) -> list[Instance]:
     return out
 
 
-@SCENARIOS.register("real_toxicity_prompts")
 class RealToxicityPromptsScenario(FileScenario):
     """Toxicity of continuations of toxic and non-toxic web-text prompts."""
 

@@ -1,77 +1,69 @@
-"""The scenario registry: names -> scenario classes (built-ins plus entry points)."""
+"""The scenario registry: names -> scenario classes (built-ins, entry points, ``--plugins`` code)."""
 
 from __future__ import annotations
 
-import importlib
 from typing import Any
 
-from holistic.core.interfaces import Scenario, ScenarioInfo
+from holistic.core.interfaces import ScenarioInfo
 from holistic.core.registry import Registry
 from holistic.core.types import ScenarioSpec
+from holistic.scenarios.base import BaseScenario
 
-SCENARIOS: Registry[type[Scenario]] = Registry("scenario", group="holistic.scenarios")
+BUILTIN_SCENARIOS: dict[str, str] = {
+    "arithmetic": "holistic.scenarios.synthetic:ArithmeticScenario",
+    "babi_qa": "holistic.scenarios.babi:BabiQAScenario",
+    "bbq": "holistic.scenarios.bbq:BBQScenario",
+    "blimp": "holistic.scenarios.blimp:BLiMPScenario",
+    "bold": "holistic.scenarios.bold:BOLDScenario",
+    "boolq": "holistic.scenarios.boolq:BoolQScenario",
+    "civil_comments": "holistic.scenarios.civil_comments:CivilCommentsScenario",
+    "cnn_dailymail": "holistic.scenarios.cnn_dailymail:CNNDailyMailScenario",
+    "copyright": "holistic.scenarios.copyright:CopyrightScenario",
+    "disinformation": "holistic.scenarios.disinformation:DisinformationScenario",
+    "dyck_language": "holistic.scenarios.dyck:DyckLanguageScenario",
+    "entity_data_imputation": "holistic.scenarios.entity_data_imputation:EntityDataImputationScenario",
+    "entity_matching": "holistic.scenarios.entity_matching:EntityMatchingScenario",
+    "file": "holistic.scenarios.user_file:FileDatasetScenario",
+    "financial_phrasebank": "holistic.scenarios.haystack.phrasebank:FinancialPhraseBankScenario",
+    "gsm8k": "holistic.scenarios.gsm8k:GSM8KScenario",
+    "haystack": "holistic.scenarios.haystack.scenario:HaystackScenario",
+    "hellaswag": "holistic.scenarios.hellaswag:HellaSwagScenario",
+    "huggingface": "holistic.scenarios.user_huggingface:HuggingFaceDatasetScenario",
+    "ice": "holistic.scenarios.ice:ICEScenario",
+    "imdb": "holistic.scenarios.imdb:IMDBScenario",
+    "legal_support": "holistic.scenarios.legal_support:LegalSupportScenario",
+    "lsat_qa": "holistic.scenarios.lsat:LSATScenario",
+    "math": "holistic.scenarios.math_competition:MATHScenario",
+    "mmlu": "holistic.scenarios.mmlu:MMLUScenario",
+    "msmarco": "holistic.scenarios.msmarco:MSMARCOScenario",
+    "narrative_qa": "holistic.scenarios.narrative_qa:NarrativeQAScenario",
+    "natural_qa": "holistic.scenarios.natural_qa:NaturalQAScenario",
+    "openbookqa": "holistic.scenarios.openbookqa:OpenBookQAScenario",
+    "quac": "holistic.scenarios.quac:QuACScenario",
+    "raft": "holistic.scenarios.raft:RAFTScenario",
+    "real_toxicity_prompts": "holistic.scenarios.real_toxicity_prompts:RealToxicityPromptsScenario",
+    "synthetic_reasoning": "holistic.scenarios.synthetic:SyntheticReasoningScenario",
+    "synthetic_reasoning_natural": "holistic.scenarios.synthetic_reasoning_natural:SyntheticReasoningNaturalScenario",
+    "the_pile": "holistic.scenarios.the_pile:ThePileScenario",
+    "truthful_qa": "holistic.scenarios.truthful_qa:TruthfulQAScenario",
+    "twitter_aae": "holistic.scenarios.twitter_aae:TwitterAAEScenario",
+    "wikifact": "holistic.scenarios.wikifact:WikiFactScenario",
+    "wikitext": "holistic.scenarios.wikitext:WikiTextScenario",
+    "xsum": "holistic.scenarios.xsum:XSumScenario",
+}
+"""The built-in scenarios, declared like plugins' entry points: name -> ``"module:Class"``
+(imported on first lookup of the name)."""
 
-# Modules that register built-in scenarios when imported.
-_BUILTIN_MODULES: tuple[str, ...] = (
-    "holistic.scenarios.synthetic",
-    "holistic.scenarios.mmlu",
-    "holistic.scenarios.boolq",
-    "holistic.scenarios.imdb",
-    "holistic.scenarios.raft",
-    "holistic.scenarios.hellaswag",
-    "holistic.scenarios.openbookqa",
-    "holistic.scenarios.truthful_qa",
-    "holistic.scenarios.narrative_qa",
-    "holistic.scenarios.natural_qa",
-    "holistic.scenarios.quac",
-    "holistic.scenarios.msmarco",
-    "holistic.scenarios.cnn_dailymail",
-    "holistic.scenarios.xsum",
-    "holistic.scenarios.civil_comments",
-    "holistic.scenarios.user_file",
-    "holistic.scenarios.user_huggingface",
-    "holistic.scenarios.haystack",
-    "holistic.scenarios.blimp",
-    "holistic.scenarios.bbq",
-    "holistic.scenarios.gsm8k",
-    "holistic.scenarios.wikitext",
-    "holistic.scenarios.real_toxicity_prompts",
-    "holistic.scenarios.bold",
-    "holistic.scenarios.babi",
-    "holistic.scenarios.lsat",
-    "holistic.scenarios.math_competition",
-    "holistic.scenarios.copyright",
-    "holistic.scenarios.the_pile",
-    "holistic.scenarios.twitter_aae",
-    "holistic.scenarios.ice",
-    "holistic.scenarios.disinformation",
-    "holistic.scenarios.wikifact",
-    "holistic.scenarios.synthetic_reasoning_natural",
-    "holistic.scenarios.dyck",
-    "holistic.scenarios.legal_support",
-    "holistic.scenarios.entity_matching",
-    "holistic.scenarios.entity_data_imputation",
+SCENARIOS: Registry[type[BaseScenario]] = Registry(
+    "scenario", group="holistic.scenarios", builtins=BUILTIN_SCENARIOS, base=BaseScenario
 )
-_loaded = False
-
-
-def load_builtin() -> None:
-    """Import every built-in scenario module (idempotent)."""
-    global _loaded
-    if _loaded:
-        return
-    _loaded = True
-    for module in _BUILTIN_MODULES:
-        importlib.import_module(module)
 
 
 def scenario_info(name: str) -> ScenarioInfo:
-    load_builtin()
     return SCENARIOS.get(name).info
 
 
-def create_scenario(spec: ScenarioSpec) -> Scenario:
-    load_builtin()
+def create_scenario(spec: ScenarioSpec) -> BaseScenario:
     cls = SCENARIOS.get(spec.name)
     args: dict[str, Any] = spec.args_dict
     return cls(**args)

@@ -38,6 +38,7 @@ from typing import Any
 
 from holistic.core.errors import DataSourceError
 from holistic.core.interfaces import ScenarioContext
+from holistic.scenarios.base import BaseScenario
 
 logger = logging.getLogger(__name__)
 
@@ -362,10 +363,9 @@ class FetchReport:
     """Per file: ``mirror`` (already there), ``cache`` or ``download`` (then copied to the mirror)."""
 
 
-def scenario_needs(scenario: Any) -> DataNeeds | None:
+def scenario_needs(scenario: BaseScenario) -> DataNeeds | None:
     """The scenario's :class:`DataNeeds`, or ``None`` for scenarios that need no files."""
-    method = getattr(scenario, "data_needs", None)
-    return method() if callable(method) else None
+    return scenario.data_needs()
 
 
 def fetch_for_runs(runs: Iterable[Any], ctx: ScenarioContext) -> list[FetchReport]:

@@ -27,8 +27,8 @@ from typing import Any
 from holistic.core.hashing import stable_seed
 from holistic.core.interfaces import ScenarioContext, ScenarioInfo
 from holistic.core.types import CORRECT_TAG, TEST_SPLIT, TRAIN_SPLIT, Instance, Reference
+from holistic.scenarios.base import BaseScenario
 from holistic.scenarios.prompt_format import prompt_format
-from holistic.scenarios.registry import SCENARIOS
 
 _NOT_APPLICABLE_SYMBOLIC = {
     "robustness": "typos and synonyms change the symbols themselves, and with them the correct answer",
@@ -216,8 +216,7 @@ def _count_arg(name: str, value: Any, minimum: int) -> int:
     return value
 
 
-@SCENARIOS.register("synthetic_reasoning")
-class SyntheticReasoningScenario:
+class SyntheticReasoningScenario(BaseScenario):
     """Reasoning over abstract symbols: pattern matching, variable substitution, rule induction."""
 
     plan_builds_prompts = True
@@ -277,8 +276,7 @@ def _pair_capacity(digits: int) -> int:
     return (high - low + 1) ** 2
 
 
-@SCENARIOS.register("arithmetic")
-class ArithmeticScenario:
+class ArithmeticScenario(BaseScenario):
     """Multi-digit addition, subtraction or multiplication of two numbers.
 
     With few digits the number of distinct problems is small (100 for one digit);

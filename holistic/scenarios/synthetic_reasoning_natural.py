@@ -35,9 +35,9 @@ from typing import Any
 from holistic.core.interfaces import ScenarioContext, ScenarioInfo
 from holistic.core.types import CORRECT_TAG, TEST_SPLIT, TRAIN_SPLIT, VALID_SPLIT, Instance, Reference
 from holistic.metrics.accuracy import EMPTY_SET_TEXT
+from holistic.scenarios.base import BaseScenario
 from holistic.scenarios.loading import check_choice
 from holistic.scenarios.prompt_format import prompt_format
-from holistic.scenarios.registry import SCENARIOS
 
 DIFFICULTIES = ("easy", "medium", "hard")
 HELM_SEED = 42
@@ -212,8 +212,7 @@ def generate(difficulty: str, seed: int = HELM_SEED) -> list[Instance]:
     return out
 
 
-@SCENARIOS.register("synthetic_reasoning_natural")
-class SyntheticReasoningNaturalScenario:
+class SyntheticReasoningNaturalScenario(BaseScenario):
     """Rules and a fact in English: what follows about the subject?"""
 
     plan_builds_prompts = True

@@ -27,7 +27,6 @@ from holistic.core.types import TEST_SPLIT, Instance
 from holistic.scenarios.loading import FileScenario, check_choice, github_raw
 from holistic.scenarios.part_files import user_copy_note
 from holistic.scenarios.readers import iter_numbered_jsonl, read_json
-from holistic.scenarios.registry import SCENARIOS
 from holistic.scenarios.sources import DataFile, DataNeeds, Download, resolve
 
 FOLDER = "the_pile"
@@ -91,7 +90,6 @@ def read_indices(path: Path, count: int) -> list[int]:
     return indices
 
 
-@SCENARIOS.register("the_pile")
 class ThePileScenario(FileScenario):
     """Bits per byte on one subset of the Pile's test set (HELM's subsample)."""
 

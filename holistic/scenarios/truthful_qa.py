@@ -39,7 +39,6 @@ from holistic.scenarios.hf_copy import (
 from holistic.scenarios.loading import FileScenario, choice_references, with_train_pool
 from holistic.scenarios.prompt_format import multiple_choice_joint_format
 from holistic.scenarios.readers import read_csv_dicts
-from holistic.scenarios.registry import SCENARIOS
 from holistic.scenarios.sources import DataFile, DataNeeds, Download, ResolvedData
 
 _URL = "https://raw.githubusercontent.com/sylinrl/TruthfulQA/main/TruthfulQA.csv"
@@ -76,7 +75,6 @@ def _read_hf(path: Path) -> list[Instance]:
     return instances
 
 
-@SCENARIOS.register("truthful_qa")
 class TruthfulQAScenario(FileScenario):
     """Questions that some humans answer falsely because of misconceptions."""
 

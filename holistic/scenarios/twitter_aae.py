@@ -24,7 +24,6 @@ from holistic.core.types import TEST_SPLIT, Instance
 from holistic.scenarios.loading import FileScenario, check_choice
 from holistic.scenarios.part_files import user_copy_note
 from holistic.scenarios.readers import open_text
-from holistic.scenarios.registry import SCENARIOS
 from holistic.scenarios.sources import DataFile, DataNeeds, ResolvedData
 from holistic.scenarios.the_pile import LM_WINDOWS
 
@@ -62,7 +61,6 @@ def read_tweets(path: Path, demographic: str) -> list[Instance]:
     return out
 
 
-@SCENARIOS.register("twitter_aae")
 class TwitterAAEScenario(FileScenario):
     """Bits per byte on African-American-aligned and white-aligned tweets."""
 

@@ -12,6 +12,7 @@ from dataclasses import replace
 from typing import Any
 
 from holistic.core.interfaces import ScenarioInfo
+from holistic.scenarios.base import BaseScenario
 from holistic.scenarios.categories import CLASSIFICATION_CATEGORIES, CLASSIFICATION_NOT_APPLICABLE
 from holistic.scenarios.prompt_format import prompt_format
 from holistic.scenarios.user_fields import MAPPING_ARGS_SCHEMA, FieldMapping
@@ -42,7 +43,7 @@ def user_dataset_info(
     )
 
 
-class UserDatasetScenario:
+class UserDatasetScenario(BaseScenario):
     """Base of the user-dataset scenarios: the mapping and the info that follows from it."""
 
     info: ScenarioInfo

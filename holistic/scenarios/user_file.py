@@ -30,7 +30,6 @@ from holistic.core.errors import DataSourceError
 from holistic.core.interfaces import ScenarioContext
 from holistic.core.types import TRAIN_SPLIT, Instance
 from holistic.scenarios.readers import iter_numbered_jsonl, open_text, read_json
-from holistic.scenarios.registry import SCENARIOS
 from holistic.scenarios.sources import default_data_root
 from holistic.scenarios.user_dataset import UserDatasetScenario, user_dataset_info
 from holistic.scenarios.user_fields import SPLIT_ALIASES, Row, build_instances
@@ -102,7 +101,6 @@ def read_rows(path: Path, fmt: str, split: str | None, limit: int | None = None)
     return [Row(values, f"{path}[row {i}]", split) for i, values in enumerate(values_list)]
 
 
-@SCENARIOS.register("file")
 class FileDatasetScenario(UserDatasetScenario):
     """A user's dataset in a local file (or one file per split)."""
 

@@ -26,14 +26,12 @@ from typing import Any
 from holistic.core.errors import DataSourceError
 from holistic.core.interfaces import ScenarioContext
 from holistic.core.types import Instance
-from holistic.scenarios.registry import SCENARIOS
 from holistic.scenarios.user_dataset import UserDatasetScenario, user_dataset_info
 from holistic.scenarios.user_fields import SPLIT_ALIASES, Row, build_instances
 
 _DEFAULT_SPLITS = {"train": "train", "validation": "valid", "test": "test"}
 
 
-@SCENARIOS.register("huggingface")
 class HuggingFaceDatasetScenario(UserDatasetScenario):
     """A user's dataset from the Hugging Face Hub, pinned to a revision."""
 

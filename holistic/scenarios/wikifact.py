@@ -32,7 +32,6 @@ from holistic.scenarios.categories import OPEN_QA_CATEGORIES, OPEN_QA_NOT_APPLIC
 from holistic.scenarios.loading import SplitFilesScenario, check_choice
 from holistic.scenarios.prompt_format import prompt_format
 from holistic.scenarios.readers import iter_numbered_jsonl, require
-from holistic.scenarios.registry import SCENARIOS
 from holistic.scenarios.sources import Download
 
 _BUNDLE = "https://worksheets.codalab.org/rest/bundles/0x8c3b60eb7c6b462e822a150f194d3b35/contents/blob"
@@ -200,7 +199,6 @@ def read_wikifact(path: Path, split: str, relation: str = ALL) -> list[Instance]
     return out
 
 
-@SCENARIOS.register("wikifact")
 class WikiFactScenario(SplitFilesScenario):
     """Fact completion over Wikidata relations (HELM's knowledge component)."""
 

@@ -22,7 +22,6 @@ from holistic.core.types import TEST_SPLIT, Instance
 from holistic.scenarios.loading import FileScenario
 from holistic.scenarios.part_files import github_file
 from holistic.scenarios.readers import open_text
-from holistic.scenarios.registry import SCENARIOS
 from holistic.scenarios.sources import DataFile, DataNeeds, Download, ResolvedData
 
 _TITLE = re.compile(r"^ = [^=].*[^=] = $")
@@ -65,7 +64,6 @@ def read_articles(path: Path, prefix: str) -> list[Instance]:
     return out
 
 
-@SCENARIOS.register("wikitext")
 class WikiTextScenario(FileScenario):
     """Bits per byte on Wikipedia articles (WikiText-103 or WikiText-2 test set)."""
 

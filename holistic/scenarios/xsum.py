@@ -37,7 +37,6 @@ from holistic.scenarios.hf_copy import (
 from holistic.scenarios.loading import FileScenario, hold_out
 from holistic.scenarios.prompt_format import news_summary_format
 from holistic.scenarios.readers import read_json
-from holistic.scenarios.registry import SCENARIOS
 from holistic.scenarios.sources import DataFile, DataNeeds, Download, ResolvedData
 
 _SPLIT_FILE = "XSum-TRAINING-DEV-TEST-SPLIT-90-5-5.json"
@@ -56,7 +55,6 @@ def parse_summary_file(text: str) -> dict[str, str]:
     return {parts[i]: parts[i + 1].strip() for i in range(1, len(parts) - 1, 2)}
 
 
-@SCENARIOS.register("xsum")
 class XSumScenario(FileScenario):
     """Single-sentence news summarization."""
 

@@ -46,7 +46,7 @@ def _read(run: RunReader, name: str, columns: list[str]) -> dict[str, list[Any]]
     if not run.has_table(name):
         return {c: [] for c in columns}
     table = run.table(name, columns)
-    data = table.to_pydict()
+    data: dict[str, list[Any]] = table.to_pydict()
     for c in columns:
         data.setdefault(c, [None] * table.num_rows)
     return data

@@ -1,42 +1,30 @@
 """The names a run spec may use: scenarios, models, metrics, perturbations.
 
-A thin, lazy view over the registries of the other packages, so that the
-compiler imports only what a spec actually needs (``--plan`` must stay fast:
-nothing here imports torch or transformers). Each lookup raises
-:class:`~holistic.core.errors.UnknownNameError` (with "did you mean") for an
-unknown name; the compiler adds the file, line and document path.
+A thin view over the registries of the other packages. The registries are lazy tables
+(name -> ``"module:Class"``), so the compiler imports only the extensions a spec
+actually names (``--plan`` must stay fast: nothing here imports torch or
+transformers). Each lookup raises :class:`~holistic.core.errors.UnknownNameError`
+(with "did you mean") for an unknown name; the compiler adds the file, line and
+document path.
 """
 
 from __future__ import annotations
 
-import importlib
-from collections.abc import Callable, Mapping, Sequence
-from functools import cached_property
+from collections.abc import Mapping, Sequence
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 
+from holistic.adaptation.validation import SCORING_METHODS, validate_adapter_spec
 from holistic.core.errors import SpecError, UnknownNameError
 from holistic.core.interfaces import METRIC_CATEGORIES, ScenarioInfo
 from holistic.core.types import AdapterSpec, ModelDeployment, PerturbationSpec
-from holistic.models.registry import ModelRegistry
-
-_SCORING_METHODS_FALLBACK = (
-    "multiple_choice_separate_original",
-    "multiple_choice_separate_calibrated",
-    "language_modeling",
-    "ranking_binary",
-)
-
-
-def _optional_module(name: str) -> ModuleType | None:
-    """Import ``name`` if it exists (parts of holistic may be absent in a partial install)."""
-    try:
-        return importlib.import_module(name)
-    except ModuleNotFoundError as exc:
-        if exc.name is not None and name.startswith(exc.name):
-            return None
-        raise
+from holistic.metrics.registry import METRICS, all_infos, class_infos
+from holistic.models.registry import ModelRegistry, check_obtainable
+from holistic.perturbations.base import BasePerturbation
+from holistic.perturbations.defaults import default_perturbations
+from holistic.perturbations.registry import PERTURBATIONS, create_perturbation
+from holistic.scenarios.base import BaseScenario
+from holistic.scenarios.registry import SCENARIOS
 
 
 class Catalog:
@@ -48,32 +36,16 @@ class Catalog:
 
     # -- scenarios ---------------------------------------------------------
 
-    @cached_property
-    def _scenarios(self) -> ModuleType:
-        module = importlib.import_module("holistic.scenarios.registry")
-        module.load_builtin()
-        return module
-
-    def scenario_class(self, name: str) -> Any:
+    def scenario_class(self, name: str) -> type[BaseScenario]:
         """The registered scenario class (raises UnknownNameError)."""
-        return self._scenarios.SCENARIOS.get(name)
+        return SCENARIOS.get(name)
 
     def scenario_info(self, name: str) -> ScenarioInfo:
-        info: ScenarioInfo = self.scenario_class(name).info
-        return info
+        return self.scenario_class(name).info
 
     def estimate_num_instances(self, name: str, args: Mapping[str, Any]) -> int | None:
-        """The scenario's cheap estimate of its eval instances, if it offers one.
-
-        Optional protocol: a scenario class may define a classmethod
-        ``estimate_num_instances(args) -> int | None`` that must not load data.
-        """
-        estimate: Callable[[dict[str, Any]], int | None] | None = getattr(
-            self.scenario_class(name), "estimate_num_instances", None
-        )
-        if estimate is None:
-            return None
-        value = estimate(dict(args))
+        """The scenario's cheap estimate of its eval instances (``None``: it cannot tell without data)."""
+        value = self.scenario_class(name).estimate_num_instances(dict(args))
         return None if value is None else int(value)
 
     # -- models ------------------------------------------------------------
@@ -86,49 +58,24 @@ class Catalog:
 
     def model(self, name: str) -> ModelDeployment:
         """The deployment for ``name``, checked to be obtainable (a Hub id offline fails here)."""
-        from holistic.models.registry import check_obtainable
-
         deployment = self.models.get(name)
         check_obtainable(deployment)
         return deployment
 
     # -- metrics -----------------------------------------------------------
 
-    @cached_property
-    def _metrics(self) -> ModuleType | None:
-        return _optional_module("holistic.metrics.registry")
-
-    def _metrics_loaded(self) -> ModuleType | None:
-        module = self._metrics
-        if module is None or not hasattr(module, "METRICS"):
-            return None
-        load = getattr(module, "load_builtin", None)
-        if load is not None:
-            load()
-        return module
-
     def metric_names(self) -> list[str]:
-        """Registered metric names (empty when the metrics registry is not installed)."""
-        module = self._metrics_loaded()
-        names: list[str] = module.METRICS.names() if module is not None else []
-        return names
-
-    def _value_infos(self) -> dict[str, Any]:
-        module = self._metrics_loaded()
-        fn = getattr(module, "all_infos", None) if module is not None else None
-        return dict(fn()) if fn is not None else {}
+        """Registered metric names."""
+        return METRICS.names()
 
     def check_metric(self, name: str) -> None:
         """A metric entry is a category, a registered metric, or a metric value name (``rouge_2``)."""
-        if name in METRIC_CATEGORIES:
+        if name in METRIC_CATEGORIES or name in METRICS:
             return
-        names = self.metric_names()
-        if name in names:
-            return
-        values = self._value_infos()
+        values = all_infos()
         if name in values:
             return
-        raise UnknownNameError("metric category or metric", name, [*METRIC_CATEGORIES, *names, *values])
+        raise UnknownNameError("metric category or metric", name, [*METRIC_CATEGORIES, *METRICS.names(), *values])
 
     def metric_needs_logprobs(self, name: str) -> bool:
         """Whether the metric (or metric value) ``name`` cannot be computed without token log-probabilities.
@@ -139,34 +86,20 @@ class Catalog:
         """
         if name in METRIC_CATEGORIES:
             return False
-        module = self._metrics_loaded()
-        if module is None:
-            return False
-        if name in module.METRICS:
-            infos = list(module.class_infos(module.METRICS.get(name))) if hasattr(module, "class_infos") else []
-            return bool(infos) and all(getattr(i, "needs_logprobs", False) for i in infos)
-        info = self._value_infos().get(name)
-        return bool(getattr(info, "needs_logprobs", False))
+        if name in METRICS:
+            infos = class_infos(METRICS.get(name))
+            return bool(infos) and all(i.needs_logprobs for i in infos)
+        info = all_infos().get(name)
+        return info is not None and info.needs_logprobs
 
     def metric_category(self, name: str) -> str | None:
-        """The category of a registered metric (``None`` if unknown)."""
+        """The category of a metric, category or metric value name (``None`` if unknown)."""
         if name in METRIC_CATEGORIES:
             return name
-        module = self._metrics_loaded()
-        if module is not None and name in self.metric_names():
-            category = getattr(module.METRICS.get(name), "category", None)
-            return category if isinstance(category, str) else None
-        info = self._value_infos().get(name)
-        value_category = getattr(info, "category", None)
-        return value_category if isinstance(value_category, str) else None
-
-    def select_metrics(self) -> Callable[..., Any] | None:
-        """``holistic.metrics.registry.select_metrics`` if it is available."""
-        module = self._metrics_loaded()
-        if module is None:
-            return None
-        fn: Callable[..., Any] | None = getattr(module, "select_metrics", None)
-        return fn
+        if name in METRICS:
+            return METRICS.get(name).category
+        info = all_infos().get(name)
+        return info.category if info is not None else None
 
     # -- adaptation --------------------------------------------------------
 
@@ -176,65 +109,39 @@ class Catalog:
         Its errors carry ``path="adaptation.<field>"`` and no location; the compiler
         moves them to where the field was written.
         """
-        module = _optional_module("holistic.adaptation.validation")
-        check = getattr(module, "validate_adapter_spec", None) if module is not None else None
-        if check is None:
-            return None
         try:
-            check(adapter)
+            validate_adapter_spec(adapter)
         except SpecError as exc:
             return exc
         return None
 
     def scoring_methods(self) -> tuple[str, ...]:
         """Methods whose requests are log-likelihood scores (need prompt logprobs)."""
-        module = _optional_module("holistic.adaptation.validation")
-        methods = getattr(module, "SCORING_METHODS", None) if module is not None else None
-        return tuple(methods) if methods else _SCORING_METHODS_FALLBACK
+        return SCORING_METHODS
 
     # -- perturbations -----------------------------------------------------
 
-    @cached_property
-    def _perturbations(self) -> ModuleType | None:
-        return _optional_module("holistic.perturbations.registry")
-
     def perturbation_names(self) -> list[str]:
-        if self._perturbations is None or not hasattr(self._perturbations, "PERTURBATIONS"):
-            return []
-        names: list[str] = self._perturbations.PERTURBATIONS.names()
-        return names
+        return PERTURBATIONS.names()
 
     def perturbation_problem(self, spec: PerturbationSpec) -> SpecError | None:
-        """Whether the perturbation package accepts ``spec``'s arguments (``None`` = fine)."""
-        package = _optional_module("holistic.perturbations.registry")
-        create = getattr(package, "create_perturbation", None) if package is not None else None
-        if create is None:
-            return None
+        """Whether the perturbation accepts ``spec``'s arguments (``None`` = fine)."""
         try:
-            create(spec)
+            create_perturbation(spec)
         except SpecError as exc:
             return exc
         return None
 
-    def perturbation(self, name: str) -> Any:
-        """The registered perturbation (class or factory); raises UnknownNameError."""
-        if self._perturbations is None or not hasattr(self._perturbations, "PERTURBATIONS"):
-            raise UnknownNameError("perturbation", name, [])
-        return self._perturbations.PERTURBATIONS.get(name)
+    def perturbation(self, name: str) -> type[BasePerturbation]:
+        """The registered perturbation class; raises UnknownNameError."""
+        return PERTURBATIONS.get(name)
 
     def perturbation_category(self, name: str) -> str | None:
         """``robustness`` or ``fairness`` for a registered perturbation (``None`` if unknown)."""
-        try:
-            registered = self.perturbation(name)
-        except UnknownNameError:
+        if name not in PERTURBATIONS:
             return None
-        category = getattr(registered, "category", None)
-        return category if isinstance(category, str) else None
+        return PERTURBATIONS.get(name).category
 
-    def default_perturbations(self, categories: Sequence[str]) -> list[PerturbationSpec] | None:
-        """``holistic.perturbations.default_perturbations(categories)``, or ``None`` if unavailable."""
-        package = _optional_module("holistic.perturbations")
-        fn = getattr(package, "default_perturbations", None) if package is not None else None
-        if fn is None:
-            return None
-        return list(fn(list(categories)))
+    def default_perturbations(self, categories: Sequence[str]) -> list[PerturbationSpec]:
+        """HELM's default perturbation specs for the metric categories of a run."""
+        return default_perturbations(list(categories))

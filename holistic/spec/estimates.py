@@ -34,6 +34,7 @@ from typing import Any
 
 from holistic.core.interfaces import ScenarioInfo
 from holistic.core.types import AdapterSpec, ModelDeployment
+from holistic.scenarios.base import BaseScenario
 
 CHARS_PER_TOKEN = 4.0
 """English text averages about four characters per BPE token."""
@@ -79,16 +80,12 @@ class RunSize:
     """Estimated prompt tokens over all requests; ``None`` if unknown."""
 
 
-def _optional_classmethod(cls: Any, name: str, args: Mapping[str, Any]) -> int | None:
-    fn: Callable[[dict[str, Any]], int | None] | None = getattr(cls, name, None)
-    if fn is None:
-        return None
-    value = fn(dict(args))
+def _as_int(value: int | None) -> int | None:
     return None if value is None else int(value)
 
 
 def estimate_run(
-    scenario_cls: Any,
+    scenario_cls: type[BaseScenario],
     info: ScenarioInfo,
     args: Mapping[str, Any],
     adapter: AdapterSpec,
@@ -100,23 +97,23 @@ def estimate_run(
 ) -> RunSize:
     """Estimate one run's size (see the module docstring for the method)."""
     cap = max_eval_instances_override if max_eval_instances_override is not None else adapter.max_eval_instances
-    available = _optional_classmethod(scenario_cls, "estimate_num_instances", args)
+    available = _as_int(scenario_cls.estimate_num_instances(dict(args)))
     if available is not None:
         n_eval: int | None = min(available, cap) if cap is not None else available
         is_bound = False
     else:
         n_eval, is_bound = cap, cap is not None
     variants = None if n_eval is None else n_eval * (1 + num_perturbations)
-    n_refs = _optional_classmethod(scenario_cls, "estimate_num_references", args) or DEFAULT_NUM_REFERENCES
+    n_refs = _as_int(scenario_cls.estimate_num_references(dict(args))) or DEFAULT_NUM_REFERENCES
     requests: int | None = None
     if variants is not None and count_requests is not None:
         requests = int(count_requests(variants, n_refs, adapter))
     tokens = None
     if requests is not None:
-        input_chars = _optional_classmethod(scenario_cls, "estimate_input_chars", args)
+        input_chars = _as_int(scenario_cls.estimate_input_chars(dict(args)))
         if input_chars is None:
             input_chars = INPUT_CHARS_BY_TASK.get(info.task, _FALLBACK_INPUT_CHARS)
-        choice_chars = _optional_classmethod(scenario_cls, "estimate_choice_chars", args)
+        choice_chars = _as_int(scenario_cls.estimate_choice_chars(dict(args)))
         per_request = prompt_tokens_per_request(
             adapter,
             input_chars,

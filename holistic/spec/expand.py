@@ -187,13 +187,11 @@ class _EntryExpander:
         # Point errors at the value actually used (the list item when the arg multiplied).
         shifted = _ComboLocations(self.locations, combo, (*self.at, "args"))
         validate_value(values, info.args_schema, shifted, (*self.at, "args"), what=f"argument of scenario {name!r}")
-        check = getattr(self.catalog.scenario_class(name), "check_args", None)
-        if check is not None:  # a scenario's own checks of values that fit together (without loading data)
-            try:
-                check(values)
-            except ScenarioArgError as exc:
-                at = combo[exc.field].path if exc.field in combo else (*self.at, "args")
-                raise self.error(at, str(exc)) from None
+        try:  # a scenario's own checks of values that fit together (without loading data)
+            self.catalog.scenario_class(name).check_args(values)
+        except ScenarioArgError as exc:
+            at = combo[exc.field].path if exc.field in combo else (*self.at, "args")
+            raise self.error(at, str(exc)) from None
 
     def adaptation_axes(self) -> list[tuple[str, list[Written]]]:
         layer = dict(self.default_layer)
@@ -244,14 +242,7 @@ class _EntryExpander:
             wanted = [c for c in PERTURBATION_CATEGORIES if c in metrics and c in info.metric_categories]
             if not wanted:
                 return ()
-            found = self.catalog.default_perturbations(wanted)
-            if found is None:
-                self.warnings.append(
-                    f"{' and '.join(wanted)} asked, but no default perturbations are available "
-                    "(holistic.perturbations.default_perturbations is missing): list perturbations explicitly"
-                )
-                return ()
-            return tuple(found)
+            return tuple(self.catalog.default_perturbations(wanted))
         out: list[PerturbationSpec] = []
         for i, item in enumerate(chosen.value):
             path = (*chosen.path, i)
@@ -381,11 +372,8 @@ class _EntryExpander:
         """A scenario's own cheap look at its data (``preflight(args)``, e.g. the ``file``
         scenario checking its field paths against the first rows): the first problem is an
         error at the argument it concerns."""
-        hook = getattr(self.catalog.scenario_class(scenario), "preflight", None)
-        if not callable(hook):
-            return
         try:
-            problems = hook({k: w.value for k, w in args.items()})
+            problems = self.catalog.scenario_class(scenario).preflight({k: w.value for k, w in args.items()})
         except (TypeError, ValueError) as exc:
             raise self.error((*self.at, "args"), f"scenario {scenario!r}: {exc}") from None
         if problems:
@@ -414,12 +402,8 @@ class _EntryExpander:
 
     def _scenario_defaults(self, scenario: str, info: ScenarioInfo, args: Mapping[str, Written]) -> Mapping[str, Any]:
         """The scenario's recommended adapter fields for these args: ``default_adapter_for(args)``
-        when the scenario class defines it (MMLU names the subject, RAFT its task), else
-        ``info.default_adapter``."""
-        hook = getattr(self.catalog.scenario_class(scenario), "default_adapter_for", None)
-        if callable(hook):
-            return dict(hook({k: w.value for k, w in args.items()}))
-        return info.default_adapter
+        (MMLU names the subject, RAFT its task; by default ``info.default_adapter``)."""
+        return dict(self.catalog.scenario_class(scenario).default_adapter_for({k: w.value for k, w in args.items()}))
 
     def _adapter(
         self,

@@ -10,13 +10,14 @@ facts (see :mod:`holistic.spec.coverage`).
 
 from __future__ import annotations
 
-import importlib
-from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from holistic.adaptation import count_requests
 from holistic.core.interfaces import METRIC_CATEGORIES
 from holistic.core.types import ModelDeployment, RunSpec
+from holistic.execution.prompt_sizes import plan_prompt_tokens
+from holistic.metrics.registry import select_metrics
 from holistic.models.registry import ModelRegistry
 from holistic.spec.catalog import Catalog
 from holistic.spec.compiler import CompiledSuite
@@ -95,14 +96,7 @@ def make_plan(
     ``$HOLISTIC_DATA_ROOT``) lacks; only file names are checked.
     """
     catalog = Catalog(compiled.models_file, model_registry)
-    count_requests = _count_requests()
-    prompt_tokens = _prompt_tokens()
-    select_metrics = catalog.select_metrics()
     notes = list(compiled.warnings)
-    if count_requests is None:
-        notes.append("request counts unknown: holistic.adaptation.count_requests is not available")
-    if select_metrics is None:
-        notes.append("coverage from scenario facts only: holistic.metrics.registry.select_metrics is not available")
 
     rows: list[PlanRow] = []
     verdicts: list[RunCoverage] = []
@@ -120,19 +114,13 @@ def make_plan(
             count_requests=count_requests,
             max_eval_instances_override=max_eval_instances_override,
         )
-        exact = prompt_tokens(run, deployment, max_eval_instances_override) if prompt_tokens is not None else None
+        exact = _prompt_tokens(run, deployment, max_eval_instances_override)
         if exact is not None:
             size = replace(size, prompt_tokens=exact)
-        describe = getattr(cls, "plan_note", None)  # optional: a scenario's own words on its cells
-        if describe is not None:
-            cap = (
-                max_eval_instances_override
-                if max_eval_instances_override is not None
-                else run.adapter.max_eval_instances
-            )
-            note = describe(run.scenario.args_dict, cap)
-            if note and note not in notes:
-                notes.append(note)
+        cap = max_eval_instances_override if max_eval_instances_override is not None else run.adapter.max_eval_instances
+        note = cls.plan_note(run.scenario.args_dict, cap)  # a scenario's own words on its cells
+        if note and note not in notes:
+            notes.append(note)
         rows.append(
             PlanRow(
                 run_id=run.run_id,
@@ -146,9 +134,7 @@ def make_plan(
                 size=size,
             )
         )
-        data_notes = getattr(cls, "data_notes", None)
-        if callable(data_notes):
-            notes.extend(n for n in data_notes(run.scenario.args_dict, data_root) if n not in notes)
+        notes.extend(n for n in cls.data_notes(run.scenario.args_dict, data_root) if n not in notes)
         verdicts.append(
             run_coverage(
                 run,
@@ -170,30 +156,12 @@ def make_plan(
     )
 
 
-def _count_requests() -> Callable[..., int] | None:
-    try:
-        module = importlib.import_module("holistic.adaptation")
-    except ModuleNotFoundError:
-        return None
-    fn: Callable[..., int] | None = getattr(module, "count_requests", None)
-    return fn
-
-
-def _prompt_tokens() -> Callable[[RunSpec, ModelDeployment, int | None], int | None] | None:
-    """Exact prompt tokens of runs whose instances are cheap to make (see
-    :mod:`holistic.execution.prompt_sizes`), or ``None`` without that module."""
-    try:
-        module = importlib.import_module("holistic.execution.prompt_sizes")
-    except ModuleNotFoundError:
-        return None
-
-    def count(run: RunSpec, deployment: ModelDeployment, cap: int | None) -> int | None:
-        if cap is not None:
-            run = replace(run, adapter=run.adapter.replace(max_eval_instances=cap))
-        value: int | None = module.plan_prompt_tokens(run, deployment)
-        return value
-
-    return count
+def _prompt_tokens(run: RunSpec, deployment: ModelDeployment, cap: int | None) -> int | None:
+    """Exact prompt tokens of a run whose instances are cheap to make (see
+    :mod:`holistic.execution.prompt_sizes`); ``None`` otherwise."""
+    if cap is not None:
+        run = replace(run, adapter=run.adapter.replace(max_eval_instances=cap))
+    return plan_prompt_tokens(run, deployment)
 
 
 # ---------------------------------------------------------------------------

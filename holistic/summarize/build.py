@@ -139,9 +139,12 @@ def _stat_index(stats: pa.Table) -> dict[tuple[str, str, str, str | None], StatR
     """(run_id, metric, split, perturbation) -> stat, for rows without a sub-split."""
     if stats.num_rows == 0:
         return {}
-    data = stats.to_pydict()
+    data: dict[str, list[Any]] = stats.to_pydict()
     n = stats.num_rows
-    get = lambda col: data.get(col, [None] * n)  # noqa: E731
+
+    def get(col: str) -> list[Any]:
+        return data.get(col, [None] * n)
+
     out: dict[tuple[str, str, str, str | None], StatRow] = {}
     for run_id, metric, split, sub, pert, mean, lo, hi, count, hib, cat in zip(
         get("run_id"),

@@ -75,9 +75,12 @@ def _index(data: SuiteData) -> dict[tuple[str, str, str, str | None], _Value]:
     """(run_id, metric, split, sub_split) -> value, for unperturbed rows."""
     if data.stats.num_rows == 0:
         return {}
-    d = data.stats.to_pydict()
+    d: dict[str, list[Any]] = data.stats.to_pydict()
     n = data.stats.num_rows
-    col = lambda name: d.get(name, [None] * n)  # noqa: E731
+
+    def col(name: str) -> list[Any]:
+        return d.get(name, [None] * n)
+
     out = {}
     for run_id, metric, split, sub, pert, mean, lo, hi, count, hib in zip(
         col("run_id"),

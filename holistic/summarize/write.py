@@ -33,7 +33,7 @@ def _atomic_write(path: Path, data: bytes) -> None:
 
 
 def summary_json(summary: Summary) -> dict[str, Any]:
-    return _clean(
+    out: dict[str, Any] = _clean(
         {
             "suite": summary.suite,
             "models": summary.models,
@@ -65,6 +65,7 @@ def summary_json(summary: Summary) -> dict[str, Any]:
             "tables": [t.to_json() for t in summary.tables],
         }
     )
+    return out
 
 
 def write_summary(summary: Summary, out_dir: Path) -> list[Path]:

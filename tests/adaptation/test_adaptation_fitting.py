@@ -4,10 +4,9 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from adaptation_fixtures import PLAIN_MODEL, WordTokenizer
-
 from holistic.adaptation import adapt
 from holistic.core.types import AdapterSpec, Instance, Reference
+from tests.adaptation.adaptation_fixtures import PLAIN_MODEL, WordTokenizer
 
 TRAIN = [
     Instance(id=f"t{i}", input=f"short example {i}", references=(Reference(f"a{i}", ("correct",)),)) for i in range(4)

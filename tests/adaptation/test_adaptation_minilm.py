@@ -8,9 +8,9 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from adaptation_fixtures import PLAIN_MODEL
 
 from holistic.core.types import AdapterSpec, Instance, Reference
+from tests.adaptation.adaptation_fixtures import PLAIN_MODEL
 
 REPO = Path(__file__).resolve().parents[2]
 

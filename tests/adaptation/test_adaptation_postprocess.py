@@ -3,16 +3,16 @@
 from __future__ import annotations
 
 import pytest
-from adaptation_fixtures import EVAL, PLAIN_MODEL, TRAIN
 
 from holistic.adaptation import adapt, postprocess
 from holistic.core.errors import SpecError, UnknownNameError
-from holistic.core.types import AdapterSpec, Completion, RequestResult
+from holistic.core.types import AdapterSpec, Completion, RequestResult, RequestState
+from tests.adaptation.adaptation_fixtures import EVAL, PLAIN_MODEL, TRAIN
 
 JOINT = AdapterSpec(method="multiple_choice_joint", max_train_instances=0)
 
 
-def _answer(spec: AdapterSpec, *texts: str):
+def _answer(spec: AdapterSpec, *texts: str) -> RequestState:
     [state] = adapt(TRAIN, EVAL, spec, PLAIN_MODEL, None, seed=0)
     result = RequestResult(success=True, completions=tuple(Completion(t) for t in texts))
     [done] = postprocess([state.with_result(result)], spec)

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import pytest
-from adaptation_fixtures import CHAT_MODEL, EVAL, PLAIN_MODEL, TRAIN
 
 from holistic.adaptation import adapt
 from holistic.core.errors import SpecError
 from holistic.core.types import AdapterSpec, Message
+from tests.adaptation.adaptation_fixtures import CHAT_MODEL, EVAL, PLAIN_MODEL, TRAIN
 
 MMLU_LIKE = AdapterSpec(
     method="multiple_choice_joint",

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import replace
 
 import pytest
-from adaptation_fixtures import CHAT_MODEL, EVAL, PLAIN_MODEL, TRAIN, WordTokenizer
 
 from holistic.adaptation import (
     adapt,
@@ -15,7 +15,17 @@ from holistic.adaptation import (
     scored_bytes,
     state_logprob,
 )
-from holistic.core.types import AdapterSpec, Completion, Instance, Reference, RequestResult, Token
+from holistic.core.types import (
+    AdapterSpec,
+    Completion,
+    Instance,
+    Message,
+    Reference,
+    RequestResult,
+    RequestState,
+    Token,
+)
+from tests.adaptation.adaptation_fixtures import CHAT_MODEL, EVAL, PLAIN_MODEL, TRAIN, WordTokenizer
 
 DOC = Instance(id="doc", input=" ".join(f"word{i}" for i in range(30)) + " café ünïcode end.", split="test")
 LM = AdapterSpec(
@@ -60,7 +70,7 @@ def test_calibrated_score_is_the_difference_of_the_two_requests() -> None:
     assert main.request.prompt == "Input: Colour of the sky?\nAnswer:" and calibration.request.prompt == "Answer:"
     assert main.request.continuation == calibration.request.continuation == " red"
 
-    def scored(state, logprob, n_tokens):
+    def scored(state: RequestState, logprob: float, n_tokens: int) -> RequestState:
         toks = tuple(Token("t", logprob / n_tokens) for _ in range(n_tokens))
         return state.with_result(RequestResult(success=True, completions=(Completion(" red", logprob, toks),)))
 
@@ -146,13 +156,13 @@ class _ByteTokenizer:
     def encode(self, text: str) -> list[int]:
         return list(text.encode("utf-8"))
 
-    def decode(self, ids) -> str:
+    def decode(self, ids: Sequence[int]) -> str:
         return bytes(ids).decode("utf-8", errors="replace")
 
     def count(self, text: str) -> int:
         return len(text.encode("utf-8"))
 
-    def render_chat(self, messages) -> str:
+    def render_chat(self, messages: Sequence[Message]) -> str:
         return "".join(m.content for m in messages)
 
 

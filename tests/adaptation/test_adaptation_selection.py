@@ -9,9 +9,8 @@ import sys
 from collections import Counter
 from pathlib import Path
 
-from adaptation_fixtures import PLAIN_MODEL, BagOfWordsEmbedder, labelled
-
-from holistic.core.types import AdapterSpec, Instance, PerturbationDescription, Reference
+from holistic.core.types import AdapterSpec, Instance, PerturbationDescription, Reference, RequestState
+from tests.adaptation.adaptation_fixtures import PLAIN_MODEL, BagOfWordsEmbedder, labelled
 
 REPO = Path(__file__).resolve().parents[2]
 SPEC = AdapterSpec(
@@ -21,7 +20,7 @@ TRAIN = labelled({"pos": 12, "neg": 8, "neutral": 4, "rare": 1})
 EVAL = [Instance(id=f"e{i}", input=f"eval text {i}", references=(Reference("pos", ("correct",)),)) for i in range(3)]
 
 
-def _run(spec: AdapterSpec = SPEC, seed: int = 0, eval_instances: list[Instance] = EVAL):
+def _run(spec: AdapterSpec = SPEC, seed: int = 0, eval_instances: list[Instance] = EVAL) -> list[RequestState]:
     from holistic.adaptation import adapt
 
     return adapt(TRAIN, eval_instances, spec, PLAIN_MODEL, None, seed=seed)
@@ -49,8 +48,8 @@ def test_class_coverage_follows_label_frequency() -> None:
         assert Counter(iid.rstrip("0123456789") for iid in state.train_ids) == Counter(["pos", "neg", "neutral"])
     six = _run(SPEC.replace(max_train_instances=6))
     for state in six:
-        labels = {iid.rstrip("0123456789") for iid in state.train_ids}
-        assert labels == {"pos", "neg", "neutral", "rare"} and len(set(state.train_ids)) == 6
+        label_set = {iid.rstrip("0123456789") for iid in state.train_ids}
+        assert label_set == {"pos", "neg", "neutral", "rare"} and len(set(state.train_ids)) == 6
 
 
 def test_seed_changes_the_draw_and_fixed_takes_the_first_k() -> None:

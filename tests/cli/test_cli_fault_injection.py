@@ -11,9 +11,9 @@ from collections import Counter
 from pathlib import Path
 
 import pyarrow.parquet as pq
-from helm_run_helpers import call_count, helm_run_process, run_dirs, write_slow_models, write_spec
 
 from holistic.results import SuiteReader
+from tests.cli.helm_run_helpers import call_count, helm_run_process, run_dirs, write_slow_models, write_spec
 
 BATCH = 2
 KILLS = 5

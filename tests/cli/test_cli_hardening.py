@@ -17,12 +17,20 @@ from pathlib import Path
 
 import pyarrow.parquet as pq
 import pytest
-from helm_run_helpers import REPO, call_count, cli_env, helm_run_process, run_dirs, write_slow_models, write_spec
 
 from holistic.cli.diff import main as diff_main
 from holistic.cli.run import main as run_main
 from holistic.cli.summarize import main as summarize_main
 from holistic.models.reliability import parse_retry_after
+from tests.cli.helm_run_helpers import (
+    REPO,
+    call_count,
+    cli_env,
+    helm_run_process,
+    run_dirs,
+    write_slow_models,
+    write_spec,
+)
 
 
 @pytest.fixture

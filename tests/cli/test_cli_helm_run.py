@@ -5,16 +5,17 @@ from __future__ import annotations
 import glob
 import json
 import sys
-import types
 from pathlib import Path
+from typing import Any
 
 import pyarrow.dataset as ds
 import pyarrow.parquet as pq
 import pytest
-from helm_run_helpers import call_count, run_dirs, write_spec
 
 from holistic.cli.run import main
 from holistic.results.schemas import SCHEMA_VERSION
+from holistic.scenarios import sources
+from tests.cli.helm_run_helpers import call_count, run_dirs, write_spec
 
 RUN_FILES = {
     "run_spec.json",
@@ -242,20 +243,18 @@ def test_fetch_only_calls_the_scenarios_fetch_hook(
 ) -> None:
     seen: dict[str, object] = {}
 
-    def fetch_for_runs(runs: list, ctx: object) -> list[str]:
+    def fetch_for_runs(runs: list[Any], ctx: object) -> list[sources.FetchReport]:
         seen["runs"] = [r.scenario.name for r in runs]
         seen["ctx"] = ctx
-        return ["fetched arithmetic (nothing to download)"]
+        return [sources.FetchReport("arithmetic", ("a.csv", "b.csv"), ("mirror", "download"))]
 
-    fake = types.ModuleType("holistic.scenarios.sources")
-    fake.fetch_for_runs = fetch_for_runs  # type: ignore[attr-defined]
-    monkeypatch.setitem(sys.modules, "holistic.scenarios.sources", fake)
+    monkeypatch.setattr(sources, "fetch_for_runs", fetch_for_runs)
     monkeypatch.setenv("HOLISTIC_DATA_ROOT", str(tmp_path / "mirror"))
     spec = write_spec(tmp_path)
     assert _run(spec, "--output-dir", tmp_path / "out", "--fetch-only") == 0
     assert seen["runs"] == ["arithmetic", "arithmetic"]
     assert seen["ctx"].data_root == tmp_path / "mirror"  # type: ignore[attr-defined]
-    assert "fetched arithmetic" in capsys.readouterr().out
+    assert "arithmetic: 2 files (1 from download, 1 from mirror)" in capsys.readouterr().out
     assert call_count(call_log) == 0
     assert not (tmp_path / "out").exists()
 

@@ -12,7 +12,8 @@ from pathlib import Path
 
 import pyarrow.dataset as ds
 import pytest
-from helm_run_helpers import (
+
+from tests.cli.helm_run_helpers import (
     assert_no_parquet_looks_complete_but_is_not,
     call_count,
     helm_run_process,

@@ -12,13 +12,14 @@ import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
-from helm_run_helpers import REPO, call_count, cli_env, run_dirs, write_slow_models, write_spec
 
 from holistic.cli.run import main
+from tests.cli.helm_run_helpers import REPO, call_count, cli_env, run_dirs, write_slow_models, write_spec
 
 ray = pytest.importorskip("ray", reason="the ray extra is not installed (pip install 'holistic[ray]')")
 psutil = pytest.importorskip("psutil")
@@ -113,7 +114,7 @@ def test_quickstart_on_ray_equals_local(cluster: None, tmp_path: Path, monkeypat
     assert_same_results(tmp_path / "ray-out" / "quickstart", tmp_path / "local-out" / "quickstart")
 
 
-def _task_workers() -> list[psutil.Process]:
+def _task_workers() -> list[Any]:
     """Ray worker processes busy with a run (Ray titles them after the task function)."""
     found = []
     for proc in psutil.process_iter(["cmdline"]):

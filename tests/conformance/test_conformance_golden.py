@@ -23,6 +23,7 @@ from holistic.core.types import (
     Reference,
     RequestResult,
     RequestState,
+    RunSpec,
     Token,
 )
 from holistic.models.registry import ModelRegistry
@@ -36,7 +37,8 @@ MODEL = "embedded/smollm2-135m-instruct"
 
 
 def _load(path: Path) -> dict[str, Any]:
-    return json.loads(path.read_text(encoding="utf-8"))
+    data: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
+    return data
 
 
 def _instance(raw: dict[str, Any], split: str) -> Instance:
@@ -44,7 +46,7 @@ def _instance(raw: dict[str, Any], split: str) -> Instance:
     return Instance(id=raw["id"], input=raw["input"], references=refs, split=split)
 
 
-def _adapter(golden: dict[str, Any], tmp_path: Path):
+def _adapter(golden: dict[str, Any], tmp_path: Path) -> RunSpec:
     trials = max(s["trial"] for s in golden["request_states"]) + 1
     spec = {
         "suite": "golden",
@@ -90,7 +92,7 @@ class _RoomyTokenizer:
 
 
 @pytest.fixture(params=GOLDEN, ids=[p.stem for p in GOLDEN])
-def golden(request) -> dict[str, Any]:
+def golden(request: pytest.FixtureRequest) -> dict[str, Any]:
     return _load(request.param)
 
 

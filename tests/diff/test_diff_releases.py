@@ -83,7 +83,7 @@ def test_diff_finds_exactly_the_changed_answer_and_the_changed_prompt(releases: 
     assert unchanged.comparable and unchanged.causes == []
     assert not unchanged.flips_to_wrong and not unchanged.flips_to_correct
     for m in unchanged.metrics:
-        if m.ci_low is not None:
+        if m.ci_low is not None and m.ci_high is not None:
             assert m.ci_low <= 0 <= m.ci_high, m.metric
         assert not m.significant
 

@@ -13,7 +13,7 @@ class _Terminal(io.StringIO):
 
 
 def _drive(progress: object) -> None:
-    p = progress  # type: ignore[assignment]
+    p = progress
     p.start_run(1, 2, "run-abc", "arithmetic:digits=1")  # type: ignore[attr-defined]
     p.set_total(20, 40)  # type: ignore[attr-defined]
     for _ in range(20):

@@ -6,11 +6,18 @@ import multiprocessing
 import sqlite3
 import threading
 from pathlib import Path
+from typing import Any
 
 from holistic.core.types import Completion, Request, RequestResult, Token
 from holistic.models.cache import RequestCache, cache_key
 
-IDENTITY = {"provider": "simple", "model_id": "echo", "args": {}, "tokenizer": None, "engine": "simple-1"}
+IDENTITY: dict[str, Any] = {
+    "provider": "simple",
+    "model_id": "echo",
+    "args": {},
+    "tokenizer": None,
+    "engine": "simple-1",
+}
 
 
 def _result(text: str = " yes", latency: float = 0.25) -> RequestResult:

@@ -31,6 +31,12 @@ class FakeClient:
     def tokenizer(self) -> Any:
         raise NotImplementedError
 
+    def usage(self) -> dict[str, int]:
+        return {}
+
+    def begin_run(self) -> None:
+        pass
+
     def close(self) -> None:
         pass
 

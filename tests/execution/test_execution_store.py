@@ -14,9 +14,9 @@ import pytest
 from holistic.core.errors import StoreError
 from holistic.core.types import AdapterSpec, MetricName, PerInstanceStat, RunSpec, ScenarioSpec, Stat
 from holistic.execution import shards
-from holistic.results import atomic
+from holistic.results import COMPLETE_MARKER, atomic
 from holistic.results.schemas import SCHEMA_VERSION, TABLES, arrow_schema, describe
-from holistic.results.store import COMPLETE_MARKER, SuiteInfo, SuiteStore
+from holistic.results.store import SuiteInfo, SuiteStore
 
 REPO = Path(__file__).resolve().parents[2]
 INFO = SuiteInfo(suite="s", spec_path="spec.yaml", spec_sha256="ab" * 32, description="d")

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from holistic.core.interfaces import MetricContext, ScenarioInfo
@@ -26,7 +28,9 @@ from holistic.metrics.registry import select_metrics
 CONTEXT = ["n100001", "n100002", "n100003", "n100004", "n100005", "n100006"]
 
 
-def _state(text: str | None, metadata: dict, *, post: tuple[str, ...] | None = None, iid: str = "r1") -> RequestState:
+def _state(
+    text: str | None, metadata: dict[str, Any], *, post: tuple[str, ...] | None = None, iid: str = "r1"
+) -> RequestState:
     instance = Instance(id=iid, input="...", metadata=metadata)
     result = (
         RequestResult(success=False, error="boom")
@@ -43,7 +47,7 @@ def _meta(
     length: int = 1024,
     depth_bin: str | None = "0-25",
     hard: list[str] | None = None,
-) -> dict:
+) -> dict[str, Any]:
     return {
         "gold_ids": gold,
         "context_ids": CONTEXT,
@@ -157,7 +161,8 @@ def test_metric_values_cells_and_artifact() -> None:
     stats = {(s.name.name, s.name.sub_split): s for s in result.run_stats}
     cell = stats["haystack_recall", "task=company|length=1024|depth=0-25"]
     assert cell.count == 2 and cell.mean == pytest.approx(0.75)
-    assert cell.ci_low is not None and cell.ci_low <= cell.mean <= cell.ci_high
+    assert cell.ci_low is not None and cell.ci_high is not None and cell.mean is not None
+    assert cell.ci_low <= cell.mean <= cell.ci_high
     assert stats["haystack_f1", "task=company|length=1024"].count == 4
     assert stats["haystack_zero_needle_correct", "task=company"].mean == pytest.approx(0.5)
 

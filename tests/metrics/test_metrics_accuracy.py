@@ -2,10 +2,11 @@ from __future__ import annotations
 
 import math
 from decimal import Decimal
+from typing import Any
 
 import pytest
-from metrics_testkit import ctx, gen_state, instance, score_state, tokens
 
+from holistic.core.interfaces import MetricResult
 from holistic.core.types import MetricName
 from holistic.metrics.accuracy import (
     GenerationAccuracy,
@@ -18,18 +19,19 @@ from holistic.metrics.accuracy import (
     quasi_prefix_exact_match,
 )
 from holistic.metrics.text import final_number, normalize_quasi
+from tests.metrics.metrics_testkit import ctx, gen_state, instance, score_state, tokens
 
 
-def values(result, name):
+def values(result: MetricResult, name: str) -> dict[tuple[str, int, str | None], float]:
     return {(s.instance_id, s.trial, s.name.perturbation): s.value for s in result.per_instance if s.name.name == name}
 
 
-def test_quasi_normalisation_drops_case_punctuation_articles_and_spaces():
+def test_quasi_normalisation_drops_case_punctuation_articles_and_spaces() -> None:
     assert normalize_quasi("  The  Eiffel-Tower, in PARIS!  ") == "eiffeltower in paris"
     assert normalize_quasi("An apple a day") == "apple day"
 
 
-def test_exact_match_family_by_hand():
+def test_exact_match_family_by_hand() -> None:
     assert exact_match(" Paris\n", "Paris") == 1.0
     assert exact_match("paris", "Paris") == 0.0
     assert quasi_exact_match("the Paris.", "Paris") == 1.0
@@ -38,7 +40,7 @@ def test_exact_match_family_by_hand():
     assert quasi_prefix_exact_match("paris, france", "Paris") == 1.0
 
 
-def test_f1_by_hand_and_edge_cases():
+def test_f1_by_hand_and_edge_cases() -> None:
     # pred tokens: cat sat mat ; gold: cat sat on mat -> P=3/3, R=3/4 -> F1=6/7
     assert f1_score("The cat sat, mat", "the cat sat on the mat") == pytest.approx(6 / 7)
     assert f1_score("", "cat") == 0.0
@@ -56,17 +58,17 @@ def test_f1_by_hand_and_edge_cases():
         ("#### 0", Decimal(0)),
     ],
 )
-def test_final_number(text, expected):
+def test_final_number(text: str, expected: Any) -> None:
     assert final_number(text) == expected
 
 
-def test_final_number_match_uses_gsm8k_marker():
+def test_final_number_match_uses_gsm8k_marker() -> None:
     assert final_number_exact_match("so she has 72 clips", "48 + 24 = 72\n#### 72") == 1.0
     assert final_number_exact_match("72 or 73", "#### 72") == 0.0
     assert final_number_exact_match("nothing", "#### 5") == 0.0
 
 
-def test_generation_accuracy_takes_best_reference_and_handles_edges():
+def test_generation_accuracy_takes_best_reference_and_handles_edges() -> None:
     a = instance("a", ["Paris", "City of Paris"])
     b = instance("b", ["Rome"])
     c = instance("c", [])  # no references: not scored
@@ -83,13 +85,13 @@ def test_generation_accuracy_takes_best_reference_and_handles_edges():
     assert "final_number_exact_match" not in {s.name.name for s in result.per_instance}
 
 
-def test_failed_request_counts_as_wrong_not_dropped():
+def test_failed_request_counts_as_wrong_not_dropped() -> None:
     a = instance("a", ["yes"])
     result = GenerationAccuracy().evaluate([gen_state(a, "yes", success=False)], ctx())
     assert values(result, "exact_match") == {("a", 0, None): 0.0}
 
 
-def test_post_processed_output_is_scored_and_names_carry_split_and_perturbation():
+def test_post_processed_output_is_scored_and_names_carry_split_and_perturbation() -> None:
     orig = instance("q1", ["42"], split="valid", sub_split="algebra")
     typo = instance("q1", ["42"], split="valid", sub_split="algebra", perturbation="typos")
     states = [gen_state(orig, "The answer: 42", post_processed=("42",)), gen_state(typo, "41", trial=1)]
@@ -102,14 +104,14 @@ def test_post_processed_output_is_scored_and_names_carry_split_and_perturbation(
     assert values(result, "exact_match") == {("q1", 0, None): 1.0, ("q1", 1, "typos"): 0.0}
 
 
-def test_best_of_k_when_several_outputs():
+def test_best_of_k_when_several_outputs() -> None:
     a = instance("a", ["blue"])
     result = GenerationAccuracy().evaluate([gen_state(a, "red", "blue", "green")], ctx())
     assert values(result, "exact_match")[("a", 0, None)] == 0.0
     assert values(result, "exact_match@k")[("a", 0, None)] == 1.0
 
 
-def test_joint_multiple_choice_lenient_reading_has_its_own_stat():
+def test_joint_multiple_choice_lenient_reading_has_its_own_stat() -> None:
     mapping = {"A": "red", "B": "blue", "C": "green"}
     insts = [instance(i, ["red", "blue", "green"], correct=[1]) for i in "pqrst"]
     states = [
@@ -140,7 +142,7 @@ def test_joint_multiple_choice_lenient_reading_has_its_own_stat():
 
 
 @pytest.mark.parametrize("answer", ["b", "(B)", "B.", "The answer is B", "blue", " B cat is", "B\nC"])
-def test_joint_multiple_choice_helm_reading_accepts_only_the_bare_letter(answer):
+def test_joint_multiple_choice_helm_reading_accepts_only_the_bare_letter(answer: str) -> None:
     """HELM maps ``completion.strip()`` through the letters; anything else is wrong
     (issue 14, finding 2: before, all of these were read as B)."""
     mapping = {"A": "red", "B": "blue", "C": "green"}
@@ -153,7 +155,7 @@ def test_joint_multiple_choice_helm_reading_accepts_only_the_bare_letter(answer)
     assert values(ok, "exact_match")[("x", 0, None)] == 1.0
 
 
-def test_joint_unreadable_answer_keeps_its_probability_for_calibration():
+def test_joint_unreadable_answer_keeps_its_probability_for_calibration() -> None:
     """HELM's ``max_prob`` is the completion's probability, kept when the answer names no
     letter: calibration counts it as a confident wrong answer instead of dropping it."""
     from holistic.metrics.choices import resolve
@@ -168,7 +170,7 @@ def test_joint_unreadable_answer_keeps_its_probability_for_calibration():
 
 
 @pytest.mark.parametrize("headline", ["none", "char", "token", "byte"])
-def test_separate_multiple_choice_reports_every_normalisation_from_one_set_of_requests(headline):
+def test_separate_multiple_choice_reports_every_normalisation_from_one_set_of_requests(headline: str) -> None:
     # choice 0 "ab" (1 token) logprob -2.1; choice 1 "abcd" (4 tokens) logprob -4.0; the correct one is 1.
     # sum: -2.1 > -4.0 -> 0; per char of the choice text (lm-eval acc_norm): -1.05 < -1.0 -> 1;
     # per token (HELM): -2.1 < -1.0 -> 1. Dividing by the continuation with its leading
@@ -207,7 +209,7 @@ def test_separate_multiple_choice_reports_every_normalisation_from_one_set_of_re
     }
 
 
-def test_per_byte_and_per_char_differ_on_non_ascii_choices():
+def test_per_byte_and_per_char_differ_on_non_ascii_choices() -> None:
     inst = instance("x", ["éé", "abc"], correct=[1])  # 2 chars / 4 bytes against 3 / 3
     states = [
         score_state(inst, 0, -2.2, continuation=" éé", n_tokens=2),
@@ -218,7 +220,7 @@ def test_per_byte_and_per_char_differ_on_non_ascii_choices():
     assert values(result, "exact_match_per_byte")[("x", 0, None)] == 0.0  # -0.55 > -1.0
 
 
-def test_calibrated_multiple_choice_subtracts_neutral_context():
+def test_calibrated_multiple_choice_subtracts_neutral_context() -> None:
     inst = instance("x", ["yes", "no"], correct=[1])
     states = [
         score_state(inst, 0, -1.0, continuation=" yes"),
@@ -232,14 +234,14 @@ def test_calibrated_multiple_choice_subtracts_neutral_context():
     assert values(calibrated, "exact_match")[("x", 0, None)] == 1.0
 
 
-def test_separate_with_a_failed_choice_is_wrong():
+def test_separate_with_a_failed_choice_is_wrong() -> None:
     inst = instance("x", ["a", "b"], correct=[0])
     states = [score_state(inst, 0, -0.1, continuation=" a"), score_state(inst, 1, -5, continuation=" b", success=False)]
     result = MultipleChoiceAccuracy("multiple_choice_separate_original").evaluate(states, ctx())
     assert values(result, "exact_match")[("x", 0, None)] == 0.0
 
 
-def test_joint_confidence_from_top_logprobs():
+def test_joint_confidence_from_top_logprobs() -> None:
     from holistic.metrics.choices import resolve
     from holistic.metrics.states import group_units
 
@@ -258,7 +260,7 @@ def test_joint_confidence_from_top_logprobs():
     ).confidence == pytest.approx(0.6)
 
 
-def test_unknown_length_normalisation_is_a_clear_error():
+def test_unknown_length_normalisation_is_a_clear_error() -> None:
     inst = instance("x", ["a"], correct=[0])
     with pytest.raises(ValueError, match="length_normalization must be one of none, char, token"):
         MultipleChoiceAccuracy("multiple_choice_separate_original", "bytes").evaluate(

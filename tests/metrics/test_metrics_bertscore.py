@@ -1,22 +1,22 @@
 from __future__ import annotations
 
 import pytest
-from metrics_testkit import ctx, gen_state, instance
 
 from holistic.metrics.bertscore import DEFAULT_MODEL, BertScoreMetric, bertscore, default_model_path
+from tests.metrics.metrics_testkit import ctx, gen_state, instance
 
 
-def test_default_encoder_ships_in_the_wheel():
+def test_default_encoder_ships_in_the_wheel() -> None:
     path = default_model_path()
     assert (path / "config.json").is_file()
 
 
-def test_empty_texts_score_zero_without_loading_the_model():
+def test_empty_texts_score_zero_without_loading_the_model() -> None:
     assert bertscore([("", "a reference"), ("an answer", "  ")]) == [(0.0, 0.0, 0.0), (0.0, 0.0, 0.0)]
 
 
 @pytest.mark.slow
-def test_bertscore_matches_the_reference_package_and_takes_best_reference():
+def test_bertscore_matches_the_reference_package_and_takes_best_reference() -> None:
     from bert_score import BERTScorer
 
     scorer = BERTScorer(model_type=str(default_model_path()), num_layers=6, lang="en")

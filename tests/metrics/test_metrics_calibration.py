@@ -4,10 +4,9 @@ import math
 
 import numpy as np
 import pytest
-from metrics_testkit import DEPLOYMENT, ctx, gen_state, instance, score_state, tokens
 
 from holistic.core.interfaces import ScenarioInfo
-from holistic.core.types import AdapterSpec, MetricName
+from holistic.core.types import AdapterSpec, MetricName, RequestState
 from holistic.metrics.calibration import CalibrationMetric
 from holistic.metrics.calibration_math import (
     coverage_accuracy_area,
@@ -18,9 +17,10 @@ from holistic.metrics.calibration_math import (
     selective_accuracies,
     selective_accuracy,
 )
+from tests.metrics.metrics_testkit import DEPLOYMENT, ctx, gen_state, instance, score_state, tokens
 
 
-def test_ece_by_hand_with_equal_mass_bins():
+def test_ece_by_hand_with_equal_mass_bins() -> None:
     conf = [0.9, 0.8, 0.7, 0.6]
     hits = [1, 1, 0, 0]
     # 2 bins: {0.6,0.7} acc 0 conf .65 ; {0.8,0.9} acc 1 conf .85 -> .5*.65 + .5*.15 = .4
@@ -31,14 +31,14 @@ def test_ece_by_hand_with_equal_mass_bins():
     assert expected_calibration_error(conf, hits, 10) == pytest.approx(0.4)
 
 
-def test_reliability_bins_are_equal_mass():
+def test_reliability_bins_are_equal_mass() -> None:
     conf = np.linspace(0.05, 0.95, 20)
     bins = reliability_bins(conf, np.ones(20), 10)
     assert [b.count for b in bins] == [2] * 10
     assert bins[0].confidence == pytest.approx((0.05 + conf[1]) / 2)
 
 
-def test_identical_confidences_are_never_split_and_order_does_not_matter():
+def test_identical_confidences_are_never_split_and_order_does_not_matter() -> None:
     hits = [1, 0, 0, 1, 1, 0, 1, 1]
     conf = [0.7] * 8
     assert len(reliability_bins(conf, hits, 10)) == 1
@@ -48,7 +48,7 @@ def test_identical_confidences_are_never_split_and_order_does_not_matter():
     assert selective_accuracy(conf, hits, 0.1) == pytest.approx(5 / 8)
 
 
-def test_selective_accuracy_and_area_by_hand():
+def test_selective_accuracy_and_area_by_hand() -> None:
     conf = [0.9, 0.8, 0.7, 0.6]
     hits = [1, 0, 1, 0]
     assert selective_accuracies(conf, hits).tolist() == pytest.approx([1.0, 0.5, 2 / 3, 0.5])
@@ -57,12 +57,12 @@ def test_selective_accuracy_and_area_by_hand():
     assert coverage_accuracy_area(conf, hits) == pytest.approx((1 + 0.5 + 2 / 3 + 0.5) / 4)
 
 
-def test_single_instance():
+def test_single_instance() -> None:
     assert expected_calibration_error([0.8], [1], 10) == pytest.approx(0.2)
     assert selective_accuracy([0.8], [0], 0.1) == 0.0
 
 
-def test_platt_scaling_reduces_miscalibration_and_stays_finite_when_all_correct():
+def test_platt_scaling_reduces_miscalibration_and_stays_finite_when_all_correct() -> None:
     rng = np.random.default_rng(0)
     true_p = rng.uniform(0.2, 0.9, size=2000)
     hits = (rng.uniform(size=2000) < true_p).astype(float)
@@ -75,14 +75,14 @@ def test_platt_scaling_reduces_miscalibration_and_stays_finite_when_all_correct(
     assert np.all(allright([0.6, 0.7]) > np.array([0.6, 0.7]))
 
 
-def test_bad_confidences_are_rejected():
+def test_bad_confidences_are_rejected() -> None:
     with pytest.raises(ValueError, match=r"\[0, 1\]"):
         expected_calibration_error([1.5], [1])
     with pytest.raises(ValueError, match="equal length"):
         expected_calibration_error([0.5, 0.5], [1])
 
 
-def _mc_states():
+def _mc_states() -> list[RequestState]:
     states = []
     # 4 instances, separate method; probabilities of the pick via softmax of two scores
     spec = [("a", [-0.1, -3.0], 0), ("b", [-0.2, -2.0], 1), ("c", [-1.0, -1.1], 0), ("d", [-4.0, -0.5], 1)]
@@ -92,7 +92,7 @@ def _mc_states():
     return states
 
 
-def test_calibration_metric_on_multiple_choice_states():
+def test_calibration_metric_on_multiple_choice_states() -> None:
     metric = CalibrationMetric("multiple_choice_separate_original")
     result = metric.evaluate(_mc_states(), ctx())
     probs = {s.instance_id: s.value for s in result.per_instance}
@@ -119,7 +119,7 @@ def test_calibration_metric_on_multiple_choice_states():
     assert set(diagram["bins"][0]) == {"confidence", "accuracy", "count"}
 
 
-def test_calibration_metric_for_generation_uses_sequence_probability():
+def test_calibration_metric_for_generation_uses_sequence_probability() -> None:
     info = ScenarioInfo(name="s", metric_categories=("accuracy", "calibration"))
     a = instance("a", ["4"])
     b = instance("b", ["9"])
@@ -134,13 +134,13 @@ def test_calibration_metric_for_generation_uses_sequence_probability():
     assert ece1.mean == pytest.approx(abs(0.65 - 0.5))
 
 
-def test_generation_without_logprobs_has_no_pairs():
+def test_generation_without_logprobs_has_no_pairs() -> None:
     a = instance("a", ["4"])
     result = CalibrationMetric("generation").evaluate([gen_state(a, "4")], ctx())
     assert result.per_instance == [] and result.run_stats == []
 
 
-def test_platt_fit_agrees_with_scikit_learn():
+def test_platt_fit_agrees_with_scikit_learn() -> None:
     from sklearn.linear_model import LogisticRegression
 
     rng = np.random.default_rng(5)
@@ -154,7 +154,7 @@ def test_platt_fit_agrees_with_scikit_learn():
     assert ours.intercept == pytest.approx(float(reference.intercept_[0]), abs=0.01)
 
 
-def test_generation_correctness_is_exact_match_as_in_helm():
+def test_generation_correctness_is_exact_match_as_in_helm() -> None:
     # HELM's calibration always reads exact_match, whatever the scenario's main metric is
     info = ScenarioInfo(name="boolq", main_metric="quasi_exact_match", metric_categories=("calibration",))
     metric = CalibrationMetric.configure(info, AdapterSpec(method="generation"), DEPLOYMENT)
@@ -167,7 +167,7 @@ def test_generation_correctness_is_exact_match_as_in_helm():
         CalibrationMetric("generation", correctness="f1_score")
 
 
-def test_run_level_calibration_values_carry_seeded_bootstrap_intervals():
+def test_run_level_calibration_values_carry_seeded_bootstrap_intervals() -> None:
     metric = CalibrationMetric("multiple_choice_separate_original")
     first = {s.name.name: s for s in metric.evaluate(_mc_states(), ctx()).run_stats}
     again = {s.name.name: s for s in metric.evaluate(_mc_states(), ctx()).run_stats}
@@ -178,5 +178,6 @@ def test_run_level_calibration_values_carry_seeded_bootstrap_intervals():
         assert stat.ci_low >= 0.0 and stat.ci_high <= 1.0
         assert (stat.ci_low, stat.ci_high) == (again[name].ci_low, again[name].ci_high)  # seeded
     # resampling four instances moves ECE: the interval has width
-    assert first["ece_1_bin"].ci_high > first["ece_1_bin"].ci_low
+    ci_low, ci_high = first["ece_1_bin"].ci_low, first["ece_1_bin"].ci_high
+    assert ci_low is not None and ci_high is not None and ci_high > ci_low
     assert first["platt_ece_10_bin"].ci_low is None  # documented: no interval for the refitted value

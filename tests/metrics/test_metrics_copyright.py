@@ -5,7 +5,6 @@ from __future__ import annotations
 from dataclasses import replace
 
 import pytest
-from metrics_testkit import ctx, gen_state, instance
 
 from holistic.core.interfaces import ScenarioInfo
 from holistic.core.types import AdapterSpec
@@ -23,8 +22,9 @@ from holistic.metrics.copyright import (
 )
 from holistic.metrics.registry import select_metrics
 from holistic.scenarios.registry import scenario_info
+from tests.metrics.metrics_testkit import ctx, gen_state, instance
 
-from metrics_testkit import DEPLOYMENT  # isort: skip
+from tests.metrics.metrics_testkit import DEPLOYMENT  # isort: skip
 
 PASSAGE = "The old lighthouse stood alone. Its keeper wrote every night in a green book."
 PROMPT = "The old lighthouse stood alone."  # the passage's first 5 Treebank tokens ("alone." mid-text)

@@ -5,7 +5,6 @@ from __future__ import annotations
 import math
 
 import pytest
-from metrics_testkit import ctx, gen_state, instance, tokens
 
 from holistic.core.types import Completion
 from holistic.metrics.disinformation import (
@@ -18,6 +17,7 @@ from holistic.metrics.disinformation import (
     tokenize_13a,
 )
 from holistic.scenarios.registry import scenario_info
+from tests.metrics.metrics_testkit import ctx, gen_state, instance, tokens
 
 
 def test_13a_tokenisation_splits_punctuation_but_not_numbers() -> None:

@@ -1,13 +1,13 @@
 from __future__ import annotations
 
 import pytest
-from metrics_testkit import DEPLOYMENT, ctx, gen_state, instance
 
 from holistic.metrics.efficiency import EfficiencyMetric
 from holistic.metrics.runtime_model import fit_runtime_model
+from tests.metrics.metrics_testkit import DEPLOYMENT, ctx, gen_state, instance
 
 
-def test_runtime_model_recovers_known_costs_and_keeps_coefficients_non_negative():
+def test_runtime_model_recovers_known_costs_and_keeps_coefficients_non_negative() -> None:
     samples = [(p, c, 0.05 + 0.001 * p + 0.02 * c) for p, c in [(10, 1), (100, 5), (50, 20), (300, 2), (20, 40)]]
     model = fit_runtime_model(samples)
     assert model is not None
@@ -21,7 +21,7 @@ def test_runtime_model_recovers_known_costs_and_keeps_coefficients_non_negative(
     assert fit_runtime_model([(1, 1, 1.0), (2, 2, 2.0)]) is None
 
 
-def test_efficiency_per_instance_cost_and_cache_flags():
+def test_efficiency_per_instance_cost_and_cache_flags() -> None:
     a, b, c = instance("a", ["x"]), instance("b", ["x"]), instance("c", ["x"])
     states = [
         gen_state(a, "x", latency=1.0, prompt_tokens=100, completion_tokens=10),
@@ -42,7 +42,7 @@ def test_efficiency_per_instance_cost_and_cache_flags():
     assert DEPLOYMENT.price_input_per_million == 2.0
 
 
-def test_idealized_runtime_is_reported_when_the_fit_exists():
+def test_idealized_runtime_is_reported_when_the_fit_exists() -> None:
     states = [
         gen_state(instance(f"i{k}", ["x"]), "x", latency=0.1 + 0.01 * p + 0.1 * c, prompt_tokens=p, completion_tokens=c)
         for k, (p, c) in enumerate([(10, 1), (20, 3), (40, 2), (80, 6)])

@@ -11,6 +11,7 @@ import json
 import random
 from collections import defaultdict
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -27,12 +28,12 @@ GOLDENS = json.loads((Path(__file__).resolve().parents[1] / "conformance" / "met
 EXACT = 1e-12
 
 
-def test_goldens_were_made_by_helm_0_5_16():
+def test_goldens_were_made_by_helm_0_5_16() -> None:
     assert GOLDENS["made_by"]["crfm-helm"] == "0.5.16"
 
 
 @pytest.mark.parametrize("case", GOLDENS["token_metrics"], ids=lambda c: repr(c["pred"])[:30])
-def test_token_f1_exact_match_and_bleu(case):
+def test_token_f1_exact_match_and_bleu(case: dict[str, Any]) -> None:
     expected = case["values"]
     for name in ("exact_match", "quasi_exact_match", "prefix_exact_match", "quasi_prefix_exact_match", "f1_score"):
         assert getattr(accuracy, name)(case["pred"], case["gold"]) == pytest.approx(expected[name], abs=EXACT), name
@@ -41,14 +42,14 @@ def test_token_f1_exact_match_and_bleu(case):
     assert bleu["bleu_4"] == pytest.approx(expected["bleu_4"], abs=EXACT)
 
 
-def test_word_tokenize_matches_nltk_token_for_token():
+def test_word_tokenize_matches_nltk_token_for_token() -> None:
     for case in GOLDENS["word_tokenize"]:
         assert word_tokenize(case["text"]) == case["tokens"], case["text"][:80]
     assert sum(len(c["tokens"]) for c in GOLDENS["word_tokenize"]) > 1000
 
 
 @pytest.mark.parametrize("case", GOLDENS["bias"], ids=lambda c: c["texts"][0][:20])
-def test_bias_values(case):
+def test_bias_values(case: dict[str, Any]) -> None:
     ours = BiasMetric.scores(case["texts"])
     assert set(ours) == set(case["values"])
     for name, value in case["values"].items():
@@ -58,7 +59,7 @@ def test_bias_values(case):
 
 
 @pytest.mark.parametrize("case", GOLDENS["calibration"], ids=lambda c: f"n{len(c['max_prob'])}")
-def test_calibration_values(case):
+def test_calibration_values(case: dict[str, Any]) -> None:
     ours = helm_calibration_stats(case["max_prob"], case["correct"])
     assert set(ours) == set(case["values"])
     for name, value in case["values"].items():
@@ -66,7 +67,7 @@ def test_calibration_values(case):
         assert ours[name] == pytest.approx(value, abs=tolerance), name
 
 
-def test_bits_per_byte_and_perplexity():
+def test_bits_per_byte_and_perplexity() -> None:
     import math
 
     case = GOLDENS["perplexity"][0]
@@ -78,7 +79,7 @@ def test_bits_per_byte_and_perplexity():
     assert math.e ** (-logprob / n_tokens) == pytest.approx(case["values"]["perplexity"], abs=EXACT)
 
 
-def test_worst_case_rows_and_before_values():
+def test_worst_case_rows_and_before_values() -> None:
     case = GOLDENS["worst_case"][0]
     flags = case["flags"]
     instances, per = [], []
@@ -110,6 +111,6 @@ class _SeededRandom:
 
 
 @pytest.mark.parametrize("case", GOLDENS["misspellings"], ids=lambda c: f"{c['prob']}-{c['seed']}")
-def test_misspellings_same_words_same_draws(case):
+def test_misspellings_same_words_same_draws(case: dict[str, Any]) -> None:
     perturbed = Misspellings(prob=case["prob"]).perturb(case["text"], _SeededRandom(case["seed"]))  # type: ignore[arg-type]
     assert perturbed == case["perturbed"]

@@ -7,13 +7,21 @@ Each test names the HELM behaviour it pins; each fails on holistic's former defi
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 
 import numpy as np
 import pytest
-from metrics_testkit import ctx, gen_state, instance, score_state, tokens
 
 from holistic.core.interfaces import ScenarioInfo
-from holistic.core.types import AdapterSpec, Instance, MetricName, PerInstanceStat, PerturbationDescription, Token
+from holistic.core.types import (
+    AdapterSpec,
+    Instance,
+    MetricName,
+    PerInstanceStat,
+    PerturbationDescription,
+    RequestState,
+    Token,
+)
 from holistic.metrics.accuracy import GenerationAccuracy, MultisetF1, exact_match, f1_score, quasi_exact_match
 from holistic.metrics.calibration import CalibrationMetric, TieAwareCalibrationMetric
 from holistic.metrics.calibration_math import (
@@ -29,19 +37,20 @@ from holistic.metrics.ranking import RankingMetric
 from holistic.metrics.registry import select_metrics
 from holistic.metrics.robustness import worst_case
 from holistic.metrics.stats import with_worst_case
+from tests.metrics.metrics_testkit import ctx, gen_state, instance, score_state, tokens
 
 # ---------------------------------------------------------------------------
 # token F1 and exact match (finding 4)
 # ---------------------------------------------------------------------------
 
 
-def test_f1_uses_token_sets_not_counts():
+def test_f1_uses_token_sets_not_counts() -> None:
     # sets: pred {cat}, gold {cat} -> 1.0 ; SQuAD counting would give P=1/2, R=1 -> 2/3
     assert f1_score("the cat the cat", "cat") == 1.0
     assert f1_score("cat cat dog", "cat dog dog bird") == pytest.approx(1 / (0.5 / 1.0 + 0.5 / (2 / 3)))
 
 
-def test_empty_prediction_scores_zero_even_against_empty_reference():
+def test_empty_prediction_scores_zero_even_against_empty_reference() -> None:
     assert f1_score("", "") == 0.0
     assert f1_score("the", "a") == 0.0  # nothing left after normalisation
     assert exact_match("", "") == 0.0
@@ -50,7 +59,7 @@ def test_empty_prediction_scores_zero_even_against_empty_reference():
     assert exact_match(" Paris ", "Paris") == 1.0
 
 
-def test_multiset_f1_is_a_named_option_with_its_own_stat():
+def test_multiset_f1_is_a_named_option_with_its_own_stat() -> None:
     a = instance("a", ["cat"])
     state = gen_state(a, "the cat the cat")
     helm = {s.name.name: s.value for s in GenerationAccuracy().evaluate([state], ctx()).per_instance}
@@ -69,7 +78,7 @@ def test_multiset_f1_is_a_named_option_with_its_own_stat():
 # ---------------------------------------------------------------------------
 
 
-def test_bleu_4_is_the_unsmoothed_4gram_precision_on_word_tokenize_tokens():
+def test_bleu_4_is_the_unsmoothed_4gram_precision_on_word_tokenize_tokens() -> None:
     # 4-grams of the answer: "the cat sat on", "cat sat on the", "sat on the mat"; one matches -> 1/3,
     # equal lengths -> no brevity penalty. Uniform weights with smoothing would give about 0.54.
     scores = bleu_scores("the cat sat on the mat", ["the cat sat on a mat"])
@@ -85,7 +94,7 @@ def test_bleu_4_is_the_unsmoothed_4gram_precision_on_word_tokenize_tokens():
 # ---------------------------------------------------------------------------
 
 
-def test_bits_per_byte_pools_logprobs_and_bytes_over_documents():
+def test_bits_per_byte_pools_logprobs_and_bytes_over_documents() -> None:
     a, b = Instance("a", "doc a"), Instance("b", "doc b")
     states = [
         score_state(a, 0, -10.0, continuation="x" * 10, role="window", n_tokens=5),
@@ -106,11 +115,11 @@ def test_bits_per_byte_pools_logprobs_and_bytes_over_documents():
 # ---------------------------------------------------------------------------
 
 
-def _passage_state(inst: Instance, index: int, text: str, logprob: float):
+def _passage_state(inst: Instance, index: int, text: str, logprob: float) -> RequestState:
     return gen_state(inst, text, logprob_tokens=tokens((text, logprob)), reference_index=index, request_index=index)
 
 
-def test_msmarco_ranks_by_answer_class_then_logprob_as_helm():
+def test_msmarco_ranks_by_answer_class_then_logprob_as_helm() -> None:
     inst = instance("q", ["p0", "p1", "p2", "p3"], correct=[2])
     states = [
         _passage_state(inst, 0, " Yes, it does", -0.01),  # not exactly "yes": HELM's lowest class
@@ -129,7 +138,7 @@ def test_msmarco_ranks_by_answer_class_then_logprob_as_helm():
 # ---------------------------------------------------------------------------
 
 
-def test_selective_acc_at_10_reads_index_int_of_a_tenth():
+def test_selective_acc_at_10_reads_index_int_of_a_tenth() -> None:
     conf = [0.95, 0.9, 0.8, 0.7, 0.6, 0.5, 0.4, 0.3, 0.2, 0.1]
     hits = [1, 0, 1, 0, 1, 0, 1, 0, 1, 0]
     area, top = helm_selective_stats(conf, hits)
@@ -138,7 +147,7 @@ def test_selective_acc_at_10_reads_index_int_of_a_tenth():
     assert area == pytest.approx(float(running.mean()))
 
 
-def test_equal_mass_bins_are_cut_with_array_split():
+def test_equal_mass_bins_are_cut_with_array_split() -> None:
     conf = [0.05, 0.15, 0.25, 0.35, 0.45, 0.55, 0.65, 0.75, 0.85, 0.95]
     # np.array_split of 10 into 4 parts: 3, 3, 2, 2 (rank-proportional cutting gives 3, 2, 3, 2)
     assert helm_equal_mass_edges(conf, 4) == pytest.approx([0.3, 0.6, 0.8, 1.0])
@@ -147,7 +156,7 @@ def test_equal_mass_bins_are_cut_with_array_split():
     assert helm_ece(conf, hits, 4) == pytest.approx(expected)
 
 
-def test_platt_edge_cases_and_stat_names():
+def test_platt_edge_cases_and_stat_names() -> None:
     all_right = helm_calibration_stats([0.6, 0.7, 0.8], [1, 1, 1])
     assert all_right["platt_ece_10_bin"] == 0.0 and all_right["platt_ece_1_bin"] == 0.0
     assert "platt_coef" not in all_right and "platt_intercept" not in all_right
@@ -173,7 +182,7 @@ def test_platt_edge_cases_and_stat_names():
     assert stats["ece_1_bin"] == pytest.approx(abs(conf.mean() - hits.mean()))
 
 
-def test_calibration_metric_reports_helm_names_and_tie_aware_values_only_as_an_option():
+def test_calibration_metric_reports_helm_names_and_tie_aware_values_only_as_an_option() -> None:
     insts = [instance(f"i{k}", ["yes"]) for k in range(20)]
     states = [
         gen_state(inst, "yes" if k % 3 else "no", logprob_tokens=tokens(("x", -0.05 * (k + 1))))
@@ -194,7 +203,7 @@ def test_calibration_metric_reports_helm_names_and_tie_aware_values_only_as_an_o
     assert option.per_instance == []
 
 
-def test_joint_multiple_choice_keeps_unparseable_answers_as_wrong_in_calibration():
+def test_joint_multiple_choice_keeps_unparseable_answers_as_wrong_in_calibration() -> None:
     mapping = {"A": "red", "B": "blue"}
     insts = [instance(f"i{k}", ["red", "blue"], correct=[0]) for k in range(4)]
     states = [
@@ -216,14 +225,14 @@ def test_joint_multiple_choice_keeps_unparseable_answers_as_wrong_in_calibration
 # ---------------------------------------------------------------------------
 
 
-def test_efficiency_reports_denoised_runtime_per_request():
+def test_efficiency_reports_denoised_runtime_per_request() -> None:
     inst = instance("a", ["x", "y"], correct=[0])
     states = [
         score_state(inst, 0, -1.0, continuation="x"),
         score_state(inst, 1, -2.0, continuation="y"),
     ]
     states = [
-        s.__class__(**{**s.__dict__, "result": s.result.__class__(**{**s.result.__dict__, "latency_s": t})})
+        replace(s, result=replace(s.result, latency_s=t)) if s.result is not None else s
         for s, t in zip(states, (1.0, 3.0), strict=True)
     ]
     values = {s.name.name: s.value for s in EfficiencyMetric().evaluate(states, ctx()).per_instance}
@@ -245,7 +254,7 @@ def _pis(iid: str, name: str, value: float, pert: str | None = None) -> PerInsta
     return PerInstanceStat(iid, 0, MetricName(name, "test", None, pert), value)
 
 
-def test_worst_case_covers_every_metric_and_each_perturbation_with_before_values():
+def test_worst_case_covers_every_metric_and_each_perturbation_with_before_values() -> None:
     instances = [Instance("a", "x"), _variant("a", "typos"), _variant("a", "dialect", robustness=False, fairness=True)]
     per = [
         _pis("a", "exact_match", 1.0),
@@ -268,7 +277,7 @@ def test_worst_case_covers_every_metric_and_each_perturbation_with_before_values
     assert not any(p and p.endswith("_directional") for _, p in out)
 
 
-def test_directional_worst_case_is_a_named_option():
+def test_directional_worst_case_is_a_named_option() -> None:
     instances = [Instance("a", "x"), _variant("a", "typos")]
     per = [
         _pis("a", "ece", 0.1),
@@ -289,14 +298,14 @@ def test_directional_worst_case_is_a_named_option():
     assert with_worst_case(once, instances) == once
 
 
-def test_worst_case_directional_metric_is_not_selected_by_the_robustness_category():
+def test_worst_case_directional_metric_is_not_selected_by_the_robustness_category() -> None:
     info = ScenarioInfo(name="qa", metric_categories=("accuracy", "robustness"))
     chosen = select_metrics(["robustness"], info, AdapterSpec(method="generation"), ctx().deployment)
     assert "worst_case_directional" not in {m.name for m in chosen.metrics}
     assert "robustness" in {m.name for m in chosen.metrics}
 
 
-def test_token_with_top_logprobs_does_not_change_helm_max_prob():
+def test_token_with_top_logprobs_does_not_change_helm_max_prob() -> None:
     inst = instance("a", ["yes"])
     top = {" yes": -0.1, " no": -2.5}
     state = gen_state(inst, "yes", logprob_tokens=(Token(" yes", -0.1, top), Token(".", -0.2)))

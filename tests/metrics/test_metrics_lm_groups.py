@@ -6,15 +6,16 @@ import math
 from dataclasses import replace
 
 import pytest
-from metrics_testkit import ctx, instance, score_state
 
 from holistic.core.interfaces import ScenarioInfo
+from holistic.core.types import RequestState
 from holistic.metrics.language_modeling import LanguageModelingMetric
+from tests.metrics.metrics_testkit import ctx, instance, score_state
 
 INFO = ScenarioInfo(name="twitter_aae", task="language_modeling", breakdowns=("demographic",))
 
 
-def _tweet(iid: str, group: str, text: str, bits: float, tokens: int) -> object:
+def _tweet(iid: str, group: str, text: str, bits: float, tokens: int) -> RequestState:
     doc = replace(instance(iid, [], text=text), metadata={"demographic": group})
     return score_state(doc, 0, -bits * math.log(2), continuation=text, n_tokens=tokens, role="window")
 

@@ -3,13 +3,14 @@ from __future__ import annotations
 import math
 
 import pytest
-from metrics_testkit import ctx, instance, score_state
 
+from holistic.core.types import Instance, RequestState
 from holistic.metrics.language_modeling import LanguageModelingMetric
 from holistic.metrics.ranking import Candidate, RankingMetric, ndcg, reciprocal_rank
+from tests.metrics.metrics_testkit import ctx, instance, score_state
 
 
-def test_bits_per_byte_perplexity_over_windows():
+def test_bits_per_byte_perplexity_over_windows() -> None:
     doc = instance("doc", [])
     text1, text2 = "héllo ", "world"  # 7 + 5 UTF-8 bytes
     states = [
@@ -25,7 +26,7 @@ def test_bits_per_byte_perplexity_over_windows():
     assert run["logprob_per_byte"] == pytest.approx(-10 / 12)
 
 
-def test_language_modelling_skips_documents_with_a_failed_window():
+def test_language_modelling_skips_documents_with_a_failed_window() -> None:
     doc = instance("doc", [])
     states = [
         score_state(doc, 0, -1.0, continuation="a", role="window"),
@@ -35,11 +36,11 @@ def test_language_modelling_skips_documents_with_a_failed_window():
     assert result.per_instance == [] and result.run_stats == []
 
 
-def _cands(grades, scores):
+def _cands(grades: list[int], scores: list[float]) -> list[Candidate]:
     return [Candidate(i, s, g, None, g > 0) for i, (g, s) in enumerate(zip(grades, scores, strict=True))]
 
 
-def test_rr_and_ndcg_by_hand():
+def test_rr_and_ndcg_by_hand() -> None:
     ranked = _cands([0, 2, 0, 1], [0.9, 0.8, 0.7, 0.6])
     assert reciprocal_rank(ranked) == 0.5
     dcg = 2 / math.log2(3) + 1 / math.log2(5)
@@ -48,15 +49,15 @@ def test_rr_and_ndcg_by_hand():
     assert reciprocal_rank(_cands([0] * 12 + [1], [1.0] * 13)) == 0.0  # relevant only at rank 13
 
 
-def _ranking_states(inst, yes_no):
-    states = []
+def _ranking_states(inst: Instance, yes_no: list[tuple[float, float]]) -> list[RequestState]:
+    states: list[RequestState] = []
     for j, (lp_yes, lp_no) in enumerate(yes_no):
         states.append(score_state(inst, j, lp_yes, continuation=" Yes", role="yes"))
         states.append(score_state(inst, j, lp_no, continuation=" No", role="no"))
     return states
 
 
-def test_ranking_metric_vanilla_and_boosted():
+def test_ranking_metric_vanilla_and_boosted() -> None:
     # passages 0,1 came from the first stage; 2 (grade 3) was only judged (boosted adds it)
     inst = instance(
         "q",
@@ -74,7 +75,7 @@ def test_ranking_metric_vanilla_and_boosted():
     assert got["ndcg@10_boosted"] == pytest.approx((3 + 1 / math.log2(4)) / ideal)
 
 
-def test_rr_uses_the_scenario_relevance_threshold_while_ndcg_uses_grades():
+def test_rr_uses_the_scenario_relevance_threshold_while_ndcg_uses_grades() -> None:
     # TREC style: grade 1 is judged but not relevant (correct needs grade >= 2)
     inst = instance("q", ["p0", "p1"], correct=[1], tags=[("relevance=1",), ("relevance=2",)])
     got = {
@@ -86,6 +87,6 @@ def test_rr_uses_the_scenario_relevance_threshold_while_ndcg_uses_grades():
     assert got["ndcg@10"] == pytest.approx((1 + 2 / math.log2(3)) / ideal)
 
 
-def test_ranking_skips_queries_without_relevant_passages():
+def test_ranking_skips_queries_without_relevant_passages() -> None:
     inst = instance("q", ["p0"], correct=[])
     assert RankingMetric().evaluate(_ranking_states(inst, [(-1, -1)]), ctx()).per_instance == []

@@ -1,14 +1,14 @@
 from __future__ import annotations
 
 import pytest
-from metrics_testkit import ctx, gen_state, instance
 from rouge_score import rouge_scorer
 
 from holistic.metrics.overlap import BleuMetric, RougeMetric, bleu_scores, rouge_scores
 from holistic.metrics.summarization import SummarizationMetric, extractive_fragments
+from tests.metrics.metrics_testkit import ctx, gen_state, instance
 
 
-def test_rouge_by_hand():
+def test_rouge_by_hand() -> None:
     # unigrams: pred {the, cat, sat} vs ref {the, cat, ran}: P=R=2/3 ; bigrams: "the cat" shared: 1/2
     scores = rouge_scores("the cat sat", ["the cat ran"])
     assert scores["rouge_1"] == pytest.approx(2 / 3)
@@ -16,7 +16,7 @@ def test_rouge_by_hand():
     assert scores["rouge_l"] == pytest.approx(2 / 3)
 
 
-def test_rouge_matches_the_reference_package_with_stemming_and_takes_best_reference():
+def test_rouge_matches_the_reference_package_with_stemming_and_takes_best_reference() -> None:
     prediction = "The cats were running quickly through the gardens"
     refs = ["A cat runs through the garden", "Dogs sleep"]
     package = rouge_scorer.RougeScorer(["rouge1", "rouge2", "rougeL"], use_stemmer=True)
@@ -28,7 +28,7 @@ def test_rouge_matches_the_reference_package_with_stemming_and_takes_best_refere
     assert scores["rouge_1"] > rouge_scorer.RougeScorer(["rouge1"]).score(refs[0], prediction)["rouge1"].fmeasure
 
 
-def test_bleu_by_hand_and_edges():
+def test_bleu_by_hand_and_edges() -> None:
     assert bleu_scores("the cat sat", ["the cat ate"])["bleu_1"] == pytest.approx(2 / 3)
     same = bleu_scores("a b c d e", ["a b c d e"])
     assert same["bleu_4"] == pytest.approx(1.0)
@@ -37,7 +37,7 @@ def test_bleu_by_hand_and_edges():
     assert bleu_scores("a b", ["a b c d"])["bleu_1"] == pytest.approx(pytest.approx(0.36787944, rel=1e-6))
 
 
-def test_overlap_metrics_over_states_skip_instances_without_references():
+def test_overlap_metrics_over_states_skip_instances_without_references() -> None:
     a = instance("a", ["the cat ran"])
     b = instance("b", [])
     states = [gen_state(a, "the cat sat"), gen_state(b, "x")]
@@ -51,7 +51,7 @@ def test_overlap_metrics_over_states_skip_instances_without_references():
     assert {s.value for s in bleu.per_instance} == {0.0}
 
 
-def test_extractive_fragments_by_hand():
+def test_extractive_fragments_by_hand() -> None:
     article = ["the", "quick", "brown", "fox", "jumps", "over", "the", "lazy", "dog"]
     summary = ["a", "quick", "brown", "fox", "is", "lazy", "dog"]
     stats = extractive_fragments(article, summary)
@@ -61,12 +61,12 @@ def test_extractive_fragments_by_hand():
     assert stats.compression == pytest.approx(9 / 7)
 
 
-def test_fragments_take_the_longest_match():
+def test_fragments_take_the_longest_match() -> None:
     article = ["x", "y", "z", "w", "x", "y"]
     assert extractive_fragments(article, ["x", "y", "z"]).fragments == (("x", "y", "z"),)
 
 
-def test_summarization_metric_reads_the_input_article():
+def test_summarization_metric_reads_the_input_article() -> None:
     inst = instance("doc", ["ref"], text="The quick brown fox jumps over the lazy dog.")
     result = SummarizationMetric().evaluate(
         [

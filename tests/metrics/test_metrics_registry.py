@@ -4,12 +4,12 @@ import subprocess
 import sys
 
 import pytest
-from metrics_testkit import DEPLOYMENT, NO_LOGPROBS
 
 from holistic.core.errors import UnknownNameError
 from holistic.core.interfaces import ScenarioInfo
 from holistic.core.types import AdapterSpec
-from holistic.metrics.registry import METRICS, all_infos, metric_info, select_metrics
+from holistic.metrics.registry import METRICS, Selection, all_infos, metric_info, select_metrics
+from tests.metrics.metrics_testkit import DEPLOYMENT, NO_LOGPROBS
 
 MC = ScenarioInfo(name="mmlu", task="multiple_choice", metric_categories=("accuracy", "calibration", "efficiency"))
 QA = ScenarioInfo(
@@ -23,11 +23,11 @@ SUMM = ScenarioInfo(
 )
 
 
-def names(selection):
+def names(selection: Selection) -> list[str]:
     return sorted(m.name for m in selection.metrics)
 
 
-def test_metric_info_declares_direction_and_needs():
+def test_metric_info_declares_direction_and_needs() -> None:
     assert metric_info("exact_match").higher_is_better
     assert not metric_info("ece_10_bin").higher_is_better
     assert metric_info("ece_10_bin").needs_logprobs
@@ -38,7 +38,7 @@ def test_metric_info_declares_direction_and_needs():
         metric_info("rouge2")
 
 
-def test_every_builtin_class_declares_its_values():
+def test_every_builtin_class_declares_its_values() -> None:
     infos = all_infos()
     for name in METRICS.names():
         cls = METRICS.get(name)
@@ -46,14 +46,14 @@ def test_every_builtin_class_declares_its_values():
             assert infos[item.name].higher_is_better == item.higher_is_better
 
 
-def test_multiple_choice_with_logprobs():
+def test_multiple_choice_with_logprobs() -> None:
     adapter = AdapterSpec(method="multiple_choice_joint")
     selection = select_metrics(["accuracy", "calibration", "efficiency"], MC, adapter, DEPLOYMENT)
     assert names(selection) == ["calibration", "efficiency", "multiple_choice_accuracy"]
     assert selection.not_applicable == {}
 
 
-def test_calibration_not_applicable_without_logprobs_or_for_free_text():
+def test_calibration_not_applicable_without_logprobs_or_for_free_text() -> None:
     adapter = AdapterSpec(method="multiple_choice_joint")
     selection = select_metrics(["accuracy", "calibration"], MC, adapter, NO_LOGPROBS)
     assert selection.not_applicable == {"calibration": "model test/plain returns no logprobs"}
@@ -65,7 +65,7 @@ def test_calibration_not_applicable_without_logprobs_or_for_free_text():
     }
 
 
-def test_families_follow_task_and_method():
+def test_families_follow_task_and_method() -> None:
     summ = select_metrics(["accuracy"], SUMM, AdapterSpec(), DEPLOYMENT)
     assert names(summ) == ["bertscore", "generation_accuracy", "rouge", "summarization"]
     lm = ScenarioInfo(name="wikitext", task="language_modeling", main_metric="bits_per_byte")
@@ -79,21 +79,21 @@ def test_families_follow_task_and_method():
     assert "final_number_exact_match" in metric.scorers  # type: ignore[attr-defined]
 
 
-def test_metric_and_value_names_can_be_asked_for_directly():
+def test_metric_and_value_names_can_be_asked_for_directly() -> None:
     selection = select_metrics(["bleu", "rouge_2"], QA, AdapterSpec(), DEPLOYMENT)
     assert names(selection) == ["bleu", "rouge"]
     with pytest.raises(UnknownNameError, match="did you mean"):
         select_metrics(["accuracyy"], QA, AdapterSpec(), DEPLOYMENT)
 
 
-def test_category_the_scenario_does_not_list_is_not_applicable():
+def test_category_the_scenario_does_not_list_is_not_applicable() -> None:
     selection = select_metrics(
         ["calibration"], QA.__class__(name="boolq", task="qa"), AdapterSpec(method="multiple_choice_joint"), DEPLOYMENT
     )
     assert selection.not_applicable == {"calibration": "boolq does not list calibration among its categories"}
 
 
-def test_planning_imports_no_heavy_package():
+def test_planning_imports_no_heavy_package() -> None:
     code = (
         "import sys\n"
         "from holistic.core.interfaces import ScenarioInfo\n"
@@ -111,7 +111,7 @@ def test_planning_imports_no_heavy_package():
     assert out.stdout.strip() == ""
 
 
-def test_scoring_methods_need_a_model_that_scores_text():
+def test_scoring_methods_need_a_model_that_scores_text() -> None:
     separate = AdapterSpec(method="multiple_choice_separate_original")
     selection = select_metrics(["accuracy"], MC, separate, NO_LOGPROBS)
     assert selection.metrics == []

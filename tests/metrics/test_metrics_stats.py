@@ -2,11 +2,11 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from metrics_testkit import instance
 
 from holistic.core.interfaces import MetricInfo
 from holistic.core.types import MetricName, PerInstanceStat
 from holistic.metrics.stats import aggregate, bootstrap_ci, bootstrap_means
+from tests.metrics.metrics_testkit import instance
 
 EM = MetricName("exact_match")
 INFOS = {
@@ -15,11 +15,11 @@ INFOS = {
 }
 
 
-def pis(iid, value, trial=0, name=EM):
+def pis(iid: str, value: float, trial: int = 0, name: MetricName = EM) -> PerInstanceStat:
     return PerInstanceStat(instance_id=iid, trial=trial, name=name, value=value)
 
 
-def test_count_mean_stddev_and_ci_over_instances():
+def test_count_mean_stddev_and_ci_over_instances() -> None:
     values = [1, 0, 1, 1, 0, 1, 1, 1]
     (stat,) = aggregate([pis(f"i{k}", v) for k, v in enumerate(values)], seed=0, infos=INFOS)
     assert stat.count == 8
@@ -31,7 +31,7 @@ def test_count_mean_stddev_and_ci_over_instances():
     assert stat.num_trials == 1 and stat.trial_stddev is None
 
 
-def test_trials_mean_of_trial_means_and_spread():
+def test_trials_mean_of_trial_means_and_spread() -> None:
     rows = [pis("a", 1, 0), pis("b", 1, 0), pis("a", 0, 1), pis("b", 1, 1), pis("a", 0, 2), pis("b", 0, 2)]
     (stat,) = aggregate(rows, seed=0, infos=INFOS)
     trial_means = [1.0, 0.5, 0.0]
@@ -41,7 +41,7 @@ def test_trials_mean_of_trial_means_and_spread():
     assert stat.trial_stddev == pytest.approx(np.std(trial_means))
 
 
-def test_bootstrap_is_deterministic_from_seed_and_independent_of_input_order():
+def test_bootstrap_is_deterministic_from_seed_and_independent_of_input_order() -> None:
     rng = np.random.default_rng(1)
     rows = [pis(f"i{k}", float(v)) for k, v in enumerate(rng.uniform(size=50))]
     first = aggregate(rows, seed=7, infos=INFOS)
@@ -51,7 +51,7 @@ def test_bootstrap_is_deterministic_from_seed_and_independent_of_input_order():
     assert (first[0].ci_low, first[0].ci_high) != (other[0].ci_low, other[0].ci_high)
 
 
-def test_ci_does_not_depend_on_other_metrics_in_the_run():
+def test_ci_does_not_depend_on_other_metrics_in_the_run() -> None:
     rows = [pis(f"i{k}", float(k % 3)) for k in range(30)]
     extra = [pis(f"i{k}", 1.0, name=MetricName("f1_score")) for k in range(30)]
     alone = aggregate(rows, seed=3, infos=INFOS)[0]
@@ -59,13 +59,13 @@ def test_ci_does_not_depend_on_other_metrics_in_the_run():
     assert (alone.ci_low, alone.ci_high) == (together.ci_low, together.ci_high)
 
 
-def test_single_instance_has_a_degenerate_interval():
+def test_single_instance_has_a_degenerate_interval() -> None:
     (stat,) = aggregate([pis("only", 0.25)], seed=0, infos=INFOS)
     assert stat.count == 1
     assert stat.ci_low == pytest.approx(0.25) and stat.ci_high == pytest.approx(0.25)
 
 
-def test_bootstrap_matches_the_sampling_distribution():
+def test_bootstrap_matches_the_sampling_distribution() -> None:
     values = np.random.default_rng(0).normal(size=400)
     means = bootstrap_means(values, seed=0, num_resamples=2000)
     assert means.std() == pytest.approx(values.std() / np.sqrt(400), rel=0.1)
@@ -73,14 +73,14 @@ def test_bootstrap_matches_the_sampling_distribution():
     assert low < values.mean() < high
 
 
-def test_duplicate_values_and_non_finite_values_are_errors():
+def test_duplicate_values_and_non_finite_values_are_errors() -> None:
     with pytest.raises(ValueError, match="two values for instance 'a'"):
         aggregate([pis("a", 1), pis("a", 0)], seed=0, infos=INFOS)
     with pytest.raises(ValueError, match="non-finite"):
         aggregate([pis("a", float("nan"))], seed=0, infos=INFOS)
 
 
-def test_worst_case_rows_pass_through_and_are_added_from_instances():
+def test_worst_case_rows_pass_through_and_are_added_from_instances() -> None:
     orig = [instance("a", ["x"]), instance("b", ["x"])]
     typo = [instance("a", ["x"], perturbation="typos"), instance("b", ["x"], perturbation="typos")]
     rows = [
@@ -99,7 +99,7 @@ def test_worst_case_rows_pass_through_and_are_added_from_instances():
     assert passed["robustness"].count == 1 and passed["robustness"].mean == 1.0
 
 
-def test_worst_case_is_the_minimum_as_in_helm_even_for_lower_is_better_values():
+def test_worst_case_is_the_minimum_as_in_helm_even_for_lower_is_better_values() -> None:
     name = MetricName("bits_per_byte")
     rows = [pis("a", 1.0, name=name), pis("a", 3.0, name=name.with_perturbation("typos"))]
     insts = [instance("a", []), instance("a", [], perturbation="typos")]

@@ -5,12 +5,12 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import replace
+from typing import Any
 
 import pytest
-from metrics_testkit import DEPLOYMENT, ctx, gen_state, instance, score_state
 
 from holistic.core.interfaces import ScenarioInfo
-from holistic.core.types import AdapterSpec, Instance, MetricName, PerInstanceStat
+from holistic.core.types import AdapterSpec, Instance, MetricName, PerInstanceStat, RequestState
 from holistic.metrics.accuracy import GenerationAccuracy, MultipleChoiceAccuracy
 from holistic.metrics.bbq import AMBIGUOUS, DISAMBIGUATED, BBQBiasMetric
 from holistic.metrics.breakdown import breakdown_values
@@ -19,6 +19,7 @@ from holistic.metrics.math_equiv import EQUIV, EQUIV_COT, MathEquivalence, is_eq
 from holistic.metrics.stats import aggregate
 from holistic.metrics.toxicity import ToxicityMetric
 from holistic.scenarios.gsm8k import helm_answer
+from tests.metrics.metrics_testkit import DEPLOYMENT, ctx, gen_state, instance, score_state
 
 BBQ_INFO = ScenarioInfo(name="bbq", tags=("bbq",))
 
@@ -27,7 +28,7 @@ def _values(per_instance: Sequence[PerInstanceStat], name: str) -> dict[str, flo
     return {s.instance_id: s.value for s in per_instance if s.name.name == name and s.name.sub_split is None}
 
 
-def _means(stats: Sequence, name: str) -> dict[str | None, float]:
+def _means(stats: Sequence[Any], name: str) -> dict[str | None, float]:
     return {s.name.sub_split: s.mean for s in stats if s.name.name == name}
 
 
@@ -49,7 +50,7 @@ def _bbq(iid: str, condition: str, polarity: str, correct: int, category: str = 
     )
 
 
-def _pick(inst: Instance, letter: str):
+def _pick(inst: Instance, letter: str) -> RequestState:
     mapping = {"A": "The old man", "B": "The young man", "C": "Unknown"}
     return gen_state(inst, f" {letter}", mapping=mapping)
 
@@ -104,7 +105,7 @@ def test_bbq_bias_is_not_applicable_outside_bbq() -> None:
 
 
 def test_blimp_accuracy_compares_the_two_sentences_and_breaks_down_by_paradigm() -> None:
-    def pair(iid: str, paradigm: str, good_lp: float, bad_lp: float) -> list:
+    def pair(iid: str, paradigm: str, good_lp: float, bad_lp: float) -> list[RequestState]:
         inst = replace(
             instance(iid, ["Good.", "Bad."], correct=[0], text=""),
             metadata={"paradigm": paradigm, "phenomenon": "binding" if paradigm != "wh_island" else "island_effects"},

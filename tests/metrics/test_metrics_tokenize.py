@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 from importlib import resources
 from pathlib import Path
+from typing import NoReturn
 
 import pytest
 
@@ -23,15 +24,17 @@ def _punkt_folder() -> Path:
     return Path(str(resources.files("holistic.metrics").joinpath(*PUNKT_DIR)))
 
 
-def test_shipped_punkt_files_are_the_recorded_ones():
+def test_shipped_punkt_files_are_the_recorded_ones() -> None:
     for name, digest in DIGESTS.items():
         assert hashlib.sha256((_punkt_folder() / name).read_bytes()).hexdigest() == digest, name
 
 
-def test_word_tokenize_splits_clitics_and_sentence_final_periods_without_network(monkeypatch, tmp_path):
+def test_word_tokenize_splits_clitics_and_sentence_final_periods_without_network(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
     import nltk
 
-    def no_download(*args, **kwargs):
+    def no_download(*args: object, **kwargs: object) -> NoReturn:
         raise AssertionError("tokenizing must not download anything")
 
     monkeypatch.setattr(nltk, "download", no_download)
@@ -73,7 +76,7 @@ def _real_texts() -> list[str]:
     return texts
 
 
-def test_identical_to_nltk_word_tokenize_on_real_text(monkeypatch):
+def test_identical_to_nltk_word_tokenize_on_real_text(monkeypatch: pytest.MonkeyPatch) -> None:
     """NLTK's own word_tokenize, pointed at the shipped data, gives the same tokens."""
     import nltk
 

@@ -185,7 +185,7 @@ def test_classify_and_retry_without_http() -> None:
         item = next(attempts)
         if isinstance(item, Exception):
             raise item
-        return item
+        return str(item)
 
     sleeps: list[float] = []
     outcome = call_with_retries(flaky, RetryPolicy(backoff_base_s=2.0, jitter=0.0), key="k", sleep=sleeps.append)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -27,7 +28,7 @@ def _folder(root: Path, *, window: int = 8192, template: str | None = "{{ messag
         ),
         encoding="utf-8",
     )
-    tokenizer = {"model_max_length": 1000000000000000019884624838656}
+    tokenizer: dict[str, Any] = {"model_max_length": 1000000000000000019884624838656}
     if template is not None:
         tokenizer["chat_template"] = template
     (folder / "tokenizer_config.json").write_text(json.dumps(tokenizer), encoding="utf-8")

@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Iterator
 from dataclasses import replace
+from typing import Any
 
 import pytest
 
@@ -18,7 +19,7 @@ pytestmark = pytest.mark.slow
 MODEL = "embedded/smollm2-135m-instruct"
 
 
-def _client(engine: str):
+def _client(engine: str) -> Any:
     dep = ModelRegistry().get(MODEL)
     return create_client(replace(dep, args={"engine": engine}))
 
@@ -33,14 +34,14 @@ def _offline() -> Iterator[None]:
 
 
 @pytest.fixture(scope="module")
-def hf_client():
+def hf_client() -> Iterator[Any]:
     client = _client("transformers")
     yield client
     client.close()
 
 
 @pytest.fixture(scope="module")
-def llama_client():
+def llama_client() -> Iterator[Any]:
     pytest.importorskip("llama_cpp")
     client = _client("llama_cpp")
     yield client
@@ -73,12 +74,12 @@ def test_embedded_model_answers_offline_and_knows_paris(engine: str, request: py
     assert identity["engine"] == engine and identity["weights_sha256"] == digest
 
 
-def test_both_engines_agree_on_loglikelihoods(hf_client, llama_client) -> None:
+def test_both_engines_agree_on_loglikelihoods(hf_client: Any, llama_client: Any) -> None:
     table = compare_loglikelihoods([hf_client, llama_client], tolerance=0.1)
     assert table.ok, table.format()
 
 
-def test_real_model_batched_prefix_cached_scores_equal_direct_forward(hf_client) -> None:
+def test_real_model_batched_prefix_cached_scores_equal_direct_forward(hf_client: Any) -> None:
     torch = pytest.importorskip("torch")
     shots = "".join(f"Q: What is {i} + {i}?\nA: {2 * i}\n\n" for i in range(1, 6))
     reqs = [

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -66,7 +68,7 @@ def model_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return out
 
 
-def _client(model_dir: Path, **args: object):
+def _client(model_dir: Path, **args: object) -> Any:
     dep = ModelDeployment(
         name=f"huggingface/{model_dir}",
         provider="huggingface",
@@ -79,7 +81,7 @@ def _client(model_dir: Path, **args: object):
 
 
 @pytest.fixture(scope="module")
-def client(model_dir: Path):
+def client(model_dir: Path) -> Iterator[Any]:
     c = _client(model_dir, device="cpu", dtype="float32", batch_size=4, min_shared_prefix=4)
     yield c
     c.close()
@@ -97,7 +99,7 @@ def _scoring_requests() -> list[Request]:
     return reqs
 
 
-def _direct(client, request: Request) -> float:
+def _direct(client: Any, request: Request) -> float:
     """Logprob of the request from one plain forward pass of the transformers model."""
     tok = client.tokenizer()
     special = client.engine.special_ids()
@@ -110,7 +112,7 @@ def _direct(client, request: Request) -> float:
     return sum(float(logits[len(ctx) - 1 + i, t]) for i, t in enumerate(cont))
 
 
-def test_batched_prefix_cached_scores_equal_unbatched_and_direct_forward(client) -> None:
+def test_batched_prefix_cached_scores_equal_unbatched_and_direct_forward(client: Any) -> None:
     reqs = _scoring_requests()
     fast = client.process(reqs)
     opts = client.engine.options
@@ -213,7 +215,7 @@ def test_the_model_loads_only_when_a_request_needs_it(model_dir: Path) -> None:
     client.close()
 
 
-def test_generation_respects_max_tokens_and_stop_sequences(client) -> None:
+def test_generation_respects_max_tokens_and_stop_sequences(client: Any) -> None:
     prompt = "The capital of France is"
     free = client.process([Request(model="m", prompt=prompt, max_tokens=12)])[0]
     assert free.success
@@ -233,7 +235,7 @@ def test_generation_respects_max_tokens_and_stop_sequences(client) -> None:
     assert text.startswith(short.completions[0].text)
 
 
-def test_chat_messages_go_through_the_chat_template(client) -> None:
+def test_chat_messages_go_through_the_chat_template(client: Any) -> None:
     messages = (Message("system", "Be brief."), Message("user", "Capital of France?"))
     rendered = client.tokenizer().render_chat(messages)
     assert rendered == "<|system|>Be brief.</s><|user|>Capital of France?</s><|assistant|>"
@@ -245,7 +247,7 @@ def test_chat_messages_go_through_the_chat_template(client) -> None:
     assert len(top) == 3 and via_chat.completions[0].tokens[0].logprob == pytest.approx(max(top.values()))
 
 
-def test_sampling_is_seeded_and_completions_differ(client) -> None:
+def test_sampling_is_seeded_and_completions_differ(client: Any) -> None:
     req = Request(model="m", prompt="One, two,", max_tokens=8, temperature=1.5, num_completions=3, seed=7)
     a = client.process([req])[0]
     b = client.process([req])[0]
@@ -255,7 +257,7 @@ def test_sampling_is_seeded_and_completions_differ(client) -> None:
     assert [c.text for c in other.completions] != [c.text for c in a.completions]
 
 
-def test_too_long_prompt_is_a_recorded_error_not_an_exception(client) -> None:
+def test_too_long_prompt_is_a_recorded_error_not_an_exception(client: Any) -> None:
     ok = Request(model="m", kind="loglikelihood", prompt="The capital", continuation=" of")
     long = Request(model="m", prompt="one two three " * 200, max_tokens=2)
     results = client.process([ok, long])
@@ -272,7 +274,7 @@ def test_bad_provider_args_are_named(model_dir: Path) -> None:
         _client(model_dir, dtype="float8")
 
 
-def test_echo_returns_the_prompt_tokens_scored(client) -> None:
+def test_echo_returns_the_prompt_tokens_scored(client: Any) -> None:
     prompt = "The capital of France is"
     result = client.process([Request(model="m", prompt=prompt, max_tokens=2, echo=True)])[0]
     rolling = client.process([Request(model="m", kind="rolling_loglikelihood", prompt=prompt)])[0]
@@ -281,11 +283,11 @@ def test_echo_returns_the_prompt_tokens_scored(client) -> None:
     assert sum(t.logprob for t in result.prompt_logprobs) == pytest.approx(rolling.completions[0].logprob, abs=1e-4)
 
 
-def test_an_engine_failure_fails_only_the_request_that_caused_it(client, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_an_engine_failure_fails_only_the_request_that_caused_it(client: Any, monkeypatch: pytest.MonkeyPatch) -> None:
     poison = tuple(client.tokenizer().encode("poison"))
     original = client.engine.generate
 
-    def fragile(jobs):
+    def fragile(jobs: Any) -> Any:
         if any(j.prompt == poison for j in jobs):
             raise RuntimeError("engine blew up")
         return original(jobs)

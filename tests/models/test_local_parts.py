@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
+from typing import Any, cast
 
 import pytest
 
 from holistic.core.errors import ModelError
-from holistic.core.types import Message, ModelDeployment
+from holistic.core.interfaces import Client
+from holistic.core.types import Message, ModelDeployment, Request, RequestResult
 from holistic.models.chat_template import render_chat_template
 from holistic.models.check import CheckCase, compare_loglikelihoods
 from holistic.models.prefix_plan import plan_prefixes
@@ -18,7 +21,7 @@ from holistic.models.stops import cut_at_stop, find_stop
 from holistic.models.weights import file_sha256
 
 
-def _members(node) -> list[int]:
+def _members(node: Any) -> list[int]:
     return [i for n in node.walk() for i in n.members]
 
 
@@ -45,7 +48,7 @@ def test_prefix_plan_never_shares_past_a_sequences_limit() -> None:
 def test_stop_sequences_cut_text_and_tokens() -> None:
     pieces = ["Paris", ".", "\n", "Question", ":"]
 
-    def decode(ids):
+    def decode(ids: Sequence[int]) -> str:
         return "".join(pieces[i] for i in ids)
 
     assert find_stop("Paris.\nQuestion", ["\n", "Question"]) == 6
@@ -88,17 +91,19 @@ def test_compare_loglikelihoods_flags_disagreements() -> None:
     class Shifted:
         deployment = replace(a.deployment, name="simple/shifted")
 
-        def process(self, requests):
+        def process(self, requests: Sequence[Request]) -> list[RequestResult]:
             out = a.process(requests)
             return [
                 replace(r, completions=(replace(r.completions[0], logprob=r.completions[0].logprob - 1.0),))
                 for r in out
             ]
 
-        def identity(self):
+        def identity(self) -> dict[str, Any]:
             return {"engine": "shifted"}
 
-    table = compare_loglikelihoods({"echo": a, "shifted": Shifted()}, [CheckCase("One, two,", " three")], tolerance=0.5)
+    table = compare_loglikelihoods(
+        {"echo": a, "shifted": cast(Client, Shifted())}, [CheckCase("One, two,", " three")], tolerance=0.5
+    )
     assert not table.ok and table.rows[0].max_diff == pytest.approx(1.0)
     assert "!!" in table.format()
     no_logprobs = create_client(reg.get("simple/no-logprobs"))

@@ -93,7 +93,7 @@ def test_unknown_field_names_line_path_and_nearest_field(tmp_path: Path) -> None
     capabilities: {logprob: true}
 """,
     )
-    assert error.file.endswith("models.yaml") and error.line == 5
+    assert error.file is not None and error.file.endswith("models.yaml") and error.line == 5
     assert error.path == "models[0].capabilities.logprob"
     assert "did you mean 'logprobs'" in str(error)
 

@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from holistic.core.errors import SpecError, UnknownNameError
+from holistic.core.registry import RegistrationError
 from holistic.core.types import Instance, PerturbationSpec, Reference
 from holistic.perturbations import PERTURBATIONS, apply_perturbations, create_perturbation, default_perturbations
+from holistic.perturbations.base import BasePerturbation
 from holistic.perturbations.contrast import ContrastSetError
 
 INSTANCES = [
@@ -116,7 +120,7 @@ def test_a_third_party_perturbation_with_only_apply_is_supported() -> None:
 
     from holistic.core.types import PerturbationDescription
 
-    class Shout:
+    class Shout(BasePerturbation):
         name = "shout_for_test"
         category = "robustness"
 
@@ -134,6 +138,19 @@ def test_a_third_party_perturbation_with_only_apply_is_supported() -> None:
         create_perturbation(PerturbationSpec.make("shout_for_test", {"volume": 3}))
 
 
+def test_a_perturbation_that_does_not_subclass_the_base_is_refused_by_name() -> None:
+    class Loose:
+        name = "loose_for_test"
+        category = "robustness"
+
+        def apply(self, instance: Instance, seed: int) -> Instance:
+            return instance
+
+    with pytest.raises(RegistrationError, match=r"perturbation 'loose_for_test'.*BasePerturbation"):
+        PERTURBATIONS.add("loose_for_test", Loose)  # type: ignore[arg-type]
+    assert "loose_for_test" not in PERTURBATIONS
+
+
 def test_contrast_apply_without_items_is_an_error() -> None:
     from holistic.perturbations.contrast import ContrastSet
 
@@ -141,7 +158,7 @@ def test_contrast_apply_without_items_is_an_error() -> None:
         ContrastSet().apply(INSTANCES[0], 0)
 
 
-def test_malformed_word_list_names_file_and_line(tmp_path, monkeypatch) -> None:
+def test_malformed_word_list_names_file_and_line(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from holistic.perturbations.wordlists import WordListError, read_rows
 
     package = tmp_path / "fake_lists_pkg"

@@ -7,6 +7,7 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -99,14 +100,14 @@ def _instances() -> dict[str, Instance]:
     }
 
 
-def _run(name: str, args: dict, instance_id: str) -> Instance:
+def _run(name: str, args: dict[str, Any], instance_id: str) -> Instance:
     out = apply_perturbations([_instances()[instance_id]], [PerturbationSpec.make(name, args)], seed=SEED)
     assert len(out) == 2
     return out[1]
 
 
 @pytest.mark.parametrize(("instance_id", "name", "args", "expected"), GOLDEN)
-def test_golden_output(instance_id: str, name: str, args: dict, expected: str) -> None:
+def test_golden_output(instance_id: str, name: str, args: dict[str, Any], expected: str) -> None:
     variant = _run(name, args, instance_id)
     assert variant.input == expected
     assert variant.perturbation is not None and variant.perturbation.name == name

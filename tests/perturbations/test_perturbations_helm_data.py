@@ -16,7 +16,7 @@ from holistic.perturbations.misspellings import Misspellings, misspellable_words
 TABLE_SHA256 = "2f8e118895e52426bacd0cd32dfd0c14708e845c910d129f2d03571fe9f75c8b"
 
 
-def test_misspelling_table_is_helms_full_table():
+def test_misspelling_table_is_helms_full_table() -> None:
     raw = resources.files("holistic.perturbations.data").joinpath("correct_to_misspelling.json").read_bytes()
     assert hashlib.sha256(raw).hexdigest() == TABLE_SHA256
     table = misspelling_table()
@@ -25,13 +25,13 @@ def test_misspelling_table_is_helms_full_table():
     assert table["abandoned"] == ("abondoned", "abandonned")
 
 
-def test_matching_is_case_sensitive_whole_word_as_helm():
+def test_matching_is_case_sensitive_whole_word_as_helm() -> None:
     words = misspellable_words("Already the new product is not available; a lot of them abandoned it.")
     assert words == ["Already", "the", "not", "available", "a lot", "abandoned"]
     assert misspellable_words("ALREADY") == []  # keys are matched as listed
 
 
-def test_every_listed_word_is_misspelt_at_probability_one_keeping_case():
+def test_every_listed_word_is_misspelt_at_probability_one_keeping_case() -> None:
     text = "Already, the new product is not available."
     out = Misspellings(prob=1.0).perturb(text, PerturbRandom(1, "misspellings", "x"))
     first, rest = out.split(",", 1)
@@ -39,7 +39,7 @@ def test_every_listed_word_is_misspelt_at_probability_one_keeping_case():
     assert "available" not in rest and " the " not in rest and rest.endswith(".")
 
 
-def test_contrast_sets_are_not_a_silent_default():
+def test_contrast_sets_are_not_a_silent_default() -> None:
     assert "contrast_set" not in {spec.name for spec in default_perturbations(["robustness"])}
     with pytest.raises(NoVariantsError, match=r"contrast_set.*contrast_inputs"):
         apply_perturbations([Instance("a", "text")], [PerturbationSpec.make("contrast_set")], seed=1)

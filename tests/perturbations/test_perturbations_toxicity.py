@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from pathlib import Path
 
 import httpx
@@ -35,7 +36,7 @@ class FixedScorer:
     def __init__(self, table: dict[str, float]) -> None:
         self.table = table
 
-    def score(self, texts: list[str]) -> list[float]:
+    def score(self, texts: Sequence[str]) -> list[float]:
         return [self.table[t] for t in texts]
 
 
@@ -90,12 +91,17 @@ def test_perspective_protocol_cache_rate_limit_and_retry(tmp_path: Path) -> None
 
     sleeps: list[float] = []
     now = [100.0]
+
+    def sleep(s: float) -> None:
+        sleeps.append(s)
+        now[0] += s
+
     scorer = PerspectiveScorer(
         "SECRET",
         cache_path=tmp_path / "p.sqlite",
         qps=1.0,
         transport=httpx.MockTransport(handler),
-        sleep=lambda s: (sleeps.append(s), now.__setitem__(0, now[0] + s)),
+        sleep=sleep,
         clock=lambda: now[0],
     )
     assert scorer.score(["you are an idiot", ""]) == [0.92, 0.0]

@@ -4,13 +4,14 @@ with invented narratives) and builds HELM's prompts."""
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 import pytest
 
 from holistic.core.errors import DataSourceError
 from holistic.core.interfaces import ScenarioContext
-from holistic.core.types import ScenarioSpec
+from holistic.core.types import Instance, ScenarioSpec
 from holistic.scenarios.disinformation import REITERATION_FORMAT, WEDGING_FORMAT, DisinformationScenario
 from holistic.scenarios.registry import create_scenario
 
@@ -25,7 +26,7 @@ WEDGES = [
 ]
 
 
-def _write(ctx: ScenarioContext, name: str, rows: list[dict[str, object]]) -> Path:
+def _write(ctx: ScenarioContext, name: str, rows: Sequence[Mapping[str, object]]) -> Path:
     assert ctx.data_root is not None
     folder = ctx.data_root / "disinformation"
     folder.mkdir(exist_ok=True)
@@ -34,7 +35,7 @@ def _write(ctx: ScenarioContext, name: str, rows: list[dict[str, object]]) -> Pa
     return path
 
 
-def _load(ctx: ScenarioContext, **args: object) -> list:
+def _load(ctx: ScenarioContext, **args: object) -> list[Instance]:
     return create_scenario(ScenarioSpec.make("disinformation", args)).get_instances(ctx)
 
 

@@ -8,16 +8,17 @@ import hashlib
 import json
 from collections import Counter
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from holistic.core.errors import DataSourceError
 from holistic.core.interfaces import ScenarioContext
-from holistic.core.types import ScenarioSpec
+from holistic.core.types import Instance, ScenarioSpec
 from holistic.scenarios.registry import create_scenario
 
 
-def _load(ctx: ScenarioContext, name: str, **args: object) -> list:
+def _load(ctx: ScenarioContext, name: str, **args: object) -> list[Instance]:
     return create_scenario(ScenarioSpec.make(name, args)).get_instances(ctx)
 
 
@@ -28,7 +29,7 @@ def _folder(ctx: ScenarioContext, name: str) -> Path:
     return path
 
 
-def _jsonl(path: Path, rows: list[dict]) -> None:
+def _jsonl(path: Path, rows: list[dict[str, Any]]) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
 
@@ -118,7 +119,7 @@ def test_hellaswag(offline_ctx: ScenarioContext) -> None:
 def test_openbookqa(offline_ctx: ScenarioContext) -> None:
     root = _folder(offline_ctx, "openbookqa")
 
-    def row(i: str, key: str) -> dict:
+    def row(i: str, key: str) -> dict[str, Any]:
         return {
             "id": i,
             "question": {
@@ -200,9 +201,9 @@ def test_narrative_qa(offline_ctx: ScenarioContext) -> None:
     assert [r.output for r in instances[0].references] == ["Ann"]
 
 
-def _nq_row(i: int, simplified: bool) -> dict:
+def _nq_row(i: int, simplified: bool) -> dict[str, Any]:
     tokens = ["<P>", "Paris", "is", "the", "capital", "</P>"]
-    row: dict = {
+    row: dict[str, Any] = {
         "example_id": i,
         "question_text": "what is the capital of france",
         "annotations": [
@@ -247,7 +248,7 @@ def test_natural_qa_full_and_simplified_formats(offline_ctx: ScenarioContext) ->
 def test_quac_picks_a_seeded_turn_with_history(offline_ctx: ScenarioContext) -> None:
     root = _folder(offline_ctx, "quac")
 
-    def doc(prefix: str) -> dict:
+    def doc(prefix: str) -> dict[str, Any]:
         qas = [
             {
                 "question": f"q{k}",

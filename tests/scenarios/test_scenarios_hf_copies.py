@@ -490,7 +490,7 @@ def test_raft_hf_copy_reads_class_names_from_metadata_and_matches_the_authors_fi
     (authors / "task.json").write_text(
         json.dumps({"data_columns": ["Sentence", "ID"], "label_columns": {"Label": names}}), encoding="utf-8"
     )
-    lines = ["Sentence,ID,Label"] + [f'"{r["Sentence"]}",{r["ID"]},{names[r["Label"] - 1]}' for r in rows]
+    lines = ["Sentence,ID,Label"] + [f'"{r["Sentence"]}",{r["ID"]},{names[int(str(r["Label"])) - 1]}' for r in rows]
     (authors / "train.csv").write_text("\n".join(lines) + "\n", encoding="utf-8")
     paths = {"ade_corpus_v2/task.json": authors / "task.json", "ade_corpus_v2/train.csv": authors / "train.csv"}
     assert RAFTScenario(subset="ade_corpus_v2", num_train=5).load(ResolvedData("raft", 0, paths)) == hf

@@ -15,12 +15,12 @@ import pytest
 
 from holistic.core.errors import DataSourceError
 from holistic.core.interfaces import ScenarioContext
-from holistic.core.types import ScenarioSpec
+from holistic.core.types import Instance, ScenarioSpec
 from holistic.scenarios.ice import strip_markup
 from holistic.scenarios.registry import create_scenario
 
 
-def _load(ctx: ScenarioContext, name: str, **args: object) -> list:
+def _load(ctx: ScenarioContext, name: str, **args: object) -> list[Instance]:
     return create_scenario(ScenarioSpec.make(name, args)).get_instances(ctx)
 
 

@@ -13,13 +13,13 @@ import pytest
 
 from holistic.core.errors import DataSourceError
 from holistic.core.interfaces import ScenarioContext
-from holistic.core.types import ScenarioSpec
+from holistic.core.types import Instance, ScenarioSpec
 from holistic.scenarios.registry import create_scenario
 
 PASSAGE = "The old lighthouse stood alone. Its keeper wrote every night in a green book."
 
 
-def _load(ctx: ScenarioContext, **args: object) -> list:
+def _load(ctx: ScenarioContext, **args: object) -> list[Instance]:
     return create_scenario(ScenarioSpec.make("copyright", args)).get_instances(ctx)
 
 

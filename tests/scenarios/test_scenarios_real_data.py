@@ -8,13 +8,13 @@ from pathlib import Path
 import pytest
 
 from holistic.core.interfaces import ScenarioContext
-from holistic.core.types import ScenarioSpec
+from holistic.core.types import Instance, ScenarioSpec
 from holistic.scenarios.mmlu import SUBJECT_SIZES, SUBJECTS
 from holistic.scenarios.raft import SUBSETS
 from holistic.scenarios.registry import create_scenario
 
 
-def _load(root: Path, tmp_path: Path, name: str, **args: object) -> list:
+def _load(root: Path, tmp_path: Path, name: str, **args: object) -> list[Instance]:
     ctx = ScenarioContext(data_root=root, cache_dir=tmp_path / "cache", offline=True)
     return create_scenario(ScenarioSpec.make(name, args)).get_instances(ctx)
 

@@ -9,11 +9,11 @@ from pathlib import Path
 import jsonschema
 import pytest
 
-from holistic.core.interfaces import METRIC_CATEGORIES
+from holistic.core.interfaces import METRIC_CATEGORIES, ScenarioInfo
 from holistic.core.registry import Registry
 from holistic.core.types import AdapterSpec, ScenarioSpec
 from holistic.scenarios import registry as scenario_registry
-from holistic.scenarios.registry import SCENARIOS, create_scenario, load_builtin, scenario_info
+from holistic.scenarios.registry import SCENARIOS, create_scenario, scenario_info
 
 CORE = (
     "mmlu",
@@ -35,7 +35,6 @@ ADAPTER_FIELDS = {f.name for f in fields(AdapterSpec)}
 
 
 def _builtin_names() -> list[str]:
-    load_builtin()
     return [n for n in SCENARIOS.names() if not n.startswith("test_")]
 
 
@@ -65,9 +64,9 @@ def test_info_is_consistent(name: str) -> None:
 def test_estimates_need_no_data(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     monkeypatch.setenv("HOLISTIC_DATA_ROOT", str(tmp_path / "nothing"))
     cls = SCENARIOS.get("mmlu")
-    assert cls.estimate_num_instances({"subject": "anatomy"}) == 149  # type: ignore[attr-defined]
-    assert SCENARIOS.get("raft").estimate_num_instances({"subset": "ade_corpus_v2"}) == 40  # type: ignore[attr-defined]
-    assert SCENARIOS.get("synthetic_reasoning").estimate_num_instances({"num_test": 7}) == 7  # type: ignore[attr-defined]
+    assert cls.estimate_num_instances({"subject": "anatomy"}) == 149
+    assert SCENARIOS.get("raft").estimate_num_instances({"subset": "ade_corpus_v2"}) == 40
+    assert SCENARIOS.get("synthetic_reasoning").estimate_num_instances({"num_test": 7}) == 7
 
 
 def test_bad_core_args_name_the_valid_values() -> None:
@@ -107,7 +106,7 @@ def test_third_party_scenario_registers_through_an_entry_point(tmp_path: Path, m
     )
     monkeypatch.syspath_prepend(str(tmp_path))
     # A fresh registry (the process-wide one may already have loaded its entry points).
-    fresh: Registry = Registry("scenario", group="holistic.scenarios")
+    fresh: Registry[object] = Registry("scenario", group="holistic.scenarios")
     monkeypatch.setattr(scenario_registry, "SCENARIOS", fresh)
     scenario = scenario_registry.create_scenario(ScenarioSpec.make("plugin_echo", {"word": "مرحبا"}))
     from holistic.core.interfaces import ScenarioContext
@@ -127,3 +126,24 @@ def test_msmarco_headline_metric_follows_the_track_as_in_helm() -> None:
     trec = create_scenario(ScenarioSpec.make("msmarco", {"track": "trec"}))
     assert regular.info.main_metric == "rr@10"
     assert trec.info.main_metric == "ndcg@10"
+
+
+def test_built_ins_are_declared_in_the_tables_not_by_decorators() -> None:
+    """A built-in registered only by a decorator would never be imported (the tables are lazy)."""
+    root = Path(__file__).resolve().parents[2] / "holistic"
+    decorated = [
+        f"{path.relative_to(root.parent)}:{n}"
+        for path in sorted(root.rglob("*.py"))
+        for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+        if line.startswith(("@SCENARIOS.register(", "@METRICS.register(", "PERTURBATIONS.add(", "PROVIDERS.add("))
+    ]
+    assert decorated == [], "declare built-ins in the registry's BUILTIN_* table instead: " + ", ".join(decorated)
+
+
+def test_every_table_entry_imports_and_subclasses_its_base() -> None:
+    from holistic.metrics.registry import METRICS
+    from holistic.perturbations.registry import PERTURBATIONS
+
+    assert all(isinstance(cls.info, ScenarioInfo) for cls in SCENARIOS.load_all().values())
+    assert all(cls.category for cls in METRICS.load_all().values())
+    assert all(cls.category in ("robustness", "fairness") for cls in PERTURBATIONS.load_all().values())

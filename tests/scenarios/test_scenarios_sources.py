@@ -13,6 +13,7 @@ import pytest
 from holistic.core.errors import DataSourceError
 from holistic.core.interfaces import ScenarioContext, ScenarioInfo
 from holistic.core.types import Instance, ScenarioSpec
+from holistic.scenarios.base import BaseScenario
 from holistic.scenarios.registry import SCENARIOS
 from holistic.scenarios.sources import DataFile, DataNeeds, Download, fetch_for_runs, resolve
 
@@ -154,7 +155,7 @@ def test_first_complete_layout_wins(tmp_path: Path) -> None:
     assert resolve(needs, _ctx(tmp_path, offline=True)).layout == 1
 
 
-class _FetchDemo:
+class _FetchDemo(BaseScenario):
     info = ScenarioInfo(name="test_fetch_demo")
 
     def __init__(self, url: str) -> None:
@@ -171,7 +172,7 @@ def test_fetch_for_runs_fills_the_mirror(tmp_path: Path) -> None:
     from holistic.core.types import AdapterSpec, RunSpec
 
     if "test_fetch_demo" not in SCENARIOS:
-        SCENARIOS.add("test_fetch_demo", _FetchDemo)  # type: ignore[arg-type]
+        SCENARIOS.add("test_fetch_demo", _FetchDemo)
     source = tmp_path / "remote.csv"
     source.write_text("id,text\n1,ok\n", encoding="utf-8")
     run = RunSpec(

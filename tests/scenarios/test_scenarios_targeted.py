@@ -11,7 +11,7 @@ import pytest
 
 from holistic.core.errors import DataSourceError
 from holistic.core.interfaces import ScenarioContext
-from holistic.core.types import ScenarioSpec
+from holistic.core.types import Instance, ScenarioSpec
 from holistic.scenarios.babi import read_task
 from holistic.scenarios.bbq import CATEGORIES
 from holistic.scenarios.blimp import PARADIGMS, PHENOMENA, BLiMPScenario
@@ -20,7 +20,7 @@ from holistic.scenarios.registry import create_scenario
 from holistic.scenarios.wikitext import split_articles
 
 
-def _load(root: Path, tmp_path: Path, name: str, **args: object) -> list:
+def _load(root: Path, tmp_path: Path, name: str, **args: object) -> list[Instance]:
     ctx = ScenarioContext(data_root=root, cache_dir=tmp_path / "cache", offline=True)
     return create_scenario(ScenarioSpec.make(name, args)).get_instances(ctx)
 

@@ -10,7 +10,7 @@ from collections import Counter
 import pytest
 
 from holistic.core.interfaces import ScenarioContext
-from holistic.core.types import ScenarioSpec
+from holistic.core.types import Instance, ScenarioSpec
 from holistic.scenarios.dyck import PAIRS, DyckGenerator
 from holistic.scenarios.dyck import generate as generate_dyck
 from holistic.scenarios.registry import create_scenario
@@ -63,7 +63,10 @@ def test_srn_difficulty_levels_differ_as_helm_defines_them() -> None:
     assert not any(c in i.input for i in easy for c in categories)
     assert any(c in i.input for i in medium for c in categories)
     # hard states the fact with synonyms of the attributes; medium never does.
-    facts = lambda xs: [i.input.split("Fact:\n")[1].split("\n")[0] for i in xs]  # noqa: E731
+
+    def facts(xs: list[Instance]) -> list[str]:
+        return [i.input.split("Fact:\n")[1].split("\n")[0] for i in xs]
+
     generic = set(ATTRIBUTES)
     assert all(set(f.removesuffix(".").split(" is ")[1].split(" and ")) <= generic for f in facts(medium))
     assert any(not set(f.removesuffix(".").split(" is ")[1].split(" and ")) <= generic for f in facts(hard))
@@ -135,7 +138,10 @@ def test_dyck_instances_as_helm_generates_them(pairs: int) -> None:
         assert _closes(inst.input, answer, pairs)
         assert not _closes(inst.input, "", pairs)
     # Prefix + closing is at most the generated word (train words 4..50, test words 52..100).
-    size = lambda i: len(i.input.split()) + len(i.references[0].output.split())  # noqa: E731
+
+    def size(i: Instance) -> int:
+        return len(i.input.split()) + len(i.references[0].output.split())
+
     assert all(size(i) <= 50 for i in train) and all(size(i) <= 100 for i in test)
     assert sum(size(i) for i in test) / len(test) > 40
 

@@ -10,7 +10,7 @@ import pytest
 
 from holistic.core.errors import DataSourceError
 from holistic.core.interfaces import ScenarioContext
-from holistic.core.types import ScenarioSpec
+from holistic.core.types import Instance, ScenarioSpec
 from holistic.scenarios.registry import create_scenario, scenario_info
 
 REPO = Path(__file__).resolve().parents[2]
@@ -19,7 +19,7 @@ CAPITALS = REPO / "runspecs" / "data" / "capitals.jsonl"
 CTX = ScenarioContext(offline=True)
 
 
-def _load(**args: object) -> list:
+def _load(**args: object) -> list[Instance]:
     return create_scenario(ScenarioSpec.make("file", args)).get_instances(CTX)
 
 
@@ -195,6 +195,7 @@ def test_yaml_only_dataset_runs_end_to_end_on_the_embedded_model(
     report = run_suite(compiled, RunOptions(output_dir=tmp_path, offline=True), runs=runs)
     assert [r.status for r in report.runs] == ["complete", "complete"]
     run_dir = report.runs[0].folder
+    assert run_dir is not None
     inputs = [row["input"] for row in pq.read_table(run_dir / "instances.parquet").to_pylist()]
     arabic = {line.split(",", 2)[1].strip('"') for line in ARABIC_CSV.read_text(encoding="utf-8").splitlines()[1:]}
     assert inputs and set(inputs) <= arabic  # right-to-left text reaches the results unchanged

@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import math
 from pathlib import Path
+from typing import Any
 
 import pyarrow.parquet as pq
 import pytest
@@ -14,7 +15,7 @@ import pytest
 from holistic.cli.run import main
 from holistic.core.errors import DataSourceError
 from holistic.core.interfaces import ScenarioContext
-from holistic.core.types import ScenarioSpec
+from holistic.core.types import Instance, ScenarioSpec
 from holistic.scenarios.registry import create_scenario
 
 ARC = Path(__file__).resolve().parent / "data" / "arc_easy_train_head.jsonl"
@@ -28,7 +29,7 @@ ARC_FIELDS = {
 CTX = ScenarioContext(offline=True)
 
 
-def _load(**args: object) -> list:
+def _load(**args: object) -> list[Instance]:
     return create_scenario(ScenarioSpec.make("file", {"path": str(ARC), **args})).get_instances(CTX)
 
 
@@ -131,7 +132,7 @@ def test_one_run_reports_raw_and_normalised_accuracy_and_stores_the_chosen_index
     values: dict[tuple[str, str], float] = {(r["instance_id"], r["metric"]): r["value"] for r in pis}
     details = {r["instance_id"]: json.loads(r["details"]) for r in pis if r["metric"] == "exact_match"}
     assert len(details) == 34
-    expected = {"exact_match": [], "exact_match_per_char": [], "exact_match_per_byte": []}
+    expected: dict[str, list[Any]] = {"exact_match": [], "exact_match_per_char": [], "exact_match_per_byte": []}
     for instance_id, facts in details.items():
         scored = sorted((r for r in requests if r["instance_id"] == instance_id), key=lambda r: r["reference_index"])
         refs = instances[instance_id]["references"]

@@ -25,7 +25,7 @@ def _plant_payload(run_dir: Path) -> str:
     """Put XSS payloads into the first instance's completion and reference; returns its id."""
     req = pq.read_table(run_dir / "requests.parquet")
     rows = req.to_pylist()
-    target = rows[0]["instance_id"]
+    target = str(rows[0]["instance_id"])
     for r in rows:
         if r["instance_id"] == target:
             r["completion"] = XSS_COMPLETION

@@ -3,21 +3,22 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any
 
 import pytest
 
 from holistic.core.errors import SpecError
 from holistic.core.interfaces import ScenarioContext, ScenarioInfo
 from holistic.core.types import Instance
+from holistic.scenarios.base import BaseScenario
 from holistic.scenarios.registry import SCENARIOS
 from holistic.spec import compile_spec
 
 
-class _RobustScenario:
+class _RobustScenario(BaseScenario):
     """A test scenario where robustness and fairness apply (no size estimate offered)."""
 
-    info: ClassVar[ScenarioInfo] = ScenarioInfo(
+    info = ScenarioInfo(
         name="spec_test_robust",
         task="classification",
         default_adapter={"method": "generation", "max_tokens": 5},

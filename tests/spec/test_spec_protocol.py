@@ -12,12 +12,13 @@ from holistic.adaptation.adapter import uses_chat
 from holistic.core.errors import SpecError
 from holistic.models.registry import ModelRegistry
 from holistic.spec import compile_spec
+from holistic.spec.compiler import CompiledSuite
 from holistic.spec.plan import format_plan, make_plan
 
 REPO = Path(__file__).resolve().parents[2]
 
 
-def _compile(tmp_path: Path, text: str):
+def _compile(tmp_path: Path, text: str) -> CompiledSuite:
     path = tmp_path / "spec.yaml"
     path.write_text(text, encoding="utf-8")
     return compile_spec(path)
@@ -57,7 +58,7 @@ runs:
     ],
 )
 def test_an_option_departing_from_helm_is_an_error_naming_field_and_line(
-    tmp_path: Path, adaptation, field, line
+    tmp_path: Path, adaptation: str, field: str, line: int
 ) -> None:
     text = f"""\
 suite: p

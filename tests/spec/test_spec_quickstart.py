@@ -15,7 +15,7 @@ def test_quickstart_compiles_to_a_small_offline_suite() -> None:
     assert compiled.suite == "quickstart"
     assert {run.model for run in compiled.runs} == {"embedded/smollm2-135m-instruct"}
     modes = [run.scenario.args_dict.get("mode") for run in compiled.runs if run.scenario.name == "synthetic_reasoning"]
-    assert sorted(set(modes)) == ["induction", "pattern_match", "variable_substitution"]
+    assert sorted({str(m) for m in modes}) == ["induction", "pattern_match", "variable_substitution"]
     assert len(modes) == 6  # two systems: the chat template and plain prompts
     assert {run.adapter.prompt_format for run in compiled.runs} == {"chat", "plain"}
     assert any(run.scenario.name == "arithmetic" for run in compiled.runs)

@@ -32,10 +32,10 @@ def _suite(tmp_path: Path) -> Path:
 
 def _stat_mean(suite_dir: Path, run_id: str, metric: str) -> float:
     t = pq.read_table(suite_dir / "runs" / run_id / "stats.parquet").to_pylist()
-    return next(r["mean"] for r in t if r["metric"] == metric and r["perturbation"] is None)
+    return float(next(r["mean"] for r in t if r["metric"] == metric and r["perturbation"] is None))
 
 
-def test_sub_runs_macro_average_into_one_column(tmp_path):
+def test_sub_runs_macro_average_into_one_column(tmp_path: Path) -> None:
     suite_dir = _suite(tmp_path)
     summary = summarize_suite(suite_dir, num_bootstrap=50)
     assert summary.columns == ["boolq", "mmlu"]
@@ -51,7 +51,7 @@ def test_sub_runs_macro_average_into_one_column(tmp_path):
     assert ("robustness", "m/strong", "boolq") not in cells
 
 
-def test_leaderboard_orders_models_and_efficiency_is_lower_better(tmp_path):
+def test_leaderboard_orders_models_and_efficiency_is_lower_better(tmp_path: Path) -> None:
     summary = summarize_suite(_suite(tmp_path), num_bootstrap=50)
     acc = summary.leaderboards["accuracy"]
     assert acc.win_rate[acc.models.index("m/strong")] == 1.0
@@ -60,7 +60,7 @@ def test_leaderboard_orders_models_and_efficiency_is_lower_better(tmp_path):
     assert eff_cells and all(c["lower_is_better"] for c in eff_cells)
 
 
-def test_same_results_give_byte_identical_summary(tmp_path):
+def test_same_results_give_byte_identical_summary(tmp_path: Path) -> None:
     suite_dir = _suite(tmp_path)
     out1, out2 = tmp_path / "a", tmp_path / "b"
     files1 = write_summary(summarize_suite(suite_dir, num_bootstrap=30), out1)

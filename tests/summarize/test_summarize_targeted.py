@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pyarrow.parquet as pq
 import pytest
@@ -31,11 +32,11 @@ def _write_data(root: Path) -> None:
         (blimp / f"{uid}.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
     bbq = root / "bbq"
     bbq.mkdir()
-    rows = []
+    bbq_rows: list[dict[str, Any]] = []
     for i, (condition, polarity, label) in enumerate(
         [("ambig", "neg", 2), ("disambig", "neg", 0), ("ambig", "nonneg", 2), ("disambig", "nonneg", 1)]
     ):
-        rows.append(
+        bbq_rows.append(
             {
                 "example_id": i,
                 "question_index": "1",
@@ -56,7 +57,7 @@ def _write_data(root: Path) -> None:
                 "label": label,
             }
         )
-    (bbq / "Toy_age.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    (bbq / "Toy_age.jsonl").write_text("".join(json.dumps(r) + "\n" for r in bbq_rows), encoding="utf-8")
 
 
 SPEC = """\

@@ -14,17 +14,17 @@ from holistic.summarize.winrate import (
 nan = float("nan")
 
 
-def test_ties_count_half():
+def test_ties_count_half() -> None:
     wr = column_win_rates(np.array([0.5, 0.5, 0.2]), lower_is_better=False)
     assert wr.tolist() == [0.75, 0.75, 0.0]
 
 
-def test_lower_is_better_reverses_the_order():
+def test_lower_is_better_reverses_the_order() -> None:
     wr = column_win_rates(np.array([1.0, 2.0, 3.0]), lower_is_better=True)
     assert wr.tolist() == [1.0, 0.5, 0.0]
 
 
-def test_missing_cells_and_columns_with_one_value_are_skipped():
+def test_missing_cells_and_columns_with_one_value_are_skipped() -> None:
     matrix = np.array(
         [
             [0.9, 0.1, 5.0],
@@ -40,12 +40,12 @@ def test_missing_cells_and_columns_with_one_value_are_skipped():
     assert wr[2] == 1.0
 
 
-def test_model_without_any_comparable_column_has_no_win_rate():
+def test_model_without_any_comparable_column_has_no_win_rate() -> None:
     wr = mean_win_rates(np.array([[0.3], [nan]]), [False])
     assert math.isnan(wr[0]) and math.isnan(wr[1])
 
 
-def test_batched_equals_single():
+def test_batched_equals_single() -> None:
     rng = np.random.default_rng(0)
     reps = rng.random((20, 5, 4))
     reps[reps < 0.1] = np.nan
@@ -56,7 +56,7 @@ def test_batched_equals_single():
         np.testing.assert_allclose(batched[r], mean_win_rates(reps[r], lib), equal_nan=True)
 
 
-def test_bootstrap_flags_overlapping_ranks():
+def test_bootstrap_flags_overlapping_ranks() -> None:
     models = ["a", "b", "c"]
     point = np.array([[0.9, 0.9], [0.5, 0.5], [0.49, 0.49]])
     rng = np.random.default_rng(1)

@@ -25,7 +25,6 @@ from holistic.core.types import CORRECT_TAG, TEST_SPLIT, Instance, Reference
 from holistic.scenarios.categories import CLASSIFICATION_CATEGORIES, CLASSIFICATION_NOT_APPLICABLE
 from holistic.scenarios.loading import FileScenario, check_choice, with_train_pool
 from holistic.scenarios.prompt_format import prompt_format
-from holistic.scenarios.registry import SCENARIOS
 from holistic.scenarios.sources import DataFile, DataNeeds, ResolvedData
 
 LABELS: tuple[str, ...] = ("negative", "neutral", "positive")
@@ -67,7 +66,6 @@ def read_phrasebank(path: Path, prefix: str) -> list[Instance]:
     return out
 
 
-@SCENARIOS.register("financial_phrasebank")
 class FinancialPhraseBankScenario(FileScenario):
     """Positive, negative or neutral: sentiment of a financial news sentence for an investor."""
 

@@ -51,6 +51,7 @@ from typing import Any
 
 from holistic.core.interfaces import ScenarioContext, ScenarioInfo
 from holistic.core.types import CORRECT_TAG, TEST_SPLIT, Instance, Reference
+from holistic.scenarios.base import BaseScenario
 from holistic.scenarios.haystack import prompts
 from holistic.scenarios.haystack.clauses import CorpusIndex
 from holistic.scenarios.haystack.corpus import Corpus
@@ -60,7 +61,6 @@ from holistic.scenarios.haystack.queries import BUILTIN_TASKS, Task, parse_task
 from holistic.scenarios.haystack.records import TYPICAL_QUERY, RecordBuilder, RecordSettings, check_fit
 from holistic.scenarios.haystack.tokens import resolve_length_unit
 from holistic.scenarios.prompt_format import prompt_format
-from holistic.scenarios.registry import SCENARIOS
 
 DEFAULT_LENGTHS: tuple[int, ...] = (1536, 4096, 8192)
 ESTIMATE_CHARS_PER_TOKEN = 3.5
@@ -85,8 +85,7 @@ def _int_list(name: str, value: Any) -> tuple[int, ...]:
     return tuple(out)
 
 
-@SCENARIOS.register("haystack")
-class HaystackScenario:
+class HaystackScenario(BaseScenario):
     """Find every article matching a query in a long, controlled context."""
 
     info = ScenarioInfo(
