@@ -7,7 +7,6 @@ from collections.abc import Sequence
 from dataclasses import replace
 
 import pytest
-from metrics_testkit import DEPLOYMENT, ctx, gen_state, instance
 
 from holistic.core.interfaces import ScenarioInfo
 from holistic.core.types import AdapterSpec, PerInstanceStat
@@ -23,6 +22,7 @@ from holistic.metrics.accuracy import (
 from holistic.metrics.breakdown import breakdown_values
 from holistic.metrics.stats import aggregate
 from holistic.scenarios.registry import scenario_info
+from tests.metrics.metrics_testkit import DEPLOYMENT, ctx, gen_state, instance
 
 
 def _values(per_instance: Sequence[PerInstanceStat], name: str) -> dict[str, float]:
