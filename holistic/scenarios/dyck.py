@@ -26,7 +26,6 @@ closing sequence.
 from __future__ import annotations
 
 import random
-import sys
 from typing import Any
 
 import numpy as np
@@ -59,23 +58,43 @@ class DyckGenerator:
         self.rng = random.Random(seed)
         self.pair_rng = np.random.RandomState(seed)
 
-    def word(self, depth: int = 0, limit: int = DEFAULT_WORD_LIMIT) -> list[str]:
-        """One word of the grammar; empty when deeper than the cap or longer than ``limit``.
+    def word(self, limit: int = DEFAULT_WORD_LIMIT) -> list[str]:
+        """One word of the grammar; a sub-word deeper than the cap or longer than its limit is empty.
 
-        As in HELM, only the outermost call is given the caller's length limit: the
-        nested calls use the default of 100.
+        The draws are made in the order of HELM's recursive generator (each
+        expansion draws its rule, then an opening's pair, then its left part before
+        its right part); as there, only the whole word gets the caller's length
+        limit and every sub-word the default of 100. Written with an explicit stack
+        so that long chains of ``S -> S S`` cannot exhaust Python's recursion limit.
         """
-        if depth > MAX_DEPTH:
-            return []
-        draw = self.rng.random()
-        if draw < PROB_P:
-            pair = int(self.pair_rng.randint(self.num_pairs))
-            out = [self.opening[pair], *self.word(depth + 1), self.closing[pair]]
-        elif draw < PROB_P + PROB_Q:
-            out = self.word(depth) + self.word(depth)
-        else:
-            out = []
-        return out if len(out) <= limit else []
+        tasks: list[tuple[str, int, int]] = [("expand", 0, limit)]
+        values: list[list[str]] = []
+        while tasks:
+            kind, arg, bound = tasks.pop()
+            if kind == "expand":
+                if arg > MAX_DEPTH:
+                    values.append([])
+                    continue
+                draw = self.rng.random()
+                if draw < PROB_P:
+                    pair = int(self.pair_rng.randint(self.num_pairs))
+                    tasks += [("wrap", pair, bound), ("expand", arg + 1, DEFAULT_WORD_LIMIT)]
+                elif draw < PROB_P + PROB_Q:
+                    tasks += [
+                        ("join", 0, bound),
+                        ("expand", arg, DEFAULT_WORD_LIMIT),
+                        ("expand", arg, DEFAULT_WORD_LIMIT),
+                    ]
+                else:
+                    values.append([])
+                continue
+            if kind == "wrap":
+                out = [self.opening[arg], *values.pop(), self.closing[arg]]
+            else:
+                right = values.pop()
+                out = values.pop() + right
+            values.append(out if len(out) <= bound else [])
+        return values[0]
 
     def prefix_leaving_open(self, word: list[str], open_count: int) -> list[str]:
         """The longest prefix of ``word`` whose rest closes exactly ``open_count`` brackets
@@ -100,7 +119,7 @@ class DyckGenerator:
     def pair(self, lengths: tuple[int, int]) -> tuple[str, str]:
         low, high = lengths
         while True:
-            word = self.word(0, high)
+            word = self.word(high)
             if len(word) < low:
                 continue
             prefix = self.prefix_leaving_open(word, self.rng.randint(1, MAX_OPEN_AT_END))
@@ -122,13 +141,8 @@ class DyckGenerator:
 def generate(num_pairs: int, num_train: int = 3, num_test: int = 500, seed: int = HELM_SEED) -> list[Instance]:
     """HELM's training then test words for Dyck-``num_pairs``."""
     generator = DyckGenerator(num_pairs, seed)
-    limit = sys.getrecursionlimit()
-    sys.setrecursionlimit(max(limit, 20_000))  # S -> S S does not deepen the cap
-    try:
-        train = generator.corpus(num_train, TRAIN_LENGTHS, set())
-        test = generator.corpus(num_test, TEST_LENGTHS, {p for p, _ in train})
-    finally:
-        sys.setrecursionlimit(limit)
+    train = generator.corpus(num_train, TRAIN_LENGTHS, set())
+    test = generator.corpus(num_test, TEST_LENGTHS, {p for p, _ in train})
     out: list[Instance] = []
     for split, items in ((TRAIN_SPLIT, train), (TEST_SPLIT, test)):
         for prefix, answer in items:

@@ -156,3 +156,31 @@ def test_dyck_prefix_and_closing() -> None:
     assert generate_dyck(2, 1, 5, seed=3) == generate_dyck(2, 1, 5, seed=3)
     with pytest.raises(ValueError, match=r"num_parenthesis_pairs must be 1\.\.4"):
         create_scenario(ScenarioSpec.make("dyck_language", {"num_parenthesis_pairs": 5}))
+
+
+def _recursive_word(generator: DyckGenerator, depth: int = 0, limit: int = 100) -> list[str]:
+    """HELM's recursive formulation of the grammar, written out here to check the stack-based one."""
+    if depth > 100:
+        return []
+    draw = generator.rng.random()
+    if draw < 0.5:
+        pair = int(generator.pair_rng.randint(generator.num_pairs))
+        out = [generator.opening[pair], *_recursive_word(generator, depth + 1), generator.closing[pair]]
+    elif draw < 0.75:
+        out = _recursive_word(generator, depth) + _recursive_word(generator, depth)
+    else:
+        out = []
+    return out if len(out) <= limit else []
+
+
+@pytest.mark.parametrize(("pairs", "limit"), [(2, 50), (4, 100)])
+def test_dyck_words_match_the_recursive_grammar_draw_for_draw(pairs: int, limit: int) -> None:
+    stacked, recursive = DyckGenerator(pairs, 42), DyckGenerator(pairs, 42)
+    for _ in range(300):
+        assert stacked.word(limit) == _recursive_word(recursive, 0, limit)
+
+
+def test_dyck_first_test_word_with_helm_seed() -> None:
+    first = generate_dyck(3)[3]
+    assert first.split == "test" and first.input.startswith("( [ ( ) ( { { ( ( { { } } ) ) } { [ ( { } ( [ ] )")
+    assert first.references[0].output == " ) ] )"
