@@ -42,7 +42,7 @@ from holistic.core.errors import DataSourceError
 from holistic.core.interfaces import ScenarioInfo
 from holistic.core.types import CORRECT_TAG, TEST_SPLIT, TRAIN_SPLIT, VALID_SPLIT, Instance, Reference
 from holistic.scenarios.categories import OPEN_QA_CATEGORIES, OPEN_QA_NOT_APPLICABLE
-from holistic.scenarios.loading import FileScenario, check_choice
+from holistic.scenarios.loading import FileScenario, check_choice, missing_files_note
 from holistic.scenarios.prompt_format import prompt_format
 from holistic.scenarios.readers import open_text
 from holistic.scenarios.sources import DataFile, DataNeeds, Download, ResolvedData
@@ -187,6 +187,16 @@ class EntityDataImputationScenario(FileScenario):
     @classmethod
     def estimate_num_instances(cls, args: dict[str, Any]) -> int | None:
         return None
+
+    @classmethod
+    def data_notes(cls, args: dict[str, Any], data_root: Path | None) -> list[str]:
+        """``--plan``: say when the files are not under the data root (they are not pinned)."""
+        try:
+            needs = cls(**args).data_needs()
+        except (TypeError, ValueError):
+            return []
+        note = missing_files_note(needs, data_root)
+        return [note] if note else []
 
     def data_needs(self) -> DataNeeds:
         name = DATASETS[self.dataset][0]

@@ -23,13 +23,14 @@ reached to take sha256 sums).
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from holistic.core.errors import DataSourceError
 from holistic.core.interfaces import ScenarioInfo
 from holistic.core.types import CORRECT_TAG, TEST_SPLIT, TRAIN_SPLIT, VALID_SPLIT, Instance, Reference
 from holistic.scenarios.categories import CLASSIFICATION_CATEGORIES, CLASSIFICATION_NOT_APPLICABLE
-from holistic.scenarios.loading import FileScenario, check_choice, hold_out
+from holistic.scenarios.loading import FileScenario, check_choice, hold_out, missing_files_note
 from holistic.scenarios.prompt_format import prompt_format
 from holistic.scenarios.sources import DataFile, DataNeeds, Download, ResolvedData
 from holistic.scenarios.tabular import Table, read_table, serialise
@@ -141,6 +142,16 @@ class EntityMatchingScenario(FileScenario):
     @classmethod
     def estimate_num_instances(cls, args: dict[str, Any]) -> int | None:
         return None
+
+    @classmethod
+    def data_notes(cls, args: dict[str, Any], data_root: Path | None) -> list[str]:
+        """``--plan``: say when the files are not under the data root (they are not pinned)."""
+        try:
+            needs = cls(**args).data_needs()
+        except (TypeError, ValueError):
+            return []
+        note = missing_files_note(needs, data_root)
+        return [note] if note else []
 
     def data_needs(self) -> DataNeeds:
         folder = DATASETS[self.dataset]

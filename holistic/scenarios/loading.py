@@ -8,12 +8,13 @@ from dataclasses import replace
 from functools import cache
 from pathlib import Path
 from typing import Any, ClassVar
+from urllib.parse import urlparse
 
 from holistic.core.hashing import stable_seed
 from holistic.core.interfaces import ScenarioContext, ScenarioInfo
 from holistic.core.types import CORRECT_TAG, TRAIN_SPLIT, Instance, Reference
 from holistic.scenarios.base import BaseScenario
-from holistic.scenarios.sources import DataFile, DataNeeds, Download, ResolvedData, resolve
+from holistic.scenarios.sources import DataFile, DataNeeds, Download, ResolvedData, default_data_root, resolve
 
 _CHECKSUMS = tuple(Path(__file__).with_name("data") / name for name in ("checksums.json", "checksums_targeted.json"))
 
@@ -132,3 +133,30 @@ def check_choice(value: Any, allowed: Sequence[str], name: str) -> str:
     near = did_you_mean(str(value), allowed)
     hint = f"; did you mean {' or '.join(repr(n) for n in near)}?" if near else f"; valid: {', '.join(allowed)}"
     raise ValueError(f"unknown {name} {value!r}{hint}")
+
+
+def missing_files_note(needs: DataNeeds, data_root: Path | None) -> str | None:
+    """``--plan`` note when no layout of ``needs`` is complete under the data root (else ``$HOLISTIC_DATA_ROOT``).
+
+    Says where the files would be fetched from and whether they are pinned by sha256.
+    ``None`` when there is no data root or the files are there.
+    """
+    root = data_root if data_root is not None else default_data_root()
+    if root is None:
+        return None
+    base = Path(root) / needs.scenario
+
+    def present(item: DataFile) -> bool:
+        return (base / item.path).is_dir() if item.is_dir else (base / item.path).is_file()
+
+    if any(all(present(item) for item in layout) for layout in needs.layouts):
+        return None
+    wanted = needs.layouts[0]
+    hosts = sorted({urlparse(d.url).netloc for item in wanted for d in item.downloads})
+    pinned = all(item.sha256 or all(d.sha256 for d in item.downloads) for item in wanted)
+    where = f"fetched from {', '.join(hosts)}" if hosts else "needed"
+    check = "" if pinned else " (not pinned by sha256)"
+    return (
+        f"{needs.scenario}: {', '.join(item.path for item in wanted)} not under {base}; "
+        f"they will be {where}{check}, or the run fails offline"
+    )

@@ -14,8 +14,10 @@ from holistic.core.errors import DataSourceError
 from holistic.core.interfaces import ScenarioContext
 from holistic.core.types import Instance, ScenarioSpec
 from holistic.scenarios.entity_data_imputation import pandas_sample
+from holistic.scenarios.entity_matching import EntityMatchingScenario
 from holistic.scenarios.registry import create_scenario
 from holistic.scenarios.tabular import read_table
+from holistic.scenarios.wikifact import WikiFactScenario
 
 FIXTURES = Path(__file__).parent / "data" / "targeted_root"
 
@@ -192,3 +194,13 @@ def test_read_table_types_columns_like_pandas(tmp_path: Path) -> None:
     assert [r["flag"] for r in records] == ["True", "False", "True"]
     assert [r["text"] for r in records] == ["a", "nan", "nan"]
     assert [r["id"] for r in records] == ["1", "2", "3"]
+
+
+def test_plan_notes_name_missing_unpinned_files(tmp_path: Path) -> None:
+    assert WikiFactScenario.data_notes({"relation": "author"}, FIXTURES) == []
+    assert EntityMatchingScenario.data_notes({"dataset": "Beer"}, FIXTURES) == []
+    (note,) = EntityMatchingScenario.data_notes({"dataset": "Abt_Buy"}, FIXTURES)
+    assert note.startswith("entity_matching: Abt_Buy/tableA.csv, Abt_Buy/tableB.csv")
+    assert "fetched from pages.cs.wisc.edu (not pinned by sha256), or the run fails offline" in note
+    (note,) = WikiFactScenario.data_notes({}, tmp_path)
+    assert "wikifact: train.jsonl, dev.jsonl, test.jsonl not under" in note and "worksheets.codalab.org" in note
