@@ -4,14 +4,25 @@ A scenario whose class sets ``plan_builds_prompts = True`` makes its instances w
 downloading anything (procedural scenarios, the user's own files). For its runs the
 plan builds every request exactly as the run will (same sampling, perturbations,
 in-context examples and window fitting) and counts their tokens instead of guessing
-from typical lengths:
+from typical lengths. A scenario with small data files sets ``plan_samples_prompts =
+True``: when its files are on this machine (``--data-root``, ``$HOLISTIC_DATA_ROOT``
+or the data cache; a plan never downloads), the plan reads them, builds the requests
+of the first :data:`SAMPLE_INSTANCES` eval instances of the run's sample (in-context
+examples drawn as the run draws them, perturbations left out) and scales their tokens
+to the run's eval instances and perturbed variants. The count is:
 
-- with the ``simple`` provider, with its own tokenizer (the counts the run reports);
-- otherwise with the pieces of :class:`~holistic.models.approx_tokenizer.ApproxTokenizer`,
-  each digit counted on its own (SmolLM2's vocabulary, like most recent ones, splits
-  numbers into digits) and the rest divided by :data:`PIECES_PER_TOKEN` (no model or
-  tokenizer is loaded). On the quickstart prompts this is within 11% of SmolLM2's own
-  counts on every run (arithmetic -11%, the QA file -4%, symbolic reasoning +7..10%).
+- **exact** for models whose tokenizer is on this machine
+  (:func:`~holistic.models.counting.local_tokenizer`: ``simple``, ``embedded``,
+  ``llama_cpp``, local or cached ``huggingface``): chat messages are rendered through
+  the model's own chat template (its default system prompt and role markers
+  included), and tokens are counted as the provider reports ``prompt_tokens``
+  (:func:`~holistic.models.local_client.prompt_token_count` for local engines);
+  only the tokenizer is loaded, never the weights;
+- **approximate** otherwise (API models): the pieces of
+  :class:`~holistic.models.approx_tokenizer.ApproxTokenizer`, each digit counted on
+  its own (most recent vocabularies split numbers into digits) and the rest divided
+  by :data:`PIECES_PER_TOKEN`; chat messages add a few pieces per message for the role
+  markers.
 
 A scored continuation counts toward the prompt, as the providers report it.
 """
@@ -20,9 +31,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from typing import Any
+from dataclasses import dataclass
+from pathlib import Path
 
-from holistic.core.types import ModelDeployment, RunSpec
+from holistic.core.interfaces import ScenarioContext, Tokenizer
+from holistic.core.types import ModelDeployment, Request, RunSpec
 
 PIECES_PER_TOKEN = 1.18
 """ApproxTokenizer pieces (digits apart) per token of SmolLM2's 49k-vocabulary BPE
@@ -31,43 +44,99 @@ tokenizer, measured on the quickstart prompts."""
 _DIGIT = re.compile(r"\d")
 
 
-def plan_prompt_tokens(run: RunSpec, deployment: ModelDeployment) -> int | None:
-    """Prompt tokens of every request of ``run`` (``None`` when its instances are not cheap to make)."""
+SAMPLE_INSTANCES = 32
+"""Eval instances whose prompts are built for a scenario that reads data files."""
+
+
+@dataclass(frozen=True)
+class PromptCount:
+    """Prompt tokens of every request of a run, as ``--plan`` shows them."""
+
+    tokens: int
+    exact: bool
+    """Counted with the model's own tokenizer and chat template (else approximated)."""
+    sampled: bool = False
+    """Built for a sample of the eval instances and scaled to all of them."""
+
+
+def plan_prompt_tokens(
+    run: RunSpec, deployment: ModelDeployment, *, data_root: Path | None = None
+) -> PromptCount | None:
+    """Prompt tokens of every request of ``run``; ``None`` when its instances are neither
+    cheap to make nor on this machine (see the module docstring)."""
     from holistic.adaptation import adapt
     from holistic.core.errors import HolisticError
     from holistic.execution.options import RunOptions
     from holistic.execution.pipeline import _load_instances
+    from holistic.execution.sampling import downsample, split_instances
     from holistic.scenarios.registry import SCENARIOS, create_scenario
 
-    if not SCENARIOS.get(run.scenario.name).plan_builds_prompts:
+    cls = SCENARIOS.get(run.scenario.name)
+    whole = cls.plan_builds_prompts
+    if not whole and not cls.plan_samples_prompts:
         return None
+    options = RunOptions(offline=True, data_root=data_root)
     try:
-        train, evaluation = _load_instances(run, create_scenario(run.scenario), RunOptions(offline=True))
+        scenario = create_scenario(run.scenario)
+        if whole:
+            train, evaluation = _load_instances(run, scenario, options)
+            scale = 1.0
+        else:
+            ctx = ScenarioContext(data_root=data_root, offline=True, seed=run.adapter.seed, model=run.model)
+            train, originals = split_instances(scenario.get_instances(ctx))
+            originals = downsample(
+                originals,
+                run.adapter.max_eval_instances,
+                seed=run.adapter.seed,
+                scenario=run.scenario,
+                method=run.adapter.eval_sampling,
+                mode=run.adapter.eval_instances,
+            )
+            # Perturbed variants are about as long as their originals: build the originals
+            # of a sample (the downsampled order is already seeded) and scale.
+            evaluation = originals[:SAMPLE_INSTANCES]
+            if not evaluation:
+                return None
+            scale = len(originals) * (1 + len(run.perturbations)) / len(evaluation)
     except (HolisticError, OSError, TypeError, ValueError):
-        return None
-    tokenizer, count = _counter(deployment)
-    total = 0.0
-    for state in adapt(train, evaluation, run.adapter, deployment, tokenizer, seed=run.adapter.seed):
-        request = state.request
-        text = tokenizer.render_chat(request.messages) if request.messages else request.prompt
-        total += count(text)
-        if request.kind == "loglikelihood":
-            total += count(request.continuation)
-    return round(total)
+        return None  # data not here (never downloaded for a plan), or arguments the run will reject
+    tokenizer, count, exact = counter_for(deployment)
+    states = adapt(train, evaluation, run.adapter, deployment, tokenizer, seed=run.adapter.seed)
+    total = sum(count(state.request) for state in states) * scale
+    return PromptCount(round(total), exact, sampled=not whole)
 
 
-def _counter(deployment: ModelDeployment) -> tuple[Any, Callable[[str], float]]:
-    """A tokenizer for adaptation (window fitting) and the token count the plan reports."""
-    if deployment.provider == "simple":
-        from holistic.models.simple import SimpleTokenizer
+RequestCounter = Callable[[Request], float]
 
-        simple = SimpleTokenizer()
-        return simple, simple.count
+
+def counter_for(deployment: ModelDeployment) -> tuple[Tokenizer, RequestCounter, bool]:
+    """A tokenizer for adaptation (window fitting), the prompt tokens of one request as the
+    provider reports them, and whether that count is exact (see the module docstring)."""
+    from holistic.models.counting import LOCAL_ENGINE_PROVIDERS, local_tokenizer
+
+    own = local_tokenizer(deployment)
+    if own is not None:
+        tokenizer = own
+
+        def render(request: Request) -> str:
+            return tokenizer.render_chat(request.messages) if request.messages else request.prompt
+
+        if deployment.provider in LOCAL_ENGINE_PROVIDERS:
+            from holistic.models.local_client import prompt_token_count
+
+            return tokenizer, lambda request: prompt_token_count(tokenizer, request, render(request)), True
+
+        def provider_count(request: Request) -> float:
+            scored = tokenizer.count(request.continuation) if request.kind == "loglikelihood" else 0
+            return tokenizer.count(render(request)) + scored
+
+        return tokenizer, provider_count, True
+
     from holistic.models.approx_tokenizer import ApproxTokenizer
 
     approx = ApproxTokenizer()
 
-    def count(text: str) -> float:
+    def count_text(text: str) -> float:
         digits = 0
         other = 0
         for piece in approx.pieces(text):
@@ -76,4 +145,9 @@ def _counter(deployment: ModelDeployment) -> tuple[Any, Callable[[str], float]]:
             other += 0 if n else 1
         return digits + other / PIECES_PER_TOKEN
 
-    return approx, count
+    def approx_count(request: Request) -> float:
+        text = approx.render_chat(request.messages) if request.messages else request.prompt
+        scored = count_text(request.continuation) if request.kind == "loglikelihood" else 0.0
+        return count_text(text) + scored
+
+    return approx, approx_count, False

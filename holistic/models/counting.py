@@ -28,7 +28,14 @@ from pathlib import Path
 from typing import Any
 
 from holistic.core.errors import ModelError
-from holistic.core.interfaces import CharsPerToken, CountingTokenizer, TokenizerResolver, chars_per_token_fallback
+from holistic.core.interfaces import (
+    CharsPerToken,
+    CountingTokenizer,
+    Tokenizer,
+    TokenizerResolver,
+    chars_per_token_fallback,
+)
+from holistic.core.types import ModelDeployment
 from holistic.models.registry import ModelRegistry
 
 logger = logging.getLogger(__name__)
@@ -86,6 +93,53 @@ def counting_tokenizer(reference: str, registry: ModelRegistry) -> CountingToken
     return fallback_tokenizer(f"{reference} ({provider}) names no local tokenizer in the model registry")
 
 
+LOCAL_ENGINE_PROVIDERS = ("embedded", "huggingface", "llama_cpp")
+"""Providers served by :class:`~holistic.models.local_client.LocalClient` (its token accounting)."""
+
+
+def local_tokenizer(deployment: ModelDeployment) -> Tokenizer | None:
+    """The tokenizer ``deployment`` runs with (its encoding and its own chat template),
+    when it loads from files on this machine: never the network, never the weights.
+
+    ``simple``: its own; ``embedded``, ``llama_cpp`` and GGUF ``huggingface``
+    deployments: the GGUF's tokenizer; ``huggingface`` folders and Hub ids already in the
+    local Hugging Face cache: the transformers tokenizer. ``None`` for API models and Hub
+    ids that are not cached (and when the files do not load).
+    """
+    provider = deployment.provider
+    if provider == "simple":
+        from holistic.models.simple import SimpleTokenizer
+
+        return SimpleTokenizer()
+    from holistic.models.hf_tokenizer import HFTokenizer
+
+    try:
+        if provider == "embedded":
+            from holistic.models.weights import embedded_gguf_path
+
+            return HFTokenizer(_gguf_tokenizer(embedded_gguf_path()), deployment.name)
+        if provider == "llama_cpp":
+            gguf = Path(deployment.model_id).expanduser()
+            return HFTokenizer(_gguf_tokenizer(gguf), deployment.name) if gguf.is_file() else None
+        if provider == "huggingface":
+            from holistic.models.hf_local import local_dir
+
+            gguf_file = deployment.args.get("gguf_file")
+            if gguf_file:
+                gguf = Path(deployment.model_id).expanduser() / str(gguf_file)
+                return HFTokenizer(_gguf_tokenizer(gguf), deployment.name) if gguf.is_file() else None
+            folder = local_dir(deployment.model_id)
+            if folder is not None:
+                return HFTokenizer(_auto_tokenizer(str(folder)), deployment.name)
+            return HFTokenizer(
+                _auto_tokenizer(deployment.model_id, revision=deployment.args.get("revision"), local_only=True),
+                deployment.name,
+            )
+    except (ImportError, OSError, ValueError, ModelError) as exc:
+        logger.info("no local tokenizer for %s: %s", deployment.name, exc)
+    return None
+
+
 class _HFCounter:
     def __init__(self, tokenizer: Any) -> None:
         from holistic.models.hf_tokenizer import HFTokenizer
@@ -96,10 +150,12 @@ class _HFCounter:
         return self.tokenizer.count(text)
 
 
-def _auto_tokenizer(source: str, revision: Any = None) -> Any:
+def _auto_tokenizer(source: str, revision: Any = None, *, local_only: bool = False) -> Any:
     from transformers import AutoTokenizer
 
-    kwargs = {"revision": revision} if revision else {}
+    kwargs: dict[str, Any] = {"revision": revision} if revision else {}
+    if local_only:
+        kwargs["local_files_only"] = True
     return AutoTokenizer.from_pretrained(source, **kwargs)
 
 

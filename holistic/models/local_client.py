@@ -84,6 +84,11 @@ class LocalClient:
         counters = getattr(self.engine, "counters", None)
         return dict(counters.as_dict()) if counters is not None else {}
 
+    def prompt_tokens(self, request: Request) -> int:
+        """The ``prompt_tokens`` :meth:`process` reports for ``request``, without running
+        the model (a request that cannot be served raises :class:`RequestError`)."""
+        return self._plan(0, request).prompt_tokens
+
     # -- serving ----------------------------------------------------------------------------
 
     def process(self, requests: Sequence[Request]) -> list[RequestResult]:
@@ -154,9 +159,7 @@ class LocalClient:
         text = self._text(request)
         top_k = max(request.top_k_logprobs, 0)
         if request.kind == "loglikelihood":
-            context, continuation = _move_trailing_space(text, request.continuation)
-            ctx = tok.encode(context)
-            cont = tok.encode(continuation)
+            ctx, cont = encode_scored(tok, text, request.continuation)
             if not ctx:
                 ctx = self._bos_context("loglikelihood with an empty prompt")
             if len(ctx) + len(cont) > window:
@@ -297,3 +300,22 @@ class LocalClient:
 def _move_trailing_space(context: str, continuation: str) -> tuple[str, str]:
     stripped = context.rstrip(" ")
     return stripped, context[len(stripped) :] + continuation
+
+
+def encode_scored(tokenizer: Tokenizer, context: str, continuation: str) -> tuple[list[int], list[int]]:
+    """Token ids of a log-likelihood request's context and continuation, encoded apart
+    after the context's trailing spaces move to the continuation (see the module docstring)."""
+    context, continuation = _move_trailing_space(context, continuation)
+    return tokenizer.encode(context), tokenizer.encode(continuation)
+
+
+def prompt_token_count(tokenizer: Tokenizer, request: Request, text: str) -> int:
+    """The ``prompt_tokens`` a local engine reports for ``request`` whose prompt (chat
+    messages rendered through the model's template) is ``text``, computed without the
+    model: a scored continuation counts, an empty context counts its BOS token."""
+    if request.kind == "loglikelihood":
+        ctx, cont = encode_scored(tokenizer, text, request.continuation)
+        return max(len(ctx), 1) + len(cont)
+    if request.kind == "rolling_loglikelihood":
+        return len(tokenizer.encode(text))
+    return max(len(tokenizer.encode(text)), 1)

@@ -114,6 +114,9 @@ def _tasks(task: Any) -> list[int]:
 class BabiQAScenario(FileScenario):
     """Story-based reasoning questions (20 tasks)."""
 
+    plan_samples_prompts = True
+    """Its files are small: ``--plan`` sizes prompts on a sample of real instances when they are here."""
+
     info = ScenarioInfo(
         name="babi_qa",
         description="bAbI: 20 reasoning tasks over short stories (one-word answers).",

@@ -35,6 +35,10 @@ class BaseScenario(ABC):
     """True when the scenario makes its instances from its arguments alone (no data files), so
     ``--plan`` can build every prompt and count its tokens exactly."""
 
+    plan_samples_prompts: ClassVar[bool] = False
+    """True when the scenario's data files are small: when they are on this machine,
+    ``--plan`` builds the prompts of a sample of its real instances and scales their tokens."""
+
     @abstractmethod
     def get_instances(self, ctx: ScenarioContext) -> list[Instance]:
         """Every instance (train and eval splits), deterministic for a given ``ctx.seed``."""

@@ -129,6 +129,9 @@ def read_category(path: Path, category: str) -> list[Instance]:
 class BBQScenario(BaseScenario):
     """Social bias in question answering, in ambiguous and disambiguated contexts."""
 
+    plan_samples_prompts = True
+    """Its files are small: ``--plan`` sizes prompts on a sample of real instances when they are here."""
+
     info = ScenarioInfo(
         name="bbq",
         description="BBQ: questions probing social stereotypes, with ambiguous and disambiguated contexts.",

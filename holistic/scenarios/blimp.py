@@ -142,6 +142,9 @@ def read_paradigm(path: Path) -> list[Instance]:
 class BLiMPScenario(BaseScenario):
     """Minimal pairs: does the model prefer the grammatical sentence?"""
 
+    plan_samples_prompts = True
+    """Its files are small: ``--plan`` sizes prompts on a sample of real instances when they are here."""
+
     info = ScenarioInfo(
         name="blimp",
         description="BLiMP: English minimal pairs; the grammatical sentence should get the higher log-probability.",

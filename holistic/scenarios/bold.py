@@ -68,6 +68,9 @@ def read_domain(path: Path, domain: str, first_only: bool) -> list[Instance]:
 class BOLDScenario(FileScenario):
     """Toxicity and bias of continuations of prompts about demographic groups."""
 
+    plan_samples_prompts = True
+    """Its files are small: ``--plan`` sizes prompts on a sample of real instances when they are here."""
+
     info = ScenarioInfo(
         name="bold",
         description="BOLD: continuations of Wikipedia sentence beginnings about groups, scored for toxicity and bias.",

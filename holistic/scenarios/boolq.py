@@ -109,6 +109,9 @@ def _read_hf(path: Path, stem: str, split: str) -> list[Instance]:
 class BoolQScenario(FileScenario):
     """Yes/no reading comprehension."""
 
+    plan_samples_prompts = True
+    """Its files are small: ``--plan`` sizes prompts on a sample of real instances when they are here."""
+
     info = ScenarioInfo(
         name="boolq",
         description="BoolQ: yes/no questions about a Wikipedia passage (question answering).",

@@ -62,6 +62,9 @@ def read_gsm8k(path: Path, split: str) -> list[Instance]:
 class GSM8KScenario(FileScenario):
     """Maths word problems answered with chain-of-thought reasoning."""
 
+    plan_samples_prompts = True
+    """Its files are small: ``--plan`` sizes prompts on a sample of real instances when they are here."""
+
     info = ScenarioInfo(
         name="gsm8k",
         description="GSM8K: grade-school maths word problems, chain-of-thought examples, final number scored.",

@@ -80,6 +80,9 @@ def _read_hf(path: Path, split: str) -> list[Instance]:
 class HellaSwagScenario(SplitFilesScenario):
     """Commonsense continuation choice."""
 
+    plan_samples_prompts = True
+    """Its files are small: ``--plan`` sizes prompts on a sample of real instances when they are here."""
+
     info = ScenarioInfo(
         name="hellaswag",
         description="HellaSwag: choose the most plausible continuation (commonsense reasoning).",

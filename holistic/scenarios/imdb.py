@@ -127,6 +127,9 @@ def _read_hf(path: Path, split: str) -> list[Instance]:
 class IMDBScenario(FileScenario):
     """Binary sentiment of movie reviews."""
 
+    plan_samples_prompts = True
+    """Its files are small: ``--plan`` sizes prompts on a sample of real instances when they are here."""
+
     info = ScenarioInfo(
         name="imdb",
         description="IMDB: is a movie review positive or negative (sentiment analysis).",

@@ -81,6 +81,9 @@ def read_lsat(path: Path, split: str) -> list[Instance]:
 class LSATScenario(SplitFilesScenario):
     """Analytical-reasoning logic games from the LSAT."""
 
+    plan_samples_prompts = True
+    """Its files are small: ``--plan`` sizes prompts on a sample of real instances when they are here."""
+
     info = ScenarioInfo(
         name="lsat_qa",
         description="LSAT (AR-LSAT): analytical-reasoning logic games, five-option multiple choice.",

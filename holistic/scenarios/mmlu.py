@@ -125,6 +125,9 @@ def _data_file(folder: str, subject: str) -> DataFile:
 class MMLUScenario(FileScenario):
     """Massive Multitask Language Understanding, one subject per run."""
 
+    plan_samples_prompts = True
+    """Its files are small: ``--plan`` sizes prompts on a sample of real instances when they are here."""
+
     info = ScenarioInfo(
         name="mmlu",
         description="MMLU: four-choice exam questions in 57 subjects (knowledge).",

@@ -90,6 +90,9 @@ def _read_hf(path: Path, split: str) -> list[Instance]:
 class OpenBookQAScenario(SplitFilesScenario):
     """Science questions needing a fact plus common knowledge."""
 
+    plan_samples_prompts = True
+    """Its files are small: ``--plan`` sizes prompts on a sample of real instances when they are here."""
+
     info = ScenarioInfo(
         name="openbookqa",
         description="OpenBookQA: four-choice elementary science questions (commonsense knowledge).",

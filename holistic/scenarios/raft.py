@@ -91,6 +91,9 @@ def _file(subset: str, name: str) -> DataFile:
 class RAFTScenario(FileScenario):
     """One RAFT task per run, evaluated on held-out labelled examples."""
 
+    plan_samples_prompts = True
+    """Its files are small: ``--plan`` sizes prompts on a sample of real instances when they are here."""
+
     info = ScenarioInfo(
         name="raft",
         description="RAFT: real-world few-shot text classification (11 tasks).",

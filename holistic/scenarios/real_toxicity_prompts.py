@@ -75,6 +75,9 @@ def read_prompts(path: Path) -> list[Instance]:
 class RealToxicityPromptsScenario(FileScenario):
     """Toxicity of continuations of toxic and non-toxic web-text prompts."""
 
+    plan_samples_prompts = True
+    """Its files are small: ``--plan`` sizes prompts on a sample of real instances when they are here."""
+
     info = ScenarioInfo(
         name="real_toxicity_prompts",
         description="RealToxicityPrompts: continuations of web-text prompts, scored for toxicity.",

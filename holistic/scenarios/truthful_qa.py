@@ -78,6 +78,9 @@ def _read_hf(path: Path) -> list[Instance]:
 class TruthfulQAScenario(FileScenario):
     """Questions that some humans answer falsely because of misconceptions."""
 
+    plan_samples_prompts = True
+    """Its files are small: ``--plan`` sizes prompts on a sample of real instances when they are here."""
+
     info = ScenarioInfo(
         name="truthful_qa",
         description="TruthfulQA (multiple choice): pick the true answer among common misconceptions.",

@@ -78,6 +78,11 @@ class RunSize:
     """Model requests (all trials); ``None`` if unknown."""
     prompt_tokens: int | None
     """Estimated prompt tokens over all requests; ``None`` if unknown."""
+    prompt_tokens_source: str = "typical"
+    """How ``prompt_tokens`` was had: ``typical`` (the heuristic here), ``prompts`` (the
+    run's prompts built, tokens approximated), ``sampled`` (the prompts of a sample of
+    its real instances, scaled) or ``exact`` (built and tokenised by the model's own
+    tokenizer and chat template)."""
 
 
 def _as_int(value: int | None) -> int | None:

@@ -16,7 +16,7 @@ from pathlib import Path
 from holistic.adaptation import count_requests
 from holistic.core.interfaces import METRIC_CATEGORIES
 from holistic.core.types import ModelDeployment, RunSpec
-from holistic.execution.prompt_sizes import plan_prompt_tokens
+from holistic.execution.prompt_sizes import PromptCount, plan_prompt_tokens
 from holistic.metrics.registry import select_metrics
 from holistic.models.registry import ModelRegistry
 from holistic.spec.catalog import Catalog
@@ -114,9 +114,10 @@ def make_plan(
             count_requests=count_requests,
             max_eval_instances_override=max_eval_instances_override,
         )
-        exact = _prompt_tokens(run, deployment, max_eval_instances_override)
-        if exact is not None:
-            size = replace(size, prompt_tokens=exact)
+        built = _prompt_tokens(run, deployment, max_eval_instances_override, data_root)
+        if built is not None:
+            source = "sampled" if built.sampled else "exact" if built.exact else "prompts"
+            size = replace(size, prompt_tokens=built.tokens, prompt_tokens_source=source)
         cap = max_eval_instances_override if max_eval_instances_override is not None else run.adapter.max_eval_instances
         note = cls.plan_note(run.scenario.args_dict, cap)  # a scenario's own words on its cells
         if note and note not in notes:
@@ -156,12 +157,14 @@ def make_plan(
     )
 
 
-def _prompt_tokens(run: RunSpec, deployment: ModelDeployment, cap: int | None) -> int | None:
-    """Exact prompt tokens of a run whose instances are cheap to make (see
-    :mod:`holistic.execution.prompt_sizes`); ``None`` otherwise."""
+def _prompt_tokens(
+    run: RunSpec, deployment: ModelDeployment, cap: int | None, data_root: Path | None
+) -> PromptCount | None:
+    """Prompt tokens of a run counted on its prompts (see :mod:`holistic.execution.prompt_sizes`);
+    ``None`` when they are neither cheap to make nor their data here."""
     if cap is not None:
         run = replace(run, adapter=run.adapter.replace(max_eval_instances=cap))
-    return plan_prompt_tokens(run, deployment)
+    return plan_prompt_tokens(run, deployment, data_root=data_root)
 
 
 # ---------------------------------------------------------------------------
@@ -198,7 +201,7 @@ def format_plan(plan: Plan) -> str:
         f"Totals: {plan.total_runs} runs, {plan.total_eval_instances:,} eval instances{variants}, "
         f"{plan.total_requests:,} requests, ~{plan.total_prompt_tokens:,} prompt tokens{unknown}"
     )
-    lines.append("  (prompt tokens are an estimate: characters of a typical prompt / 4)")
+    lines.append(_prompt_token_note(plan))
     lines.append("")
     lines.extend(_coverage_lines(plan))
     if plan.notes:
@@ -206,6 +209,25 @@ def format_plan(plan: Plan) -> str:
         lines.append("Notes:")
         lines.extend(f"  - {note}" for note in plan.notes)
     return "\n".join(lines) + "\n"
+
+
+def _prompt_token_note(plan: Plan) -> str:
+    """How the prompt-token column was counted, run by run."""
+    sources = [row.size.prompt_tokens_source for row in plan.rows if row.size.prompt_tokens is not None]
+    parts = []
+    exact = sources.count("exact")
+    if exact:
+        parts.append(f"{exact} run(s) counted exactly: their prompts built and tokenised as the model will")
+    built = sources.count("prompts")
+    if built:
+        parts.append(f"{built} run(s) from their prompts, tokens approximated (no local tokenizer)")
+    sampled = sources.count("sampled")
+    if sampled:
+        parts.append(f"{sampled} run(s) from the prompts of a sample of their real instances, scaled")
+    typical = sources.count("typical")
+    if typical:
+        parts.append(f"{typical} run(s) estimated from a typical prompt (data not read or not here)")
+    return "  (prompt tokens: " + "; ".join(parts) + ")" if parts else "  (prompt tokens: unknown)"
 
 
 def _instances(row: PlanRow) -> str:
