@@ -17,7 +17,9 @@ to the run's eval instances and perturbed variants. The count is:
   the model's own chat template (its default system prompt and role markers
   included), and tokens are counted as the provider reports ``prompt_tokens``
   (:func:`~holistic.models.local_client.prompt_token_count` for local engines);
-  only the tokenizer is loaded, never the weights;
+  only the tokenizer files are read, never the weights (and neither transformers nor
+  torch is imported). The embedded model's tokenizer folder is saved by its first
+  run; before that its count is approximate;
 - **approximate** otherwise (API models): the pieces of
   :class:`~holistic.models.approx_tokenizer.ApproxTokenizer`, each digit counted on
   its own (most recent vocabularies split numbers into digits) and the rest divided

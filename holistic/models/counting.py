@@ -99,45 +99,70 @@ LOCAL_ENGINE_PROVIDERS = ("embedded", "huggingface", "llama_cpp")
 
 def local_tokenizer(deployment: ModelDeployment) -> Tokenizer | None:
     """The tokenizer ``deployment`` runs with (its encoding and its own chat template),
-    when it loads from files on this machine: never the network, never the weights.
+    read from files already on this machine: never the network, never the weights, and
+    without importing transformers or torch (``--plan`` uses it).
 
-    ``simple``: its own; ``embedded``, ``llama_cpp`` and GGUF ``huggingface``
-    deployments: the GGUF's tokenizer; ``huggingface`` folders and Hub ids already in the
-    local Hugging Face cache: the transformers tokenizer. ``None`` for API models and Hub
-    ids that are not cached (and when the files do not load).
+    ``simple``: its own. A GGUF (``embedded``, ``llama_cpp``, ``huggingface`` with
+    ``gguf_file``): the tokenizer folder saved from it by an earlier run or token count.
+    A ``huggingface`` folder, or a Hub id already in the local Hugging Face cache: its
+    ``tokenizer.json``. Any deployment whose registry ``tokenizer`` is a local folder:
+    that folder. ``None`` otherwise (API models, nothing cached yet).
     """
-    provider = deployment.provider
-    if provider == "simple":
+    from holistic.models.folder_tokenizer import FolderTokenizer
+
+    if deployment.provider == "simple":
         from holistic.models.simple import SimpleTokenizer
 
         return SimpleTokenizer()
-    from holistic.models.hf_tokenizer import HFTokenizer
-
     try:
-        if provider == "embedded":
-            from holistic.models.weights import embedded_gguf_path
-
-            return HFTokenizer(_gguf_tokenizer(embedded_gguf_path()), deployment.name)
-        if provider == "llama_cpp":
-            gguf = Path(deployment.model_id).expanduser()
-            return HFTokenizer(_gguf_tokenizer(gguf), deployment.name) if gguf.is_file() else None
-        if provider == "huggingface":
-            from holistic.models.hf_local import local_dir
-
-            gguf_file = deployment.args.get("gguf_file")
-            if gguf_file:
-                gguf = Path(deployment.model_id).expanduser() / str(gguf_file)
-                return HFTokenizer(_gguf_tokenizer(gguf), deployment.name) if gguf.is_file() else None
-            folder = local_dir(deployment.model_id)
-            if folder is not None:
-                return HFTokenizer(_auto_tokenizer(str(folder)), deployment.name)
-            return HFTokenizer(
-                _auto_tokenizer(deployment.model_id, revision=deployment.args.get("revision"), local_only=True),
-                deployment.name,
-            )
+        folder = _tokenizer_folder(deployment)
+        return FolderTokenizer(folder, deployment.name) if folder is not None else None
     except (ImportError, OSError, ValueError, ModelError) as exc:
         logger.info("no local tokenizer for %s: %s", deployment.name, exc)
-    return None
+        return None
+
+
+def _tokenizer_folder(deployment: ModelDeployment) -> Path | None:
+    from holistic.models.folder_tokenizer import has_tokenizer_files
+    from holistic.models.hf_local import local_dir
+    from holistic.models.weights import cache_root, embedded_gguf_path, file_sha256
+
+    provider = deployment.provider
+    gguf: Path | None = None
+    if provider == "embedded":
+        gguf = embedded_gguf_path()
+    elif provider == "llama_cpp":
+        gguf = Path(deployment.model_id).expanduser()
+    elif provider == "huggingface" and deployment.args.get("gguf_file"):
+        gguf = Path(deployment.model_id).expanduser() / str(deployment.args["gguf_file"])
+    if gguf is not None:
+        if not gguf.is_file():
+            return None
+        sha = file_sha256(gguf)
+        # The tokenizer folder a token count saved, or the checkpoint the transformers engine converted.
+        candidates = [cache_root() / "tokenizers" / sha, cache_root() / "models" / sha]
+    elif provider == "huggingface":
+        folder = local_dir(deployment.model_id)
+        candidates = [folder] if folder is not None else _hub_cached_folder(deployment)
+    else:
+        candidates = []
+    if deployment.tokenizer:
+        candidates.append(Path(deployment.tokenizer).expanduser())
+    return next((c for c in candidates if has_tokenizer_files(c)), None)
+
+
+def _hub_cached_folder(deployment: ModelDeployment) -> list[Path]:
+    """The snapshot folder of a Hub id whose ``tokenizer.json`` is in the local cache."""
+    try:
+        from huggingface_hub import try_to_load_from_cache
+    except ImportError:
+        return []
+    revision = deployment.args.get("revision")
+    try:
+        found = try_to_load_from_cache(deployment.model_id, "tokenizer.json", revision=revision)
+    except Exception:  # a malformed repo id: nothing cached
+        return []
+    return [Path(found).parent] if isinstance(found, str) else []
 
 
 class _HFCounter:
@@ -150,12 +175,10 @@ class _HFCounter:
         return self.tokenizer.count(text)
 
 
-def _auto_tokenizer(source: str, revision: Any = None, *, local_only: bool = False) -> Any:
+def _auto_tokenizer(source: str, revision: Any = None) -> Any:
     from transformers import AutoTokenizer
 
-    kwargs: dict[str, Any] = {"revision": revision} if revision else {}
-    if local_only:
-        kwargs["local_files_only"] = True
+    kwargs = {"revision": revision} if revision else {}
     return AutoTokenizer.from_pretrained(source, **kwargs)
 
 

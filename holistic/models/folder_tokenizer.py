@@ -1,0 +1,93 @@
+"""A model folder's tokenizer and chat template without transformers or torch.
+
+``--plan`` counts prompt tokens the way the model will see them, but must stay fast
+and must not import torch. A Hugging Face tokenizer folder holds everything needed:
+``tokenizer.json`` (read by the ``tokenizers`` library, which transformers' fast
+tokenizers wrap) and the chat template (``chat_template.jinja``, or
+``tokenizer_config.json``'s ``chat_template``), rendered in Jinja2's sandbox as
+transformers renders it, with the folder's ``bos_token``/``eos_token``.
+
+Text is encoded without added BOS/EOS, and special-token text inside it (e.g.
+``<|im_start|>`` written by a chat template) becomes the special token, as
+:class:`~holistic.models.hf_tokenizer.HFTokenizer` encodes it.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from holistic.core.errors import ModelError
+from holistic.core.types import Message
+from holistic.models.chat_template import render_chat_template
+
+
+def has_tokenizer_files(folder: Path) -> bool:
+    """Whether ``folder`` holds a ``tokenizer.json`` this module can read."""
+    return (folder / "tokenizer.json").is_file()
+
+
+class FolderTokenizer:
+    """The tokenizer of a folder with ``tokenizer.json`` (see the module docstring)."""
+
+    def __init__(self, folder: Path, name: str = "") -> None:
+        from tokenizers import Tokenizer as FastTokenizer
+
+        if not has_tokenizer_files(folder):
+            raise ModelError(f"{folder}: no tokenizer.json")
+        self.name = name or str(folder)
+        self._tok = FastTokenizer.from_file(str(folder / "tokenizer.json"))
+        config = _read_json(folder / "tokenizer_config.json")
+        self._template = _chat_template(folder, config)
+        self._bos = _token_text(config.get("bos_token"))
+        self._eos = _token_text(config.get("eos_token"))
+
+    def encode(self, text: str) -> list[int]:
+        if not text:
+            return []
+        return list(self._tok.encode(text, add_special_tokens=False).ids)
+
+    def decode(self, ids: Sequence[int]) -> str:
+        return str(self._tok.decode(list(ids), skip_special_tokens=False))
+
+    def count(self, text: str) -> int:
+        return len(self.encode(text))
+
+    @property
+    def has_chat_template(self) -> bool:
+        return bool(self._template)
+
+    def render_chat(self, messages: Sequence[Message]) -> str:
+        if not self._template:
+            raise ModelError(f"tokenizer {self.name} has no chat template; use plain prompts")
+        return render_chat_template(self._template, messages, bos_token=self._bos, eos_token=self._eos)
+
+
+def _read_json(path: Path) -> dict[str, Any]:
+    if not path.is_file():
+        return {}
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise ModelError(f"{path}: cannot read as JSON: {exc}") from None
+    return data if isinstance(data, dict) else {}
+
+
+def _chat_template(folder: Path, config: dict[str, Any]) -> str | None:
+    """The folder's default chat template (a ``.jinja`` file wins, as in transformers)."""
+    jinja = folder / "chat_template.jinja"
+    if jinja.is_file():
+        return jinja.read_text(encoding="utf-8")
+    template = config.get("chat_template")
+    if isinstance(template, list):  # named templates: [{"name": "default", "template": ...}, ...]
+        named = {t.get("name"): t.get("template") for t in template if isinstance(t, dict)}
+        template = named.get("default")
+    return template if isinstance(template, str) and template else None
+
+
+def _token_text(value: Any) -> str:
+    if isinstance(value, dict):
+        value = value.get("content")
+    return value if isinstance(value, str) else ""
