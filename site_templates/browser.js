@@ -289,6 +289,50 @@
     return det;
   }
 
+  // Separate multiple choice: every choice's summed log-likelihood and its length-normalised
+  // scores (as stored in the exact_match row's details), the pick under each normalisation,
+  // the run's chosen answer (its headline normalisation) and the gold answers.
+  var NORMS = [["none", "Log-likelihood (sum)", null], ["char", "per char", "choice_chars"],
+    ["token", "per token", "choice_tokens"], ["byte", "per byte", "choice_bytes"]];
+  function renderChoiceScores(v, t) {
+    var d = t.details;
+    var lps = d.choice_logprobs || [];
+    var norms = d.calibrated ? [["none", "Calibrated score", null]] : NORMS;
+    var picks = d.chosen_index || {};
+    var headline = d.calibrated ? "none" : (index.normalization || "none");
+    var chosen = picks[headline];
+    var wrap = el("div", { class: "choice-scores" });
+    wrap.appendChild(el("div", { class: "label" }, "Choice scores" + (d.calibrated ? " (log p(choice | prompt) − log p(choice | answer cue))" : "")));
+    var table = el("table", { class: "choices scores" });
+    var hr = el("tr");
+    ["Choice", "Text"].concat(norms.map(function (n) { return n[1]; })).forEach(function (h) { hr.appendChild(el("th", { scope: "col" }, h)); });
+    var thead = el("thead"); thead.appendChild(hr); table.appendChild(thead);
+    var tb = el("tbody");
+    lps.forEach(function (lp, i) {
+      var ref = v.references[i] || { output: "", correct: false };
+      var cls = [i === chosen ? "chosen" : "", ref.correct ? "gold" : ""].join(" ").trim();
+      var tr = el("tr", cls ? { class: cls, "data-choice": String(i) } : { "data-choice": String(i) });
+      var label = String.fromCharCode(65 + i) + (ref.correct ? " ✓ gold" : "") + (i === chosen ? " ◀ chosen" : "");
+      tr.appendChild(el("th", { scope: "row" }, label));
+      tr.appendChild(el("td", { class: "choice-text" }, ref.output));
+      norms.forEach(function (n) {
+        var len = n[2] ? (d[n[2]] || [])[i] : null;
+        var score = n[2] ? lp / Math.max(len || 0, 1) : lp;
+        var picked = picks[n[0]] === i;
+        var td = el("td", { class: "num" + (picked ? " picked" : ""), "data-norm": n[0], title: n[2] ? "÷ " + len : "" },
+          fmt(score) + (picked ? " ★" : ""));
+        tr.appendChild(td);
+      });
+      tb.appendChild(tr);
+    });
+    table.appendChild(tb);
+    wrap.appendChild(table);
+    wrap.appendChild(el("div", { class: "small" }, "★ the pick under each normalisation; ◀ chosen: the run's headline (" +
+      (headline === "none" ? "summed log-likelihood" : "per " + headline) + "); ✓ gold: a correct choice. " +
+      "per char divides by the characters of the choice text (lm-evaluation-harness acc_norm), per token by its scored tokens (HELM), per byte by its UTF-8 bytes."));
+    return wrap;
+  }
+
   function renderVariant(payload, v) {
     var box = el("section", { class: "variant" });
     box.appendChild(el("h4", null, v.perturbation ? "Perturbed: " + v.perturbation : "Original"));
@@ -300,6 +344,7 @@
     box.appendChild(answer);
     if (t0) {
       box.appendChild(renderMetrics(t0));
+      if (t0.details && t0.details.choice_logprobs) box.appendChild(renderChoiceScores(v, t0));
       box.appendChild(renderPrompt(payload, t0));
     }
     if (v.trials.length > 1) {
@@ -312,6 +357,7 @@
         sec.appendChild(h);
         sec.appendChild(renderAnswer(sec, t));
         sec.appendChild(renderMetrics(t));
+        if (t.details && t.details.choice_logprobs) sec.appendChild(renderChoiceScores(v, t));
         sec.appendChild(renderPrompt(payload, t));
         more.appendChild(sec);
       });

@@ -178,10 +178,11 @@ def build_browser(run_dir: Path | RunReader, out_dir: Path, main_metric: str | N
         if pis["details"][i]:  # separate multiple choice: each choice's scores and the pick per normalisation
             trial["details"] = json.loads(pis["details"][i])
 
+    normalization = HEADLINE_NORMALIZATION.get(main_metric or "", "none")
     for vs in variants.values():
         for v in vs.values():
             for t in v["trials"].values():
-                t["prediction"] = prediction(t["requests"])
+                t["prediction"] = prediction(t["requests"], t.get("details"), normalization)
 
     perturbations = sorted({p for vs in variants.values() for p in vs if p is not None})
     splits = sorted({v["split"] for vs in variants.values() for v in vs.values() if v["split"]})
@@ -224,6 +225,7 @@ def build_browser(run_dir: Path | RunReader, out_dir: Path, main_metric: str | N
         "chunk_size": CHUNK_SIZE,
         "chunks": len(chunk_records),
         "main_metric": main_metric,
+        "normalization": normalization,
         "perturbations": perturbations,
         "splits": splits,
         "rows": rows,
@@ -238,9 +240,22 @@ def build_browser(run_dir: Path | RunReader, out_dir: Path, main_metric: str | N
     )
 
 
-def prediction(requests: list[dict[str, Any]]) -> dict[str, Any] | None:
+HEADLINE_NORMALIZATION = {
+    "exact_match_per_char": "char",
+    "exact_match_per_token": "token",
+    "exact_match_per_byte": "byte",
+}
+"""Separate multiple choice: the length normalisation a run's headline stat names
+(``exact_match`` is the raw sum, ``none``)."""
+
+
+def prediction(
+    requests: list[dict[str, Any]], details: dict[str, Any] | None = None, normalization: str = "none"
+) -> dict[str, Any] | None:
     """What a trial answered: the first generated completion (with the choice it names
-    in joint multiple choice), or the most likely choice when choices are scored apart."""
+    in joint multiple choice), or, when choices are scored apart, the choice picked under
+    the run's headline normalisation (from the stored ``details``; without them the
+    highest summed log-probability)."""
     for r in sorted(requests, key=lambda r: r["index"] if r["index"] is not None else 0):
         if r["kind"] != "generate":
             continue
@@ -259,7 +274,12 @@ def prediction(requests: list[dict[str, Any]]) -> dict[str, Any] | None:
     if not scored:
         return None
     role = scored[0]["role"]
-    best = max((r for r in scored if r["role"] == role), key=lambda r: (r["logprob"], -r["reference_index"]))
+    candidates = [r for r in scored if r["role"] == role]
+    best = max(candidates, key=lambda r: (r["logprob"], -r["reference_index"]))
+    picks = (details or {}).get("chosen_index") or {}
+    picked = picks.get(normalization, picks.get("none"))
+    if isinstance(picked, int):
+        best = next((r for r in candidates if r["reference_index"] == picked), best)
     return {
         "text": f"{chr(ord('A') + best['reference_index'])}. {best['continuation']}",
         "choice": best["reference_index"],
