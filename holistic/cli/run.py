@@ -17,6 +17,7 @@ from holistic.cli.common import env_path, patterns, positive_int, run_main
 from holistic.core.interfaces import ScenarioContext
 from holistic.core.types import RunSpec
 from holistic.execution.options import EXECUTORS, RunOptions
+from holistic.results.fs import local_folder, location
 from holistic.results.layout import check_suite_name
 from holistic.scenarios import sources
 
@@ -43,7 +44,14 @@ def build_parser() -> argparse.ArgumentParser:
         help="print the expanded run matrix and the scenario x metric coverage, run nothing, write nothing",
     )
     p.add_argument("--suite", help="suite name to write (overrides the spec's suite:)")
-    p.add_argument("--output-dir", type=Path, default=Path("output"), help="results folder (default: ./output)")
+    p.add_argument(
+        "--output-dir",
+        default="output",
+        metavar="DIR_OR_URI",
+        help="where results go: a folder (default: ./output) or an fsspec URI such as s3://bucket/prefix, "
+        "gs://bucket/prefix or file:///shared/results (a run appears there only once complete; credentials in "
+        "the URI are never printed or stored)",
+    )
     p.add_argument(
         "--max-eval-instances",
         type=positive_int,
@@ -78,8 +86,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--models-file", type=Path, help="YAML file of extra/overriding model deployments")
     p.add_argument(
         "--cache-dir",
-        type=Path,
-        help="request cache folder (default: OUTPUT_DIR/cache, shared by the suites of OUTPUT_DIR)",
+        help="request cache folder, always on a local disk: SQLite is not safe on object stores or network "
+        "filesystems (default: OUTPUT_DIR/cache, shared by the suites of OUTPUT_DIR; for a URI OUTPUT_DIR, "
+        "$HOLISTIC_CACHE_DIR/requests, default ~/.cache/holistic/requests)",
     )
     p.add_argument("--no-cache", action="store_true", help="neither read nor write the request cache")
     p.add_argument(
@@ -151,8 +160,8 @@ def _main(args: argparse.Namespace) -> int:
     if args.suite is not None:
         compiled = dataclasses.replace(compiled, suite=check_suite_name(args.suite, where="--suite"))
     options = RunOptions(
-        output_dir=args.output_dir,
-        cache_dir=args.cache_dir,
+        output_dir=location(args.output_dir, where="--output-dir"),
+        cache_dir=None if args.cache_dir is None else local_folder(args.cache_dir, where="--cache-dir"),
         use_cache=not args.no_cache,
         concurrency=args.concurrency,
         batch_size=args.batch_size,

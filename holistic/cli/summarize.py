@@ -22,7 +22,20 @@ def build_parser() -> argparse.ArgumentParser:
         "input, damaged results or an unwritable folder; 70 internal error (a bug: please report it).",
     )
     p.add_argument("--suite", required=True, help="suite name (a folder under --output-dir)")
-    p.add_argument("--output-dir", default="output", help="where helm-run wrote the suite (default: ./output)")
+    p.add_argument(
+        "--output-dir",
+        default="output",
+        metavar="DIR_OR_URI",
+        help="where helm-run wrote the suite: a folder (default: ./output) or the fsspec URI it was given "
+        "(s3://bucket/prefix, gs://..., file:///...)",
+    )
+    p.add_argument(
+        "--local-dir",
+        type=Path,
+        default=None,
+        help="write the summary and the site to LOCAL_DIR/SUITE/{summary,site} (default: inside the suite "
+        "folder; for a URI --output-dir, ./output/SUITE: they are always written to a local folder)",
+    )
     p.add_argument(
         "--schema",
         type=Path,
@@ -76,9 +89,18 @@ def main(argv: list[str] | None = None) -> int:
 
 def _run(args: argparse.Namespace) -> int:
     from holistic.results import SuiteReader
+    from holistic.results.fs import UriPath, location
     from holistic.summarize import load_schema, summarize_suite, write_summary
 
-    reader = SuiteReader.open(Path(args.output_dir), args.suite)
+    output = location(args.output_dir, where="--output-dir")
+    local_dir = args.local_dir
+    if local_dir is None and isinstance(output, UriPath):
+        local_dir = Path("output")
+    reader = SuiteReader.open(output, args.suite, local_dir=local_dir)
+    if args.import_ratings and isinstance(output, UriPath):
+        from holistic.core.errors import StoreError
+
+        raise StoreError(f"--import-ratings writes into the suite folder: give its local path, not {output}")
     if args.export_ratings is not None:
         from holistic.ratings import export_items
 

@@ -67,6 +67,22 @@ def scrub_url(text: str) -> str:
     return urlunsplit((parts.scheme, netloc, parts.path, query, parts.fragment))
 
 
+def url_secrets(text: str) -> list[str]:
+    """The credentials a URL carries (user info, secret-named query values), for a :class:`Redactor`."""
+    if not _URL_RE.match(text):
+        return []
+    try:
+        parts = urlsplit(text)
+    except ValueError:
+        return [text]
+    found: list[str] = []
+    if "@" in parts.netloc:
+        userinfo = parts.netloc.rsplit("@", 1)[0]
+        found += [userinfo, *userinfo.split(":")]
+    found += [v for k, v in parse_qsl(parts.query, keep_blank_values=True) if is_secret_name(k)]
+    return [s for s in found if s]
+
+
 def scrub(value: Any) -> Any:
     """A copy of ``value`` with secret-named entries masked and URL credentials removed (recursively)."""
     if isinstance(value, Mapping):

@@ -18,6 +18,7 @@ from typing import Any
 from holistic.core.errors import StoreError
 from holistic.core.hashing import canonical_json
 from holistic.results import RunReader, SuiteReader, check_suite_name
+from holistic.results.fs import Location
 
 
 @dataclass(frozen=True)
@@ -44,7 +45,7 @@ class SideRun:
 
 @dataclass(frozen=True)
 class Side:
-    suite_dir: Path
+    suite_dir: Location
     meta: dict[str, Any]
     runs: tuple[SideRun, ...]
 
@@ -63,7 +64,7 @@ def resolve_suite_dir(path: Path, suite: str | None) -> Path:
     return path
 
 
-def read_side(suite_dir: Path) -> Side:
+def read_side(suite_dir: Location) -> Side:
     """A suite's verified runs (a damaged run stops here with an error naming it and its file)."""
     reader = SuiteReader(suite_dir)
     runs = []

@@ -5,7 +5,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from holistic.results.fs import Location
 from holistic.results.layout import CACHE_DIR, CACHE_FILE
+
+URI_CACHE_SUBDIR = "requests"
+"""The default request cache of a suite written to a URI: ``<holistic cache root>/requests``."""
 
 EXECUTORS = ("local", "ray")
 
@@ -14,13 +18,15 @@ EXECUTORS = ("local", "ray")
 class RunOptions:
     """How to execute a compiled suite."""
 
-    output_dir: Path = Path("output")
-    """Results go to ``<output_dir>/<suite>/``."""
+    output_dir: Location = Path("output")
+    """Results go to ``<output_dir>/<suite>/``: a local folder or a URI (:mod:`holistic.results.fs`)."""
 
     cache_dir: Path | None = None
-    """Folder of the request cache (``requests.sqlite``); ``None`` means ``<output_dir>/cache``:
-    results and the answers they came from stay together, and suites written to the same
-    output folder share answers."""
+    """Folder of the request cache (``requests.sqlite``), always local (SQLite is not safe on object
+    stores or network filesystems); ``None`` means ``<output_dir>/cache`` for a local output folder
+    (results and the answers they came from stay together, and suites written to the same output
+    folder share answers), and ``$HOLISTIC_CACHE_DIR/requests`` (default
+    ``~/.cache/holistic/requests``) when the output is a URI."""
 
     use_cache: bool = True
     """``False`` (``--no-cache``): neither read nor write the request cache."""
@@ -63,5 +69,10 @@ class RunOptions:
     """Ray cluster to join (``--address``; default ``$RAY_ADDRESS``, else a local cluster)."""
 
     def cache_path(self) -> Path:
-        folder = self.cache_dir if self.cache_dir is not None else self.output_dir / CACHE_DIR
-        return folder / CACHE_FILE
+        if self.cache_dir is not None:
+            return self.cache_dir / CACHE_FILE
+        if isinstance(self.output_dir, Path):
+            return self.output_dir / CACHE_DIR / CACHE_FILE
+        from holistic.models.weights import cache_root
+
+        return cache_root() / URI_CACHE_SUBDIR / CACHE_FILE

@@ -6,6 +6,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from holistic.results.fs import Location
+
 COMPLETE = "complete"
 PARTIAL = "partial"
 SKIPPED = "skipped"
@@ -38,7 +40,7 @@ class RunReport:
     model_calls: int = 0
     """Distinct requests sent to the model."""
     failed_requests: int = 0
-    folder: Path | None = None
+    folder: Location | None = None
     forward_calls: int = 0
     """Forward passes a local engine ran for this run (0 for API providers)."""
     forward_tokens: int = 0
@@ -72,7 +74,7 @@ class SuiteReport:
     """The outcome of executing a suite."""
 
     suite: str
-    suite_dir: Path
+    suite_dir: Location
     cache_path: Path | None
     runs: tuple[RunReport, ...] = field(default_factory=tuple)
 
@@ -142,8 +144,14 @@ class SuiteReport:
         lines.append(f"results: {self.suite_dir}/suite.json and {self.suite_dir}/runs/<run_id>/*.parquet")
         if self.cache_path is not None:
             lines.append(f"request cache: {self.cache_path}")
-        lines.append(
-            "read a table of the whole suite: pyarrow.dataset.dataset(glob.glob("
-            f"'{self.suite_dir}/runs/*/stats.parquet'))"
-        )
+        if isinstance(self.suite_dir, Path):
+            lines.append(
+                "read a table of the whole suite: pyarrow.dataset.dataset(glob.glob("
+                f"'{self.suite_dir}/runs/*/stats.parquet'))"
+            )
+        else:
+            lines.append(
+                "read a table of the whole suite: holistic.results.SuiteReader(URI).dataset_table('stats') "
+                f"with the URI of {self.suite_dir}"
+            )
         return "\n".join(lines)

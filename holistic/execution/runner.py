@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from holistic.core.errors import StoreError
 from holistic.core.types import RunSpec
 from holistic.execution.executors import EXECUTOR_FUNCTIONS, check_executor
 from holistic.execution.options import RunOptions
@@ -27,7 +28,8 @@ from holistic.execution.selection import override_max_eval_instances, unique_run
 from holistic.models.cache import RequestCache
 from holistic.models.keys import check_keys
 from holistic.models.registry import ModelRegistry
-from holistic.results.lock import SuiteLock
+from holistic.results.fs import UriPath
+from holistic.results.lock import suite_lock
 from holistic.results.store import SuiteInfo, SuiteStore
 from holistic.spec.compiler import CompiledSuite
 
@@ -53,9 +55,14 @@ def run_suite(
     check_keys(registry.get(name) for name in sorted({r.model for r in selected}))
 
     store = SuiteStore(options.output_dir, compiled.suite)
+    if options.executor == "ray" and isinstance(store.output_dir, UriPath) and store.output_dir.protocol == "memory":
+        raise StoreError(
+            f"--output-dir {store.output_dir}: memory:// lives inside one process, so Ray workers cannot share it; "
+            f"give a path or a shared URI (s3://, gs://, file:// on a shared disk)"
+        )
     store.check_compatible()
     store.check_writable()
-    with SuiteLock(store.suite_dir, wait=options.wait_for_lock):
+    with suite_lock(store.suite_dir, wait=options.wait_for_lock):
         return _run_locked(compiled, options, selected, store, progress)
 
 

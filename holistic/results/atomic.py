@@ -2,7 +2,9 @@
 
 ``os.replace`` within one folder is atomic on POSIX and Windows, so a reader (or a
 rerun after ``kill -9``) sees either the old file, the whole new file, or no file —
-never a half-written one under the final name. Temporary names start with ``.`` and
+never a half-written one under the final name. On an object store (a
+:class:`~holistic.results.fs.UriPath`) a file is one whole-object write instead, which
+readers likewise see whole or not at all. Temporary names start with ``.`` and
 end with ``.tmp`` so no ``*.parquet`` glob ever matches them; :func:`remove_stale_temporaries`
 cleans up the ones a killed process left behind (never those of a writer still running).
 """
@@ -17,6 +19,8 @@ from pathlib import Path
 
 import pyarrow as pa
 import pyarrow.parquet as pq
+
+from holistic.results.fs import Location, UriPath, parquet_bytes
 
 TMP_SUFFIX = ".tmp"
 
@@ -45,17 +49,23 @@ def _fsync(path: Path) -> None:
         os.fsync(fh.fileno())
 
 
-def write_bytes(path: Path, data: bytes) -> None:
+def write_bytes(path: Location, data: bytes) -> None:
+    if isinstance(path, UriPath):
+        path.write_bytes(data)
+        return
     with atomic_path(path) as tmp:
         tmp.write_bytes(data)
 
 
-def write_text(path: Path, text: str) -> None:
+def write_text(path: Location, text: str) -> None:
     write_bytes(path, text.encode("utf-8"))
 
 
-def write_parquet(path: Path, table: pa.Table) -> None:
+def write_parquet(path: Location, table: pa.Table) -> None:
     """Write ``table`` as Parquet (zstd) atomically."""
+    if isinstance(path, UriPath):
+        path.write_bytes(parquet_bytes(table))
+        return
     with atomic_path(path) as tmp:
         pq.write_table(table, tmp, compression="zstd")
 
@@ -75,9 +85,10 @@ def _writer_alive(name: str) -> bool:
     return True
 
 
-def remove_stale_temporaries(folder: Path) -> int:
-    """Delete temporaries left in ``folder`` by writers that no longer run; returns how many."""
-    if not folder.is_dir():
+def remove_stale_temporaries(folder: Location) -> int:
+    """Delete temporaries left in ``folder`` by writers that no longer run; returns how many
+    (object stores never hold temporaries: their writes are whole-object)."""
+    if isinstance(folder, UriPath) or not folder.is_dir():
         return 0
     removed = 0
     for entry in folder.iterdir():

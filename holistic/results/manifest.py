@@ -14,10 +14,10 @@ import hashlib
 import json
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 from holistic.core.errors import StoreError
+from holistic.results.fs import Location
 from holistic.results.layout import COMPLETE_MARKER, PARTIAL_MARKER
 from holistic.results.schemas import SCHEMA_VERSION
 
@@ -29,16 +29,16 @@ MARKERS = {COMPLETE: COMPLETE_MARKER, PARTIAL: PARTIAL_MARKER}
 class DamagedRunError(StoreError):
     """A run's manifest or one of the files it lists is missing or does not match."""
 
-    def __init__(self, run_dir: Path, file: str, problem: str) -> None:
+    def __init__(self, run_dir: Location, file: str, problem: str) -> None:
         self.run_dir = run_dir
         self.file = file
         self.problem = problem
         super().__init__(f"run {run_dir.name}: {run_dir / file}: {problem}")
 
 
-def file_sha256(path: Path) -> str:
+def file_sha256(path: Location) -> str:
     digest = hashlib.sha256()
-    with open(path, "rb") as fh:
+    with path.open("rb") as fh:
         for block in iter(lambda: fh.read(1 << 20), b""):
             digest.update(block)
     return digest.hexdigest()
@@ -79,7 +79,7 @@ class Manifest:
 
 
 def build_manifest(
-    folder: Path, names: Iterable[str], *, written: str, requests: int, failed_requests: int
+    folder: Location, names: Iterable[str], *, written: str, requests: int, failed_requests: int
 ) -> Manifest:
     files = tuple(
         FileEntry(name=n, size=(folder / n).stat().st_size, sha256=file_sha256(folder / n)) for n in sorted(set(names))
@@ -94,7 +94,7 @@ def build_manifest(
     )
 
 
-def marker_of(run_dir: Path) -> Path | None:
+def marker_of(run_dir: Location) -> Location | None:
     """The run's manifest file (``_COMPLETE`` before ``_PARTIAL``), ``None`` when it has none."""
     for name in (COMPLETE_MARKER, PARTIAL_MARKER):
         if (run_dir / name).is_file():
@@ -102,7 +102,7 @@ def marker_of(run_dir: Path) -> Path | None:
     return None
 
 
-def _parse(run_dir: Path, marker: Path) -> Manifest:
+def _parse(run_dir: Location, marker: Location) -> Manifest:
     name = marker.name
     try:
         data = json.loads(marker.read_text(encoding="utf-8"))
@@ -139,7 +139,7 @@ def _parse(run_dir: Path, marker: Path) -> Manifest:
     return manifest
 
 
-def verify(run_dir: Path) -> Manifest:
+def verify(run_dir: Location) -> Manifest:
     """The run's manifest, after checking every file it lists; :class:`DamagedRunError` otherwise."""
     marker = marker_of(run_dir)
     if marker is None:

@@ -19,11 +19,10 @@ from typing import Any
 
 import pyarrow as pa
 import pyarrow.compute as pc
-import pyarrow.dataset as ds
-import pyarrow.parquet as pq
 
 from holistic.core.errors import StoreError
 from holistic.results import manifest
+from holistic.results.fs import Location, UriPath, location, parquet_dataset, read_parquet, read_parquet_schema
 from holistic.results.layout import (
     ARTIFACTS_FILE,
     PER_INSTANCE_RATINGS_FILE,
@@ -40,7 +39,7 @@ from holistic.results.layout import (
 from holistic.results.schemas import SCHEMA_VERSION, TABLES
 
 
-def _read_json(path: Path, what: str) -> dict[str, Any]:
+def _read_json(path: Location, what: str) -> dict[str, Any]:
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
@@ -57,16 +56,16 @@ class RunReader:
     """One verified run of a suite."""
 
     run_id: str
-    folder: Path
+    folder: Location
     manifest: manifest.Manifest
 
     @classmethod
-    def at(cls, folder: Path | RunReader) -> RunReader:
+    def at(cls, folder: Location | RunReader) -> RunReader:
         """A reader of a run folder given directly, read as it is (not verified: for tools that hold a
         folder rather than a suite). :class:`SuiteReader` is the usual, verified way in."""
         if isinstance(folder, RunReader):
             return folder
-        folder = Path(folder)
+        folder = folder if isinstance(folder, UriPath) else Path(folder)
         return cls(
             run_id=folder.name,
             folder=folder,
@@ -93,7 +92,7 @@ class RunReader:
         path = self.folder / ARTIFACTS_FILE
         return _read_json(path, "run artifacts") if path.exists() else {}
 
-    def table_path(self, table: str) -> Path:
+    def table_path(self, table: str) -> Location:
         if table not in TABLES:
             raise ValueError(f"unknown results table {table!r}")
         return self.folder / table_file(table)
@@ -104,7 +103,7 @@ class RunReader:
     def table_columns(self, table: str) -> list[str]:
         path = self.table_path(table)
         try:
-            return list(pq.read_schema(path).names)
+            return list(read_parquet_schema(path).names)
         except (OSError, pa.ArrowException) as exc:
             raise StoreError(f"run {self.run_id}: {path}: unreadable Parquet: {exc}") from None
 
@@ -117,20 +116,27 @@ class RunReader:
             raise StoreError(f"run {self.run_id}: {path}: missing")
         try:
             if columns is not None:
-                names = set(pq.read_schema(path).names)
-                return pq.read_table(path, columns=[c for c in columns if c in names])
-            return pq.read_table(path)
+                names = set(read_parquet_schema(path).names)
+                return read_parquet(path, columns=[c for c in columns if c in names])
+            return read_parquet(path)
         except (OSError, pa.ArrowException) as exc:
             raise StoreError(f"run {self.run_id}: {path}: unreadable Parquet: {exc}") from None
 
 
 class SuiteReader:
-    """A suite folder, opened for reading."""
+    """A suite folder (a path or a URI), opened for reading."""
 
-    def __init__(self, suite_dir: Path) -> None:
-        self.suite_dir = Path(suite_dir)
+    def __init__(self, suite_dir: Location | str, *, local_dir: Path | None = None) -> None:
+        self.suite_dir: Location = location(suite_dir)
+        self.local_dir = local_dir
+        """Where the summary and the site go (``None``: inside the suite folder, which must then be local)."""
         path = self.suite_dir / SUITE_FILE
-        if not path.is_file():
+        try:
+            found_file = path.is_file()
+        except Exception as exc:  # a URI's filesystem may fail in its own ways (network, auth, missing bucket)
+            shown = path.redact(f"{type(exc).__name__}: {exc}") if isinstance(path, UriPath) else exc
+            raise StoreError(f"cannot reach {path}: {shown}; check --output-dir") from None
+        if not found_file:
             raise StoreError(f"{self.suite_dir}: not a suite directory (no {SUITE_FILE}); run helm-run first")
         self.meta = _read_json(path, "a suite file")
         found = self.meta.get("schema_version")
@@ -146,22 +152,33 @@ class SuiteReader:
             )
 
     @classmethod
-    def open(cls, output_dir: Path, suite: str) -> SuiteReader:
-        """The suite ``suite`` under ``output_dir`` (the name is validated: no path escapes)."""
+    def open(cls, output_dir: Location | str, suite: str, *, local_dir: Path | None = None) -> SuiteReader:
+        """The suite ``suite`` under ``output_dir`` (the name is validated: no path escapes); ``local_dir``
+        is where its summary and site are written when not in the suite folder (see :attr:`derived_dir`)."""
         check_suite_name(suite, where="--suite")
-        return cls(Path(output_dir) / suite)
+        return cls(location(output_dir) / suite, local_dir=local_dir)
 
     @property
     def suite(self) -> str:
         return str(self.meta.get("suite") or self.suite_dir.name)
 
     @property
+    def derived_dir(self) -> Path:
+        """The local folder the summary and the site are written under: the suite folder itself, or
+        ``<local_dir>/<suite>`` when one is given (always, for a suite read from a URI)."""
+        if self.local_dir is not None:
+            return Path(self.local_dir) / check_suite_name(self.suite_dir.name)
+        if isinstance(self.suite_dir, UriPath):
+            raise StoreError(f"{self.suite_dir}: a suite read from a URI needs a local folder for its summary")
+        return self.suite_dir
+
+    @property
     def summary_dir(self) -> Path:
-        return self.suite_dir / SUMMARY_DIR
+        return self.derived_dir / SUMMARY_DIR
 
     @property
     def site_dir(self) -> Path:
-        return self.suite_dir / SITE_DIR
+        return self.derived_dir / SITE_DIR
 
     def ratings(self, per_instance: bool = False) -> pa.Table:
         """The imported human ratings (``helm-summarize --import-ratings``): one row per item, rater
@@ -170,11 +187,11 @@ class SuiteReader:
         if not path.is_file():
             return pa.table({})
         try:
-            return pq.read_table(path)
+            return read_parquet(path)
         except (OSError, pa.ArrowException) as exc:
             raise StoreError(f"{path}: unreadable Parquet: {exc}") from None
 
-    def run_folders(self) -> list[Path]:
+    def run_folders(self) -> list[Location]:
         runs_dir = self.suite_dir / RUNS_DIR
         if not runs_dir.is_dir():
             return []
@@ -216,7 +233,7 @@ class SuiteReader:
         if not runs:
             return pa.table({})
         try:
-            dataset = ds.dataset([str(r.table_path(table)) for r in runs], format="parquet")
+            dataset = parquet_dataset([r.table_path(table) for r in runs])
             names = set(dataset.schema.names)
             cols = None if columns is None else [c for c in columns if c in names]
             flt = pc.field("metric").isin(list(metrics)) if metrics is not None and "metric" in names else None

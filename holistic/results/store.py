@@ -7,6 +7,10 @@ Every file is written atomically (:mod:`holistic.results.atomic`); the run's man
 (:mod:`holistic.results.manifest`) is written last. A run whose manifest is missing,
 partial (failed requests) or does not verify is redone from scratch (its successful
 requests come back from the cache); a verified complete run is skipped.
+
+The output folder is a path or a URI (:mod:`holistic.results.fs`); on an object store
+the same order holds (a run's files first, its manifest last), so a run written there is
+visible only once complete.
 """
 
 from __future__ import annotations
@@ -16,15 +20,16 @@ import datetime as _dt
 import importlib.metadata
 import json
 import os
+import uuid
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import pyarrow as pa
 
 from holistic.core.errors import StoreError
 from holistic.results import atomic, manifest
+from holistic.results.fs import Location, UriPath, location
 from holistic.results.layout import (
     ARTIFACTS_FILE,
     COMPLETE_MARKER,
@@ -68,9 +73,9 @@ class SuiteInfo:
 class SuiteStore:
     """Reads and writes one suite folder."""
 
-    def __init__(self, output_dir: Path, suite: str) -> None:
+    def __init__(self, output_dir: Location | str, suite: str) -> None:
         check_suite_name(suite)
-        self.output_dir = Path(output_dir)
+        self.output_dir: Location = location(output_dir)
         self.suite = suite
         self.suite_dir = self.output_dir / suite
         self.runs_dir = self.suite_dir / RUNS_DIR
@@ -80,8 +85,14 @@ class SuiteStore:
 
     def read_suite_json(self) -> dict[str, Any] | None:
         """The existing ``suite.json`` (``None`` if the suite is new)."""
-        if not self.suite_file.exists():
-            return None
+        try:
+            if not self.suite_file.exists():
+                return None
+        except Exception as exc:  # a URI's filesystem may fail in its own ways (network, auth, missing bucket)
+            shown = (
+                self.suite_file.redact(f"{type(exc).__name__}: {exc}") if isinstance(self.suite_file, UriPath) else exc
+            )
+            raise StoreError(f"cannot reach {self.suite_file}: {shown}; check --output-dir") from None
         try:
             data = json.loads(self.suite_file.read_text(encoding="utf-8"))
         except (OSError, ValueError) as exc:
@@ -111,6 +122,9 @@ class SuiteStore:
 
     def check_writable(self) -> None:
         """Create the suite folder and prove a file can be written there (before any model call)."""
+        if isinstance(self.suite_dir, UriPath):
+            self._check_writable_uri(self.suite_dir)
+            return
         try:
             self.runs_dir.mkdir(parents=True, exist_ok=True)
             probe = atomic.temporary_name(self.suite_dir / ".write-probe")
@@ -120,6 +134,19 @@ class SuiteStore:
             reason = exc.strerror or str(exc)
             raise StoreError(
                 f"cannot write results to {self.suite_dir}: {reason}; choose a writable --output-dir"
+            ) from None
+
+    def _check_writable_uri(self, suite_dir: UriPath) -> None:
+        probe = suite_dir / f".write-probe-{os.getpid()}-{uuid.uuid4().hex[:8]}"
+        try:
+            self.runs_dir.mkdir(parents=True, exist_ok=True)
+            probe.write_bytes(b"")
+            probe.unlink(missing_ok=True)
+        except Exception as exc:  # each fsspec backend fails in its own way (network, auth, missing bucket)
+            reason = suite_dir.redact(f"{type(exc).__name__}: {exc}")
+            raise StoreError(
+                f"cannot write results to {suite_dir}: {reason}; check the URI, its credentials and the network, "
+                f"or choose another --output-dir"
             ) from None
 
     def open(self, info: SuiteInfo) -> None:
@@ -165,7 +192,7 @@ class SuiteStore:
 
     # -- runs ----------------------------------------------------------------
 
-    def run_dir(self, run_id: str) -> Path:
+    def run_dir(self, run_id: str) -> Location:
         return self.runs_dir / run_id
 
     def is_complete(self, run_id: str) -> bool:
@@ -203,17 +230,17 @@ class SuiteStore:
 class RunWriter:
     """Writes the files of one run; :meth:`complete` must be called last."""
 
-    def __init__(self, folder: Path) -> None:
+    def __init__(self, folder: Location) -> None:
         self.folder = folder
-        self.written: list[Path] = []
+        self.written: list[Location] = []
 
-    def write_json(self, name: str, data: Any) -> Path:
+    def write_json(self, name: str, data: Any) -> Location:
         path = self.folder / name
         atomic.write_text(path, dump_json(data))
         self.written.append(path)
         return path
 
-    def write_table(self, name: str, table: pa.Table) -> Path:
+    def write_table(self, name: str, table: pa.Table) -> Location:
         if name not in TABLES:
             raise ValueError(f"unknown results table {name!r}")
         path = self.folder / table_file(name)
@@ -232,6 +259,8 @@ class RunWriter:
         )
         path = self.folder / manifest.MARKERS[found.status]
         atomic.write_text(path, dump_json(found.to_json()))
+        if isinstance(self.folder, UriPath):
+            return found  # an object store's write is durable once it returns
         # make the rename durable before the run is reported done
         with contextlib.suppress(OSError):
             fd = os.open(self.folder, os.O_RDONLY)

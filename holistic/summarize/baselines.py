@@ -24,10 +24,10 @@ import json
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 
 import numpy as np
 
+from holistic.results.fs import Location
 from holistic.summarize.load import RunInfo, eval_references
 
 EXACT_MATCH_METRICS = frozenset({"exact_match", "quasi_exact_match", "prefix_exact_match", "quasi_prefix_exact_match"})
@@ -90,7 +90,7 @@ def score_references(instances: Sequence[Sequence[tuple[str, bool]]], multiple_c
     return BaselineScores(float(np.mean(chance_values)), hits / len(instances), label, len(labels), len(instances))
 
 
-def run_baselines(suite_dir: Path, run: RunInfo) -> BaselineScores | None:
+def run_baselines(suite_dir: Location, run: RunInfo) -> BaselineScores | None:
     """The run's baselines on its evaluation split, or ``None`` without a finite label set."""
     if not has_label_set(run):
         return None
@@ -102,7 +102,7 @@ def run_baselines(suite_dir: Path, run: RunInfo) -> BaselineScores | None:
 
 
 def column_baselines(
-    suite_dir: Path, runs: Iterable[RunInfo], cache: dict[str, BaselineScores | None] | None = None
+    suite_dir: Location, runs: Iterable[RunInfo], cache: dict[str, BaselineScores | None] | None = None
 ) -> dict[str, tuple[float, str]] | None:
     """``kind -> (value, note)`` for a column: sub-runs macro-averaged like the models' cells.
 

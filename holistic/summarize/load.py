@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import pyarrow as pa
 
 from holistic.results import RunReader, SuiteReader
+from holistic.results.fs import Location
 
 
 @dataclass(frozen=True)
@@ -38,7 +38,7 @@ class RunInfo:
 @dataclass
 class SuiteData:
     suite: str
-    suite_dir: Path
+    suite_dir: Location
     suite_meta: dict[str, Any]
     runs: list[RunInfo]
     stats: pa.Table
@@ -67,7 +67,7 @@ def _run_info(run: RunReader) -> RunInfo:
     )
 
 
-def load_suite(suite_dir: Path | SuiteReader) -> SuiteData:
+def load_suite(suite_dir: Location | SuiteReader) -> SuiteData:
     """Load run facts and all stats of the suite's runs (every manifest verified first)."""
     reader = suite_dir if isinstance(suite_dir, SuiteReader) else SuiteReader(suite_dir)
     runs = [_run_info(r) for r in reader.runs]
@@ -85,7 +85,7 @@ def per_instance_values(reader: SuiteReader, run_ids: list[str], metrics: list[s
     return reader.dataset_table("per_instance_stats", run_ids, columns=cols, metrics=metrics)
 
 
-def eval_references(run_dir: Path | RunReader) -> dict[str, list[list[tuple[str, bool]]]]:
+def eval_references(run_dir: Location | RunReader) -> dict[str, list[list[tuple[str, bool]]]]:
     """Split -> each evaluated original instance's references as ``(output, correct)``
     pairs, in instance-id order (perturbed variants and in-context examples left out)."""
     run = RunReader.at(run_dir)

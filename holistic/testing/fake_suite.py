@@ -100,7 +100,7 @@ def write_fake_suite(out_dir: Path, suite: str, runs: Sequence[FakeRun], *, seed
     store.write_suite_json(meta)
     for run in runs:
         _write_run(store, suite, run, seed)
-    return store.suite_dir
+    return Path(out_dir) / suite
 
 
 def _write_run(store: SuiteStore, suite: str, run: FakeRun, seed: int) -> None:
