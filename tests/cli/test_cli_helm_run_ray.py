@@ -191,3 +191,14 @@ def test_unreachable_address_is_exit_2_naming_it(tmp_path: Path) -> None:
     assert elapsed < 30
     assert address in proc.stderr and "Traceback" not in proc.stderr
     assert not (tmp_path / "out" / "tiny" / "runs").exists()
+
+
+def test_ray_writes_to_a_file_uri_as_the_local_executor_writes_to_a_path(
+    cluster: None, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    spec = write_spec(tmp_path, digits=(1,), max_eval=4)
+    common = [str(spec), "--quiet", "--no-cache"]
+    assert main([*common, "--executor", "ray", "--output-dir", (tmp_path / "ray-uri").as_uri()]) == 0
+    assert main([*common, "--output-dir", "local-out"]) == 0
+    assert_same_results(tmp_path / "ray-uri" / "tiny", tmp_path / "local-out" / "tiny")
