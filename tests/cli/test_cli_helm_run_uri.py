@@ -13,11 +13,11 @@ import fsspec
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
-from helm_run_helpers import call_count, run_dirs, write_spec
 
 from holistic.cli.run import main
 from holistic.cli.summarize import main as summarize_main
 from holistic.results import DamagedRunError, SuiteReader
+from tests.cli.helm_run_helpers import call_count, run_dirs, write_spec
 
 TIMING = re.compile(r"runtime|per_second|latency")
 TABLES = ("instances", "requests", "per_instance_stats", "stats")
