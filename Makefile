@@ -7,7 +7,7 @@ PYTHON ?= python3
 TORCH_SPEC ?= torch==2.13.0
 BIN := $(VENV)/bin
 
-.PHONY: demo test install install-test lint bench clean
+.PHONY: demo test test-fast install install-test lint bench clean
 
 # Quiet installs: one line per step; pip still prints its warnings and errors.
 PIP := $(BIN)/python -m pip install -q --disable-pip-version-check --progress-bar off
@@ -52,10 +52,21 @@ demo: install
 	@$(BIN)/helm-run runspecs/quickstart.yaml
 	@$(BIN)/helm-summarize --suite quickstart
 
-test: install-test
-	$(BIN)/ruff check holistic tests scripts
+# Lint: ruff's checks, ruff's formatting (checked, never rewritten) and strict mypy on the
+# package and its tests (settings in pyproject.toml).
+LINT_PATHS := holistic tests scripts
+
+lint: install-test
+	$(BIN)/ruff check $(LINT_PATHS)
+	$(BIN)/ruff format --check $(LINT_PATHS)
 	$(BIN)/mypy
+
+test: lint
 	$(BIN)/python -m pytest -q -rs
+
+# The fast tests only (no real model, browser or server): for the edit-test loop.
+test-fast: install-test
+	$(BIN)/python -m pytest -q -m "not slow"
 
 bench: install-test
 	$(BIN)/python scripts/bench_models.py

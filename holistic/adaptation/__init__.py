@@ -17,20 +17,13 @@ package does not import torch (the MMR embedder loads sentence-transformers lazi
 
 from holistic.adaptation.adapter import adapt, count_requests, effective_trials, uses_chat
 from holistic.adaptation.embedding import Embedder, MiniLMEmbedder
-from holistic.adaptation.language_modeling import ROLE_WINDOW
 from holistic.adaptation.postprocess import postprocess
 from holistic.adaptation.postprocessors import POST_PROCESSORS, ParseError
-from holistic.adaptation.requests import ROLE_CALIBRATION, ROLE_MAIN, ROLE_NO, ROLE_YES
 from holistic.adaptation.scoring import calibrated_score, normalized_logprob, scored_bytes, state_logprob
 from holistic.adaptation.validation import AdaptationError, validate_adapter_spec
 
 __all__ = [
     "POST_PROCESSORS",
-    "ROLE_CALIBRATION",
-    "ROLE_MAIN",
-    "ROLE_NO",
-    "ROLE_WINDOW",
-    "ROLE_YES",
     "AdaptationError",
     "Embedder",
     "MiniLMEmbedder",

@@ -27,9 +27,7 @@ from collections.abc import Sequence
 
 from holistic.adaptation.fitting import CHARS_PER_TOKEN
 from holistic.core.interfaces import Tokenizer
-from holistic.core.types import AdapterSpec, Instance, ModelDeployment, Request, RequestState
-
-ROLE_WINDOW = "window"
+from holistic.core.types import AdapterSpec, Instance, ModelDeployment, Request, RequestRole, RequestState
 
 
 def window_sizes(spec: AdapterSpec, context_window: int | None) -> tuple[int, int]:
@@ -110,5 +108,5 @@ def language_modeling_states(
             top_k_logprobs=spec.top_k_logprobs,
             seed=spec.seed,
         )
-        states.append(RequestState(instance=instance, request=request, role=ROLE_WINDOW, request_index=w))
+        states.append(RequestState(instance=instance, request=request, role=RequestRole.WINDOW, request_index=w))
     return states

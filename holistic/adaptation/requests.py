@@ -29,12 +29,8 @@ from holistic.adaptation.blocks import NO, YES, Block, BlockRenderer, example_an
 from holistic.adaptation.fitting import Fit, TokenCounter, fit_prompt
 from holistic.adaptation.prompt import PromptPlan
 from holistic.adaptation.validation import CALIBRATED, JOINT, RANKING, SEPARATE, AdaptationError
-from holistic.core.types import AdapterSpec, Instance, ModelDeployment, Request, RequestState
+from holistic.core.types import AdapterSpec, Instance, ModelDeployment, Request, RequestRole, RequestState
 
-ROLE_MAIN = "main"
-ROLE_CALIBRATION = "calibration"
-ROLE_YES = "yes"
-ROLE_NO = "no"
 NEUTRAL_CUE = "Answer:"
 
 
@@ -192,7 +188,7 @@ def build_separate(
                 trial,
                 fitted,
                 reference_index=j,
-                role=ROLE_MAIN,
+                role=RequestRole.MAIN,
                 request_index=2 * j if calibrated else j,
             )
         )
@@ -200,7 +196,13 @@ def build_separate(
             calib = _score_request(ctx, neutral, continuation)
             states.append(
                 _state(
-                    instance, calib, trial, fitted, reference_index=j, role=ROLE_CALIBRATION, request_index=2 * j + 1
+                    instance,
+                    calib,
+                    trial,
+                    fitted,
+                    reference_index=j,
+                    role=RequestRole.CALIBRATION,
+                    request_index=2 * j + 1,
                 )
             )
     return states
@@ -216,7 +218,7 @@ def build_ranking(
     for j, ref in enumerate(instance.references):
         fitted = _fitted_prompt(ctx, instance, examples, chat=False, reserve=reserve, passage=ref.output)
         prompt = fitted.plan.plain()
-        for offset, (answer, role) in enumerate(((YES, ROLE_YES), (NO, ROLE_NO))):
+        for offset, (answer, role) in enumerate(((YES, RequestRole.YES), (NO, RequestRole.NO))):
             request = _score_request(ctx, prompt, continuation_for(prompt, answer))
             states.append(
                 _state(instance, request, trial, fitted, reference_index=j, role=role, request_index=2 * j + offset)

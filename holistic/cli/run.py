@@ -15,6 +15,7 @@ from pathlib import Path
 
 from holistic.cli.common import env_path, patterns, positive_int, run_main
 from holistic.core.interfaces import ScenarioContext
+from holistic.core.plugins import load_plugins
 from holistic.core.types import RunSpec
 from holistic.execution.options import EXECUTORS, RunOptions
 from holistic.results.fs import local_folder, location
@@ -126,6 +127,14 @@ def build_parser() -> argparse.ArgumentParser:
         help="local: runs in this process; ray: one Ray task per run (needs ray: pip install 'holistic[ray]')",
     )
     p.add_argument(
+        "--plugins",
+        action="append",
+        default=[],
+        metavar="MODULE|PATH",
+        help="load scenarios, metrics, perturbations or model providers that are not installed: a module "
+        "name, a .py file or a folder of them (repeatable). This runs that code; a spec cannot ask for it",
+    )
+    p.add_argument(
         "--address",
         metavar="HOST:PORT",
         help="with --executor ray: the Ray cluster to join (default: $RAY_ADDRESS, else a local cluster "
@@ -156,6 +165,8 @@ def _main(args: argparse.Namespace) -> int:
 
     if args.limit is not None and args.max_eval_instances is not None:
         raise SelectionError("give --limit (the first N) or --max-eval-instances (a seeded sample of N), not both")
+    plugins = tuple(args.plugins)
+    load_plugins(plugins)
     compiled = compile_spec(args.spec, models_file=args.models_file)
     if args.suite is not None:
         compiled = dataclasses.replace(compiled, suite=check_suite_name(args.suite, where="--suite"))
@@ -173,6 +184,7 @@ def _main(args: argparse.Namespace) -> int:
         executor=args.executor,
         wait_for_lock=not args.no_wait,
         ray_address=args.address,
+        plugins=plugins,
     )
     runs = select_runs(
         prepare_runs(compiled, options), models=patterns(args.models), scenarios=patterns(args.scenarios)

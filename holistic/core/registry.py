@@ -27,6 +27,8 @@ T = TypeVar("T")
 class RegistrationError(HolisticError, TypeError):
     """A registered object does not fit its registry (not a subclass of its base, not importable)."""
 
+    exit_code = 2
+
 
 def load_object(target: str) -> Any:
     """The object ``"package.module:attribute"`` names (the attribute may be dotted)."""

@@ -13,11 +13,28 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from enum import StrEnum
 from typing import Any, Literal
 
 from holistic.core.hashing import canonical_json, short_hash
 
 CORRECT_TAG = "correct"
+
+
+class RequestRole(StrEnum):
+    """What a request is for within its instance (``Request.role``; the ``role`` column)."""
+
+    MAIN = "main"
+    """The request whose answer is scored (generation, or the scored choice)."""
+    CALIBRATION = "calibration"
+    """The answer scored after a neutral cue alone (calibrated multiple choice)."""
+    YES = "yes"
+    """Ranking: the passage judged relevant."""
+    NO = "no"
+    """Ranking: the passage judged not relevant."""
+    WINDOW = "window"
+    """Language modelling: one window of a document scored token by token."""
+
 
 # ---------------------------------------------------------------------------
 # Scenario data
@@ -132,7 +149,7 @@ ADAPTATION_METHODS: tuple[str, ...] = (
 class AdapterSpec:
     """How instances become requests: the prompt, the examples and the decoding."""
 
-    method: str = "generation"
+    method: AdaptationMethod = "generation"
     """One of :data:`ADAPTATION_METHODS`."""
 
     instructions: str = ""
@@ -410,7 +427,7 @@ class Request:
     """
 
     model: str
-    kind: str = "generate"
+    kind: RequestKind = "generate"
     prompt: str = ""
     messages: tuple[Message, ...] | None = None
     continuation: str = ""
@@ -503,7 +520,7 @@ class RequestState:
     """Ids of the in-context examples used, in prompt order."""
     reference_index: int | None = None
     """For separate/ranking methods: which reference this request scores."""
-    role: str = "main"
+    role: str = RequestRole.MAIN
     """``main``; ``calibration`` for the neutral-context request of calibrated MC;
     ``window`` for language modelling windows."""
     output_mapping: Mapping[str, str] | None = None

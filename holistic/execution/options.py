@@ -67,6 +67,8 @@ class RunOptions:
     """Another process writing the same suite: wait for it (``True``) or stop at once (``--no-wait``)."""
     ray_address: str | None = None
     """Ray cluster to join (``--address``; default ``$RAY_ADDRESS``, else a local cluster)."""
+    plugins: tuple[str, ...] = ()
+    """``--plugins`` items (module names, .py files, folders); Ray workers load them too."""
 
     def cache_path(self) -> Path:
         if self.cache_dir is not None:

@@ -46,6 +46,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from holistic.core.errors import HolisticError
+from holistic.core.plugins import load_plugins
 from holistic.core.types import ModelDeployment, RequestResult, RunSpec
 from holistic.execution.context import ExecutionContext
 from holistic.execution.executors import execute_run_safely, failed_report
@@ -223,6 +224,7 @@ def ray_task(
     import ray
 
     start = time.perf_counter()
+    load_plugins(options.plugins)  # the worker process registers the driver's --plugins too
     cache = RemoteCache(cache_actor) if cache_actor is not None else None
     ctx = _worker_context(options, cache)
     if ctx.deployment(run.model).provider in TORCH_PROVIDERS:
@@ -251,6 +253,9 @@ def absolute_options(options: RunOptions) -> RunOptions:
         data_root=fix(options.data_root),
         data_cache_dir=fix(options.data_cache_dir),
         models_file=fix(options.models_file),
+        plugins=tuple(
+            str(Path(p).expanduser().resolve()) if Path(p).expanduser().exists() else p for p in options.plugins
+        ),
     )
 
 

@@ -39,9 +39,9 @@ from typing import Any
 import numpy as np
 
 from holistic.core.interfaces import MetricContext, MetricResult, ScenarioInfo
-from holistic.core.types import AdapterSpec, MetricName, ModelDeployment, RequestState, Stat
+from holistic.core.types import AdapterSpec, MetricName, ModelDeployment, RequestRole, RequestState, Stat
 from holistic.metrics.base import BaseMetric, info
-from holistic.metrics.states import MAIN_ROLE, metric_name
+from holistic.metrics.states import metric_name
 from holistic.metrics.tokenize import word_tokenize
 
 WORDS_PACKAGE = "holistic.metrics.bias_words"
@@ -166,7 +166,7 @@ class BiasMetric(BaseMetric):
         result = MetricResult()
         texts: dict[MetricName, dict[int, list[str]]] = {}
         for s in states:
-            if s.role != MAIN_ROLE:
+            if s.role != RequestRole.MAIN:
                 continue
             bucket = texts.setdefault(metric_name(s.instance, ""), {}).setdefault(s.trial, [])
             if s.result is not None:

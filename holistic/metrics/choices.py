@@ -39,8 +39,8 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from holistic.core.types import Completion, RequestState, Token
-from holistic.metrics.states import CALIBRATION_ROLE, MAIN_ROLE, Unit, outputs, succeeded
+from holistic.core.types import Completion, RequestRole, RequestState, Token
+from holistic.metrics.states import Unit, outputs, succeeded
 
 JOINT = "multiple_choice_joint"
 SEPARATE_ORIGINAL = "multiple_choice_separate_original"
@@ -124,7 +124,7 @@ def parse_letter(text: str, mapping: Mapping[str, str]) -> str | None:
 
 
 def _resolve_joint_helm(unit: Unit) -> ChoiceOutcome:
-    mains = unit.with_role(MAIN_ROLE)
+    mains = unit.with_role(RequestRole.MAIN)
     if not mains or not succeeded(mains[0]) or not mains[0].output_mapping:
         return ChoiceOutcome(None, False, None)
     state = mains[0]
@@ -140,7 +140,7 @@ def _resolve_joint_helm(unit: Unit) -> ChoiceOutcome:
 
 
 def _resolve_joint(unit: Unit) -> ChoiceOutcome:
-    mains = unit.with_role(MAIN_ROLE)
+    mains = unit.with_role(RequestRole.MAIN)
     if not mains:
         return ChoiceOutcome(None, False, None)
     state = mains[0]
@@ -251,8 +251,8 @@ class SeparateScores:
 def separate_scores(unit: Unit, *, calibrated: bool) -> SeparateScores | None:
     """The unit's choice scores, or ``None`` when a request failed or is missing."""
     references = unit.instance.references
-    main = _by_reference(unit.with_role(MAIN_ROLE))
-    neutral = _by_reference(unit.with_role(CALIBRATION_ROLE)) if calibrated else {}
+    main = _by_reference(unit.with_role(RequestRole.MAIN))
+    neutral = _by_reference(unit.with_role(RequestRole.CALIBRATION)) if calibrated else {}
     logprobs: list[float] = []
     tokens: list[int] = []
     for i in range(len(references)):

@@ -27,10 +27,10 @@ from collections.abc import Sequence
 from dataclasses import replace
 
 from holistic.core.interfaces import MetricContext, MetricResult, ScenarioInfo
-from holistic.core.types import AdapterSpec, Instance, MetricName, ModelDeployment, RequestState, Stat
+from holistic.core.types import AdapterSpec, Instance, MetricName, ModelDeployment, RequestRole, RequestState, Stat
 from holistic.metrics.base import BaseMetric, info
 from holistic.metrics.breakdown import breakdown_sub_split
-from holistic.metrics.states import WINDOW_ROLE, group_units, metric_name, succeeded
+from holistic.metrics.states import group_units, metric_name, succeeded
 
 
 def scored_text(state: RequestState) -> str:
@@ -128,7 +128,7 @@ class LanguageModelingMetric(BaseMetric):
         result = MetricResult()
         pooled: dict[MetricName, dict[int, list[float]]] = {}
         for unit in group_units(states):
-            windows = unit.with_role(WINDOW_ROLE)
+            windows = unit.with_role(RequestRole.WINDOW)
             if not windows or not all(succeeded(w) for w in windows):
                 continue
             totals = [window_totals(w) for w in windows]

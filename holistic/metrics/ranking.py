@@ -44,9 +44,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from holistic.core.interfaces import MetricContext, MetricResult, ScenarioInfo
-from holistic.core.types import AdapterSpec, ModelDeployment, Reference, RequestState
+from holistic.core.types import AdapterSpec, ModelDeployment, Reference, RequestRole, RequestState
 from holistic.metrics.base import BaseMetric, info
-from holistic.metrics.states import MAIN_ROLE, Unit, group_units, succeeded
+from holistic.metrics.states import Unit, group_units, succeeded
 
 RELEVANCE_TAG = "relevance="
 FIRST_STAGE_TAG = "first_stage_rank="
@@ -152,7 +152,7 @@ def _by_reference(states: Sequence[RequestState]) -> dict[int, RequestState]:
 def candidates(unit: Unit) -> list[Candidate]:
     """Every passage of the unit's query with its score, grade and first-stage rank."""
     yes, no = _by_reference(unit.with_role(YES_ROLE)), _by_reference(unit.with_role(NO_ROLE))
-    generated = _by_reference(unit.with_role(MAIN_ROLE))
+    generated = _by_reference(unit.with_role(RequestRole.MAIN))
     out = []
     for i, reference in enumerate(unit.instance.references):
         grade, stage = grade_of(reference), first_stage_rank(reference)

@@ -12,11 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
-from holistic.core.types import Instance, MetricName, PerInstanceStat, RequestState
-
-MAIN_ROLE = "main"
-CALIBRATION_ROLE = "calibration"
-WINDOW_ROLE = "window"
+from holistic.core.types import Instance, MetricName, PerInstanceStat, RequestRole, RequestState
 
 
 @dataclass(frozen=True, order=True)
@@ -107,7 +103,7 @@ def reference_texts(instance: Instance) -> list[str]:
 
 
 def first_main(unit: Unit) -> RequestState | None:
-    mains = unit.with_role(MAIN_ROLE)
+    mains = unit.with_role(RequestRole.MAIN)
     return mains[0] if mains else None
 
 

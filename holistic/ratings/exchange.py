@@ -37,6 +37,7 @@ from typing import Any
 import pyarrow as pa
 
 from holistic.core.errors import HolisticError, did_you_mean
+from holistic.core.types import RequestRole
 from holistic.ratings.questions import BY_NAME, QUESTIONS, questions_for
 from holistic.results import atomic
 from holistic.results.layout import PER_INSTANCE_RATINGS_FILE, RATINGS_DIR, RATINGS_FILE
@@ -111,7 +112,7 @@ def suite_items(reader: SuiteReader) -> list[Item]:
             "requests", ["instance_id", "trial", "role", "perturbation", "success", "completions"]
         ).to_pylist()
         for request in requests:
-            if request["role"] != "main" or not request["success"] or request.get("perturbation") is not None:
+            if request["role"] != RequestRole.MAIN or not request["success"] or request.get("perturbation") is not None:
                 continue
             inst = facts.get(request["instance_id"])
             if inst is None:

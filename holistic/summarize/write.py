@@ -12,6 +12,7 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from holistic.results.layout import CELLS_FILE, SUMMARY_FILE, WIN_RATES_FILE
 from holistic.summarize.build import Summary
 from holistic.summarize.tables import to_csv, to_latex, to_markdown
 
@@ -76,7 +77,7 @@ def write_summary(summary: Summary, out_dir: Path) -> list[Path]:
     written: list[Path] = []
 
     doc = summary_json(summary)
-    path = out_dir / "summary.json"
+    path = out_dir / SUMMARY_FILE
     _atomic_write(path, json.dumps(doc, sort_keys=True, indent=1, ensure_ascii=False).encode("utf-8"))
     written.append(path)
 
@@ -97,7 +98,7 @@ def write_summary(summary: Summary, out_dir: Path) -> list[Path]:
             ]
         ),
     )
-    written.append(_write_parquet(cells, out_dir / "cells.parquet"))
+    written.append(_write_parquet(cells, out_dir / CELLS_FILE))
     wr_rows = []
     for group, res in sorted(summary.leaderboards.items()):
         for i, model in enumerate(res.models):
@@ -130,7 +131,7 @@ def write_summary(summary: Summary, out_dir: Path) -> list[Path]:
             ]
         ),
     )
-    written.append(_write_parquet(wr, out_dir / "win_rates.parquet"))
+    written.append(_write_parquet(wr, out_dir / WIN_RATES_FILE))
 
     for table in summary.tables:
         for ext, render in (("csv", to_csv), ("md", to_markdown), ("tex", to_latex)):

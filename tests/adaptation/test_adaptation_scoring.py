@@ -16,6 +16,7 @@ from holistic.adaptation import (
     state_logprob,
 )
 from holistic.core.types import (
+    AdaptationMethod,
     AdapterSpec,
     Completion,
     Instance,
@@ -126,7 +127,7 @@ def test_length_normalisations_hand_computed_as_lm_eval_and_helm_define_them() -
     ],
 )
 @pytest.mark.parametrize("shots,trials,temperature", [(0, 3, 0.0), (2, 3, 0.0), (2, 2, 0.5), (0, 2, 0.5)])
-def test_count_requests_matches_adapt(method: str, shots: int, trials: int, temperature: float) -> None:
+def test_count_requests_matches_adapt(method: AdaptationMethod, shots: int, trials: int, temperature: float) -> None:
     eval_instances = [
         *EVAL,
         Instance(

@@ -13,6 +13,7 @@ from holistic.core.types import (
     PerturbationDescription,
     Reference,
     Request,
+    RequestKind,
     RequestResult,
     RequestState,
     Token,
@@ -115,7 +116,7 @@ def score_state(
     role: str = "main",
     trial: int = 0,
     success: bool = True,
-    kind: str = "loglikelihood",
+    kind: RequestKind = "loglikelihood",
     prompt: str = "context",
 ) -> RequestState:
     per = logprob / n_tokens

@@ -75,6 +75,19 @@ def test_a_newer_schema_version_is_refused_clearly(tmp_path: Path) -> None:
     assert info.value.exit_code == 2
 
 
+def test_helm_summarize_refuses_a_newer_suite_with_exit_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from holistic.cli.summarize import main as summarize_main
+
+    suite_dir = _suite(tmp_path)
+    meta = json.loads((suite_dir / "suite.json").read_text())
+    meta["schema_version"] = SCHEMA_VERSION + 1
+    (suite_dir / "suite.json").write_text(json.dumps(meta))
+    assert summarize_main(["--suite", "s", "--output-dir", str(tmp_path)]) == 2
+    err = capsys.readouterr().err
+    assert f"schema_version {SCHEMA_VERSION + 1}" in err and "upgrade holistic" in err
+    assert not (suite_dir / "summary").exists()
+
+
 def test_a_run_with_failed_requests_is_partial_and_says_its_error_rate(tmp_path: Path) -> None:
     suite_dir = write_fake_suite(tmp_path, "s", [FakeRun("mmlu", "m/a", num_instances=10, failed_requests=4)])
     run_dir = next((suite_dir / "runs").iterdir())

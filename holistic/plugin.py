@@ -1,0 +1,157 @@
+"""Everything a plugin needs, in one import: ``from holistic import plugin`` (or named imports).
+
+A plugin adds scenarios, metrics, perturbations or model providers without touching holistic.
+Import from here only: the modules behind these names are private and may move.
+
+Register with the decorators below (the module is then loaded with ``helm-run --plugins
+MODULE|PATH``), or, for an installed package, with entry points in the groups
+``holistic.scenarios``, ``holistic.metrics``, ``holistic.perturbations`` and ``holistic.models``
+(``name = "package.module:Class"``; a provider's entry point names its client factory).
+``CONTRIBUTING.md`` walks through one complete example of each.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TypeVar
+
+from holistic.core.errors import ModelError, ScenarioArgError
+from holistic.core.interfaces import (
+    METRIC_CATEGORIES,
+    Client,
+    MetricContext,
+    MetricInfo,
+    MetricResult,
+    ScenarioContext,
+    ScenarioInfo,
+    Tokenizer,
+)
+from holistic.core.types import (
+    CORRECT_TAG,
+    TEST_SPLIT,
+    TRAIN_SPLIT,
+    VALID_SPLIT,
+    AdapterSpec,
+    Completion,
+    Instance,
+    Message,
+    MetricName,
+    ModelDeployment,
+    PerInstanceStat,
+    PerturbationDescription,
+    Reference,
+    Request,
+    RequestResult,
+    RequestRole,
+    RequestState,
+    Stat,
+    Token,
+)
+from holistic.metrics.base import BaseMetric, info
+from holistic.metrics.registry import METRICS
+from holistic.metrics.states import group_units, metric_name, outputs, reference_texts, scorable_units, succeeded
+from holistic.metrics.text import normalize_quasi
+from holistic.models.registry import PROVIDERS, ClientFactory
+from holistic.perturbations.base import FAIRNESS, ROBUSTNESS, BasePerturbation, PerturbRandom, TextPerturbation
+from holistic.perturbations.registry import PERTURBATIONS
+from holistic.scenarios.base import BaseScenario
+from holistic.scenarios.registry import SCENARIOS
+
+ScenarioT = TypeVar("ScenarioT", bound=type[BaseScenario])
+MetricT = TypeVar("MetricT", bound=type[BaseMetric])
+PerturbationT = TypeVar("PerturbationT", bound=type[BasePerturbation])
+
+
+def register_scenario(name: str) -> Callable[[ScenarioT], ScenarioT]:
+    """Class decorator: the scenario a run spec names ``name`` (``scenario: name``)."""
+
+    def decorator(cls: ScenarioT) -> ScenarioT:
+        SCENARIOS.add(name, cls)
+        return cls
+
+    return decorator
+
+
+def register_metric(name: str) -> Callable[[MetricT], MetricT]:
+    """Class decorator: the metric a run spec names ``name`` (``metrics: [name]``; its category
+    also selects it)."""
+
+    def decorator(cls: MetricT) -> MetricT:
+        METRICS.add(name, cls)
+        return cls
+
+    return decorator
+
+
+def register_perturbation(name: str) -> Callable[[PerturbationT], PerturbationT]:
+    """Class decorator: the perturbation a run spec names ``name`` (``perturbations: [name]``)."""
+
+    def decorator(cls: PerturbationT) -> PerturbationT:
+        PERTURBATIONS.add(name, cls)
+        return cls
+
+    return decorator
+
+
+def register_provider(name: str) -> Callable[[ClientFactory], ClientFactory]:
+    """Function decorator: the client factory ``(ModelDeployment) -> Client`` of the models whose
+    ``provider:`` is ``name`` in a models file."""
+
+    def decorator(factory: ClientFactory) -> ClientFactory:
+        PROVIDERS.add(name, factory)
+        return factory
+
+    return decorator
+
+
+__all__ = [
+    "CORRECT_TAG",
+    "FAIRNESS",
+    "METRIC_CATEGORIES",
+    "ROBUSTNESS",
+    "TEST_SPLIT",
+    "TRAIN_SPLIT",
+    "VALID_SPLIT",
+    "AdapterSpec",
+    "BaseMetric",
+    "BasePerturbation",
+    "BaseScenario",
+    "Client",
+    "ClientFactory",
+    "Completion",
+    "Instance",
+    "Message",
+    "MetricContext",
+    "MetricInfo",
+    "MetricName",
+    "MetricResult",
+    "ModelDeployment",
+    "ModelError",
+    "PerInstanceStat",
+    "PerturbRandom",
+    "PerturbationDescription",
+    "Reference",
+    "Request",
+    "RequestResult",
+    "RequestRole",
+    "RequestState",
+    "ScenarioArgError",
+    "ScenarioContext",
+    "ScenarioInfo",
+    "Stat",
+    "TextPerturbation",
+    "Token",
+    "Tokenizer",
+    "group_units",
+    "info",
+    "metric_name",
+    "normalize_quasi",
+    "outputs",
+    "reference_texts",
+    "register_metric",
+    "register_perturbation",
+    "register_provider",
+    "register_scenario",
+    "scorable_units",
+    "succeeded",
+]
