@@ -225,6 +225,7 @@ def separate_spec(data: Path, work: Path, n: int) -> Path:
                         "args": {
                             "path": str(data),
                             "fields": {"input": "question", "choices": "choices", "label": "answer", "id": "id"},
+                            "label_format": "index0",
                         },
                         "adaptation": {
                             "method": "multiple_choice_separate_original",

@@ -13,7 +13,7 @@ Deployment args (all optional):
 - ``revision``: a hub revision (branch, tag or commit);
 - ``gguf_file``: a GGUF file inside the folder (dequantised once and cached, see
   :mod:`holistic.models.weights`); a model id ending in ``.gguf`` is such a file too;
-- ``batch_size``, ``max_batch_tokens``, ``row_tokens``, ``memory_mb``, ``prefix_cache``,
+- ``batch_size``, ``max_batch_tokens``, ``row_tokens``, ``memory_mb``, ``decode_memory_mb``, ``prefix_cache``,
   ``min_shared_prefix``, ``prefix_store_mb``: see :class:`holistic.models.hf_engine.EngineOptions`.
 
 The tokenizer and config load at once (prompts are built with the tokenizer); the

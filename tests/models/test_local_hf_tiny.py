@@ -204,6 +204,27 @@ def test_batched_greedy_generation_equals_one_at_a_time(model_dir: Path) -> None
     client.close()
 
 
+def test_prompts_prefilled_apart_are_decoded_together(model_dir: Path) -> None:
+    """Long prompts each get their own prefill pass, but decode in one batch: the decoding
+    steps are those of the longest completion, not the sum over prompts."""
+    client = _client(model_dir, device="cpu", dtype="float32", max_batch_tokens=8, prefix_cache=False)
+    prompts = ["The capital of France is", "One, two, three, four,", "The quick brown fox", "Once upon a"]
+    reqs = [Request(model="m", prompt=p, max_tokens=6) for p in prompts]
+    fast = client.process(reqs)
+    calls = client.engine.counters.forward_calls
+    client.engine.options = EngineOptions(batch_size=1, prefix_cache=False)
+    slow = [client.process([r])[0] for r in reqs]
+    for a, b in zip(fast, slow, strict=True):
+        assert a.success and b.success
+        assert a.completions[0].text == b.completions[0].text
+        assert [t.logprob for t in a.completions[0].tokens] == pytest.approx(
+            [t.logprob for t in b.completions[0].tokens], abs=1e-4
+        )
+    # 4 prefill passes + at most 5 shared decoding steps (one at a time: 4 x (1 + 5))
+    assert calls <= 4 + 5
+    client.close()
+
+
 def test_the_model_loads_only_when_a_request_needs_it(model_dir: Path) -> None:
     client = _client(model_dir, device="cpu", dtype="float32")
     assert not client.engine.loaded
