@@ -55,7 +55,7 @@ def _run_dirs(root: str, model: str = "simple/echo") -> tuple[Path, ...]:
         compile_spec(spec, models_file=models), RunOptions(output_dir=base / "out", offline=True, models_file=models)
     )
     assert [r.status for r in report.runs] == ["complete", "complete"]
-    return tuple(Path(r.folder) for r in report.runs if r.folder is not None)
+    return tuple(Path(str(r.folder)) for r in report.runs if r.folder is not None)
 
 
 @pytest.fixture(scope="module")

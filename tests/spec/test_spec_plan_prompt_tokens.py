@@ -59,10 +59,12 @@ def _client_counts(runs: tuple[RunSpec, ...], data_root: Path | None = None) -> 
     from holistic.adaptation import adapt
     from holistic.execution.options import RunOptions
     from holistic.execution.pipeline import _load_instances
+    from holistic.models.local_client import LocalClient
     from holistic.models.registry import create_client
     from holistic.scenarios.registry import create_scenario
 
     client = create_client(ModelRegistry().get(EMBEDDED))  # tokenizer and config only: weights load on a request
+    assert isinstance(client, LocalClient)
     out = []
     try:
         for run in runs:
