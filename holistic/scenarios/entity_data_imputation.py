@@ -34,7 +34,6 @@ import csv
 import io
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 
@@ -42,7 +41,7 @@ from holistic.core.errors import DataSourceError
 from holistic.core.interfaces import ScenarioInfo
 from holistic.core.types import CORRECT_TAG, TEST_SPLIT, TRAIN_SPLIT, VALID_SPLIT, Instance, Reference
 from holistic.scenarios.categories import OPEN_QA_CATEGORIES, OPEN_QA_NOT_APPLICABLE
-from holistic.scenarios.loading import FileScenario, check_choice, missing_files_note
+from holistic.scenarios.loading import FileScenario, check_choice
 from holistic.scenarios.prompt_format import prompt_format
 from holistic.scenarios.readers import open_text
 from holistic.scenarios.sources import DataFile, DataNeeds, Download, ResolvedData
@@ -159,6 +158,7 @@ def imputation_instances(table: Table, column: str, dataset: str, seed: int) -> 
 class EntityDataImputationScenario(FileScenario):
     """Impute a missing cell of a table row (Buy manufacturer, Restaurant city)."""
 
+    notes_missing_files = True
     info = ScenarioInfo(
         name="entity_data_imputation",
         description="Data imputation: generate the missing cell of a table row (Buy manufacturer, Restaurant city).",
@@ -183,20 +183,6 @@ class EntityDataImputationScenario(FileScenario):
         if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
             raise ValueError(f"seed must be a non-negative integer, got {seed!r}")
         self.seed = seed
-
-    @classmethod
-    def estimate_num_instances(cls, args: dict[str, Any]) -> int | None:
-        return None
-
-    @classmethod
-    def data_notes(cls, args: dict[str, Any], data_root: Path | None) -> list[str]:
-        """``--plan``: say when the files are not under the data root (they are not pinned)."""
-        try:
-            needs = cls(**args).data_needs()
-        except (TypeError, ValueError):
-            return []
-        note = missing_files_note(needs, data_root)
-        return [note] if note else []
 
     def data_needs(self) -> DataNeeds:
         name = DATASETS[self.dataset][0]

@@ -23,14 +23,11 @@ reached to take sha256 sums).
 
 from __future__ import annotations
 
-from pathlib import Path
-from typing import Any
-
 from holistic.core.errors import DataSourceError
 from holistic.core.interfaces import ScenarioInfo
 from holistic.core.types import CORRECT_TAG, TEST_SPLIT, TRAIN_SPLIT, VALID_SPLIT, Instance, Reference
 from holistic.scenarios.categories import CLASSIFICATION_CATEGORIES, CLASSIFICATION_NOT_APPLICABLE
-from holistic.scenarios.loading import FileScenario, check_choice, hold_out, missing_files_note
+from holistic.scenarios.loading import FileScenario, check_choice, hold_out
 from holistic.scenarios.prompt_format import prompt_format
 from holistic.scenarios.sources import DataFile, DataNeeds, Download, ResolvedData
 from holistic.scenarios.tabular import Table, read_table, serialise
@@ -115,6 +112,7 @@ def balanced(pairs: list[tuple[Instance, bool]], purpose: str) -> list[Instance]
 class EntityMatchingScenario(FileScenario):
     """Do two table rows describe the same entity? (Yes / No)"""
 
+    notes_missing_files = True
     info = ScenarioInfo(
         name="entity_matching",
         description="Entity matching (Magellan/DeepMatcher): are two product rows the same entity? Yes or No.",
@@ -138,20 +136,6 @@ class EntityMatchingScenario(FileScenario):
 
     def __init__(self, dataset: str) -> None:
         self.dataset = check_choice(dataset, list(DATASETS), "entity matching dataset")
-
-    @classmethod
-    def estimate_num_instances(cls, args: dict[str, Any]) -> int | None:
-        return None
-
-    @classmethod
-    def data_notes(cls, args: dict[str, Any], data_root: Path | None) -> list[str]:
-        """``--plan``: say when the files are not under the data root (they are not pinned)."""
-        try:
-            needs = cls(**args).data_needs()
-        except (TypeError, ValueError):
-            return []
-        note = missing_files_note(needs, data_root)
-        return [note] if note else []
 
     def data_needs(self) -> DataNeeds:
         folder = DATASETS[self.dataset]

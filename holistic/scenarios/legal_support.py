@@ -26,7 +26,7 @@ from holistic.core.errors import DataSourceError
 from holistic.core.interfaces import ScenarioInfo
 from holistic.core.types import TEST_SPLIT, TRAIN_SPLIT, VALID_SPLIT, Instance
 from holistic.scenarios.categories import CLASSIFICATION_CATEGORIES, CLASSIFICATION_NOT_APPLICABLE
-from holistic.scenarios.loading import SplitFilesScenario, choice_references, missing_files_note
+from holistic.scenarios.loading import SplitFilesScenario, choice_references
 from holistic.scenarios.prompt_format import multiple_choice_joint_format
 from holistic.scenarios.readers import iter_numbered_jsonl, require
 from holistic.scenarios.sources import Download
@@ -71,6 +71,7 @@ def read_legal_support(path: Path, split: str) -> list[Instance]:
 class LegalSupportScenario(SplitFilesScenario):
     """Fine-grained legal reverse entailment: pick the supporting case (two choices)."""
 
+    notes_missing_files = True
     info = ScenarioInfo(
         name="legal_support",
         description="LegalSupport: which of two case summaries best supports a legal passage (multiple choice).",
@@ -92,16 +93,6 @@ class LegalSupportScenario(SplitFilesScenario):
         ("legal_support/test.jsonl", TEST_SPLIT),
     )
     hint = f"HELM's LegalSupport zip ({_ZIP}), unpacked: legal_support/<train|dev|test>.jsonl"
-
-    @classmethod
-    def data_notes(cls, args: dict[str, Any], data_root: Path | None) -> list[str]:
-        """``--plan``: say when the files are not under the data root (they are not pinned)."""
-        try:
-            needs = cls(**args).data_needs()
-        except (TypeError, ValueError):
-            return []
-        note = missing_files_note(needs, data_root)
-        return [note] if note else []
 
     def download(self, name: str) -> Download:
         return Download(_ZIP, member=name)

@@ -75,9 +75,25 @@ class FileScenario(BaseScenario):
     num_instances: ClassVar[int | None] = None
     """Roughly how many instances the full dataset has (for ``--plan``), when it does not depend on args."""
 
+    notes_missing_files: ClassVar[bool] = False
+    """``--plan`` says when this scenario's files are not under the data root (set it for data
+    that is not pinned by sha256, or that only a data root can supply)."""
+
     @classmethod
     def estimate_num_instances(cls, args: dict[str, Any]) -> int | None:
         return cls.num_instances
+
+    @classmethod
+    def data_notes(cls, args: dict[str, Any], data_root: Path | None) -> list[str]:
+        """With :attr:`notes_missing_files`: the :func:`missing_files_note` of these arguments' files."""
+        if not cls.notes_missing_files:
+            return []
+        try:
+            needs = cls(**args).data_needs()
+        except (TypeError, ValueError):
+            return []
+        note = missing_files_note(needs, data_root)
+        return [note] if note else []
 
     def data_needs(self) -> DataNeeds:
         raise NotImplementedError

@@ -29,7 +29,7 @@ from holistic.core.errors import DataSourceError
 from holistic.core.interfaces import ScenarioInfo
 from holistic.core.types import CORRECT_TAG, TEST_SPLIT, TRAIN_SPLIT, VALID_SPLIT, Instance, Reference
 from holistic.scenarios.categories import OPEN_QA_CATEGORIES, OPEN_QA_NOT_APPLICABLE
-from holistic.scenarios.loading import SplitFilesScenario, check_choice, missing_files_note
+from holistic.scenarios.loading import SplitFilesScenario, check_choice
 from holistic.scenarios.prompt_format import prompt_format
 from holistic.scenarios.readers import iter_numbered_jsonl, require
 from holistic.scenarios.sources import Download
@@ -202,6 +202,7 @@ def read_wikifact(path: Path, split: str, relation: str = ALL) -> list[Instance]
 class WikiFactScenario(SplitFilesScenario):
     """Fact completion over Wikidata relations (HELM's knowledge component)."""
 
+    notes_missing_files = True
     info = ScenarioInfo(
         name="wikifact",
         description="WikiFact: complete a Wikidata fact stated in English; accuracy on one sample and top-5.",
@@ -231,20 +232,6 @@ class WikiFactScenario(SplitFilesScenario):
 
     def __init__(self, relation: str = ALL) -> None:
         self.relation = relation_name(relation)
-
-    @classmethod
-    def estimate_num_instances(cls, args: dict[str, Any]) -> int | None:
-        return None
-
-    @classmethod
-    def data_notes(cls, args: dict[str, Any], data_root: Path | None) -> list[str]:
-        """``--plan``: say when the files are not under the data root (they are not pinned)."""
-        try:
-            needs = cls(**args).data_needs()
-        except (TypeError, ValueError):
-            return []
-        note = missing_files_note(needs, data_root)
-        return [note] if note else []
 
     def download(self, name: str) -> Download:
         return Download(f"{_BUNDLE}/{name}")

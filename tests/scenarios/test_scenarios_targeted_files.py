@@ -15,6 +15,7 @@ from holistic.core.interfaces import ScenarioContext
 from holistic.core.types import Instance, ScenarioSpec
 from holistic.scenarios.entity_data_imputation import pandas_sample
 from holistic.scenarios.entity_matching import EntityMatchingScenario
+from holistic.scenarios.loading import FileScenario
 from holistic.scenarios.registry import create_scenario
 from holistic.scenarios.tabular import read_table
 from holistic.scenarios.wikifact import WikiFactScenario
@@ -204,3 +205,21 @@ def test_plan_notes_name_missing_unpinned_files(tmp_path: Path) -> None:
     assert "fetched from pages.cs.wisc.edu (not pinned by sha256), or the run fails offline" in note
     (note,) = WikiFactScenario.data_notes({}, tmp_path)
     assert "wikifact: train.jsonl, dev.jsonl, test.jsonl not under" in note and "worksheets.codalab.org" in note
+
+
+@pytest.mark.parametrize("name", ["entity_matching", "entity_data_imputation", "legal_support", "wikifact"])
+def test_unpinned_file_scenarios_share_one_missing_files_note(name: str, tmp_path: Path) -> None:
+    cls = type(create_scenario(ScenarioSpec.make(name, _ARGS.get(name))))
+    assert issubclass(cls, FileScenario) and cls.notes_missing_files
+    # One implementation on the base, switched on by the class attribute; no copies.
+    assert "data_notes" not in vars(cls) and "estimate_num_instances" not in vars(cls)
+    (note,) = cls.data_notes(_ARGS.get(name, {}), tmp_path)
+    assert f"{name}: " in note and "not under" in note
+
+
+def test_file_scenarios_say_nothing_about_files_unless_asked() -> None:
+    assert not FileScenario.notes_missing_files
+    assert FileScenario.data_notes({}, Path("/nonexistent")) == []
+
+
+_ARGS = {"entity_matching": {"dataset": "Beer"}, "entity_data_imputation": {"dataset": "Buy"}}
