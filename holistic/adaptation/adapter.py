@@ -45,17 +45,17 @@ from holistic.adaptation.validation import (
 from holistic.core.errors import SpecError
 from holistic.core.hashing import canonical_json
 from holistic.core.interfaces import Tokenizer
-from holistic.core.types import AdapterSpec, Instance, ModelDeployment, RequestState
+from holistic.core.types import AdapterSpec, Instance, ModelDeployment, PromptFormat, RequestState
 
 
 def uses_chat(spec: AdapterSpec, deployment: ModelDeployment) -> bool:
     """Whether requests of this run are chat messages (see the module docstring)."""
     caps = deployment.capabilities
-    if spec.prompt_format == "chat":
+    if spec.prompt_format == PromptFormat.CHAT:
         if not caps.chat:
             raise SpecError(f"model {deployment.name!r} does not take chat messages", path="adaptation.prompt_format")
         return True
-    if spec.prompt_format == "plain" or spec.method not in (GENERATION, JOINT):
+    if spec.prompt_format == PromptFormat.PLAIN or spec.method not in (GENERATION, JOINT):
         return False
     if not caps.completions:
         return caps.chat

@@ -9,7 +9,7 @@ is loaded.
 from __future__ import annotations
 
 from holistic.core.errors import HolisticError, SpecError, did_you_mean
-from holistic.core.types import ADAPTATION_METHODS, AdapterSpec
+from holistic.core.types import ADAPTATION_METHODS, PROMPT_FORMATS, AdapterSpec, PromptFormat
 
 GENERATION = "generation"
 JOINT = "multiple_choice_joint"
@@ -22,7 +22,6 @@ SCORING_METHODS: tuple[str, ...] = (SEPARATE, CALIBRATED, LANGUAGE_MODELING, RAN
 """Methods whose requests are log-likelihood scores (always plain-text prompts)."""
 
 INSTRUCTION_PLACEMENTS = ("before", "after")
-PROMPT_FORMATS = ("auto", "plain", "chat")
 CHAT_EXAMPLES = ("multi_turn", "single_turn")
 SELECTIONS = ("helm", "fixed", "mmr")
 PROTOCOLS = ("helm", "holistic")
@@ -75,7 +74,7 @@ def validate_adapter_spec(spec: AdapterSpec) -> None:
         raise SpecError("must be >= 1", path="adaptation.num_outputs")
     if not 0.0 <= spec.mmr_lambda <= 1.0:
         raise SpecError(f"must be between 0 and 1, got {spec.mmr_lambda}", path="adaptation.mmr_lambda")
-    if spec.prompt_format == "chat" and spec.method in SCORING_METHODS:
+    if spec.prompt_format == PromptFormat.CHAT and spec.method in SCORING_METHODS:
         raise SpecError(
             f"method {spec.method!r} scores text by log-likelihood and always uses plain prompts; "
             "use prompt_format 'auto' or 'plain'",

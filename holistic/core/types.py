@@ -145,6 +145,20 @@ ADAPTATION_METHODS: tuple[str, ...] = (
 )
 
 
+class PromptFormat(StrEnum):
+    """How a run's prompts are sent (``AdapterSpec.prompt_format``)."""
+
+    AUTO = "auto"
+    """Chat messages for generation methods on chat models, plain text otherwise."""
+    PLAIN = "plain"
+    """Raw text."""
+    CHAT = "chat"
+    """Messages rendered with the model's chat template."""
+
+
+PROMPT_FORMATS: tuple[str, ...] = tuple(f.value for f in PromptFormat)
+
+
 @dataclass(frozen=True)
 class AdapterSpec:
     """How instances become requests: the prompt, the examples and the decoding."""
@@ -177,9 +191,10 @@ class AdapterSpec:
     template: str | None = None
     """A Jinja2 template for the instance block; overrides the prefix/suffix fields."""
 
-    prompt_format: str = "auto"
+    prompt_format: PromptFormat = PromptFormat.AUTO
     """``plain`` (raw text), ``chat`` (messages with the model's chat template) or
-    ``auto`` (chat for generation methods on chat models, plain otherwise)."""
+    ``auto`` (chat for generation methods on chat models, plain otherwise); a spec's
+    string is read as the :class:`PromptFormat` it names."""
 
     chat_examples: str = "multi_turn"
     """With chat prompts: examples as alternating turns (``multi_turn``) or inside one
@@ -254,6 +269,11 @@ class AdapterSpec:
 
     seed: int = 0
     """Base seed for every random choice of this run (mixed with instance ids)."""
+
+    def __post_init__(self) -> None:
+        # A spec writes the format as a string; an unknown one is kept for validation to name.
+        if not isinstance(self.prompt_format, PromptFormat) and self.prompt_format in PROMPT_FORMATS:
+            object.__setattr__(self, "prompt_format", PromptFormat(self.prompt_format))
 
     def replace(self, **changes: Any) -> AdapterSpec:
         return replace(self, **changes)

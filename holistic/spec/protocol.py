@@ -30,7 +30,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from holistic.core.interfaces import ScenarioInfo
-from holistic.core.types import AdapterSpec
+from holistic.core.types import AdapterSpec, PromptFormat
 
 HELM = "helm"
 HOLISTIC = "holistic"
@@ -97,7 +97,7 @@ def check_protocol(
         value = getattr(adapter, field, None)
         if field in HELM_BEHAVIOUR and _plain(value) != _plain(HELM_BEHAVIOUR[field]):
             return field, f"{field} {_show(value)} departs from HELM's protocol (HELM: {_show(HELM_BEHAVIOUR[field])})"
-        if field == "prompt_format" and value == "chat":
+        if field == "prompt_format" and value == PromptFormat.CHAT:
             return field, "prompt_format 'chat' departs from HELM's protocol (HELM sends the plain prompt)"
         if not is_helm_scenario(info):
             continue

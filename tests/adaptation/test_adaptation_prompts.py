@@ -6,7 +6,8 @@ import pytest
 
 from holistic.adaptation import adapt
 from holistic.core.errors import SpecError
-from holistic.core.types import AdapterSpec, Message
+from holistic.core.hashing import canonical_json, short_hash
+from holistic.core.types import AdapterSpec, Message, PromptFormat, RunSpec, ScenarioSpec
 from tests.adaptation.adaptation_fixtures import CHAT_MODEL, EVAL, PLAIN_MODEL, TRAIN
 
 MMLU_LIKE = AdapterSpec(
@@ -216,6 +217,19 @@ def test_invalid_spec_values_are_reported_with_the_nearest_name() -> None:
         )
     with pytest.raises(SpecError, match=r"does not take chat messages"):
         adapt(TRAIN, EVAL, MMLU_LIKE.replace(prompt_format="chat"), PLAIN_MODEL, None, seed=0)
+    with pytest.raises(SpecError, match=r"adaptation\.prompt_format.*did you mean 'chat'"):
+        adapt(TRAIN, EVAL, MMLU_LIKE.replace(prompt_format="caht"), PLAIN_MODEL, None, seed=0)
+
+
+def test_prompt_format_is_a_typed_value_that_hashes_as_its_string() -> None:
+    assert AdapterSpec().prompt_format is PromptFormat.AUTO
+    written = AdapterSpec(prompt_format="chat")  # type: ignore[arg-type]  # as a spec's YAML writes it
+    assert written.prompt_format is PromptFormat.CHAT
+    assert written == AdapterSpec(prompt_format=PromptFormat.CHAT)
+    run = RunSpec(name="r", scenario=ScenarioSpec.make("s"), adapter=written, model="m")
+    canonical = canonical_json(run.canonical())
+    assert '"prompt_format":"chat"' in canonical  # run ids of existing suites are unchanged
+    assert run.run_id.endswith(short_hash(canonical))
 
 
 def test_chat_only_models_get_joint_prompts_as_chat_and_max_tokens_is_capped() -> None:
