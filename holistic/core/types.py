@@ -63,6 +63,14 @@ class Reference:
     tags: tuple[str, ...] = ()
     """Tags such as ``"correct"``; a reference is correct when it carries ``"correct"``."""
 
+    relevance: int | None = None
+    """Ranking: the graded relevance judgement of this passage (e.g. 0-3 on TREC); ``None``
+    when the data has no grades (then a ``correct`` passage counts as grade 1, others 0)."""
+
+    first_stage_rank: int | None = None
+    """Ranking: this passage's rank (1 = top) in the first-stage retriever's list; ``None``
+    for a passage that list did not retrieve (added only because it is judged)."""
+
     @property
     def is_correct(self) -> bool:
         return CORRECT_TAG in self.tags

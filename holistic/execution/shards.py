@@ -16,6 +16,7 @@ import pyarrow as pa
 from holistic.core.hashing import canonical_json
 from holistic.core.interfaces import MetricInfo
 from holistic.core.types import Instance, PerInstanceStat, RequestState, RunSpec, Stat, Token
+from holistic.results.references import reference_row
 from holistic.results.schemas import TABLES, arrow_schema
 
 
@@ -77,7 +78,7 @@ def instances_table(keys: JoinKeys, eval_instances: Sequence[Instance], train_us
                     "robustness": bool(pert and pert.robustness),
                     "fairness": bool(pert and pert.fairness),
                     "input": inst.input,
-                    "references": [{"output": r.output, "tags": list(r.tags)} for r in inst.references],
+                    "references": [reference_row(r) for r in inst.references],
                     "metadata": canonical_json(dict(inst.metadata)),
                 }
             )

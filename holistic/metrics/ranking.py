@@ -18,11 +18,10 @@ From the two log-likelihood states holistic's own adaptation makes (roles ``yes`
 ranked by it, ties going to the better first-stage rank, then to the lower reference
 index. A passage whose requests failed scores 0.
 
-Relevance judgements come from the reference tags: ``relevance=<grade>`` for
-graded judgements (MS MARCO TREC, 0-3), else 1 for a ``correct`` passage and 0
-otherwise. A tag ``first_stage_rank=<n>`` marks a passage retrieved by the first
-stage (e.g. BM25's top 30) at rank ``n``; passages without it were added only
-because they are judged.
+Relevance judgements come from the references: ``Reference.relevance`` for graded
+judgements (MS MARCO TREC, 0-3), else 1 for a ``correct`` passage and 0 otherwise.
+``Reference.first_stage_rank`` is the rank of a passage retrieved by the first stage
+(e.g. BM25's top 30); passages without one were added only because they are judged.
 
 - **vanilla**: only first-stage passages are reranked (all passages when none is
   marked) — a recall-limited lower bound;
@@ -48,8 +47,6 @@ from holistic.core.types import AdapterSpec, ModelDeployment, Reference, Request
 from holistic.metrics.base import BaseMetric, info
 from holistic.metrics.states import Unit, group_units, succeeded
 
-RELEVANCE_TAG = "relevance="
-FIRST_STAGE_TAG = "first_stage_rank="
 CUTOFF = 10
 YES_ROLE = "yes"
 NO_ROLE = "no"
@@ -72,17 +69,9 @@ class Candidate:
 
 
 def grade_of(reference: Reference) -> float:
-    for tag in reference.tags:
-        if tag.startswith(RELEVANCE_TAG):
-            return float(tag[len(RELEVANCE_TAG) :])
+    if reference.relevance is not None:
+        return float(reference.relevance)
     return 1.0 if reference.is_correct else 0.0
-
-
-def first_stage_rank(reference: Reference) -> int | None:
-    for tag in reference.tags:
-        if tag.startswith(FIRST_STAGE_TAG):
-            return int(tag[len(FIRST_STAGE_TAG) :])
-    return None
 
 
 def scored_yes_probability(yes: RequestState, no: RequestState) -> float | None:
@@ -155,7 +144,7 @@ def candidates(unit: Unit) -> list[Candidate]:
     generated = _by_reference(unit.with_role(RequestRole.MAIN))
     out = []
     for i, reference in enumerate(unit.instance.references):
-        grade, stage = grade_of(reference), first_stage_rank(reference)
+        grade, stage = grade_of(reference), reference.first_stage_rank
         if i in yes and i in no:
             score = scored_yes_probability(yes[i], no[i])
             out.append(Candidate(i, score if score is not None else 0.0, grade, stage, reference.is_correct))

@@ -8,6 +8,7 @@ Writers (``helm-run``) go through :class:`~holistic.results.store.SuiteStore`; r
 from holistic.results.layout import COMPLETE_MARKER, PARTIAL_MARKER, check_suite_name
 from holistic.results.manifest import DamagedRunError, Manifest
 from holistic.results.reader import RunReader, SuiteReader
+from holistic.results.references import reference_from_row, reference_row, references_from_rows
 from holistic.results.schemas import SCHEMA_VERSION
 
 __all__ = [
@@ -19,4 +20,7 @@ __all__ = [
     "RunReader",
     "SuiteReader",
     "check_suite_name",
+    "reference_from_row",
+    "reference_row",
+    "references_from_rows",
 ]

@@ -56,8 +56,15 @@ COMPLETION_TYPE = pa.struct(
     ]
 )
 REFERENCE_TYPE = pa.struct(
-    [pa.field("output", pa.string(), nullable=False), pa.field("tags", pa.list_(pa.string()), nullable=False)]
+    [
+        pa.field("output", pa.string(), nullable=False),
+        pa.field("tags", pa.list_(pa.string()), nullable=False),
+        pa.field("relevance", pa.int64(), nullable=True),
+        pa.field("first_stage_rank", pa.int64(), nullable=True),
+    ]
 )
+"""A reference; ``relevance`` and ``first_stage_rank`` (ranking judgements, null elsewhere) were
+added in place of tags, so older files lack them (:mod:`holistic.results.references` reads both)."""
 MESSAGE_TYPE = pa.struct(
     [pa.field("role", pa.string(), nullable=False), pa.field("content", pa.string(), nullable=False)]
 )
@@ -100,7 +107,12 @@ INSTANCES: tuple[Column, ...] = (
     Column("robustness", pa.bool_(), "The variant counts toward the robustness category."),
     Column("fairness", pa.bool_(), "The variant counts toward the fairness category."),
     Column("input", pa.string(), "Input text (after perturbation)."),
-    Column("references", pa.list_(REFERENCE_TYPE), "References in order: output text and tags ('correct')."),
+    Column(
+        "references",
+        pa.list_(REFERENCE_TYPE),
+        "References in order: output text, tags ('correct') and, for ranking, the graded relevance "
+        "and the first-stage rank (null otherwise).",
+    ),
     Column("metadata", pa.string(), "Per-instance metadata as canonical JSON."),
 )
 

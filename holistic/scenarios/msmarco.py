@@ -1,13 +1,14 @@
 """MS MARCO passage ranking (Nguyen et al., 2016), HELM's two tracks.
 
-Each instance is one query; its references are passages in first-stage order,
-tagged for :mod:`holistic.metrics.ranking` and the ``ranking_binary`` adapter:
+Each instance is one query; its references are passages in first-stage order, marked
+for :mod:`holistic.metrics.ranking` and the ``ranking_binary`` adapter:
 
-- ``first_stage_rank=<n>`` on the top ``num_candidates`` passages of the first-stage
-  (BM25) list, in that order;
-- ``correct`` on relevant passages, and ``relevance=<grade>`` with the judged grade;
-- judged passages missing from the first-stage top are appended after it (no rank
-  tag), so the "boosted" variant can rerank them.
+- ``Reference.first_stage_rank`` on the top ``num_candidates`` passages of the
+  first-stage (BM25) list, in that order;
+- the tag ``correct`` on relevant passages, and (TREC) ``Reference.relevance`` with the
+  judged grade;
+- judged passages missing from the first-stage top are appended after it (no
+  first-stage rank), so the "boosted" variant can rerank them.
 
 Authors' files (tab-separated):
 
@@ -171,15 +172,15 @@ class MSMARCOScenario(FileScenario):
         references = []
         pids = ranked + [pid for pid in sorted(judged, key=_qid_key) if pid not in ranked and pid in texts]
         for position, pid in enumerate(pids):
-            tags: list[str] = []
-            if pid in ranked:
-                tags.append(f"first_stage_rank={position + 1}")
             grade = judged.get(pid, 0)
-            if grade >= threshold:
-                tags.append(CORRECT_TAG)
-            if self.track == "trec" and pid in judged:
-                tags.append(f"relevance={grade}")
-            references.append(Reference(texts[pid], tuple(tags)))
+            references.append(
+                Reference(
+                    texts[pid],
+                    (CORRECT_TAG,) if grade >= threshold else (),
+                    relevance=grade if self.track == "trec" and pid in judged else None,
+                    first_stage_rank=position + 1 if pid in ranked else None,
+                )
+            )
         return Instance(
             id=f"{self.track}-{qid}",
             input=query,

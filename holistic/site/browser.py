@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from holistic.results import RunReader
+from holistic.results import RunReader, references_from_rows
 
 CHUNK_SIZE = 250
 
@@ -131,8 +131,7 @@ def build_browser(run_dir: Path | RunReader, out_dir: Path, main_metric: str | N
             "sub_split": inst["sub_split"][i],
             "input": inst["input"][i],
             "references": [
-                {"output": r["output"], "correct": "correct" in (r["tags"] or [])}
-                for r in (inst["references"][i] or [])
+                {"output": r.output, "correct": r.is_correct} for r in references_from_rows(inst["references"][i])
             ],
             "metadata": _metadata(inst["metadata"][i]),
             "trials": {},

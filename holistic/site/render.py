@@ -21,7 +21,7 @@ from jinja2 import Environment, FileSystemLoader, select_autoescape
 
 from holistic.core.errors import StoreError
 from holistic.core.resources import project_path
-from holistic.results import RunReader, SuiteReader
+from holistic.results import RunReader, SuiteReader, references_from_rows
 from holistic.site.browser import build_browser
 from holistic.site.compare import comparisons, write_comparison
 from holistic.site.haystack import HaystackReport, render_haystack
@@ -451,7 +451,7 @@ def _run_page(
         t = reader.table("instances", ["instance_id", "role", "input", "references"])
         for r in t.to_pylist():
             if r["role"] == "train":
-                answer = next((ref["output"] for ref in r["references"] if "correct" in (ref["tags"] or [])), "")
+                answer = next((ref.output for ref in references_from_rows(r["references"]) if ref.is_correct), "")
                 examples.append({"id": r["instance_id"], "input": r["input"], "answer": answer})
     spec.setdefault("adapter", {})
     spec.setdefault("metrics", [])

@@ -7,7 +7,7 @@ from typing import Any
 
 import pyarrow as pa
 
-from holistic.results import RunReader, SuiteReader
+from holistic.results import RunReader, SuiteReader, references_from_rows
 from holistic.results.fs import Location
 
 
@@ -98,6 +98,6 @@ def eval_references(run_dir: Location | RunReader) -> dict[str, list[list[tuple[
     )
     out: dict[str, list[list[tuple[str, bool]]]] = {}
     for r in rows:
-        refs = [(str(ref["output"]), "correct" in (ref["tags"] or [])) for ref in r["references"] or []]
+        refs = [(ref.output, ref.is_correct) for ref in references_from_rows(r["references"])]
         out.setdefault(r["split"] or "test", []).append(refs)
     return out

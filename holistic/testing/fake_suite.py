@@ -16,7 +16,9 @@ import numpy as np
 import pyarrow as pa
 
 from holistic.core.hashing import canonical_json, short_hash, stable_seed
+from holistic.core.types import CORRECT_TAG, Reference
 from holistic.results.layout import RUN_SPEC_FILE
+from holistic.results.references import reference_row
 from holistic.results.schemas import SCHEMA_VERSION, arrow_schema
 from holistic.results.store import RunWriter, SuiteStore
 
@@ -228,7 +230,7 @@ def _write_instances_and_requests(
 
     def references(answer: str) -> list[dict[str, Any]]:
         outputs = list(run.labels) or [answer]
-        return [{"output": o, "tags": ["correct"] if o == answer else []} for o in outputs]
+        return [reference_row(Reference(o, (CORRECT_TAG,) if o == answer else ())) for o in outputs]
 
     inst_rows = [
         {

@@ -144,8 +144,8 @@ def test_ranking_asks_yes_and_no_per_passage() -> None:
         input="who wrote hamlet",
         split="test",
         references=(
-            Reference("Hamlet is a tragedy by Shakespeare.", ("correct", "rank=1", "relevance=3")),
-            Reference("Paris is in France.", ("relevance=0",)),
+            Reference("Hamlet is a tragedy by Shakespeare.", ("correct",), relevance=3, first_stage_rank=1),
+            Reference("Paris is in France.", relevance=0),
         ),
     )
     states = adapt([], [query], AdapterSpec(method="ranking_binary", max_train_instances=0), PLAIN_MODEL, None, seed=0)
@@ -251,7 +251,7 @@ def test_ranking_examples_alternate_relevant_and_irrelevant_passages() -> None:
             id=iid,
             input=q,
             split=split,
-            references=(Reference(bad, ("relevance=0",)), Reference(good, ("correct", "relevance=2"))),
+            references=(Reference(bad, relevance=0), Reference(good, ("correct",), relevance=2)),
         )
 
     train = [

@@ -44,12 +44,21 @@ def instance(
     sub_split: str | None = None,
     text: str = "question",
     tags: Sequence[Sequence[str]] | None = None,
+    relevance: Sequence[int | None] | None = None,
+    first_stage_rank: Sequence[int | None] | None = None,
 ) -> Instance:
     correct_set = set(range(len(refs)) if correct is None else correct)
     references = []
     for i, output in enumerate(refs):
         extra = tuple(tags[i]) if tags is not None else ()
-        references.append(Reference(output, (("correct",) if i in correct_set else ()) + extra))
+        references.append(
+            Reference(
+                output,
+                (("correct",) if i in correct_set else ()) + extra,
+                relevance=relevance[i] if relevance is not None else None,
+                first_stage_rank=first_stage_rank[i] if first_stage_rank is not None else None,
+            )
+        )
     pert = PerturbationDescription(perturbation, robustness=True) if perturbation else None
     return Instance(
         id=iid, input=text, references=tuple(references), split=split, sub_split=sub_split, perturbation=pert

@@ -63,7 +63,8 @@ def test_ranking_metric_vanilla_and_boosted() -> None:
         "q",
         ["p0", "p1", "p2"],
         correct=[1, 2],
-        tags=[("first_stage_rank=1", "relevance=0"), ("first_stage_rank=2", "relevance=1"), ("relevance=3",)],
+        relevance=[0, 1, 3],
+        first_stage_rank=[1, 2, None],
     )
     states = _ranking_states(inst, [(-0.1, -2.0), (-1.0, -1.5), (-0.2, -3.0)])
     got = {s.name.name: s.value for s in RankingMetric().evaluate(states, ctx()).per_instance}
@@ -77,7 +78,7 @@ def test_ranking_metric_vanilla_and_boosted() -> None:
 
 def test_rr_uses_the_scenario_relevance_threshold_while_ndcg_uses_grades() -> None:
     # TREC style: grade 1 is judged but not relevant (correct needs grade >= 2)
-    inst = instance("q", ["p0", "p1"], correct=[1], tags=[("relevance=1",), ("relevance=2",)])
+    inst = instance("q", ["p0", "p1"], correct=[1], relevance=[1, 2])
     got = {
         s.name.name: s.value
         for s in RankingMetric().evaluate(_ranking_states(inst, [(0, -5), (-5, 0)]), ctx()).per_instance

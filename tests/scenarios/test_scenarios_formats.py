@@ -302,8 +302,12 @@ def test_msmarco_regular_and_trec(offline_ctx: ScenarioContext) -> None:
     first = next(i for i in instances if i.id == "regular-1")
     assert first.input == "query 1"
     assert [r.output for r in first.references] == ["passage 1-0", "passage 1-1", "passage 1-2", "gold passage 1"]
-    assert first.references[0].tags == ("first_stage_rank=1",)
-    assert first.references[3].tags == ("correct",)
+    assert [(r.tags, r.first_stage_rank, r.relevance) for r in first.references] == [
+        ((), 1, None),
+        ((), 2, None),
+        ((), 3, None),
+        (("correct",), None, None),
+    ]
     (root / "msmarco-test2019-queries.tsv").write_text("5\thow to x\n", encoding="utf-8")
     (root / "2019qrels-pass.txt").write_text("5 Q0 500 3\n5 Q0 501 1\n5 Q0 777 2\n", encoding="utf-8")
     (root / "msmarco-passagetest2019-top1000.tsv").write_text(
@@ -311,10 +315,10 @@ def test_msmarco_regular_and_trec(offline_ctx: ScenarioContext) -> None:
     )
     (root / "collection.tsv").write_text("777\tp777\n", encoding="utf-8")
     trec = _load(offline_ctx, "msmarco", track="trec")
-    assert [r.tags for r in trec[0].references] == [
-        ("first_stage_rank=1", "correct", "relevance=3"),
-        ("first_stage_rank=2", "relevance=1"),
-        ("correct", "relevance=2"),
+    assert [(r.tags, r.first_stage_rank, r.relevance) for r in trec[0].references] == [
+        (("correct",), 1, 3),
+        ((), 2, 1),
+        (("correct",), None, 2),
     ]
 
 
