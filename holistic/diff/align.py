@@ -19,6 +19,7 @@ from holistic.core.errors import StoreError
 from holistic.core.hashing import canonical_json
 from holistic.results import RunReader, SuiteReader, check_suite_name
 from holistic.results.fs import Location
+from holistic.results.layout import SUITE_FILE
 
 
 @dataclass(frozen=True)
@@ -55,7 +56,7 @@ def resolve_suite_dir(path: Path, suite: str | None) -> Path:
     if suite is not None:
         path = path / check_suite_name(suite, where="--suite")
     if not path.is_dir():
-        raise StoreError(f"{path}: no suite.json here (no such directory)")
+        raise StoreError(f"{path}: no {SUITE_FILE} here (no such directory)")
     try:
         SuiteReader(path)
     except StoreError as exc:

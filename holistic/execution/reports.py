@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from holistic.results.fs import Location
+from holistic.results.layout import RUNS_DIR, SUITE_FILE, table_file
 
 COMPLETE = "complete"
 PARTIAL = "partial"
@@ -141,13 +142,13 @@ class SuiteReport:
                     f"({r.error_rate:.1%}); rerun the same command to retry them"
                 )
         lines.extend(f"  {line}" for line in self.warning_lines())
-        lines.append(f"results: {self.suite_dir}/suite.json and {self.suite_dir}/runs/<run_id>/*.parquet")
+        lines.append(f"results: {self.suite_dir}/{SUITE_FILE} and {self.suite_dir}/{RUNS_DIR}/<run_id>/*.parquet")
         if self.cache_path is not None:
             lines.append(f"request cache: {self.cache_path}")
         if isinstance(self.suite_dir, Path):
             lines.append(
                 "read a table of the whole suite: pyarrow.dataset.dataset(glob.glob("
-                f"'{self.suite_dir}/runs/*/stats.parquet'))"
+                f"'{self.suite_dir}/{RUNS_DIR}/*/{table_file('stats')}'))"
             )
         else:
             lines.append(

@@ -27,7 +27,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from holistic.results.fs import Location
+from holistic.results import SuiteReader
 from holistic.summarize.load import RunInfo, eval_references
 
 EXACT_MATCH_METRICS = frozenset({"exact_match", "quasi_exact_match", "prefix_exact_match", "quasi_prefix_exact_match"})
@@ -90,11 +90,11 @@ def score_references(instances: Sequence[Sequence[tuple[str, bool]]], multiple_c
     return BaselineScores(float(np.mean(chance_values)), hits / len(instances), label, len(labels), len(instances))
 
 
-def run_baselines(suite_dir: Location, run: RunInfo) -> BaselineScores | None:
+def run_baselines(suite: SuiteReader, run: RunInfo) -> BaselineScores | None:
     """The run's baselines on its evaluation split, or ``None`` without a finite label set."""
     if not has_label_set(run):
         return None
-    by_split = eval_references(suite_dir / "runs" / run.run_id)
+    by_split = eval_references(suite.run(run.run_id))
     split = next((s for s in _SPLITS if by_split.get(s)), None)
     if split is None:
         return None
@@ -102,7 +102,7 @@ def run_baselines(suite_dir: Location, run: RunInfo) -> BaselineScores | None:
 
 
 def column_baselines(
-    suite_dir: Location, runs: Iterable[RunInfo], cache: dict[str, BaselineScores | None] | None = None
+    suite: SuiteReader, runs: Iterable[RunInfo], cache: dict[str, BaselineScores | None] | None = None
 ) -> dict[str, tuple[float, str]] | None:
     """``kind -> (value, note)`` for a column: sub-runs macro-averaged like the models' cells.
 
@@ -118,7 +118,7 @@ def column_baselines(
         if key in seen:
             continue
         if run.run_id not in cache:
-            cache[run.run_id] = run_baselines(suite_dir, run)
+            cache[run.run_id] = run_baselines(suite, run)
         scores = cache[run.run_id]
         if scores is None:
             return None

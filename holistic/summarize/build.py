@@ -388,7 +388,7 @@ def _baseline_rows(
         items = [it for (_, c), its in members.items() if c == col for it in its]
         values = None
         if items and all(metric in EXACT_MATCH_METRICS for _, metric, _, _ in items):
-            values = column_baselines(data.suite_dir, [it[0] for it in items], summary.baseline_scores)
+            values = column_baselines(data.reader, [it[0] for it in items], summary.baseline_scores)
         for kind in BASELINE_KINDS:
             if values is None:
                 out[kind].append(Cell(None))
