@@ -52,7 +52,8 @@ from holistic.metrics.base import BaseMetric, info
 from holistic.metrics.registry import METRICS
 from holistic.metrics.states import group_units, metric_name, outputs, reference_texts, scorable_units, succeeded
 from holistic.metrics.text import normalize_quasi
-from holistic.models.registry import PROVIDERS, ClientFactory
+from holistic.models.registry import PROVIDERS, ClientFactory, declare_tokens
+from holistic.models.tokens import GgufModel, OwnTokenizer, TokenCounting
 from holistic.perturbations.base import FAIRNESS, ROBUSTNESS, BasePerturbation, PerturbRandom, TextPerturbation
 from holistic.perturbations.registry import PERTURBATIONS
 from holistic.scenarios.base import BaseScenario
@@ -94,12 +95,16 @@ def register_perturbation(name: str) -> Callable[[PerturbationT], PerturbationT]
     return decorator
 
 
-def register_provider(name: str) -> Callable[[ClientFactory], ClientFactory]:
+def register_provider(name: str, *, tokens: TokenCounting | None = None) -> Callable[[ClientFactory], ClientFactory]:
     """Function decorator: the client factory ``(ModelDeployment) -> Client`` of the models whose
-    ``provider:`` is ``name`` in a models file."""
+    ``provider:`` is ``name`` in a models file. ``tokens`` says how they count tokens (e.g.
+    ``OwnTokenizer(lambda deployment: MyTokenizer())``); without it, the registry entry's
+    ``tokenizer`` field does."""
 
     def decorator(factory: ClientFactory) -> ClientFactory:
         PROVIDERS.add(name, factory)
+        if tokens is not None:
+            declare_tokens(name, tokens)
         return factory
 
     return decorator
@@ -120,6 +125,7 @@ __all__ = [
     "Client",
     "ClientFactory",
     "Completion",
+    "GgufModel",
     "Instance",
     "Message",
     "MetricContext",
@@ -128,6 +134,7 @@ __all__ = [
     "MetricResult",
     "ModelDeployment",
     "ModelError",
+    "OwnTokenizer",
     "PerInstanceStat",
     "PerturbRandom",
     "PerturbationDescription",
@@ -143,6 +150,7 @@ __all__ = [
     "Stat",
     "TextPerturbation",
     "Token",
+    "TokenCounting",
     "Tokenizer",
     "group_units",
     "info",

@@ -13,10 +13,11 @@ to the run's eval instances and perturbed variants. The count is:
 
 - **exact** for models whose tokenizer is on this machine
   (:func:`~holistic.models.counting.local_tokenizer`: ``simple``, ``embedded``,
-  ``llama_cpp``, local or cached ``huggingface``): chat messages are rendered through
-  the model's own chat template (its default system prompt and role markers
-  included), and tokens are counted as the provider reports ``prompt_tokens``
-  (:func:`~holistic.models.local_client.prompt_token_count` for local engines);
+  ``llama_cpp``, local or cached ``huggingface``, a plugin provider that declares its
+  tokens): chat messages are rendered through the model's own chat template (its
+  default system prompt and role markers included), and tokens are counted as the
+  provider reports ``prompt_tokens`` (:func:`~holistic.models.local_client.prompt_token_count`
+  for local engines, as their ``TokenCounting.engine_accounting`` says);
   only the tokenizer files are read, never the weights (and neither transformers nor
   torch is imported). The embedded model's tokenizer folder is saved by its first
   run; before that its count is approximate;
@@ -114,7 +115,8 @@ RequestCounter = Callable[[Request], float]
 def counter_for(deployment: ModelDeployment) -> tuple[Tokenizer, RequestCounter, bool]:
     """A tokenizer for adaptation (window fitting), the prompt tokens of one request as the
     provider reports them, and whether that count is exact (see the module docstring)."""
-    from holistic.models.counting import LOCAL_ENGINE_PROVIDERS, local_tokenizer
+    from holistic.models.counting import local_tokenizer
+    from holistic.models.registry import token_counting
 
     own = local_tokenizer(deployment)
     if own is not None:
@@ -123,7 +125,7 @@ def counter_for(deployment: ModelDeployment) -> tuple[Tokenizer, RequestCounter,
         def render(request: Request) -> str:
             return tokenizer.render_chat(request.messages) if request.messages else request.prompt
 
-        if deployment.provider in LOCAL_ENGINE_PROVIDERS:
+        if token_counting(deployment.provider).engine_accounting:
             from holistic.models.local_client import prompt_token_count
 
             return tokenizer, lambda request: prompt_token_count(tokenizer, request, render(request)), True

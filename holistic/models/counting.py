@@ -5,7 +5,8 @@
 execution hands scenarios through ``ScenarioContext.tokenizers``. A reference resolves,
 loading only a tokenizer (never weights), to:
 
-- a model registry name: the tokenizer of that deployment: the GGUF's own for
+- a model registry name: the tokenizer of that deployment, as its provider's
+  :class:`~holistic.models.tokens.TokenCounting` declares it: the GGUF's own for
   ``embedded`` and GGUF-based ``llama_cpp``/``huggingface`` deployments (saved once
   under ``<cache>/tokenizers/<sha256 of the GGUF>/`` so later runs load it in seconds),
   the transformers tokenizer for ``huggingface``, ``SimpleTokenizer`` for ``simple``,
@@ -36,7 +37,8 @@ from holistic.core.interfaces import (
     chars_per_token_fallback,
 )
 from holistic.core.types import ModelDeployment
-from holistic.models.registry import ModelRegistry
+from holistic.models.registry import ModelRegistry, token_counting
+from holistic.models.tokens import TokenCounting, auto_tokenizer
 
 logger = logging.getLogger(__name__)
 
@@ -64,37 +66,25 @@ def counting_tokenizer(reference: str, registry: ModelRegistry) -> CountingToken
     if path.exists():
         return CountingTokenizer(_HFCounter(_load_local(path)), reference)
     deployment = registry.get(reference)  # UnknownNameError suggests the nearest names
-    provider = deployment.provider
-    if provider == "simple":
-        from holistic.models.simple import SimpleTokenizer
-
-        return CountingTokenizer(SimpleTokenizer(), reference)
-    if provider == "embedded":
-        from holistic.models.weights import embedded_gguf_path
-
-        return CountingTokenizer(_HFCounter(_gguf_tokenizer(embedded_gguf_path())), reference)
-    args: dict[str, Any] = dict(deployment.args)
-    if provider == "llama_cpp":
-        return CountingTokenizer(_HFCounter(_gguf_tokenizer(Path(deployment.model_id).expanduser())), reference)
-    if provider == "huggingface":
-        if args.get("gguf_file"):
-            gguf = Path(deployment.model_id).expanduser() / str(args["gguf_file"])
-            return CountingTokenizer(_HFCounter(_gguf_tokenizer(gguf)), reference)
-        source = deployment.tokenizer or deployment.model_id
-        return CountingTokenizer(_HFCounter(_auto_tokenizer(source, revision=args.get("revision"))), reference)
+    tokens = token_counting(deployment.provider)
+    own = tokens.own(deployment)
+    if own is not None:
+        return CountingTokenizer(own, reference)
+    gguf = tokens.gguf(deployment)
+    if gguf is not None:
+        return CountingTokenizer(_HFCounter(_gguf_tokenizer(gguf)), reference)
+    loaded = tokens.load(deployment)
+    if loaded is not None:
+        return CountingTokenizer(_HFCounter(loaded), reference)
     if deployment.tokenizer:
         try:
-            return CountingTokenizer(_HFCounter(_auto_tokenizer(deployment.tokenizer)), reference)
+            return CountingTokenizer(_HFCounter(auto_tokenizer(deployment.tokenizer)), reference)
         except Exception as exc:
             logger.warning(
                 "tokenizer %s of %s cannot be loaded (%s); counting chars/4", deployment.tokenizer, reference, exc
             )
             return fallback_tokenizer(f"tokenizer {deployment.tokenizer!r} of {reference} could not be loaded: {exc}")
-    return fallback_tokenizer(f"{reference} ({provider}) names no local tokenizer in the model registry")
-
-
-LOCAL_ENGINE_PROVIDERS = ("embedded", "huggingface", "llama_cpp")
-"""Providers served by :class:`~holistic.models.local_client.LocalClient` (its token accounting)."""
+    return fallback_tokenizer(f"{reference} ({deployment.provider}) names no local tokenizer in the model registry")
 
 
 def local_tokenizer(deployment: ModelDeployment) -> Tokenizer | None:
@@ -102,67 +92,43 @@ def local_tokenizer(deployment: ModelDeployment) -> Tokenizer | None:
     read from files already on this machine: never the network, never the weights, and
     without importing transformers or torch (``--plan`` uses it).
 
-    ``simple``: its own. A GGUF (``embedded``, ``llama_cpp``, ``huggingface`` with
-    ``gguf_file``): the tokenizer folder saved from it by an earlier run or token count.
-    A ``huggingface`` folder, or a Hub id already in the local Hugging Face cache: its
-    ``tokenizer.json``. Any deployment whose registry ``tokenizer`` is a local folder:
+    What the provider's :class:`~holistic.models.tokens.TokenCounting` declares: a tokenizer
+    of its own (``simple``); for a GGUF (``embedded``, ``llama_cpp``, ``huggingface`` with
+    ``gguf_file``), the tokenizer folder saved from it by an earlier run or token count;
+    else its local folders (a ``huggingface`` folder, or a Hub id already in the local
+    Hugging Face cache). Any deployment whose registry ``tokenizer`` is a local folder:
     that folder. ``None`` otherwise (API models, nothing cached yet).
     """
     from holistic.models.folder_tokenizer import FolderTokenizer
 
-    if deployment.provider == "simple":
-        from holistic.models.simple import SimpleTokenizer
-
-        return SimpleTokenizer()
+    tokens = token_counting(deployment.provider)
+    own = tokens.own(deployment)
+    if own is not None:
+        return own
     try:
-        folder = _tokenizer_folder(deployment)
+        folder = _tokenizer_folder(deployment, tokens)
         return FolderTokenizer(folder, deployment.name) if folder is not None else None
     except (ImportError, OSError, ValueError, ModelError) as exc:
         logger.info("no local tokenizer for %s: %s", deployment.name, exc)
         return None
 
 
-def _tokenizer_folder(deployment: ModelDeployment) -> Path | None:
+def _tokenizer_folder(deployment: ModelDeployment, tokens: TokenCounting) -> Path | None:
     from holistic.models.folder_tokenizer import has_tokenizer_files
-    from holistic.models.hf_local import local_dir
-    from holistic.models.weights import cache_root, embedded_gguf_path, file_sha256
+    from holistic.models.weights import cache_root, file_sha256
 
-    provider = deployment.provider
-    gguf: Path | None = None
-    if provider == "embedded":
-        gguf = embedded_gguf_path()
-    elif provider == "llama_cpp":
-        gguf = Path(deployment.model_id).expanduser()
-    elif provider == "huggingface" and deployment.args.get("gguf_file"):
-        gguf = Path(deployment.model_id).expanduser() / str(deployment.args["gguf_file"])
+    gguf = tokens.gguf(deployment)
     if gguf is not None:
         if not gguf.is_file():
             return None
         sha = file_sha256(gguf)
         # The tokenizer folder a token count saved, or the checkpoint the transformers engine converted.
         candidates = [cache_root() / "tokenizers" / sha, cache_root() / "models" / sha]
-    elif provider == "huggingface":
-        folder = local_dir(deployment.model_id)
-        candidates = [folder] if folder is not None else _hub_cached_folder(deployment)
     else:
-        candidates = []
+        candidates = tokens.local_folders(deployment)
     if deployment.tokenizer:
         candidates.append(Path(deployment.tokenizer).expanduser())
     return next((c for c in candidates if has_tokenizer_files(c)), None)
-
-
-def _hub_cached_folder(deployment: ModelDeployment) -> list[Path]:
-    """The snapshot folder of a Hub id whose ``tokenizer.json`` is in the local cache."""
-    try:
-        from huggingface_hub import try_to_load_from_cache
-    except ImportError:
-        return []
-    revision = deployment.args.get("revision")
-    try:
-        found = try_to_load_from_cache(deployment.model_id, "tokenizer.json", revision=revision)
-    except Exception:  # a malformed repo id: nothing cached
-        return []
-    return [Path(found).parent] if isinstance(found, str) else []
 
 
 class _HFCounter:
@@ -175,18 +141,11 @@ class _HFCounter:
         return self.tokenizer.count(text)
 
 
-def _auto_tokenizer(source: str, revision: Any = None) -> Any:
-    from transformers import AutoTokenizer
-
-    kwargs = {"revision": revision} if revision else {}
-    return AutoTokenizer.from_pretrained(source, **kwargs)
-
-
 def _load_local(path: Path) -> Any:
     if path.is_file() and path.suffix == ".gguf":
         return _gguf_tokenizer(path)
     if path.is_dir():
-        return _auto_tokenizer(str(path))
+        return auto_tokenizer(str(path))
     raise ValueError(f"tokenizer {path}: expected a tokenizer folder or a .gguf file")
 
 
@@ -198,7 +157,7 @@ def _gguf_tokenizer(gguf: Path) -> Any:
         raise ModelError(f"GGUF file {gguf} does not exist")
     folder = cache_root() / "tokenizers" / file_sha256(gguf)
     if (folder / "tokenizer_config.json").is_file():
-        return _auto_tokenizer(str(folder))
+        return auto_tokenizer(str(folder))
     from transformers import AutoTokenizer
 
     tokenizer = AutoTokenizer.from_pretrained(str(gguf.parent), gguf_file=gguf.name)

@@ -25,6 +25,16 @@ from holistic.core.interfaces import Client
 from holistic.core.registry import Registry
 from holistic.core.types import ModelDeployment
 from holistic.models.registry_file import Pattern, RegistryFile, read_registry_file
+from holistic.models.tokens import (
+    API_TOKENS,
+    GgufModel,
+    HuggingFaceModel,
+    OwnTokenizer,
+    TokenCounting,
+    embedded_gguf,
+    model_id_gguf,
+    simple_tokenizer,
+)
 
 BUILTIN_MODELS_FILE = Path(__file__).with_name("models.yaml")
 
@@ -41,13 +51,23 @@ class Provider:
     """The model runs in this process: requests are batched on one thread, never sent from
     several (and a Ray task reserves a CPU or GPU for it). ``False``: a remote API, where
     ``-j`` threads send requests concurrently."""
+    tokens: TokenCounting = API_TOKENS
+    """How its models count tokens (token counts for scenarios and ``--plan``)."""
 
 
 BUILTIN_PROVIDERS: dict[str, Provider] = {
-    "simple": Provider("holistic.models.simple:create_simple_client", in_process=True),
-    "embedded": Provider("holistic.models.embedded:create_embedded_client", in_process=True),
-    "huggingface": Provider("holistic.models.huggingface:create_huggingface_client", in_process=True),
-    "llama_cpp": Provider("holistic.models.llama_cpp:create_llama_cpp_client", in_process=True),
+    "simple": Provider(
+        "holistic.models.simple:create_simple_client", in_process=True, tokens=OwnTokenizer(simple_tokenizer)
+    ),
+    "embedded": Provider(
+        "holistic.models.embedded:create_embedded_client", in_process=True, tokens=GgufModel(embedded_gguf)
+    ),
+    "huggingface": Provider(
+        "holistic.models.huggingface:create_huggingface_client", in_process=True, tokens=HuggingFaceModel()
+    ),
+    "llama_cpp": Provider(
+        "holistic.models.llama_cpp:create_llama_cpp_client", in_process=True, tokens=GgufModel(model_id_gguf)
+    ),
     "openai": Provider("holistic.models.openai_client:create_openai_client"),
     "anthropic": Provider("holistic.models.anthropic_client:create_anthropic_client"),
 }
@@ -57,6 +77,19 @@ BUILTIN_PROVIDERS: dict[str, Provider] = {
 PROVIDERS: Registry[ClientFactory] = Registry(
     "provider", group="holistic.models", builtins={name: p.factory for name, p in BUILTIN_PROVIDERS.items()}
 )
+
+
+_PROVIDER_TOKENS: dict[str, TokenCounting] = {name: p.tokens for name, p in BUILTIN_PROVIDERS.items()}
+
+
+def declare_tokens(provider: str, tokens: TokenCounting) -> None:
+    """Say how ``provider``'s models count tokens (a plugin's ``register_provider(..., tokens=)``)."""
+    _PROVIDER_TOKENS[provider] = tokens
+
+
+def token_counting(provider: str) -> TokenCounting:
+    """How ``provider``'s models count tokens (default: the registry entry's ``tokenizer``)."""
+    return _PROVIDER_TOKENS.get(provider, API_TOKENS)
 
 
 def runs_in_process(provider: str) -> bool:
