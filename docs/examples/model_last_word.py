@@ -51,6 +51,8 @@ class WordTokenizer:
 class LastWordClient:
     """Answers every generation request with the prompt's last word; cannot score text."""
 
+    request_batch_size = 32  # requests per process() call unless --batch-size says otherwise
+
     def __init__(self, deployment: ModelDeployment) -> None:
         self.deployment = deployment
         self._tokenizer = WordTokenizer()

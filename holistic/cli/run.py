@@ -103,9 +103,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--batch-size",
         type=positive_int,
-        default=32,
+        default=None,
         metavar="N",
-        help="requests per model call batch; also the most an interrupt can lose (default 32)",
+        help="requests per model call batch; also the most an interrupt can lose "
+        "(default: 256 for local models, which batch their forward passes themselves; 32 for API models)",
     )
     p.add_argument(
         "--quiet",

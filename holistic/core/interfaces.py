@@ -156,6 +156,9 @@ class Client(Protocol):
     """Serves requests for one model deployment."""
 
     deployment: ModelDeployment
+    request_batch_size: int
+    """Requests per :meth:`process` call unless ``--batch-size`` says otherwise: what the
+    client batches well (a local engine packs a large batch into full forward passes)."""
 
     def identity(self) -> dict[str, Any]:
         """Full identity for the cache key: deployment identity plus weights hash / engine."""

@@ -34,8 +34,10 @@ class RunOptions:
     concurrency: int = 1
     """Threads sending batches to API providers (local providers always use one)."""
 
-    batch_size: int = 32
-    """Requests per ``client.process`` call; also the most work an interrupt can lose."""
+    batch_size: int | None = None
+    """Requests per ``client.process`` call; also the most work an interrupt can lose.
+    ``None``: the client's own ``request_batch_size`` (large for local engines, which
+    shape their forward passes themselves; 32 for API clients)."""
 
     max_eval_instances: int | None = None
     """Overrides every run's ``max_eval_instances`` (part of the run id, so a smaller

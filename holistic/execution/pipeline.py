@@ -300,7 +300,7 @@ def execute_run(
         states,
         client,
         ctx.cache,
-        batch_size=ctx.options.batch_size,
+        batch_size=ctx.options.batch_size or client.request_batch_size,
         concurrency=ctx.options.concurrency,
         progress=_InstanceProgress(states, progress),
         redactor=ctx.redactor,

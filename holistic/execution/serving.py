@@ -129,7 +129,9 @@ def serve(
     hits = len(results)
 
     misses = [k for k in by_key if k not in results]
-    misses.sort(key=lambda k: -len(states[by_key[k][0]].request.text))
+    # Longest first; equal prompts side by side, so the choices of one question (which an
+    # engine computes from one shared context) fall in the same batch.
+    misses.sort(key=lambda k: (-len(states[by_key[k][0]].request.text), states[by_key[k][0]].request.text))
     batches = [misses[i : i + max(1, batch_size)] for i in range(0, len(misses), max(1, batch_size))]
     model_id = client.deployment.model_id
 

@@ -134,6 +134,7 @@ class ApiClient:
     """Base class of the HTTP API providers (see the module docstring)."""
 
     engine = "api"
+    request_batch_size = 32
     """Engine name recorded in results and the identity."""
     provider_args: frozenset[str] = OPERATIONAL_ARGS
     """Deployment args this provider understands; any other is refused with a suggestion."""

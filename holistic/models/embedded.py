@@ -27,7 +27,7 @@ from typing import Any
 
 from holistic.core.errors import ModelError, did_you_mean
 from holistic.core.types import ModelDeployment
-from holistic.models.hf_engine import EngineOptions
+from holistic.models.engine_options import EngineOptions
 from holistic.models.local_client import LocalClient
 from holistic.models.weights import converted_gguf_dir, embedded_gguf_path, file_sha256
 
@@ -72,5 +72,6 @@ def create_embedded_client(deployment: ModelDeployment) -> LocalClient:
         dtype=str(args.get("dtype", "auto")),
         options=engine_options(args),
         fingerprint=False,  # the GGUF's hash is the identity
+        deferred=True,  # its tokenizer.json encodes as transformers does (tested)
     )
     return LocalClient(deployment, hf, {**loaded, **facts})

@@ -41,6 +41,7 @@ class FolderTokenizer:
         self._tok = FastTokenizer.from_file(str(folder / "tokenizer.json"))
         config = _read_json(folder / "tokenizer_config.json")
         self._template = _chat_template(folder, config)
+        self._config = config
         self._bos = _token_text(config.get("bos_token"))
         self._eos = _token_text(config.get("eos_token"))
 
@@ -54,6 +55,17 @@ class FolderTokenizer:
 
     def count(self, text: str) -> int:
         return len(self.encode(text))
+
+    def special_text(self, key: str) -> str:
+        """The text of a special token named in ``tokenizer_config.json`` (``eos_token``, ...); '' if none."""
+        return _token_text(self._config.get(key))
+
+    def token_id(self, text: str) -> int | None:
+        """The id of one token's text (``None`` for '' or a text that is not one token)."""
+        if not text:
+            return None
+        found = self._tok.token_to_id(text)
+        return int(found) if found is not None else None
 
     @property
     def has_chat_template(self) -> bool:

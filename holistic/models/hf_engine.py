@@ -10,7 +10,8 @@ requests. The engine therefore works on the whole batch of jobs at once:
    below it (the context of a question's choices, a few-shot block).
 
 2. **Trunks: big shared prefixes, computed once per run.** A node whose subtree holds
-   more tokens than one packed row (``row_tokens``) becomes a *trunk*: its key/value
+   more tokens than one packed row (``row_tokens``) and whose prefix adds at least
+   ``min_shared_prefix`` tokens to the trunk above it becomes a *trunk*: its key/value
    cache is computed in one forward pass and kept in a small store (LRU, bounded by
    ``prefix_store_mb``). Later calls (the serving layer sends a run in several
    batches) take a stored trunk that shares a prefix with theirs, sliced to the shared
@@ -26,7 +27,12 @@ requests. The engine therefore works on the whole batch of jobs at once:
    trunk are batched, longest first (similar lengths waste little padding, and the
    biggest batch runs first so running out of memory shows at once). Many questions
    are therefore scored in one padded pass, and every token of the batch is computed
-   exactly once: the work is the unique-token floor plus a little padding.
+   exactly once: the work is the unique-token floor plus a little padding. Inside a
+   unit every common prefix is shared, however short, including the first words that
+   several choices have in common: a position's logits go to every sequence that runs
+   through it. (The request batches a local client gets are large -- 256 requests by
+   default -- so that rows fill up; with 32 requests, the last row of every call was
+   half empty.)
 
 4. **Logits only where needed.** The decoder's hidden states are gathered at the
    positions some job scores and only those go through the output head, so a batch
@@ -65,55 +71,16 @@ import inspect
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from typing import Any
 
 import torch
 
 from holistic.core.interfaces import Tokenizer
+from holistic.models.engine_options import EngineCounters, EngineOptions
 from holistic.models.local_engine import Generated, GenerateJob, ScoreJob, SpecialIds, TokenScore
 from holistic.models.prefix_plan import PrefixNode, common_prefix_len, plan_prefixes
 from holistic.models.stops import tail_has_stop
-
-
-@dataclass(frozen=True)
-class EngineOptions:
-    """Batching and caching knobs of :class:`TransformersEngine`."""
-
-    batch_size: int = 64
-    """Most rows per forward pass."""
-    max_batch_tokens: int = 2048
-    """Most padded positions (rows x longest row) per forward pass."""
-    row_tokens: int = 384
-    """Longest packed row; a subtree larger than this becomes a cached trunk."""
-    memory_mb: int = 192
-    """Most megabytes of keys/values, attention mask and scores one forward pass may hold."""
-    decode_memory_mb: int = 1024
-    """Most megabytes of keys/values one batch of decoding rows may hold (see 5. above)."""
-    prefix_cache: bool = True
-    """Share prefixes (off: every job runs alone from its first token, for comparison)."""
-    min_shared_prefix: int = 16
-    """Fewest shared tokens that make a prefix worth sharing."""
-    prefix_store_mb: int = 128
-    """Most megabytes of trunk keys/values kept between calls."""
-
-
-@dataclass
-class EngineCounters:
-    """What the engine has done since it was created."""
-
-    forward_calls: int = 0
-    """Forward passes of the model (trunks, packed batches, decoding steps)."""
-    forward_tokens: int = 0
-    """Real tokens run through the model (padding excluded)."""
-    padded_positions: int = 0
-    """Positions computed, padding included."""
-    prefix_hits: int = 0
-    """Trunks taken (whole or in part) from the store instead of being recomputed."""
-    model_loads: int = 0
-
-    def as_dict(self) -> dict[str, int]:
-        return asdict(self)
 
 
 @dataclass(frozen=True)
@@ -197,6 +164,18 @@ class TransformersEngine:
         self.dtype = next(model.parameters()).dtype
         params = inspect.signature(model.forward).parameters
         self._cache_kw = "cache" if "cache" in params else "past_key_values"
+        from holistic.models.llama_native import NativeLlamaForCausalLM, new_cache
+
+        self._new_cache: Callable[..., Any]
+        self._scratch_cache: Callable[..., Any]
+        """A cache for a pass whose keys/values are dropped afterwards (see KVCache's ``keep``)."""
+        if isinstance(model, NativeLlamaForCausalLM):
+            self._new_cache = new_cache
+            self._scratch_cache = lambda data=None: new_cache(data, keep=False)
+        else:
+            from transformers.cache_utils import DynamicCache
+
+            self._new_cache = self._scratch_cache = DynamicCache
         config = model.config
         text = config.get_text_config() if hasattr(config, "get_text_config") else config
         heads = int(getattr(text, "num_attention_heads", 1))
@@ -268,17 +247,23 @@ class TransformersEngine:
                         extra=[jobs[i].max_tokens for i in members],
                     ):
                         rows = [members[b] for b in batch]
+                        if all(jobs[i].max_tokens <= 1 for i in rows):
+                            # One token each (a multiple-choice letter): the prefill's own
+                            # logits are the answer, so its keys/values are dropped at once
+                            # instead of being held for a merged decoding batch.
+                            self._decode(self._prefill(rows, seqs, trunk, keep=False), jobs, out)
+                            continue
                         size = sum(self._decode_bytes(seqs[i], jobs[i]) for i in rows)
                         if pending and (
                             sum(len(p.rows) for p in pending) + len(rows) > self.options.batch_size
                             or held + size > self.options.decode_memory_mb * 2**20
                         ):
-                            self._decode(_merge_prefilled(pending, self.device), jobs, out)
+                            self._decode(_merge_prefilled(pending, self.device, self._new_cache), jobs, out)
                             pending, held = [], 0
                         pending.append(self._prefill(rows, seqs, trunk))
                         held += size
                 if pending:
-                    self._decode(_merge_prefilled(pending, self.device), jobs, out)
+                    self._decode(_merge_prefilled(pending, self.device, self._new_cache), jobs, out)
         return [g if g is not None else Generated((), "length") for g in out]
 
     def _decode_bytes(self, seq: _Seq, job: GenerateJob) -> int:
@@ -303,7 +288,10 @@ class TransformersEngine:
             return list(groups.values())
 
         ids = [s.ids for s in seqs]
-        root = plan_prefixes(ids, [s.need_from for s in seqs], self.options.min_shared_prefix)
+        # The tree shares every common prefix, however short; a prefix becomes a trunk only
+        # when it adds ``min_shared_prefix`` tokens to the trunk above it (a shorter one is
+        # not worth a forward pass of its own, so its tokens go into the rows below it).
+        root = plan_prefixes(ids, [s.need_from for s in seqs], 1)
         sizes: dict[int, int] = {}
 
         def below(node: PrefixNode) -> int:
@@ -324,11 +312,12 @@ class TransformersEngine:
                     for unit in _units(node, trunk.length, ids, pack):
                         add(trunk, unit)
                     return
-                trunk = self._trunk(prefix, trunk)
+                if stored or node.end - trunk.length >= self.options.min_shared_prefix:
+                    trunk = self._trunk(prefix, trunk)
             for child in node.children:
                 visit(child, trunk)
             for m in node.members:
-                add(trunk, [_Segment(m, node.end, len(ids[m]), -1, True)])
+                add(trunk, [_Segment(m, trunk.length, len(ids[m]), -1, True)])
 
         visit(root, root_trunk)
         return list(groups.values())
@@ -346,7 +335,7 @@ class TransformersEngine:
         if best_key is not None:
             self._store.move_to_end(best_key)
             self.counters.prefix_hits += 1
-            base = _Trunk(best, _slice_cache(self._store[best_key], best))
+            base = _Trunk(best, _slice_cache(self._store[best_key], best, self._new_cache))
         else:
             base = parent
         if base.length == len(prefix):
@@ -399,7 +388,7 @@ class TransformersEngine:
 
     def _extend(self, cache: Any, ids: Sequence[int], past_len: int) -> Any:
         """A new cache holding ``cache`` (length ``past_len``) plus ``ids``; ``cache`` is untouched."""
-        new = _copy_cache(cache, 1)
+        new = _copy_cache(cache, 1, self._new_cache)
         input_ids = torch.tensor([list(ids)], device=self.device)
         positions = torch.arange(past_len, past_len + len(ids), device=self.device)[None, :]
         mask = torch.ones((1, past_len + len(ids)), dtype=torch.long, device=self.device)
@@ -485,9 +474,18 @@ class TransformersEngine:
                     )
                     offset.append(col)
                     if seg.leaf:
+                        # The needed positions run from need_from to the end, through this
+                        # segment and, when the unit shares them, its ancestors.
                         need = seqs[seg.seq].need_from
-                        picks_row.extend([b] * (seg.end - need))
-                        picks_col.extend(range(col + need - seg.start, col + seg.end - seg.start))
+                        chain = [len(segments) - 1]
+                        while segments[chain[-1]].parent >= 0 and segments[chain[-1]].start > need:
+                            chain.append(segments[chain[-1]].parent)
+                        for c in reversed(chain):
+                            lo, hi = max(need, segments[c].start), segments[c].end
+                            picks_row.extend([b] * (hi - lo))
+                            picks_col.extend(
+                                range(offset[c] + lo - segments[c].start, offset[c] + hi - segments[c].start)
+                            )
                         leaves.append((seg.seq, seg.end - need))
                     col += len(tokens)
             real += col
@@ -510,7 +508,7 @@ class TransformersEngine:
         mask = torch.zeros(allowed.shape, dtype=self.dtype)
         mask.masked_fill_(~allowed, torch.finfo(self.dtype).min)
         self._count(real, n * width)
-        cache = _copy_cache(trunk.cache, n) if trunk.cache is not None else None
+        cache = _copy_cache(trunk.cache, n, self._scratch_cache) if trunk.cache is not None else None
         out = self._decoder(
             input_ids=input_ids.to(self.device),
             attention_mask=mask[:, None].to(self.device),
@@ -526,8 +524,9 @@ class TransformersEngine:
 
     # -- generation ---------------------------------------------------------------------------
 
-    def _prefill(self, rows: list[int], seqs: list[_Seq], trunk: _Trunk) -> _Prefilled:
-        """Run the prompts' suffixes after ``trunk`` in one right-padded pass."""
+    def _prefill(self, rows: list[int], seqs: list[_Seq], trunk: _Trunk, keep: bool = True) -> _Prefilled:
+        """Run the prompts' suffixes after ``trunk`` in one right-padded pass (``keep``: hold
+        the keys/values for decoding; off when only the first token is wanted)."""
         batch = [seqs[i] for i in rows]
         start = trunk.length
         width = max(len(r.ids) - start for r in batch)
@@ -540,7 +539,7 @@ class TransformersEngine:
             input_ids[b, : len(suffix)] = torch.tensor(suffix)
             mask[b, start : start + len(suffix)] = 1
         positions = torch.arange(start, start + width)[None, :].expand(n, -1)
-        cache = _copy_cache(trunk.cache, n)
+        cache = _copy_cache(trunk.cache, n, self._new_cache if keep else self._scratch_cache)
         mask = mask.to(self.device)
         self._count(sum(len(r.ids) - start for r in batch), n * width)
         out = self._decoder(
@@ -623,12 +622,11 @@ class _Prefilled:
     next_pos: torch.Tensor
 
 
-def _merge_prefilled(parts: list[_Prefilled], device: Any) -> _Prefilled:
+def _merge_prefilled(parts: list[_Prefilled], device: Any, new: Callable[..., Any]) -> _Prefilled:
     """One decoding batch from several prefill batches: keys/values and masks right-padded
     to the longest, the padded positions masked out (positions ids stay per row)."""
     if len(parts) == 1:
         return parts[0]
-    from transformers.cache_utils import DynamicCache
 
     span = max(p.mask.shape[1] for p in parts)
     layers = []
@@ -643,7 +641,7 @@ def _merge_prefilled(parts: list[_Prefilled], device: Any) -> _Prefilled:
     masks = [torch.nn.functional.pad(p.mask, (0, span - p.mask.shape[1])) for p in parts]
     return _Prefilled(
         [i for p in parts for i in p.rows],
-        DynamicCache(layers),
+        new(layers),
         torch.cat(masks).to(device),
         torch.cat([p.next_logits for p in parts]),
         torch.cat([p.next_pos for p in parts]),
@@ -651,21 +649,29 @@ def _merge_prefilled(parts: list[_Prefilled], device: Any) -> _Prefilled:
 
 
 def _units(node: PrefixNode, base: int, ids: list[tuple[int, ...]], pack: bool) -> list[_Unit]:
-    """``node``'s subtree after position ``base``: one packed unit, or one unit per sequence."""
+    """``node``'s subtree after position ``base``: one packed unit, or one unit per sequence.
+
+    A packed unit shares every common prefix of its sequences, including tokens whose
+    logits some sequence needs (two choices starting with the same word): each position
+    is computed once and its logits handed to every sequence that runs through it.
+    """
+    members = _members(node)
     if not pack:
-        return [[_Segment(m, base, len(ids[m]), -1, True)] for m in _members(node)]
+        return [[_Segment(m, base, len(ids[m]), -1, True)] for m in members]
+    tails = [ids[m][base:] for m in members]
+    tree = plan_prefixes(tails, [len(t) for t in tails], 1)
     unit: _Unit = []
 
     def walk(n: PrefixNode, start: int, parent: int) -> None:
         if n.end > start:
-            unit.append(_Segment(_representative(n), start, n.end, parent, False))
+            unit.append(_Segment(members[_representative(n)], base + start, base + n.end, parent, False))
             parent = len(unit) - 1
         for child in n.children:
             walk(child, n.end, parent)
         for m in n.members:
-            unit.append(_Segment(m, n.end, len(ids[m]), parent, True))
+            unit.append(_Segment(members[m], base + n.end, len(ids[members[m]]), parent, True))
 
-    walk(node, base, -1)
+    walk(tree, 0, -1)
     return [unit]
 
 
@@ -684,21 +690,17 @@ def _representative(node: PrefixNode) -> int:
     return node.members[0]
 
 
-def _copy_cache(cache: Any, batch: int) -> Any:
-    """A fresh DynamicCache with ``cache``'s keys/values repeated ``batch`` times (or empty)."""
-    from transformers.cache_utils import DynamicCache
-
+def _copy_cache(cache: Any, batch: int, new: Callable[..., Any]) -> Any:
+    """A fresh cache (made by ``new``) with ``cache``'s keys/values repeated ``batch`` times (or empty)."""
     if cache is None:
-        return DynamicCache()
+        return new()
     data = [(layer.keys.expand(batch, -1, -1, -1), layer.values.expand(batch, -1, -1, -1)) for layer in cache.layers]
-    return DynamicCache(data)
+    return new(data)
 
 
-def _slice_cache(cache: Any, length: int) -> Any:
-    """A DynamicCache viewing the first ``length`` positions of ``cache`` (no copy)."""
-    from transformers.cache_utils import DynamicCache
-
-    return DynamicCache([(layer.keys[:, :, :length], layer.values[:, :, :length]) for layer in cache.layers])
+def _slice_cache(cache: Any, length: int, new: Callable[..., Any]) -> Any:
+    """A cache (made by ``new``) viewing the first ``length`` positions of ``cache`` (no copy)."""
+    return new([(layer.keys[:, :, :length], layer.values[:, :, :length]) for layer in cache.layers])
 
 
 def _generator(seed: int) -> torch.Generator:

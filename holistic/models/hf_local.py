@@ -156,3 +156,26 @@ def check_obtainable(deployment: ModelDeployment) -> None:
     if local_dir(source) is not None or (source.lower().endswith(".gguf") and Path(source).expanduser().is_file()):
         return
     check_hub_id(deployment.name, source)
+
+
+def native_llama_supported(folder: Path) -> bool:
+    """Whether ``folder`` holds a Llama model that :mod:`holistic.models.llama_native` computes
+    exactly (one safetensors file, no rope scaling, no biases); read without torch."""
+    try:
+        config = json.loads((folder / "config.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return False
+    if not isinstance(config, dict) or not (folder / "model.safetensors").is_file():
+        return False
+    rope = config.get("rope_parameters") or {}
+    if config.get("rope_scaling") or (isinstance(rope, dict) and rope.get("rope_type", "default") != "default"):
+        return False
+    return bool(
+        config.get("model_type") == "llama"
+        and config.get("architectures", ["LlamaForCausalLM"]) == ["LlamaForCausalLM"]
+        and config.get("hidden_act", "silu") == "silu"
+        and not config.get("attention_bias", False)
+        and not config.get("mlp_bias", False)
+        and config.get("pretraining_tp", 1) == 1
+        and not config.get("quantization_config")
+    )

@@ -14,7 +14,9 @@ Deployment args (all optional):
 - ``gguf_file``: a GGUF file inside the folder (dequantised once and cached, see
   :mod:`holistic.models.weights`); a model id ending in ``.gguf`` is such a file too;
 - ``batch_size``, ``max_batch_tokens``, ``row_tokens``, ``memory_mb``, ``decode_memory_mb``, ``prefix_cache``,
-  ``min_shared_prefix``, ``prefix_store_mb``: see :class:`holistic.models.hf_engine.EngineOptions`.
+  ``min_shared_prefix``, ``prefix_store_mb``, ``native``: see
+  :class:`holistic.models.engine_options.EngineOptions` (``native: false`` runs a Llama
+  folder through transformers instead of :mod:`holistic.models.llama_native`).
 
 The tokenizer and config load at once (prompts are built with the tokenizer); the
 weights load on the first request that misses the cache.
@@ -22,26 +24,48 @@ weights load on the first request that misses the cache.
 
 from __future__ import annotations
 
+import importlib.metadata
+import json
+import sys
 from collections.abc import Mapping
 from dataclasses import fields
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from holistic.core.errors import ModelError
 from holistic.core.types import ModelDeployment
-from holistic.models.hf_engine import EngineOptions, TransformersEngine
-from holistic.models.hf_local import check_hub_id, local_dir
+from holistic.models.engine_options import EngineOptions
+from holistic.models.folder_tokenizer import FolderTokenizer, has_tokenizer_files
+from holistic.models.hf_local import check_hub_id, local_dir, native_llama_supported
 from holistic.models.hf_tokenizer import HFTokenizer
 from holistic.models.local_client import LocalClient
-from holistic.models.local_engine import SpecialIds
+from holistic.models.local_engine import DeferredEngine, LocalEngine, SpecialIds
 from holistic.models.weights import converted_gguf_dir, directory_fingerprint, file_sha256
+
+if TYPE_CHECKING:
+    from holistic.models.hf_engine import TransformersEngine
 
 _DTYPES = ("auto", "float32", "bfloat16", "float16")
 _ENGINE_ARGS = tuple(f.name for f in fields(EngineOptions))
 
 
+def _cpu_only_torch() -> bool:
+    """Whether the installed torch is a CPU build on a platform without MPS, known from its
+    version string (``2.13.0+cpu``) without importing it: ``auto`` then means the CPU."""
+    if sys.platform == "darwin":
+        return False
+    try:
+        return "+cpu" in importlib.metadata.version("torch")
+    except importlib.metadata.PackageNotFoundError:
+        return False
+
+
 def resolve_device(name: str) -> str:
     """``auto`` -> the best available device; anything else is checked and returned."""
+    if name == "auto" and _cpu_only_torch():
+        return "cpu"
+    if name == "cpu":
+        return name
     import torch
 
     if name == "auto":
@@ -59,18 +83,19 @@ def resolve_device(name: str) -> str:
     return name
 
 
-def resolve_dtype(name: str, device: str) -> Any:
-    import torch
-
+def resolve_dtype(name: str, device: str) -> str:
+    """The dtype's name (``float32``, ...) for ``device``; ``auto`` picks one."""
     if name not in _DTYPES:
         raise ModelError(f"unknown dtype {name!r}; expected one of {', '.join(_DTYPES)}")
-    if name == "auto":
-        if device == "cpu":
-            return torch.float32
-        if device.startswith("cuda") and torch.cuda.is_bf16_supported():
-            return torch.bfloat16
-        return torch.float16
-    return getattr(torch, name)
+    if name != "auto":
+        return name
+    if device == "cpu":
+        return "float32"
+    import torch
+
+    if device.startswith("cuda") and torch.cuda.is_bf16_supported():
+        return "bfloat16"
+    return "float16"
 
 
 def engine_options(args: Mapping[str, Any]) -> EngineOptions:
@@ -92,12 +117,57 @@ def load_transformers_engine(
     revision: str | None = None,
     options: EngineOptions | None = None,
     fingerprint: bool = True,
-) -> tuple[TransformersEngine, dict[str, Any]]:
+    deferred: bool = False,
+) -> tuple[LocalEngine, dict[str, Any]]:
     """Load a model folder or hub id; returns the engine and its identity facts.
 
     ``fingerprint``: hash a local folder's weight files for the identity (skip it when
-    the caller already knows the weights' hash).
+    the caller already knows the weights' hash). ``deferred``: for a local folder with a
+    ``tokenizer.json``, read the tokenizer, chat template and special ids from its files
+    and import transformers (and torch) only when a request misses the cache (see
+    :class:`~holistic.models.local_engine.DeferredEngine`); callers use it where the
+    folder's tokenizer is known to encode as transformers' does.
     """
+    dev = resolve_device(device)
+    dtype_name = resolve_dtype(dtype, dev)
+    kwargs: dict[str, Any] = {"revision": revision} if revision else {}
+    facts: dict[str, Any] = {"dtype": dtype_name, "device_type": dev.split(":")[0]}
+    local = Path(source).expanduser()
+    if local.is_dir() and fingerprint:
+        facts["weights_sha256"] = directory_fingerprint(local)
+    if deferred and local.is_dir() and has_tokenizer_files(local) and (local / "config.json").is_file():
+        tokenizer = FolderTokenizer(local, source)
+        special, pad = special_ids_from_files(local, tokenizer)
+
+        def build() -> LocalEngine:
+            if (options or EngineOptions()).native and native_llama_supported(local):
+                # Nothing of transformers is needed: the folder's tokenizer, the ids read
+                # above and holistic's own Llama.
+                from holistic.models.hf_engine import TransformersEngine
+
+                return TransformersEngine(
+                    lambda: _load_native(local, dtype_name, dev), tokenizer, special, pad_id=pad, options=options
+                )
+            engine, _ = _transformers_engine(source, dev, dtype_name, kwargs, options)
+            if engine.special_ids() != special or engine.pad_id != pad:
+                raise ModelError(f"{source}: special token ids read from its files differ from transformers' reading")
+            return engine
+
+        return DeferredEngine("transformers", tokenizer, special, build), facts
+    engine, config = _transformers_engine(source, dev, dtype_name, kwargs, options)
+    if not local.is_dir():
+        facts["revision"] = getattr(config, "_commit_hash", None) or revision
+    return engine, facts
+
+
+def _transformers_engine(
+    source: str, dev: str, dtype_name: str, kwargs: dict[str, Any], options: EngineOptions | None
+) -> tuple[TransformersEngine, Any]:
+    """The engine over transformers' tokenizer and (lazily loaded) model; and the config."""
+    import torch
+
+    from holistic.models.hf_engine import TransformersEngine
+
     try:
         from transformers import AutoConfig, AutoModelForCausalLM, AutoTokenizer
         from transformers.utils import logging as hf_logging
@@ -105,9 +175,7 @@ def load_transformers_engine(
         raise ModelError(f"the huggingface provider needs transformers: {exc}") from exc
     # Our own progress display reports the run; transformers' loading bars would garble it.
     hf_logging.disable_progress_bar()  # type: ignore[no-untyped-call]
-    dev = resolve_device(device)
-    torch_dtype = resolve_dtype(dtype, dev)
-    kwargs: dict[str, Any] = {"revision": revision} if revision else {}
+    torch_dtype = getattr(torch, dtype_name)
     try:
         tokenizer = AutoTokenizer.from_pretrained(source, **kwargs)
         config = AutoConfig.from_pretrained(source, **kwargs)
@@ -115,9 +183,14 @@ def load_transformers_engine(
     except OSError as exc:
         raise ModelError(f"cannot load a transformers model from {source!r}: {exc}") from exc
 
+    folder = Path(source).expanduser()
+    native = (options or EngineOptions()).native and not kwargs and native_llama_supported(folder)
+
     def load() -> Any:
         # Called by the engine on the first request that misses the cache: a fully
         # cached rerun never pays for loading the weights.
+        if native:
+            return _load_native(folder, dtype_name, dev)
         try:
             model: Any = AutoModelForCausalLM.from_pretrained(source, dtype=torch_dtype, **kwargs)
         except OSError as exc:
@@ -129,14 +202,48 @@ def load_transformers_engine(
     special = _special_ids(config, generation, tokenizer)
     pad = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else min(special.eos, default=0)
     engine = TransformersEngine(load, HFTokenizer(tokenizer, source), special, pad_id=int(pad), options=options)
-    facts: dict[str, Any] = {"dtype": str(torch_dtype).removeprefix("torch."), "device_type": dev.split(":")[0]}
-    local = Path(source).expanduser()
-    if local.is_dir():
-        if fingerprint:
-            facts["weights_sha256"] = directory_fingerprint(local)
-    else:
-        facts["revision"] = getattr(config, "_commit_hash", None) or revision
-    return engine, facts
+    return engine, config
+
+
+def _load_native(folder: Path, dtype_name: str, device: str) -> Any:
+    import torch
+
+    from holistic.models.llama_native import load_native_llama
+
+    return load_native_llama(folder, getattr(torch, dtype_name), device)
+
+
+def special_ids_from_files(folder: Path, tokenizer: FolderTokenizer) -> tuple[SpecialIds, int]:
+    """BOS/EOS and the padding id from a model folder's JSON files, as :func:`_special_ids`
+    reads them through transformers: EOS from the tokenizer and ``generation_config.json``
+    (``config.json`` when there is none), BOS from ``config.json`` then the tokenizer."""
+    config = _json_file(folder / "config.json")
+    generation_path = folder / "generation_config.json"
+    generation = _json_file(generation_path) if generation_path.is_file() else None
+    eos: set[int] = set()
+    sources = [tokenizer.token_id(tokenizer.special_text("eos_token"))]
+    sources.append(generation.get("eos_token_id") if generation is not None else config.get("eos_token_id"))
+    for value in sources:
+        if isinstance(value, int):
+            eos.add(value)
+        elif isinstance(value, list):
+            eos.update(int(x) for x in value)
+    bos = config.get("bos_token_id")
+    if bos is None:
+        bos = tokenizer.token_id(tokenizer.special_text("bos_token"))
+    if bos is None and eos:
+        bos = min(eos)
+    pad = tokenizer.token_id(tokenizer.special_text("pad_token"))
+    special = SpecialIds(bos=int(bos) if bos is not None else None, eos=frozenset(eos))
+    return special, int(pad if pad is not None else min(eos, default=0))
+
+
+def _json_file(path: Path) -> dict[str, Any]:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise ModelError(f"{path}: cannot read as JSON: {exc}") from None
+    return data if isinstance(data, dict) else {}
 
 
 def _generation_config(source: str, kwargs: Mapping[str, Any]) -> Any:

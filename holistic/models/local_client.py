@@ -58,6 +58,10 @@ class _Plan:
 class LocalClient:
     """A :class:`~holistic.core.interfaces.Client` over a :class:`LocalEngine`."""
 
+    request_batch_size = 256
+    """The engine packs a batch's requests into full forward passes by its own token and
+    memory budgets, so bigger batches mean fewer, fuller passes (and less padding)."""
+
     def __init__(self, deployment: ModelDeployment, engine: LocalEngine, identity_extra: dict[str, Any]) -> None:
         self.deployment = deployment
         self.engine = engine

@@ -9,9 +9,10 @@ handling, stop sequences, errors).
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import threading
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import Any, Protocol
 
 import numpy as np
 
@@ -110,3 +111,64 @@ def top_k_np(logprobs: np.ndarray, k: int) -> dict[int, float]:
     idx = np.argpartition(-logprobs, min(k, logprobs.shape[-1] - 1))[:k]
     idx = idx[np.argsort(-logprobs[idx], kind="stable")]
     return {int(i): float(logprobs[i]) for i in idx}
+
+
+class DeferredEngine:
+    """A :class:`LocalEngine` built on its first job.
+
+    The tokenizer and special ids are known from the model's files alone, so prompts are
+    built and the request cache consulted without importing torch or transformers; the
+    real engine (and its imports, and the weights) comes only when a request misses the
+    cache. A fully cached rerun therefore starts in about a second.
+    """
+
+    def __init__(self, name: str, tokenizer: Tokenizer, special: SpecialIds, build: Callable[[], LocalEngine]) -> None:
+        self.name = name
+        self._tokenizer = tokenizer
+        self._special = special
+        self._build: Callable[[], LocalEngine] | None = build
+        self._engine: LocalEngine | None = None
+        self._lock = threading.Lock()
+
+    @property
+    def engine(self) -> LocalEngine:
+        """The real engine, built now if it was not."""
+        with self._lock:
+            if self._engine is None:
+                if self._build is None:
+                    raise RuntimeError("the engine is closed")
+                self._engine = self._build()
+            return self._engine
+
+    @property
+    def built(self) -> bool:
+        return self._engine is not None
+
+    @property
+    def counters(self) -> Any:
+        """The real engine's counters (zeros before it exists)."""
+        from holistic.models.engine_options import EngineCounters
+
+        return getattr(self._engine, "counters", None) or EngineCounters()
+
+    def tokenizer(self) -> Tokenizer:
+        return self._tokenizer
+
+    def special_ids(self) -> SpecialIds:
+        return self._special
+
+    def score(self, jobs: Sequence[ScoreJob]) -> list[list[TokenScore]]:
+        return self.engine.score(jobs) if jobs else []
+
+    def generate(self, jobs: Sequence[GenerateJob]) -> list[Generated]:
+        return self.engine.generate(jobs) if jobs else []
+
+    def begin_run(self) -> None:
+        if self._engine is not None:
+            self._engine.begin_run()
+
+    def close(self) -> None:
+        if self._engine is not None:
+            self._engine.close()
+        self._engine = None
+        self._build = None

@@ -71,6 +71,8 @@ class SimpleTokenizer:
 class SimpleClient:
     """The deterministic test model."""
 
+    request_batch_size = 32
+
     def __init__(self, deployment: ModelDeployment) -> None:
         self.deployment = deployment
         self._tokenizer = SimpleTokenizer()

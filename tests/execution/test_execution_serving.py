@@ -18,6 +18,8 @@ from holistic.models.cache import RequestCache
 class FakeClient:
     """Answers the prompt reversed; fails prompts containing 'FAIL'; counts calls."""
 
+    request_batch_size = 32
+
     def __init__(self, provider: str = "simple", raise_on: str | None = None) -> None:
         self.deployment = ModelDeployment(name=f"{provider}/fake", provider=provider, model_id="fake")
         self.batches: list[list[str]] = []

@@ -11,7 +11,7 @@ import pytest
 
 from holistic.core.types import Message, Request
 from holistic.models.check import compare_loglikelihoods
-from holistic.models.hf_engine import EngineOptions
+from holistic.models.engine_options import EngineOptions
 from holistic.models.registry import ModelRegistry, create_client
 from holistic.models.weights import embedded_gguf_path
 
@@ -104,3 +104,69 @@ def test_real_model_batched_prefix_cached_scores_equal_direct_forward(hf_client:
         assert a.completions[0].logprob == pytest.approx(direct, abs=1e-4)
     # the model can add: 6 + 6 = 12 is the likeliest of the three
     assert max(fast[:3], key=lambda r: r.completions[0].logprob) is fast[0]
+
+
+def test_the_deferred_tokenizer_encodes_renders_and_names_special_ids_as_transformers_does() -> None:
+    # The embedded client builds prompts with the folder's tokenizer.json and chat template
+    # (no transformers import until a request misses the cache); the engine it builds
+    # later uses transformers' tokenizer. Both must agree, token for token.
+    from transformers import AutoTokenizer
+
+    from holistic.models.folder_tokenizer import FolderTokenizer
+    from holistic.models.hf_tokenizer import HFTokenizer
+    from holistic.models.huggingface import special_ids_from_files
+    from holistic.models.weights import converted_gguf_dir
+
+    folder = converted_gguf_dir(embedded_gguf_path())
+    light = FolderTokenizer(folder)
+    full = HFTokenizer(AutoTokenizer.from_pretrained(str(folder)))
+    texts = [
+        "The capital of France is",
+        " Paris",
+        "Question: Which organ pumps blood?\nAnswer: the heart.\n\n",
+        "  leading spaces, trailing spaces  ",
+        "<|im_start|>user\nHi<|im_end|>\n<|im_start|>assistant\n",
+        "Ünïcödé – “quotes” 東京 🙂\t\ttabs\r\nand <br /> tags",
+        "12345.678 + 0.5 = ?",
+    ]
+    for text in texts:
+        assert light.encode(text) == full.encode(text), text
+        assert light.decode(light.encode(text)) == full.decode(full.encode(text))
+    chats = [
+        (Message("user", "Which city is the capital of France?"),),
+        (Message("system", "Be brief."), Message("user", "2+2?"), Message("assistant", "4"), Message("user", "3+3?")),
+    ]
+    for messages in chats:
+        assert light.render_chat(messages) == full.render_chat(messages)
+    special, pad = special_ids_from_files(folder, light)
+    client = _client("transformers")
+    engine = client.engine.engine  # builds the real engine
+    assert special == engine.special_ids() and pad == engine.pad_id
+    client.close()
+
+
+def test_the_native_llama_scores_the_embedded_model_as_transformers_does() -> None:
+    from holistic.models.hf_engine import TransformersEngine
+    from holistic.models.llama_native import NativeLlamaForCausalLM
+    from holistic.models.local_client import LocalClient
+    from holistic.models.local_engine import DeferredEngine
+
+    dep = ModelRegistry().get(MODEL)
+    native = create_client(dep)
+    reference = create_client(replace(dep, args={"native": False}))
+    reqs = [
+        Request(model=MODEL, kind="loglikelihood", prompt="The capital of France is", continuation=c)
+        for c in (" Paris", " London", " a city in Europe")
+    ] + [Request(model=MODEL, prompt="Question: 2+2=? Answer:", max_tokens=6)]
+    a, b = native.process(reqs), reference.process(reqs)
+    assert isinstance(native, LocalClient) and isinstance(native.engine, DeferredEngine)
+    assert isinstance(native.engine.engine, TransformersEngine)
+    assert isinstance(native.engine.engine.model, NativeLlamaForCausalLM)
+    for x, y in zip(a, b, strict=True):
+        assert x.success and y.success
+        assert x.completions[0].text == y.completions[0].text
+        assert [t.logprob for t in x.completions[0].tokens] == pytest.approx(
+            [t.logprob for t in y.completions[0].tokens], abs=1e-4
+        )
+    native.close()
+    reference.close()

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
@@ -14,8 +16,9 @@ transformers = pytest.importorskip("transformers")
 tokenizers = pytest.importorskip("tokenizers")
 
 from holistic.core.types import Capabilities, Message, ModelDeployment, Request  # noqa: E402
-from holistic.models.hf_engine import EngineOptions  # noqa: E402
+from holistic.models.engine_options import EngineOptions  # noqa: E402
 from holistic.models.huggingface import create_huggingface_client  # noqa: E402
+from holistic.models.local_engine import DeferredEngine, ScoreJob  # noqa: E402
 
 CORPUS = [
     "The capital of France is Paris. The capital of Italy is Rome.",
@@ -186,6 +189,40 @@ def test_batching_across_prefix_nodes_gives_one_at_a_time_loglikelihoods_in_few_
     client.close()
 
 
+def test_choices_sharing_words_and_short_contexts_are_computed_once_with_the_same_loglikelihoods(
+    model_dir: Path,
+) -> None:
+    # Short contexts (below min_shared_prefix) and choices that share their first words,
+    # repeat each other or extend each other: every shared position is computed once and
+    # its logits go to each choice running through it.
+    client = _client(model_dir, device="cpu", dtype="float32", min_shared_prefix=16)
+    choices = [" the heart", " the heart of it", " the lungs", " the heart", " two", " the"]
+    reqs = [
+        Request(model="m", kind="loglikelihood", prompt=ctx, continuation=c)
+        for ctx in ("Answer:", "Question: which organ pumps blood? Answer:", "One,")
+        for c in choices
+    ]
+    fast = client.process(reqs)
+    tokens = client.engine.counters.forward_tokens
+    client.engine.options = EngineOptions(batch_size=1, prefix_cache=False)
+    slow = [client.process([r])[0] for r in reqs]
+    assert all(r.success for r in fast + slow)
+    for a, b in zip(fast, slow, strict=True):
+        assert [t.logprob for t in a.completions[0].tokens] == pytest.approx(
+            [t.logprob for t in b.completions[0].tokens], abs=1e-4
+        )
+        assert a.completions[0].is_greedy == b.completions[0].is_greedy
+    # the unique tokens: each context once, each distinct continuation prefix once
+    # (a continuation's last token is never computed: its logits predict nothing asked for)
+    tok = client.tokenizer()
+    trie: set[tuple[int, ...]] = set()
+    for r in reqs:
+        ids = tok.encode(r.prompt) + tok.encode(r.continuation)[:-1]
+        trie.update(tuple(ids[: k + 1]) for k in range(len(ids)))
+    assert tokens == len(trie)
+    client.close()
+
+
 def test_batched_greedy_generation_equals_one_at_a_time(model_dir: Path) -> None:
     client = _client(model_dir, device="cpu", dtype="float32", min_shared_prefix=4, row_tokens=64)
     prompts = [f"{FEW_SHOT}Question: what is {q} plus {q}? Answer:" for q in range(6, 12)]
@@ -234,6 +271,64 @@ def test_the_model_loads_only_when_a_request_needs_it(model_dir: Path) -> None:
     assert client.process([Request(model="m", prompt="One, two,", max_tokens=2)])[0].success
     assert client.engine.loaded and client.usage()["model_loads"] == 1
     client.close()
+
+
+def test_a_deferred_engine_builds_prompts_without_importing_torch_and_scores_as_the_full_one(model_dir: Path) -> None:
+    # Building the client and its prompts (all a fully cached rerun does) imports neither
+    # torch nor transformers: checked in a fresh interpreter.
+    code = (
+        "import sys\n"
+        "from holistic.models.huggingface import load_transformers_engine\n"
+        f"engine, facts = load_transformers_engine({str(model_dir)!r}, device='cpu', deferred=True)\n"
+        "engine.tokenizer().encode('Question: what is 2 plus 2? Answer:')\n"
+        "print(facts['dtype'], 'torch' in sys.modules, 'transformers' in sys.modules)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.split() == ["float32", "False", "False"]
+    from holistic.models.huggingface import load_transformers_engine
+
+    engine, facts = load_transformers_engine(str(model_dir), device="cpu", dtype="float32", deferred=True)
+    assert isinstance(engine, DeferredEngine)
+    deferred = engine
+    full = _client(model_dir, device="cpu", dtype="float32")
+    assert facts == {k: v for k, v in full.identity().items() if k in facts}
+    text = "Question: what is 2 plus 2? Answer: 4</s><|user|>hi"
+    assert deferred.tokenizer().encode(text) == full.tokenizer().encode(text)
+    assert deferred.special_ids() == full.engine.special_ids()
+    jobs = [ScoreJob(tuple(full.tokenizer().encode("One, two,")), tuple(full.tokenizer().encode(" three")))]
+    assert not deferred.built
+    a, b = deferred.score(jobs)[0], full.engine.score(jobs)[0]
+    assert deferred.built and [t.logprob for t in a] == pytest.approx([t.logprob for t in b], abs=1e-6)
+    deferred.close()
+    full.close()
+
+
+def test_the_native_llama_computes_what_transformers_computes(model_dir: Path) -> None:
+    # Llama-architecture folders run on holistic's own torch code by default; `native: false`
+    # runs transformers' implementation. Scores, greedy generations and the engine's
+    # batching (trunks, packed rows, merged decoding) give the same numbers under both.
+    from holistic.models.llama_native import NativeLlamaForCausalLM
+
+    native = _client(model_dir, device="cpu", dtype="float32", min_shared_prefix=4, row_tokens=64)
+    reference = _client(model_dir, device="cpu", dtype="float32", min_shared_prefix=4, row_tokens=64, native=False)
+    reqs = _questions() + [
+        Request(model="m", prompt=f"{FEW_SHOT}Question: what is {q} plus {q}? Answer:", max_tokens=4) for q in range(4)
+    ]
+    letters = [  # one-token answers over a shared prefix: keys/values dropped after the prefill
+        Request(model="m", prompt=f"{FEW_SHOT}Question: what is {q} plus 1? Answer:", max_tokens=1) for q in range(6)
+    ]
+    a = native.process(reqs) + native.process(letters)
+    b = reference.process(reqs) + reference.process(letters)
+    assert isinstance(native.engine.model, NativeLlamaForCausalLM)
+    assert not isinstance(reference.engine.model, NativeLlamaForCausalLM)
+    for x, y in zip(a, b, strict=True):
+        assert x.success and y.success
+        assert [t.logprob for t in x.completions[0].tokens] == pytest.approx(
+            [t.logprob for t in y.completions[0].tokens], abs=1e-4
+        )
+        assert [t.text for t in x.completions[0].tokens] == [t.text for t in y.completions[0].tokens]
+    native.close()
+    reference.close()
 
 
 def test_generation_respects_max_tokens_and_stop_sequences(client: Any) -> None:

@@ -1,0 +1,285 @@
+"""Llama-architecture decoders run directly in torch, without importing transformers.
+
+Importing transformers and building a model through ``from_pretrained`` costs several
+seconds of a short run on a small CPU, and the module tree it builds holds its own copy
+of the weights while they load. For the architecture of the embedded model (Llama:
+RMSNorm, rotary positions, grouped-query attention, SiLU-gated MLP -- also SmolLM2,
+TinyLlama, Llama 2/3 without rope scaling) this module reads ``config.json`` and the
+safetensors weights itself and computes the same function, operation for operation:
+
+- the weights are the loaded safetensors tensors themselves, mapped from the file (no
+  second copy while a module tree is built);
+- RMSNorm is torch's fused ``rms_norm``; rotary cosines and sines are computed once per
+  forward pass and shared by all layers;
+- attention is ``scaled_dot_product_attention`` with the engine's mask (a 2-D padding
+  mask made causal here, or the engine's 4-D additive tree mask as given).
+
+:func:`holistic.models.hf_local.native_llama_supported` says which configs qualify;
+anything else (rope scaling, biases, another architecture, sharded or missing
+safetensors) loads through transformers as before. Deployment arg ``native: false`` forces transformers. Log-likelihoods agree
+with transformers' to within float32 rounding (a test checks 1e-4 on a random Llama and
+the embedded model).
+
+The keys/values cache (:class:`KVCache`) has the few operations the engine uses on
+transformers' ``DynamicCache``: per-layer ``keys``/``values``, construction from
+``(keys, values)`` pairs, ``batch_select_indices``.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
+
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+
+def load_native_llama(folder: Path, dtype: torch.dtype, device: str) -> NativeLlamaForCausalLM:
+    """The model in ``folder`` (see :func:`holistic.models.hf_local.native_llama_supported`), in eval mode."""
+    from safetensors.torch import load_file
+
+    config = json.loads((folder / "config.json").read_text(encoding="utf-8"))
+    state = load_file(str(folder / "model.safetensors"))
+    model = NativeLlamaForCausalLM(config, state, dtype)
+    return model.to(device).eval()
+
+
+@dataclass
+class _Layer:
+    keys: torch.Tensor
+    values: torch.Tensor
+
+
+class KVCache:
+    """Per-layer keys and values, ``[batch, kv_heads, positions, head_dim]``.
+
+    ``keep=False``: a read-only past (a shared prefix, often one row broadcast to the whole
+    batch) that the new positions attend to but that never grows. A forward pass whose
+    keys/values nobody needs afterwards (scoring, a one-token answer) then holds each
+    layer's concatenation only while that layer runs, instead of a copy of the prefix per
+    row for every layer at once.
+    """
+
+    def __init__(self, data: Sequence[tuple[torch.Tensor, torch.Tensor]] | None = None, keep: bool = True) -> None:
+        self.layers: list[_Layer] = [_Layer(k, v) for k, v in data or ()]
+        self.keep = keep
+
+    def update(self, index: int, keys: torch.Tensor, values: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        """Append a layer's new keys/values; returns all of them."""
+        if not self.keep:
+            if index < len(self.layers):
+                layer = self.layers[index]
+                return torch.cat([layer.keys, keys], dim=2), torch.cat([layer.values, values], dim=2)
+            return keys, values
+        if index == len(self.layers):
+            self.layers.append(_Layer(keys, values))
+        else:
+            layer = self.layers[index]
+            layer.keys = torch.cat([layer.keys, keys], dim=2)
+            layer.values = torch.cat([layer.values, values], dim=2)
+        layer = self.layers[index]
+        return layer.keys, layer.values
+
+    def batch_select_indices(self, indices: torch.Tensor) -> None:
+        for layer in self.layers:
+            layer.keys = layer.keys[indices]
+            layer.values = layer.values[indices]
+
+
+@dataclass
+class _Output:
+    last_hidden_state: torch.Tensor
+
+
+class _Attention(nn.Module):
+    def __init__(self, hidden: int, heads: int, kv_heads: int, head_dim: int) -> None:
+        super().__init__()
+        self.heads, self.kv_heads, self.head_dim = heads, kv_heads, head_dim
+        self.q = nn.Linear(hidden, heads * head_dim, bias=False, device="meta")
+        self.k = nn.Linear(hidden, kv_heads * head_dim, bias=False, device="meta")
+        self.v = nn.Linear(hidden, kv_heads * head_dim, bias=False, device="meta")
+        self.o = nn.Linear(heads * head_dim, hidden, bias=False, device="meta")
+
+    def forward(
+        self, x: torch.Tensor, cos: torch.Tensor, sin: torch.Tensor, mask: torch.Tensor, cache: KVCache | None, i: int
+    ) -> torch.Tensor:
+        b, n, _ = x.shape
+        d = self.head_dim
+        q, k, v = self.q(x), self.k(x), self.v(x)
+        q = q.view(b, n, self.heads, d).transpose(1, 2)
+        k = k.view(b, n, self.kv_heads, d).transpose(1, 2)
+        v = v.view(b, n, self.kv_heads, d).transpose(1, 2)
+        q = q * cos + _rotate_half(q) * sin
+        k = k * cos + _rotate_half(k) * sin
+        if cache is not None:
+            k, v = cache.update(i, k, v)
+        if self.kv_heads != self.heads:
+            k = k.repeat_interleave(self.heads // self.kv_heads, dim=1)
+            v = v.repeat_interleave(self.heads // self.kv_heads, dim=1)
+        out = F.scaled_dot_product_attention(q, k, v, attn_mask=mask, scale=d**-0.5)
+        result: torch.Tensor = self.o(out.transpose(1, 2).reshape(b, n, self.heads * d))
+        return result
+
+
+class _Block(nn.Module):
+    def __init__(self, hidden: int, inner: int, heads: int, kv_heads: int, head_dim: int, eps: float) -> None:
+        super().__init__()
+        self.eps = eps
+        self.norm1 = nn.Parameter(torch.ones(hidden, device="meta"))
+        self.attn = _Attention(hidden, heads, kv_heads, head_dim)
+        self.norm2 = nn.Parameter(torch.ones(hidden, device="meta"))
+        self.gate = nn.Linear(hidden, inner, bias=False, device="meta")
+        self.up = nn.Linear(hidden, inner, bias=False, device="meta")
+        self.down = nn.Linear(inner, hidden, bias=False, device="meta")
+
+    def forward(
+        self, x: torch.Tensor, cos: torch.Tensor, sin: torch.Tensor, mask: torch.Tensor, cache: KVCache | None, i: int
+    ) -> torch.Tensor:
+        shape = x.shape[-1:]
+        x = x + self.attn(F.rms_norm(x, shape, self.norm1, self.eps), cos, sin, mask, cache, i)
+        h = F.rms_norm(x, shape, self.norm2, self.eps)
+        result: torch.Tensor = x + self.down(F.silu(self.gate(h)) * self.up(h))
+        return result
+
+
+class NativeLlamaModel(nn.Module):
+    """The decoder: embeddings, blocks, final norm (returns the last hidden states)."""
+
+    inv_freq: torch.Tensor
+
+    def __init__(self, config: dict[str, Any]) -> None:
+        super().__init__()
+        hidden = int(config["hidden_size"])
+        heads = int(config["num_attention_heads"])
+        kv_heads = int(config.get("num_key_value_heads") or heads)
+        head_dim = int(config.get("head_dim") or hidden // heads)
+        eps = float(config.get("rms_norm_eps", 1e-6))
+        self.embed: nn.Embedding  # given the loaded tensor (initialising one on meta costs a second)
+        self.blocks = nn.ModuleList(
+            _Block(hidden, int(config["intermediate_size"]), heads, kv_heads, head_dim, eps)
+            for _ in range(int(config["num_hidden_layers"]))
+        )
+        self.norm = nn.Parameter(torch.ones(hidden, device="meta"))
+        self.eps = eps
+
+    def set_rope(self, config: dict[str, Any]) -> None:
+        """The rotary inverse frequencies (float32, on the weights' device)."""
+        heads = int(config["num_attention_heads"])
+        head_dim = int(config.get("head_dim") or int(config["hidden_size"]) // heads)
+        rope = config.get("rope_parameters") or {}
+        theta = float(rope.get("rope_theta") or config.get("rope_theta") or 10000.0)
+        exponent = torch.arange(0, head_dim, 2, dtype=torch.int64, device=self.norm.device).float() / head_dim
+        self.register_buffer("inv_freq", 1.0 / (theta**exponent), persistent=False)
+
+    def forward(
+        self,
+        input_ids: torch.Tensor,
+        attention_mask: torch.Tensor | None = None,
+        position_ids: torch.Tensor | None = None,
+        use_cache: bool = False,
+        past_key_values: KVCache | None = None,
+    ) -> _Output:
+        b, n = input_ids.shape
+        cache = past_key_values  # the engine passes one whenever it wants keys/values kept
+        past = cache.layers[0].keys.shape[2] if cache is not None and cache.layers else 0
+        if position_ids is None:
+            position_ids = torch.arange(past, past + n, device=input_ids.device)[None, :].expand(b, -1)
+        x = self.embed(input_ids)
+        freqs = position_ids[:, :, None].float() * self.inv_freq[None, None, :].float()
+        emb = torch.cat([freqs, freqs], dim=-1)
+        cos, sin = emb.cos().to(x.dtype)[:, None], emb.sin().to(x.dtype)[:, None]
+        mask = _attention_mask(attention_mask, b, n, past, x.dtype, x.device)
+        for i, block in enumerate(self.blocks):
+            x = block(x, cos, sin, mask, cache, i)
+        return _Output(F.rms_norm(x, x.shape[-1:], self.norm, self.eps))
+
+
+class NativeLlamaForCausalLM(nn.Module):
+    """The decoder and its output head, with the small surface the engine uses."""
+
+    def __init__(self, config: dict[str, Any], state: dict[str, torch.Tensor], dtype: torch.dtype) -> None:
+        """Takes the tensors out of ``state`` (it is emptied): built on the meta device and
+        given the loaded tensors, so the weights are in memory once, not twice."""
+        super().__init__()
+        self.config = SimpleNamespace(**config)
+        # Modules are made on the meta device (no memory, no initialisation), then given the
+        # loaded tensors.
+        self.model = NativeLlamaModel(config)
+        self.lm_head = nn.Linear(int(config["hidden_size"]), int(config["vocab_size"]), bias=False, device="meta")
+        self._load(state, bool(config.get("tie_word_embeddings", False)), dtype)
+        self.model.set_rope(config)
+
+    def _load(self, state: dict[str, torch.Tensor], tied: bool, dtype: torch.dtype) -> None:
+        def take(name: str) -> nn.Parameter:
+            if name not in state:
+                raise KeyError(f"weights lack {name}")
+            return nn.Parameter(state.pop(name).to(dtype), requires_grad=False)
+
+        m = self.model
+        # Tied embeddings are stored once, under either name.
+        embed = "model.embed_tokens.weight"
+        weight = take(embed if embed in state or not tied else "lm_head.weight")
+        m.embed = nn.Embedding.from_pretrained(weight)  # type: ignore[no-untyped-call]
+        m.norm = take("model.norm.weight")
+        for i, block in enumerate(m.blocks):
+            assert isinstance(block, _Block)
+            p = f"model.layers.{i}."
+            block.norm1 = take(p + "input_layernorm.weight")
+            block.norm2 = take(p + "post_attention_layernorm.weight")
+            block.attn.q.weight = take(p + "self_attn.q_proj.weight")
+            block.attn.k.weight = take(p + "self_attn.k_proj.weight")
+            block.attn.v.weight = take(p + "self_attn.v_proj.weight")
+            block.attn.o.weight = take(p + "self_attn.o_proj.weight")
+            block.gate.weight = take(p + "mlp.gate_proj.weight")
+            block.up.weight = take(p + "mlp.up_proj.weight")
+            block.down.weight = take(p + "mlp.down_proj.weight")
+        head = "lm_head.weight"
+        self.lm_head.weight = take(head) if head in state and not tied else m.embed.weight
+
+    def forward(
+        self,
+        input_ids: torch.Tensor,
+        attention_mask: torch.Tensor | None = None,
+        position_ids: torch.Tensor | None = None,
+        use_cache: bool = False,
+        past_key_values: KVCache | None = None,
+    ) -> SimpleNamespace:
+        """Logits at every position (the engine itself runs the decoder and the head apart,
+        the head only where logits are needed)."""
+        hidden = self.model(input_ids, attention_mask, position_ids, use_cache, past_key_values).last_hidden_state
+        return SimpleNamespace(logits=self.lm_head(hidden), past_key_values=past_key_values)
+
+    def get_decoder(self) -> NativeLlamaModel:
+        return self.model
+
+    def get_output_embeddings(self) -> nn.Linear:
+        return self.lm_head
+
+
+def new_cache(data: Sequence[tuple[torch.Tensor, torch.Tensor]] | None = None, keep: bool = True) -> KVCache:
+    return KVCache(data, keep)
+
+
+def _rotate_half(x: torch.Tensor) -> torch.Tensor:
+    half = x.shape[-1] // 2
+    return torch.cat([-x[..., half:], x[..., :half]], dim=-1)
+
+
+def _attention_mask(
+    mask: torch.Tensor | None, b: int, n: int, past: int, dtype: torch.dtype, device: Any
+) -> torch.Tensor:
+    """An additive ``[b, 1, n, past + n]`` mask: the engine's 4-D mask as given, or a 2-D
+    padding mask (1 = a real position) combined with causality."""
+    if mask is not None and mask.dim() == 4:
+        return mask.to(dtype)
+    causal = torch.ones((n, past + n), dtype=torch.bool, device=device).tril(diagonal=past)
+    allowed = causal[None].expand(b, -1, -1)
+    if mask is not None:
+        allowed = allowed & mask[:, None, :].bool()
+    out = torch.zeros((b, 1, n, past + n), dtype=dtype, device=device)
+    return out.masked_fill_(~allowed[:, None], torch.finfo(dtype).min)
