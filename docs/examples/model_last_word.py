@@ -15,6 +15,7 @@ from holistic.plugin import (
     Completion,
     Message,
     ModelDeployment,
+    OwnTokenizer,
     Request,
     RequestResult,
     Token,
@@ -97,6 +98,8 @@ class LastWordClient:
         pass
 
 
-@register_provider("last_word")
+# tokens=: scenarios that measure text in the model's tokens, and --plan, count with the same
+# tokenizer the client uses.
+@register_provider("last_word", tokens=OwnTokenizer(lambda deployment: WordTokenizer()))
 def create_last_word_client(deployment: ModelDeployment) -> LastWordClient:
     return LastWordClient(deployment)
