@@ -10,8 +10,8 @@ once its surrounding whitespace is stripped scores 0 on every one of them.
 - ``prefix_exact_match`` / ``quasi_prefix_exact_match``: the answer starts with a reference.
 - ``f1_score``: F-measure of the *sets* of quasi-normalised tokens (a repeated word
   counts once; no token on either side scores 0).
-- ``final_number_exact_match`` (maths scenarios): the final numbers agree
-  (:func:`~holistic.metrics.text.final_number`).
+- ``final_number_exact_match`` (maths scenarios): the last numbers are the same
+  text, by HELM's pattern (:func:`final_number_exact_match`).
 
 Scenarios whose main metric is one of HELM's special scorers also get it (and its
 family): ``exact_match_indicator`` (Dyck: only the text after the last space is
@@ -41,6 +41,7 @@ pick under every normalisation.
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import replace
@@ -59,7 +60,7 @@ from holistic.metrics.choices import (
     separate_scores,
 )
 from holistic.metrics.states import Unit, group_units, outputs, scorable_units
-from holistic.metrics.text import final_number, normalize_quasi, quasi_tokens
+from holistic.metrics.text import normalize_quasi, quasi_tokens
 
 AT_K = "@k"
 
@@ -117,9 +118,25 @@ def f1_score_multiset(prediction: str, reference: str) -> float:
     return 2 * precision * recall / (precision + recall)
 
 
+_HELM_NUMBER = re.compile(r"-?[\d,]+(?:.\d+)?")
+"""HELM's number pattern, unescaped ``.`` included (``3:30`` and ``1 000`` are one number)."""
+
+
+def helm_final_number(text: str) -> str:
+    """The last match of HELM's number pattern with its commas removed; ``""`` when there is none."""
+    matches = _HELM_NUMBER.findall(text)
+    return matches[-1].replace(",", "") if matches else ""
+
+
 def final_number_exact_match(prediction: str, reference: str) -> float:
-    gold = final_number(reference)
-    return float(gold is not None and final_number(prediction) == gold)
+    r"""HELM's ``final_number_exact_match``: the last numbers are the same *text*.
+
+    As crfm-helm 0.5.16 computes it: the last match of ``-?[\d,]+(?:.\d+)?`` in each,
+    commas removed, compared as strings (``3.50`` is not ``3.5``, ``$5`` is ``5``); no
+    number in the answer scores 0.
+    """
+    pred = helm_final_number(prediction.strip())
+    return float(bool(pred) and pred.strip() == helm_final_number(reference).strip())
 
 
 def exact_match_indicator(prediction: str, reference: str, indicator: str = " ") -> float:
@@ -235,7 +252,7 @@ _GEN_DESCRIPTIONS = {
     "prefix_exact_match": "Answer starts with a correct reference.",
     "quasi_prefix_exact_match": "Quasi-normalised answer starts with a quasi-normalised reference.",
     "f1_score": "F1 of the sets of normalised tokens with the best reference (as HELM; empty answer scores 0).",
-    "final_number_exact_match": "The final number of the answer equals the reference's (GSM8K '####' or last number).",
+    "final_number_exact_match": "The last number of the answer is the reference's, as text (HELM's pattern).",
     "exact_match_indicator": "The last space-separated item of the answer equals the reference's (HELM's Dyck metric).",
     "f1_set_match": "F1 of the set of attributes the answer states against the reference's set.",
     "iou_set_match": "Intersection over union of the answer's and the reference's sets of attributes.",

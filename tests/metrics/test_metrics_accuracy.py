@@ -68,6 +68,34 @@ def test_final_number_match_uses_gsm8k_marker() -> None:
     assert final_number_exact_match("nothing", "#### 5") == 0.0
 
 
+# (answer, HELM-style reference, what crfm-helm 0.5.16's final_number_exact_match returns).
+# The cases marked "was 1" scored 1 when holistic compared the numbers' values.
+HELM_FINAL_NUMBER_CASES = [
+    ("3.50", "The answer is 3.5.", 0.0),  # was 1: HELM compares text
+    ("5.0", "The answer is 5.", 0.0),  # was 1
+    ("$1,080.00", "The answer is 1080.", 0.0),  # was 1
+    (".5", "The answer is 0.5.", 0.0),  # was 1: the pattern needs a digit before the point
+    ("- 3", "The answer is -3.", 0.0),  # was 1
+    ("at 3:30", "The answer is 30.", 0.0),  # was 1: the unescaped '.' reads '3:30' as one number
+    ("so 72", "The answer is 72.", 1.0),
+    ("1,000", "The answer is 1000.", 1.0),
+    ("1 000", "The answer is 1000.", 0.0),
+    ("$5", "The answer is 5.", 1.0),
+    ("-5", "The answer is 5.", 0.0),
+    ("10 or 12", "The answer is 10.", 0.0),
+    ("no number", "The answer is 12.", 0.0),
+    ("1, 2, 3, 1", "The answer is 1.", 1.0),
+    ("72", "48 + 24 = 72 The answer is 72.", 1.0),
+    ("7 apples.", "The answer is 7.", 1.0),
+]
+
+
+@pytest.mark.parametrize(("answer", "reference", "helm"), HELM_FINAL_NUMBER_CASES)
+def test_final_number_exact_match_is_helms(answer: str, reference: str, helm: float) -> None:
+    assert final_number_exact_match(answer, reference) == helm
+    assert final_number_exact_match(f"  {answer}\n", reference) == helm
+
+
 def test_generation_accuracy_takes_best_reference_and_handles_edges() -> None:
     a = instance("a", ["Paris", "City of Paris"])
     b = instance("b", ["Rome"])
