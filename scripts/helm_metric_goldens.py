@@ -10,8 +10,8 @@ holistic's own environment; ``scripts/helm_conformance.py`` makes one under
 The script does not import holistic. It feeds fixed inputs (written below, plus the
 repository's README as real text) to HELM's functions — token F1 and the exact-match
 family, BLEU, ``nltk.word_tokenize``, the bias metrics, the calibration metrics,
-perplexity / bits per byte, the worst-case aggregation and the misspelling
-perturbation — and writes inputs and outputs to one JSON file.
+perplexity / bits per byte, the worst-case aggregation, the misspelling
+perturbation, the classification F1s and ``final_number_exact_match`` — and writes inputs and outputs to one JSON file.
 ``tests/metrics/test_metrics_helm_goldens.py`` checks holistic against it without HELM.
 NLTK's Punkt data is taken from holistic's shipped copy, so nothing is downloaded.
 """
@@ -231,6 +231,74 @@ def _misspellings() -> list[dict]:
     return out
 
 
+CLASSIFICATION_CASES = [  # (correct label per instance, completion text per instance)
+    (["Positive", "Negative", "Positive", "Negative"], [" Positive", "Negative", " negative.", "Neutral"]),
+    (["ADE-related", "not ADE-related", "not ADE-related"], [" not ADE-related", " ADE related", "not ADE-related"]),
+    (["Yes", "No", "Yes", "Yes", "No"], ["Yes", "Yes", "", " yes!", "No"]),
+    (["a", "b", "c", "a"], ["a", "a", "a", "the a"]),
+    (["Unsure", "Unsure"], ["Unsure", "Sure"]),
+]
+
+FINAL_NUMBER_PAIRS = [  # (reference as HELM's GSM8K writes it, completion)
+    ("The answer is 3.5.", "3.50"),
+    ("The answer is 5.", "5.0"),
+    ("The answer is 72.", "so 72"),
+    ("The answer is 1000.", "1,000"),
+    ("The answer is 1000.", "1 000"),
+    ("The answer is 30.", "at 3:30"),
+    ("The answer is 5.", "$5"),
+    ("The answer is 1080.", "$1,080.00"),
+    ("The answer is 0.5.", ".5"),
+    ("The answer is -3.", "- 3"),
+    ("The answer is 12.", "no number"),
+    ("48 + 24 = 72 The answer is 72.", " 72\n"),
+]
+
+
+def _classification() -> list[dict]:
+    from helm.benchmark.adaptation.request_state import RequestState
+    from helm.benchmark.metrics.classification_metrics import ClassificationMetric
+    from helm.benchmark.scenarios.scenario import CORRECT_TAG, Input, Instance, Output, Reference
+    from helm.common.request import GeneratedOutput, Request, RequestResult
+
+    out = []
+    for labels, texts in CLASSIFICATION_CASES:
+        states = []
+        for i, (label, text) in enumerate(zip(labels, texts, strict=True)):
+            instance = Instance(
+                input=Input(text=f"q{i}"), references=[Reference(Output(text=label), tags=[CORRECT_TAG])], id=f"id{i}"
+            )
+            result = RequestResult(
+                success=True,
+                embedding=[],
+                completions=[GeneratedOutput(text=text, logprob=0.0, tokens=[])],
+                cached=False,
+            )
+            states.append(
+                RequestState(
+                    instance=instance,
+                    reference_index=None,
+                    request_mode=None,
+                    train_trial_index=0,
+                    output_mapping=None,
+                    request=Request(model="m/m", model_deployment="m/m", prompt=""),
+                    result=result,
+                    num_train_instances=0,
+                    prompt_truncated=False,
+                )
+            )
+        stats = ClassificationMetric().evaluate_instances(states, "")
+        out.append({"labels": labels, "completions": texts, "values": {s.name.name: float(s.mean) for s in stats}})
+    return out
+
+
+def _final_number(e) -> list[dict]:
+    return [
+        {"gold": gold, "pred": pred, "value": float(e.final_number_exact_match(gold, pred.strip()))}
+        for gold, pred in FINAL_NUMBER_PAIRS
+    ]
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=Path, required=True, help="JSON file to write")
@@ -259,6 +327,8 @@ def main(argv: list[str] | None = None) -> int:
         "perplexity": _perplexity(),
         "worst_case": _worst_case(),
         "misspellings": _misspellings(),
+        "classification": _classification(),
+        "final_number_exact_match": _final_number(e),
     }
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(goldens, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")

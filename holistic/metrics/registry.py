@@ -21,6 +21,7 @@ from holistic.core.interfaces import METRIC_CATEGORIES, MetricInfo, ScenarioInfo
 from holistic.core.registry import Registry
 from holistic.core.types import AdapterSpec, ModelDeployment
 from holistic.metrics.base import BaseMetric
+from holistic.metrics.classification import HELM_SCENARIOS as HELM_CLASSIFICATION_SCENARIOS
 
 BUILTIN_METRICS: dict[str, str] = {
     "bbq_bias": "holistic.metrics.bbq:BBQBiasMetric",
@@ -29,6 +30,7 @@ BUILTIN_METRICS: dict[str, str] = {
     "bleu": "holistic.metrics.overlap:BleuMetric",
     "calibration": "holistic.metrics.calibration:CalibrationMetric",
     "calibration_tie_aware": "holistic.metrics.calibration:TieAwareCalibrationMetric",
+    "classification": "holistic.metrics.classification:ClassificationMetric",
     "copyright": "holistic.metrics.copyright:CopyrightMetric",
     "disinformation": "holistic.metrics.disinformation:DisinformationDiversityMetric",
     "efficiency": "holistic.metrics.efficiency:EfficiencyMetric",
@@ -132,6 +134,8 @@ _ACCURACY_FAMILIES: tuple[tuple[str, Callable[[ScenarioInfo, AdapterSpec], bool]
         "generation_accuracy",
         lambda info, adapter: info.task not in ("long_context", "memorization", "disinformation"),
     ),
+    # HELM's classification F1, on the scenarios whose HELM run specs measure it.
+    ("classification", lambda info, adapter: info.name in HELM_CLASSIFICATION_SCENARIOS),
     ("rouge", lambda info, adapter: info.task in ("summarization", "generation")),
     ("bleu", lambda info, adapter: info.task == "generation"),
     ("summarization", lambda info, adapter: info.task == "summarization"),

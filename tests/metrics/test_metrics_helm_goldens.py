@@ -114,3 +114,25 @@ class _SeededRandom:
 def test_misspellings_same_words_same_draws(case: dict[str, Any]) -> None:
     perturbed = Misspellings(prob=case["prob"]).perturb(case["text"], _SeededRandom(case["seed"]))  # type: ignore[arg-type]
     assert perturbed == case["perturbed"]
+
+
+@pytest.mark.parametrize("case", GOLDENS["classification"], ids=lambda c: c["labels"][0])
+def test_classification_f1_values(case: dict[str, Any]) -> None:
+    from holistic.metrics.classification import ClassificationMetric
+
+    from .metrics_testkit import ctx, gen_state, instance
+
+    states = [
+        gen_state(instance(f"id{i}", [label]), text)
+        for i, (label, text) in enumerate(zip(case["labels"], case["completions"], strict=True))
+    ]
+    result = ClassificationMetric().evaluate(states, ctx())
+    ours = {s.name.name: s.mean for s in result.run_stats}
+    assert set(ours) == set(case["values"])
+    for name, value in case["values"].items():
+        assert ours[name] == pytest.approx(value, abs=EXACT), name
+
+
+@pytest.mark.parametrize("case", GOLDENS["final_number_exact_match"], ids=lambda c: repr(c["pred"]))
+def test_final_number_exact_match_values(case: dict[str, Any]) -> None:
+    assert accuracy.final_number_exact_match(case["pred"], case["gold"]) == case["value"]
