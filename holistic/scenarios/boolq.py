@@ -39,6 +39,8 @@ from holistic.scenarios.readers import iter_jsonl, require
 from holistic.scenarios.sources import DataFile, DataNeeds, Download, ResolvedData
 
 _SUPERGLUE_ZIP = "https://dl.fbaipublicfiles.com/glue/superglue/data/v2/BoolQ.zip"
+_SUPERGLUE_ZIP_SHA256 = "853fbe7922f70c59629f06a39e8d9ca440c3d740e760fd3b87a5ddf3dcba2436"
+"""The archive's sha256 as two independent public projects that download it pin it."""
 _POOL_FROM_VAL = 100
 _VAL_SIZE = 3270
 _HF_REPO = "aps/super_glue"
@@ -47,7 +49,7 @@ _HF_FILES = (("train", "boolq/train-00000-of-00001.parquet"), ("val", "boolq/val
 
 
 def _file(name: str) -> DataFile:
-    return DataFile(name, downloads=(Download(_SUPERGLUE_ZIP, member=f"BoolQ/{name}"),))
+    return DataFile(name, downloads=(Download(_SUPERGLUE_ZIP, sha256=_SUPERGLUE_ZIP_SHA256, member=f"BoolQ/{name}"),))
 
 
 def _label(row: dict[str, Any], where: str) -> bool:

@@ -40,6 +40,8 @@ from holistic.scenarios.readers import open_text
 from holistic.scenarios.sources import DataFile, DataNeeds, Download, ResolvedData
 
 _ARCHIVE = "https://ai.stanford.edu/~amaas/data/sentiment/aclImdb_v1.tar.gz"
+_ARCHIVE_SHA256 = "c40f74a18d3b61f90feba1e17730e0d38e8b97c05fde7008942e91923d1658fe"
+"""The archive's sha256 (84,125,825 bytes) as TensorFlow Datasets records it for ``imdb_reviews``."""
 _POOL_FROM_TEST = 50
 _FILE_RE = re.compile(r"^(\d+)_(\d+)\.txt$")
 _HF_REPO = "stanfordnlp/imdb"
@@ -159,8 +161,16 @@ class IMDBScenario(FileScenario):
             "imdb",
             layouts=(
                 (
-                    DataFile("aclImdb/train", downloads=(Download(_ARCHIVE, member="aclImdb/train/"),), is_dir=True),
-                    DataFile("aclImdb/test", downloads=(Download(_ARCHIVE, member="aclImdb/test/"),), is_dir=True),
+                    DataFile(
+                        "aclImdb/train",
+                        downloads=(Download(_ARCHIVE, sha256=_ARCHIVE_SHA256, member="aclImdb/train/"),),
+                        is_dir=True,
+                    ),
+                    DataFile(
+                        "aclImdb/test",
+                        downloads=(Download(_ARCHIVE, sha256=_ARCHIVE_SHA256, member="aclImdb/test/"),),
+                        is_dir=True,
+                    ),
                 ),
                 (DataFile("train.txt"), DataFile("test.txt")),
                 (DataFile("imdb_1000.txt"),),
