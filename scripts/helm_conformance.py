@@ -20,7 +20,11 @@ copy of the RAFT authors' instructions.
 
 Per scenario it reports: prompts identical (n of n), request parameters identical,
 the evaluated instance sample identical, per-instance prediction agreement, and the
-absolute difference of every metric both report. ``--golden DIR`` also writes
+absolute difference of every metric both report (per split), against the targets
+(every prompt, >= 99% of predictions, |delta| <= 0.005; exit 1 when one is missed).
+A shared metric that differs because of HELM's local client rather than its protocol
+is listed under ``excluded_metrics`` with both values and the reason (``EXCLUDED``),
+never dropped silently; the stats only one side reports are listed as well. ``--golden DIR`` also writes
 golden files made from HELM's output (prompts, request parameters, completions,
 per-instance stats for the first ``--golden-instances`` instances) that the tests
 check holistic against without installing HELM.
@@ -41,6 +45,7 @@ import subprocess
 import sys
 import textwrap
 import time
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -222,7 +227,15 @@ def run_helm(key: str, out: Path, helm_python: Path, prod_env: Path, n: int, tri
     base = SCENARIOS[key][2]
     entry = f"{base}{',' if ':' in base else ':'}model={HELM_MODEL}"
     helm_run = helm_python.parent / "helm-run"
-    env = {**os.environ, "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1"}
+    env = {
+        **os.environ,
+        "HF_HUB_OFFLINE": "1",
+        "TRANSFORMERS_OFFLINE": "1",
+        "HF_DATASETS_OFFLINE": "1",
+        # HELM's bias metrics tokenize with NLTK's punkt_tab, which NLTK downloads on first
+        # use; holistic ships the same English model.
+        "NLTK_DATA": str(ROOT / "holistic" / "metrics" / "nltk_data"),
+    }
     done = _helm_run_dir(out, key)
     if done is not None:  # --keep: HELM already ran this one
         return done
@@ -302,7 +315,7 @@ def run_holistic(key: str, out: Path, data_root: Path, n: int, trials: int) -> P
                 "args": args,
                 "max_eval_instances": n,
                 "num_train_trials": trials,
-                "metrics": ["accuracy", "calibration"],
+                "metrics": ["accuracy", "calibration", "efficiency", "bias"],
                 "perturbations": [],
             }
         ],
@@ -342,7 +355,7 @@ def helm_instance_ids(key: str, data_root: Path, states: list[dict[str, Any]]) -
     """HELM instance id -> holistic id. MMLU (read by HELM itself) is matched by position
     in the scenario; the others carry holistic's ids."""
     if key != "mmlu":
-        return {s["instance"]["id"]: s["instance"]["id"] for s in states}
+        return {i.id: i.id for i in holistic_instances(key, data_root)}
     ours = holistic_instances(key, data_root)
     return {f"id{i}": inst.id for i, inst in enumerate(ours)}
 
@@ -362,7 +375,7 @@ def compare(key: str, helm_dir: Path, ours_dir: Path, data_root: Path) -> dict[s
     prompts = params = agree = 0
     missing = []
     for s in states:
-        hid = id_map[s["instance"]["id"]]
+        hid = id_map.get(s["instance"]["id"], s["instance"]["id"])
         row = ours.get((hid, s["train_trial_index"]))
         if row is None:
             missing.append(hid)
@@ -380,8 +393,24 @@ def compare(key: str, helm_dir: Path, ours_dir: Path, data_root: Path) -> dict[s
     helm_stats = _helm_stats(helm_dir)
     our_stats = _our_stats(ours_dir)
     shared = [n for n in sorted(helm_stats) if n in our_stats and not any(t in n for t in _TIMING)]
-    deltas = {name: abs(helm_stats[name] - our_stats[name]) for name in shared}
+    deltas = {name: abs(helm_stats[name] - our_stats[name]) for name in shared if excluded_reason(name) is None}
+    excluded = {
+        name: {
+            "helm": helm_stats[name],
+            "holistic": our_stats[name],
+            "abs_delta": abs(helm_stats[name] - our_stats[name]),
+            "reason": excluded_reason(name),
+        }
+        for name in shared
+        if excluded_reason(name) is not None
+    }
     n = len(states)
+    met = {
+        "prompts_identical": prompts == n,
+        "prediction_agreement": agree >= TARGET_AGREEMENT * n,
+        "metric_abs_delta": all(d <= TARGET_DELTA for d in deltas.values()),
+        "same_sample": not missing,
+    }
     return {
         "scenario": key,
         "instances": n,
@@ -392,9 +421,48 @@ def compare(key: str, helm_dir: Path, ours_dir: Path, data_root: Path) -> dict[s
         "request_params_identical": params,
         "prediction_agreement": agree,
         "metric_abs_delta": deltas,
+        "excluded_metrics": excluded,
+        # Reported by one side only, so never compared (e.g. HELM's request counts and finish
+        # reasons; holistic's calibration stats where HELM's run spec has none).
+        "helm_only": _names(n for n in helm_stats if n not in our_stats),
+        "holistic_only": _names(n for n in our_stats if n not in helm_stats),
+        "targets_met": met,
         "helm": {k: helm_stats[k] for k in deltas},
         "holistic": {k: our_stats[k] for k in deltas},
     }
+
+
+TARGET_AGREEMENT = 0.99
+TARGET_DELTA = 0.005
+"""The targets: every prompt identical, >= 99% of predictions the same, |delta| <= 0.005 per shared metric."""
+
+EXCLUDED = {
+    "max_prob": "HELM's Hugging Face client (not its protocol) returns log-probabilities after temperature "
+    "scaling, and greedy decoding runs at temperature 1e-7, so every completion of a local model has "
+    "log-probability 0 and max_prob 1 in HELM; holistic reports the model's own probability. The calibration "
+    "stats built on it (ece_*, selective_*, platt_*) differ on local models for the same reason.",
+    "num_completion_tokens": "token accounting of the clients, not the protocol: HELM counts the tokens left "
+    "after cutting the stop sequence from the completion (truncate_sequence), holistic's local client counts "
+    "every token the model generated, the stop token included (the work done); the completions' text is "
+    "the same, so a completion that ended at '\\n' counts one token more in holistic.",
+}
+"""Shared metrics not held to the target, each with its reason (reported with both values)."""
+_CALIBRATION = ("ece_", "selective_", "platt_")
+
+
+def _names(keys: Iterable[str]) -> list[str]:
+    """The metric names of ``name[split]`` keys, timing aside."""
+    return sorted({k.split("[")[0] for k in keys if not any(t in k for t in _TIMING)})
+
+
+def excluded_reason(key: str) -> str | None:
+    """Why the shared metric ``key`` (``name[split]``) is not held to the target, or ``None`` when it is."""
+    name = key.split("[")[0]
+    if name in EXCLUDED:
+        return EXCLUDED[name]
+    if name.startswith(_CALIBRATION):
+        return EXCLUDED["max_prob"]
+    return None
 
 
 _TIMING = ("runtime", "co2", "energy", "batch_size", "request_time", "latency")
@@ -402,13 +470,14 @@ _TIMING = ("runtime", "co2", "energy", "batch_size", "request_time", "latency")
 
 
 def _helm_stats(run_dir: Path) -> dict[str, float]:
+    """``name[split]`` -> mean, unperturbed, over every evaluated split (MMLU's sample has both)."""
     out: dict[str, float] = {}
     for stat in json.loads((run_dir / "stats.json").read_text()):
         name = stat["name"]
         if name.get("perturbation") or name.get("sub_split") or stat.get("count", 0) == 0:
             continue
         if name.get("split") in ("valid", "test") and "mean" in stat:
-            out.setdefault(name["name"], stat["mean"])
+            out.setdefault(f"{name['name']}[{name['split']}]", stat["mean"])
     return out
 
 
@@ -419,7 +488,7 @@ def _our_stats(run_dir: Path) -> dict[str, float]:
     for row in pq.read_table(run_dir / "stats.parquet").to_pylist():
         if row.get("perturbation") or row.get("sub_split") or row.get("mean") is None:
             continue
-        out.setdefault(row["metric"], row["mean"])
+        out.setdefault(f"{row['metric']}[{row['split']}]", row["mean"])
     return out
 
 
@@ -447,6 +516,8 @@ def write_golden(key: str, helm_dir: Path, data_root: Path, target: Path, k: int
         for p in per_instance
         if p["instance_id"] in keep and p.get("train_trial_index", 0) == 0
     }
+    kept = [s["request"]["prompt"] for s in states if s["instance"]["id"] in keep]
+    all_inputs = any(s["num_train_instances"] < run_spec["adapter_spec"]["max_train_instances"] for s in states)
     name, args, entry = SCENARIOS[key]
     golden = {
         "made_by": f"crfm-helm {HELM_VERSION}, scripts/helm_conformance.py, model {HELM_MODEL} "
@@ -458,14 +529,18 @@ def write_golden(key: str, helm_dir: Path, data_root: Path, target: Path, k: int
         "max_eval_instances": run_spec["adapter_spec"]["max_eval_instances"],
         "train": [
             {
-                "id": id_map[i["id"]],
-                "input": i["input"]["text"],
+                "id": id_map.get(i["id"], i["id"]),
+                # Only the examples some kept prompt shows carry their text (HELM's draw reads the
+                # pool's labels and order, never its inputs), unless HELM dropped examples to fit
+                # the window: the examples it dropped are needed to check that, and no output names them.
+                "input": i["input"]["text"] if all_inputs or any(i["input"]["text"] in p for p in kept) else None,
                 "references": [[r["output"]["text"], r.get("tags", [])] for r in i["references"]],
             }
             for i in instances
             if i["split"] == "train"
         ],
-        "eval_pool_ids": [i.id for i in holistic_instances(key, data_root) if i.split != "train"],
+        # The instances HELM had (for RAFT, split in HELM's environment), in its order.
+        "eval_pool_ids": [id_map.get(i["id"], i["id"]) for i in instances if i["split"] != "train"],
         "selected_eval_ids": list(
             dict.fromkeys(id_map[s["instance"]["id"]] for s in states if s["train_trial_index"] == 0)
         ),
@@ -572,7 +647,7 @@ def main(argv: list[str] | None = None) -> int:
     print(format_table(results))
     if args.report:
         args.report.write_text(json.dumps(results, indent=1) + "\n")
-    return 0
+    return 0 if all(all(r["targets_met"].values()) for r in results) else 1
 
 
 def format_row(r: dict[str, Any]) -> str:
@@ -582,6 +657,11 @@ def format_row(r: dict[str, Any]) -> str:
         f"params {r['request_params_identical']}/{r['instances']}, "
         f"predictions {r['prediction_agreement']}/{r['instances']}, "
         f"same sample {r['same_sample']}, max |delta| {worst:.4f} over {len(r['metric_abs_delta'])} metrics"
+        + "".join(
+            f"; excluded {name} (HELM {e['helm']:.4f}, holistic {e['holistic']:.4f}: see EXCLUDED)"
+            for name, e in r["excluded_metrics"].items()
+        )
+        + ("" if all(r["targets_met"].values()) else f"; TARGETS NOT MET: {r['targets_met']}")
     )
 
 
