@@ -88,17 +88,18 @@ def test_real_model_batched_prefix_cached_scores_equal_direct_forward(hf_client:
         for a in (12, 14, 16)
     ]
     fast = hf_client.process(reqs)
-    opts = hf_client.engine.options
+    engine = hf_client.engine.engine  # the deferred engine's real one (built by the first request)
+    opts = engine.options
     try:
-        hf_client.engine.options = EngineOptions(batch_size=1, prefix_cache=False)
+        engine.options = EngineOptions(batch_size=1, prefix_cache=False)
         slow = hf_client.process(reqs)
     finally:
-        hf_client.engine.options = opts
+        engine.options = opts
     tok = hf_client.tokenizer()
     for a, b, r in zip(fast, slow, reqs, strict=True):
         ctx, cont = tok.encode(r.prompt), tok.encode(r.continuation)
         with torch.inference_mode():
-            lp = hf_client.engine.model(torch.tensor([ctx + cont])).logits[0].log_softmax(-1)
+            lp = engine.model(torch.tensor([ctx + cont])).logits[0].log_softmax(-1)
         direct = sum(float(lp[len(ctx) - 1 + i, t]) for i, t in enumerate(cont))
         assert a.completions[0].logprob == pytest.approx(b.completions[0].logprob, abs=1e-4)
         assert a.completions[0].logprob == pytest.approx(direct, abs=1e-4)
