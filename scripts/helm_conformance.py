@@ -441,10 +441,6 @@ EXCLUDED = {
     "scaling, and greedy decoding runs at temperature 1e-7, so every completion of a local model has "
     "log-probability 0 and max_prob 1 in HELM; holistic reports the model's own probability. The calibration "
     "stats built on it (ece_*, selective_*, platt_*) differ on local models for the same reason.",
-    "num_completion_tokens": "token accounting of the clients, not the protocol: HELM counts the tokens left "
-    "after cutting the stop sequence from the completion (truncate_sequence), holistic's local client counts "
-    "every token the model generated, the stop token included (the work done); the completions' text is "
-    "the same, so a completion that ended at '\\n' counts one token more in holistic.",
 }
 """Shared metrics not held to the target, each with its reason (reported with both values)."""
 _CALIBRATION = ("ece_", "selective_", "platt_")

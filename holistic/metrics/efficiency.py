@@ -14,7 +14,10 @@ instances):
   provider records it in ``latency_s``).
 - ``idealized_inference_runtime``: the same from the run's latency model
   (:mod:`holistic.metrics.runtime_model`), when it could be fitted.
-- ``num_prompt_tokens``, ``num_completion_tokens``.
+- ``num_prompt_tokens``; ``num_completion_tokens`` as HELM counts it: the tokens of
+  the returned completions (after a stop sequence is cut off), summed over a request's
+  completions -- for a provider that returns no tokens, its own count of generated
+  tokens. (Throughput and the latency model use the generated count, stop included.)
 
 Per instance (summed over its requests): ``num_requests`` and ``cost_usd`` (the
 provider's own cost when it reports one, else the tokens times the deployment's
@@ -32,7 +35,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from holistic.core.interfaces import MetricContext, MetricResult
-from holistic.core.types import MetricName, ModelDeployment, RequestState, Stat
+from holistic.core.types import MetricName, ModelDeployment, RequestResult, RequestState, Stat
 from holistic.metrics.base import BaseMetric, info
 from holistic.metrics.runtime_model import fit_runtime_model
 from holistic.metrics.states import group_units, perturbation_name, succeeded
@@ -156,7 +159,7 @@ class EfficiencyMetric(BaseMetric):
                 result.per_instance.append(unit.stat("inference_denoised_runtime", _mean(runtimes)))
                 result.per_instance.append(unit.stat("num_prompt_tokens", _mean([r.prompt_tokens for r in answered])))
                 result.per_instance.append(
-                    unit.stat("num_completion_tokens", _mean([r.completion_tokens for r in answered]))
+                    unit.stat("num_completion_tokens", _mean([completion_token_count(r) for r in answered]))
                 )
             result.per_instance.append(unit.stat("num_requests", len(unit.states)))
             result.per_instance.append(unit.stat("cost_usd", sum(request_cost(s, ctx.deployment) for s in unit.states)))
@@ -178,6 +181,13 @@ class EfficiencyMetric(BaseMetric):
             },
         }
         return result
+
+
+def completion_token_count(result: RequestResult) -> int:
+    """HELM's ``num_completion_tokens`` of one request (see the module docstring)."""
+    if result.has_logprobs and result.completions:
+        return sum(len(c.tokens) for c in result.completions)
+    return result.completion_tokens
 
 
 def _mean(values: Sequence[float]) -> float:

@@ -196,6 +196,9 @@ class TransformersEngine:
     def special_ids(self) -> SpecialIds:
         return self._special
 
+    def load(self) -> None:
+        _ = self.model
+
     def begin_run(self) -> None:
         self._store.clear()
 

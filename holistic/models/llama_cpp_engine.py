@@ -161,6 +161,9 @@ class LlamaCppEngine:
     def special_ids(self) -> SpecialIds:
         return self._special
 
+    def load(self) -> None:
+        pass  # the GGUF is opened when the engine is made
+
     def begin_run(self) -> None:
         self.llm.reset()
 

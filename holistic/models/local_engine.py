@@ -75,6 +75,11 @@ class LocalEngine(Protocol):
 
     def generate(self, jobs: Sequence[GenerateJob]) -> list[Generated]: ...
 
+    def load(self) -> None:
+        """Make the model ready to run (import, load the weights); does nothing once it is.
+        Called before each call is timed, so no request's latency holds the loading."""
+        ...
+
     def begin_run(self) -> None:
         """Forget what was kept from earlier calls (stored prefix keys/values, a held context).
 
@@ -156,6 +161,9 @@ class DeferredEngine:
 
     def special_ids(self) -> SpecialIds:
         return self._special
+
+    def load(self) -> None:
+        self.engine.load()
 
     def score(self, jobs: Sequence[ScoreJob]) -> list[list[TokenScore]]:
         return self.engine.score(jobs) if jobs else []
