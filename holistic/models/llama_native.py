@@ -118,10 +118,8 @@ class _Attention(nn.Module):
         k = k * cos + _rotate_half(k) * sin
         if cache is not None:
             k, v = cache.update(i, k, v)
-        if self.kv_heads != self.heads:
-            k = k.repeat_interleave(self.heads // self.kv_heads, dim=1)
-            v = v.repeat_interleave(self.heads // self.kv_heads, dim=1)
-        out = F.scaled_dot_product_attention(q, k, v, attn_mask=mask, scale=d**-0.5)
+        gqa = self.kv_heads != self.heads  # each key/value head serves a group of query heads
+        out = F.scaled_dot_product_attention(q, k, v, attn_mask=mask, scale=d**-0.5, enable_gqa=gqa)
         result: torch.Tensor = self.o(out.transpose(1, 2).reshape(b, n, self.heads * d))
         return result
 
