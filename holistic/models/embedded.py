@@ -11,9 +11,11 @@ The default was chosen by measurement (``scripts/bench_models.py``, 2-core x86 C
 medians of 3): transformers processes prompts ~3x faster (~630 vs ~200 tokens/s),
 scores 3.6x more log-likelihood requests per second (16.7 vs 4.6), runs a 5-shot
 multiple-choice workload of 50 prompts sharing a 278-token prefix in 4.7 s vs 13.1 s,
-and generates slightly faster when batched (44 vs 38 tokens/s). llama.cpp starts in
-0.6 s instead of ~6 s (plus a one-time ~30 s conversion): choose it with deployment
-args ``engine: llama_cpp`` for short interactive runs.
+and generates slightly faster when batched (44 vs 38 tokens/s). (Those figures
+predate holistic's own Llama implementation, which also took transformers' import and
+model building -- several seconds -- out of the transformers engine's start.)
+llama.cpp runs the quantised GGUF without the one-time ~30 s conversion: choose it
+with deployment args ``engine: llama_cpp``.
 Other args are passed to the engine (transformers: ``device``, ``dtype`` and the
 fields of :class:`~holistic.models.hf_engine.EngineOptions`;
 llama_cpp: ``n_threads``, ``n_batch``, ``extra_buffer_types``). The identity holds the engine and the sha256
