@@ -14,7 +14,6 @@ Text is encoded without added BOS/EOS, and special-token text inside it (e.g.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -22,6 +21,7 @@ from typing import Any
 from holistic.core.errors import ModelError
 from holistic.core.types import Message
 from holistic.models.chat_template import render_chat_template
+from holistic.models.hf_local import read_json_object
 
 
 def has_tokenizer_files(folder: Path) -> bool:
@@ -39,7 +39,7 @@ class FolderTokenizer:
             raise ModelError(f"{folder}: no tokenizer.json")
         self.name = name or str(folder)
         self._tok = FastTokenizer.from_file(str(folder / "tokenizer.json"))
-        config = _read_json(folder / "tokenizer_config.json")
+        config = read_json_object(folder / "tokenizer_config.json")
         self._template = _chat_template(folder, config)
         self._config = config
         self._bos = _token_text(config.get("bos_token"))
@@ -75,16 +75,6 @@ class FolderTokenizer:
         if not self._template:
             raise ModelError(f"tokenizer {self.name} has no chat template; use plain prompts")
         return render_chat_template(self._template, messages, bos_token=self._bos, eos_token=self._eos)
-
-
-def _read_json(path: Path) -> dict[str, Any]:
-    if not path.is_file():
-        return {}
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError) as exc:
-        raise ModelError(f"{path}: cannot read as JSON: {exc}") from None
-    return data if isinstance(data, dict) else {}
 
 
 def _chat_template(folder: Path, config: dict[str, Any]) -> str | None:

@@ -95,8 +95,8 @@ def check_hub_id(name: str, model_id: str) -> None:
 
 def folder_facts(folder: Path) -> dict[str, Any]:
     """What a model folder's own files say: context window, chat template, BOS/EOS ids, dtype."""
-    config = _read_json(folder / "config.json")
-    tokenizer_config = _read_json(folder / "tokenizer_config.json")
+    config = read_json_object(folder / "config.json")
+    tokenizer_config = read_json_object(folder / "tokenizer_config.json")
     facts: dict[str, Any] = {}
     for key in _CONTEXT_KEYS:
         value = config.get(key)
@@ -120,7 +120,8 @@ def folder_facts(folder: Path) -> dict[str, Any]:
     return facts
 
 
-def _read_json(path: Path) -> dict[str, Any]:
+def read_json_object(path: Path) -> dict[str, Any]:
+    """A model folder's JSON file as a dict ({} when it is absent or not an object)."""
     if not path.is_file():
         return {}
     try:

@@ -25,7 +25,6 @@ weights load on the first request that misses the cache.
 from __future__ import annotations
 
 import importlib.metadata
-import json
 import sys
 from collections.abc import Mapping
 from dataclasses import fields
@@ -36,7 +35,7 @@ from holistic.core.errors import ModelError
 from holistic.core.types import ModelDeployment
 from holistic.models.engine_options import EngineOptions
 from holistic.models.folder_tokenizer import FolderTokenizer, has_tokenizer_files
-from holistic.models.hf_local import check_hub_id, local_dir, native_llama_supported
+from holistic.models.hf_local import check_hub_id, local_dir, native_llama_supported, read_json_object
 from holistic.models.hf_tokenizer import HFTokenizer
 from holistic.models.local_client import LocalClient
 from holistic.models.local_engine import DeferredEngine, LocalEngine, SpecialIds
@@ -217,9 +216,9 @@ def special_ids_from_files(folder: Path, tokenizer: FolderTokenizer) -> tuple[Sp
     """BOS/EOS and the padding id from a model folder's JSON files, as :func:`_special_ids`
     reads them through transformers: EOS from the tokenizer and ``generation_config.json``
     (``config.json`` when there is none), BOS from ``config.json`` then the tokenizer."""
-    config = _json_file(folder / "config.json")
+    config = read_json_object(folder / "config.json")
     generation_path = folder / "generation_config.json"
-    generation = _json_file(generation_path) if generation_path.is_file() else None
+    generation = read_json_object(generation_path) if generation_path.is_file() else None
     eos: set[int] = set()
     sources = [tokenizer.token_id(tokenizer.special_text("eos_token"))]
     sources.append(generation.get("eos_token_id") if generation is not None else config.get("eos_token_id"))
@@ -236,14 +235,6 @@ def special_ids_from_files(folder: Path, tokenizer: FolderTokenizer) -> tuple[Sp
     pad = tokenizer.token_id(tokenizer.special_text("pad_token"))
     special = SpecialIds(bos=int(bos) if bos is not None else None, eos=frozenset(eos))
     return special, int(pad if pad is not None else min(eos, default=0))
-
-
-def _json_file(path: Path) -> dict[str, Any]:
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError) as exc:
-        raise ModelError(f"{path}: cannot read as JSON: {exc}") from None
-    return data if isinstance(data, dict) else {}
 
 
 def _generation_config(source: str, kwargs: Mapping[str, Any]) -> Any:
