@@ -212,7 +212,7 @@ def test_helms_completions_score_as_helm_scored_them(golden: dict[str, Any], tmp
 
 def _data_root() -> Path | None:
     env = os.environ.get("HOLISTIC_DATA_ROOT")
-    for candidate in ([Path(env)] if env else []) + [HERE.parents[2].parent / "shared" / "data"]:
+    for candidate in ([Path(env)] if env else []) + [HERE.parents[2] / "shared" / "data"]:
         if candidate.is_dir():
             return candidate
     return None
