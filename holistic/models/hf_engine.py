@@ -452,7 +452,7 @@ class TransformersEngine:
         allowed[:, :, :past] = True
         picks_row: list[int] = []
         picks_col: list[int] = []
-        leaves: list[tuple[int, int]] = []  # (sequence, number of logits rows)
+        leaves: list[int] = []  # sequences, in the order of their logits rows
         real = 0
         causal = torch.ones((width, width), dtype=torch.bool).tril_()
         for b, row in enumerate(rows):
@@ -484,7 +484,7 @@ class TransformersEngine:
                             picks_col.extend(
                                 range(offset[c] + lo - segments[c].start, offset[c] + hi - segments[c].start)
                             )
-                        leaves.append((seg.seq, seg.end - need))
+                        leaves.append(seg.seq)
                     col += len(tokens)
             real += col
             # ancestor-or-self matrix of the row's segments
@@ -517,7 +517,7 @@ class TransformersEngine:
         hidden = out.last_hidden_state[torch.tensor(picks_row), torch.tensor(picks_col)]
         logits = self._head(hidden)
         del out, cache
-        handle([s for s, _ in leaves], logits)
+        handle(leaves, logits)
 
     # -- generation ---------------------------------------------------------------------------
 

@@ -139,7 +139,7 @@ def load_transformers_engine(
         special, pad = special_ids_from_files(local, tokenizer)
 
         def build() -> LocalEngine:
-            if (options or EngineOptions()).native and native_llama_supported(local):
+            if _runs_native(options, local):
                 # Nothing of transformers is needed: the folder's tokenizer, the ids read
                 # above and holistic's own Llama.
                 from holistic.models.hf_engine import TransformersEngine
@@ -183,7 +183,7 @@ def _transformers_engine(
         raise ModelError(f"cannot load a transformers model from {source!r}: {exc}") from exc
 
     folder = Path(source).expanduser()
-    native = (options or EngineOptions()).native and not kwargs and native_llama_supported(folder)
+    native = not kwargs and _runs_native(options, folder)
 
     def load() -> Any:
         # Called by the engine on the first request that misses the cache: a fully
@@ -202,6 +202,11 @@ def _transformers_engine(
     pad = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else min(special.eos, default=0)
     engine = TransformersEngine(load, HFTokenizer(tokenizer, source), special, pad_id=int(pad), options=options)
     return engine, config
+
+
+def _runs_native(options: EngineOptions | None, folder: Path) -> bool:
+    """Whether the model in ``folder`` runs on holistic's own Llama (see ``EngineOptions.native``)."""
+    return (options or EngineOptions()).native and native_llama_supported(folder)
 
 
 def _load_native(folder: Path, dtype_name: str, device: str) -> Any:

@@ -27,7 +27,6 @@ transformers' ``DynamicCache``: per-layer ``keys``/``values``, construction from
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -38,12 +37,14 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
+from holistic.models.hf_local import read_json_object
+
 
 def load_native_llama(folder: Path, dtype: torch.dtype, device: str) -> NativeLlamaForCausalLM:
     """The model in ``folder`` (see :func:`holistic.models.hf_local.native_llama_supported`), in eval mode."""
     from safetensors.torch import load_file
 
-    config = json.loads((folder / "config.json").read_text(encoding="utf-8"))
+    config = read_json_object(folder / "config.json")
     state = load_file(str(folder / "model.safetensors"))
     model = NativeLlamaForCausalLM(config, state, dtype)
     return model.to(device).eval()
@@ -164,15 +165,10 @@ class NativeLlamaModel(nn.Module):
         )
         self.norm = nn.Parameter(torch.ones(hidden, device="meta"))
         self.eps = eps
-
-    def set_rope(self, config: dict[str, Any]) -> None:
-        """The rotary inverse frequencies (float32, on the weights' device)."""
-        heads = int(config["num_attention_heads"])
-        head_dim = int(config.get("head_dim") or int(config["hidden_size"]) // heads)
         rope = config.get("rope_parameters") or {}
         theta = float(rope.get("rope_theta") or config.get("rope_theta") or 10000.0)
-        exponent = torch.arange(0, head_dim, 2, dtype=torch.int64, device=self.norm.device).float() / head_dim
-        self.register_buffer("inv_freq", 1.0 / (theta**exponent), persistent=False)
+        exponent = torch.arange(0, head_dim, 2, dtype=torch.int64).float() / head_dim
+        self.register_buffer("inv_freq", 1.0 / (theta**exponent), persistent=False)  # float32, moved with the model
 
     def forward(
         self,
@@ -205,12 +201,9 @@ class NativeLlamaForCausalLM(nn.Module):
         given the loaded tensors, so the weights are in memory once, not twice."""
         super().__init__()
         self.config = SimpleNamespace(**config)
-        # Modules are made on the meta device (no memory, no initialisation), then given the
-        # loaded tensors.
         self.model = NativeLlamaModel(config)
         self.lm_head = nn.Linear(int(config["hidden_size"]), int(config["vocab_size"]), bias=False, device="meta")
         self._load(state, bool(config.get("tie_word_embeddings", False)), dtype)
-        self.model.set_rope(config)
 
     def _load(self, state: dict[str, torch.Tensor], tied: bool, dtype: torch.dtype) -> None:
         def take(name: str) -> nn.Parameter:
