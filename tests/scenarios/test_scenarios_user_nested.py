@@ -17,8 +17,8 @@ from holistic.core.errors import DataSourceError
 from holistic.core.interfaces import ScenarioContext
 from holistic.core.types import Instance, ScenarioSpec
 from holistic.scenarios.registry import create_scenario
+from tests.scenarios.arc_fixture import ARC, ARC_SPEC
 
-ARC = Path(__file__).resolve().parent / "data" / "arc_easy_train_head.jsonl"
 ARC_FIELDS = {
     "id": "id",
     "input": "question.stem",
@@ -98,24 +98,6 @@ def _spec(folder: Path, body: str) -> Path:
     spec = folder / "spec.yaml"
     spec.write_text(body, encoding="utf-8")
     return spec
-
-
-ARC_SPEC = f"""\
-suite: arc
-models: [simple/echo]
-runs:
-  - scenario: file
-    args:
-      path: {ARC}
-      fields:
-        id: id
-        input: question.stem
-        choices: "question.choices[*].text"
-        choice_labels: "question.choices[*].label"
-        label: answerKey
-    adaptation: {{method: multiple_choice_separate_original, max_train_instances: 0, length_normalization: char}}
-    metrics: [accuracy]
-"""
 
 
 def test_one_run_reports_raw_and_normalised_accuracy_and_stores_the_chosen_index(tmp_path: Path) -> None:

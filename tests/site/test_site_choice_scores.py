@@ -12,25 +12,9 @@ import pytest
 
 from holistic.cli.run import main as helm_run
 from holistic.cli.summarize import main as helm_summarize
+from tests.scenarios.arc_fixture import ARC_SPEC as SPEC
 
 pytestmark = pytest.mark.slow
-ARC = Path(__file__).resolve().parents[1] / "scenarios" / "data" / "arc_easy_train_head.jsonl"
-SPEC = f"""\
-suite: arc
-models: [simple/echo]
-runs:
-  - scenario: file
-    args:
-      path: {ARC}
-      fields:
-        id: id
-        input: question.stem
-        choices: "question.choices[*].text"
-        choice_labels: "question.choices[*].label"
-        label: answerKey
-    adaptation: {{method: multiple_choice_separate_original, max_train_instances: 0, length_normalization: char}}
-    metrics: [accuracy]
-"""
 
 
 def test_browser_shows_every_choice_score_with_the_chosen_and_the_gold_marked(
