@@ -6,6 +6,10 @@
 - ``multiple_choice_separate_original``: per choice ``j``, one ``loglikelihood`` request
   scoring the choice (``continuation``) after the prompt; ``reference_index=j``,
   ``request_index=j``.
+- the same, for an instance with a ``continuation`` (partial scoring, lm-evaluation-harness's
+  WinoGrande): per choice ``j``, the prompt ends in choice ``j``'s own context (its
+  reference text) and the one continuation is scored after it; in-context examples show
+  their correct context followed by their continuation.
 - ``multiple_choice_separate_calibrated``: per choice ``j``, the request above
   (``role="main"``, ``request_index=2j``) and the same continuation scored after the
   answer cue alone (``role="calibration"``, ``request_index=2j+1``; the cue is the
@@ -64,6 +68,12 @@ def _example_blocks(ctx: BuildContext, examples: tuple[Instance, ...]) -> list[t
             if pair is None:
                 continue
             blocks.append((ex, ctx.renderer.render(ex, answer=pair[1], passage=pair[0])))
+        elif ex.continuation is not None and ex.first_correct is not None:
+            # Partial scoring: the correct choice's own context, then the continuation after it.
+            context = ex.first_correct.output
+            head = ctx.renderer.render(ex, answer=None, text=context)
+            answer = continuation_for(head.query + head.cue, ex.continuation)
+            blocks.append((ex, ctx.renderer.render(ex, answer=answer, text=context)))
         else:
             blocks.append((ex, ctx.renderer.render(ex, answer=example_answer(ex, ctx.spec.method))))
     return blocks
@@ -163,11 +173,41 @@ def build_generation(
     return [_state(instance, request, trial, fitted, output_mapping=mapping)]
 
 
+def build_partial(
+    ctx: BuildContext, instance: Instance, examples: tuple[Instance, ...], trial: int
+) -> list[RequestState]:
+    """Partial scoring: per choice ``j``, the prompt ends in that choice's own context
+    (its reference text) and the instance's one continuation is scored after it."""
+    continuation = instance.continuation
+    assert continuation is not None
+    if ctx.spec.method != SEPARATE:
+        raise AdaptationError(
+            f"instance {instance.id!r} is scored partially (each choice its own context): that needs method "
+            f"{SEPARATE}, not {ctx.spec.method}"
+        )
+    states = []
+    for j, ref in enumerate(instance.references):
+        own = replace(instance, input=ref.output)
+
+        def reserve(prompt: str) -> int:
+            return ctx.counter.count(continuation_for(prompt, continuation))
+
+        fitted = _fitted_prompt(ctx, own, examples, chat=False, reserve=reserve)
+        prompt = fitted.plan.plain()
+        request = _score_request(ctx, prompt, continuation_for(prompt, continuation))
+        states.append(
+            _state(instance, request, trial, fitted, reference_index=j, role=RequestRole.MAIN, request_index=j)
+        )
+    return states
+
+
 def build_separate(
     ctx: BuildContext, instance: Instance, examples: tuple[Instance, ...], trial: int
 ) -> list[RequestState]:
     if not instance.references:
         raise AdaptationError(f"instance {instance.id!r} has no choices for {ctx.spec.method}")
+    if instance.continuation is not None:
+        return build_partial(ctx, instance, examples, trial)
     choices = [r.output for r in instance.references]
 
     def reserve(prompt: str) -> int:

@@ -118,6 +118,10 @@ class Instance:
     metadata: Mapping[str, Any] = field(default_factory=dict)
     """Free-form per-instance facts (subject, gender, needle positions...)."""
 
+    continuation: str | None = None
+    """Partial scoring (WinoGrande): the text scored after each choice, where each
+    reference is that choice's own context; ``None`` for ordinary instances."""
+
     @property
     def correct_references(self) -> tuple[Reference, ...]:
         return tuple(r for r in self.references if r.is_correct)

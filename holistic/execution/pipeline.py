@@ -186,7 +186,7 @@ def _score(
     evaluation: Sequence[Instance],
 ) -> _Scored:
     """Every metric's values, aggregated with bootstrap intervals (and worst cases over variants)."""
-    from holistic.metrics.breakdown import breakdown_values
+    from holistic.metrics.breakdown import breakdown_values, overall_values
     from holistic.metrics.registry import metric_info
     from holistic.metrics.stats import aggregate, with_worst_case
 
@@ -210,7 +210,8 @@ def _score(
         # can bootstrap robustness and fairness like any other metric.
         directional = any(m.directional_worst_case for m in metrics)
         per_instance = with_worst_case(per_instance, evaluation, infos=lookup, directional=directional)
-    stats = aggregate(per_instance, seed=_seed(run, "bootstrap"), infos=lookup)
+    overall = overall_values(per_instance, evaluation)
+    stats = aggregate([*per_instance, *overall], seed=_seed(run, "bootstrap"), infos=lookup)
     groups = breakdown_values(per_instance, evaluation, metric_ctx.scenario_info.breakdowns)
     if groups:
         stats += aggregate(groups, seed=_seed(run, "bootstrap"), infos=lookup)

@@ -50,7 +50,8 @@ class JoinKeys:
 
 def _table(name: str, rows: Sequence[Mapping[str, Any]]) -> pa.Table:
     schema = arrow_schema(name)
-    columns = {c.name: [r[c.name] for r in rows] for c in TABLES[name]}
+    # A nullable column a row leaves out is null (columns added later, e.g. ``continuation``).
+    columns = {c.name: [r[c.name] if not c.nullable else r.get(c.name) for r in rows] for c in TABLES[name]}
     return pa.Table.from_pydict(columns, schema=schema)
 
 
@@ -79,6 +80,7 @@ def instances_table(keys: JoinKeys, eval_instances: Sequence[Instance], train_us
                     "fairness": bool(pert and pert.fairness),
                     "input": inst.input,
                     "references": [reference_row(r) for r in inst.references],
+                    "continuation": inst.continuation,
                     "metadata": canonical_json(dict(inst.metadata)),
                 }
             )

@@ -27,6 +27,10 @@ how confident the model was.
   the ``calibration``-role state with the same ``reference_index``. Length
   normalisation is not applied on top (the neutral context already corrects for it).
 
+Under partial scoring (an instance with a ``continuation``: each choice is its own
+context), the lengths are the shared continuation's, so every normalisation picks as
+the raw sum does (lm-evaluation-harness's WinoGrande ``acc``).
+
 For the separate methods the confidence is the softmax of the choice scores at the
 pick. Ties go to the lowest choice index. A unit whose requests failed has no pick
 (scored wrong, and left out of calibration).
@@ -269,11 +273,14 @@ def separate_scores(unit: Unit, *, calibrated: bool) -> SeparateScores | None:
         tokens.append(_scored_tokens(state))
     if not logprobs:
         return None
+    # What is scored: each choice's text, or, under partial scoring, the one continuation
+    # shared by every choice (so every normalisation picks as the raw sum does).
+    scored = [unit.instance.continuation if unit.instance.continuation is not None else r.output for r in references]
     return SeparateScores(
         logprobs=tuple(logprobs),
-        chars=tuple(len(r.output) for r in references),
+        chars=tuple(len(text) for text in scored),
         tokens=tuple(tokens),
-        bytes=tuple(len(r.output.encode("utf-8")) for r in references),
+        bytes=tuple(len(text.encode("utf-8")) for text in scored),
         calibrated=calibrated,
     )
 

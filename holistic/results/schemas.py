@@ -113,6 +113,12 @@ INSTANCES: tuple[Column, ...] = (
         "References in order: output text, tags ('correct') and, for ranking, the graded relevance "
         "and the first-stage rank (null otherwise).",
     ),
+    Column(
+        "continuation",
+        pa.string(),
+        "Partial scoring: the continuation scored after each choice's own context (the references); null otherwise.",
+        nullable=True,
+    ),
     Column("metadata", pa.string(), "Per-instance metadata as canonical JSON."),
 )
 

@@ -60,6 +60,12 @@ class BaseScenario(ABC):
         return []
 
     @classmethod
+    def adapter_problem(cls, args: Mapping[str, Any], method: str) -> ArgProblem | None:
+        """Why these arguments cannot be adapted by ``method`` (an error at that argument when
+        the spec compiles), or ``None``."""
+        return None
+
+    @classmethod
     def default_adapter_for(cls, args: dict[str, Any]) -> Mapping[str, Any]:
         """Recommended adapter fields for these arguments (default: ``info.default_adapter``)."""
         return cls.info.default_adapter

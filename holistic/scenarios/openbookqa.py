@@ -4,6 +4,13 @@ Authors' format (``Data/Main/{train,dev,test}.jsonl`` of the release, kept here 
 ``train.jsonl``, ``dev.jsonl``, ``test.jsonl``): ``id``, ``question.stem``,
 ``question.choices`` (``text`` and ``label`` A-D) and ``answerKey``.
 
+The release's TSV files (``Data/Main/{train,dev,test}.tsv``, kept here as
+``train.tsv``, ``dev.tsv``, ``test.tsv``; read when the JSONL files are absent) hold
+one question per line: the id, the stem with every choice in the same string
+(``The sun is responsible for (A) … (B) … (C) … (D) …``) and the answer key. A
+first line whose last field is not a choice letter is a header. The choices are
+split out at each ``(A)``..``(Z)`` marker; ids, inputs and answers equal the JSONL's.
+
 Hugging Face copy (used when the authors' files are absent): ``allenai/openbookqa``,
 ``hf/main/{train,validation,test}-00000-of-00001.parquet`` with columns ``id``,
 ``question_stem``, ``choices`` (``{"text": [...], "label": [...]}``) and
@@ -14,6 +21,7 @@ pinned to a commit of that repo.
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
@@ -32,8 +40,8 @@ from holistic.scenarios.hf_copy import (
 )
 from holistic.scenarios.loading import SplitFilesScenario, choice_references
 from holistic.scenarios.prompt_format import multiple_choice_separate_format
-from holistic.scenarios.readers import iter_jsonl, require
-from holistic.scenarios.sources import DataNeeds, Download, ResolvedData
+from holistic.scenarios.readers import iter_jsonl, open_text, require
+from holistic.scenarios.sources import DataFile, DataNeeds, Download, ResolvedData
 
 _ZIP = "https://ai2-public-datasets.s3.amazonaws.com/open_book_qa/OpenBookQA-V1-Sep2018.zip"
 _HF_REPO = "allenai/openbookqa"
@@ -65,6 +73,33 @@ def _read(path: Path, split: str) -> list[Instance]:
         answer = str(require(row, "answerKey", where))
         stem = str(require(question, "stem", where))
         out.append(_instance(str(row.get("id", f"{split}-{number}")), stem, texts, labels, answer, split, where))
+    return out
+
+
+_TSV_FILES = ((TRAIN_SPLIT, "train.tsv"), (VALID_SPLIT, "dev.tsv"), (TEST_SPLIT, "test.tsv"))
+_CHOICE_MARK = re.compile(r"\s*\(([A-Z])\)\s*")
+
+
+def _read_tsv(path: Path, split: str) -> list[Instance]:
+    out = []
+    with open_text(path) as fh:
+        for number, line in enumerate(fh, start=1):
+            fields = line.rstrip("\r\n").split("\t")
+            if not line.strip():
+                continue
+            where = f"{path}:{number}"
+            if len(fields) != 3:
+                raise DataSourceError(
+                    f"{where}: expected 3 tab-separated fields (id, question, answer key), got {len(fields)}"
+                )
+            instance_id, question, answer = (f.strip() for f in fields)
+            if number == 1 and not re.fullmatch(r"[A-Z]", answer):
+                continue  # a header line
+            parts = _CHOICE_MARK.split(question)
+            stem, labels, texts = parts[0].strip(), parts[1::2], [t.strip() for t in parts[2::2]]
+            if len(labels) < 2 or not stem:
+                raise DataSourceError(f"{where}: the question should read 'stem (A) choice (B) choice ...'")
+            out.append(_instance(instance_id, stem, texts, labels, answer, split, where))
     return out
 
 
@@ -122,9 +157,12 @@ class OpenBookQAScenario(SplitFilesScenario):
     def data_needs(self) -> DataNeeds:
         authors = super().data_needs()
         hf = hf_layout(_HF_REPO, self.hf_revision, [p for _, p in _HF_FILES])
-        return DataNeeds(authors.scenario, (*authors.layouts, hf), hint=f"{authors.hint}; {hf_hint(_HF_REPO)}")
+        tsv = tuple(DataFile(name, downloads=(self.download(name),)) for _, name in _TSV_FILES)
+        return DataNeeds(authors.scenario, (*authors.layouts, hf, tsv), hint=f"{authors.hint}; {hf_hint(_HF_REPO)}")
 
     def load(self, data: ResolvedData) -> list[Instance]:
         if data.layout == 1:
             return [inst for split, p in _HF_FILES for inst in _read_hf(data[f"hf/{p}"], split)]
+        if data.layout == 2:
+            return [inst for split, name in _TSV_FILES for inst in _read_tsv(data[name], split)]
         return super().load(data)

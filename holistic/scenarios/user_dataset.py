@@ -12,11 +12,14 @@ from dataclasses import replace
 from typing import Any
 
 from holistic.core.interfaces import ScenarioInfo
-from holistic.scenarios.base import BaseScenario
+from holistic.scenarios.base import ArgProblem, BaseScenario
 from holistic.scenarios.categories import CLASSIFICATION_CATEGORIES, CLASSIFICATION_NOT_APPLICABLE
 from holistic.scenarios.prompt_format import prompt_format
 from holistic.scenarios.user_fields import MAPPING_ARGS_SCHEMA, FieldMapping
+from holistic.scenarios.user_shaping import COLUMNS_SCHEMA, Column, add_columns, parse_columns
+from holistic.scenarios.user_tables import Row
 
+PARTIAL_SCORING_METHOD = "multiple_choice_separate_original"
 USER_DEFAULT_ADAPTER: dict[str, Any] = prompt_format(input_prefix="Input: ", output_prefix="Output: ", max_tokens=50)
 
 
@@ -35,7 +38,7 @@ def user_dataset_info(
         not_applicable_reasons=CLASSIFICATION_NOT_APPLICABLE,
         args_schema={
             "type": "object",
-            "properties": {**properties, **MAPPING_ARGS_SCHEMA},
+            "properties": {**properties, **MAPPING_ARGS_SCHEMA, "columns": COLUMNS_SCHEMA},
             "required": list(required),
             "additionalProperties": False,
         },
@@ -48,6 +51,8 @@ class UserDatasetScenario(BaseScenario):
 
     info: ScenarioInfo
     mapping: FieldMapping
+    columns: tuple[Column, ...] = ()
+    """Columns computed from each row before the mapping reads it (``columns`` argument)."""
 
     def _set_mapping(
         self,
@@ -58,14 +63,20 @@ class UserDatasetScenario(BaseScenario):
         num_train: int,
         label_format: str | None = None,
         split_map: Mapping[str, str] | None = None,
+        columns: Mapping[str, Any] | None = None,
     ) -> None:
         if splits is not None and split_map is not None:
             raise ValueError("give split_map (splits is its older name), not both")
+        self.columns = parse_columns(columns)
         self.mapping = FieldMapping.from_args(
             fields, labels, template, split_map if split_map is not None else splits, num_train, label_format
         )
         # This dataset's own task and headline metric (the class info describes the general case).
         self.info = replace(type(self).info, task=self.mapping.task, main_metric=self.mapping.main_metric)
+
+    def shape(self, rows: Sequence[Row]) -> list[Row]:
+        """``rows`` with the computed columns added (what the field mapping then reads)."""
+        return add_columns(rows, self.columns)
 
     @classmethod
     def default_adapter_for(cls, args: Mapping[str, Any]) -> dict[str, Any]:
@@ -73,11 +84,30 @@ class UserDatasetScenario(BaseScenario):
         when the data can have no in-context pool (no split field, no train file, no ``num_train``)."""
         fields = args.get("fields") or {}
         adapter = dict(USER_DEFAULT_ADAPTER)
-        if isinstance(fields, Mapping) and "choices" in fields:
+        if isinstance(fields, Mapping) and "continuation" in fields:
+            # Partial scoring: the prompt is the choice's own context, the continuation follows it
+            # after a space (lm-evaluation-harness's winogrande), with no prefixes around either.
+            adapter.update(
+                method=PARTIAL_SCORING_METHOD, input_prefix="", input_suffix="", output_prefix="", output_suffix="\n"
+            )
+        elif isinstance(fields, Mapping) and "choices" in fields:
             adapter.update(method="multiple_choice_joint", output_prefix="Answer: ", max_tokens=5)
         if not cls.may_have_train_pool(args):
             adapter["max_train_instances"] = 0
         return adapter
+
+    @classmethod
+    def adapter_problem(cls, args: Mapping[str, Any], method: str) -> ArgProblem | None:
+        """Partial scoring (``fields.continuation``) is scored choice by choice: any other
+        method is an error at that field."""
+        fields = args.get("fields") or {}
+        if isinstance(fields, Mapping) and "continuation" in fields and method != PARTIAL_SCORING_METHOD:
+            return (
+                ("fields", "continuation"),
+                f"partial scoring (fields.continuation) scores each choice's context by log-likelihood: it needs "
+                f"method {PARTIAL_SCORING_METHOD}, not {method}",
+            )
+        return None
 
     @classmethod
     def may_have_train_pool(cls, args: Mapping[str, Any]) -> bool:

@@ -21,7 +21,10 @@ reads nested objects too), and where the answer is:
   several correct answers).
 
 Optional: ``id``, ``split``, ``sub_split`` (a group field, e.g. a dialect, for
-fairness by group) and ``metadata`` (fields copied into ``Instance.metadata``).
+fairness by group; the run's overall score still counts every row), ``metadata``
+(fields copied into ``Instance.metadata``) and ``continuation`` (partial scoring, as
+lm-evaluation-harness scores WinoGrande: each choice is its own context, and this
+one text is scored after each).
 
 Split names (the ``split`` field's values, a file mapping's keys, a Hugging Face
 dataset's splits) map by :data:`SPLIT_ALIASES`: ``train``, ``dev``, ``few_shot``
@@ -32,7 +35,7 @@ overrides or adds entries.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -40,6 +43,7 @@ from holistic.core.errors import DataSourceError, did_you_mean
 from holistic.core.types import CORRECT_TAG, TEST_SPLIT, TRAIN_SPLIT, VALID_SPLIT, Instance, Reference
 from holistic.scenarios.field_paths import FieldPath, FieldPathError
 from holistic.scenarios.loading import with_train_pool
+from holistic.scenarios.user_tables import Row
 
 SPLIT_ALIASES: dict[str, str] = {
     "train": TRAIN_SPLIT,
@@ -54,7 +58,18 @@ SPLIT_ALIASES: dict[str, str] = {
     "eval": TEST_SPLIT,
 }
 """Split name (lower case) -> train (the in-context pool), valid or test."""
-FIELD_KEYS = ("input", "output", "label", "choices", "choice_labels", "id", "split", "sub_split", "metadata")
+FIELD_KEYS = (
+    "input",
+    "output",
+    "label",
+    "choices",
+    "choice_labels",
+    "continuation",
+    "id",
+    "split",
+    "sub_split",
+    "metadata",
+)
 LABEL_FORMATS = ("index0", "index1", "letter", "text")
 _LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 
@@ -71,6 +86,11 @@ MAPPING_ARGS_SCHEMA: dict[str, Any] = {
             "label": {"type": "string"},
             "choices": {"type": ["string", "array"], "items": {"type": "string"}},
             "choice_labels": {"type": "string"},
+            "continuation": {
+                "type": "string",
+                "description": "Partial scoring (WinoGrande): the text scored after each choice, where each "
+                "choice is its own context.",
+            },
             "id": {"type": "string"},
             "split": {"type": "string"},
             "sub_split": {"type": "string"},
@@ -101,17 +121,6 @@ MAPPING_ARGS_SCHEMA: dict[str, Any] = {
         "description": "When no training split is given, this many rows (a fixed seeded choice) become in-context examples.",
     },
 }
-
-
-@dataclass(frozen=True)
-class Row:
-    """One source row and where it came from (for error messages)."""
-
-    values: Mapping[str, Any]
-    where: str
-    """``file:line`` or ``dataset[split][index]``."""
-    split: str | None = None
-    """The split given by the source (a file per split, a dataset split), if any."""
 
 
 @dataclass(frozen=True)
@@ -153,6 +162,11 @@ class FieldMapping:
             )
         if "choice_labels" in fields and "choices" not in fields:
             raise ValueError("fields.choice_labels needs fields.choices (the choice texts they label)")
+        if "continuation" in fields and "choices" not in fields:
+            raise ValueError(
+                "fields.continuation (partial scoring) needs fields.choices: each choice is a context, and the "
+                "continuation is scored after each"
+            )
         for key, path in field_paths(fields):
             try:
                 FieldPath.parse(path)
@@ -244,6 +258,7 @@ def build_instances(
         text = render(row) if render is not None else _text(_get(row, mapping.fields["input"]), row, "input")
         metadata = {col: _plain(_get(row, col)) for col in mapping.fields.get("metadata", [])}
         sub_split = mapping.fields.get("sub_split")
+        continuation = mapping.fields.get("continuation")
         instances.append(
             Instance(
                 id=instance_id,
@@ -252,6 +267,7 @@ def build_instances(
                 split=split,
                 sub_split=str(_get(row, sub_split)) if sub_split else None,
                 metadata=metadata,
+                continuation=_text(_get(row, continuation), row, "continuation") if continuation else None,
             )
         )
     if not instances:
@@ -406,27 +422,46 @@ def _is_letter(text: str) -> bool:
     return len(text) == 1 and text.upper() in _LETTERS
 
 
-def _compile_template(source: str) -> Any:
+def compile_row_template(source: str, where: str = "template") -> Callable[[Mapping[str, Any]], str]:
+    """A sandboxed Jinja2 template over a row's columns (``row['a column']`` reads any name).
+
+    A template that does not compile is a ``ValueError`` naming ``where`` and the line;
+    one that fails on a row is a :class:`DataSourceError` (the caller adds the row).
+    """
     import jinja2
 
     from holistic.core.templates import TemplateProblem, compile_template
     from holistic.core.templates import render as render_sandboxed
 
-    try:  # one trailing newline of the source is dropped (YAML's `template: |` adds one)
-        template = compile_template(source[:-1] if source.endswith("\n") else source)
+    try:
+        template = compile_template(source)
     except TemplateProblem as exc:
-        raise ValueError(f"template: line {exc.line}: {exc.message}") from None
+        raise ValueError(f"{where}: line {exc.line}: {exc.message}") from None
 
-    def render(row: Row) -> str:
-        variables = {str(k): v for k, v in row.values.items()}
+    def render(values: Mapping[str, Any]) -> str:
+        variables = {str(k): v for k, v in values.items()}
         try:
             return render_sandboxed(template, {**variables, "row": variables})
         except TemplateProblem as exc:
-            raise DataSourceError(f"{row.where}: {exc.message}") from None
+            raise DataSourceError(exc.message) from None
         except jinja2.UndefinedError as exc:
             raise DataSourceError(
-                f"{row.where}: template: {exc.message}; columns: {', '.join(variables)} "
-                "(use row['a column'] for names with spaces)"
+                f"{where}: {exc.message}; columns: {', '.join(variables)} (use row['a column'] for names with spaces)"
             ) from None
+        except (TypeError, ValueError, IndexError, KeyError, AttributeError) as exc:
+            raise DataSourceError(f"{where}: failed on this row: {type(exc).__name__}: {exc}") from None
 
     return render
+
+
+def _compile_template(source: str) -> Callable[[Row], str]:
+    # one trailing newline of the source is dropped (YAML's `template: |` adds one)
+    render = compile_row_template(source[:-1] if source.endswith("\n") else source)
+
+    def render_row(row: Row) -> str:
+        try:
+            return render(row.values)
+        except DataSourceError as exc:
+            raise DataSourceError(f"{row.where}: {exc}") from None
+
+    return render_row

@@ -17,11 +17,9 @@ from the extension unless ``format`` says otherwise. See
 
 from __future__ import annotations
 
-import csv
 import hashlib
-import itertools
 import os
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -29,76 +27,11 @@ from typing import Any
 from holistic.core.errors import DataSourceError
 from holistic.core.interfaces import ScenarioContext
 from holistic.core.types import TRAIN_SPLIT, Instance
-from holistic.scenarios.readers import iter_numbered_jsonl, open_text, read_json
 from holistic.scenarios.sources import default_data_root
 from holistic.scenarios.user_dataset import UserDatasetScenario, user_dataset_info
-from holistic.scenarios.user_fields import SPLIT_ALIASES, Row, build_instances
-
-FORMATS = ("csv", "tsv", "json", "jsonl", "parquet")
-_EXTENSIONS = {
-    ".csv": "csv",
-    ".tsv": "tsv",
-    ".tab": "tsv",
-    ".json": "json",
-    ".jsonl": "jsonl",
-    ".ndjson": "jsonl",
-    ".parquet": "parquet",
-    ".pq": "parquet",
-}
-
-
-def infer_format(path: Path, given: str | None) -> str:
-    if given is not None:
-        if given not in FORMATS:
-            raise ValueError(f"format {given!r} is not one of {', '.join(FORMATS)}")
-        return given
-    suffixes = [s for s in path.suffixes if s != ".gz"]
-    fmt = _EXTENSIONS.get(suffixes[-1].lower()) if suffixes else None
-    if fmt is None:
-        raise ValueError(f"cannot tell the format of {path.name} from its extension; set format ({', '.join(FORMATS)})")
-    return fmt
-
-
-def read_rows(path: Path, fmt: str, split: str | None, limit: int | None = None) -> list[Row]:
-    """Every row of a table file (the first ``limit`` when given), each with ``file:line``
-    (or ``file[index]``) for errors."""
-    if fmt in ("csv", "tsv"):
-        with open_text(path) as fh:
-            reader = csv.DictReader(fh, delimiter="\t" if fmt == "tsv" else ",")
-            rows = []
-            try:
-                for values in itertools.islice(reader, limit):
-                    if None in values:
-                        raise DataSourceError(f"{path}:{reader.line_num}: more fields than the header has columns")
-                    rows.append(Row(values, f"{path}:{reader.line_num}", split))
-            except csv.Error as exc:
-                raise DataSourceError(f"{path}:{reader.line_num}: {exc}") from None
-            except UnicodeDecodeError as exc:
-                raise DataSourceError(
-                    f"{path}:{reader.line_num + 1}: not UTF-8 text ({exc.reason}); save the file as UTF-8"
-                ) from None
-            return rows
-    if fmt == "jsonl":
-        numbered = itertools.islice(iter_numbered_jsonl(path), limit)
-        return [Row(values, f"{path}:{number}", split) for number, values in numbered]
-    if fmt == "json":
-        data = read_json(path)
-        if isinstance(data, Mapping):
-            lists = [v for v in data.values() if isinstance(v, list)]
-            if len(lists) != 1:
-                raise DataSourceError(f"{path}: expected a list of objects (or an object holding exactly one list)")
-            data = lists[0]
-        if not isinstance(data, list) or not all(isinstance(v, Mapping) for v in data):
-            raise DataSourceError(f"{path}: expected a list of objects")
-        return [Row(values, f"{path}[{i}]", split) for i, values in enumerate(data[:limit])]
-    import pyarrow.parquet as pq
-
-    if limit is not None:
-        batch = next(pq.ParquetFile(path).iter_batches(batch_size=max(limit, 1)), None)
-        values_list = batch.to_pylist()[:limit] if batch is not None else []
-    else:
-        values_list = pq.read_table(path).to_pylist()
-    return [Row(values, f"{path}[row {i}]", split) for i, values in enumerate(values_list)]
+from holistic.scenarios.user_fields import SPLIT_ALIASES, build_instances
+from holistic.scenarios.user_shaping import JOIN_SCHEMA, join_rows, parse_joins
+from holistic.scenarios.user_tables import FORMATS, Row, infer_format, read_rows, read_table
 
 
 class FileDatasetScenario(UserDatasetScenario):
@@ -118,6 +51,7 @@ class FileDatasetScenario(UserDatasetScenario):
                 "x-path": True,
             },
             "format": {"enum": list(FORMATS)},
+            "join": JOIN_SCHEMA,
         },
         required=("path", "fields"),
     )
@@ -133,6 +67,8 @@ class FileDatasetScenario(UserDatasetScenario):
         num_train: int = 0,
         label_format: str | None = None,
         split_map: Mapping[str, str] | None = None,
+        columns: Mapping[str, Any] | None = None,
+        join: Any = None,
     ) -> None:
         if isinstance(path, Mapping):
             self.paths: dict[str | None, str] = {}
@@ -150,7 +86,35 @@ class FileDatasetScenario(UserDatasetScenario):
         else:
             raise ValueError("path must be a file path or a mapping of split names to file paths")
         self.formats = {s: infer_format(Path(p), format) for s, p in self.paths.items()}
-        self._set_mapping(fields, labels, template, splits, num_train, label_format, split_map)
+        self._set_mapping(fields, labels, template, splits, num_train, label_format, split_map, columns)
+        self.joins = parse_joins(join, lambda name: SPLIT_ALIASES.get(name.lower()))
+        for i, entry in enumerate(self.joins):
+            for part in self.paths:
+                if entry.file_for(part) is None:
+                    raise ValueError(f"join[{i}].path: no file for the {part} split (give one per file of path)")
+
+    def joins_found(self, split: str | None, find: Callable[[str], Path | None]) -> bool:
+        """Whether every file joined to the rows of ``split`` can be found by ``find``."""
+        return all(find(name) is not None for entry in self.joins if (name := entry.file_for(split)) is not None)
+
+    def read_split(
+        self, split: str | None, located: Path, find: Callable[[str], Path | None], limit: int | None = None
+    ) -> list[Row]:
+        """The rows of one file of ``path``, with every join and computed column added.
+
+        ``find`` locates a joined file. ``limit`` reads only the first rows (``--plan``).
+        """
+        rows = read_rows(located, self.formats[split], split, limit=limit)
+        for entry in self.joins:
+            name = entry.file_for(split)
+            assert name is not None  # checked in __init__
+            other = find(name)
+            if other is None:
+                raise DataSourceError(f"join: file {name!r} not found")
+            by_key = entry.on != "line"
+            right = read_table(other, entry.format, limit=None if by_key else limit)
+            rows = join_rows(rows, entry, right, str(other), complete=limit is None)
+        return self.shape(rows)
 
     def locate(self, path: str, ctx: ScenarioContext) -> Path:
         candidate = Path(path).expanduser()
@@ -181,10 +145,10 @@ class FileDatasetScenario(UserDatasetScenario):
         problems: list[tuple[tuple[str | int, ...], str]] = []
         for split, path in scenario.paths.items():
             located = _find_now(path)
-            if located is None:
+            if located is None or not scenario.joins_found(split, _find_now):
                 continue
             try:
-                rows = read_rows(located, scenario.formats[split], split, limit=_PREFLIGHT_ROWS)
+                rows = scenario.read_split(split, located, _find_now, limit=_PREFLIGHT_ROWS)
             except DataSourceError as exc:
                 problems.append((("path",) if split is None else ("path", _split_key(args, split)), str(exc)))
                 continue
@@ -230,7 +194,7 @@ class FileDatasetScenario(UserDatasetScenario):
         for split, path in self.paths.items():
             located = self.locate(path, ctx)
             digests.append(f"{split}={hashlib.sha256(located.read_bytes()).hexdigest()}")
-            rows.extend(read_rows(located, self.formats[split], split))
+            rows.extend(self.read_split(split, located, lambda name: self.locate(name, ctx)))
         # The pool is seeded by the files' contents, not their paths: the same data gives
         # the same split wherever it is stored and whichever folder helm-run starts in.
         return build_instances(
@@ -289,7 +253,7 @@ def _read_sample(cls: type[FileDatasetScenario], args: Mapping[str, Any]) -> _Sa
             located = _find_now(path)
             if located is None:
                 return None
-            rows.extend(read_rows(located, scenario.formats[split], split))
+            rows.extend(scenario.read_split(split, located, _find_now))
         instances = build_instances(rows, scenario.mapping, "estimate")
     except (DataSourceError, ValueError, TypeError, OSError):
         return None

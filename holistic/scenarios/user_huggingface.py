@@ -27,7 +27,8 @@ from holistic.core.errors import DataSourceError
 from holistic.core.interfaces import ScenarioContext
 from holistic.core.types import Instance
 from holistic.scenarios.user_dataset import UserDatasetScenario, user_dataset_info
-from holistic.scenarios.user_fields import SPLIT_ALIASES, Row, build_instances
+from holistic.scenarios.user_fields import SPLIT_ALIASES, build_instances
+from holistic.scenarios.user_tables import Row
 
 _DEFAULT_SPLITS = {"train": "train", "validation": "valid", "test": "test"}
 
@@ -63,6 +64,7 @@ class HuggingFaceDatasetScenario(UserDatasetScenario):
         num_train: int = 0,
         label_format: str | None = None,
         split_map: Mapping[str, str] | None = None,
+        columns: Mapping[str, Any] | None = None,
     ) -> None:
         if not dataset or not revision:
             raise ValueError("dataset and revision are required (pin the revision to a commit or tag)")
@@ -71,7 +73,7 @@ class HuggingFaceDatasetScenario(UserDatasetScenario):
         for name, split in self.dataset_splits.items():
             if str(split).lower() not in SPLIT_ALIASES:
                 raise ValueError(f"dataset_splits: {name!r} maps to {split!r}; use train, valid or test")
-        self._set_mapping(fields, labels, template, splits, num_train, label_format, split_map)
+        self._set_mapping(fields, labels, template, splits, num_train, label_format, split_map, columns)
 
     @classmethod
     def may_have_train_pool(cls, args: Mapping[str, Any]) -> bool:
@@ -121,4 +123,4 @@ class HuggingFaceDatasetScenario(UserDatasetScenario):
         mapping = self.mapping
         if label_names is not None and mapping.labels is None and mapping.task == "classification":
             mapping = replace(mapping, labels={str(i): n for i, n in enumerate(label_names)})
-        return build_instances(rows, mapping, f"huggingface:{self.dataset}")
+        return build_instances(self.shape(rows), mapping, f"huggingface:{self.dataset}")

@@ -330,6 +330,7 @@ class _EntryExpander:
                 recommended = self._scenario_defaults(scenario, info, args)
                 adapter = self._adapter(info, user, recommended, protocol)
                 self._check_adapter(scenario, adapter, user)
+                self._check_method_fits(scenario, args, adapter.method)
                 problem = check_protocol(adapter, user, recommended, info)
                 if problem is not None:
                     field, message = problem
@@ -368,6 +369,19 @@ class _EntryExpander:
         origin = f" (scenario {scenario!r} recommends this value)" if field in dict(self._info_adapter) else ""
         raise self.error((*self.at, "scenario"), f"adaptation.{field}: {problem.message}{origin}")
 
+    def _check_method_fits(self, scenario: str, args: Mapping[str, Written], method: str) -> None:
+        """The scenario's own objection to adapting these arguments by ``method``, at the argument."""
+        values = {k: w.value for k, w in args.items()}
+        problem = self.catalog.scenario_class(scenario).adapter_problem(values, method)
+        if problem is not None:
+            self._raise_at_arg(args, problem)
+
+    def _raise_at_arg(self, args: Mapping[str, Written], problem: tuple[tuple[str | int, ...], str]) -> None:
+        where, message = problem
+        head = args.get(str(where[0])) if where else None
+        path = (*head.path, *where[1:]) if head is not None else (*self.at, "args", *where)
+        raise self.error(path, message)
+
     def _preflight(self, scenario: str, args: Mapping[str, Written]) -> None:
         """A scenario's own cheap look at its data (``preflight(args)``, e.g. the ``file``
         scenario checking its field paths against the first rows): the first problem is an
@@ -377,10 +391,7 @@ class _EntryExpander:
         except (TypeError, ValueError) as exc:
             raise self.error((*self.at, "args"), f"scenario {scenario!r}: {exc}") from None
         if problems:
-            where, message = problems[0]
-            head = args.get(str(where[0])) if where else None
-            path = (*head.path, *where[1:]) if head is not None else (*self.at, "args", *where)
-            raise self.error(path, message)
+            self._raise_at_arg(args, problems[0])
 
     def _resolve_paths(self, info: ScenarioInfo, args: dict[str, Written]) -> dict[str, Written]:
         """Relative file arguments (schema ``x-path``) that do not exist from the working
@@ -389,15 +400,22 @@ class _EntryExpander:
         base = Path(self.locations.file).parent
         out = dict(args)
         for key, written in args.items():
-            if not (isinstance(props.get(key), Mapping) and props[key].get("x-path")):
+            prop = props.get(key)
+            if not isinstance(prop, Mapping):
                 continue
-            value = written.value
-            if isinstance(value, str):
-                out[key] = Written(_relocate(value, base), written.path)
-            elif isinstance(value, Mapping):
-                out[key] = Written(
-                    {k: _relocate(v, base) if isinstance(v, str) else v for k, v in value.items()}, written.path
-                )
+            if prop.get("x-path"):
+                out[key] = Written(_relocate_value(written.value, base), written.path)
+            elif prop.get("type") == "array" and isinstance(written.value, list):  # e.g. join: [{path: ...}]
+                item_props = (prop.get("items") or {}).get("properties", {})
+                keys = {k for k, v in item_props.items() if isinstance(v, Mapping) and v.get("x-path")}
+                if keys:
+                    items = [
+                        {k: _relocate_value(v, base) if k in keys else v for k, v in item.items()}
+                        if isinstance(item, Mapping)
+                        else item
+                        for item in written.value
+                    ]
+                    out[key] = Written(items, written.path)
         return out
 
     def _scenario_defaults(self, scenario: str, info: ScenarioInfo, args: Mapping[str, Written]) -> Mapping[str, Any]:
@@ -421,6 +439,15 @@ class _EntryExpander:
             if key in values:
                 values[key] = tuple(values[key])
         return AdapterSpec(**values)
+
+
+def _relocate_value(value: Any, base: Path) -> Any:
+    """A path (or a mapping of splits to paths) relocated by :func:`_relocate`."""
+    if isinstance(value, str):
+        return _relocate(value, base)
+    if isinstance(value, Mapping):
+        return {k: _relocate(v, base) if isinstance(v, str) else v for k, v in value.items()}
+    return value
 
 
 def _relocate(value: str, base: Path) -> str:
