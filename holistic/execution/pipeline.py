@@ -26,6 +26,7 @@ from typing import Any
 from holistic.core.errors import HolisticError
 from holistic.core.hashing import stable_seed
 from holistic.core.interfaces import (
+    Client,
     MetricContext,
     MetricInfo,
     Scenario,
@@ -39,7 +40,7 @@ from holistic.execution import shards
 from holistic.execution.context import ExecutionContext
 from holistic.execution.options import RunOptions
 from holistic.execution.progress import Progress
-from holistic.execution.reports import COMPLETE, PARTIAL, RunReport
+from holistic.execution.reports import COMPLETE, PARTIAL, Headline, RunReport
 from holistic.execution.sampling import downsample, split_instances
 from holistic.execution.serving import ServeStats, serve
 from holistic.metrics.base import BaseMetric
@@ -223,6 +224,28 @@ def _score(
     return _Scored(per_instance=per_instance, stats=all_stats, artifacts=artifacts, infos=infos)
 
 
+_SCORING_KINDS = ("loglikelihood", "rolling_loglikelihood")
+
+
+def _check_scoring(
+    client: Client, states: Sequence[RequestState], warnings: list[str], progress: Progress
+) -> dict[str, object] | None:
+    """Before a run's log-likelihood requests are served, let the client check how it scores
+    them (an API server's echo alignment: its optional ``prepare_scoring()`` hook). What it
+    found goes into the run's artifacts; a correction or an unverified server is a warning."""
+    if not any(s.request.kind in _SCORING_KINDS for s in states):
+        return None
+    hook = getattr(client, "prepare_scoring", None)  # optional: most clients score locally
+    facts = hook() if callable(hook) else None
+    if not isinstance(facts, dict):
+        return None
+    status = facts.get("status")
+    if status in ("shifted", "unverified", "inconsistent"):
+        warnings.append(f"log-likelihoods {status}: {facts.get('detail')}")
+        progress.message(f"WARNING: {warnings[-1]}")
+    return facts
+
+
 def _execution_facts(
     evaluation: Sequence[Instance], states: Sequence[RequestState], served: ServeStats
 ) -> dict[str, Any]:
@@ -280,6 +303,7 @@ def execute_run(
     client = ctx.client(deployment)
     client.begin_run()
     states = adapt(train, evaluation, run.adapter, deployment, client.tokenizer(), seed=run.adapter.seed)
+    scoring_check = _check_scoring(client, states, warnings, progress)
 
     writer = store.begin_run(run.run_id)
     selected = [m.name for m in selection.metrics]
@@ -317,10 +341,12 @@ def execute_run(
     writer.write_table("instances", shards.instances_table(join, evaluation, train_used))
     writer.write_table("requests", shards.requests_table(join, states, keys))
     writer.write_table("per_instance_stats", shards.per_instance_stats_table(join, scored.per_instance))
-    writer.write_table("stats", shards.stats_table(join, scored.stats, scored.infos))
-    writer.write_json(
-        ARTIFACTS_FILE, {"execution": _execution_facts(evaluation, states, served), "metrics": scored.artifacts}
-    )
+    stats_table = shards.stats_table(join, scored.stats, scored.infos)
+    writer.write_table("stats", stats_table)
+    execution = _execution_facts(evaluation, states, served)
+    if scoring_check is not None:
+        execution["loglikelihood_check"] = scoring_check
+    writer.write_json(ARTIFACTS_FILE, {"execution": execution, "metrics": scored.artifacts})
     writer.complete(requests=served.requests, failed_requests=served.failed)
     progress.end_run(
         "partial" if served.failed else "done", f"{served.failed} failed requests" if served.failed else ""
@@ -341,4 +367,5 @@ def execute_run(
         forward_calls=served.engine.get("forward_calls", 0),
         forward_tokens=served.engine.get("forward_tokens", 0),
         warnings=tuple(warnings),
+        headline=Headline.pick(stats_table.to_pylist(), info.main_metric),
     )

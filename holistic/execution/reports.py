@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -19,6 +20,47 @@ EXIT_RUN_FAILED = 1
 """Some run failed outright (bad arguments, missing data, a provider that cannot start)."""
 EXIT_REQUESTS_FAILED = 3
 """Every run was written, but some requests failed: those runs are partial; rerun to retry the failures."""
+
+
+@dataclass(frozen=True)
+class Headline:
+    """A run's headline score: its main metric on the evaluation split, with the 95% interval."""
+
+    metric: str
+    mean: float
+    ci_low: float | None
+    ci_high: float | None
+    split: str
+    count: int
+
+    def text(self) -> str:
+        interval = (
+            f" [{self.ci_low:.3f}, {self.ci_high:.3f}]" if self.ci_low is not None and self.ci_high is not None else ""
+        )
+        return f"{self.metric} {self.mean:.3f}{interval} ({self.split}, n={self.count})"
+
+    @staticmethod
+    def pick(rows: Iterable[Mapping[str, Any]], main_metric: str | None) -> Headline | None:
+        """The headline among stats rows (``metric``, ``split``, ``sub_split``, ``perturbation``,
+        ``mean``, ``ci_low``, ``ci_high``, ``count``): the main metric, unperturbed, overall,
+        on the test split (else valid)."""
+        if not main_metric:
+            return None
+        found: dict[str, Mapping[str, Any]] = {}
+        for row in rows:
+            if row.get("metric") == main_metric and row.get("sub_split") is None and row.get("perturbation") is None:
+                found.setdefault(str(row.get("split")), row)
+        row = found.get("test") or found.get("valid")
+        if row is None or row.get("mean") is None:
+            return None
+        return Headline(
+            metric=main_metric,
+            mean=float(row["mean"]),
+            ci_low=None if row.get("ci_low") is None else float(row["ci_low"]),
+            ci_high=None if row.get("ci_high") is None else float(row["ci_high"]),
+            split=str(row.get("split")),
+            count=int(row.get("count") or 0),
+        )
 
 
 @dataclass(frozen=True)
@@ -49,6 +91,8 @@ class RunReport:
     warnings: tuple[str, ...] = ()
     """What the user must know about how the run ran (e.g. zero-shot under ``--allow-zero-shot``);
     shown even with ``--quiet``."""
+    headline: Headline | None = None
+    """The run's main metric with its interval (``None``: failed, or nothing to headline)."""
 
     @property
     def error_rate(self) -> float:
@@ -142,6 +186,11 @@ class SuiteReport:
                     f"({r.error_rate:.1%}); rerun the same command to retry them"
                 )
         lines.extend(f"  {line}" for line in self.warning_lines())
+        scored = [r for r in self.runs if r.headline is not None]
+        if scored:
+            lines.append("scores (main metric, 95% bootstrap interval over instances):")
+            width = max(len(r.run_id) for r in scored)
+            lines.extend(f"  {r.run_id:<{width}}  {r.headline.text()}" for r in scored if r.headline is not None)
         lines.append(f"results: {self.suite_dir}/{SUITE_FILE} and {self.suite_dir}/{RUNS_DIR}/<run_id>/*.parquet")
         if self.cache_path is not None:
             lines.append(f"request cache: {self.cache_path}")

@@ -23,9 +23,10 @@ from holistic.core.types import RunSpec
 from holistic.execution.executors import EXECUTOR_FUNCTIONS, check_executor
 from holistic.execution.options import RunOptions
 from holistic.execution.progress import NullProgress, Progress
-from holistic.execution.reports import SKIPPED, RunReport, SuiteReport
+from holistic.execution.reports import SKIPPED, Headline, RunReport, SuiteReport
 from holistic.execution.selection import override_max_eval_instances, unique_runs
 from holistic.models.cache import RequestCache
+from holistic.models.endpoints import check_endpoints
 from holistic.models.keys import check_keys
 from holistic.models.registry import ModelRegistry
 from holistic.results.fs import UriPath
@@ -59,6 +60,13 @@ def run_suite(
         raise StoreError(
             f"--output-dir {store.output_dir}: memory:// lives inside one process, so Ray workers cannot share it; "
             f"give a path or a shared URI (s3://, gs://, file:// on a shared disk)"
+        )
+    # A server that is not there fails the suite now, naming its URL, not after every retry.
+    served = {name for name in {r.model for r in selected} if registry.get(name).args.get("base_url")}
+    if served:  # (only runs still to do need their server)
+        check_endpoints(
+            registry.get(n)
+            for n in sorted({r.model for r in selected if r.model in served and not store.is_complete(r.run_id)})
         )
     store.check_compatible()
     store.check_writable()
@@ -96,6 +104,7 @@ def _run_locked(
                     method=run.adapter.method,
                     status=SKIPPED,
                     folder=store.run_dir(run.run_id),
+                    headline=_stored_headline(store, run.run_id),
                 )
             )
         else:
@@ -131,3 +140,16 @@ def _run_locked(
         cache_path=options.cache_path() if options.use_cache else None,
         runs=tuple(reports),
     )
+
+
+def _stored_headline(store: SuiteStore, run_id: str) -> Headline | None:
+    """The headline of a run completed earlier, read back from its ``stats.parquet``."""
+    from holistic.core.errors import HolisticError
+    from holistic.results.reader import RunReader
+
+    try:
+        run = RunReader.at(store.run_dir(run_id))
+        columns = ["metric", "split", "sub_split", "perturbation", "mean", "ci_low", "ci_high", "count"]
+        return Headline.pick(run.table("stats", columns).to_pylist(), run.spec.get("main_metric"))
+    except (HolisticError, OSError, ValueError, KeyError):  # an old or unreadable run: no headline, never a failure
+        return None

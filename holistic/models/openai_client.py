@@ -16,6 +16,13 @@ Routing:
   Deployments without ``capabilities.prompt_logprobs`` record these requests as
   ``unsupported`` without calling the server (the planner marks such cells n/a).
 
+Before a run's first log-likelihood request reaches the server, :meth:`OpenAIClient.prepare_scoring`
+checks where the server puts echo logprobs (:mod:`holistic.models.echo_alignment`):
+a known one-position shift (llama-cpp-python's) is corrected and recorded in the
+identity; an unexplained disagreement refuses every log-likelihood request with the
+numbers. ``args.echo_top_logprobs`` (default 5, OpenAI's limit) is how many
+alternatives an echo asks for; a shifted server's scores are read from them.
+
 Servers that ignore ``n`` get the remaining samples from further calls (with seeds
 ``seed + 1, seed + 2, ...``). Stop sequences beyond ``args.max_stop_sequences``
 (OpenAI accepts 4) are applied to the text afterwards.
@@ -23,19 +30,31 @@ Servers that ignore ``n`` get the remaining samples from further calls (with see
 
 from __future__ import annotations
 
+import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import openai
 
 from holistic.core.types import Completion, ModelDeployment, Request, RequestResult, Token
-from holistic.models.api_client import ApiClient, Attempts, cut_text, sdk_call
+from holistic.models.api_client import ApiClient, Attempts, RequestFailed, cut_text, sdk_call
+from holistic.models.echo_alignment import PROBE_PROMPT, SHIFTED, EchoAlignment, judge, shifted_logprobs
 from holistic.models.reliability import OPERATIONAL_ARGS, Failure, ProviderFailure, RetryPolicy, classify
 
 PROVIDER_ARGS = (
-    frozenset({"base_url", "organization", "echo_max_tokens", "max_tokens_field", "max_stop_sequences", "extra_body"})
+    frozenset(
+        {
+            "base_url",
+            "organization",
+            "echo_max_tokens",
+            "echo_top_logprobs",
+            "max_tokens_field",
+            "max_stop_sequences",
+            "extra_body",
+        }
+    )
     | OPERATIONAL_ARGS
 )
 
@@ -80,7 +99,12 @@ def echoed_tokens(logprobs: Any) -> list[EchoedToken]:
 def continuation_span(tokens: Sequence[EchoedToken], start: int, end: int) -> list[EchoedToken]:
     """Tokens whose text reaches into ``[start, end)``: a token straddling the context/continuation
     boundary belongs to the continuation (it carries its first characters)."""
-    return [t for t in tokens if t.offset < end and t.offset + len(t.text) > start]
+    return [tokens[i] for i in continuation_indices(tokens, start, end)]
+
+
+def continuation_indices(tokens: Sequence[EchoedToken], start: int, end: int) -> list[int]:
+    """The positions of :func:`continuation_span`'s tokens."""
+    return [i for i, t in enumerate(tokens) if t.offset < end and t.offset + len(t.text) > start]
 
 
 def split_stops(stops: Sequence[str], limit: int) -> tuple[list[str], list[str]]:
@@ -110,6 +134,10 @@ class OpenAIClient(ApiClient):
         self.max_tokens_field = str(args.get("max_tokens_field", "max_tokens"))
         self.max_stop_sequences = int(args.get("max_stop_sequences", 4))
         self.extra_body: dict[str, Any] = dict(args.get("extra_body") or {})
+        self.echo_top_logprobs = max(1, int(args.get("echo_top_logprobs", MAX_COMPLETIONS_LOGPROBS)))
+        self.alignment: EchoAlignment | None = None
+        """The echo probe's verdict for this run (``None``: not probed yet)."""
+        self._alignment_lock = threading.Lock()
         self._sdk = openai.OpenAI(
             api_key=self._api_key or "no-key",
             base_url=args.get("base_url"),
@@ -121,6 +149,67 @@ class OpenAIClient(ApiClient):
 
     def close(self) -> None:
         self._sdk.close()
+
+    def begin_run(self) -> None:
+        super().begin_run()
+        self.alignment = None  # probed again for every run: the server behind a URL may change
+
+    def identity(self) -> dict[str, Any]:
+        ident = super().identity()
+        if self.alignment is not None and self.alignment.status == SHIFTED:
+            ident["echo_alignment"] = "shifted-one-position-corrected"
+        return ident
+
+    # -- the echo probe --------------------------------------------------------------
+
+    def prepare_scoring(self) -> dict[str, object] | None:
+        """Probe the server's echo alignment (once per run); what it found, for the run's artifacts."""
+        if not self.deployment.capabilities.prompt_logprobs:
+            return None
+        alignment = self._ensure_alignment()
+        return alignment.record() if alignment is not None else None
+
+    def _ensure_alignment(self) -> EchoAlignment | None:
+        """The probe's verdict; ``None`` when the server could not be asked (retried at the next request)."""
+        with self._alignment_lock:
+            if self.alignment is None:
+                try:
+                    self.alignment = self._probe(Attempts(self, "echo-probe"))
+                except (RequestFailed, ProviderFailure):
+                    return None
+            return self.alignment
+
+    def _probe(self, attempts: Attempts) -> EchoAlignment:
+        generated: tuple[str, float] | None = None
+        caps = self.deployment.capabilities
+        if caps.logprobs and caps.completions:
+            params = {"model": self.deployment.model_id, "prompt": PROBE_PROMPT, "max_tokens": 1, "temperature": 0.0}
+            response = attempts.send(sdk_call(self._sdk.completions.create, {**params, "logprobs": 1}), "echo probe")
+            logprobs = getattr(response.choices[0], "logprobs", None) if response.choices else None
+            tokens = list(getattr(logprobs, "tokens", None) or [])
+            values = list(getattr(logprobs, "token_logprobs", None) or [])
+            if tokens and values and values[0] is not None:
+                generated = (str(tokens[0]), float(values[0]))
+        token = generated[0] if generated is not None else " Paris"
+        echoed, _ = self._echo(PROBE_PROMPT + token, self.echo_top_logprobs, attempts, "echo probe")
+        return judge(PROBE_PROMPT, generated, echoed)
+
+    def _echo(self, text: str, top: int, attempts: Attempts, what: str) -> tuple[list[EchoedToken], Any]:
+        """The echoed tokens of ``text`` (each with up to ``top`` alternatives) and the usage block."""
+        params: dict[str, Any] = {
+            "model": self.deployment.model_id,
+            "prompt": text,
+            "max_tokens": self.echo_max_tokens,
+            "temperature": 0.0,
+            "echo": True,
+            "logprobs": top,
+        }
+        if self.extra_body:
+            params["extra_body"] = self.extra_body
+        response = attempts.send(sdk_call(self._sdk.completions.create, params), what)
+        if not response.choices:
+            raise ProviderFailure(Failure("fatal", "the server returned no choices", False))
+        return echoed_tokens(getattr(response.choices[0], "logprobs", None)), getattr(response, "usage", None)
 
     def _classify(self, exc: BaseException) -> Failure:
         return classify(exc, timeout_types=(openai.APITimeoutError,), connection_types=(openai.APIConnectionError,))
@@ -263,20 +352,23 @@ class OpenAIClient(ApiClient):
 
     def _score(self, context: str, continuation: str, request: Request, attempts: Attempts) -> RequestResult:
         full = context + continuation
-        params: dict[str, Any] = {
-            "model": self.deployment.model_id,
-            "prompt": full,
-            "max_tokens": self.echo_max_tokens,
-            "temperature": 0.0,
-            "echo": True,
-            "logprobs": max(1, min(request.top_k_logprobs, MAX_COMPLETIONS_LOGPROBS)),
-        }
-        if self.extra_body:
-            params["extra_body"] = self.extra_body
-        response = attempts.send(sdk_call(self._sdk.completions.create, params), "echo scoring")
-        if not response.choices:
-            raise ProviderFailure(Failure("fatal", "the server returned no choices", False))
-        echoed = echoed_tokens(getattr(response.choices[0], "logprobs", None))
+        alignment = self._ensure_alignment()
+        if alignment is None:
+            raise ProviderFailure(
+                Failure("connection", f"{self.deployment.name}: the echo probe could not reach the server", True)
+            )
+        if alignment.refuses:
+            raise ProviderFailure(
+                Failure(
+                    "unsupported",
+                    f"{self.deployment.name}: log-likelihoods refused: {alignment.detail}. Check the server, or "
+                    "compare it with a local copy of the model: python -m holistic.models.check",
+                    False,
+                )
+            )
+        shifted = alignment.status == SHIFTED
+        top = self.echo_top_logprobs if shifted else max(1, min(request.top_k_logprobs, self.echo_top_logprobs))
+        echoed, usage = self._echo(full, top, attempts, "echo scoring")
         if not echoed:
             raise ProviderFailure(
                 Failure(
@@ -286,7 +378,33 @@ class OpenAIClient(ApiClient):
                     False,
                 )
             )
-        span = [t for t in continuation_span(echoed, len(context), len(full)) if t.logprob is not None]
+        span_at = [i for i in continuation_indices(echoed, len(context), len(full)) if echoed[i].logprob is not None]
+        if shifted:
+            recovered = shifted_logprobs(echoed, span_at)
+            missing = [i for i, v in zip(span_at, recovered, strict=True) if v is None]
+            if missing:
+                k = missing[0]
+                why = (
+                    f"is not among the {top} alternatives of the position before it"
+                    if k >= 1 and echoed[k - 1].top
+                    else "has no position before it with alternatives (the server gives none for the first token)"
+                )
+                raise ProviderFailure(
+                    Failure(
+                        "unsupported",
+                        f"{self.deployment.name} reports echo log-probabilities one position late; the token "
+                        f"{echoed[k].text!r} {why}, so its log-probability cannot be recovered"
+                        + (
+                            " (raise echo_top_logprobs if the server allows more)"
+                            if k >= 1 and echoed[k - 1].top
+                            else ""
+                        ),
+                        False,
+                    )
+                )
+            span = [replace(echoed[i], logprob=v) for i, v in zip(span_at, recovered, strict=True)]
+        else:
+            span = [echoed[i] for i in span_at]
         if not span:
             raise ProviderFailure(
                 Failure(
@@ -296,9 +414,10 @@ class OpenAIClient(ApiClient):
                     False,
                 )
             )
-        tokens = tuple(Token(t.text, float(t.logprob or 0.0), t.top if request.top_k_logprobs else {}) for t in span)
-        greedy = [(t.logprob or 0.0) >= max(t.top.values()) - 1e-6 for t in span if t.top]
-        usage = getattr(response, "usage", None)
+        # (a shifted server's alternatives belong to the next position: none are kept)
+        keep_top = bool(request.top_k_logprobs) and not shifted
+        tokens = tuple(Token(t.text, float(t.logprob or 0.0), t.top if keep_top else {}) for t in span)
+        greedy = [(t.logprob or 0.0) >= max(t.top.values()) - 1e-6 for t in span if t.top and not shifted]
         completion = Completion(
             text=continuation,
             logprob=sum(t.logprob for t in tokens),

@@ -148,6 +148,28 @@ def _verify(path: Path, expected: str | None, what: str) -> None:
         )
 
 
+def data_origin(needs: DataNeeds, ctx: ScenarioContext) -> str | None:
+    """Where a complete layout of ``needs`` is on this machine (``mirror`` or ``cache``),
+    without reading the files; ``None`` when no layout is here whole."""
+    places = _places(needs, ctx)
+    for layout in needs.layouts:
+        for origin, base in places:
+            if all(_exists(base, item) for item in layout):
+                return origin
+    return None
+
+
+def obtainable(needs: DataNeeds) -> tuple[str, ...]:
+    """The hosts a missing layout would be downloaded from (the first layout that
+    declares a download for every file); empty when nothing can be downloaded."""
+    from urllib.parse import urlparse
+
+    for layout in needs.layouts:
+        if layout and all(item.downloads for item in layout):
+            return tuple(sorted({urlparse(d.url).netloc for item in layout for d in item.downloads}))
+    return ()
+
+
 def resolve(needs: DataNeeds, ctx: ScenarioContext) -> ResolvedData:
     """Find (or fetch) the first complete layout of ``needs``; see the module docstring."""
     places = _places(needs, ctx)

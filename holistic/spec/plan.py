@@ -45,6 +45,18 @@ class PlanRow:
 
 
 @dataclass(frozen=True)
+class MissingData:
+    """A scenario whose files are neither in the data mirror nor in the cache."""
+
+    scenario: str
+    hosts: tuple[str, ...]
+    """Where the first run would download them from (empty: they cannot be downloaded)."""
+    hint: str
+    """Where to get them by hand (the scenario's own words)."""
+    run_ids: tuple[str, ...]
+
+
+@dataclass(frozen=True)
 class Plan:
     """A suite's run matrix with sizes and coverage; built by :func:`make_plan`."""
 
@@ -57,6 +69,8 @@ class Plan:
     categories: tuple[str, ...] = METRIC_CATEGORIES
     notes: tuple[str, ...] = ()
     """Warnings from compilation and caveats of the estimates."""
+    missing_data: tuple[MissingData, ...] = ()
+    """Scenarios whose data is not on this machine, with the runs that need it."""
 
     @property
     def total_runs(self) -> int:
@@ -154,7 +168,33 @@ def make_plan(
         rows=tuple(rows),
         coverage=tuple(coverage_table(verdicts)),
         notes=tuple(notes),
+        missing_data=_missing_data(compiled.runs, data_root),
     )
+
+
+def _missing_data(runs: tuple[RunSpec, ...] | list[RunSpec], data_root: Path | None) -> tuple[MissingData, ...]:
+    """Every scenario (with its runs) whose declared files are not on this machine.
+
+    Only file names are checked, in the data mirror and the cache, as a run would look
+    first; nothing is read or downloaded."""
+    from holistic.core.interfaces import ScenarioContext
+    from holistic.scenarios.registry import create_scenario
+    from holistic.scenarios.sources import data_origin, obtainable
+
+    ctx = ScenarioContext(data_root=data_root, offline=True)
+    found: dict[str, MissingData] = {}
+    for run in runs:
+        try:
+            needs = create_scenario(run.scenario).data_needs()
+        except (TypeError, ValueError):  # arguments the run itself will reject, with its own message
+            continue
+        if needs is None or data_origin(needs, ctx) is not None:
+            continue
+        key = needs.scenario
+        before = found.get(key)
+        ids = (*before.run_ids, run.run_id) if before is not None else (run.run_id,)
+        found[key] = MissingData(key, obtainable(needs), needs.hint or "", ids)
+    return tuple(found.values())
 
 
 def _prompt_tokens(
@@ -202,6 +242,7 @@ def format_plan(plan: Plan) -> str:
         f"{plan.total_requests:,} requests, ~{plan.total_prompt_tokens:,} prompt tokens{unknown}"
     )
     lines.append(_prompt_token_note(plan))
+    lines.extend(_missing_data_lines(plan))
     lines.append("")
     lines.extend(_coverage_lines(plan))
     if plan.notes:
@@ -209,6 +250,28 @@ def format_plan(plan: Plan) -> str:
         lines.append("Notes:")
         lines.extend(f"  - {note}" for note in plan.notes)
     return "\n".join(lines) + "\n"
+
+
+def _missing_data_lines(plan: Plan) -> list[str]:
+    """Which runs have no data on this machine, and what their first run would do about it."""
+    if not plan.missing_data:
+        return []
+    runs = sum(len(m.run_ids) for m in plan.missing_data)
+    lines = [
+        "",
+        f"Data not on this machine: {runs} of {plan.total_runs} runs ({len(plan.missing_data)} scenario{'' if len(plan.missing_data) == 1 else 's'})",
+    ]
+    for missing in plan.missing_data:
+        how = (
+            f"downloaded from {', '.join(missing.hosts)} on the first run (fails offline)"
+            if missing.hosts
+            else "no download: put the files in the data mirror (--data-root)"
+        )
+        count = len(missing.run_ids)
+        lines.append(f"  {missing.scenario} ({count} run{'' if count == 1 else 's'}): {how}")
+        if not missing.hosts and missing.hint:
+            lines.append(f"    get them from: {missing.hint}")
+    return lines
 
 
 def _prompt_token_note(plan: Plan) -> str:

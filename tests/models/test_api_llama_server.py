@@ -3,8 +3,8 @@
 One server (the embedded SmolLM2 GGUF) is started for the module. These tests check that
 our client speaks the protocol: the requests it makes, the tokens and offsets it reads,
 finite logprobs. They never take that server's numbers as truth: llama-cpp-python 0.3.36
-returns wrong echo logprobs (shifted by one position), which the last test shows the
-agreement check catches.
+returns echo logprobs shifted by one position: the client's probe finds the shift and
+corrects it, and the last test shows the corrected numbers agree with the embedded model.
 """
 
 from __future__ import annotations
@@ -158,7 +158,9 @@ def test_generation_through_completions_and_chat(server: str) -> None:
 
 def test_loglikelihood_through_echo(server: str) -> None:
     sent: list[tuple[str, dict[str, Any]]] = []
-    client = make_client(server, sent)
+    # The server reports echo logprobs a position late: the probe finds it, and scores are
+    # read from each previous position's alternatives (many of them, so every token is there).
+    client = make_client(server, sent, echo_top_logprobs=100)
     results = client.process(
         [
             Request(model="m", kind="loglikelihood", prompt="The capital of France is", continuation=" Paris"),
@@ -166,37 +168,42 @@ def test_loglikelihood_through_echo(server: str) -> None:
             Request(model="m", kind="rolling_loglikelihood", prompt="Water freezes at zero degrees Celsius."),
         ]
     )
-    assert all(r.success for r in results), [r.error for r in results]
+    assert client.alignment is not None and client.alignment.status == "shifted"
+    assert all(r.success for r in results[:2]), [r.error for r in results]
+    # The server gives no alternatives after a text's first token, so the second token of a
+    # rolling score cannot be recovered: the request fails and says why, never a wrong number.
+    assert not results[2].success and "has no position before it with alternatives" in (results[2].error or "")
     for path, body in sent:
-        assert path == "/v1/completions" and body["echo"] is True and body["max_tokens"] == 1
-    paris, counting, rolling = (r.completions[0] for r in results)
+        assert path == "/v1/completions" and body["max_tokens"] == 1
+    paris, counting = (r.completions[0] for r in results[:2])
     assert [t.text for t in paris.tokens] == [" Paris"]
     assert "".join(t.text for t in counting.tokens) == " four, five"
-    # Rolling: every token but the first (which has nothing to condition on) is scored.
-    rolled = "".join(t.text for t in rolling.tokens)
-    assert "Water freezes at zero degrees Celsius.".endswith(rolled) and rolled.endswith("Celsius.")
-    assert rolled.startswith(" ")
-    for completion in (paris, counting, rolling):
+    for completion in (paris, counting):
         assert all(math.isfinite(t.logprob) and t.logprob <= 0 for t in completion.tokens)
         assert completion.logprob == pytest.approx(sum(t.logprob for t in completion.tokens))
-        assert completion.is_greedy in (True, False)
+        assert completion.is_greedy is None  # a shifted server's alternatives do not tell greediness
 
 
-def test_server_numbers_disagree_with_the_embedded_model_and_the_check_says_so(server: str) -> None:
+def test_the_servers_shifted_echo_is_found_and_corrected_to_the_embedded_models_numbers(server: str) -> None:
     check = pytest.importorskip("holistic.models.check")
     from holistic.models.registry import ModelRegistry, create_client
 
+    raw = make_client(server)
+    raw.prepare_scoring()
+    assert raw.alignment is not None and raw.alignment.status == "shifted", raw.alignment
+    # Read where an aligned server puts it, the server's number is far from the model's ...
+    assert raw.alignment.echo_logprob is not None and raw.alignment.generated_logprob is not None
+    assert abs(raw.alignment.echo_logprob - raw.alignment.generated_logprob) > 1.0
     embedded = create_client(ModelRegistry().get("embedded/smollm2-135m-instruct"))
     try:
         table = check.compare_loglikelihoods(
             {"server": make_client(server), "embedded": embedded},
             [("The capital of France is", " Paris")],
-            tolerance=1.0,
+            tolerance=0.05,
         )
     finally:
         embedded.close()
     [row] = table.rows
-    assert row.logprobs["server"] is not None and row.logprobs["embedded"] is not None
-    # Same weights, but the server's echo logprobs are off by one position.
-    assert row.flagged and not table.ok and row.max_diff is not None and row.max_diff > 1.0
-    assert "!!" in table.format()
+    # ... and corrected, it is the embedded model's (Q4_1 in llama.cpp against its dequantised weights).
+    assert table.ok, table.format()
+    assert row.max_diff is not None and row.max_diff < 0.05

@@ -152,7 +152,7 @@ def test_loglikelihood_uses_echo_and_picks_the_continuation_by_offset() -> None:
         [Request(model="local/test", kind="loglikelihood", prompt="The capital of France is", continuation=" Paris")]
     )
     assert result.success, result.error
-    path, body = server.calls[0]
+    path, body = server.calls[-1]  # after the echo probe's calls
     assert path.endswith("/completions")
     assert body["prompt"] == "The capital of France is Paris"
     assert body["echo"] is True and body["logprobs"] >= 1 and body["max_tokens"] in (0, 1)

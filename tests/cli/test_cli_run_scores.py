@@ -1,0 +1,56 @@
+"""helm-run ends by telling the user what happened: each run's headline score and interval."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pyarrow.parquet as pq
+import pytest
+
+from holistic.cli.run import main
+from tests.cli.helm_run_helpers import run_dirs, write_spec
+
+
+def test_helm_run_prints_each_runs_headline_score_with_its_interval(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    spec = write_spec(tmp_path, metrics=("accuracy",))
+    out = tmp_path / "out"
+    assert main([str(spec), "--output-dir", str(out)]) == 0
+    printed = capsys.readouterr().out
+    assert "scores (main metric, 95% bootstrap interval over instances):" in printed
+    for run_dir in run_dirs(out / "tiny"):
+        (row,) = [
+            r
+            for r in pq.read_table(run_dir / "stats.parquet").to_pylist()
+            if r["metric"] == "exact_match" and r["perturbation"] is None and r["sub_split"] is None
+        ]
+        line = (
+            f"  {run_dir.name}  exact_match {row['mean']:.3f} [{row['ci_low']:.3f}, {row['ci_high']:.3f}] (test, n=6)"
+        )
+        assert line in printed.splitlines()
+    # A rerun skips the complete runs and still shows their scores, read back from their stats.
+    assert main([str(spec), "--output-dir", str(out)]) == 0
+    again = capsys.readouterr().out
+    assert "0 runs written, 2 already complete" in again and again.count(" exact_match ") == 2
+    # --quiet keeps its one line.
+    assert main([str(spec), "--output-dir", str(out), "--quiet"]) == 0
+    assert "scores" not in capsys.readouterr().out
+
+
+def test_plan_lists_the_runs_whose_data_is_not_on_this_machine(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root = tmp_path / "mirror"
+    (root / "truthful_qa").mkdir(parents=True)
+    (root / "truthful_qa" / "TruthfulQA.csv").write_text("Type,Category,Question\n", encoding="utf-8")
+    monkeypatch.setenv("HOLISTIC_CACHE_DIR", str(tmp_path / "empty-cache"))
+    spec = tmp_path / "spec.yaml"
+    spec.write_text(
+        "suite: data\nmodels: [simple/echo]\nruns:\n  - scenario: truthful_qa\n  - scenario: boolq\n", encoding="utf-8"
+    )
+    assert main([str(spec), "--plan", "--data-root", str(root)]) == 0
+    out = capsys.readouterr().out
+    assert "Data not on this machine: 1 of 2 runs (1 scenario)" in out
+    assert "  boolq (1 run): downloaded from dl.fbaipublicfiles.com on the first run (fails offline)" in out
+    assert "truthful_qa (" not in out.split("Data not on this machine")[1].split("Coverage")[0]
