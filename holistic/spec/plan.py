@@ -17,8 +17,9 @@ from holistic.adaptation import count_requests
 from holistic.core.interfaces import METRIC_CATEGORIES
 from holistic.core.types import ModelDeployment, RunSpec
 from holistic.execution.prompt_sizes import PromptCount, plan_prompt_tokens
+from holistic.execution.rates import Estimate, Rates, estimate, format_seconds
 from holistic.metrics.registry import select_metrics
-from holistic.models.registry import ModelRegistry
+from holistic.models.registry import ModelRegistry, runs_in_process
 from holistic.spec.catalog import Catalog
 from holistic.spec.compiler import CompiledSuite
 from holistic.spec.coverage import CoverageCell, RunCoverage, coverage_table, run_coverage
@@ -42,6 +43,8 @@ class PlanRow:
     perturbations: int
     """Number of perturbations (each adds one variant per eval instance)."""
     size: RunSize
+    estimate: Estimate | None = None
+    """The run's time from the model's measured rate on this machine (``None``: not estimated)."""
 
 
 @dataclass(frozen=True)
@@ -90,6 +93,12 @@ class Plan:
         return sum(r.size.prompt_tokens or 0 for r in self.rows)
 
     @property
+    def total_seconds(self) -> float | None:
+        """The estimated time of the runs that have an estimate (``None``: none has)."""
+        known = [r.estimate.seconds for r in self.rows if r.estimate is not None and r.estimate.seconds is not None]
+        return sum(known) if known else None
+
+    @property
     def runs_with_unknown_size(self) -> int:
         return sum(1 for r in self.rows if r.size.requests is None or r.size.eval_instances_is_bound)
 
@@ -100,6 +109,8 @@ def make_plan(
     model_registry: ModelRegistry | None = None,
     max_eval_instances_override: int | None = None,
     data_root: Path | None = None,
+    rates: Rates | None = None,
+    concurrency: int = 1,
 ) -> Plan:
     """Size every run and build the coverage table (no data or model is loaded).
 
@@ -107,7 +118,9 @@ def make_plan(
     ``max_eval_instances_override`` caps every run's eval instances (as ``helm-run
     --max-eval-instances`` does). Scenarios with a ``data_notes(args, data_root)``
     class method (BLiMP, BBQ) add notes on which of their files ``data_root`` (else
-    ``$HOLISTIC_DATA_ROOT``) lacks; only file names are checked.
+    ``$HOLISTIC_DATA_ROOT``) lacks; only file names are checked. ``rates`` (this
+    machine's measured speeds, :mod:`holistic.execution.rates`) gives each run a time
+    estimate; ``concurrency`` is ``-j`` for API models.
     """
     catalog = Catalog(compiled.models_file, model_registry)
     notes = list(compiled.warnings)
@@ -147,6 +160,18 @@ def make_plan(
                 protocol=run.adapter.protocol,
                 perturbations=len(run.perturbations),
                 size=size,
+                estimate=estimate(
+                    rates,
+                    run.model,
+                    run.adapter.method,
+                    requests=size.requests,
+                    prompt_tokens=size.prompt_tokens,
+                    max_tokens=min(run.adapter.max_tokens, deployment.max_output_tokens),
+                    in_process=runs_in_process(deployment.provider),
+                    concurrency=concurrency,
+                )
+                if rates is not None
+                else None,
             )
         )
         notes.extend(n for n in cls.data_notes(run.scenario.args_dict, data_root) if n not in notes)
@@ -218,22 +243,22 @@ def format_plan(plan: Plan) -> str:
     lines.append(f"Spec {plan.spec_path} (sha256 {plan.spec_sha256[:12]})")
     lines.append("")
     lines.append(f"Runs ({plan.total_runs}):")
+    timed = any(row.estimate is not None for row in plan.rows)
     header = ("run id", "scenario + args", "model", "method", "protocol", "instances", "requests", "~prompt tokens")
-    table: list[tuple[str, ...]] = [header]
+    table: list[tuple[str, ...]] = [(*header, "~time") if timed else header]
     for row in plan.rows:
-        table.append(
-            (
-                row.run_id,
-                f"{row.scenario}:{row.args}" if row.args else row.scenario,
-                row.model,
-                row.method,
-                row.protocol,
-                _instances(row),
-                _count(row.size.requests),
-                _count(row.size.prompt_tokens),
-            )
+        cells = (
+            row.run_id,
+            f"{row.scenario}:{row.args}" if row.args else row.scenario,
+            row.model,
+            row.method,
+            row.protocol,
+            _instances(row),
+            _count(row.size.requests),
+            _count(row.size.prompt_tokens),
         )
-    lines.extend("  " + line for line in _columns(table, right={5, 6, 7}))
+        table.append((*cells, format_seconds(row.estimate.seconds if row.estimate else None)) if timed else cells)
+    lines.extend("  " + line for line in _columns(table, right={5, 6, 7, 8}))
     lines.append("")
     unknown = f" ({plan.runs_with_unknown_size} run(s) not fully sized)" if plan.runs_with_unknown_size else ""
     variants = " (with perturbed variants)" if any(row.perturbations for row in plan.rows) else ""
@@ -242,6 +267,7 @@ def format_plan(plan: Plan) -> str:
         f"{plan.total_requests:,} requests, ~{plan.total_prompt_tokens:,} prompt tokens{unknown}"
     )
     lines.append(_prompt_token_note(plan))
+    lines.extend(_time_lines(plan))
     lines.extend(_missing_data_lines(plan))
     lines.append("")
     lines.extend(_coverage_lines(plan))
@@ -250,6 +276,27 @@ def format_plan(plan: Plan) -> str:
         lines.append("Notes:")
         lines.extend(f"  - {note}" for note in plan.notes)
     return "\n".join(lines) + "\n"
+
+
+def _time_lines(plan: Plan) -> list[str]:
+    """The estimated time in total, and how each model's estimate was made."""
+    if not any(row.estimate is not None for row in plan.rows):
+        return []
+    total = plan.total_seconds
+    unknown = sum(1 for r in plan.rows if r.estimate is None or r.estimate.seconds is None)
+    lines = [
+        f"Estimated time: ~{format_seconds(total)}"
+        + (f" ({unknown} run(s) without an estimate)" if unknown else "")
+        + " on this machine"
+    ]
+    hows: dict[str, str] = {}
+    for row in plan.rows:
+        if row.estimate is not None:
+            hows.setdefault(f"{row.model} ({row.method})", row.estimate.how)
+    lines.extend(f"  {who}: {how}" for who, how in hows.items())
+    if any(r.estimate is not None and r.estimate.seconds is None for r in plan.rows):
+        lines.append("  (measure a model with: helm-run SPEC --plan --calibrate; every run also measures its model)")
+    return lines
 
 
 def _missing_data_lines(plan: Plan) -> list[str]:

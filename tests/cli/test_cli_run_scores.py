@@ -54,3 +54,42 @@ def test_plan_lists_the_runs_whose_data_is_not_on_this_machine(
     assert "Data not on this machine: 1 of 2 runs (1 scenario)" in out
     assert "  boolq (1 run): downloaded from dl.fbaipublicfiles.com on the first run (fails offline)" in out
     assert "truthful_qa (" not in out.split("Data not on this machine")[1].split("Coverage")[0]
+
+
+def test_targeted_runs_use_helms_plain_prompts_even_on_a_chat_model() -> None:
+    from holistic.spec import compile_spec
+    from tests.cli.helm_run_helpers import REPO
+
+    compiled = compile_spec(REPO / "runspecs" / "targeted.yaml")
+    gsm8k = [r for r in compiled.runs if r.scenario.name == "gsm8k"]
+    assert gsm8k and compiled.runs[0].model == "embedded/smollm2-135m-instruct"  # a chat model
+    assert {r.adapter.prompt_format for r in compiled.runs} == {"plain"}
+
+
+def test_plan_estimates_time_from_this_machines_measured_speed(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import json
+
+    spec = write_spec(tmp_path, metrics=("accuracy",))
+    out = tmp_path / "out"
+    assert main([str(spec), "--output-dir", str(out), "--plan"]) == 0
+    plan = capsys.readouterr().out
+    assert "simple/echo has no generation measured on this machine" in plan
+    assert "helm-run SPEC --plan --calibrate" in plan
+    # A real run measures its model; the next plan estimates from that.
+    assert main([str(spec), "--output-dir", str(out), "--quiet"]) == 0
+    capsys.readouterr()
+    rates = json.loads((out / "cache" / "rates.json").read_text(encoding="utf-8"))
+    measured = rates["simple/echo"]["generation"]
+    assert measured["runs"] == 2 and measured["requests"] == 12 and measured["source"] == "runs"
+    assert main([str(spec), "--output-dir", str(out), "--plan"]) == 0
+    plan = capsys.readouterr().out
+    assert "Estimated time: ~0 s on this machine" in plan and "tokens/s (runs, " in plan
+    # --calibrate measures a model the machine has no figure for, before planning.
+    fresh = tmp_path / "fresh"
+    assert main([str(spec), "--output-dir", str(fresh), "--plan", "--calibrate"]) == 0
+    captured = capsys.readouterr()
+    assert "calibrating simple/echo (generation)" in captured.err
+    assert "tokens/s (calibration, " in captured.out
+    assert json.loads((fresh / "cache" / "rates.json").read_text())["simple/echo"]["generation"]["requests"] == 4
