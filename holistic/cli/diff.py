@@ -49,7 +49,8 @@ def main(argv: list[str] | None = None) -> int:
 
 def _run(args: argparse.Namespace) -> int:
     from holistic.diff import diff_suites, read_side, resolve_suite_dir
-    from holistic.diff.report import dump_json, format_terminal, to_csv, to_html, write_parquet
+    from holistic.diff.report import dump_json, format_terminal, to_csv, write_parquet
+    from holistic.site.render import render_diff_page
 
     old_dir = resolve_suite_dir(args.old, args.old_suite or args.suite)
     new_dir = resolve_suite_dir(args.new, args.new_suite or args.suite)
@@ -80,7 +81,7 @@ def _run(args: argparse.Namespace) -> int:
         else:
             sys.stdout.write(text)
     if args.html:
-        args.html.write_text(to_html(report), encoding="utf-8")
+        args.html.write_text(render_diff_page(report), encoding="utf-8")
     return 0
 
 

@@ -17,6 +17,48 @@ DECODING_COLUMNS = ("max_tokens", "temperature", "stop", "num_completions", "top
 IGNORED_ADAPTER_FIELDS = frozenset({"max_eval_instances"})
 
 
+DIAGNOSTIC_PREFIXES = ("platt_", "predicted_index", "num_", "max_prob", "finish_reason", "logprob")
+"""Statistics that describe how a run ran rather than how well: listed after the others."""
+
+
+def metric_rank(metric: str, main_metric: str) -> int:
+    """0 for the run's main metric, 2 for a diagnostic statistic, 1 for the rest."""
+    if metric == main_metric:
+        return 0
+    return 2 if metric.startswith(DIAGNOSTIC_PREFIXES) else 1
+
+
+def short_args(args: Any, width: int = 24) -> str:
+    """Scenario arguments as ``k=v`` pairs a person can read: a path by its file name, a
+    long value cut to ``width`` characters, nested values summarised."""
+    if isinstance(args, str):
+        try:
+            args = json.loads(args)
+        except ValueError:
+            return args[:width]
+    if not isinstance(args, dict):
+        return ""
+    parts = []
+    for key, value in sorted(args.items()):
+        if isinstance(value, dict):
+            text = "{" + ",".join(sorted(str(k) for k in value))[: width - 2] + "}"
+        elif isinstance(value, list):
+            text = ",".join(str(v) for v in value)
+        else:
+            text = str(value)
+            if "/" in text and key in ("path", "dataset", "file"):
+                text = text.rstrip("/").rsplit("/", 1)[-1]
+        parts.append(f"{key}={text if len(text) <= width else text[: width - 1] + '…'}")
+    return " ".join(parts)
+
+
+def run_label(scenario: str, args: Any, groups: Any, model: str) -> str:
+    """``groups (short args) · model``: the name a diff shows for a run."""
+    names = [str(g) for g in groups] if isinstance(groups, list) and groups else [scenario]
+    shown = short_args(args)
+    return f"{'/'.join(dict.fromkeys(names))}{f' ({shown})' if shown else ''} · {model}"
+
+
 @dataclass(frozen=True)
 class MetricDelta:
     metric: str
@@ -48,6 +90,17 @@ class RunDiff:
     instances_added: list[str] = field(default_factory=list)
     instances_removed: list[str] = field(default_factory=list)
     main_metric: str = "exact_match"
+    label: str = ""
+    """How a person names the run: its groups (else scenario), short arguments and model."""
+
+    @property
+    def ordered(self) -> list[MetricDelta]:
+        """The main metric first, then the other metrics, then diagnostic statistics; within
+        each, significant changes first, the largest first."""
+        return sorted(
+            self.metrics,
+            key=lambda m: (metric_rank(m.metric, self.main_metric), not m.significant, -abs(m.delta or 0.0), m.metric),
+        )
 
     @property
     def largest_significant(self) -> float:
@@ -196,6 +249,7 @@ def compare_runs(old: SideRun, new: SideRun, *, seed: int = 0, num_bootstrap: in
         method=old.method,
         comparable=True,
         main_metric=str(new.spec.get("main_metric") or old.spec.get("main_metric") or "exact_match"),
+        label=run_label(old.scenario, old.scenario_args, new.spec.get("groups") or old.spec.get("groups"), old.model),
     )
     _comparability(diff, old, new)
 

@@ -14,8 +14,9 @@ import os
 import shutil
 import uuid
 from collections import defaultdict
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from jinja2 import Environment, FileSystemLoader, select_autoescape
 
@@ -28,6 +29,9 @@ from holistic.site.haystack import HaystackReport, render_haystack
 from holistic.site.titles import run_title
 from holistic.summarize.build import Summary
 from holistic.summarize.tables import Cell, Column, Table
+
+if TYPE_CHECKING:
+    from holistic.diff.compare import DiffReport
 
 STATIC_FILES = ("style.css", "site.js", "chunks.js", "browser.js", "compare.js")
 
@@ -119,12 +123,11 @@ def _render_into(suite: SuiteReader, summary: Summary, site_dir: Path, previous:
         shutil.copyfile(templates_dir() / name, site_dir / name)
     tables = {t.id: t.to_json() for t in summary.tables}
     has_diff = previous is not None
-    if has_diff:
-        assert previous is not None
-        _render_diff(previous, suite, site_dir)
     w = SiteWriter(site_dir, summary.suite, has_diff)
     targeted = [tables[t.id] for t in summary.tables if t.id.startswith("targeted_")]
     w.common["has_targeted"] = bool(targeted)
+    if previous is not None:
+        _render_diff(previous, suite, site_dir, w)
     suite_meta = suite.meta
 
     from holistic.site.plots import render_plots
@@ -535,9 +538,28 @@ def _models_table(suite: SuiteReader, summary: Summary) -> Table:
     )
 
 
-def _render_diff(previous: Path, suite: SuiteReader, site_dir: Path) -> None:
+def _render_diff(previous: Path, suite: SuiteReader, site_dir: Path, w: SiteWriter) -> None:
     from holistic.diff import diff_suites, read_side
-    from holistic.diff.report import to_html
 
     report = diff_suites(read_side(previous), read_side(suite.suite_dir))
-    (site_dir / "diff.html").write_text(to_html(report, css="style.css"), encoding="utf-8")
+    (site_dir / "diff.html").write_text(render_diff_page(report, common=w.common), encoding="utf-8")
+
+
+_STANDALONE_DIFF = """{% extends "diff.html" %}
+{% block nav %}<nav aria-label="Sections"><a href="#summary">Summary</a> · <a href="#runs">Runs</a> ·
+<a href="#flips">Flipped instances</a> · <a href="#added">Added</a> · <a href="#removed">Removed</a></nav>{% endblock %}
+"""
+
+
+def render_diff_page(report: DiffReport, *, common: Mapping[str, Any] | None = None) -> str:
+    """A helm-diff report as a page in the site's style: a page of a site (``common``: the
+    suite and the navigation facts its pages share) or, without ``common``, one standalone
+    file with the style inlined and a bar of links to its own sections (``helm-diff --html``)."""
+    from holistic.diff.report import html_context
+
+    context = html_context(report)
+    env = _env()
+    if common is not None:
+        return env.get_template("diff.html").render(root="", **common, **context)
+    css = (templates_dir() / "style.css").read_text(encoding="utf-8")
+    return env.from_string(_STANDALONE_DIFF).render(root="", suite="helm-diff", inline_css=css, **context)

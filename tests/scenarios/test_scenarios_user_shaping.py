@@ -361,3 +361,60 @@ def test_the_builtin_openbookqa_reads_the_authors_tsv_as_it_reads_their_jsonl(tm
     assert len(from_tsv) == 6
     assert from_tsv == from_jsonl
     assert _gold(from_tsv[0]) == "plants sprouting, blooming and wilting"
+
+
+def test_piqa_openbookqa_and_truthfulqa_run_from_yaml_alone(tmp_path: Path) -> None:
+    questions, label_file = _write_piqa(tmp_path)
+    obqa = tmp_path / "test.tsv"
+    obqa.write_text(OBQA_TSV, encoding="utf-8")
+    root = _data_root()
+    truthful = root / "truthful_qa" / "TruthfulQA.csv" if root else None
+    runs = (
+        "  - scenario: file\n    name: piqa\n    args:\n"
+        f"      path: {questions}\n      join: [{{path: {label_file}, column: label}}]\n"
+        "      fields: {input: goal, choices: [sol1, sol2], label: label}\n      label_format: index0\n"
+        "  - scenario: file\n    name: obqa\n    args:\n"
+        f"      path: {obqa}\n"
+        "      columns:\n"
+        "        parts: {split: question, pattern: '\\s*\\([A-D]\\)\\s*'}\n"
+        "        options: {split: question, pattern: '\\s*\\([A-D]\\)\\s*', skip: 1}\n"
+        "      fields: {id: id, input: 'parts[0]', choices: options, label: answerKey}\n"
+    )
+    if truthful is not None and truthful.is_file():
+        runs += (
+            "  - scenario: file\n    name: truthfulqa_mc1\n    args:\n"
+            f"      path: {truthful}\n"
+            "      columns:\n"
+            '        incorrect: {split: Incorrect Answers, sep: "; "}\n'
+            "        mc1_choices: {concat: [Best Answer, incorrect]}\n"
+            "        mc1_gold: {value: 0}\n"
+            "      fields: {input: Question, choices: mc1_choices, label: mc1_gold}\n"
+            "      label_format: index0\n"
+        )
+    spec = tmp_path / "authors.yaml"
+    spec.write_text(
+        "suite: authors\nmodels: [simple/echo]\ndefaults:\n  max_eval_instances: 5\n  metrics: [accuracy]\n"
+        "  adaptation: {method: multiple_choice_separate_original, max_train_instances: 0}\nruns:\n" + runs,
+        encoding="utf-8",
+    )
+    assert main([str(spec), "--output-dir", str(tmp_path / "out"), "--quiet"]) == 0
+    gold: dict[str, dict[str, str]] = {}
+    for run_dir in (tmp_path / "out" / "authors" / "runs").iterdir():
+        name = json.loads((run_dir / "run_spec.json").read_text(encoding="utf-8"))["name"].split(":")[0]
+        gold[name] = {
+            r["instance_id"]: next(ref["output"] for ref in r["references"] if "correct" in ref["tags"])
+            for r in pq.read_table(run_dir / "instances.parquet").to_pylist()
+        }
+    assert set(gold["piqa"].values()) == {
+        "store it in a bread box.",
+        "Stuff them with newspaper.",
+        "put the pot in an ice bath.",
+    }
+    assert gold["obqa"] == {
+        "7-980": "plants sprouting, blooming and wilting",
+        "7-584": "the mountains seem smaller than in photographs",
+    }
+    if "truthfulqa_mc1" in gold:
+        with truthful.open(encoding="utf-8-sig", newline="") as fh:  # type: ignore[union-attr]
+            best = {row["Best Answer"] for row in csv.DictReader(fh)}
+        assert len(gold["truthfulqa_mc1"]) == 5 and set(gold["truthfulqa_mc1"].values()) <= best
