@@ -116,25 +116,18 @@ def test_missing_suite_is_a_clear_error(tmp_path: Path, capsys: pytest.CaptureFi
     assert "no suite.json" in capsys.readouterr().err
 
 
-def test_summarize_links_the_diff_with_the_previous_release(releases: dict[str, object]) -> None:
+def summarize_with_previous(releases: dict[str, object]) -> Path:
+    """helm-summarize the new release with ``--previous`` the old one; the new suite's folder."""
     from holistic.cli.summarize import main as summarize_main
 
     new = Path(str(releases["new"]))
-    assert (
-        summarize_main(
-            [
-                "--suite",
-                "rel",
-                "--output-dir",
-                str(new.parent),
-                "--num-bootstrap",
-                "20",
-                "--previous",
-                str(releases["old"]),
-            ]
-        )
-        == 0
-    )
+    argv = ["--suite", "rel", "--output-dir", str(new.parent), "--num-bootstrap", "20"]
+    assert summarize_main([*argv, "--previous", str(releases["old"])]) == 0
+    return new
+
+
+def test_summarize_links_the_diff_with_the_previous_release(releases: dict[str, object]) -> None:
+    new = summarize_with_previous(releases)
     site = new / "site"
     diff_page = (site / "diff.html").read_text(encoding="utf-8")
     assert "not comparable" in diff_page.lower() or "no:" in diff_page

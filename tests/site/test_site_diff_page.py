@@ -9,11 +9,10 @@ from typing import Any
 import pytest
 
 from holistic.cli.diff import main as diff_main
-from holistic.cli.summarize import main as summarize_main
 from holistic.diff import diff_suites, read_side
 from holistic.diff.compare import metric_rank, run_label
 from holistic.diff.report import format_terminal
-from tests.diff.test_diff_releases import releases  # noqa: F401 (the two releases, as a fixture)
+from tests.diff.test_diff_releases import releases, summarize_with_previous  # noqa: F401 (releases: a fixture)
 
 
 def test_runs_are_named_by_groups_and_short_arguments() -> None:
