@@ -47,22 +47,7 @@ def test_diff_pages_use_the_site_style_and_navigation_and_fit_1280px(
     tmp_path: Path,
     page: Any,
 ) -> None:
-    new = Path(str(releases["new"]))
-    assert (
-        summarize_main(
-            [
-                "--suite",
-                "rel",
-                "--output-dir",
-                str(new.parent),
-                "--num-bootstrap",
-                "20",
-                "--previous",
-                str(releases["old"]),
-            ]
-        )
-        == 0
-    )
+    new = summarize_with_previous(releases)
     standalone = tmp_path / "diff.html"
     assert diff_main([str(releases["old"]), str(new), "--html", str(standalone)]) in (0, 1)
     page.set_viewport_size({"width": 1280, "height": 800})
