@@ -32,10 +32,11 @@ def short_args(args: Any, width: int = 24) -> str:
     """Scenario arguments as ``k=v`` pairs a person can read: a path by its file name, a
     long value cut to ``width`` characters, nested values summarised."""
     if isinstance(args, str):
+        text = args
         try:
-            args = json.loads(args)
+            args = json.loads(text)
         except ValueError:
-            return args[:width]
+            return text[:width]
     if not isinstance(args, dict):
         return ""
     parts = []

@@ -50,16 +50,16 @@ class Headline:
         for row in rows:
             if row.get("metric") == main_metric and row.get("sub_split") is None and row.get("perturbation") is None:
                 found.setdefault(str(row.get("split")), row)
-        row = found.get("test") or found.get("valid")
-        if row is None or row.get("mean") is None:
+        best = found.get("test") or found.get("valid")
+        if best is None or best.get("mean") is None:
             return None
         return Headline(
             metric=main_metric,
-            mean=float(row["mean"]),
-            ci_low=None if row.get("ci_low") is None else float(row["ci_low"]),
-            ci_high=None if row.get("ci_high") is None else float(row["ci_high"]),
-            split=str(row.get("split")),
-            count=int(row.get("count") or 0),
+            mean=float(best["mean"]),
+            ci_low=None if best.get("ci_low") is None else float(best["ci_low"]),
+            ci_high=None if best.get("ci_high") is None else float(best["ci_high"]),
+            split=str(best.get("split")),
+            count=int(best.get("count") or 0),
         )
 
 
