@@ -21,6 +21,7 @@ from holistic.metrics.registry import select_metrics
 from holistic.models.registry import ModelRegistry
 from holistic.spec.catalog import Catalog
 from holistic.spec.compiler import CompiledSuite
+from holistic.spec.conformance import Conformance, conformance
 from holistic.spec.coverage import CoverageCell, RunCoverage, coverage_table, run_coverage
 from holistic.spec.estimates import RunSize, estimate_run
 from holistic.spec.naming import format_value
@@ -42,6 +43,8 @@ class PlanRow:
     perturbations: int
     """Number of perturbations (each adds one variant per eval instance)."""
     size: RunSize
+    conformance: Conformance | None = None
+    """Whether the run's HELM conformance is proven, only claimed, or not claimed (and why)."""
 
 
 @dataclass(frozen=True)
@@ -119,6 +122,7 @@ def make_plan(
             source = "sampled" if built.sampled else "exact" if built.exact else "prompts"
             size = replace(size, prompt_tokens=built.tokens, prompt_tokens_source=source)
         cap = max_eval_instances_override if max_eval_instances_override is not None else run.adapter.max_eval_instances
+        verdict = conformance(run)
         note = cls.plan_note(run.scenario.args_dict, cap)  # a scenario's own words on its cells
         if note and note not in notes:
             notes.append(note)
@@ -133,8 +137,13 @@ def make_plan(
                 protocol=run.adapter.protocol,
                 perturbations=len(run.perturbations),
                 size=size,
+                conformance=verdict,
             )
         )
+        for deviation in verdict.deviations:
+            warning = f"warning: protocol 'helm' with a named deviation: {deviation}"
+            if warning not in notes:
+                notes.append(warning)
         notes.extend(n for n in cls.data_notes(run.scenario.args_dict, data_root) if n not in notes)
         verdicts.append(
             run_coverage(
@@ -203,12 +212,30 @@ def format_plan(plan: Plan) -> str:
     )
     lines.append(_prompt_token_note(plan))
     lines.append("")
+    lines.extend(_conformance_lines(plan))
+    lines.append("")
     lines.extend(_coverage_lines(plan))
     if plan.notes:
         lines.append("")
         lines.append("Notes:")
         lines.extend(f"  - {note}" for note in plan.notes)
     return "\n".join(lines) + "\n"
+
+
+def _conformance_lines(plan: Plan) -> list[str]:
+    """Per run: is its HELM conformance proven by a golden test, only claimed (and why), or not claimed."""
+    lines = [
+        "HELM conformance (proven = a golden test against HELM's own output covers the scenario and "
+        "every perturbation):"
+    ]
+    for row in plan.rows:
+        verdict = row.conformance
+        if verdict is None:
+            continue
+        lines.append(f"  {row.run_id}: {verdict.status}")
+        if verdict.status == "claimed":
+            lines.extend(f"      - {reason}" for reason in verdict.reasons)
+    return lines
 
 
 def _prompt_token_note(plan: Plan) -> str:
