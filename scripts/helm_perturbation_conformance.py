@@ -120,6 +120,141 @@ NOT_RUN = {
 }
 
 
+CRAFTED: list[tuple[str, list[tuple[str, bool]]]] = [
+    (
+        "Adam told Emily that his father and her brother had met Greg Olson at the king's hall.",
+        [("Adam and Emily", True), ("Greg", False)],
+    ),
+    (
+        "When Sarah Schmidt called, he said the boys and their sons were with the waiter himself.",
+        [("Sarah Schmidt", True), ("the waiter", False)],
+    ),
+    (
+        "Did Matthew, Anne or Tyler Meyer see him? The man says ADAM and MOLLY left with his grandfather.",
+        [("Matthew", False), ("Anne and Molly", True)],
+    ),
+    (
+        "Jill and Jake Murphy are siblings; she is older, and he is about to graduate with the men.",
+        [("Jill", True), ("Jake", False)],
+    ),
+    (
+        "Brad's nephew asked whether Heather Sullivan, a queen of chess, would teach him this year.",
+        [("Heather Sullivan", True), ("Brad", False)],
+    ),
+    (
+        "The server gave Claire and Logan Becker their dinner; Logan thanked him, and Claire thanked the waitress.",
+        [("Claire", False), ("Logan Becker", True)],
+    ),
+]
+"""Sentences written for this comparison, with names from holistic's lists, pronouns, gendered
+terms and SAE words, and references that name the same people (so the name choices must persist
+across references and input as HELM keeps them). HELM's ``DataAugmenter`` perturbs them directly."""
+
+_HELM_DIRECT = r"""
+import json, sys
+from helm.benchmark.augmentations.data_augmenter import DataAugmenter
+from helm.benchmark.augmentations.perturbation import create_perturbation
+from helm.benchmark.run_expander import PERTURBATION_SPECS_DICT
+from helm.benchmark.scenarios.scenario import Input, Instance, Output, Reference
+
+crafted, augmentations = json.loads(sys.argv[1]), json.loads(sys.argv[2])
+instances = [
+    Instance(
+        input=Input(text=text),
+        references=[Reference(output=Output(text=r), tags=["correct"] if ok else []) for r, ok in refs],
+        split="test",
+        id=f"id{i}",
+    )
+    for i, (text, refs) in enumerate(crafted)
+]
+out = {}
+for name in augmentations:
+    (specs,) = PERTURBATION_SPECS_DICT[name].values()
+    augmenter = DataAugmenter(perturbations=[create_perturbation(s) for s in specs])
+    made = augmenter.generate(instances, include_original=True, skip_unchanged=True, seeds_per_instance=1)
+    out[name] = [
+        {"helm_id": m.id, "perturbation": m.perturbation.name, "input": m.input.text,
+         "references": [[r.output.text, r.tags] for r in m.references]}
+        for m in made if m.perturbation is not None
+    ]
+json.dump(out, open(sys.argv[3], "w"), indent=1)
+"""
+
+
+def run_helm_direct(out: Path, helm_python: Path, augmentations: list[str]) -> Path:
+    """HELM's ``DataAugmenter`` (as its runner calls it) on :data:`CRAFTED`; returns its output file."""
+    target = out / "crafted_variants.json"
+    subprocess.run(
+        ["nice", str(helm_python), "-c", _HELM_DIRECT, json.dumps(CRAFTED), json.dumps(augmentations), str(target)],
+        cwd=out,
+        check=True,
+        env={**os.environ, "HF_HUB_OFFLINE": "1"},
+    )
+    return target
+
+
+def compare_crafted(out: Path, data_root: Path, augmentations: list[str], golden_dir: Path | None) -> list[dict[str, Any]]:
+    """holistic's variants of :data:`CRAFTED` against HELM's, per augmentation (inputs and references)."""
+    from holistic.core.types import Instance, PerturbationSpec, Reference
+    from holistic.perturbations import apply_perturbations
+    from holistic.perturbations.helm_base import HELM_ID_KEY
+
+    helm = json.loads((out / "crafted_variants.json").read_text(encoding="utf-8"))
+    originals = [
+        Instance(
+            id=f"crafted-{i}",
+            input=text,
+            references=tuple(Reference(r, ("correct",) if ok else ()) for r, ok in refs),
+            metadata={HELM_ID_KEY: f"id{i}"},
+        )
+        for i, (text, refs) in enumerate(CRAFTED)
+    ]
+    results = []
+    golden: dict[str, Any] = {}
+    for augmentation in augmentations:
+        specs = [PerturbationSpec.make(s["name"], s.get("args", {})) for s in AUGMENTATIONS[augmentation]]
+        made = apply_perturbations(originals, specs, seed=0, protocol="helm", data_root=data_root, offline=True)
+        ours = {
+            (str(v.metadata[HELM_ID_KEY]), v.perturbation.name.split("~")[0]): v for v in made if v.perturbation
+        }
+        theirs = {(v["helm_id"], HELM_NAMES[v["perturbation"]]): v for v in helm[augmentation]}
+        same = sum(
+            k in ours
+            and ours[k].input == v["input"]
+            and [[r.output, list(r.tags)] for r in ours[k].references] == v["references"]
+            for k, v in theirs.items()
+        )
+        results.append(
+            {
+                "scenario": "crafted",
+                "augmentation": augmentation,
+                "perturbations": [s["name"] for s in AUGMENTATIONS[augmentation]],
+                "originals": len(originals),
+                "helm_variants": len(theirs),
+                "holistic_variants": len(ours),
+                "only_helm": sorted(f"{i}/{n}" for i, n in theirs if (i, n) not in ours),
+                "only_holistic": sorted(f"{i}/{n}" for i, n in ours if (i, n) not in theirs),
+                "inputs_identical": same,
+                "references_identical": same,
+                "prompts_identical": same,  # no prompts here: inputs and references are the comparison
+            }
+        )
+        print(format_row(results[-1]), flush=True)
+        golden[augmentation] = {
+            "holistic_perturbations": AUGMENTATIONS[augmentation],
+            "variants": [{**v, "perturbation": HELM_NAMES[v["perturbation"]]} for v in helm[augmentation]],
+        }
+    if golden_dir is not None:
+        doc = {
+            "made_by": f"crfm-helm {hc.HELM_VERSION} DataAugmenter, scripts/helm_perturbation_conformance.py",
+            "crafted": CRAFTED,
+            "augmentations": golden,
+        }
+        path = golden_dir / "helm_perturbations_crafted.json"
+        path.write_text(json.dumps(doc, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    return results
+
+
 def place_helm_resources(out: Path, data_root: Path) -> None:
     """HELM's dialect dictionary and a person-name file where HELM's downloads would write them."""
     sys.path.insert(0, str(ROOT))
@@ -320,11 +455,13 @@ def main(argv: list[str] | None = None) -> int:
             hc.prepare_helm_instances(key, out, data_root, helm_python)
             n = args.max_eval_instances or MAX_EVAL[key]
             run_helm_dry(out, helm_python, work / "prod_env", key, n, args.augmentations)
+        run_helm_direct(out, helm_python, args.augmentations)
 
     results = []
     for key in args.scenarios:
         n = args.max_eval_instances or MAX_EVAL[key]
         results += compare_scenario(key, out, data_root, args.augmentations, n, args.golden)
+    results += compare_crafted(out, data_root, args.augmentations, args.golden)
     print()
     print(format_table(results))
     if args.report:

@@ -159,3 +159,44 @@ def test_mild_mix_draws_spaces_after_misspellings_as_helm() -> None:
     assert len(helm) == len(entry["evaluated"])  # lower-casing changes every MMLU question
     assert [v.input for v in ours] == [helm[v.id] for v in ours]
     assert any("  " in text for text in helm.values())
+
+
+CRAFTED = HERE / "helm_perturbations_crafted.json"
+CRAFTED_CASES = sorted(_golden(CRAFTED)["augmentations"])
+
+
+@pytest.mark.parametrize("augmentation", CRAFTED_CASES)
+def test_helms_data_augmenter_on_crafted_sentences(augmentation: str) -> None:
+    """Names (first and last, kept the same across references and input), pronouns and gendered
+    terms, which MMLU anatomy and a small BoolQ sample hardly have: HELM's ``DataAugmenter`` run
+    on sentences written for this, against holistic under ``protocol: helm``."""
+    golden = _golden(CRAFTED)
+    entry = golden["augmentations"][augmentation]
+    specs = [PerturbationSpec.make(s["name"], s.get("args", {})) for s in entry["holistic_perturbations"]]
+    root = _data_root()
+    if root is None and any(s.name in NEEDS_HELM_DATA for s in specs):
+        pytest.skip(
+            "HELM's perturbation resources not available (set HOLISTIC_DATA_ROOT or place them at ../shared/data)"
+        )
+    originals = [
+        Instance(
+            id=f"crafted-{i}",
+            input=text,
+            references=tuple(Reference(r, ("correct",) if ok else ()) for r, ok in refs),
+            metadata={HELM_ID_KEY: f"id{i}"},
+        )
+        for i, (text, refs) in enumerate(golden["crafted"])
+    ]
+    made = apply_perturbations(originals, specs, seed=0, protocol="helm", data_root=root, offline=True)
+    ours = [
+        {
+            "helm_id": v.metadata[HELM_ID_KEY],
+            "perturbation": _key(v)[1],
+            "input": v.input,
+            "references": [[r.output, list(r.tags)] for r in v.references],
+        }
+        for v in made
+        if v.perturbation is not None
+    ]
+    key = lambda v: (v["helm_id"], v["perturbation"])  # noqa: E731
+    assert sorted(ours, key=key) == sorted(entry["variants"], key=key)
