@@ -193,7 +193,9 @@ def run_helm_direct(out: Path, helm_python: Path, augmentations: list[str]) -> P
     return target
 
 
-def compare_crafted(out: Path, data_root: Path, augmentations: list[str], golden_dir: Path | None) -> list[dict[str, Any]]:
+def compare_crafted(
+    out: Path, data_root: Path, augmentations: list[str], golden_dir: Path | None
+) -> list[dict[str, Any]]:
     """holistic's variants of :data:`CRAFTED` against HELM's, per augmentation (inputs and references)."""
     from holistic.core.types import Instance, PerturbationSpec, Reference
     from holistic.perturbations import apply_perturbations
@@ -214,9 +216,7 @@ def compare_crafted(out: Path, data_root: Path, augmentations: list[str], golden
     for augmentation in augmentations:
         specs = [PerturbationSpec.make(s["name"], s.get("args", {})) for s in AUGMENTATIONS[augmentation]]
         made = apply_perturbations(originals, specs, seed=0, protocol="helm", data_root=data_root, offline=True)
-        ours = {
-            (str(v.metadata[HELM_ID_KEY]), v.perturbation.name.split("~")[0]): v for v in made if v.perturbation
-        }
+        ours = {(str(v.metadata[HELM_ID_KEY]), v.perturbation.name.split("~")[0]): v for v in made if v.perturbation}
         theirs = {(v["helm_id"], HELM_NAMES[v["perturbation"]]): v for v in helm[augmentation]}
         same = sum(
             k in ours

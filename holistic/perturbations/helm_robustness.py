@@ -20,7 +20,6 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
-from typing import ClassVar
 
 from holistic.perturbations.base import ROBUSTNESS
 from holistic.perturbations.helm_base import Deviation, HelmPerturbation, HelmProbPerturbation
@@ -188,31 +187,34 @@ class _Rewrite(HelmPerturbation):
     """A HELM perturbation without arguments or randomness: one function of the text."""
 
     category = ROBUSTNESS
-    rewrite: ClassVar[Callable[[str], str]]
 
     def perturb(self, text: str, rng: random.Random) -> str:
-        return type(self).rewrite(text)
+        return _REWRITES[self.name](text)
+
+
+_REWRITES: dict[str, Callable[[str], str]] = {
+    "lowercase": helm_lower,
+    "contractions": helm_contract,
+    "expansions": helm_expand,
+}
 
 
 @dataclass(frozen=True)
 class HelmLowercase(_Rewrite):
     name = "lowercase"
     helm_class = "helm.benchmark.augmentations.lowercase_perturbation.LowerCasePerturbation"
-    rewrite = staticmethod(helm_lower)
 
 
 @dataclass(frozen=True)
 class HelmContractions(_Rewrite):
     name = "contractions"
     helm_class = "helm.benchmark.augmentations.contraction_expansion_perturbation.ContractionPerturbation"
-    rewrite = staticmethod(helm_contract)
 
 
 @dataclass(frozen=True)
 class HelmExpansions(_Rewrite):
     name = "expansions"
     helm_class = "helm.benchmark.augmentations.contraction_expansion_perturbation.ExpansionPerturbation"
-    rewrite = staticmethod(helm_expand)
 
 
 @dataclass(frozen=True)
