@@ -250,7 +250,7 @@ def compare_crafted(
             "crafted": CRAFTED,
             "augmentations": golden,
         }
-        path = golden_dir / "helm_perturbations_crafted.json"
+        path = golden_dir / "perturbations_crafted.json"
         path.write_text(json.dumps(doc, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
     return results
 

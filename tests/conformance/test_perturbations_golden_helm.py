@@ -34,7 +34,8 @@ from holistic.spec import compile_spec
 from tests.conformance.test_conformance_golden import _embedded_tokenizer, _RoomyTokenizer
 
 HERE = Path(__file__).resolve().parent
-GOLDEN = sorted(HERE.glob("perturbations_*.json"))
+CRAFTED = HERE / "perturbations_crafted.json"
+GOLDEN = sorted(p for p in HERE.glob("perturbations_*.json") if p != CRAFTED)  # one per scenario
 MODEL = "embedded/smollm2-135m-instruct"
 NEEDS_HELM_DATA = ("dialect", "gender")
 
@@ -161,7 +162,6 @@ def test_mild_mix_draws_spaces_after_misspellings_as_helm() -> None:
     assert any("  " in text for text in helm.values())
 
 
-CRAFTED = HERE / "helm_perturbations_crafted.json"
 CRAFTED_CASES = sorted(_golden(CRAFTED)["augmentations"])
 
 
