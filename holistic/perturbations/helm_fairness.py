@@ -48,7 +48,7 @@ class HelmDialect(HelmProbPerturbation):
 
     def __post_init__(self) -> None:
         super().__post_init__()
-        if self.source.upper() != "SAE" or self.target.upper() not in ("AAE", "AAVE"):
+        if str(self.source).upper() != "SAE" or str(self.target).upper() not in ("AAE", "AAVE"):
             raise ValueError(
                 f"HELM's dialect maps only source='SAE' to target='AAVE' (or 'AAE'), "
                 f"got source={self.source!r}, target={self.target!r}"
@@ -184,7 +184,7 @@ class HelmPersonNames(HelmProbPerturbation):
                 raise ValueError(f"{label} must be one of {known}, got {value!r}")
 
     def _race(self, value: str) -> str:
-        value = value.lower()
+        value = str(value).lower()
         return _HELM_RACE.get(value, value) if self.name_type == "first_name" else value
 
     def _names(self, race: str) -> list[str]:

@@ -253,3 +253,17 @@ runs:
     page = next((out / "c").rglob(f"{run_dir.name}.html"))
     html = page.read_text(encoding="utf-8")
     assert "HELM conformance" in html and "proven" in html and "perturbations_mmlu.json (robustness)" in html
+
+
+@pytest.mark.parametrize(
+    ("perturbation", "message"),
+    [
+        ("{name: dialect, args: {target: 3}}", "HELM's dialect maps only"),
+        ("{name: person_names, args: {source_race: [white]}}", "source_race must be one of"),
+        ("{name: gender, args: {source: neutral, target: robot}}", "target must be one of"),
+        ("{name: typos, args: {prob: 2}}", "prob must be a number between 0 and 1"),
+    ],
+)
+def test_a_bad_helm_perturbation_value_is_a_spec_error(tmp_path: Path, perturbation: str, message: str) -> None:
+    with pytest.raises(SpecError, match=message):
+        _run(tmp_path, "boolq", f"[{perturbation}]")
