@@ -6,6 +6,7 @@ import io
 import json
 import os
 import pickle
+import urllib.request
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -43,7 +44,7 @@ def _serve(monkeypatch: pytest.MonkeyPatch, served: dict[str, bytes]) -> list[st
             raise OSError("unreachable")
         return _Response(served[url])
 
-    monkeypatch.setattr(hr.urllib.request, "urlopen", urlopen)
+    monkeypatch.setattr(urllib.request, "urlopen", urlopen)
     return asked
 
 
