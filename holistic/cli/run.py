@@ -44,7 +44,8 @@ def build_parser() -> argparse.ArgumentParser:
         "--dry-run",
         dest="plan",
         action="store_true",
-        help="print the expanded run matrix and the scenario x metric coverage, run nothing, write nothing",
+        help="print the expanded run matrix, each run's HELM conformance (proven by a golden test, or only "
+        "claimed, and why) and the scenario x metric coverage; run nothing, write nothing",
     )
     p.add_argument(
         "--calibrate",

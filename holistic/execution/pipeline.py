@@ -47,6 +47,7 @@ from holistic.execution.serving import ServeStats, serve
 from holistic.metrics.base import BaseMetric
 from holistic.results.layout import ARTIFACTS_FILE, RUN_SPEC_FILE
 from holistic.results.store import SuiteStore
+from holistic.spec.conformance import conformance
 
 
 class EmptyRunError(HolisticError):
@@ -123,6 +124,8 @@ def run_spec_document(
         },
         "metrics_selected": list(selected),
         "metrics_not_applicable": dict(sorted(not_applicable.items())),
+        # proven (a golden test against HELM's own output covers it), claimed, or not claimed
+        "helm_conformance": conformance(run).to_json(),
     }
 
 
@@ -155,6 +158,7 @@ def _load_instances(
 ) -> tuple[list[Instance], list[Instance]]:
     """``(train, eval)``: eval down-sampled and with its perturbed variants (originals first)."""
     from holistic.perturbations import apply_perturbations
+    from holistic.perturbations.helm_base import with_helm_ids
 
     scenario_ctx = ScenarioContext(
         data_root=options.data_root,
@@ -164,7 +168,10 @@ def _load_instances(
         model=run.model,
         tokenizers=tokenizers,
     )
-    train, evaluation = split_instances(scenario.get_instances(scenario_ctx))
+    loaded = list(scenario.get_instances(scenario_ctx))
+    if run.adapter.protocol == "helm" and run.perturbations:
+        loaded = with_helm_ids(loaded)
+    train, evaluation = split_instances(loaded)
     evaluation = downsample(
         evaluation,
         run.adapter.max_eval_instances,
@@ -176,7 +183,14 @@ def _load_instances(
     if not evaluation:
         raise EmptyRunError(f"run {run.run_id}: scenario {run.scenario.name!r} has no valid/test instances")
     if run.perturbations:
-        evaluation = apply_perturbations(evaluation, run.perturbations, seed=_seed(run, "perturbations"))
+        evaluation = apply_perturbations(
+            evaluation,
+            run.perturbations,
+            seed=_seed(run, "perturbations"),
+            protocol=run.adapter.protocol,
+            data_root=options.data_root,
+            offline=options.offline,
+        )
     return train, evaluation
 
 

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from pathlib import Path
 
 from holistic.core.errors import HolisticError
 from holistic.core.types import TRAIN_SPLIT, Instance, PerturbationSpec
 from holistic.perturbations.base import BasePerturbation
+from holistic.perturbations.helm_base import HelmPerturbation
 from holistic.perturbations.registry import create_perturbation
 
 
@@ -23,7 +25,15 @@ def variants_of(perturbation: BasePerturbation, instance: Instance, seed: int) -
     return list(perturbation.variants(instance, seed))
 
 
-def apply_perturbations(instances: Sequence[Instance], specs: Sequence[PerturbationSpec], seed: int) -> list[Instance]:
+def apply_perturbations(
+    instances: Sequence[Instance],
+    specs: Sequence[PerturbationSpec],
+    seed: int,
+    *,
+    protocol: str = "holistic",
+    data_root: Path | None = None,
+    offline: bool = False,
+) -> list[Instance]:
     """The originals (unchanged, ``perturbation=None``) followed by their variants.
 
     Variants come instance by instance, in the order of ``specs``; each keeps its
@@ -33,8 +43,17 @@ def apply_perturbations(instances: Sequence[Instance], specs: Sequence[Perturbat
     process. A perturbation that makes no variant of any evaluation instance (a
     contrast set asked of a scenario without contrast sets) is an error rather than a
     silent no-op: its worst case would just repeat the original's scores.
+
+    Under ``protocol="helm"`` the built-ins are HELM's algorithms
+    (:mod:`holistic.perturbations.helm_base`): seeded by each instance's HELM id, not by
+    ``seed``; a variant whose input is unchanged is dropped, as HELM drops it, so a
+    perturbation may make none. Their data (HELM's dialect dictionary and gender lists) is
+    read from ``data_root`` or the download cache, or downloaded unless ``offline``.
     """
-    perturbations = [create_perturbation(spec) for spec in specs]
+    perturbations = [create_perturbation(spec, protocol) for spec in specs]
+    for perturbation in perturbations:
+        if isinstance(perturbation, HelmPerturbation):
+            perturbation.load(data_root, offline)
     originals = list(instances)
     for inst in originals:
         if inst.perturbation is not None:
@@ -47,8 +66,8 @@ def apply_perturbations(instances: Sequence[Instance], specs: Sequence[Perturbat
             found = variants_of(perturbation, inst, seed)
             made[i] += len(found)
             out.extend(found)
-    for spec, count in zip(specs, made, strict=True):
-        if evaluated and count == 0:
+    for spec, perturbation, count in zip(specs, perturbations, made, strict=True):
+        if evaluated and count == 0 and not isinstance(perturbation, HelmPerturbation):
             raise NoVariantsError(
                 f"perturbation {spec.name!r} made no variant of the {len(evaluated)} evaluation instance(s)"
                 + (

@@ -32,7 +32,7 @@ def misspelling_table() -> dict[str, tuple[str, ...]]:
 
 
 @cache
-def _pattern() -> re.Pattern[str]:
+def misspelling_pattern() -> re.Pattern[str]:
     return re.compile(r"\b({})\b".format("|".join(misspelling_table())))
 
 
@@ -49,7 +49,7 @@ def match_case(source: str, target: str) -> str:
 
 def misspellable_words(text: str) -> list[str]:
     """The words and phrases of ``text`` the table has a misspelling for (in order)."""
-    return [m.group(1) for m in _pattern().finditer(text)]
+    return [m.group(1) for m in misspelling_pattern().finditer(text)]
 
 
 @dataclass(frozen=True)
@@ -78,4 +78,4 @@ class Misspellings(TextPerturbation):
                 return word
             return match_case(word, str(rng.seq.choice(table[word])))
 
-        return _pattern().sub(one, text)
+        return misspelling_pattern().sub(one, text)

@@ -10,7 +10,7 @@ from __future__ import annotations
 import dataclasses
 
 from holistic.core.errors import SpecError, did_you_mean
-from holistic.core.registry import Registry
+from holistic.core.registry import Registry, load_object
 from holistic.core.types import PerturbationSpec
 from holistic.perturbations.base import BasePerturbation
 
@@ -36,19 +36,40 @@ PERTURBATIONS: Registry[type[BasePerturbation]] = Registry(
 )
 
 
-def create_perturbation(spec: PerturbationSpec) -> BasePerturbation:
-    """Build the perturbation a spec names; bad argument names or values raise :class:`SpecError`."""
-    cls = PERTURBATIONS.get(spec.name)
+def perturbation_class(name: str, protocol: str = "holistic") -> type[BasePerturbation]:
+    """The class a perturbation name means under ``protocol``: HELM's algorithm for a built-in
+    under ``helm`` (:data:`HELM_PERTURBATIONS`), else the registered class."""
+    cls = PERTURBATIONS.get(name)
+    builtin = BUILTIN_PERTURBATIONS.get(name)
+    if protocol == "helm" and name in HELM_PERTURBATIONS and f"{cls.__module__}:{cls.__qualname__}" == builtin:
+        helm_cls: type[BasePerturbation] = load_object(HELM_PERTURBATIONS[name])
+        return helm_cls
+    return cls
+
+
+def create_perturbation(spec: PerturbationSpec, protocol: str = "holistic") -> BasePerturbation:
+    """Build the perturbation a spec names under ``protocol``; bad argument names or values raise :class:`SpecError`.
+
+    Under ``helm`` a built-in takes only the arguments HELM's class has: any other is an
+    error naming it (HELM has no such option).
+    """
+    cls = perturbation_class(spec.name, protocol)
     args = spec.args_dict
     if dataclasses.is_dataclass(cls):
         known = [f.name for f in dataclasses.fields(cls)]
+        helm_class = getattr(cls, "helm_class", None)
         for key in args:
             if key not in known:
                 hint = did_you_mean(key, known)
                 suggestion = f"; did you mean {hint[0]!r}?" if hint else ""
                 valid = ", ".join(known) if known else "none"
+                where = (
+                    f" under protocol 'helm' (HELM's {helm_class.rsplit('.', 1)[-1]} has no such option)"
+                    if helm_class
+                    else ""
+                )
                 raise SpecError(
-                    f"perturbation {spec.name!r} has no argument {key!r}{suggestion} (valid: {valid})",
+                    f"perturbation {spec.name!r} has no argument {key!r}{where}{suggestion} (valid: {valid})",
                     path=f"perturbations.{spec.name}.args.{key}",
                 )
     try:
@@ -56,3 +77,21 @@ def create_perturbation(spec: PerturbationSpec) -> BasePerturbation:
     except (TypeError, ValueError) as exc:
         raise SpecError(f"perturbation {spec.name!r}: {exc}", path=f"perturbations.{spec.name}.args") from None
     return perturbation
+
+
+HELM_PERTURBATIONS: dict[str, str] = {
+    "contractions": "holistic.perturbations.helm_robustness:HelmContractions",
+    "dialect": "holistic.perturbations.helm_fairness:HelmDialect",
+    "expansions": "holistic.perturbations.helm_robustness:HelmExpansions",
+    "gender": "holistic.perturbations.helm_fairness:HelmGender",
+    "lowercase": "holistic.perturbations.helm_robustness:HelmLowercase",
+    "mild_mix": "holistic.perturbations.helm_robustness:HelmMildMix",
+    "misspellings": "holistic.perturbations.helm_robustness:HelmMisspellings",
+    "person_names": "holistic.perturbations.helm_fairness:HelmPersonNames",
+    "synonyms": "holistic.perturbations.helm_robustness:HelmSynonyms",
+    "typos": "holistic.perturbations.helm_robustness:HelmTypos",
+    "whitespace": "holistic.perturbations.helm_robustness:HelmSpaces",
+}
+"""Under ``protocol: helm``: the built-in names -> HELM 0.5.16's algorithm for them
+(:mod:`holistic.perturbations.helm_base`). A built-in not listed (``contrast_set``) and
+plugins keep their own class under both protocols."""

@@ -289,8 +289,9 @@ SUITE_FIELDS: dict[str, str] = {
 
 RUN_FILES: dict[str, str] = {
     "run_spec.json": "RunSpec.canonical() fields at the top level (name, scenario, adapter, model, metrics, "
-    "perturbations, groups) plus suite, run_id, main_metric, scenario_info, metrics_selected and "
-    "metrics_not_applicable (category -> reason).",
+    "perturbations, groups) plus suite, run_id, main_metric, scenario_info, metrics_selected, "
+    "metrics_not_applicable (category -> reason) and helm_conformance ({status: 'proven'|'claimed'|"
+    "'not claimed', reasons, deviations, evidence}).",
     "instances.parquet": "Table 'instances'.",
     "requests.parquet": "Table 'requests'.",
     "per_instance_stats.parquet": "Table 'per_instance_stats'.",

@@ -124,10 +124,10 @@ class Catalog:
     def perturbation_names(self) -> list[str]:
         return PERTURBATIONS.names()
 
-    def perturbation_problem(self, spec: PerturbationSpec) -> SpecError | None:
-        """Whether the perturbation accepts ``spec``'s arguments (``None`` = fine)."""
+    def perturbation_problem(self, spec: PerturbationSpec, protocol: str = "holistic") -> SpecError | None:
+        """Whether the perturbation accepts ``spec``'s arguments under ``protocol`` (``None`` = fine)."""
         try:
-            create_perturbation(spec)
+            create_perturbation(spec, protocol)
         except SpecError as exc:
             return exc
         return None

@@ -236,7 +236,11 @@ class _EntryExpander:
             out.setdefault(name, Written(name, path))
         return list(out.values())
 
-    def perturbations(self, info: ScenarioInfo, metrics: Sequence[str]) -> tuple[PerturbationSpec, ...]:
+    def perturbations(
+        self, info: ScenarioInfo, metrics: Sequence[str], protocol: str = "holistic"
+    ) -> tuple[PerturbationSpec, ...]:
+        """The run's perturbations, each checked against the class it means under ``protocol``
+        (under ``helm``, HELM's: an argument HELM does not have is an error at its line)."""
         chosen = layered(self.entry, self.defaults, "perturbations", self.at)
         if chosen is None:
             wanted = [c for c in PERTURBATION_CATEGORIES if c in metrics and c in info.metric_categories]
@@ -252,7 +256,7 @@ class _EntryExpander:
             except UnknownNameError as exc:
                 raise self.error(path if isinstance(item, str) else (*path, "name"), exc.format()) from None
             spec = PerturbationSpec.make(name, args)
-            problem = self.catalog.perturbation_problem(spec)
+            problem = self.catalog.perturbation_problem(spec, protocol)
             if problem is not None:
                 key = (problem.path or "").split(".args.", 1)[1] if ".args." in (problem.path or "") else None
                 where = (*path, "args", key) if key is not None and key in args else path
@@ -310,10 +314,10 @@ class _EntryExpander:
         models = self.models()
         metric_items = self.metrics(info)
         metric_names = tuple(m.value for m in metric_items)
-        perturbations = self.perturbations(info, metric_names)
-        groups = self.groups(scenario)
         protocol_at = self.protocol(info)
         protocol = protocol_at.value if protocol_at is not None else default_protocol(info)
+        perturbations = self.perturbations(info, metric_names, protocol)
+        groups = self.groups(scenario)
         run_level = set(adaptation_layer(self.entry, self.at, self.locations))
         multiplied = {key for key, values in adapt_axes if len(values) > 1}
         shown_fields = run_level | multiplied

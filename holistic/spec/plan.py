@@ -22,6 +22,7 @@ from holistic.metrics.registry import select_metrics
 from holistic.models.registry import ModelRegistry, runs_in_process
 from holistic.spec.catalog import Catalog
 from holistic.spec.compiler import CompiledSuite
+from holistic.spec.conformance import Conformance, conformance
 from holistic.spec.coverage import CoverageCell, RunCoverage, coverage_table, run_coverage
 from holistic.spec.estimates import RunSize, estimate_run
 from holistic.spec.naming import format_value
@@ -45,6 +46,8 @@ class PlanRow:
     size: RunSize
     estimate: Estimate | None = None
     """The run's time from the model's measured rate on this machine (``None``: not estimated)."""
+    conformance: Conformance | None = None
+    """Whether the run's HELM conformance is proven, only claimed, or not claimed (and why)."""
 
 
 @dataclass(frozen=True)
@@ -146,6 +149,7 @@ def make_plan(
             source = "sampled" if built.sampled else "exact" if built.exact else "prompts"
             size = replace(size, prompt_tokens=built.tokens, prompt_tokens_source=source)
         cap = max_eval_instances_override if max_eval_instances_override is not None else run.adapter.max_eval_instances
+        verdict = conformance(run)
         note = cls.plan_note(run.scenario.args_dict, cap)  # a scenario's own words on its cells
         if note and note not in notes:
             notes.append(note)
@@ -172,8 +176,13 @@ def make_plan(
                 )
                 if rates is not None
                 else None,
+                conformance=verdict,
             )
         )
+        for deviation in verdict.deviations:
+            warning = f"warning: protocol 'helm' with a named deviation: {deviation}"
+            if warning not in notes:
+                notes.append(warning)
         notes.extend(n for n in cls.data_notes(run.scenario.args_dict, data_root) if n not in notes)
         verdicts.append(
             run_coverage(
@@ -270,6 +279,8 @@ def format_plan(plan: Plan) -> str:
     lines.extend(_time_lines(plan))
     lines.extend(_missing_data_lines(plan))
     lines.append("")
+    lines.extend(_conformance_lines(plan))
+    lines.append("")
     lines.extend(_coverage_lines(plan))
     if plan.notes:
         lines.append("")
@@ -318,6 +329,22 @@ def _missing_data_lines(plan: Plan) -> list[str]:
         lines.append(f"  {missing.scenario} ({count} run{'' if count == 1 else 's'}): {how}")
         if not missing.hosts and missing.hint:
             lines.append(f"    get them from: {missing.hint}")
+    return lines
+
+
+def _conformance_lines(plan: Plan) -> list[str]:
+    """Per run: is its HELM conformance proven by a golden test, only claimed (and why), or not claimed."""
+    lines = [
+        "HELM conformance (proven = a golden test against HELM's own output covers the scenario and "
+        "every perturbation):"
+    ]
+    for row in plan.rows:
+        verdict = row.conformance
+        if verdict is None:
+            continue
+        lines.append(f"  {row.run_id}: {verdict.status}")
+        if verdict.status == "claimed":
+            lines.extend(f"      - {reason}" for reason in verdict.reasons)
     return lines
 
 

@@ -1,0 +1,202 @@
+"""holistic's perturbations under ``protocol: helm`` against HELM's own, without installing HELM.
+
+``perturbations_<scenario>.json`` were written by ``scripts/helm_perturbation_conformance.py``
+from ``helm-run --dry-run`` (crfm-helm 0.5.16), once per HELM ``data_augmentation``: on MMLU
+anatomy HELM's loader, ids, sample, ``DataAugmenter`` and adapter; on BoolQ (whose passages
+have the names and pronouns the fairness perturbations rewrite) holistic's instances and ids
+given to HELM through its instance cache. For each
+augmentation the tests perturb the same originals with the corresponding holistic specs
+and check that holistic makes exactly HELM's variants (HELM drops the unchanged ones),
+with HELM's input and references byte for byte, and that the prompts holistic builds
+from them are HELM's (by sha256; the first of each augmentation in full).
+
+Dialect and gender read HELM's resources from the data root (``HOLISTIC_DATA_ROOT`` or
+``../shared/data``: ``helm_perturbations/``), and are skipped with a reason without them.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from holistic.adaptation import adapt
+from holistic.core.types import Instance, PerturbationSpec, Reference
+from holistic.models.registry import ModelRegistry
+from holistic.perturbations import apply_perturbations
+from holistic.perturbations.helm_base import HELM_ID_KEY
+from holistic.spec import compile_spec
+from tests.conformance.test_conformance_golden import _embedded_tokenizer, _RoomyTokenizer
+
+HERE = Path(__file__).resolve().parent
+CRAFTED = HERE / "perturbations_crafted.json"
+GOLDEN = sorted(p for p in HERE.glob("perturbations_*.json") if p != CRAFTED)  # one per scenario
+MODEL = "embedded/smollm2-135m-instruct"
+NEEDS_HELM_DATA = ("dialect", "gender")
+
+
+@cache
+def _golden(path: Path) -> dict[str, Any]:
+    data: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
+    return data
+
+
+def _data_root() -> Path | None:
+    env = os.environ.get("HOLISTIC_DATA_ROOT")
+    for candidate in ([Path(env)] if env else []) + [HERE.parents[2] / "shared" / "data"]:
+        if (candidate / "helm_perturbations").is_dir():
+            return candidate
+    return None
+
+
+def _refs(raw: list[list[Any]]) -> tuple[Reference, ...]:
+    return tuple(Reference(text, tuple(tags)) for text, tags in raw)
+
+
+def _originals(golden: dict[str, Any]) -> dict[str, Instance]:
+    return {
+        o["id"]: Instance(
+            id=o["id"],
+            input=o["input"],
+            references=_refs(o["references"]),
+            split=o["split"],
+            metadata={HELM_ID_KEY: o["helm_id"]},
+        )
+        for o in golden["originals"]
+    }
+
+
+def _adapter(golden: dict[str, Any], tmp_path: Path) -> Any:
+    spec = {
+        "suite": "golden",
+        "protocol": "helm",
+        "models": [MODEL],
+        "runs": [{"scenario": golden["scenario"], "args": golden["args"], "perturbations": []}],
+    }
+    path = tmp_path / "golden.yaml"
+    path.write_text(json.dumps(spec), encoding="utf-8")
+    (run,) = compile_spec(path).runs
+    return run.adapter
+
+
+CASES = [(path, augmentation) for path in GOLDEN for augmentation in sorted(_golden(path)["augmentations"])]
+IDS = [f"{path.stem.removeprefix('perturbations_')}-{augmentation}" for path, augmentation in CASES]
+
+
+def _tokenizer(golden: dict[str, Any]) -> Any:
+    """Roomy where HELM kept every in-context example; else the model's own tokenizer, as HELM counted."""
+    if not golden["examples_dropped"]:
+        return _RoomyTokenizer()
+    return _embedded_tokenizer()
+
+
+def _variants(golden: dict[str, Any], augmentation: str) -> tuple[dict[str, Any], list[Instance]]:
+    entry = golden["augmentations"][augmentation]
+    specs = [PerturbationSpec.make(s["name"], s.get("args", {})) for s in entry["holistic_perturbations"]]
+    root = _data_root()
+    if root is None and any(s.name in NEEDS_HELM_DATA for s in specs):
+        pytest.skip(
+            "HELM's perturbation resources not available (set HOLISTIC_DATA_ROOT or place them at ../shared/data)"
+        )
+    originals = _originals(golden)
+    evaluated = [originals[i] for i in entry["evaluated"]]
+    out = apply_perturbations(evaluated, specs, seed=0, protocol="helm", data_root=root, offline=True)
+    return entry, [v for v in out if v.perturbation is not None]
+
+
+def _key(inst: Instance) -> tuple[str, str]:
+    assert inst.perturbation is not None
+    return inst.id, inst.perturbation.name.split("~")[0]
+
+
+def test_golden_files_exist() -> None:
+    assert {"perturbations_mmlu", "perturbations_boolq"} <= {p.stem for p in GOLDEN}
+
+
+@pytest.mark.parametrize(("path", "augmentation"), CASES, ids=IDS)
+def test_holistic_makes_helms_variants(path: Path, augmentation: str) -> None:
+    golden = _golden(path)
+    entry, ours = _variants(golden, augmentation)
+    helm = {(v["id"], v["perturbation"]): v for v in entry["variants"]}
+    mine = {_key(v): v for v in ours}
+    assert sorted(mine) == sorted(helm), "variants made (HELM drops those whose input is unchanged)"
+    originals = {o["id"]: o for o in golden["originals"]}
+    for key, theirs in helm.items():
+        assert mine[key].input == theirs["input"], key
+        # the golden keeps a variant's references only where HELM rewrote them
+        references = theirs.get("references", originals[key[0]]["references"])
+        assert [[r.output, list(r.tags)] for r in mine[key].references] == references, key
+
+
+@pytest.mark.parametrize(("path", "augmentation"), CASES, ids=IDS)
+def test_prompts_of_the_variants_are_helms(path: Path, augmentation: str, tmp_path: Path) -> None:
+    golden = _golden(path)
+    entry, ours = _variants(golden, augmentation)
+    # A training example no prompt shows has no text in the file (HELM's draw never reads it).
+    train = [
+        Instance(id=t["id"], input=t["input"] or "", references=_refs(t["references"]), split="train")
+        for t in golden["train"]
+    ]
+    deployment = ModelRegistry().get(MODEL)
+    states = adapt(train, ours, _adapter(golden, tmp_path), deployment, _tokenizer(golden), seed=0)
+    prompts = {_key(s.instance): s.request.prompt for s in states if s.trial == 0}
+    for theirs in entry["variants"]:
+        prompt = prompts[(theirs["id"], theirs["perturbation"])]
+        if "prompt" in theirs:
+            assert prompt == theirs["prompt"]
+        assert hashlib.sha256(prompt.encode("utf-8")).hexdigest() == theirs["prompt_sha256"], theirs["id"]
+
+
+def test_mild_mix_draws_spaces_after_misspellings_as_helm() -> None:
+    """The difference issue 27 found: HELM draws mild_mix's spaces from the generator its
+    misspellings used, seeded by HELM's id alone; holistic drew them apart."""
+    entry, ours = _variants(_golden(HERE / "perturbations_mmlu.json"), "robustness")
+    helm = {v["id"]: v["input"] for v in entry["variants"]}
+    assert len(helm) == len(entry["evaluated"])  # lower-casing changes every MMLU question
+    assert [v.input for v in ours] == [helm[v.id] for v in ours]
+    assert any("  " in text for text in helm.values())
+
+
+CRAFTED_CASES = sorted(_golden(CRAFTED)["augmentations"])
+
+
+@pytest.mark.parametrize("augmentation", CRAFTED_CASES)
+def test_helms_data_augmenter_on_crafted_sentences(augmentation: str) -> None:
+    """Names (first and last, kept the same across references and input), pronouns and gendered
+    terms, which MMLU anatomy and a small BoolQ sample hardly have: HELM's ``DataAugmenter`` run
+    on sentences written for this, against holistic under ``protocol: helm``."""
+    golden = _golden(CRAFTED)
+    entry = golden["augmentations"][augmentation]
+    specs = [PerturbationSpec.make(s["name"], s.get("args", {})) for s in entry["holistic_perturbations"]]
+    root = _data_root()
+    if root is None and any(s.name in NEEDS_HELM_DATA for s in specs):
+        pytest.skip(
+            "HELM's perturbation resources not available (set HOLISTIC_DATA_ROOT or place them at ../shared/data)"
+        )
+    originals = [
+        Instance(
+            id=f"crafted-{i}",
+            input=text,
+            references=tuple(Reference(r, ("correct",) if ok else ()) for r, ok in refs),
+            metadata={HELM_ID_KEY: f"id{i}"},
+        )
+        for i, (text, refs) in enumerate(golden["crafted"])
+    ]
+    made = apply_perturbations(originals, specs, seed=0, protocol="helm", data_root=root, offline=True)
+    ours = [
+        {
+            "helm_id": v.metadata[HELM_ID_KEY],
+            "perturbation": _key(v)[1],
+            "input": v.input,
+            "references": [[r.output, list(r.tags)] for r in v.references],
+        }
+        for v in made
+        if v.perturbation is not None
+    ]
+    key = lambda v: (v["helm_id"], v["perturbation"])  # noqa: E731
+    assert sorted(ours, key=key) == sorted(entry["variants"], key=key)

@@ -1,0 +1,269 @@
+"""What is proven about HELM conformance: the declared table, its sync with the golden files,
+and the verdict ``--plan``, ``run_spec.json`` and the site show."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from holistic.core.errors import SpecError
+from holistic.core.types import PerturbationSpec
+from holistic.perturbations.registry import HELM_PERTURBATIONS, perturbation_class
+from holistic.spec import compile_spec
+from holistic.spec.conformance import (
+    CLAIMED,
+    NOT_CLAIMED,
+    PERTURBATION_PROOFS,
+    PROVEN,
+    SCENARIO_PROOFS,
+    conformance,
+)
+from holistic.spec.plan import format_plan, make_plan
+
+REPO = Path(__file__).resolve().parents[2]
+GOLDEN_DIR = REPO / "tests" / "conformance"
+
+
+def _golden(name: str) -> dict[str, Any]:
+    data: dict[str, Any] = json.loads((GOLDEN_DIR / name).read_text(encoding="utf-8"))
+    return data
+
+
+def _compile(tmp_path: Path, text: str) -> Any:
+    path = tmp_path / "spec.yaml"
+    path.write_text(text, encoding="utf-8")
+    return compile_spec(path)
+
+
+def _run(tmp_path: Path, scenario: str, perturbations: str, protocol: str = "helm") -> Any:
+    args = "\n    args: {subject: anatomy}" if scenario == "mmlu" else ""
+    suite = _compile(
+        tmp_path,
+        f"""\
+suite: c
+protocol: {protocol}
+models: [simple/echo]
+runs:
+  - scenario: {scenario}{args}
+    max_eval_instances: 3
+    perturbations: {perturbations}
+""",
+    )
+    (run,) = suite.runs
+    return run
+
+
+# -- the table and the golden files ------------------------------------------------------------
+
+
+def test_every_scenario_proof_names_an_existing_golden_file_and_test() -> None:
+    for scenario, proof in SCENARIO_PROOFS.items():
+        assert _golden(proof.golden)["scenario"] == scenario
+        assert (REPO / proof.test).is_file()
+        assert proof.proven or proof.note, scenario
+
+
+def test_every_perturbation_proof_is_held_by_a_golden_file_on_helms_ids() -> None:
+    for proof in PERTURBATION_PROOFS:
+        golden = _golden(proof.golden)
+        assert golden["scenario"] == proof.scenario and golden["helm_ids"], proof
+        entry = golden["augmentations"][proof.augmentation]
+        specs = [(s["name"], s.get("args", {})) for s in entry["holistic_perturbations"]]
+        assert (proof.name, dict(proof.args)) in specs, proof
+
+
+def test_every_golden_perturbation_without_a_deviation_is_in_the_table() -> None:
+    """The converse: what a golden file on HELM's ids proves is declared (and what deviates is not)."""
+    for path in sorted(GOLDEN_DIR.glob("perturbations_*.json")):
+        golden = _golden(path.name)
+        if "scenario" not in golden:  # perturbations_crafted.json: sentences, not a scenario
+            continue
+        for entry in golden["augmentations"].values():
+            for raw in entry["holistic_perturbations"]:
+                spec = PerturbationSpec.make(raw["name"], raw.get("args", {}))
+                declared = any(p.matches(golden["scenario"], spec) for p in PERTURBATION_PROOFS)
+                deviates = getattr(perturbation_class(spec.name, "helm"), "deviation", None) is not None
+                assert declared == (golden["helm_ids"] and not deviates), (path.name, spec)
+
+
+def test_every_helm_perturbation_is_proven_somewhere_or_deviates() -> None:
+    proven = {p.name for p in PERTURBATION_PROOFS}
+    for name in HELM_PERTURBATIONS:
+        deviation = getattr(perturbation_class(name, "helm"), "deviation", None)
+        assert (name in proven) != (deviation is not None), name
+
+
+# -- the verdict ------------------------------------------------------------------------------
+
+
+def test_a_run_covered_by_golden_tests_is_proven(tmp_path: Path) -> None:
+    verdict = conformance(_run(tmp_path, "mmlu", "[mild_mix, {name: dialect, args: {prob: 1.0}}]"))
+    assert verdict.status == PROVEN and not verdict.reasons
+    assert "mmlu.json" in verdict.evidence and "perturbations_mmlu.json (robustness)" in verdict.evidence
+
+
+def test_helms_default_fairness_is_claimed_with_the_person_name_deviation_named(tmp_path: Path) -> None:
+    suite = _compile(
+        tmp_path,
+        """\
+suite: c
+models: [simple/echo]
+runs:
+  - scenario: mmlu
+    args: {subject: anatomy}
+    metrics: [accuracy, fairness]
+""",
+    )
+    (run,) = suite.runs
+    assert [p.name for p in run.perturbations] == ["dialect", "gender", "person_names"]
+    verdict = conformance(run)
+    assert verdict.status == CLAIMED
+    assert len(verdict.deviations) == 1 and "person_names" in verdict.deviations[0]
+    assert "person-name list" in verdict.deviations[0]
+
+
+def test_what_was_never_compared_is_named(tmp_path: Path) -> None:
+    assert conformance(_run(tmp_path, "narrative_qa", "[]")).reasons == (
+        "scenario 'narrative_qa': never compared with HELM",
+    )
+    boolq = conformance(_run(tmp_path, "boolq", "[]"))
+    assert boolq.status == CLAIMED and "HELM's BoolQ loader never compared" in boolq.reasons[0]
+    other_args = conformance(_run(tmp_path, "mmlu", "[misspellings]"))  # prob 0.1; compared at 0.2
+    assert other_args.status == CLAIMED
+    assert other_args.reasons == (
+        "perturbation 'misspellings' (no arguments): HELM's algorithm, compared with HELM on mmlu with "
+        "{prob: 0.2} only",
+    )
+    assert conformance(_run(tmp_path, "mmlu", "[mild_mix]", protocol="holistic")).status == NOT_CLAIMED
+
+
+# -- where it is shown --------------------------------------------------------------------------
+
+
+def test_plan_states_per_run_whether_conformance_is_proven_and_warns_on_deviations(tmp_path: Path) -> None:
+    suite = _compile(
+        tmp_path,
+        """\
+suite: c
+protocol: helm
+models: [simple/echo]
+runs:
+  - scenario: mmlu
+    args: {subject: anatomy}
+    max_eval_instances: 3
+    perturbations: [mild_mix]
+  - scenario: mmlu
+    args: {subject: anatomy}
+    max_eval_instances: 3
+    perturbations: [{name: person_names, args: {prob: 1.0}}]
+""",
+    )
+    text = format_plan(make_plan(suite))
+    proven, claimed = suite.runs
+    assert f"  {proven.run_id}: proven" in text
+    assert f"  {claimed.run_id}: claimed" in text
+    assert "warning: protocol 'helm' with a named deviation: perturbation 'person_names' deviates from HELM" in text
+
+
+def test_no_core_run_is_proven_while_its_fairness_defaults_deviate() -> None:
+    """What runspecs/core.yaml's comments and the README say (``--plan`` shows these verdicts)."""
+    runs = compile_spec(REPO / "runspecs" / "core.yaml").runs
+    verdicts = [conformance(run) for run in runs]
+    assert runs and {v.status for v in verdicts} == {CLAIMED}
+    assert any(any("person_names" in d for d in v.deviations) for v in verdicts)
+
+
+def test_a_perturbation_option_helm_does_not_have_is_an_error_naming_field_and_line(tmp_path: Path) -> None:
+    text = """\
+suite: p
+protocol: helm
+runs:
+  - scenario: boolq
+    perturbations:
+      - name: mild_mix
+        args: {misspelling_prob: 0.2}
+"""
+    with pytest.raises(SpecError) as caught:
+        _compile(tmp_path, text)
+    err = caught.value
+    assert err.line == 7 and err.path == "runs[0].perturbations[0].args.misspelling_prob"
+    assert "under protocol 'helm'" in err.message and "MildMixPerturbation" in err.message
+    # holistic's own mild mix has that option
+    _compile(tmp_path, text.replace("protocol: helm", "protocol: holistic"))
+
+
+def test_run_spec_json_and_the_run_page_state_the_verdict(tmp_path: Path) -> None:
+    root = os.environ.get("HOLISTIC_DATA_ROOT") or str(REPO.parent / "shared" / "data")
+    if not (Path(root) / "mmlu").is_dir():
+        pytest.skip("MMLU's files not available (set HOLISTIC_DATA_ROOT or place them at ../shared/data)")
+    from holistic.cli.run import main as helm_run
+    from holistic.results.reader import SuiteReader
+    from holistic.site import render_site
+    from holistic.summarize import summarize_suite
+
+    spec = tmp_path / "c.yaml"
+    spec.write_text(
+        """\
+suite: c
+protocol: helm
+models: [simple/echo]
+runs:
+  - scenario: mmlu
+    args: {subject: anatomy}
+    max_eval_instances: 3
+    num_train_trials: 1
+    metrics: [accuracy, robustness]
+    perturbations: [mild_mix]
+""",
+        encoding="utf-8",
+    )
+    out = tmp_path / "out"
+    assert (
+        helm_run(
+            [
+                str(spec),
+                "--output-dir",
+                str(out),
+                "--data-root",
+                root,
+                "--cache-dir",
+                str(tmp_path / "cache"),
+                "--quiet",
+            ]
+        )
+        == 0
+    )
+    (run_dir,) = (out / "c" / "runs").iterdir()
+    doc = json.loads((run_dir / "run_spec.json").read_text(encoding="utf-8"))
+    assert doc["helm_conformance"]["status"] == PROVEN
+    # The run gave its instances HELM's ids and perturbed them as HELM did: HELM's sample of 3
+    # is the start of its sample of 40, whose mild_mix variants the golden file holds.
+    import pyarrow.parquet as pq
+
+    rows = pq.read_table(run_dir / "instances.parquet").to_pylist()
+    ours = {r["instance_id"]: r["input"] for r in rows if r["perturbation"] == "mild_mix"}
+    helm = {v["id"]: v["input"] for v in _golden("perturbations_mmlu.json")["augmentations"]["robustness"]["variants"]}
+    assert len(ours) == 3 and all(helm[i] == text for i, text in ours.items())
+    reader = SuiteReader(out / "c")
+    render_site(reader, summarize_suite(reader, num_bootstrap=10))
+    page = next((out / "c").rglob(f"{run_dir.name}.html"))
+    html = page.read_text(encoding="utf-8")
+    assert "HELM conformance" in html and "proven" in html and "perturbations_mmlu.json (robustness)" in html
+
+
+@pytest.mark.parametrize(
+    ("perturbation", "message"),
+    [
+        ("{name: dialect, args: {target: 3}}", "HELM's dialect maps only"),
+        ("{name: person_names, args: {source_race: [white]}}", "source_race must be one of"),
+        ("{name: gender, args: {source: neutral, target: robot}}", "target must be one of"),
+        ("{name: typos, args: {prob: 2}}", "prob must be a number between 0 and 1"),
+    ],
+)
+def test_a_bad_helm_perturbation_value_is_a_spec_error(tmp_path: Path, perturbation: str, message: str) -> None:
+    with pytest.raises(SpecError, match=message):
+        _run(tmp_path, "boolq", f"[{perturbation}]")
