@@ -30,6 +30,7 @@ BUILTIN_SCENARIOS: dict[str, str] = {
     "hellaswag": "holistic.scenarios.hellaswag:HellaSwagScenario",
     "huggingface": "holistic.scenarios.user_huggingface:HuggingFaceDatasetScenario",
     "ice": "holistic.scenarios.ice:ICEScenario",
+    "ifeval": "holistic.scenarios.ifeval:IFEvalScenario",
     "imdb": "holistic.scenarios.imdb:IMDBScenario",
     "legal_support": "holistic.scenarios.legal_support:LegalSupportScenario",
     "lsat_qa": "holistic.scenarios.lsat:LSATScenario",
