@@ -35,7 +35,6 @@ import json
 import re
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
@@ -46,7 +45,6 @@ CONSTRAINED_RESPONSES = ("My answer is yes.", "My answer is no.", "My answer is 
 """The three answers ``detectable_format:constrained_response`` accepts (contained anywhere)."""
 
 Args = Mapping[str, Any]
-
 
 
 def _compare(count: int, relation: str, threshold: int) -> bool:
