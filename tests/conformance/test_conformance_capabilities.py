@@ -33,8 +33,8 @@ from holistic.scenarios.ifeval import read_row
 from holistic.scenarios.registry import create_scenario, scenario_info
 from holistic.spec import compile_spec
 from holistic.testing.ifeval_responses import all_responses, random_letter_slots
-from tests.metrics.metrics_testkit import ctx, gen_state
 from tests.conformance.test_conformance_golden import _RoomyTokenizer
+from tests.metrics.metrics_testkit import ctx, gen_state
 from tests.scenarios.conftest import shared_data_root
 
 GOLDEN = json.loads((Path(__file__).parent / "capabilities" / "helm_requests.json").read_text(encoding="utf-8"))
