@@ -106,7 +106,7 @@ def test_gpqa_zip_errors_are_specific(tmp_path: Path) -> None:
         read_gpqa(plain, "gpqa_main")
     broken = tmp_path / "broken.zip"
     broken.write_bytes(b"not a zip")
-    with pytest.raises(DataSourceError, match="broken.zip: cannot read"):
+    with pytest.raises(DataSourceError, match=r"broken\.zip: cannot read"):
         read_gpqa(broken, "gpqa_main")
     assert PASSWORD == b"deserted-untie-orchid"
 
