@@ -120,7 +120,7 @@ def number_paragraphs(value: str, args: Args) -> bool:
             if index not in (0, len(paragraphs) - 1):
                 return False
             count -= 1
-    return count == args["num_paragraphs"]
+    return count == int(args["num_paragraphs"])
 
 
 _FIRST_WORD_STOPS = frozenset(".,?!'\"")
@@ -142,14 +142,14 @@ def nth_paragraph_first_word(value: str, args: Args) -> bool:
         if letter in _FIRST_WORD_STOPS:
             break
         first.append(letter.lower())
-    return count == args["num_paragraphs"] and "".join(first) == args["first_word"].lower()
+    return count == int(args["num_paragraphs"]) and "".join(first) == str(args["first_word"]).lower()
 
 
 # -- content and format ----------------------------------------------------------
 
 
 def number_placeholders(value: str, args: Args) -> bool:
-    return len(re.findall(r"\[.*?\]", value)) >= args["num_placeholders"]
+    return len(re.findall(r"\[.*?\]", value)) >= int(args["num_placeholders"])
 
 
 def postscript(value: str, args: Args) -> bool:
@@ -166,7 +166,7 @@ def postscript(value: str, args: Args) -> bool:
 def number_bullet_lists(value: str, args: Args) -> bool:
     stars = re.findall(r"^\s*\*[^\*].*$", value, flags=re.MULTILINE)
     dashes = re.findall(r"^\s*-.*$", value, flags=re.MULTILINE)
-    return len(stars) + len(dashes) == args["num_bullets"]
+    return len(stars) + len(dashes) == int(args["num_bullets"])
 
 
 def constrained_response(value: str, args: Args) -> bool:
@@ -178,13 +178,13 @@ def number_highlighted_sections(value: str, args: Args) -> bool:
     """``*highlighted*`` spans with text inside; a ``**bold**`` span counts again as one more."""
     single = [h for h in re.findall(r"\*[^\n\*]*\*", value) if h.strip("*").strip()]
     double = [h for h in re.findall(r"\*\*[^\n\*]*\*\*", value) if h[2:-2].strip()]
-    return len(single) + len(double) >= args["num_highlights"]
+    return len(single) + len(double) >= int(args["num_highlights"])
 
 
 def multiple_sections(value: str, args: Args) -> bool:
     splitter = re.escape(args["section_spliter"].strip())
     sections = re.split(r"\s?" + splitter + r"\s?\d+\s?", value)
-    return len(sections) - 1 >= args["num_sections"]
+    return len(sections) - 1 >= int(args["num_sections"])
 
 
 def json_format(value: str, args: Args) -> bool:

@@ -53,7 +53,7 @@ def _apply(text: str, instruction: str, args: Mapping[str, Any], prompt: str) ->
     kind = instruction.split(":", 1)[1]
     at_least = args.get("relation", args.get("let_relation", args.get("capital_relation"))) == "at least"
     if kind == "repeat_prompt":
-        return args["prompt_to_repeat"] + "\n" + text
+        return str(args["prompt_to_repeat"]) + "\n" + text
     if kind == "title":
         return "<<A Short Title>>\n" + text
     if kind == "number_words":
@@ -95,7 +95,7 @@ def _apply(text: str, instruction: str, args: Mapping[str, Any], prompt: str) ->
     if kind == "letter_frequency":
         letter = args["letter"]
         if at_least:
-            return text + " " + letter * (args["let_frequency"] + 1)
+            return text + " " + str(letter) * (int(args["let_frequency"]) + 1)
         return text.replace(letter.lower(), "").replace(letter.upper(), "")
     if kind == "english_capital":
         return text.upper()
@@ -111,7 +111,7 @@ def _apply(text: str, instruction: str, args: Mapping[str, Any], prompt: str) ->
     if kind == "two_responses":
         return text + "\n******\n" + "Another take: " + text
     if kind == "end_checker":
-        return text + " " + args["end_phrase"]
+        return text + " " + str(args["end_phrase"])
     if kind == "quotation":
         return '"' + text + '"'
     if kind == "constrained_response":

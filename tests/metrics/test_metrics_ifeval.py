@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from holistic.core.interfaces import ScenarioInfo
 from holistic.core.types import AdapterSpec, Instance
 from holistic.metrics.ifeval import IFEvalMetric
@@ -10,7 +12,7 @@ from holistic.scenarios.registry import scenario_info
 from tests.metrics.metrics_testkit import DEPLOYMENT, ctx, gen_state
 
 
-def _instance(iid: str, ids: list[str], kwargs: list[dict]) -> Instance:
+def _instance(iid: str, ids: list[str], kwargs: list[dict[str, Any]]) -> Instance:
     return Instance(id=iid, input="prompt", metadata={"instruction_ids": ids, "instruction_kwargs": kwargs})
 
 

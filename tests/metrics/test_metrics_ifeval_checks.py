@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from holistic.core.errors import UnknownNameError
@@ -71,7 +73,7 @@ def test_every_published_instruction_has_a_checker() -> None:
         ("combination:repeat_prompt", "  WRITE a poem. Here it is", {"prompt_to_repeat": "Write a poem."}, True),
     ],
 )
-def test_checker_verdicts(instruction: str, response: str, args: dict, expected: bool) -> None:
+def test_checker_verdicts(instruction: str, response: str, args: dict[str, Any], expected: bool) -> None:
     assert verdict(instruction, response, **args) is expected
 
 
@@ -115,7 +117,7 @@ def test_language_detection_is_the_same_every_time() -> None:
         ),
     ],
 )
-def test_bad_arguments_are_errors_not_random_values(instruction: str, args: dict, message: str) -> None:
+def test_bad_arguments_are_errors_not_random_values(instruction: str, args: dict[str, Any], message: str) -> None:
     with pytest.raises(IFEvalArgumentError, match=message.replace("(", r"\(").replace(")", r"\)").replace("[", r"\[")):
         instruction_args(instruction, args)
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 import gzip
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -23,7 +24,7 @@ GOLDEN = Path(__file__).with_name("data") / "ifeval_peer_verdicts.jsonl.gz"
 
 
 @pytest.fixture(scope="module")
-def rows() -> list[dict]:
+def rows() -> list[dict[str, Any]]:
     root = shared_data_root()
     path = root / "ifeval" / "input_data.jsonl" if root is not None else None
     if path is None or not path.is_file():
@@ -32,7 +33,7 @@ def rows() -> list[dict]:
         return [json.loads(line) for line in fh if line.strip()]
 
 
-def test_every_verdict_equals_the_peers(rows: list[dict]) -> None:
+def test_every_verdict_equals_the_peers(rows: list[dict[str, Any]]) -> None:
     with gzip.open(GOLDEN, "rt", encoding="utf-8") as fh:
         golden = {(g["key"], g["variant"]): g for g in map(json.loads, fh)}
     by_key = {row["key"]: row for row in rows}

@@ -7,6 +7,7 @@ import json
 import zipfile
 from collections import Counter
 from pathlib import Path
+from typing import Any
 
 import pyarrow as pa
 import pyarrow.parquet as pq
@@ -47,7 +48,7 @@ def test_ifeval_real_prompts(real_root: Path, tmp_path: Path) -> None:
     assert sum(len(i.metadata["instruction_ids"]) for i in instances) == 834
 
 
-def _ifeval_file(tmp_path: Path, *rows: dict) -> Path:
+def _ifeval_file(tmp_path: Path, *rows: dict[str, Any]) -> Path:
     path = tmp_path / "input_data.jsonl"
     path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
     return path
@@ -68,7 +69,7 @@ GOOD = {"key": 1, "prompt": "Say hi.", "instruction_id_list": ["punctuation:no_c
         ({**GOOD, "prompt": "  "}, "prompt must be a non-empty string"),
     ],
 )
-def test_ifeval_bad_rows_name_file_and_line(tmp_path: Path, row: dict, message: str) -> None:
+def test_ifeval_bad_rows_name_file_and_line(tmp_path: Path, row: dict[str, Any], message: str) -> None:
     path = _ifeval_file(tmp_path, GOOD, row)
     with pytest.raises(DataSourceError, match=f"input_data.jsonl:2: .*{message}"):
         read_ifeval(path)
@@ -119,7 +120,7 @@ def test_gpqa_rejects_an_unknown_subset() -> None:
 # -- MMLU-Pro ---------------------------------------------------------------------------
 
 
-def _row(qid: int, category: str, answer: str = "B", options: list[str] | None = None) -> dict:
+def _row(qid: int, category: str, answer: str = "B", options: list[str] | None = None) -> dict[str, Any]:
     return {
         "question_id": qid,
         "question": f"Question {qid}?",
@@ -132,7 +133,7 @@ def _row(qid: int, category: str, answer: str = "B", options: list[str] | None =
     }
 
 
-def _mmlu_pro(root: Path, test: list[dict], validation: list[dict] | None = None) -> None:
+def _mmlu_pro(root: Path, test: list[dict[str, Any]], validation: list[dict[str, Any]] | None = None) -> None:
     folder = root / "mmlu_pro" / "data"
     folder.mkdir(parents=True, exist_ok=True)
     pq.write_table(pa.Table.from_pylist(test), folder / "test-00000-of-00001.parquet")
