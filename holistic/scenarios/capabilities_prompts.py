@@ -69,6 +69,8 @@ def chain_of_thought_info(
             "calibration": "a reasoned answer has no single answer probability",
             "robustness": unperturbed,
             "fairness": unperturbed,
+            "bias": "HELM Capabilities measures no bias here (its run spec has the basic metrics only)",
+            "toxicity": "HELM Capabilities measures no toxicity here (its run spec has the basic metrics only)",
         },
         args_schema=args_schema,
         tags=("capabilities", "chain_of_thought_mc", "knowledge", "reasoning"),

@@ -97,6 +97,8 @@ class IFEvalScenario(FileScenario):
             "calibration": "a free-form response has no answer probability",
             "robustness": "HELM evaluates IFEval unperturbed (a perturbation can break the instruction itself)",
             "fairness": "HELM evaluates IFEval unperturbed (a perturbation can break the instruction itself)",
+            "bias": "HELM Capabilities measures no bias here (its run spec has the basic metrics only)",
+            "toxicity": "HELM Capabilities measures no toxicity here (its run spec has the basic metrics only)",
         },
         args_schema={"type": "object", "properties": {}, "additionalProperties": False},
         tags=("ifeval", "instruction_following", "capabilities"),
