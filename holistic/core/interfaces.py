@@ -104,7 +104,8 @@ class ScenarioInfo:
     description: str = ""
     task: str = "generation"
     """``classification``, ``multiple_choice``, ``qa``, ``generation``, ``summarization``,
-    ``language_modeling``, ``ranking``, ``reasoning``, ``long_context``."""
+    ``language_modeling``, ``ranking``, ``reasoning``, ``long_context``,
+    ``instruction_following`` (no references: the instructions are checked by program)."""
     default_adapter: Mapping[str, Any] = field(default_factory=dict)
     """AdapterSpec field overrides the scenario recommends (HELM's defaults)."""
     main_metric: str = "exact_match"

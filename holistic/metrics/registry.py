@@ -30,6 +30,7 @@ BUILTIN_METRICS: dict[str, str] = {
     "bleu": "holistic.metrics.overlap:BleuMetric",
     "calibration": "holistic.metrics.calibration:CalibrationMetric",
     "calibration_tie_aware": "holistic.metrics.calibration:TieAwareCalibrationMetric",
+    "chain_of_thought": "holistic.metrics.chain_of_thought:ChainOfThoughtCorrectness",
     "classification": "holistic.metrics.classification:ClassificationMetric",
     "copyright": "holistic.metrics.copyright:CopyrightMetric",
     "disinformation": "holistic.metrics.disinformation:DisinformationDiversityMetric",
@@ -39,6 +40,7 @@ BUILTIN_METRICS: dict[str, str] = {
     "generation_accuracy": "holistic.metrics.accuracy:GenerationAccuracy",
     "group_fairness": "holistic.metrics.group_fairness:GroupFairness",
     "haystack": "holistic.metrics.haystack:HaystackMetric",
+    "ifeval": "holistic.metrics.ifeval:IFEvalMetric",
     "language_modeling": "holistic.metrics.language_modeling:LanguageModelingMetric",
     "math_equiv": "holistic.metrics.math_equiv:MathEquivalence",
     "multiple_choice_accuracy": "holistic.metrics.accuracy:MultipleChoiceAccuracy",
@@ -126,13 +128,17 @@ class Selection:
 # ``optional = True``: holistic's departures from HELM's definitions, measured only when
 # a run names them in ``metrics:``.
 _ACCURACY_FAMILIES: tuple[tuple[str, Callable[[ScenarioInfo, AdapterSpec], bool]], ...] = (
-    ("multiple_choice_accuracy", lambda info, adapter: True),
+    # reasoned multiple choice is scored on the letter its reasoning ends with (chain_of_thought)
+    ("multiple_choice_accuracy", lambda info, adapter: "chain_of_thought_mc" not in info.tags),
     # long_context answers are id lists, scored as sets by the haystack metric, not as strings;
     # a memorization continuation is compared with the rest of a whole passage by the copyright metric;
-    # disinformation samples have no right answer (their references are in-context headlines).
+    # disinformation samples have no right answer (their references are in-context headlines);
+    # an instruction-following response has no reference (its instructions are checked by program).
     (
         "generation_accuracy",
-        lambda info, adapter: info.task not in ("long_context", "memorization", "disinformation"),
+        lambda info, adapter: (
+            info.task not in ("long_context", "memorization", "disinformation", "instruction_following")
+        ),
     ),
     # HELM's classification F1, on the scenarios whose HELM run specs measure it.
     ("classification", lambda info, adapter: info.name in HELM_CLASSIFICATION_SCENARIOS),

@@ -16,7 +16,10 @@ from holistic.core.types import CORRECT_TAG, TRAIN_SPLIT, Instance, Reference
 from holistic.scenarios.base import BaseScenario
 from holistic.scenarios.sources import DataFile, DataNeeds, Download, ResolvedData, default_data_root, resolve
 
-_CHECKSUMS = tuple(Path(__file__).with_name("data") / name for name in ("checksums.json", "checksums_targeted.json"))
+_CHECKSUMS = tuple(
+    Path(__file__).with_name("data") / name
+    for name in ("checksums.json", "checksums_targeted.json", "checksums_capabilities.json")
+)
 
 
 @cache

@@ -1,0 +1,289 @@
+#!/usr/bin/env python
+"""Golden files for the capabilities suite, made by HELM's own code (crfm-helm 0.5.16).
+
+HELM's scenario classes, run-spec functions and adapters build the requests of its
+Capabilities run specs (``gpqa:subset=gpqa_main,use_chain_of_thought=true,use_few_shot=false``,
+``mmlu_pro:subset=all,...``, ``ifeval``) on the same bytes holistic reads:
+
+- GPQA: the authors' ``dataset.zip`` from the data root, decrypted in memory and parsed
+  by pandas as the Hugging Face CSV loader HELM calls does (``datasets.load_dataset`` is
+  replaced by that in-memory table; nothing is extracted to disk);
+- IFEval: the authors' ``input_data.jsonl`` from the data root, with every row's
+  ``kwargs`` padded with ``None`` for the argument names it lacks, as in the Hub copy;
+- MMLU-Pro (no data here): a small table in the release's schema written by this script.
+
+For every evaluated instance it records the instance id, the sha256 of HELM's prompt
+(GPQA's and IFEval's texts stay out of the repository: GPQA's authors ask that the
+questions are not published in plain text), the request parameters, and for MMLU-Pro
+the prompt itself. It also records HELM's ``chain_of_thought_correctness`` answer
+parsing on a set of responses, and HELM's ``IFEvalMetric`` value
+(``ifeval_strict_accuracy``) on each response of :mod:`holistic.testing.ifeval_responses`
+(``helm_ifeval_strict.jsonl.gz``; langdetect seeded with 0 and holistic's Punkt model,
+as holistic runs them). ``tests/conformance/test_conformance_capabilities.py``
+checks holistic against the file without HELM.
+
+HELM runs in its own virtual environment (``~/.cache/holistic/peers/helm``, made by
+``scripts/helm_conformance.py``; ``--helm-python`` to point elsewhere). Its IFEval
+checkers need two packages of HELM's optional extras that its base install lacks
+(langdetect, immutabledict): they are installed once with ``pip install --target`` into
+``<cache>/peers/helm_ifeval_extras`` and put on that process's ``PYTHONPATH``, leaving
+HELM's venv unchanged.
+
+    HOLISTIC_DATA_ROOT=/path/to/data python scripts/capabilities_helm_goldens.py \
+        --out tests/conformance/capabilities/helm_requests.json
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+MMLU_PRO_ROWS = [
+    {
+        "question_id": 70,
+        "question": "Typical advertising regulatory bodies suggest, for example that adverts must not: encourage _________, cause unnecessary ________ or _____, and must not cause _______ offence.",
+        "options": [
+            "Safe practices, Fear, Jealousy, Trivial",
+            "Unsafe practices, Distress, Joy, Trivial",
+            "Safe practices, Wants, Jealousy, Trivial",
+            "Safe practices, Distress, Fear, Trivial",
+            "Unsafe practices, Wants, Jealousy, Serious",
+            "Safe practices, Distress, Jealousy, Serious",
+            "Safe practices, Wants, Fear, Serious",
+            "Unsafe practices, Wants, Fear, Trivial",
+            "Unsafe practices, Distress, Fear, Serious",
+        ],
+        "answer": "I",
+        "answer_index": 8,
+        "cot_content": "",
+        "category": "business",
+        "src": "ori_mmlu-business_ethics",
+    },
+    {
+        "question_id": 71,
+        "question": "What is the value of $x$ if $2x + 3 = 11$?",
+        "options": ["2", "3", "4", "5", "6", "7", "8", "9", "10", "4"],
+        "answer": "C",
+        "answer_index": 2,
+        "cot_content": "",
+        "category": "math",
+        "src": "written for the golden file",
+    },
+    {
+        "question_id": 1,
+        "question": "Which organelle makes ATP?\nPick one.",
+        "options": ["Ribosome", "Mitochondrion", "Golgi apparatus", "Lysosome"],
+        "answer": "B",
+        "answer_index": 1,
+        "cot_content": "A: Let's think step by step. The mitochondrion. The answer is (B).",
+        "category": "biology",
+        "src": "written for the golden file",
+    },
+]
+"""MMLU-Pro rows in the release's schema (the first is shaped like the release's; question 1 is validation)."""
+
+COT_RESPONSES = [
+    "The correct answer is (B).",
+    "Reasoning... so the answer is C",
+    "[aA]nswer: (D)",
+    "Answer: (A)",
+    "The correct answer is: **A**",
+    "the correct answer is option e, i.e. E",
+    "I think it is B. The correct answer is (J)",
+    "No letter here.",
+    "answer is (K) but the correct answer is (A)",
+    "",
+]
+"""Responses whose answer letter HELM's chain-of-thought metric parses."""
+
+# Runs inside HELM's venv: HELM's scenarios, run specs and adapters on the given data.
+_HELM = r"""
+import csv, hashlib, io, json, sys, zipfile
+import datasets, pandas as pd
+from helm.benchmark.adaptation.adapters.adapter_factory import AdapterFactory
+from helm.benchmark.metrics.gpqa_chain_of_thought_metric import extract_answer
+from helm.benchmark.run_specs.capabilities_run_specs import get_gpqa_spec, get_ifeval_spec, get_mmlu_pro_spec
+from helm.benchmark.scenarios.gpqa_scenario import GPQAScenario
+from helm.benchmark.scenarios.ifeval_scenario import IFEvalScenario
+from helm.benchmark.scenarios.mmlu_pro_scenario import MMLUProScenario
+from helm.benchmark.scenarios.scenario import TEST_SPLIT, with_instance_ids
+import helm.benchmark.scenarios.gpqa_scenario as gpqa_module
+import helm.benchmark.scenarios.ifeval_scenario as ifeval_module
+import helm.benchmark.scenarios.mmlu_pro_scenario as mmlu_pro_module
+import helm.benchmark.adaptation.adapters.adapter as adapter_module
+
+args = json.loads(sys.argv[1])
+
+class RoomyWindow:  # every prompt fits (the golden is about prompt text, not a model's window)
+    def fits_within_context_window(self, text, expected_completion_token_length=0): return True
+    def truncate_from_right(self, text, expected_completion_token_length=0): return text
+adapter_module.WindowServiceFactory.get_window_service = staticmethod(lambda *a, **k: RoomyWindow())
+
+def requests(run_spec, instances):
+    adapter = AdapterFactory.get_adapter(run_spec.adapter_spec, None)
+    out = []
+    if any(instance.id is None for instance in instances):  # HELM's runner does this
+        instances = with_instance_ids(instances)
+    for instance in instances:
+        if instance.split != TEST_SPLIT:
+            continue
+        (state,) = adapter.generate_requests(instance, 0, [])
+        r = state.request
+        out.append({
+            "id": instance.id,
+            "prompt_sha256": hashlib.sha256(r.prompt.encode("utf-8")).hexdigest(),
+            "prompt": r.prompt if args["keep_text"] == run_spec.name.split(":")[0] else None,
+            "temperature": r.temperature, "max_tokens": r.max_tokens, "stop_sequences": list(r.stop_sequences),
+            "num_completions": r.num_completions,
+        })
+    return out
+
+result = {}
+with zipfile.ZipFile(args["gpqa_zip"]) as archive:
+    frame = pd.read_csv(io.BytesIO(archive.read("dataset/gpqa_main.csv", pwd=args["gpqa_password"].encode())))
+gpqa_module.datasets.load_dataset = lambda *a, **k: datasets.Dataset.from_pandas(frame)
+spec = get_gpqa_spec("gpqa_main", "true", "false")
+result["gpqa"] = {"run_spec": spec.name, "requests": requests(spec, GPQAScenario("gpqa_main").get_instances(args["tmp"]))}
+
+rows = [json.loads(line) for line in open(args["ifeval"], encoding="utf-8") if line.strip()]
+names = sorted({k for row in rows for kw in row["kwargs"] for k in kw})
+for row in rows:
+    row["kwargs"] = [{n: kw.get(n) for n in names} for kw in row["kwargs"]]
+ifeval_module.datasets.load_dataset = lambda *a, **k: datasets.Dataset.from_list(rows)
+spec = get_ifeval_spec()
+result["ifeval"] = {"run_spec": spec.name, "requests": requests(spec, IFEvalScenario().get_instances(args["tmp"]))}
+
+table = pd.read_parquet(args["mmlu_pro_test"])
+valid = pd.read_parquet(args["mmlu_pro_validation"])
+mmlu_pro_module.load_dataset = lambda *a, **k: datasets.DatasetDict(
+    {"test": datasets.Dataset.from_pandas(table), "validation": datasets.Dataset.from_pandas(valid)})
+spec = get_mmlu_pro_spec("all", "true", "false")
+result["mmlu_pro"] = {"run_spec": spec.name, "requests": requests(spec, MMLUProScenario("all").get_instances(args["tmp"]))}
+
+result["chain_of_thought_answers"] = [[text, extract_answer(text)] for text in args["responses"]]
+
+# HELM's IFEvalMetric on the generated responses (its own checkers, its own stripping)
+import langdetect
+langdetect.DetectorFactory.seed = 0
+from helm.benchmark.adaptation.request_state import RequestState
+from helm.benchmark.metrics.ifeval_metrics import IFEvalMetric
+from helm.common.request import GeneratedOutput, Request, RequestResult
+by_id = {i.id: i for i in IFEvalScenario().get_instances(args["tmp"])}
+metric = IFEvalMetric()
+with open(args["ifeval_responses"], encoding="utf-8") as src, open(args["ifeval_values"], "w", encoding="utf-8") as out:
+    for item in map(json.loads, src):
+        state = RequestState(
+            instance=by_id["id%d" % item["key"]], reference_index=None, request_mode=None, train_trial_index=0,
+            output_mapping=None, request=Request(model="x/y", model_deployment="x/y", prompt=""),
+            result=RequestResult(success=True, embedding=[], completions=[GeneratedOutput(text=item["response"], logprob=0.0, tokens=[])], cached=False),
+            num_train_instances=0, prompt_truncated=False,
+        )
+        (stat,) = metric.evaluate_generation(spec.adapter_spec, state, None, "")
+        out.write(json.dumps({"key": item["key"], "variant": item["variant"], stat.name.name: stat.mean}, separators=(",", ":")) + "\n")
+print(json.dumps(result))
+"""
+
+
+def write_mmlu_pro(folder: Path) -> tuple[Path, Path]:
+    """The MMLU-Pro rows as the release's two Parquet files (question 1 is validation)."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    paths = folder / "test-00000-of-00001.parquet", folder / "validation-00000-of-00001.parquet"
+    test = [r for r in MMLU_PRO_ROWS if r["question_id"] != 1]
+    valid = [r for r in MMLU_PRO_ROWS if r["question_id"] == 1]
+    for path, rows in zip(paths, (test, valid), strict=True):
+        pq.write_table(pa.Table.from_pylist(rows), path)
+    return paths
+
+
+IFEVAL_EXTRAS = ("langdetect==1.0.9", "immutabledict==4.3.1")
+
+
+def ifeval_extras(helm_python: str, folder: Path) -> Path:
+    """HELM's IFEval dependencies, installed once beside (not into) HELM's venv."""
+    marker = folder / "installed.txt"
+    if not marker.is_file() or marker.read_text() != " ".join(IFEVAL_EXTRAS):
+        folder.mkdir(parents=True, exist_ok=True)
+        pip = [helm_python, "-m", "pip", "install", "-q", "--no-deps", "--target", str(folder)]
+        subprocess.run([*pip, *IFEVAL_EXTRAS], check=True)
+        marker.write_text(" ".join(IFEVAL_EXTRAS))
+    return folder
+
+
+def write_gz(path: Path, text: str) -> None:
+    """``text`` gzipped with no timestamp (the same values give the same bytes)."""
+    import gzip
+
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("wb") as raw, gzip.GzipFile(fileobj=raw, mode="wb", mtime=0) as fh:
+        fh.write(text.encode("utf-8"))
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument(
+        "--data-root", default=os.environ.get("HOLISTIC_DATA_ROOT", str(ROOT.parent / "shared" / "data"))
+    )
+    parser.add_argument(
+        "--helm-python", default=str(Path.home() / ".cache" / "holistic" / "peers" / "helm" / "bin" / "python")
+    )
+    parser.add_argument("--out", default=str(ROOT / "tests" / "conformance" / "capabilities" / "helm_requests.json"))
+    parser.add_argument("--cache", default=str(Path.home() / ".cache" / "holistic"), help="peer extras go here")
+    parser.add_argument(
+        "--ifeval-out", default=str(ROOT / "tests" / "conformance" / "capabilities" / "helm_ifeval_strict.jsonl.gz")
+    )
+    args = parser.parse_args(argv)
+
+    from holistic.scenarios.gpqa import PASSWORD
+    from holistic.testing.ifeval_responses import all_responses
+
+    data = Path(args.data_root)
+    with tempfile.TemporaryDirectory() as tmp:
+        test, valid = write_mmlu_pro(Path(tmp))
+        responses, values = Path(tmp) / "ifeval_responses.jsonl", Path(tmp) / "ifeval_values.jsonl"
+        with (data / "ifeval" / "input_data.jsonl").open(encoding="utf-8") as fh:
+            rows = [json.loads(line) for line in fh if line.strip()]
+        with responses.open("w", encoding="utf-8") as fh:
+            for key, variant, text in all_responses(rows):
+                fh.write(json.dumps({"key": key, "variant": variant, "response": text}) + "\n")
+        payload = {
+            "gpqa_zip": str(data / "gpqa" / "dataset.zip"),
+            "gpqa_password": PASSWORD.decode(),
+            "ifeval": str(data / "ifeval" / "input_data.jsonl"),
+            "mmlu_pro_test": str(test),
+            "mmlu_pro_validation": str(valid),
+            "tmp": tmp,
+            "keep_text": "mmlu_pro",
+            "responses": COT_RESPONSES,
+            "ifeval_responses": str(responses),
+            "ifeval_values": str(values),
+        }
+        extras = ifeval_extras(args.helm_python, Path(args.cache) / "peers" / "helm_ifeval_extras")
+        env = {**os.environ, "NLTK_DATA": str(ROOT / "holistic" / "metrics" / "nltk_data"), "PYTHONPATH": str(extras)}
+        done = subprocess.run(
+            [args.helm_python, "-c", _HELM, json.dumps(payload)], capture_output=True, text=True, env=env
+        )
+        if done.returncode != 0:
+            sys.exit(f"capabilities_helm_goldens: HELM failed:\n{done.stderr[-4000:]}")
+        write_gz(Path(args.ifeval_out), values.read_text(encoding="utf-8"))
+    result = json.loads(done.stdout.strip().splitlines()[-1])
+    result["mmlu_pro_rows"] = MMLU_PRO_ROWS
+    result["helm_version"] = "0.5.16"
+    out = Path(args.out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps(result, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    print({k: len(v["requests"]) for k, v in result.items() if isinstance(v, dict)})
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
