@@ -104,24 +104,24 @@ def fresh_probe() -> Iterator[None]:
     sandbox_module.sandbox_problem.cache_clear()
 
 
-def _spec(tmp_path: Path) -> Path:
+@pytest.fixture
+def code_run(tmp_path: Path, fresh_probe: None) -> tuple[list[str], Path]:
+    """helm-run's arguments for a HumanEval run on a one-problem data root, and its output folder."""
     _write_humaneval(tmp_path / "data" / "humaneval", [PROBLEM])
     spec = tmp_path / "code.yaml"
     spec.write_text(SPEC, encoding="utf-8")
-    return spec
+    out = tmp_path / "out"
+    return [str(spec), "--output-dir", str(out), "--data-root", str(tmp_path / "data")], out
 
 
 def test_without_bubblewrap_a_code_run_exits_2_before_any_model_call(
-    tmp_path: Path,
+    code_run: tuple[list[str], Path],
     host_path: Path,
-    fresh_probe: None,
     monkeypatch: pytest.MonkeyPatch,
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    spec = _spec(tmp_path)
+    args, out = code_run
     monkeypatch.setenv("PATH", str(host_path))  # no bwrap on it
-    out = tmp_path / "out"
-    args = [str(spec), "--output-dir", str(out), "--data-root", str(tmp_path / "data")]
     assert main(args) == 2
     err = capsys.readouterr().err
     assert "bubblewrap ('bwrap') is not on PATH" in err and "never run outside it" in err
@@ -133,12 +133,12 @@ def test_without_bubblewrap_a_code_run_exits_2_before_any_model_call(
 
 
 def test_with_user_namespaces_disabled_a_code_run_exits_2(
-    tmp_path: Path,
+    code_run: tuple[list[str], Path],
     host_path: Path,
-    fresh_probe: None,
     monkeypatch: pytest.MonkeyPatch,
     capsys: pytest.CaptureFixture[str],
 ) -> None:
+    args, out = code_run
     # A bwrap that fails as it does on a kernel without unprivileged user namespaces.
     fake = host_path / "bwrap"
     fake.write_text(
@@ -148,9 +148,7 @@ def test_with_user_namespaces_disabled_a_code_run_exits_2(
     )
     fake.chmod(fake.stat().st_mode | stat.S_IXUSR | stat.S_IXGRP | stat.S_IXOTH | stat.S_IRGRP | stat.S_IROTH)
     monkeypatch.setenv("PATH", f"{host_path}{os.pathsep}/usr/bin:/bin")
-    spec = _spec(tmp_path)
-    out = tmp_path / "out"
-    assert main([str(spec), "--output-dir", str(out), "--data-root", str(tmp_path / "data")]) == 2
+    assert main(args) == 2
     err = capsys.readouterr().err
     assert "cannot create its namespaces here (user namespaces disabled?)" in err
     assert not out.exists()
