@@ -22,6 +22,7 @@ reaches the last line, so it cannot pass.
 
 import contextlib
 import errno
+import functools
 import io
 import json
 import os
@@ -198,11 +199,11 @@ def _run_apps(task: dict[str, Any], report: Report) -> None:
     function, compare return values) or standard input / output."""
     timeout = float(task["timeout_s"])
     source = _APPS_HEADER + task["program"]
-    fn_name = task.get("fn_name")
+    fn_name: str = task.get("fn_name") or ""
     try:
         code = compile(source, "<sample>", "exec")
     except BaseException as exc:
-        report({"passed": False, "limit": None, "error": "compile error: " + _describe(exc), "code": -2})
+        report({"passed": False, "limit": None, "error": "compile error: " + _describe(exc)})
         return
     namespace: dict[str, Any] = {"__name__": "__sample__"}
     found: list[Callable[..., Any]] = []
@@ -213,10 +214,10 @@ def _run_apps(task: dict[str, Any], report: Report) -> None:
         found.append(getattr(target, fn_name) if target is not None else namespace[fn_name])
         return True
 
-    if fn_name is not None:
+    if fn_name:
         loaded = _attempt(timeout, load)
         if not loaded["passed"]:
-            report({**loaded, "error": f"cannot load {fn_name}: {loaded['error']}", "code": -2})
+            report({**loaded, "error": f"cannot load {fn_name}: {loaded['error']}"})
             return
 
     def call(inputs: Any, expected: Any) -> bool:
@@ -237,9 +238,9 @@ def _run_apps(task: dict[str, Any], report: Report) -> None:
             sys.stdin, sys.stdout = real_stdin, real_stdout
         return _stdio_match(printed, expected)
 
-    test = call if fn_name is not None else stdio
+    test = call if fn_name else stdio
     for inputs, expected in zip(task["inputs"], task["outputs"], strict=True):
-        report(_attempt(timeout, lambda i=inputs, e=expected: test(i, e)))
+        report(_attempt(timeout, functools.partial(test, inputs, expected)))
 
 
 def main() -> None:

@@ -161,3 +161,25 @@ def test_not_applicable_outside_code_scenarios() -> None:
 
     assert CodeMetric.not_applicable(ScenarioInfo(name="x"), AdapterSpec(), DEPLOYMENT) is not None
     assert CodeMetric.not_applicable(HumanEvalScenario.info, AdapterSpec(), DEPLOYMENT) is None
+
+
+@pytest.mark.slow
+def test_the_embedded_model_is_scored_in_the_sandbox(tmp_path: Path, sandbox: None) -> None:
+    # targeted.yaml's HumanEval run on the real embedded model, cut to one problem.
+    import pyarrow.parquet as pq
+
+    from holistic.cli.run import main as helm_run
+
+    root = _humaneval_path().parent.parent
+    spec = Path(__file__).resolve().parents[2] / "runspecs" / "targeted.yaml"
+    out = tmp_path / "out"
+    args = [str(spec), "--scenarios", "humaneval", "--limit", "1", "--output-dir", str(out), "--data-root", str(root)]
+    assert helm_run([*args, "--quiet"]) == 0
+    (run_dir,) = (out / "targeted" / "runs").iterdir()
+    stats = {r["metric"]: r for r in pq.read_table(run_dir / "stats.parquet").to_pylist() if r["split"] == "test"}
+    assert stats["pass"]["count"] == 1 and stats["code_eval_acc"]["count"] == 1
+    rows = pq.read_table(run_dir / "per_instance_stats.parquet").to_pylist()
+    (details,) = [json.loads(r["details"]) for r in rows if r["metric"] == "code_eval_acc"]
+    (sample,) = details["samples"]
+    assert sample["code"].startswith("from typing import List") and sample["code"].endswith("check(has_close_elements)")
+    assert sample["reason"]  # passed, or why not
