@@ -154,14 +154,19 @@ class APPSScenario(FileScenario):
         description="APPS: programming problems (introductory, interview, competition) scored by running "
         "their test cases in the OS sandbox.",
         task="code",
-        default_adapter=prompt_format(
-            input_suffix="",
-            output_suffix="",
-            max_train_instances=2,
-            max_tokens=600,
-            temperature=0.2,
-            stop_sequences=STOP_SEQUENCES,
-        ),
+        # A completion task (HELM's completion adapter): the model continues the text as
+        # written, never wrapped in a chat template.
+        default_adapter={
+            **prompt_format(
+                input_suffix="",
+                output_suffix="",
+                max_train_instances=2,
+                max_tokens=600,
+                temperature=0.2,
+                stop_sequences=STOP_SEQUENCES,
+            ),
+            "prompt_format": "plain",
+        },
         main_metric="test_avg",
         metric_categories=("accuracy", "efficiency", "bias", "toxicity"),
         not_applicable_reasons={

@@ -79,14 +79,19 @@ class HumanEvalScenario(FileScenario):
         description="HumanEval: 164 Python functions to complete from a docstring, scored by running their tests "
         "in the OS sandbox.",
         task="code",
-        default_adapter=prompt_format(
-            input_suffix="",
-            output_suffix="",
-            max_train_instances=0,
-            max_tokens=600,
-            temperature=0.2,
-            stop_sequences=STOP_SEQUENCES,
-        ),
+        # A completion task (HELM's completion adapter): the model continues the text as
+        # written, never wrapped in a chat template.
+        default_adapter={
+            **prompt_format(
+                input_suffix="",
+                output_suffix="",
+                max_train_instances=0,
+                max_tokens=600,
+                temperature=0.2,
+                stop_sequences=STOP_SEQUENCES,
+            ),
+            "prompt_format": "plain",
+        },
         main_metric="pass",
         metric_categories=("accuracy", "efficiency", "bias", "toxicity"),
         not_applicable_reasons={

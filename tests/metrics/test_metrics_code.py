@@ -183,3 +183,7 @@ def test_the_embedded_model_is_scored_in_the_sandbox(tmp_path: Path, sandbox: No
     (sample,) = details["samples"]
     assert sample["code"].startswith("from typing import List") and sample["code"].endswith("check(has_close_elements)")
     assert sample["reason"]  # passed, or why not
+    # HELM's completion prompt: the problem's text as it is, not a chat turn.
+    (request,) = pq.read_table(run_dir / "requests.parquet").to_pylist()
+    (problem,) = [r for r in pq.read_table(run_dir / "instances.parquet").to_pylist() if r["role"] in (None, "eval")]
+    assert request["prompt"] == problem["input"] and not request["messages"]

@@ -84,6 +84,7 @@ def test_the_authors_layout_reads_as_helm_prompts(apps_root: Path) -> None:
     assert train.split == "train" and train.references[0].output == SUM_SOLUTION  # tabs expanded
     assert APPSScenario.info.default_adapter["max_train_instances"] == 2
     assert APPSScenario.info.default_adapter["stop_sequences"] == ("'''", "---", '"""', "\n\n\n")
+    assert APPSScenario.info.default_adapter["prompt_format"] == "plain"
 
 
 def test_difficulty_selects_the_test_problems(apps_root: Path) -> None:

@@ -53,6 +53,7 @@ def test_helms_adaptation_is_the_default() -> None:
     assert adapter["max_train_instances"] == 0 and adapter["temperature"] == 0.2 and adapter["max_tokens"] == 600
     assert adapter["stop_sequences"] == ("\nclass", "\ndef", "\nif", "\nprint")
     assert adapter["input_prefix"] == adapter["input_suffix"] == adapter["output_prefix"] == ""
+    assert adapter["prompt_format"] == "plain"  # a completion: never wrapped in a chat template
 
 
 def test_a_test_that_does_not_parse_is_reported_at_its_line(tmp_path: Path) -> None:
