@@ -47,6 +47,8 @@ install: $(VENV)/.installed
 install-test: $(VENV)/.installed-test
 	@test -x /usr/bin/chromium || (apt-get update -qq && apt-get install -y -qq chromium >/dev/null) \
 	  || echo "warning: could not install chromium; browser tests will be skipped"
+	@command -v bwrap >/dev/null || (apt-get update -qq && apt-get install -y -qq bubblewrap >/dev/null) \
+	  || echo "warning: could not install bubblewrap; code-execution tests will be skipped"
 
 demo: install
 	@$(BIN)/helm-run runspecs/quickstart.yaml

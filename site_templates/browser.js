@@ -333,6 +333,37 @@
     return wrap;
   }
 
+  // Code scenarios: each completion as it ran in the sandbox (the details of the
+  // code_eval_acc / test_avg row): the program, the outcome, the limit that stopped it.
+  function renderCodeRuns(t) {
+    var d = t.details;
+    var wrap = el("div", { class: "code-runs" });
+    wrap.appendChild(el("div", { class: "label" }, "Sandbox runs: " + d.c + " of " + d.n + " passed"));
+    d.samples.forEach(function (s, i) {
+      var det = el("details", { class: "code-run", "data-passed": s.passed ? "1" : "0" });
+      var outcome = s.passed ? "passed" : "failed: " + s.reason;
+      var summary = "Sample " + (i + 1) + " — " + outcome + (s.limit ? " [limit: " + s.limit + "]" : "") +
+        " (" + fmt(s.wall_s) + " s)";
+      if (s.tests && s.tests.length > 1) {
+        summary += " tests " + s.tests.map(function (ok) { return ok ? "✓" : "✗"; }).join("");
+      }
+      det.appendChild(el("summary", null, summary));
+      det.appendChild(el("div", { class: "label" }, "Code run"));
+      det.appendChild(pre(s.code, "code"));
+      if (s.stdout) { det.appendChild(el("div", { class: "label" }, "Standard output (end)")); det.appendChild(pre(s.stdout)); }
+      if (s.stderr) { det.appendChild(el("div", { class: "label" }, "Standard error (end)")); det.appendChild(pre(s.stderr)); }
+      wrap.appendChild(det);
+    });
+    return wrap;
+  }
+
+  function renderDetails(v, t) {
+    if (!t.details) return null;
+    if (t.details.choice_logprobs) return renderChoiceScores(v, t);
+    if (t.details.samples) return renderCodeRuns(t);
+    return null;
+  }
+
   function renderVariant(payload, v) {
     var box = el("section", { class: "variant" });
     box.appendChild(el("h4", null, v.perturbation ? "Perturbed: " + v.perturbation : "Original"));
@@ -344,7 +375,8 @@
     box.appendChild(answer);
     if (t0) {
       box.appendChild(renderMetrics(t0));
-      if (t0.details && t0.details.choice_logprobs) box.appendChild(renderChoiceScores(v, t0));
+      var d0 = renderDetails(v, t0);
+      if (d0) box.appendChild(d0);
       box.appendChild(renderPrompt(payload, t0));
     }
     if (v.trials.length > 1) {
@@ -357,7 +389,8 @@
         sec.appendChild(h);
         sec.appendChild(renderAnswer(sec, t));
         sec.appendChild(renderMetrics(t));
-        if (t.details && t.details.choice_logprobs) sec.appendChild(renderChoiceScores(v, t));
+        var dt = renderDetails(v, t);
+        if (dt) sec.appendChild(dt);
         sec.appendChild(renderPrompt(payload, t));
         more.appendChild(sec);
       });

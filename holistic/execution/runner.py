@@ -40,6 +40,26 @@ def prepare_runs(compiled: CompiledSuite, options: RunOptions) -> list[RunSpec]:
     return unique_runs(override_max_eval_instances(compiled.runs, options.max_eval_instances, options.eval_instances))
 
 
+def check_code_sandbox(runs: Sequence[RunSpec]) -> None:
+    """Raise :class:`~holistic.metrics.sandbox.SandboxUnavailable` (exit 2) when a run would
+    execute the model's code and this host cannot make the sandbox; names the runs and what is missing."""
+    from holistic.metrics.code import requires_sandbox
+    from holistic.metrics.sandbox import SandboxUnavailable, sandbox_problem
+    from holistic.scenarios.registry import scenario_info
+
+    code_runs = [r for r in runs if requires_sandbox(scenario_info(r.scenario.name), r.metrics)]
+    problem = sandbox_problem() if code_runs else None
+    if problem is not None:
+        names = ", ".join(r.name for r in code_runs[:3]) + (
+            f" and {len(code_runs) - 3} more" if len(code_runs) > 3 else ""
+        )
+        raise SandboxUnavailable(
+            f"{names}: scored by running the model's code in the OS sandbox, which this host cannot provide: "
+            f"{problem}. Model-written code is never run outside it; install the missing piece, or leave these "
+            "runs out (--scenarios)"
+        )
+
+
 def run_suite(
     compiled: CompiledSuite,
     options: RunOptions,
@@ -54,6 +74,8 @@ def run_suite(
     # Every API key the runs need, before anything is written or any model is called.
     registry = ModelRegistry(options.models_file)
     check_keys(registry.get(name) for name in sorted({r.model for r in selected}))
+    # Runs scored by executing the model's code need the OS sandbox: refused now, never run unsandboxed.
+    check_code_sandbox(selected)
 
     store = SuiteStore(options.output_dir, compiled.suite)
     if options.executor == "ray" and isinstance(store.output_dir, UriPath) and store.output_dir.protocol == "memory":

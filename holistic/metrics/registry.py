@@ -16,6 +16,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 
+from holistic.core.code_execution import EXECUTES_CODE_TAG
 from holistic.core.errors import UnknownNameError
 from holistic.core.interfaces import METRIC_CATEGORIES, MetricInfo, ScenarioInfo
 from holistic.core.registry import Registry
@@ -32,6 +33,7 @@ BUILTIN_METRICS: dict[str, str] = {
     "calibration_tie_aware": "holistic.metrics.calibration:TieAwareCalibrationMetric",
     "chain_of_thought": "holistic.metrics.chain_of_thought:ChainOfThoughtCorrectness",
     "classification": "holistic.metrics.classification:ClassificationMetric",
+    "code": "holistic.metrics.code:CodeMetric",
     "copyright": "holistic.metrics.copyright:CopyrightMetric",
     "disinformation": "holistic.metrics.disinformation:DisinformationDiversityMetric",
     "efficiency": "holistic.metrics.efficiency:EfficiencyMetric",
@@ -133,13 +135,16 @@ _ACCURACY_FAMILIES: tuple[tuple[str, Callable[[ScenarioInfo, AdapterSpec], bool]
     # long_context answers are id lists, scored as sets by the haystack metric, not as strings;
     # a memorization continuation is compared with the rest of a whole passage by the copyright metric;
     # disinformation samples have no right answer (their references are in-context headlines);
-    # an instruction-following response has no reference (its instructions are checked by program).
+    # an instruction-following response has no reference (its instructions are checked by program),
+    # and a program is right when its tests pass (the code metric runs them in the sandbox), not
+    # when it matches the reference solution's text.
     (
         "generation_accuracy",
         lambda info, adapter: (
-            info.task not in ("long_context", "memorization", "disinformation", "instruction_following")
+            info.task not in ("long_context", "memorization", "disinformation", "instruction_following", "code")
         ),
     ),
+    ("code", lambda info, adapter: EXECUTES_CODE_TAG in info.tags),
     # HELM's classification F1, on the scenarios whose HELM run specs measure it.
     ("classification", lambda info, adapter: info.name in HELM_CLASSIFICATION_SCENARIOS),
     ("rouge", lambda info, adapter: info.task in ("summarization", "generation")),

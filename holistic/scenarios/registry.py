@@ -10,6 +10,7 @@ from holistic.core.types import ScenarioSpec
 from holistic.scenarios.base import BaseScenario
 
 BUILTIN_SCENARIOS: dict[str, str] = {
+    "apps": "holistic.scenarios.apps:APPSScenario",
     "arithmetic": "holistic.scenarios.synthetic:ArithmeticScenario",
     "babi_qa": "holistic.scenarios.babi:BabiQAScenario",
     "bbq": "holistic.scenarios.bbq:BBQScenario",
@@ -29,6 +30,7 @@ BUILTIN_SCENARIOS: dict[str, str] = {
     "gpqa": "holistic.scenarios.gpqa:GPQAScenario",
     "haystack": "holistic.scenarios.haystack.scenario:HaystackScenario",
     "hellaswag": "holistic.scenarios.hellaswag:HellaSwagScenario",
+    "humaneval": "holistic.scenarios.humaneval:HumanEvalScenario",
     "huggingface": "holistic.scenarios.user_huggingface:HuggingFaceDatasetScenario",
     "ice": "holistic.scenarios.ice:ICEScenario",
     "ifeval": "holistic.scenarios.ifeval:IFEvalScenario",
