@@ -37,6 +37,10 @@ def format_terminal(report: DiffReport, *, limit: int | None = None) -> str:
             )
         if flag:
             lines.append(f"{'':<48}{flag}")
+        elif r.notes:
+            lines.append(f"{'':<48}  [comparable]")
+        for note in r.notes:
+            lines.append(f"{'':<48}  note: {note}")
         if r.flips_to_wrong or r.flips_to_correct:
             lines.append(
                 f"{'':<48} flips on {r.main_metric}: {len(r.flips_to_wrong)} correct->wrong "
@@ -92,7 +96,7 @@ Intervals are paired bootstrap 95% intervals of the change over shared instances
 <tr{% if not r.comparable %} class="not-comparable"{% endif %}><td>{{ r.scenario }} {{ r.scenario_args }} {{ r.model }}</td>
 <td>{{ m.metric }}</td><td>{{ fmt(m.old) }}</td><td>{{ fmt(m.new) }}</td><td>{{ fmt(m.delta, True) }}{% if m.significant %} *{% endif %}</td>
 <td>{% if m.ci_low is not none %}[{{ fmt(m.ci_low, True) }}, {{ fmt(m.ci_high, True) }}]{% else %}–{% endif %}</td>
-<td>{% if r.comparable %}yes{% else %}no: {{ r.causes|join('; ') }}{% endif %}</td></tr>
+<td>{% if r.comparable %}yes{% else %}no: {{ r.causes|join('; ') }}{% endif %}{% for n in r.notes %}<br>{{ n }}{% endfor %}</td></tr>
 {% endfor %}{% endfor %}
 </tbody></table>
 {% for r in runs if r.flips_to_wrong or r.flips_to_correct %}

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import json
 import sys
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -91,6 +92,15 @@ _METRIC_NAME_COLUMNS: tuple[Column, ...] = (
     ),
 )
 
+RAW_COLUMN = Column(
+    "raw",
+    pa.string(),
+    "What the row's source recorded that this schema has no column for, as canonical JSON; null for "
+    "runs holistic executed (helm-import keeps the rest of HELM's record here).",
+    nullable=True,
+)
+"""Imported runs keep what could not be mapped here (``helm-import``); null in native runs."""
+
 INSTANCES: tuple[Column, ...] = (
     *JOIN_COLUMNS,
     Column("instance_id", pa.string(), "Instance id, unique within the scenario; perturbed variants share it."),
@@ -114,6 +124,7 @@ INSTANCES: tuple[Column, ...] = (
         "and the first-stage rank (null otherwise).",
     ),
     Column("metadata", pa.string(), "Per-instance metadata as canonical JSON."),
+    RAW_COLUMN,
 )
 
 REQUESTS: tuple[Column, ...] = (
@@ -172,6 +183,7 @@ REQUESTS: tuple[Column, ...] = (
     Column("cost_usd", pa.float64(), "Estimated price of the call."),
     Column("engine", pa.string(), "Engine that served the request (e.g. transformers, llama.cpp)."),
     Column("cache_key", pa.string(), "Request cache key (sha256 of model identity + canonical request)."),
+    RAW_COLUMN,
 )
 
 PER_INSTANCE_STATS: tuple[Column, ...] = (
@@ -187,6 +199,7 @@ PER_INSTANCE_STATS: tuple[Column, ...] = (
         "each choice's log-likelihood, lengths and the index picked under each normalisation).",
         nullable=True,
     ),
+    RAW_COLUMN,
 )
 
 STATS: tuple[Column, ...] = (
@@ -217,6 +230,7 @@ STATS: tuple[Column, ...] = (
         "Metric category (accuracy, calibration, ...) from the registry, or null.",
         nullable=True,
     ),
+    RAW_COLUMN,
 )
 
 TABLES: dict[str, tuple[Column, ...]] = {
@@ -258,6 +272,15 @@ SUITE_TABLES: dict[str, tuple[Column, ...]] = {
 }
 """Suite-level tables, stored as ``ratings/<name>.parquet`` once human ratings are imported
 (``helm-summarize --import-ratings``); not part of any run's manifest."""
+
+
+def table_from_rows(table: str, rows: Sequence[Mapping[str, Any]]) -> pa.Table:
+    """A results table from row dicts; a nullable column a row does not name is null."""
+    schema = arrow_schema(table)
+    columns = {
+        c.name: [r.get(c.name) for r in rows] if c.nullable else [r[c.name] for r in rows] for c in TABLES[table]
+    }
+    return pa.Table.from_pydict(columns, schema=schema)
 
 
 def arrow_schema(table: str) -> pa.Schema:
