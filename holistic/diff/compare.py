@@ -215,9 +215,14 @@ def compare_runs(old: SideRun, new: SideRun, *, seed: int = 0, num_bootstrap: in
 
     old_vals, new_vals = _instance_values(old, rename.old), _instance_values(new, rename.new)
     old_means, new_means = _stat_means(old), _stat_means(new)
+    unpaired = imported.logprob_metrics_unpaired(old, new, set(old_means) & set(new_means))
+    if unpaired:
+        diff.notes.append(unpaired.note)
     for metric in sorted(set(old_means) | set(new_means)):
         o, n = old_means.get(metric), new_means.get(metric)
         shared = sorted(set(old_vals.get(metric, {})) & set(new_vals.get(metric, {})))
+        if metric in unpaired.metrics:
+            shared = []
         lo = hi = None
         significant = False
         if len(shared) >= 2:

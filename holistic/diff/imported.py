@@ -122,3 +122,40 @@ def decoding_difference(old: list[str], new: list[str]) -> str:
         if a.get(k) != b.get(k)
     ]
     return "; ".join(changed) or "the combinations of decoding fields differ"
+
+
+@dataclass(frozen=True)
+class Unpaired:
+    metrics: frozenset[str] = frozenset()
+    note: str = ""
+
+    def __bool__(self) -> bool:
+        return bool(self.metrics)
+
+
+def logprob_metrics_unpaired(old: SideRun, new: SideRun, shared: set[str]) -> Unpaired:
+    """The shared metrics built on log-probabilities, when an imported side has none worth reading
+    (HELM's Hugging Face client reports every local model's log-probability as 0): their values
+    differ for that reason alone, so they are shown but not paired."""
+    from holistic.metrics.registry import all_infos
+
+    sides = [name for name, run in (("old", old), ("new", new)) if run.imported and not _real_logprobs(run)]
+    if not sides:
+        return Unpaired()
+    infos = all_infos()
+    metrics = frozenset(m for m in shared if m in infos and infos[m].needs_logprobs)
+    if not metrics:
+        return Unpaired()
+    return Unpaired(
+        metrics=metrics,
+        note=(
+            f"not paired: {', '.join(sorted(metrics))}: the {' and '.join(sides)} run, imported from HELM, has no real "
+            "log-probabilities (every token's is exactly 0, as HELM's Hugging Face client reports them after "
+            "temperature scaling), so the values built on them differ for that reason alone"
+        ),
+    )
+
+
+def _real_logprobs(run: SideRun) -> bool:
+    origin = run.spec.get("imported_from") or {}
+    return bool(origin.get("real_logprobs", True))

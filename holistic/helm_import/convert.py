@@ -307,7 +307,7 @@ def request_row(
         "post_processed": None,
         "parse_error": None,
         "prompt_logprobs": None,
-        "has_logprobs": any("logprob" in t for c in completions for t in (c.get("tokens") or ())),
+        "has_logprobs": _real_logprobs(completions),
         "prompt_tokens": 0,
         "completion_tokens": sum(len(c.get("tokens") or ()) for c in completions),
         "latency_s": float(result.pop("request_time", 0.0) or 0.0),
@@ -330,6 +330,15 @@ def request_row(
     unmapped.note("request_state", st)
     row["raw"] = _raw(rest)
     return row, inst_row
+
+
+def _real_logprobs(completions: list[Any]) -> bool:
+    """Whether the completions carry log-probabilities worth reading. HELM's Hugging Face client
+    reports them after temperature scaling, and greedy decoding runs at temperature 1e-7, so on
+    a local model every token's log-probability is exactly 0: such a request is recorded as
+    having none (the values themselves are kept)."""
+    values = [t.get("logprob") for c in completions for t in (c.get("tokens") or ())]
+    return bool(values) and any(v not in (None, 0, 0.0) for v in values)
 
 
 _COMPLETION_FIELDS = frozenset({"text", "logprob", "tokens", "finish_reason"})

@@ -83,6 +83,7 @@ class RunImport:
     instances: int = 0
     requests: int = 0
     failed_requests: int = 0
+    requests_with_logprobs: int = 0
     stats: int = 0
     unmapped_fields: list[str] = field(default_factory=list)
     unknown_stats: list[str] = field(default_factory=list)
@@ -199,6 +200,7 @@ def _import_states(
     counter = convert.RequestCounter()
     seen: set[tuple[str, str | None]] = set()
     failed = 0
+    with_logprobs = 0
     others: dict[str, Any] = {}
     found_states = False
     with JsonStream(path) as stream:
@@ -218,6 +220,7 @@ def _import_states(
                     raise _field_error(path, f"request_states[{i}]", exc) from None
                 requests.add(row)
                 failed += not row["success"]
+                with_logprobs += row["has_logprobs"]
                 key_ = (inst["instance_id"], inst["perturbation"])
                 if key_ not in seen:
                     seen.add(key_)
@@ -225,6 +228,7 @@ def _import_states(
         stream.finish()
     if not found_states:
         raise HelmFileError(path, "missing (not a HELM scenario state)", field="request_states")
+    others["_requests_with_logprobs"] = with_logprobs
     return others, stream.sha256, failed
 
 
@@ -364,6 +368,7 @@ def import_run(store: SuiteStore, prepared: _Prepared, options: ImportOptions) -
         report.requests = requests.close()
         report.instances = instances.close()
         report.failed_requests = failed
+        report.requests_with_logprobs = others.pop("_requests_with_logprobs")
         per_instance = _Batched(writer, "per_instance_stats", join)
         open_tables.append(per_instance)
         values, pis_sha = _import_per_instance(folder / PER_INSTANCE_STATS, per_instance, unmapped)
@@ -450,6 +455,7 @@ def _run_spec_document(
             "helm_scenario_class": facts.scenario_class,
             "helm_scenario_args": facts.scenario_args,
             "scenario_mapped": report.scenario_mapped,
+            "real_logprobs": report.requests_with_logprobs > 0,
             "files": dict(files),
             "helm_run_spec": prepared.run_spec,
             "scenario_state_other_members": dict(others),
