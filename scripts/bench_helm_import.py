@@ -40,6 +40,17 @@ def make_large_run(source: Path, target: Path, megabytes: int) -> int:
     state = json.loads((source / "scenario_state.json").read_text(encoding="utf-8"))
     per_instance = json.loads((source / "per_instance_stats.json").read_text(encoding="utf-8"))
     states = state.pop("request_states")
+    marker = "\u0000ID\u0000"
+    # each element's JSON once, with a marker where its instance id goes
+    state_texts = []
+    for st in states:
+        original = st["instance"]["id"]
+        st["instance"]["id"] = marker
+        state_texts.append((original, json.dumps(st, indent=2)))
+    per_texts = []
+    for entry in per_instance:
+        per_texts.append((entry["instance_id"], json.dumps({**entry, "instance_id": marker}, indent=2)))
+    marker_json = json.dumps(marker)[1:-1]
     limit = megabytes * 1_000_000
     written = 0
     copies = 0
@@ -51,20 +62,16 @@ def make_large_run(source: Path, target: Path, megabytes: int) -> int:
             out.write(f"  {json.dumps(key)}: {json.dumps(value, indent=2)},\n")
         out.write('  "request_states": [\n')
         pis.write("[\n")
-        first = True
         size = out.tell()
         while size < limit:
-            for s in states:
-                s = json.loads(json.dumps(s))
-                s["instance"]["id"] = f"{s['instance']['id']}-copy{copies}"
-                text = ("" if first else ",\n") + json.dumps(s, indent=2)
-                out.write(text)
-                size += len(text.encode("utf-8"))
+            for original, text in state_texts:
+                piece = ("" if written == 0 else ",\n") + text.replace(marker_json, f"{original}-copy{copies}")
+                out.write(piece)
+                size += len(piece.encode("utf-8"))
                 written += 1
-            for p in per_instance:
-                p = {**p, "instance_id": f"{p['instance_id']}-copy{copies}"}
-                pis.write(("" if first else ",\n") + json.dumps(p, indent=2))
-                first = False
+            for original, text in per_texts:
+                pis.write(("" if copies == 0 and original == per_texts[0][0] else ",\n"))
+                pis.write(text.replace(marker_json, f"{original}-copy{copies}"))
             copies += 1
         out.write("\n  ]\n}\n")
         pis.write("\n]\n")
@@ -86,8 +93,17 @@ def main(argv: list[str] | None = None) -> int:
         sizes = {f.name: f.stat().st_size for f in run.iterdir()}
         t0 = time.monotonic()
         proc = subprocess.run(
-            [sys.executable, "-m", "holistic.cli.helm_import", str(run), "--suite", "big", "--output-dir",
-             str(work / "out"), "--quiet"],
+            [
+                sys.executable,
+                "-m",
+                "holistic.cli.helm_import",
+                str(run),
+                "--suite",
+                "big",
+                "--output-dir",
+                str(work / "out"),
+                "--quiet",
+            ],
             cwd=ROOT,
             capture_output=True,
             text=True,

@@ -55,8 +55,10 @@ def instance_pairing(old: SideRun, new: SideRun) -> Pairing:
     if not old_keys or not new_keys or set(old_keys) == set(new_keys):
         return Pairing()
     shared_ids = set(old_keys) & set(new_keys)
-    if shared_ids and all(old_keys[i] == new_keys[i] for i in shared_ids) and len(shared_ids) >= min(
-        len(old_keys), len(new_keys)
+    if (
+        shared_ids
+        and all(old_keys[i] == new_keys[i] for i in shared_ids)
+        and len(shared_ids) >= min(len(old_keys), len(new_keys))
     ):
         return Pairing()  # the ids already name the same instances
     by_content = {k: i for i, k in new_keys.items()}
@@ -66,7 +68,9 @@ def instance_pairing(old: SideRun, new: SideRun) -> Pairing:
         pairing = Pairing(old=rename_old)
     else:
         by_content_old = {k: i for i, k in old_keys.items()}
-        rename_new = {i: by_content_old[k] for i, k in new_keys.items() if k in by_content_old and by_content_old[k] != i}
+        rename_new = {
+            i: by_content_old[k] for i, k in new_keys.items() if k in by_content_old and by_content_old[k] != i
+        }
         renamed, side = rename_new, "new"
         pairing = Pairing(new=rename_new)
     if not renamed:

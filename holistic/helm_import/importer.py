@@ -27,7 +27,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import shutil
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -343,7 +343,12 @@ def import_run(store: SuiteStore, prepared: _Prepared, options: ImportOptions) -
     model = _model_name(facts, options.model_map)
     run_id = _run_id(scenario, model, prepared)
     report = RunImport(
-        run_id=run_id, helm_name=facts.name, folder=folder, scenario=scenario, model=model, method=facts.method,
+        run_id=run_id,
+        helm_name=facts.name,
+        folder=folder,
+        scenario=scenario,
+        model=model,
+        method=facts.method,
         scenario_mapped=mapped,
     )
     join = {
@@ -362,9 +367,7 @@ def import_run(store: SuiteStore, prepared: _Prepared, options: ImportOptions) -
         requests = _Batched(writer, "requests", join)
         instances = _Batched(writer, "instances", join)
         open_tables += [requests, instances]
-        others, state_sha, failed = _import_states(
-            folder / SCENARIO_STATE, facts.method, requests, instances, unmapped
-        )
+        others, state_sha, failed = _import_states(folder / SCENARIO_STATE, facts.method, requests, instances, unmapped)
         report.requests = requests.close()
         report.instances = instances.close()
         report.failed_requests = failed
@@ -387,7 +390,9 @@ def import_run(store: SuiteStore, prepared: _Prepared, options: ImportOptions) -
             files[SCENARIO] = _file_facts(folder / SCENARIO, _sha256(folder / SCENARIO))
         report.unmapped_fields = unmapped.names()
         report.unknown_stats = list(prepared.unknown_stats)
-        writer.write_json(RUN_SPEC_FILE, _run_spec_document(store.suite, report, prepared, args, files, others, options))
+        writer.write_json(
+            RUN_SPEC_FILE, _run_spec_document(store.suite, report, prepared, args, files, others, options)
+        )
         writer.write_json(ARTIFACTS_FILE, _artifacts(report, unmapped))
         writer.complete(requests=report.requests, failed_requests=failed)
     except BaseException:
@@ -479,7 +484,9 @@ def _artifacts(report: RunImport, unmapped: convert.Unmapped) -> dict[str, Any]:
     }
 
 
-def import_helm(source: Path, options: ImportOptions, *, on_run: Callable[[RunImport], None] | None = None) -> list[RunImport]:
+def import_helm(
+    source: Path, options: ImportOptions, *, on_run: Callable[[RunImport], None] | None = None
+) -> list[RunImport]:
     """Import every HELM run under ``source`` into ``options.suite``; the reports of the runs."""
     from holistic.results.lock import suite_lock
 
@@ -497,7 +504,9 @@ def import_helm(source: Path, options: ImportOptions, *, on_run: Callable[[RunIm
     for p in prepared:
         digest.update(p.run_spec_sha256.encode())
     with suite_lock(store.suite_dir, wait=False):
-        store.open(SuiteInfo(suite=options.suite, spec_path=f"helm-import {Path(source).name}", spec_sha256=digest.hexdigest()))
+        store.open(
+            SuiteInfo(suite=options.suite, spec_path=f"helm-import {Path(source).name}", spec_sha256=digest.hexdigest())
+        )
         for p in prepared:
             report = import_run(store, p, options)
             if report.run_id in ids:

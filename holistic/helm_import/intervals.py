@@ -72,7 +72,9 @@ class PerInstanceValues:
             means = means[order]
             key = np.asarray(ids[order]).tobytes()
             if key not in seeds:
-                seeds[key] = stable_seed(seed, "bootstrap", sha256_hex("\n".join(self._names[int(ids[k])] for k in order)))
+                seeds[key] = stable_seed(
+                    seed, "bootstrap", sha256_hex("\n".join(self._names[int(ids[k])] for k in order))
+                )
             low, high = bootstrap_ci(means, seed=seeds[key])
             trial_ids, trial_inverse = np.unique(trials, return_inverse=True)
             trial_means = np.bincount(trial_inverse, weights=values) / np.bincount(trial_inverse)

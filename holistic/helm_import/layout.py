@@ -124,8 +124,6 @@ def run_spec_facts(data: Any, path: Path) -> RunSpecFacts:
         model=model,
         model_deployment=deployment if isinstance(deployment, str) and deployment else None,
         groups=tuple(str(g) for g in groups) if isinstance(groups, list) else (),
-        metric_classes=tuple(
-            str(m.get("class_name", "?")) for m in metric_specs if isinstance(m, dict)
-        ),
+        metric_classes=tuple(str(m.get("class_name", "?")) for m in metric_specs if isinstance(m, dict)),
         layout=LAYOUT_04_05 if "model_deployment" in adapter else LAYOUT_02_03,
     )

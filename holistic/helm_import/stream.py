@@ -135,7 +135,9 @@ class JsonStream:
                         self.path, f"not valid JSON at character {self._offset + exc.pos}: {exc.msg}"
                     ) from None
                 if len(self._buf) - self._pos > MAX_ELEMENT:
-                    raise HelmFileError(self.path, f"{what} is larger than {MAX_ELEMENT >> 20} MB; not a HELM file") from None
+                    raise HelmFileError(
+                        self.path, f"{what} is larger than {MAX_ELEMENT >> 20} MB; not a HELM file"
+                    ) from None
                 if not self._fill():
                     raise self._truncated(what) from None
                 continue
@@ -196,9 +198,7 @@ class JsonStream:
             while self._pos < len(self._buf) and self._buf[self._pos] in _WHITESPACE:
                 self._pos += 1
             if self._pos < len(self._buf):
-                raise HelmFileError(
-                    self.path, f"not valid JSON: extra data at character {self._offset + self._pos}"
-                )
+                raise HelmFileError(self.path, f"not valid JSON: extra data at character {self._offset + self._pos}")
             if not self._fill():
                 return
 

@@ -301,13 +301,16 @@ SUITE_FIELDS: dict[str, str] = {
     "created": "string: ISO 8601 UTC time the suite folder was created.",
     "updated": "string: ISO 8601 UTC time of the last write.",
     "runs": "array of {run_id, name, scenario, model, method, status ('complete'|'partial'|'failed'|'pending'), error, "
-    "requests, failed_requests, error_rate}.",
+    "requests, failed_requests, error_rate} (plus imported_from: 'crfm-helm' for a run written by helm-import).",
 }
 
 RUN_FILES: dict[str, str] = {
     "run_spec.json": "RunSpec.canonical() fields at the top level (name, scenario, adapter, model, metrics, "
     "perturbations, groups) plus suite, run_id, main_metric, scenario_info, metrics_selected and "
-    "metrics_not_applicable (category -> reason).",
+    "metrics_not_applicable (category -> reason). A run written by helm-import has imported_from instead of the "
+    "execution facts: {tool, helm_version, layout, run_spec_name, run_folder, helm_model, helm_model_deployment, "
+    "helm_scenario_class, helm_scenario_args, scenario_mapped, real_logprobs, files: {name: {size, sha256}}, "
+    "helm_run_spec, scenario_state_other_members}.",
     "instances.parquet": "Table 'instances'.",
     "requests.parquet": "Table 'requests'.",
     "per_instance_stats.parquet": "Table 'per_instance_stats'.",

@@ -217,9 +217,10 @@ def test_unknown_stat_name_exits_2_unless_kept_raw_and_listed(
     row = next(r for r in imported.table("stats").to_pylist() if r["metric"] == "my_custom_stat")
     assert row["mean"] == 0.25 and row["category"] is None
     assert imported.artifacts["import"]["unknown_stats"] == ["my_custom_stat"]
-    assert imported.spec["imported_from"]["files"]["stats.json"]["sha256"] == hashlib.sha256(
-        (run / "stats.json").read_bytes()
-    ).hexdigest()
+    assert (
+        imported.spec["imported_from"]["files"]["stats.json"]["sha256"]
+        == hashlib.sha256((run / "stats.json").read_bytes()).hexdigest()
+    )
     assert "my_custom_stat" in json.dumps(imported.artifacts) and out.count("imported 1 HELM run") == 1
 
 

@@ -15,7 +15,14 @@ from holistic.helm_import.stream import HelmFileError, JsonStream, iter_array
 DOC: dict[str, Any] = {
     "adapter_spec": {"method": "generation", "stop": ["\n", "\u00e9\u4e2d"], "temperature": 1e-07},
     "request_states": [
-        {"id": f"id{i}", "text": "é中" * (i % 37) + '\\"quoted"', "n": 12345678901234567890 + i, "f": -1.25e-7 * i, "ok": i % 2 == 0, "none": None}
+        {
+            "id": f"id{i}",
+            "text": "é中" * (i % 37) + '\\"quoted"',
+            "n": 12345678901234567890 + i,
+            "f": -1.25e-7 * i,
+            "ok": i % 2 == 0,
+            "none": None,
+        }
         for i in range(300)
     ],
     "annotator_specs": [],
@@ -52,7 +59,7 @@ def test_a_truncated_file_is_reported_as_truncated(tmp_path: Path, fraction: flo
 
 def test_a_top_level_array_is_read_element_by_element(tmp_path: Path) -> None:
     path = tmp_path / "stats.json"
-    path.write_text("[\n 1, {\"a\": [2, 3]},\n \"x\" ]\n")
+    path.write_text('[\n 1, {"a": [2, 3]},\n "x" ]\n')
     assert list(iter_array(path, "stats")) == [1, {"a": [2, 3]}, "x"]
     path.write_text('{"a": 1}')
     with pytest.raises(HelmFileError, match="expected a JSON array of stats"):
