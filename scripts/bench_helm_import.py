@@ -54,9 +54,10 @@ def make_large_run(source: Path, target: Path, megabytes: int) -> int:
     limit = megabytes * 1_000_000
     written = 0
     copies = 0
-    with (target / "scenario_state.json").open("w", encoding="utf-8") as out, (
-        target / "per_instance_stats.json"
-    ).open("w", encoding="utf-8") as pis:
+    with (
+        (target / "scenario_state.json").open("w", encoding="utf-8") as out,
+        (target / "per_instance_stats.json").open("w", encoding="utf-8") as pis,
+    ):
         out.write("{\n")
         for key, value in state.items():
             out.write(f"  {json.dumps(key)}: {json.dumps(value, indent=2)},\n")
@@ -70,7 +71,7 @@ def make_large_run(source: Path, target: Path, megabytes: int) -> int:
                 size += len(piece.encode("utf-8"))
                 written += 1
             for original, text in per_texts:
-                pis.write(("" if copies == 0 and original == per_texts[0][0] else ",\n"))
+                pis.write("" if copies == 0 and original == per_texts[0][0] else ",\n")
                 pis.write(text.replace(marker_json, f"{original}-copy{copies}"))
             copies += 1
         out.write("\n  ]\n}\n")

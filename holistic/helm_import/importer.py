@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from holistic.core.errors import StoreError
+from holistic.core.errors import HolisticError, StoreError
 from holistic.core.hashing import canonical_json, short_hash
 from holistic.core.types import MetricName
 from holistic.helm_import import convert
@@ -499,6 +499,14 @@ def import_helm(
             "(runs of the same HELM run spec are replaced, the others kept) or choose another --suite"
         )
     ids: dict[str, Path] = {}
+    for p in prepared:
+        scenario, _, _ = scenario_name_and_args(p.facts.scenario_class, p.facts.scenario_args)
+        run_id = _run_id(scenario, _model_name(p.facts, options.model_map), p)
+        if run_id in ids:
+            raise HelmFileError(
+                p.folder / RUN_SPEC, f"the same HELM run spec as {ids[run_id] / RUN_SPEC}; import them separately"
+            )
+        ids[run_id] = p.folder
     reports: list[RunImport] = []
     digest = hashlib.sha256()
     for p in prepared:
@@ -507,16 +515,33 @@ def import_helm(
         store.open(
             SuiteInfo(suite=options.suite, spec_path=f"helm-import {Path(source).name}", spec_sha256=digest.hexdigest())
         )
-        for p in prepared:
-            report = import_run(store, p, options)
-            if report.run_id in ids:
-                raise StoreError(f"{p.folder}: the same HELM run spec as {ids[report.run_id]}; import them separately")
-            ids[report.run_id] = p.folder
+        for run_id, p in zip(ids, prepared, strict=True):
+            try:
+                report = import_run(store, p, options)
+            except HolisticError as exc:  # its folder is removed: the suite says why the run is missing
+                store.record_runs([_failed_entry(run_id, p, str(exc))])
+                raise
             store.record_runs([_suite_entry(report)])
             reports.append(report)
             if on_run is not None:
                 on_run(report)
     return reports
+
+
+def _failed_entry(run_id: str, prepared: _Prepared, error: str) -> dict[str, Any]:
+    return {
+        "run_id": run_id,
+        "name": prepared.facts.name,
+        "scenario": prepared.facts.scenario_class,
+        "model": prepared.facts.model,
+        "method": prepared.facts.method,
+        "status": "failed",
+        "error": error,
+        "requests": 0,
+        "failed_requests": 0,
+        "error_rate": 0.0,
+        "imported_from": "crfm-helm",
+    }
 
 
 def _suite_entry(report: RunImport) -> dict[str, Any]:

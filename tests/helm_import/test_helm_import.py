@@ -162,7 +162,8 @@ def test_truncated_scenario_state_exits_2_and_nothing_is_complete(
     assert f"{run / 'scenario_state.json'}: truncated" in err
     suite = tmp_path / "out" / "helm"
     assert not list(suite.glob("runs/*"))  # the half-written run was removed
-    assert json.loads((suite / "suite.json").read_text())["runs"] == []
+    (entry,) = json.loads((suite / "suite.json").read_text())["runs"]
+    assert entry["status"] == "failed" and "truncated" in entry["error"]
 
 
 def test_missing_file_exits_2_naming_it(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
