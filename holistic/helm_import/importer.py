@@ -27,6 +27,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import shutil
+from collections import Counter
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -36,7 +37,7 @@ from holistic.core.errors import HolisticError, StoreError
 from holistic.core.hashing import canonical_json, short_hash
 from holistic.core.types import MetricName
 from holistic.helm_import import convert
-from holistic.helm_import.intervals import Interval, PerInstanceValues
+from holistic.helm_import.intervals import Interval, intervals_from_parquet
 from holistic.helm_import.layout import (
     PER_INSTANCE_STATS,
     RUN_SPEC,
@@ -232,9 +233,9 @@ def _import_states(
     return others, stream.sha256, failed
 
 
-def _import_per_instance(path: Path, rows: _Batched, unmapped: convert.Unmapped) -> tuple[PerInstanceValues, str]:
-    """Stream ``per_instance_stats.json``; returns the values (for intervals) and the sha256."""
-    values = PerInstanceValues()
+def _import_per_instance(path: Path, rows: _Batched, unmapped: convert.Unmapped) -> tuple[Counter[MetricName], str]:
+    """Stream ``per_instance_stats.json``; returns how many values each stat name has, and the sha256."""
+    values: Counter[MetricName] = Counter()
     with JsonStream(path) as stream:
         for i, entry in enumerate(stream.top_array("per-instance stats")):
             where = f"[{i}]"
@@ -291,7 +292,7 @@ def _import_per_instance(path: Path, rows: _Batched, unmapped: convert.Unmapped)
                         "raw": canonical_json(rest) if rest else None,
                     }
                 )
-                values.add(metric, instance_id, trial, numbers.mean)
+                values[metric] += 1
         stream.finish()
     return values, stream.sha256
 
@@ -374,10 +375,11 @@ def import_run(store: SuiteStore, prepared: _Prepared, options: ImportOptions) -
         report.requests_with_logprobs = others.pop("_requests_with_logprobs")
         per_instance = _Batched(writer, "per_instance_stats", join)
         open_tables.append(per_instance)
-        values, pis_sha = _import_per_instance(folder / PER_INSTANCE_STATS, per_instance, unmapped)
+        counts, pis_sha = _import_per_instance(folder / PER_INSTANCE_STATS, per_instance, unmapped)
         per_instance.close()
+        intervals = intervals_from_parquet(per_instance.out.path, counts, seed=options.seed)
         stat_rows: list[dict[str, Any]] = []
-        stats_sha = _import_stats(folder / STATS, stat_rows, values.intervals(options.seed), unmapped)
+        stats_sha = _import_stats(folder / STATS, stat_rows, intervals, unmapped)
         writer.write_table("stats", table_from_rows("stats", [{**join, **r} for r in stat_rows]))
         report.stats = len(stat_rows)
         files = {

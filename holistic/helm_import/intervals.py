@@ -1,7 +1,8 @@
-"""Bootstrap intervals of imported stats, from HELM's per-instance values, in compact memory.
+"""Bootstrap intervals of imported stats, from HELM's per-instance values, in bounded memory.
 
-The values are held as typed arrays (8 bytes each plus two small indexes), not Python
-objects, so a run with millions of per-instance values stays within tens of MB. The
+The values are read back from the ``per_instance_stats.parquet`` the import has written,
+in passes that each hold at most :data:`VALUE_BUDGET` values, as typed arrays (8 bytes
+each plus two indexes), not Python objects. The
 interval of each stat name is computed as :func:`holistic.metrics.stats.aggregate`
 computes a native run's: each instance's values averaged over its trials, a percentile
 bootstrap of the mean over instances (1,000 resamples, 95%), seeded by
@@ -12,9 +13,14 @@ and a native run of the same instances get the same resamples.
 from __future__ import annotations
 
 from array import array
+from collections.abc import Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.parquet as pq
 
 from holistic.core.hashing import sha256_hex, stable_seed
 from holistic.core.types import MetricName
@@ -85,3 +91,39 @@ class PerInstanceValues:
                 trial_stddev=float(trial_means.std()) if trial_ids.size > 1 else None,
             )
         return out
+
+
+VALUE_BUDGET = 2_000_000
+"""Per-instance values held at once while computing intervals (about 24 bytes each)."""
+
+
+def intervals_from_parquet(
+    path: Path, counts: Mapping[MetricName, int], *, seed: int, budget: int = VALUE_BUDGET
+) -> dict[MetricName, Interval]:
+    """The intervals of every stat name in ``counts``, read back from a written
+    ``per_instance_stats.parquet`` in passes that each hold at most ``budget`` values
+    (a stat name with more values than that gets a pass of its own)."""
+    passes: list[list[MetricName]] = []
+    held = budget
+    for name, count in sorted(
+        counts.items(), key=lambda kv: (kv[0].name, kv[0].split, str(kv[0].sub_split), str(kv[0].perturbation))
+    ):
+        if held + count > budget:
+            passes.append([])
+            held = 0
+        passes[-1].append(name)
+        held += count
+    out: dict[MetricName, Interval] = {}
+    columns = ["instance_id", "trial", "metric", "split", "sub_split", "perturbation", "value"]
+    for names in passes:
+        wanted = set(names)
+        metrics = pa.array(sorted({n.name for n in names}), pa.string())
+        values = PerInstanceValues()
+        for batch in pq.ParquetFile(path).iter_batches(columns=columns, batch_size=65536):
+            batch = batch.filter(pc.is_in(batch.column("metric"), value_set=metrics))
+            for row in batch.to_pylist():
+                name = MetricName(row["metric"], row["split"], row["sub_split"], row["perturbation"])
+                if name in wanted:
+                    values.add(name, row["instance_id"], row["trial"], row["value"])
+        out.update(values.intervals(seed))
+    return out

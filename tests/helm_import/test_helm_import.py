@@ -246,3 +246,43 @@ def test_imported_run_rows_read_as_one_table_with_native_ones(tmp_path: Path) ->
     assert raws[native] is None  # a native run has nothing raw
     assert all(v is not None for k, v in raws.items() if k != native)
     assert "raw" in pq.read_schema(reader.run(native).table_path("requests")).names
+
+
+def test_intervals_are_a_native_runs_whatever_the_memory_budget(tmp_path: Path) -> None:
+    """The imported intervals are those holistic's own aggregation gives the same per-instance
+    values, and computing them in many small passes changes nothing."""
+    from holistic.core.types import MetricName, PerInstanceStat
+    from holistic.helm_import.intervals import intervals_from_parquet
+    from holistic.metrics.stats import aggregate
+
+    assert _import(SRN, tmp_path) == 0
+    (run,) = SuiteReader(tmp_path / "helm").runs
+    rows = run.table("per_instance_stats").to_pylist()
+    values = [
+        PerInstanceStat(
+            r["instance_id"],
+            r["trial"],
+            MetricName(r["metric"], r["split"], r["sub_split"], r["perturbation"]),
+            r["value"],
+        )
+        for r in rows
+    ]
+    native = {s.name: (s.ci_low, s.ci_high) for s in aggregate(values, seed=0, infos=lambda _: _Up())}
+    stats = {
+        MetricName(r["metric"], r["split"], r["sub_split"], r["perturbation"]): r
+        for r in run.table("stats").to_pylist()
+        if r["ci_low"] is not None
+    }
+    assert len(stats) >= 20
+    for name, row in stats.items():
+        assert (row["ci_low"], row["ci_high"]) == pytest.approx(native[name]), name
+    counts = {v.name: 0 for v in values}
+    for v in values:
+        counts[v.name] += 1
+    small = intervals_from_parquet(run.table_path("per_instance_stats"), counts, seed=0, budget=7)
+    large = intervals_from_parquet(run.table_path("per_instance_stats"), counts, seed=0)
+    assert small == large and set(small) == set(counts)
+
+
+class _Up:
+    higher_is_better = True
