@@ -111,7 +111,8 @@ def main(argv: list[str] | None = None) -> int:
             check=False,
         )
         wall = time.monotonic() - t0
-        peak_mb = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
+        usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+        peak_mb = usage.ru_maxrss / 1024
         result = {
             "request_states": n,
             "scenario_state_mb": round(sizes["scenario_state.json"] / 1e6, 1),
@@ -119,6 +120,7 @@ def main(argv: list[str] | None = None) -> int:
             "made_s": round(made, 1),
             "import_exit": proc.returncode,
             "import_wall_s": round(wall, 1),
+            "import_cpu_s": round(usage.ru_utime + usage.ru_stime, 1),
             "import_peak_rss_mb": round(peak_mb, 1),
             "output": proc.stdout.strip().splitlines()[-1:] or proc.stderr.strip().splitlines()[-3:],
         }

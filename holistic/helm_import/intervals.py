@@ -119,7 +119,7 @@ def intervals_from_parquet(
         wanted = set(names)
         metrics = pa.array(sorted({n.name for n in names}), pa.string())
         values = PerInstanceValues()
-        for batch in pq.ParquetFile(path).iter_batches(columns=columns, batch_size=65536):
+        for batch in pq.ParquetFile(path).iter_batches(columns=columns, batch_size=16384):
             batch = batch.filter(pc.is_in(batch.column("metric"), value_set=metrics))
             for row in batch.to_pylist():
                 name = MetricName(row["metric"], row["split"], row["sub_split"], row["perturbation"])
