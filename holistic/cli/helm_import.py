@@ -8,6 +8,7 @@ from pathlib import Path
 
 from holistic.cli.common import run_main
 from holistic.core.errors import StoreError
+from holistic.helm_import.layout import REQUIRED as HELM_RUN_FILES
 
 
 def _model_pair(text: str) -> tuple[str, str]:
@@ -20,13 +21,13 @@ def _model_pair(text: str) -> tuple[str, str]:
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="helm-import",
-        description="Import HELM's raw results (run_spec.json, scenario_state.json, per_instance_stats.json, "
-        "stats.json of each run; HELM 0.2 to 0.5) as an ordinary holistic suite: instances, requests (prompts, "
+        description=f"Import HELM's raw results ({', '.join(HELM_RUN_FILES)} of each run; HELM 0.2 to 0.5) as "
+        "an ordinary holistic suite: instances, requests (prompts, "
         "completions, log-probabilities), per-instance stats and stats in holistic's Parquet schema, which "
         "helm-summarize, the site and helm-diff read like a native suite. HELM's stat means are kept exactly; "
         "intervals are bootstrapped from its per-instance values. What holistic's schema has no place for is kept "
         "in the 'raw' columns and listed.",
-        epilog="scenario_state.json is streamed: memory stays near the largest single request state, whatever "
+        epilog="HELM's request states and per-instance stats are streamed: memory stays near the largest single request state, whatever "
         "the file's size. Every check that needs no writing runs first; a run is marked complete only once all "
         "its files are written, and a run that fails midway is removed. Exit codes: 0 success; 2 bad input (not a "
         "HELM run, a missing, truncated or malformed file, an unknown stat name without --keep-unknown-stats, an "

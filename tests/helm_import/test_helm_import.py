@@ -251,6 +251,7 @@ def test_imported_run_rows_read_as_one_table_with_native_ones(tmp_path: Path) ->
 def test_intervals_are_a_native_runs_whatever_the_memory_budget(tmp_path: Path) -> None:
     """The imported intervals are those holistic's own aggregation gives the same per-instance
     values, and computing them in many small passes changes nothing."""
+    from holistic.core.interfaces import MetricInfo
     from holistic.core.types import MetricName, PerInstanceStat
     from holistic.helm_import.intervals import intervals_from_parquet
     from holistic.metrics.stats import aggregate
@@ -267,7 +268,9 @@ def test_intervals_are_a_native_runs_whatever_the_memory_budget(tmp_path: Path) 
         )
         for r in rows
     ]
-    native = {s.name: (s.ci_low, s.ci_high) for s in aggregate(values, seed=0, infos=lambda _: _Up())}
+    native = {
+        s.name: (s.ci_low, s.ci_high) for s in aggregate(values, seed=0, infos=lambda n: MetricInfo(n, "accuracy"))
+    }
     stats = {
         MetricName(r["metric"], r["split"], r["sub_split"], r["perturbation"]): r
         for r in run.table("stats").to_pylist()
@@ -279,10 +282,7 @@ def test_intervals_are_a_native_runs_whatever_the_memory_budget(tmp_path: Path) 
     counts = {v.name: 0 for v in values}
     for v in values:
         counts[v.name] += 1
-    small = intervals_from_parquet(run.table_path("per_instance_stats"), counts, seed=0, budget=7)
-    large = intervals_from_parquet(run.table_path("per_instance_stats"), counts, seed=0)
+    table = Path(str(run.table_path("per_instance_stats")))
+    small = intervals_from_parquet(table, counts, seed=0, budget=7)
+    large = intervals_from_parquet(table, counts, seed=0)
     assert small == large and set(small) == set(counts)
-
-
-class _Up:
-    higher_is_better = True
