@@ -121,6 +121,11 @@ def test_summarize_renders_the_imported_suite_and_its_instances(tmp_path: Path) 
     for state in states:  # every imported instance is in the instance browser's data
         assert json.dumps(state["instance"]["id"]) in chunks
         assert state["instance"]["input"]["text"] in chunks
+    # the run page says where the run came from, with the sha256 of what was read
+    (page,) = (p for p in (site / "runs").glob("helm_mmlu*.html"))
+    html = page.read_text(encoding="utf-8")
+    assert "Imported from" in html and "HELM's adapter spec" in html
+    assert hashlib.sha256((MMLU / "scenario_state.json").read_bytes()).hexdigest() in html
 
 
 def _copy(source: Path, tmp_path: Path) -> Path:
