@@ -49,6 +49,18 @@ def find_run_folders(path: Path) -> list[Path]:
         return [path]
     runs = sorted(p for p in path.iterdir() if p.is_dir() and (p / RUN_SPEC).exists())
     if not runs:
+        suites = sorted(
+            p.name
+            for p in path.iterdir()
+            if p.is_dir() and any((q / RUN_SPEC).exists() for q in p.iterdir() if q.is_dir())
+        )
+        if suites:
+            raise HelmFileError(
+                path,
+                "a folder of HELM suites, not one suite: give one of "
+                + ", ".join(str(path / s) for s in suites[:5])
+                + (" ..." if len(suites) > 5 else ""),
+            )
         raise HelmFileError(
             path,
             f"not a HELM run: no {RUN_SPEC} here nor in any sub-folder (give a HELM run folder, or "

@@ -143,6 +143,13 @@ def test_not_a_helm_run_exits_2_naming_the_folder(tmp_path: Path, capsys: pytest
     assert not (tmp_path / "out").exists()
 
 
+def test_the_folder_of_all_suites_names_the_suites(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    runs = tmp_path / "benchmark_output" / "runs"
+    shutil.copytree(SUITE, runs / "v1")
+    assert _import(runs, tmp_path / "out") == 2
+    assert f"a folder of HELM suites, not one suite: give one of {runs / 'v1'}" in capsys.readouterr().err
+
+
 @pytest.mark.parametrize("name", ["stats.json", "run_spec.json", "per_instance_stats.json", "scenario_state.json"])
 def test_json_that_does_not_parse_exits_2_naming_the_file(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], name: str
