@@ -298,3 +298,36 @@ def test_intervals_are_a_native_runs_whatever_the_memory_budget(tmp_path: Path) 
     small = intervals_from_parquet(table, counts, seed=0, budget=7)
     large = intervals_from_parquet(table, counts, seed=0)
     assert small == large and set(small) == set(counts)
+
+
+def test_perturbed_instances_and_worst_cases_get_holistics_names(tmp_path: Path) -> None:
+    """HELM's PerturbationDescription (on instances, per-instance stats and stats) as holistic's
+    perturbation columns: the variant's name, ``P:worst``, ``P:original``, ``robustness``."""
+    run = _copy(MMLU, tmp_path)
+    typos = {"name": "typos", "robustness": True, "fairness": False, "prob": 0.1}
+    state = json.loads((run / "scenario_state.json").read_text())
+    variant = json.loads(json.dumps(state["request_states"][0]))
+    variant["instance"]["perturbation"] = typos
+    state["request_states"].append(variant)
+    (run / "scenario_state.json").write_text(json.dumps(state, indent=2))
+    per_instance = json.loads((run / "per_instance_stats.json").read_text())
+    entry = json.loads(json.dumps(per_instance[0]))
+    entry["perturbation"] = typos
+    per_instance.append(entry)
+    (run / "per_instance_stats.json").write_text(json.dumps(per_instance, indent=2))
+    stats = json.loads((run / "stats.json").read_text())
+    base = next(s for s in stats if s["name"] == {"name": "exact_match", "split": "test"})
+    for computed_on in ("worst", "original"):
+        stats.append({**base, "name": {**base["name"], "perturbation": {**typos, "computed_on": computed_on}}})
+    (run / "stats.json").write_text(json.dumps(stats, indent=2))
+
+    assert _import(run, tmp_path / "out") == 0
+    (imported,) = SuiteReader(tmp_path / "out" / "helm").runs
+    inst = [r for r in imported.table("instances").to_pylist() if r["perturbation"]]
+    assert [(r["perturbation"], json.loads(r["perturbation_args"]), r["robustness"]) for r in inst] == [
+        ("typos", {"prob": 0.1}, True)
+    ]
+    pis = {r["perturbation"] for r in imported.table("per_instance_stats").to_pylist()}
+    assert "typos" in pis
+    names = {r["perturbation"] for r in imported.table("stats").to_pylist()}
+    assert {"typos:worst", "typos:original", "robustness", "fairness"} <= names
