@@ -331,3 +331,16 @@ def test_perturbed_instances_and_worst_cases_get_holistics_names(tmp_path: Path)
     assert "typos" in pis
     names = {r["perturbation"] for r in imported.table("stats").to_pylist()}
     assert {"typos:worst", "typos:original", "robustness", "fairness"} <= names
+
+
+def test_a_malformed_entry_exits_2_naming_the_file_and_the_field(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    run = _copy(MMLU, tmp_path)
+    state = json.loads((run / "scenario_state.json").read_text())
+    del state["request_states"][2]["request"]
+    (run / "scenario_state.json").write_text(json.dumps(state, indent=2))
+    assert _import(run, tmp_path / "out") == 2
+    err = capsys.readouterr().err
+    assert f"{run / 'scenario_state.json'}: at request_states[2].request: missing or not an object" in err
+    assert not list((tmp_path / "out").glob("*/runs/*"))
