@@ -40,6 +40,11 @@ class SideRun:
         return (self.scenario, self.scenario_args, self.model, self.method, self.perturbations)
 
     @property
+    def imported(self) -> bool:
+        """Imported from another tool's results (``helm-import``), not run by holistic."""
+        return bool(self.spec.get("imported_from"))
+
+    @property
     def adapter(self) -> dict[str, Any]:
         return dict(self.spec.get("adapter", {}))
 

@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import json
 from collections import defaultdict
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
 from holistic.core.hashing import canonical_json, sha256_hex, stable_seed
+from holistic.diff import imported
 from holistic.diff.align import Side, SideRun, align
 
 EVAL_SPLITS = ("test", "valid")
@@ -91,6 +93,9 @@ class RunDiff:
     instances_added: list[str] = field(default_factory=list)
     instances_removed: list[str] = field(default_factory=list)
     main_metric: str = "exact_match"
+    notes: list[str] = field(default_factory=list)
+    """Facts about how the runs were compared that do not make them incomparable (e.g. instances
+    paired by content because an imported run names them differently)."""
     label: str = ""
     """How a person names the run: its groups (else scenario), short arguments and model."""
 
@@ -171,7 +176,7 @@ def _read(run: SideRun, table: str, columns: list[str]) -> dict[str, list[Any]]:
     return data
 
 
-def _instance_values(run: SideRun) -> dict[str, dict[str, float]]:
+def _instance_values(run: SideRun, rename: Mapping[str, str]) -> dict[str, dict[str, float]]:
     """metric -> instance id -> value averaged over trials (unperturbed, eval split)."""
     d = _read(run, "per_instance_stats", ["instance_id", "metric", "split", "perturbation", "value"])
     acc: dict[str, dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
@@ -179,7 +184,7 @@ def _instance_values(run: SideRun) -> dict[str, dict[str, float]]:
         d["instance_id"], d["metric"], d["split"], d["perturbation"], d["value"], strict=True
     ):
         if pert is None and split in EVAL_SPLITS and value is not None:
-            acc[metric][inst].append(float(value))
+            acc[metric][rename.get(inst, inst)].append(float(value))
     return {m: {i: float(np.mean(v)) for i, v in per.items()} for m, per in acc.items()}
 
 
@@ -195,7 +200,7 @@ def _stat_means(run: SideRun) -> dict[str, float]:
     return out
 
 
-def _request_facts(run: SideRun) -> dict[str, Any]:
+def _request_facts(run: SideRun, rename: Mapping[str, str]) -> dict[str, Any]:
     cols = [
         "instance_id",
         "trial",
@@ -211,17 +216,23 @@ def _request_facts(run: SideRun) -> dict[str, Any]:
     ]
     d = _read(run, "requests", cols)
     prompts: dict[str, list[str]] = defaultdict(list)
+    first_prompt: dict[str, tuple[Any, ...]] = {}
     examples: dict[str, list[str]] = defaultdict(list)
     decoding: set[str] = set()
     for i in range(len(d["instance_id"])):
-        key = f"{d['instance_id'][i]}|{d['perturbation'][i]}"
+        inst = d["instance_id"][i]
+        key = f"{rename.get(inst, inst)}|{d['perturbation'][i]}"
         text = canonical_json(
             [d["trial"][i], d["request_index"][i], d["role"][i], d["prompt"][i], d["messages"][i], d["continuation"][i]]
         )
         prompts[key].append(text)
+        order = (d["trial"][i], d["request_index"][i])
+        if key not in first_prompt or order < first_prompt[key][:2]:
+            first_prompt[key] = (*order, inst, d["prompt"][i] + d["continuation"][i])
         examples[key].append(canonical_json([d["trial"][i], d["train_ids"][i]]))
         decoding.add(canonical_json({c: d[c][i] for c in DECODING_COLUMNS}))
     return {
+        "first_prompt": first_prompt,
         "prompts": {k: sha256_hex("\n".join(sorted(v))) for k, v in prompts.items()},
         "examples": {k: sha256_hex("\n".join(sorted(v))) for k, v in examples.items()},
         "decoding": sorted(decoding),
@@ -252,13 +263,21 @@ def compare_runs(old: SideRun, new: SideRun, *, seed: int = 0, num_bootstrap: in
         main_metric=str(new.spec.get("main_metric") or old.spec.get("main_metric") or "exact_match"),
         label=run_label(old.scenario, old.scenario_args, new.spec.get("groups") or old.spec.get("groups"), old.model),
     )
-    _comparability(diff, old, new)
+    rename = imported.instance_pairing(old, new) if old.imported or new.imported else imported.Pairing()
+    if rename.note:
+        diff.notes.append(rename.note)
+    _comparability(diff, old, new, rename)
 
-    old_vals, new_vals = _instance_values(old), _instance_values(new)
+    old_vals, new_vals = _instance_values(old, rename.old), _instance_values(new, rename.new)
     old_means, new_means = _stat_means(old), _stat_means(new)
+    unpaired = imported.logprob_metrics_unpaired(old, new, set(old_means) & set(new_means))
+    if unpaired:
+        diff.notes.append(unpaired.note)
     for metric in sorted(set(old_means) | set(new_means)):
         o, n = old_means.get(metric), new_means.get(metric)
         shared = sorted(set(old_vals.get(metric, {})) & set(new_vals.get(metric, {})))
+        if metric in unpaired.metrics:
+            shared = []
         lo = hi = None
         significant = False
         if len(shared) >= 2:
@@ -293,18 +312,31 @@ def compare_runs(old: SideRun, new: SideRun, *, seed: int = 0, num_bootstrap: in
     return diff
 
 
-def _comparability(diff: RunDiff, old: SideRun, new: SideRun) -> None:
-    fo, fn = _request_facts(old), _request_facts(new)
+def _comparability(diff: RunDiff, old: SideRun, new: SideRun, rename: imported.Pairing) -> None:
+    fo, fn = _request_facts(old, rename.old), _request_facts(new, rename.new)
     shared = sorted(set(fo["prompts"]) & set(fn["prompts"]))
-    changed_examples = [k for k in shared if fo["examples"][k] != fn["examples"][k]]
+    across_tools = old.imported or new.imported
+    # An imported HELM run records no in-context example ids: its prompts (which hold the
+    # examples) are compared instead, and the adapter fields, named differently by each tool, are not.
+    changed_examples = [] if across_tools else [k for k in shared if fo["examples"][k] != fn["examples"][k]]
     changed_prompts = [k for k in shared if fo["prompts"][k] != fn["prompts"][k]]
     if changed_examples:
         diff.causes.append(f"in-context examples changed for {len(changed_examples)} of {len(shared)} instances")
     prompt_only = [k for k in changed_prompts if k not in set(changed_examples)]
     if prompt_only:
-        diff.causes.append(f"prompt text changed for {len(prompt_only)} of {len(shared)} instances")
+        diff.causes.append(
+            f"prompt text changed for {len(prompt_only)} of {len(shared)} instances; "
+            + imported.first_difference(fo["first_prompt"][prompt_only[0]], fn["first_prompt"][prompt_only[0]])
+        )
+    if across_tools and not shared:
+        diff.causes.append("no instance in common (neither by id nor by content), so no prompt could be compared")
     if fo["decoding"] != fn["decoding"]:
-        diff.causes.append("decoding parameters changed")
+        diff.causes.append(
+            "decoding parameters changed: " + imported.decoding_difference(fo["decoding"], fn["decoding"])
+        )
+    if across_tools:
+        diff.comparable = not diff.causes
+        return
     if fo["engines"] != fn["engines"]:
         diff.causes.append(f"model engine changed ({', '.join(fo['engines'])} -> {', '.join(fn['engines'])})")
     ident_old = old.spec.get("model_identity")

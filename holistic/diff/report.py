@@ -40,6 +40,10 @@ def format_terminal(report: DiffReport, *, limit: int | None = None) -> str:
             )
         if flag:
             lines.append(f"{pad}{flag}")
+        elif r.notes:
+            lines.append(f"{pad}  [comparable]")
+        for note in r.notes:
+            lines.append(f"{pad}  note: {note}")
         if r.flips_to_wrong or r.flips_to_correct:
             lines.append(
                 f"{pad} flips on {r.main_metric}: {len(r.flips_to_wrong)} correct->wrong "

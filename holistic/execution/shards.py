@@ -17,7 +17,7 @@ from holistic.core.hashing import canonical_json
 from holistic.core.interfaces import MetricInfo
 from holistic.core.types import Instance, PerInstanceStat, RequestState, RunSpec, Stat, Token
 from holistic.results.references import reference_row
-from holistic.results.schemas import TABLES, arrow_schema
+from holistic.results.schemas import table_from_rows
 
 
 @dataclass(frozen=True)
@@ -49,10 +49,7 @@ class JoinKeys:
 
 
 def _table(name: str, rows: Sequence[Mapping[str, Any]]) -> pa.Table:
-    schema = arrow_schema(name)
-    # A nullable column a row leaves out is null (columns added later, e.g. ``continuation``).
-    columns = {c.name: [r[c.name] if not c.nullable else r.get(c.name) for r in rows] for c in TABLES[name]}
-    return pa.Table.from_pydict(columns, schema=schema)
+    return table_from_rows(name, rows)
 
 
 def _tokens(tokens: Iterable[Token]) -> list[dict[str, Any]]:

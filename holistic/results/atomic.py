@@ -70,6 +70,33 @@ def write_parquet(path: Location, table: pa.Table) -> None:
         pq.write_table(table, tmp, compression="zstd")
 
 
+class ParquetBatches:
+    """A Parquet file written batch by batch under a temporary name (memory: one batch), renamed
+    into place by :meth:`close`; :meth:`abort` removes it. Local folders only."""
+
+    def __init__(self, path: Path, schema: pa.Schema) -> None:
+        self.path = path
+        self.tmp = temporary_name(path)
+        self._writer = pq.ParquetWriter(self.tmp, schema, compression="zstd")
+        self.rows = 0
+
+    def write(self, table: pa.Table) -> None:
+        if table.num_rows:
+            self._writer.write_table(table)
+            self.rows += table.num_rows
+
+    def close(self) -> None:
+        self._writer.close()
+        _fsync(self.tmp)
+        os.replace(self.tmp, self.path)
+
+    def abort(self) -> None:
+        with contextlib.suppress(Exception):
+            self._writer.close()
+        with contextlib.suppress(OSError):
+            self.tmp.unlink()
+
+
 def _writer_alive(name: str) -> bool:
     """Whether the process that named this temporary (``.<file>.<pid>-<hex>.tmp``) still runs."""
     stem = name[: -len(TMP_SUFFIX)]

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import json
 import sys
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -91,6 +92,15 @@ _METRIC_NAME_COLUMNS: tuple[Column, ...] = (
     ),
 )
 
+RAW_COLUMN = Column(
+    "raw",
+    pa.string(),
+    "What the row's source recorded that this schema has no column for, as canonical JSON; null for "
+    "runs holistic executed (helm-import keeps the rest of HELM's record here).",
+    nullable=True,
+)
+"""Imported runs keep what could not be mapped here (``helm-import``); null in native runs."""
+
 INSTANCES: tuple[Column, ...] = (
     *JOIN_COLUMNS,
     Column("instance_id", pa.string(), "Instance id, unique within the scenario; perturbed variants share it."),
@@ -120,6 +130,7 @@ INSTANCES: tuple[Column, ...] = (
         nullable=True,
     ),
     Column("metadata", pa.string(), "Per-instance metadata as canonical JSON."),
+    RAW_COLUMN,
 )
 
 REQUESTS: tuple[Column, ...] = (
@@ -178,6 +189,7 @@ REQUESTS: tuple[Column, ...] = (
     Column("cost_usd", pa.float64(), "Estimated price of the call."),
     Column("engine", pa.string(), "Engine that served the request (e.g. transformers, llama.cpp)."),
     Column("cache_key", pa.string(), "Request cache key (sha256 of model identity + canonical request)."),
+    RAW_COLUMN,
 )
 
 PER_INSTANCE_STATS: tuple[Column, ...] = (
@@ -193,6 +205,7 @@ PER_INSTANCE_STATS: tuple[Column, ...] = (
         "each choice's log-likelihood, lengths and the index picked under each normalisation).",
         nullable=True,
     ),
+    RAW_COLUMN,
 )
 
 STATS: tuple[Column, ...] = (
@@ -223,6 +236,7 @@ STATS: tuple[Column, ...] = (
         "Metric category (accuracy, calibration, ...) from the registry, or null.",
         nullable=True,
     ),
+    RAW_COLUMN,
 )
 
 TABLES: dict[str, tuple[Column, ...]] = {
@@ -266,6 +280,15 @@ SUITE_TABLES: dict[str, tuple[Column, ...]] = {
 (``helm-summarize --import-ratings``); not part of any run's manifest."""
 
 
+def table_from_rows(table: str, rows: Sequence[Mapping[str, Any]]) -> pa.Table:
+    """A results table from row dicts; a nullable column a row does not name is null."""
+    schema = arrow_schema(table)
+    columns = {
+        c.name: [r.get(c.name) for r in rows] if c.nullable else [r[c.name] for r in rows] for c in TABLES[table]
+    }
+    return pa.Table.from_pydict(columns, schema=schema)
+
+
 def arrow_schema(table: str) -> pa.Schema:
     """The Arrow schema of a results table, with the schema version in its metadata."""
     return pa.schema(
@@ -284,14 +307,17 @@ SUITE_FIELDS: dict[str, str] = {
     "created": "string: ISO 8601 UTC time the suite folder was created.",
     "updated": "string: ISO 8601 UTC time of the last write.",
     "runs": "array of {run_id, name, scenario, model, method, status ('complete'|'partial'|'failed'|'pending'), error, "
-    "requests, failed_requests, error_rate}.",
+    "requests, failed_requests, error_rate} (plus imported_from: 'crfm-helm' for a run written by helm-import).",
 }
 
 RUN_FILES: dict[str, str] = {
     "run_spec.json": "RunSpec.canonical() fields at the top level (name, scenario, adapter, model, metrics, "
     "perturbations, groups) plus suite, run_id, main_metric, scenario_info, metrics_selected, "
     "metrics_not_applicable (category -> reason) and helm_conformance ({status: 'proven'|'claimed'|"
-    "'not claimed', reasons, deviations, evidence}).",
+    "'not claimed', reasons, deviations, evidence}). A run written by helm-import has imported_from instead of the "
+    "execution facts: {tool, helm_version, layout, run_spec_name, run_folder, helm_model, helm_model_deployment, "
+    "helm_scenario_class, helm_scenario_args, scenario_mapped, real_logprobs, files: {name: {size, sha256}}, "
+    "helm_run_spec, scenario_state_other_members}.",
     "instances.parquet": "Table 'instances'.",
     "requests.parquet": "Table 'requests'.",
     "per_instance_stats.parquet": "Table 'per_instance_stats'.",

@@ -39,7 +39,7 @@ from holistic.results.layout import (
     check_suite_name,
     table_file,
 )
-from holistic.results.schemas import SCHEMA_VERSION, TABLES
+from holistic.results.schemas import SCHEMA_VERSION, TABLES, arrow_schema
 
 
 def package_version() -> str:
@@ -247,6 +247,17 @@ class RunWriter:
         atomic.write_parquet(path, table)
         self.written.append(path)
         return path
+
+    def table_batches(self, name: str) -> atomic.ParquetBatches:
+        """A table written in batches (bounded memory; a local run folder only): ``write`` each
+        batch, then ``close`` to rename it into place (it then counts as written), or ``abort``."""
+        if name not in TABLES:
+            raise ValueError(f"unknown results table {name!r}")
+        if isinstance(self.folder, UriPath):
+            raise StoreError(f"{self.folder}: tables are written in batches only to a local folder")
+        path = self.folder / table_file(name)
+        self.written.append(path)
+        return atomic.ParquetBatches(path, arrow_schema(name))
 
     def complete(self, *, requests: int = 0, failed_requests: int = 0) -> manifest.Manifest:
         """Write the manifest of every file written: ``_COMPLETE``, or ``_PARTIAL`` when requests failed."""

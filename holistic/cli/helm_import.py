@@ -1,0 +1,118 @@
+"""``helm-import``: read HELM's raw run folders into a holistic suite."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from holistic.cli.common import run_main
+from holistic.core.errors import StoreError
+from holistic.helm_import.layout import REQUIRED as HELM_RUN_FILES
+
+
+def _model_pair(text: str) -> tuple[str, str]:
+    helm, sep, ours = text.partition("=")
+    if not sep or not helm.strip() or not ours.strip():
+        raise argparse.ArgumentTypeError(f"expected HELM_NAME=HOLISTIC_NAME, got {text!r}")
+    return helm.strip(), ours.strip()
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="helm-import",
+        description=f"Import HELM's raw results ({', '.join(HELM_RUN_FILES)} of each run; HELM 0.2 to 0.5) as "
+        "an ordinary holistic suite: instances, requests (prompts, "
+        "completions, log-probabilities), per-instance stats and stats in holistic's Parquet schema, which "
+        "helm-summarize, the site and helm-diff read like a native suite. HELM's stat means are kept exactly; "
+        "intervals are bootstrapped from its per-instance values. What holistic's schema has no place for is kept "
+        "in the 'raw' columns and listed.",
+        epilog="HELM's request states and per-instance stats are streamed: memory stays near the largest single request state, whatever "
+        "the file's size. Every check that needs no writing runs first; a run is marked complete only once all "
+        "its files are written, and a run that fails midway is removed. Exit codes: 0 success; 2 bad input (not a "
+        "HELM run, a missing, truncated or malformed file, an unknown stat name without --keep-unknown-stats, an "
+        "existing suite without --force); 70 internal error (a bug: please report it).",
+    )
+    p.add_argument(
+        "source", type=Path, metavar="DIR", help="a HELM benchmark_output/runs/<suite> folder, or one run folder"
+    )
+    p.add_argument("--suite", required=True, help="name of the holistic suite to write")
+    p.add_argument("--output-dir", type=Path, default=Path("output"), help="where suites live (default: output)")
+    p.add_argument(
+        "--force",
+        action="store_true",
+        help="import into an existing suite: runs of the same HELM run spec are replaced, its other runs "
+        "(native or imported) are kept",
+    )
+    p.add_argument(
+        "--keep-unknown-stats",
+        action="store_true",
+        help="import stat names holistic does not know under HELM's names, with no category (listed in the "
+        "report); without it such a name stops the import (exit 2)",
+    )
+    p.add_argument(
+        "--model",
+        dest="models",
+        action="append",
+        type=_model_pair,
+        default=[],
+        metavar="HELM=HOLISTIC",
+        help="record HELM's model (or deployment) name HELM as holistic's model name HOLISTIC, so helm-diff "
+        "lines its runs up with holistic's runs of that model (repeatable)",
+    )
+    p.add_argument(
+        "--helm-version",
+        help="the HELM version that wrote the runs, recorded with them (HELM's run folders do not say)",
+    )
+    p.add_argument("--quiet", action="store_true", help="print only the closing line")
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    return run_main("helm-import", lambda: _run(args))
+
+
+def _run(args: argparse.Namespace) -> int:
+    from holistic.helm_import import ImportOptions, import_helm
+    from holistic.results import check_suite_name
+
+    check_suite_name(args.suite, where="--suite")
+    if args.output_dir.exists() and not args.output_dir.is_dir():
+        raise StoreError(f"--output-dir {args.output_dir}: not a folder")
+    options = ImportOptions(
+        output_dir=args.output_dir,
+        suite=args.suite,
+        force=args.force,
+        keep_unknown_stats=args.keep_unknown_stats,
+        model_map=dict(args.models),
+        helm_version=args.helm_version,
+    )
+
+    def show(report: object) -> None:
+        if args.quiet:
+            return
+        from holistic.helm_import import RunImport
+
+        assert isinstance(report, RunImport)
+        print(
+            f"{report.helm_name} -> {report.run_id}: {report.instances} instances, {report.requests} requests"
+            + (f" ({report.failed_requests} failed in HELM)" if report.failed_requests else "")
+            + f", {report.stats} stats",
+            flush=True,
+        )
+        if not report.scenario_mapped:
+            print(f"  scenario not mapped to holistic's: kept as {report.scenario}", flush=True)
+        if report.unknown_stats:
+            print("  stat names kept as HELM's (unknown to holistic): " + ", ".join(report.unknown_stats), flush=True)
+        if report.unmapped_fields:
+            print("  kept raw (no column in holistic's schema): " + ", ".join(report.unmapped_fields), flush=True)
+
+    reports = import_helm(args.source, options, on_run=show)
+    suite_dir = args.output_dir / args.suite
+    print(f"imported {len(reports)} HELM run{'s' if len(reports) != 1 else ''} into {suite_dir}", file=sys.stdout)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,97 @@
+"""HELM's names as holistic's: scenarios (with their arguments) and stat names.
+
+Scenarios: a HELM scenario class that holistic also has is imported under holistic's
+scenario name with holistic's argument names, so ``helm-diff`` lines an imported run up
+with holistic's own run of the same spec. Any other scenario keeps HELM's class name
+(``helm:<ClassName>``) and its arguments as HELM wrote them, and is listed as unmapped.
+
+Stats: a stat name is *known* when holistic's metric registry declares it (category and
+direction come from there) or when it is one of HELM's request-bookkeeping stats listed
+in ``helm_stats.yaml`` (with its source in crfm-helm 0.5.16), or ``NAME@k`` of a known ``NAME``. An unknown name stops the
+import (exit 2) unless ``--keep-unknown-stats`` is given; it is then imported under
+HELM's name with no category, and listed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from functools import cache
+from importlib import resources
+from typing import Any
+
+import yaml
+
+
+@dataclass(frozen=True)
+class ScenarioMapping:
+    name: str
+    args: Mapping[str, str]
+    """HELM argument -> holistic argument."""
+    defaults_dropped: Mapping[str, Any]
+    """HELM arguments holistic has no counterpart for, dropped when they hold this value."""
+
+
+HELM_SCENARIOS: dict[str, ScenarioMapping] = {
+    "helm.benchmark.scenarios.mmlu_scenario.MMLUScenario": ScenarioMapping("mmlu", {"subject": "subject"}, {}),
+    "helm.benchmark.scenarios.synthetic_reasoning_natural_scenario.SRNScenario": ScenarioMapping(
+        "synthetic_reasoning_natural", {"difficulty": "difficulty"}, {}
+    ),
+    "helm.benchmark.scenarios.boolq_scenario.BoolQScenario": ScenarioMapping("boolq", {}, {"only_contrast": False}),
+    "helm.benchmark.scenarios.imdb_scenario.IMDBScenario": ScenarioMapping("imdb", {}, {"only_contrast": False}),
+    "helm.benchmark.scenarios.raft_scenario.RAFTScenario": ScenarioMapping("raft", {"subset": "subset"}, {}),
+    "helm.benchmark.scenarios.gsm_scenario.GSM8KScenario": ScenarioMapping("gsm8k", {}, {}),
+    "helm.benchmark.scenarios.babi_qa_scenario.BabiQAScenario": ScenarioMapping("babi_qa", {"task": "task"}, {}),
+    "helm.benchmark.scenarios.dyck_language_scenario.DyckLanguageScenario": ScenarioMapping(
+        "dyck_language", {"num_parenthesis_pairs": "num_parenthesis_pairs"}, {}
+    ),
+}
+"""HELM scenario classes holistic has, with their arguments' names (checked against both sources)."""
+
+
+def scenario_name_and_args(class_name: str, args: Mapping[str, Any]) -> tuple[str, dict[str, Any], bool]:
+    """holistic's scenario name and arguments for HELM's scenario spec, and whether it mapped."""
+    found = HELM_SCENARIOS.get(class_name)
+    if found is None:
+        return f"helm:{class_name.rsplit('.', 1)[-1]}", dict(args), False
+    out: dict[str, Any] = {}
+    mapped = True
+    for key, value in args.items():
+        if key in found.args:
+            out[found.args[key]] = value
+        elif key in found.defaults_dropped and found.defaults_dropped[key] == value:
+            continue
+        else:  # an argument holistic's scenario does not take: keep it, under HELM's name
+            out[key] = value
+            mapped = False
+    return found.name, out, mapped
+
+
+@dataclass(frozen=True)
+class StatInfo:
+    category: str | None
+    higher_is_better: bool | None
+
+
+@cache
+def _helm_bookkeeping() -> dict[str, StatInfo]:
+    text = resources.files("holistic.helm_import").joinpath("helm_stats.yaml").read_text(encoding="utf-8")
+    data = yaml.safe_load(text)
+    return {
+        str(name): StatInfo(entry.get("category"), entry.get("higher_is_better"))
+        for name, entry in (data.get("stats") or {}).items()
+    }
+
+
+def stat_info(name: str) -> StatInfo | None:
+    """Category and direction of a HELM stat name, ``None`` when holistic does not know it."""
+    from holistic.metrics.registry import all_infos
+
+    infos = all_infos()
+    info = infos.get(name)
+    if info is None and "@" in name:  # HELM's best-of-k variant of a known value, e.g. exact_match@5
+        base, _, k = name.rpartition("@")
+        info = infos.get(base) if k.isdigit() else None
+    if info is not None:
+        return StatInfo(info.category, info.higher_is_better)
+    return _helm_bookkeeping().get(name)
