@@ -19,7 +19,6 @@ from tests.execution.judge_fixture import (
     write_suite,
 )
 
-
 __all__ = ["call_log"]  # a fixture
 
 
