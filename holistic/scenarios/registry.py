@@ -10,6 +10,7 @@ from holistic.core.types import ScenarioSpec
 from holistic.scenarios.base import BaseScenario
 
 BUILTIN_SCENARIOS: dict[str, str] = {
+    "anthropic_red_team": "holistic.scenarios.safety:AnthropicRedTeamScenario",
     "arithmetic": "holistic.scenarios.synthetic:ArithmeticScenario",
     "babi_qa": "holistic.scenarios.babi:BabiQAScenario",
     "bbq": "holistic.scenarios.bbq:BBQScenario",
@@ -26,6 +27,7 @@ BUILTIN_SCENARIOS: dict[str, str] = {
     "file": "holistic.scenarios.user_file:FileDatasetScenario",
     "financial_phrasebank": "holistic.scenarios.haystack.phrasebank:FinancialPhraseBankScenario",
     "gsm8k": "holistic.scenarios.gsm8k:GSM8KScenario",
+    "harm_bench": "holistic.scenarios.safety:HarmBenchScenario",
     "haystack": "holistic.scenarios.haystack.scenario:HaystackScenario",
     "hellaswag": "holistic.scenarios.hellaswag:HellaSwagScenario",
     "huggingface": "holistic.scenarios.user_huggingface:HuggingFaceDatasetScenario",
@@ -42,6 +44,7 @@ BUILTIN_SCENARIOS: dict[str, str] = {
     "quac": "holistic.scenarios.quac:QuACScenario",
     "raft": "holistic.scenarios.raft:RAFTScenario",
     "real_toxicity_prompts": "holistic.scenarios.real_toxicity_prompts:RealToxicityPromptsScenario",
+    "simple_safety_tests": "holistic.scenarios.safety:SimpleSafetyTestsScenario",
     "synthetic_reasoning": "holistic.scenarios.synthetic:SyntheticReasoningScenario",
     "synthetic_reasoning_natural": "holistic.scenarios.synthetic_reasoning_natural:SyntheticReasoningNaturalScenario",
     "the_pile": "holistic.scenarios.the_pile:ThePileScenario",
@@ -49,6 +52,7 @@ BUILTIN_SCENARIOS: dict[str, str] = {
     "twitter_aae": "holistic.scenarios.twitter_aae:TwitterAAEScenario",
     "wikifact": "holistic.scenarios.wikifact:WikiFactScenario",
     "wikitext": "holistic.scenarios.wikitext:WikiTextScenario",
+    "xstest": "holistic.scenarios.safety:XSTestScenario",
     "xsum": "holistic.scenarios.xsum:XSumScenario",
 }
 """The built-in scenarios, declared like plugins' entry points: name -> ``"module:Class"``

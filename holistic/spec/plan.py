@@ -42,6 +42,8 @@ class PlanRow:
     perturbations: int
     """Number of perturbations (each adds one variant per eval instance)."""
     size: RunSize
+    judges: tuple[str, ...] = ()
+    """Labels of the run's judges (each grades every generation once)."""
 
 
 @dataclass(frozen=True)
@@ -133,6 +135,7 @@ def make_plan(
                 protocol=run.adapter.protocol,
                 perturbations=len(run.perturbations),
                 size=size,
+                judges=tuple(j.label for j in run.judges),
             )
         )
         notes.extend(n for n in cls.data_notes(run.scenario.args_dict, data_root) if n not in notes)
@@ -202,6 +205,14 @@ def format_plan(plan: Plan) -> str:
         f"{plan.total_requests:,} requests, ~{plan.total_prompt_tokens:,} prompt tokens{unknown}"
     )
     lines.append(_prompt_token_note(plan))
+    judged = [row for row in plan.rows if row.judges]
+    if judged:
+        labels = sorted({j for row in judged for j in row.judges})
+        asks = sum((row.size.requests or 0) * len(row.judges) for row in judged)
+        lines.append(
+            f"Judged: {len(judged)} runs, by {', '.join(labels)}; {asks:,} judge requests (one per judge and "
+            "generation, through the request cache), more when unparseable answers are asked again"
+        )
     lines.append("")
     lines.extend(_coverage_lines(plan))
     if plan.notes:
