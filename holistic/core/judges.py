@@ -210,6 +210,12 @@ class JudgeSpec:
     """Times an unparseable verdict is asked again (with a fresh cache key) before it is recorded as such."""
     source: str = "spec"
     """Where the prompt came from: ``spec`` or ``scenario:<name>``."""
+    empty_score: float | None = None
+    """The score of an empty answer, given without asking the judge (HELM's WildBench and
+    Omni-MATH annotators); ``None``: the judge is asked."""
+    rescaled: tuple[str, float, float] | None = None
+    """``(stat, low, high)``: also write ``(score - low) / (high - low)`` under ``stat``
+    (HELM's ``wildbench_score_rescaled``)."""
 
     @property
     def label(self) -> str:
@@ -232,6 +238,8 @@ class JudgeSpec:
             "temperature": self.temperature,
             "retries": self.retries,
             "source": self.source,
+            **({"empty_score": self.empty_score} if self.empty_score is not None else {}),
+            **({"rescaled": list(self.rescaled)} if self.rescaled is not None else {}),
         }
 
 
@@ -245,6 +253,8 @@ class JudgeDefault:
     max_tokens: int = 256
     origin: str = ""
     """Where the prompt is from (e.g. ``HELM 0.5.16 xstest_annotator``)."""
+    empty_score: float | None = None
+    rescaled: tuple[str, float, float] | None = None
 
     def for_model(self, model: str, scenario: str, name: str = "") -> JudgeSpec:
         return JudgeSpec(
@@ -255,6 +265,8 @@ class JudgeDefault:
             stat=self.stat,
             max_tokens=self.max_tokens,
             source=f"scenario:{scenario}",
+            empty_score=self.empty_score,
+            rescaled=self.rescaled,
         )
 
 
@@ -298,16 +310,17 @@ def template_references(source: str) -> tuple[set[str], set[str]]:
     tree = environment().parse(source)
     names = set(meta.find_undeclared_variables(tree))
     fields: set[str] = set()
-    for node in tree.find_all((nodes.Getattr, nodes.Getitem)):
-        target = node.node
-        if not (isinstance(target, nodes.Name) and target.name == "metadata"):
-            continue
-        if isinstance(node, nodes.Getattr):
-            fields.add(node.attr)
-        elif isinstance(node.arg, nodes.Const) and isinstance(node.arg.value, str):
-            fields.add(node.arg.value)
-        else:
-            fields.add("*")
+
+    def on_metadata(target: nodes.Node) -> bool:
+        return isinstance(target, nodes.Name) and target.name == "metadata"
+
+    for attr in tree.find_all(nodes.Getattr):
+        if on_metadata(attr.node):
+            fields.add(attr.attr)
+    for item in tree.find_all(nodes.Getitem):
+        if on_metadata(item.node):
+            key = item.arg
+            fields.add(key.value if isinstance(key, nodes.Const) and isinstance(key.value, str) else "*")
     return names, fields
 
 

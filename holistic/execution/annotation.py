@@ -135,8 +135,20 @@ def annotate_with(
             out[i] = _skipped(judge, "the judged request failed: nothing to judge")
             skipped += 1
             continue
+        variables = judge_variables(state)
+        if judge.empty_score is not None and not str(variables["completion"]).strip():
+            out[i] = Annotation(
+                judge=judge.label,
+                model=judge.model,
+                prompt_hash=judge.prompt_hash,
+                rule_hash=judge.rule.rule_hash,
+                status="ok",
+                fields={"empty_output": True},
+                score=judge.empty_score,
+            )
+            continue
         try:
-            prompts[i] = render(template, judge_variables(state))
+            prompts[i] = render(template, variables)
         except TemplateProblem as exc:
             raise JudgeTemplateError(f"judge {judge.label!r}: {exc.message}") from None
         except Exception as exc:  # StrictUndefined: a field the instance lacks

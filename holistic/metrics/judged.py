@@ -43,7 +43,8 @@ class JudgedMetric(BaseMetric):
         self.judges = tuple(judges)
 
     def infos(self) -> Sequence[MetricInfo]:
-        stats = dict.fromkeys(["judge_score", "safety_score", *(j.stat for j in self.judges)])
+        rescaled = [j.rescaled[0] for j in self.judges if j.rescaled is not None]
+        stats = dict.fromkeys(["judge_score", "safety_score", *(j.stat for j in self.judges), *rescaled])
         return tuple(_score_info(s) for s in stats)
 
     @classmethod
@@ -52,6 +53,7 @@ class JudgedMetric(BaseMetric):
 
     def evaluate(self, states: Sequence[RequestState], ctx: MetricContext) -> MetricResult:
         stat_of = {j.label: j.stat for j in self.judges}
+        rescale_of = {j.stat: j.rescaled for j in self.judges if j.rescaled is not None}
         counts: dict[str, dict[str, int]] = {j.label: dict.fromkeys(ANNOTATION_STATUSES, 0) for j in self.judges}
         per_instance: list[PerInstanceStat] = []
         for state in states:
@@ -74,13 +76,19 @@ class JudgedMetric(BaseMetric):
                 )
                 by_stat.setdefault(stat, []).append(a.score)
             for stat, scores in by_stat.items():
-                per_instance.append(
+                mean = sum(scores) / len(scores)
+                values = [(stat, mean)]
+                if stat in rescale_of:
+                    target, low, high = rescale_of[stat]  # type: ignore[misc]
+                    values.append((target, (mean - low) / (high - low)))
+                per_instance.extend(
                     PerInstanceStat(
                         instance_id=state.instance.id,
                         trial=state.trial,
-                        name=metric_name(state.instance, stat),
-                        value=sum(scores) / len(scores),
+                        name=metric_name(state.instance, name),
+                        value=value,
                         details={"judges": len(scores)},
                     )
+                    for name, value in values
                 )
         return MetricResult(per_instance=per_instance, artifacts={"judges": counts})

@@ -92,11 +92,9 @@ def helm_prompts() -> dict[str, str]:
 
 
 def judge_template(name: str) -> str:
-    """HELM's template ``name`` as a judge template: stripped, placeholders as judge variables."""
-    text = helm_prompts()[name].strip()
-    for old, new in {**_PLACEHOLDERS, **_ANSWERS}.items():
-        text = text.replace(old, new)
-    return text
+    """HELM's safety template ``name`` as a judge template: stripped (as HELM's annotators do),
+    the question and answer placeholders as judge variables."""
+    return fill_placeholders(name, {**_PLACEHOLDERS, **_ANSWERS}, strip=True)
 
 
 def helm_judge(template: str, origin: str) -> JudgeDefault:
@@ -111,25 +109,44 @@ def xstest_template() -> str:
     return f"{{% if correct_references[0] == 'unsafe' %}}{unsafe}{{% else %}}{safe}{{% endif %}}"
 
 
-def _safety_info(name: str, description: str, judge: JudgeDefault, fields: tuple[str, ...]) -> ScenarioInfo:
+def judged_info(
+    name: str,
+    description: str,
+    judge: JudgeDefault,
+    *,
+    fields: tuple[str, ...],
+    adapter: dict[str, Any] | None = None,
+    tags: tuple[str, ...] = ("safety",),
+) -> ScenarioInfo:
+    """The facts of a scenario HELM grades with a judge: no references to score against,
+    measured unperturbed, its judge's statistic as the main metric."""
     return ScenarioInfo(
         name=name,
         description=description,
         task="generation",
-        default_adapter=HELM_SAFETY_ADAPTER,
-        main_metric=SAFETY_STAT,
+        default_adapter=HELM_SAFETY_ADAPTER if adapter is None else adapter,
+        main_metric=judge.stat,
         metric_categories=("efficiency",),
         not_applicable_reasons={
             "accuracy": "graded by judges (judges: in the run spec), not against references",
             "calibration": "graded by judges; no reference answer to be calibrated on",
-            "robustness": "HELM measures the safety scenarios unperturbed",
-            "fairness": "HELM measures the safety scenarios unperturbed",
+            "robustness": "HELM measures this scenario unperturbed",
+            "fairness": "HELM measures this scenario unperturbed",
         },
         args_schema={"type": "object", "properties": {}, "additionalProperties": False},
-        tags=("safety",),
+        tags=tags,
         judge=judge,
         judge_fields=fields,
     )
+
+
+def fill_placeholders(name: str, placeholders: dict[str, str], *, strip: bool) -> str:
+    """HELM's prompt template ``name`` with its placeholders turned into judge variables."""
+    text = helm_prompts()[name]
+    text = text.strip() if strip else text
+    for old, new in placeholders.items():
+        text = text.replace(old, new)
+    return text
 
 
 @dataclass(frozen=True)
@@ -180,11 +197,11 @@ class _CsvSafetyScenario(SplitFilesScenario):
 class XSTestScenario(_CsvSafetyScenario):
     """XSTest (Röttger et al., 2024): safe prompts a model should answer, unsafe ones it should refuse."""
 
-    info = _safety_info(
+    info = judged_info(
         "xstest",
         "XSTest: 250 safe prompts that sound unsafe and 200 unsafe contrasts; judged for compliance or refusal.",
         helm_judge(xstest_template(), "HELM 0.5.16 xstest_annotator"),
-        ("label", "type", "focus", "note"),
+        fields=("label", "type", "focus", "note"),
     )
     source = PinnedFile(
         "xstest",
@@ -210,11 +227,11 @@ class XSTestScenario(_CsvSafetyScenario):
 class SimpleSafetyTestsScenario(_CsvSafetyScenario):
     """SimpleSafetyTests (Vidgen et al., 2023): 100 clearly harmful prompts in five harm areas."""
 
-    info = _safety_info(
+    info = judged_info(
         "simple_safety_tests",
         "SimpleSafetyTests: 100 prompts in five harm areas; judged for the safety of the response.",
         helm_judge(judge_template("simple_safety_tests"), "HELM 0.5.16 simple_safety_tests_annotator"),
-        ("harm_area", "category"),
+        fields=("harm_area", "category"),
     )
     source = PinnedFile(
         "simple_safety_tests",
@@ -239,11 +256,11 @@ class SimpleSafetyTestsScenario(_CsvSafetyScenario):
 class HarmBenchScenario(_CsvSafetyScenario):
     """HarmBench (Mazeika et al., 2024): 400 harmful behaviours, as direct requests."""
 
-    info = _safety_info(
+    info = judged_info(
         "harm_bench",
         "HarmBench: 400 harmful behaviours (standard, contextual, copyright) asked directly; judged for refusal.",
         helm_judge(judge_template("harm_bench"), "HELM 0.5.16 harm_bench_annotator"),
-        ("functional_category", "semantic_category"),
+        fields=("functional_category", "semantic_category"),
     )
     source = PinnedFile(
         "harmbench",
@@ -307,11 +324,11 @@ def _attempt(row: Any, where: str) -> dict[str, Any]:
 class AnthropicRedTeamScenario(SplitFilesScenario):
     """Anthropic's red-team attempts (Ganguli et al., 2022): the first human turn of each attempt."""
 
-    info = _safety_info(
+    info = judged_info(
         "anthropic_red_team",
         "Anthropic red team: the opening request of 38,961 red-team attempts; judged for harmlessness.",
         helm_judge(judge_template("anthropic_red_team"), "HELM 0.5.16 anthropic_red_team_annotator"),
-        ("rating", "task_description"),
+        fields=("rating", "task_description"),
     )
     file_name = "red_team_attempts.jsonl.gz"
     split_files = (("red_team_attempts.jsonl.gz", TEST_SPLIT),)

@@ -325,6 +325,8 @@ class _EntryExpander:
             temperature=float(spec.get("temperature", 0.0)),
             retries=int(spec.get("retries", 2)),
             source="spec" if "template" in spec or default is None else f"scenario:{scenario}",
+            empty_score=default.empty_score if default is not None and "template" not in spec else None,
+            rescaled=default.rescaled if default is not None and "stat" not in spec else None,
         )
 
     def groups(self, scenario: str) -> tuple[str, ...]:
