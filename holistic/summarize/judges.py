@@ -87,7 +87,7 @@ def judge_report(
         return report
     report.judged_columns = {c: sorted(j) for c, j in scores.items()}
     below: dict[str, list[str]] = defaultdict(list)
-    inter_rows = []
+    inter_rows: list[tuple[Cell, ...]] = []
     for column, by_judge in sorted(scores.items()):
         judges = sorted(by_judge)
         if len(judges) < 2:
@@ -177,7 +177,7 @@ def _human_rows(
     human: dict[tuple[str, str, int, str], float] = {
         (r["run_id"], r["instance_id"], int(r["trial"]), r["metric"]): float(r["value"]) for r in ratings
     }
-    rows = []
+    rows: list[tuple[Cell, ...]] = []
     rated: set[tuple[str, str]] = set()
     for column, by_judge in sorted(scores.items()):
         for judge, units in sorted(by_judge.items()):
