@@ -53,9 +53,7 @@ class JudgeStats:
     """Requests not judged because they had failed themselves."""
 
     def __add__(self, other: JudgeStats) -> JudgeStats:
-        return JudgeStats(
-            *(getattr(self, f) + getattr(other, f) for f in self.__dataclass_fields__)  # type: ignore[arg-type]
-        )
+        return JudgeStats(*(getattr(self, f) + getattr(other, f) for f in self.__dataclass_fields__))
 
 
 def judged(state: RequestState) -> bool:

@@ -53,7 +53,9 @@ class JudgedMetric(BaseMetric):
 
     def evaluate(self, states: Sequence[RequestState], ctx: MetricContext) -> MetricResult:
         stat_of = {j.label: j.stat for j in self.judges}
-        rescale_of = {j.stat: j.rescaled for j in self.judges if j.rescaled is not None}
+        rescale_of: dict[str, tuple[str, float, float]] = {
+            j.stat: j.rescaled for j in self.judges if j.rescaled is not None
+        }
         counts: dict[str, dict[str, int]] = {j.label: dict.fromkeys(ANNOTATION_STATUSES, 0) for j in self.judges}
         per_instance: list[PerInstanceStat] = []
         for state in states:
@@ -79,7 +81,7 @@ class JudgedMetric(BaseMetric):
                 mean = sum(scores) / len(scores)
                 values = [(stat, mean)]
                 if stat in rescale_of:
-                    target, low, high = rescale_of[stat]  # type: ignore[misc]
+                    target, low, high = rescale_of[stat]
                     values.append((target, (mean - low) / (high - low)))
                 per_instance.extend(
                     PerInstanceStat(
