@@ -6,7 +6,7 @@ holistic's own environment; ``scripts/helm_conformance.py`` makes one under
 
     ~/.cache/holistic/peers/helm/bin/python scripts/helm_judge_goldens.py \
         --prompts holistic/scenarios/data/helm_judge_prompts.json \
-        --golden tests/conformance/helm_judge_goldens.json
+        --golden tests/conformance/judges_helm.json
 
 The script does not import holistic. It writes two files:
 

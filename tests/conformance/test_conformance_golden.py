@@ -32,8 +32,8 @@ from holistic.spec import compile_spec
 
 HERE = Path(__file__).resolve().parent
 GOLDEN = sorted(
-    p for p in HERE.glob("*.json") if not p.name.startswith("metrics_")
-)  # metrics_*.json: metric goldens (tests/metrics)
+    p for p in HERE.glob("*.json") if not p.name.startswith(("metrics_", "judges_"))
+)  # metrics_*.json: metric goldens (tests/metrics); judges_*.json: judge goldens (tests/scenarios)
 MODEL = "embedded/smollm2-135m-instruct"
 
 

@@ -29,7 +29,7 @@ from holistic.scenarios.judged_capabilities import (
 )
 from holistic.scenarios.registry import create_scenario
 
-GOLDEN = json.loads((Path(__file__).parents[1] / "conformance" / "helm_judge_goldens.json").read_text("utf-8"))
+GOLDEN = json.loads((Path(__file__).parents[1] / "conformance" / "judges_helm.json").read_text("utf-8"))
 CAP = GOLDEN["capabilities"]
 
 

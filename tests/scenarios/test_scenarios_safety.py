@@ -1,6 +1,6 @@
 """HELM Safety's scenarios: HELM's judge prompts byte for byte, HELM's verdict parsing, the loaders.
 
-``tests/conformance/helm_judge_goldens.json`` was made by HELM 0.5.16's own annotators
+``tests/conformance/judges_helm.json`` was made by HELM 0.5.16's own annotators
 (``scripts/helm_judge_goldens.py``, run in HELM's environment): the prompt each annotator
 sent its judge for fixed candidate prompts and answers, and what HELM read from a list of
 judge answers.
@@ -39,7 +39,7 @@ from holistic.scenarios.safety import (
     XSTestScenario,
 )
 
-GOLDEN = json.loads((Path(__file__).parents[1] / "conformance" / "helm_judge_goldens.json").read_text("utf-8"))
+GOLDEN = json.loads((Path(__file__).parents[1] / "conformance" / "judges_helm.json").read_text("utf-8"))
 SCENARIO_OF = {
     "xstest": XSTestScenario,
     "harm_bench": HarmBenchScenario,
