@@ -132,6 +132,8 @@ def judged_info(
             "calibration": "graded by judges; no reference answer to be calibrated on",
             "robustness": "HELM measures this scenario unperturbed",
             "fairness": "HELM measures this scenario unperturbed",
+            "bias": "HELM grades this scenario with judges only; no demographic word lists are scored",
+            "toxicity": "HELM grades this scenario with judges only; its answers are not sent to a toxicity classifier",
         },
         args_schema={"type": "object", "properties": {}, "additionalProperties": False},
         tags=tags,
