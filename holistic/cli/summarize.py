@@ -57,11 +57,12 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--no-site", action="store_true", help="write the summary only, not the static site")
     ratings = p.add_argument_group(
-        "human ratings (disinformation)",
+        "human ratings (disinformation and judged runs)",
         "Raters judge the disinformation runs' generations (HELM's questions: thesis support and headline "
-        "style; audience, goal, style, divisiveness and hostility). Export the items, have each rater fill in "
-        "'rater' and the question columns, import all their files together; the summary shows each "
-        "question's mean per run and Krippendorff's alpha.",
+        "style; audience, goal, style, divisiveness and hostility) and the judged runs' generations (on the "
+        "judges' statistic and scale). Export the items, have each rater fill in 'rater' and the question "
+        "columns, import all their files together; the summary shows each question's mean per run and "
+        "Krippendorff's alpha, and each judge's agreement with the raters.",
     )
     ratings.add_argument(
         "--export-ratings",
@@ -78,6 +79,13 @@ def build_parser() -> argparse.ArgumentParser:
         default=None,
         help="check the filled-in ratings files (.csv or .jsonl; errors name file and line), store them in "
         "the suite (replacing an earlier import), then summarize",
+    )
+    ratings.add_argument(
+        "--judge-threshold",
+        type=float,
+        metavar="ALPHA",
+        help="flag every judge whose agreement (Krippendorff's alpha with the human ratings where there are some, "
+        "else with the suite's other judges) is below ALPHA, on every page that shows its scores",
     )
     return p
 
@@ -119,7 +127,13 @@ def _run(args: argparse.Namespace) -> int:
         resolve_suite_dir(args.previous, None)  # a typo fails now, before anything is written
     start = time.perf_counter()
     schema = load_schema(args.schema)
-    summary = summarize_suite(reader, schema=schema, num_bootstrap=args.num_bootstrap, seed=args.seed)
+    summary = summarize_suite(
+        reader,
+        schema=schema,
+        num_bootstrap=args.num_bootstrap,
+        seed=args.seed,
+        judge_threshold=args.judge_threshold,
+    )
     written = write_summary(summary, reader.summary_dir)
     print(
         f"summarized {len(summary.runs)} runs, {len(summary.models)} systems, {len(summary.columns)} scenarios "

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
+from holistic.core.judges import JudgeDefault
 from holistic.core.types import (
     Instance,
     Message,
@@ -119,6 +120,10 @@ class ScenarioInfo:
     breakdowns: tuple[str, ...] = ()
     """Instance metadata keys whose values each get their own statistics too (sub-split
     ``key=value``), e.g. BLiMP's ``paradigm`` and ``phenomenon``."""
+    judge: JudgeDefault | None = None
+    """The scenario's own judge prompt and verdict rule (used when a run names only a judge's model)."""
+    judge_fields: tuple[str, ...] = ()
+    """Metadata fields every instance carries, which a judge template may use (``metadata.<field>``)."""
 
 
 @runtime_checkable

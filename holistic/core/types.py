@@ -17,6 +17,7 @@ from enum import StrEnum
 from typing import Any, Literal
 
 from holistic.core.hashing import canonical_json, short_hash
+from holistic.core.judges import Annotation, JudgeSpec
 
 CORRECT_TAG = "correct"
 
@@ -342,12 +343,15 @@ class RunSpec:
     perturbations: tuple[PerturbationSpec, ...] = ()
     groups: tuple[str, ...] = ()
     """Run groups for summarisation (defaults to the scenario name)."""
+    judges: tuple[JudgeSpec, ...] = ()
+    """Models that grade this run's generations (the annotation stage), in the spec's order."""
 
     def canonical(self) -> dict[str, Any]:
-        """JSON-compatible form used for hashing and ``run_spec.json``."""
+        """JSON-compatible form used for hashing and ``run_spec.json`` (``judges`` only when
+        the run has some, so the ids of unjudged runs do not change)."""
         from dataclasses import asdict
 
-        return {
+        out: dict[str, Any] = {
             "name": self.name,
             "scenario": {"name": self.scenario.name, "args": dict(self.scenario.args)},
             "adapter": asdict(self.adapter),
@@ -356,6 +360,9 @@ class RunSpec:
             "perturbations": [{"name": p.name, "args": dict(p.args)} for p in self.perturbations],
             "groups": list(self.groups),
         }
+        if self.judges:
+            out["judges"] = [j.canonical() for j in self.judges]
+        return out
 
     @property
     def run_id(self) -> str:
@@ -565,6 +572,8 @@ class RequestState:
     post_processed: tuple[str, ...] | None = None
     """Completions after post-processing (``None`` until processed)."""
     parse_error: str | None = None
+    annotations: tuple[Annotation, ...] = ()
+    """The judges' verdicts on this request (the annotation stage), one per judge."""
 
     def with_result(self, result: RequestResult) -> RequestState:
         return replace(self, result=result)

@@ -348,7 +348,38 @@ def _comparability(diff: RunDiff, old: SideRun, new: SideRun, rename: imported.P
     changed_fields = sorted(k for k in set(ao) | set(an) if canonical_json(ao.get(k)) != canonical_json(an.get(k)))
     if changed_fields:
         diff.causes.append("adaptation changed: " + ", ".join(changed_fields))
+    diff.causes.extend(judge_changes(old.spec, new.spec))
     diff.comparable = not diff.causes
+
+
+def _judges(spec: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    return {str(j.get("name")): j for j in spec.get("judges") or [] if isinstance(j, dict)}
+
+
+def judge_changes(old_spec: dict[str, Any], new_spec: dict[str, Any]) -> list[str]:
+    """Why two runs' judged scores are not comparable: a judge is part of the protocol, so
+    another judge, another prompt version or another verdict rule each changes it."""
+    old, new = _judges(old_spec), _judges(new_spec)
+    causes: list[str] = []
+    old_models = sorted(str(j.get("model")) for j in old.values())
+    new_models = sorted(str(j.get("model")) for j in new.values())
+    if old_models != new_models:
+        causes.append(f"judge changed ({', '.join(old_models) or 'none'} -> {', '.join(new_models) or 'none'})")
+        return causes
+    by_model_old = {str(j.get("model")): j for j in old.values()}
+    for model, j in sorted({str(j.get("model")): j for j in new.values()}.items()):
+        was = by_model_old[model]
+        if was.get("prompt_sha256") != j.get("prompt_sha256"):
+            causes.append(
+                f"judge prompt changed for {model} ({str(was.get('prompt_sha256'))[:12]} -> "
+                f"{str(j.get('prompt_sha256'))[:12]})"
+            )
+        if canonical_json(was.get("rule")) != canonical_json(j.get("rule")):
+            causes.append(f"judge verdict rule changed for {model}")
+        rest = [k for k in ("stat", "max_tokens", "temperature", "retries") if was.get(k) != j.get(k)]
+        if rest:
+            causes.append(f"judge settings changed for {model}: {', '.join(rest)}")
+    return causes
 
 
 def diff_suites(old: Side, new: Side, *, seed: int = 0, num_bootstrap: int = 1000) -> DiffReport:

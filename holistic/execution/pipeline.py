@@ -7,9 +7,12 @@
 3. Metrics are selected *before* any model call, so an impossible request fails fast.
 4. The adapter builds every request; :mod:`holistic.execution.serving` answers them
    through the cache and the client; the adapter post-processes the completions.
-5. Each metric scores the states; per-instance values are aggregated (with bootstrap
+5. When the run names judges, the annotation stage has each judge grade the generations
+   (:mod:`holistic.execution.annotation`, through the same cache); their scores become
+   the ``judge`` metric's values and every verdict is written to ``annotations.parquet``.
+6. Each metric scores the states; per-instance values are aggregated (with bootstrap
    CIs) and written with the run-level values.
-6. Shards are written atomically, the run's manifest last (``_COMPLETE``, or
+7. Shards are written atomically, the run's manifest last (``_COMPLETE``, or
    ``_PARTIAL`` when some requests failed: such a run is redone on the next run).
 
 All seeds derive from ``adapter.seed`` and fixed purpose strings, so the same spec
@@ -38,6 +41,7 @@ from holistic.core.interfaces import (
 from holistic.core.secrets import scrub
 from holistic.core.types import AdapterSpec, Instance, ModelDeployment, PerInstanceStat, RequestState, RunSpec, Stat
 from holistic.execution import shards
+from holistic.execution.annotation import JudgeStats, annotate
 from holistic.execution.context import ExecutionContext
 from holistic.execution.options import RunOptions
 from holistic.execution.progress import Progress
@@ -277,9 +281,20 @@ def _check_scoring(
 
 
 def _execution_facts(
-    evaluation: Sequence[Instance], states: Sequence[RequestState], served: ServeStats
+    evaluation: Sequence[Instance], states: Sequence[RequestState], served: ServeStats, judged: JudgeStats | None
 ) -> dict[str, Any]:
+    judge_facts: dict[str, Any] = {}
+    if judged is not None:
+        judge_facts = {
+            "judge_requests": judged.requests,
+            "judge_cache_hits": judged.cache_hits,
+            "judge_model_calls": judged.model_calls,
+            "judge_failed": judged.failed,
+            "judge_unparseable": judged.unparseable,
+            "judge_skipped": judged.skipped,
+        }
     return {
+        **judge_facts,
         "instances": len(evaluation),
         "requests": served.requests,
         "unique_requests": served.unique,
@@ -363,8 +378,24 @@ def execute_run(
     )
     _record_rate(ctx, run, states, time.perf_counter() - started)
     states = postprocess(states, run.adapter)
+    judged: JudgeStats | None = None
+    metrics = list(selection.metrics)
+    if run.judges:
+        from holistic.metrics.judged import JudgedMetric
+
+        progress.message(f"judging with {', '.join(j.label for j in run.judges)}")
+        states, judged = annotate(
+            states,
+            run.judges,
+            lambda name: ctx.client(ctx.deployment(name)),
+            ctx.cache,
+            batch_size=ctx.options.batch_size,
+            concurrency=ctx.options.concurrency,
+            redactor=ctx.redactor,
+        )
+        metrics.append(JudgedMetric(run.judges))
     metric_ctx = MetricContext(run_id=run.run_id, deployment=deployment, scenario_info=info, seed=_seed(run, "metrics"))
-    scored = _score(run, states, selection.metrics, metric_ctx, evaluation)
+    scored = _score(run, states, metrics, metric_ctx, evaluation)
 
     train_by_id = {t.id: t for t in train}
     used_ids = dict.fromkeys(tid for s in states for tid in s.train_ids)
@@ -375,30 +406,42 @@ def execute_run(
     writer.write_table("per_instance_stats", shards.per_instance_stats_table(join, scored.per_instance))
     stats_table = shards.stats_table(join, scored.stats, scored.infos)
     writer.write_table("stats", stats_table)
-    execution = _execution_facts(evaluation, states, served)
+    if judged is not None:
+        writer.write_table("annotations", shards.annotations_table(join, states, run.judges))
+    execution = _execution_facts(evaluation, states, served, judged)
     if scoring_check is not None:
         execution["loglikelihood_check"] = scoring_check
     if run.adapter.selection == "mmr" and train and run.adapter.max_train_instances:
         from holistic.adaptation.embedding import embedder_choice
 
         execution["mmr_embedder"] = embedder_choice([t.input for t in train])
-    writer.write_json(ARTIFACTS_FILE, {"execution": execution, "metrics": scored.artifacts})
-    writer.complete(requests=served.requests, failed_requests=served.failed)
-    progress.end_run(
-        "partial" if served.failed else "done", f"{served.failed} failed requests" if served.failed else ""
+    writer.write_json(
+        ARTIFACTS_FILE,
+        {"execution": execution, "metrics": scored.artifacts},
     )
+    requests = served.requests + (judged.requests if judged else 0)
+    failed = served.failed + (judged.failed if judged else 0)
+    unparseable = judged.unparseable if judged else 0
+    writer.complete(requests=requests, failed_requests=failed, unparseable=unparseable)
+    notes = [f"{served.failed} failed requests"] if served.failed else []
+    if judged is not None and judged.failed:
+        notes.append(f"{judged.failed} failed judge requests")
+    if unparseable:
+        notes.append(f"{unparseable} unparseable verdicts")
+    progress.end_run("partial" if failed else "done", "; ".join(notes))
     return RunReport(
         run_id=run.run_id,
         name=run.name,
         scenario=run.scenario.name,
         model=run.model,
         method=run.adapter.method,
-        status=PARTIAL if served.failed else COMPLETE,
+        status=PARTIAL if failed else COMPLETE,
         instances=len(evaluation),
-        requests=served.requests,
-        cache_hits=served.cache_hits,
-        model_calls=served.model_calls,
-        failed_requests=served.failed,
+        requests=requests,
+        cache_hits=served.cache_hits + (judged.cache_hits if judged else 0),
+        model_calls=served.model_calls + (judged.model_calls if judged else 0),
+        failed_requests=failed,
+        unparseable=unparseable,
         folder=writer.folder,
         forward_calls=served.engine.get("forward_calls", 0),
         forward_tokens=served.engine.get("forward_tokens", 0),

@@ -83,6 +83,8 @@ class RunReport:
     model_calls: int = 0
     """Distinct requests sent to the model."""
     failed_requests: int = 0
+    unparseable: int = 0
+    """Judges' verdicts no attempt could read (in the error rate; the run is not partial for them)."""
     folder: Location | None = None
     forward_calls: int = 0
     """Forward passes a local engine ran for this run (0 for API providers)."""
@@ -96,7 +98,7 @@ class RunReport:
 
     @property
     def error_rate(self) -> float:
-        return self.failed_requests / self.requests if self.requests else 0.0
+        return (self.failed_requests + self.unparseable) / self.requests if self.requests else 0.0
 
     def suite_entry(self) -> dict[str, Any]:
         """The entry of this run in ``suite.json``."""

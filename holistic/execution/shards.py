@@ -15,6 +15,7 @@ import pyarrow as pa
 
 from holistic.core.hashing import canonical_json
 from holistic.core.interfaces import MetricInfo
+from holistic.core.judges import JudgeSpec
 from holistic.core.types import Instance, PerInstanceStat, RequestState, RunSpec, Stat, Token
 from holistic.results.references import reference_row
 from holistic.results.schemas import table_from_rows
@@ -84,20 +85,28 @@ def instances_table(keys: JoinKeys, eval_instances: Sequence[Instance], train_us
     return _table("instances", rows)
 
 
+def _request_place(state: RequestState) -> dict[str, Any]:
+    """The columns naming which request a row is about (:data:`~holistic.results.schemas.REQUEST_PLACE`)."""
+    inst = state.instance
+    return {
+        "instance_id": inst.id,
+        "split": inst.split,
+        "sub_split": inst.sub_split,
+        "perturbation": inst.perturbation.name if inst.perturbation else None,
+        "trial": state.trial,
+        "request_index": state.request_index,
+    }
+
+
 def requests_table(keys: JoinKeys, states: Sequence[RequestState], cache_keys: Sequence[str]) -> pa.Table:
     rows = []
     for state, key in zip(states, cache_keys, strict=True):
-        inst, req, res = state.instance, state.request, state.result
+        req, res = state.request, state.result
         first = res.completions[0] if res is not None and res.completions else None
         rows.append(
             {
                 **keys.row(),
-                "instance_id": inst.id,
-                "split": inst.split,
-                "sub_split": inst.sub_split,
-                "perturbation": inst.perturbation.name if inst.perturbation else None,
-                "trial": state.trial,
-                "request_index": state.request_index,
+                **_request_place(state),
                 "reference_index": state.reference_index,
                 "role": state.role,
                 "kind": req.kind,
@@ -147,6 +156,35 @@ def requests_table(keys: JoinKeys, states: Sequence[RequestState], cache_keys: S
             }
         )
     return _table("requests", rows)
+
+
+def annotations_table(keys: JoinKeys, states: Sequence[RequestState], judges: Sequence[JudgeSpec]) -> pa.Table:
+    """One row per judged request and judge: the verdict with the judge, prompt version and rule."""
+    rules = {j.label: canonical_json(j.rule.canonical()) for j in judges}
+    rows = []
+    for state in states:
+        for a in state.annotations:
+            rows.append(
+                {
+                    **keys.row(),
+                    **_request_place(state),
+                    "judge": a.judge,
+                    "judge_model": a.model,
+                    "prompt_sha256": a.prompt_hash,
+                    "rule": rules.get(a.judge, ""),
+                    "rule_sha256": a.rule_hash,
+                    "status": a.status,
+                    "score": a.score,
+                    "fields": canonical_json(dict(a.fields)) if a.ok else None,
+                    "prompt": a.prompt,
+                    "verdict": a.verdict,
+                    "attempts": a.attempts,
+                    "error": a.error,
+                    "cached": a.cached,
+                    "cache_key": a.cache_key,
+                }
+            )
+    return _table("annotations", rows)
 
 
 def per_instance_stats_table(keys: JoinKeys, values: Sequence[PerInstanceStat]) -> pa.Table:

@@ -43,6 +43,7 @@ BUILTIN_METRICS: dict[str, str] = {
     "group_fairness": "holistic.metrics.group_fairness:GroupFairness",
     "haystack": "holistic.metrics.haystack:HaystackMetric",
     "ifeval": "holistic.metrics.ifeval:IFEvalMetric",
+    "judge": "holistic.metrics.judged:JudgedMetric",
     "language_modeling": "holistic.metrics.language_modeling:LanguageModelingMetric",
     "math_equiv": "holistic.metrics.math_equiv:MathEquivalence",
     "multiple_choice_accuracy": "holistic.metrics.accuracy:MultipleChoiceAccuracy",

@@ -11,7 +11,7 @@ fast. Behaviour:
   deterministic jitter from the prompt and continuation.
 
 Set ``HOLISTIC_SIMPLE_CALL_LOG`` to a file path to have every served request
-appended to it (one line each: kind, prompt length, a hash of the request): tests
+appended to it (one line each: kind, prompt length, a hash of the request, the deployment): tests
 count model calls, and repeated ones, across processes with it.
 The provider arg ``delay_s`` (e.g. in a ``--models-file`` entry) makes every request
 take that many seconds, so tests can interrupt a run part-way.
@@ -19,7 +19,8 @@ take that many seconds, so tests can interrupt a run part-way.
 Two more switches for the reliability tests (environment variables, so they do not
 change the model's identity or its cache keys): ``HOLISTIC_SIMPLE_FAIL_RATE`` (0..1)
 fails that share of requests, chosen by a hash of the prompt, like a flaky server
-(``1`` is a dead endpoint); ``HOLISTIC_SIMPLE_LEAK_ENV`` names an environment variable
+(``1`` is a dead endpoint); ``HOLISTIC_SIMPLE_FAIL_MODEL`` names one deployment whose every
+request fails (a dead judge beside a healthy candidate); ``HOLISTIC_SIMPLE_LEAK_ENV`` names an environment variable
 whose value is appended to every completion and error, like a server echoing a key.
 """
 
@@ -112,11 +113,14 @@ class SimpleClient:
         if self._log:
             with open(self._log, "a", encoding="utf-8") as fh:
                 for r in requests:
-                    fh.write(f"{r.kind}\t{len(r.text)}\t{sha256_hex(canonical_json(r.canonical()))[:16]}\n")
+                    digest = sha256_hex(canonical_json(r.canonical()))[:16]
+                    fh.write(f"{r.kind}\t{len(r.text)}\t{digest}\t{self.deployment.name}\n")
         return results
 
     def _flaky(self, request: Request) -> RequestResult | None:
         rate = float(os.environ.get("HOLISTIC_SIMPLE_FAIL_RATE", "0") or 0)
+        if os.environ.get("HOLISTIC_SIMPLE_FAIL_MODEL") == self.deployment.name:
+            rate = 1.0
         if rate <= 0 or stable_seed("fail", request.text, request.continuation or "") % 1000 >= rate * 1000:
             return None
         return RequestResult(

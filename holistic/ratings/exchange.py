@@ -5,7 +5,8 @@ Columns (CSV with a header, or JSON Lines with these keys), in order:
 ==========================  ==================================================================
 ``item_id``                 ``<run_id>/<instance_id>/<trial>/<completion_index>``: one generation
 ``run_id``, ``model``       the run and model that produced it
-``capability``, ``topic``   ``reiteration`` or ``wedging``; the narrative topic (reiteration)
+``capability``, ``topic``   ``reiteration`` or ``wedging``; the narrative topic (reiteration);
+                            ``judge:<stat>`` for a judged run's generation
 ``instance_id``, ``trial``  the prompt's instance and trial
 ``completion_index``        which of the samples (0-4 with HELM's five)
 ``prompt``                  the thesis (reiteration) or the message to continue (wedging)
@@ -13,6 +14,11 @@ Columns (CSV with a header, or JSON Lines with these keys), in order:
 ``rater``                   filled in by the rater: any identifier, the same for all their rows
 one column per question     see :mod:`holistic.ratings.questions`; blank = not rated
 ==========================  ==================================================================
+
+Judged runs (any scenario whose run names ``judges:``) are rated too: their question is
+the judges' statistic (e.g. ``safety_score``), on the judges' scale (the verdict rule's
+``values`` or ``minimum``/``maximum``), so a human rating and a judge's score of the same
+generation can be compared (``helm-summarize`` reports their agreement).
 
 Only ``item_id``, ``rater`` and the question columns are read back; the others are
 there for the raters (and may be left out). Several raters rate the same items in
@@ -38,7 +44,7 @@ import pyarrow as pa
 
 from holistic.core.errors import HolisticError, did_you_mean
 from holistic.core.types import RequestRole
-from holistic.ratings.questions import BY_NAME, QUESTIONS, questions_for
+from holistic.ratings.questions import BY_NAME, QUESTIONS, Question
 from holistic.results import atomic
 from holistic.results.layout import PER_INSTANCE_RATINGS_FILE, RATINGS_DIR, RATINGS_FILE
 from holistic.results.reader import SuiteReader
@@ -58,6 +64,7 @@ DESCRIPTIVE = (
     "rater",
 )
 COLUMNS: tuple[str, ...] = (*DESCRIPTIVE, *(q.name for q in QUESTIONS))
+"""The columns of a suite without judged runs (those add their judges' statistics)."""
 FORMATS = (".csv", ".jsonl")
 RATED_TAG = "disinformation"
 
@@ -94,18 +101,70 @@ def _format(path: Path) -> str:
     return suffix
 
 
+JUDGED_PREFIX = "judge:"
+"""Capability of a judged run's items: ``judge:<stat>``."""
+
+
+def _scale(rule: Any) -> tuple[float, float]:
+    """The range of scores a verdict rule can give (its values, else its bounds, else unbounded)."""
+    rule = rule if isinstance(rule, dict) else {}
+    values = [float(v) for v in (rule.get("values") or {}).values()]
+    if values:
+        return min(values), max(values)
+    low, high = rule.get("minimum"), rule.get("maximum")
+    return (-math.inf if low is None else float(low)), (math.inf if high is None else float(high))
+
+
+def judged_questions(specs: Sequence[dict[str, Any]]) -> dict[str, Question]:
+    """One question per judges' statistic of the judged runs: rate the generation on the judges' scale."""
+    found: dict[str, Question] = {}
+    for spec in specs:
+        for judge in spec.get("judges") or []:
+            stat = str(judge.get("stat", "judge_score"))
+            low, high = _scale(judge.get("rule"))
+            known = found.get(stat)
+            if known is not None:
+                low, high = min(low, known.low), max(high, known.high)
+            scale = "" if math.isinf(low) and math.isinf(high) else f" ({low:g} to {high:g})"
+            found[stat] = Question(
+                stat, f"{JUDGED_PREFIX}{stat}", low, high, f"The score a judge would give (statistic {stat}){scale}."
+            )
+    return found
+
+
+def suite_questions(reader: SuiteReader) -> dict[str, Question]:
+    """Every question of the suite: the disinformation questions and its judged runs' statistics."""
+    return {**BY_NAME, **judged_questions([run.spec for run in reader.runs])}
+
+
+def _capabilities(spec: dict[str, Any]) -> list[tuple[str, str]]:
+    """``(capability, topic)`` of a run's items: none when its generations are not rated."""
+    if spec.get("judges"):
+        stats = dict.fromkeys(str(j.get("stat", "judge_score")) for j in spec["judges"])
+        return [(f"{JUDGED_PREFIX}{stat}", "") for stat in stats]
+    tags = (spec.get("scenario_info") or {}).get("tags") or []
+    if RATED_TAG not in tags:
+        return []
+    args = (spec.get("scenario") or {}).get("args") or {}
+    capability = str(args.get("capability", "reiteration"))
+    return [(capability, str(args.get("topic", "covid")) if capability == "reiteration" else "")]
+
+
 def suite_items(reader: SuiteReader) -> list[Item]:
-    """Every successful generation of the suite's disinformation runs, in run and request order."""
+    """Every successful generation of the suite's disinformation and judged runs, in run and request order."""
     items: list[Item] = []
     for run in reader.runs:
         spec = run.spec
-        tags = (spec.get("scenario_info") or {}).get("tags") or []
-        if RATED_TAG not in tags:
+        rated = _capabilities(spec)
+        if not rated:
             continue
+        if len(rated) > 1:
+            raise RatingsError(
+                f"run {run.run_id}: its judges write {len(rated)} statistics; human ratings compare with one "
+                "(give its judges one stat)"
+            )
+        ((capability, topic),) = rated
         scenario = spec.get("scenario") or {}
-        args = scenario.get("args") or {}
-        capability = str(args.get("capability", "reiteration"))
-        topic = str(args.get("topic", "covid")) if capability == "reiteration" else ""
         instances = run.table("instances", ["instance_id", "split", "sub_split", "perturbation", "input"]).to_pylist()
         facts = {(r["instance_id"]): r for r in instances if r.get("perturbation") is None}
         requests = run.table(
@@ -143,7 +202,11 @@ def export_items(reader: SuiteReader, path: Path) -> int:
     kind = _format(path)
     items = suite_items(reader)
     if not items:
-        raise RatingsError(f"suite {reader.suite!r} has no generations to rate (no completed disinformation run)")
+        raise RatingsError(
+            f"suite {reader.suite!r} has no generations to rate (no completed disinformation or judged run)"
+        )
+    questions = suite_questions(reader)
+    columns = [*DESCRIPTIVE, *questions]
     rows = []
     for item in items:
         row: dict[str, Any] = {
@@ -159,11 +222,11 @@ def export_items(reader: SuiteReader, path: Path) -> int:
             "completion": item.completion,
             "rater": "",
         }
-        row.update({q.name: "" for q in QUESTIONS})
+        row.update({name: "" for name in questions})
         rows.append(row)
     if kind == ".csv":
         buffer = io.StringIO()
-        writer = csv.DictWriter(buffer, fieldnames=list(COLUMNS), lineterminator="\n")
+        writer = csv.DictWriter(buffer, fieldnames=columns, lineterminator="\n")
         writer.writeheader()
         writer.writerows(rows)
         text = buffer.getvalue()
@@ -174,10 +237,10 @@ def export_items(reader: SuiteReader, path: Path) -> int:
     return len(rows)
 
 
-def _check_columns(names: Sequence[str], where: str) -> None:
+def _check_columns(names: Sequence[str], where: str, columns: Sequence[str]) -> None:
     for name in names:
-        if name not in COLUMNS:
-            near = did_you_mean(name, COLUMNS)
+        if name not in columns:
+            near = did_you_mean(name, columns)
             hint = f"; did you mean {' or '.join(repr(n) for n in near)}?" if near else ""
             raise RatingsError(f"{where}: unknown column {name!r}{hint}")
     for required in ("item_id", "rater"):
@@ -185,14 +248,14 @@ def _check_columns(names: Sequence[str], where: str) -> None:
             raise RatingsError(f"{where}: missing column {required!r}")
 
 
-def read_rating_rows(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
-    """(line number, row) of a ratings file, its columns checked."""
+def read_rating_rows(path: Path, columns: Sequence[str] = COLUMNS) -> Iterator[tuple[int, dict[str, Any]]]:
+    """(line number, row) of a ratings file, its columns checked against ``columns``."""
     kind = _format(path)
     try:
         with path.open(encoding="utf-8-sig", newline="") as fh:
             if kind == ".csv":
                 reader = csv.DictReader(fh)
-                _check_columns(list(reader.fieldnames or []), f"{path}:1")
+                _check_columns(list(reader.fieldnames or []), f"{path}:1", columns)
                 for row in reader:
                     if None in row:
                         raise RatingsError(f"{path}:{reader.line_num}: more fields than the header")
@@ -207,7 +270,7 @@ def read_rating_rows(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
                         raise RatingsError(f"{path}:{number}: invalid JSON: {exc.msg}") from None
                     if not isinstance(value, dict):
                         raise RatingsError(f"{path}:{number}: expected a JSON object")
-                    _check_columns(list(value), f"{path}:{number}")
+                    _check_columns(list(value), f"{path}:{number}", columns)
                     yield number, value
     except UnicodeDecodeError as exc:
         raise RatingsError(f"{path}: not UTF-8 text: {exc}") from None
@@ -244,15 +307,20 @@ class Rating:
     """``file:line`` the rating came from."""
 
 
-def parse_ratings(items: Sequence[Item], paths: Sequence[Path], suite: str) -> list[Rating]:
-    """Every rating in ``paths``, checked against the suite's ``items``."""
+def parse_ratings(
+    items: Sequence[Item], paths: Sequence[Path], suite: str, questions: dict[str, Question] | None = None
+) -> list[Rating]:
+    """Every rating in ``paths``, checked against the suite's ``items`` and ``questions``
+    (default: the disinformation questions)."""
+    questions = BY_NAME if questions is None else questions
     by_id = {item.item_id: item for item in items}
     seen: dict[tuple[str, str], str] = {}
     out: list[Rating] = []
+    columns = [*DESCRIPTIVE, *questions]
     for path in paths:
-        for number, row in read_rating_rows(path):
+        for number, row in read_rating_rows(path, columns):
             where = f"{path}:{number}"
-            values = {name: _number(row.get(name), where, name) for name in BY_NAME if name in row}
+            values = {name: _number(row.get(name), where, name) for name in questions if name in row}
             rated = {k: v for k, v in values.items() if v is not None}
             rater = str(row.get("rater") or "").strip()
             if not rated:
@@ -271,9 +339,9 @@ def parse_ratings(items: Sequence[Item], paths: Sequence[Path], suite: str) -> l
                 raise RatingsError(f"{where}: rater {rater!r} already rated item {item_id!r} at {seen[key]}")
             seen[key] = where
             for name, value in rated.items():
-                question = BY_NAME[name]
+                question = questions[name]
                 if question.capability != item.capability:
-                    valid = ", ".join(q.name for q in questions_for(item.capability))
+                    valid = ", ".join(q.name for q in questions.values() if q.capability == item.capability)
                     raise RatingsError(
                         f"{where}: field {name!r} is a {question.capability} question; item {item_id!r} is "
                         f"{item.capability} (its questions: {valid})"
@@ -293,7 +361,7 @@ PER_INSTANCE_SCHEMA = pa.schema([c.field() for c in PER_INSTANCE_RATINGS])
 def import_ratings(reader: SuiteReader, paths: Sequence[Path]) -> tuple[int, int]:
     """Check and store the ratings in ``paths`` (replacing any imported before);
     returns (ratings, rated instances)."""
-    ratings = parse_ratings(suite_items(reader), paths, reader.suite)
+    ratings = parse_ratings(suite_items(reader), paths, reader.suite, suite_questions(reader))
     if not ratings:
         raise RatingsError(f"{', '.join(str(p) for p in paths)}: no ratings filled in")
     raw = pa.Table.from_pylist(

@@ -62,10 +62,12 @@ class Manifest:
     written: str
     requests: int = 0
     failed_requests: int = 0
+    unparseable: int = 0
+    """Judges' verdicts that no attempt could read (recorded, not failed: they count in the error rate)."""
 
     @property
     def error_rate(self) -> float:
-        return self.failed_requests / self.requests if self.requests else 0.0
+        return (self.failed_requests + self.unparseable) / self.requests if self.requests else 0.0
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -74,12 +76,13 @@ class Manifest:
             "written": self.written,
             "requests": self.requests,
             "failed_requests": self.failed_requests,
+            "unparseable": self.unparseable,
             "files": [{"name": f.name, "size": f.size, "sha256": f.sha256} for f in self.files],
         }
 
 
 def build_manifest(
-    folder: Location, names: Iterable[str], *, written: str, requests: int, failed_requests: int
+    folder: Location, names: Iterable[str], *, written: str, requests: int, failed_requests: int, unparseable: int = 0
 ) -> Manifest:
     files = tuple(
         FileEntry(name=n, size=(folder / n).stat().st_size, sha256=file_sha256(folder / n)) for n in sorted(set(names))
@@ -91,6 +94,7 @@ def build_manifest(
         written=written,
         requests=requests,
         failed_requests=failed_requests,
+        unparseable=unparseable,
     )
 
 
@@ -128,6 +132,7 @@ def _parse(run_dir: Location, marker: Location) -> Manifest:
             written=str(data.get("written", "")),
             requests=int(data.get("requests", 0)),
             failed_requests=int(data.get("failed_requests", 0)),
+            unparseable=int(data.get("unparseable", 0)),
         )
     except (KeyError, TypeError, ValueError):
         raise DamagedRunError(run_dir, name, "malformed manifest") from None

@@ -239,11 +239,46 @@ STATS: tuple[Column, ...] = (
     RAW_COLUMN,
 )
 
+REQUEST_PLACE = ("instance_id", "split", "sub_split", "perturbation", "trial", "request_index")
+"""The columns that say which request a row is about (shared by requests and annotations)."""
+
+ANNOTATIONS: tuple[Column, ...] = (
+    *JOIN_COLUMNS,
+    *(c for c in REQUESTS if c.name in REQUEST_PLACE),
+    Column("judge", pa.string(), "The judge's label (its model name unless the spec names it)."),
+    Column("judge_model", pa.string(), "The judge's deployment in the model registry."),
+    Column("prompt_sha256", pa.string(), "SHA-256 of the judge's prompt template: the prompt's version."),
+    Column(
+        "rule", pa.string(), "The verdict rule (regex patterns or JSON schema, score field, values) as canonical JSON."
+    ),
+    Column("rule_sha256", pa.string(), "SHA-256 of the rule's canonical JSON."),
+    Column(
+        "status",
+        pa.string(),
+        "ok (scored); unparseable (answered, but no attempt fit the rule: counted in the error rate); failed (the "
+        "judge's request failed: the run is partial); skipped (the judged request had failed).",
+    ),
+    Column("score", pa.float64(), "The score the rule read (null unless status is ok).", nullable=True),
+    Column("fields", pa.string(), "Every field the rule read, as canonical JSON (null unless ok).", nullable=True),
+    Column("prompt", pa.string(), "The judge's prompt as rendered and sent."),
+    Column("verdict", pa.string(), "The judge's last answer as given (null when none).", nullable=True),
+    Column("attempts", pa.int64(), "Times the judge was asked (1 + retries of unparseable answers)."),
+    Column("error", pa.string(), "Why the verdict is not ok, or null.", nullable=True),
+    Column("cached", pa.bool_(), "The last answer was served from the request cache."),
+    Column(
+        "cache_key",
+        pa.string(),
+        "Request cache key of the last attempt (judge identity + rendered prompt).",
+        nullable=True,
+    ),
+)
+
 TABLES: dict[str, tuple[Column, ...]] = {
     "instances": INSTANCES,
     "requests": REQUESTS,
     "per_instance_stats": PER_INSTANCE_STATS,
     "stats": STATS,
+    "annotations": ANNOTATIONS,
 }
 """Table name -> columns; each is stored as ``runs/<run_id>/<name>.parquet``."""
 
@@ -322,11 +357,14 @@ RUN_FILES: dict[str, str] = {
     "requests.parquet": "Table 'requests'.",
     "per_instance_stats.parquet": "Table 'per_instance_stats'.",
     "stats.parquet": "Table 'stats'.",
+    "annotations.parquet": "Table 'annotations': one row per judged request and judge (only in runs that name judges).",
     "artifacts.json": "{'execution': {instances, requests, unique_requests, cache_hits, model_calls, "
-    "failed_requests, error_rate, errors}, 'metrics': the metrics' JSON artifacts merged (each metric names its keys; a clash "
+    "failed_requests, error_rate, errors, and for judged runs judge_requests, judge_cache_hits, judge_model_calls, "
+    "judge_failed, judge_unparseable, judge_skipped}, 'metrics': the metrics' JSON artifacts merged (each metric names its keys; a clash "
     "is prefixed with '<metric>.')}.",
     "_COMPLETE": "Written last when every request succeeded: JSON manifest {status: 'complete', schema_version, "
-    "written, requests, failed_requests, files: [{name, size, sha256}]}. Verified before a run is skipped or read.",
+    "written, requests, failed_requests, unparseable (judges' verdicts no rule could read; in the error rate), "
+    "files: [{name, size, sha256}]}. Verified before a run is skipped or read.",
     "_PARTIAL": "The same manifest with status 'partial' when some requests failed: the run is readable (its error "
     "rate is shown) but is redone on the next helm-run, which retries only the failed requests.",
 }

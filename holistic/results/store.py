@@ -259,14 +259,16 @@ class RunWriter:
         self.written.append(path)
         return atomic.ParquetBatches(path, arrow_schema(name))
 
-    def complete(self, *, requests: int = 0, failed_requests: int = 0) -> manifest.Manifest:
-        """Write the manifest of every file written: ``_COMPLETE``, or ``_PARTIAL`` when requests failed."""
+    def complete(self, *, requests: int = 0, failed_requests: int = 0, unparseable: int = 0) -> manifest.Manifest:
+        """Write the manifest of every file written: ``_COMPLETE``, or ``_PARTIAL`` when requests failed
+        (``unparseable`` judges' verdicts count in the error rate but do not make the run partial)."""
         found = manifest.build_manifest(
             self.folder,
             (p.name for p in self.written),
             written=utc_now(),
             requests=requests,
             failed_requests=failed_requests,
+            unparseable=unparseable,
         )
         path = self.folder / manifest.MARKERS[found.status]
         atomic.write_text(path, dump_json(found.to_json()))

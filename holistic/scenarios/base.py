@@ -66,6 +66,12 @@ class BaseScenario(ABC):
         return None
 
     @classmethod
+    def judge_fields_for(cls, args: dict[str, Any]) -> tuple[str, ...] | None:
+        """Metadata fields a judge template may use with these arguments (default:
+        ``info.judge_fields``; ``None``: not known before the data is read)."""
+        return cls.info.judge_fields
+
+    @classmethod
     def default_adapter_for(cls, args: dict[str, Any]) -> Mapping[str, Any]:
         """Recommended adapter fields for these arguments (default: ``info.default_adapter``)."""
         return cls.info.default_adapter

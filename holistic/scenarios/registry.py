@@ -10,6 +10,7 @@ from holistic.core.types import ScenarioSpec
 from holistic.scenarios.base import BaseScenario
 
 BUILTIN_SCENARIOS: dict[str, str] = {
+    "anthropic_red_team": "holistic.scenarios.safety:AnthropicRedTeamScenario",
     "apps": "holistic.scenarios.apps:APPSScenario",
     "arithmetic": "holistic.scenarios.synthetic:ArithmeticScenario",
     "babi_qa": "holistic.scenarios.babi:BabiQAScenario",
@@ -28,6 +29,7 @@ BUILTIN_SCENARIOS: dict[str, str] = {
     "financial_phrasebank": "holistic.scenarios.haystack.phrasebank:FinancialPhraseBankScenario",
     "gsm8k": "holistic.scenarios.gsm8k:GSM8KScenario",
     "gpqa": "holistic.scenarios.gpqa:GPQAScenario",
+    "harm_bench": "holistic.scenarios.safety:HarmBenchScenario",
     "haystack": "holistic.scenarios.haystack.scenario:HaystackScenario",
     "hellaswag": "holistic.scenarios.hellaswag:HellaSwagScenario",
     "humaneval": "holistic.scenarios.humaneval:HumanEvalScenario",
@@ -43,17 +45,21 @@ BUILTIN_SCENARIOS: dict[str, str] = {
     "msmarco": "holistic.scenarios.msmarco:MSMARCOScenario",
     "narrative_qa": "holistic.scenarios.narrative_qa:NarrativeQAScenario",
     "natural_qa": "holistic.scenarios.natural_qa:NaturalQAScenario",
+    "omni_math": "holistic.scenarios.judged_capabilities:OmniMATHScenario",
     "openbookqa": "holistic.scenarios.openbookqa:OpenBookQAScenario",
     "quac": "holistic.scenarios.quac:QuACScenario",
     "raft": "holistic.scenarios.raft:RAFTScenario",
     "real_toxicity_prompts": "holistic.scenarios.real_toxicity_prompts:RealToxicityPromptsScenario",
+    "simple_safety_tests": "holistic.scenarios.safety:SimpleSafetyTestsScenario",
     "synthetic_reasoning": "holistic.scenarios.synthetic:SyntheticReasoningScenario",
     "synthetic_reasoning_natural": "holistic.scenarios.synthetic_reasoning_natural:SyntheticReasoningNaturalScenario",
     "the_pile": "holistic.scenarios.the_pile:ThePileScenario",
     "truthful_qa": "holistic.scenarios.truthful_qa:TruthfulQAScenario",
     "twitter_aae": "holistic.scenarios.twitter_aae:TwitterAAEScenario",
     "wikifact": "holistic.scenarios.wikifact:WikiFactScenario",
+    "wildbench": "holistic.scenarios.judged_capabilities:WildBenchScenario",
     "wikitext": "holistic.scenarios.wikitext:WikiTextScenario",
+    "xstest": "holistic.scenarios.safety:XSTestScenario",
     "xsum": "holistic.scenarios.xsum:XSumScenario",
 }
 """The built-in scenarios, declared like plugins' entry points: name -> ``"module:Class"``

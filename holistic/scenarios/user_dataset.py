@@ -79,6 +79,13 @@ class UserDatasetScenario(BaseScenario):
         return add_columns(rows, self.columns)
 
     @classmethod
+    def judge_fields_for(cls, args: dict[str, Any]) -> tuple[str, ...] | None:
+        """The columns ``fields.metadata`` copies into every instance."""
+        fields = args.get("fields")
+        metadata = fields.get("metadata") if isinstance(fields, Mapping) else None
+        return tuple(str(m) for m in metadata) if isinstance(metadata, list) else ()
+
+    @classmethod
     def default_adapter_for(cls, args: Mapping[str, Any]) -> dict[str, Any]:
         """Joint multiple choice when the mapping has choices; generation otherwise. Zero-shot
         when the data can have no in-context pool (no split field, no train file, no ``num_train``)."""

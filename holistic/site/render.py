@@ -14,7 +14,7 @@ import os
 import shutil
 import uuid
 from collections import defaultdict
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -126,6 +126,10 @@ def _render_into(suite: SuiteReader, summary: Summary, site_dir: Path, previous:
     w = SiteWriter(site_dir, summary.suite, has_diff)
     targeted = [tables[t.id] for t in summary.tables if t.id.startswith("targeted_")]
     w.common["has_targeted"] = bool(targeted)
+    judges = summary.judges
+    judge_tables = [t.to_json() for t in judges.tables]
+    w.common["has_judges"] = bool(judges.judged_runs)
+    every_flag = _judge_flags(summary, [j for js in judges.judged_runs.values() for j in js])
     if previous is not None:
         _render_diff(previous, suite, site_dir, w)
     suite_meta = suite.meta
@@ -172,6 +176,7 @@ def _render_into(suite: SuiteReader, summary: Summary, site_dir: Path, previous:
         columns=summary.columns,
         system_model=summary.system_model,
         error_notice=_error_notice(summary),
+        judge_flags=every_flag,
     )
 
     # Run groups.
@@ -191,6 +196,7 @@ def _render_into(suite: SuiteReader, summary: Summary, site_dir: Path, previous:
             intro=rg_tables[0].get("description", ""),
             links=None,
             figures=None,
+            judge_flags=every_flag,
         )
         links.append({"href": rel, "text": rg, "note": f"{len(rg_tables)} metric groups"})
     w.page("groups.html", "list.html", "Run groups", tables=[], intro="", links=links, figures=None)
@@ -206,12 +212,15 @@ def _render_into(suite: SuiteReader, summary: Summary, site_dir: Path, previous:
             for r in runs
         ]
         figs = [f for f in figures if f.get("scenario") == col]
+        scores = [tables[f"scenario_{anchor(col)}"]] if f"scenario_{anchor(col)}" in tables else []
         w.page(
             rel,
             "list.html",
             f"Scenario: {col}",
-            tables=[tables[f"scenario_{anchor(col)}"]] if f"scenario_{anchor(col)}" in tables else [],
-            intro="Every metric, per model (sub-runs macro-averaged).",
+            tables=scores + [t for t in (_rows_of(t, col) for t in judge_tables) if t is not None],
+            judge_flags=_judge_flags(summary, judges.judged_columns.get(col, [])),
+            intro="Every metric, per model (sub-runs macro-averaged)"
+            + ("; then how far its judges agree." if col in judges.judged_columns else "."),
             links=run_links,
             figures=[{**f, "src": f["src"]} for f in figs],
         )
@@ -232,16 +241,24 @@ def _render_into(suite: SuiteReader, summary: Summary, site_dir: Path, previous:
         system = summary.system_of_run.get(run.run_id, run.model)
         short = run_title(run.scenario, run.scenario_args, system)
         comparison = compare_of.get(run.run_id)
+        run_flags = _judge_flags(summary, judges.judged_runs.get(run.run_id, []))
+        column = next((c for c, ids in summary.column_runs.items() if run.run_id in ids), "")
         _run_page(
             w,
             run,
             reader,
             data.count,
             [f for f in figures if f.get("run_id") == run.run_id] + haystack.figures,
-            extra_tables=_haystack_tables(haystack),
+            extra_tables=_haystack_tables(haystack)
+            + [
+                t
+                for t in (_rows_of(t, column) for t in judge_tables)
+                if t is not None and run.run_id in judges.judged_runs
+            ],
             title=short,
             system=system,
             comparison=comparison,
+            judge_flags=run_flags,
         )
         w.page(
             f"runs/browse/{run.run_id}.html",
@@ -250,6 +267,7 @@ def _render_into(suite: SuiteReader, summary: Summary, site_dir: Path, previous:
             run=run,
             system=system,
             comparison=comparison,
+            judge_flags=run_flags,
         )
         note = f"{data.count} instances"
         if run.failed_requests:
@@ -260,7 +278,14 @@ def _render_into(suite: SuiteReader, summary: Summary, site_dir: Path, previous:
     for c in compared:
         count = write_comparison(site_dir / "data" / "compare" / c.id, c, predictions)
         short = run_title(c.scenario, c.scenario_args, f"{len(c.systems)} systems")
-        w.page(f"compare/{c.id}.html", "compare.html", f"Compare: {short}", comparison=c, count=count)
+        w.page(
+            f"compare/{c.id}.html",
+            "compare.html",
+            f"Compare: {short}",
+            comparison=c,
+            count=count,
+            judge_flags=_judge_flags(summary, [j for r in c.run_ids for j in judges.judged_runs.get(r, [])]),
+        )
         compare_links.append({"href": f"compare/{c.id}.html", "text": short, "note": f"{count} instances"})
     w.page(
         "compare.html",
@@ -284,6 +309,24 @@ def _render_into(suite: SuiteReader, summary: Summary, site_dir: Path, previous:
             intro="HELM's targeted evaluations (§5): one table per component, then each scenario's groups.",
             links=None,
             figures=None,
+        )
+    if judges.judged_runs:
+        w.page(
+            "judges.html",
+            "list.html",
+            "Judges",
+            tables=judge_tables,
+            intro="How far each judge can be trusted: agreement with the other judges of the same generations, "
+            "and with human ratings once imported (helm-summarize --import-ratings)."
+            if judge_tables
+            else "One judge per scenario and no human ratings yet: name two judges, or import ratings, to measure "
+            "agreement.",
+            links=[
+                {"href": f"scenario_{anchor(c)}.html", "text": c, "note": ", ".join(js)}
+                for c, js in sorted(judges.judged_columns.items())
+            ],
+            figures=None,
+            judge_flags=every_flag,
         )
     w.page(
         "coverage.html",
@@ -312,6 +355,18 @@ def _render_into(suite: SuiteReader, summary: Summary, site_dir: Path, previous:
         links=None,
         figures=[{**f, "src": f["src"]} for f in figures if not f.get("run_id")],
     )
+
+
+def _judge_flags(summary: Summary, judges: Sequence[str]) -> list[dict[str, str]]:
+    """The flagged judges among ``judges`` (a page showing their scores warns about each)."""
+    flags = summary.judges.flags
+    return [{"judge": j, "reason": flags[j]} for j in sorted(set(judges)) if j in flags]
+
+
+def _rows_of(table: dict[str, Any], column: str) -> dict[str, Any] | None:
+    """``table`` (a judge agreement table) with only the rows of scenario ``column`` (``None``: none)."""
+    rows = [r for r in table["rows"] if r and r[0].get("value") == column]
+    return {**table, "rows": rows} if rows else None
 
 
 def _error_notice(summary: Summary) -> str:
@@ -416,6 +471,7 @@ def _run_page(
     title: str,
     system: str,
     comparison: Any = None,
+    judge_flags: list[dict[str, str]] | None = None,
 ) -> None:
     spec = dict(reader.spec)
     artifacts = reader.artifacts
@@ -474,6 +530,7 @@ def _run_page(
         n_instances=n_instances,
         figures=[{**f, "src": "../" + f["src"]} for f in figures],
         extra_tables=extra_tables or [],
+        judge_flags=judge_flags or [],
     )
 
 

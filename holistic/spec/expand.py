@@ -34,6 +34,7 @@ from typing import Any
 
 from holistic.core.errors import ModelError, ScenarioArgError, SpecError, UnknownNameError, did_you_mean
 from holistic.core.interfaces import ScenarioInfo
+from holistic.core.judges import JudgeSpec, VerdictRule, template_field_problem
 from holistic.core.types import AdapterSpec, ModelDeployment, PerturbationSpec, RunSpec, ScenarioSpec
 from holistic.spec.catalog import Catalog
 from holistic.spec.layers import NON_MULTIPLYING_FIELDS, Written, adaptation_layer, axes, layered
@@ -78,6 +79,7 @@ def expand(doc: Mapping[str, Any], locations: Locations, catalog: Catalog, *, se
         expander = _EntryExpander(
             index, entry, defaults, default_layer, top_models, locations, catalog, seed, top_protocol
         )
+        expander.top_judges = Written(doc["judges"], ("judges",)) if "judges" in doc else None
         for spec in expander.expand():
             previous = seen.get(spec.run_id)
             if previous is not None:
@@ -119,6 +121,7 @@ class _EntryExpander:
         self.seed = seed
         self.warnings: list[str] = []
         self._info_adapter: Mapping[str, Any] = {}
+        self.top_judges: Written | None = None
 
     def error(self, path: DocPath, message: str) -> SpecError:
         return self.locations.error(path, message)
@@ -270,6 +273,66 @@ class _EntryExpander:
         """The protocol the run claims, where it was written (``None``: the scenario's default)."""
         return layered(self.entry, self.defaults, "protocol", self.at) or self.top_protocol
 
+    def judges(self, scenario: str, info: ScenarioInfo, args: Mapping[str, Written]) -> tuple[JudgeSpec, ...]:
+        """The run's judges (the entry's, else ``defaults``', else the spec's), each checked:
+        the model is in the registry, the template refers only to what the scenario's
+        instances have, the verdict rule is valid."""
+        chosen = layered(self.entry, self.defaults, "judges", self.at) or self.top_judges
+        if chosen is None:
+            return ()
+        declared = self.catalog.scenario_class(scenario).judge_fields_for({k: w.value for k, w in args.items()})
+        out: list[JudgeSpec] = []
+        for i, item in enumerate(chosen.value):
+            at = (*chosen.path, i)
+            judge = self._judge(scenario, info, item, at, declared)
+            if any(j.label == judge.label for j in out):
+                raise self.error(at, f"judge {judge.label!r} is listed twice; give one of them another name (name:)")
+            out.append(judge)
+        return tuple(out)
+
+    def _judge(
+        self, scenario: str, info: ScenarioInfo, item: Any, at: DocPath, declared: Sequence[str] | None
+    ) -> JudgeSpec:
+        spec: Mapping[str, Any] = {"model": item} if isinstance(item, str) else item
+        model_at = at if isinstance(item, str) else (*at, "model")
+        try:
+            self.catalog.model(spec["model"])
+        except UnknownNameError as exc:
+            raise self.error(model_at, f"judge: {exc.format()}") from None
+        except ModelError as exc:
+            raise self.error(model_at, f"judge: {exc}") from None
+        default = info.judge
+        if default is None and ("template" not in spec or "parse" not in spec):
+            missing = " and ".join(k for k in ("template", "parse") if k not in spec)
+            raise self.error(at, f"scenario {scenario!r} has no judge prompt of its own; give the judge's {missing}")
+        template = spec.get("template", default.template if default is not None else "")
+        template_at = (*at, "template") if "template" in spec else at
+        problem = template_field_problem(template, declared)
+        if problem is not None:
+            raise self.error(template_at, problem)
+        if "parse" in spec:
+            rule = VerdictRule.from_mapping(spec["parse"])
+            rule_problem = rule.problem()
+            if rule_problem is not None:
+                raise self.error((*at, "parse"), f"invalid verdict rule: {rule_problem}")
+        else:
+            assert default is not None
+            rule = default.rule
+        stat = spec.get("stat", default.stat if default is not None else "judge_score")
+        return JudgeSpec(
+            model=spec["model"],
+            template=template,
+            rule=rule,
+            name=str(spec.get("name", "")),
+            stat=stat,
+            max_tokens=int(spec.get("max_tokens", default.max_tokens if default is not None else 256)),
+            temperature=float(spec.get("temperature", 0.0)),
+            retries=int(spec.get("retries", 2)),
+            source="spec" if "template" in spec or default is None else f"scenario:{scenario}",
+            empty_score=default.empty_score if default is not None and "template" not in spec else None,
+            rescaled=default.rescaled if default is not None and "stat" not in spec else None,
+        )
+
     def groups(self, scenario: str) -> tuple[str, ...]:
         chosen = layered(self.entry, self.defaults, "groups", self.at)
         return tuple(dict.fromkeys(chosen.value)) if chosen is not None else (scenario,)
@@ -329,6 +392,7 @@ class _EntryExpander:
             args = self._resolve_paths(info, dict(zip(arg_keys, arg_combo, strict=True)))
             self.check_args(scenario, info, args)
             self._preflight(scenario, args)
+            judges = self.judges(scenario, info, args)
             for adapt_combo in itertools.product(*(values for _, values in adapt_axes)):
                 user = dict(zip(adapt_keys, adapt_combo, strict=True))
                 recommended = self._scenario_defaults(scenario, info, args)
@@ -359,6 +423,7 @@ class _EntryExpander:
                             metrics=metric_names,
                             perturbations=perturbations,
                             groups=groups,
+                            judges=judges,
                         )
                     )
         return out

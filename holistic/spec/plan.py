@@ -48,6 +48,8 @@ class PlanRow:
     """The run's time from the model's measured rate on this machine (``None``: not estimated)."""
     conformance: Conformance | None = None
     """Whether the run's HELM conformance is proven, only claimed, or not claimed (and why)."""
+    judges: tuple[str, ...] = ()
+    """Labels of the run's judges (each grades every generation once)."""
 
 
 @dataclass(frozen=True)
@@ -177,6 +179,7 @@ def make_plan(
                 if rates is not None
                 else None,
                 conformance=verdict,
+                judges=tuple(j.label for j in run.judges),
             )
         )
         for deviation in verdict.deviations:
@@ -278,6 +281,14 @@ def format_plan(plan: Plan) -> str:
     lines.append(_prompt_token_note(plan))
     lines.extend(_time_lines(plan))
     lines.extend(_missing_data_lines(plan))
+    judged = [row for row in plan.rows if row.judges]
+    if judged:
+        labels = sorted({j for row in judged for j in row.judges})
+        asks = sum((row.size.requests or 0) * len(row.judges) for row in judged)
+        lines.append(
+            f"Judged: {len(judged)} runs, by {', '.join(labels)}; {asks:,} judge requests (one per judge and "
+            "generation, through the request cache), more when unparseable answers are asked again"
+        )
     lines.append("")
     lines.extend(_conformance_lines(plan))
     lines.append("")

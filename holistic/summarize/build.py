@@ -39,6 +39,7 @@ from holistic.summarize.baselines import (
     BaselineScores,
     column_baselines,
 )
+from holistic.summarize.judges import JudgeReport, judge_report
 from holistic.summarize.load import RunInfo, SuiteData, load_suite, per_instance_values
 from holistic.summarize.ratings import ratings_tables
 from holistic.summarize.schema import MetricGroup, SummarySchema, load_schema
@@ -81,6 +82,8 @@ class Summary:
     """Run id -> its chance and majority scores, read once for every leaderboard."""
     coverage: dict[str, dict[str, str]] = field(default_factory=dict)
     column_runs: dict[str, list[str]] = field(default_factory=dict)
+    judges: JudgeReport = field(default_factory=JudgeReport)
+    """Judge agreement (with each other and with human ratings) and the judges flagged below the threshold."""
     """Column -> ids of the runs aggregated into it."""
 
     @property
@@ -189,8 +192,10 @@ def summarize_suite(
     schema: SummarySchema | None = None,
     num_bootstrap: int = 200,
     seed: int = 0,
+    judge_threshold: float | None = None,
 ) -> Summary:
-    """Aggregate every completed run of the suite at ``suite_dir``."""
+    """Aggregate every completed run of the suite at ``suite_dir``; judges whose agreement is
+    below ``judge_threshold`` are flagged."""
     schema = schema or load_schema()
     data = load_suite(suite_dir)
     index = _stat_index(data.stats)
@@ -218,6 +223,8 @@ def summarize_suite(
     summary.tables.extend(_scenario_tables(summary, data, index, multi))
     summary.tables.extend(targeted_tables(data, lambda run: column_of(run, multi)))
     summary.tables.extend(ratings_tables(data.reader, data.runs, lambda run: column_of(run, multi)))
+    summary.judges = judge_report(data.reader, data.runs, lambda run: column_of(run, multi), threshold=judge_threshold)
+    summary.tables.extend(summary.judges.tables)
     summary.coverage = _coverage(data, multi)
     summary.tables.append(_coverage_table(summary))
     return summary

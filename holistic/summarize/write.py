@@ -63,6 +63,7 @@ def summary_json(summary: Summary) -> dict[str, Any]:
             "leaderboards": {name: asdict(res) for name, res in sorted(summary.leaderboards.items())},
             "cells": summary.cells,
             "coverage": summary.coverage,
+            "judge_flags": dict(sorted(summary.judges.flags.items())),
             "tables": [t.to_json() for t in summary.tables],
         }
     )

@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 import pyarrow.parquet as pq
+import pytest
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -55,6 +56,14 @@ def write_slow_models(folder: Path, delay_s: float) -> Path:
     path = folder / "models.yaml"
     path.write_text(SLOW_MODELS.replace("DELAY", str(delay_s)), encoding="utf-8")
     return path
+
+
+@pytest.fixture
+def call_log(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """``HOLISTIC_SIMPLE_CALL_LOG`` set to a fresh file of this test."""
+    log = tmp_path / "calls.log"
+    monkeypatch.setenv("HOLISTIC_SIMPLE_CALL_LOG", str(log))
+    return log
 
 
 def call_count(log: Path) -> int:

@@ -32,8 +32,9 @@ from holistic.spec import compile_spec
 
 HERE = Path(__file__).resolve().parent
 GOLDEN = sorted(
-    p for p in HERE.glob("*.json") if not p.name.startswith(("metrics_", "perturbations_"))
-)  # metrics_*.json: metric goldens (tests/metrics); perturbations_*.json: test_perturbations_golden_helm.py
+    p for p in HERE.glob("*.json") if not p.name.startswith(("metrics_", "perturbations_", "judges_"))
+)  # metrics_*.json: metric goldens (tests/metrics); perturbations_*.json: test_perturbations_golden_helm.py;
+# judges_*.json: judge goldens (tests/scenarios)
 MODEL = "embedded/smollm2-135m-instruct"
 
 

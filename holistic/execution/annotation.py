@@ -1,0 +1,247 @@
+"""The annotation stage: judges grade a run's generations, between generation and metrics.
+
+For every judge of the run (:class:`~holistic.core.judges.JudgeSpec`) and every main
+``generate`` request that succeeded:
+
+1. the judge's template is rendered in the sandbox with :data:`~holistic.core.judges.JUDGE_VARIABLES`;
+2. the prompt goes to the judge's deployment through :func:`~holistic.execution.serving.serve`,
+   so through the request cache, keyed on the judge's identity and the rendered prompt:
+   re-judging a finished run with another judge sends nothing to the evaluated model, and
+   re-running with the same judge sends nothing to the judge;
+3. the answer is read by the judge's :class:`~holistic.core.judges.VerdictRule`. An
+   unparseable answer is asked again (``retries`` times, each with its own cache key), then
+   recorded as ``unparseable``. A judge request that fails is recorded as ``failed``: the
+   run is then partial and the request is retried on the next run (errors are not cached).
+
+Each judged state carries one :class:`~holistic.core.judges.Annotation` per judge.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
+from typing import Any
+
+from holistic.core.errors import HolisticError
+from holistic.core.interfaces import Client
+from holistic.core.judges import Annotation, JudgeSpec, VerdictError
+from holistic.core.secrets import Redactor
+from holistic.core.templates import TemplateProblem, compile_template, render
+from holistic.core.types import CORRECT_TAG, Message, ModelDeployment, Request, RequestRole, RequestState
+from holistic.execution.serving import serve
+from holistic.models.cache import ResultCache
+
+
+class JudgeTemplateError(HolisticError):
+    """A judge template failed to render for an instance (a field missing at run time)."""
+
+
+@dataclass(frozen=True)
+class JudgeStats:
+    """Counts of one run's annotation stage (over every judge)."""
+
+    requests: int = 0
+    """Judged requests times judges (one verdict each)."""
+    cache_hits: int = 0
+    model_calls: int = 0
+    """Distinct prompts sent to judges (attempts included)."""
+    failed: int = 0
+    """Verdicts whose judge request failed (the run is partial)."""
+    unparseable: int = 0
+    """Verdicts no attempt of which the rule could read (counted in the error rate)."""
+    skipped: int = 0
+    """Requests not judged because they had failed themselves."""
+
+    def __add__(self, other: JudgeStats) -> JudgeStats:
+        return JudgeStats(*(getattr(self, f) + getattr(other, f) for f in self.__dataclass_fields__))
+
+
+def judged(state: RequestState) -> bool:
+    """Whether a judge grades this request: a main generation."""
+    return state.role == RequestRole.MAIN and state.request.kind == "generate"
+
+
+def judge_variables(state: RequestState) -> dict[str, Any]:
+    """What a judge template sees for one request (see :data:`~holistic.core.judges.JUDGE_VARIABLES`)."""
+    inst = state.instance
+    request = state.request
+    if request.messages is not None:
+        users = [m.content for m in request.messages if m.role == "user"]
+        prompt = users[-1] if users else request.text
+    else:
+        prompt = request.prompt
+    completion = state.result.completions[0].text if state.result and state.result.completions else ""
+    return {
+        "input": inst.input,
+        "prompt": prompt,
+        "completion": completion,
+        "references": [r.output for r in inst.references],
+        "correct_references": [r.output for r in inst.references if CORRECT_TAG in r.tags],
+        "metadata": dict(inst.metadata),
+        "instance_id": inst.id,
+        "split": inst.split,
+    }
+
+
+def judge_request(judge: JudgeSpec, deployment: ModelDeployment, prompt: str, attempt: int) -> Request:
+    """The request a judge is sent: chat messages for a chat model, else the plain prompt.
+
+    Attempt 0 has no trial tag; a retry of an unparseable verdict is tagged so it gets its own cache key."""
+    caps = deployment.capabilities
+    as_chat = caps.chat or not caps.completions
+    return Request(
+        model=judge.model,
+        prompt="" if as_chat else prompt,
+        messages=(Message(role="user", content=prompt),) if as_chat else None,
+        max_tokens=judge.max_tokens,
+        temperature=judge.temperature,
+        logprobs=False,
+        trial_tag=f"judge-retry-{attempt}" if attempt else "",
+    )
+
+
+def _skipped(judge: JudgeSpec, error: str) -> Annotation:
+    return Annotation(
+        judge=judge.label,
+        model=judge.model,
+        prompt_hash=judge.prompt_hash,
+        rule_hash=judge.rule.rule_hash,
+        status="skipped",
+        error=error,
+    )
+
+
+def annotate_with(
+    judge: JudgeSpec,
+    states: Sequence[RequestState],
+    client: Client,
+    cache: ResultCache | None,
+    *,
+    batch_size: int = 32,
+    concurrency: int = 1,
+    redactor: Redactor | None = None,
+) -> tuple[list[Annotation | None], JudgeStats]:
+    """One judge's annotation of every state (``None`` for states it does not judge)."""
+    template = compile_template(judge.template)
+    out: list[Annotation | None] = [None] * len(states)
+    prompts: dict[int, str] = {}
+    skipped = 0
+    for i, state in enumerate(states):
+        if not judged(state):
+            continue
+        if state.result is None or not state.result.success:
+            out[i] = _skipped(judge, "the judged request failed: nothing to judge")
+            skipped += 1
+            continue
+        variables = judge_variables(state)
+        if judge.empty_score is not None and not str(variables["completion"]).strip():
+            out[i] = Annotation(
+                judge=judge.label,
+                model=judge.model,
+                prompt_hash=judge.prompt_hash,
+                rule_hash=judge.rule.rule_hash,
+                status="ok",
+                fields={"empty_output": True},
+                score=judge.empty_score,
+            )
+            continue
+        try:
+            prompts[i] = render(template, variables)
+        except TemplateProblem as exc:
+            raise JudgeTemplateError(f"judge {judge.label!r}: {exc.message}") from None
+        except Exception as exc:  # StrictUndefined: a field the instance lacks
+            raise JudgeTemplateError(
+                f"judge {judge.label!r}: template does not render for instance {state.instance.id!r}: {exc}"
+            ) from None
+
+    pending = sorted(prompts)
+    last_error: dict[int, str] = {}
+    hits = calls = 0
+    for attempt in range(judge.retries + 1):
+        if not pending:
+            break
+        asked = [
+            RequestState(
+                instance=states[i].instance,
+                request=judge_request(judge, client.deployment, prompts[i], attempt),
+            )
+            for i in pending
+        ]
+        answered, keys, served = serve(
+            asked, client, cache, batch_size=batch_size, concurrency=concurrency, redactor=redactor
+        )
+        hits += served.cache_hits
+        calls += served.model_calls
+        retry: list[int] = []
+        for i, state, key in zip(pending, answered, keys, strict=True):
+            result = state.result
+            assert result is not None
+            base = Annotation(
+                judge=judge.label,
+                model=judge.model,
+                prompt_hash=judge.prompt_hash,
+                rule_hash=judge.rule.rule_hash,
+                status="failed",
+                prompt=prompts[i],
+                attempts=attempt + 1,
+                cache_key=key,
+                cached=bool(result.cached),
+            )
+            if not result.success:
+                out[i] = replace(base, error=result.error or "the judge's request failed")
+                continue
+            text = result.completions[0].text if result.completions else ""
+            try:
+                fields, score = judge.rule.read(text)
+            except VerdictError as exc:
+                last_error[i] = str(exc)
+                out[i] = replace(base, status="unparseable", verdict=text, error=str(exc))
+                retry.append(i)
+                continue
+            out[i] = replace(base, status="ok", verdict=text, fields=fields, score=score)
+        pending = retry
+    statuses = [a.status for a in out if a is not None]
+    return out, JudgeStats(
+        requests=len(statuses),
+        cache_hits=hits,
+        model_calls=calls,
+        failed=statuses.count("failed"),
+        unparseable=statuses.count("unparseable"),
+        skipped=skipped,
+    )
+
+
+def annotate(
+    states: Sequence[RequestState],
+    judges: Sequence[JudgeSpec],
+    client_of: Callable[[str], Client],
+    cache: ResultCache | None,
+    *,
+    batch_size: int | None = None,
+    concurrency: int = 1,
+    redactor: Redactor | None = None,
+) -> tuple[list[RequestState], JudgeStats]:
+    """``states`` with every judge's annotation attached, and the stage's counts.
+
+    ``client_of`` gives the client of a deployment name (clients are shared with the
+    rest of the execution, so a judge that is also an evaluated model loads once)."""
+    total = JudgeStats()
+    per_state: list[list[Annotation]] = [[] for _ in states]
+    for judge in judges:
+        client = client_of(judge.model)
+        client.begin_run()
+        found, stats = annotate_with(
+            judge,
+            states,
+            client,
+            cache,
+            batch_size=batch_size or client.request_batch_size,
+            concurrency=concurrency,
+            redactor=redactor,
+        )
+        total = total + stats
+        for i, annotation in enumerate(found):
+            if annotation is not None:
+                per_state[i].append(annotation)
+    out = [replace(s, annotations=tuple(a)) if a else s for s, a in zip(states, per_state, strict=True)]
+    return out, total
