@@ -220,11 +220,11 @@ def ifeval_extras(helm_python: str, folder: Path) -> Path:
 
 
 def write_gz(path: Path, text: str) -> None:
-    """``text`` gzipped with no timestamp (the same values give the same bytes)."""
+    """``text`` gzipped with no name and no timestamp (the same values give the same bytes)."""
     import gzip
 
     path.parent.mkdir(parents=True, exist_ok=True)
-    with path.open("wb") as raw, gzip.GzipFile(fileobj=raw, mode="wb", mtime=0) as fh:
+    with path.open("wb") as raw, gzip.GzipFile(filename="", fileobj=raw, mode="wb", mtime=0) as fh:
         fh.write(text.encode("utf-8"))
 
 

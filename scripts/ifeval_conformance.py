@@ -163,8 +163,8 @@ def write_golden(path: Path, items: list[dict[str, Any]], peer: list[dict[str, l
         for item, verdicts in zip(items, peer, strict=True)
         if item["variant"] != "model"
     ]
-    # mtime=0: the same verdicts give the same bytes
-    with path.open("wb") as raw, gzip.GzipFile(fileobj=raw, mode="wb", mtime=0) as fh:
+    # no name, mtime=0: the same verdicts give the same bytes wherever they are written
+    with path.open("wb") as raw, gzip.GzipFile(filename="", fileobj=raw, mode="wb", mtime=0) as fh:
         fh.write(("\n".join(lines) + "\n").encode("utf-8"))
 
 

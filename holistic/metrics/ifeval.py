@@ -4,7 +4,8 @@ Values, under the names their authors gave them:
 
 - ``ifeval_strict_accuracy`` (HELM's): per prompt, the fraction of its instructions the
   response follows, checked on the response stripped of surrounding whitespace, as
-  HELM 0.5.16 does; the run value is the mean over prompts.
+  HELM 0.5.16 does; the run value is the mean over prompts (equal to HELM's own
+  ``IFEvalMetric`` on ~6,800 responses: ``tests/conformance/test_conformance_capabilities.py``).
 - ``prompt_level_strict_acc`` / ``prompt_level_loose_acc`` (the authors' and
   lm-evaluation-harness's): 1 when the response follows every instruction of its
   prompt, strictly / loosely (some variant of the response with its first and/or last
@@ -14,7 +15,11 @@ Values, under the names their authors gave them:
   over prompts: a run value, count = number of instructions).
 
 The authors' and lm-evaluation-harness's verdicts are on the response as generated
-(no stripping). Each prompt-level row keeps every instruction's verdicts in its
+(no stripping); they equal lm-evaluation-harness 0.4.13's on the instructions of all 541
+prompts but the two whose letter the peer replaces at random (see
+:mod:`holistic.metrics.ifeval_checks`; ``scripts/ifeval_conformance.py``,
+``tests/metrics/test_metrics_ifeval_golden.py``).
+Each prompt-level row keeps every instruction's verdicts in its
 ``details`` (shown in the instance browser).
 """
 

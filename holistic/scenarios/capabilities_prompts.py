@@ -13,7 +13,9 @@ HELM 0.5.16 (``helm/benchmark/run_specs/capabilities_run_specs.py``, ``get_gpqa_
 (the last paragraph is one line, with HELM's typographic apostrophe), with no
 in-context examples, up to 4096 generated tokens, no stop sequence, and HELM's default
 temperature of 1 (its run spec does not set one). The texts below are HELM's, byte for
-byte; the answer is read by ``chain_of_thought_correctness``.
+byte (checked against HELM's own prompts by
+``tests/conformance/test_conformance_capabilities.py``); the answer is read by
+``chain_of_thought_correctness``.
 """
 
 from __future__ import annotations

@@ -1,7 +1,9 @@
 """GPQA (Rein et al., 2023): graduate-level, "Google-proof" multiple-choice questions.
 
-HELM Capabilities' setup (claimed; HELM 0.5.16 ``get_gpqa_spec(subset,
-use_chain_of_thought=true, use_few_shot=false)``): zero-shot chain of thought with the
+HELM Capabilities' setup (HELM 0.5.16 ``get_gpqa_spec(subset, use_chain_of_thought=true,
+use_few_shot=false)``; ids, prompts and request parameters of all 446 ``gpqa_main``
+instances checked against HELM's own code by ``tests/conformance/test_conformance_capabilities.py``,
+the other subsets claimed): zero-shot chain of thought with the
 prompt of :mod:`holistic.scenarios.capabilities_prompts` (choices ``(A)``...``(D)``),
 scored by ``chain_of_thought_correctness``. As HELM does, each question's four answers
 (correct first in the file) are shuffled by one ``random.Random(42)`` in file order;

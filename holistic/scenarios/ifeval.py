@@ -5,7 +5,9 @@ words", "wrap the whole response in double quotes") that a program can check; th
 checkers are in ``holistic.metrics.ifeval_checks`` and the scores in
 :mod:`holistic.metrics.ifeval`.
 
-HELM's run spec (claimed; HELM 0.5.16 ``capabilities_run_specs.get_ifeval_spec``):
+HELM's run spec (HELM 0.5.16 ``capabilities_run_specs.get_ifeval_spec``; ids, prompts and
+request parameters of all 541 instances checked against HELM's own code by
+``tests/conformance/test_conformance_capabilities.py``):
 zero-shot, the prompt stripped of surrounding whitespace followed by a newline (HELM's
 default ``input_suffix``), no prefixes, greedy decoding up to 4096 tokens, no stop
 sequence. Instance ids are HELM's (``id<key>``).

@@ -1,7 +1,10 @@
 """MMLU-Pro (Wang et al., 2024): MMLU made harder, up to ten choices per question.
 
-HELM Capabilities' setup (claimed; HELM 0.5.16 ``get_mmlu_pro_spec(subject="all",
-use_chain_of_thought=true, use_few_shot=false)``): zero-shot chain of thought with the
+HELM Capabilities' setup (HELM 0.5.16 ``get_mmlu_pro_spec(subject="all",
+use_chain_of_thought=true, use_few_shot=false)``; prompts and request parameters checked
+against HELM's own code on rows in the release's format by
+``tests/conformance/test_conformance_capabilities.py``; the real release is not here, so
+reading it is claimed): zero-shot chain of thought with the
 prompt of :mod:`holistic.scenarios.capabilities_prompts` (choices ``A.``...``J.``),
 scored by ``chain_of_thought_correctness``. As HELM does, the ``validation`` split is
 the in-context pool (unused zero-shot) and ``test`` is evaluated; ``subject`` keeps one
