@@ -65,6 +65,7 @@ SCENARIOS: dict[str, tuple[str, dict[str, Any], str]] = {
     "imdb": ("imdb", {}, "imdb"),
     "raft": ("raft", {"subset": "ade_corpus_v2"}, "raft:subset=ade_corpus_v2"),
     "narrative_qa": ("narrative_qa", {}, "narrative_qa"),
+    "quac": ("quac", {}, "quac"),
     "hellaswag": ("hellaswag", {}, "commonsense:dataset=hellaswag,method=multiple_choice_separate_original"),
     "openbookqa": ("openbookqa", {}, "commonsense:dataset=openbookqa,method=multiple_choice_separate_calibrated"),
 }
@@ -80,13 +81,15 @@ def helm_name(key: str) -> str:
 
 
 LOADER_ONLY: dict[str, str] = {
+    "quac": "helm.benchmark.scenarios.quac_scenario:QuACScenario",
     "hellaswag": "helm.benchmark.scenarios.commonsense_scenario:HellaSwagScenario",
     "openbookqa": "helm.benchmark.scenarios.commonsense_scenario:OpenBookQA",
 }
-"""Scenarios compared on their loaders only (HELM's scenario class run on the same files,
-without ``helm-run``): HELM scores them with one request per choice, which the request
-comparison does not match with holistic's log-likelihood requests yet, so their prompts
-and stats are not proven."""
+"""Scenarios compared on their loaders only: HELM's scenario class run on the same files,
+without ``helm-run``. Their prompts, requests and stats are not proven: HellaSwag and
+OpenBookQA because HELM scores them with one request per choice, which the request
+comparison does not pair with holistic's log-likelihood requests yet; QuAC because no
+end-to-end run of it has been compared yet."""
 
 DEVIATIONS: dict[str, list[str]] = {
     "boolq": [
@@ -339,8 +342,44 @@ def _write_openbookqa(folder: Path) -> None:
         _write_jsonl(folder / f"{split}.jsonl", rows)
 
 
+def _write_quac(folder: Path) -> None:
+    """QuAC's ``{train,val}_v0.2.json`` (SQuAD-like, its fields), 8 and 14 dialogues of 3 to 7
+    turns; some turns unanswerable (``CANNOTANSWER``), some with repeated answers."""
+    for split, n in (("train", 8), ("val", 14)):
+        data = []
+        for d in range(n):
+            hero, place = NAMES[d % len(NAMES)], PLACES[(d + len(split)) % len(PLACES)]
+            context = f"{hero} was born in {place}. {hero} later played the {OBJECTS[d % len(OBJECTS)]} on tour."
+            qas = []
+            for q in range(3 + (d * 3 + len(split)) % 5):
+                answer = [f"{hero} was born in {place}.", "CANNOTANSWER", f"{hero} later played"][q % 3]
+                answers = [answer, answer] if q % 2 else [answer, answer.split(".")[0]]
+                qas.append(
+                    {
+                        "id": f"C_{split}{d:03d}_q#{q}",
+                        "question": ["Where was he born?", "Did he marry?", "What did he play?"][q % 3],
+                        "answers": [{"text": a, "answer_start": 0} for a in answers],
+                        "orig_answer": {"text": answer, "answer_start": 0},
+                        "followup": "y",
+                        "yesno": "x",
+                    }
+                )
+            paragraph = {"id": f"C_{split}{d:03d}", "context": context + " CANNOTANSWER", "qas": qas}
+            data.append(
+                {
+                    "title": hero,
+                    "background": f"{hero} is a musician from {place}.",
+                    "section_title": "Early life",
+                    "paragraphs": [paragraph],
+                }
+            )
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / f"{split}_v0.2.json").write_text(json.dumps({"data": data}), encoding="utf-8")
+
+
 WRITTEN = {
     "narrative_qa": _write_narrative_qa,
+    "quac": _write_quac,
     "hellaswag": _write_hellaswag,
     "openbookqa": _write_openbookqa,
 }
@@ -419,6 +458,9 @@ def prepare_helm_instances(key: str, out: Path, data_root: Path, helm_python: Pa
                 (data / f"{mode}_{kind}.tsv").write_text("Sentiment\tText\n", encoding="utf-8")
     elif key == "narrative_qa":
         shutil.copytree(data_root / "narrative_qa", data / "narrativeqa-master")
+    elif key == "quac":
+        for split in ("train", "val"):
+            shutil.copyfile(data_root / "quac" / f"{split}_v0.2.json", data / f"{split}.json")
     elif key == "hellaswag":
         for split in ("train", "val"):
             shutil.copyfile(data_root / "hellaswag" / f"hellaswag_{split}.jsonl", data / f"hellaswag_{split}.jsonl")

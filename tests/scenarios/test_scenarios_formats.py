@@ -274,7 +274,7 @@ def test_natural_qa_full_and_simplified_formats(offline_ctx: ScenarioContext) ->
     assert simplified[0].input == "Paris is the capital\nQuestion: What is the capital of france?"
 
 
-def test_quac_picks_a_seeded_turn_with_history(offline_ctx: ScenarioContext) -> None:
+def test_quac_is_helms_loader(offline_ctx: ScenarioContext) -> None:
     root = _folder(offline_ctx, "quac")
 
     def doc(prefix: str) -> dict[str, Any]:
@@ -302,14 +302,41 @@ def test_quac_picks_a_seeded_turn_with_history(offline_ctx: ScenarioContext) -> 
     (root / "val_v0.2.json").write_text(json.dumps(doc("C_val")), encoding="utf-8")
     instances = _load(offline_ctx, "quac")
     assert [i.split for i in instances] == ["train", "valid"]
+    # HELM: random.seed(0) once, then randint(3, 4) - 1 per dialogue: turn 3 in both files; the
+    # history is the first turn - 1 turns (HELM leaves out the turn just before the asked one)
     inst = instances[1]
-    turn = inst.metadata["turn"]
-    assert inst.id == f"C_val_q#{turn}"
-    assert inst.input.startswith("Title: T\nBackground: B\nSection: S\nPassage: Ctx text.\n")
-    assert inst.input.endswith(f"Question: q{turn}")
-    assert inst.input.count("Answer: ") == turn
-    assert [r.output for r in inst.references] == [f"a{turn}"]
-    assert "CANNOTANSWER" not in inst.input
+    assert inst.id == "C_val_q#3"
+    assert inst.input == (
+        "Title: T\n\nBackground: B\n\nSection: S\nPassage: Ctx text.\n\n"
+        "Question: q0\nAnswer: a0\n\nQuestion: q1\nAnswer: a1\n\nQuestion: q3"
+    )
+    assert [r.output for r in inst.references] == ["a3"]
+
+
+def test_quac_unanswerable_turn_and_bad_passage(offline_ctx: ScenarioContext) -> None:
+    root = _folder(offline_ctx, "quac")
+    qas = [
+        {"question": f"q{k}", "id": f"C_q#{k}", "answers": [{"text": "CANNOTANSWER"}] * 2, "orig_answer": {"text": "x"}}
+        for k in range(3)
+    ]
+    entry = {"title": "T", "background": "B", "section_title": "S"}
+    doc = {"data": [{**entry, "paragraphs": [{"id": "C", "context": "Ctx. CANNOTANSWER", "qas": qas}]}]}
+    (root / "train_v0.2.json").write_text(json.dumps(doc), encoding="utf-8")
+    (root / "val_v0.2.json").write_text(json.dumps({"data": []}), encoding="utf-8")
+    (inst,) = _load(offline_ctx, "quac")
+    # only CANNOTANSWER: HELM accepts three phrasings of it too
+    assert [r.output for r in inst.references] == [
+        "CANNOTANSWER",
+        "Not enough information",
+        "Cannot answer",
+        "Do not know",
+    ]
+    doc["data"][0]["paragraphs"][0]["context"] = "Ctx."
+    (root / "train_v0.2.json").write_text(json.dumps(doc), encoding="utf-8")
+    with pytest.raises(
+        DataSourceError, match=r"train_v0\.2\.json: data\[0\]: the passage does not end with ' CANNOTANSWER'"
+    ):
+        _load(offline_ctx, "quac")
 
 
 def test_msmarco_regular_and_trec(offline_ctx: ScenarioContext) -> None:

@@ -366,7 +366,7 @@ def test_quac_hf_copy_matches_the_authors_json(offline_ctx: ScenarioContext) -> 
     assert [i.split for i in hf] == ["train", "valid", "valid"]
     turn = hf[1].metadata["turn"]
     assert hf[1].id == f"C_val_q#{turn}"
-    assert hf[1].input.startswith("Title: T\nBackground: B\nSection: S\nPassage: Ctx text.\n")
+    assert hf[1].input.startswith("Title: T\n\nBackground: B\n\nSection: S\nPassage: Ctx text.\n\n")
     assert _correct(hf[1]) == [f"a{turn}", f"b{turn}"]
 
     assert offline_ctx.data_root is not None
