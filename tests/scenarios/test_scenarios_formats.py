@@ -319,8 +319,8 @@ def test_quac_unanswerable_turn_and_bad_passage(offline_ctx: ScenarioContext) ->
         {"question": f"q{k}", "id": f"C_q#{k}", "answers": [{"text": "CANNOTANSWER"}] * 2, "orig_answer": {"text": "x"}}
         for k in range(3)
     ]
-    entry = {"title": "T", "background": "B", "section_title": "S"}
-    doc = {"data": [{**entry, "paragraphs": [{"id": "C", "context": "Ctx. CANNOTANSWER", "qas": qas}]}]}
+    paragraph: dict[str, Any] = {"id": "C", "context": "Ctx. CANNOTANSWER", "qas": qas}
+    doc = {"data": [{"title": "T", "background": "B", "section_title": "S", "paragraphs": [paragraph]}]}
     (root / "train_v0.2.json").write_text(json.dumps(doc), encoding="utf-8")
     (root / "val_v0.2.json").write_text(json.dumps({"data": []}), encoding="utf-8")
     (inst,) = _load(offline_ctx, "quac")
@@ -331,7 +331,7 @@ def test_quac_unanswerable_turn_and_bad_passage(offline_ctx: ScenarioContext) ->
         "Cannot answer",
         "Do not know",
     ]
-    doc["data"][0]["paragraphs"][0]["context"] = "Ctx."
+    paragraph["context"] = "Ctx."
     (root / "train_v0.2.json").write_text(json.dumps(doc), encoding="utf-8")
     with pytest.raises(
         DataSourceError, match=r"train_v0\.2\.json: data\[0\]: the passage does not end with ' CANNOTANSWER'"
