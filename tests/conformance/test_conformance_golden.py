@@ -279,7 +279,7 @@ LOADER_GOLDEN = sorted((HERE / "loaders").glob("*.json"))
 
 
 def test_loader_golden_files_exist() -> None:
-    assert {"hellaswag", "openbookqa"} <= {p.stem for p in LOADER_GOLDEN}
+    assert {"quac", "hellaswag", "openbookqa"} <= {p.stem for p in LOADER_GOLDEN}
 
 
 @pytest.mark.parametrize("path", LOADER_GOLDEN, ids=[p.stem for p in LOADER_GOLDEN])
