@@ -105,9 +105,10 @@ DEVIATIONS: dict[str, list[str]] = {
         "lower-cased, tokenised copy of 1,000 test reviews): 50 reviews (holistic's held-out pool) are train/, "
         "the rest test/, one review per <n>_<rating>.txt file (rating 10 positive, 1 negative). Both tools "
         "read those same bytes.",
-        "HELM lists each folder with os.listdir, whose order is the file system's (it differs between "
-        "machines); holistic reads the files in number order, and the harness runs HELM with its listing "
-        "put in that same order.",
+        "HELM 0.5.16 lists each folder in a pinned order it downloads (imdb_scenario_pinned_file_order.json, "
+        "the os.listdir order of the official HELM runs' machine), which cannot be fetched here and names the "
+        "full archive's files; holistic reads the files in number order, and the harness gives HELM a pinned "
+        "order file in that same order.",
         "HELM's IMDB contrast set (allenai/contrast-sets) is not here: HELM is given empty ones, so no review "
         "moves from train to valid as a contrast original.",
     ],
@@ -456,6 +457,17 @@ def prepare_helm_instances(key: str, out: Path, data_root: Path, helm_python: Pa
         for mode in ("test", "dev"):
             for kind in ("original", "contrast"):
                 (data / f"{mode}_{kind}.tsv").write_text("Sentiment\tText\n", encoding="utf-8")
+        # HELM's file order per split and class (its pinned-order file), here holistic's number order
+        order = {
+            helm_split: {
+                polarity: sorted(
+                    (f.name for f in (data / folder / polarity).iterdir()), key=lambda n: int(n.split("_")[0])
+                )
+                for polarity in ("pos", "neg")
+            }
+            for helm_split, folder in (("train", "train"), ("valid", "test"))
+        }
+        (data / "imdb_scenario_pinned_file_order.json").write_text(json.dumps(order), encoding="utf-8")
     elif key == "narrative_qa":
         shutil.copytree(data_root / "narrative_qa", data / "narrativeqa-master")
     elif key == "quac":
@@ -489,13 +501,11 @@ def helm_patches(key: str, data_root: Path) -> dict[str, Any]:
                 }
             }
         }
-    if key == "imdb":
-        return {"imdb_listdir_in_number_order": True}
     return {}
 
 
 _HELM_MAIN = r"""
-import json, os, sys, types
+import json, sys
 patches = json.loads(sys.argv[1])
 sys.argv = ["helm-run", *sys.argv[2:]]
 if "raft" in patches:
@@ -512,13 +522,6 @@ if "raft" in patches:
         return datasets.Dataset.from_list(rows, features=datasets.Features(features))
 
     datasets.load_dataset = load_dataset
-if patches.get("imdb_listdir_in_number_order"):
-    import helm.benchmark.scenarios.imdb_scenario as imdb
-
-    def listdir(path):
-        return sorted(os.listdir(path), key=lambda name: int(name.split("_")[0]))
-
-    imdb.os = types.SimpleNamespace(path=os.path, listdir=listdir)
 from helm.benchmark.run import main
 sys.exit(main())
 """
