@@ -18,16 +18,19 @@ harness compares every instance HELM's loader made with holistic's (input, refer
 split), position by position. What cannot be given to HELM as its download would is
 listed in :data:`DEVIATIONS` and in the report.
 
-Per scenario it reports: prompts identical (n of n), request parameters identical,
-the evaluated instance sample identical, per-instance prediction agreement, and the
-absolute difference of every metric both report (per split), against the targets
-(every prompt, >= 99% of predictions, |delta| <= 0.005; exit 1 when one is missed).
+Per scenario it reports: instances identical (every instance HELM's loader made, n of
+n), prompts identical (n of n), request parameters identical, the evaluated instance
+sample identical, per-instance prediction agreement, and the absolute difference of
+every metric both report (per split), against the targets (every instance and prompt,
+>= 99% of predictions, |delta| <= 0.005; exit 1 when one is missed). The scenarios in
+:data:`LOADER_ONLY` are compared on their instances alone.
 A shared metric that differs because of HELM's local client rather than its protocol
 is listed under ``excluded_metrics`` with both values and the reason (``EXCLUDED``),
 never dropped silently; the stats only one side reports are listed as well. ``--golden DIR`` also writes
-golden files made from HELM's output (prompts, request parameters, completions,
-per-instance stats for the first ``--golden-instances`` instances) that the tests
-check holistic against without installing HELM.
+golden files made from HELM's output (the digest of every instance, prompts, request
+parameters, completions, per-instance stats for the first ``--golden-instances``
+instances; ``loaders/<scenario>.json`` for :data:`LOADER_ONLY`) that the tests check
+holistic against without installing HELM.
 
     python scripts/helm_conformance.py --data-root DATA --max-eval-instances 10 \\
         --golden tests/conformance --report conformance.json
@@ -1021,7 +1024,7 @@ def main(argv: list[str] | None = None) -> int:
         "--data-root",
         type=Path,
         default=Path(os.environ.get("HOLISTIC_DATA_ROOT", "../shared/data")),
-        help="folder with mmlu/, boolq/, imdb/, raft/ in the authors' formats",
+        help="folder with mmlu/, truthful_qa/, boolq/, imdb/, raft/ in the authors' formats",
     )
     p.add_argument("--scenarios", nargs="*", default=list(SCENARIOS), choices=list(SCENARIOS))
     p.add_argument("--max-eval-instances", type=int, default=10)
