@@ -9,25 +9,28 @@ on the same weights as a local Hugging Face directory (the safetensors checkpoin
 holistic converts the GGUF into once), with ``apply_chat_template: false`` and the
 same context window (2048 tokens).
 
-Instances: MMLU is read by HELM's own loader from the authors' CSV files (its data
-folder points at the data root). BoolQ, IMDB and RAFT loaders download from hosts
-this script does not reach, so HELM is given holistic's instances through its
-instance cache (``--cache-instances``), ids included, and draws its evaluation sample
-and in-context examples from them itself; for RAFT the instances are first split by
-``datasets``' own ``train_test_split(test_size=0.8, seed=42)`` in HELM's environment,
-as HELM's loader does, and HELM's RAFT instructions file is written from holistic's
-copy of the RAFT authors' instructions.
+Instances: HELM always runs its own loader. The authors' files are put where HELM's
+download would put them (``scenarios/<name>/data/``; HELM's ``ensure_file_downloaded``
+skips a target that exists): MMLU, TruthfulQA (``data/v1/TruthfulQA.csv`` at the commit
+HELM pins) and RAFT from the data root as they are; BoolQ and IMDB in the authors'
+format written from the copies that are here. Both tools read the same bytes, and the
+harness compares every instance HELM's loader made with holistic's (input, references,
+split), position by position. What cannot be given to HELM as its download would is
+listed in :data:`DEVIATIONS` and in the report.
 
-Per scenario it reports: prompts identical (n of n), request parameters identical,
-the evaluated instance sample identical, per-instance prediction agreement, and the
-absolute difference of every metric both report (per split), against the targets
-(every prompt, >= 99% of predictions, |delta| <= 0.005; exit 1 when one is missed).
+Per scenario it reports: instances identical (every instance HELM's loader made, n of
+n), prompts identical (n of n), request parameters identical, the evaluated instance
+sample identical, per-instance prediction agreement, and the absolute difference of
+every metric both report (per split), against the targets (every instance and prompt,
+>= 99% of predictions, |delta| <= 0.005; exit 1 when one is missed). The scenarios in
+:data:`LOADER_ONLY` are compared on their instances alone.
 A shared metric that differs because of HELM's local client rather than its protocol
 is listed under ``excluded_metrics`` with both values and the reason (``EXCLUDED``),
 never dropped silently; the stats only one side reports are listed as well. ``--golden DIR`` also writes
-golden files made from HELM's output (prompts, request parameters, completions,
-per-instance stats for the first ``--golden-instances`` instances) that the tests
-check holistic against without installing HELM.
+golden files made from HELM's output (the digest of every instance, prompts, request
+parameters, completions, per-instance stats for the first ``--golden-instances``
+instances; ``loaders/<scenario>.json`` for :data:`LOADER_ONLY`) that the tests check
+holistic against without installing HELM.
 
     python scripts/helm_conformance.py --data-root DATA --max-eval-instances 10 \\
         --golden tests/conformance --report conformance.json
@@ -38,6 +41,8 @@ The machine's cores are shared: runs are small and ``nice``d.
 from __future__ import annotations
 
 import argparse
+import csv
+import hashlib
 import json
 import os
 import shutil
@@ -58,15 +63,72 @@ CONTEXT_WINDOW = 2048
 # (holistic scenario, args, HELM run entry without the model)
 SCENARIOS: dict[str, tuple[str, dict[str, Any], str]] = {
     "mmlu": ("mmlu", {"subject": "anatomy"}, "mmlu:subject=anatomy,method=multiple_choice_joint"),
+    "truthful_qa": ("truthful_qa", {}, "truthful_qa:task=mc_single,method=multiple_choice_joint"),
     "boolq": ("boolq", {}, "boolq"),
     "imdb": ("imdb", {}, "imdb"),
     "raft": ("raft", {"subset": "ade_corpus_v2"}, "raft:subset=ade_corpus_v2"),
+    "narrative_qa": ("narrative_qa", {}, "narrative_qa"),
+    "quac": ("quac", {}, "quac"),
+    "hellaswag": ("hellaswag", {}, "commonsense:dataset=hellaswag,method=multiple_choice_separate_original"),
+    "openbookqa": ("openbookqa", {}, "commonsense:dataset=openbookqa,method=multiple_choice_separate_calibrated"),
 }
-HELM_SCENARIO_DIR = {  # HELM's instance-cache folder name per scenario (name:sorted args)
-    "boolq": "boolq:only_contrast=False",
-    "imdb": "imdb:only_contrast=False",
-    "raft": "raft:subset=ade_corpus_v2",
+
+HELM_NAMES = {"narrative_qa": "narrativeqa"}
+"""HELM's ``Scenario.name`` where it is not holistic's (its data and instance-cache folders use it)."""
+
+
+def helm_name(key: str) -> str:
+    """HELM's name of the scenario of ``key``."""
+    name = SCENARIOS[key][0]
+    return HELM_NAMES.get(name, name)
+
+
+LOADER_ONLY: dict[str, str] = {
+    "quac": "helm.benchmark.scenarios.quac_scenario:QuACScenario",
+    "hellaswag": "helm.benchmark.scenarios.commonsense_scenario:HellaSwagScenario",
+    "openbookqa": "helm.benchmark.scenarios.commonsense_scenario:OpenBookQA",
 }
+"""Scenarios compared on their loaders only: HELM's scenario class run on the same files,
+without ``helm-run``. Their prompts, requests and stats are not proven: HellaSwag and
+OpenBookQA because HELM scores them with one request per choice, which the request
+comparison does not pair with holistic's log-likelihood requests yet; QuAC because its
+end-to-end run (a generation scenario like NarrativeQA) has not been made yet."""
+
+DEVIATIONS: dict[str, list[str]] = {
+    "boolq": [
+        "The authors' Google release (train.jsonl 9,427 / dev.jsonl 3,270) is not here; its rows are written "
+        "from the SuperGLUE val.jsonl (the same 3,270 dev questions; the passage's 'Title -- ' prefix is the "
+        "title field): the 100 questions holistic holds out as its in-context pool are the train file, the "
+        "other 3,170 the dev file. Both tools read those same bytes.",
+        "HELM's BoolQ contrast set (allenai/contrast-sets) is not here: HELM is given an empty one, so no "
+        "instance carries contrast inputs (they are read only by contrast-set perturbations).",
+    ],
+    "imdb": [
+        "The authors' aclImdb archive is not here; an aclImdb tree is written from imdb_1000.txt (TextFooler's "
+        "lower-cased, tokenised copy of 1,000 test reviews): 50 reviews (holistic's held-out pool) are train/, "
+        "the rest test/, one review per <n>_<rating>.txt file (rating 10 positive, 1 negative). Both tools "
+        "read those same bytes.",
+        "HELM 0.5.16 lists each folder in a pinned order it downloads (imdb_scenario_pinned_file_order.json, "
+        "the os.listdir order of the official HELM runs' machine), which cannot be fetched here and names the "
+        "full archive's files; holistic reads the files in number order, and the harness gives HELM a pinned "
+        "order file in that same order.",
+        "HELM's IMDB contrast set (allenai/contrast-sets) is not here: HELM is given empty ones, so no review "
+        "moves from train to valid as a contrast original.",
+    ],
+    "raft": [
+        "HELM reads ought/raft through datasets.load_dataset (the Hub is not reachable here); the harness "
+        "answers that call with the RAFT authors' train.csv as a datasets.Dataset whose Label is a "
+        "ClassLabel of 'Unlabeled' plus task.json's labels (the Hub dataset's features), and HELM's own "
+        "loader does the rest (split, field order, label names). HELM's prompt_construction_settings.json "
+        "(a Dropbox download) is written from holistic's copy of the RAFT authors' instructions.",
+    ],
+    "narrative_qa": [
+        "The authors' files (deepmind/narrativeqa) are not here: the harness writes a small qaps.csv and "
+        "third_party/wikipedia/summaries.csv in their format (see _write_narrative_qa) and both tools read "
+        "those bytes.",
+    ],
+}
+"""What the harness cannot give HELM exactly as HELM's downloads would: named, never silent."""
 
 
 # ---------------------------------------------------------------------------
@@ -144,7 +206,7 @@ def write_prod_env(prod_env: Path, model_dir: Path) -> None:
 
 
 # ---------------------------------------------------------------------------
-# Instances given to HELM
+# The same bytes for both: the authors' files, where HELM's downloads put them
 # ---------------------------------------------------------------------------
 
 
@@ -170,52 +232,303 @@ def helm_instance_json(instance: Any) -> dict[str, Any]:
     }
 
 
-_RAFT_SPLIT = r"""
-import csv, json, sys
-import datasets
-rows = list(csv.DictReader(open(sys.argv[1], encoding="utf-8", newline="")))
-fields, out = json.loads(sys.argv[2]), []
-split = datasets.Dataset.from_list(rows).train_test_split(test_size=0.8, seed=42)
-for name, part in (("train", split["train"]), ("test", split["test"])):
-    for x in part:
-        out.append({"input": {"text": "\n".join(f"{f}: {x[f]}" for f in fields)},
-                    "references": [{"output": {"text": x["Label"]}, "tags": ["correct"]}],
-                    "split": name, "id": "ade_corpus_v2-" + x["ID"]})
-json.dump(out, open(sys.argv[3], "w"), indent=1)
-"""
+def scenario_data_root(key: str, data_root: Path, work: Path) -> Path:
+    """The data root both tools read for ``key``: the authors' files themselves where they are
+    here (MMLU, TruthfulQA, RAFT), else files written in the authors' format from the copy that
+    is here (BoolQ, IMDB: see :data:`DEVIATIONS`)."""
+    staged = work / "data"
+    if key in ("boolq", "imdb"):
+        (_stage_boolq if key == "boolq" else _stage_imdb)(data_root, staged / key)
+        return staged
+    if key in WRITTEN:
+        WRITTEN[key](staged / key)
+        return staged
+    return data_root
+
+
+def _write_csv(path: Path, header: list[str], rows: list[list[str]]) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("w", encoding="utf-8", newline="") as fh:
+        writer = csv.writer(fh)
+        writer.writerow(header)
+        writer.writerows(rows)
+
+
+def _write_narrative_qa(folder: Path) -> None:
+    """deepmind/narrativeqa's ``qaps.csv`` and ``third_party/wikipedia/summaries.csv`` (their
+    columns, CSV with a header), for 8 train, 3 valid and 14 test stories of 1 to 4 questions;
+    some questions lack the final ``?``, some fields carry spaces around them."""
+    counts = {"train": 8, "valid": 3, "test": 14}
+    summaries, qaps = [], []
+    for split, n in counts.items():
+        for d in range(n):
+            doc = f"{split[:2]}{d:03d}{'abcdef'[d % 6]}"
+            hero, place = NAMES[(d * 7 + len(split)) % len(NAMES)], PLACES[(d * 3 + len(split)) % len(PLACES)]
+            summary = (
+                f" {hero} grows up in {place}. After a long winter, {hero} leaves home to find the lost "
+                f"{OBJECTS[d % len(OBJECTS)]}, meets a stranger on the road and returns in spring. "
+            )
+            summaries.append([doc, split, summary, summary.lower().strip()])
+            for q in range(1 + (d * 5 + len(split)) % 4):
+                question = [f"Where does {hero} grow up", f"What does {hero} look for?", "When does the hero return?"]
+                text = question[q % 3] + (" " if q == 3 else "")
+                answers = [place, f"in {place}"] if q % 3 == 0 else [OBJECTS[d % len(OBJECTS)], "in spring "]
+                qaps.append([doc, split, text, answers[0], answers[1], text.lower(), answers[0].lower(), answers[1]])
+    columns = ["document_id", "set", "question", "answer1", "answer2"]
+    _write_csv(folder / "qaps.csv", columns + [f"{c}_tokenized" for c in columns[2:]], qaps)
+    _write_csv(
+        folder / "third_party" / "wikipedia" / "summaries.csv",
+        ["document_id", "set", "summary", "summary_tokenized"],
+        summaries,
+    )
+
+
+NAMES = ("Ann", "Boris", "Chen", "Dalia", "Emeka", "Freya", "Goran")
+PLACES = ("Lisbon", "a small fishing village", "the mountains", "Kyoto", "an old castle")
+OBJECTS = ("ring", "map", "letter", "brother", "violin")
+
+
+def _write_jsonl(path: Path, rows: Iterable[dict[str, Any]]) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+
+
+def _write_hellaswag(folder: Path) -> None:
+    """rowanz/hellaswag's ``hellaswag_{train,val}.jsonl`` (its fields), 12 and 20 rows: ``ctx_b``
+    lower-case, upper-case or empty, and one row whose right ending appears twice."""
+    for split, n in (("train", 12), ("val", 20)):
+        rows = []
+        for i in range(n):
+            hero = NAMES[i % len(NAMES)]
+            ctx_a = f"{hero} stands in front of a {OBJECTS[i % len(OBJECTS)]} shop in {PLACES[i % len(PLACES)]}."
+            ctx_b = ["he", "She then", ""][i % 3]
+            endings = [
+                f"walks inside and buys a {OBJECTS[(i + k) % len(OBJECTS)]}." if k != 2 else "waves at the camera."
+                for k in range(4)
+            ]
+            if i == 7:
+                endings[3] = endings[1]
+            rows.append(
+                {
+                    "ind": 100 * (split == "val") + i,
+                    "activity_label": ["Shopping", "Walking the dog", "Playing violin"][i % 3],
+                    "ctx_a": ctx_a,
+                    "ctx_b": ctx_b,
+                    "ctx": f"{ctx_a} {ctx_b}",
+                    "split": split,
+                    "split_type": "indomain" if i % 2 else "zeroshot",
+                    "label": 1 if i == 7 else i % 4,
+                    "endings": endings,
+                    "source_id": f"activitynet~v_{split}{i:03d}",
+                }
+            )
+        _write_jsonl(folder / f"hellaswag_{split}.jsonl", rows)
+
+
+def _write_openbookqa(folder: Path) -> None:
+    """OpenBookQA-V1-Sep2018's ``Data/Main/{train,dev,test}.jsonl`` (its fields), 8, 3 and 12 rows
+    (HELM reads train and test only)."""
+    for split, n in (("train", 8), ("dev", 3), ("test", 12)):
+        rows = []
+        for i in range(n):
+            thing = OBJECTS[i % len(OBJECTS)]
+            texts = [f"a {thing} made of {m}" for m in ("wood", "glass", "paper", "steel")]
+            rows.append(
+                {
+                    "id": f"{split}-{700 + i}",
+                    "question": {
+                        "stem": f"Which {thing} would float on water in {PLACES[i % len(PLACES)]}",
+                        "choices": [{"text": t, "label": k} for t, k in zip(texts, "ABCD", strict=True)],
+                    },
+                    "answerKey": "ABCD"[i % 4],
+                }
+            )
+        _write_jsonl(folder / f"{split}.jsonl", rows)
+
+
+def _write_quac(folder: Path) -> None:
+    """QuAC's ``{train,val}_v0.2.json`` (SQuAD-like, its fields), 8 and 14 dialogues of 3 to 7
+    turns; some turns unanswerable (``CANNOTANSWER``), some with repeated answers."""
+    for split, n in (("train", 8), ("val", 14)):
+        data = []
+        for d in range(n):
+            hero, place = NAMES[d % len(NAMES)], PLACES[(d + len(split)) % len(PLACES)]
+            context = f"{hero} was born in {place}. {hero} later played the {OBJECTS[d % len(OBJECTS)]} on tour."
+            qas = []
+            for q in range(3 + (d * 3 + len(split)) % 5):
+                answer = [f"{hero} was born in {place}.", "CANNOTANSWER", f"{hero} later played"][q % 3]
+                answers = [answer, answer] if q % 2 else [answer, answer.split(".")[0]]
+                qas.append(
+                    {
+                        "id": f"C_{split}{d:03d}_q#{q}",
+                        "question": ["Where was he born?", "Did he marry?", "What did he play?"][q % 3],
+                        "answers": [{"text": a, "answer_start": 0} for a in answers],
+                        "orig_answer": {"text": answer, "answer_start": 0},
+                        "followup": "y",
+                        "yesno": "x",
+                    }
+                )
+            paragraph = {"id": f"C_{split}{d:03d}", "context": context + " CANNOTANSWER", "qas": qas}
+            data.append(
+                {
+                    "title": hero,
+                    "background": f"{hero} is a musician from {place}.",
+                    "section_title": "Early life",
+                    "paragraphs": [paragraph],
+                }
+            )
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / f"{split}_v0.2.json").write_text(json.dumps({"data": data}), encoding="utf-8")
+
+
+WRITTEN = {
+    "narrative_qa": _write_narrative_qa,
+    "quac": _write_quac,
+    "hellaswag": _write_hellaswag,
+    "openbookqa": _write_openbookqa,
+}
+"""Scenarios whose data is not here: the files the harness writes in the authors' format."""
+
+
+def _held_out_pool(key: str, data_root: Path) -> set[str]:
+    """The ids holistic holds out as its in-context pool when only the validation/test file is here."""
+    return {i.id for i in holistic_instances(key, data_root) if i.split == "train"}
+
+
+def _stage_boolq(data_root: Path, folder: Path) -> None:
+    """Google's BoolQ format (question, title, answer, passage) from the SuperGLUE val.jsonl."""
+    pool = _held_out_pool("boolq", data_root)
+    train, dev = [], []
+    with (data_root / "boolq" / "val.jsonl").open(encoding="utf-8") as fh:
+        for line in fh:
+            row = json.loads(line)
+            title, _, passage = row["passage"].partition(" -- ")
+            label = row["label"] if isinstance(row["label"], bool) else str(row["label"]).lower() == "true"
+            google = {"question": row["question"], "title": title, "answer": label, "passage": passage}
+            (train if f"val-{row['idx']}" in pool else dev).append(json.dumps(google, ensure_ascii=False) + "\n")
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "train.jsonl").write_text("".join(train), encoding="utf-8")
+    (folder / "val.jsonl").write_text("".join(dev), encoding="utf-8")
+
+
+def _stage_imdb(data_root: Path, folder: Path) -> None:
+    """An aclImdb tree (``{train,test}/{pos,neg}/<n>_<rating>.txt``) from ``imdb_1000.txt``."""
+    pool = _held_out_pool("imdb", data_root)
+    tree = folder / "aclImdb"
+    if tree.exists():
+        shutil.rmtree(tree)
+    lines = (data_root / "imdb" / "imdb_1000.txt").read_text(encoding="utf-8").splitlines()
+    for number, line in enumerate(lines, start=1):
+        if not line.strip():
+            continue
+        label, _, text = line.partition(" ")
+        split = "train" if f"imdb_1000-{number:05d}" in pool else "test"
+        polarity, rating = ("pos", 10) if label == "1" else ("neg", 1)
+        target = tree / split / polarity / f"{number}_{rating}.txt"
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(text.strip() + "\n", encoding="utf-8")
 
 
 def prepare_helm_instances(key: str, out: Path, data_root: Path, helm_python: Path) -> None:
-    """Put the scenario's data where HELM's runner finds it instead of downloading."""
+    """Put the scenario's files where HELM's download would put them (``ensure_file_downloaded``
+    skips a target that exists), so that HELM's own loader reads them. ``data_root`` is the
+    root of :func:`scenario_data_root`."""
+    stale = _helm_cache_folder(out, key)
+    if stale is not None:  # HELM would read these instead of running its loader
+        shutil.rmtree(stale)
+    folder = out / "scenarios" / helm_name(key)
+    data = folder / "data"
+    if data.is_symlink() or data.is_file():
+        data.unlink()
+    elif data.is_dir():
+        shutil.rmtree(data)
+    folder.mkdir(parents=True, exist_ok=True)
     if key == "mmlu":
-        scenario_dir = out / "scenarios" / "mmlu"
-        scenario_dir.mkdir(parents=True, exist_ok=True)
-        link = scenario_dir / "data"
-        if not link.exists():
-            link.symlink_to((data_root / "mmlu").resolve(), target_is_directory=True)
+        data.symlink_to((data_root / "mmlu").resolve(), target_is_directory=True)
         return
-    target = out / "scenario_instances" / HELM_SCENARIO_DIR[key] / "input_instances.json"
-    target.parent.mkdir(parents=True, exist_ok=True)
-    if key == "raft":
+    data.mkdir()
+    if key == "truthful_qa":
+        shutil.copyfile(data_root / "truthful_qa" / "TruthfulQA.csv", data / "TruthfulQA.csv")
+    elif key == "boolq":
+        shutil.copyfile(data_root / "boolq" / "train.jsonl", data / "train")
+        shutil.copyfile(data_root / "boolq" / "val.jsonl", data / "dev")
+        # HELM skips the first entry of the contrast file's "data" list (its header)
+        (data / "boolq_perturbed.jsonl").write_text(json.dumps({"data": [{}]}), encoding="utf-8")
+    elif key == "imdb":
+        for split in ("train", "test"):
+            shutil.copytree(data_root / "imdb" / "aclImdb" / split, data / split)
+        for mode in ("test", "dev"):
+            for kind in ("original", "contrast"):
+                (data / f"{mode}_{kind}.tsv").write_text("Sentiment\tText\n", encoding="utf-8")
+        # HELM's file order per split and class (its pinned-order file), here holistic's number order
+        order = {
+            helm_split: {
+                polarity: sorted(
+                    (f.name for f in (data / folder / polarity).iterdir()), key=lambda n: int(n.split("_")[0])
+                )
+                for polarity in ("pos", "neg")
+            }
+            for helm_split, folder in (("train", "train"), ("valid", "test"))
+        }
+        (data / "imdb_scenario_pinned_file_order.json").write_text(json.dumps(order), encoding="utf-8")
+    elif key == "narrative_qa":
+        shutil.copytree(data_root / "narrative_qa", data / "narrativeqa-master")
+    elif key == "quac":
+        for split in ("train", "val"):
+            shutil.copyfile(data_root / "quac" / f"{split}_v0.2.json", data / f"{split}.json")
+    elif key == "hellaswag":
+        for split in ("train", "val"):
+            shutil.copyfile(data_root / "hellaswag" / f"hellaswag_{split}.jsonl", data / f"hellaswag_{split}.jsonl")
+    elif key == "openbookqa":
+        shutil.copytree(data_root / "openbookqa", data / "OpenBookQA-V1-Sep2018" / "Data" / "Main")
+    elif key == "raft":
         sys.path.insert(0, str(ROOT))
         from holistic.scenarios.raft import FIELD_ORDERING, TASK_INSTRUCTIONS
 
-        settings = out / "scenarios" / "raft" / "prompt_construction_settings.json"
-        settings.parent.mkdir(parents=True, exist_ok=True)
-        settings.write_text(json.dumps(FIELD_ORDERING) + "\n" + json.dumps(TASK_INSTRUCTIONS) + "\n", encoding="utf-8")
-        subprocess.run(
-            [
-                str(helm_python),
-                "-c",
-                _RAFT_SPLIT,
-                str(data_root / "raft" / "ade_corpus_v2" / "train.csv"),
-                json.dumps(FIELD_ORDERING["ade_corpus_v2"]),
-                str(target),
-            ],
-            check=True,
-        )
-        return
-    target.write_text(json.dumps([helm_instance_json(i) for i in holistic_instances(key, data_root)], indent=1))
+        settings = json.dumps(FIELD_ORDERING) + "\n" + json.dumps(TASK_INSTRUCTIONS) + "\n"
+        # the run spec reads the instructions from scenarios/raft, the loader from scenarios/raft/data
+        for target in (folder, data):
+            (target / "prompt_construction_settings.json").write_text(settings, encoding="utf-8")
+
+
+def helm_patches(key: str, data_root: Path) -> dict[str, Any]:
+    """What :data:`_HELM_MAIN` changes in HELM's process for ``key`` (see :data:`DEVIATIONS`)."""
+    if key == "raft":
+        subset = SCENARIOS[key][1]["subset"]
+        task = json.loads((data_root / "raft" / subset / "task.json").read_text(encoding="utf-8"))
+        return {
+            "raft": {
+                subset: {
+                    "csv": str(data_root / "raft" / subset / "train.csv"),
+                    "labels": task["label_columns"]["Label"],
+                }
+            }
+        }
+    return {}
+
+
+_HELM_MAIN = r"""
+import json, sys
+patches = json.loads(sys.argv[1])
+sys.argv = ["helm-run", *sys.argv[2:]]
+if "raft" in patches:
+    import csv, datasets
+
+    def load_dataset(path, name=None, cache_dir=None, split=None, **kwargs):
+        spec = patches["raft"][name]
+        with open(spec["csv"], encoding="utf-8", newline="") as fh:
+            rows = list(csv.DictReader(fh))
+        names = ["Unlabeled", *spec["labels"]]
+        features = {c: datasets.Value("string") for c in rows[0] if c not in ("ID", "Label")}
+        features.update(ID=datasets.Value("int32"), Label=datasets.ClassLabel(names=names))
+        rows = [{**r, "ID": int(r["ID"]), "Label": names.index(r["Label"])} for r in rows]
+        return datasets.Dataset.from_list(rows, features=datasets.Features(features))
+
+    datasets.load_dataset = load_dataset
+from helm.benchmark.run import main
+sys.exit(main())
+"""
+"""HELM's ``helm-run``, after the changes :func:`helm_patches` names (none for most scenarios)."""
 
 
 # ---------------------------------------------------------------------------
@@ -223,10 +536,54 @@ def prepare_helm_instances(key: str, out: Path, data_root: Path, helm_python: Pa
 # ---------------------------------------------------------------------------
 
 
-def run_helm(key: str, out: Path, helm_python: Path, prod_env: Path, n: int, trials: int) -> Path:
+_HELM_LOADER = r"""
+import importlib, json, sys
+spec, output_path, target = sys.argv[1:4]
+module, name = spec.split(":")
+instances = getattr(importlib.import_module(module), name)().get_instances(output_path)
+rows = [
+    {
+        "input": {"text": i.input.text},
+        "references": [{"output": {"text": r.output.text}, "tags": list(r.tags)} for r in i.references],
+        "split": i.split,
+    }
+    for i in instances
+]
+with open(target, "w", encoding="utf-8") as fh:
+    json.dump(rows, fh, ensure_ascii=False, indent=1)
+"""
+"""HELM's scenario class alone: its instances, in the instance cache's JSON."""
+
+
+def run_helm_loader(key: str, out: Path, helm_python: Path) -> Path:
+    """Run HELM's loader for a :data:`LOADER_ONLY` scenario on the files placed under ``out``;
+    its instances are written where :func:`helm_cached_instances` finds them."""
+    name = helm_name(key)
+    target = out / "scenario_instances" / f"{name}:loader" / "input_instances.json"
+    target.parent.mkdir(parents=True, exist_ok=True)
+    env = {**os.environ, "HF_HUB_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1"}
+    subprocess.run(
+        ["nice", str(helm_python), "-c", _HELM_LOADER, LOADER_ONLY[key], str(out / "scenarios" / name), str(target)],
+        check=True,
+        env=env,
+        cwd=out,
+    )
+    return target.parent
+
+
+def run_helm(
+    key: str,
+    out: Path,
+    helm_python: Path,
+    prod_env: Path,
+    n: int,
+    trials: int,
+    patches: dict[str, Any] | None = None,
+) -> Path:
+    """Run ``helm-run`` on ``key`` (its loader reading the files :func:`prepare_helm_instances`
+    placed, with :func:`helm_patches`' changes) and return its run folder."""
     base = SCENARIOS[key][2]
     entry = f"{base}{',' if ':' in base else ':'}model={HELM_MODEL}"
-    helm_run = helm_python.parent / "helm-run"
     env = {
         **os.environ,
         "HF_HUB_OFFLINE": "1",
@@ -242,7 +599,10 @@ def run_helm(key: str, out: Path, helm_python: Path, prod_env: Path, n: int, tri
     proc = subprocess.Popen(
         [
             "nice",
-            str(helm_run),
+            str(helm_python),
+            "-c",
+            _HELM_MAIN,
+            json.dumps(patches or {}),
             "--run-entries",
             entry,
             "--suite",
@@ -293,10 +653,6 @@ def _helm_run_dir(out: Path, key: str) -> Path | None:
         ):
             return path
     return None
-
-
-def _args_text(args: dict[str, Any]) -> str:
-    return ",".join(f"{k}={v}" for k, v in sorted(args.items()))
 
 
 def _entry_matches(run_dir: str, key: str) -> bool:
@@ -352,12 +708,79 @@ def helm_states(run_dir: Path) -> list[dict[str, Any]]:
 
 
 def helm_instance_ids(key: str, data_root: Path, states: list[dict[str, Any]]) -> dict[str, str]:
-    """HELM instance id -> holistic id. MMLU (read by HELM itself) is matched by position
-    in the scenario; the others carry holistic's ids."""
-    if key != "mmlu":
-        return {i.id: i.id for i in holistic_instances(key, data_root)}
-    ours = holistic_instances(key, data_root)
-    return {f"id{i}": inst.id for i, inst in enumerate(ours)}
+    """HELM instance id -> holistic id. HELM reads every scenario with its own loader and
+    numbers the instances in its order (``id<n>``); they are matched by position in
+    holistic's (:func:`compare_instances` checks that the two lists are the same)."""
+    return {f"id{i}": inst.id for i, inst in enumerate(holistic_instances(key, data_root))}
+
+
+def helm_cached_instances(out: Path, key: str) -> list[dict[str, Any]]:
+    """Every instance HELM's loader made (``--cache-instances`` writes them), in HELM's order."""
+    folder = _helm_cache_folder(out, key)
+    if folder is None:
+        raise SystemExit(f"HELM cached no instances for {key} under {out / 'scenario_instances'}")
+    data: list[dict[str, Any]] = json.loads((folder / "input_instances.json").read_text(encoding="utf-8"))
+    return data
+
+
+def _helm_cache_folder(out: Path, key: str) -> Path | None:
+    """HELM's instance-cache folder for ``key`` (``<scenario>:<args>``), if it has one."""
+    name, args = helm_name(key), SCENARIOS[key][1]
+    base = out / "scenario_instances"
+    for folder in sorted(base.iterdir()) if base.is_dir() else ():
+        if folder.name.split(":")[0] == name and all(f"{k}={v}" in folder.name for k, v in args.items()):
+            return folder
+    return None
+
+
+_CORRECT_ONLY = ("boolq", "imdb", "raft")
+"""Scenarios whose HELM loader gives the correct reference only, where holistic lists every
+label as a reference (neither prompts nor scores read the others): only the correct
+references are compared for them."""
+
+
+def helm_instance_rows(key: str, helm_instances: list[dict[str, Any]]) -> list[list[Any]]:
+    """What HELM's loader decided per instance, in its order: [input, [[reference, correct]...], split]."""
+    return [
+        _row(
+            key,
+            i["input"]["text"],
+            ((r["output"]["text"], "correct" in r.get("tags", [])) for r in i["references"]),
+            i["split"],
+        )
+        for i in helm_instances
+    ]
+
+
+def holistic_instance_rows(key: str, instances: Iterable[Any]) -> list[list[Any]]:
+    """:func:`helm_instance_rows` of holistic's instances."""
+    return [_row(key, i.input, ((r.output, r.is_correct) for r in i.references), i.split) for i in instances]
+
+
+def _row(key: str, text: str, references: Iterable[tuple[str, bool]], split: str) -> list[Any]:
+    return [text, [[t, c] for t, c in references if c or key not in _CORRECT_ONLY], split]
+
+
+def instances_digest(rows: list[list[Any]]) -> str:
+    """The sha256 of instance rows (UTF-8 JSON), which the golden files keep instead of every instance."""
+    return hashlib.sha256(json.dumps(rows, ensure_ascii=False).encode("utf-8")).hexdigest()
+
+
+def compare_instances(key: str, helm_instances: list[dict[str, Any]], data_root: Path) -> dict[str, Any]:
+    """HELM's loader's instances against holistic's, position by position: the input, the
+    references (text and whether correct, in order) and the split."""
+    theirs = helm_instance_rows(key, helm_instances)
+    ours = holistic_instance_rows(key, holistic_instances(key, data_root))
+    same = sum(a == b for a, b in zip(theirs, ours, strict=False))
+    first = next((i for i, (a, b) in enumerate(zip(theirs, ours, strict=False)) if a != b), None)
+    return {
+        "helm": len(theirs),
+        "holistic": len(ours),
+        "identical": same,
+        "first_difference": None
+        if first is None
+        else {"position": first, "helm": theirs[first], "holistic": ours[first]},
+    }
 
 
 def compare(key: str, helm_dir: Path, ours_dir: Path, data_root: Path) -> dict[str, Any]:
@@ -366,12 +789,7 @@ def compare(key: str, helm_dir: Path, ours_dir: Path, data_root: Path) -> dict[s
     states = helm_states(helm_dir)
     id_map = helm_instance_ids(key, data_root, states)
     ours = {(r["instance_id"], r["trial"]): r for r in pq.read_table(ours_dir / "requests.parquet").to_pylist()}
-    loader_mismatch = 0
-    if key == "mmlu":
-        by_id = {i.id: i for i in holistic_instances(key, data_root)}
-        loader_mismatch = sum(
-            by_id[id_map[s["instance"]["id"]]].input != s["instance"]["input"]["text"] for s in states
-        )
+    instances = compare_instances(key, helm_cached_instances(helm_dir.parents[2], key), data_root)
     prompts = params = agree = 0
     missing = []
     for s in states:
@@ -410,13 +828,15 @@ def compare(key: str, helm_dir: Path, ours_dir: Path, data_root: Path) -> dict[s
         "prediction_agreement": agree >= TARGET_AGREEMENT * n,
         "metric_abs_delta": all(d <= TARGET_DELTA for d in deltas.values()),
         "same_sample": not missing,
+        "same_instances": instances["identical"] == instances["helm"] == instances["holistic"],
     }
     return {
         "scenario": key,
         "instances": n,
         "same_sample": not missing,
         "missing_in_holistic": missing,
-        "loader_mismatches": loader_mismatch,
+        "loader": instances,
+        "deviations": DEVIATIONS.get(key, []),
         "prompts_identical": prompts,
         "request_params_identical": params,
         "prediction_agreement": agree,
@@ -498,11 +918,8 @@ def write_golden(key: str, helm_dir: Path, data_root: Path, target: Path, k: int
     states = helm_states(helm_dir)
     id_map = helm_instance_ids(key, data_root, states)
     run_spec = json.loads((helm_dir / "run_spec.json").read_text())
-    cached = helm_dir.parents[2] / "scenario_instances"
-    folder = HELM_SCENARIO_DIR.get(key, f"{SCENARIOS[key][0]}:{_args_text(SCENARIOS[key][1])}")
-    instances = json.loads((cached / folder / "input_instances.json").read_text())
-    if key == "mmlu":  # HELM gave them ids in order when it read them
-        instances = [{**inst, "id": f"id{i}"} for i, inst in enumerate(instances)]
+    # HELM numbers the instances in its loader's order
+    instances = [{**inst, "id": f"id{i}"} for i, inst in enumerate(helm_cached_instances(helm_dir.parents[2], key))]
     per_instance = json.loads((helm_dir / "per_instance_stats.json").read_text())
     keep = list(dict.fromkeys(s["instance"]["id"] for s in states))[:k]
     stats = {
@@ -515,12 +932,17 @@ def write_golden(key: str, helm_dir: Path, data_root: Path, target: Path, k: int
     kept = [s["request"]["prompt"] for s in states if s["instance"]["id"] in keep]
     all_inputs = any(s["num_train_instances"] < run_spec["adapter_spec"]["max_train_instances"] for s in states)
     name, args, entry = SCENARIOS[key]
+    rows = helm_instance_rows(key, helm_cached_instances(helm_dir.parents[2], key))
     golden = {
         "made_by": f"crfm-helm {HELM_VERSION}, scripts/helm_conformance.py, model {HELM_MODEL} "
         "(holistic's embedded SmolLM2-135M-Instruct weights as a local Hugging Face directory)",
         "scenario": name,
         "args": args,
         "helm_run_entry": entry,
+        "harness_key": key,
+        "deviations": DEVIATIONS.get(key, []),
+        # Every instance HELM's loader made, as instances_digest of helm_instance_rows.
+        "helm_instances": {"count": len(rows), "sha256": instances_digest(rows)},
         "adapter_spec": run_spec["adapter_spec"],
         "max_eval_instances": run_spec["adapter_spec"]["max_eval_instances"],
         "train": [
@@ -574,6 +996,23 @@ def write_golden(key: str, helm_dir: Path, data_root: Path, target: Path, k: int
     (target / f"{key}.json").write_text(json.dumps(golden, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
 
 
+def write_loader_golden(key: str, out: Path, target: Path) -> None:
+    """For a :data:`LOADER_ONLY` scenario: the digest of every instance HELM's loader made."""
+    name, args, _ = SCENARIOS[key]
+    rows = helm_instance_rows(key, helm_cached_instances(out, key))
+    golden = {
+        "made_by": f"crfm-helm {HELM_VERSION}, scripts/helm_conformance.py ({LOADER_ONLY[key]} on the harness's files)",
+        "scenario": name,
+        "args": args,
+        "harness_key": key,
+        "deviations": DEVIATIONS.get(key, []),
+        "helm_instances": {"count": len(rows), "sha256": instances_digest(rows)},
+        "first_instances": rows[:3],
+    }
+    target.mkdir(parents=True, exist_ok=True)
+    (target / f"{key}.json").write_text(json.dumps(golden, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+
+
 # ---------------------------------------------------------------------------
 
 
@@ -585,7 +1024,7 @@ def main(argv: list[str] | None = None) -> int:
         "--data-root",
         type=Path,
         default=Path(os.environ.get("HOLISTIC_DATA_ROOT", "../shared/data")),
-        help="folder with mmlu/, boolq/, imdb/, raft/ in the authors' formats",
+        help="folder with mmlu/, truthful_qa/, boolq/, imdb/, raft/ in the authors' formats",
     )
     p.add_argument("--scenarios", nargs="*", default=list(SCENARIOS), choices=list(SCENARIOS))
     p.add_argument("--max-eval-instances", type=int, default=10)
@@ -624,19 +1063,45 @@ def main(argv: list[str] | None = None) -> int:
 
     results = []
     for key in args.scenarios:
+        root = scenario_data_root(key, data_root, work)
+        if key in LOADER_ONLY:
+            if not args.compare_only:
+                prepare_helm_instances(key, helm_out, root, helm_python)
+                run_helm_loader(key, helm_out, helm_python)
+            loader = compare_instances(key, helm_cached_instances(helm_out, key), root)
+            same = loader["identical"] == loader["helm"] == loader["holistic"]
+            result = {
+                "scenario": key,
+                "loader_only": True,
+                "loader": loader,
+                "deviations": DEVIATIONS.get(key, []),
+                "targets_met": {"same_instances": same},
+            }
+            results.append(result)
+            if args.golden:
+                write_loader_golden(key, helm_out, args.golden / "loaders")
+            print(format_row(result), flush=True)
+            continue
         if args.compare_only:
             helm_dir = next(p for p in (helm_out / "runs" / "conformance").iterdir() if _entry_matches(p.name, key))
             ours_dir = sorted((ours_out / f"conformance-{key}" / "runs").glob("*"))[0]
         else:
-            prepare_helm_instances(key, helm_out, data_root, helm_python)
+            if _helm_run_dir(helm_out, key) is None:
+                prepare_helm_instances(key, helm_out, root, helm_python)
             helm_dir = run_helm(
-                key, helm_out, helm_python, work / "prod_env", args.max_eval_instances, args.num_train_trials
+                key,
+                helm_out,
+                helm_python,
+                work / "prod_env",
+                args.max_eval_instances,
+                args.num_train_trials,
+                patches=helm_patches(key, root),
             )
-            ours_dir = run_holistic(key, ours_out, data_root, args.max_eval_instances, args.num_train_trials)
-        result = compare(key, helm_dir, ours_dir, data_root)
+            ours_dir = run_holistic(key, ours_out, root, args.max_eval_instances, args.num_train_trials)
+        result = compare(key, helm_dir, ours_dir, root)
         results.append(result)
         if args.golden:
-            write_golden(key, helm_dir, data_root, args.golden, args.golden_instances)
+            write_golden(key, helm_dir, root, args.golden, args.golden_instances)
         print(format_row(result), flush=True)
 
     print()
@@ -647,12 +1112,18 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def format_row(r: dict[str, Any]) -> str:
+    loader = r["loader"]
+    instances = f"instances identical {loader['identical']}/{loader['helm']} (holistic has {loader['holistic']})"
+    if r.get("loader_only"):
+        return f"{r['scenario']}: loader only, {instances}" + (
+            "" if all(r["targets_met"].values()) else f"; TARGETS NOT MET: {r['targets_met']}"
+        )
     worst = max(r["metric_abs_delta"].values(), default=0.0)
     return (
         f"{r['scenario']}: prompts {r['prompts_identical']}/{r['instances']}, "
         f"params {r['request_params_identical']}/{r['instances']}, "
         f"predictions {r['prediction_agreement']}/{r['instances']}, "
-        f"same sample {r['same_sample']}, max |delta| {worst:.4f} over {len(r['metric_abs_delta'])} metrics"
+        f"same sample {r['same_sample']}, {instances}, max |delta| {worst:.4f} over {len(r['metric_abs_delta'])} metrics"
         + "".join(
             f"; excluded {name} (HELM {e['helm']:.4f}, holistic {e['holistic']:.4f}: see EXCLUDED)"
             for name, e in r["excluded_metrics"].items()
@@ -663,14 +1134,20 @@ def format_row(r: dict[str, Any]) -> str:
 
 def format_table(results: list[dict[str, Any]]) -> str:
     lines = [
-        "| scenario | prompts identical | request params | same instances | predictions agree | max abs delta (metrics) |",
-        "|---|---|---|---|---|---|",
+        "| scenario | instances identical | prompts identical | request params | same sample "
+        "| predictions agree | max abs delta (metrics) |",
+        "|---|---|---|---|---|---|---|",
     ]
     for r in results:
+        loader = r["loader"]
+        same = f"{loader['identical']}/{loader['helm']}"
+        if r.get("loader_only"):
+            lines.append(f"| {r['scenario']} | {same} | not compared | not compared | - | - | - |")
+            continue
         n = r["instances"]
         worst = max(r["metric_abs_delta"].items(), key=lambda kv: kv[1], default=("-", 0.0))
         lines.append(
-            f"| {r['scenario']} | {r['prompts_identical']}/{n} | {r['request_params_identical']}/{n} | "
+            f"| {r['scenario']} | {same} | {r['prompts_identical']}/{n} | {r['request_params_identical']}/{n} | "
             f"{'yes' if r['same_sample'] else 'no'} | {r['prediction_agreement']}/{n} | "
             f"{worst[1]:.4f} ({worst[0]}; {len(r['metric_abs_delta'])} shared) |"
         )

@@ -130,6 +130,10 @@ class Selection:
 # third-party) are every registered class of that category, except classes marked
 # ``optional = True``: holistic's departures from HELM's definitions, measured only when
 # a run names them in ``metrics:``.
+HELM_OPEN_ENDED_SCENARIOS = ("narrative_qa",)
+"""Question answering whose HELM run spec scores open-ended generation (``rouge_l``, ``bleu_1``,
+``bleu_4`` beside the exact-match family and ``f1_score``)."""
+
 _ACCURACY_FAMILIES: tuple[tuple[str, Callable[[ScenarioInfo, AdapterSpec], bool]], ...] = (
     # reasoned multiple choice is scored on the letter its reasoning ends with (chain_of_thought)
     ("multiple_choice_accuracy", lambda info, adapter: "chain_of_thought_mc" not in info.tags),
@@ -148,8 +152,11 @@ _ACCURACY_FAMILIES: tuple[tuple[str, Callable[[ScenarioInfo, AdapterSpec], bool]
     ("code", lambda info, adapter: EXECUTES_CODE_TAG in info.tags),
     # HELM's classification F1, on the scenarios whose HELM run specs measure it.
     ("classification", lambda info, adapter: info.name in HELM_CLASSIFICATION_SCENARIOS),
-    ("rouge", lambda info, adapter: info.task in ("summarization", "generation")),
-    ("bleu", lambda info, adapter: info.task == "generation"),
+    (
+        "rouge",
+        lambda info, adapter: info.task in ("summarization", "generation") or info.name in HELM_OPEN_ENDED_SCENARIOS,
+    ),
+    ("bleu", lambda info, adapter: info.task == "generation" or info.name in HELM_OPEN_ENDED_SCENARIOS),
     ("summarization", lambda info, adapter: info.task == "summarization"),
     ("bertscore", lambda info, adapter: info.task == "summarization"),
     ("language_modeling", lambda info, adapter: True),

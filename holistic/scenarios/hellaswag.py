@@ -1,8 +1,11 @@
 """HellaSwag (Zellers et al., 2019): pick the most plausible continuation of a scene.
 
 Authors' format: ``hellaswag_{train,val}.jsonl`` with ``ind``, ``activity_label``,
-``ctx``, ``endings`` (four) and ``label`` (index of the right ending). HELM
-evaluates on the validation set (test labels are hidden).
+``ctx_a``, ``ctx_b``, ``ctx``, ``endings`` (four) and ``label`` (index of the right
+ending). HELM evaluates on the validation set (test labels are hidden). The input is
+HELM's: ``<activity_label>: <ctx_a> <ctx_b>`` with the first letter of ``ctx_b`` upper-cased
+(not the authors' ``ctx``, which keeps it lower-case); every ending equal to the right one
+is a correct reference, as in HELM.
 
 Hugging Face copy (used when the authors' files are absent): ``Rowan/hellaswag`` in
 the Hub's Parquet conversion (revision ``refs/convert/parquet``),
@@ -47,13 +50,14 @@ def _instance(row: dict[str, Any], label: Any, default_ind: int, split: str, whe
         label = int(label)
     if not isinstance(endings, list) or not isinstance(label, int) or not 0 <= label < len(endings):
         raise DataSourceError(f"{where}: expected a list of endings and an integer label indexing it")
-    context = str(require(row, "ctx", where))
-    activity = str(row.get("activity_label") or "").strip()
+    ctx_a, ctx_b = str(require(row, "ctx_a", where)), str(require(row, "ctx_b", where))
+    activity = str(row.get("activity_label") or "")
     ind = row.get("ind")
+    texts = [str(e) for e in endings]
     return Instance(
         id=f"{split}-{default_ind if ind is None else ind}",
-        input=f"{activity}: {context}" if activity else context,
-        references=choice_references([str(e) for e in endings], label),
+        input=f"{activity}: {ctx_a} {ctx_b[:1].upper()}{ctx_b[1:]}",
+        references=choice_references(texts, [i for i, e in enumerate(texts) if e == texts[label]]),
         split=split,
         metadata={"source_id": row.get("source_id") or "", "split_type": row.get("split_type") or ""},
     )
@@ -72,7 +76,7 @@ def _read(path: Path, split: str) -> list[Instance]:
 
 def _read_hf(path: Path, split: str) -> list[Instance]:
     rows = read_parquet_rows(
-        path, ("ctx", "endings", "label"), optional=("ind", "activity_label", "source_id", "split_type")
+        path, ("ctx_a", "ctx_b", "endings", "label"), optional=("ind", "activity_label", "source_id", "split_type")
     )
     return [_instance(row, row["label"], index, split, row_where(path, index)) for index, row in enumerate(rows)]
 

@@ -1,9 +1,12 @@
 """IMDB movie-review sentiment (Maas et al., 2011).
 
+The test reviews are HELM's ``valid`` split (HELM evaluates on it under that name).
 Two formats are read:
 
 - the official ``aclImdb/`` tree: ``{train,test}/{pos,neg}/<id>_<rating>.txt``, one
-  review per file, read as HELM reads it (stripped, ``<br />`` tags kept);
+  review per file, read as HELM reads it (stripped, ``<br />`` tags kept; per split the
+  positive reviews, then the negative ones, each in file-number order, where HELM takes
+  the file system's listing order);
 - labelled-lines files, one review per line as ``<0|1> <review>`` (1 = positive):
   ``train.txt`` + ``test.txt``, or a single test file ``imdb_1000.txt``. With a
   single file, a fixed seeded set of 50 reviews becomes the in-context example pool;
@@ -23,7 +26,7 @@ from pathlib import Path
 
 from holistic.core.errors import DataSourceError
 from holistic.core.interfaces import ScenarioInfo
-from holistic.core.types import CORRECT_TAG, TEST_SPLIT, TRAIN_SPLIT, Instance, Reference
+from holistic.core.types import CORRECT_TAG, TRAIN_SPLIT, VALID_SPLIT, Instance, Reference
 from holistic.scenarios.categories import CLASSIFICATION_CATEGORIES, CLASSIFICATION_NOT_APPLICABLE
 from holistic.scenarios.hf_copy import (
     HF_REVISION_UNPINNED,
@@ -47,7 +50,7 @@ _FILE_RE = re.compile(r"^(\d+)_(\d+)\.txt$")
 _HF_REPO = "stanfordnlp/imdb"
 _HF_FILES = (
     (TRAIN_SPLIT, "plain_text/train-00000-of-00001.parquet"),
-    (TEST_SPLIT, "plain_text/test-00000-of-00001.parquet"),
+    (VALID_SPLIT, "plain_text/test-00000-of-00001.parquet"),
 )
 
 
@@ -64,7 +67,7 @@ def _references(positive: bool) -> tuple[Reference, ...]:
 
 def _read_tree(folder: Path, split: str) -> list[Instance]:
     out = []
-    for polarity in ("neg", "pos"):
+    for polarity in ("pos", "neg"):  # HELM's order
         sub = folder / polarity
         if not sub.is_dir():
             raise DataSourceError(f"{sub}: missing (the aclImdb layout has {folder.name}/pos and {folder.name}/neg)")
@@ -181,10 +184,10 @@ class IMDBScenario(FileScenario):
 
     def load(self, data: ResolvedData) -> list[Instance]:
         if data.layout == 0:
-            return _read_tree(data["aclImdb/train"], TRAIN_SPLIT) + _read_tree(data["aclImdb/test"], TEST_SPLIT)
+            return _read_tree(data["aclImdb/train"], TRAIN_SPLIT) + _read_tree(data["aclImdb/test"], VALID_SPLIT)
         if data.layout == 3:
             return [inst for split, p in _HF_FILES for inst in _read_hf(data[f"hf/{p}"], split)]
         if data.layout == 1:
-            return _read_lines(data["train.txt"], TRAIN_SPLIT) + _read_lines(data["test.txt"], TEST_SPLIT)
-        test = _read_lines(data["imdb_1000.txt"], TEST_SPLIT)
+            return _read_lines(data["train.txt"], TRAIN_SPLIT) + _read_lines(data["test.txt"], VALID_SPLIT)
+        test = _read_lines(data["imdb_1000.txt"], VALID_SPLIT)
         return with_train_pool(test, _POOL_FROM_TEST, "imdb-train-pool")

@@ -2,11 +2,18 @@
 
 Authors' files (deepmind/narrativeqa): ``qaps.csv`` (``document_id``, ``set``,
 ``question``, ``answer1``, ``answer2``) and ``third_party/wikipedia/summaries.csv``
-(``document_id``, ``set``, ``summary``). Each question is asked about its story's
-summary; both human answers are correct references.
+(``document_id``, ``set``, ``summary``). As HELM's loader does: for each split in
+turn (train, valid, test) and each story in the order its first question appears,
+one of the story's questions is drawn by ``random.choice`` from a generator seeded
+with 0 once (HELM's ``random.seed(0)``), and asked about that split's summary of the
+story (stripped); the question is stripped and ends with ``?`` (added when missing);
+both human answers, as written, are correct references. Ids are
+``<document_id>-<n>``, ``n`` the question's place among the story's questions.
 """
 
 from __future__ import annotations
+
+import random
 
 from holistic.core.errors import DataSourceError
 from holistic.core.interfaces import ScenarioInfo
@@ -37,7 +44,8 @@ class NarrativeQAScenario(FileScenario):
         args_schema={"type": "object", "properties": {}, "additionalProperties": False},
         tags=("question_answering", "reading_comprehension", "core"),
     )
-    num_instances = 14000
+    num_instances = 1572
+    """Stories (one question each): 1,102 train, 115 valid, 355 test."""
 
     def data_needs(self) -> DataNeeds:
         return DataNeeds(
@@ -52,29 +60,40 @@ class NarrativeQAScenario(FileScenario):
         )
 
     def load(self, data: ResolvedData) -> list[Instance]:
-        summaries = {row["document_id"]: row["summary"].strip() for row in read_csv_dicts(data[_SUMMARIES])}
-        instances = []
-        per_document: dict[str, int] = {}
-        qaps = data[_QAPS]
+        summaries_path, qaps = data[_SUMMARIES], data[_QAPS]
+        summaries: dict[tuple[str, str], str] = {}
+        for row in read_csv_dicts(summaries_path):
+            summaries[(row.get("set", ""), row.get("document_id", ""))] = row.get("summary", "")
+        questions: dict[str, dict[str, list[tuple[int, int, dict[str, str]]]]] = {name: {} for name in _SPLITS}
+        counts: dict[str, int] = {}
         for number, row in enumerate(read_csv_dicts(qaps), start=2):
-            doc = row.get("document_id", "")
-            if doc not in summaries:
-                raise DataSourceError(f"{qaps}:{number}: document_id {doc!r} has no summary in {_SUMMARIES}")
-            split = _SPLITS.get(row.get("set", ""))
-            if split is None:
-                raise DataSourceError(f"{qaps}:{number}: set {row.get('set')!r} is not train, valid or test")
-            index = per_document.get(doc, 0)
-            per_document[doc] = index + 1
-            answers = list(
-                dict.fromkeys(a.strip() for a in (row.get("answer1", ""), row.get("answer2", "")) if a.strip())
-            )
-            instances.append(
-                Instance(
-                    id=f"{doc}-{index}",
-                    input=f"{summaries[doc]}\nQuestion: {row['question'].strip()}",
-                    references=tuple(Reference(a, (CORRECT_TAG,)) for a in answers),
-                    split=split,
-                    metadata={"document_id": doc},
+            doc, name = row.get("document_id", ""), row.get("set", "")
+            if name not in _SPLITS:
+                raise DataSourceError(f"{qaps}:{number}: set {name!r} is not train, valid or test")
+            if (name, doc) not in summaries:
+                raise DataSourceError(f"{qaps}:{number}: document_id {doc!r} has no {name} summary in {_SUMMARIES}")
+            index = counts.get(doc, 0)
+            counts[doc] = index + 1
+            questions[name].setdefault(doc, []).append((number, index, row))
+        rng = random.Random(0)
+        instances = []
+        for name, split in _SPLITS.items():
+            for doc, rows in questions[name].items():
+                number, index, row = rng.choice(rows)
+                question = row.get("question", "").strip()
+                if not question:
+                    raise DataSourceError(f"{qaps}:{number}: the question is empty")
+                if not question.endswith("?"):
+                    question += "?"
+                instances.append(
+                    Instance(
+                        id=f"{doc}-{index}",
+                        input=f"{summaries[(name, doc)].strip()}\nQuestion: {question}",
+                        references=tuple(
+                            Reference(row.get(column, ""), (CORRECT_TAG,)) for column in ("answer1", "answer2")
+                        ),
+                        split=split,
+                        metadata={"document_id": doc},
+                    )
                 )
-            )
         return instances

@@ -2,7 +2,9 @@
 
 Authors' format (``Data/Main/{train,dev,test}.jsonl`` of the release, kept here as
 ``train.jsonl``, ``dev.jsonl``, ``test.jsonl``): ``id``, ``question.stem``,
-``question.choices`` (``text`` and ``label`` A-D) and ``answerKey``.
+``question.choices`` (``text`` and ``label`` A-D) and ``answerKey``. As HELM's loader
+does, the training file is the in-context pool and the test file is evaluated; the
+dev file is not read.
 
 The release's TSV files (``Data/Main/{train,dev,test}.tsv``, kept here as
 ``train.tsv``, ``dev.tsv``, ``test.tsv``; read when the JSONL files are absent) hold
@@ -14,8 +16,8 @@ split out at each ``(A)``..``(Z)`` marker; ids, inputs and answers equal the JSO
 Hugging Face copy (used when the authors' files are absent): ``allenai/openbookqa``,
 ``hf/main/{train,validation,test}-00000-of-00001.parquet`` with columns ``id``,
 ``question_stem``, ``choices`` (``{"text": [...], "label": [...]}``) and
-``answerKey``. Ids, inputs, references and splits are the same as from the
-authors' files. The ``hf_revision`` arg (default ``main``, not pinned) should be
+``answerKey`` (train and test only, as from the authors' files). Ids, inputs,
+references and splits are the same as from the authors' files. The ``hf_revision`` arg (default ``main``, not pinned) should be
 pinned to a commit of that repo.
 """
 
@@ -27,7 +29,7 @@ from typing import Any
 
 from holistic.core.errors import DataSourceError
 from holistic.core.interfaces import ScenarioInfo
-from holistic.core.types import TEST_SPLIT, TRAIN_SPLIT, VALID_SPLIT, Instance
+from holistic.core.types import TEST_SPLIT, TRAIN_SPLIT, Instance
 from holistic.scenarios.categories import CLASSIFICATION_CATEGORIES, CLASSIFICATION_NOT_APPLICABLE
 from holistic.scenarios.hf_copy import (
     HF_REVISION_UNPINNED,
@@ -47,7 +49,6 @@ _ZIP = "https://ai2-public-datasets.s3.amazonaws.com/open_book_qa/OpenBookQA-V1-
 _HF_REPO = "allenai/openbookqa"
 _HF_FILES = (
     (TRAIN_SPLIT, "main/train-00000-of-00001.parquet"),
-    (VALID_SPLIT, "main/validation-00000-of-00001.parquet"),
     (TEST_SPLIT, "main/test-00000-of-00001.parquet"),
 )
 
@@ -57,7 +58,14 @@ def _instance(
 ) -> Instance:
     if answer not in labels:
         raise DataSourceError(f"{where}: answerKey {answer!r} is not among the choice labels {labels}")
-    return Instance(id=instance_id, input=stem, references=choice_references(texts, labels.index(answer)), split=split)
+    right = texts[labels.index(answer)]
+    # as HELM: every choice whose text is the right one's is correct
+    return Instance(
+        id=instance_id,
+        input=stem,
+        references=choice_references(texts, [i for i, t in enumerate(texts) if t == right]),
+        split=split,
+    )
 
 
 def _read(path: Path, split: str) -> list[Instance]:
@@ -144,7 +152,8 @@ class OpenBookQAScenario(SplitFilesScenario):
         tags=("knowledge", "commonsense", "multiple_choice", "core"),
     )
     num_instances = 1000
-    split_files = (("train.jsonl", TRAIN_SPLIT), ("dev.jsonl", VALID_SPLIT), ("test.jsonl", TEST_SPLIT))
+    split_files = (("train.jsonl", TRAIN_SPLIT), ("test.jsonl", TEST_SPLIT))
+    """HELM's: the training file and the test file (``dev.jsonl`` is not read)."""
     hint = _ZIP
     read = staticmethod(_read)
 

@@ -2,10 +2,15 @@
 
 Authors' format: ``train_v0.2.json`` / ``val_v0.2.json``, SQuAD-like
 (``data[].paragraphs[].context`` + ``qas[]`` with ``question``, ``id``,
-``answers[].text``, ``orig_answer.text``). As in HELM, each dialogue gives one
-instance: a turn chosen by a seed from the dialogue id, asked after the earlier
-turns (questions with their original answers) as context. ``CANNOTANSWER`` is a
-valid answer.
+``answers[].text``, ``orig_answer.text``). As HELM's loader does, each dialogue
+(the first paragraph of each ``data`` entry) gives one instance: the passage loses
+its trailing `` CANNOTANSWER``; the asked turn ``k`` is ``randint(3, turns) - 1``
+from one generator seeded with 0 for the train file and then the validation file
+(HELM's ``random.seed(0)``); the prompt is ``Title: ...`` / ``Background: ...`` /
+``Section: ...`` / ``Passage: ...``, then the first ``k - 1`` turns (question and
+original answer; HELM leaves out turn ``k - 1``) and the asked question. The
+references are the turn's distinct answers; an answer of ``CANNOTANSWER`` alone also
+accepts "Not enough information", "Cannot answer" and "Do not know".
 
 Hugging Face copy (used when the authors' files are absent): ``allenai/quac`` in the
 Hub's Parquet conversion (revision ``refs/convert/parquet``),
@@ -25,7 +30,6 @@ from pathlib import Path
 from typing import Any
 
 from holistic.core.errors import DataSourceError
-from holistic.core.hashing import stable_seed
 from holistic.core.interfaces import ScenarioInfo
 from holistic.core.types import CORRECT_TAG, TRAIN_SPLIT, VALID_SPLIT, Instance, Reference
 from holistic.scenarios.categories import OPEN_QA_CATEGORIES, OPEN_QA_NOT_APPLICABLE
@@ -49,62 +53,77 @@ _HF_REPO = "allenai/quac"
 _HF_FILES = ((TRAIN_SPLIT, "plain_text/train/0000.parquet"), (VALID_SPLIT, "plain_text/validation/0000.parquet"))
 
 
+_UNANSWERABLE = ("Not enough information", "Cannot answer", "Do not know")
+_SUFFIX = " " + _NO_ANSWER
+
+
 def _dialogue_instance(
-    header: tuple[str, str, str], context: str, dialogue_id: str, turns: list[dict[str, Any]], split: str
+    header: tuple[str, str, str],
+    context: str,
+    dialogue_id: str,
+    turns: list[dict[str, Any]],
+    split: str,
+    rng: random.Random,
+    where: str,
 ) -> Instance:
     """One instance from a dialogue; each turn holds ``id``, ``question``, ``answers`` (list) and ``orig`` (str)."""
-    context = context.replace(_NO_ANSWER, "").strip()
-    turn = random.Random(stable_seed("quac-turn", dialogue_id)).randrange(len(turns))
+    if not context.endswith(_SUFFIX):
+        raise DataSourceError(f"{where}: the passage does not end with {_SUFFIX!r}, as QuAC's passages do")
+    if len(turns) < 3:
+        raise DataSourceError(f"{where}: the dialogue has {len(turns)} turns; HELM's QuAC needs at least 3")
+    turn = rng.randint(3, len(turns)) - 1
     title, background, section = header
-    lines = [f"Title: {title}", f"Background: {background}", f"Section: {section}", f"Passage: {context}", ""]
-    for qa in turns[:turn]:
-        previous = qa["orig"] or (qa["answers"] or [""])[0]
-        lines += [f"Question: {qa['question']}", f"Answer: {previous}"]
+    prompt = f"Title: {title}\n\nBackground: {background}\n\nSection: {section}\n"
+    prompt += f"Passage: {context[: -len(_SUFFIX)]}\n\n"
+    for qa in turns[: turn - 1]:
+        prompt += f"Question: {qa['question']}\nAnswer: {qa['orig']}\n\n"
     target = turns[turn]
-    lines.append(f"Question: {target['question']}")
-    answers = list(target["answers"]) + ([target["orig"]] if target["orig"] else [])
-    answers = list(dict.fromkeys(a.strip() for a in answers if a.strip())) or [_NO_ANSWER]
+    prompt += f"Question: {target['question']}"
+    answers = list(dict.fromkeys(target["answers"]))
+    if answers == [_NO_ANSWER]:
+        answers.extend(_UNANSWERABLE)
     return Instance(
         id=str(target["id"]),
-        input="\n".join(lines),
+        input=prompt,
         references=tuple(Reference(a, (CORRECT_TAG,)) for a in answers),
         split=split,
         metadata={"turn": turn, "dialogue_id": dialogue_id},
     )
 
 
-def _read(path: Path, split: str) -> list[Instance]:
+def _read(path: Path, split: str, rng: random.Random) -> list[Instance]:
     document = read_json(path)
     if not isinstance(document, dict) or not isinstance(document.get("data"), list):
         raise DataSourceError(f"{path}: expected an object with a 'data' list (QuAC / SQuAD layout)")
     out = []
     for article_index, article in enumerate(document["data"]):
-        for paragraph in article.get("paragraphs", []):
-            where = f"{path}: data[{article_index}]"
-            qas = require(paragraph, "qas", where)
-            if not qas:
-                continue
-            context = str(require(paragraph, "context", where))
-            dialogue_id = str(paragraph.get("id", qas[0]["id"].split("_q#")[0]))
-            turns = [
-                {
-                    "id": qa["id"],
-                    "question": qa["question"],
-                    "answers": [a["text"] for a in qa.get("answers", [])],
-                    "orig": qa.get("orig_answer", {}).get("text") or "",
-                }
-                for qa in qas
-            ]
-            header = (
-                str(article.get("title", "")),
-                str(article.get("background", "")),
-                str(article.get("section_title", "")),
-            )
-            out.append(_dialogue_instance(header, context, dialogue_id, turns, split))
+        where = f"{path}: data[{article_index}]"
+        paragraphs = require(article, "paragraphs", where)
+        if not paragraphs:
+            raise DataSourceError(f"{where}: no paragraphs")
+        paragraph = paragraphs[0]  # HELM reads the first (QuAC has one per entry)
+        qas = require(paragraph, "qas", where)
+        context = str(require(paragraph, "context", where))
+        dialogue_id = str(paragraph.get("id", qas[0]["id"].split("_q#")[0] if qas else article_index))
+        turns = [
+            {
+                "id": qa["id"],
+                "question": qa["question"],
+                "answers": [a["text"] for a in qa.get("answers", [])],
+                "orig": qa.get("orig_answer", {}).get("text") or "",
+            }
+            for qa in qas
+        ]
+        header = (
+            str(article.get("title", "")),
+            str(article.get("background", "")),
+            str(article.get("section_title", "")),
+        )
+        out.append(_dialogue_instance(header, context, dialogue_id, turns, split, rng, where))
     return out
 
 
-def _read_hf(path: Path, split: str) -> list[Instance]:
+def _read_hf(path: Path, split: str, rng: random.Random) -> list[Instance]:
     columns = ("dialogue_id", "context", "turn_ids", "questions", "answers", "orig_answers")
     rows = read_parquet_rows(path, columns, optional=("wikipedia_page_title", "background", "section_title"))
     out = []
@@ -112,8 +131,6 @@ def _read_hf(path: Path, split: str) -> list[Instance]:
         where = row_where(path, index)
         ids, questions = row["turn_ids"] or [], row["questions"] or []
         answers, orig = (row["answers"] or {}).get("texts") or [], (row["orig_answers"] or {}).get("texts") or []
-        if not ids:
-            continue
         if not len(ids) == len(questions) == len(answers) == len(orig):
             raise DataSourceError(
                 f"{where}: turn_ids, questions, answers.texts and orig_answers.texts differ in length "
@@ -128,7 +145,8 @@ def _read_hf(path: Path, split: str) -> list[Instance]:
             str(row.get("background") or ""),
             str(row.get("section_title") or ""),
         )
-        out.append(_dialogue_instance(header, str(row["context"] or ""), str(row["dialogue_id"]), turns, split))
+        context = str(row["context"] or "")
+        out.append(_dialogue_instance(header, context, str(row["dialogue_id"]), turns, split, rng, where))
     return out
 
 
@@ -153,7 +171,6 @@ class QuACScenario(SplitFilesScenario):
     num_instances = 1000
     split_files = (("train_v0.2.json", TRAIN_SPLIT), ("val_v0.2.json", VALID_SPLIT))
     hint = "https://quac.ai/"
-    read = staticmethod(_read)
 
     def __init__(self, hf_revision: str = HF_PARQUET_BRANCH) -> None:
         self.hf_revision = check_revision(hf_revision)
@@ -167,6 +184,7 @@ class QuACScenario(SplitFilesScenario):
         return DataNeeds(authors.scenario, (*authors.layouts, hf), hint=f"{authors.hint}; {hf_hint(_HF_REPO)}")
 
     def load(self, data: ResolvedData) -> list[Instance]:
+        rng = random.Random(0)  # one draw per dialogue, train file first, as HELM's random.seed(0)
         if data.layout == 1:
-            return [inst for split, p in _HF_FILES for inst in _read_hf(data[f"hf/{p}"], split)]
-        return super().load(data)
+            return [inst for split, p in _HF_FILES for inst in _read_hf(data[f"hf/{p}"], split, rng)]
+        return [inst for name, split in self.split_files for inst in _read(data[name], split, rng)]

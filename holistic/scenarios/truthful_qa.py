@@ -1,31 +1,32 @@
 """TruthfulQA (Lin et al., 2022), multiple-choice form: pick the true answer.
 
-Reads the authors' ``TruthfulQA.csv`` (``Question``, ``Best Answer``, ``Incorrect
-Answers`` separated by ``; ``...): the choices are the best answer plus the incorrect
-ones, in an order fixed by a seed from the question. The 817 questions have no
-official split: a fixed seeded 20% is the in-context pool (``train``), the rest
-is ``valid``.
+Reads the authors' ``data/v1/TruthfulQA.csv`` at the commit HELM 0.5.16 pins
+(``sylinrl/TruthfulQA@d71c1108``; the download is checked by sha256) and builds the
+instances as HELM's loader does: the question stripped; each answer stripped and
+given a final period when it lacks one; the incorrect answers (``; ``-separated,
+empty ones dropped) followed by the best answer, the list rotated left by
+``ord(best_answer[0]) % len(list)`` so that the correct letter varies; the first
+``int(817 * 0.2)`` = 163 rows of the file are the in-context pool (``train``), the
+other 654 are ``valid``, in file order. Ids are ``q<row>`` (0-based data rows).
 
 Hugging Face copy (used when the authors' file is absent): ``truthfulqa/truthful_qa``,
 configuration ``generation``: ``hf/generation/validation-00000-of-00001.parquet``
 with columns ``question``, ``best_answer``, ``incorrect_answers`` (a list),
-``category`` and ``type``. That configuration, rather than ``multiple_choice``
-(whose ``mc1_targets`` hold a different, larger choice set), carries the CSV's
-columns, so ids (``q<row>``), inputs, choices, references and splits are the same
-as from ``TruthfulQA.csv``. The ``hf_revision`` arg (default ``main``, not
-pinned) should be pinned to a commit of that repo.
+``category`` and ``type``, read the same way. That copy is not the file HELM pins
+(its rows may differ in wording or order), so a run on it is not HELM's TruthfulQA;
+the ``hf_revision`` arg (default ``main``, not pinned) should be pinned to a commit
+of that repo.
 """
 
 from __future__ import annotations
 
-import random
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from holistic.core.errors import DataSourceError
-from holistic.core.hashing import stable_seed
 from holistic.core.interfaces import ScenarioInfo
-from holistic.core.types import VALID_SPLIT, Instance
+from holistic.core.types import TRAIN_SPLIT, VALID_SPLIT, Instance
 from holistic.scenarios.categories import CLASSIFICATION_CATEGORIES, CLASSIFICATION_NOT_APPLICABLE
 from holistic.scenarios.hf_copy import (
     HF_REVISION_UNPINNED,
@@ -36,29 +37,50 @@ from holistic.scenarios.hf_copy import (
     read_parquet_rows,
     row_where,
 )
-from holistic.scenarios.loading import FileScenario, choice_references, with_train_pool
+from holistic.scenarios.loading import FileScenario, choice_references, github_raw
 from holistic.scenarios.prompt_format import multiple_choice_joint_format
 from holistic.scenarios.readers import read_csv_dicts
 from holistic.scenarios.sources import DataFile, DataNeeds, Download, ResolvedData
 
-_URL = "https://raw.githubusercontent.com/sylinrl/TruthfulQA/main/TruthfulQA.csv"
+_URL = github_raw("sylinrl/TruthfulQA", "d71c110897f5d31c5d7f309e7bc316c152f6f031", "data/v1/TruthfulQA.csv")
+"""The file HELM 0.5.16 downloads (``truthful_qa_scenario.py``)."""
+_SHA256 = "f9bd9e859cc102cb1f647f1064da7e009be752c416845cf9fa56e6eaae403a7d"
 _TRAIN_FRACTION = 0.2
 _SIZE = 817
 _HF_REPO = "truthfulqa/truthful_qa"
 _HF_FILE = "generation/validation-00000-of-00001.parquet"
 
 
-def _instance(number: int, question: str, best: str, wrong: list[str], metadata: dict[str, str]) -> Instance:
-    choices = [best.strip()] + [w.strip() for w in wrong if w.strip()]
-    order = list(range(len(choices)))
-    random.Random(stable_seed("truthful_qa-choices", question)).shuffle(order)
+def _with_period(answer: str) -> str:
+    """HELM's answer text: stripped, with a final period added when it has none."""
+    text = answer.strip()
+    return text if text.endswith(".") else text + "."
+
+
+def _instance(
+    number: int, question: str, best: str, wrong: list[str], metadata: dict[str, str], where: str
+) -> Instance:
+    """HELM's choices: the incorrect answers, then the best one, rotated left by
+    ``ord(best[0]) % n`` (its first character's code point)."""
+    if not best.strip():
+        raise DataSourceError(f"{where}: the best answer is empty")
+    best_text = _with_period(best)
+    choices = [_with_period(w) for w in wrong if w.strip()] + [best_text]
+    k = ord(best_text[0]) % len(choices)
+    rotated = choices[k:] + choices[:k]
     return Instance(
         id=f"q{number:04d}",
         input=question.strip(),
-        references=choice_references([choices[i] for i in order], order.index(0)),
+        references=choice_references(rotated, (len(choices) - 1 - k) % len(choices)),
         split=VALID_SPLIT,
         metadata=metadata,
     )
+
+
+def _with_train_split(instances: list[Instance]) -> list[Instance]:
+    """HELM's split: the first 20% of the file (rounded down) is ``train``."""
+    k = int(len(instances) * _TRAIN_FRACTION)
+    return [replace(i, split=TRAIN_SPLIT) for i in instances[:k]] + instances[k:]
 
 
 def _read_hf(path: Path) -> list[Instance]:
@@ -70,7 +92,14 @@ def _read_hf(path: Path) -> list[Instance]:
             raise DataSourceError(f"{row_where(path, index)}: 'incorrect_answers' must be a list, got {wrong!r}")
         metadata = {"category": row.get("category") or "", "type": row.get("type") or ""}
         instances.append(
-            _instance(index, str(row["question"]), str(row["best_answer"]), [str(w) for w in wrong], metadata)
+            _instance(
+                index,
+                str(row["question"]),
+                str(row["best_answer"]),
+                [str(w) for w in wrong],
+                metadata,
+                row_where(path, index),
+            )
         )
     return instances
 
@@ -108,15 +137,15 @@ class TruthfulQAScenario(FileScenario):
         return DataNeeds(
             "truthful_qa",
             layouts=(
-                (DataFile("TruthfulQA.csv", downloads=(Download(_URL),)),),
+                (DataFile("TruthfulQA.csv", downloads=(Download(_URL, sha256=_SHA256),)),),
                 hf_layout(_HF_REPO, self.hf_revision, [_HF_FILE]),
             ),
-            hint=f"https://github.com/sylinrl/TruthfulQA (TruthfulQA.csv); {hf_hint(_HF_REPO)}",
+            hint=f"{_URL} (the file HELM reads); {hf_hint(_HF_REPO)}",
         )
 
     def load(self, data: ResolvedData) -> list[Instance]:
         instances = _read_hf(data[f"hf/{_HF_FILE}"]) if data.layout == 1 else self._read_csv(data["TruthfulQA.csv"])
-        return with_train_pool(instances, int(len(instances) * _TRAIN_FRACTION), "truthful_qa-train-pool")
+        return _with_train_split(instances)
 
     def _read_csv(self, path: Path) -> list[Instance]:
         instances = []
@@ -127,5 +156,5 @@ class TruthfulQAScenario(FileScenario):
             except KeyError as exc:
                 raise DataSourceError(f"{where}: missing column {exc.args[0]!r}; columns: {sorted(row)}") from None
             metadata = {"category": row.get("Category", ""), "type": row.get("Type", "")}
-            instances.append(_instance(number - 2, question, best, wrong.split(";"), metadata))
+            instances.append(_instance(number - 2, question, best, wrong.split(";"), metadata, where))
         return instances

@@ -9,8 +9,10 @@ the per-instance stats. The tests rebuild the requests with holistic under the
 
 from __future__ import annotations
 
+import importlib
 import json
 import os
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -129,7 +131,7 @@ def golden(request: pytest.FixtureRequest) -> dict[str, Any]:
 
 
 def test_golden_files_exist() -> None:
-    assert {"mmlu", "boolq", "imdb", "raft"} <= {p.stem for p in GOLDEN}
+    assert {"mmlu", "truthful_qa", "boolq", "imdb", "raft", "narrative_qa"} <= {p.stem for p in GOLDEN}
 
 
 def test_prompts_and_request_parameters_are_helms(golden: dict[str, Any], tmp_path: Path) -> None:
@@ -219,24 +221,39 @@ def _data_root() -> Path | None:
     return None
 
 
-def test_holistic_loads_the_instances_helm_had(golden: dict[str, Any]) -> None:
-    """holistic's own loader, on the authors' files, gives HELM's training pool and evaluation
-    pool, in HELM's order (for RAFT: the split HELM's loader makes with ``datasets``)."""
-    from holistic.core.interfaces import ScenarioContext
-    from holistic.core.types import ScenarioSpec
-    from holistic.scenarios.registry import create_scenario
+def _harness() -> Any:
+    """scripts/helm_conformance.py, which wrote the files both tools read (it imports no HELM)."""
+    scripts = str(HERE.parents[1] / "scripts")
+    if scripts not in sys.path:
+        sys.path.insert(0, scripts)
+    return importlib.import_module("helm_conformance")
 
+
+def _scenario_root(golden: dict[str, Any], tmp_path: Path) -> Path:
+    """The files HELM's loader read: the authors' files, or the harness's files in their format."""
+    harness = _harness()
+    key = golden["harness_key"]
     root = _data_root()
-    if root is None or not (root / golden["scenario"]).is_dir():
-        pytest.skip("real benchmark files not available (set HOLISTIC_DATA_ROOT or place them at ../shared/data)")
-    scenario = create_scenario(ScenarioSpec.make(golden["scenario"], golden["args"]))
-    instances = list(scenario.get_instances(ScenarioContext(data_root=root, offline=True)))
+    if key not in harness.WRITTEN:
+        source = "imdb" if key == "imdb" else golden["scenario"]
+        if root is None or not (root / source).is_dir():
+            pytest.skip("real benchmark files not available (set HOLISTIC_DATA_ROOT or place them at ../shared/data)")
+    path: Path = harness.scenario_data_root(key, root or tmp_path, tmp_path)
+    return path
+
+
+def test_holistic_loads_the_instances_helm_had(golden: dict[str, Any], tmp_path: Path) -> None:
+    """holistic's own loader, on the bytes HELM's loader read, makes every instance HELM's made
+    (input, references, split), in HELM's order; and the training pool and evaluation pool ids
+    are those of the golden file."""
+    harness = _harness()
+    instances = harness.holistic_instances(golden["harness_key"], _scenario_root(golden, tmp_path))
+    rows = harness.holistic_instance_rows(golden["harness_key"], instances)
+    expected = golden["helm_instances"]
+    assert len(rows) == expected["count"]
+    assert harness.instances_digest(rows) == expected["sha256"]
     train = [i for i in instances if i.split == "train"]
     assert [i.id for i in train] == [t["id"] for t in golden["train"]]
-    assert [i.input for i, t in zip(train, golden["train"], strict=True) if t["input"] is not None] == [
-        t["input"] for t in golden["train"] if t["input"] is not None
-    ]
-    assert [_correct(i.references) for i in train] == [_correct_raw(t["references"]) for t in golden["train"]]
     assert [i.id for i in instances if i.split != "train"] == golden["eval_pool_ids"]
     by_id = {i.id: i for i in instances}
     for helm in golden["request_states"]:
@@ -256,3 +273,23 @@ def _correct(references: Any) -> list[str]:
 
 def _correct_raw(references: list[list[Any]]) -> list[str]:
     return [text for text, tags in references if "correct" in tags]
+
+
+LOADER_GOLDEN = sorted((HERE / "loaders").glob("*.json"))
+"""Scenarios whose loader alone was compared with HELM's (``LOADER_ONLY`` in the harness)."""
+
+
+def test_loader_golden_files_exist() -> None:
+    assert {"quac", "hellaswag", "openbookqa"} <= {p.stem for p in LOADER_GOLDEN}
+
+
+@pytest.mark.parametrize("path", LOADER_GOLDEN, ids=[p.stem for p in LOADER_GOLDEN])
+def test_holistic_loader_makes_helms_instances(path: Path, tmp_path: Path) -> None:
+    """holistic's loader, on the files HELM's loader read, makes every instance HELM's made."""
+    golden = _load(path)
+    harness = _harness()
+    instances = harness.holistic_instances(golden["harness_key"], _scenario_root(golden, tmp_path))
+    rows = harness.holistic_instance_rows(golden["harness_key"], instances)
+    assert rows[: len(golden["first_instances"])] == golden["first_instances"]
+    assert len(rows) == golden["helm_instances"]["count"]
+    assert harness.instances_digest(rows) == golden["helm_instances"]["sha256"]

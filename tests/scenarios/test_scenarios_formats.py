@@ -90,8 +90,15 @@ def test_imdb_official_tree(offline_ctx: ScenarioContext) -> None:
             (folder / f"3_{rating}.txt").write_text(f"{polarity} review<br /><br />second line", encoding="utf-8")
             (folder / f"10_{rating}.txt").write_text("another", encoding="utf-8")
     instances = _load(offline_ctx, "imdb")
-    assert Counter(i.split for i in instances) == {"train": 4, "test": 4}
-    first = next(i for i in instances if i.id == "test-pos-3")
+    # HELM's split names (the test reviews are its valid split) and order (positive, then negative)
+    assert Counter(i.split for i in instances) == {"train": 4, "valid": 4}
+    assert [i.id for i in instances if i.split == "valid"] == [
+        "valid-pos-3",
+        "valid-pos-10",
+        "valid-neg-3",
+        "valid-neg-10",
+    ]
+    first = next(i for i in instances if i.id == "valid-pos-3")
     assert first.input == "pos review<br /><br />second line"  # as HELM reads it
     assert first.correct_references[0].output == "Positive"
     assert first.metadata["rating"] == 9
@@ -102,18 +109,25 @@ def test_hellaswag(offline_ctx: ScenarioContext) -> None:
     row = {
         "ind": 4,
         "activity_label": "Removing ice from car",
+        "ctx_a": "Then,",
+        "ctx_b": "the man writes",
         "ctx": "Then, the man writes",
         "endings": ["a", "b", "c", "d"],
         "label": 2,
         "split": "val",
         "source_id": "s",
     }
+    no_ctx_b = {**row, "ind": 5, "ctx_b": "", "ctx": "Then,", "endings": ["x", "y", "x", "z"], "label": 0}
     _jsonl(root / "hellaswag_train.jsonl", [{**row, "ind": 1, "label": 0}])
-    _jsonl(root / "hellaswag_val.jsonl", [row])
+    _jsonl(root / "hellaswag_val.jsonl", [row, no_ctx_b])
     instances = _load(offline_ctx, "hellaswag")
-    assert [(i.id, i.split) for i in instances] == [("train-1", "train"), ("valid-4", "valid")]
-    assert instances[1].input == "Removing ice from car: Then, the man writes"
+    assert [(i.id, i.split) for i in instances] == [("train-1", "train"), ("valid-4", "valid"), ("valid-5", "valid")]
+    # HELM's input: ctx_a, a space and ctx_b with its first letter upper-cased (a space even when ctx_b is empty)
+    assert instances[1].input == "Removing ice from car: Then, The man writes"
+    assert instances[2].input == "Removing ice from car: Then, "
     assert [r.output for r in instances[1].correct_references] == ["c"]
+    # every ending equal to the right one is correct, as in HELM
+    assert [r.is_correct for r in instances[2].references] == [True, False, True, False]
 
 
 def test_openbookqa(offline_ctx: ScenarioContext) -> None:
@@ -133,40 +147,53 @@ def test_openbookqa(offline_ctx: ScenarioContext) -> None:
     _jsonl(root / "dev.jsonl", [row("d1", "B")])
     _jsonl(root / "test.jsonl", [row("e1", "D"), row("e2", "C")])
     instances = _load(offline_ctx, "openbookqa")
+    # HELM's loader reads the training and test files only (the dev file is not evaluated)
     assert [(i.id, i.split, i.correct_references[0].output) for i in instances] == [
         ("t1", "train", "w"),
-        ("d1", "valid", "x"),
         ("e1", "test", "z"),
         ("e2", "test", "y"),
     ]
 
 
-def test_truthful_qa_choices_are_shuffled_but_gold_is_kept(offline_ctx: ScenarioContext) -> None:
+def test_truthful_qa_is_helms_loader(offline_ctx: ScenarioContext) -> None:
+    """HELM's TruthfulQA: answers stripped and given a final period, the incorrect ones then the
+    best one, rotated left by ord(best[0]) % n; the first 20% of the file (rounded down) is train."""
     root = _folder(offline_ctx, "truthful_qa")
     header = ["Type", "Category", "Question", "Best Answer", "Correct Answers", "Incorrect Answers", "Source"]
     rows = [
-        [
-            "Adversarial",
-            "Misc",
-            f"Question {i}?",
-            f"true {i}",
-            f"true {i}",
-            f"false a{i}; false b{i}; false c{i}",
-            "src",
-        ]
-        for i in range(20)
-    ]
+        # ord("B") = 66: 66 % 3 = 0, no rotation; the best answer is last
+        ["Adversarial", "Misc", " Why? ", "Because", "Because", "No reason; ; It is not.", "src"],
+        # ord("a") = 97: 97 % 4 = 1, rotated by one: the best answer moves to third place
+        ["Non-Adversarial", "Law", "Who?", "a person.", "a person", "Nobody;Everybody ; A cat", "src"],
+    ] + [["Adversarial", "Misc", f"Question {i}?", "Yes", "Yes", "No", "src"] for i in range(8)]
     _csv(root / "TruthfulQA.csv", header, rows)
     instances = _load(offline_ctx, "truthful_qa")
-    assert Counter(i.split for i in instances) == {"valid": 16, "train": 4}
-    positions = set()
-    for inst in instances:
-        number = inst.input.split()[1].rstrip("?")
-        assert [r.output for r in inst.correct_references] == [f"true {number}"]
-        assert len(inst.references) == 4
-        positions.add([r.is_correct for r in inst.references].index(True))
-    assert len(positions) > 1  # the gold is not always first
-    assert _load(offline_ctx, "truthful_qa") == instances
+    assert [(i.id, i.split) for i in instances[:3]] == [("q0000", "train"), ("q0001", "train"), ("q0002", "valid")]
+    assert Counter(i.split for i in instances) == {"train": 2, "valid": 8}
+    first, second = instances[0], instances[1]
+    assert first.input == "Why?"
+    assert [(r.output, r.is_correct) for r in first.references] == [
+        ("No reason.", False),
+        ("It is not.", False),
+        ("Because.", True),
+    ]
+    assert [(r.output, r.is_correct) for r in second.references] == [
+        ("Everybody.", False),
+        ("A cat.", False),
+        ("a person.", True),
+        ("Nobody.", False),
+    ]
+    assert second.metadata == {"category": "Law", "type": "Non-Adversarial"}
+
+
+def test_truthful_qa_empty_best_answer_names_the_line(offline_ctx: ScenarioContext) -> None:
+    root = _folder(offline_ctx, "truthful_qa")
+    header = ["Type", "Category", "Question", "Best Answer", "Correct Answers", "Incorrect Answers", "Source"]
+    _csv(
+        root / "TruthfulQA.csv", header, [["A", "M", "Q?", "Yes", "", "No", "s"], ["A", "M", "Q?", " ", "", "No", "s"]]
+    )
+    with pytest.raises(DataSourceError, match=r"TruthfulQA\.csv:3: the best answer is empty"):
+        _load(offline_ctx, "truthful_qa")
 
 
 def test_narrative_qa(offline_ctx: ScenarioContext) -> None:
@@ -186,7 +213,7 @@ def test_narrative_qa(offline_ctx: ScenarioContext) -> None:
         [
             ["d1", "train", "Who?", "Ann", "Ann", "", "", ""],
             ["d2", "test", "Where?", "Paris", "in Paris", "", "", ""],
-            ["d2", "test", "When?", "1900", "1901", "", "", ""],
+            ["d2", "test", " When ", "1900", "1901", "", "", ""],
         ],
     )
     _csv(
@@ -195,10 +222,12 @@ def test_narrative_qa(offline_ctx: ScenarioContext) -> None:
         [["d1", "train", "Ann lives.", ""], ["d2", "test", "A story in Paris.", ""]],
     )
     instances = _load(offline_ctx, "narrative_qa")
-    assert [(i.id, i.split) for i in instances] == [("d1-0", "train"), ("d2-0", "test"), ("d2-1", "test")]
-    assert instances[1].input == "A story in Paris.\nQuestion: Where?"
-    assert [r.output for r in instances[1].references] == ["Paris", "in Paris"]
-    assert [r.output for r in instances[0].references] == ["Ann"]
+    # HELM's loader: one question per story, drawn by random.choice after random.seed(0)
+    # (the second draw, over d2's two questions, picks the second); "?" added when missing
+    assert [(i.id, i.split) for i in instances] == [("d1-0", "train"), ("d2-1", "test")]
+    assert instances[1].input == "A story in Paris.\nQuestion: When?"
+    assert [r.output for r in instances[1].references] == ["1900", "1901"]
+    assert [r.output for r in instances[0].references] == ["Ann", "Ann"]  # both answers, as HELM lists them
 
 
 def _nq_row(i: int, simplified: bool) -> dict[str, Any]:
@@ -245,7 +274,7 @@ def test_natural_qa_full_and_simplified_formats(offline_ctx: ScenarioContext) ->
     assert simplified[0].input == "Paris is the capital\nQuestion: What is the capital of france?"
 
 
-def test_quac_picks_a_seeded_turn_with_history(offline_ctx: ScenarioContext) -> None:
+def test_quac_is_helms_loader(offline_ctx: ScenarioContext) -> None:
     root = _folder(offline_ctx, "quac")
 
     def doc(prefix: str) -> dict[str, Any]:
@@ -273,14 +302,41 @@ def test_quac_picks_a_seeded_turn_with_history(offline_ctx: ScenarioContext) -> 
     (root / "val_v0.2.json").write_text(json.dumps(doc("C_val")), encoding="utf-8")
     instances = _load(offline_ctx, "quac")
     assert [i.split for i in instances] == ["train", "valid"]
+    # HELM: random.seed(0) once, then randint(3, 4) - 1 per dialogue: turn 3 in both files; the
+    # history is the first turn - 1 turns (HELM leaves out the turn just before the asked one)
     inst = instances[1]
-    turn = inst.metadata["turn"]
-    assert inst.id == f"C_val_q#{turn}"
-    assert inst.input.startswith("Title: T\nBackground: B\nSection: S\nPassage: Ctx text.\n")
-    assert inst.input.endswith(f"Question: q{turn}")
-    assert inst.input.count("Answer: ") == turn
-    assert [r.output for r in inst.references] == [f"a{turn}"]
-    assert "CANNOTANSWER" not in inst.input
+    assert inst.id == "C_val_q#3"
+    assert inst.input == (
+        "Title: T\n\nBackground: B\n\nSection: S\nPassage: Ctx text.\n\n"
+        "Question: q0\nAnswer: a0\n\nQuestion: q1\nAnswer: a1\n\nQuestion: q3"
+    )
+    assert [r.output for r in inst.references] == ["a3"]
+
+
+def test_quac_unanswerable_turn_and_bad_passage(offline_ctx: ScenarioContext) -> None:
+    root = _folder(offline_ctx, "quac")
+    qas = [
+        {"question": f"q{k}", "id": f"C_q#{k}", "answers": [{"text": "CANNOTANSWER"}] * 2, "orig_answer": {"text": "x"}}
+        for k in range(3)
+    ]
+    paragraph: dict[str, Any] = {"id": "C", "context": "Ctx. CANNOTANSWER", "qas": qas}
+    doc = {"data": [{"title": "T", "background": "B", "section_title": "S", "paragraphs": [paragraph]}]}
+    (root / "train_v0.2.json").write_text(json.dumps(doc), encoding="utf-8")
+    (root / "val_v0.2.json").write_text(json.dumps({"data": []}), encoding="utf-8")
+    (inst,) = _load(offline_ctx, "quac")
+    # only CANNOTANSWER: HELM accepts three phrasings of it too
+    assert [r.output for r in inst.references] == [
+        "CANNOTANSWER",
+        "Not enough information",
+        "Cannot answer",
+        "Do not know",
+    ]
+    paragraph["context"] = "Ctx."
+    (root / "train_v0.2.json").write_text(json.dumps(doc), encoding="utf-8")
+    with pytest.raises(
+        DataSourceError, match=r"train_v0\.2\.json: data\[0\]: the passage does not end with ' CANNOTANSWER'"
+    ):
+        _load(offline_ctx, "quac")
 
 
 def test_msmarco_regular_and_trec(offline_ctx: ScenarioContext) -> None:

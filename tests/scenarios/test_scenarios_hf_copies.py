@@ -171,12 +171,12 @@ def test_imdb_hf_copy(offline_ctx: ScenarioContext) -> None:
     _parquet(offline_ctx, "imdb", "plain_text/train-00000-of-00001.parquet", rows[:2])
     _parquet(offline_ctx, "imdb", "plain_text/test-00000-of-00001.parquet", rows)
     instances = _load(offline_ctx, "imdb")
-    assert Counter(i.split for i in instances) == {"train": 2, "test": 3}
-    test = [i for i in instances if i.split == "test"]
+    assert Counter(i.split for i in instances) == {"train": 2, "valid": 3}
+    test = [i for i in instances if i.split == "valid"]
     assert [(i.id, _correct(i)) for i in test] == [
-        ("test-neg-r0", ["Negative"]),
-        ("test-pos-r1", ["Positive"]),
-        ("test-pos-r2", ["Positive"]),
+        ("valid-neg-r0", ["Negative"]),
+        ("valid-pos-r1", ["Positive"]),
+        ("valid-pos-r2", ["Positive"]),
     ]
     assert test[0].input == "bad<br /><br />film"  # as from the aclImdb tree (HELM keeps the tags)
     _parquet(offline_ctx, "imdb", "plain_text/test-00000-of-00001.parquet", [{"text": "x", "label": 2}])
@@ -207,7 +207,7 @@ def test_hellaswag_hf_copy_with_string_labels(offline_ctx: ScenarioContext) -> N
         ("valid-4", "valid", ["c"]),
         ("valid-5", "valid", ["d"]),
     ]
-    assert instances[1].input == "Removing ice from car: Then, the man writes"
+    assert instances[1].input == "Removing ice from car: Then, The man writes"
     assert instances[1].metadata == {"source_id": "s", "split_type": "indomain"}
 
 
@@ -226,7 +226,6 @@ def test_openbookqa_hf_copy(offline_ctx: ScenarioContext) -> None:
     instances = _load(offline_ctx, "openbookqa")
     assert [(i.id, i.split, _correct(i)) for i in instances] == [
         ("t1", "train", ["w"]),
-        ("d1", "valid", ["x"]),
         ("e1", "test", ["z"]),
         ("e2", "test", ["y"]),
     ]
@@ -264,7 +263,7 @@ def test_truthful_qa_hf_generation_config_matches_the_csv(offline_ctx: ScenarioC
     hf = _load(offline_ctx, "truthful_qa")
     assert Counter(i.split for i in hf) == {"train": 2, "valid": 8}
     assert [i.id for i in hf] == [f"q{n:04d}" for n in range(10)]
-    assert all(len(i.references) == 4 and _correct(i) == [f"Nothing happens {n}"] for n, i in enumerate(hf))
+    assert all(len(i.references) == 4 and _correct(i) == [f"Nothing happens {n}."] for n, i in enumerate(hf))
     assert hf[0].metadata == {"category": "Misconceptions", "type": "Adversarial"}
 
     assert offline_ctx.data_root is not None
@@ -367,7 +366,7 @@ def test_quac_hf_copy_matches_the_authors_json(offline_ctx: ScenarioContext) -> 
     assert [i.split for i in hf] == ["train", "valid", "valid"]
     turn = hf[1].metadata["turn"]
     assert hf[1].id == f"C_val_q#{turn}"
-    assert hf[1].input.startswith("Title: T\nBackground: B\nSection: S\nPassage: Ctx text.\n")
+    assert hf[1].input.startswith("Title: T\n\nBackground: B\n\nSection: S\nPassage: Ctx text.\n\n")
     assert _correct(hf[1]) == [f"a{turn}", f"b{turn}"]
 
     assert offline_ctx.data_root is not None

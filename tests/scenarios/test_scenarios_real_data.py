@@ -57,7 +57,7 @@ def test_boolq_validation_file(real_root: Path, tmp_path: Path) -> None:
 
 def test_imdb_labelled_lines(real_root: Path, tmp_path: Path) -> None:
     instances = _load(real_root, tmp_path, "imdb")
-    assert Counter(i.split for i in instances) == {"test": 950, "train": 50}
+    assert Counter(i.split for i in instances) == {"valid": 950, "train": 50}
     first = next(i for i in instances if i.id == "imdb_1000-00001")
     assert first.input.startswith("seriously , i do n't understand how justin long")
     assert [r.output for r in first.correct_references] == ["Negative"]
