@@ -6,8 +6,8 @@ Authors' format (``Data/Main/{train,dev,test}.jsonl`` of the release, kept here 
 does, the training file is the in-context pool and the test file is evaluated; the
 dev file is not read.
 
-The release's TSV files (``Data/Main/{train,dev,test}.tsv``, kept here as
-``train.tsv``, ``dev.tsv``, ``test.tsv``; read when the JSONL files are absent) hold
+The release's TSV files (``Data/Main/{train,test}.tsv``, kept here as
+``train.tsv`` and ``test.tsv``; read when the JSONL files are absent) hold
 one question per line: the id, the stem with every choice in the same string
 (``The sun is responsible for (A) … (B) … (C) … (D) …``) and the answer key. A
 first line whose last field is not a choice letter is a header. The choices are
@@ -84,7 +84,7 @@ def _read(path: Path, split: str) -> list[Instance]:
     return out
 
 
-_TSV_FILES = ((TRAIN_SPLIT, "train.tsv"), (VALID_SPLIT, "dev.tsv"), (TEST_SPLIT, "test.tsv"))
+_TSV_FILES = ((TRAIN_SPLIT, "train.tsv"), (TEST_SPLIT, "test.tsv"))  # as HELM reads the JSONL: train and test
 _CHOICE_MARK = re.compile(r"\s*\(([A-Z])\)\s*")
 
 
