@@ -16,6 +16,7 @@ from pathlib import Path
 from holistic.cli.common import env_path, patterns, positive_int, run_main
 from holistic.core.interfaces import ScenarioContext
 from holistic.core.plugins import load_plugins
+from holistic.core.templates import TemplateLimits, configure
 from holistic.core.types import RunSpec
 from holistic.execution.options import EXECUTORS, RunOptions
 from holistic.results.fs import local_folder, location
@@ -135,6 +136,18 @@ def build_parser() -> argparse.ArgumentParser:
         help="load scenarios, metrics, perturbations or model providers that are not installed: a module "
         "name, a .py file or a folder of them (repeatable). This runs that code; a spec cannot ask for it",
     )
+    limits = p.add_argument_group(
+        "limits", "what a spec may make holistic spend; past one, helm-run stops with exit 2 naming it"
+    )
+    template_defaults = TemplateLimits()
+    for option, default, what in (
+        ("--max-template-chars", template_defaults.max_chars, "characters one render of a user template may build"),
+        ("--max-template-steps", template_defaults.max_steps, "loop iterations and calls per template render"),
+        ("--max-template-depth", template_defaults.max_depth, "nesting of macro calls and recursive loops"),
+    ):
+        limits.add_argument(
+            option, type=positive_int, default=default, metavar="N", help=f"{what} (default: {default})"
+        )
     p.add_argument(
         "--address",
         metavar="HOST:PORT",
@@ -166,6 +179,7 @@ def _main(args: argparse.Namespace) -> int:
 
     if args.limit is not None and args.max_eval_instances is not None:
         raise SelectionError("give --limit (the first N) or --max-eval-instances (a seeded sample of N), not both")
+    configure(TemplateLimits(args.max_template_chars, args.max_template_steps, args.max_template_depth))
     plugins = tuple(args.plugins)
     load_plugins(plugins)
     compiled = compile_spec(args.spec, models_file=args.models_file)

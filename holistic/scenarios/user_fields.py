@@ -409,7 +409,7 @@ def _is_letter(text: str) -> bool:
 def _compile_template(source: str) -> Any:
     import jinja2
 
-    from holistic.core.templates import TemplateProblem, compile_template
+    from holistic.core.templates import TemplateLimitError, TemplateProblem, compile_template
     from holistic.core.templates import render as render_sandboxed
 
     try:  # one trailing newline of the source is dropped (YAML's `template: |` adds one)
@@ -423,6 +423,8 @@ def _compile_template(source: str) -> Any:
             return render_sandboxed(template, {**variables, "row": variables})
         except TemplateProblem as exc:
             raise DataSourceError(f"{row.where}: {exc.message}") from None
+        except TemplateLimitError as exc:
+            raise TemplateLimitError(f"{row.where}: {exc}") from None
         except jinja2.UndefinedError as exc:
             raise DataSourceError(
                 f"{row.where}: template: {exc.message}; columns: {', '.join(variables)} "

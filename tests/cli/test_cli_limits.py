@@ -1,0 +1,60 @@
+"""Hardening, round two: bounded resources for everything a spec or a server can send.
+
+Each test is one failure family of the issue and fails on the code before it. Memory and CPU
+bombs run in a child process under a 1.5 GB address-space cap and a 20 s deadline
+(:func:`~tests.cli.helm_run_helpers.capped`), so a regression fails the test, never the machine.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from tests.cli.helm_run_helpers import capped, one_error_line
+
+
+def _file_spec(tmp_path: Path, template: str) -> Path:
+    data = tmp_path / "d.jsonl"
+    data.write_text("".join(json.dumps({"q": f"q{i}", "a": "x", "split": "test"}) + "\n" for i in range(3)))
+    spec = tmp_path / "bomb.yaml"
+    spec.write_text(
+        "suite: bomb\nmodels: [simple/echo]\ndefaults: {metrics: [accuracy], adaptation: {max_train_instances: 0}}\nruns:\n  - scenario: file\n"
+        f"    args:\n      path: {data}\n      fields: {{output: a, split: split}}\n"
+        f"      template: {json.dumps(template)}\n"
+    )
+    return spec
+
+
+# -- 1. a template cannot exhaust memory or CPU ------------------------------------------------
+
+TEMPLATE_BOMBS = {
+    "loop-of-big-strings": ('{% set s = "A" * 100000 %}{% for i in range(100000) %}{{ s }}{% endfor %}', "chars"),
+    "one-huge-string": ('{{ "A" * 1000000000 }}', "chars"),
+    "nested-loops": ("{% for i in range(100000) %}{% for j in range(100000) %}{% endfor %}{% endfor %}", "steps"),
+    "huge-range": ("{% for i in range(10**8) %}{% endfor %}", "--max-template"),
+    "recursive-macro": ("{% macro f(n) %}{{ f(n + 1) }}{% endmacro %}{{ f(0) }}", "depth"),
+    "set-block": ('{% set s %}{% for i in range(100000) %}{{ "A" * 100000 }}{% endfor %}{% endset %}', "chars"),
+    "filter-width": ('{{ "a"|center(1000000000) }}', "chars"),
+    "huge-power": ("{{ 10 ** 100000000 }}", "chars"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(TEMPLATE_BOMBS))
+def test_a_template_bomb_stops_with_exit_2_naming_the_limit(tmp_path: Path, name: str) -> None:
+    template, limit = TEMPLATE_BOMBS[name]
+    spec = _file_spec(tmp_path, "Q: {{ q }} " + template)
+    done = capped("holistic.cli.run", [str(spec), "--output-dir", str(tmp_path / "out")], tmp_path)
+    assert done.returncode == 2, done.stderr
+    one_error_line(done.stderr, "template", limit)
+    assert "d.jsonl" in done.stderr  # the row whose render went past the budget
+
+
+def test_a_template_budget_can_be_raised(tmp_path: Path) -> None:
+    spec = _file_spec(tmp_path, "Q: {{ q }} {% for i in range(2000) %}.{% endfor %}")
+    out = tmp_path / "out"
+    low = capped("holistic.cli.run", [str(spec), "--output-dir", str(out), "--max-template-steps", "1000"], tmp_path)
+    assert low.returncode == 2 and "--max-template-steps" in low.stderr, low.stderr
+    ok = capped("holistic.cli.run", [str(spec), "--output-dir", str(out), "--max-template-steps", "5000"], tmp_path)
+    assert ok.returncode == 0, ok.stderr
