@@ -22,6 +22,7 @@ from holistic.execution.options import EXECUTORS, RunOptions
 from holistic.results.fs import local_folder, location
 from holistic.results.layout import check_suite_name
 from holistic.scenarios import sources
+from holistic.spec.expand import DEFAULT_MAX_RUNS
 
 PROG = "helm-run"
 DATA_ROOT_ENV = "HOLISTIC_DATA_ROOT"
@@ -139,6 +140,14 @@ def build_parser() -> argparse.ArgumentParser:
     limits = p.add_argument_group(
         "limits", "what a spec may make holistic spend; past one, helm-run stops with exit 2 naming it"
     )
+    limits.add_argument(
+        "--max-runs",
+        type=positive_int,
+        default=DEFAULT_MAX_RUNS,
+        metavar="N",
+        help="runs one spec may make, counted before expanding; --plan says how many a spec makes "
+        f"(default: {DEFAULT_MAX_RUNS})",
+    )
     template_defaults = TemplateLimits()
     for option, default, what in (
         ("--max-template-chars", template_defaults.max_chars, "characters one render of a user template may build"),
@@ -182,7 +191,7 @@ def _main(args: argparse.Namespace) -> int:
     configure(TemplateLimits(args.max_template_chars, args.max_template_steps, args.max_template_depth))
     plugins = tuple(args.plugins)
     load_plugins(plugins)
-    compiled = compile_spec(args.spec, models_file=args.models_file)
+    compiled = compile_spec(args.spec, models_file=args.models_file, max_runs=args.max_runs)
     if args.suite is not None:
         compiled = dataclasses.replace(compiled, suite=check_suite_name(args.suite, where="--suite"))
     options = RunOptions(

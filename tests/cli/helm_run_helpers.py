@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import glob
 import os
+import resource
 import subprocess
 import sys
 from pathlib import Path
@@ -97,8 +98,6 @@ DEADLINE_S = 20.0
 
 
 def _cap_address_space() -> None:
-    import resource
-
     resource.setrlimit(resource.RLIMIT_AS, (ADDRESS_SPACE_CAP, ADDRESS_SPACE_CAP))
 
 
@@ -107,12 +106,14 @@ def capped(
 ) -> subprocess.CompletedProcess[str]:
     """``python -m module args`` under the address-space cap; a memory bomb fails there, never in CI's machine.
 
-    Raises ``subprocess.TimeoutExpired`` past the deadline."""
+    Raises ``subprocess.TimeoutExpired`` past the deadline. The child's CPU seconds (user + system)
+    are left in ``capped.cpu_s`` (a deadline a busy shared machine cannot make flaky)."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     env = dict(env if env is not None else cli_env(cwd / "calls.log"))
     # Address space, not memory, is capped: Arrow's default allocator reserves about 1 GB of it up
     # front and each BLAS/OpenMP thread more, so those use the system allocator and one thread.
     env.update(ARROW_DEFAULT_MEMORY_POOL="system", OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1")
-    return subprocess.run(
+    done = subprocess.run(
         [sys.executable, "-m", module, *args],
         cwd=cwd,
         env=env,
@@ -121,6 +122,9 @@ def capped(
         timeout=timeout,
         preexec_fn=_cap_address_space,
     )
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    capped.cpu_s = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)  # type: ignore[attr-defined]
+    return done
 
 
 def one_error_line(err: str, *needles: str) -> None:

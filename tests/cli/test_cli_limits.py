@@ -58,3 +58,44 @@ def test_a_template_budget_can_be_raised(tmp_path: Path) -> None:
     assert low.returncode == 2 and "--max-template-steps" in low.stderr, low.stderr
     ok = capped("holistic.cli.run", [str(spec), "--output-dir", str(out), "--max-template-steps", "5000"], tmp_path)
     assert ok.returncode == 0, ok.stderr
+
+
+# -- 2. the run matrix is counted before it is expanded -----------------------------------------
+
+
+def _matrix_spec(tmp_path: Path, lists: dict[str, int], defaults: dict[str, int]) -> Path:
+    def block(values: dict[str, int], indent: str) -> str:
+        return "".join(f"{indent}{k}: [{', '.join(str(i) for i in range(1, n + 1))}]\n" for k, n in values.items())
+
+    spec = tmp_path / "matrix.yaml"
+    spec.write_text(
+        "suite: matrix\nmodels: [simple/echo]\ndefaults:\n  metrics: [accuracy]\n  adaptation:\n"
+        + block(defaults, "    ")
+        + "runs:\n  - scenario: arithmetic\n    args:\n"
+        + block(lists, "      ")
+    )
+    return spec
+
+
+def test_a_run_matrix_past_the_limit_is_refused_before_it_is_expanded(tmp_path: Path) -> None:
+    # 12 lines, far under the YAML limits, that multiply to 500 million runs
+    spec = _matrix_spec(
+        tmp_path,
+        {"num_test": 10, "num_train": 10, "digits": 10, "seed": 50},
+        {"max_train_instances": 10, "num_train_trials": 10, "temperature": 10, "max_tokens": 10},
+    )
+    done = capped("holistic.cli.run", [str(spec), "--plan"], tmp_path)
+    assert done.returncode == 2, done.stderr
+    seed_line = next(i for i, ln in enumerate(spec.read_text().splitlines(), 1) if "seed:" in ln)
+    one_error_line(done.stderr, f"{spec}:{seed_line}:", "500,000,000 runs", "--max-runs")
+
+
+def test_plan_on_fifty_thousand_runs_prints_their_count_promptly(tmp_path: Path) -> None:
+    spec = _matrix_spec(tmp_path, {"num_test": 500}, {"max_train_instances": 100})
+    done = capped("holistic.cli.run", [str(spec), "--plan"], tmp_path, timeout=180)  # wall time: a shared machine
+    assert done.returncode == 0, done.stderr
+    assert "Runs (50000):" in done.stdout and "Totals: 50000 runs" in done.stdout
+    assert capped.cpu_s < 20, capped.cpu_s  # type: ignore[attr-defined]
+    refused = capped("holistic.cli.run", [str(spec), "--plan", "--max-runs", "49999"], tmp_path)
+    assert refused.returncode == 2
+    one_error_line(refused.stderr, "50,000 runs", "more than the limit of 49,999")
