@@ -7,6 +7,7 @@ import time
 from pathlib import Path
 
 from holistic.cli.common import positive_int, run_main
+from holistic.core.yaml_limits import MAX_FILE_BYTES
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -41,6 +42,13 @@ def build_parser() -> argparse.ArgumentParser:
         type=Path,
         default=None,
         help="summary schema YAML (metric groups and run groups) replacing the built-in one",
+    )
+    p.add_argument(
+        "--max-schema-bytes",
+        type=positive_int,
+        default=MAX_FILE_BYTES,
+        metavar="N",
+        help=f"largest --schema file read (default: {MAX_FILE_BYTES})",
     )
     p.add_argument(
         "--num-bootstrap",
@@ -118,7 +126,7 @@ def _run(args: argparse.Namespace) -> int:
 
         resolve_suite_dir(args.previous, None)  # a typo fails now, before anything is written
     start = time.perf_counter()
-    schema = load_schema(args.schema)
+    schema = load_schema(args.schema, max_bytes=args.max_schema_bytes)
     summary = summarize_suite(reader, schema=schema, num_bootstrap=args.num_bootstrap, seed=args.seed)
     written = write_summary(summary, reader.summary_dir)
     print(

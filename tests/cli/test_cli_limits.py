@@ -12,7 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from tests.cli.helm_run_helpers import capped, one_error_line
+from holistic.cli.run import main as run_main
+from holistic.cli.summarize import main as summarize_main
+from tests.cli.helm_run_helpers import capped, one_error_line, write_spec
 
 
 def _file_spec(tmp_path: Path, template: str) -> Path:
@@ -99,3 +101,46 @@ def test_plan_on_fifty_thousand_runs_prints_their_count_promptly(tmp_path: Path)
     refused = capped("holistic.cli.run", [str(spec), "--plan", "--max-runs", "49999"], tmp_path)
     assert refused.returncode == 2
     one_error_line(refused.stderr, "50,000 runs", "more than the limit of 49,999")
+
+
+# -- 6. helm-summarize --schema is read like a spec ---------------------------------------------
+
+
+@pytest.fixture
+def tiny_suite(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A finished one-run suite of simple/echo; returns the output folder."""
+    monkeypatch.setenv("HOLISTIC_SIMPLE_CALL_LOG", str(tmp_path / "calls.log"))
+    spec = write_spec(tmp_path, digits=(1,), metrics=("accuracy",))
+    out = tmp_path / "out"
+    assert run_main([str(spec), "--output-dir", str(out), "--quiet"]) == 0
+    return out
+
+
+def test_a_schema_that_is_not_a_small_yaml_mapping_is_one_line_exit_2(
+    tmp_path: Path, tiny_suite: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    big = tmp_path / "big.yaml"
+    big.write_bytes(b"# " + b"x" * (5 * 1024 * 1024) + b"\n")
+    broken = tmp_path / "broken.yaml"
+    broken.write_text("metric_groups:\n  - name: [unclosed\n")
+    cases = {
+        "/etc/passwd": "a summary schema is a YAML mapping",
+        str(tmp_path): "not a regular file",
+        str(big): "larger than 4 MiB",
+        str(broken): "YAML syntax error",
+    }
+    capsys.readouterr()
+    for schema, message in cases.items():
+        args = ["--suite", "tiny", "--output-dir", str(tiny_suite), "--no-site", "--schema", schema]
+        assert summarize_main(args) == 2, schema
+        one_error_line(capsys.readouterr().err, schema, message)
+    small = ["--suite", "tiny", "--output-dir", str(tiny_suite), "--no-site", "--max-schema-bytes", "10"]
+    assert summarize_main([*small, "--schema", str(broken)]) == 2
+    one_error_line(capsys.readouterr().err, "larger than 10 bytes")
+    zero = capped(
+        "holistic.cli.summarize",
+        ["--suite", "tiny", "--output-dir", str(tiny_suite), "--no-site", "--schema", "/dev/zero"],
+        tmp_path,
+    )
+    assert zero.returncode == 2
+    one_error_line(zero.stderr, "/dev/zero", "not a regular file")
