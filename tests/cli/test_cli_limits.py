@@ -144,3 +144,20 @@ def test_a_schema_that_is_not_a_small_yaml_mapping_is_one_line_exit_2(
     )
     assert zero.returncode == 2
     one_error_line(zero.stderr, "/dev/zero", "not a regular file")
+
+
+# -- 8. model names follow the character rules of suite and run names ---------------------------
+
+
+@pytest.mark.parametrize("name", ["acme/\\u202e4-tpg-ianepo", "acme/a\\x00b", "acme/a\\nb", "acme/\\u2066x", " acme/x"])
+@pytest.mark.parametrize("section", ["models", "patterns"])
+def test_a_model_name_with_controls_or_bidi_overrides_is_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], name: str, section: str
+) -> None:
+    models = tmp_path / "models.yaml"
+    key = "name" if section == "models" else "pattern"
+    value = name if section == "models" else name + "{model_id}"
+    models.write_text(f'{section}:\n  - {{{key}: "{value}", provider: simple, model_id: echo, context_window: 4096}}\n')
+    spec = write_spec(tmp_path)
+    assert run_main([str(spec), "--plan", "--models-file", str(models)]) == 2
+    one_error_line(capsys.readouterr().err, f"{models}:2", f"{section}[0].{key}")
