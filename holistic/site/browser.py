@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from holistic.results import RunReader, references_from_rows
+from holistic.results.atomic import writing
 
 CHUNK_SIZE = 250
 
@@ -218,7 +219,8 @@ def build_browser(run_dir: Path | RunReader, out_dir: Path, main_metric: str | N
 
     for c, records in enumerate(chunk_records):
         payload = _factor_prefixes(records)
-        (out_dir / f"chunk_{c:04d}.js").write_text(f"HOLISTIC_CHUNK({c},{js_json(payload)});\n", encoding="utf-8")
+        with writing(out_dir / f"chunk_{c:04d}.js") as target:
+            target.write_text(f"HOLISTIC_CHUNK({c},{js_json(payload)});\n", encoding="utf-8")
     index = {
         "count": len(order),
         "chunk_size": CHUNK_SIZE,
@@ -229,7 +231,8 @@ def build_browser(run_dir: Path | RunReader, out_dir: Path, main_metric: str | N
         "splits": splits,
         "rows": rows,
     }
-    (out_dir / "index.js").write_text(f"HOLISTIC_INDEX({js_json(index)});\n", encoding="utf-8")
+    with writing(out_dir / "index.js") as target:
+        target.write_text(f"HOLISTIC_INDEX({js_json(index)});\n", encoding="utf-8")
     return BrowserData(
         count=len(order),
         chunks=len(chunk_records),

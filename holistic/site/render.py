@@ -8,20 +8,17 @@ pages, and inserted with ``textContent`` by the instance browser.
 
 from __future__ import annotations
 
-import contextlib
 import math
-import os
 import shutil
-import uuid
 from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
 from jinja2 import Environment, FileSystemLoader, select_autoescape
 
-from holistic.core.errors import StoreError
 from holistic.core.resources import project_path
 from holistic.results import RunReader, SuiteReader, references_from_rows
+from holistic.results.atomic import build_folder, writing
 from holistic.site.browser import build_browser
 from holistic.site.compare import comparisons, write_comparison
 from holistic.site.haystack import HaystackReport, render_haystack
@@ -72,7 +69,8 @@ class SiteWriter:
         html = self.env.get_template(template).render(title=title, root="../" * depth, **self.common, **context)
         path = self.site_dir / rel
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(html, encoding="utf-8")
+        with writing(path):
+            path.write_text(html, encoding="utf-8")
         return path
 
 
@@ -85,38 +83,14 @@ def render_site(suite_dir: Path | SuiteReader, summary: Summary, *, previous: Pa
     """
     suite = suite_dir if isinstance(suite_dir, SuiteReader) else SuiteReader(suite_dir)
     final = suite.site_dir
-    building = final.with_name(f".{final.name}.{os.getpid()}-{uuid.uuid4().hex[:8]}.tmp")
-    try:
-        building.mkdir(parents=True)
-    except OSError as exc:
-        raise StoreError(f"cannot write the site in {final.parent}: {exc.strerror or exc}") from None
-    try:
-        _render_into(suite, summary, building, previous)
-        _swap_in(building, final)
-    finally:
-        if building.exists():
-            shutil.rmtree(building, ignore_errors=True)
+    build_folder(final, lambda building: _render_into(suite, summary, building, previous), what="site")
     return final / "index.html"
-
-
-def _swap_in(building: Path, final: Path) -> None:
-    """Replace ``final`` by ``building`` (two renames; the old site stays whole until the second)."""
-    old = final.with_name(f".{final.name}.old-{os.getpid()}-{uuid.uuid4().hex[:8]}.tmp")
-    try:
-        if final.exists():
-            os.replace(final, old)
-        os.replace(building, final)
-    except OSError as exc:
-        if old.exists() and not final.exists():
-            with contextlib.suppress(OSError):
-                os.replace(old, final)
-        raise StoreError(f"cannot replace the site {final}: {exc.strerror or exc}") from None
-    shutil.rmtree(old, ignore_errors=True)
 
 
 def _render_into(suite: SuiteReader, summary: Summary, site_dir: Path, previous: Path | None) -> None:
     for name in STATIC_FILES:
-        shutil.copyfile(templates_dir() / name, site_dir / name)
+        with writing(site_dir / name) as target:
+            shutil.copyfile(templates_dir() / name, target)
     tables = {t.id: t.to_json() for t in summary.tables}
     has_diff = previous is not None
     if has_diff:
@@ -125,6 +99,7 @@ def _render_into(suite: SuiteReader, summary: Summary, site_dir: Path, previous:
     w = SiteWriter(site_dir, summary.suite, has_diff)
     targeted = [tables[t.id] for t in summary.tables if t.id.startswith("targeted_")]
     w.common["has_targeted"] = bool(targeted)
+    w.common["unfinished"] = summary.unfinished
     suite_meta = suite.meta
 
     from holistic.site.plots import render_plots
@@ -540,4 +515,5 @@ def _render_diff(previous: Path, suite: SuiteReader, site_dir: Path) -> None:
     from holistic.diff.report import to_html
 
     report = diff_suites(read_side(previous), read_side(suite.suite_dir))
-    (site_dir / "diff.html").write_text(to_html(report, css="style.css"), encoding="utf-8")
+    with writing(site_dir / "diff.html") as target:
+        target.write_text(to_html(report, css="style.css"), encoding="utf-8")

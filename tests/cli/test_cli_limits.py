@@ -8,13 +8,24 @@ bombs run in a child process under a 1.5 GB address-space cap and a 20 s deadlin
 from __future__ import annotations
 
 import json
+import signal
+import subprocess
+import sys
+import time
 from pathlib import Path
 
 import pytest
 
 from holistic.cli.run import main as run_main
 from holistic.cli.summarize import main as summarize_main
-from tests.cli.helm_run_helpers import capped, one_error_line, write_spec
+from tests.cli.helm_run_helpers import (
+    capped,
+    helm_run_process,
+    one_error_line,
+    run_dirs,
+    write_slow_models,
+    write_spec,
+)
 
 
 def _file_spec(tmp_path: Path, template: str) -> Path:
@@ -161,3 +172,101 @@ def test_a_model_name_with_controls_or_bidi_overrides_is_refused(
     spec = write_spec(tmp_path)
     assert run_main([str(spec), "--plan", "--models-file", str(models)]) == 2
     one_error_line(capsys.readouterr().err, f"{models}:2", f"{section}[0].{key}")
+
+
+# -- 9. an unfinished suite is never published as finished ---------------------------------------
+
+
+def test_summarize_on_a_suite_with_pending_runs_says_so_on_every_page_and_exits_3(tmp_path: Path) -> None:
+    spec = write_spec(tmp_path, models=("simple/slow",), digits=(1, 2, 3), max_eval=4, metrics=("accuracy",))
+    models = write_slow_models(tmp_path, delay_s=0.3)
+    out = tmp_path / "out"
+    proc = helm_run_process(
+        [str(spec), "--output-dir", str(out), "--models-file", str(models)], tmp_path / "c", tmp_path
+    )
+    deadline = time.monotonic() + 120
+    while not [d for d in run_dirs(out / "tiny") if (d / "_COMPLETE").exists()]:
+        assert proc.poll() is None and time.monotonic() < deadline, proc.communicate()
+        time.sleep(0.05)
+    proc.send_signal(signal.SIGKILL)  # 1 run written, 2 pending
+    proc.communicate(timeout=60)
+
+    done = capped("holistic.cli.summarize", ["--suite", "tiny", "--output-dir", str(out)], tmp_path, timeout=120)
+    assert done.returncode == 3, done.stdout + done.stderr
+    assert "unfinished" in done.stderr and "2 pending" in done.stderr
+    pages = list((out / "tiny" / "site").rglob("*.html"))
+    assert len(pages) > 3
+    assert all("Unfinished suite" in p.read_text(encoding="utf-8") for p in pages)
+    summary = json.loads((out / "tiny" / "summary" / "summary.json").read_text())
+    assert [r["status"] for r in summary["unfinished_runs"]] == ["pending", "pending"]
+
+
+# -- 10. a summary is swapped in whole -----------------------------------------------------------
+
+
+def test_a_summarize_that_dies_while_writing_leaves_the_old_summary_whole(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("HOLISTIC_SIMPLE_CALL_LOG", str(tmp_path / "calls.log"))
+    spec = write_spec(tmp_path, models=("simple/echo", "simple/no-logprobs"), digits=(1,), metrics=("accuracy",))
+    out = tmp_path / "out"
+    assert run_main([str(spec), "--output-dir", str(out), "--quiet", "--models", "simple/echo"]) == 0
+    assert summarize_main(["--suite", "tiny", "--output-dir", str(out), "--no-site"]) == 0
+    summary_dir = out / "tiny" / "summary"
+    before = {p.relative_to(summary_dir): p.read_bytes() for p in summary_dir.rglob("*") if p.is_file()}
+    assert run_main([str(spec), "--output-dir", str(out), "--quiet"]) == 0  # a second model
+
+    import holistic.summarize.write as write
+
+    real = write._write_parquet
+
+    def dies_midway(table: object, path: Path) -> Path:
+        if path.name == "win_rates.parquet":
+            raise KeyboardInterrupt  # as a kill would, after summary.json and cells.parquet
+        return real(table, path)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(write, "_write_parquet", dies_midway)
+    assert summarize_main(["--suite", "tiny", "--output-dir", str(out), "--no-site"]) == 130
+    after = {p.relative_to(summary_dir): p.read_bytes() for p in summary_dir.rglob("*") if p.is_file()}
+    assert after == before  # the old summary, whole: never summary.json of two models and tables of one
+    monkeypatch.setattr(write, "_write_parquet", real)
+    assert summarize_main(["--suite", "tiny", "--output-dir", str(out), "--no-site"]) == 0
+    assert len(json.loads((summary_dir / "summary.json").read_text())["models"]) == 2
+    assert not [p for p in (out / "tiny").iterdir() if p.name.startswith(".summary")]
+
+
+# -- 11. leftovers of killed runs are cleaned up; a kill between the swap's renames recovers ------
+
+
+def _dead_pid() -> int:
+    child = subprocess.Popen([sys.executable, "-c", "pass"])
+    child.wait()
+    return child.pid
+
+
+def test_stale_temporary_folders_are_removed_and_a_half_done_swap_is_finished(
+    tmp_path: Path, tiny_suite: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    suite = tiny_suite / "tiny"
+    args = ["--suite", "tiny", "--output-dir", str(tiny_suite)]
+    assert summarize_main(args) == 0
+    pid = _dead_pid()
+    for name in (f".site.{pid}-0000aaaa.tmp", f".summary.{pid}-0000bbbb.tmp"):  # killed while rendering
+        (suite / name).mkdir()
+        (suite / name / "chunk_0000.js").write_bytes(b"x" * 100_000)
+    assert summarize_main(args) == 0
+    assert not [p.name for p in suite.iterdir() if p.name.endswith(".tmp")]
+
+    # killed between the two renames: the old site set aside, the new one complete, no site/
+    site = suite / "site"
+    site.rename(suite / f".site.{pid}-0000cccc-old.tmp")
+    new = suite / f".site.{pid}-0000cccc.tmp"
+    new.mkdir()
+    (new / "index.html").write_text("the new site")
+    assert summarize_main([*args, "--no-site"]) == 0
+    assert (site / "index.html").read_text() == "the new site"
+    assert not [p.name for p in suite.iterdir() if p.name.endswith(".tmp")]
+    # killed before the new one was complete: the old site comes back
+    site.rename(suite / f".site.{pid}-0000dddd-old.tmp")
+    assert summarize_main([*args, "--no-site"]) == 0
+    assert (site / "index.html").read_text() == "the new site"
