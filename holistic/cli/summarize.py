@@ -9,7 +9,6 @@ from collections import Counter
 from pathlib import Path
 
 from holistic.cli.common import positive_int, run_main
-
 from holistic.core.yaml_limits import MAX_FILE_BYTES
 
 EXIT_UNFINISHED = 3
