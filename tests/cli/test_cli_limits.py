@@ -270,3 +270,29 @@ def test_stale_temporary_folders_are_removed_and_a_half_done_swap_is_finished(
     site.rename(suite / f".site.{pid}-0000dddd-old.tmp")
     assert summarize_main([*args, "--no-site"]) == 0
     assert (site / "index.html").read_text() == "the new site"
+
+
+# -- 7. one huge field keeps the run's instance browser usable -----------------------------------
+
+
+def test_a_huge_field_is_cut_in_the_site_with_where_its_full_text_is(tmp_path: Path) -> None:
+    data = tmp_path / "d.jsonl"
+    with data.open("w", encoding="utf-8") as fh:
+        fh.write(json.dumps({"q": "A" * 20_000_000, "a": "x", "split": "test"}) + "\n")
+        fh.writelines(json.dumps({"q": f"q{i}", "a": "x", "split": "test"}) + "\n" for i in range(5))
+    spec = tmp_path / "s.yaml"
+    spec.write_text(
+        "suite: big\nmodels: [simple/echo]\ndefaults: {metrics: [accuracy], adaptation: {max_train_instances: 0}}\n"
+        f"runs:\n  - scenario: file\n    args: {{path: {data}, fields: {{input: q, output: a, split: split}}}}\n"
+    )
+    out = tmp_path / "out"
+    ran = capped("holistic.cli.run", [str(spec), "--output-dir", str(out), "--quiet"], tmp_path, timeout=300)
+    assert ran.returncode == 0, ran.stderr
+    done = capped("holistic.cli.summarize", ["--suite", "big", "--output-dir", str(out)], tmp_path, timeout=300)
+    assert done.returncode == 0, done.stderr
+    chunks = list((out / "big" / "site").rglob("chunk_*.js"))
+    assert chunks and max(c.stat().st_size for c in chunks) < 2_000_000
+    text = "".join(c.read_text(encoding="utf-8") for c in chunks)
+    assert "truncated here: 20000000 characters in all; the full text is in the column 'input'" in text
+    assert "instances.parquet" in text
+    assert text.count('"q3"') or "q3" in text  # the other instances are there, whole
