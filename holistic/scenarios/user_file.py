@@ -29,7 +29,7 @@ from typing import Any
 from holistic.core.errors import DataSourceError
 from holistic.core.interfaces import ScenarioContext
 from holistic.core.types import TRAIN_SPLIT, Instance
-from holistic.scenarios.readers import iter_numbered_jsonl, open_text, read_json
+from holistic.scenarios.readers import first_bad_utf8_line, iter_numbered_jsonl, open_text, read_json
 from holistic.scenarios.sources import default_data_root
 from holistic.scenarios.user_dataset import UserDatasetScenario, user_dataset_info
 from holistic.scenarios.user_fields import SPLIT_ALIASES, Row, build_instances
@@ -74,9 +74,8 @@ def read_rows(path: Path, fmt: str, split: str | None, limit: int | None = None)
             except csv.Error as exc:
                 raise DataSourceError(f"{path}:{reader.line_num}: {exc}") from None
             except UnicodeDecodeError as exc:
-                raise DataSourceError(
-                    f"{path}:{reader.line_num + 1}: not UTF-8 text ({exc.reason}); save the file as UTF-8"
-                ) from None
+                line = first_bad_utf8_line(path) or reader.line_num + 1
+                raise DataSourceError(f"{path}:{line}: not UTF-8 text ({exc.reason}); save the file as UTF-8") from None
             return rows
     if fmt == "jsonl":
         numbered = itertools.islice(iter_numbered_jsonl(path), limit)
@@ -162,6 +161,11 @@ class FileDatasetScenario(UserDatasetScenario):
         for place in tried:
             if place.is_file():
                 return place
+            if place.exists():
+                kind = "a folder" if place.is_dir() else "a named pipe (FIFO)" if place.is_fifo() else "a device"
+                raise DataSourceError(
+                    f"dataset path {place} is {kind}, not a regular file; give a CSV, TSV, JSON, JSONL or Parquet file"
+                )
         raise DataSourceError(f"dataset file {path!r} not found; looked in: " + ", ".join(str(p) for p in tried))
 
     @classmethod

@@ -8,6 +8,7 @@ bombs run in a child process under a 1.5 GB address-space cap and a 20 s deadlin
 from __future__ import annotations
 
 import json
+import os
 import signal
 import subprocess
 import sys
@@ -296,3 +297,79 @@ def test_a_huge_field_is_cut_in_the_site_with_where_its_full_text_is(tmp_path: P
     assert "truncated here: 20000000 characters in all; the full text is in the column 'input'" in text
     assert "instances.parquet" in text
     assert text.count('"q3"') or "q3" in text  # the other instances are there, whole
+
+
+# -- 12. smaller findings -------------------------------------------------------------------------
+
+
+def test_helm_run_refuses_a_run_written_by_a_newer_holistic_and_leaves_it_alone(
+    tiny_suite: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (run_dir,) = run_dirs(tiny_suite / "tiny")
+    marker = run_dir / "_COMPLETE"
+    manifest = json.loads(marker.read_text())
+    manifest["schema_version"] = 99
+    marker.write_text(json.dumps(manifest))
+    files = {p.name: p.read_bytes() for p in run_dir.iterdir()}
+    capsys.readouterr()
+    assert run_main([str(tmp_path / "spec.yaml"), "--output-dir", str(tiny_suite)]) == 2
+    one_error_line(capsys.readouterr().err, run_dir.name, "schema_version 99", "upgrade holistic")
+    assert {p.name: p.read_bytes() for p in run_dir.iterdir()} == files  # never rewritten
+
+
+def test_encoded_forms_of_a_key_are_redacted() -> None:
+    import base64
+    import urllib.parse
+
+    from holistic.core.secrets import REDACTED, Redactor
+
+    key = "sk-live-Zq9/Xa+b7==Kc3&tY8pLmN0"
+    redactor = Redactor([key])
+    for user in ("", "u", "ab", "user"):
+        basic = base64.b64encode(f"{user}:{key}".encode()).decode()
+        for shown in (basic, base64.urlsafe_b64encode(f"{user}:{key}".encode()).decode()):
+            out = redactor.text(f"Authorization: Basic {shown}!")
+            assert shown not in out and REDACTED in out, (user, out)
+            assert len(out) < len(f"Authorization: Basic {shown}!") - 20  # the key's part is gone, not a tail
+    for quoted in (urllib.parse.quote(key, safe=""), urllib.parse.quote_plus(key)):
+        assert quoted not in redactor.text(f"GET /v1?key={quoted}&x=1")
+
+
+def test_a_full_disk_names_the_file_that_could_not_be_written(
+    tiny_suite: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import errno
+    import shutil
+
+    def full(src: object, dst: object, **kwargs: object) -> None:
+        raise OSError(errno.ENOSPC, "No space left on device", str(src))  # as shutil reports it: the source
+
+    monkeypatch.setattr(shutil, "copyfile", full)
+    capsys.readouterr()
+    assert summarize_main(["--suite", "tiny", "--output-dir", str(tiny_suite)]) == 2
+    err = capsys.readouterr().err
+    one_error_line(err, "No space left on device", "style.css")
+    assert "site_templates" not in err and str(tiny_suite / "tiny") in err
+
+
+def test_an_invalid_utf8_csv_names_the_line_of_the_bad_byte(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from holistic.scenarios.user_file import read_rows
+
+    data = tmp_path / "d.csv"
+    data.write_bytes(b"q,a,split\nfine,x,train\nbad \xff\xfe,y,test\n")
+    with pytest.raises(Exception, match=rf"{data}:3: not UTF-8"):
+        read_rows(data, "csv", None)
+
+
+@pytest.mark.parametrize("kind", ["device", "folder", "fifo"])
+def test_a_dataset_path_that_is_not_a_regular_file_says_so(tmp_path: Path, kind: str) -> None:
+    from holistic.core.interfaces import ScenarioContext
+    from holistic.scenarios.user_file import FileDatasetScenario
+
+    path = {"device": Path("/dev/zero"), "folder": tmp_path, "fifo": tmp_path / "pipe"}[kind]
+    if kind == "fifo":
+        os.mkfifo(path)
+    scenario = FileDatasetScenario(path=str(path), format="csv", fields={"input": "q", "output": "a"})
+    with pytest.raises(Exception, match="not a regular file") as info:
+        scenario.locate(str(path), ScenarioContext())
+    assert "not found" not in str(info.value)
