@@ -51,6 +51,14 @@ def build_parser() -> argparse.ArgumentParser:
         help="summary schema YAML (metric groups and run groups) replacing the built-in one",
     )
     p.add_argument(
+        "--max-field-chars",
+        type=positive_int,
+        default=100_000,
+        metavar="N",
+        help="characters of one text field shown in the site's instance browser; a longer one is cut there and "
+        "says where its full text is in the run's Parquet files (default: %(default)s)",
+    )
+    p.add_argument(
         "--max-schema-bytes",
         type=positive_int,
         default=MAX_FILE_BYTES,
@@ -157,7 +165,7 @@ def _run(args: argparse.Namespace) -> int:
     if not args.no_site:
         from holistic.site import render_site
 
-        index = render_site(reader, summary, previous=args.previous)
+        index = render_site(reader, summary, previous=args.previous, max_field_chars=args.max_field_chars)
         print(f"site: {index.resolve()}")
     if summary.unfinished:
         counts = Counter(r["status"] for r in summary.unfinished)

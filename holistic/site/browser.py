@@ -90,17 +90,19 @@ def js_json(value: Any) -> str:
     )
 
 
-def _read(run: RunReader, name: str, columns: list[str]) -> dict[str, list[Any]]:
+def _read(run: RunReader, name: str, columns: list[str], limit: int = MAX_FIELD_CHARS) -> dict[str, list[Any]]:
     if not run.has_table(name):
         return {c: [] for c in columns}
     path = run.table_path(name)
     if isinstance(path, Path):  # a few rows at a time: one huge value is cut before the next is read
         parquet = pq.ParquetFile(path)
         present = [c for c in columns if c in parquet.schema_arrow.names]
-        batches = [_truncated(run, name, pa.Table.from_batches([b])) for b in parquet.iter_batches(8, columns=present)]
+        batches = [
+            _truncated(run, name, pa.Table.from_batches([b]), limit) for b in parquet.iter_batches(8, columns=present)
+        ]
         table = pa.concat_tables(batches) if batches else parquet.schema_arrow.empty_table().select(present)
     else:
-        table = _truncated(run, name, run.table(name, columns))
+        table = _truncated(run, name, run.table(name, columns), limit)
     data: dict[str, list[Any]] = table.to_pydict()
     for c in columns:
         data.setdefault(c, [None] * table.num_rows)
@@ -133,14 +135,17 @@ def _common_prefix(texts: Iterable[str]) -> str:
     return prefix[: cut + 1] if cut > 0 else ""
 
 
-def build_browser(run_dir: Path | RunReader, out_dir: Path, main_metric: str | None) -> BrowserData:
-    """Write ``index.js`` and ``chunk_*.js`` for one run into ``out_dir``."""
+def build_browser(
+    run_dir: Path | RunReader, out_dir: Path, main_metric: str | None, *, max_field_chars: int = MAX_FIELD_CHARS
+) -> BrowserData:
+    """Write ``index.js`` and ``chunk_*.js`` for one run into ``out_dir`` (text fields cut at ``max_field_chars``)."""
     out_dir.mkdir(parents=True, exist_ok=True)
     run = RunReader.at(run_dir)
     inst = _read(
         run,
         "instances",
         ["instance_id", "role", "split", "sub_split", "perturbation", "input", "references", "metadata"],
+        max_field_chars,
     )
     req = _read(
         run,
@@ -169,8 +174,14 @@ def build_browser(run_dir: Path | RunReader, out_dir: Path, main_metric: str | N
             "cached",
             "latency_s",
         ],
+        max_field_chars,
     )
-    pis = _read(run, "per_instance_stats", ["instance_id", "trial", "perturbation", "metric", "value", "details"])
+    pis = _read(
+        run,
+        "per_instance_stats",
+        ["instance_id", "trial", "perturbation", "metric", "value", "details"],
+        max_field_chars,
+    )
 
     order: list[str] = []
     variants: dict[str, dict[str | None, dict[str, Any]]] = defaultdict(dict)
@@ -273,7 +284,7 @@ def build_browser(run_dir: Path | RunReader, out_dir: Path, main_metric: str | N
 
     where = ", ".join(f"{run.run_id}/{run.table_path(t).name}" for t in ("instances", "requests"))
     for c, records in enumerate(chunk_records):
-        payload = _factor_prefixes([_cut_nested(r, where) for r in records])
+        payload = _factor_prefixes([_cut_nested(r, where, max_field_chars) for r in records])
         with writing(out_dir / f"chunk_{c:04d}.js") as target:
             target.write_text(f"HOLISTIC_CHUNK({c},{js_json(payload)});\n", encoding="utf-8")
     index = {

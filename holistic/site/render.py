@@ -19,7 +19,7 @@ from jinja2 import Environment, FileSystemLoader, select_autoescape
 from holistic.core.resources import project_path
 from holistic.results import RunReader, SuiteReader, references_from_rows
 from holistic.results.atomic import build_folder, writing
-from holistic.site.browser import build_browser
+from holistic.site.browser import MAX_FIELD_CHARS, build_browser
 from holistic.site.compare import comparisons, write_comparison
 from holistic.site.haystack import HaystackReport, render_haystack
 from holistic.site.titles import run_title
@@ -74,7 +74,13 @@ class SiteWriter:
         return path
 
 
-def render_site(suite_dir: Path | SuiteReader, summary: Summary, *, previous: Path | None = None) -> Path:
+def render_site(
+    suite_dir: Path | SuiteReader,
+    summary: Summary,
+    *,
+    previous: Path | None = None,
+    max_field_chars: int = MAX_FIELD_CHARS,
+) -> Path:
     """Render the whole site; returns the path of ``index.html``.
 
     The site is built in a hidden temporary folder beside the old one and swapped in
@@ -83,11 +89,13 @@ def render_site(suite_dir: Path | SuiteReader, summary: Summary, *, previous: Pa
     """
     suite = suite_dir if isinstance(suite_dir, SuiteReader) else SuiteReader(suite_dir)
     final = suite.site_dir
-    build_folder(final, lambda building: _render_into(suite, summary, building, previous), what="site")
+    build_folder(final, lambda building: _render_into(suite, summary, building, previous, max_field_chars), what="site")
     return final / "index.html"
 
 
-def _render_into(suite: SuiteReader, summary: Summary, site_dir: Path, previous: Path | None) -> None:
+def _render_into(
+    suite: SuiteReader, summary: Summary, site_dir: Path, previous: Path | None, max_field_chars: int = MAX_FIELD_CHARS
+) -> None:
     for name in STATIC_FILES:
         with writing(site_dir / name) as target:
             shutil.copyfile(templates_dir() / name, target)
@@ -197,7 +205,7 @@ def _render_into(suite: SuiteReader, summary: Summary, site_dir: Path, previous:
     run_links = []
     for run in summary.runs:
         reader = suite.run(run.run_id)
-        data = build_browser(reader, site_dir / "data" / run.run_id, run.main_metric)
+        data = build_browser(reader, site_dir / "data" / run.run_id, run.main_metric, max_field_chars=max_field_chars)
         if run.run_id in compare_of:
             predictions[run.run_id] = data.predictions
         haystack = render_haystack(reader, site_dir / "plots", src_prefix="plots/", run_id=run.run_id)
