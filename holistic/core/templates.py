@@ -30,7 +30,7 @@ import re
 from collections.abc import Callable, Iterable, Iterator, Sized
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any
+from typing import Any, cast
 
 import jinja2
 from jinja2 import nodes, pass_context
@@ -272,7 +272,7 @@ class _Budgeted(NodeTransformer):
 
     def visit_For(self, node: nodes.For) -> nodes.Node:
         self.generic_visit(node)
-        node.iter = _filtered(node.iter, _LOOP)
+        node.iter = _filtered(cast(nodes.Expr, node.iter), _LOOP)
         return node
 
     def visit_Concat(self, node: nodes.Concat) -> nodes.Node:

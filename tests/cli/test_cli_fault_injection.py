@@ -122,8 +122,8 @@ def _cached_rows(out: Path) -> int:
         conn.close()
 
 
-def _hostile_suite(tmp_path: Path, server: HostileServer, modes: tuple[str, ...], **registry: float) -> list[str]:
-    models = server.models_file(tmp_path / "hostile.yaml", **registry)
+def _hostile_suite(tmp_path: Path, server: HostileServer, modes: tuple[str, ...], timeout_s: float = 2.0) -> list[str]:
+    models = server.models_file(tmp_path / "hostile.yaml", timeout_s=timeout_s)
     spec = write_spec(
         tmp_path, models=tuple(f"hostile/{m}" for m in modes), digits=(1,), max_eval=2, metrics=("accuracy",)
     )
