@@ -106,10 +106,9 @@ def test_a_run_matrix_past_the_limit_is_refused_before_it_is_expanded(tmp_path: 
 
 def test_plan_on_fifty_thousand_runs_prints_their_count_promptly(tmp_path: Path) -> None:
     spec = _matrix_spec(tmp_path, {"num_test": 500}, {"max_train_instances": 100})
-    done = capped("holistic.cli.run", [str(spec), "--plan"], tmp_path, timeout=180)  # wall time: a shared machine
+    done = capped("holistic.cli.run", [str(spec), "--plan"], tmp_path)  # within 20 s of CPU
     assert done.returncode == 0, done.stderr
     assert "Runs (50000):" in done.stdout and "Totals: 50000 runs" in done.stdout
-    assert capped.cpu_s < 20, capped.cpu_s  # type: ignore[attr-defined]
     refused = capped("holistic.cli.run", [str(spec), "--plan", "--max-runs", "49999"], tmp_path)
     assert refused.returncode == 2
     one_error_line(refused.stderr, "50,000 runs", "more than the limit of 49,999")
@@ -192,7 +191,7 @@ def test_summarize_on_a_suite_with_pending_runs_says_so_on_every_page_and_exits_
     proc.send_signal(signal.SIGKILL)  # 1 run written, 2 pending
     proc.communicate(timeout=60)
 
-    done = capped("holistic.cli.summarize", ["--suite", "tiny", "--output-dir", str(out)], tmp_path, timeout=120)
+    done = capped("holistic.cli.summarize", ["--suite", "tiny", "--output-dir", str(out)], tmp_path)
     assert done.returncode == 3, done.stdout + done.stderr
     assert "unfinished" in done.stderr and "2 pending" in done.stderr
     pages = list((out / "tiny" / "site").rglob("*.html"))
@@ -224,7 +223,7 @@ def test_a_summarize_that_dies_while_writing_leaves_the_old_summary_whole(
     def dies_midway(table: object, path: Path) -> Path:
         if path.name == "win_rates.parquet":
             raise KeyboardInterrupt  # as a kill would, after summary.json and cells.parquet
-        return real(table, path)  # type: ignore[arg-type]
+        return real(table, path)
 
     monkeypatch.setattr(write, "_write_parquet", dies_midway)
     assert summarize_main(["--suite", "tiny", "--output-dir", str(out), "--no-site"]) == 130
@@ -287,9 +286,9 @@ def test_a_huge_field_is_cut_in_the_site_with_where_its_full_text_is(tmp_path: P
         f"runs:\n  - scenario: file\n    args: {{path: {data}, fields: {{input: q, output: a, split: split}}}}\n"
     )
     out = tmp_path / "out"
-    ran = capped("holistic.cli.run", [str(spec), "--output-dir", str(out), "--quiet"], tmp_path, timeout=300)
+    ran = capped("holistic.cli.run", [str(spec), "--output-dir", str(out), "--quiet"], tmp_path)
     assert ran.returncode == 0, ran.stderr
-    done = capped("holistic.cli.summarize", ["--suite", "big", "--output-dir", str(out)], tmp_path, timeout=300)
+    done = capped("holistic.cli.summarize", ["--suite", "big", "--output-dir", str(out)], tmp_path)
     assert done.returncode == 0, done.stderr
     chunks = list((out / "big" / "site").rglob("chunk_*.js"))
     assert chunks and max(c.stat().st_size for c in chunks) < 2_000_000
