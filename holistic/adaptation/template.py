@@ -24,7 +24,7 @@ from typing import Any
 import jinja2
 
 from holistic.core.errors import SpecError, did_you_mean
-from holistic.core.templates import TemplateProblem, compile_template
+from holistic.core.templates import TemplateLimitError, TemplateProblem, compile_template
 from holistic.core.templates import render as render_sandboxed
 
 TEMPLATE_VARIABLES: tuple[str, ...] = (
@@ -55,6 +55,8 @@ class InstanceTemplate:
             return render_sandboxed(self._template, dict(variables))
         except TemplateProblem as exc:
             raise SpecError(exc.message, path="adaptation.template") from None
+        except TemplateLimitError as exc:
+            raise TemplateLimitError(f"adaptation.template: {exc}") from None
         except jinja2.UndefinedError as exc:
             match = _UNDEFINED_RE.search(str(exc))
             name = match.group(1) if match else str(exc)

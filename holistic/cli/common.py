@@ -14,7 +14,9 @@ from __future__ import annotations
 
 import argparse
 import os
+import signal
 import sys
+import threading
 import traceback
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -36,8 +38,24 @@ def fail(prog: str, exc: HolisticError) -> int:
     return exc.exit_code
 
 
+def _terminate(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt
+
+
 def run_main(prog: str, body: Callable[[], int], *, on_interrupt: str = "") -> int:
-    """Call ``body`` turning user-facing errors and Ctrl-C into a message and an exit code."""
+    """Call ``body`` turning user-facing errors and Ctrl-C into a message and an exit code.
+
+    SIGTERM (``kill``, a scheduler stopping a job) is handled as Ctrl-C: the same clean stop."""
+    if threading.current_thread() is not threading.main_thread():
+        return _run_body(prog, body, on_interrupt)
+    previous = signal.signal(signal.SIGTERM, _terminate)
+    try:
+        return _run_body(prog, body, on_interrupt)
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+def _run_body(prog: str, body: Callable[[], int], on_interrupt: str) -> int:
     try:
         return body()
     except HolisticError as exc:

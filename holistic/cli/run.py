@@ -16,6 +16,7 @@ from pathlib import Path
 from holistic.cli.common import env_path, patterns, positive_int, run_main
 from holistic.core.interfaces import ScenarioContext
 from holistic.core.plugins import load_plugins
+from holistic.core.templates import TemplateLimits, configure
 from holistic.core.types import RunSpec
 from holistic.execution.options import EXECUTORS, RunOptions
 from holistic.execution.rates import RATES_FILE, Rates
@@ -23,6 +24,7 @@ from holistic.models.registry import ModelRegistry
 from holistic.results.fs import local_folder, location
 from holistic.results.layout import check_suite_name
 from holistic.scenarios import sources
+from holistic.spec.expand import DEFAULT_MAX_RUNS
 
 PROG = "helm-run"
 DATA_ROOT_ENV = "HOLISTIC_DATA_ROOT"
@@ -144,6 +146,26 @@ def build_parser() -> argparse.ArgumentParser:
         help="load scenarios, metrics, perturbations or model providers that are not installed: a module "
         "name, a .py file or a folder of them (repeatable). This runs that code; a spec cannot ask for it",
     )
+    limits = p.add_argument_group(
+        "limits", "what a spec may make holistic spend; past one, helm-run stops with exit 2 naming it"
+    )
+    limits.add_argument(
+        "--max-runs",
+        type=positive_int,
+        default=DEFAULT_MAX_RUNS,
+        metavar="N",
+        help="runs one spec may make, counted before expanding; --plan says how many a spec makes "
+        f"(default: {DEFAULT_MAX_RUNS})",
+    )
+    template_defaults = TemplateLimits()
+    for option, default, what in (
+        ("--max-template-chars", template_defaults.max_chars, "characters one render of a user template may build"),
+        ("--max-template-steps", template_defaults.max_steps, "loop iterations and calls per template render"),
+        ("--max-template-depth", template_defaults.max_depth, "nesting of macro calls and recursive loops"),
+    ):
+        limits.add_argument(
+            option, type=positive_int, default=default, metavar="N", help=f"{what} (default: {default})"
+        )
     p.add_argument(
         "--address",
         metavar="HOST:PORT",
@@ -175,9 +197,10 @@ def _main(args: argparse.Namespace) -> int:
 
     if args.limit is not None and args.max_eval_instances is not None:
         raise SelectionError("give --limit (the first N) or --max-eval-instances (a seeded sample of N), not both")
+    configure(TemplateLimits(args.max_template_chars, args.max_template_steps, args.max_template_depth))
     plugins = tuple(args.plugins)
     load_plugins(plugins)
-    compiled = compile_spec(args.spec, models_file=args.models_file)
+    compiled = compile_spec(args.spec, models_file=args.models_file, max_runs=args.max_runs)
     if args.suite is not None:
         compiled = dataclasses.replace(compiled, suite=check_suite_name(args.suite, where="--suite"))
     options = RunOptions(

@@ -3,10 +3,16 @@
 from __future__ import annotations
 
 import argparse
+import sys
 import time
+from collections import Counter
 from pathlib import Path
 
 from holistic.cli.common import positive_int, run_main
+from holistic.core.yaml_limits import MAX_FILE_BYTES
+
+EXIT_UNFINISHED = 3
+"""The summary and site were written, but the suite has runs that are not complete."""
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -17,9 +23,11 @@ def build_parser() -> argparse.ArgumentParser:
         "coverage matrix; write them as Parquet, JSON, CSV, Markdown and LaTeX; render the static site.",
         epilog="Every run's manifest is verified first: a damaged run stops the command with exit 2, naming the "
         "run and the file (rerun helm-run to redo it from the request cache). Runs with failed requests are "
-        "shown with their error rate; a run whose every request failed is never ranked. The site is built "
-        "in a temporary folder and replaces the old one only when complete. Exit codes: 0 success; 2 bad "
-        "input, damaged results or an unwritable folder; 70 internal error (a bug: please report it).",
+        "shown with their error rate; a run whose every request failed is never ranked. The summary and the "
+        "site are each built in a temporary folder and replace the old one only when complete. Exit codes: 0 "
+        "success; 2 bad input, damaged results or an unwritable folder; 3 written, but the suite has runs that "
+        "are not complete (pending, partial or failed: every page says so); 70 internal error (a bug: please "
+        "report it).",
     )
     p.add_argument("--suite", required=True, help="suite name (a folder under --output-dir)")
     p.add_argument(
@@ -41,6 +49,21 @@ def build_parser() -> argparse.ArgumentParser:
         type=Path,
         default=None,
         help="summary schema YAML (metric groups and run groups) replacing the built-in one",
+    )
+    p.add_argument(
+        "--max-field-chars",
+        type=positive_int,
+        default=100_000,
+        metavar="N",
+        help="characters of one text field shown in the site's instance browser; a longer one is cut there and "
+        "says where its full text is in the run's Parquet files (default: %(default)s)",
+    )
+    p.add_argument(
+        "--max-schema-bytes",
+        type=positive_int,
+        default=MAX_FILE_BYTES,
+        metavar="N",
+        help=f"largest --schema file read (default: {MAX_FILE_BYTES})",
     )
     p.add_argument(
         "--num-bootstrap",
@@ -105,6 +128,9 @@ def _run(args: argparse.Namespace) -> int:
     if local_dir is None and isinstance(output, UriPath):
         local_dir = Path("output")
     reader = SuiteReader.open(output, args.suite, local_dir=local_dir)
+    from holistic.results.atomic import recover_folder
+
+    recover_folder(reader.site_dir)  # a summarize killed mid-render or mid-swap (the summary's: when it is written)
     if args.import_ratings and isinstance(output, UriPath):
         from holistic.core.errors import StoreError
 
@@ -126,7 +152,7 @@ def _run(args: argparse.Namespace) -> int:
 
         resolve_suite_dir(args.previous, None)  # a typo fails now, before anything is written
     start = time.perf_counter()
-    schema = load_schema(args.schema)
+    schema = load_schema(args.schema, max_bytes=args.max_schema_bytes)
     summary = summarize_suite(
         reader,
         schema=schema,
@@ -153,8 +179,17 @@ def _run(args: argparse.Namespace) -> int:
     if not args.no_site:
         from holistic.site import render_site
 
-        index = render_site(reader, summary, previous=args.previous)
+        index = render_site(reader, summary, previous=args.previous, max_field_chars=args.max_field_chars)
         print(f"site: {index.resolve()}")
+    if summary.unfinished:
+        counts = Counter(r["status"] for r in summary.unfinished)
+        print(
+            f"warning: the suite is unfinished: {len(summary.unfinished)} run(s) are not complete "
+            f"({', '.join(f'{n} {s}' for s, n in sorted(counts.items()))}); every page says so. Rerun helm-run "
+            "with the same spec to finish them",
+            file=sys.stderr,
+        )
+        return EXIT_UNFINISHED
     return 0
 
 

@@ -68,6 +68,14 @@ class UnknownNameError(HolisticError, KeyError):
         return self.format()
 
 
+class LimitError(HolisticError):
+    """Something a spec, a dataset or a server sent went past one of holistic's resource limits
+    (template budget, run-matrix size, response size, schema size...). The message names the limit
+    and the option that raises it; it stops the command (exit 2) rather than one run."""
+
+    exit_code = 2
+
+
 class ScenarioArgError(HolisticError, ValueError):
     """A scenario argument has a valid type but a value the scenario cannot honour."""
 

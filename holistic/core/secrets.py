@@ -11,8 +11,10 @@
 
 from __future__ import annotations
 
+import base64
 import os
 import re
+import urllib.parse
 from collections.abc import Iterable, Mapping
 from typing import Any
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
@@ -110,11 +112,28 @@ def drop_secrets(value: Any) -> Any:
     return value
 
 
+def encoded_forms(secret: str) -> set[str]:
+    """How a server may echo ``secret`` other than as is: URL-encoded, and base64 (standard and
+    URL-safe alphabets) at each of the three alignments it can have inside a longer encoded text
+    (e.g. ``Authorization: Basic base64(user:key)``): the characters that depend on the key alone."""
+    forms = {urllib.parse.quote(secret, safe=""), urllib.parse.quote_plus(secret)}
+    raw = secret.encode("utf-8")
+    for offset, skip in ((0, 0), (1, 2), (2, 3)):
+        for encode in (base64.b64encode, base64.urlsafe_b64encode):
+            text = encode(b"\0" * offset + raw).decode("ascii")
+            core = text[skip : len(text) - 4]  # the last group may mix in what follows the key
+            if len(core) >= 12:
+                forms.add(core)
+    forms.discard(secret)
+    return {f for f in forms if len(f) >= 4}
+
+
 class Redactor:
     """Replaces known secret values (and their long tails, as servers often print masked keys) in text."""
 
     def __init__(self, secrets: Iterable[str | None] = ()) -> None:
-        self.secrets = tuple(sorted({s for s in secrets if s and len(s) >= 4}, key=len, reverse=True))
+        plain = {s for s in secrets if s and len(s) >= 4}
+        self.secrets = tuple(sorted(plain | {e for s in plain for e in encoded_forms(s)}, key=len, reverse=True))
 
     @staticmethod
     def from_environment(variables: Iterable[str], environ: Mapping[str, str] | None = None) -> Redactor:

@@ -10,6 +10,7 @@ use; treat them as read-only.
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
@@ -364,9 +365,10 @@ class RunSpec:
             out["judges"] = [j.canonical() for j in self.judges]
         return out
 
-    @property
+    @functools.cached_property
     def run_id(self) -> str:
-        """Stable id: a readable, filesystem-safe name plus a short hash of the spec."""
+        """Stable id: a readable, filesystem-safe name plus a short hash of the spec (computed once:
+        a plan of many runs asks for it often)."""
         readable = _slug(f"{self.scenario.name}_{self.model}")
         return f"{readable}-{short_hash(canonical_json(self.canonical()))}"
 

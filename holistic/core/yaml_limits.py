@@ -41,7 +41,8 @@ def read_limited(path: Path, shown: str, limit: int = MAX_FILE_BYTES) -> bytes:
     except OSError as exc:
         raise SpecError(f"cannot read file: {exc.strerror or exc}", file=shown) from None
     if len(raw) > limit:
-        raise SpecError(f"file is larger than {limit // (1024 * 1024)} MiB; expected a small YAML file", file=shown)
+        size = f"{limit // (1024 * 1024)} MiB" if limit % (1024 * 1024) == 0 else f"{limit:,} bytes"
+        raise SpecError(f"file is larger than {size}; expected a small YAML file", file=shown)
     return raw
 
 

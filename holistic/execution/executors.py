@@ -10,7 +10,7 @@ import os
 import traceback
 from collections.abc import Callable, Iterator, Sequence
 
-from holistic.core.errors import HolisticError
+from holistic.core.errors import HolisticError, LimitError
 from holistic.core.types import RunSpec
 from holistic.execution.context import ExecutionContext
 from holistic.execution.options import EXECUTORS, RunOptions
@@ -43,9 +43,12 @@ def execute_run_safely(
 ) -> RunReport:
     """Execute one run; a failure of this run is reported, not raised (the suite goes on).
 
-    Interrupts (``KeyboardInterrupt``) propagate."""
+    Interrupts (``KeyboardInterrupt``) and resource limits (:class:`LimitError`: the same
+    limit would stop every other run too) propagate."""
     try:
         return execute_run(run, store=store, ctx=ctx, progress=progress, position=position)
+    except LimitError:
+        raise
     except HolisticError as exc:
         progress.end_run("failed", str(exc))
         return failed_report(run, str(exc))

@@ -8,6 +8,9 @@
   run's order never depends on this.
 - With ``concurrency > 1`` batches are sent from that many threads (useful for API
   providers; local providers keep one thread, see :attr:`~holistic.models.registry.Provider.in_process`).
+- Every answer is checked (:mod:`holistic.models.validate`) before it is cached or used: one
+  that cannot be stored (text that is not Unicode, a NaN, a count out of range, too much
+  text) becomes a failed request, retried on the next run.
 - Each finished batch is written to the cache in one transaction before the next is
   reported, so an interrupted run loses at most the batches in flight.
 - A batch whose ``process`` raises (a provider bug; providers should not raise for a
@@ -29,6 +32,7 @@ from holistic.core.secrets import Redactor
 from holistic.core.types import Request, RequestResult, RequestState
 from holistic.models.cache import ResultCache, cache_key
 from holistic.models.registry import runs_in_process
+from holistic.models.validate import checked
 
 ProgressCallback = Callable[[Sequence[int], int, int], None]
 """``(state indices just finished, cache hits among them, failures among them)``."""
@@ -137,7 +141,8 @@ def serve(
 
     def run_batch(batch: list[str]) -> list[str]:
         batch_results = [
-            redact_result(r, redactor) for r in _call_batch(client, [states[by_key[k][0]].request for k in batch])
+            checked(redact_result(r, redactor))
+            for r in _call_batch(client, [states[by_key[k][0]].request for k in batch])
         ]
         if cache is not None:
             cache.put_many(

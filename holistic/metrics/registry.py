@@ -13,6 +13,7 @@ choice of metrics for a run.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 
@@ -232,7 +233,13 @@ def _select_category(
 
 def _producers(value_name: str) -> list[str]:
     """Registered metric names that produce ``value_name``."""
-    return [n for n in METRICS.names() if any(i.name == value_name for i in class_infos(METRICS.get(n)))]
+    return list(_producers_among(value_name, tuple(METRICS.names())))
+
+
+@functools.lru_cache(maxsize=256)
+def _producers_among(value_name: str, names: tuple[str, ...]) -> tuple[str, ...]:
+    # keyed by the registered names too: a plugin registering a metric later is seen
+    return tuple(n for n in names if any(i.name == value_name for i in class_infos(METRICS.get(n))))
 
 
 def _select_named(

@@ -49,7 +49,7 @@ class AnthropicClient(ApiClient):
             base_url=deployment.args.get("base_url"),
             max_retries=0,  # ours are the only retries (reliability.py)
             timeout=self.policy.timeout_s,
-            http_client=http_client,
+            http_client=http_client if http_client is not None else self.bounded_http_client(),
         )
 
     def close(self) -> None:

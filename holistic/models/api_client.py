@@ -194,7 +194,15 @@ class ApiClient:
     def close(self) -> None:
         pass
 
-    # -- for providers -----------------------------------------------------------
+    def bounded_http_client(self) -> Any:
+        """The HTTP client for the SDK: each attempt ends within ``timeout_s`` in all and
+        ``max_response_bytes`` (see :mod:`holistic.models.http_bounds`)."""
+        from holistic.models.http_bounds import DEFAULT_MAX_RESPONSE_BYTES, bounded_client
+
+        max_bytes = int(self.deployment.args.get("max_response_bytes", DEFAULT_MAX_RESPONSE_BYTES))
+        return bounded_client(deadline_s=self.policy.timeout_s, max_bytes=max_bytes)
+
+    # -- for providers (serving) -----------------------------------------------------------
 
     def _serve(self, request: Request, attempts: Attempts) -> RequestResult:
         """Serve one request; raise :class:`ProviderFailure` for a problem found locally."""

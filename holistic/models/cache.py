@@ -19,7 +19,8 @@ Design points (and why):
 - **Durability.** Each :meth:`put_many` is one committed transaction: a killed
   process loses at most the batch that was in flight.
 - **Damage.** A row that cannot be decoded (edited by hand, written by a buggy
-  version) is a miss: the request is recomputed and the row overwritten; each such
+  version, nested too deeply to parse, or holding an answer :mod:`holistic.models.validate`
+  refuses) is a miss: the request is recomputed and the row overwritten; each such
   key is reported once, with the cache's path.
 """
 
@@ -41,6 +42,7 @@ from holistic.core.errors import StoreError
 from holistic.core.hashing import canonical_json, sha256_hex
 from holistic.core.secrets import drop_secrets
 from holistic.core.types import Completion, Request, RequestResult, Token
+from holistic.models.validate import result_problem
 
 CACHE_FORMAT = 1
 """Version of the stored value layout; part of every key so a change never mis-reads old rows."""
@@ -194,13 +196,18 @@ class RequestCache:
         try:
             if not isinstance(value, str):
                 raise TypeError(f"stored value is {type(value).__name__}, not text")
-            return decode_result(value)
-        except (ValueError, TypeError, KeyError, AttributeError) as exc:
+            result = decode_result(value)
+            problem = result_problem(result)
+            if problem is not None:
+                raise ValueError(problem)
+            return result
+        except (ValueError, TypeError, KeyError, AttributeError, RecursionError) as exc:
             if key not in self.damaged:
                 self.damaged.add(key)
+                detail = "nested too deeply" if isinstance(exc, RecursionError) else str(exc)[:300]
                 self.on_damaged(
                     f"request cache {self.path}: the row for key {key} cannot be decoded "
-                    f"({type(exc).__name__}: {exc}); recomputing it"
+                    f"({type(exc).__name__}: {detail}); recomputing it"
                 )
             return None
 

@@ -144,7 +144,7 @@ class OpenAIClient(ApiClient):
             organization=args.get("organization"),
             max_retries=0,  # ours are the only retries (reliability.py)
             timeout=self.policy.timeout_s,
-            http_client=http_client,
+            http_client=http_client if http_client is not None else self.bounded_http_client(),
         )
 
     def close(self) -> None:

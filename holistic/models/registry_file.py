@@ -10,6 +10,7 @@ the line, the field path and, where a name is wrong, the nearest valid one.
 from __future__ import annotations
 
 import json
+import unicodedata
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
 from functools import cache
@@ -34,6 +35,21 @@ PLACEHOLDER = "{model_id}"
 DocPath = tuple[str | int, ...]
 
 
+def model_name_problem(name: str) -> str | None:
+    """Why ``name`` cannot be a model name (``None`` when it can): the character rules of suite and
+    run names. A control character, NUL or a bidi override (U+202E shows ``acme/\u202e4-tpg-ianepo``
+    as ``acme/openai-gpt-4`` and bleeds into the next name on a page) is refused."""
+    bad = next((ch for ch in name if unicodedata.category(ch).startswith("C")), None)
+    if bad is not None:
+        return (
+            f"a model name must not contain control or formatting characters (found U+{ord(bad):04X} "
+            f"{unicodedata.name(bad, 'control')}: newlines, NUL and direction marks are refused)"
+        )
+    if not name.strip() or name != name.strip():
+        return "a model name must not be empty or start or end with spaces"
+    return None
+
+
 @dataclass(frozen=True)
 class Pattern:
     """A family of deployments: ``openai/{model_id}`` matches ``openai/gpt-4.1``."""
@@ -46,7 +62,10 @@ class Pattern:
     line: int
 
     def match(self, name: str) -> ModelDeployment | None:
-        """The deployment for ``name``, or ``None`` when the name does not fit."""
+        """The deployment for ``name``, or ``None`` when the name does not fit (or has characters
+        no model name may have: see :func:`model_name_problem`)."""
+        if model_name_problem(name) is not None:
+            return None
         prefix, _, suffix = self.pattern.partition(PLACEHOLDER)
         if len(name) <= len(prefix) + len(suffix) or not name.startswith(prefix) or not name.endswith(suffix):
             return None
@@ -242,6 +261,12 @@ def _validate(data: Any, where: _Where, known_providers: Collection[str]) -> Non
                 msg = f"unknown provider {entry['provider']!r}"
                 msg += f"; did you mean {hint[0]!r}?" if hint else f" (known: {', '.join(sorted(known_providers))})"
                 raise where.error((section, i, "provider"), msg)
+            label = entry.get("name") if section == "models" else entry.get("pattern")
+            if isinstance(label, str):
+                problem = model_name_problem(label)
+                if problem is not None:
+                    field_name = "name" if section == "models" else "pattern"
+                    raise where.error((section, i, field_name), f"invalid model name {label!r}: {problem}")
             if section == "models":
                 name = entry["name"]
                 if name in seen:

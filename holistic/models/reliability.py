@@ -23,7 +23,6 @@ import random
 import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
@@ -35,7 +34,15 @@ R = TypeVar("R")
 log = logging.getLogger(__name__)
 
 OPERATIONAL_ARGS = frozenset(
-    {"max_concurrency", "max_attempts", "timeout_s", "backoff_base_s", "backoff_max_s", "max_retry_after_s"}
+    {
+        "max_concurrency",
+        "max_attempts",
+        "timeout_s",
+        "backoff_base_s",
+        "backoff_max_s",
+        "max_retry_after_s",
+        "max_response_bytes",
+    }
 )
 """Deployment args that change how requests are sent, not what comes back: they are left out of
 the client identity, so changing them keeps the cache."""
@@ -58,7 +65,7 @@ class RetryPolicy:
     max_retry_after_s: float = 600.0
     """A server asking to wait longer than this fails the request instead."""
     timeout_s: float = 120.0
-    """Timeout of one attempt (passed to the SDK)."""
+    """Deadline of one attempt in all, a body trickling in byte by byte included."""
 
     @staticmethod
     def from_args(args: Mapping[str, Any]) -> RetryPolicy:
@@ -159,6 +166,11 @@ def classify(
     """
     if isinstance(exc, ProviderFailure):
         return exc.failure
+    from holistic.models.http_bounds import too_large
+
+    big = too_large(exc)
+    if big is not None:
+        return Failure("too_large", str(big), False)
     status = getattr(exc, "status_code", None)
     if isinstance(status, int):
         response = getattr(exc, "response", None)
@@ -290,9 +302,39 @@ def map_concurrently(fn: Callable[[T], R], items: Sequence[T], max_workers: int)
     """``[fn(x) for x in items]`` on up to ``max_workers`` threads, results in input order.
 
     ``fn`` should not raise (providers turn failures into results); if it does, the
-    exception propagates after the other items finish.
+    exception propagates after the other items finish. The threads are daemons and the
+    caller waits in short slices, so Ctrl-C (or SIGTERM, which the commands turn into it)
+    returns at once even while a request is stuck on a silent or trickling server: nothing
+    waits for the threads, whose answers are lost with the process (none was cached yet).
     """
     if max_workers <= 1 or len(items) <= 1:
         return [fn(x) for x in items]
-    with ThreadPoolExecutor(max_workers=min(max_workers, len(items)), thread_name_prefix="holistic-api") as pool:
-        return list(pool.map(fn, items))
+    results: list[Any] = [None] * len(items)
+    errors: list[BaseException] = []
+    pending = iter(range(len(items)))
+    lock = threading.Lock()
+    left = [len(items)]
+    finished = threading.Event()
+
+    def work() -> None:
+        while True:
+            with lock:
+                i = next(pending, None)
+            if i is None:
+                return
+            try:
+                results[i] = fn(items[i])
+            except BaseException as exc:  # re-raised in the caller
+                errors.append(exc)
+            with lock:
+                left[0] -= 1
+                if left[0] == 0:
+                    finished.set()
+
+    for n in range(min(max_workers, len(items))):
+        threading.Thread(target=work, name=f"holistic-api-{n}", daemon=True).start()
+    while not finished.wait(0.2):
+        pass
+    if errors:
+        raise errors[0]
+    return results

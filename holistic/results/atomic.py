@@ -1,4 +1,4 @@
-"""Atomic file writes: write to a hidden temporary name in the same folder, then rename.
+"""Atomic file and folder writes: write to a hidden temporary name in the same folder, then rename.
 
 ``os.replace`` within one folder is atomic on POSIX and Windows, so a reader (or a
 rerun after ``kill -9``) sees either the old file, the whole new file, or no file —
@@ -7,20 +7,31 @@ never a half-written one under the final name. On an object store (a
 readers likewise see whole or not at all. Temporary names start with ``.`` and
 end with ``.tmp`` so no ``*.parquet`` glob ever matches them; :func:`remove_stale_temporaries`
 cleans up the ones a killed process left behind (never those of a writer still running).
+
+A folder (the summary, the site) is built whole under a hidden temporary name and swapped
+in by :func:`build_folder`: two renames, the old folder set aside under a name that shares
+the new one's token. :func:`recover_folder`, called before the next build, finishes a swap
+that a kill interrupted between the two renames (the new folder if it was set to go in, else
+the old one back) and removes the temporary folders of killed builds.
 """
 
 from __future__ import annotations
 
 import contextlib
 import os
+import shutil
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import TypeVar
 
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from holistic.core.errors import StoreError
 from holistic.results.fs import Location, UriPath, parquet_bytes
+
+T = TypeVar("T")
 
 TMP_SUFFIX = ".tmp"
 
@@ -100,7 +111,7 @@ class ParquetBatches:
 def _writer_alive(name: str) -> bool:
     """Whether the process that named this temporary (``.<file>.<pid>-<hex>.tmp``) still runs."""
     stem = name[: -len(TMP_SUFFIX)]
-    pid_part = stem.rsplit(".", 1)[-1].split("-", 1)[0]
+    pid_part = stem.rsplit(".", 1)[-1].split("-", 1)[0]  # also .<folder>.<pid>-<hex>-old.tmp
     if not pid_part.isdigit():
         return False
     try:
@@ -127,3 +138,76 @@ def remove_stale_temporaries(folder: Location) -> int:
             entry.unlink()
             removed += 1
     return removed
+
+
+_OLD = "-old"
+
+
+@contextlib.contextmanager
+def writing(path: Path) -> Iterator[Path]:
+    """Around a write of ``path``: an ``OSError`` (disk full, read-only) becomes a :class:`StoreError`
+    naming ``path``, the file that could not be written (a failed write's own error names no file,
+    and a failed copy names its source)."""
+    try:
+        yield path
+    except OSError as exc:
+        raise StoreError(f"cannot write {path}: {exc.strerror or exc}") from None
+
+
+def build_folder(final: Path, build: Callable[[Path], T], *, what: str) -> T:
+    """``build(folder)`` into a fresh hidden sibling of ``final``, then swap it in whole.
+
+    A failure (or a kill) leaves ``final`` as it was; ``what`` names the folder in errors."""
+    recover_folder(final)
+    building = temporary_name(final)
+    try:
+        building.mkdir(parents=True)
+    except OSError as exc:
+        raise StoreError(f"cannot write the {what} in {final.parent}: {exc.strerror or exc}") from None
+    try:
+        result = build(building)
+        _swap_in(building, final, what)
+    finally:
+        if building.exists():
+            shutil.rmtree(building, ignore_errors=True)
+    return result
+
+
+def _swap_in(building: Path, final: Path, what: str) -> None:
+    old = building.with_name(building.name[: -len(TMP_SUFFIX)] + _OLD + TMP_SUFFIX)
+    try:
+        if final.exists():
+            os.replace(final, old)
+        os.replace(building, final)
+    except OSError as exc:
+        if old.exists() and not final.exists():
+            with contextlib.suppress(OSError):
+                os.replace(old, final)
+        raise StoreError(f"cannot replace the {what} {final}: {exc.strerror or exc}") from None
+    shutil.rmtree(old, ignore_errors=True)
+
+
+def recover_folder(final: Path) -> int:
+    """Finish a swap of ``final`` a killed process left half done, and remove the temporary
+    folders of builds whose process no longer runs; returns how many were removed."""
+    parent = final.parent
+    if isinstance(final, UriPath) or not parent.is_dir():
+        return 0
+    prefix = f".{final.name}."
+    stale = [
+        e
+        for e in parent.iterdir()
+        if e.name.startswith(prefix) and e.name.endswith(TMP_SUFFIX) and e.is_dir() and not _writer_alive(e.name)
+    ]
+    if not final.exists():
+        for old in sorted((e for e in stale if e.name.endswith(_OLD + TMP_SUFFIX)), key=lambda e: e.name):
+            # killed between the two renames: the new folder was complete, else the old one was
+            new = old.with_name(old.name[: -len(_OLD + TMP_SUFFIX)] + TMP_SUFFIX)
+            chosen = new if new in stale else old
+            with contextlib.suppress(OSError):
+                os.replace(chosen, final)
+                stale.remove(chosen)
+                break
+    for entry in stale:
+        shutil.rmtree(entry, ignore_errors=True)
+    return len(stale)

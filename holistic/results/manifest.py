@@ -36,6 +36,10 @@ class DamagedRunError(StoreError):
         super().__init__(f"run {run_dir.name}: {run_dir / file}: {problem}")
 
 
+class NewerRunError(DamagedRunError):
+    """A run written by a newer holistic (a higher ``schema_version``): refused, never rewritten."""
+
+
 def file_sha256(path: Location) -> str:
     digest = hashlib.sha256()
     with path.open("rb") as fh:
@@ -117,7 +121,7 @@ def _parse(run_dir: Location, marker: Location) -> Manifest:
     version = data.get("schema_version")
     if version != SCHEMA_VERSION:
         newer = isinstance(version, int) and version > SCHEMA_VERSION
-        raise DamagedRunError(
+        raise (NewerRunError if newer else DamagedRunError)(
             run_dir,
             name,
             f"written with results schema_version {version!r}; this holistic reads {SCHEMA_VERSION}"

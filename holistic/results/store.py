@@ -200,12 +200,15 @@ class SuiteStore:
         return self.check_complete(run_id) is None
 
     def check_complete(self, run_id: str) -> str | None:
-        """``None`` when the run is verified complete, else why it must be (re)done."""
+        """``None`` when the run is verified complete, else why it must be (re)done; a run of a newer
+        ``schema_version`` raises :class:`~holistic.results.manifest.NewerRunError` (exit 2)."""
         folder = self.run_dir(run_id)
         if manifest.marker_of(folder) is None:
             return "not written yet"
         try:
             found = manifest.verify(folder)
+        except manifest.NewerRunError:
+            raise  # a newer holistic's run is refused, never redone over (readers refuse it too)
         except manifest.DamagedRunError as exc:
             return f"damaged ({exc.file}: {exc.problem})"
         if found.status != manifest.COMPLETE:

@@ -6,6 +6,7 @@ non-Latin text passes through untouched.
 
 from __future__ import annotations
 
+import codecs
 import csv
 import gzip
 import io
@@ -26,6 +27,23 @@ def open_text(path: Path, encoding: str = "utf-8-sig") -> IO[str]:
     if path.suffix == ".gz":
         return io.TextIOWrapper(gzip.open(path, "rb"), encoding=encoding, newline="")
     return path.open("r", encoding=encoding, newline="")
+
+
+def first_bad_utf8_line(path: Path) -> int | None:
+    """The 1-based line of the first byte of ``path`` (gunzipped) that is not UTF-8, or ``None``.
+
+    A text reader decodes a whole buffer at once, so its own position says where the buffer
+    began (often line 1), not where the bad byte is."""
+    decoder = codecs.getincrementaldecoder("utf-8")()
+    lines = 0
+    with gzip.open(path, "rb") if path.suffix == ".gz" else path.open("rb") as fh:
+        for block in iter(lambda: fh.read(1 << 16), b""):
+            try:
+                decoder.decode(block)
+            except UnicodeDecodeError as exc:
+                return lines + block.count(b"\n", 0, max(exc.start, 0)) + 1
+            lines += block.count(b"\n")
+    return None
 
 
 def read_csv_rows(path: Path, *, delimiter: str = ",", encoding: str = "utf-8-sig") -> list[list[str]]:

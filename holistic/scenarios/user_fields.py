@@ -459,9 +459,13 @@ def _compile_template(source: str) -> Callable[[Row], str]:
     render = compile_row_template(source[:-1] if source.endswith("\n") else source)
 
     def render_row(row: Row) -> str:
+        from holistic.core.templates import TemplateLimitError
+
         try:
             return render(row.values)
         except DataSourceError as exc:
             raise DataSourceError(f"{row.where}: {exc}") from None
+        except TemplateLimitError as exc:
+            raise TemplateLimitError(f"{row.where}: {exc}") from None
 
     return render_row

@@ -126,6 +126,11 @@ class FileDatasetScenario(UserDatasetScenario):
         for place in tried:
             if place.is_file():
                 return place
+            if place.exists():
+                kind = "a folder" if place.is_dir() else "a named pipe (FIFO)" if place.is_fifo() else "a device"
+                raise DataSourceError(
+                    f"dataset path {place} is {kind}, not a regular file; give a CSV, TSV, JSON, JSONL or Parquet file"
+                )
         raise DataSourceError(f"dataset file {path!r} not found; looked in: " + ", ".join(str(p) for p in tried))
 
     @classmethod

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from holistic.core.errors import DataSourceError
-from holistic.scenarios.readers import iter_numbered_jsonl, open_text, read_json
+from holistic.scenarios.readers import first_bad_utf8_line, iter_numbered_jsonl, open_text, read_json
 
 
 @dataclass(frozen=True)
@@ -69,9 +69,8 @@ def read_rows(path: Path, fmt: str, split: str | None, limit: int | None = None)
             except csv.Error as exc:
                 raise DataSourceError(f"{path}:{reader.line_num}: {exc}") from None
             except UnicodeDecodeError as exc:
-                raise DataSourceError(
-                    f"{path}:{reader.line_num + 1}: not UTF-8 text ({exc.reason}); save the file as UTF-8"
-                ) from None
+                line = first_bad_utf8_line(path) or reader.line_num + 1
+                raise DataSourceError(f"{path}:{line}: not UTF-8 text ({exc.reason}); save the file as UTF-8") from None
             return rows
     if fmt == "jsonl":
         numbered = itertools.islice(iter_numbered_jsonl(path), limit)

@@ -25,9 +25,57 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.parquet as pq
+
 from holistic.results import RunReader, references_from_rows
+from holistic.results.atomic import writing
 
 CHUNK_SIZE = 250
+MAX_FIELD_CHARS = 100_000
+"""Characters of one text field (an input, a prompt, a completion) shown in the browser. A longer
+one is cut there, in Arrow before it becomes a Python string, and ends with where its full text
+is (the run's Parquet file and column): one 200 MB line no longer makes a chunk Chromium cannot
+load, so every instance of the run stays reachable."""
+
+
+_CUT = " \u2026 [truncated here: "
+
+
+def _cut_nested(value: Any, where: str, limit: int = MAX_FIELD_CHARS) -> Any:
+    """``value`` (a chunk record) with every string longer than ``limit`` cut, as :func:`_truncated`
+    does for plain columns (this reaches the lists and structs: completions, messages)."""
+    if isinstance(value, str):
+        if len(value) <= limit or value.startswith(_CUT, limit):  # short, or cut already (in Arrow)
+            return value
+        return f"{value[:limit]}{_CUT}{len(value)} characters in all; the full text is in {where}]"
+    if isinstance(value, dict):
+        return {k: _cut_nested(v, where, limit) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_cut_nested(v, where, limit) for v in value]
+    return value
+
+
+def _truncated(run: RunReader, name: str, table: pa.Table, limit: int = MAX_FIELD_CHARS) -> pa.Table:
+    """``table`` with every string longer than ``limit`` cut, and a pointer to the full text appended."""
+    for i, column_name in enumerate(table.column_names):
+        column = table.column(i)
+        if not (pa.types.is_string(column.type) or pa.types.is_large_string(column.type)):
+            continue
+        lengths = pc.utf8_length(column)
+        longest = pc.max(lengths).as_py()
+        if longest is None or longest <= limit:
+            continue
+        where = f"{run.run_id}/{run.table_path(name).name}"
+        note = pc.binary_join_element_wise(
+            pc.cast(lengths, pa.string()),
+            pa.scalar(f" characters in all; the full text is in the column {column_name!r} of {where}]"),
+            "",
+        )
+        cut = pc.binary_join_element_wise(pc.utf8_slice_codeunits(column, 0, limit), note, _CUT)
+        table = table.set_column(i, column_name, pc.if_else(pc.greater(lengths, limit), cut, column))
+    return table
 
 
 def js_json(value: Any) -> str:
@@ -42,10 +90,19 @@ def js_json(value: Any) -> str:
     )
 
 
-def _read(run: RunReader, name: str, columns: list[str]) -> dict[str, list[Any]]:
+def _read(run: RunReader, name: str, columns: list[str], limit: int = MAX_FIELD_CHARS) -> dict[str, list[Any]]:
     if not run.has_table(name):
         return {c: [] for c in columns}
-    table = run.table(name, columns)
+    path = run.table_path(name)
+    if isinstance(path, Path):  # a few rows at a time: one huge value is cut before the next is read
+        parquet = pq.ParquetFile(path)
+        present = [c for c in columns if c in parquet.schema_arrow.names]
+        batches = [
+            _truncated(run, name, pa.Table.from_batches([b]), limit) for b in parquet.iter_batches(8, columns=present)
+        ]
+        table = pa.concat_tables(batches) if batches else parquet.schema_arrow.empty_table().select(present)
+    else:
+        table = _truncated(run, name, run.table(name, columns), limit)
     data: dict[str, list[Any]] = table.to_pydict()
     for c in columns:
         data.setdefault(c, [None] * table.num_rows)
@@ -78,14 +135,17 @@ def _common_prefix(texts: Iterable[str]) -> str:
     return prefix[: cut + 1] if cut > 0 else ""
 
 
-def build_browser(run_dir: Path | RunReader, out_dir: Path, main_metric: str | None) -> BrowserData:
-    """Write ``index.js`` and ``chunk_*.js`` for one run into ``out_dir``."""
+def build_browser(
+    run_dir: Path | RunReader, out_dir: Path, main_metric: str | None, *, max_field_chars: int = MAX_FIELD_CHARS
+) -> BrowserData:
+    """Write ``index.js`` and ``chunk_*.js`` for one run into ``out_dir`` (text fields cut at ``max_field_chars``)."""
     out_dir.mkdir(parents=True, exist_ok=True)
     run = RunReader.at(run_dir)
     inst = _read(
         run,
         "instances",
         ["instance_id", "role", "split", "sub_split", "perturbation", "input", "references", "metadata"],
+        max_field_chars,
     )
     req = _read(
         run,
@@ -114,8 +174,14 @@ def build_browser(run_dir: Path | RunReader, out_dir: Path, main_metric: str | N
             "cached",
             "latency_s",
         ],
+        max_field_chars,
     )
-    pis = _read(run, "per_instance_stats", ["instance_id", "trial", "perturbation", "metric", "value", "details"])
+    pis = _read(
+        run,
+        "per_instance_stats",
+        ["instance_id", "trial", "perturbation", "metric", "value", "details"],
+        max_field_chars,
+    )
 
     order: list[str] = []
     variants: dict[str, dict[str | None, dict[str, Any]]] = defaultdict(dict)
@@ -216,9 +282,11 @@ def build_browser(run_dir: Path | RunReader, out_dir: Path, main_metric: str | N
             record_variants.append(v)
         chunk_records[-1].append({"id": iid, "variants": record_variants})
 
+    where = ", ".join(f"{run.run_id}/{run.table_path(t).name}" for t in ("instances", "requests"))
     for c, records in enumerate(chunk_records):
-        payload = _factor_prefixes(records)
-        (out_dir / f"chunk_{c:04d}.js").write_text(f"HOLISTIC_CHUNK({c},{js_json(payload)});\n", encoding="utf-8")
+        payload = _factor_prefixes([_cut_nested(r, where, max_field_chars) for r in records])
+        with writing(out_dir / f"chunk_{c:04d}.js") as target:
+            target.write_text(f"HOLISTIC_CHUNK({c},{js_json(payload)});\n", encoding="utf-8")
     index = {
         "count": len(order),
         "chunk_size": CHUNK_SIZE,
@@ -229,7 +297,8 @@ def build_browser(run_dir: Path | RunReader, out_dir: Path, main_metric: str | N
         "splits": splits,
         "rows": rows,
     }
-    (out_dir / "index.js").write_text(f"HOLISTIC_INDEX({js_json(index)});\n", encoding="utf-8")
+    with writing(out_dir / "index.js") as target:
+        target.write_text(f"HOLISTIC_INDEX({js_json(index)});\n", encoding="utf-8")
     return BrowserData(
         count=len(order),
         chunks=len(chunk_records),

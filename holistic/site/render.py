@@ -8,11 +8,8 @@ pages, and inserted with ``textContent`` by the instance browser.
 
 from __future__ import annotations
 
-import contextlib
 import math
-import os
 import shutil
-import uuid
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -20,10 +17,10 @@ from typing import TYPE_CHECKING, Any
 
 from jinja2 import Environment, FileSystemLoader, select_autoescape
 
-from holistic.core.errors import StoreError
 from holistic.core.resources import project_path
 from holistic.results import RunReader, SuiteReader, references_from_rows
-from holistic.site.browser import build_browser
+from holistic.results.atomic import build_folder, writing
+from holistic.site.browser import MAX_FIELD_CHARS, build_browser
 from holistic.site.compare import comparisons, write_comparison
 from holistic.site.haystack import HaystackReport, render_haystack
 from holistic.site.titles import run_title
@@ -76,11 +73,18 @@ class SiteWriter:
         html = self.env.get_template(template).render(title=title, root="../" * depth, **self.common, **context)
         path = self.site_dir / rel
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(html, encoding="utf-8")
+        with writing(path):
+            path.write_text(html, encoding="utf-8")
         return path
 
 
-def render_site(suite_dir: Path | SuiteReader, summary: Summary, *, previous: Path | None = None) -> Path:
+def render_site(
+    suite_dir: Path | SuiteReader,
+    summary: Summary,
+    *,
+    previous: Path | None = None,
+    max_field_chars: int = MAX_FIELD_CHARS,
+) -> Path:
     """Render the whole site; returns the path of ``index.html``.
 
     The site is built in a hidden temporary folder beside the old one and swapped in
@@ -89,38 +93,16 @@ def render_site(suite_dir: Path | SuiteReader, summary: Summary, *, previous: Pa
     """
     suite = suite_dir if isinstance(suite_dir, SuiteReader) else SuiteReader(suite_dir)
     final = suite.site_dir
-    building = final.with_name(f".{final.name}.{os.getpid()}-{uuid.uuid4().hex[:8]}.tmp")
-    try:
-        building.mkdir(parents=True)
-    except OSError as exc:
-        raise StoreError(f"cannot write the site in {final.parent}: {exc.strerror or exc}") from None
-    try:
-        _render_into(suite, summary, building, previous)
-        _swap_in(building, final)
-    finally:
-        if building.exists():
-            shutil.rmtree(building, ignore_errors=True)
+    build_folder(final, lambda building: _render_into(suite, summary, building, previous, max_field_chars), what="site")
     return final / "index.html"
 
 
-def _swap_in(building: Path, final: Path) -> None:
-    """Replace ``final`` by ``building`` (two renames; the old site stays whole until the second)."""
-    old = final.with_name(f".{final.name}.old-{os.getpid()}-{uuid.uuid4().hex[:8]}.tmp")
-    try:
-        if final.exists():
-            os.replace(final, old)
-        os.replace(building, final)
-    except OSError as exc:
-        if old.exists() and not final.exists():
-            with contextlib.suppress(OSError):
-                os.replace(old, final)
-        raise StoreError(f"cannot replace the site {final}: {exc.strerror or exc}") from None
-    shutil.rmtree(old, ignore_errors=True)
-
-
-def _render_into(suite: SuiteReader, summary: Summary, site_dir: Path, previous: Path | None) -> None:
+def _render_into(
+    suite: SuiteReader, summary: Summary, site_dir: Path, previous: Path | None, max_field_chars: int = MAX_FIELD_CHARS
+) -> None:
     for name in STATIC_FILES:
-        shutil.copyfile(templates_dir() / name, site_dir / name)
+        with writing(site_dir / name) as target:
+            shutil.copyfile(templates_dir() / name, target)
     tables = {t.id: t.to_json() for t in summary.tables}
     has_diff = previous is not None
     w = SiteWriter(site_dir, summary.suite, has_diff)
@@ -130,6 +112,7 @@ def _render_into(suite: SuiteReader, summary: Summary, site_dir: Path, previous:
     judge_tables = [t.to_json() for t in judges.tables]
     w.common["has_judges"] = bool(judges.judged_runs)
     every_flag = _judge_flags(summary, [j for js in judges.judged_runs.values() for j in js])
+    w.common["unfinished"] = summary.unfinished
     if previous is not None:
         _render_diff(previous, suite, site_dir, w)
     suite_meta = suite.meta
@@ -234,7 +217,7 @@ def _render_into(suite: SuiteReader, summary: Summary, site_dir: Path, previous:
     run_links = []
     for run in summary.runs:
         reader = suite.run(run.run_id)
-        data = build_browser(reader, site_dir / "data" / run.run_id, run.main_metric)
+        data = build_browser(reader, site_dir / "data" / run.run_id, run.main_metric, max_field_chars=max_field_chars)
         if run.run_id in compare_of:
             predictions[run.run_id] = data.predictions
         haystack = render_haystack(reader, site_dir / "plots", src_prefix="plots/", run_id=run.run_id)
@@ -599,7 +582,8 @@ def _render_diff(previous: Path, suite: SuiteReader, site_dir: Path, w: SiteWrit
     from holistic.diff import diff_suites, read_side
 
     report = diff_suites(read_side(previous), read_side(suite.suite_dir))
-    (site_dir / "diff.html").write_text(render_diff_page(report, common=w.common), encoding="utf-8")
+    with writing(site_dir / "diff.html") as target:
+        target.write_text(render_diff_page(report, common=w.common), encoding="utf-8")
 
 
 _STANDALONE_DIFF = """{% extends "diff.html" %}

@@ -17,7 +17,7 @@ from holistic.core.types import RunSpec
 from holistic.models.registry import ModelRegistry
 from holistic.results.layout import suite_name_problem
 from holistic.spec.catalog import Catalog
-from holistic.spec.expand import expand
+from holistic.spec.expand import DEFAULT_MAX_RUNS, expand
 from holistic.spec.includes import load_with_includes
 from holistic.spec.schema import validate_document
 from holistic.spec.source import Locations
@@ -59,13 +59,18 @@ def check_suite_name_at(name: object, locations: Locations) -> None:
 
 
 def compile_spec(
-    path: str | Path, *, models_file: str | Path | None = None, model_registry: ModelRegistry | None = None
+    path: str | Path,
+    *,
+    models_file: str | Path | None = None,
+    model_registry: ModelRegistry | None = None,
+    max_runs: int = DEFAULT_MAX_RUNS,
 ) -> CompiledSuite:
     """Load, validate and expand the run spec at ``path``.
 
     ``models_file`` adds or overrides model deployments (as ``--models-file``);
     alternatively pass a ready ``model_registry``. Raises
-    :class:`~holistic.core.errors.SpecError` on any problem.
+    :class:`~holistic.core.errors.SpecError` on any problem, and when the run matrix would have
+    more than ``max_runs`` runs (counted before it is expanded).
     """
     spec_path = Path(path)
     merged = load_with_includes(spec_path, str(path))
@@ -75,7 +80,7 @@ def compile_spec(
     check_suite_name_at(doc.get("suite"), merged.locations)
     seed = int(doc.get("seed", 0))
     catalog = Catalog(Path(models_file) if models_file is not None else None, model_registry)
-    expansion = expand(doc, merged.locations, catalog, seed=seed)
+    expansion = expand(doc, merged.locations, catalog, seed=seed, max_runs=max_runs)
     top = merged.sources[0]
     return CompiledSuite(
         suite=doc["suite"],

@@ -26,6 +26,7 @@ An explicit ``perturbations: []`` means none.
 from __future__ import annotations
 
 import itertools
+import math
 import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, fields
@@ -66,8 +67,40 @@ class Expansion:
     warnings: tuple[str, ...]
 
 
-def expand(doc: Mapping[str, Any], locations: Locations, catalog: Catalog, *, seed: int) -> Expansion:
-    """Expand every entry of ``doc["runs"]``; raise :class:`SpecError` on the first problem."""
+DEFAULT_MAX_RUNS = 100_000
+"""Runs one spec may make (``helm-run --max-runs``), counted before anything is expanded."""
+
+
+class _RunCount:
+    """Runs counted entry by entry before each is expanded: past the limit, the error names the list
+    that multiplies most."""
+
+    def __init__(self, locations: Locations, max_runs: int) -> None:
+        self.locations = locations
+        self.max_runs = max_runs
+        self.total = 0
+
+    def add(self, index: int, factors: Sequence[tuple[int, DocPath]]) -> None:
+        n = math.prod(k for k, _ in factors)
+        self.total += n
+        if self.total <= self.max_runs:
+            return
+        k, path = max(factors, key=lambda f: f[0]) if factors else (1, ("runs", index))
+        product = " x ".join(f"{f:,}" for f, _ in factors) or "1"
+        raise self.locations.error(
+            path,
+            f"this spec makes at least {self.total:,} runs, more than the limit of {self.max_runs:,} "
+            f"(runs[{index}] alone makes {product} = {n:,}; this list multiplies it by {k:,}); "
+            "split the spec or raise the limit with --max-runs",
+        )
+
+
+def expand(
+    doc: Mapping[str, Any], locations: Locations, catalog: Catalog, *, seed: int, max_runs: int = DEFAULT_MAX_RUNS
+) -> Expansion:
+    """Expand every entry of ``doc["runs"]``; raise :class:`SpecError` on the first problem, and when
+    the matrix would have more than ``max_runs`` runs (counted before expanding)."""
+    count = _RunCount(locations, max_runs)
     defaults: Mapping[str, Any] = doc.get("defaults") or {}
     default_layer = adaptation_layer(defaults, ("defaults",), locations)
     top_models = Written(doc["models"], ("models",)) if "models" in doc else None
@@ -77,7 +110,7 @@ def expand(doc: Mapping[str, Any], locations: Locations, catalog: Catalog, *, se
     for index, entry in enumerate(doc["runs"]):
         top_protocol = Written(doc["protocol"], ("protocol",)) if "protocol" in doc else None
         expander = _EntryExpander(
-            index, entry, defaults, default_layer, top_models, locations, catalog, seed, top_protocol
+            index, entry, defaults, default_layer, top_models, locations, catalog, seed, top_protocol, count
         )
         expander.top_judges = Written(doc["judges"], ("judges",)) if "judges" in doc else None
         for spec in expander.expand():
@@ -108,7 +141,9 @@ class _EntryExpander:
         catalog: Catalog,
         seed: int,
         top_protocol: Written | None = None,
+        count: _RunCount | None = None,
     ) -> None:
+        self.count = count
         self.index = index
         self.top_protocol = top_protocol
         self.at: DocPath = ("runs", index)
@@ -375,6 +410,11 @@ class _EntryExpander:
         arg_axes = self.arg_axes(scenario, info)
         adapt_axes = self.adaptation_axes()
         models = self.models()
+        if self.count is not None:
+            factors = [(len(v), v[0].path[:-1]) for _, v in (*arg_axes, *adapt_axes) if len(v) > 1]
+            if len(models) > 1:
+                factors.append((len(models), models[0][1].path[:-1]))
+            self.count.add(self.index, factors)
         metric_items = self.metrics(info)
         metric_names = tuple(m.value for m in metric_items)
         protocol_at = self.protocol(info)

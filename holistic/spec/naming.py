@@ -10,12 +10,13 @@ from __future__ import annotations
 
 import json
 from collections.abc import Collection
-from dataclasses import asdict
+from dataclasses import fields
 from typing import Any
 
 from holistic.core.types import AdapterSpec, ScenarioSpec
 
 _MAX_SHOWN_CHARS = 24
+_ADAPTER_FIELDS = frozenset(f.name for f in fields(AdapterSpec))
 
 
 def run_name(
@@ -24,11 +25,10 @@ def run_name(
     """The readable name of one run (``label`` is the entry's ``name`` or the scenario name)."""
     parts = [f"{key}={format_value(value)}" for key, value in scenario.args]
     parts.append(f"method={adapter.method}")
-    values = asdict(adapter)
     for key in sorted(shown_fields):
-        if key == "method" or key not in values:
+        if key == "method" or key not in _ADAPTER_FIELDS:
             continue
-        text = format_value(values[key])
+        text = format_value(getattr(adapter, key))
         if len(text) <= _MAX_SHOWN_CHARS and "," not in text:
             parts.append(f"{key}={text}")
     parts.append(f"model={model}")

@@ -108,6 +108,11 @@ class Plan:
         return sum(1 for r in self.rows if r.size.requests is None or r.size.eval_instances_is_bound)
 
 
+PLAN_BUILD_REQUESTS = 5_000
+"""Requests whose prompts a plan builds to count their tokens; later runs are estimated from a
+typical prompt, so that ``--plan`` on tens of thousands of runs prints in seconds."""
+
+
 def make_plan(
     compiled: CompiledSuite,
     *,
@@ -132,6 +137,7 @@ def make_plan(
 
     rows: list[PlanRow] = []
     verdicts: list[RunCoverage] = []
+    built_requests = 0
     for run in compiled.runs:
         cls = catalog.scenario_class(run.scenario.name)
         info = catalog.scenario_info(run.scenario.name)
@@ -146,7 +152,10 @@ def make_plan(
             count_requests=count_requests,
             max_eval_instances_override=max_eval_instances_override,
         )
-        built = _prompt_tokens(run, deployment, max_eval_instances_override, data_root)
+        built = None
+        if built_requests < PLAN_BUILD_REQUESTS:  # past it, a typical prompt: a huge plan still prints promptly
+            built = _prompt_tokens(run, deployment, max_eval_instances_override, data_root)
+            built_requests += size.requests or 0
         if built is not None:
             source = "sampled" if built.sampled else "exact" if built.exact else "prompts"
             size = replace(size, prompt_tokens=built.tokens, prompt_tokens_source=source)
@@ -374,7 +383,10 @@ def _prompt_token_note(plan: Plan) -> str:
         parts.append(f"{sampled} run(s) from the prompts of a sample of their real instances, scaled")
     typical = sources.count("typical")
     if typical:
-        parts.append(f"{typical} run(s) estimated from a typical prompt (data not read or not here)")
+        parts.append(
+            f"{typical} run(s) estimated from a typical prompt (data not read or not here, or past the "
+            f"{PLAN_BUILD_REQUESTS:,} requests whose prompts a plan builds)"
+        )
     return "  (prompt tokens: " + "; ".join(parts) + ")" if parts else "  (prompt tokens: unknown)"
 
 

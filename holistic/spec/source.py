@@ -22,7 +22,7 @@ from typing import Any
 import yaml
 
 from holistic.core.errors import SpecError
-from holistic.core.yaml_limits import MAX_DEPTH, NodeBudget, check_characters, decode_utf8, read_limited
+from holistic.core.yaml_limits import MAX_DEPTH, MAX_FILE_BYTES, NodeBudget, check_characters, decode_utf8, read_limited
 
 PathPart = str | int
 DocPath = tuple[PathPart, ...]
@@ -137,10 +137,11 @@ class Source:
     locations: Locations
 
 
-def load_source(path: Path, display: str | None = None) -> Source:
-    """Read and parse ``path``; YAML errors become :class:`SpecError` with file:line:column."""
+def load_source(path: Path, display: str | None = None, *, limit: int = MAX_FILE_BYTES) -> Source:
+    """Read (at most ``limit`` bytes of a regular file) and parse ``path``; YAML errors become
+    :class:`SpecError` with file:line:column."""
     shown = display if display is not None else str(path)
-    raw = read_limited(path, shown)
+    raw = read_limited(path, shown, limit)
     text = decode_utf8(raw, shown)
     return parse_source(text, shown, path=path, raw=raw)
 

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import math
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -85,6 +85,10 @@ class Summary:
     judges: JudgeReport = field(default_factory=JudgeReport)
     """Judge agreement (with each other and with human ratings) and the judges flagged below the threshold."""
     """Column -> ids of the runs aggregated into it."""
+    unfinished: list[dict[str, str]] = field(default_factory=list)
+    """Runs of the suite (``suite.json``) that are not complete: ``run_id``, ``name``, ``status``
+    (``pending``: never finished, e.g. helm-run was killed; ``partial``: some requests failed;
+    ``failed``). The summary then describes part of the suite, and says so everywhere."""
 
     @property
     def has_errors(self) -> bool:
@@ -186,6 +190,26 @@ def _eval_split(
     return None
 
 
+def unfinished_runs(meta: Mapping[str, Any], read: Iterable[RunInfo]) -> list[dict[str, str]]:
+    """The runs of the suite that are not complete: those ``suite.json`` lists whose run was not read
+    as complete (its status there: ``pending``, ``failed``), and those read as partial."""
+    by_id = {r.run_id: r for r in read}
+    entries = meta.get("runs") if isinstance(meta, Mapping) else None
+    out = []
+    for entry in entries if isinstance(entries, list) else []:
+        if not isinstance(entry, Mapping):
+            continue
+        run_id = str(entry.get("run_id") or "")
+        run = by_id.get(run_id)
+        if run is not None:
+            status = "partial" if run.failed_requests else "complete"  # the manifest, not a status written before it
+        else:
+            status = str(entry.get("status") or "pending")
+        if status != "complete":
+            out.append({"run_id": run_id, "name": str(entry.get("name") or ""), "status": status})
+    return out
+
+
 def summarize_suite(
     suite_dir: Path | SuiteReader,
     *,
@@ -216,6 +240,7 @@ def summarize_suite(
     )
     for run in data.runs:
         summary.column_runs.setdefault(column_of(run, multi), []).append(run.run_id)
+    summary.unfinished = unfinished_runs(data.reader.meta, data.runs)
 
     for group in schema.metric_groups:
         _metric_group(summary, data, index, group, multi, num_bootstrap, seed, dict(schema.medians))

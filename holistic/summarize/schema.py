@@ -9,6 +9,8 @@ from typing import Any
 import yaml
 
 from holistic.core.errors import SpecError
+from holistic.core.yaml_limits import MAX_FILE_BYTES
+from holistic.spec.source import load_source
 
 BUILTIN_SCHEMA = Path(__file__).with_name("schema.yaml")
 
@@ -57,15 +59,35 @@ class SummarySchema:
     cell's runs, with a bootstrap CI of that median."""
 
 
-def load_schema(path: Path | None = None) -> SummarySchema:
-    """The built-in schema, or the user's file (same format) when given."""
-    source = path or BUILTIN_SCHEMA
-    try:
-        data: dict[str, Any] = yaml.safe_load(source.read_text(encoding="utf-8")) or {}
-    except (OSError, yaml.YAMLError) as exc:
-        raise SpecError(f"cannot read summary schema: {exc}", file=str(source)) from None
+def _entries(data: dict[str, Any], key: str, shown: str) -> list[dict[str, Any]]:
+    items = data.get(key) or []
+    if not isinstance(items, list):
+        raise SpecError(f"'{key}' must be a list of mappings", file=shown, path=key)
+    for i, item in enumerate(items):
+        if not isinstance(item, dict):
+            raise SpecError(f"each entry of '{key}' must be a mapping", file=shown, path=f"{key}[{i}]")
+    return items
+
+
+def load_schema(path: Path | None = None, *, max_bytes: int = MAX_FILE_BYTES) -> SummarySchema:
+    """The built-in schema, or the user's file (same format) when given.
+
+    The user's file is read like a run spec: a regular file of at most ``max_bytes``, YAML with
+    bounded aliases and nesting; anything else is a :class:`SpecError` naming the file."""
+    if path is None:
+        data: Any = yaml.safe_load(BUILTIN_SCHEMA.read_text(encoding="utf-8")) or {}
+        shown = str(BUILTIN_SCHEMA)
+    else:
+        shown = str(path)
+        data = load_source(path, shown, limit=max_bytes).data or {}
+    if not isinstance(data, dict):
+        raise SpecError(
+            f"a summary schema is a YAML mapping (metric_groups, run_groups, medians), not {type(data).__name__}",
+            file=shown,
+        )
+    source = Path(shown)
     groups = []
-    for i, g in enumerate(data.get("metric_groups", [])):
+    for i, g in enumerate(_entries(data, "metric_groups", shown)):
         if "name" not in g or "metric" not in g:
             raise SpecError("a metric group needs 'name' and 'metric'", file=str(source), path=f"metric_groups[{i}]")
         groups.append(
@@ -79,7 +101,7 @@ def load_schema(path: Path | None = None) -> SummarySchema:
             )
         )
     run_groups = []
-    for i, r in enumerate(data.get("run_groups", [])):
+    for i, r in enumerate(_entries(data, "run_groups", shown)):
         if "name" not in r:
             raise SpecError("a run group needs 'name'", file=str(source), path=f"run_groups[{i}]")
         run_groups.append(

@@ -12,6 +12,7 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from holistic.results.atomic import build_folder, writing
 from holistic.results.layout import CELLS_FILE, SUMMARY_FILE, WIN_RATES_FILE
 from holistic.summarize.build import Summary
 from holistic.summarize.tables import to_csv, to_latex, to_markdown
@@ -29,8 +30,9 @@ def _clean(value: Any) -> Any:
 
 def _atomic_write(path: Path, data: bytes) -> None:
     tmp = path.with_name(f".{path.name}.tmp")
-    tmp.write_bytes(data)
-    os.replace(tmp, path)
+    with writing(path):
+        tmp.write_bytes(data)
+        os.replace(tmp, path)
 
 
 def summary_json(summary: Summary) -> dict[str, Any]:
@@ -42,6 +44,7 @@ def summary_json(summary: Summary) -> dict[str, Any]:
             "baselines": summary.baselines,
             "columns": summary.columns,
             "column_runs": summary.column_runs,
+            "unfinished_runs": summary.unfinished,
             "runs": [
                 {
                     "run_id": r.run_id,
@@ -71,8 +74,18 @@ def summary_json(summary: Summary) -> dict[str, Any]:
 
 
 def write_summary(summary: Summary, out_dir: Path) -> list[Path]:
-    """Write everything under ``out_dir`` (``<suite>/summary``); returns the files written."""
-    out_dir.mkdir(parents=True, exist_ok=True)
+    """Write everything under ``out_dir`` (``<suite>/summary``); returns the files written.
+
+    The folder is built whole beside the old one and swapped in (as the site is), so a kill at
+    any point leaves the old summary or the new one, never ``summary.json`` of one and
+    ``tables/`` of the other."""
+    out_dir.parent.mkdir(parents=True, exist_ok=True)
+    written = build_folder(out_dir, lambda folder: _write_into(summary, folder), what="summary")
+    return [out_dir / p for p in written]
+
+
+def _write_into(summary: Summary, out_dir: Path) -> list[Path]:
+    """Write the summary's files into the fresh folder ``out_dir``; returns them relative to it."""
     tables_dir = out_dir / "tables"
     tables_dir.mkdir(exist_ok=True)
     written: list[Path] = []
@@ -139,11 +152,12 @@ def write_summary(summary: Summary, out_dir: Path) -> list[Path]:
             p = tables_dir / f"{table.id}.{ext}"
             _atomic_write(p, render(table).encode("utf-8"))
             written.append(p)
-    return written
+    return [p.relative_to(out_dir) for p in written]
 
 
 def _write_parquet(table: pa.Table, path: Path) -> Path:
     tmp = path.with_name(f".{path.name}.tmp")
-    pq.write_table(table, tmp)
-    os.replace(tmp, path)
+    with writing(path):
+        pq.write_table(table, tmp)
+        os.replace(tmp, path)
     return path

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import glob
 import os
+import resource
 import subprocess
 import sys
 from pathlib import Path
@@ -97,3 +98,53 @@ def helm_run_process(args: list[str], call_log: Path, cwd: Path) -> subprocess.P
         stderr=subprocess.PIPE,
         text=True,
     )
+
+
+ADDRESS_SPACE_CAP = 1536 * 1024 * 1024
+"""The issue's bound for every hostile input: 1.5 GB of address space..."""
+DEADLINE_S = 20.0
+"""...and 20 seconds of CPU (wall time on a shared CI machine is not the program's to keep)."""
+WALL_TIMEOUT_S = 180.0
+"""A child still running after this long is stuck, whatever the machine's load."""
+
+
+def _cap_address_space() -> None:
+    resource.setrlimit(resource.RLIMIT_AS, (ADDRESS_SPACE_CAP, ADDRESS_SPACE_CAP))
+
+
+def capped(
+    module: str, args: list[str], cwd: Path, *, timeout: float = WALL_TIMEOUT_S, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
+    """``python -m module args`` under the address-space cap; a memory bomb fails there, never in CI's machine.
+
+    Raises ``subprocess.TimeoutExpired`` past ``timeout`` (wall) and fails the test when the child
+    spent more than :data:`DEADLINE_S` seconds of CPU (user + system; left in ``capped.cpu_s``), a
+    deadline a busy shared machine cannot make flaky."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    env = dict(env if env is not None else cli_env(cwd / "calls.log"))
+    # Address space, not memory, is capped: Arrow's default allocator reserves about 1 GB of it up
+    # front and each BLAS/OpenMP thread more, so those use the system allocator and one thread.
+    env.update(ARROW_DEFAULT_MEMORY_POOL="system", OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1")
+    done = subprocess.run(
+        [sys.executable, "-m", module, *args],
+        cwd=cwd,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        preexec_fn=_cap_address_space,
+    )
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu_s = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    capped.cpu_s = cpu_s  # type: ignore[attr-defined]
+    assert cpu_s < DEADLINE_S, f"{module} {args} took {cpu_s:.1f} s of CPU"
+    return done
+
+
+def one_error_line(err: str, *needles: str) -> None:
+    """``err`` holds exactly one ``prog: error:`` line, no traceback, and it names every needle."""
+    assert "Traceback" not in err, err
+    lines = [ln for ln in err.splitlines() if ": error: " in ln]
+    assert len(lines) == 1, err
+    for needle in needles:
+        assert needle in lines[0], (needle, err)
