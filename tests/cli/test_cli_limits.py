@@ -352,7 +352,7 @@ def test_a_full_disk_names_the_file_that_could_not_be_written(
 
 
 def test_an_invalid_utf8_csv_names_the_line_of_the_bad_byte(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    from holistic.scenarios.user_file import read_rows
+    from holistic.scenarios.user_tables import read_rows
 
     data = tmp_path / "d.csv"
     data.write_bytes(b"q,a,split\nfine,x,train\nbad \xff\xfe,y,test\n")
