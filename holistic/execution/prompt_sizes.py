@@ -7,9 +7,10 @@ in-context examples and window fitting) and counts their tokens instead of guess
 from typical lengths. A scenario with small data files sets ``plan_samples_prompts =
 True``: when its files are on this machine (``--data-root``, ``$HOLISTIC_DATA_ROOT``
 or the data cache; a plan never downloads), the plan reads them, builds the requests
-of the first :data:`SAMPLE_INSTANCES` eval instances of the run's sample (in-context
-examples drawn as the run draws them, perturbations left out) and scales their tokens
-to the run's eval instances and perturbed variants. The count is:
+of the first :data:`SAMPLE_INSTANCES` eval instances of the run's sample and of their
+perturbed variants (in-context examples drawn as the run draws them; a perturbation
+whose data is not here is taken to make one variant as long as its original) and
+scales their tokens to the run's eval instances. The count is:
 
 - **exact** for models whose tokenizer is on this machine
   (:func:`~holistic.models.counting.local_tokenizer`: ``simple``, ``embedded``,
@@ -38,7 +39,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from holistic.core.interfaces import ScenarioContext, Tokenizer
-from holistic.core.types import ModelDeployment, Request, RunSpec
+from holistic.core.types import Instance, ModelDeployment, Request, RunSpec
 
 PIECES_PER_TOKEN = 1.18
 """ApproxTokenizer pieces (digits apart) per token of SmolLM2's 49k-vocabulary BPE
@@ -95,18 +96,44 @@ def plan_prompt_tokens(
                 method=run.adapter.eval_sampling,
                 mode=run.adapter.eval_instances,
             )
-            # Perturbed variants are about as long as their originals: build the originals
-            # of a sample (the downsampled order is already seeded) and scale.
-            evaluation = originals[:SAMPLE_INSTANCES]
-            if not evaluation:
+            # A sample (the downsampled order is already seeded), perturbed as the run perturbs
+            # it — HELM's perturbations drop the variants they leave unchanged — and scaled.
+            sample = originals[:SAMPLE_INSTANCES]
+            if not sample:
                 return None
-            scale = len(originals) * (1 + len(run.perturbations)) / len(evaluation)
+            evaluation, scale = _perturbed_sample(run, sample, data_root)
+            scale *= len(originals) / len(sample)
     except (HolisticError, OSError, TypeError, ValueError):
         return None  # data not here (never downloaded for a plan), or arguments the run will reject
     tokenizer, count, exact = counter_for(deployment)
     states = adapt(train, evaluation, run.adapter, deployment, tokenizer, seed=run.adapter.seed)
     total = sum(count(state.request) for state in states) * scale
     return PromptCount(round(total), exact, sampled=not whole)
+
+
+def _perturbed_sample(run: RunSpec, sample: list[Instance], data_root: Path | None) -> tuple[list[Instance], float]:
+    """``sample`` with its variants, as the run makes them, and the factor left to scale by.
+
+    When a perturbation cannot be applied offline (its data is not here), variants are
+    taken to be as many and about as long as their originals."""
+    from holistic.core.errors import HolisticError
+    from holistic.execution.pipeline import _seed
+    from holistic.perturbations import apply_perturbations
+
+    if not run.perturbations:
+        return sample, 1.0
+    try:
+        variants = apply_perturbations(
+            sample,
+            run.perturbations,
+            seed=_seed(run, "perturbations"),
+            protocol=run.adapter.protocol,
+            data_root=data_root,
+            offline=True,
+        )
+    except (HolisticError, OSError, ValueError):
+        return sample, 1.0 + len(run.perturbations)
+    return variants, 1.0
 
 
 RequestCounter = Callable[[Request], float]
