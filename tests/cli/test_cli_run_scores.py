@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pyarrow.parquet as pq
@@ -85,7 +86,7 @@ def test_plan_estimates_time_from_this_machines_measured_speed(
     assert measured["runs"] == 2 and measured["requests"] == 12 and measured["source"] == "runs"
     assert main([str(spec), "--output-dir", str(out), "--plan"]) == 0
     plan = capsys.readouterr().out
-    assert "Estimated time: ~0 s on this machine" in plan and "tokens/s (runs, " in plan
+    assert re.search(r"Estimated time: ~\d+ s on this machine", plan) and "tokens/s (runs, " in plan
     # --calibrate measures a model the machine has no figure for, before planning.
     fresh = tmp_path / "fresh"
     assert main([str(spec), "--output-dir", str(fresh), "--plan", "--calibrate"]) == 0
