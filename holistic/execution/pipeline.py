@@ -269,12 +269,13 @@ def _check_scoring(
     found goes into the run's artifacts; a correction or an unverified server is a warning."""
     if not any(s.request.kind in _SCORING_KINDS for s in states):
         return None
-    hook = getattr(client, "prepare_scoring", None)  # optional: most clients score locally
-    facts = hook() if callable(hook) else None
-    if not isinstance(facts, dict):
+    from holistic.models.echo_alignment import WARN_STATUSES, scoring_check
+
+    facts = scoring_check(client)
+    if facts is None:
         return None
     status = facts.get("status")
-    if status in ("shifted", "unverified", "inconsistent"):
+    if status in WARN_STATUSES:
         warnings.append(f"log-likelihoods {status}: {facts.get('detail')}")
         progress.message(f"WARNING: {warnings[-1]}")
     return facts

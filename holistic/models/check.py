@@ -181,6 +181,7 @@ def main(argv: list[str] | None = None) -> int:
 
 def _main(args: argparse.Namespace) -> int:
     from holistic.core.errors import ModelError
+    from holistic.models.echo_alignment import scoring_check
     from holistic.models.registry import ModelRegistry, create_client
 
     if len(args.models) < 2:
@@ -190,9 +191,8 @@ def _main(args: argparse.Namespace) -> int:
     try:
         for client in clients:
             client.begin_run()
-            hook = getattr(client, "prepare_scoring", None)  # optional: API servers check their echo
-            facts = hook() if callable(hook) else None
-            if isinstance(facts, dict):
+            facts = scoring_check(client)
+            if facts is not None:
                 print(f"{client.deployment.name}: echo log-probabilities {facts.get('status')}: {facts.get('detail')}")
         table = compare_loglikelihoods(clients, tolerance=args.tolerance)
     finally:

@@ -39,6 +39,19 @@ UNVERIFIED = "unverified"
 INCONSISTENT = "inconsistent"
 
 
+WARN_STATUSES = (SHIFTED, UNVERIFIED, INCONSISTENT)
+"""Verdicts a run reports as a warning (anything but ``aligned``)."""
+
+
+def scoring_check(client: object) -> dict[str, object] | None:
+    """What a client found when it checked how it scores log-likelihoods (its optional
+    ``prepare_scoring()`` hook: an API server's echo alignment); ``None`` for clients that
+    score locally or have nothing to report."""
+    hook = getattr(client, "prepare_scoring", None)
+    facts = hook() if callable(hook) else None
+    return facts if isinstance(facts, dict) else None
+
+
 class EchoToken(Protocol):
     @property
     def text(self) -> str: ...
