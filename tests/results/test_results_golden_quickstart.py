@@ -54,13 +54,32 @@ def _row(table: str, row: dict[str, Any]) -> dict[str, Any]:
     return _canonical(out)  # type: ignore[no-any-return]
 
 
-def suite_snapshot(suite_dir: Path) -> dict[str, dict[str, list[dict[str, Any]]]]:
+def suite_snapshot(suite_dir: Path, *, with_annotations: bool = False) -> dict[str, dict[str, list[dict[str, Any]]]]:
     """Every results row of every run, by run id and table, timing aside."""
     reader = SuiteReader(suite_dir)
+    tables = (*TABLES, "annotations") if with_annotations else TABLES
     return {
-        run.run_id: {table: [_row(table, r) for r in run.table(table).to_pylist()] for table in TABLES}
+        run.run_id: {table: [_row(table, r) for r in run.table(table).to_pylist()] for table in tables}
         for run in sorted(reader.runs, key=lambda r: r.run_id)
     }
+
+
+def assert_same_snapshot(snapshot: dict[str, Any], golden: dict[str, Any]) -> None:
+    """Every golden row is in ``snapshot`` value for value; a column added since is null everywhere."""
+    assert sorted(snapshot) == sorted(golden), "the run ids changed"
+    for run_id, tables in golden.items():
+        for table, rows in tables.items():
+            got = snapshot[run_id][table]
+            assert len(got) == len(rows), f"{run_id}/{table}: {len(got)} rows, golden has {len(rows)}"
+            for i, (row, want) in enumerate(zip(got, rows, strict=True)):
+                # A column added since the golden was written is no change while it is null
+                # everywhere (a nullable column for a feature this suite does not use).
+                added = sorted(c for c in set(row) - set(want) if row[c] is not None)
+                assert not added and set(want) <= set(row), f"{run_id}/{table} row {i}: columns changed {added}"
+                for column, value in want.items():
+                    assert row[column] == value, (
+                        f"{run_id}/{table} row {i} column {column!r}: {row[column]!r} != {value!r}"
+                    )
 
 
 def _run_quickstart_on_simple(folder: Path) -> Path:
@@ -90,17 +109,4 @@ def test_quickstart_on_simple_writes_the_golden_results(tmp_path: Path) -> None:
         text = json.dumps(snapshot, sort_keys=True, indent=0, ensure_ascii=False)
         GOLDEN.write_bytes(gzip.compress(text.encode("utf-8"), mtime=0))
     golden = json.loads(gzip.decompress(GOLDEN.read_bytes()).decode("utf-8"))
-    assert sorted(snapshot) == sorted(golden), "the run ids changed"
-    for run_id, tables in golden.items():
-        for table, rows in tables.items():
-            got = snapshot[run_id][table]
-            assert len(got) == len(rows), f"{run_id}/{table}: {len(got)} rows, golden has {len(rows)}"
-            for i, (row, want) in enumerate(zip(got, rows, strict=True)):
-                # A column added since the golden was written is no change while it is null
-                # everywhere (a nullable column for a feature this suite does not use).
-                added = sorted(c for c in set(row) - set(want) if row[c] is not None)
-                assert not added and set(want) <= set(row), f"{run_id}/{table} row {i}: columns changed {added}"
-                for column, value in want.items():
-                    assert row[column] == value, (
-                        f"{run_id}/{table} row {i} column {column!r}: {row[column]!r} != {value!r}"
-                    )
+    assert_same_snapshot(snapshot, golden)
