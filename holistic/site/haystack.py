@@ -8,7 +8,8 @@ of needles by each needle's own depth, with the raw count found / gold needles; 
 right one is the mean F1 of needle records by their summary depth (the median depth
 of their needles). It returns the figure descriptions, a per-task table of the
 headline values (median F1, recall and precision, zero-needle false-positive rate and
-degenerate-output rate, each with its CI) and a table per task and length.
+degenerate-output rate, each with its CI) and a table per task and length;
+:func:`haystack_tables` turns those two into the run page's tables.
 
 Its source is the ``haystack`` artifact the metric writes (``artifacts.json`` ->
 ``metrics.haystack``). For runs without it (older results), the numbers are recomputed
@@ -30,6 +31,7 @@ from typing import Any
 import numpy as np
 
 from holistic.results import RunReader
+from holistic.summarize.tables import Cell, Column, Table, anchor
 
 _NUM_RESAMPLES = 1000
 
@@ -189,10 +191,6 @@ def _pyplot() -> Any:
     return plt
 
 
-def _slug(text: str) -> str:
-    return "".join(ch if ch.isalnum() else "-" for ch in text)
-
-
 def _fmt_ci(summary: dict[str, Any] | None, key: str = "median") -> str:
     if not summary or summary.get(key) is None:
         return "n/a"
@@ -306,7 +304,7 @@ def render_haystack(
         summary = by_task.get(task, {})
         fig.suptitle(f"Task {task}", fontsize=10)
         fig.supxlabel(f"{_headline(summary)} (95% bootstrap CIs, all records of the task)", fontsize=8)
-        name = f"haystack_{_slug(run_id)}_{_slug(task)}.svg"
+        name = f"haystack_{anchor(run_id)}_{anchor(task)}.svg"
         out_dir.mkdir(parents=True, exist_ok=True)
         fig.savefig(out_dir / name, format="svg", metadata={"Date": None}, bbox_inches="tight")
         plt.close(fig)
@@ -367,3 +365,78 @@ def _task_row(row: dict[str, Any]) -> dict[str, Any]:
         ci = summary.get(f"{stat}_ci") or [None, None]
         out[key] = (summary.get(stat), ci[0], ci[1])
     return out
+
+
+def haystack_tables(report: HaystackReport) -> list[dict[str, Any]]:
+    """The headline per task (medians and rates with 95% intervals), then per task and length."""
+    if not report.length_table:
+        return []
+    unit = report.length_unit or "tokens"
+    measured = f" Lengths in {unit} of {report.tokenizer}." if report.tokenizer and unit == "tokens" else ""
+    headline = Table(
+        id="haystack_tasks",
+        title="Long-context headline per task: medians and rates with 95% bootstrap CIs",
+        description="Median F1 over all records (zero-needle records score 1 for an empty answer); median recall "
+        "and precision over needle records; the share of zero-needle records answered with any article; "
+        "the share of degenerate (runaway repetition) outputs." + measured,
+        columns=(
+            Column("Task"),
+            Column("Records", numeric=True, digits=0),
+            Column("Median F1 [95% CI]", lower_is_better=False),
+            Column("Median recall [95% CI]", lower_is_better=False),
+            Column("Median precision [95% CI]", lower_is_better=False),
+            Column("Zero-needle false-positive rate [95% CI]", lower_is_better=True),
+            Column("Degenerate-output rate [95% CI]", lower_is_better=True),
+        ),
+        rows=tuple(
+            (
+                Cell(str(r["task"])),
+                Cell(float(r.get("records") or 0)),
+                *(
+                    Cell(*r[k])
+                    for k in ("f1", "recall", "precision", "zero_needle_false_positive_rate", "degenerate_rate")
+                ),
+            )
+            for r in report.task_table
+        ),
+    ).to_json()
+    return [headline, _length_table(report)]
+
+
+def _length_table(report: HaystackReport) -> dict[str, Any]:
+    """Median F1 with its 95% interval per task and context length."""
+    unit = report.length_unit or "tokens"
+    rows = tuple(
+        (
+            Cell(str(r["task"])),
+            Cell(float(r["length"])),
+            Cell(float(r.get("records") or 0)),
+            Cell(r.get("f1_median"), r.get("f1_ci_low"), r.get("f1_ci_high")),
+            Cell(r.get("recall_median")),
+            Cell(float(r.get("zero_needle_correct") or 0)),
+            Cell(float(r.get("zero_needle_records") or 0)),
+            Cell(float(r.get("false_positives") or 0)),
+            Cell(float(r.get("invalid") or 0)),
+            Cell(float(r.get("degenerate") or 0)),
+        )
+        for r in report.length_table
+    )
+    return Table(
+        id="haystack_lengths",
+        title=f"Median F1 per task and context length ({unit})",
+        description="Zero-needle records are correct when nothing is returned; invalid = no parsable JSON, "
+        "degenerate = runaway repetition.",
+        columns=(
+            Column("Task"),
+            Column(f"Length ({unit})", numeric=True, digits=0),
+            Column("Records", numeric=True, digits=0),
+            Column("Median F1 [95% CI]", lower_is_better=False),
+            Column("Median recall", lower_is_better=False),
+            Column("Zero-needle correct", numeric=True, digits=0),
+            Column("Zero-needle records", numeric=True, digits=0),
+            Column("False positives", numeric=True, digits=0),
+            Column("Invalid", numeric=True, digits=0),
+            Column("Degenerate", numeric=True, digits=0),
+        ),
+        rows=rows,
+    ).to_json()

@@ -9,6 +9,11 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 
+def anchor(text: Any) -> str:
+    """``text`` as an element id or a file-name part: every character but letters and digits is ``-``."""
+    return "".join(ch if ch.isalnum() else "-" for ch in str(text))
+
+
 @dataclass(frozen=True)
 class Cell:
     """One table cell: a value with an optional 95% interval, or text."""

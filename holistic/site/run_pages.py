@@ -1,0 +1,177 @@
+"""The pages of each run: its run page (every statistic, the in-context examples, its figures),
+its instance browser, and the compare-systems views of the runs that two or more systems share."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from holistic.results import RunReader, SuiteReader, references_from_rows
+from holistic.site.browser import build_browser
+from holistic.site.compare import Comparison, comparisons, write_comparison
+from holistic.site.haystack import haystack_tables, render_haystack
+from holistic.site.titles import run_title
+from holistic.site.writer import SiteWriter, clean, judge_flags, rows_of
+from holistic.summarize.build import Summary
+from holistic.summarize.load import RunInfo
+from holistic.summarize.tables import Cell, Column, Table
+
+
+def render_run_pages(
+    w: SiteWriter,
+    suite: SuiteReader,
+    summary: Summary,
+    figures: list[dict[str, Any]],
+    judge_tables: list[dict[str, Any]],
+    max_field_chars: int,
+) -> None:
+    """Every run's page and instance browser, the list of runs, then the compare-systems views."""
+    compared = comparisons(summary.runs, summary.system_of_run)
+    compare_of = {run_id: c for c in compared for run_id in c.run_ids}
+    predictions: dict[str, dict[str, dict[str, Any]]] = {}
+    run_links = []
+    for run in summary.runs:
+        comparison = compare_of.get(run.run_id)
+        count, run_predictions = _run_pages(w, suite, summary, run, figures, judge_tables, comparison, max_field_chars)
+        if comparison is not None:
+            predictions[run.run_id] = run_predictions
+        note = f"{count} instances"
+        if run.failed_requests:
+            note += f"; error rate {run.error_rate:.1%}" + ("" if run.rankable else " (not ranked)")
+        short = run_title(run.scenario, run.scenario_args, summary.system_of_run.get(run.run_id, run.model))
+        run_links.append({"href": f"runs/{run.run_id}.html", "text": short, "note": note})
+    w.page("runs.html", "list.html", "Runs", tables=[], intro="", links=run_links, figures=None)
+    _compare_pages(w, summary, compared, predictions)
+
+
+def _run_pages(
+    w: SiteWriter,
+    suite: SuiteReader,
+    summary: Summary,
+    run: RunInfo,
+    figures: list[dict[str, Any]],
+    judge_tables: list[dict[str, Any]],
+    comparison: Comparison | None,
+    max_field_chars: int,
+) -> tuple[int, dict[str, dict[str, Any]]]:
+    """The run page and the instance browser of ``run``; returns its instance count and predictions."""
+    judges = summary.judges
+    reader = suite.run(run.run_id)
+    data = build_browser(reader, w.site_dir / "data" / run.run_id, run.main_metric, max_field_chars=max_field_chars)
+    haystack = render_haystack(reader, w.site_dir / "plots", src_prefix="plots/", run_id=run.run_id)
+    system = summary.system_of_run.get(run.run_id, run.model)
+    short = run_title(run.scenario, run.scenario_args, system)
+    run_flags = judge_flags(summary, judges.judged_runs.get(run.run_id, []))
+    column = next((c for c, ids in summary.column_runs.items() if run.run_id in ids), "")
+    judged = [
+        t for t in (rows_of(t, column) for t in judge_tables) if t is not None and run.run_id in judges.judged_runs
+    ]
+    spec = dict(reader.spec)
+    spec.setdefault("adapter", {})
+    spec.setdefault("metrics", [])
+    spec.setdefault("perturbations", [])
+    spec.setdefault("metrics_not_applicable", {})
+    run_figures = [f for f in figures if f.get("run_id") == run.run_id] + haystack.figures
+    w.page(
+        f"runs/{run.run_id}.html",
+        "run.html",
+        f"Run: {short}",
+        run=run,
+        spec=spec,
+        system=system,
+        comparison=comparison,
+        execution=reader.artifacts.get("execution"),
+        stats_table=_stats_table(reader).to_json(),
+        examples=_train_examples(reader),
+        n_instances=data.count,
+        figures=[{**f, "src": "../" + f["src"]} for f in run_figures],
+        extra_tables=haystack_tables(haystack) + judged,
+        judge_flags=run_flags,
+    )
+    w.page(
+        f"runs/browse/{run.run_id}.html",
+        "browser.html",
+        f"Instances: {short}",
+        run=run,
+        system=system,
+        comparison=comparison,
+        judge_flags=run_flags,
+    )
+    return data.count, data.predictions
+
+
+def _stats_table(reader: RunReader) -> Table:
+    """Every statistic of the run, by metric, split, sub-split and perturbation."""
+    stats = reader.table("stats").to_pylist()
+    rows = []
+    for s in sorted(
+        stats, key=lambda s: (s["metric"], s["split"] or "", s.get("sub_split") or "", s.get("perturbation") or "")
+    ):
+        rows.append(
+            (
+                Cell(s["metric"]),
+                Cell(s["split"]),
+                Cell(s.get("sub_split") or ""),
+                Cell(s.get("perturbation") or ""),
+                Cell(clean(s["mean"]), clean(s.get("ci_low")), clean(s.get("ci_high"))),
+                Cell(clean(s.get("stddev"))),
+                Cell(float(s["count"]) if s.get("count") is not None else None),
+            )
+        )
+    return Table(
+        id="stats",
+        title="Every statistic",
+        columns=(
+            Column("Metric"),
+            Column("Split"),
+            Column("Sub-split"),
+            Column("Perturbation"),
+            Column("Mean [95% CI]", numeric=True),
+            Column("Std. dev.", numeric=True),
+            Column("Count", numeric=True, digits=0),
+        ),
+        rows=tuple(rows),
+    )
+
+
+def _train_examples(reader: RunReader) -> list[dict[str, Any]]:
+    """The run's in-context (train) instances with their correct answer."""
+    examples = []
+    if reader.has_table("instances"):
+        t = reader.table("instances", ["instance_id", "role", "input", "references"])
+        for r in t.to_pylist():
+            if r["role"] == "train":
+                answer = next((ref.output for ref in references_from_rows(r["references"]) if ref.is_correct), "")
+                examples.append({"id": r["instance_id"], "input": r["input"], "answer": answer})
+    return examples
+
+
+def _compare_pages(
+    w: SiteWriter, summary: Summary, compared: list[Comparison], predictions: dict[str, dict[str, dict[str, Any]]]
+) -> None:
+    """One page per scenario and arguments run by two or more systems, and their list."""
+    judged_runs = summary.judges.judged_runs
+    compare_links = []
+    for c in compared:
+        count = write_comparison(w.site_dir / "data" / "compare" / c.id, c, predictions)
+        short = run_title(c.scenario, c.scenario_args, f"{len(c.systems)} systems")
+        w.page(
+            f"compare/{c.id}.html",
+            "compare.html",
+            f"Compare: {short}",
+            comparison=c,
+            count=count,
+            judge_flags=judge_flags(summary, [j for r in c.run_ids for j in judged_runs.get(r, [])]),
+        )
+        compare_links.append({"href": f"compare/{c.id}.html", "text": short, "note": f"{count} instances"})
+    w.page(
+        "compare.html",
+        "list.html",
+        "Compare systems",
+        tables=[],
+        links=compare_links,
+        figures=None,
+        intro="Every system's answer to the same instance, side by side: one page per scenario and arguments "
+        "run by two or more systems."
+        if compare_links
+        else "No scenario of this suite was run by two or more systems.",
+    )
