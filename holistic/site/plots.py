@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 
 from holistic.results import SuiteReader
-from holistic.summarize.build import Summary
+from holistic.summarize.summary import Summary
 
 
 def _pyplot() -> Any:

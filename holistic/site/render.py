@@ -27,8 +27,8 @@ from holistic.site.browser import MAX_FIELD_CHARS
 from holistic.site.plots import render_plots
 from holistic.site.run_pages import render_run_pages
 from holistic.site.writer import STATIC_FILES, SiteWriter, environment, judge_flags, rows_of, templates_dir
-from holistic.summarize.build import Summary
 from holistic.summarize.schema import load_schema
+from holistic.summarize.summary import Summary
 from holistic.summarize.tables import Cell, Column, Table, anchor
 
 if TYPE_CHECKING:

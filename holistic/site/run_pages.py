@@ -11,8 +11,8 @@ from holistic.site.compare import Comparison, comparisons, write_comparison
 from holistic.site.haystack import haystack_tables, render_haystack
 from holistic.site.titles import run_title
 from holistic.site.writer import SiteWriter, clean, judge_flags, rows_of
-from holistic.summarize.build import Summary
 from holistic.summarize.load import RunInfo
+from holistic.summarize.summary import Summary
 from holistic.summarize.tables import Cell, Column, Table
 
 

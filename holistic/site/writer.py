@@ -11,7 +11,7 @@ from jinja2 import Environment, FileSystemLoader, select_autoescape
 
 from holistic.core.resources import project_path
 from holistic.results.atomic import writing
-from holistic.summarize.build import Summary
+from holistic.summarize.summary import Summary
 from holistic.summarize.tables import anchor
 
 STATIC_FILES = ("style.css", "site.js", "chunks.js", "browser.js", "compare.js")

@@ -14,7 +14,7 @@ import pyarrow.parquet as pq
 
 from holistic.results.atomic import build_folder, writing
 from holistic.results.layout import CELLS_FILE, SUMMARY_FILE, WIN_RATES_FILE
-from holistic.summarize.build import Summary
+from holistic.summarize.summary import Summary
 from holistic.summarize.tables import to_csv, to_latex, to_markdown
 
 

@@ -1,0 +1,322 @@
+"""One metric group of a suite's summary: its cells with their bootstrap replicates, the
+mean win rates and rank ranges, and its leaderboard table (with the baseline rows).
+
+:func:`metric_group` takes the group's steps in order: which runs measure it in which
+cell (:func:`_members`), each cell's value, replicates and 95% interval
+(:func:`_estimate`), the cells as summary rows, the win-rate bootstrap, then the
+leaderboard table (:func:`_leaderboard_table`).
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import pyarrow as pa
+
+from holistic.core.hashing import stable_seed
+from holistic.summarize.baselines import BASELINE_KINDS, BASELINE_NOTES, EXACT_MATCH_METRICS, column_baselines
+from holistic.summarize.load import RunInfo, SuiteData, per_instance_values
+from holistic.summarize.schema import MetricGroup
+from holistic.summarize.summary import (
+    StatIndex,
+    StatRow,
+    Summary,
+    column_of,
+    error_rate_cell,
+    error_rate_column,
+    eval_split,
+)
+from holistic.summarize.tables import Cell, Column, Table, anchor
+from holistic.summarize.winrate import WinRateResult, bootstrap_win_rates
+
+Member = tuple[RunInfo, str, str, StatRow]
+"""A sub-run of a cell: the run, the group's metric for it, the split measured and its stat."""
+Members = dict[tuple[str, str], list[Member]]
+"""(system, column) -> the sub-runs whose means make the cell."""
+PerRun = dict[tuple[str, str, str], np.ndarray]
+"""(run_id, metric, split) -> per-instance values averaged over trials."""
+
+
+@dataclass
+class _Grid:
+    """One metric group's systems x columns: point values, bootstrap replicates and 95% intervals."""
+
+    models: list[str]
+    columns: list[str]
+    lower: dict[str, bool]
+    """Column -> whether lower is better in it."""
+    point: np.ndarray
+    reps: np.ndarray
+    """Replicates x systems x columns (``nan`` where a system has no cell)."""
+    cis: dict[tuple[int, int], tuple[float | None, float | None]] = field(default_factory=dict)
+
+
+def metric_group(
+    summary: Summary,
+    data: SuiteData,
+    index: StatIndex,
+    group: MetricGroup,
+    multi: set[str],
+    num_bootstrap: int,
+    seed: int,
+    medians: dict[str, str] | None = None,
+) -> None:
+    """Add ``group``'s cells, leaderboard (win rates) and table to ``summary`` (nothing when no run measures it)."""
+    medians = medians or {}
+    members = _members(summary, data, index, group, multi)
+    if not members:
+        return
+    grid = _estimate(summary, data, group, members, num_bootstrap, seed, medians)
+    summary.cells.extend(_cell_rows(group, members, grid))
+    lower = [grid.lower[c] for c in grid.columns]
+    result = bootstrap_win_rates(grid.models, grid.point, grid.reps if num_bootstrap > 0 else grid.reps[:0], lower)
+    summary.leaderboards[group.name] = result
+    summary.tables.append(_leaderboard_table(summary, data, group, members, grid, result))
+
+
+def _members(summary: Summary, data: SuiteData, index: StatIndex, group: MetricGroup, multi: set[str]) -> Members:
+    """Each cell's sub-runs: the ranked runs with a stat of the group's metric on an eval split."""
+    members: Members = defaultdict(list)
+    for run in data.runs:
+        if not run.rankable:  # every request failed: nothing was measured
+            continue
+        metric = group.metric_for(run.scenario, run.main_metric)
+        if metric is None:
+            continue
+        found = eval_split(index, run.run_id, metric, group.perturbation)
+        if found is None:
+            continue
+        split, stat_row = found
+        members[(summary.system_of_run[run.run_id], column_of(run, multi))].append((run, metric, split, stat_row))
+    return members
+
+
+def _estimate(
+    summary: Summary,
+    data: SuiteData,
+    group: MetricGroup,
+    members: Members,
+    num_bootstrap: int,
+    seed: int,
+    medians: dict[str, str],
+) -> _Grid:
+    """Every cell's value, bootstrap replicates and interval, from the per-instance values of its sub-runs."""
+    models = [m for m in summary.models if any(key[0] == m for key in members)]
+    lower: dict[str, bool] = {}
+    for (_, col), items in members.items():
+        hib = items[0][3].higher_is_better
+        lower[col] = group.lower_is_better if group.lower_is_better is not None else (hib is False)
+    used_cols = [c for c in summary.columns if any((m, c) in members for m in models)]
+    grid = _Grid(
+        models=models,
+        columns=used_cols,
+        lower=lower,
+        point=np.full((len(models), len(used_cols)), np.nan),
+        reps=np.full((num_bootstrap, len(models), len(used_cols)), np.nan),
+    )
+    run_ids = sorted({it[0].run_id for items in members.values() for it in items})
+    metric_names = sorted({it[1] for items in members.values() for it in items})
+    metric_names = sorted({*metric_names, *(medians[m] for m in metric_names if m in medians)})
+    per_run = _per_instance_arrays(per_instance_values(data.reader, run_ids, metric_names), group.perturbation)
+    for i, model in enumerate(models):
+        for j, col in enumerate(used_cols):
+            items = members.get((model, col), [])
+            if not items:
+                continue
+            value, replicates, ci = _cell_estimate(items, per_run, medians, group.name, num_bootstrap, seed)
+            grid.point[i, j] = value
+            if replicates is not None:
+                grid.reps[:, i, j] = replicates
+            if ci is not None:
+                grid.cis[(i, j)] = ci
+    return grid
+
+
+def _cell_estimate(
+    items: list[Member], per_run: PerRun, medians: dict[str, str], group: str, num_bootstrap: int, seed: int
+) -> tuple[float, np.ndarray | None, tuple[float | None, float | None] | None]:
+    """One cell: the mean of its sub-runs' means (for a median metric, the median of their pooled
+    values), its bootstrap replicates (``None`` without replicates) and its 95% interval (``None``: none).
+
+    Each sub-run's per-instance values are resampled; a sub-run without them repeats its mean. A cell
+    of one sub-run without per-instance values keeps the interval the runner computed.
+    """
+    point = float(np.mean([it[3].mean for it in items]))
+    sub_reps = []
+    for run, metric, split, stat in items:
+        values = per_run.get((run.run_id, metric, split))
+        if values is not None and len(values) > 0 and num_bootstrap > 0:
+            rng = np.random.default_rng(stable_seed(seed, group, run.run_id, metric))
+            idx = rng.integers(0, len(values), size=(num_bootstrap, len(values)))
+            sub_reps.append(values[idx].mean(axis=1))
+        else:
+            sub_reps.append(np.full(num_bootstrap, stat.mean))
+    replicates: np.ndarray | None = None
+    ci: tuple[float | None, float | None] | None = None
+    if num_bootstrap > 0:
+        replicates = np.mean(np.stack(sub_reps), axis=0)
+        if any(per_run.get((r.run_id, m, s)) is not None for r, m, s, _ in items):
+            ci = (float(np.percentile(replicates, 2.5)), float(np.percentile(replicates, 97.5)))
+    if ci is None and len(items) == 1:
+        ci = (items[0][3].ci_low, items[0][3].ci_high)
+    pooled = _pooled_median_values(items, medians, per_run)
+    if pooled is not None:  # a median metric: the median of the pooled values, CI of the median
+        rng = np.random.default_rng(stable_seed(seed, group, "median", *(it[0].run_id for it in items)))
+        point = float(np.median(pooled))
+        median_reps = np.median(pooled[rng.integers(0, len(pooled), size=(num_bootstrap, len(pooled)))], axis=1)
+        if num_bootstrap > 0:
+            replicates = median_reps
+            ci = (float(np.percentile(median_reps, 2.5)), float(np.percentile(median_reps, 97.5)))
+    return point, replicates, ci
+
+
+def _cell_rows(group: MetricGroup, members: Members, grid: _Grid) -> list[dict[str, Any]]:
+    """The summary's cell rows of the group, system by system and column by column."""
+    rows = []
+    for i, model in enumerate(grid.models):
+        for j, col in enumerate(grid.columns):
+            items = members.get((model, col), [])
+            if not items:
+                continue
+            lo, hi = grid.cis.get((i, j), (None, None))
+            rows.append(
+                {
+                    "group": group.name,
+                    "model": model,
+                    "column": col,
+                    "value": grid.point[i, j],
+                    "ci_low": lo,
+                    "ci_high": hi,
+                    "lower_is_better": grid.lower[col],
+                    "metric": ",".join(sorted({it[1] for it in items})),
+                    "sub_runs": len(items),
+                    "perturbation": group.perturbation,
+                }
+            )
+    return rows
+
+
+def _leaderboard_table(
+    summary: Summary, data: SuiteData, group: MetricGroup, members: Members, grid: _Grid, result: WinRateResult
+) -> Table:
+    """Rank, system, mean win rate and rank range, then each column's cell; the baseline rows last, not ranked."""
+    rows = _ranked_rows(summary, grid, result)
+    roles = [""] * len(rows)
+    for kind, baseline_cells in _baseline_rows(summary, data, group, members, grid.columns).items():
+        rows.append(
+            (
+                Cell(None),
+                Cell(f"{kind} (baseline)", note=BASELINE_NOTES[kind]),
+                Cell(None),
+                Cell("not ranked", note=BASELINE_NOTES[kind]),
+                *baseline_cells,
+            )
+        )
+        roles.append("baseline")
+    header = [
+        Column("Rank", numeric=True, digits=0),
+        Column("Model"),
+        Column("Mean win rate", lower_is_better=False),
+        Column("Rank range"),
+    ]
+    header += [Column(c, lower_is_better=grid.lower[c]) for c in grid.columns]
+    if summary.has_errors:
+        header.append(error_rate_column())
+    return Table(
+        id=f"group_{group.name}",
+        title=f"{group.name.capitalize()}: mean win rate and model × scenario",
+        description=group.description,
+        columns=tuple(header),
+        rows=tuple(rows),
+        row_roles=tuple(roles),
+    )
+
+
+def _ranked_rows(summary: Summary, grid: _Grid, result: WinRateResult) -> list[tuple[Cell, ...]]:
+    """One row per system in rank order; ``≈`` marks a rank range the next system's overlaps."""
+    models = grid.models
+    order = sorted(range(len(models)), key=lambda k: (result.rank[k], models[k]))
+    rows: list[tuple[Cell, ...]] = []
+    for pos, k in enumerate(order):
+        rank_text = f"{result.rank_low[k]}–{result.rank_high[k]}"
+        note = f"95% of bootstrap replicates rank this model between {rank_text}"
+        if pos < len(order) - 1 and not result.separable_from_next[k]:
+            rank_text += " ≈"
+            note += "; not separable from the next model"
+        row: list[Cell] = [
+            Cell(float(result.rank[k]), note=note),
+            Cell(models[k], href=f"models.html#{anchor(summary.system_model.get(models[k], models[k]))}"),
+            Cell(result.win_rate[k], result.ci_low[k], result.ci_high[k]),
+            Cell(rank_text, note=note),
+        ]
+        for j in range(len(grid.columns)):
+            lo, hi = grid.cis.get((k, j), (None, None))
+            row.append(Cell(float(grid.point[k, j]), lo, hi))
+        if summary.has_errors:
+            row.append(error_rate_cell(summary, models[k]))
+        rows.append(tuple(row))
+    return rows
+
+
+def _baseline_rows(
+    summary: Summary,
+    data: SuiteData,
+    group: MetricGroup,
+    members: Members,
+    used_cols: list[str],
+) -> dict[str, list[Cell]]:
+    """kind -> one cell per column: chance and majority where the column has a finite label set."""
+    if group.perturbation not in (None, "robustness", "fairness") or group.lower_is_better:
+        return {}
+    out: dict[str, list[Cell]] = {kind: [] for kind in BASELINE_KINDS}
+    found = False
+    for col in used_cols:
+        items = [it for (_, c), its in members.items() if c == col for it in its]
+        values = None
+        if items and all(metric in EXACT_MATCH_METRICS for _, metric, _, _ in items):
+            values = column_baselines(data.reader, [it[0] for it in items], summary.baseline_scores)
+        for kind in BASELINE_KINDS:
+            if values is None:
+                out[kind].append(Cell(None))
+                continue
+            value, note = values[kind]
+            found = True
+            out[kind].append(Cell(value, note=note))
+            summary.baselines.append({"group": group.name, "kind": kind, "column": col, "value": value, "note": note})
+    return out if found else {}
+
+
+def _pooled_median_values(
+    items: list[Member],
+    medians: dict[str, str],
+    per_run: PerRun,
+) -> np.ndarray | None:
+    """The per-instance values behind a median metric, pooled over the cell's runs (``None``: not one)."""
+    arrays = []
+    for run, metric, split, _ in items:
+        values = per_run.get((run.run_id, medians[metric], split)) if metric in medians else None
+        if values is None or len(values) == 0:
+            return None
+        arrays.append(values)
+    return np.concatenate(arrays) if arrays else None
+
+
+def _per_instance_arrays(pis: pa.Table, perturbation: str | None) -> PerRun:
+    """(run_id, metric, split) -> per-instance values averaged over trials, ordered by instance id."""
+    if pis.num_rows == 0:
+        return {}
+    d = pis.to_pydict()
+    n = pis.num_rows
+    perts = d.get("perturbation", [None] * n)
+    splits = d.get("split", ["test"] * n)
+    acc: dict[tuple[str, str, str], dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
+    for run_id, inst, metric, split, pert, value in zip(
+        d["run_id"], d["instance_id"], d["metric"], splits, perts, d["value"], strict=True
+    ):
+        if (pert or None) != perturbation or value is None:
+            continue
+        acc[(run_id, metric, split or "test")][inst].append(float(value))
+    return {key: np.array([float(np.mean(by_inst[k])) for k in sorted(by_inst)]) for key, by_inst in acc.items()}
