@@ -135,114 +135,51 @@ def _common_prefix(texts: Iterable[str]) -> str:
     return prefix[: cut + 1] if cut > 0 else ""
 
 
+INSTANCE_COLUMNS = ["instance_id", "role", "split", "sub_split", "perturbation", "input", "references", "metadata"]
+REQUEST_COLUMNS = [
+    "instance_id",
+    "perturbation",
+    "trial",
+    "request_index",
+    "reference_index",
+    "role",
+    "kind",
+    "prompt",
+    "messages",
+    "continuation",
+    "completion",
+    "completions",
+    "logprob",
+    "post_processed",
+    "train_ids",
+    "num_train_instances",
+    "prompt_truncated",
+    "output_mapping",
+    "error",
+    "parse_error",
+    "cached",
+    "latency_s",
+]
+STAT_COLUMNS = ["instance_id", "trial", "perturbation", "metric", "value", "details"]
+
+Variants = dict[str, dict[str | None, dict[str, Any]]]
+"""Instance id -> perturbation (``None``: the original) -> the variant's record."""
+
+
 def build_browser(
     run_dir: Path | RunReader, out_dir: Path, main_metric: str | None, *, max_field_chars: int = MAX_FIELD_CHARS
 ) -> BrowserData:
-    """Write ``index.js`` and ``chunk_*.js`` for one run into ``out_dir`` (text fields cut at ``max_field_chars``)."""
+    """Write ``index.js`` and ``chunk_*.js`` for one run into ``out_dir`` (text fields cut at ``max_field_chars``).
+
+    Each eval instance's variants (the original and each perturbation) get their trials'
+    requests and metrics, then each trial what it predicted; the records go into chunks of
+    :data:`CHUNK_SIZE` in instance order, with one index row per instance.
+    """
     out_dir.mkdir(parents=True, exist_ok=True)
     run = RunReader.at(run_dir)
-    inst = _read(
-        run,
-        "instances",
-        ["instance_id", "role", "split", "sub_split", "perturbation", "input", "references", "metadata"],
-        max_field_chars,
-    )
-    req = _read(
-        run,
-        "requests",
-        [
-            "instance_id",
-            "perturbation",
-            "trial",
-            "request_index",
-            "reference_index",
-            "role",
-            "kind",
-            "prompt",
-            "messages",
-            "continuation",
-            "completion",
-            "completions",
-            "logprob",
-            "post_processed",
-            "train_ids",
-            "num_train_instances",
-            "prompt_truncated",
-            "output_mapping",
-            "error",
-            "parse_error",
-            "cached",
-            "latency_s",
-        ],
-        max_field_chars,
-    )
-    pis = _read(
-        run,
-        "per_instance_stats",
-        ["instance_id", "trial", "perturbation", "metric", "value", "details"],
-        max_field_chars,
-    )
-
-    order: list[str] = []
-    variants: dict[str, dict[str | None, dict[str, Any]]] = defaultdict(dict)
-    for i in range(len(inst["instance_id"])):
-        if inst["role"][i] not in (None, "eval"):
-            continue
-        iid, pert = inst["instance_id"][i], inst["perturbation"][i]
-        if iid not in variants:
-            order.append(iid)
-        variants[iid][pert] = {
-            "perturbation": pert,
-            "split": inst["split"][i],
-            "sub_split": inst["sub_split"][i],
-            "input": inst["input"][i],
-            "references": [
-                {"output": r.output, "correct": r.is_correct} for r in references_from_rows(inst["references"][i])
-            ],
-            "metadata": _metadata(inst["metadata"][i]),
-            "trials": {},
-        }
-
-    for i in range(len(req["instance_id"])):
-        v = variants.get(req["instance_id"][i], {}).get(req["perturbation"][i])
-        if v is None:
-            continue
-        trial = v["trials"].setdefault(req["trial"][i], {"trial": req["trial"][i], "requests": [], "metrics": {}})
-        completions = [c["text"] for c in (req["completions"][i] or [])]
-        trial["requests"].append(
-            {
-                "index": req["request_index"][i],
-                "role": req["role"][i],
-                "kind": req["kind"][i],
-                "prompt": req["prompt"][i] or "",
-                "messages": [{"role": m["role"], "content": m["content"]} for m in (req["messages"][i] or [])] or None,
-                "continuation": req["continuation"][i] or "",
-                "completions": completions,
-                "logprob": req["logprob"][i],
-                "reference_index": req["reference_index"][i],
-                "post_processed": req["post_processed"][i],
-                "train_ids": req["train_ids"][i] or [],
-                "num_train_instances": req["num_train_instances"][i],
-                "prompt_truncated": req["prompt_truncated"][i],
-                "output_mapping": dict(req["output_mapping"][i]) if req["output_mapping"][i] else None,
-                "error": req["error"][i],
-                "parse_error": req["parse_error"][i],
-                "cached": req["cached"][i],
-                "latency_s": req["latency_s"][i],
-            }
-        )
-    for i in range(len(pis["instance_id"])):
-        pert = pis["perturbation"][i]
-        if pert in ("robustness", "fairness"):
-            continue  # worst-case values are shown on the run page, not per variant
-        v = variants.get(pis["instance_id"][i], {}).get(pert)
-        if v is None:
-            continue
-        trial = v["trials"].setdefault(pis["trial"][i], {"trial": pis["trial"][i], "requests": [], "metrics": {}})
-        trial["metrics"][pis["metric"][i]] = pis["value"][i]
-        if pis["details"][i]:  # separate multiple choice: each choice's scores and the pick per normalisation
-            trial["details"] = json.loads(pis["details"][i])
-
+    order, variants = _variants(_read(run, "instances", INSTANCE_COLUMNS, max_field_chars))
+    _add_requests(variants, _read(run, "requests", REQUEST_COLUMNS, max_field_chars))
+    _add_metrics(variants, _read(run, "per_instance_stats", STAT_COLUMNS, max_field_chars))
     normalization = HEADLINE_NORMALIZATION.get(main_metric or "", "none")
     for vs in variants.values():
         for v in vs.values():
@@ -263,24 +200,8 @@ def build_browser(
         correct = _correct(original, main_metric)
         mask = sum(1 << perturbations.index(p) for p in vs if p is not None)
         rows.append([chunk, correct, splits.index(original["split"]) if original["split"] in splits else -1, mask])
-        first = original["trials"][min(original["trials"])] if original["trials"] else None
-        predictions[iid] = {
-            "input": original["input"],
-            "references": original["references"],
-            "correct": correct,
-            "prediction": first["prediction"] if first else None,
-            "value": first["metrics"].get(main_metric) if first and main_metric else None,
-        }
-        record_variants = []
-        for pert in [None, *perturbations]:
-            if pert not in vs:
-                continue
-            v = dict(vs[pert])
-            v["trials"] = [v["trials"][k] for k in sorted(v["trials"])]
-            for t in v["trials"]:
-                t["requests"].sort(key=lambda r: (r["index"] if r["index"] is not None else 0, r["role"] or ""))
-            record_variants.append(v)
-        chunk_records[-1].append({"id": iid, "variants": record_variants})
+        predictions[iid] = _compared_prediction(original, correct, main_metric)
+        chunk_records[-1].append({"id": iid, "variants": _record_variants(vs, perturbations)})
 
     where = ", ".join(f"{run.run_id}/{run.table_path(t).name}" for t in ("instances", "requests"))
     for c, records in enumerate(chunk_records):
@@ -306,6 +227,108 @@ def build_browser(
         splits=tuple(splits),
         predictions=predictions,
     )
+
+
+def _variants(inst: dict[str, list[Any]]) -> tuple[list[str], Variants]:
+    """The eval instances in order of first appearance, and each one's variants (no trials yet)."""
+    order: list[str] = []
+    variants: Variants = defaultdict(dict)
+    for i in range(len(inst["instance_id"])):
+        if inst["role"][i] not in (None, "eval"):
+            continue
+        iid, pert = inst["instance_id"][i], inst["perturbation"][i]
+        if iid not in variants:
+            order.append(iid)
+        variants[iid][pert] = {
+            "perturbation": pert,
+            "split": inst["split"][i],
+            "sub_split": inst["sub_split"][i],
+            "input": inst["input"][i],
+            "references": [
+                {"output": r.output, "correct": r.is_correct} for r in references_from_rows(inst["references"][i])
+            ],
+            "metadata": _metadata(inst["metadata"][i]),
+            "trials": {},
+        }
+    return order, variants
+
+
+def _trial(variant: dict[str, Any], trial: Any) -> dict[str, Any]:
+    """The variant's record of ``trial`` (made on first use)."""
+    trials: dict[Any, dict[str, Any]] = variant["trials"]
+    return trials.setdefault(trial, {"trial": trial, "requests": [], "metrics": {}})
+
+
+def _add_requests(variants: Variants, req: dict[str, list[Any]]) -> None:
+    """Each request, as the browser shows it, into its variant's trial."""
+    for i in range(len(req["instance_id"])):
+        v = variants.get(req["instance_id"][i], {}).get(req["perturbation"][i])
+        if v is None:
+            continue
+        completions = [c["text"] for c in (req["completions"][i] or [])]
+        _trial(v, req["trial"][i])["requests"].append(
+            {
+                "index": req["request_index"][i],
+                "role": req["role"][i],
+                "kind": req["kind"][i],
+                "prompt": req["prompt"][i] or "",
+                "messages": [{"role": m["role"], "content": m["content"]} for m in (req["messages"][i] or [])] or None,
+                "continuation": req["continuation"][i] or "",
+                "completions": completions,
+                "logprob": req["logprob"][i],
+                "reference_index": req["reference_index"][i],
+                "post_processed": req["post_processed"][i],
+                "train_ids": req["train_ids"][i] or [],
+                "num_train_instances": req["num_train_instances"][i],
+                "prompt_truncated": req["prompt_truncated"][i],
+                "output_mapping": dict(req["output_mapping"][i]) if req["output_mapping"][i] else None,
+                "error": req["error"][i],
+                "parse_error": req["parse_error"][i],
+                "cached": req["cached"][i],
+                "latency_s": req["latency_s"][i],
+            }
+        )
+
+
+def _add_metrics(variants: Variants, pis: dict[str, list[Any]]) -> None:
+    """Each per-instance value into its variant's trial (and the stored details of separate multiple choice)."""
+    for i in range(len(pis["instance_id"])):
+        pert = pis["perturbation"][i]
+        if pert in ("robustness", "fairness"):
+            continue  # worst-case values are shown on the run page, not per variant
+        v = variants.get(pis["instance_id"][i], {}).get(pert)
+        if v is None:
+            continue
+        trial = _trial(v, pis["trial"][i])
+        trial["metrics"][pis["metric"][i]] = pis["value"][i]
+        if pis["details"][i]:  # separate multiple choice: each choice's scores and the pick per normalisation
+            trial["details"] = json.loads(pis["details"][i])
+
+
+def _compared_prediction(original: dict[str, Any], correct: int, main_metric: str | None) -> dict[str, Any]:
+    """What the compare-systems view shows of an instance: the original's first trial."""
+    first = original["trials"][min(original["trials"])] if original["trials"] else None
+    return {
+        "input": original["input"],
+        "references": original["references"],
+        "correct": correct,
+        "prediction": first["prediction"] if first else None,
+        "value": first["metrics"].get(main_metric) if first and main_metric else None,
+    }
+
+
+def _record_variants(vs: dict[str | None, dict[str, Any]], perturbations: list[str]) -> list[dict[str, Any]]:
+    """An instance's variants for its chunk record: the original first, trials and requests in order."""
+    record_variants = []
+    for pert in [None, *perturbations]:
+        if pert not in vs:
+            continue
+        v = dict(vs[pert])
+        v["trials"] = [v["trials"][k] for k in sorted(v["trials"])]
+        for t in v["trials"]:
+            t["requests"].sort(key=lambda r: (r["index"] if r["index"] is not None else 0, r["role"] or ""))
+        record_variants.append(v)
+    return record_variants
 
 
 HEADLINE_NORMALIZATION = {
