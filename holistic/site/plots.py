@@ -16,6 +16,7 @@ import numpy as np
 
 from holistic.results import SuiteReader
 from holistic.summarize.summary import Summary
+from holistic.summarize.tables import anchor
 
 
 def _pyplot() -> Any:
@@ -36,10 +37,6 @@ def _save(fig: Any, path: Path) -> None:
     _pyplot().close(fig)
 
 
-def _slug(text: str) -> str:
-    return "".join(ch if ch.isalnum() else "-" for ch in text)
-
-
 def pareto_front(points: list[tuple[float, float]]) -> list[int]:
     """Indices of points not dominated (lower x and higher y are better), sorted by x."""
     front = []
@@ -52,13 +49,31 @@ def pareto_front(points: list[tuple[float, float]]) -> list[int]:
 
 def render_plots(suite: SuiteReader, summary: Summary, out_dir: Path) -> list[dict[str, Any]]:
     """Write every plot under ``out_dir``; returns figure descriptions (src relative to the site root)."""
-    figures: list[dict[str, Any]] = []
     plt = _pyplot()
     cells: dict[tuple[str, str, str], float] = {
         (c["group"], c["model"], c["column"]): c["value"] for c in summary.cells if c["value"] is not None
     }
+    figures = _pareto_plots(plt, summary, cells, out_dir)
+    figures += _reliability_plots(plt, suite, summary, out_dir)
+    figures += _correlation_plot(plt, summary, cells, out_dir)
+    figures += _trial_spread_plots(plt, suite, summary, out_dir)
+    return figures
 
-    # Accuracy against efficiency, per scenario.
+
+def _figure(fig: Any, out_dir: Path, rel: str, alt: str, caption: str, **where: str) -> dict[str, Any]:
+    """Save ``fig`` as ``rel`` (relative to the site root, ``out_dir``'s parent); its description.
+
+    ``where`` places it: ``scenario`` (a scenario's page), ``run_id`` (a run's page), neither (the plots page).
+    """
+    _save(fig, out_dir.parent / rel)
+    return {"src": rel, "alt": alt, "caption": caption, **where}
+
+
+def _pareto_plots(
+    plt: Any, summary: Summary, cells: dict[tuple[str, str, str], float], out_dir: Path
+) -> list[dict[str, Any]]:
+    """Accuracy against efficiency, per scenario, with the Pareto frontier."""
+    figures = []
     for col in summary.columns:
         pts, names = [], []
         for m in summary.models:
@@ -78,18 +93,23 @@ def render_plots(suite: SuiteReader, summary: Summary, out_dir: Path) -> list[di
         ax.set_ylabel("accuracy (main metric)")
         ax.set_title(col)
         ax.legend(fontsize=7)
-        rel = f"plots/pareto_{_slug(col)}.svg"
-        _save(fig, out_dir.parent / rel)
+        caption = f"{col}: accuracy against efficiency; the red line is the Pareto frontier."
         figures.append(
-            {
-                "src": rel,
-                "alt": f"Accuracy against latency for {col}",
-                "caption": f"{col}: accuracy against efficiency; the red line is the Pareto frontier.",
-                "scenario": col,
-            }
+            _figure(
+                fig,
+                out_dir,
+                f"plots/pareto_{anchor(col)}.svg",
+                f"Accuracy against latency for {col}",
+                caption,
+                scenario=col,
+            )
         )
+    return figures
 
-    # Reliability diagrams.
+
+def _reliability_plots(plt: Any, suite: SuiteReader, summary: Summary, out_dir: Path) -> list[dict[str, Any]]:
+    """A reliability diagram per run that has the calibration metric's bins."""
+    figures = []
     for run in summary.runs:
         bins = _reliability_bins(suite.run(run.run_id).artifacts)
         if not bins:
@@ -105,52 +125,45 @@ def render_plots(suite: SuiteReader, summary: Summary, out_dir: Path) -> list[di
         ax.set_ylabel("accuracy")
         ax.set_title(f"{run.scenario} · {run.model}", fontsize=8)
         ax.legend(fontsize=7)
+        caption = "Reliability diagram (equal-mass bins): accuracy against confidence."
         rel = f"plots/reliability_{run.run_id}.svg"
-        _save(fig, out_dir.parent / rel)
-        figures.append(
-            {
-                "src": rel,
-                "alt": f"Reliability diagram of {run.name}",
-                "caption": "Reliability diagram (equal-mass bins): accuracy against confidence.",
-                "run_id": run.run_id,
-            }
-        )
+        figures.append(_figure(fig, out_dir, rel, f"Reliability diagram of {run.name}", caption, run_id=run.run_id))
+    return figures
 
-    # Correlation of metric groups across model x scenario cells.
+
+def _correlation_plot(
+    plt: Any, summary: Summary, cells: dict[tuple[str, str, str], float], out_dir: Path
+) -> list[dict[str, Any]]:
+    """The correlation of metric groups across model x scenario cells (with two groups and two models or more)."""
     groups = sorted({g for g, _, _ in cells})
-    if len(groups) >= 2 and len(summary.models) >= 2:
-        keys = sorted({(m, c) for _, m, c in cells})
-        matrix = np.array([[cells.get((g, m, c), np.nan) for (m, c) in keys] for g in groups])
-        corr = np.full((len(groups), len(groups)), np.nan)
-        for i in range(len(groups)):
-            for j in range(len(groups)):
-                ok = ~np.isnan(matrix[i]) & ~np.isnan(matrix[j])
-                if ok.sum() >= 3 and np.std(matrix[i][ok]) > 0 and np.std(matrix[j][ok]) > 0:
-                    corr[i, j] = np.corrcoef(matrix[i][ok], matrix[j][ok])[0, 1]
-        fig, ax = plt.subplots(figsize=(4.5, 4))
-        im = ax.imshow(corr, vmin=-1, vmax=1, cmap="RdBu")
-        ax.set_xticks(range(len(groups)), groups, rotation=45, ha="right", fontsize=8)
-        ax.set_yticks(range(len(groups)), groups, fontsize=8)
-        for i in range(len(groups)):
-            for j in range(len(groups)):
-                if np.isfinite(corr[i, j]):
-                    ax.text(j, i, f"{corr[i, j]:.2f}", ha="center", va="center", fontsize=7)
-        fig.colorbar(im, ax=ax, shrink=0.8)
-        ax.set_title("Pearson correlation across model × scenario cells", fontsize=9)
-        rel = "plots/metric_correlations.svg"
-        _save(fig, out_dir.parent / rel)
-        figures.append(
-            {
-                "src": rel,
-                "alt": "Correlation matrix of metric groups",
-                "caption": "Correlations between metric groups across models and scenarios "
-                "(cells with fewer than 3 shared values are blank).",
-            }
-        )
+    if len(groups) < 2 or len(summary.models) < 2:
+        return []
+    keys = sorted({(m, c) for _, m, c in cells})
+    matrix = np.array([[cells.get((g, m, c), np.nan) for (m, c) in keys] for g in groups])
+    corr = np.full((len(groups), len(groups)), np.nan)
+    for i in range(len(groups)):
+        for j in range(len(groups)):
+            ok = ~np.isnan(matrix[i]) & ~np.isnan(matrix[j])
+            if ok.sum() >= 3 and np.std(matrix[i][ok]) > 0 and np.std(matrix[j][ok]) > 0:
+                corr[i, j] = np.corrcoef(matrix[i][ok], matrix[j][ok])[0, 1]
+    fig, ax = plt.subplots(figsize=(4.5, 4))
+    im = ax.imshow(corr, vmin=-1, vmax=1, cmap="RdBu")
+    ax.set_xticks(range(len(groups)), groups, rotation=45, ha="right", fontsize=8)
+    ax.set_yticks(range(len(groups)), groups, fontsize=8)
+    for i in range(len(groups)):
+        for j in range(len(groups)):
+            if np.isfinite(corr[i, j]):
+                ax.text(j, i, f"{corr[i, j]:.2f}", ha="center", va="center", fontsize=7)
+    fig.colorbar(im, ax=ax, shrink=0.8)
+    ax.set_title("Pearson correlation across model × scenario cells", fontsize=9)
+    caption = "Correlations between metric groups across models and scenarios (cells with fewer than 3 shared values are blank)."
+    return [_figure(fig, out_dir, "plots/metric_correlations.svg", "Correlation matrix of metric groups", caption)]
 
-    # Spread across trials.
-    spread = _trial_means(suite, summary)
-    for col, per_model in sorted(spread.items()):
+
+def _trial_spread_plots(plt: Any, suite: SuiteReader, summary: Summary, out_dir: Path) -> list[dict[str, Any]]:
+    """The spread of the main metric across trials, per scenario with more than one trial."""
+    figures = []
+    for col, per_model in sorted(_trial_means(suite, summary).items()):
         if not any(len(v) > 1 for v in per_model.values()):
             continue
         models = sorted(per_model)
@@ -162,15 +175,9 @@ def render_plots(suite: SuiteReader, summary: Summary, out_dir: Path) -> list[di
         ax.set_xticks(range(len(models)), models, rotation=30, ha="right", fontsize=7)
         ax.set_ylabel("main metric per trial")
         ax.set_title(f"{col}: spread across trials", fontsize=9)
-        rel = f"plots/trials_{_slug(col)}.svg"
-        _save(fig, out_dir.parent / rel)
+        caption = f"{col}: each dot is one trial's mean (sub-runs averaged); the red bar is the mean."
         figures.append(
-            {
-                "src": rel,
-                "alt": f"Trial spread for {col}",
-                "caption": f"{col}: each dot is one trial's mean (sub-runs averaged); the red bar is the mean.",
-                "scenario": col,
-            }
+            _figure(fig, out_dir, f"plots/trials_{anchor(col)}.svg", f"Trial spread for {col}", caption, scenario=col)
         )
     return figures
 
