@@ -99,6 +99,17 @@ def _run_pages(
     return data.count, data.predictions
 
 
+_STATS_COLUMNS = (
+    Column("Metric"),
+    Column("Split"),
+    Column("Sub-split"),
+    Column("Perturbation"),
+    Column("Mean [95% CI]", numeric=True),
+    Column("Std. dev.", numeric=True),
+    Column("Count", numeric=True, digits=0),
+)
+
+
 def _stats_table(reader: RunReader) -> Table:
     """Every statistic of the run, by metric, split, sub-split and perturbation."""
     stats = reader.table("stats").to_pylist()
@@ -117,20 +128,7 @@ def _stats_table(reader: RunReader) -> Table:
                 Cell(float(s["count"]) if s.get("count") is not None else None),
             )
         )
-    return Table(
-        id="stats",
-        title="Every statistic",
-        columns=(
-            Column("Metric"),
-            Column("Split"),
-            Column("Sub-split"),
-            Column("Perturbation"),
-            Column("Mean [95% CI]", numeric=True),
-            Column("Std. dev.", numeric=True),
-            Column("Count", numeric=True, digits=0),
-        ),
-        rows=tuple(rows),
-    )
+    return Table(id="stats", title="Every statistic", columns=_STATS_COLUMNS, rows=tuple(rows))
 
 
 def _train_examples(reader: RunReader) -> list[dict[str, Any]]:

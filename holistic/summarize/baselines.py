@@ -28,7 +28,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from holistic.results import SuiteReader
-from holistic.summarize.load import RunInfo, eval_references
+from holistic.summarize.load import EVAL_SPLIT_PREFERENCE, RunInfo, eval_references
 
 EXACT_MATCH_METRICS = frozenset({"exact_match", "quasi_exact_match", "prefix_exact_match", "quasi_prefix_exact_match"})
 """Headline metrics a constant or random label can be scored on."""
@@ -40,7 +40,6 @@ BASELINE_NOTES = {
     "majority": "Reference row, not ranked: always answering the label most often correct among the evaluated "
     "instances (for multiple choice, the most often correct choice position).",
 }
-_SPLITS = ("test", "valid")
 
 
 @dataclass(frozen=True)
@@ -95,7 +94,7 @@ def run_baselines(suite: SuiteReader, run: RunInfo) -> BaselineScores | None:
     if not has_label_set(run):
         return None
     by_split = eval_references(suite.run(run.run_id))
-    split = next((s for s in _SPLITS if by_split.get(s)), None)
+    split = next((s for s in EVAL_SPLIT_PREFERENCE if by_split.get(s)), None)
     if split is None:
         return None
     return score_references(by_split[split], run.method.startswith("multiple_choice"))

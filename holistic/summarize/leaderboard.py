@@ -4,7 +4,7 @@ mean win rates and rank ranges, and its leaderboard table (with the baseline row
 :func:`metric_group` takes the group's steps in order: which runs measure it in which
 cell (:func:`_members`), each cell's value, replicates and 95% interval
 (:func:`_estimate`), the cells as summary rows, the win-rate bootstrap, then the
-leaderboard table (:func:`_leaderboard_table`).
+leaderboard table (:func:`_leaderboard_header`, :func:`_leaderboard_rows`).
 """
 
 from __future__ import annotations
@@ -74,7 +74,17 @@ def metric_group(
     lower = [grid.lower[c] for c in grid.columns]
     result = bootstrap_win_rates(grid.models, grid.point, grid.reps if num_bootstrap > 0 else grid.reps[:0], lower)
     summary.leaderboards[group.name] = result
-    summary.tables.append(_leaderboard_table(summary, data, group, members, grid, result))
+    rows, roles = _leaderboard_rows(summary, data, group, members, grid, result)
+    summary.tables.append(
+        Table(
+            id=f"group_{group.name}",
+            title=f"{group.name.capitalize()}: mean win rate and model × scenario",
+            description=group.description,
+            columns=_leaderboard_header(summary, grid),
+            rows=tuple(rows),
+            row_roles=tuple(roles),
+        )
+    )
 
 
 def _members(summary: Summary, data: SuiteData, index: StatIndex, group: MetricGroup, multi: set[str]) -> Members:
@@ -199,10 +209,24 @@ def _cell_rows(group: MetricGroup, members: Members, grid: _Grid) -> list[dict[s
     return rows
 
 
-def _leaderboard_table(
+def _leaderboard_header(summary: Summary, grid: _Grid) -> tuple[Column, ...]:
+    """Rank, system, mean win rate and rank range, then each column (and the error rate when requests failed)."""
+    header = [
+        Column("Rank", numeric=True, digits=0),
+        Column("Model"),
+        Column("Mean win rate", lower_is_better=False),
+        Column("Rank range"),
+    ]
+    header += [Column(c, lower_is_better=grid.lower[c]) for c in grid.columns]
+    if summary.has_errors:
+        header.append(error_rate_column())
+    return tuple(header)
+
+
+def _leaderboard_rows(
     summary: Summary, data: SuiteData, group: MetricGroup, members: Members, grid: _Grid, result: WinRateResult
-) -> Table:
-    """Rank, system, mean win rate and rank range, then each column's cell; the baseline rows last, not ranked."""
+) -> tuple[list[tuple[Cell, ...]], list[str]]:
+    """The systems in rank order, then the baseline rows, not ranked; and each row's role."""
     rows = _ranked_rows(summary, grid, result)
     roles = [""] * len(rows)
     for kind, baseline_cells in _baseline_rows(summary, data, group, members, grid.columns).items():
@@ -216,23 +240,7 @@ def _leaderboard_table(
             )
         )
         roles.append("baseline")
-    header = [
-        Column("Rank", numeric=True, digits=0),
-        Column("Model"),
-        Column("Mean win rate", lower_is_better=False),
-        Column("Rank range"),
-    ]
-    header += [Column(c, lower_is_better=grid.lower[c]) for c in grid.columns]
-    if summary.has_errors:
-        header.append(error_rate_column())
-    return Table(
-        id=f"group_{group.name}",
-        title=f"{group.name.capitalize()}: mean win rate and model × scenario",
-        description=group.description,
-        columns=tuple(header),
-        rows=tuple(rows),
-        row_roles=tuple(roles),
-    )
+    return rows, roles
 
 
 def _ranked_rows(summary: Summary, grid: _Grid, result: WinRateResult) -> list[tuple[Cell, ...]]:

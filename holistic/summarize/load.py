@@ -10,6 +10,9 @@ import pyarrow as pa
 from holistic.results import RunReader, SuiteReader, references_from_rows
 from holistic.results.fs import Location
 
+EVAL_SPLIT_PREFERENCE = ("test", "valid")
+"""The splits a summary reads a run's scores from, the first present one."""
+
 
 @dataclass(frozen=True)
 class RunInfo:

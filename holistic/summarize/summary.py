@@ -15,11 +15,9 @@ import pyarrow as pa
 
 from holistic.summarize.baselines import BaselineScores
 from holistic.summarize.judges import JudgeReport
-from holistic.summarize.load import RunInfo
+from holistic.summarize.load import EVAL_SPLIT_PREFERENCE, RunInfo
 from holistic.summarize.tables import Cell, Column, Table
 from holistic.summarize.winrate import WinRateResult
-
-EVAL_SPLIT_PREFERENCE = ("test", "valid")
 
 
 @dataclass(frozen=True)

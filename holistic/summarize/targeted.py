@@ -23,12 +23,11 @@ from typing import Any
 
 import yaml
 
-from holistic.summarize.load import RunInfo, SuiteData
+from holistic.summarize.load import EVAL_SPLIT_PREFERENCE, RunInfo, SuiteData
 from holistic.summarize.tables import Cell, Column, Table
 
 CONFIG = Path(__file__).with_name("targeted.yaml")
 TAG_PREFIX = "targeted:"
-_SPLITS = ("test", "valid")
 
 
 @dataclass(frozen=True)
@@ -106,7 +105,7 @@ def _index(data: SuiteData) -> dict[tuple[str, str, str, str | None], _Value]:
 def _eval_value(
     index: dict[tuple[str, str, str, str | None], _Value], run_id: str, metric: str, sub_split: str | None
 ) -> _Value | None:
-    for split in _SPLITS:
+    for split in EVAL_SPLIT_PREFERENCE:
         value = index.get((run_id, metric, split, sub_split))
         if value is not None:
             return value
