@@ -52,6 +52,7 @@ from holistic.helm_import.layout import (
 from holistic.helm_import.names import scenario_name_and_args, stat_info
 from holistic.helm_import.stream import HelmFileError, JsonStream, read_json
 from holistic.results.layout import ARTIFACTS_FILE, RUN_SPEC_FILE
+from holistic.results.manifest import file_sha256
 from holistic.results.schemas import table_from_rows
 from holistic.results.store import RunWriter, SuiteInfo, SuiteStore
 
@@ -333,7 +334,7 @@ def _import_stats(
                 "raw": canonical_json(rest) if rest else None,
             }
         )
-    return _sha256(path)
+    return file_sha256(path)
 
 
 def import_run(store: SuiteStore, prepared: _Prepared, options: ImportOptions) -> RunImport:
@@ -389,7 +390,7 @@ def import_run(store: SuiteStore, prepared: _Prepared, options: ImportOptions) -
             STATS: _file_facts(folder / STATS, stats_sha),
         }
         if (folder / SCENARIO).is_file():
-            files[SCENARIO] = _file_facts(folder / SCENARIO, _sha256(folder / SCENARIO))
+            files[SCENARIO] = _file_facts(folder / SCENARIO, file_sha256(folder / SCENARIO))
         report.unmapped_fields = unmapped.names()
         report.unknown_stats = list(prepared.unknown_stats)
         writer.write_json(
@@ -404,14 +405,6 @@ def import_run(store: SuiteStore, prepared: _Prepared, options: ImportOptions) -
             shutil.rmtree(writer.folder)  # type: ignore[arg-type]
         raise
     return report
-
-
-def _sha256(path: Path) -> str:
-    digest = hashlib.sha256()
-    with path.open("rb") as fh:
-        for block in iter(lambda: fh.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
 
 
 def _main_metric(scenario: str, mapped_scenario: bool) -> str:
