@@ -34,11 +34,10 @@ import numpy as np
 from holistic.results import SuiteReader
 from holistic.summarize.judges import judge_report
 from holistic.summarize.leaderboard import metric_group
-from holistic.summarize.load import RunInfo, SuiteData, load_suite
+from holistic.summarize.load import EVAL_SPLIT_PREFERENCE, RunInfo, SuiteData, load_suite
 from holistic.summarize.ratings import ratings_tables
 from holistic.summarize.schema import SummarySchema, load_schema
 from holistic.summarize.summary import (
-    EVAL_SPLIT_PREFERENCE,
     StatIndex,
     StatRow,
     Summary,
