@@ -2,9 +2,11 @@
 
 Every metric registered in :data:`holistic.metrics.registry.METRICS` (built-in or plugin)
 subclasses :class:`BaseMetric`: it sets ``name``, ``category`` and ``INFOS`` and implements
-``evaluate(states, ctx)``. Two class methods with defaults let
+``evaluate(states, ctx)``. Three class methods with defaults let
 :func:`~holistic.metrics.registry.select_metrics` plan without running anything:
 
+- ``selected_for(info, adapter) -> bool``: whether asking for the metric's category
+  measures it on this scenario (an accuracy metric says which tasks it scores);
 - ``not_applicable(info, adapter, deployment) -> str | None``: why the metric
   cannot be measured for this scenario, adaptation and model (``None``: it can);
 - ``configure(info, adapter, deployment) -> BaseMetric``: an instance set up for the run
@@ -33,12 +35,22 @@ class BaseMetric(ABC):
     INFOS: ClassVar[tuple[MetricInfo, ...]] = ()
     """Every value name the metric writes, declared so the registry knows them without an instance."""
     optional: ClassVar[bool] = False
-    """Only measured when asked for by name (never chosen for its category alone)."""
+    """Only measured when asked for by name, as the scenario's main metric or among its
+    ``extra_metrics`` (never chosen for its category alone)."""
     directional_worst_case: ClassVar[bool] = False
     """Worst case over perturbed variants follows each value's direction (rather than the minimum)."""
 
     def infos(self) -> Sequence[MetricInfo]:
         return self.INFOS
+
+    @classmethod
+    def selected_for(cls, info: ScenarioInfo, adapter: AdapterSpec) -> bool:
+        """Whether asking for this metric's category measures it on this scenario, unless it is
+        ``optional`` (whether it can be measured is :meth:`not_applicable`'s question). By
+        default every metric of its category is, except accuracy metrics: a scenario's
+        accuracy is what the metrics of its task measure (they override this), the metric
+        producing its ``main_metric`` and its ``extra_metrics``."""
+        return cls.category != "accuracy"
 
     @classmethod
     def not_applicable(cls, info: ScenarioInfo, adapter: AdapterSpec, deployment: ModelDeployment) -> str | None:

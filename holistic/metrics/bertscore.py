@@ -95,6 +95,10 @@ class BertScoreMetric(BaseMetric):
         self.num_layers = num_layers
 
     @classmethod
+    def selected_for(cls, info: ScenarioInfo, adapter: AdapterSpec) -> bool:
+        return info.task == "summarization"
+
+    @classmethod
     def not_applicable(cls, info: ScenarioInfo, adapter: AdapterSpec, deployment: ModelDeployment) -> str | None:
         if adapter.method != "generation":
             return f"BERTScore needs generated text (method is {adapter.method})"

@@ -117,6 +117,10 @@ class LanguageModelingMetric(BaseMetric):
     )
 
     @classmethod
+    def selected_for(cls, info: ScenarioInfo, adapter: AdapterSpec) -> bool:
+        return True
+
+    @classmethod
     def not_applicable(cls, info: ScenarioInfo, adapter: AdapterSpec, deployment: ModelDeployment) -> str | None:
         if adapter.method != "language_modeling":
             return f"likelihood of a text needs the language_modeling method, not {adapter.method}"

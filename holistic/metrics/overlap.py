@@ -89,6 +89,11 @@ class RougeMetric(_OverlapMetric):
 
     name = "rouge"
     _score = staticmethod(rouge_scores)
+
+    @classmethod
+    def selected_for(cls, info: ScenarioInfo, adapter: AdapterSpec) -> bool:
+        return info.task in ("summarization", "generation")
+
     INFOS = (
         info(
             "rouge_1",
@@ -116,6 +121,11 @@ class BleuMetric(_OverlapMetric):
 
     name = "bleu"
     _score = staticmethod(bleu_scores)
+
+    @classmethod
+    def selected_for(cls, info: ScenarioInfo, adapter: AdapterSpec) -> bool:
+        return info.task == "generation"
+
     INFOS = (
         info(
             "bleu_1",

@@ -167,6 +167,10 @@ class RankingMetric(BaseMetric):
     )
 
     @classmethod
+    def selected_for(cls, info: ScenarioInfo, adapter: AdapterSpec) -> bool:
+        return True
+
+    @classmethod
     def not_applicable(cls, info: ScenarioInfo, adapter: AdapterSpec, deployment: ModelDeployment) -> str | None:
         if adapter.method != "ranking_binary":
             return f"ranking metrics need the ranking_binary method, not {adapter.method}"

@@ -105,6 +105,10 @@ class SummarizationMetric(BaseMetric):
     )
 
     @classmethod
+    def selected_for(cls, info: ScenarioInfo, adapter: AdapterSpec) -> bool:
+        return info.task == "summarization"
+
+    @classmethod
     def not_applicable(cls, info: ScenarioInfo, adapter: AdapterSpec, deployment: ModelDeployment) -> str | None:
         if adapter.method != "generation":
             return f"summary statistics need generated summaries (method is {adapter.method})"
