@@ -19,7 +19,7 @@ can answer :func:`~holistic.metrics.registry.metric_info` without instantiating 
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import ClassVar
 
 from holistic.core.interfaces import MetricContext, MetricInfo, MetricResult, ScenarioInfo
@@ -88,3 +88,9 @@ def info(
         needs_generation=needs_generation,
         description=description,
     )
+
+
+def infos(category: str, descriptions: Mapping[str, str], **facts: bool) -> tuple[MetricInfo, ...]:
+    """One :class:`MetricInfo` per ``value name -> description``, all of ``category`` and with the
+    same ``facts`` (``higher_is_better``, ``needs_logprobs``... as :func:`info` takes them)."""
+    return tuple(info(name, category, text, **facts) for name, text in descriptions.items())
