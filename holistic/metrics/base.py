@@ -19,11 +19,20 @@ can answer :func:`~holistic.metrics.registry.metric_info` without instantiating 
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from typing import ClassVar
 
 from holistic.core.interfaces import MetricContext, MetricInfo, MetricResult, ScenarioInfo
 from holistic.core.types import AdapterSpec, ModelDeployment, RequestState
+
+
+class _EveryTask(frozenset[str]):
+    def __contains__(self, item: object) -> bool:
+        return True
+
+
+EVERY_TASK: Collection[str] = _EveryTask()
+"""``accuracy_tasks`` of a metric that measures the accuracy of every task."""
 
 
 class BaseMetric(ABC):
@@ -43,14 +52,18 @@ class BaseMetric(ABC):
     def infos(self) -> Sequence[MetricInfo]:
         return self.INFOS
 
+    accuracy_tasks: ClassVar[Collection[str]] = ()
+    """An accuracy metric: the scenario tasks (``ScenarioInfo.task``) whose accuracy it measures
+    (:data:`EVERY_TASK`: all of them)."""
+
     @classmethod
     def selected_for(cls, info: ScenarioInfo, adapter: AdapterSpec) -> bool:
         """Whether asking for this metric's category measures it on this scenario, unless it is
-        ``optional`` (whether it can be measured is :meth:`not_applicable`'s question). By
-        default every metric of its category is, except accuracy metrics: a scenario's
-        accuracy is what the metrics of its task measure (they override this), the metric
-        producing its ``main_metric`` and its ``extra_metrics``."""
-        return cls.category != "accuracy"
+        ``optional`` (whether it can be measured is :meth:`not_applicable`'s question). A
+        metric of another category is measured on every scenario; a scenario's accuracy is
+        what the metrics of its task measure (``accuracy_tasks``, or an override of this
+        method), the metric producing its ``main_metric`` and its ``extra_metrics``."""
+        return cls.category != "accuracy" or info.task in cls.accuracy_tasks
 
     @classmethod
     def not_applicable(cls, info: ScenarioInfo, adapter: AdapterSpec, deployment: ModelDeployment) -> str | None:
@@ -94,3 +107,16 @@ def infos(category: str, descriptions: Mapping[str, str], **facts: bool) -> tupl
     """One :class:`MetricInfo` per ``value name -> description``, all of ``category`` and with the
     same ``facts`` (``higher_is_better``, ``needs_logprobs``... as :func:`info` takes them)."""
     return tuple(info(name, category, text, **facts) for name, text in descriptions.items())
+
+
+def scoring_problem(
+    adapter: AdapterSpec, deployment: ModelDeployment, method: str, *, needs: str, scores: str
+) -> str | None:
+    """Why a metric of a scoring ``method`` cannot be measured: the run uses another method, or
+    the model cannot score given text (``needs``: what needs the method; ``scores``: what the
+    model would score)."""
+    if adapter.method != method:
+        return f"{needs} the {method} method, not {adapter.method}"
+    if not deployment.capabilities.prompt_logprobs:
+        return f"model {deployment.name} cannot score {scores} (no prompt logprobs)"
+    return None

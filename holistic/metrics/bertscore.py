@@ -76,6 +76,7 @@ class BertScoreMetric(BaseMetric):
 
     name = "bertscore"
     category = "accuracy"
+    accuracy_tasks = ("summarization",)
     INFOS = tuple(
         info(
             n,
@@ -93,10 +94,6 @@ class BertScoreMetric(BaseMetric):
         self.model_path = model_path
         self.model_name = model_name if model_path is None or model_name != DEFAULT_MODEL else str(model_path)
         self.num_layers = num_layers
-
-    @classmethod
-    def selected_for(cls, info: ScenarioInfo, adapter: AdapterSpec) -> bool:
-        return info.task == "summarization"
 
     @classmethod
     def not_applicable(cls, info: ScenarioInfo, adapter: AdapterSpec, deployment: ModelDeployment) -> str | None:

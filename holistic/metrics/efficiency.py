@@ -36,7 +36,7 @@ from dataclasses import dataclass
 
 from holistic.core.interfaces import MetricContext, MetricResult
 from holistic.core.types import MetricName, ModelDeployment, RequestResult, RequestState, Stat
-from holistic.metrics.base import BaseMetric, info
+from holistic.metrics.base import BaseMetric, infos
 from holistic.metrics.runtime_model import fit_runtime_model
 from holistic.metrics.states import group_units, perturbation_name, succeeded
 
@@ -68,79 +68,28 @@ class EfficiencyMetric(BaseMetric):
 
     name = "efficiency"
     category = "efficiency"
-    INFOS = (
-        info(
-            "inference_runtime",
-            "efficiency",
-            "Seconds per model request (original latency when cached).",
-            higher_is_better=False,
-            needs_references=False,
-        ),
-        info(
-            "inference_denoised_runtime",
-            "efficiency",
-            "Seconds per model request, batch time shared out (HELM's efficiency leaderboard value).",
-            higher_is_better=False,
-            needs_references=False,
-        ),
-        info(
-            "idealized_inference_runtime",
-            "efficiency",
-            "Seconds per request predicted by a non-negative "
-            "least-squares fit of latency on prompt and completion tokens over the run's uncached requests.",
-            higher_is_better=False,
-            needs_references=False,
-        ),
-        info(
-            "num_prompt_tokens",
-            "efficiency",
-            "Prompt tokens per request.",
-            higher_is_better=False,
-            needs_references=False,
-        ),
-        info(
-            "num_completion_tokens",
-            "efficiency",
-            "Completion tokens per request.",
-            higher_is_better=False,
-            needs_references=False,
-        ),
-        info(
-            "num_requests", "efficiency", "Model requests per instance.", higher_is_better=False, needs_references=False
-        ),
-        info(
-            "cost_usd",
-            "efficiency",
-            "Price per instance in US dollars (registry prices or the provider's).",
-            higher_is_better=False,
-            needs_references=False,
-        ),
-        info(
-            "num_cached_requests",
-            "efficiency",
-            "Requests of the run served from the request cache.",
-            higher_is_better=False,
-            needs_references=False,
-        ),
-        info(
-            "num_failed_requests",
-            "efficiency",
-            "Requests of the run that finally failed.",
-            higher_is_better=False,
-            needs_references=False,
-        ),
-        info(
-            "tokens_per_second",
-            "efficiency",
-            "Prompt plus completion tokens per second of uncached calls.",
-            needs_references=False,
-        ),
-        info(
-            "completion_tokens_per_second",
-            "efficiency",
-            "Completion tokens per second of uncached calls.",
-            needs_references=False,
-        ),
+    INFOS = infos(
+        "efficiency",
+        {
+            "inference_runtime": "Seconds per model request (original latency when cached).",
+            "inference_denoised_runtime": "Seconds per model request, batch time shared out (HELM's efficiency leaderboard value).",
+            "idealized_inference_runtime": "Seconds per request predicted by a non-negative least-squares fit of latency on prompt and completion tokens over the run's uncached requests.",
+            "num_prompt_tokens": "Prompt tokens per request.",
+            "num_completion_tokens": "Completion tokens per request.",
+            "num_requests": "Model requests per instance.",
+            "cost_usd": "Price per instance in US dollars (registry prices or the provider's).",
+            "num_cached_requests": "Requests of the run served from the request cache.",
+            "num_failed_requests": "Requests of the run that finally failed.",
+        },
+        higher_is_better=False,
+        needs_references=False,
+    ) + infos(
+        "efficiency",
+        {
+            "tokens_per_second": "Prompt plus completion tokens per second of uncached calls.",
+            "completion_tokens_per_second": "Completion tokens per second of uncached calls.",
+        },
+        needs_references=False,
     )
 
     def evaluate(self, states: Sequence[RequestState], ctx: MetricContext) -> MetricResult:

@@ -89,10 +89,7 @@ class RougeMetric(_OverlapMetric):
 
     name = "rouge"
     _score = staticmethod(rouge_scores)
-
-    @classmethod
-    def selected_for(cls, info: ScenarioInfo, adapter: AdapterSpec) -> bool:
-        return info.task in ("summarization", "generation")
+    accuracy_tasks = ("summarization", "generation")
 
     INFOS = (
         info(
@@ -121,10 +118,7 @@ class BleuMetric(_OverlapMetric):
 
     name = "bleu"
     _score = staticmethod(bleu_scores)
-
-    @classmethod
-    def selected_for(cls, info: ScenarioInfo, adapter: AdapterSpec) -> bool:
-        return info.task == "generation"
+    accuracy_tasks = ("generation",)
 
     INFOS = (
         info(

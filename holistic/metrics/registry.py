@@ -154,15 +154,13 @@ def select_metrics(
     category fits the adaptation method and the model (e.g. calibration without
     logprobs); the reason is kept for the coverage table.
     """
-    selection = Selection()
-    chosen: dict[str, BaseMetric] = {}
+    selector = _Selector(info, adapter, deployment)
     for entry in categories:
         if entry in METRIC_CATEGORIES or _is_category(entry):
-            _select_category(entry, info, adapter, deployment, chosen, selection)
+            selector.category(entry)
         else:
-            _select_named(entry, info, adapter, deployment, chosen, selection)
-    selection.metrics = list(chosen.values())
-    return selection
+            selector.named(entry)
+    return Selection(list(selector.chosen.values()), selector.not_applicable)
 
 
 def metric_category(name: str) -> str:
@@ -185,43 +183,67 @@ def _is_category(entry: str) -> bool:
     return any(metric_category(n) == entry for n in METRICS.names())
 
 
-def _select_category(
-    category: str,
-    info: ScenarioInfo,
-    adapter: AdapterSpec,
-    deployment: ModelDeployment,
-    chosen: dict[str, BaseMetric],
-    selection: Selection,
-) -> None:
-    """A category's metrics: those that say they measure it on the scenario (``selected_for``),
-    its ``extra_metrics`` and the one producing its ``main_metric``, where they apply."""
-    if category in info.not_applicable_reasons:
-        selection.not_applicable[category] = info.not_applicable_reasons[category]
-        return
-    names = metrics_of(category)
-    candidates = [n for n in names if n in info.extra_metrics or _selected(METRICS.get(n), info, adapter)]
-    candidates += _producers_among(info.main_metric, tuple(sorted(names)))
-    reasons: list[str] = []
-    added = 0
-    for name in dict.fromkeys(candidates):
+@dataclass
+class _Selector:
+    """The metrics chosen so far for one scenario, adaptation and model, and why the entries
+    that cannot be measured are not."""
+
+    info: ScenarioInfo
+    adapter: AdapterSpec
+    deployment: ModelDeployment
+    chosen: dict[str, BaseMetric] = field(default_factory=dict)
+    not_applicable: dict[str, str] = field(default_factory=dict)
+
+    def _choose(self, name: str) -> str | None:
+        """Add the metric ``name`` configured for the run, or say why it cannot be measured."""
         cls = METRICS.get(name)
-        reason = _reason(cls, info, adapter, deployment)
+        reason = cls.not_applicable(self.info, self.adapter, self.deployment)
         if reason is None:
-            chosen.setdefault(name, _configure(cls, info, adapter, deployment))
-            added += 1
+            self.chosen.setdefault(name, cls.configure(self.info, self.adapter, self.deployment))
+        return reason
+
+    def category(self, category: str) -> None:
+        """A category's metrics: those that say they measure it on the scenario
+        (``selected_for``), its ``extra_metrics`` and the one producing its ``main_metric``,
+        where they apply."""
+        info = self.info
+        if category in info.not_applicable_reasons:
+            self.not_applicable[category] = info.not_applicable_reasons[category]
+            return
+        names = metrics_of(category)
+        candidates = [n for n in names if n in info.extra_metrics or _selected(METRICS.get(n), info, self.adapter)]
+        candidates += _producers_among(info.main_metric, tuple(sorted(names)))
+        outcomes = [self._choose(name) for name in dict.fromkeys(candidates)]
+        reasons = [reason for reason in outcomes if reason is not None]
+        added = len(outcomes) - len(reasons)
+        if added and category not in info.metric_categories:
+            # Measurable, but the scenario does not list the category: follow the scenario.
+            for name in list(self.chosen):
+                if self.chosen[name].category == category:
+                    del self.chosen[name]
+            self.not_applicable[category] = f"{info.name} does not list {category} among its categories"
+            return
+        if not added:
+            if not candidates:
+                reasons.append(f"no metric of category {category!r} is registered")
+            self.not_applicable[category] = "; ".join(dict.fromkeys(reasons))
+
+    def named(self, entry: str) -> None:
+        """A metric by its name, or the first that can be measured of those producing a value name."""
+        if entry in METRICS:
+            names = [entry]
         else:
+            names = _producers(entry)
+            if not names:
+                known: Iterable[str] = [*METRIC_CATEGORIES, *METRICS.names(), *all_infos()]
+                raise UnknownNameError("metric", entry, known)
+        reasons = []
+        for name in names:
+            reason = self._choose(name)
+            if reason is None:
+                return
             reasons.append(reason)
-    if added and category not in info.metric_categories:
-        # Measurable, but the scenario does not list the category: follow the scenario.
-        for name in list(chosen):
-            if chosen[name].category == category:
-                del chosen[name]
-        selection.not_applicable[category] = f"{info.name} does not list {category} among its categories"
-        return
-    if not added:
-        if not candidates:
-            reasons.append(f"no metric of category {category!r} is registered")
-        selection.not_applicable[category] = "; ".join(dict.fromkeys(reasons))
+        self.not_applicable[entry] = "; ".join(reasons)
 
 
 def _selected(cls: type[BaseMetric], info: ScenarioInfo, adapter: AdapterSpec) -> bool:
@@ -237,39 +259,3 @@ def _producers(value_name: str) -> list[str]:
 def _producers_among(value_name: str, names: tuple[str, ...]) -> tuple[str, ...]:
     # keyed by the registered names too: a plugin registering a metric later is seen
     return tuple(n for n in names if any(i.name == value_name for i in class_infos(METRICS.get(n))))
-
-
-def _select_named(
-    entry: str,
-    info: ScenarioInfo,
-    adapter: AdapterSpec,
-    deployment: ModelDeployment,
-    chosen: dict[str, BaseMetric],
-    selection: Selection,
-) -> None:
-    if entry in METRICS:
-        names = [entry]
-    else:
-        names = _producers(entry)
-        if not names:
-            known: Iterable[str] = [*METRIC_CATEGORIES, *METRICS.names(), *all_infos()]
-            raise UnknownNameError("metric", entry, known)
-    reasons = []
-    for name in names:
-        cls = METRICS.get(name)
-        reason = _reason(cls, info, adapter, deployment)
-        if reason is None:
-            chosen.setdefault(name, _configure(cls, info, adapter, deployment))
-            return
-        reasons.append(reason)
-    selection.not_applicable[entry] = "; ".join(reasons)
-
-
-def _reason(cls: type[BaseMetric], info: ScenarioInfo, adapter: AdapterSpec, deployment: ModelDeployment) -> str | None:
-    return cls.not_applicable(info, adapter, deployment)
-
-
-def _configure(
-    cls: type[BaseMetric], info: ScenarioInfo, adapter: AdapterSpec, deployment: ModelDeployment
-) -> BaseMetric:
-    return cls.configure(info, adapter, deployment)

@@ -78,6 +78,7 @@ class SummarizationMetric(BaseMetric):
 
     name = "summarization"
     category = "accuracy"
+    accuracy_tasks = ("summarization",)
     INFOS = (
         info(
             "summarization_coverage",
@@ -103,10 +104,6 @@ class SummarizationMetric(BaseMetric):
             needs_generation=True,
         ),
     )
-
-    @classmethod
-    def selected_for(cls, info: ScenarioInfo, adapter: AdapterSpec) -> bool:
-        return info.task == "summarization"
 
     @classmethod
     def not_applicable(cls, info: ScenarioInfo, adapter: AdapterSpec, deployment: ModelDeployment) -> str | None:
