@@ -110,7 +110,7 @@ def infos(category: str, descriptions: Mapping[str, str], **facts: bool) -> tupl
 
 
 def scoring_problem(
-    adapter: AdapterSpec, deployment: ModelDeployment, method: str, *, needs: str, scores: str
+    adapter: AdapterSpec, deployment: ModelDeployment, method: str, needs: str, scores: str
 ) -> str | None:
     """Why a metric of a scoring ``method`` cannot be measured: the run uses another method, or
     the model cannot score given text (``needs``: what needs the method; ``scores``: what the

@@ -32,7 +32,6 @@ model's coefficients go to the artifacts under ``efficiency``.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 from holistic.core.interfaces import MetricContext, MetricResult
 from holistic.core.types import MetricName, ModelDeployment, RequestResult, RequestState, Stat
@@ -52,15 +51,6 @@ def request_cost(state: RequestState, deployment: ModelDeployment) -> float:
         result.prompt_tokens * deployment.price_input_per_million
         + result.completion_tokens * deployment.price_output_per_million
     ) / 1e6
-
-
-@dataclass
-class _Totals:
-    cached: int = 0
-    failed: int = 0
-    tokens: float = 0.0
-    completion_tokens: float = 0.0
-    latency: float = 0.0
 
 
 class EfficiencyMetric(BaseMetric):
@@ -144,29 +134,33 @@ def _mean(values: Sequence[float]) -> float:
 
 
 def _run_stats(states: Sequence[RequestState]) -> list[Stat]:
-    totals: dict[tuple[str, str | None], _Totals] = {}
+    # per (split, perturbation): requests cached and failed, tokens, completion tokens and
+    # seconds of the requests served
+    totals: dict[tuple[str, str | None], dict[str, float]] = {}
     for state in states:
         key = (state.instance.split, perturbation_name(state.instance))
-        total = totals.setdefault(key, _Totals())
+        total = totals.setdefault(
+            key, dict.fromkeys(("cached", "failed", "tokens", "completion_tokens", "latency"), 0.0)
+        )
         result = state.result
         if result is None or not succeeded(state):
-            total.failed += 1
+            total["failed"] += 1
             continue
         if result.cached:
-            total.cached += 1
+            total["cached"] += 1
             continue
-        total.tokens += result.prompt_tokens + result.completion_tokens
-        total.completion_tokens += result.completion_tokens
-        total.latency += result.latency_s
+        total["tokens"] += result.prompt_tokens + result.completion_tokens
+        total["completion_tokens"] += result.completion_tokens
+        total["latency"] += result.latency_s
     stats = []
     for (split, perturbation), total in sorted(totals.items(), key=lambda kv: (kv[0][0], kv[0][1] or "")):
 
         def name(value_name: str, split: str = split, perturbation: str | None = perturbation) -> MetricName:
             return MetricName(value_name, split=split, perturbation=perturbation)
 
-        stats.append(Stat.of(name("num_cached_requests"), [total.cached]))
-        stats.append(Stat.of(name("num_failed_requests"), [total.failed]))
-        if total.latency > 0:
-            stats.append(Stat.of(name("tokens_per_second"), [total.tokens / total.latency]))
-            stats.append(Stat.of(name("completion_tokens_per_second"), [total.completion_tokens / total.latency]))
+        stats.append(Stat.of(name("num_cached_requests"), [total["cached"]]))
+        stats.append(Stat.of(name("num_failed_requests"), [total["failed"]]))
+        if total["latency"] > 0:
+            stats.append(Stat.of(name("tokens_per_second"), [total["tokens"] / total["latency"]]))
+            stats.append(Stat.of(name("completion_tokens_per_second"), [total["completion_tokens"] / total["latency"]]))
     return stats

@@ -96,9 +96,7 @@ class LanguageModelingMetric(BaseMetric):
 
     @classmethod
     def not_applicable(cls, info: ScenarioInfo, adapter: AdapterSpec, deployment: ModelDeployment) -> str | None:
-        return scoring_problem(
-            adapter, deployment, "language_modeling", needs="likelihood of a text needs", scores="text"
-        )
+        return scoring_problem(adapter, deployment, "language_modeling", "likelihood of a text needs", "text")
 
     def evaluate(self, states: Sequence[RequestState], ctx: MetricContext) -> MetricResult:
         result = MetricResult()

@@ -169,9 +169,7 @@ class RankingMetric(BaseMetric):
 
     @classmethod
     def not_applicable(cls, info: ScenarioInfo, adapter: AdapterSpec, deployment: ModelDeployment) -> str | None:
-        return scoring_problem(
-            adapter, deployment, "ranking_binary", needs="ranking metrics need", scores="yes/no answers"
-        )
+        return scoring_problem(adapter, deployment, "ranking_binary", "ranking metrics need", "yes/no answers")
 
     def evaluate(self, states: Sequence[RequestState], ctx: MetricContext) -> MetricResult:
         result = MetricResult()

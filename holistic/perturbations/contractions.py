@@ -8,8 +8,10 @@ common reading, and forms like ``he'd`` with two common readings are left out.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
+from typing import ClassVar
 
 from holistic.perturbations.base import (
     ROBUSTNESS,
@@ -90,22 +92,27 @@ def _expand_case(source: str, target: str) -> str:
 
 
 @dataclass(frozen=True)
-class Contractions(TextPerturbation):
-    """Contract every expanded form the table lists (``I am`` -> ``I'm``)."""
+class _TableRewrite(TextPerturbation):
+    """Every form the table lists rewritten, without randomness."""
 
-    name = "contractions"
     category = ROBUSTNESS
+    rewrite: ClassVar[Callable[[str], str]]
 
     def perturb(self, text: str, rng: PerturbRandom) -> str:
-        return contract_text(text)
+        return type(self).rewrite(text)
 
 
 @dataclass(frozen=True)
-class Expansions(TextPerturbation):
+class Contractions(_TableRewrite):
+    """Contract every expanded form the table lists (``I am`` -> ``I'm``)."""
+
+    name = "contractions"
+    rewrite = staticmethod(contract_text)
+
+
+@dataclass(frozen=True)
+class Expansions(_TableRewrite):
     """Expand every contraction the table lists (``don't`` -> ``do not``)."""
 
     name = "expansions"
-    category = ROBUSTNESS
-
-    def perturb(self, text: str, rng: PerturbRandom) -> str:
-        return expand_text(text)
+    rewrite = staticmethod(expand_text)

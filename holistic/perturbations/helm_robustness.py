@@ -20,6 +20,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
+from typing import ClassVar
 
 from holistic.perturbations.base import ROBUSTNESS
 from holistic.perturbations.helm_base import Deviation, HelmPerturbation, HelmProbPerturbation
@@ -161,25 +162,30 @@ class HelmMildMix(HelmPerturbation):
 
 
 @dataclass(frozen=True)
-class HelmMisspellings(HelmProbPerturbation):
-    name = "misspellings"
+class _Noise(HelmProbPerturbation):
+    """A HELM perturbation that changes each place with probability ``prob``."""
+
     category = ROBUSTNESS
-    helm_class = "helm.benchmark.augmentations.misspelling_perturbation.MisspellingPerturbation"
-    prob: float = 0.1
+    noise: ClassVar[Callable[[str, float, random.Random], str]]
 
     def perturb(self, text: str, rng: random.Random) -> str:
-        return helm_misspell(text, self.prob, rng)
+        return type(self).noise(text, self.prob, rng)
 
 
 @dataclass(frozen=True)
-class HelmTypos(HelmProbPerturbation):
-    name = "typos"
-    category = ROBUSTNESS
-    helm_class = "helm.benchmark.augmentations.typos_perturbation.TyposPerturbation"
-    prob: float = 0.05
+class HelmMisspellings(_Noise):
+    name = "misspellings"
+    helm_class = "helm.benchmark.augmentations.misspelling_perturbation.MisspellingPerturbation"
+    noise = staticmethod(helm_misspell)
+    prob: float = 0.1
 
-    def perturb(self, text: str, rng: random.Random) -> str:
-        return helm_typos(text, self.prob, rng)
+
+@dataclass(frozen=True)
+class HelmTypos(_Noise):
+    name = "typos"
+    helm_class = "helm.benchmark.augmentations.typos_perturbation.TyposPerturbation"
+    noise = staticmethod(helm_typos)
+    prob: float = 0.05
 
 
 @dataclass(frozen=True)

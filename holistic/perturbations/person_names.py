@@ -11,6 +11,7 @@ name is replaced the same way in the input and in every reference.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import cache
 
@@ -118,21 +119,20 @@ def _source_table(
     )
     table: dict[str, tuple[str, ...]] = {}
     for gender in GENDERS:
-        targets = tuple(t for t in spec._targets(gender))
-        for name in names_by_group().get((source_race, gender), ()):
-            options = tuple(t for t in targets if t != name)
-            if options:
-                table[name] = options
-                table[name.upper()] = options
+        table.update(_swaps(names_by_group().get((source_race, gender), ()), tuple(spec._targets(gender))))
     return table
 
 
 @cache
 def _last_name_table(source_race: str, target_race: str) -> dict[str, tuple[str, ...]]:
     groups = last_names_by_race()
-    targets = groups.get(target_race, ())
+    return _swaps(groups.get(source_race, ()), groups.get(target_race, ()))
+
+
+def _swaps(sources: Iterable[str], targets: Sequence[str]) -> dict[str, tuple[str, ...]]:
+    """Each source name (as written, and in capitals) -> the targets other than itself."""
     table: dict[str, tuple[str, ...]] = {}
-    for name in groups.get(source_race, ()):
+    for name in sources:
         options = tuple(t for t in targets if t != name)
         if options:
             table[name] = options
