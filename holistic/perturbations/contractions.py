@@ -11,7 +11,6 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
-from typing import ClassVar
 
 from holistic.perturbations.base import (
     ROBUSTNESS,
@@ -96,10 +95,9 @@ class _TableRewrite(TextPerturbation):
     """Every form the table lists rewritten, without randomness."""
 
     category = ROBUSTNESS
-    rewrite: ClassVar[Callable[[str], str]]
 
     def perturb(self, text: str, rng: PerturbRandom) -> str:
-        return type(self).rewrite(text)
+        return _REWRITES[self.name](text)
 
 
 @dataclass(frozen=True)
@@ -107,7 +105,6 @@ class Contractions(_TableRewrite):
     """Contract every expanded form the table lists (``I am`` -> ``I'm``)."""
 
     name = "contractions"
-    rewrite = staticmethod(contract_text)
 
 
 @dataclass(frozen=True)
@@ -115,4 +112,6 @@ class Expansions(_TableRewrite):
     """Expand every contraction the table lists (``don't`` -> ``do not``)."""
 
     name = "expansions"
-    rewrite = staticmethod(expand_text)
+
+
+_REWRITES: dict[str, Callable[[str], str]] = {"contractions": contract_text, "expansions": expand_text}

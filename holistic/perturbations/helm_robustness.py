@@ -20,7 +20,6 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
-from typing import ClassVar
 
 from holistic.perturbations.base import ROBUSTNESS
 from holistic.perturbations.helm_base import Deviation, HelmPerturbation, HelmProbPerturbation
@@ -166,17 +165,15 @@ class _Noise(HelmProbPerturbation):
     """A HELM perturbation that changes each place with probability ``prob``."""
 
     category = ROBUSTNESS
-    noise: ClassVar[Callable[[str, float, random.Random], str]]
 
     def perturb(self, text: str, rng: random.Random) -> str:
-        return type(self).noise(text, self.prob, rng)
+        return _NOISES[self.name](text, self.prob, rng)
 
 
 @dataclass(frozen=True)
 class HelmMisspellings(_Noise):
     name = "misspellings"
     helm_class = "helm.benchmark.augmentations.misspelling_perturbation.MisspellingPerturbation"
-    noise = staticmethod(helm_misspell)
     prob: float = 0.1
 
 
@@ -184,8 +181,10 @@ class HelmMisspellings(_Noise):
 class HelmTypos(_Noise):
     name = "typos"
     helm_class = "helm.benchmark.augmentations.typos_perturbation.TyposPerturbation"
-    noise = staticmethod(helm_typos)
     prob: float = 0.05
+
+
+_NOISES: dict[str, Callable[[str, float, random.Random], str]] = {"misspellings": helm_misspell, "typos": helm_typos}
 
 
 @dataclass(frozen=True)
