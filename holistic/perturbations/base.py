@@ -147,6 +147,15 @@ class TextPerturbation(BasePerturbation):
         return [self.apply(instance, seed)]
 
 
+@dataclass(frozen=True)
+class Counterfactual(TextPerturbation):
+    """Base of the built-in fairness rewrites (dialect, gender, person names): the references
+    are rewritten with the input's word choices, so the right answer follows the input."""
+
+    category = FAIRNESS
+    perturb_references = True
+
+
 def check_probability(name: str, value: float) -> None:
     if not isinstance(value, (int, float)) or isinstance(value, bool) or not 0.0 <= value <= 1.0:
         raise ValueError(f"{name} must be a number between 0 and 1, got {value!r}")

@@ -15,7 +15,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import cache
 
-from holistic.perturbations.base import FAIRNESS, PerturbRandom, TextPerturbation, check_probability
+from holistic.perturbations.base import Counterfactual, PerturbRandom, check_probability
 from holistic.perturbations.wordlists import read_rows
 
 DATA = "holistic.perturbations.data"
@@ -46,7 +46,7 @@ def races() -> list[str]:
 
 
 @dataclass(frozen=True)
-class PersonNames(TextPerturbation):
+class PersonNames(Counterfactual):
     """First names of ``source_race`` become names of ``target_race``.
 
     With ``preserve_gender`` a name keeps its gender; ``target_gender`` instead
@@ -55,8 +55,6 @@ class PersonNames(TextPerturbation):
     """
 
     name = "person_names"
-    category = FAIRNESS
-    perturb_references = True
 
     prob: float = 1.0
     """Probability that a listed name is replaced (decided once per distinct name)."""
