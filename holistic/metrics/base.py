@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Collection, Mapping, Sequence
-from typing import ClassVar
+from typing import ClassVar, TypedDict, Unpack
 
 from holistic.core.interfaces import MetricContext, MetricInfo, MetricResult, ScenarioInfo
 from holistic.core.types import AdapterSpec, ModelDeployment, RequestState
@@ -81,29 +81,22 @@ class BaseMetric(ABC):
         return f"{type(self).__name__}()"
 
 
-def info(
-    name: str,
-    category: str,
-    description: str,
-    *,
-    higher_is_better: bool = True,
-    needs_logprobs: bool = False,
-    needs_references: bool = True,
-    needs_generation: bool = False,
-) -> MetricInfo:
+class MetricFacts(TypedDict, total=False):
+    """What a value declares beside its name, category and description (:class:`MetricInfo`'s
+    defaults for those not given)."""
+
+    higher_is_better: bool
+    needs_logprobs: bool
+    needs_references: bool
+    needs_generation: bool
+
+
+def info(name: str, category: str, description: str, **facts: Unpack[MetricFacts]) -> MetricInfo:
     """Shorthand for declaring a :class:`MetricInfo`."""
-    return MetricInfo(
-        name=name,
-        category=category,
-        higher_is_better=higher_is_better,
-        needs_logprobs=needs_logprobs,
-        needs_references=needs_references,
-        needs_generation=needs_generation,
-        description=description,
-    )
+    return MetricInfo(name=name, category=category, description=description, **facts)
 
 
-def infos(category: str, descriptions: Mapping[str, str], **facts: bool) -> tuple[MetricInfo, ...]:
+def infos(category: str, descriptions: Mapping[str, str], **facts: Unpack[MetricFacts]) -> tuple[MetricInfo, ...]:
     """One :class:`MetricInfo` per ``value name -> description``, all of ``category`` and with the
     same ``facts`` (``higher_is_better``, ``needs_logprobs``... as :func:`info` takes them)."""
     return tuple(info(name, category, text, **facts) for name, text in descriptions.items())
