@@ -48,13 +48,20 @@ from holistic.core.types import (
     Stat,
     Token,
 )
-from holistic.metrics.base import BaseMetric, info
+from holistic.metrics.base import EVERY_TASK, BaseMetric, info, infos
 from holistic.metrics.registry import METRICS
 from holistic.metrics.states import group_units, metric_name, outputs, reference_texts, scorable_units, succeeded
 from holistic.metrics.text import normalize_quasi
 from holistic.models.registry import PROVIDERS, ClientFactory, declare_tokens
 from holistic.models.tokens import GgufModel, OwnTokenizer, TokenCounting
-from holistic.perturbations.base import FAIRNESS, ROBUSTNESS, BasePerturbation, PerturbRandom, TextPerturbation
+from holistic.perturbations.base import (
+    FAIRNESS,
+    ROBUSTNESS,
+    BasePerturbation,
+    PerturbRandom,
+    TextPerturbation,
+    check_probability,
+)
 from holistic.perturbations.registry import PERTURBATIONS
 from holistic.scenarios.base import BaseScenario
 from holistic.scenarios.registry import SCENARIOS
@@ -112,6 +119,7 @@ def register_provider(name: str, *, tokens: TokenCounting | None = None) -> Call
 
 __all__ = [
     "CORRECT_TAG",
+    "EVERY_TASK",
     "FAIRNESS",
     "METRIC_CATEGORIES",
     "ROBUSTNESS",
@@ -152,8 +160,10 @@ __all__ = [
     "Token",
     "TokenCounting",
     "Tokenizer",
+    "check_probability",
     "group_units",
     "info",
+    "infos",
     "metric_name",
     "normalize_quasi",
     "outputs",

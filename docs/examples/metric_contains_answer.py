@@ -1,8 +1,8 @@
 """Example plugin: a metric that says whether the answer appears anywhere in the output.
 
 Load it with ``helm-run SPEC --plugins docs/examples/metric_contains_answer.py``; a run then
-asks for it by name (``metrics: [accuracy, contains_answer]``). It is ``optional``: the
-``accuracy`` category alone never selects it.
+asks for it by name (``metrics: [accuracy, contains_answer]``). Its ``accuracy_tasks`` are
+empty (the default): the ``accuracy`` category alone never selects it.
 """
 
 from __future__ import annotations
@@ -30,7 +30,6 @@ class ContainsAnswer(BaseMetric):
 
     name = "contains_answer"
     category = "accuracy"
-    optional = True
     INFOS = (
         info(
             CONTAINS_ANSWER,

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from holistic.plugin import ROBUSTNESS, PerturbRandom, TextPerturbation, register_perturbation
+from holistic.plugin import ROBUSTNESS, PerturbRandom, TextPerturbation, check_probability, register_perturbation
 
 
 @register_perturbation("shout")
@@ -23,8 +23,7 @@ class Shout(TextPerturbation):
     """Chance that a word is upper-cased (the spec's ``args: {prob: 0.5}``)."""
 
     def __post_init__(self) -> None:
-        if not 0.0 <= self.prob <= 1.0:
-            raise ValueError(f"prob must be between 0 and 1, got {self.prob}")
+        check_probability("prob", self.prob)
 
     def perturb(self, text: str, rng: PerturbRandom) -> str:
         # rng is seeded from the run seed, the perturbation and the instance: deterministic.

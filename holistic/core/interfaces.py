@@ -1,8 +1,14 @@
-"""The extension points: protocols that scenarios, models, metrics and perturbations implement.
+"""The records extensions exchange with the engine, and the model client's interface.
 
-Third-party packages implement these and register by name (see ``holistic.core.registry``)
-through the entry-point groups ``holistic.scenarios``, ``holistic.models``,
-``holistic.metrics`` and ``holistic.perturbations``.
+Each extension kind has one contract, a base class the registry checks with ``issubclass``:
+:class:`~holistic.scenarios.base.BaseScenario`, :class:`~holistic.metrics.base.BaseMetric`
+and :class:`~holistic.perturbations.base.BasePerturbation` (model providers register a client
+factory whose clients offer :class:`Client` and :class:`Tokenizer`). This module holds what
+those hooks take and return: :class:`ScenarioInfo`, :class:`ScenarioContext`,
+:class:`MetricInfo`, :class:`MetricContext`, :class:`MetricResult`. Extensions register by
+name (see :mod:`holistic.core.registry`), for installed packages through the entry-point
+groups ``holistic.scenarios``, ``holistic.models``, ``holistic.metrics`` and
+``holistic.perturbations``.
 """
 
 from __future__ import annotations
@@ -14,13 +20,11 @@ from typing import Any, Protocol, runtime_checkable
 
 from holistic.core.judges import JudgeDefault
 from holistic.core.types import (
-    Instance,
     Message,
     ModelDeployment,
     PerInstanceStat,
     Request,
     RequestResult,
-    RequestState,
     Stat,
 )
 
@@ -112,6 +116,11 @@ class ScenarioInfo:
     main_metric: str = "exact_match"
     metric_categories: tuple[str, ...] = ("accuracy", "efficiency")
     """Categories that apply to this scenario; the others are 'not applicable'."""
+    extra_metrics: tuple[str, ...] = ()
+    """Registered metric names measured when their category is asked for, beside the ones the
+    task calls for: what the scenario's HELM run spec adds (``classification`` F1 on IMDB,
+    ``rouge`` and ``bleu`` on NarrativeQA). A metric that cannot be measured on the run is
+    still left out, with its reason."""
     not_applicable_reasons: Mapping[str, str] = field(default_factory=dict)
     """Why a category does not apply (shown in the coverage table)."""
     args_schema: Mapping[str, Any] = field(default_factory=dict)
@@ -124,17 +133,6 @@ class ScenarioInfo:
     """The scenario's own judge prompt and verdict rule (used when a run names only a judge's model)."""
     judge_fields: tuple[str, ...] = ()
     """Metadata fields every instance carries, which a judge template may use (``metadata.<field>``)."""
-
-
-@runtime_checkable
-class Scenario(Protocol):
-    """Produces instances. Constructed with the scenario's args as keyword arguments."""
-
-    info: ScenarioInfo
-
-    def get_instances(self, ctx: ScenarioContext) -> list[Instance]:
-        """All instances of every split (train ones are in-context example candidates)."""
-        ...
 
 
 # ---------------------------------------------------------------------------
@@ -227,33 +225,3 @@ class MetricResult:
     """Run-level values that are not means over instances (e.g. ECE, NDCG)."""
     artifacts: dict[str, Any] = field(default_factory=dict)
     """JSON-compatible extras for the site (reliability-diagram bins...)."""
-
-
-@runtime_checkable
-class Metric(Protocol):
-    """Scores a run's request states (all instances, all trials, all perturbations)."""
-
-    name: str
-    category: str
-
-    def infos(self) -> Sequence[MetricInfo]:
-        """Every metric value name this metric produces."""
-        ...
-
-    def evaluate(self, states: Sequence[RequestState], ctx: MetricContext) -> MetricResult: ...
-
-
-# ---------------------------------------------------------------------------
-# Perturbations
-# ---------------------------------------------------------------------------
-
-
-@runtime_checkable
-class Perturbation(Protocol):
-    """Turns an instance into a perturbed variant, deterministically from ``seed``."""
-
-    name: str
-    category: str
-    """``robustness`` or ``fairness``."""
-
-    def apply(self, instance: Instance, seed: int) -> Instance: ...

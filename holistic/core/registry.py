@@ -50,6 +50,12 @@ class Registry(Generic[T]):
     ``base``: when given, every object must be a subclass of it.
     """
 
+    @classmethod
+    def of_extensions(cls, kind: str, base: type, builtins: Mapping[str, str]) -> Registry[T]:
+        """The registry of one extension kind: its built-ins, the entry-point group
+        ``holistic.<kind>s`` and its base class."""
+        return cls(kind, group=f"holistic.{kind}s", builtins=builtins, base=base)
+
     def __init__(
         self,
         kind: str,
@@ -108,6 +114,10 @@ class Registry(Generic[T]):
         if name not in self._items:
             self._items[name] = self._check(name, obj, target)
         self._lazy.pop(name, None)
+
+    def pending(self, name: str) -> str | None:
+        """The ``"module:attribute"`` a name is declared with while it is not imported yet."""
+        return None if name in self._items else self._lazy.get(name)
 
     def get(self, name: str) -> T:
         if name not in self._items and name not in self._lazy:

@@ -33,7 +33,6 @@ from holistic.core.interfaces import (
     Client,
     MetricContext,
     MetricInfo,
-    Scenario,
     ScenarioContext,
     ScenarioInfo,
     TokenizerResolver,
@@ -51,6 +50,7 @@ from holistic.execution.serving import ServeStats, serve
 from holistic.metrics.base import BaseMetric
 from holistic.results.layout import ARTIFACTS_FILE, RUN_SPEC_FILE
 from holistic.results.store import SuiteStore
+from holistic.scenarios.base import BaseScenario
 from holistic.spec.conformance import conformance
 
 
@@ -158,7 +158,7 @@ class _Scored:
 
 
 def _load_instances(
-    run: RunSpec, scenario: Scenario, options: RunOptions, tokenizers: TokenizerResolver | None = None
+    run: RunSpec, scenario: BaseScenario, options: RunOptions, tokenizers: TokenizerResolver | None = None
 ) -> tuple[list[Instance], list[Instance]]:
     """``(train, eval)``: eval down-sampled and with its perturbed variants (originals first)."""
     from holistic.perturbations import apply_perturbations

@@ -287,6 +287,16 @@ class GenerationAccuracy(BaseMetric):
             self.scorers[name] = EXTRA_SCORERS[name]
 
     @classmethod
+    def selected_for(cls, info: ScenarioInfo, adapter: AdapterSpec) -> bool:
+        # long_context answers are id lists, scored as sets by the haystack metric, not as strings;
+        # a memorization continuation is compared with the rest of a whole passage by the copyright metric;
+        # disinformation samples have no right answer (their references are in-context headlines);
+        # an instruction-following response has no reference (its instructions are checked by program),
+        # and a program is right when its tests pass (the code metric runs them in the sandbox), not
+        # when it matches the reference solution's text.
+        return info.task not in ("long_context", "memorization", "disinformation", "instruction_following", "code")
+
+    @classmethod
     def not_applicable(cls, info: ScenarioInfo, adapter: AdapterSpec, deployment: ModelDeployment) -> str | None:
         if adapter.method != "generation":
             return f"generated-answer accuracy needs the generation method, not {adapter.method}"
@@ -409,6 +419,11 @@ class MultipleChoiceAccuracy(BaseMetric):
         self.method = method
         self.length_normalization = length_normalization
         self.answer_parsing = answer_parsing
+
+    @classmethod
+    def selected_for(cls, info: ScenarioInfo, adapter: AdapterSpec) -> bool:
+        # reasoned multiple choice is scored on the letter its reasoning ends with (chain_of_thought)
+        return "chain_of_thought_mc" not in info.tags
 
     @classmethod
     def not_applicable(cls, info: ScenarioInfo, adapter: AdapterSpec, deployment: ModelDeployment) -> str | None:

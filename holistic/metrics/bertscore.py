@@ -76,6 +76,7 @@ class BertScoreMetric(BaseMetric):
 
     name = "bertscore"
     category = "accuracy"
+    accuracy_tasks = ("summarization",)
     INFOS = tuple(
         info(
             n,

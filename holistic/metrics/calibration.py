@@ -43,7 +43,7 @@ from holistic.core.hashing import stable_seed
 from holistic.core.interfaces import MetricContext, MetricInfo, MetricResult, ScenarioInfo
 from holistic.core.types import AdapterSpec, MetricName, ModelDeployment, RequestState, Stat
 from holistic.metrics.accuracy import BINARY_SCORERS, best_over_references
-from holistic.metrics.base import BaseMetric, info
+from holistic.metrics.base import BaseMetric, infos
 from holistic.metrics.calibration_math import (
     coverage_accuracy_area,
     expected_calibration_error,
@@ -72,56 +72,34 @@ def _no_logprobs_reason(adapter: AdapterSpec, deployment: ModelDeployment) -> st
 
 
 _HELM_INFOS: tuple[MetricInfo, ...] = (
-    info(
-        "max_prob", "calibration", "The model's probability for its own answer (its confidence).", needs_logprobs=True
-    ),
-    info(
-        "ece_10_bin",
+    infos(
         "calibration",
-        "Expected calibration error, 10 equal-mass bins (as HELM).",
+        {
+            "max_prob": "The model's probability for its own answer (its confidence).",
+        },
+        needs_logprobs=True,
+    )
+    + infos(
+        "calibration",
+        {
+            "ece_10_bin": "Expected calibration error, 10 equal-mass bins (as HELM).",
+            "ece_1_bin": "Expected calibration error with one bin: |mean confidence - accuracy|.",
+            "platt_ece_10_bin": "ECE (10 equal-mass bins) after Platt scaling fitted on the run.",
+            "platt_ece_1_bin": "1-bin ECE after Platt scaling fitted on the run.",
+        },
         higher_is_better=False,
         needs_logprobs=True,
-    ),
-    info(
-        "ece_1_bin",
+    )
+    + infos(
         "calibration",
-        "Expected calibration error with one bin: |mean confidence - accuracy|.",
-        higher_is_better=False,
+        {
+            "platt_coef": "Slope of the Platt scaling fitted on the run (on the logit of max_prob).",
+            "platt_intercept": "Intercept of the Platt scaling fitted on the run.",
+            "selective_acc@10": "Accuracy on the 10% most confident instances (as HELM).",
+            "selective_cov_acc_area": "Area under the coverage-accuracy curve (as HELM).",
+        },
         needs_logprobs=True,
-    ),
-    info(
-        "platt_ece_10_bin",
-        "calibration",
-        "ECE (10 equal-mass bins) after Platt scaling fitted on the run.",
-        higher_is_better=False,
-        needs_logprobs=True,
-    ),
-    info(
-        "platt_ece_1_bin",
-        "calibration",
-        "1-bin ECE after Platt scaling fitted on the run.",
-        higher_is_better=False,
-        needs_logprobs=True,
-    ),
-    info(
-        "platt_coef",
-        "calibration",
-        "Slope of the Platt scaling fitted on the run (on the logit of max_prob).",
-        needs_logprobs=True,
-    ),
-    info("platt_intercept", "calibration", "Intercept of the Platt scaling fitted on the run.", needs_logprobs=True),
-    info(
-        "selective_acc@10",
-        "calibration",
-        "Accuracy on the 10% most confident instances (as HELM).",
-        needs_logprobs=True,
-    ),
-    info(
-        "selective_cov_acc_area",
-        "calibration",
-        "Area under the coverage-accuracy curve (as HELM).",
-        needs_logprobs=True,
-    ),
+    )
 )
 
 
@@ -260,33 +238,21 @@ class TieAwareCalibrationMetric(CalibrationMetric):
 
     name = "calibration_tie_aware"
     optional = True
-    INFOS = (
-        info(
-            "ece_10_bin_tie_aware",
-            "calibration",
-            "ECE, 10 equal-mass bins that never split tied confidences.",
-            higher_is_better=False,
-            needs_logprobs=True,
-        ),
-        info(
-            "platt_ece_10_bin_tie_aware",
-            "calibration",
-            "Tie-aware ECE after ridge-regularised Platt scaling.",
-            higher_is_better=False,
-            needs_logprobs=True,
-        ),
-        info(
-            "selective_acc@10_tie_aware",
-            "calibration",
-            "Accuracy on the ceil(10%) most confident instances, ties averaged.",
-            needs_logprobs=True,
-        ),
-        info(
-            "selective_cov_acc_area_tie_aware",
-            "calibration",
-            "Area under the coverage-accuracy curve, ties averaged.",
-            needs_logprobs=True,
-        ),
+    INFOS = infos(
+        "calibration",
+        {
+            "ece_10_bin_tie_aware": "ECE, 10 equal-mass bins that never split tied confidences.",
+            "platt_ece_10_bin_tie_aware": "Tie-aware ECE after ridge-regularised Platt scaling.",
+        },
+        higher_is_better=False,
+        needs_logprobs=True,
+    ) + infos(
+        "calibration",
+        {
+            "selective_acc@10_tie_aware": "Accuracy on the ceil(10%) most confident instances, ties averaged.",
+            "selective_cov_acc_area_tie_aware": "Area under the coverage-accuracy curve, ties averaged.",
+        },
+        needs_logprobs=True,
     )
 
     def run_values(self, conf: list[float], hits: list[float]) -> dict[str, float]:

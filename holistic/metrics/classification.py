@@ -26,10 +26,6 @@ from holistic.core.types import AdapterSpec, MetricName, ModelDeployment, Reques
 from holistic.metrics.base import BaseMetric, info
 from holistic.metrics.states import metric_name
 
-HELM_SCENARIOS = ("imdb", "raft", "civil_comments")
-"""The scenarios whose HELM run specs include ``ClassificationMetric`` (measured there with
-the accuracy category; elsewhere when a run names ``classification`` in ``metrics:``)."""
-
 _PUNCT = frozenset(string.punctuation)
 
 
@@ -83,7 +79,11 @@ def _f1(tp: int, fp: int, fn: int) -> float:
 
 
 class ClassificationMetric(BaseMetric):
-    """HELM's macro and micro F1 of the generated labels (see the module docstring)."""
+    """HELM's macro and micro F1 of the generated labels (see the module docstring).
+
+    Measured with the accuracy category on the scenarios that list it in their
+    ``ScenarioInfo.extra_metrics`` (those whose HELM run specs include it), elsewhere when a
+    run names ``classification`` in ``metrics:``."""
 
     name = "classification"
     category = "accuracy"

@@ -127,6 +127,10 @@ class CodeMetric(BaseMetric):
         self.concurrency = concurrency
 
     @classmethod
+    def selected_for(cls, info: ScenarioInfo, adapter: AdapterSpec) -> bool:
+        return EXECUTES_CODE_TAG in info.tags
+
+    @classmethod
     def not_applicable(cls, info: ScenarioInfo, adapter: AdapterSpec, deployment: ModelDeployment) -> str | None:
         if EXECUTES_CODE_TAG not in info.tags:
             return f"code execution applies to code scenarios (tag {EXECUTES_CODE_TAG})"

@@ -32,11 +32,10 @@ model's coefficients go to the artifacts under ``efficiency``.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 from holistic.core.interfaces import MetricContext, MetricResult
 from holistic.core.types import MetricName, ModelDeployment, RequestResult, RequestState, Stat
-from holistic.metrics.base import BaseMetric, info
+from holistic.metrics.base import BaseMetric, infos
 from holistic.metrics.runtime_model import fit_runtime_model
 from holistic.metrics.states import group_units, perturbation_name, succeeded
 
@@ -54,93 +53,33 @@ def request_cost(state: RequestState, deployment: ModelDeployment) -> float:
     ) / 1e6
 
 
-@dataclass
-class _Totals:
-    cached: int = 0
-    failed: int = 0
-    tokens: float = 0.0
-    completion_tokens: float = 0.0
-    latency: float = 0.0
-
-
 class EfficiencyMetric(BaseMetric):
     """Latency, tokens, cost and an idealised runtime per instance."""
 
     name = "efficiency"
     category = "efficiency"
-    INFOS = (
-        info(
-            "inference_runtime",
-            "efficiency",
-            "Seconds per model request (original latency when cached).",
-            higher_is_better=False,
-            needs_references=False,
-        ),
-        info(
-            "inference_denoised_runtime",
-            "efficiency",
-            "Seconds per model request, batch time shared out (HELM's efficiency leaderboard value).",
-            higher_is_better=False,
-            needs_references=False,
-        ),
-        info(
-            "idealized_inference_runtime",
-            "efficiency",
-            "Seconds per request predicted by a non-negative "
-            "least-squares fit of latency on prompt and completion tokens over the run's uncached requests.",
-            higher_is_better=False,
-            needs_references=False,
-        ),
-        info(
-            "num_prompt_tokens",
-            "efficiency",
-            "Prompt tokens per request.",
-            higher_is_better=False,
-            needs_references=False,
-        ),
-        info(
-            "num_completion_tokens",
-            "efficiency",
-            "Completion tokens per request.",
-            higher_is_better=False,
-            needs_references=False,
-        ),
-        info(
-            "num_requests", "efficiency", "Model requests per instance.", higher_is_better=False, needs_references=False
-        ),
-        info(
-            "cost_usd",
-            "efficiency",
-            "Price per instance in US dollars (registry prices or the provider's).",
-            higher_is_better=False,
-            needs_references=False,
-        ),
-        info(
-            "num_cached_requests",
-            "efficiency",
-            "Requests of the run served from the request cache.",
-            higher_is_better=False,
-            needs_references=False,
-        ),
-        info(
-            "num_failed_requests",
-            "efficiency",
-            "Requests of the run that finally failed.",
-            higher_is_better=False,
-            needs_references=False,
-        ),
-        info(
-            "tokens_per_second",
-            "efficiency",
-            "Prompt plus completion tokens per second of uncached calls.",
-            needs_references=False,
-        ),
-        info(
-            "completion_tokens_per_second",
-            "efficiency",
-            "Completion tokens per second of uncached calls.",
-            needs_references=False,
-        ),
+    INFOS = infos(
+        "efficiency",
+        {
+            "inference_runtime": "Seconds per model request (original latency when cached).",
+            "inference_denoised_runtime": "Seconds per model request, batch time shared out (HELM's efficiency leaderboard value).",
+            "idealized_inference_runtime": "Seconds per request predicted by a non-negative least-squares fit of latency on prompt and completion tokens over the run's uncached requests.",
+            "num_prompt_tokens": "Prompt tokens per request.",
+            "num_completion_tokens": "Completion tokens per request.",
+            "num_requests": "Model requests per instance.",
+            "cost_usd": "Price per instance in US dollars (registry prices or the provider's).",
+            "num_cached_requests": "Requests of the run served from the request cache.",
+            "num_failed_requests": "Requests of the run that finally failed.",
+        },
+        higher_is_better=False,
+        needs_references=False,
+    ) + infos(
+        "efficiency",
+        {
+            "tokens_per_second": "Prompt plus completion tokens per second of uncached calls.",
+            "completion_tokens_per_second": "Completion tokens per second of uncached calls.",
+        },
+        needs_references=False,
     )
 
     def evaluate(self, states: Sequence[RequestState], ctx: MetricContext) -> MetricResult:
@@ -195,29 +134,33 @@ def _mean(values: Sequence[float]) -> float:
 
 
 def _run_stats(states: Sequence[RequestState]) -> list[Stat]:
-    totals: dict[tuple[str, str | None], _Totals] = {}
+    # per (split, perturbation): requests cached and failed, tokens, completion tokens and
+    # seconds of the requests served
+    totals: dict[tuple[str, str | None], dict[str, float]] = {}
     for state in states:
         key = (state.instance.split, perturbation_name(state.instance))
-        total = totals.setdefault(key, _Totals())
+        total = totals.setdefault(
+            key, dict.fromkeys(("cached", "failed", "tokens", "completion_tokens", "latency"), 0.0)
+        )
         result = state.result
         if result is None or not succeeded(state):
-            total.failed += 1
+            total["failed"] += 1
             continue
         if result.cached:
-            total.cached += 1
+            total["cached"] += 1
             continue
-        total.tokens += result.prompt_tokens + result.completion_tokens
-        total.completion_tokens += result.completion_tokens
-        total.latency += result.latency_s
+        total["tokens"] += result.prompt_tokens + result.completion_tokens
+        total["completion_tokens"] += result.completion_tokens
+        total["latency"] += result.latency_s
     stats = []
     for (split, perturbation), total in sorted(totals.items(), key=lambda kv: (kv[0][0], kv[0][1] or "")):
 
         def name(value_name: str, split: str = split, perturbation: str | None = perturbation) -> MetricName:
             return MetricName(value_name, split=split, perturbation=perturbation)
 
-        stats.append(Stat.of(name("num_cached_requests"), [total.cached]))
-        stats.append(Stat.of(name("num_failed_requests"), [total.failed]))
-        if total.latency > 0:
-            stats.append(Stat.of(name("tokens_per_second"), [total.tokens / total.latency]))
-            stats.append(Stat.of(name("completion_tokens_per_second"), [total.completion_tokens / total.latency]))
+        stats.append(Stat.of(name("num_cached_requests"), [total["cached"]]))
+        stats.append(Stat.of(name("num_failed_requests"), [total["failed"]]))
+        if total["latency"] > 0:
+            stats.append(Stat.of(name("tokens_per_second"), [total["tokens"] / total["latency"]]))
+            stats.append(Stat.of(name("completion_tokens_per_second"), [total["completion_tokens"] / total["latency"]]))
     return stats

@@ -28,7 +28,7 @@ from dataclasses import replace
 
 from holistic.core.interfaces import MetricContext, MetricResult, ScenarioInfo
 from holistic.core.types import AdapterSpec, Instance, MetricName, ModelDeployment, RequestRole, RequestState, Stat
-from holistic.metrics.base import BaseMetric, info
+from holistic.metrics.base import EVERY_TASK, BaseMetric, infos, scoring_problem
 from holistic.metrics.breakdown import breakdown_sub_split
 from holistic.metrics.states import group_units, metric_name, succeeded
 
@@ -72,57 +72,31 @@ class LanguageModelingMetric(BaseMetric):
 
     name = "language_modeling"
     category = "accuracy"
-    INFOS = (
-        info(
-            "bits_per_byte",
-            "accuracy",
-            "Negative log2-likelihood per UTF-8 byte, pooled: -sum logprob / sum bytes "
-            "/ ln 2 over the run's documents.",
-            higher_is_better=False,
-            needs_logprobs=True,
-            needs_references=False,
-        ),
-        info(
-            "perplexity",
-            "accuracy",
-            "exp(-sum logprob / sum model tokens) over the run's documents.",
-            higher_is_better=False,
-            needs_logprobs=True,
-            needs_references=False,
-        ),
-        info(
-            "logprob_per_byte",
-            "accuracy",
-            "sum logprob / sum UTF-8 bytes over the run's documents.",
-            needs_logprobs=True,
-            needs_references=False,
-        ),
-        info(
-            "logprob",
-            "accuracy",
-            "Log-likelihood of the document (sum over its windows).",
-            needs_logprobs=True,
-            needs_references=False,
-        ),
-        info(
-            "num_perplexity_tokens",
-            "accuracy",
-            "Model tokens scored in the document.",
-            needs_logprobs=True,
-            needs_references=False,
-        ),
-        info(
-            "num_bytes", "accuracy", "UTF-8 bytes scored in the document.", needs_logprobs=True, needs_references=False
-        ),
+    accuracy_tasks = EVERY_TASK
+    INFOS = infos(
+        "accuracy",
+        {
+            "bits_per_byte": "Negative log2-likelihood per UTF-8 byte, pooled: -sum logprob / sum bytes / ln 2 over the run's documents.",
+            "perplexity": "exp(-sum logprob / sum model tokens) over the run's documents.",
+        },
+        higher_is_better=False,
+        needs_logprobs=True,
+        needs_references=False,
+    ) + infos(
+        "accuracy",
+        {
+            "logprob_per_byte": "sum logprob / sum UTF-8 bytes over the run's documents.",
+            "logprob": "Log-likelihood of the document (sum over its windows).",
+            "num_perplexity_tokens": "Model tokens scored in the document.",
+            "num_bytes": "UTF-8 bytes scored in the document.",
+        },
+        needs_logprobs=True,
+        needs_references=False,
     )
 
     @classmethod
     def not_applicable(cls, info: ScenarioInfo, adapter: AdapterSpec, deployment: ModelDeployment) -> str | None:
-        if adapter.method != "language_modeling":
-            return f"likelihood of a text needs the language_modeling method, not {adapter.method}"
-        if not deployment.capabilities.prompt_logprobs:
-            return f"model {deployment.name} cannot score text (no prompt logprobs)"
-        return None
+        return scoring_problem(adapter, deployment, "language_modeling", "likelihood of a text needs", "text")
 
     def evaluate(self, states: Sequence[RequestState], ctx: MetricContext) -> MetricResult:
         result = MetricResult()

@@ -89,6 +89,8 @@ class RougeMetric(_OverlapMetric):
 
     name = "rouge"
     _score = staticmethod(rouge_scores)
+    accuracy_tasks = ("summarization", "generation")
+
     INFOS = (
         info(
             "rouge_1",
@@ -116,6 +118,8 @@ class BleuMetric(_OverlapMetric):
 
     name = "bleu"
     _score = staticmethod(bleu_scores)
+    accuracy_tasks = ("generation",)
+
     INFOS = (
         info(
             "bleu_1",

@@ -44,7 +44,7 @@ from dataclasses import dataclass
 
 from holistic.core.interfaces import MetricContext, MetricResult, ScenarioInfo
 from holistic.core.types import AdapterSpec, ModelDeployment, Reference, RequestRole, RequestState
-from holistic.metrics.base import BaseMetric, info
+from holistic.metrics.base import EVERY_TASK, BaseMetric, info, scoring_problem
 from holistic.metrics.states import Unit, group_units, succeeded
 
 CUTOFF = 10
@@ -159,6 +159,7 @@ class RankingMetric(BaseMetric):
 
     name = "ranking"
     category = "accuracy"
+    accuracy_tasks = EVERY_TASK
     INFOS = (
         info("rr@10", "accuracy", "Reciprocal rank of the first relevant passage in the top 10 (first-stage list)."),
         info("ndcg@10", "accuracy", "NDCG@10 with graded judgements (first-stage list reranked)."),
@@ -168,11 +169,7 @@ class RankingMetric(BaseMetric):
 
     @classmethod
     def not_applicable(cls, info: ScenarioInfo, adapter: AdapterSpec, deployment: ModelDeployment) -> str | None:
-        if adapter.method != "ranking_binary":
-            return f"ranking metrics need the ranking_binary method, not {adapter.method}"
-        if not deployment.capabilities.prompt_logprobs:
-            return f"model {deployment.name} cannot score yes/no answers (no prompt logprobs)"
-        return None
+        return scoring_problem(adapter, deployment, "ranking_binary", "ranking metrics need", "yes/no answers")
 
     def evaluate(self, states: Sequence[RequestState], ctx: MetricContext) -> MetricResult:
         result = MetricResult()

@@ -14,53 +14,69 @@ choice of metrics for a run.
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
-from holistic.core.code_execution import EXECUTES_CODE_TAG
 from holistic.core.errors import UnknownNameError
 from holistic.core.interfaces import METRIC_CATEGORIES, MetricInfo, ScenarioInfo
 from holistic.core.registry import Registry
 from holistic.core.types import AdapterSpec, ModelDeployment
 from holistic.metrics.base import BaseMetric
-from holistic.metrics.classification import HELM_SCENARIOS as HELM_CLASSIFICATION_SCENARIOS
+
+BUILTIN_METRICS_BY_CATEGORY: dict[str, dict[str, str]] = {
+    # In the order a run asking for accuracy measures them (the families of HELM's tasks first).
+    "accuracy": {
+        "multiple_choice_accuracy": "holistic.metrics.accuracy:MultipleChoiceAccuracy",
+        "generation_accuracy": "holistic.metrics.accuracy:GenerationAccuracy",
+        "code": "holistic.metrics.code:CodeMetric",
+        "classification": "holistic.metrics.classification:ClassificationMetric",
+        "rouge": "holistic.metrics.overlap:RougeMetric",
+        "bleu": "holistic.metrics.overlap:BleuMetric",
+        "summarization": "holistic.metrics.summarization:SummarizationMetric",
+        "bertscore": "holistic.metrics.bertscore:BertScoreMetric",
+        "language_modeling": "holistic.metrics.language_modeling:LanguageModelingMetric",
+        "ranking": "holistic.metrics.ranking:RankingMetric",
+        "chain_of_thought": "holistic.metrics.chain_of_thought:ChainOfThoughtCorrectness",
+        "copyright": "holistic.metrics.copyright:CopyrightMetric",
+        "disinformation": "holistic.metrics.disinformation:DisinformationDiversityMetric",
+        "f1_multiset": "holistic.metrics.accuracy:MultisetF1",
+        "haystack": "holistic.metrics.haystack:HaystackMetric",
+        "ifeval": "holistic.metrics.ifeval:IFEvalMetric",
+        "judge": "holistic.metrics.judged:JudgedMetric",
+        "math_equiv": "holistic.metrics.math_equiv:MathEquivalence",
+    },
+    "calibration": {
+        "calibration": "holistic.metrics.calibration:CalibrationMetric",
+        "calibration_tie_aware": "holistic.metrics.calibration:TieAwareCalibrationMetric",
+    },
+    "robustness": {
+        "robustness": "holistic.metrics.robustness:RobustnessMetric",
+        "worst_case_directional": "holistic.metrics.robustness:DirectionalWorstCase",
+    },
+    "fairness": {
+        "fairness": "holistic.metrics.robustness:FairnessMetric",
+        "group_fairness": "holistic.metrics.group_fairness:GroupFairness",
+    },
+    "efficiency": {"efficiency": "holistic.metrics.efficiency:EfficiencyMetric"},
+    "bias": {
+        "bbq_bias": "holistic.metrics.bbq:BBQBiasMetric",
+        "bias": "holistic.metrics.bias:BiasMetric",
+    },
+    "toxicity": {"toxicity": "holistic.metrics.toxicity:ToxicityMetric"},
+}
+"""The built-in metrics by category, declared like plugins' entry points: name ->
+``"module:Class"`` (imported on first lookup; nothing heavy is imported until a metric is
+evaluated). The category is declared here so that choosing a category's metrics imports
+only that category's modules; each class says the same in its ``category``."""
 
 BUILTIN_METRICS: dict[str, str] = {
-    "bbq_bias": "holistic.metrics.bbq:BBQBiasMetric",
-    "bertscore": "holistic.metrics.bertscore:BertScoreMetric",
-    "bias": "holistic.metrics.bias:BiasMetric",
-    "bleu": "holistic.metrics.overlap:BleuMetric",
-    "calibration": "holistic.metrics.calibration:CalibrationMetric",
-    "calibration_tie_aware": "holistic.metrics.calibration:TieAwareCalibrationMetric",
-    "chain_of_thought": "holistic.metrics.chain_of_thought:ChainOfThoughtCorrectness",
-    "classification": "holistic.metrics.classification:ClassificationMetric",
-    "code": "holistic.metrics.code:CodeMetric",
-    "copyright": "holistic.metrics.copyright:CopyrightMetric",
-    "disinformation": "holistic.metrics.disinformation:DisinformationDiversityMetric",
-    "efficiency": "holistic.metrics.efficiency:EfficiencyMetric",
-    "f1_multiset": "holistic.metrics.accuracy:MultisetF1",
-    "fairness": "holistic.metrics.robustness:FairnessMetric",
-    "generation_accuracy": "holistic.metrics.accuracy:GenerationAccuracy",
-    "group_fairness": "holistic.metrics.group_fairness:GroupFairness",
-    "haystack": "holistic.metrics.haystack:HaystackMetric",
-    "ifeval": "holistic.metrics.ifeval:IFEvalMetric",
-    "judge": "holistic.metrics.judged:JudgedMetric",
-    "language_modeling": "holistic.metrics.language_modeling:LanguageModelingMetric",
-    "math_equiv": "holistic.metrics.math_equiv:MathEquivalence",
-    "multiple_choice_accuracy": "holistic.metrics.accuracy:MultipleChoiceAccuracy",
-    "ranking": "holistic.metrics.ranking:RankingMetric",
-    "robustness": "holistic.metrics.robustness:RobustnessMetric",
-    "rouge": "holistic.metrics.overlap:RougeMetric",
-    "summarization": "holistic.metrics.summarization:SummarizationMetric",
-    "toxicity": "holistic.metrics.toxicity:ToxicityMetric",
-    "worst_case_directional": "holistic.metrics.robustness:DirectionalWorstCase",
+    name: target for table in BUILTIN_METRICS_BY_CATEGORY.values() for name, target in table.items()
 }
-"""The built-in metrics, declared like plugins' entry points: name -> ``"module:Class"``
-(imported on first lookup; nothing heavy is imported until a metric is evaluated)."""
+_BUILTIN_CATEGORY: dict[str, str] = {
+    name: category for category, table in BUILTIN_METRICS_BY_CATEGORY.items() for name in table
+}
 
-METRICS: Registry[type[BaseMetric]] = Registry(
-    "metric", group="holistic.metrics", builtins=BUILTIN_METRICS, base=BaseMetric
-)
+METRICS: Registry[type[BaseMetric]] = Registry.of_extensions("metric", BaseMetric, BUILTIN_METRICS)
 _info_cache: tuple[tuple[str, ...], dict[str, MetricInfo]] | None = None
 
 
@@ -126,45 +142,6 @@ class Selection:
         return sorted({m.category for m in self.metrics})
 
 
-# Families per category for built-in metrics, in order; a family is used when its class
-# says it applies. Families of other categories (robustness, fairness, bias, toxicity,
-# third-party) are every registered class of that category, except classes marked
-# ``optional = True``: holistic's departures from HELM's definitions, measured only when
-# a run names them in ``metrics:``.
-HELM_OPEN_ENDED_SCENARIOS = ("narrative_qa",)
-"""Question answering whose HELM run spec scores open-ended generation (``rouge_l``, ``bleu_1``,
-``bleu_4`` beside the exact-match family and ``f1_score``)."""
-
-_ACCURACY_FAMILIES: tuple[tuple[str, Callable[[ScenarioInfo, AdapterSpec], bool]], ...] = (
-    # reasoned multiple choice is scored on the letter its reasoning ends with (chain_of_thought)
-    ("multiple_choice_accuracy", lambda info, adapter: "chain_of_thought_mc" not in info.tags),
-    # long_context answers are id lists, scored as sets by the haystack metric, not as strings;
-    # a memorization continuation is compared with the rest of a whole passage by the copyright metric;
-    # disinformation samples have no right answer (their references are in-context headlines);
-    # an instruction-following response has no reference (its instructions are checked by program),
-    # and a program is right when its tests pass (the code metric runs them in the sandbox), not
-    # when it matches the reference solution's text.
-    (
-        "generation_accuracy",
-        lambda info, adapter: (
-            info.task not in ("long_context", "memorization", "disinformation", "instruction_following", "code")
-        ),
-    ),
-    ("code", lambda info, adapter: EXECUTES_CODE_TAG in info.tags),
-    # HELM's classification F1, on the scenarios whose HELM run specs measure it.
-    ("classification", lambda info, adapter: info.name in HELM_CLASSIFICATION_SCENARIOS),
-    (
-        "rouge",
-        lambda info, adapter: info.task in ("summarization", "generation") or info.name in HELM_OPEN_ENDED_SCENARIOS,
-    ),
-    ("bleu", lambda info, adapter: info.task == "generation" or info.name in HELM_OPEN_ENDED_SCENARIOS),
-    ("summarization", lambda info, adapter: info.task == "summarization"),
-    ("bertscore", lambda info, adapter: info.task == "summarization"),
-    ("language_modeling", lambda info, adapter: True),
-    ("ranking", lambda info, adapter: True),
-)
-
-
 def select_metrics(
     categories: Sequence[str], info: ScenarioInfo, adapter: AdapterSpec, deployment: ModelDeployment
 ) -> Selection:
@@ -177,58 +154,100 @@ def select_metrics(
     category fits the adaptation method and the model (e.g. calibration without
     logprobs); the reason is kept for the coverage table.
     """
-    selection = Selection()
-    chosen: dict[str, BaseMetric] = {}
+    selector = _Selector(info, adapter, deployment)
     for entry in categories:
         if entry in METRIC_CATEGORIES or _is_category(entry):
-            _select_category(entry, info, adapter, deployment, chosen, selection)
+            selector.category(entry)
         else:
-            _select_named(entry, info, adapter, deployment, chosen, selection)
-    selection.metrics = list(chosen.values())
-    return selection
+            selector.named(entry)
+    return Selection(list(selector.chosen.values()), selector.not_applicable)
+
+
+def metric_category(name: str) -> str:
+    """The category of a registered metric; a built-in one not yet imported is not imported."""
+    target = METRICS.pending(name)
+    if target is not None and target == BUILTIN_METRICS.get(name):
+        return _BUILTIN_CATEGORY[name]
+    return METRICS.get(name).category
+
+
+def metrics_of(category: str) -> list[str]:
+    """The registered metric names of ``category``: the built-ins in their declared order, then
+    the others by name."""
+    builtin = BUILTIN_METRICS_BY_CATEGORY.get(category, {})
+    names = [n for n in builtin if n in METRICS and metric_category(n) == category]
+    return names + [n for n in METRICS.names() if n not in builtin and metric_category(n) == category]
 
 
 def _is_category(entry: str) -> bool:
-    return any(METRICS.get(n).category == entry for n in METRICS.names())
+    return any(metric_category(n) == entry for n in METRICS.names())
 
 
-def _select_category(
-    category: str,
-    info: ScenarioInfo,
-    adapter: AdapterSpec,
-    deployment: ModelDeployment,
-    chosen: dict[str, BaseMetric],
-    selection: Selection,
-) -> None:
-    if category in info.not_applicable_reasons:
-        selection.not_applicable[category] = info.not_applicable_reasons[category]
-        return
-    if category == "accuracy":
-        candidates = [name for name, wanted in _ACCURACY_FAMILIES if name in METRICS and wanted(info, adapter)]
-        candidates += _producers(info.main_metric)
-    else:
-        candidates = [n for n in METRICS.names() if METRICS.get(n).category == category and not METRICS.get(n).optional]
-    reasons: list[str] = []
-    added = 0
-    for name in dict.fromkeys(candidates):
+@dataclass
+class _Selector:
+    """The metrics chosen so far for one scenario, adaptation and model, and why the entries
+    that cannot be measured are not."""
+
+    info: ScenarioInfo
+    adapter: AdapterSpec
+    deployment: ModelDeployment
+    chosen: dict[str, BaseMetric] = field(default_factory=dict)
+    not_applicable: dict[str, str] = field(default_factory=dict)
+
+    def _choose(self, name: str) -> str | None:
+        """Add the metric ``name`` configured for the run, or say why it cannot be measured."""
         cls = METRICS.get(name)
-        reason = _reason(cls, info, adapter, deployment)
+        reason = cls.not_applicable(self.info, self.adapter, self.deployment)
         if reason is None:
-            chosen.setdefault(name, _configure(cls, info, adapter, deployment))
-            added += 1
+            self.chosen.setdefault(name, cls.configure(self.info, self.adapter, self.deployment))
+        return reason
+
+    def category(self, category: str) -> None:
+        """A category's metrics: those that say they measure it on the scenario
+        (``selected_for``), its ``extra_metrics`` and the one producing its ``main_metric``,
+        where they apply."""
+        info = self.info
+        if category in info.not_applicable_reasons:
+            self.not_applicable[category] = info.not_applicable_reasons[category]
+            return
+        names = metrics_of(category)
+        candidates = [n for n in names if n in info.extra_metrics or _selected(METRICS.get(n), info, self.adapter)]
+        candidates += _producers_among(info.main_metric, tuple(sorted(names)))
+        outcomes = [self._choose(name) for name in dict.fromkeys(candidates)]
+        reasons = [reason for reason in outcomes if reason is not None]
+        added = len(outcomes) - len(reasons)
+        if added and category not in info.metric_categories:
+            # Measurable, but the scenario does not list the category: follow the scenario.
+            for name in list(self.chosen):
+                if self.chosen[name].category == category:
+                    del self.chosen[name]
+            self.not_applicable[category] = f"{info.name} does not list {category} among its categories"
+            return
+        if not added:
+            if not candidates:
+                reasons.append(f"no metric of category {category!r} is registered")
+            self.not_applicable[category] = "; ".join(dict.fromkeys(reasons))
+
+    def named(self, entry: str) -> None:
+        """A metric by its name, or the first that can be measured of those producing a value name."""
+        if entry in METRICS:
+            names = [entry]
         else:
+            names = _producers(entry)
+            if not names:
+                known: Iterable[str] = [*METRIC_CATEGORIES, *METRICS.names(), *all_infos()]
+                raise UnknownNameError("metric", entry, known)
+        reasons = []
+        for name in names:
+            reason = self._choose(name)
+            if reason is None:
+                return
             reasons.append(reason)
-    if added and category not in info.metric_categories:
-        # Measurable, but the scenario does not list the category: follow the scenario.
-        for name in list(chosen):
-            if chosen[name].category == category:
-                del chosen[name]
-        selection.not_applicable[category] = f"{info.name} does not list {category} among its categories"
-        return
-    if not added:
-        if not candidates:
-            reasons.append(f"no metric of category {category!r} is registered")
-        selection.not_applicable[category] = "; ".join(dict.fromkeys(reasons))
+        self.not_applicable[entry] = "; ".join(reasons)
+
+
+def _selected(cls: type[BaseMetric], info: ScenarioInfo, adapter: AdapterSpec) -> bool:
+    return not cls.optional and cls.selected_for(info, adapter)
 
 
 def _producers(value_name: str) -> list[str]:
@@ -240,39 +259,3 @@ def _producers(value_name: str) -> list[str]:
 def _producers_among(value_name: str, names: tuple[str, ...]) -> tuple[str, ...]:
     # keyed by the registered names too: a plugin registering a metric later is seen
     return tuple(n for n in names if any(i.name == value_name for i in class_infos(METRICS.get(n))))
-
-
-def _select_named(
-    entry: str,
-    info: ScenarioInfo,
-    adapter: AdapterSpec,
-    deployment: ModelDeployment,
-    chosen: dict[str, BaseMetric],
-    selection: Selection,
-) -> None:
-    if entry in METRICS:
-        names = [entry]
-    else:
-        names = _producers(entry)
-        if not names:
-            known: Iterable[str] = [*METRIC_CATEGORIES, *METRICS.names(), *all_infos()]
-            raise UnknownNameError("metric", entry, known)
-    reasons = []
-    for name in names:
-        cls = METRICS.get(name)
-        reason = _reason(cls, info, adapter, deployment)
-        if reason is None:
-            chosen.setdefault(name, _configure(cls, info, adapter, deployment))
-            return
-        reasons.append(reason)
-    selection.not_applicable[entry] = "; ".join(reasons)
-
-
-def _reason(cls: type[BaseMetric], info: ScenarioInfo, adapter: AdapterSpec, deployment: ModelDeployment) -> str | None:
-    return cls.not_applicable(info, adapter, deployment)
-
-
-def _configure(
-    cls: type[BaseMetric], info: ScenarioInfo, adapter: AdapterSpec, deployment: ModelDeployment
-) -> BaseMetric:
-    return cls.configure(info, adapter, deployment)

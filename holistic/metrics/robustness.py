@@ -27,7 +27,7 @@ states alone: how often a variant changes the model's prediction.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from holistic.core.interfaces import MetricContext, MetricInfo, MetricResult, ScenarioInfo
 from holistic.core.types import AdapterSpec, Instance, MetricName, ModelDeployment, PerInstanceStat, RequestState
@@ -170,8 +170,12 @@ class _PredictionChange(BaseMetric):
     sets and reference-rewriting counterfactuals are left to the worst case.
     """
 
-    family: ClassVar[str]
     value_name: ClassVar[str]
+    """The per-variant value; its category is the metric's (``robustness`` or ``fairness``)."""
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        cls.INFOS = _change_info(cls.category, cls.value_name)
 
     def __init__(self, method: str = "generation", length_normalization: str = "none") -> None:
         self.method = method
@@ -180,7 +184,7 @@ class _PredictionChange(BaseMetric):
     @classmethod
     def not_applicable(cls, info: ScenarioInfo, adapter: AdapterSpec, deployment: ModelDeployment) -> str | None:
         if adapter.method not in ("generation", *MULTIPLE_CHOICE_METHODS):
-            return f"{cls.family} perturbations apply to answers, not to the {adapter.method} method"
+            return f"{cls.category} perturbations apply to answers, not to the {adapter.method} method"
         return None
 
     @classmethod
@@ -194,7 +198,7 @@ class _PredictionChange(BaseMetric):
         result = MetricResult()
         units = group_units(states)
         originals = {(u.key.instance_id, u.key.trial): u for u in units if u.key.perturbation is None}
-        index = WORST_CASE_FAMILIES.index(self.family)
+        index = WORST_CASE_FAMILIES.index(self.category)
         counts: dict[str, int] = {}
         for unit in units:
             pert = unit.instance.perturbation
@@ -209,7 +213,7 @@ class _PredictionChange(BaseMetric):
                 continue
             result.per_instance.append(unit.stat(self.value_name, float(before != after)))
             counts[pert.name] = counts.get(pert.name, 0) + 1
-        result.artifacts[f"{self.family}_compared_variants"] = dict(sorted(counts.items()))
+        result.artifacts[f"{self.category}_compared_variants"] = dict(sorted(counts.items()))
         return result
 
 
@@ -235,9 +239,7 @@ class RobustnessMetric(_PredictionChange):
 
     name = "robustness"
     category = ROBUSTNESS
-    family = ROBUSTNESS
     value_name = "prediction_changed"
-    INFOS = _change_info(ROBUSTNESS, value_name)
 
 
 class FairnessMetric(_PredictionChange):
@@ -250,9 +252,7 @@ class FairnessMetric(_PredictionChange):
 
     name = "fairness"
     category = FAIRNESS
-    family = FAIRNESS
     value_name = "counterfactual_prediction_changed"
-    INFOS = _change_info(FAIRNESS, value_name)
 
 
 class DirectionalWorstCase(BaseMetric):

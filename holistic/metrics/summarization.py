@@ -78,6 +78,7 @@ class SummarizationMetric(BaseMetric):
 
     name = "summarization"
     category = "accuracy"
+    accuracy_tasks = ("summarization",)
     INFOS = (
         info(
             "summarization_coverage",

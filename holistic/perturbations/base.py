@@ -3,7 +3,7 @@
 A built-in perturbation is a frozen dataclass whose fields are its arguments
 (so a run spec's ``args`` map one-to-one onto them) and which implements
 :meth:`TextPerturbation.perturb` on one string. The base class turns that into
-the :class:`~holistic.core.interfaces.Perturbation` protocol: it seeds the
+the contract every perturbation meets, :class:`BasePerturbation`: it seeds the
 randomness from the run seed, the perturbation's name and arguments and the
 instance id (never global state), tags the variant with a
 :class:`~holistic.core.types.PerturbationDescription`, and, for perturbations
@@ -145,6 +145,15 @@ class TextPerturbation(BasePerturbation):
     def variants(self, instance: Instance, seed: int) -> list[Instance]:
         """Every variant of ``instance`` (one for text perturbations)."""
         return [self.apply(instance, seed)]
+
+
+@dataclass(frozen=True)
+class Counterfactual(TextPerturbation):
+    """Base of the built-in fairness rewrites (dialect, gender, person names): the references
+    are rewritten with the input's word choices, so the right answer follows the input."""
+
+    category = FAIRNESS
+    perturb_references = True
 
 
 def check_probability(name: str, value: float) -> None:

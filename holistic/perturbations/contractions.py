@@ -8,6 +8,7 @@ common reading, and forms like ``he'd`` with two common readings are left out.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
 
@@ -90,22 +91,27 @@ def _expand_case(source: str, target: str) -> str:
 
 
 @dataclass(frozen=True)
-class Contractions(TextPerturbation):
-    """Contract every expanded form the table lists (``I am`` -> ``I'm``)."""
+class _TableRewrite(TextPerturbation):
+    """Every form the table lists rewritten, without randomness."""
 
-    name = "contractions"
     category = ROBUSTNESS
 
     def perturb(self, text: str, rng: PerturbRandom) -> str:
-        return contract_text(text)
+        return _REWRITES[self.name](text)
 
 
 @dataclass(frozen=True)
-class Expansions(TextPerturbation):
+class Contractions(_TableRewrite):
+    """Contract every expanded form the table lists (``I am`` -> ``I'm``)."""
+
+    name = "contractions"
+
+
+@dataclass(frozen=True)
+class Expansions(_TableRewrite):
     """Expand every contraction the table lists (``don't`` -> ``do not``)."""
 
     name = "expansions"
-    category = ROBUSTNESS
 
-    def perturb(self, text: str, rng: PerturbRandom) -> str:
-        return expand_text(text)
+
+_REWRITES: dict[str, Callable[[str], str]] = {"contractions": contract_text, "expansions": expand_text}

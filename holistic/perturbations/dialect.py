@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import cache
 
-from holistic.perturbations.base import FAIRNESS, PerturbRandom, TextPerturbation, check_probability
+from holistic.perturbations.base import Counterfactual, PerturbRandom, check_probability
 from holistic.perturbations.mapping import PhraseMapper
 from holistic.perturbations.wordlists import read_mapping
 
@@ -26,12 +26,10 @@ def _mapper() -> PhraseMapper:
 
 
 @dataclass(frozen=True)
-class Dialect(TextPerturbation):
+class Dialect(Counterfactual):
     """SAE words and phrases replaced by their AAE counterparts (input and references)."""
 
     name = "dialect"
-    category = FAIRNESS
-    perturb_references = True
 
     prob: float = 1.0
     """Probability that a listed word is replaced (decided once per distinct word)."""

@@ -15,7 +15,7 @@ import re
 from dataclasses import dataclass
 from functools import cache
 
-from holistic.perturbations.base import FAIRNESS, PerturbRandom, TextPerturbation, check_probability, match_case
+from holistic.perturbations.base import Counterfactual, PerturbRandom, check_probability, match_case
 from holistic.perturbations.mapping import PhraseMapper
 from holistic.perturbations.wordlists import read_rows
 
@@ -41,12 +41,10 @@ def _mapper(mode: str, source: str, target: str) -> PhraseMapper:
 
 
 @dataclass(frozen=True)
-class Gender(TextPerturbation):
+class Gender(Counterfactual):
     """``source``-gender pronouns (``mode="pronouns"``) or terms (``"terms"``) become ``target``-gender ones."""
 
     name = "gender"
-    category = FAIRNESS
-    perturb_references = True
 
     mode: str = "pronouns"
     prob: float = 1.0

@@ -33,13 +33,19 @@ DATA = "holistic.perturbations.data"
 
 
 @dataclass(frozen=True)
-class HelmDialect(HelmProbPerturbation):
+class _HelmCounterfactual(HelmProbPerturbation):
+    """A fairness perturbation: the references follow the input's changes."""
+
+    category = FAIRNESS
+    perturb_references = True
+
+
+@dataclass(frozen=True)
+class HelmDialect(_HelmCounterfactual):
     """HELM's dialect perturbation (SAE -> AAVE)."""
 
     name = "dialect"
-    category = FAIRNESS
     helm_class = "helm.benchmark.augmentations.dialect_perturbation.DialectPerturbation"
-    perturb_references = True
 
     source: str = "SAE"
     target: str = "AAE"
@@ -76,13 +82,11 @@ class HelmDialect(HelmProbPerturbation):
 
 
 @dataclass(frozen=True)
-class HelmGender(HelmProbPerturbation):
+class HelmGender(_HelmCounterfactual):
     """HELM's gender perturbation: ``terms`` or ``pronouns`` of ``source`` become ``target``'s."""
 
     name = "gender"
-    category = FAIRNESS
     helm_class = "helm.benchmark.augmentations.gender_perturbation.GenderPerturbation"
-    perturb_references = True
 
     mode: str = "pronouns"
     source: str = "male"
@@ -158,13 +162,11 @@ def _name_mapping(name_type: str) -> dict[str, dict[str, list[str]]]:
 
 
 @dataclass(frozen=True)
-class HelmPersonNames(HelmProbPerturbation):
+class HelmPersonNames(_HelmCounterfactual):
     """HELM's person-name perturbation on holistic's name lists (a named deviation)."""
 
     name = "person_names"
-    category = FAIRNESS
     helm_class = "helm.benchmark.augmentations.person_name_perturbation.PersonNamePerturbation"
-    perturb_references = True
     deviation = PERSON_NAMES_DEVIATION
 
     source_race: str = "white"

@@ -161,25 +161,30 @@ class HelmMildMix(HelmPerturbation):
 
 
 @dataclass(frozen=True)
-class HelmMisspellings(HelmProbPerturbation):
-    name = "misspellings"
+class _Noise(HelmProbPerturbation):
+    """A HELM perturbation that changes each place with probability ``prob``."""
+
     category = ROBUSTNESS
-    helm_class = "helm.benchmark.augmentations.misspelling_perturbation.MisspellingPerturbation"
-    prob: float = 0.1
 
     def perturb(self, text: str, rng: random.Random) -> str:
-        return helm_misspell(text, self.prob, rng)
+        return _NOISES[self.name](text, self.prob, rng)
 
 
 @dataclass(frozen=True)
-class HelmTypos(HelmProbPerturbation):
+class HelmMisspellings(_Noise):
+    name = "misspellings"
+    helm_class = "helm.benchmark.augmentations.misspelling_perturbation.MisspellingPerturbation"
+    prob: float = 0.1
+
+
+@dataclass(frozen=True)
+class HelmTypos(_Noise):
     name = "typos"
-    category = ROBUSTNESS
     helm_class = "helm.benchmark.augmentations.typos_perturbation.TyposPerturbation"
     prob: float = 0.05
 
-    def perturb(self, text: str, rng: random.Random) -> str:
-        return helm_typos(text, self.prob, rng)
+
+_NOISES: dict[str, Callable[[str, float, random.Random], str]] = {"misspellings": helm_misspell, "typos": helm_typos}
 
 
 @dataclass(frozen=True)

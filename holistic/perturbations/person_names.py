@@ -11,10 +11,11 @@ name is replaced the same way in the input and in every reference.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import cache
 
-from holistic.perturbations.base import FAIRNESS, PerturbRandom, TextPerturbation, check_probability
+from holistic.perturbations.base import Counterfactual, PerturbRandom, check_probability
 from holistic.perturbations.wordlists import read_rows
 
 DATA = "holistic.perturbations.data"
@@ -45,7 +46,7 @@ def races() -> list[str]:
 
 
 @dataclass(frozen=True)
-class PersonNames(TextPerturbation):
+class PersonNames(Counterfactual):
     """First names of ``source_race`` become names of ``target_race``.
 
     With ``preserve_gender`` a name keeps its gender; ``target_gender`` instead
@@ -54,8 +55,6 @@ class PersonNames(TextPerturbation):
     """
 
     name = "person_names"
-    category = FAIRNESS
-    perturb_references = True
 
     prob: float = 1.0
     """Probability that a listed name is replaced (decided once per distinct name)."""
@@ -118,21 +117,20 @@ def _source_table(
     )
     table: dict[str, tuple[str, ...]] = {}
     for gender in GENDERS:
-        targets = tuple(t for t in spec._targets(gender))
-        for name in names_by_group().get((source_race, gender), ()):
-            options = tuple(t for t in targets if t != name)
-            if options:
-                table[name] = options
-                table[name.upper()] = options
+        table.update(_swaps(names_by_group().get((source_race, gender), ()), tuple(spec._targets(gender))))
     return table
 
 
 @cache
 def _last_name_table(source_race: str, target_race: str) -> dict[str, tuple[str, ...]]:
     groups = last_names_by_race()
-    targets = groups.get(target_race, ())
+    return _swaps(groups.get(source_race, ()), groups.get(target_race, ()))
+
+
+def _swaps(sources: Iterable[str], targets: Sequence[str]) -> dict[str, tuple[str, ...]]:
+    """Each source name (as written, and in capitals) -> the targets other than itself."""
     table: dict[str, tuple[str, ...]] = {}
-    for name in groups.get(source_race, ()):
+    for name in sources:
         options = tuple(t for t in targets if t != name)
         if options:
             table[name] = options

@@ -1,8 +1,8 @@
 """The perturbation registry: names -> perturbation classes (built-ins plus entry points).
 
-A registered class is constructed with the spec's ``args`` as keyword arguments
-and implements :class:`holistic.core.interfaces.Perturbation`. Third-party
-packages register theirs under the entry-point group ``holistic.perturbations``.
+A registered class subclasses :class:`~holistic.perturbations.base.BasePerturbation` (the
+registry checks it) and is constructed with the spec's ``args`` as keyword arguments.
+Third-party packages register theirs under the entry-point group ``holistic.perturbations``.
 """
 
 from __future__ import annotations
@@ -31,8 +31,8 @@ BUILTIN_PERTURBATIONS: dict[str, str] = {
 """The built-in perturbations, declared like plugins' entry points: name -> ``"module:Class"``
 (imported on first lookup of the name)."""
 
-PERTURBATIONS: Registry[type[BasePerturbation]] = Registry(
-    "perturbation", group="holistic.perturbations", builtins=BUILTIN_PERTURBATIONS, base=BasePerturbation
+PERTURBATIONS: Registry[type[BasePerturbation]] = Registry.of_extensions(
+    "perturbation", BasePerturbation, BUILTIN_PERTURBATIONS
 )
 
 

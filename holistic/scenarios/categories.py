@@ -9,18 +9,12 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from holistic.core.interfaces import METRIC_CATEGORIES
+
 # Categories for tasks whose answer is a short label or choice.
 CLASSIFICATION_CATEGORIES: tuple[str, ...] = ("accuracy", "calibration", "robustness", "fairness", "efficiency")
 # Free-form QA: every category (answers are generated text, so bias and toxicity apply).
-OPEN_QA_CATEGORIES: tuple[str, ...] = (
-    "accuracy",
-    "calibration",
-    "robustness",
-    "fairness",
-    "efficiency",
-    "bias",
-    "toxicity",
-)
+OPEN_QA_CATEGORIES: tuple[str, ...] = METRIC_CATEGORIES
 # Summarization: no perturbations or calibration (see the reasons below).
 SUMMARIZATION_CATEGORIES: tuple[str, ...] = ("accuracy", "bias", "toxicity", "efficiency")
 # Ranking: no calibration, no generated text.

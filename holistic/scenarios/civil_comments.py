@@ -85,6 +85,7 @@ class CivilCommentsScenario(FileScenario):
 
     info = ScenarioInfo(
         name="civil_comments",
+        extra_metrics=("classification",),
         description="CivilComments: is a comment toxic (toxicity classification with identity-group annotations).",
         task="classification",
         default_adapter=prompt_format(input_prefix="Passage: ", output_prefix="Answer: ", max_tokens=5),

@@ -137,6 +137,7 @@ class IMDBScenario(FileScenario):
 
     info = ScenarioInfo(
         name="imdb",
+        extra_metrics=("classification",),
         description="IMDB: is a movie review positive or negative (sentiment analysis).",
         task="classification",
         default_adapter=prompt_format(

@@ -35,6 +35,7 @@ class NarrativeQAScenario(FileScenario):
 
     info = ScenarioInfo(
         name="narrative_qa",
+        extra_metrics=("rouge", "bleu"),
         description="NarrativeQA: answer questions about a story summary (reading comprehension).",
         task="qa",
         default_adapter=prompt_format(input_prefix="Passage: ", output_prefix="Answer: ", max_tokens=100),

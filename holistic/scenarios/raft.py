@@ -96,6 +96,7 @@ class RAFTScenario(FileScenario):
 
     info = ScenarioInfo(
         name="raft",
+        extra_metrics=("classification",),
         description="RAFT: real-world few-shot text classification (11 tasks).",
         task="classification",
         default_adapter=prompt_format(output_prefix="Label: ", max_tokens=30),

@@ -65,9 +65,7 @@ BUILTIN_SCENARIOS: dict[str, str] = {
 """The built-in scenarios, declared like plugins' entry points: name -> ``"module:Class"``
 (imported on first lookup of the name)."""
 
-SCENARIOS: Registry[type[BaseScenario]] = Registry(
-    "scenario", group="holistic.scenarios", builtins=BUILTIN_SCENARIOS, base=BaseScenario
-)
+SCENARIOS: Registry[type[BaseScenario]] = Registry.of_extensions("scenario", BaseScenario, BUILTIN_SCENARIOS)
 
 
 def scenario_info(name: str) -> ScenarioInfo:

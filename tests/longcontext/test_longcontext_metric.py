@@ -16,13 +16,9 @@ from holistic.core.types import (
     RequestResult,
     RequestState,
 )
-from holistic.metrics.haystack import (
-    HaystackMetric,
-    is_degenerate,
-    median_ci,
-    read_answer,
-    score_record,
-)
+from holistic.metrics.haystack import HaystackMetric
+from holistic.metrics.haystack_aggregate import median_ci
+from holistic.metrics.haystack_answer import is_degenerate, read_answer, score_record
 from holistic.metrics.registry import select_metrics
 
 CONTEXT = ["n100001", "n100002", "n100003", "n100004", "n100005", "n100006"]

@@ -8,7 +8,14 @@ import pytest
 from holistic.core.errors import UnknownNameError
 from holistic.core.interfaces import ScenarioInfo
 from holistic.core.types import AdapterSpec
-from holistic.metrics.registry import METRICS, Selection, all_infos, metric_info, select_metrics
+from holistic.metrics.registry import (
+    BUILTIN_METRICS_BY_CATEGORY,
+    METRICS,
+    Selection,
+    all_infos,
+    metric_info,
+    select_metrics,
+)
 from tests.metrics.metrics_testkit import DEPLOYMENT, NO_LOGPROBS
 
 MC = ScenarioInfo(name="mmlu", task="multiple_choice", metric_categories=("accuracy", "calibration", "efficiency"))
@@ -93,19 +100,39 @@ def test_category_the_scenario_does_not_list_is_not_applicable() -> None:
     assert selection.not_applicable == {"calibration": "boolq does not list calibration among its categories"}
 
 
+def test_builtin_table_declares_each_class_category() -> None:
+    for category, table in BUILTIN_METRICS_BY_CATEGORY.items():
+        for name in table:
+            assert METRICS.get(name).category == category, name
+
+
+def test_extra_metrics_of_a_scenario_are_measured_with_their_category() -> None:
+    adapter = AdapterSpec(method="generation")
+    plain = ScenarioInfo(name="c", task="classification", metric_categories=("accuracy",))
+    helm = ScenarioInfo(
+        name="c", task="classification", metric_categories=("accuracy",), extra_metrics=("classification",)
+    )
+    assert "classification" not in names(select_metrics(["accuracy"], plain, adapter, DEPLOYMENT))
+    assert "classification" in names(select_metrics(["accuracy"], helm, adapter, DEPLOYMENT))
+
+
 def test_planning_imports_no_heavy_package() -> None:
+    # Choosing one category imports only that category's metric modules; nothing heavy is
+    # imported before a metric is evaluated.
     code = (
         "import sys\n"
         "from holistic.core.interfaces import ScenarioInfo\n"
         "from holistic.core.types import AdapterSpec, ModelDeployment\n"
         "from holistic.metrics.registry import select_metrics, metric_info\n"
+        "model = ModelDeployment(name='m', provider='simple', model_id='m')\n"
         "info = ScenarioInfo(name='x', task='summarization')\n"
-        "select_metrics(['accuracy', 'calibration', 'efficiency'], info, AdapterSpec(),"
-        " ModelDeployment(name='m', provider='simple', model_id='m'))\n"
+        "select_metrics(['efficiency'], info, AdapterSpec(), model)\n"
+        "other = [m for m in ('haystack', 'ifeval', 'bbq', 'toxicity') if 'holistic.metrics.' + m in sys.modules]\n"
+        "select_metrics(['accuracy', 'calibration', 'efficiency'], info, AdapterSpec(), model)\n"
         "metric_info('bertscore_f1')\n"
         "heavy = [m for m in ('torch', 'bert_score', 'rouge_score', 'nltk', 'sklearn', 'transformers')"
         " if m in sys.modules]\n"
-        "print(','.join(heavy))\n"
+        "print(','.join(other + heavy))\n"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == ""
