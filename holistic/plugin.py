@@ -6,14 +6,14 @@ Import from here only: the modules behind these names are private and may move.
 Register with the decorators below (the module is then loaded with ``helm-run --plugins
 MODULE|PATH``), or, for an installed package, with entry points in the groups
 ``holistic.scenarios``, ``holistic.metrics``, ``holistic.perturbations`` and ``holistic.models``
-(``name = "package.module:Class"``; a provider's entry point names its client factory).
+(``name = "package.module:Class"``; a provider's entry point names its :class:`Provider` subclass).
 ``CONTRIBUTING.md`` walks through one complete example of each.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TypeVar
+from typing import Any, TypeVar, cast
 
 from holistic.core.errors import ModelError, ScenarioArgError
 from holistic.core.interfaces import (
@@ -52,7 +52,8 @@ from holistic.metrics.base import BaseMetric, info
 from holistic.metrics.registry import METRICS
 from holistic.metrics.states import group_units, metric_name, outputs, reference_texts, scorable_units, succeeded
 from holistic.metrics.text import normalize_quasi
-from holistic.models.registry import PROVIDERS, ClientFactory, declare_tokens
+from holistic.models.provider import ClientFactory, Provider
+from holistic.models.registry import PROVIDERS
 from holistic.models.tokens import GgufModel, OwnTokenizer, TokenCounting
 from holistic.perturbations.base import FAIRNESS, ROBUSTNESS, BasePerturbation, PerturbRandom, TextPerturbation
 from holistic.perturbations.registry import PERTURBATIONS
@@ -62,6 +63,8 @@ from holistic.scenarios.registry import SCENARIOS
 ScenarioT = TypeVar("ScenarioT", bound=type[BaseScenario])
 MetricT = TypeVar("MetricT", bound=type[BaseMetric])
 PerturbationT = TypeVar("PerturbationT", bound=type[BasePerturbation])
+ProviderT = TypeVar("ProviderT", bound=Callable[..., object])
+"""A :class:`Provider` subclass, or (the earlier form) a client factory."""
 
 
 def register_scenario(name: str) -> Callable[[ScenarioT], ScenarioT]:
@@ -95,19 +98,37 @@ def register_perturbation(name: str) -> Callable[[PerturbationT], PerturbationT]
     return decorator
 
 
-def register_provider(name: str, *, tokens: TokenCounting | None = None) -> Callable[[ClientFactory], ClientFactory]:
-    """Function decorator: the client factory ``(ModelDeployment) -> Client`` of the models whose
-    ``provider:`` is ``name`` in a models file. ``tokens`` says how they count tokens (e.g.
-    ``OwnTokenizer(lambda deployment: MyTokenizer())``); without it, the registry entry's
-    ``tokenizer`` field does."""
+def register_provider(name: str, *, tokens: TokenCounting | None = None) -> Callable[[ProviderT], ProviderT]:
+    """Class decorator: the :class:`Provider` of the models whose ``provider:`` is ``name`` in a
+    models file (its class attributes declare its facts, its ``create_client`` builds clients).
 
-    def decorator(factory: ClientFactory) -> ClientFactory:
-        PROVIDERS.add(name, factory)
-        if tokens is not None:
-            declare_tokens(name, tokens)
-        return factory
+    A plain client factory ``(ModelDeployment) -> Client`` is accepted too (the form of earlier
+    versions): it becomes a remote provider whose models count tokens with ``tokens`` (e.g.
+    ``OwnTokenizer(lambda deployment: MyTokenizer())``), else by the registry entry's
+    ``tokenizer`` field."""
+
+    def decorator(obj: ProviderT) -> ProviderT:
+        if isinstance(obj, type) and issubclass(obj, Provider):
+            if tokens is not None:
+                raise TypeError(f"provider {name!r}: declare tokens as the class's `tokens` attribute")
+            PROVIDERS.add(name, obj)
+        else:
+            PROVIDERS.add(name, _factory_provider(name, cast(ClientFactory, obj), tokens))
+        return obj
 
     return decorator
+
+
+def _factory_provider(name: str, factory: ClientFactory, tokens: TokenCounting | None) -> type[Provider]:
+    """A remote :class:`Provider` whose clients ``factory`` builds."""
+
+    def create_client(self: Provider, deployment: ModelDeployment) -> Client:
+        return factory(deployment)
+
+    facts: dict[str, Any] = {"create_client": create_client, "__module__": factory.__module__}
+    if tokens is not None:
+        facts["tokens"] = tokens
+    return type(f"{name}_provider", (Provider,), facts)
 
 
 __all__ = [
@@ -139,6 +160,7 @@ __all__ = [
     "PerturbRandom",
     "PerturbationDescription",
     "PromptFormat",
+    "Provider",
     "Reference",
     "Request",
     "RequestResult",
