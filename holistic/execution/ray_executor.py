@@ -49,10 +49,10 @@ from holistic.core.errors import HolisticError
 from holistic.core.plugins import load_plugins
 from holistic.core.types import ModelDeployment, RequestResult, RunSpec
 from holistic.execution.context import ExecutionContext
-from holistic.execution.executors import execute_run_safely, failed_report
 from holistic.execution.options import RunOptions
 from holistic.execution.progress import NullProgress, Progress
 from holistic.execution.reports import FAILED, RunReport
+from holistic.execution.safe_run import execute_run_safely, failed_report
 from holistic.models.cache import RequestCache
 from holistic.models.registry import ModelRegistry, needs_torch, runs_in_process
 from holistic.results.store import SuiteStore

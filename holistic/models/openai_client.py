@@ -362,7 +362,7 @@ class OpenAIClient(ApiClient):
                 Failure(
                     "unsupported",
                     f"{self.deployment.name}: log-likelihoods refused: {alignment.detail}. Check the server, or "
-                    "compare it with a local copy of the model: python -m holistic.models.check",
+                    "compare it with a local copy of the model: python -m holistic.cli.check",
                     False,
                 )
             )
