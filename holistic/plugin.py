@@ -13,7 +13,7 @@ MODULE|PATH``), or, for an installed package, with entry points in the groups
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, TypeVar, cast
+from typing import TypeVar, cast
 
 from holistic.core.errors import ModelError, ScenarioArgError
 from holistic.core.interfaces import (
@@ -52,9 +52,9 @@ from holistic.metrics.base import BaseMetric, info
 from holistic.metrics.registry import METRICS
 from holistic.metrics.states import group_units, metric_name, outputs, reference_texts, scorable_units, succeeded
 from holistic.metrics.text import normalize_quasi
-from holistic.models.provider import ClientFactory, Provider
+from holistic.models.provider import ClientFactory, Provider, declared_provider
 from holistic.models.registry import PROVIDERS
-from holistic.models.tokens import GgufModel, OwnTokenizer, TokenCounting
+from holistic.models.tokens import API_TOKENS, GgufModel, OwnTokenizer, TokenCounting
 from holistic.perturbations.base import FAIRNESS, ROBUSTNESS, BasePerturbation, PerturbRandom, TextPerturbation
 from holistic.perturbations.registry import PERTURBATIONS
 from holistic.scenarios.base import BaseScenario
@@ -113,22 +113,13 @@ def register_provider(name: str, *, tokens: TokenCounting | None = None) -> Call
                 raise TypeError(f"provider {name!r}: declare tokens as the class's `tokens` attribute")
             PROVIDERS.add(name, obj)
         else:
-            PROVIDERS.add(name, _factory_provider(name, cast(ClientFactory, obj), tokens))
+            PROVIDERS.add(
+                name,
+                declared_provider(name, cast(ClientFactory, obj), tokens=tokens if tokens is not None else API_TOKENS),
+            )
         return obj
 
     return decorator
-
-
-def _factory_provider(name: str, factory: ClientFactory, tokens: TokenCounting | None) -> type[Provider]:
-    """A remote :class:`Provider` whose clients ``factory`` builds."""
-
-    def create_client(self: Provider, deployment: ModelDeployment) -> Client:
-        return factory(deployment)
-
-    facts: dict[str, Any] = {"create_client": create_client, "__module__": factory.__module__}
-    if tokens is not None:
-        facts["tokens"] = tokens
-    return type(f"{name}_provider", (Provider,), facts)
 
 
 __all__ = [

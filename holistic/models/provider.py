@@ -14,6 +14,7 @@ from collections.abc import Callable
 from typing import ClassVar
 
 from holistic.core.interfaces import Client
+from holistic.core.registry import load_object
 from holistic.core.types import ModelDeployment
 from holistic.models.tokens import API_TOKENS, TokenCounting
 
@@ -49,3 +50,28 @@ class Provider:
         """Raise :class:`~holistic.core.errors.ModelError` when the deployment's weights
         cannot be had now; cheap, loads nothing. By default, nothing to check."""
         return None
+
+
+def declared_provider(
+    name: str,
+    factory: ClientFactory | str,
+    *,
+    in_process: bool = False,
+    needs_torch: bool = False,
+    tokens: TokenCounting = API_TOKENS,
+) -> type[Provider]:
+    """A :class:`Provider` subclass that is nothing but these facts and a client factory: a
+    function, or its ``"module:function"`` (imported when the first client is created, so
+    an SDK, torch or llama.cpp is imported only then)."""
+
+    def create_client(self: Provider, deployment: ModelDeployment) -> Client:
+        create: ClientFactory = load_object(factory) if isinstance(factory, str) else factory
+        return create(deployment)
+
+    facts = {"in_process": in_process, "needs_torch": needs_torch, "tokens": tokens}
+    module = __name__ if isinstance(factory, str) else factory.__module__
+    return type(
+        f"{name}_provider",
+        (Provider,),
+        {**facts, "create_client": create_client, "__module__": module, "__doc__": f"The {name!r} provider."},
+    )

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from holistic.core.interfaces import Client
 from holistic.core.types import ModelDeployment
-from holistic.models.provider import Provider
+from holistic.models.provider import Provider, declared_provider
 from holistic.models.tokens import (
     GgufModel,
     HuggingFaceModel,
@@ -19,33 +19,9 @@ from holistic.models.tokens import (
 )
 
 
-class SimpleProvider(Provider):
-    """A deterministic model in pure Python, for tests and examples."""
-
-    in_process = True
-    tokens = OwnTokenizer(simple_tokenizer)
-
-    def create_client(self, deployment: ModelDeployment) -> Client:
-        from holistic.models.simple import create_simple_client
-
-        return create_simple_client(deployment)
-
-
-class EmbeddedProvider(Provider):
-    """The small model shipped with holistic (transformers or llama.cpp)."""
-
-    in_process = True
-    needs_torch = True
-    tokens = GgufModel(embedded_gguf)
-
-    def create_client(self, deployment: ModelDeployment) -> Client:
-        from holistic.models.embedded import create_embedded_client
-
-        return create_embedded_client(deployment)
-
-
 class HuggingFaceProvider(Provider):
-    """A transformers checkpoint: a local folder or a Hugging Face Hub id."""
+    """A transformers checkpoint: a local folder or a Hugging Face Hub id, whose pattern
+    matches are filled in from the folder and whose Hub ids are checked before a run."""
 
     in_process = True
     needs_torch = True
@@ -67,42 +43,25 @@ class HuggingFaceProvider(Provider):
         check_obtainable(deployment)
 
 
-class LlamaCppProvider(Provider):
-    """A local GGUF file run by llama.cpp."""
-
-    in_process = True
-    tokens = GgufModel(model_id_gguf)
-
-    def create_client(self, deployment: ModelDeployment) -> Client:
-        from holistic.models.llama_cpp import create_llama_cpp_client
-
-        return create_llama_cpp_client(deployment)
-
-
-class OpenAIProvider(Provider):
-    """The OpenAI API, or any server that speaks it (``base_url``)."""
-
-    def create_client(self, deployment: ModelDeployment) -> Client:
-        from holistic.models.openai_client import create_openai_client
-
-        return create_openai_client(deployment)
-
-
-class AnthropicProvider(Provider):
-    """The Anthropic Messages API."""
-
-    def create_client(self, deployment: ModelDeployment) -> Client:
-        from holistic.models.anthropic_client import create_anthropic_client
-
-        return create_anthropic_client(deployment)
-
-
 BUILTIN_PROVIDERS: dict[str, type[Provider]] = {
-    "simple": SimpleProvider,
-    "embedded": EmbeddedProvider,
+    "simple": declared_provider(
+        "simple", "holistic.models.simple:create_simple_client", in_process=True, tokens=OwnTokenizer(simple_tokenizer)
+    ),
+    "embedded": declared_provider(
+        "embedded",
+        "holistic.models.embedded:create_embedded_client",
+        in_process=True,
+        needs_torch=True,
+        tokens=GgufModel(embedded_gguf),
+    ),
     "huggingface": HuggingFaceProvider,
-    "llama_cpp": LlamaCppProvider,
-    "openai": OpenAIProvider,
-    "anthropic": AnthropicProvider,
+    "llama_cpp": declared_provider(
+        "llama_cpp",
+        "holistic.models.llama_cpp:create_llama_cpp_client",
+        in_process=True,
+        tokens=GgufModel(model_id_gguf),
+    ),
+    "openai": declared_provider("openai", "holistic.models.openai_client:create_openai_client"),
+    "anthropic": declared_provider("anthropic", "holistic.models.anthropic_client:create_anthropic_client"),
 }
 """Name (a models file's ``provider:``) -> provider."""
