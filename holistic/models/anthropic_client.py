@@ -13,15 +13,13 @@
 
 from __future__ import annotations
 
-import time
-from collections.abc import Callable
 from typing import Any
 
 import anthropic
 
 from holistic.core.types import Completion, ModelDeployment, Request, RequestResult
 from holistic.models.api_client import ApiClient, Attempts, cut_text, sdk_call
-from holistic.models.reliability import OPERATIONAL_ARGS, Failure, RetryPolicy, classify
+from holistic.models.reliability import OPERATIONAL_ARGS, Failure, classify
 
 PROVIDER_ARGS = frozenset({"base_url"}) | OPERATIONAL_ARGS
 
@@ -34,26 +32,8 @@ class AnthropicClient(ApiClient):
     engine = "anthropic-api"
     provider_args = PROVIDER_ARGS
 
-    def __init__(
-        self,
-        deployment: ModelDeployment,
-        *,
-        http_client: Any = None,
-        policy: RetryPolicy | None = None,
-        sleep: Callable[[float], None] = time.sleep,
-        clock: Callable[[], float] = time.perf_counter,
-    ) -> None:
-        super().__init__(deployment, policy=policy, sleep=sleep, clock=clock)
-        self._sdk = anthropic.Anthropic(
-            api_key=self._api_key,
-            base_url=deployment.args.get("base_url"),
-            max_retries=0,  # ours are the only retries (reliability.py)
-            timeout=self.policy.timeout_s,
-            http_client=http_client if http_client is not None else self.bounded_http_client(),
-        )
-
-    def close(self) -> None:
-        self._sdk.close()
+    def _connect(self, **options: Any) -> anthropic.Anthropic:
+        return anthropic.Anthropic(**options)
 
     def _classify(self, exc: BaseException) -> Failure:
         return classify(

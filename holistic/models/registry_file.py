@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 import unicodedata
 from collections.abc import Collection, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -67,20 +67,13 @@ class Pattern:
         if len(name) <= len(prefix) + len(suffix) or not name.startswith(prefix) or not name.endswith(suffix):
             return None
         model_id = name[len(prefix) : len(name) - len(suffix)]
-        t = self.template
-        return ModelDeployment(
+        template = self.template
+        return replace(
+            template,
             name=name,
-            provider=t.provider,
-            model_id=t.model_id.replace(PLACEHOLDER, model_id),
-            args={k: _fill(v, model_id) for k, v in t.args.items()},
-            tokenizer=t.tokenizer.replace(PLACEHOLDER, model_id) if t.tokenizer else t.tokenizer,
-            context_window=t.context_window,
-            max_output_tokens=t.max_output_tokens,
-            capabilities=t.capabilities,
-            price_input_per_million=t.price_input_per_million,
-            price_output_per_million=t.price_output_per_million,
-            api_key_env=t.api_key_env,
-            description=t.description,
+            model_id=template.model_id.replace(PLACEHOLDER, model_id),
+            args={k: _fill(v, model_id) for k, v in template.args.items()},
+            tokenizer=template.tokenizer.replace(PLACEHOLDER, model_id) if template.tokenizer else template.tokenizer,
         )
 
 
