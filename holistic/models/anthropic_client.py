@@ -18,7 +18,7 @@ from typing import Any
 import anthropic
 
 from holistic.core.types import Completion, ModelDeployment, Request, RequestResult
-from holistic.models.api_client import ApiClient, Attempts, cut_text, sdk_call
+from holistic.models.api_client import ApiClient, Attempts, sdk_call, stop_locally
 from holistic.models.reliability import OPERATIONAL_ARGS, Failure, classify
 
 PROVIDER_ARGS = frozenset({"base_url"}) | OPERATIONAL_ARGS
@@ -72,9 +72,7 @@ class AnthropicClient(ApiClient):
             blocks = [b for b in (response.content or []) if getattr(b, "type", None) == "text"]
             text = "".join(str(getattr(b, "text", "")) for b in blocks)
             finish = _FINISH.get(str(response.stop_reason), response.stop_reason)
-            if local_stops:
-                text, _, stopped = cut_text(text, (), local_stops)
-                finish = "stop" if stopped else finish
+            text, _, finish = stop_locally(text, (), finish, local_stops)
             completions.append(Completion(text=text, finish_reason=finish))
             usage = response.usage
             prompt_tokens = max(prompt_tokens, int(getattr(usage, "input_tokens", 0) or 0))

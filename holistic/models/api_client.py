@@ -65,6 +65,17 @@ def cut_text(text: str, tokens: Sequence[Token], stops: Sequence[str]) -> tuple[
     return text[:at], tuple(kept), True
 
 
+def stop_locally(
+    text: str, tokens: Sequence[Token], finish: str | None, stops: Sequence[str]
+) -> tuple[str, tuple[Token, ...], str | None]:
+    """A completion cut at the first of the stop sequences the server was not sent
+    (:func:`cut_text`); its finish reason becomes ``stop`` when one was found."""
+    if not stops:
+        return text, tuple(tokens), finish
+    text, kept, stopped = cut_text(text, tokens, stops)
+    return text, kept, "stop" if stopped else finish
+
+
 def load_hf_tokenizer(name: str, model: str) -> Tokenizer:
     """A transformers tokenizer by local path or hub id, as a :class:`Tokenizer`."""
     try:

@@ -38,7 +38,7 @@ from typing import Any
 import openai
 
 from holistic.core.types import Completion, ModelDeployment, Request, RequestResult, Token
-from holistic.models.api_client import ApiClient, Attempts, RequestFailed, cut_text, sdk_call
+from holistic.models.api_client import ApiClient, Attempts, RequestFailed, sdk_call, stop_locally
 from holistic.models.echo_alignment import PROBE_PROMPT, SHIFTED, EchoAlignment, judge, shifted_logprobs
 from holistic.models.reliability import OPERATIONAL_ARGS, Failure, ProviderFailure, classify
 
@@ -424,11 +424,7 @@ class OpenAIClient(ApiClient):
     # -- assembling results --------------------------------------------------------
 
     def _completion(self, text: str, tokens: list[Token], finish: str | None, local_stops: list[str]) -> Completion:
-        kept: tuple[Token, ...] = tuple(tokens)
-        if local_stops:
-            text, kept, stopped = cut_text(text, tokens, local_stops)
-            if stopped:
-                finish = "stop"
+        text, kept, finish = stop_locally(text, tokens, finish, local_stops)
         return Completion(text=text, logprob=sum(t.logprob for t in kept), tokens=kept, finish_reason=finish)
 
     def _result(
