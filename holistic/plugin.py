@@ -6,14 +6,14 @@ Import from here only: the modules behind these names are private and may move.
 Register with the decorators below (the module is then loaded with ``helm-run --plugins
 MODULE|PATH``), or, for an installed package, with entry points in the groups
 ``holistic.scenarios``, ``holistic.metrics``, ``holistic.perturbations`` and ``holistic.models``
-(``name = "package.module:Class"``; a provider's entry point names its client factory).
+(``name = "package.module:Class"``; a provider's entry point names its :class:`Provider` subclass).
 ``CONTRIBUTING.md`` walks through one complete example of each.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TypeVar
+from typing import TypeVar, cast
 
 from holistic.core.errors import ModelError, ScenarioArgError
 from holistic.core.interfaces import (
@@ -52,8 +52,9 @@ from holistic.metrics.base import EVERY_TASK, BaseMetric, info, infos
 from holistic.metrics.registry import METRICS
 from holistic.metrics.states import group_units, metric_name, outputs, reference_texts, scorable_units, succeeded
 from holistic.metrics.text import normalize_quasi
-from holistic.models.registry import PROVIDERS, ClientFactory, declare_tokens
-from holistic.models.tokens import GgufModel, OwnTokenizer, TokenCounting
+from holistic.models.provider import ClientFactory, Provider, declared_provider
+from holistic.models.registry import PROVIDERS
+from holistic.models.tokens import API_TOKENS, GgufModel, OwnTokenizer, TokenCounting
 from holistic.perturbations.base import (
     FAIRNESS,
     ROBUSTNESS,
@@ -69,6 +70,8 @@ from holistic.scenarios.registry import SCENARIOS
 ScenarioT = TypeVar("ScenarioT", bound=type[BaseScenario])
 MetricT = TypeVar("MetricT", bound=type[BaseMetric])
 PerturbationT = TypeVar("PerturbationT", bound=type[BasePerturbation])
+ProviderT = TypeVar("ProviderT", bound=Callable[..., object])
+"""A :class:`Provider` subclass, or (the earlier form) a client factory."""
 
 
 def register_scenario(name: str) -> Callable[[ScenarioT], ScenarioT]:
@@ -102,17 +105,26 @@ def register_perturbation(name: str) -> Callable[[PerturbationT], PerturbationT]
     return decorator
 
 
-def register_provider(name: str, *, tokens: TokenCounting | None = None) -> Callable[[ClientFactory], ClientFactory]:
-    """Function decorator: the client factory ``(ModelDeployment) -> Client`` of the models whose
-    ``provider:`` is ``name`` in a models file. ``tokens`` says how they count tokens (e.g.
-    ``OwnTokenizer(lambda deployment: MyTokenizer())``); without it, the registry entry's
-    ``tokenizer`` field does."""
+def register_provider(name: str, *, tokens: TokenCounting | None = None) -> Callable[[ProviderT], ProviderT]:
+    """Class decorator: the :class:`Provider` of the models whose ``provider:`` is ``name`` in a
+    models file (its class attributes declare its facts, its ``create_client`` builds clients).
 
-    def decorator(factory: ClientFactory) -> ClientFactory:
-        PROVIDERS.add(name, factory)
-        if tokens is not None:
-            declare_tokens(name, tokens)
-        return factory
+    A plain client factory ``(ModelDeployment) -> Client`` is accepted too (the form of earlier
+    versions): it becomes a remote provider whose models count tokens with ``tokens`` (e.g.
+    ``OwnTokenizer(lambda deployment: MyTokenizer())``), else by the registry entry's
+    ``tokenizer`` field."""
+
+    def decorator(obj: ProviderT) -> ProviderT:
+        if isinstance(obj, type) and issubclass(obj, Provider):
+            if tokens is not None:
+                raise TypeError(f"provider {name!r}: declare tokens as the class's `tokens` attribute")
+            PROVIDERS.add(name, obj)
+        else:
+            PROVIDERS.add(
+                name,
+                declared_provider(name, cast(ClientFactory, obj), tokens=tokens if tokens is not None else API_TOKENS),
+            )
+        return obj
 
     return decorator
 
@@ -147,6 +159,7 @@ __all__ = [
     "PerturbRandom",
     "PerturbationDescription",
     "PromptFormat",
+    "Provider",
     "Reference",
     "Request",
     "RequestResult",

@@ -2,7 +2,7 @@
 
 Load it with ``helm-run SPEC --plugins docs/examples/model_last_word.py --models-file
 docs/examples/models_last_word.yaml``: the models file declares a deployment whose
-``provider: last_word`` is the factory registered here.
+``provider: last_word`` is the provider registered here.
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ from holistic.plugin import (
     Message,
     ModelDeployment,
     OwnTokenizer,
+    Provider,
     Request,
     RequestResult,
     Token,
@@ -98,8 +99,15 @@ class LastWordClient:
         pass
 
 
-# tokens=: scenarios that measure text in the model's tokens, and --plan, count with the same
-# tokenizer the client uses.
-@register_provider("last_word", tokens=OwnTokenizer(lambda deployment: WordTokenizer()))
-def create_last_word_client(deployment: ModelDeployment) -> LastWordClient:
-    return LastWordClient(deployment)
+@register_provider("last_word")
+class LastWordProvider(Provider):
+    """The facts of the models whose ``provider:`` is ``last_word``, and their client."""
+
+    # Scenarios that measure text in the model's tokens, and --plan, count with the same
+    # tokenizer the client uses.
+    tokens = OwnTokenizer(lambda deployment: WordTokenizer())
+    # in_process = True would batch its requests on one thread (a model in this process);
+    # the default, False, sends them from -j threads, as for a remote API.
+
+    def create_client(self, deployment: ModelDeployment) -> LastWordClient:
+        return LastWordClient(deployment)

@@ -19,6 +19,7 @@ from typing import Any, Literal
 
 from holistic.core.hashing import canonical_json, short_hash
 from holistic.core.judges import Annotation, JudgeSpec
+from holistic.core.secrets import is_secret_name
 
 CORRECT_TAG = "correct"
 
@@ -434,7 +435,7 @@ class ModelDeployment:
 
     def identity(self) -> dict[str, Any]:
         """The model's full identity for cache keys (never contains secrets)."""
-        safe_args = {k: v for k, v in sorted(self.args.items()) if "key" not in k.lower()}
+        safe_args = {k: v for k, v in sorted(self.args.items()) if not is_secret_name(k)}
         return {
             "provider": self.provider,
             "model_id": self.model_id,

@@ -1,22 +1,21 @@
 """Executors: where runs execute. ``local`` runs them one after another in this process;
 ``ray`` dispatches each run as a Ray task (:mod:`holistic.execution.ray_executor`).
 
-Both call the same :func:`execute_run_safely`, so results are identical.
+Both call the same :func:`~holistic.execution.safe_run.execute_run_safely`, so results are identical.
 """
 
 from __future__ import annotations
 
 import os
-import traceback
 from collections.abc import Callable, Iterator, Sequence
 
-from holistic.core.errors import HolisticError, LimitError
+from holistic.core.errors import HolisticError
 from holistic.core.types import RunSpec
 from holistic.execution.context import ExecutionContext
 from holistic.execution.options import EXECUTORS, RunOptions
-from holistic.execution.pipeline import execute_run
 from holistic.execution.progress import Progress
-from holistic.execution.reports import FAILED, RunReport
+from holistic.execution.reports import RunReport
+from holistic.execution.safe_run import execute_run_safely
 from holistic.results.store import SuiteStore
 
 
@@ -24,38 +23,6 @@ class ExecutorError(HolisticError):
     """The chosen executor cannot be used."""
 
     exit_code = 2
-
-
-def failed_report(run: RunSpec, error: str) -> RunReport:
-    return RunReport(
-        run_id=run.run_id,
-        name=run.name,
-        scenario=run.scenario.name,
-        model=run.model,
-        method=run.adapter.method,
-        status=FAILED,
-        error=error,
-    )
-
-
-def execute_run_safely(
-    run: RunSpec, *, store: SuiteStore, ctx: ExecutionContext, progress: Progress, position: tuple[int, int]
-) -> RunReport:
-    """Execute one run; a failure of this run is reported, not raised (the suite goes on).
-
-    Interrupts (``KeyboardInterrupt``) and resource limits (:class:`LimitError`: the same
-    limit would stop every other run too) propagate."""
-    try:
-        return execute_run(run, store=store, ctx=ctx, progress=progress, position=position)
-    except LimitError:
-        raise
-    except HolisticError as exc:
-        progress.end_run("failed", str(exc))
-        return failed_report(run, str(exc))
-    except Exception as exc:
-        progress.end_run("failed", f"{type(exc).__name__}: {exc}")
-        progress.message(traceback.format_exc().rstrip())
-        return failed_report(run, f"{type(exc).__name__}: {exc}")
 
 
 Runner = Callable[[Sequence[RunSpec], SuiteStore, RunOptions, Progress, int], Iterator[RunReport]]

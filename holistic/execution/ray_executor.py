@@ -49,12 +49,12 @@ from holistic.core.errors import HolisticError
 from holistic.core.plugins import load_plugins
 from holistic.core.types import ModelDeployment, RequestResult, RunSpec
 from holistic.execution.context import ExecutionContext
-from holistic.execution.executors import execute_run_safely, failed_report
 from holistic.execution.options import RunOptions
 from holistic.execution.progress import NullProgress, Progress
 from holistic.execution.reports import FAILED, RunReport
+from holistic.execution.safe_run import execute_run_safely, failed_report
 from holistic.models.cache import RequestCache
-from holistic.models.registry import ModelRegistry, runs_in_process
+from holistic.models.registry import ModelRegistry, needs_torch, runs_in_process
 from holistic.results.store import SuiteStore
 
 MAX_TASK_RETRIES = 3
@@ -200,9 +200,6 @@ def _worker_context(options: RunOptions, cache: Any) -> ExecutionContext:
     return ctx
 
 
-TORCH_PROVIDERS = frozenset({"embedded", "huggingface"})
-
-
 def match_local_threads(threads: int | None) -> None:
     """Give torch the thread count a local execution on this node would have.
 
@@ -227,7 +224,7 @@ def ray_task(
     load_plugins(options.plugins)  # the worker process registers the driver's --plugins too
     cache = RemoteCache(cache_actor) if cache_actor is not None else None
     ctx = _worker_context(options, cache)
-    if ctx.deployment(run.model).provider in TORCH_PROVIDERS:
+    if needs_torch(ctx.deployment(run.model).provider):
         match_local_threads(local_threads)
     store = SuiteStore(options.output_dir, suite)
     report = execute_run_safely(run, store=store, ctx=ctx, progress=NullProgress(), position=(1, 1))

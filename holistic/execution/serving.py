@@ -7,7 +7,7 @@
   in the first batch rather than after an hour. Results are put back by key, so the
   run's order never depends on this.
 - With ``concurrency > 1`` batches are sent from that many threads (useful for API
-  providers; local providers keep one thread, see :attr:`~holistic.models.registry.Provider.in_process`).
+  providers; local providers keep one thread, see :attr:`~holistic.models.provider.Provider.in_process`).
 - Every answer is checked (:mod:`holistic.models.validate`) before it is cached or used: one
   that cannot be stored (text that is not Unicode, a NaN, a count out of range, too much
   text) becomes a failed request, retried on the next run.

@@ -13,15 +13,13 @@
 
 from __future__ import annotations
 
-import time
-from collections.abc import Callable
 from typing import Any
 
 import anthropic
 
 from holistic.core.types import Completion, ModelDeployment, Request, RequestResult
-from holistic.models.api_client import ApiClient, Attempts, cut_text, sdk_call
-from holistic.models.reliability import OPERATIONAL_ARGS, Failure, RetryPolicy, classify
+from holistic.models.api_client import ApiClient, Attempts, sdk_call, stop_locally
+from holistic.models.reliability import OPERATIONAL_ARGS, Failure, classify
 
 PROVIDER_ARGS = frozenset({"base_url"}) | OPERATIONAL_ARGS
 
@@ -34,26 +32,8 @@ class AnthropicClient(ApiClient):
     engine = "anthropic-api"
     provider_args = PROVIDER_ARGS
 
-    def __init__(
-        self,
-        deployment: ModelDeployment,
-        *,
-        http_client: Any = None,
-        policy: RetryPolicy | None = None,
-        sleep: Callable[[float], None] = time.sleep,
-        clock: Callable[[], float] = time.perf_counter,
-    ) -> None:
-        super().__init__(deployment, policy=policy, sleep=sleep, clock=clock)
-        self._sdk = anthropic.Anthropic(
-            api_key=self._api_key,
-            base_url=deployment.args.get("base_url"),
-            max_retries=0,  # ours are the only retries (reliability.py)
-            timeout=self.policy.timeout_s,
-            http_client=http_client if http_client is not None else self.bounded_http_client(),
-        )
-
-    def close(self) -> None:
-        self._sdk.close()
+    def _connect(self, **options: Any) -> anthropic.Anthropic:
+        return anthropic.Anthropic(**options)
 
     def _classify(self, exc: BaseException) -> Failure:
         return classify(
@@ -92,9 +72,7 @@ class AnthropicClient(ApiClient):
             blocks = [b for b in (response.content or []) if getattr(b, "type", None) == "text"]
             text = "".join(str(getattr(b, "text", "")) for b in blocks)
             finish = _FINISH.get(str(response.stop_reason), response.stop_reason)
-            if local_stops:
-                text, _, stopped = cut_text(text, (), local_stops)
-                finish = "stop" if stopped else finish
+            text, _, finish = stop_locally(text, (), finish, local_stops)
             completions.append(Completion(text=text, finish_reason=finish))
             usage = response.usage
             prompt_tokens = max(prompt_tokens, int(getattr(usage, "input_tokens", 0) or 0))

@@ -1,7 +1,8 @@
 """What the HTTP API providers (openai, anthropic) share: one request at a time, retried,
 several in flight, failures recorded, costs priced, secrets kept out.
 
-A provider subclasses :class:`ApiClient` and implements :meth:`ApiClient._serve`,
+A provider subclasses :class:`ApiClient` and implements :meth:`ApiClient._connect` (its
+SDK client) and :meth:`ApiClient._serve`,
 which turns one :class:`Request` into a :class:`RequestResult` and sends each SDK call
 through :meth:`Attempts.send`. The base class:
 
@@ -62,6 +63,17 @@ def cut_text(text: str, tokens: Sequence[Token], stops: Sequence[str]) -> tuple[
         kept.append(token)
         length += len(token.text)
     return text[:at], tuple(kept), True
+
+
+def stop_locally(
+    text: str, tokens: Sequence[Token], finish: str | None, stops: Sequence[str]
+) -> tuple[str, tuple[Token, ...], str | None]:
+    """A completion cut at the first of the stop sequences the server was not sent
+    (:func:`cut_text`); its finish reason becomes ``stop`` when one was found."""
+    if not stops:
+        return text, tuple(tokens), finish
+    text, kept, stopped = cut_text(text, tokens, stops)
+    return text, kept, "stop" if stopped else finish
 
 
 def load_hf_tokenizer(name: str, model: str) -> Tokenizer:
@@ -143,10 +155,12 @@ class ApiClient:
         self,
         deployment: ModelDeployment,
         *,
+        http_client: Any = None,
         policy: RetryPolicy | None = None,
         sleep: Callable[[float], None] = time.sleep,
         clock: Callable[[], float] = time.perf_counter,
     ) -> None:
+        """``http_client``: the SDK's HTTP client (default :meth:`bounded_http_client`)."""
         unknown = sorted(set(deployment.args) - self.provider_args)
         if unknown:
             hint = did_you_mean(unknown[0], self.provider_args)
@@ -163,6 +177,13 @@ class ApiClient:
         self._api_key = api_key(deployment)
         self._tokenizer: Tokenizer | None = None
         self._tokenizer_lock = threading.Lock()
+        self._sdk: Any = self._connect(
+            api_key=self._api_key,
+            base_url=deployment.args.get("base_url"),
+            max_retries=0,  # ours are the only retries (reliability.py)
+            timeout=self.policy.timeout_s,
+            http_client=http_client if http_client is not None else self.bounded_http_client(),
+        )
 
     # -- Client protocol ---------------------------------------------------------
 
@@ -192,7 +213,7 @@ class ApiClient:
         return {}
 
     def close(self) -> None:
-        pass
+        self._sdk.close()
 
     def bounded_http_client(self) -> Any:
         """The HTTP client for the SDK: each attempt ends within ``timeout_s`` in all and
@@ -203,6 +224,11 @@ class ApiClient:
         return bounded_client(deadline_s=self.policy.timeout_s, max_bytes=max_bytes)
 
     # -- for providers (serving) -----------------------------------------------------------
+
+    def _connect(self, **options: Any) -> Any:
+        """The provider's SDK client, given the options every SDK takes (``api_key``,
+        ``base_url``, ``max_retries``, ``timeout``, ``http_client``)."""
+        raise NotImplementedError
 
     def _serve(self, request: Request, attempts: Attempts) -> RequestResult:
         """Serve one request; raise :class:`ProviderFailure` for a problem found locally."""

@@ -29,7 +29,7 @@ from typing import Any
 
 from holistic.core.errors import ModelError, did_you_mean
 from holistic.core.types import ModelDeployment
-from holistic.models.engine_options import EngineOptions
+from holistic.models.engine_options import EngineOptions, refuse_unknown_args
 from holistic.models.local_client import LocalClient
 from holistic.models.weights import converted_gguf_dir, embedded_gguf_path, file_sha256
 
@@ -50,14 +50,8 @@ def create_embedded_client(deployment: ModelDeployment) -> LocalClient:
             f"{deployment.name}: unknown engine {engine!r}; expected one of {', '.join(ENGINES)}"
             + (f" (did you mean {hint[0]!r}?)" if hint else "")
         )
-    known = _ENGINE_ARGS[engine]
-    for key in args:
-        if key not in known:
-            hint = did_you_mean(key, known)
-            raise ModelError(
-                f"{deployment.name}: arg {key!r} does not apply to engine {engine!r}; "
-                + (f"did you mean {hint[0]!r}?" if hint else f"its args are {', '.join(known)}")
-            )
+    problem = f"arg {{key}} does not apply to engine {engine!r}"
+    refuse_unknown_args(deployment.name, args, _ENGINE_ARGS[engine], problem=problem, listing="its args are {known}")
     gguf = embedded_gguf_path()
     facts: dict[str, Any] = {"weights_sha256": file_sha256(gguf), "weights_file": gguf.name}
     if engine == "llama_cpp":

@@ -1,4 +1,4 @@
-"""The transformers engine's options and counters, importable without torch.
+"""The local engines' options and counters, importable without torch.
 
 A fully cached rerun never loads the model, so it must not pay for importing torch or
 transformers either: the client is built from these and a deferred engine
@@ -7,7 +7,10 @@ transformers either: the client is built from these and a deferred engine
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass
+
+from holistic.core.errors import ModelError, did_you_mean
 
 
 @dataclass(frozen=True)
@@ -55,3 +58,18 @@ class EngineCounters:
 
     def as_dict(self) -> dict[str, int]:
         return asdict(self)
+
+
+def refuse_unknown_args(
+    deployment: str, args: Iterable[str], known: Sequence[str], *, problem: str, listing: str
+) -> None:
+    """Raise :class:`ModelError` for the first of ``args`` not in ``known``: ``"{deployment}:
+    {problem}; did you mean 'x'?"``, or ``listing`` when no known arg is near (``{key}`` in
+    ``problem`` is the arg, ``{known}`` in ``listing`` the known ones)."""
+    for key in args:
+        if key not in known:
+            hint = did_you_mean(key, known)
+            raise ModelError(
+                f"{deployment}: {problem.format(key=repr(key))}; "
+                + (f"did you mean {hint[0]!r}?" if hint else listing.format(known=", ".join(known)))
+            )

@@ -67,7 +67,6 @@ through the model, padded positions, trunk-store hits, model loads.
 
 from __future__ import annotations
 
-import heapq
 import inspect
 import threading
 from collections import OrderedDict
@@ -79,39 +78,20 @@ import torch
 
 from holistic.core.interfaces import Tokenizer
 from holistic.models.engine_options import EngineCounters, EngineOptions
+from holistic.models.hf_rows import (
+    Segment,
+    TokenSeq,
+    Trunk,
+    Unit,
+    balanced_rows,
+    pack_rows,
+    representative,
+    subtree_units,
+    unit_len,
+)
 from holistic.models.local_engine import Generated, GenerateJob, ScoreJob, SpecialIds, TokenScore
 from holistic.models.prefix_plan import PrefixNode, common_prefix_len, plan_prefixes
 from holistic.models.stops import tail_has_stop
-
-
-@dataclass(frozen=True)
-class _Seq:
-    ids: tuple[int, ...]
-    need_from: int
-    """First position whose logits the job needs."""
-
-
-@dataclass
-class _Trunk:
-    """A computed prefix: ``ids[:length]`` and its key/value cache (``None`` for the empty prefix)."""
-
-    length: int
-    cache: Any = None
-
-
-@dataclass(frozen=True)
-class _Segment:
-    seq: int
-    """Sequence whose tokens ``start:end`` this segment holds."""
-    start: int
-    end: int
-    parent: int
-    """Index of the parent segment within the unit (-1: attaches to the trunk)."""
-    leaf: bool
-    """The sequence's own last segment (its needed logits lie here)."""
-
-
-_Unit = list[_Segment]
 
 
 class TransformersEngine:
@@ -213,7 +193,7 @@ class TransformersEngine:
         # asked for: it is left out. Logits at positions len(context)-1 .. end predict the
         # continuation's tokens.
         scored = [i for i, j in enumerate(jobs) if j.continuation]
-        seqs = [_Seq(jobs[i].context + jobs[i].continuation[:-1], len(jobs[i].context) - 1) for i in scored]
+        seqs = [TokenSeq(jobs[i].context + jobs[i].continuation[:-1], len(jobs[i].context) - 1) for i in scored]
         out: list[list[TokenScore]] = [[] for _ in jobs]
 
         def handle(indices: list[int], logits: torch.Tensor) -> None:
@@ -241,7 +221,7 @@ class TransformersEngine:
         return out
 
     def generate(self, jobs: Sequence[GenerateJob]) -> list[Generated]:
-        seqs = [_Seq(j.prompt, len(j.prompt) - 1) for j in jobs]
+        seqs = [TokenSeq(j.prompt, len(j.prompt) - 1) for j in jobs]
         out: list[Generated | None] = [None] * len(jobs)
         if seqs:
             _ = self.model  # load before planning: trunks need the model's shape
@@ -275,25 +255,25 @@ class TransformersEngine:
                     self._decode(_merge_prefilled(pending, self.device, self._new_cache), jobs, out)
         return [g if g is not None else Generated((), "length") for g in out]
 
-    def _decode_bytes(self, seq: _Seq, job: GenerateJob) -> int:
+    def _decode_bytes(self, seq: TokenSeq, job: GenerateJob) -> int:
         return (len(seq.ids) + job.max_tokens) * self._kv_bytes
 
     # -- prefix tree: trunks and units -----------------------------------------------------------
 
-    def _place(self, seqs: list[_Seq], *, pack: bool) -> list[tuple[_Trunk, list[_Unit]]]:
+    def _place(self, seqs: list[TokenSeq], *, pack: bool) -> list[tuple[Trunk, list[Unit]]]:
         """Group the sequences' work by trunk: ``[(trunk, units computed over it)]``.
 
         ``pack``: a unit is a whole subtree (scoring); otherwise one sequence each.
         """
-        groups: dict[int, tuple[_Trunk, list[_Unit]]] = {}
-        root_trunk = _Trunk(0)
+        groups: dict[int, tuple[Trunk, list[Unit]]] = {}
+        root_trunk = Trunk(0)
 
-        def add(trunk: _Trunk, unit: _Unit) -> None:
+        def add(trunk: Trunk, unit: Unit) -> None:
             groups.setdefault(id(trunk), (trunk, []))[1].append(unit)
 
         if not self.options.prefix_cache:
             for i, s in enumerate(seqs):
-                add(root_trunk, [_Segment(i, 0, len(s.ids), -1, True)])
+                add(root_trunk, [Segment(i, 0, len(s.ids), -1, True)])
             return list(groups.values())
 
         ids = [s.ids for s in seqs]
@@ -312,13 +292,13 @@ class TransformersEngine:
 
         below(root)
 
-        def visit(node: PrefixNode, trunk: _Trunk) -> None:
+        def visit(node: PrefixNode, trunk: Trunk) -> None:
             if node.end > trunk.length:
-                prefix = ids[_representative(node)][: node.end]
+                prefix = ids[representative(node)][: node.end]
                 size = node.end - trunk.length + sizes[id(node)]
                 stored = self._stored_overlap(prefix) >= trunk.length + self.options.min_shared_prefix
                 if size <= self.options.row_tokens and not stored:
-                    for unit in _units(node, trunk.length, ids, pack):
+                    for unit in subtree_units(node, trunk.length, ids, pack):
                         add(trunk, unit)
                     return
                 if stored or node.end - trunk.length >= self.options.min_shared_prefix:
@@ -326,7 +306,7 @@ class TransformersEngine:
             for child in node.children:
                 visit(child, trunk)
             for m in node.members:
-                add(trunk, [_Segment(m, trunk.length, len(ids[m]), -1, True)])
+                add(trunk, [Segment(m, trunk.length, len(ids[m]), -1, True)])
 
         visit(root, root_trunk)
         return list(groups.values())
@@ -334,7 +314,7 @@ class TransformersEngine:
     def _stored_overlap(self, prefix: Sequence[int]) -> int:
         return max((common_prefix_len(key, prefix) for key in self._store), default=0)
 
-    def _trunk(self, prefix: tuple[int, ...], parent: _Trunk) -> _Trunk:
+    def _trunk(self, prefix: tuple[int, ...], parent: Trunk) -> Trunk:
         """The cache of ``prefix``: from the store (sliced and extended as needed) or computed."""
         best, best_key = parent.length, None
         for key in self._store:
@@ -344,12 +324,12 @@ class TransformersEngine:
         if best_key is not None:
             self._store.move_to_end(best_key)
             self.counters.prefix_hits += 1
-            base = _Trunk(best, _slice_cache(self._store[best_key], best, self._new_cache))
+            base = Trunk(best, _slice_cache(self._store[best_key], best, self._new_cache))
         else:
             base = parent
         if base.length == len(prefix):
             return base
-        trunk = _Trunk(len(prefix), self._extend(base.cache, prefix[base.length :], base.length))
+        trunk = Trunk(len(prefix), self._extend(base.cache, prefix[base.length :], base.length))
         self._remember(prefix, trunk.cache)
         return trunk
 
@@ -363,7 +343,7 @@ class TransformersEngine:
 
     # -- batching ---------------------------------------------------------------------------------
 
-    def _batches(self, rows: list[list[int]], trunk: _Trunk, extra: Sequence[int] = ()) -> list[list[int]]:
+    def _batches(self, rows: list[list[int]], trunk: Trunk, extra: Sequence[int] = ()) -> list[list[int]]:
         """Split rows (given as their segment lengths) into batches, longest row first.
 
         ``extra``: positions each row will still grow by (tokens to generate).
@@ -422,106 +402,49 @@ class TransformersEngine:
         self.counters.forward_tokens += tokens
         self.counters.padded_positions += positions
 
-    def _score_packed(self, seqs: list[_Seq], handle: Callable[[list[int], torch.Tensor], None]) -> None:
+    def _score_packed(self, seqs: list[TokenSeq], handle: Callable[[list[int], torch.Tensor], None]) -> None:
         _ = self.model  # load before planning: trunks need the model's shape
         for trunk, units in self._place(seqs, pack=True):
             for row_units in self._batches_of_units(units, trunk):
                 self._forward_rows(row_units, seqs, trunk, handle)
 
-    def _batches_of_units(self, units: list[_Unit], trunk: _Trunk) -> list[list[list[_Unit]]]:
-        """Units packed into rows of about equal length (see :func:`_balanced_rows`), rows into batches."""
+    def _batches_of_units(self, units: list[Unit], trunk: Trunk) -> list[list[list[Unit]]]:
+        """Units packed into rows of about equal length (see :func:`~holistic.models.hf_rows.balanced_rows`), rows into batches."""
         cap = self.options.row_tokens if self.options.prefix_cache else 0
-        rows = _balanced_rows(units, cap)
-        batches = self._batches([[_unit_len(u) for u in row] for row in rows], trunk)
+        rows = balanced_rows(units, cap)
+        batches = self._batches([[unit_len(u) for u in row] for row in rows], trunk)
         return [[rows[i] for i in b] for b in batches]
 
     def _forward_rows(
         self,
-        rows: list[list[_Unit]],
-        seqs: list[_Seq],
-        trunk: _Trunk,
+        rows: list[list[Unit]],
+        seqs: list[TokenSeq],
+        trunk: Trunk,
         handle: Callable[[list[int], torch.Tensor], None],
     ) -> None:
-        """One forward pass over packed rows; hands each leaf's needed logits to ``handle``."""
-        width = max(sum(_unit_len(u) for u in row) for row in rows)
-        past = trunk.length
-        n = len(rows)
-        input_ids = torch.full((n, width), self.pad_id, dtype=torch.long)
-        positions = torch.zeros((n, width), dtype=torch.long)
-        allowed = torch.zeros((n, width, past + width), dtype=torch.bool)
-        allowed[:, :, :past] = True
-        picks_row: list[int] = []
-        picks_col: list[int] = []
-        leaves: list[int] = []  # sequences, in the order of their logits rows
-        real = 0
-        causal = torch.ones((width, width), dtype=torch.bool).tril_()
-        for b, row in enumerate(rows):
-            seg_of = torch.full((width,), -1, dtype=torch.long)
-            segments: list[_Segment] = []
-            offset: list[int] = []
-            col = 0
-            for unit in row:
-                first = len(segments)
-                for seg in unit:
-                    tokens = seqs[seg.seq].ids[seg.start : seg.end]
-                    input_ids[b, col : col + len(tokens)] = torch.tensor(tokens)
-                    positions[b, col : col + len(tokens)] = torch.arange(seg.start, seg.end)
-                    seg_of[col : col + len(tokens)] = len(segments)
-                    segments.append(
-                        _Segment(seg.seq, seg.start, seg.end, first + seg.parent if seg.parent >= 0 else -1, seg.leaf)
-                    )
-                    offset.append(col)
-                    if seg.leaf:
-                        # The needed positions run from need_from to the end, through this
-                        # segment and, when the unit shares them, its ancestors.
-                        need = seqs[seg.seq].need_from
-                        chain = [len(segments) - 1]
-                        while segments[chain[-1]].parent >= 0 and segments[chain[-1]].start > need:
-                            chain.append(segments[chain[-1]].parent)
-                        for c in reversed(chain):
-                            lo, hi = max(need, segments[c].start), segments[c].end
-                            picks_row.extend([b] * (hi - lo))
-                            picks_col.extend(
-                                range(offset[c] + lo - segments[c].start, offset[c] + hi - segments[c].start)
-                            )
-                        leaves.append(seg.seq)
-                    col += len(tokens)
-            real += col
-            # ancestor-or-self matrix of the row's segments
-            k = len(segments)
-            anc = torch.zeros((k + 1, k + 1), dtype=torch.bool)
-            for s in range(k):
-                p = s
-                while p >= 0:
-                    anc[s, p] = True
-                    p = segments[p].parent
-            anc[k, :] = False  # padding sees only itself (below)
-            seg_idx = torch.where(seg_of >= 0, seg_of, torch.tensor(k))
-            tree = anc[seg_idx[:, None], seg_idx[None, :]] & causal
-            pad = seg_of < 0
-            tree |= torch.diag(pad)
-            allowed[b, :, past:] = tree
-            if col < width:
-                positions[b, col:] = past + torch.arange(width - col)
-        mask = torch.zeros(allowed.shape, dtype=self.dtype)
-        mask.masked_fill_(~allowed, torch.finfo(self.dtype).min)
-        self._count(real, n * width)
-        cache = _copy_cache(trunk.cache, n, self._scratch_cache) if trunk.cache is not None else None
+        """One forward pass over packed rows (:func:`~holistic.models.hf_rows.pack_rows`); hands
+        each leaf's needed logits to ``handle``."""
+        packed = pack_rows(rows, seqs, trunk.length, self.pad_id)
+        mask = torch.zeros(packed.allowed.shape, dtype=self.dtype)
+        mask.masked_fill_(~packed.allowed, torch.finfo(self.dtype).min)
+        row_count, width = packed.input_ids.shape
+        self._count(packed.real_tokens, row_count * width)
+        cache = _copy_cache(trunk.cache, row_count, self._scratch_cache) if trunk.cache is not None else None
         out = self._decoder(
-            input_ids=input_ids.to(self.device),
+            input_ids=packed.input_ids.to(self.device),
             attention_mask=mask[:, None].to(self.device),
-            position_ids=positions.to(self.device),
+            position_ids=packed.positions.to(self.device),
             use_cache=cache is not None,
             **{self._cache_kw: cache},
         )
-        hidden = out.last_hidden_state[torch.tensor(picks_row), torch.tensor(picks_col)]
+        hidden = out.last_hidden_state[torch.tensor(packed.pick_rows), torch.tensor(packed.pick_columns)]
         logits = self._head(hidden)
         del out, cache
-        handle(leaves, logits)
+        handle(packed.leaves, logits)
 
     # -- generation ---------------------------------------------------------------------------
 
-    def _prefill(self, rows: list[int], seqs: list[_Seq], trunk: _Trunk, keep: bool = True) -> _Prefilled:
+    def _prefill(self, rows: list[int], seqs: list[TokenSeq], trunk: Trunk, keep: bool = True) -> _Prefilled:
         """Run the prompts' suffixes after ``trunk`` in one right-padded pass (``keep``: hold
         the keys/values for decoding; off when only the first token is wanted)."""
         batch = [seqs[i] for i in rows]
@@ -643,78 +566,6 @@ def _merge_prefilled(parts: list[_Prefilled], device: Any, new: Callable[..., An
         torch.cat([p.next_logits for p in parts]),
         torch.cat([p.next_pos for p in parts]),
     )
-
-
-def _units(node: PrefixNode, base: int, ids: list[tuple[int, ...]], pack: bool) -> list[_Unit]:
-    """``node``'s subtree after position ``base``: one packed unit, or one unit per sequence.
-
-    A packed unit shares every common prefix of its sequences, including tokens whose
-    logits some sequence needs (two choices starting with the same word): each position
-    is computed once and its logits handed to every sequence that runs through it.
-    """
-    members = _members(node)
-    if not pack:
-        return [[_Segment(m, base, len(ids[m]), -1, True)] for m in members]
-    tails = [ids[m][base:] for m in members]
-    tree = plan_prefixes(tails, [len(t) for t in tails], 1)
-    unit: _Unit = []
-
-    def walk(n: PrefixNode, start: int, parent: int) -> None:
-        if n.end > start:
-            unit.append(_Segment(members[_representative(n)], base + start, base + n.end, parent, False))
-            parent = len(unit) - 1
-        for child in n.children:
-            walk(child, n.end, parent)
-        for m in n.members:
-            unit.append(_Segment(members[m], base + n.end, len(ids[members[m]]), parent, True))
-
-    walk(tree, 0, -1)
-    return [unit]
-
-
-def _balanced_rows(units: list[_Unit], cap: int) -> list[list[_Unit]]:
-    """Pack units into as few rows of at most ``cap`` tokens as a balanced packing allows.
-
-    A batch is as wide as its longest row, so rows of unequal length waste positions on
-    padding (with first-fit packing, the last row of every call was about half empty).
-    Units go largest first to the currently shortest of ``n`` rows, ``n`` starting at
-    the fewest rows the tokens need and growing until no row passes ``cap``; the rows
-    then differ by about one small unit. A unit longer than ``cap`` has a row to itself.
-    """
-    if cap <= 0:
-        return [[u] for u in units]
-    sizes = [_unit_len(u) for u in units]
-    order = sorted(range(len(units)), key=lambda i: -sizes[i])
-    n = max(1, -(-sum(sizes) // cap))
-    while True:
-        rows: list[list[_Unit]] = [[] for _ in range(n)]
-        heap = [(0, r) for r in range(n)]
-        fits = True
-        for i in order:
-            load, r = heapq.heappop(heap)
-            if load and load + sizes[i] > cap:
-                fits = False
-                break
-            rows[r].append(units[i])
-            heapq.heappush(heap, (load + sizes[i], r))
-        if fits:
-            return [row for row in rows if row]
-        n += 1
-
-
-def _unit_len(unit: _Unit) -> int:
-    return sum(s.end - s.start for s in unit)
-
-
-def _members(node: PrefixNode) -> list[int]:
-    return [m for n in node.walk() for m in n.members]
-
-
-def _representative(node: PrefixNode) -> int:
-    """Any sequence under ``node`` (they all share its prefix)."""
-    while not node.members:
-        node = node.children[0]
-    return node.members[0]
 
 
 def _copy_cache(cache: Any, batch: int, new: Callable[..., Any]) -> Any:

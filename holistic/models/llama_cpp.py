@@ -13,8 +13,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from holistic.core.errors import ModelError, did_you_mean
+from holistic.core.errors import ModelError
 from holistic.core.types import ModelDeployment
+from holistic.models.engine_options import refuse_unknown_args
 from holistic.models.llama_cpp_engine import LlamaCppEngine
 from holistic.models.local_client import LocalClient
 from holistic.models.weights import file_sha256
@@ -36,13 +37,9 @@ def load_llama_cpp_engine(path: Path, *, n_ctx: int, args: dict[str, Any]) -> tu
 
 def create_llama_cpp_client(deployment: ModelDeployment) -> LocalClient:
     args = dict(deployment.args)
-    for key in args:
-        if key not in _KNOWN_ARGS:
-            hint = did_you_mean(key, _KNOWN_ARGS)
-            raise ModelError(
-                f"{deployment.name}: unknown provider arg {key!r}; "
-                + (f"did you mean {hint[0]!r}?" if hint else f"known: {', '.join(_KNOWN_ARGS)}")
-            )
+    refuse_unknown_args(
+        deployment.name, args, _KNOWN_ARGS, problem="unknown provider arg {key}", listing="known: {known}"
+    )
     path = Path(deployment.model_id).expanduser()
     if path.suffix.lower() != ".gguf":
         raise ModelError(f"{deployment.name}: llama_cpp models are GGUF files; {str(path)!r} does not end in .gguf")

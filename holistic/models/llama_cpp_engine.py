@@ -30,6 +30,7 @@ import numpy as np
 from holistic.core.errors import ModelError
 from holistic.core.types import Message
 from holistic.models.chat_template import render_chat_template
+from holistic.models.engine_options import EngineCounters
 from holistic.models.local_engine import (
     Generated,
     GenerateJob,
@@ -121,6 +122,8 @@ class LlamaCppEngine:
     """Runs a GGUF with llama-cpp-python (see the module docstring)."""
 
     name = "llama_cpp"
+    counters: EngineCounters | None = None
+    """llama.cpp's work is not counted."""
 
     def __init__(
         self,

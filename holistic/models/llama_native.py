@@ -232,18 +232,12 @@ class NativeLlamaForCausalLM(nn.Module):
         head = "lm_head.weight"
         self.lm_head.weight = take(head) if head in state and not tied else m.embed.weight
 
-    def forward(
-        self,
-        input_ids: torch.Tensor,
-        attention_mask: torch.Tensor | None = None,
-        position_ids: torch.Tensor | None = None,
-        use_cache: bool = False,
-        past_key_values: KVCache | None = None,
-    ) -> SimpleNamespace:
-        """Logits at every position (the engine itself runs the decoder and the head apart,
-        the head only where logits are needed)."""
-        hidden = self.model(input_ids, attention_mask, position_ids, use_cache, past_key_values).last_hidden_state
-        return SimpleNamespace(logits=self.lm_head(hidden), past_key_values=past_key_values)
+    def forward(self, input_ids: torch.Tensor, **inputs: Any) -> SimpleNamespace:
+        """Logits at every position, given the decoder's inputs (:meth:`NativeLlamaModel.forward`);
+        the engine itself runs the decoder and the head apart, the head only where logits are
+        needed."""
+        hidden = self.model(input_ids, **inputs).last_hidden_state
+        return SimpleNamespace(logits=self.lm_head(hidden), past_key_values=inputs.get("past_key_values"))
 
     def get_decoder(self) -> NativeLlamaModel:
         return self.model

@@ -85,8 +85,8 @@ class LocalClient:
 
         Empty for an engine that does not count.
         """
-        counters = getattr(self.engine, "counters", None)
-        return dict(counters.as_dict()) if counters is not None else {}
+        counters = self.engine.counters
+        return counters.as_dict() if counters is not None else {}
 
     def prompt_tokens(self, request: Request) -> int:
         """The ``prompt_tokens`` :meth:`process` reports for ``request``, without running

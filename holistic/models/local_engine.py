@@ -12,11 +12,12 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Protocol
 
 import numpy as np
 
 from holistic.core.interfaces import Tokenizer
+from holistic.models.engine_options import EngineCounters
 
 
 @dataclass(frozen=True)
@@ -90,6 +91,12 @@ class LocalEngine(Protocol):
 
     def close(self) -> None: ...
 
+    @property
+    def counters(self) -> EngineCounters | None:
+        """What the engine has done since it was created (forward passes, tokens through the
+        model...); ``None`` for an engine that does not count."""
+        ...
+
 
 @dataclass(frozen=True)
 class SpecialIds:
@@ -150,11 +157,10 @@ class DeferredEngine:
         return self._engine is not None
 
     @property
-    def counters(self) -> Any:
-        """The real engine's counters (zeros before it exists)."""
-        from holistic.models.engine_options import EngineCounters
-
-        return getattr(self._engine, "counters", None) or EngineCounters()
+    def counters(self) -> EngineCounters:
+        """The real engine's counters (zeros before it exists, or when it does not count)."""
+        counted = self._engine.counters if self._engine is not None else None
+        return counted if counted is not None else EngineCounters()
 
     def tokenizer(self) -> Tokenizer:
         return self._tokenizer

@@ -31,7 +31,6 @@ Servers that ignore ``n`` get the remaining samples from further calls (with see
 from __future__ import annotations
 
 import threading
-import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
@@ -39,9 +38,9 @@ from typing import Any
 import openai
 
 from holistic.core.types import Completion, ModelDeployment, Request, RequestResult, Token
-from holistic.models.api_client import ApiClient, Attempts, RequestFailed, cut_text, sdk_call
+from holistic.models.api_client import ApiClient, Attempts, RequestFailed, sdk_call, stop_locally
 from holistic.models.echo_alignment import PROBE_PROMPT, SHIFTED, EchoAlignment, judge, shifted_logprobs
-from holistic.models.reliability import OPERATIONAL_ARGS, Failure, ProviderFailure, RetryPolicy, classify
+from holistic.models.reliability import OPERATIONAL_ARGS, Failure, ProviderFailure, classify
 
 PROVIDER_ARGS = (
     frozenset(
@@ -119,16 +118,9 @@ class OpenAIClient(ApiClient):
     engine = "openai-api"
     provider_args = PROVIDER_ARGS
 
-    def __init__(
-        self,
-        deployment: ModelDeployment,
-        *,
-        http_client: Any = None,
-        policy: RetryPolicy | None = None,
-        sleep: Callable[[float], None] = time.sleep,
-        clock: Callable[[], float] = time.perf_counter,
-    ) -> None:
-        super().__init__(deployment, policy=policy, sleep=sleep, clock=clock)
+    def __init__(self, deployment: ModelDeployment, **options: Any) -> None:
+        """``options``: as for :class:`~holistic.models.api_client.ApiClient`."""
+        super().__init__(deployment, **options)
         args = deployment.args
         self.echo_max_tokens = int(args.get("echo_max_tokens", 1))
         self.max_tokens_field = str(args.get("max_tokens_field", "max_tokens"))
@@ -138,17 +130,12 @@ class OpenAIClient(ApiClient):
         self.alignment: EchoAlignment | None = None
         """The echo probe's verdict for this run (``None``: not probed yet)."""
         self._alignment_lock = threading.Lock()
-        self._sdk = openai.OpenAI(
-            api_key=self._api_key or "no-key",
-            base_url=args.get("base_url"),
-            organization=args.get("organization"),
-            max_retries=0,  # ours are the only retries (reliability.py)
-            timeout=self.policy.timeout_s,
-            http_client=http_client if http_client is not None else self.bounded_http_client(),
-        )
 
-    def close(self) -> None:
-        self._sdk.close()
+    def _connect(self, **options: Any) -> openai.OpenAI:
+        return openai.OpenAI(
+            **{**options, "api_key": options["api_key"] or "no-key"},
+            organization=self.deployment.args.get("organization"),
+        )
 
     def begin_run(self) -> None:
         super().begin_run()
@@ -362,7 +349,7 @@ class OpenAIClient(ApiClient):
                 Failure(
                     "unsupported",
                     f"{self.deployment.name}: log-likelihoods refused: {alignment.detail}. Check the server, or "
-                    "compare it with a local copy of the model: python -m holistic.models.check",
+                    "compare it with a local copy of the model: python -m holistic.cli.check",
                     False,
                 )
             )
@@ -437,11 +424,7 @@ class OpenAIClient(ApiClient):
     # -- assembling results --------------------------------------------------------
 
     def _completion(self, text: str, tokens: list[Token], finish: str | None, local_stops: list[str]) -> Completion:
-        kept: tuple[Token, ...] = tuple(tokens)
-        if local_stops:
-            text, kept, stopped = cut_text(text, tokens, local_stops)
-            if stopped:
-                finish = "stop"
+        text, kept, finish = stop_locally(text, tokens, finish, local_stops)
         return Completion(text=text, logprob=sum(t.logprob for t in kept), tokens=kept, finish_reason=finish)
 
     def _result(

@@ -1,4 +1,4 @@
-"""The model registry: deployments (built-in YAML plus a user file) and provider factories.
+"""The model registry: deployments (built-in YAML plus a user file) and providers.
 
 Look-up order for a name: the user file's entries, the built-in entries, then the
 user file's ``patterns`` and the built-in ``patterns`` (first match wins). So
@@ -16,86 +16,49 @@ The file format is ``schemas/models.schema.json``; see :mod:`holistic.models.reg
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 
 from holistic.core.errors import UnknownNameError
 from holistic.core.interfaces import Client
 from holistic.core.registry import Registry
 from holistic.core.types import ModelDeployment
+from holistic.models.provider import Provider
+from holistic.models.providers import BUILTIN_PROVIDERS
 from holistic.models.registry_file import Pattern, RegistryFile, read_registry_file
-from holistic.models.tokens import (
-    API_TOKENS,
-    GgufModel,
-    HuggingFaceModel,
-    OwnTokenizer,
-    TokenCounting,
-    embedded_gguf,
-    model_id_gguf,
-    simple_tokenizer,
-)
+from holistic.models.tokens import TokenCounting
 
 BUILTIN_MODELS_FILE = Path(__file__).with_name("models.yaml")
 
-ClientFactory = Callable[[ModelDeployment], Client]
+PROVIDERS: Registry[type[Provider]] = Registry("provider", group="holistic.models", base=Provider)
+"""Every provider by name: the built-ins, those plugins register (``@register_provider``) and
+the ``holistic.models`` entry points; each a :class:`Provider` subclass."""
+for _name, _provider in BUILTIN_PROVIDERS.items():
+    PROVIDERS.add(_name, _provider)
 
 
-@dataclass(frozen=True)
-class Provider:
-    """A built-in provider: where its client factory lives and how its requests are served."""
-
-    factory: str
-    """``"module:function"`` of the factory ``(ModelDeployment) -> Client`` (imported on first use)."""
-    in_process: bool = False
-    """The model runs in this process: requests are batched on one thread, never sent from
-    several (and a Ray task reserves a CPU or GPU for it). ``False``: a remote API, where
-    ``-j`` threads send requests concurrently."""
-    tokens: TokenCounting = API_TOKENS
-    """How its models count tokens (token counts for scenarios and ``--plan``)."""
+def provider(name: str) -> Provider:
+    """The provider a models file's ``provider: name`` names (unknown: ``UnknownNameError``)."""
+    return PROVIDERS.get(name)()
 
 
-BUILTIN_PROVIDERS: dict[str, Provider] = {
-    "simple": Provider(
-        "holistic.models.simple:create_simple_client", in_process=True, tokens=OwnTokenizer(simple_tokenizer)
-    ),
-    "embedded": Provider(
-        "holistic.models.embedded:create_embedded_client", in_process=True, tokens=GgufModel(embedded_gguf)
-    ),
-    "huggingface": Provider(
-        "holistic.models.huggingface:create_huggingface_client", in_process=True, tokens=HuggingFaceModel()
-    ),
-    "llama_cpp": Provider(
-        "holistic.models.llama_cpp:create_llama_cpp_client", in_process=True, tokens=GgufModel(model_id_gguf)
-    ),
-    "openai": Provider("holistic.models.openai_client:create_openai_client"),
-    "anthropic": Provider("holistic.models.anthropic_client:create_anthropic_client"),
-}
-"""The built-in providers, declared like plugins' entry points (``holistic.models`` group,
-``name = "module:factory"``); plugin providers are remote (not in process)."""
-
-PROVIDERS: Registry[ClientFactory] = Registry(
-    "provider", group="holistic.models", builtins={name: p.factory for name, p in BUILTIN_PROVIDERS.items()}
-)
-
-
-_PROVIDER_TOKENS: dict[str, TokenCounting] = {name: p.tokens for name, p in BUILTIN_PROVIDERS.items()}
-
-
-def declare_tokens(provider: str, tokens: TokenCounting) -> None:
-    """Say how ``provider``'s models count tokens (a plugin's ``register_provider(..., tokens=)``)."""
-    _PROVIDER_TOKENS[provider] = tokens
+def _facts(name: str) -> Provider:
+    """``name``'s provider, or the defaults (a remote API) for a name no provider has."""
+    return provider(name) if name in PROVIDERS else Provider()
 
 
 def token_counting(provider: str) -> TokenCounting:
     """How ``provider``'s models count tokens (default: the registry entry's ``tokenizer``)."""
-    return _PROVIDER_TOKENS.get(provider, API_TOKENS)
+    return _facts(provider).tokens
 
 
 def runs_in_process(provider: str) -> bool:
     """Whether ``provider``'s models run in this process (see :attr:`Provider.in_process`)."""
-    known = BUILTIN_PROVIDERS.get(provider)
-    return known is not None and known.in_process
+    return _facts(provider).in_process
+
+
+def needs_torch(provider: str) -> bool:
+    """Whether ``provider``'s models may run on torch (see :attr:`Provider.needs_torch`)."""
+    return _facts(provider).needs_torch
 
 
 def known_providers() -> list[str]:
@@ -150,24 +113,16 @@ class ModelRegistry:
 
 
 def _concrete(deployment: ModelDeployment) -> ModelDeployment:
-    """A pattern match filled in with what its target says about itself (a local
-    Hugging Face folder's context window and chat template)."""
-    if deployment.provider == "huggingface":
-        from holistic.models.hf_local import resolve_deployment
-
-        return resolve_deployment(deployment)
-    return deployment
+    """A pattern match filled in with what its target says about itself (the provider's
+    :meth:`Provider.resolve`: a local Hugging Face folder's context window and chat template)."""
+    return _facts(deployment.provider).resolve(deployment)
 
 
 def check_obtainable(deployment: ModelDeployment) -> None:
     """Raise :class:`~holistic.core.errors.ModelError` when the deployment's weights cannot
     be had now (a Hugging Face Hub id offline and not cached); cheap, loads nothing."""
-    if deployment.provider == "huggingface":
-        from holistic.models import hf_local
-
-        hf_local.check_obtainable(deployment)
+    _facts(deployment.provider).check_obtainable(deployment)
 
 
 def create_client(deployment: ModelDeployment) -> Client:
-    factory = PROVIDERS.get(deployment.provider)
-    return factory(deployment)
+    return provider(deployment.provider).create_client(deployment)

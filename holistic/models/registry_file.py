@@ -1,4 +1,5 @@
-"""Read one model registry file: YAML with line numbers, schema validation, deployments.
+"""Read one model registry file: YAML with line numbers (:mod:`holistic.core.located_yaml`,
+as for run specs), schema validation, deployments.
 
 A registry file (the built-in ``models.yaml`` or a user's ``--models-file``) holds
 ``models`` (one deployment per name) and ``patterns`` (families of names such as
@@ -12,27 +13,23 @@ from __future__ import annotations
 import json
 import unicodedata
 from collections.abc import Collection, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cache
 from pathlib import Path
 from typing import Any
 
 import jsonschema
-import yaml
 
 from holistic.core.errors import SpecError, did_you_mean
+from holistic.core.located_yaml import DocPath, Locations, load_source
 from holistic.core.resources import project_path
 from holistic.core.secrets import is_secret_name
 from holistic.core.types import Capabilities, ModelDeployment
-from holistic.core.yaml_limits import NodeBudget, check_characters, decode_utf8, read_limited
 
 SCHEMA_PATH = project_path("schemas", "models.schema.json")
 """The registry file schema, in the repository's ``schemas/`` folder."""
 
 PLACEHOLDER = "{model_id}"
-
-
-DocPath = tuple[str | int, ...]
 
 
 def model_name_problem(name: str) -> str | None:
@@ -70,20 +67,13 @@ class Pattern:
         if len(name) <= len(prefix) + len(suffix) or not name.startswith(prefix) or not name.endswith(suffix):
             return None
         model_id = name[len(prefix) : len(name) - len(suffix)]
-        t = self.template
-        return ModelDeployment(
+        template = self.template
+        return replace(
+            template,
             name=name,
-            provider=t.provider,
-            model_id=t.model_id.replace(PLACEHOLDER, model_id),
-            args={k: _fill(v, model_id) for k, v in t.args.items()},
-            tokenizer=t.tokenizer.replace(PLACEHOLDER, model_id) if t.tokenizer else t.tokenizer,
-            context_window=t.context_window,
-            max_output_tokens=t.max_output_tokens,
-            capabilities=t.capabilities,
-            price_input_per_million=t.price_input_per_million,
-            price_output_per_million=t.price_output_per_million,
-            api_key_env=t.api_key_env,
-            description=t.description,
+            model_id=template.model_id.replace(PLACEHOLDER, model_id),
+            args={k: _fill(v, model_id) for k, v in template.args.items()},
+            tokenizer=template.tokenizer.replace(PLACEHOLDER, model_id) if template.tokenizer else template.tokenizer,
         )
 
 
@@ -101,107 +91,6 @@ class RegistryFile:
 
 
 # ---------------------------------------------------------------------------
-# YAML with positions
-# ---------------------------------------------------------------------------
-
-
-def _load_yaml(text: str, display: str) -> tuple[Any, dict[DocPath, tuple[int, int]]]:
-    """Parse ``text``; returns the data and ``path -> (line, column)`` (1-based) of every
-    value, plus ``path + ("<key>",)`` for the position of each mapping key."""
-    check_characters(text, display)
-    try:
-        loader = yaml.SafeLoader(text)
-    except yaml.YAMLError as exc:  # the reader refuses a character before parsing starts
-        raise SpecError(f"YAML syntax error: {str(exc).splitlines()[0]}", file=display) from None
-    marks: dict[DocPath, tuple[int, int]] = {}
-    budget = NodeBudget()
-
-    def fail(node: yaml.Node, path: DocPath, message: str) -> SpecError:
-        return SpecError(
-            message,
-            file=display,
-            line=node.start_mark.line + 1,
-            column=node.start_mark.column + 1,
-            path=_format(path) if path else None,
-        )
-
-    def build(node: yaml.Node, path: DocPath) -> Any:
-        problem = budget.spend(len(path))
-        if problem is not None:
-            raise fail(node, path, problem)
-        marks[path] = (node.start_mark.line + 1, node.start_mark.column + 1)
-        if isinstance(node, yaml.MappingNode):
-            problem = NodeBudget.mapping_problem(node)
-            if problem is not None:
-                raise fail(node, path, problem)
-            loader.flatten_mapping(node)
-            out: dict[str, Any] = {}
-            for key_node, value_node in node.value:
-                if not isinstance(key_node, yaml.ScalarNode):
-                    raise fail(key_node, path, "mapping keys must be plain scalars")
-                key = str(loader.construct_object(key_node, deep=True))
-                if key in out:
-                    raise SpecError(
-                        f"duplicate key {key!r}",
-                        file=display,
-                        line=key_node.start_mark.line + 1,
-                        column=key_node.start_mark.column + 1,
-                        path=_format(path) if path else None,
-                    )
-                marks[(*path, key, "<key>")] = (key_node.start_mark.line + 1, key_node.start_mark.column + 1)
-                out[key] = build(value_node, (*path, key))
-            return out
-        if isinstance(node, yaml.SequenceNode):
-            return [build(item, (*path, i)) for i, item in enumerate(node.value)]
-        return loader.construct_object(node, deep=True)
-
-    try:
-        node = loader.get_single_node()
-        data = build(node, ()) if node is not None else None
-    except yaml.MarkedYAMLError as exc:
-        mark = exc.problem_mark or exc.context_mark
-        raise SpecError(
-            f"YAML syntax error: {exc.problem or exc.context or 'invalid YAML'}",
-            file=display,
-            line=mark.line + 1 if mark else None,
-            column=mark.column + 1 if mark else None,
-        ) from None
-    except yaml.YAMLError as exc:
-        raise SpecError(
-            f"YAML syntax error: {str(exc).splitlines()[0] if str(exc) else 'invalid YAML'}", file=display
-        ) from None
-    except RecursionError:
-        raise SpecError("YAML nested too deeply", file=display) from None
-    finally:
-        loader.dispose()
-    return data, marks
-
-
-def _format(path: DocPath) -> str:
-    out = ""
-    for part in path:
-        if part == "<key>":
-            continue
-        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
-    return out or "(document)"
-
-
-class _Where:
-    """Turns a document path into a :class:`SpecError` at the right line."""
-
-    def __init__(self, display: str, marks: dict[DocPath, tuple[int, int]]) -> None:
-        self.display = display
-        self.marks = marks
-
-    def error(self, path: DocPath, message: str, *, key: bool = False) -> SpecError:
-        probe = (*path, "<key>") if key and (*path, "<key>") in self.marks else tuple(path)
-        while probe and probe not in self.marks:
-            probe = probe[:-1]
-        line, column = self.marks.get(probe, (1, 1))
-        return SpecError(message, file=self.display, line=line, column=column, path=_format(path))
-
-
-# ---------------------------------------------------------------------------
 # Validation
 # ---------------------------------------------------------------------------
 
@@ -214,7 +103,7 @@ def _validator() -> jsonschema.protocols.Validator:
     return cls(schema)
 
 
-def _schema_error(error: jsonschema.ValidationError, where: _Where) -> SpecError:
+def _schema_error(error: jsonschema.ValidationError, where: Locations) -> SpecError:
     path: DocPath = tuple(error.absolute_path)
     if error.validator == "additionalProperties" and isinstance(error.instance, Mapping):
         allowed = list(error.schema.get("properties", {}))
@@ -228,7 +117,7 @@ def _schema_error(error: jsonschema.ValidationError, where: _Where) -> SpecError
                 if hint
                 else f" (valid: {', '.join(sorted(allowed))})"
             )
-            return where.error((*path, name), msg, key=True)
+            return where.key(path, name).error(msg, path=(*path, name))
     if error.validator == "enum" and isinstance(error.instance, str):
         hint = did_you_mean(error.instance, [str(v) for v in error.validator_value])
         msg = f"{error.instance!r} is not one of {', '.join(repr(v) for v in error.validator_value)}"
@@ -240,7 +129,7 @@ def _schema_error(error: jsonschema.ValidationError, where: _Where) -> SpecError
     return where.error(path, error.message)
 
 
-def _validate(data: Any, where: _Where, known_providers: Collection[str]) -> None:
+def _validate(data: Any, where: Locations, known_providers: Collection[str]) -> None:
     _check_no_secrets(data, where)
     errors = [_deepest(e) for e in _validator().iter_errors(data)]
     if errors:
@@ -276,7 +165,7 @@ def _validate(data: Any, where: _Where, known_providers: Collection[str]) -> Non
                 seen[name] = i
 
 
-def _check_no_secrets(data: Any, where: _Where) -> None:
+def _check_no_secrets(data: Any, where: Locations) -> None:
     """A string under a secret-looking arg name is refused before anything else is said."""
     if not isinstance(data, Mapping):
         return
@@ -286,19 +175,15 @@ def _check_no_secrets(data: Any, where: _Where) -> None:
             args = entry.get("args") if isinstance(entry, Mapping) else None
             for arg, value in args.items() if isinstance(args, Mapping) else ():
                 if isinstance(value, str) and is_secret_name(arg):
-                    raise where.error(
-                        (section, i, "args", arg),
+                    raise where.key((section, i, "args"), arg).error(
                         "secrets do not belong in a model file: put the key in an environment "
                         "variable and name it in api_key_env",
-                        key=True,
+                        path=(section, i, "args", arg),
                     )
 
 
-def _line(where: _Where, error: jsonschema.ValidationError) -> int:
-    path: DocPath = tuple(error.absolute_path)
-    while path and path not in where.marks:
-        path = path[:-1]
-    return where.marks.get(path, (1, 1))[0]
+def _line(where: Locations, error: jsonschema.ValidationError) -> int:
+    return where.find(tuple(error.absolute_path)).line
 
 
 def _deepest(error: jsonschema.ValidationError) -> jsonschema.ValidationError:
@@ -336,11 +221,10 @@ def read_registry_file(path: Path, known_providers: Collection[str], display: st
     shown = display if display is not None else str(path)
     if not path.exists():
         raise SpecError("model registry file not found", file=shown)
-    text = decode_utf8(read_limited(path, shown), shown)
-    data, marks = _load_yaml(text, shown)
+    source = load_source(path, shown)
+    data, where = source.data, source.locations
     if data is None:
         return RegistryFile(path=path)
-    where = _Where(shown, marks)
     _validate(data, where, known_providers)
     deployments: dict[str, ModelDeployment] = {}
     for entry in data.get("models") or []:
@@ -349,5 +233,5 @@ def read_registry_file(path: Path, known_providers: Collection[str], display: st
     patterns = []
     for i, entry in enumerate(data.get("patterns") or []):
         template = _deployment(entry, entry["pattern"], PLACEHOLDER)
-        patterns.append(Pattern(entry["pattern"], template, shown, marks.get(("patterns", i), (1, 1))[0]))
+        patterns.append(Pattern(entry["pattern"], template, shown, where.find(("patterns", i)).line))
     return RegistryFile(path=path, deployments=deployments, patterns=tuple(patterns))

@@ -1,7 +1,7 @@
 """How a provider's models count tokens: the typed hook each provider declares.
 
-Every provider has a :class:`TokenCounting` (the built-ins in the model registry's provider
-table, a plugin through ``register_provider(name, tokens=...)``). Token counts for
+Every provider has a :class:`TokenCounting` (its :attr:`Provider.tokens
+<holistic.models.provider.Provider.tokens>`). Token counts for
 scenarios (:mod:`holistic.models.counting`) and ``--plan``'s prompt sizes ask it, so a new
 provider needs no edit there. Nothing here imports transformers or torch until a tokenizer
 is actually loaded.

@@ -9,8 +9,8 @@ from typing import Any
 import yaml
 
 from holistic.core.errors import SpecError
+from holistic.core.located_yaml import load_source
 from holistic.core.yaml_limits import MAX_FILE_BYTES
-from holistic.spec.source import load_source
 
 BUILTIN_SCHEMA = Path(__file__).with_name("schema.yaml")
 

@@ -291,7 +291,7 @@ def test_a_run_through_a_shifted_server_scores_as_through_an_aligned_one(
 def test_the_agreement_check_from_the_shell(
     tmp_path: Path, toy: dict[str, ToyServer], capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from holistic.models.check import main as check
+    from holistic.cli.check import main as check
 
     models = tmp_path / "models.yaml"
     models.write_text(

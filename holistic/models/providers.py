@@ -1,0 +1,67 @@
+"""The built-in providers: each declares its facts (see :class:`~holistic.models.provider.Provider`).
+
+Importing this module is cheap: each client's module (and its SDK, torch or llama.cpp) is
+imported only when a client is created.
+"""
+
+from __future__ import annotations
+
+from holistic.core.interfaces import Client
+from holistic.core.types import ModelDeployment
+from holistic.models.provider import Provider, declared_provider
+from holistic.models.tokens import (
+    GgufModel,
+    HuggingFaceModel,
+    OwnTokenizer,
+    embedded_gguf,
+    model_id_gguf,
+    simple_tokenizer,
+)
+
+
+class HuggingFaceProvider(Provider):
+    """A transformers checkpoint: a local folder or a Hugging Face Hub id, whose pattern
+    matches are filled in from the folder and whose Hub ids are checked before a run."""
+
+    in_process = True
+    needs_torch = True
+    tokens = HuggingFaceModel()
+
+    def create_client(self, deployment: ModelDeployment) -> Client:
+        from holistic.models.huggingface import create_huggingface_client
+
+        return create_huggingface_client(deployment)
+
+    def resolve(self, deployment: ModelDeployment) -> ModelDeployment:
+        from holistic.models.hf_local import resolve_deployment
+
+        return resolve_deployment(deployment)
+
+    def check_obtainable(self, deployment: ModelDeployment) -> None:
+        from holistic.models.hf_local import check_obtainable
+
+        check_obtainable(deployment)
+
+
+BUILTIN_PROVIDERS: dict[str, type[Provider]] = {
+    "simple": declared_provider(
+        "simple", "holistic.models.simple:create_simple_client", in_process=True, tokens=OwnTokenizer(simple_tokenizer)
+    ),
+    "embedded": declared_provider(
+        "embedded",
+        "holistic.models.embedded:create_embedded_client",
+        in_process=True,
+        needs_torch=True,
+        tokens=GgufModel(embedded_gguf),
+    ),
+    "huggingface": HuggingFaceProvider,
+    "llama_cpp": declared_provider(
+        "llama_cpp",
+        "holistic.models.llama_cpp:create_llama_cpp_client",
+        in_process=True,
+        tokens=GgufModel(model_id_gguf),
+    ),
+    "openai": declared_provider("openai", "holistic.models.openai_client:create_openai_client"),
+    "anthropic": declared_provider("anthropic", "holistic.models.anthropic_client:create_anthropic_client"),
+}
+"""Name (a models file's ``provider:``) -> provider."""
