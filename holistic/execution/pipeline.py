@@ -50,6 +50,13 @@ from holistic.execution.sampling import downsample, split_instances
 from holistic.execution.serving import ServeStats, serve
 from holistic.metrics.base import BaseMetric
 from holistic.results.layout import ARTIFACTS_FILE, RUN_SPEC_FILE
+from holistic.results.schemas import (
+    ANNOTATIONS_TABLE,
+    INSTANCES_TABLE,
+    PER_INSTANCE_STATS_TABLE,
+    REQUESTS_TABLE,
+    STATS_TABLE,
+)
 from holistic.results.store import SuiteStore
 from holistic.spec.conformance import conformance
 
@@ -402,13 +409,13 @@ def execute_run(
     used_ids = dict.fromkeys(tid for s in states for tid in s.train_ids)
     train_used = [train_by_id[t] for t in used_ids if t in train_by_id]
     join = shards.JoinKeys.of(store.suite, run)
-    writer.write_table("instances", shards.instances_table(join, evaluation, train_used))
-    writer.write_table("requests", shards.requests_table(join, states, keys))
-    writer.write_table("per_instance_stats", shards.per_instance_stats_table(join, scored.per_instance))
+    writer.write_table(INSTANCES_TABLE, shards.instances_table(join, evaluation, train_used))
+    writer.write_table(REQUESTS_TABLE, shards.requests_table(join, states, keys))
+    writer.write_table(PER_INSTANCE_STATS_TABLE, shards.per_instance_stats_table(join, scored.per_instance))
     stats_table = shards.stats_table(join, scored.stats, scored.infos)
-    writer.write_table("stats", stats_table)
+    writer.write_table(STATS_TABLE, stats_table)
     if judged is not None:
-        writer.write_table("annotations", shards.annotations_table(join, states, run.judges))
+        writer.write_table(ANNOTATIONS_TABLE, shards.annotations_table(join, states, run.judges))
     execution = _execution_facts(evaluation, states, served, judged)
     if scoring_check is not None:
         execution["loglikelihood_check"] = scoring_check

@@ -9,6 +9,7 @@ from typing import Any
 
 from holistic.results.fs import Location
 from holistic.results.layout import RUNS_DIR, SUITE_FILE, table_file
+from holistic.results.schemas import STATS_TABLE
 
 COMPLETE = "complete"
 PARTIAL = "partial"
@@ -199,11 +200,11 @@ class SuiteReport:
         if isinstance(self.suite_dir, Path):
             lines.append(
                 "read a table of the whole suite: pyarrow.dataset.dataset(glob.glob("
-                f"'{self.suite_dir}/{RUNS_DIR}/*/{table_file('stats')}'))"
+                f"'{self.suite_dir}/{RUNS_DIR}/*/{table_file(STATS_TABLE)}'))"
             )
         else:
             lines.append(
-                "read a table of the whole suite: holistic.results.SuiteReader(URI).dataset_table('stats') "
+                f"read a table of the whole suite: holistic.results.SuiteReader(URI).dataset_table({STATS_TABLE!r}) "
                 f"with the URI of {self.suite_dir}"
             )
         return "\n".join(lines)

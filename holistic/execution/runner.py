@@ -31,6 +31,7 @@ from holistic.models.keys import check_keys
 from holistic.models.registry import ModelRegistry, runs_in_process
 from holistic.results.fs import UriPath
 from holistic.results.lock import suite_lock
+from holistic.results.schemas import STATS_TABLE
 from holistic.results.store import SuiteInfo, SuiteStore
 from holistic.spec.compiler import CompiledSuite
 
@@ -176,6 +177,6 @@ def _stored_headline(store: SuiteStore, run_id: str) -> Headline | None:
     try:
         run = RunReader.at(store.run_dir(run_id))
         columns = ["metric", "split", "sub_split", "perturbation", "mean", "ci_low", "ci_high", "count"]
-        return Headline.pick(run.table("stats", columns).to_pylist(), run.spec.get("main_metric"))
+        return Headline.pick(run.table(STATS_TABLE, columns).to_pylist(), run.spec.get("main_metric"))
     except (HolisticError, OSError, ValueError, KeyError):  # an old or unreadable run: no headline, never a failure
         return None

@@ -26,6 +26,17 @@ import pyarrow as pa
 SCHEMA_VERSION = 2
 """Version of the results store layout (suite.json, file names, table columns)."""
 
+INSTANCES_TABLE = "instances"
+"""A run's table of evaluated instances (and the in-context examples used)."""
+REQUESTS_TABLE = "requests"
+"""A run's table of requests: prompts, completions, tokens."""
+PER_INSTANCE_STATS_TABLE = "per_instance_stats"
+"""A run's table of metric values per instance and trial."""
+STATS_TABLE = "stats"
+"""A run's table of aggregated metric values."""
+ANNOTATIONS_TABLE = "annotations"
+"""A run's table of judges' verdicts (only in runs that name judges)."""
+
 
 @dataclass(frozen=True)
 class Column:
@@ -274,11 +285,11 @@ ANNOTATIONS: tuple[Column, ...] = (
 )
 
 TABLES: dict[str, tuple[Column, ...]] = {
-    "instances": INSTANCES,
-    "requests": REQUESTS,
-    "per_instance_stats": PER_INSTANCE_STATS,
-    "stats": STATS,
-    "annotations": ANNOTATIONS,
+    INSTANCES_TABLE: INSTANCES,
+    REQUESTS_TABLE: REQUESTS,
+    PER_INSTANCE_STATS_TABLE: PER_INSTANCE_STATS,
+    STATS_TABLE: STATS,
+    ANNOTATIONS_TABLE: ANNOTATIONS,
 }
 """Table name -> columns; each is stored as ``runs/<run_id>/<name>.parquet``."""
 
