@@ -226,7 +226,7 @@ def _main(args: argparse.Namespace) -> int:
         print(f"{PROG}: warning: {warning}", file=sys.stderr)
 
     if args.plan:
-        from holistic.spec.plan import format_plan, make_plan
+        from holistic.execution.plan import format_plan, make_plan
 
         # The runs already carry the --max-eval-instances override (and its run ids).
         registry = ModelRegistry(args.models_file)
