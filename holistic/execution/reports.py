@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from holistic.core.types import RunSpec
 from holistic.results.fs import Location
 from holistic.results.layout import RUNS_DIR, SUITE_FILE, table_file
 from holistic.results.schemas import STATS_TABLE
@@ -96,6 +97,19 @@ class RunReport:
     shown even with ``--quiet``."""
     headline: Headline | None = None
     """The run's main metric with its interval (``None``: failed, or nothing to headline)."""
+
+    @classmethod
+    def of(cls, run: RunSpec, status: str, **facts: Any) -> RunReport:
+        """The report of ``run`` with ``status``: its names from the spec, the rest from ``facts``."""
+        return cls(
+            run_id=run.run_id,
+            name=run.name,
+            scenario=run.scenario.name,
+            model=run.model,
+            method=run.adapter.method,
+            status=status,
+            **facts,
+        )
 
     @property
     def error_rate(self) -> float:

@@ -123,15 +123,8 @@ def _run_locked(
             progress.message(f"run {run.run_id}: {why}; redoing it (answers come from the request cache)")
         if why is None:
             reports.append(
-                RunReport(
-                    run_id=run.run_id,
-                    name=run.name,
-                    scenario=run.scenario.name,
-                    model=run.model,
-                    method=run.adapter.method,
-                    status=SKIPPED,
-                    folder=store.run_dir(run.run_id),
-                    headline=_stored_headline(store, run.run_id),
+                RunReport.of(
+                    run, SKIPPED, folder=store.run_dir(run.run_id), headline=_stored_headline(store, run.run_id)
                 )
             )
         else:
