@@ -48,7 +48,7 @@ from holistic.execution.context import ExecutionContext
 from holistic.execution.options import RunOptions
 from holistic.execution.progress import Progress
 from holistic.execution.reports import COMPLETE, PARTIAL, Headline, RunReport
-from holistic.execution.sampling import downsample, split_instances
+from holistic.execution.sampling import run_sample, split_instances
 from holistic.execution.serving import ServeStats, serve
 from holistic.metrics.base import BaseMetric
 from holistic.results.layout import ARTIFACTS_FILE, RUN_SPEC_FILE
@@ -185,14 +185,7 @@ def _load_instances(
     if run.adapter.protocol == "helm" and run.perturbations:
         loaded = with_helm_ids(loaded)
     train, evaluation = split_instances(loaded)
-    evaluation = downsample(
-        evaluation,
-        run.adapter.max_eval_instances,
-        seed=run.adapter.seed,
-        scenario=run.scenario,
-        method=run.adapter.eval_sampling,
-        mode=run.adapter.eval_instances,
-    )
+    evaluation = run_sample(evaluation, run)
     if not evaluation:
         raise EmptyRunError(f"run {run.run_id}: scenario {run.scenario.name!r} has no valid/test instances")
     if run.perturbations:

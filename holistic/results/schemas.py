@@ -23,8 +23,19 @@ from typing import Any
 
 import pyarrow as pa
 
+from holistic.core.errors import StoreError
+
 SCHEMA_VERSION = 2
 """Version of the results store layout (suite.json, file names, table columns)."""
+
+
+def check_schema_version(found: object, *, newer: str, other: str) -> None:
+    """Raise :class:`StoreError` with ``newer`` when ``found`` (a suite file's ``schema_version``) is
+    later than :data:`SCHEMA_VERSION`, with ``other`` when it is any other version (or none)."""
+    if found == SCHEMA_VERSION:
+        return
+    raise StoreError(newer if isinstance(found, int) and found > SCHEMA_VERSION else other)
+
 
 INSTANCES_TABLE = "instances"
 """A run's table of evaluated instances (and the in-context examples used)."""
