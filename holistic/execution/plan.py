@@ -15,6 +15,7 @@ from pathlib import Path
 
 from holistic.adaptation import count_requests
 from holistic.core.interfaces import METRIC_CATEGORIES
+from holistic.core.specs import ProtocolName
 from holistic.core.types import ModelDeployment, RunSpec
 from holistic.execution.prompt_sizes import PromptCount, plan_prompt_tokens
 from holistic.execution.rates import Estimate, Rates, estimate, format_seconds
@@ -39,7 +40,7 @@ class PlanRow:
     """Scenario arguments as ``k=v,...``."""
     model: str
     method: str
-    protocol: str
+    protocol: ProtocolName
     """``helm`` (reproduces HELM's protocol) or ``holistic`` (holistic's own options allowed)."""
     perturbations: int
     """Number of perturbations (each adds one variant per eval instance)."""
