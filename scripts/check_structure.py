@@ -1,6 +1,8 @@
 """Report the package's structure: import circles, large modules and functions, provider branches.
 
     python scripts/check_structure.py [--quiet]
+    python scripts/check_structure.py --graph          # the package layering, bottom first
+    python scripts/check_structure.py --update-doc     # write that layering into design/contracts.md
 
 Imports are read from the source (``ast``), at module level and inside functions alike. A
 circle is a strongly connected set of modules (or of top-level packages: ``holistic.models``,
@@ -17,6 +19,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1] / "holistic"
+CONTRACTS_DOC = ROOT.parent / "design" / "contracts.md"
+GRAPH_START = "<!-- package graph: python scripts/check_structure.py --update-doc -->"
+GRAPH_END = "<!-- end of package graph -->"
 MAX_MODULE_LINES = 600
 MAX_FUNCTION_LINES = 100
 PROVIDER_NAMES = frozenset(
@@ -32,6 +37,8 @@ class Report:
     module_circles: list[list[str]] = field(default_factory=list)
     package_circles: list[list[str]] = field(default_factory=list)
     package_edges: list[str] = field(default_factory=list)
+    package_deps: dict[str, set[str]] = field(default_factory=dict)
+    """Top-level package -> the top-level packages it imports (``holistic`` itself left out)."""
     large_modules: list[tuple[int, str]] = field(default_factory=list)
     long_functions: list[tuple[int, str]] = field(default_factory=list)
     provider_branches: list[str] = field(default_factory=list)
@@ -145,6 +152,7 @@ def check(root: Path = ROOT) -> Report:
                 packages[mine].add(theirs)
                 packages.setdefault(theirs, set())
     report.package_circles = _strongly_connected(packages)
+    report.package_deps = {p: packages[p] for p in sorted(packages) if p != root.name}
     in_circle = {p for c in report.package_circles for p in c}
     for module, targets in sorted(graph.items()):
         for target in sorted(targets):
@@ -167,8 +175,50 @@ def check(root: Path = ROOT) -> Report:
     return report
 
 
+def package_layers(deps: dict[str, set[str]]) -> str:
+    """The package graph as text, one package a line, bottom first: a package's layer is one
+    above the highest of the packages it imports (packages in a circle share a layer)."""
+    layer: dict[str, int] = {}
+    in_circle = {p for c in _strongly_connected(deps) for p in c}
+
+    def depth(package: str, seen: frozenset[str]) -> int:
+        if package not in layer:
+            below = [d for d in deps[package] if d not in seen]
+            layer[package] = 1 + max((depth(d, seen | {d}) for d in below), default=-1)
+        return layer[package]
+
+    for package in deps:
+        depth(package, frozenset({package}))
+    width = max(len(p) for p in deps)
+    lines = []
+    for package in sorted(deps, key=lambda p: (layer[p], p)):
+        short = ", ".join(sorted(d.rpartition(".")[2] for d in deps[package]))
+        mark = "  (in a circle)" if package in in_circle else ""
+        lines.append(f"{layer[package]}  {package:<{width}}  -> {short or '-'}{mark}".rstrip())
+    return "\n".join(lines)
+
+
+def graph_block(report: Report) -> str:
+    """The generated part of design/contracts.md: the package layering in a code block."""
+    return f"{GRAPH_START}\n```text\n{package_layers(report.package_deps)}\n```\n{GRAPH_END}"
+
+
+def documented_block(doc: Path = CONTRACTS_DOC) -> str:
+    """The package-graph block as design/contracts.md has it now."""
+    text = doc.read_text(encoding="utf-8")
+    start, end = text.index(GRAPH_START), text.index(GRAPH_END) + len(GRAPH_END)
+    return text[start:end]
+
+
 def main(argv: list[str]) -> int:
     report = check()
+    if "--graph" in argv:
+        print(package_layers(report.package_deps))
+        return 0
+    if "--update-doc" in argv:
+        text = CONTRACTS_DOC.read_text(encoding="utf-8")
+        CONTRACTS_DOC.write_text(text.replace(documented_block(), graph_block(report)), encoding="utf-8")
+        return 0
     print(f"module circles: {len(report.module_circles)}")
     for circle in report.module_circles:
         print("   " + " ".join(circle))

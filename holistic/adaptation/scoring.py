@@ -9,7 +9,7 @@ calibration difference the same way.
 
 from __future__ import annotations
 
-from holistic.adaptation.validation import LENGTH_NORMALIZATIONS
+from holistic.core.specs import LENGTH_NORMALIZATIONS
 from holistic.core.types import RequestState
 
 

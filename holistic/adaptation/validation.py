@@ -9,7 +9,21 @@ is loaded.
 from __future__ import annotations
 
 from holistic.core.errors import HolisticError, SpecError, did_you_mean
-from holistic.core.types import ADAPTATION_METHODS, PROMPT_FORMATS, AdapterSpec, PromptFormat
+from holistic.core.specs import (
+    ADAPTATION_METHODS,
+    ANSWER_PARSINGS,
+    CHAT_EXAMPLES,
+    EVAL_INSTANCE_MODES,
+    EVAL_SAMPLINGS,
+    INSTRUCTION_PLACEMENTS,
+    LENGTH_NORMALIZATIONS,
+    PROMPT_FORMATS,
+    PROTOCOLS,
+    SELECTIONS,
+    TRUNCATION_SIDES,
+    AdapterSpec,
+    PromptFormat,
+)
 
 GENERATION = "generation"
 JOINT = "multiple_choice_joint"
@@ -20,16 +34,6 @@ RANKING = "ranking_binary"
 
 SCORING_METHODS: tuple[str, ...] = (SEPARATE, CALIBRATED, LANGUAGE_MODELING, RANKING)
 """Methods whose requests are log-likelihood scores (always plain-text prompts)."""
-
-INSTRUCTION_PLACEMENTS = ("before", "after")
-CHAT_EXAMPLES = ("multi_turn", "single_turn")
-SELECTIONS = ("helm", "fixed", "mmr")
-PROTOCOLS = ("helm", "holistic")
-EVAL_SAMPLINGS = ("helm", "stable")
-ANSWER_PARSINGS = ("helm", "lenient")
-LENGTH_NORMALIZATIONS = ("none", "char", "token", "byte")
-TRUNCATION_SIDES = ("left", "right")
-EVAL_INSTANCE_MODES = ("sample", "first")
 
 
 class AdaptationError(HolisticError):

@@ -40,6 +40,20 @@ def build_parser() -> argparse.ArgumentParser:
         "folder; 3 every run was written but some requests failed (those runs are partial: rerun to retry only "
         "the failed requests); 70 internal error (a bug: please report it); 130 interrupted (rerun to resume).",
     )
+    _add_what_to_run(p)
+    _add_how_to_run(p)
+    _add_limits(p)
+    p.add_argument(
+        "--address",
+        metavar="HOST:PORT",
+        help="with --executor ray: the Ray cluster to join (default: $RAY_ADDRESS, else a local cluster "
+        "on this machine); OUTPUT_DIR must be a folder every worker sees",
+    )
+    return p
+
+
+def _add_what_to_run(p: argparse.ArgumentParser) -> None:
+    """The spec, what to do with it (plan, calibrate) and which of its runs, where results go."""
     p.add_argument("spec", type=Path, help="run spec YAML file (see runspecs/)")
     p.add_argument(
         "--plan",
@@ -96,6 +110,10 @@ def build_parser() -> argparse.ArgumentParser:
         help="only runs whose scenario matches a glob pattern (repeatable or comma-separated)",
     )
     p.add_argument("--models-file", type=Path, help="YAML file of extra/overriding model deployments")
+
+
+def _add_how_to_run(p: argparse.ArgumentParser) -> None:
+    """The request cache, concurrency, output, data and where the runs execute."""
     p.add_argument(
         "--cache-dir",
         help="request cache folder, always on a local disk: SQLite is not safe on object stores or network "
@@ -146,6 +164,10 @@ def build_parser() -> argparse.ArgumentParser:
         help="load scenarios, metrics, perturbations or model providers that are not installed: a module "
         "name, a .py file or a folder of them (repeatable). This runs that code; a spec cannot ask for it",
     )
+
+
+def _add_limits(p: argparse.ArgumentParser) -> None:
+    """The ``limits`` group: what a spec may make holistic spend."""
     limits = p.add_argument_group(
         "limits", "what a spec may make holistic spend; past one, helm-run stops with exit 2 naming it"
     )
@@ -166,13 +188,6 @@ def build_parser() -> argparse.ArgumentParser:
         limits.add_argument(
             option, type=positive_int, default=default, metavar="N", help=f"{what} (default: {default})"
         )
-    p.add_argument(
-        "--address",
-        metavar="HOST:PORT",
-        help="with --executor ray: the Ray cluster to join (default: $RAY_ADDRESS, else a local cluster "
-        "on this machine); OUTPUT_DIR must be a folder every worker sees",
-    )
-    return p
 
 
 def _describe_fetch(report: sources.FetchReport) -> str:
@@ -226,7 +241,7 @@ def _main(args: argparse.Namespace) -> int:
         print(f"{PROG}: warning: {warning}", file=sys.stderr)
 
     if args.plan:
-        from holistic.spec.plan import format_plan, make_plan
+        from holistic.execution.plan import format_plan, make_plan
 
         # The runs already carry the --max-eval-instances override (and its run ids).
         registry = ModelRegistry(args.models_file)

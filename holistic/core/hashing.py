@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from typing import Any
+from typing import IO, Any
 
 
 def canonical_json(value: Any) -> str:
@@ -20,6 +20,14 @@ def _default(value: Any) -> Any:
 
         return asdict(value)
     raise TypeError(f"not JSON-serialisable: {type(value).__name__}")
+
+
+def stream_sha256(stream: IO[bytes]) -> str:
+    """SHA-256 (hex) of what is left to read in a binary stream, read a megabyte at a time."""
+    digest = hashlib.sha256()
+    for block in iter(lambda: stream.read(1 << 20), b""):
+        digest.update(block)
+    return digest.hexdigest()
 
 
 def sha256_hex(text: str) -> str:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from holistic.core.specs import EvalInstances
 from holistic.results.fs import Location
 from holistic.results.layout import CACHE_DIR, CACHE_FILE
 
@@ -43,7 +44,7 @@ class RunOptions:
     """Overrides every run's ``max_eval_instances`` (part of the run id, so a smaller
     trial run never passes for the full one)."""
 
-    eval_instances: str | None = None
+    eval_instances: EvalInstances | None = None
     """Overrides every run's ``eval_instances`` (``first`` with ``--limit``)."""
 
     allow_zero_shot: bool = False

@@ -27,6 +27,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+import pyarrow as pa
+
 from holistic.core.errors import HolisticError
 from holistic.core.hashing import stable_seed
 from holistic.core.interfaces import (
@@ -45,11 +47,18 @@ from holistic.execution.context import ExecutionContext
 from holistic.execution.options import RunOptions
 from holistic.execution.progress import Progress
 from holistic.execution.reports import COMPLETE, PARTIAL, Headline, RunReport
-from holistic.execution.sampling import downsample, split_instances
+from holistic.execution.sampling import run_sample, split_instances
 from holistic.execution.serving import ServeStats, serve
 from holistic.metrics.base import BaseMetric
 from holistic.results.layout import ARTIFACTS_FILE, RUN_SPEC_FILE
-from holistic.results.store import SuiteStore
+from holistic.results.schemas import (
+    ANNOTATIONS_TABLE,
+    INSTANCES_TABLE,
+    PER_INSTANCE_STATS_TABLE,
+    REQUESTS_TABLE,
+    STATS_TABLE,
+)
+from holistic.results.store import RunWriter, SuiteStore
 from holistic.scenarios.base import BaseScenario
 from holistic.spec.conformance import conformance
 
@@ -176,14 +185,7 @@ def _load_instances(
     if run.adapter.protocol == "helm" and run.perturbations:
         loaded = with_helm_ids(loaded)
     train, evaluation = split_instances(loaded)
-    evaluation = downsample(
-        evaluation,
-        run.adapter.max_eval_instances,
-        seed=run.adapter.seed,
-        scenario=run.scenario,
-        method=run.adapter.eval_sampling,
-        mode=run.adapter.eval_instances,
-    )
+    evaluation = run_sample(evaluation, run)
     if not evaluation:
         raise EmptyRunError(f"run {run.run_id}: scenario {run.scenario.name!r} has no valid/test instances")
     if run.perturbations:
@@ -310,6 +312,101 @@ def _execution_facts(
     }
 
 
+def _check_in_context_examples(
+    run: RunSpec, train: Sequence[Instance], ctx: ExecutionContext, warnings: list[str], progress: Progress
+) -> None:
+    """A run that asks for in-context examples needs a training split; ``--allow-zero-shot``
+    runs it zero-shot with a warning instead."""
+    if train or run.adapter.max_train_instances <= 0 or run.adapter.method == "language_modeling":
+        return
+    problem = (
+        f"run {run.name} asks for {run.adapter.max_train_instances} in-context examples "
+        f"(max_train_instances) but scenario {run.scenario.name!r} has no training split to draw them from"
+    )
+    if not ctx.options.allow_zero_shot:
+        raise NoInContextExamplesError(
+            f"{problem}; map a split to the pool (split names train, dev, few_shot, or split_map), hold rows "
+            "out with num_train: N, set max_train_instances: 0, or pass --allow-zero-shot to run it zero-shot"
+        )
+    warnings.append(f"{problem}: running it ZERO-SHOT (--allow-zero-shot)")
+    progress.message(f"WARNING: {warnings[-1]}")
+
+
+def _judge(
+    run: RunSpec, states: list[RequestState], ctx: ExecutionContext, progress: Progress
+) -> tuple[list[RequestState], JudgeStats]:
+    """The annotation stage: every judge of ``run`` grades the post-processed generations."""
+    progress.message(f"judging with {', '.join(j.label for j in run.judges)}")
+    return annotate(
+        states,
+        run.judges,
+        lambda name: ctx.client(ctx.deployment(name)),
+        ctx.cache,
+        batch_size=ctx.options.batch_size,
+        concurrency=ctx.options.concurrency,
+        redactor=ctx.redactor,
+    )
+
+
+def _write_tables(
+    writer: RunWriter,
+    join: shards.JoinKeys,
+    run: RunSpec,
+    loaded: tuple[Sequence[Instance], Sequence[Instance]],
+    states: Sequence[RequestState],
+    keys: Sequence[str],
+    scored: _Scored,
+    judged: bool,
+) -> pa.Table:
+    """The run's tables (``annotations`` only when it was judged); returns the stats table."""
+    train, evaluation = loaded
+    train_by_id = {t.id: t for t in train}
+    used_ids = dict.fromkeys(tid for s in states for tid in s.train_ids)
+    train_used = [train_by_id[t] for t in used_ids if t in train_by_id]
+    writer.write_table(INSTANCES_TABLE, shards.instances_table(join, evaluation, train_used))
+    writer.write_table(REQUESTS_TABLE, shards.requests_table(join, states, keys))
+    writer.write_table(PER_INSTANCE_STATS_TABLE, shards.per_instance_stats_table(join, scored.per_instance))
+    stats_table = shards.stats_table(join, scored.stats, scored.infos)
+    writer.write_table(STATS_TABLE, stats_table)
+    if judged:
+        writer.write_table(ANNOTATIONS_TABLE, shards.annotations_table(join, states, run.judges))
+    return stats_table
+
+
+def _finish(
+    run: RunSpec,
+    writer: RunWriter,
+    progress: Progress,
+    served: ServeStats,
+    judged: JudgeStats | None,
+    **facts: Any,
+) -> RunReport:
+    """Mark the run complete (or partial, with failed requests) and report it."""
+    requests = served.requests + (judged.requests if judged else 0)
+    failed = served.failed + (judged.failed if judged else 0)
+    unparseable = judged.unparseable if judged else 0
+    writer.complete(requests=requests, failed_requests=failed, unparseable=unparseable)
+    notes = [f"{served.failed} failed requests"] if served.failed else []
+    if judged is not None and judged.failed:
+        notes.append(f"{judged.failed} failed judge requests")
+    if unparseable:
+        notes.append(f"{unparseable} unparseable verdicts")
+    progress.end_run("partial" if failed else "done", "; ".join(notes))
+    return RunReport.of(
+        run,
+        PARTIAL if failed else COMPLETE,
+        requests=requests,
+        cache_hits=served.cache_hits + (judged.cache_hits if judged else 0),
+        model_calls=served.model_calls + (judged.model_calls if judged else 0),
+        failed_requests=failed,
+        unparseable=unparseable,
+        folder=writer.folder,
+        forward_calls=served.engine.get("forward_calls", 0),
+        forward_tokens=served.engine.get("forward_tokens", 0),
+        **facts,
+    )
+
+
 def execute_run(
     run: RunSpec,
     *,
@@ -333,18 +430,7 @@ def execute_run(
     selection = select_metrics(run.metrics, info, run.adapter, deployment)
     train, evaluation = _load_instances(run, scenario, ctx.options, ctx.tokenizers)
     warnings: list[str] = []
-    if not train and run.adapter.max_train_instances > 0 and run.adapter.method != "language_modeling":
-        problem = (
-            f"run {run.name} asks for {run.adapter.max_train_instances} in-context examples "
-            f"(max_train_instances) but scenario {run.scenario.name!r} has no training split to draw them from"
-        )
-        if not ctx.options.allow_zero_shot:
-            raise NoInContextExamplesError(
-                f"{problem}; map a split to the pool (split names train, dev, few_shot, or split_map), hold rows "
-                "out with num_train: N, set max_train_instances: 0, or pass --allow-zero-shot to run it zero-shot"
-            )
-        warnings.append(f"{problem}: running it ZERO-SHOT (--allow-zero-shot)")
-        progress.message(f"WARNING: {warnings[-1]}")
+    _check_in_context_examples(run, train, ctx, warnings, progress)
 
     client = ctx.client(deployment)
     client.begin_run()
@@ -384,31 +470,13 @@ def execute_run(
     if run.judges:
         from holistic.metrics.judged import JudgedMetric
 
-        progress.message(f"judging with {', '.join(j.label for j in run.judges)}")
-        states, judged = annotate(
-            states,
-            run.judges,
-            lambda name: ctx.client(ctx.deployment(name)),
-            ctx.cache,
-            batch_size=ctx.options.batch_size,
-            concurrency=ctx.options.concurrency,
-            redactor=ctx.redactor,
-        )
+        states, judged = _judge(run, states, ctx, progress)
         metrics.append(JudgedMetric(run.judges))
     metric_ctx = MetricContext(run_id=run.run_id, deployment=deployment, scenario_info=info, seed=_seed(run, "metrics"))
     scored = _score(run, states, metrics, metric_ctx, evaluation)
 
-    train_by_id = {t.id: t for t in train}
-    used_ids = dict.fromkeys(tid for s in states for tid in s.train_ids)
-    train_used = [train_by_id[t] for t in used_ids if t in train_by_id]
     join = shards.JoinKeys.of(store.suite, run)
-    writer.write_table("instances", shards.instances_table(join, evaluation, train_used))
-    writer.write_table("requests", shards.requests_table(join, states, keys))
-    writer.write_table("per_instance_stats", shards.per_instance_stats_table(join, scored.per_instance))
-    stats_table = shards.stats_table(join, scored.stats, scored.infos)
-    writer.write_table("stats", stats_table)
-    if judged is not None:
-        writer.write_table("annotations", shards.annotations_table(join, states, run.judges))
+    stats_table = _write_tables(writer, join, run, (train, evaluation), states, keys, scored, judged is not None)
     execution = _execution_facts(evaluation, states, served, judged)
     if scoring_check is not None:
         execution["loglikelihood_check"] = scoring_check
@@ -420,32 +488,13 @@ def execute_run(
         ARTIFACTS_FILE,
         {"execution": execution, "metrics": scored.artifacts},
     )
-    requests = served.requests + (judged.requests if judged else 0)
-    failed = served.failed + (judged.failed if judged else 0)
-    unparseable = judged.unparseable if judged else 0
-    writer.complete(requests=requests, failed_requests=failed, unparseable=unparseable)
-    notes = [f"{served.failed} failed requests"] if served.failed else []
-    if judged is not None and judged.failed:
-        notes.append(f"{judged.failed} failed judge requests")
-    if unparseable:
-        notes.append(f"{unparseable} unparseable verdicts")
-    progress.end_run("partial" if failed else "done", "; ".join(notes))
-    return RunReport(
-        run_id=run.run_id,
-        name=run.name,
-        scenario=run.scenario.name,
-        model=run.model,
-        method=run.adapter.method,
-        status=PARTIAL if failed else COMPLETE,
+    return _finish(
+        run,
+        writer,
+        progress,
+        served,
+        judged,
         instances=len(evaluation),
-        requests=requests,
-        cache_hits=served.cache_hits + (judged.cache_hits if judged else 0),
-        model_calls=served.model_calls + (judged.model_calls if judged else 0),
-        failed_requests=failed,
-        unparseable=unparseable,
-        folder=writer.folder,
-        forward_calls=served.engine.get("forward_calls", 0),
-        forward_tokens=served.engine.get("forward_tokens", 0),
         warnings=tuple(warnings),
         headline=Headline.pick(stats_table.to_pylist(), info.main_metric),
     )

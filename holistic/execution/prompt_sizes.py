@@ -72,7 +72,7 @@ def plan_prompt_tokens(
     from holistic.core.errors import HolisticError
     from holistic.execution.options import RunOptions
     from holistic.execution.pipeline import _load_instances
-    from holistic.execution.sampling import downsample, split_instances
+    from holistic.execution.sampling import run_sample, split_instances
     from holistic.scenarios.registry import SCENARIOS, create_scenario
 
     cls = SCENARIOS.get(run.scenario.name)
@@ -88,14 +88,7 @@ def plan_prompt_tokens(
         else:
             ctx = ScenarioContext(data_root=data_root, offline=True, seed=run.adapter.seed, model=run.model)
             train, originals = split_instances(scenario.get_instances(ctx))
-            originals = downsample(
-                originals,
-                run.adapter.max_eval_instances,
-                seed=run.adapter.seed,
-                scenario=run.scenario,
-                method=run.adapter.eval_sampling,
-                mode=run.adapter.eval_instances,
-            )
+            originals = run_sample(originals, run)
             # A sample (the downsampled order is already seeded), perturbed as the run perturbs
             # it — HELM's perturbations drop the variants they leave unchanged — and scaled.
             sample = originals[:SAMPLE_INSTANCES]

@@ -7,8 +7,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from holistic.core.types import RunSpec
 from holistic.results.fs import Location
 from holistic.results.layout import RUNS_DIR, SUITE_FILE, table_file
+from holistic.results.schemas import STATS_TABLE
 
 COMPLETE = "complete"
 PARTIAL = "partial"
@@ -95,6 +97,19 @@ class RunReport:
     shown even with ``--quiet``."""
     headline: Headline | None = None
     """The run's main metric with its interval (``None``: failed, or nothing to headline)."""
+
+    @classmethod
+    def of(cls, run: RunSpec, status: str, **facts: Any) -> RunReport:
+        """The report of ``run`` with ``status``: its names from the spec, the rest from ``facts``."""
+        return cls(
+            run_id=run.run_id,
+            name=run.name,
+            scenario=run.scenario.name,
+            model=run.model,
+            method=run.adapter.method,
+            status=status,
+            **facts,
+        )
 
     @property
     def error_rate(self) -> float:
@@ -199,11 +214,11 @@ class SuiteReport:
         if isinstance(self.suite_dir, Path):
             lines.append(
                 "read a table of the whole suite: pyarrow.dataset.dataset(glob.glob("
-                f"'{self.suite_dir}/{RUNS_DIR}/*/{table_file('stats')}'))"
+                f"'{self.suite_dir}/{RUNS_DIR}/*/{table_file(STATS_TABLE)}'))"
             )
         else:
             lines.append(
-                "read a table of the whole suite: holistic.results.SuiteReader(URI).dataset_table('stats') "
+                f"read a table of the whole suite: holistic.results.SuiteReader(URI).dataset_table({STATS_TABLE!r}) "
                 f"with the URI of {self.suite_dir}"
             )
         return "\n".join(lines)

@@ -31,6 +31,7 @@ from holistic.models.keys import check_keys
 from holistic.models.registry import ModelRegistry, runs_in_process
 from holistic.results.fs import UriPath
 from holistic.results.lock import suite_lock
+from holistic.results.schemas import STATS_TABLE
 from holistic.results.store import SuiteInfo, SuiteStore
 from holistic.spec.compiler import CompiledSuite
 
@@ -122,15 +123,8 @@ def _run_locked(
             progress.message(f"run {run.run_id}: {why}; redoing it (answers come from the request cache)")
         if why is None:
             reports.append(
-                RunReport(
-                    run_id=run.run_id,
-                    name=run.name,
-                    scenario=run.scenario.name,
-                    model=run.model,
-                    method=run.adapter.method,
-                    status=SKIPPED,
-                    folder=store.run_dir(run.run_id),
-                    headline=_stored_headline(store, run.run_id),
+                RunReport.of(
+                    run, SKIPPED, folder=store.run_dir(run.run_id), headline=_stored_headline(store, run.run_id)
                 )
             )
         else:
@@ -176,6 +170,6 @@ def _stored_headline(store: SuiteStore, run_id: str) -> Headline | None:
     try:
         run = RunReader.at(store.run_dir(run_id))
         columns = ["metric", "split", "sub_split", "perturbation", "mean", "ci_low", "ci_high", "count"]
-        return Headline.pick(run.table("stats", columns).to_pylist(), run.spec.get("main_metric"))
+        return Headline.pick(run.table(STATS_TABLE, columns).to_pylist(), run.spec.get("main_metric"))
     except (HolisticError, OSError, ValueError, KeyError):  # an old or unreadable run: no headline, never a failure
         return None

@@ -15,15 +15,7 @@ from holistic.results.store import SuiteStore
 
 
 def failed_report(run: RunSpec, error: str) -> RunReport:
-    return RunReport(
-        run_id=run.run_id,
-        name=run.name,
-        scenario=run.scenario.name,
-        model=run.model,
-        method=run.adapter.method,
-        status=FAILED,
-        error=error,
-    )
+    return RunReport.of(run, FAILED, error=error)
 
 
 def execute_run_safely(

@@ -35,6 +35,7 @@ from holistic.core.types import (
     SAMPLE_UNIT_KEY,
     TRAIN_SPLIT,
     Instance,
+    RunSpec,
     ScenarioSpec,
 )
 
@@ -44,6 +45,20 @@ def split_instances(instances: Sequence[Instance]) -> tuple[list[Instance], list
     train = [i for i in instances if i.split == TRAIN_SPLIT]
     evaluation = [i for i in instances if i.split in EVAL_SPLITS]
     return train, evaluation
+
+
+def run_sample(instances: Sequence[Instance], run: RunSpec) -> list[Instance]:
+    """``run``'s evaluation instances among ``instances``: :func:`downsample` to its
+    ``max_eval_instances``, seeded with its seed, the way its ``eval_sampling`` and
+    ``eval_instances`` say."""
+    return downsample(
+        instances,
+        run.adapter.max_eval_instances,
+        seed=run.adapter.seed,
+        scenario=run.scenario,
+        method=run.adapter.eval_sampling,
+        mode=run.adapter.eval_instances,
+    )
 
 
 def downsample(

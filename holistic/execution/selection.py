@@ -8,6 +8,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 
 from holistic.core.errors import HolisticError, did_you_mean
+from holistic.core.specs import EvalInstances
 from holistic.core.types import RunSpec
 
 
@@ -47,7 +48,7 @@ def select_runs(runs: Sequence[RunSpec], *, models: Sequence[str] = (), scenario
 
 
 def override_max_eval_instances(
-    runs: Sequence[RunSpec], max_eval_instances: int | None, eval_instances: str | None = None
+    runs: Sequence[RunSpec], max_eval_instances: int | None, eval_instances: EvalInstances | None = None
 ) -> list[RunSpec]:
     """Runs with ``adapter.max_eval_instances`` (and ``eval_instances``) replaced (the run
     ids change accordingly)."""

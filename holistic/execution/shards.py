@@ -18,7 +18,14 @@ from holistic.core.interfaces import MetricInfo
 from holistic.core.judges import JudgeSpec
 from holistic.core.types import Instance, PerInstanceStat, RequestState, RunSpec, Stat, Token
 from holistic.results.references import reference_row
-from holistic.results.schemas import table_from_rows
+from holistic.results.schemas import (
+    ANNOTATIONS_TABLE,
+    INSTANCES_TABLE,
+    PER_INSTANCE_STATS_TABLE,
+    REQUESTS_TABLE,
+    STATS_TABLE,
+    table_from_rows,
+)
 
 
 @dataclass(frozen=True)
@@ -82,7 +89,7 @@ def instances_table(keys: JoinKeys, eval_instances: Sequence[Instance], train_us
                     "metadata": canonical_json(dict(inst.metadata)),
                 }
             )
-    return _table("instances", rows)
+    return _table(INSTANCES_TABLE, rows)
 
 
 def _request_place(state: RequestState) -> dict[str, Any]:
@@ -155,7 +162,7 @@ def requests_table(keys: JoinKeys, states: Sequence[RequestState], cache_keys: S
                 "cache_key": key,
             }
         )
-    return _table("requests", rows)
+    return _table(REQUESTS_TABLE, rows)
 
 
 def annotations_table(keys: JoinKeys, states: Sequence[RequestState], judges: Sequence[JudgeSpec]) -> pa.Table:
@@ -184,7 +191,7 @@ def annotations_table(keys: JoinKeys, states: Sequence[RequestState], judges: Se
                     "cache_key": a.cache_key,
                 }
             )
-    return _table("annotations", rows)
+    return _table(ANNOTATIONS_TABLE, rows)
 
 
 def per_instance_stats_table(keys: JoinKeys, values: Sequence[PerInstanceStat]) -> pa.Table:
@@ -202,7 +209,7 @@ def per_instance_stats_table(keys: JoinKeys, values: Sequence[PerInstanceStat]) 
         }
         for v in values
     ]
-    return _table("per_instance_stats", rows)
+    return _table(PER_INSTANCE_STATS_TABLE, rows)
 
 
 def stats_table(keys: JoinKeys, stats: Sequence[Stat], infos: Mapping[str, MetricInfo] | None = None) -> pa.Table:
@@ -230,4 +237,4 @@ def stats_table(keys: JoinKeys, stats: Sequence[Stat], infos: Mapping[str, Metri
         }
         for s in stats
     ]
-    return _table("stats", rows)
+    return _table(STATS_TABLE, rows)

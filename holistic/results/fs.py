@@ -239,12 +239,18 @@ def location(value: str | Path | UriPath, *, where: str = "--output-dir") -> Loc
     """A results location from a CLI value: a path, a ``file://`` URI (the same local path) or any fsspec URI."""
     if isinstance(value, Path | UriPath):
         return value
+    local = _local_path(value, where=where)
+    return local if local is not None else UriPath.parse(value, where=where)
+
+
+def _local_path(value: str, *, where: str) -> Path | None:
+    """The local path a CLI value names (a path, or a ``file://`` URI); ``None`` for another URI."""
     scheme = uri_scheme(value)
     if scheme is None:
         return Path(value)
     if scheme == "file":
         return Path(file_uri_path(value, where=where))
-    return UriPath.parse(value, where=where)
+    return None
 
 
 def file_uri_path(uri: str, *, where: str) -> str:
@@ -265,13 +271,11 @@ def local_folder(value: str | Path, *, where: str) -> Path:
     """A folder that must be on this machine (the SQLite request cache): a path or a ``file://`` URI."""
     if isinstance(value, Path):
         return value
-    scheme = uri_scheme(value)
-    if scheme is None:
-        return Path(value)
-    if scheme == "file":
-        return Path(file_uri_path(value, where=where))
+    local = _local_path(value, where=where)
+    if local is not None:
+        return local
     raise StoreError(
-        f"{where} {scrub_url(value)}: must be a local folder, not a {scheme}:// URI (SQLite is not safe on "
+        f"{where} {scrub_url(value)}: must be a local folder, not a {uri_scheme(value)}:// URI (SQLite is not safe on "
         f"object stores or network filesystems: keep the request cache on a local disk)"
     )
 

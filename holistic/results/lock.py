@@ -32,6 +32,7 @@ import uuid
 from collections.abc import Callable
 from pathlib import Path
 from types import TracebackType
+from typing import Generic, Self, TypeVar
 
 from holistic.core.errors import StoreError
 from holistic.results.fs import Location, UriPath
@@ -77,25 +78,50 @@ def suite_lock(
     return SuiteLock(suite_dir, wait=wait, poll_s=poll_s, on_wait=on_wait)
 
 
-class SuiteLock:
+_Where = TypeVar("_Where", Path, UriPath)
+
+
+class _Lock(Generic[_Where]):
+    """What both suite locks share: the lock file, how to wait for it, its holder, ``with``."""
+
+    def __init__(self, path: _Where, *, wait: bool, poll_s: float, on_wait: Callable[[str], None] | None) -> None:
+        self.path: _Where = path
+        self.wait = wait
+        self.poll_s = poll_s
+        self.on_wait = on_wait or _default_on_wait
+
+    def holder(self) -> dict[str, object]:
+        """What the lock file says about its holder (``{}`` when there is none or it is unreadable)."""
+        try:
+            data = json.loads(self.path.read_bytes().decode("utf-8") or "{}")
+        except (OSError, ValueError):
+            return {}
+        return data if isinstance(data, dict) else {}
+
+    def acquire(self) -> None:
+        raise NotImplementedError
+
+    def release(self) -> None:
+        raise NotImplementedError
+
+    def __enter__(self) -> Self:
+        self.acquire()
+        return self
+
+    def __exit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        self.release()
+
+
+class SuiteLock(_Lock[Path]):
     """``with SuiteLock(suite_dir): ...`` — held for the whole execution of a suite."""
 
     def __init__(
         self, suite_dir: Path, *, wait: bool = True, poll_s: float = 0.5, on_wait: Callable[[str], None] | None = None
     ) -> None:
-        self.path = Path(suite_dir) / LOCK_FILE
-        self.wait = wait
-        self.poll_s = poll_s
-        self.on_wait = on_wait or _default_on_wait
+        super().__init__(Path(suite_dir) / LOCK_FILE, wait=wait, poll_s=poll_s, on_wait=on_wait)
         self._fd: int | None = None
-
-    def holder(self) -> dict[str, object]:
-        """What the lock file says about its holder (``{}`` when unknown)."""
-        try:
-            data = json.loads(self.path.read_text(encoding="utf-8") or "{}")
-        except (OSError, ValueError):
-            return {}
-        return data if isinstance(data, dict) else {}
 
     def acquire(self) -> None:
         try:
@@ -139,15 +165,6 @@ class SuiteLock:
             fcntl.flock(fd, fcntl.LOCK_UN)
         os.close(fd)
 
-    def __enter__(self) -> SuiteLock:
-        self.acquire()
-        return self
-
-    def __exit__(
-        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
-    ) -> None:
-        self.release()
-
 
 def _process_gone(info: dict[str, object]) -> bool:
     """Whether a lock's holder ran on this host and no longer does."""
@@ -165,7 +182,7 @@ def _process_gone(info: dict[str, object]) -> bool:
     return False
 
 
-class ObjectStoreLock:
+class ObjectStoreLock(_Lock[UriPath]):
     """``with ObjectStoreLock(suite_uri): ...`` — the suite lock on a store without kernel locks."""
 
     def __init__(
@@ -176,19 +193,8 @@ class ObjectStoreLock:
         poll_s: float = 1.0,
         on_wait: Callable[[str], None] | None = None,
     ) -> None:
-        self.path = suite_dir / LOCK_FILE
-        self.wait = wait
-        self.poll_s = poll_s
-        self.on_wait = on_wait or _default_on_wait
+        super().__init__(suite_dir / LOCK_FILE, wait=wait, poll_s=poll_s, on_wait=on_wait)
         self._token: str | None = None
-
-    def holder(self) -> dict[str, object]:
-        """What the lock object says about its holder (``{}`` when there is none or it is unreadable)."""
-        try:
-            data = json.loads(self.path.read_bytes().decode("utf-8") or "{}")
-        except (OSError, ValueError):
-            return {}
-        return data if isinstance(data, dict) else {}
 
     def _try_create(self, payload: bytes, token: str) -> bool:
         """Create the lock object if absent; whether we now hold it."""
@@ -247,12 +253,3 @@ class ObjectStoreLock:
         if self.holder().get("token") == token:
             with contextlib.suppress(OSError):
                 self.path.unlink(missing_ok=True)
-
-    def __enter__(self) -> ObjectStoreLock:
-        self.acquire()
-        return self
-
-    def __exit__(
-        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
-    ) -> None:
-        self.release()

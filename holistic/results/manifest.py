@@ -10,13 +10,13 @@ run and the file).
 
 from __future__ import annotations
 
-import hashlib
 import json
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from holistic.core.errors import StoreError
+from holistic.core.hashing import stream_sha256
 from holistic.results.fs import Location
 from holistic.results.layout import COMPLETE_MARKER, PARTIAL_MARKER
 from holistic.results.schemas import SCHEMA_VERSION
@@ -41,11 +41,8 @@ class NewerRunError(DamagedRunError):
 
 
 def file_sha256(path: Location) -> str:
-    digest = hashlib.sha256()
     with path.open("rb") as fh:
-        for block in iter(lambda: fh.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
+        return stream_sha256(fh)
 
 
 @dataclass(frozen=True)

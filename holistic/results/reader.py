@@ -36,7 +36,7 @@ from holistic.results.layout import (
     check_suite_name,
     table_file,
 )
-from holistic.results.schemas import SCHEMA_VERSION, TABLES
+from holistic.results.schemas import SCHEMA_VERSION, TABLES, check_schema_version
 
 
 def _read_json(path: Location, what: str) -> dict[str, Any]:
@@ -140,16 +140,13 @@ class SuiteReader:
             raise StoreError(f"{self.suite_dir}: not a suite directory (no {SUITE_FILE}); run helm-run first")
         self.meta = _read_json(path, "a suite file")
         found = self.meta.get("schema_version")
-        if found != SCHEMA_VERSION:
-            if isinstance(found, int) and found > SCHEMA_VERSION:
-                raise StoreError(
-                    f"{path}: written with results schema_version {found}, newer than this holistic "
-                    f"reads ({SCHEMA_VERSION}); upgrade holistic to read it"
-                )
-            raise StoreError(
-                f"{path}: written with results schema_version {found!r}; this holistic reads "
-                f"{SCHEMA_VERSION}; rerun helm-run into a new --output-dir to rewrite it"
-            )
+        check_schema_version(
+            found,
+            newer=f"{path}: written with results schema_version {found}, newer than this holistic "
+            f"reads ({SCHEMA_VERSION}); upgrade holistic to read it",
+            other=f"{path}: written with results schema_version {found!r}; this holistic reads "
+            f"{SCHEMA_VERSION}; rerun helm-run into a new --output-dir to rewrite it",
+        )
 
     @classmethod
     def open(cls, output_dir: Location | str, suite: str, *, local_dir: Path | None = None) -> SuiteReader:

@@ -23,8 +23,30 @@ from typing import Any
 
 import pyarrow as pa
 
+from holistic.core.errors import StoreError
+
 SCHEMA_VERSION = 2
 """Version of the results store layout (suite.json, file names, table columns)."""
+
+
+def check_schema_version(found: object, *, newer: str, other: str) -> None:
+    """Raise :class:`StoreError` with ``newer`` when ``found`` (a suite file's ``schema_version``) is
+    later than :data:`SCHEMA_VERSION`, with ``other`` when it is any other version (or none)."""
+    if found == SCHEMA_VERSION:
+        return
+    raise StoreError(newer if isinstance(found, int) and found > SCHEMA_VERSION else other)
+
+
+INSTANCES_TABLE = "instances"
+"""A run's table of evaluated instances (and the in-context examples used)."""
+REQUESTS_TABLE = "requests"
+"""A run's table of requests: prompts, completions, tokens."""
+PER_INSTANCE_STATS_TABLE = "per_instance_stats"
+"""A run's table of metric values per instance and trial."""
+STATS_TABLE = "stats"
+"""A run's table of aggregated metric values."""
+ANNOTATIONS_TABLE = "annotations"
+"""A run's table of judges' verdicts (only in runs that name judges)."""
 
 
 @dataclass(frozen=True)
@@ -274,11 +296,11 @@ ANNOTATIONS: tuple[Column, ...] = (
 )
 
 TABLES: dict[str, tuple[Column, ...]] = {
-    "instances": INSTANCES,
-    "requests": REQUESTS,
-    "per_instance_stats": PER_INSTANCE_STATS,
-    "stats": STATS,
-    "annotations": ANNOTATIONS,
+    INSTANCES_TABLE: INSTANCES,
+    REQUESTS_TABLE: REQUESTS,
+    PER_INSTANCE_STATS_TABLE: PER_INSTANCE_STATS,
+    STATS_TABLE: STATS,
+    ANNOTATIONS_TABLE: ANNOTATIONS,
 }
 """Table name -> columns; each is stored as ``runs/<run_id>/<name>.parquet``."""
 

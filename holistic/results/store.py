@@ -39,7 +39,7 @@ from holistic.results.layout import (
     check_suite_name,
     table_file,
 )
-from holistic.results.schemas import SCHEMA_VERSION, TABLES, arrow_schema
+from holistic.results.schemas import SCHEMA_VERSION, TABLES, arrow_schema, check_schema_version
 
 
 def package_version() -> str:
@@ -107,17 +107,14 @@ class SuiteStore:
         if data is None:
             return None
         found = data.get("schema_version")
-        if found != SCHEMA_VERSION:
-            if isinstance(found, int) and found > SCHEMA_VERSION:
-                raise StoreError(
-                    f"{self.suite_file}: suite {self.suite!r} was written by a newer holistic (results "
-                    f"schema_version {found}; this one reads {SCHEMA_VERSION}); upgrade holistic"
-                )
-            raise StoreError(
-                f"{self.suite_file}: suite {self.suite!r} was written with results schema_version {found!r}, "
-                f"this holistic writes schema_version {SCHEMA_VERSION}; use another --output-dir or --suite, "
-                f"or delete {self.suite_dir}"
-            )
+        check_schema_version(
+            found,
+            newer=f"{self.suite_file}: suite {self.suite!r} was written by a newer holistic (results "
+            f"schema_version {found}; this one reads {SCHEMA_VERSION}); upgrade holistic",
+            other=f"{self.suite_file}: suite {self.suite!r} was written with results schema_version {found!r}, "
+            f"this holistic writes schema_version {SCHEMA_VERSION}; use another --output-dir or --suite, "
+            f"or delete {self.suite_dir}",
+        )
         return data
 
     def check_writable(self) -> None:

@@ -34,7 +34,6 @@ from holistic.core.types import AdapterSpec, PromptFormat
 
 HELM = "helm"
 HOLISTIC = "holistic"
-PROTOCOLS = (HELM, HOLISTIC)
 
 PROTOCOL_DEFAULTS: dict[str, dict[str, Any]] = {
     HELM: {"eval_sampling": "helm", "answer_parsing": "helm"},

@@ -188,8 +188,8 @@ def test_a_run_without_haystack_data_yields_nothing(tmp_path: Path) -> None:
 
 
 def test_plan_of_the_shipped_runspec_loads_nothing_and_states_the_cells() -> None:
+    from holistic.execution.plan import format_plan, make_plan
     from holistic.spec import compile_spec
-    from holistic.spec.plan import format_plan, make_plan
 
     compiled = compile_spec(REPO / "runspecs" / "longcontext.yaml")
     assert len(compiled.runs) == 2  # one run per instruction placement, over the same records

@@ -12,6 +12,7 @@ import pytest
 
 from holistic.core.errors import SpecError
 from holistic.core.types import PerturbationSpec
+from holistic.execution.plan import format_plan, make_plan
 from holistic.perturbations.registry import HELM_PERTURBATIONS, perturbation_class
 from holistic.spec import compile_spec
 from holistic.spec.conformance import (
@@ -22,7 +23,6 @@ from holistic.spec.conformance import (
     SCENARIO_PROOFS,
     conformance,
 )
-from holistic.spec.plan import format_plan, make_plan
 
 REPO = Path(__file__).resolve().parents[2]
 GOLDEN_DIR = REPO / "tests" / "conformance"

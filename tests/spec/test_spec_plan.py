@@ -6,9 +6,9 @@ import subprocess
 import sys
 from pathlib import Path
 
+from holistic.execution.plan import Plan, format_plan, make_plan
 from holistic.models.registry import ModelRegistry
 from holistic.spec import compile_spec
-from holistic.spec.plan import Plan, format_plan, make_plan
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -80,7 +80,7 @@ def test_plan_of_the_quickstart_runs_without_importing_torch() -> None:
     code = (
         "import sys\n"
         "from holistic.spec import compile_spec\n"
-        "from holistic.spec.plan import make_plan, format_plan\n"
+        "from holistic.execution.plan import make_plan, format_plan\n"
         "text = format_plan(make_plan(compile_spec('runspecs/quickstart.yaml')))\n"
         "heavy = sorted(m for m in ('torch', 'transformers', 'sentence_transformers', 'llama_cpp') if m in sys.modules)\n"
         "print(heavy)\n"

@@ -14,9 +14,9 @@ import pytest
 
 from holistic.cli.run import main
 from holistic.core.types import RunSpec
+from holistic.execution.plan import make_plan
 from holistic.models.registry import ModelRegistry
 from holistic.spec import compile_spec
-from holistic.spec.plan import make_plan
 
 RUNSPECS = Path(__file__).resolve().parents[2] / "runspecs"
 

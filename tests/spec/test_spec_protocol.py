@@ -10,10 +10,10 @@ import pytest
 
 from holistic.adaptation.adapter import uses_chat
 from holistic.core.errors import SpecError
+from holistic.execution.plan import format_plan, make_plan
 from holistic.models.registry import ModelRegistry
 from holistic.spec import compile_spec
 from holistic.spec.compiler import CompiledSuite
-from holistic.spec.plan import format_plan, make_plan
 
 REPO = Path(__file__).resolve().parents[2]
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from holistic.execution.plan import make_plan
 from holistic.spec import compile_spec
-from holistic.spec.plan import make_plan
 
 QUICKSTART = Path(__file__).resolve().parents[2] / "runspecs" / "quickstart.yaml"
 

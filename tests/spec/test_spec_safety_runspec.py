@@ -25,7 +25,7 @@ def test_the_safety_suite_is_judged_by_the_embedded_model_with_helms_prompts() -
 
 
 def test_the_plan_says_who_judges_and_how_many_judge_requests() -> None:
-    from holistic.spec.plan import format_plan, make_plan
+    from holistic.execution.plan import format_plan, make_plan
 
     suite = compile_spec(REPO / "runspecs" / "safety.yaml")
     text = format_plan(make_plan(suite))

@@ -15,6 +15,7 @@ from pathlib import Path
 
 from holistic.adaptation import count_requests
 from holistic.core.interfaces import METRIC_CATEGORIES
+from holistic.core.specs import ProtocolName
 from holistic.core.types import ModelDeployment, RunSpec
 from holistic.execution.prompt_sizes import PromptCount, plan_prompt_tokens
 from holistic.execution.rates import Estimate, Rates, estimate, format_seconds
@@ -39,7 +40,7 @@ class PlanRow:
     """Scenario arguments as ``k=v,...``."""
     model: str
     method: str
-    protocol: str
+    protocol: ProtocolName
     """``helm`` (reproduces HELM's protocol) or ``holistic`` (holistic's own options allowed)."""
     perturbations: int
     """Number of perturbations (each adds one variant per eval instance)."""
@@ -164,33 +165,7 @@ def make_plan(
         note = cls.plan_note(run.scenario.args_dict, cap)  # a scenario's own words on its cells
         if note and note not in notes:
             notes.append(note)
-        rows.append(
-            PlanRow(
-                run_id=run.run_id,
-                name=run.name,
-                scenario=run.scenario.name,
-                args=",".join(f"{k}={format_value(v)}" for k, v in run.scenario.args),
-                model=run.model,
-                method=run.adapter.method,
-                protocol=run.adapter.protocol,
-                perturbations=len(run.perturbations),
-                size=size,
-                estimate=estimate(
-                    rates,
-                    run.model,
-                    run.adapter.method,
-                    requests=size.requests,
-                    prompt_tokens=size.prompt_tokens,
-                    max_tokens=min(run.adapter.max_tokens, deployment.max_output_tokens),
-                    in_process=runs_in_process(deployment.provider),
-                    concurrency=concurrency,
-                )
-                if rates is not None
-                else None,
-                conformance=verdict,
-                judges=tuple(j.label for j in run.judges),
-            )
-        )
+        rows.append(_plan_row(run, deployment, size, verdict, rates, concurrency))
         for deviation in verdict.deviations:
             warning = f"warning: protocol 'helm' with a named deviation: {deviation}"
             if warning not in notes:
@@ -215,6 +190,42 @@ def make_plan(
         coverage=tuple(coverage_table(verdicts)),
         notes=tuple(notes),
         missing_data=_missing_data(compiled.runs, data_root),
+    )
+
+
+def _plan_row(
+    run: RunSpec,
+    deployment: ModelDeployment,
+    size: RunSize,
+    verdict: Conformance,
+    rates: Rates | None,
+    concurrency: int,
+) -> PlanRow:
+    """One run's row: its size, its time estimate (when ``rates`` are known) and its conformance."""
+    return PlanRow(
+        run_id=run.run_id,
+        name=run.name,
+        scenario=run.scenario.name,
+        args=",".join(f"{k}={format_value(v)}" for k, v in run.scenario.args),
+        model=run.model,
+        method=run.adapter.method,
+        protocol=run.adapter.protocol,
+        perturbations=len(run.perturbations),
+        size=size,
+        estimate=estimate(
+            rates,
+            run.model,
+            run.adapter.method,
+            requests=size.requests,
+            prompt_tokens=size.prompt_tokens,
+            max_tokens=min(run.adapter.max_tokens, deployment.max_output_tokens),
+            in_process=runs_in_process(deployment.provider),
+            concurrency=concurrency,
+        )
+        if rates is not None
+        else None,
+        conformance=verdict,
+        judges=tuple(j.label for j in run.judges),
     )
 
 

@@ -1,0 +1,263 @@
+"""Specs: how instances become requests (:class:`AdapterSpec`) and what one run is (:class:`RunSpec`).
+
+Frozen dataclasses, values only (see :mod:`holistic.core.types`, which re-exports every
+name here).
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
+from enum import StrEnum
+from typing import Any, Literal, Self, get_args
+
+from holistic.core.hashing import canonical_json, short_hash
+from holistic.core.judges import JudgeSpec
+
+AdaptationMethod = Literal[
+    "generation",
+    "multiple_choice_joint",
+    "multiple_choice_separate_original",
+    "multiple_choice_separate_calibrated",
+    "language_modeling",
+    "ranking_binary",
+]
+ADAPTATION_METHODS: tuple[str, ...] = get_args(AdaptationMethod)
+
+# The AdapterSpec options with a fixed set of values: each type, and its values in order (the
+# order validation lists them in). A spec's strings are checked against these where it is read
+# (:func:`holistic.adaptation.validation.validate_adapter_spec`).
+InstructionPlacement = Literal["before", "after"]
+INSTRUCTION_PLACEMENTS: tuple[str, ...] = get_args(InstructionPlacement)
+ChatExamples = Literal["multi_turn", "single_turn"]
+CHAT_EXAMPLES: tuple[str, ...] = get_args(ChatExamples)
+Selection = Literal["helm", "fixed", "mmr"]
+SELECTIONS: tuple[str, ...] = get_args(Selection)
+EvalInstances = Literal["sample", "first"]
+EVAL_INSTANCE_MODES: tuple[str, ...] = get_args(EvalInstances)
+ProtocolName = Literal["helm", "holistic"]
+PROTOCOLS: tuple[str, ...] = get_args(ProtocolName)
+EvalSampling = Literal["helm", "stable"]
+EVAL_SAMPLINGS: tuple[str, ...] = get_args(EvalSampling)
+AnswerParsing = Literal["helm", "lenient"]
+ANSWER_PARSINGS: tuple[str, ...] = get_args(AnswerParsing)
+LengthNormalization = Literal["none", "char", "token", "byte"]
+LENGTH_NORMALIZATIONS: tuple[str, ...] = get_args(LengthNormalization)
+TruncationSide = Literal["left", "right"]
+TRUNCATION_SIDES: tuple[str, ...] = get_args(TruncationSide)
+
+
+class PromptFormat(StrEnum):
+    """How a run's prompts are sent (``AdapterSpec.prompt_format``)."""
+
+    AUTO = "auto"
+    """Chat messages for generation methods on chat models, plain text otherwise."""
+    PLAIN = "plain"
+    """Raw text."""
+    CHAT = "chat"
+    """Messages rendered with the model's chat template."""
+
+
+PROMPT_FORMATS: tuple[str, ...] = tuple(f.value for f in PromptFormat)
+
+
+@dataclass(frozen=True)
+class AdapterSpec:
+    """How instances become requests: the prompt, the examples and the decoding."""
+
+    method: AdaptationMethod = "generation"
+    """One of :data:`ADAPTATION_METHODS`."""
+
+    instructions: str = ""
+    """Task instructions placed before (or after) the examples and input."""
+
+    instruction_placement: InstructionPlacement = "before"
+    """``before`` or ``after`` the in-context examples and the input."""
+
+    global_prefix: str = ""
+    """Text put at the very start of every prompt."""
+
+    global_suffix: str = ""
+    """Text put at the very end of every prompt."""
+
+    input_prefix: str = "Input: "
+    input_suffix: str = "\n"
+    reference_prefix: str = "A. "
+    """Prefix of the first lettered choice (later ones count up: B., C., ...)."""
+    reference_suffix: str = "\n"
+    output_prefix: str = "Output: "
+    output_suffix: str = "\n"
+    instance_prefix: str = "\n"
+    """Separator between in-context examples and before the eval instance."""
+
+    template: str | None = None
+    """A Jinja2 template for the instance block; overrides the prefix/suffix fields."""
+
+    prompt_format: PromptFormat = PromptFormat.AUTO
+    """``plain`` (raw text), ``chat`` (messages with the model's chat template) or
+    ``auto`` (chat for generation methods on chat models, plain otherwise); a spec's
+    string is read as the :class:`PromptFormat` it names."""
+
+    chat_examples: ChatExamples = "multi_turn"
+    """With chat prompts: examples as alternating turns (``multi_turn``) or inside one
+    user turn (``single_turn``)."""
+
+    max_train_instances: int = 5
+    """In-context examples per prompt (0 for zero-shot)."""
+
+    num_train_trials: int = 1
+    """Independent draws of in-context examples; results are the mean over trials."""
+
+    selection: Selection = "helm"
+    """In-context example selection: ``helm`` (seeded, class-balanced), ``fixed``
+    (first k) or ``mmr`` (maximal marginal relevance over sentence embeddings)."""
+
+    mmr_lambda: float = 0.5
+    """Relevance/diversity trade-off for ``mmr`` (1.0 = relevance only)."""
+
+    max_eval_instances: int | None = None
+    """Down-sampling of evaluation instances (``None`` = all), as ``eval_instances`` says."""
+
+    eval_instances: EvalInstances = "sample"
+    """How ``max_eval_instances`` picks: ``sample`` (seeded from the spec and the instance
+    ids, as HELM) or ``first`` (the first N in the data's own order, as lm-evaluation-harness's
+    ``--limit``)."""
+
+    protocol: ProtocolName = "helm"
+    """Whose protocol the run reproduces: ``helm`` (HELM's prompts, requests, sampling and
+    scoring; a departing option is a compile-time error) or ``holistic`` (holistic's own
+    options allowed; its defaults are ``eval_sampling: stable`` and ``answer_parsing:
+    lenient``). The run spec compiler sets it (``protocol:`` at the top, in ``defaults`` or
+    per run; default ``helm`` for HELM's core scenarios, ``holistic`` otherwise)."""
+
+    eval_sampling: EvalSampling = "helm"
+    """How evaluation instances are down-sampled: ``helm`` (HELM's runner: NumPy's
+    legacy generator seeded with 0 draws ``max_eval_instances`` of the pooled valid and
+    test instances without replacement, in drawn order) or ``stable`` (per-instance
+    hash ranks: raising the limit only adds instances, scenario order kept)."""
+
+    answer_parsing: AnswerParsing = "helm"
+    """How a joint multiple-choice answer is read: ``helm`` (``completion.strip()`` must
+    be exactly a choice letter, anything else is wrong) or ``lenient`` (also lower case,
+    ``(B)``, ``B.``, ``Answer: B`` and the choice text; its accuracy is reported as
+    ``exact_match_lenient``)."""
+
+    num_outputs: int = 1
+    """Completions sampled per request (for @k metrics)."""
+
+    temperature: float = 0.0
+    max_tokens: int = 100
+    stop_sequences: tuple[str, ...] = ()
+
+    length_normalization: LengthNormalization = "none"
+    """For separate multiple-choice scoring, which length normalisation is the headline:
+    ``none``, ``char``, ``token`` or ``byte`` (every variant is reported; see
+    :mod:`holistic.metrics.choices`)."""
+
+    truncation_side: TruncationSide = "left"
+    """Which side of the input to cut when the prompt does not fit: ``left`` or ``right``."""
+
+    post_processing: tuple[str, ...] = ()
+    """Named output post-processors applied in order (e.g. ``strip``, ``first_line``)."""
+
+    top_k_logprobs: int = 0
+    """Top-k alternatives per generated token (0 = only the chosen token's logprob)."""
+
+    language_modeling_window: int = 512
+    """Tokens per rolling window for ``language_modeling``."""
+
+    language_modeling_context: int = 128
+    """Conditioning tokens carried into each later window."""
+
+    seed: int = 0
+    """Base seed for every random choice of this run (mixed with instance ids)."""
+
+    def __post_init__(self) -> None:
+        # A spec writes the format as a string; an unknown one is kept for validation to name.
+        if not isinstance(self.prompt_format, PromptFormat) and self.prompt_format in PROMPT_FORMATS:
+            object.__setattr__(self, "prompt_format", PromptFormat(self.prompt_format))
+
+    def replace(self, **changes: Any) -> AdapterSpec:
+        return replace(self, **changes)
+
+
+@dataclass(frozen=True)
+class NamedSpec:
+    """A registered name plus its arguments: what :class:`ScenarioSpec` and
+    :class:`PerturbationSpec` are (two names, so a signature says which registry it means)."""
+
+    name: str
+    args: tuple[tuple[str, Any], ...] = ()
+    """Arguments sorted by name; values are JSON-compatible."""
+
+    @property
+    def args_dict(self) -> dict[str, Any]:
+        return dict(self.args)
+
+    @classmethod
+    def make(cls, name: str, args: Mapping[str, Any] | None = None) -> Self:
+        return cls(name=name, args=tuple(sorted((args or {}).items())))
+
+
+class ScenarioSpec(NamedSpec):
+    """A registered scenario name plus its arguments."""
+
+
+class PerturbationSpec(NamedSpec):
+    """A registered perturbation name plus its arguments."""
+
+
+@dataclass(frozen=True)
+class RunSpec:
+    """One cell of the run matrix: a scenario, an adaptation, a model, metrics."""
+
+    name: str
+    """Readable name, e.g. ``mmlu:subject=anatomy,method=multiple_choice_joint,model=...``."""
+
+    scenario: ScenarioSpec
+    adapter: AdapterSpec
+    model: str
+    """Model deployment name from the registry."""
+
+    metrics: tuple[str, ...] = ("accuracy",)
+    """Metric categories (``accuracy``, ``calibration``...) and/or metric names."""
+
+    perturbations: tuple[PerturbationSpec, ...] = ()
+    groups: tuple[str, ...] = ()
+    """Run groups for summarisation (defaults to the scenario name)."""
+    judges: tuple[JudgeSpec, ...] = ()
+    """Models that grade this run's generations (the annotation stage), in the spec's order."""
+
+    def canonical(self) -> dict[str, Any]:
+        """JSON-compatible form used for hashing and ``run_spec.json`` (``judges`` only when
+        the run has some, so the ids of unjudged runs do not change)."""
+        from dataclasses import asdict
+
+        out: dict[str, Any] = {
+            "name": self.name,
+            "scenario": {"name": self.scenario.name, "args": dict(self.scenario.args)},
+            "adapter": asdict(self.adapter),
+            "model": self.model,
+            "metrics": list(self.metrics),
+            "perturbations": [{"name": p.name, "args": dict(p.args)} for p in self.perturbations],
+            "groups": list(self.groups),
+        }
+        if self.judges:
+            out["judges"] = [j.canonical() for j in self.judges]
+        return out
+
+    @functools.cached_property
+    def run_id(self) -> str:
+        """Stable id: a readable, filesystem-safe name plus a short hash of the spec (computed once:
+        a plan of many runs asks for it often)."""
+        readable = _slug(f"{self.scenario.name}_{self.model}")
+        return f"{readable}-{short_hash(canonical_json(self.canonical()))}"
+
+
+def _slug(text: str) -> str:
+    out = []
+    for ch in text:
+        out.append(ch if ch.isalnum() or ch in "-_." else "_")
+    slug = "".join(out).strip("_")
+    return slug[:80]
