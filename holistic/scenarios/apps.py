@@ -36,9 +36,9 @@ from holistic.core.code_execution import EXECUTES_CODE_TAG, LIMIT_ARGS, SANDBOX_
 from holistic.core.errors import DataSourceError
 from holistic.core.interfaces import ScenarioInfo
 from holistic.core.types import CORRECT_TAG, TEST_SPLIT, TRAIN_SPLIT, Instance, Reference
-from holistic.scenarios.loading import FileScenario, check_choice, with_train_pool
-from holistic.scenarios.prompt_format import prompt_format
-from holistic.scenarios.sources import DataFile, DataNeeds, Download, ResolvedData
+from holistic.scenarios.loading.common import FileScenario, check_choice, with_train_pool
+from holistic.scenarios.loading.prompt_format import prompt_format
+from holistic.scenarios.loading.sources import DataFile, DataNeeds, Download, ResolvedData
 
 _TARBALL = "https://people.eecs.berkeley.edu/~hendrycks/APPS.tar.gz"
 DIFFICULTIES = ("introductory", "interview", "competition")

@@ -25,11 +25,11 @@ from typing import Any
 from holistic.core.errors import DataSourceError
 from holistic.core.interfaces import ScenarioInfo
 from holistic.core.types import TEST_SPLIT, TRAIN_SPLIT, Instance
-from holistic.scenarios.loading import FileScenario, check_choice, hold_out
-from holistic.scenarios.part_files import github_file
-from holistic.scenarios.readers import read_json
+from holistic.scenarios.loading.common import FileScenario, check_choice, hold_out
+from holistic.scenarios.loading.part_files import github_file
+from holistic.scenarios.loading.readers import read_json
+from holistic.scenarios.loading.sources import DataNeeds, ResolvedData
 from holistic.scenarios.real_toxicity_prompts import COMPLETION_FORMAT
-from holistic.scenarios.sources import DataNeeds, ResolvedData
 
 _REPO = "amazon-science/bold"
 _COMMIT = "3ad652c773f5d1e30d5f6f61657ed934d768ecad"

@@ -23,8 +23,9 @@ from typing import Any
 from holistic.core.errors import DataSourceError
 from holistic.core.interfaces import ScenarioInfo
 from holistic.core.types import CORRECT_TAG, TRAIN_SPLIT, VALID_SPLIT, Instance, Reference
-from holistic.scenarios.categories import CLASSIFICATION_CATEGORIES, CLASSIFICATION_NOT_APPLICABLE
-from holistic.scenarios.hf_copy import (
+from holistic.scenarios.loading.categories import CLASSIFICATION_CATEGORIES, CLASSIFICATION_NOT_APPLICABLE
+from holistic.scenarios.loading.common import FileScenario, with_train_pool
+from holistic.scenarios.loading.hf_copy import (
     HF_REVISION_UNPINNED,
     check_revision,
     hf_hint,
@@ -33,10 +34,9 @@ from holistic.scenarios.hf_copy import (
     read_parquet_rows,
     row_where,
 )
-from holistic.scenarios.loading import FileScenario, with_train_pool
-from holistic.scenarios.prompt_format import prompt_format
-from holistic.scenarios.readers import iter_jsonl, require
-from holistic.scenarios.sources import DataFile, DataNeeds, Download, ResolvedData
+from holistic.scenarios.loading.prompt_format import prompt_format
+from holistic.scenarios.loading.readers import iter_jsonl, require
+from holistic.scenarios.loading.sources import DataFile, DataNeeds, Download, ResolvedData
 
 _SUPERGLUE_ZIP = "https://dl.fbaipublicfiles.com/glue/superglue/data/v2/BoolQ.zip"
 _SUPERGLUE_ZIP_SHA256 = "853fbe7922f70c59629f06a39e8d9ca440c3d740e760fd3b87a5ddf3dcba2436"

@@ -32,8 +32,9 @@ from typing import Any
 from holistic.core.errors import DataSourceError
 from holistic.core.interfaces import ScenarioInfo
 from holistic.core.types import CORRECT_TAG, TEST_SPLIT, TRAIN_SPLIT, VALID_SPLIT, Instance, Reference
-from holistic.scenarios.categories import CLASSIFICATION_CATEGORIES, CLASSIFICATION_NOT_APPLICABLE
-from holistic.scenarios.hf_copy import (
+from holistic.scenarios.loading.categories import CLASSIFICATION_CATEGORIES, CLASSIFICATION_NOT_APPLICABLE
+from holistic.scenarios.loading.common import FileScenario, check_choice, hold_out
+from holistic.scenarios.loading.hf_copy import (
     HF_PARQUET_BRANCH,
     check_revision,
     hf_hint,
@@ -42,10 +43,9 @@ from holistic.scenarios.hf_copy import (
     read_parquet_rows,
     row_where,
 )
-from holistic.scenarios.loading import FileScenario, check_choice, hold_out
-from holistic.scenarios.prompt_format import prompt_format
-from holistic.scenarios.readers import read_csv_dicts
-from holistic.scenarios.sources import DataFile, DataNeeds, Download, ResolvedData
+from holistic.scenarios.loading.prompt_format import prompt_format
+from holistic.scenarios.loading.readers import read_csv_dicts
+from holistic.scenarios.loading.sources import DataFile, DataNeeds, Download, ResolvedData
 
 IDENTITY_GROUPS = ("male", "female", "LGBTQ", "christian", "muslim", "other_religions", "black", "white")
 DEMOGRAPHICS = ("all", *IDENTITY_GROUPS)

@@ -29,8 +29,9 @@ from pathlib import Path
 from holistic.core.errors import DataSourceError
 from holistic.core.interfaces import ScenarioInfo
 from holistic.core.types import CORRECT_TAG, TEST_SPLIT, TRAIN_SPLIT, VALID_SPLIT, Instance, Reference
-from holistic.scenarios.categories import SUMMARIZATION_CATEGORIES, SUMMARIZATION_NOT_APPLICABLE
-from holistic.scenarios.hf_copy import (
+from holistic.scenarios.loading.categories import SUMMARIZATION_CATEGORIES, SUMMARIZATION_NOT_APPLICABLE
+from holistic.scenarios.loading.common import FileScenario, hold_out
+from holistic.scenarios.loading.hf_copy import (
     HF_REVISION_UNPINNED,
     check_revision,
     hf_hint,
@@ -39,9 +40,8 @@ from holistic.scenarios.hf_copy import (
     read_parquet_rows,
     row_where,
 )
-from holistic.scenarios.loading import FileScenario, hold_out
-from holistic.scenarios.prompt_format import news_summary_format
-from holistic.scenarios.sources import DataFile, DataNeeds, Download, ResolvedData
+from holistic.scenarios.loading.prompt_format import news_summary_format
+from holistic.scenarios.loading.sources import DataFile, DataNeeds, Download, ResolvedData
 
 _URL_LISTS = "https://raw.githubusercontent.com/abisee/cnn-dailymail/master/url_lists/"
 _STORIES = "https://huggingface.co/datasets/abisee/cnn_dailymail/resolve/main/data/"

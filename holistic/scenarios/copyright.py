@@ -34,11 +34,11 @@ from typing import Any
 from holistic.core.errors import DataSourceError
 from holistic.core.interfaces import ScenarioInfo
 from holistic.core.types import CORRECT_TAG, TEST_SPLIT, Instance, Reference
-from holistic.scenarios.loading import FileScenario
-from holistic.scenarios.part_files import user_copy_note
-from holistic.scenarios.prompt_format import prompt_format
-from holistic.scenarios.readers import iter_numbered_jsonl, read_json
-from holistic.scenarios.sources import DataFile, DataNeeds, ResolvedData
+from holistic.scenarios.loading.common import FileScenario
+from holistic.scenarios.loading.part_files import user_copy_note
+from holistic.scenarios.loading.prompt_format import prompt_format
+from holistic.scenarios.loading.readers import iter_numbered_jsonl, read_json
+from holistic.scenarios.loading.sources import DataFile, DataNeeds, ResolvedData
 
 FOLDER = "copyright"
 DEFAULT_PREFIX_TOKENS = 125

@@ -33,7 +33,7 @@ import numpy as np
 from holistic.core.interfaces import ScenarioContext, ScenarioInfo
 from holistic.core.types import CORRECT_TAG, TEST_SPLIT, TRAIN_SPLIT, Instance, Reference
 from holistic.scenarios.base import BaseScenario
-from holistic.scenarios.prompt_format import prompt_format
+from holistic.scenarios.loading.prompt_format import prompt_format
 
 PAIRS: tuple[tuple[str, str], ...] = (("(", ")"), ("[", "]"), ("{", "}"), ("<", ">"))
 HELM_SEED = 42

@@ -21,11 +21,11 @@ from pathlib import Path
 from holistic.core.errors import DataSourceError
 from holistic.core.interfaces import ScenarioInfo
 from holistic.core.types import CORRECT_TAG, TEST_SPLIT, TRAIN_SPLIT, VALID_SPLIT, Instance, Reference
-from holistic.scenarios.loading import FileScenario, with_train_pool
-from holistic.scenarios.part_files import github_file
-from holistic.scenarios.prompt_format import prompt_format
-from holistic.scenarios.readers import iter_numbered_jsonl, require
-from holistic.scenarios.sources import DataFile, DataNeeds, ResolvedData
+from holistic.scenarios.loading.common import FileScenario, with_train_pool
+from holistic.scenarios.loading.part_files import github_file
+from holistic.scenarios.loading.prompt_format import prompt_format
+from holistic.scenarios.loading.readers import iter_numbered_jsonl, require
+from holistic.scenarios.loading.sources import DataFile, DataNeeds, ResolvedData
 
 _REPO = "openai/grade-school-math"
 _COMMIT = "3101c7d5072418e28b9008a6636bde82a006892c"

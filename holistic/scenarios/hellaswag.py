@@ -23,8 +23,9 @@ from typing import Any
 from holistic.core.errors import DataSourceError
 from holistic.core.interfaces import ScenarioInfo
 from holistic.core.types import TRAIN_SPLIT, VALID_SPLIT, Instance
-from holistic.scenarios.categories import CLASSIFICATION_CATEGORIES, CLASSIFICATION_NOT_APPLICABLE
-from holistic.scenarios.hf_copy import (
+from holistic.scenarios.loading.categories import CLASSIFICATION_CATEGORIES, CLASSIFICATION_NOT_APPLICABLE
+from holistic.scenarios.loading.common import SplitFilesScenario, choice_references, github_raw
+from holistic.scenarios.loading.hf_copy import (
     HF_PARQUET_BRANCH,
     check_revision,
     hf_hint,
@@ -33,10 +34,9 @@ from holistic.scenarios.hf_copy import (
     read_parquet_rows,
     row_where,
 )
-from holistic.scenarios.loading import SplitFilesScenario, choice_references, github_raw
-from holistic.scenarios.prompt_format import multiple_choice_separate_format
-from holistic.scenarios.readers import iter_jsonl, require
-from holistic.scenarios.sources import DataNeeds, Download, ResolvedData
+from holistic.scenarios.loading.prompt_format import multiple_choice_separate_format
+from holistic.scenarios.loading.readers import iter_jsonl, require
+from holistic.scenarios.loading.sources import DataNeeds, Download, ResolvedData
 
 _REPO = "rowanz/hellaswag"
 _COMMIT = "6774d74db0a963013d28bd9323c32de8dd506038"

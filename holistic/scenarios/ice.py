@@ -28,8 +28,8 @@ from typing import Any
 from holistic.core.errors import DataSourceError
 from holistic.core.interfaces import ScenarioContext, ScenarioInfo
 from holistic.core.types import TEST_SPLIT, Instance
-from holistic.scenarios.loading import FileScenario, check_choice
-from holistic.scenarios.part_files import places
+from holistic.scenarios.loading.common import FileScenario, check_choice
+from holistic.scenarios.loading.part_files import places
 from holistic.scenarios.the_pile import LM_WINDOWS
 
 FOLDER = "ice"

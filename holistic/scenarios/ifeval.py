@@ -29,10 +29,10 @@ from holistic.core.errors import DataSourceError, UnknownNameError
 from holistic.core.ifeval import IFEvalArgumentError, instruction_args
 from holistic.core.interfaces import ScenarioInfo
 from holistic.core.types import TEST_SPLIT, Instance
-from holistic.scenarios.loading import FileScenario
-from holistic.scenarios.part_files import github_file
-from holistic.scenarios.readers import iter_numbered_jsonl, require
-from holistic.scenarios.sources import DataFile, DataNeeds, ResolvedData
+from holistic.scenarios.loading.common import FileScenario
+from holistic.scenarios.loading.part_files import github_file
+from holistic.scenarios.loading.readers import iter_numbered_jsonl, require
+from holistic.scenarios.loading.sources import DataFile, DataNeeds, ResolvedData
 
 _REPO = "google-research/google-research"
 _COMMIT = "19638399cc9e03623c5b9087a1d6fa8813974ce9"

@@ -34,10 +34,10 @@ from typing import Any
 from holistic.core.errors import DataSourceError
 from holistic.core.judges import JudgeDefault, VerdictRule
 from holistic.core.types import CORRECT_TAG, TEST_SPLIT, Instance, Reference
-from holistic.scenarios.loading import SplitFilesScenario
-from holistic.scenarios.readers import iter_numbered_jsonl, require
+from holistic.scenarios.loading.common import SplitFilesScenario
+from holistic.scenarios.loading.readers import iter_numbered_jsonl, require
+from holistic.scenarios.loading.sources import DataFile, DataNeeds, Download, ResolvedData
 from holistic.scenarios.safety import HELM_SAFETY_ADAPTER, fill_placeholders, judged_info
-from holistic.scenarios.sources import DataFile, DataNeeds, Download, ResolvedData
 
 OMNI_MATH_RULE = VerdictRule.from_mapping(
     {

@@ -20,12 +20,12 @@ from typing import Any
 from holistic.core.errors import DataSourceError
 from holistic.core.interfaces import ScenarioInfo
 from holistic.core.types import TEST_SPLIT, TRAIN_SPLIT, VALID_SPLIT, Instance
-from holistic.scenarios.categories import CLASSIFICATION_CATEGORIES, CLASSIFICATION_NOT_APPLICABLE
-from holistic.scenarios.loading import SplitFilesScenario, check_choice, choice_references
-from holistic.scenarios.part_files import github_file
-from holistic.scenarios.prompt_format import multiple_choice_joint_format
-from holistic.scenarios.readers import read_json, require
-from holistic.scenarios.sources import DataNeeds
+from holistic.scenarios.loading.categories import CLASSIFICATION_CATEGORIES, CLASSIFICATION_NOT_APPLICABLE
+from holistic.scenarios.loading.common import SplitFilesScenario, check_choice, choice_references
+from holistic.scenarios.loading.part_files import github_file
+from holistic.scenarios.loading.prompt_format import multiple_choice_joint_format
+from holistic.scenarios.loading.readers import read_json, require
+from holistic.scenarios.loading.sources import DataNeeds
 
 _REPO = "zhongwanjun/AR-LSAT"
 _COMMIT = "41f78ca7be3e24602b694b9d6b78105fc0c8bfc6"

@@ -30,10 +30,10 @@ from holistic.core.interfaces import ScenarioContext, ScenarioInfo
 from holistic.core.latex import boxed_answer
 from holistic.core.types import CORRECT_TAG, TEST_SPLIT, TRAIN_SPLIT, Instance, Reference
 from holistic.scenarios.base import BaseScenario
-from holistic.scenarios.loading import check_choice, with_train_pool
-from holistic.scenarios.part_files import places
-from holistic.scenarios.prompt_format import prompt_format
-from holistic.scenarios.sources import DataFile, DataNeeds, Download, resolve
+from holistic.scenarios.loading.common import check_choice, with_train_pool
+from holistic.scenarios.loading.part_files import places
+from holistic.scenarios.loading.prompt_format import prompt_format
+from holistic.scenarios.loading.sources import DataFile, DataNeeds, Download, resolve
 
 _TARBALL = "https://people.eecs.berkeley.edu/~hendrycks/MATH.tar"
 ALL = "all"

@@ -19,8 +19,9 @@ from typing import Any
 from holistic.core.errors import DataSourceError
 from holistic.core.interfaces import ScenarioInfo
 from holistic.core.types import TEST_SPLIT, TRAIN_SPLIT, VALID_SPLIT, Instance
-from holistic.scenarios.categories import CLASSIFICATION_CATEGORIES, CLASSIFICATION_NOT_APPLICABLE
-from holistic.scenarios.hf_copy import (
+from holistic.scenarios.loading.categories import CLASSIFICATION_CATEGORIES, CLASSIFICATION_NOT_APPLICABLE
+from holistic.scenarios.loading.common import FileScenario, check_choice, choice_references, github_raw, pinned_sha256
+from holistic.scenarios.loading.hf_copy import (
     HF_REVISION_UNPINNED,
     check_revision,
     hf_hint,
@@ -29,10 +30,9 @@ from holistic.scenarios.hf_copy import (
     read_parquet_rows,
     row_where,
 )
-from holistic.scenarios.loading import FileScenario, check_choice, choice_references, github_raw, pinned_sha256
-from holistic.scenarios.prompt_format import multiple_choice_joint_format
-from holistic.scenarios.readers import read_csv_rows
-from holistic.scenarios.sources import DataFile, DataNeeds, Download, ResolvedData
+from holistic.scenarios.loading.prompt_format import multiple_choice_joint_format
+from holistic.scenarios.loading.readers import read_csv_rows
+from holistic.scenarios.loading.sources import DataFile, DataNeeds, Download, ResolvedData
 
 _REPO = "hendrycks/test"
 _COMMIT = "785eba57b455b9f9be12a0d3c1106d67274fea0e"

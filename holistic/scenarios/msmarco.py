@@ -34,10 +34,10 @@ from typing import Any
 from holistic.core.errors import DataSourceError
 from holistic.core.interfaces import ScenarioInfo
 from holistic.core.types import CORRECT_TAG, VALID_SPLIT, Instance, Reference
-from holistic.scenarios.categories import RANKING_CATEGORIES, RANKING_NOT_APPLICABLE
-from holistic.scenarios.loading import FileScenario, check_choice, with_train_pool
-from holistic.scenarios.readers import open_text
-from holistic.scenarios.sources import DataFile, DataNeeds, Download, ResolvedData
+from holistic.scenarios.loading.categories import RANKING_CATEGORIES, RANKING_NOT_APPLICABLE
+from holistic.scenarios.loading.common import FileScenario, check_choice, with_train_pool
+from holistic.scenarios.loading.readers import open_text
+from holistic.scenarios.loading.sources import DataFile, DataNeeds, Download, ResolvedData
 
 TRACKS = ("regular", "trec")
 _BASE = "https://msmarco.z22.web.core.windows.net/msmarcoranking/"

@@ -16,11 +16,11 @@ from typing import Any
 
 from holistic.core.interfaces import ScenarioInfo
 from holistic.core.types import CORRECT_TAG, VALID_SPLIT, Instance, Reference
-from holistic.scenarios.categories import OPEN_QA_CATEGORIES, OPEN_QA_NOT_APPLICABLE
-from holistic.scenarios.loading import FileScenario, check_choice, with_train_pool
-from holistic.scenarios.prompt_format import prompt_format
-from holistic.scenarios.readers import iter_jsonl, require
-from holistic.scenarios.sources import DataFile, DataNeeds, Download, ResolvedData
+from holistic.scenarios.loading.categories import OPEN_QA_CATEGORIES, OPEN_QA_NOT_APPLICABLE
+from holistic.scenarios.loading.common import FileScenario, check_choice, with_train_pool
+from holistic.scenarios.loading.prompt_format import prompt_format
+from holistic.scenarios.loading.readers import iter_jsonl, require
+from holistic.scenarios.loading.sources import DataFile, DataNeeds, Download, ResolvedData
 
 MODES = ("closedbook", "openbook_longans")
 _DEV_SHARDS = tuple(f"nq-dev-0{i}.jsonl.gz" for i in range(5))

@@ -30,8 +30,9 @@ from typing import Any
 from holistic.core.errors import DataSourceError
 from holistic.core.interfaces import ScenarioInfo
 from holistic.core.types import TEST_SPLIT, TRAIN_SPLIT, Instance
-from holistic.scenarios.categories import CLASSIFICATION_CATEGORIES, CLASSIFICATION_NOT_APPLICABLE
-from holistic.scenarios.hf_copy import (
+from holistic.scenarios.loading.categories import CLASSIFICATION_CATEGORIES, CLASSIFICATION_NOT_APPLICABLE
+from holistic.scenarios.loading.common import SplitFilesScenario, choice_references
+from holistic.scenarios.loading.hf_copy import (
     HF_REVISION_UNPINNED,
     check_revision,
     hf_hint,
@@ -40,10 +41,9 @@ from holistic.scenarios.hf_copy import (
     read_parquet_rows,
     row_where,
 )
-from holistic.scenarios.loading import SplitFilesScenario, choice_references
-from holistic.scenarios.prompt_format import multiple_choice_separate_format
-from holistic.scenarios.readers import iter_jsonl, open_text, require
-from holistic.scenarios.sources import DataFile, DataNeeds, Download, ResolvedData
+from holistic.scenarios.loading.prompt_format import multiple_choice_separate_format
+from holistic.scenarios.loading.readers import iter_jsonl, open_text, require
+from holistic.scenarios.loading.sources import DataFile, DataNeeds, Download, ResolvedData
 
 _ZIP = "https://ai2-public-datasets.s3.amazonaws.com/open_book_qa/OpenBookQA-V1-Sep2018.zip"
 _HF_REPO = "allenai/openbookqa"

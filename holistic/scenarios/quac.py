@@ -32,8 +32,9 @@ from typing import Any
 from holistic.core.errors import DataSourceError
 from holistic.core.interfaces import ScenarioInfo
 from holistic.core.types import CORRECT_TAG, TRAIN_SPLIT, VALID_SPLIT, Instance, Reference
-from holistic.scenarios.categories import OPEN_QA_CATEGORIES, OPEN_QA_NOT_APPLICABLE
-from holistic.scenarios.hf_copy import (
+from holistic.scenarios.loading.categories import OPEN_QA_CATEGORIES, OPEN_QA_NOT_APPLICABLE
+from holistic.scenarios.loading.common import SplitFilesScenario
+from holistic.scenarios.loading.hf_copy import (
     HF_PARQUET_BRANCH,
     check_revision,
     hf_hint,
@@ -42,10 +43,9 @@ from holistic.scenarios.hf_copy import (
     read_parquet_rows,
     row_where,
 )
-from holistic.scenarios.loading import SplitFilesScenario
-from holistic.scenarios.prompt_format import prompt_format
-from holistic.scenarios.readers import read_json, require
-from holistic.scenarios.sources import DataNeeds, Download, ResolvedData
+from holistic.scenarios.loading.prompt_format import prompt_format
+from holistic.scenarios.loading.readers import read_json, require
+from holistic.scenarios.loading.sources import DataNeeds, Download, ResolvedData
 
 _BASE = "https://s3.amazonaws.com/my89public/quac/"
 _NO_ANSWER = "CANNOTANSWER"

@@ -36,8 +36,15 @@ import numpy as np
 from holistic.core.errors import DataSourceError
 from holistic.core.interfaces import ScenarioInfo
 from holistic.core.types import TEST_SPLIT, TRAIN_SPLIT, Instance
-from holistic.scenarios.categories import CLASSIFICATION_CATEGORIES, CLASSIFICATION_NOT_APPLICABLE
-from holistic.scenarios.hf_copy import (
+from holistic.scenarios.loading.categories import CLASSIFICATION_CATEGORIES, CLASSIFICATION_NOT_APPLICABLE
+from holistic.scenarios.loading.common import (
+    FileScenario,
+    check_choice,
+    choice_references,
+    github_raw,
+    pinned_sha256,
+)
+from holistic.scenarios.loading.hf_copy import (
     HF_PARQUET_BRANCH,
     check_revision,
     class_label_names,
@@ -46,16 +53,9 @@ from holistic.scenarios.hf_copy import (
     hf_revision_schema,
     read_parquet_rows,
 )
-from holistic.scenarios.loading import (
-    FileScenario,
-    check_choice,
-    choice_references,
-    github_raw,
-    pinned_sha256,
-)
-from holistic.scenarios.prompt_format import prompt_format
-from holistic.scenarios.readers import read_csv_dicts, read_json
-from holistic.scenarios.sources import DataFile, DataNeeds, Download, ResolvedData
+from holistic.scenarios.loading.prompt_format import prompt_format
+from holistic.scenarios.loading.readers import read_csv_dicts, read_json
+from holistic.scenarios.loading.sources import DataFile, DataNeeds, Download, ResolvedData
 
 _REPO = "oughtinc/raft-baselines"
 _COMMIT = "1f410eea45db450e237b375b0693431dad09f9a3"

@@ -41,9 +41,9 @@ from holistic.core.interfaces import ScenarioInfo
 from holistic.core.judges import JudgeDefault, VerdictRule
 from holistic.core.resources import project_path
 from holistic.core.types import CORRECT_TAG, TEST_SPLIT, Instance, Reference
-from holistic.scenarios.loading import SplitFilesScenario, github_raw
-from holistic.scenarios.readers import read_csv_dicts, require
-from holistic.scenarios.sources import DataFile, DataNeeds, Download
+from holistic.scenarios.loading.common import SplitFilesScenario, github_raw
+from holistic.scenarios.loading.readers import read_csv_dicts, require
+from holistic.scenarios.loading.sources import DataFile, DataNeeds, Download
 
 PROMPTS_FILE = ("holistic", "scenarios", "data", "helm_judge_prompts.json")
 

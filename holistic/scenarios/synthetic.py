@@ -28,7 +28,7 @@ from holistic.core.hashing import stable_seed
 from holistic.core.interfaces import ScenarioContext, ScenarioInfo
 from holistic.core.types import CORRECT_TAG, TEST_SPLIT, TRAIN_SPLIT, Instance, Reference
 from holistic.scenarios.base import BaseScenario
-from holistic.scenarios.prompt_format import prompt_format
+from holistic.scenarios.loading.prompt_format import prompt_format
 
 _NOT_APPLICABLE_SYMBOLIC = {
     "robustness": "typos and synonyms change the symbols themselves, and with them the correct answer",

@@ -36,8 +36,8 @@ from holistic.core.interfaces import ScenarioContext, ScenarioInfo
 from holistic.core.types import CORRECT_TAG, TEST_SPLIT, TRAIN_SPLIT, VALID_SPLIT, Instance, Reference
 from holistic.metrics.accuracy import EMPTY_SET_TEXT
 from holistic.scenarios.base import BaseScenario
-from holistic.scenarios.loading import check_choice
-from holistic.scenarios.prompt_format import prompt_format
+from holistic.scenarios.loading.common import check_choice
+from holistic.scenarios.loading.prompt_format import prompt_format
 
 DIFFICULTIES = ("easy", "medium", "hard")
 HELM_SEED = 42

@@ -24,10 +24,10 @@ from typing import Any
 from holistic.core.errors import DataSourceError
 from holistic.core.interfaces import ScenarioContext, ScenarioInfo
 from holistic.core.types import TEST_SPLIT, Instance
-from holistic.scenarios.loading import FileScenario, check_choice, github_raw
-from holistic.scenarios.part_files import user_copy_note
-from holistic.scenarios.readers import iter_numbered_jsonl, read_json
-from holistic.scenarios.sources import DataFile, DataNeeds, Download, resolve
+from holistic.scenarios.loading.common import FileScenario, check_choice, github_raw
+from holistic.scenarios.loading.part_files import user_copy_note
+from holistic.scenarios.loading.readers import iter_numbered_jsonl, read_json
+from holistic.scenarios.loading.sources import DataFile, DataNeeds, Download, resolve
 
 FOLDER = "the_pile"
 _LM_PERPLEXITY = ("EleutherAI/lm_perplexity", "297996d2d041e5b6d3a3770b88b7d02ab3e37cf9")

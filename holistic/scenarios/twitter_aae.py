@@ -21,10 +21,10 @@ from typing import Any
 from holistic.core.errors import DataSourceError
 from holistic.core.interfaces import ScenarioInfo
 from holistic.core.types import TEST_SPLIT, Instance
-from holistic.scenarios.loading import FileScenario, check_choice
-from holistic.scenarios.part_files import user_copy_note
-from holistic.scenarios.readers import open_text
-from holistic.scenarios.sources import DataFile, DataNeeds, ResolvedData
+from holistic.scenarios.loading.common import FileScenario, check_choice
+from holistic.scenarios.loading.part_files import user_copy_note
+from holistic.scenarios.loading.readers import open_text
+from holistic.scenarios.loading.sources import DataFile, DataNeeds, ResolvedData
 from holistic.scenarios.the_pile import LM_WINDOWS
 
 FOLDER = "twitter_aae"

@@ -19,10 +19,10 @@ from pathlib import Path
 
 from holistic.core.interfaces import ScenarioInfo
 from holistic.core.types import TEST_SPLIT, Instance
-from holistic.scenarios.loading import FileScenario
-from holistic.scenarios.part_files import github_file
-from holistic.scenarios.readers import open_text
-from holistic.scenarios.sources import DataFile, DataNeeds, Download, ResolvedData
+from holistic.scenarios.loading.common import FileScenario
+from holistic.scenarios.loading.part_files import github_file
+from holistic.scenarios.loading.readers import open_text
+from holistic.scenarios.loading.sources import DataFile, DataNeeds, Download, ResolvedData
 
 _TITLE = re.compile(r"^ = [^=].*[^=] = $")
 _ZIP_103 = "https://s3.amazonaws.com/research.metamind.io/wikitext/wikitext-103-v1.zip"

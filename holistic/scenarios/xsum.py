@@ -25,8 +25,9 @@ import re
 from holistic.core.errors import DataSourceError
 from holistic.core.interfaces import ScenarioInfo
 from holistic.core.types import CORRECT_TAG, TEST_SPLIT, TRAIN_SPLIT, Instance, Reference
-from holistic.scenarios.categories import SUMMARIZATION_CATEGORIES, SUMMARIZATION_NOT_APPLICABLE
-from holistic.scenarios.hf_copy import (
+from holistic.scenarios.loading.categories import SUMMARIZATION_CATEGORIES, SUMMARIZATION_NOT_APPLICABLE
+from holistic.scenarios.loading.common import FileScenario, hold_out
+from holistic.scenarios.loading.hf_copy import (
     HF_PARQUET_BRANCH,
     check_revision,
     hf_hint,
@@ -34,10 +35,9 @@ from holistic.scenarios.hf_copy import (
     hf_revision_schema,
     read_parquet_rows,
 )
-from holistic.scenarios.loading import FileScenario, hold_out
-from holistic.scenarios.prompt_format import news_summary_format
-from holistic.scenarios.readers import read_json
-from holistic.scenarios.sources import DataFile, DataNeeds, Download, ResolvedData
+from holistic.scenarios.loading.prompt_format import news_summary_format
+from holistic.scenarios.loading.readers import read_json
+from holistic.scenarios.loading.sources import DataFile, DataNeeds, Download, ResolvedData
 
 _SPLIT_FILE = "XSum-TRAINING-DEV-TEST-SPLIT-90-5-5.json"
 _SPLIT_URL = "https://raw.githubusercontent.com/EdinburghNLP/XSum/master/XSum-Dataset/" + _SPLIT_FILE

@@ -23,7 +23,7 @@ from typing import Any
 
 from holistic.core.errors import DataSourceError, did_you_mean
 from holistic.scenarios.haystack.corpus import Article, Corpus, make_corpus, parse_sentiment
-from holistic.scenarios.readers import open_text
+from holistic.scenarios.loading.readers import open_text
 
 REQUIRED_COLUMNS: tuple[str, ...] = ("id", "title", "body", "company", "date", "sentiment")
 OPTIONAL_COLUMNS: tuple[str, ...] = ("sector",)

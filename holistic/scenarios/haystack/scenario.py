@@ -60,7 +60,7 @@ from holistic.scenarios.haystack.prompts import FORMATTINGS, PLACEMENTS
 from holistic.scenarios.haystack.queries import BUILTIN_TASKS, Task, parse_task
 from holistic.scenarios.haystack.records import TYPICAL_QUERY, RecordBuilder, RecordSettings, check_fit
 from holistic.scenarios.haystack.tokens import resolve_length_unit
-from holistic.scenarios.prompt_format import prompt_format
+from holistic.scenarios.loading.prompt_format import prompt_format
 
 DEFAULT_LENGTHS: tuple[int, ...] = (1536, 4096, 8192)
 ESTIMATE_CHARS_PER_TOKEN = 3.5

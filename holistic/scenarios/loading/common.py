@@ -14,10 +14,10 @@ from holistic.core.hashing import stable_seed
 from holistic.core.interfaces import ScenarioContext, ScenarioInfo
 from holistic.core.types import CORRECT_TAG, TRAIN_SPLIT, Instance, Reference
 from holistic.scenarios.base import BaseScenario
-from holistic.scenarios.sources import DataFile, DataNeeds, Download, ResolvedData, default_data_root, resolve
+from holistic.scenarios.loading.sources import DataFile, DataNeeds, Download, ResolvedData, default_data_root, resolve
 
 _CHECKSUMS = tuple(
-    Path(__file__).with_name("data") / name
+    Path(__file__).parent.parent / "data" / name
     for name in ("checksums.json", "checksums_targeted.json", "checksums_capabilities.json")
 )
 
@@ -70,7 +70,7 @@ def with_train_pool(instances: Sequence[Instance], count: int, purpose: str) -> 
 
 
 class FileScenario(BaseScenario):
-    """Base for scenarios that read the authors' files through :mod:`holistic.scenarios.sources`.
+    """Base for scenarios that read the authors' files through :mod:`holistic.scenarios.loading.sources`.
 
     Subclasses implement ``data_needs()`` and ``load(data)``.
     """

@@ -12,7 +12,7 @@ runs:
 Paths are read as given when absolute; a relative path is looked up under the
 data mirror (``--data-root``) first, then the working directory. The format comes
 from the extension unless ``format`` says otherwise. See
-:mod:`holistic.scenarios.user_fields` for the field mapping.
+:mod:`holistic.scenarios.loading.user_fields` for the field mapping.
 """
 
 from __future__ import annotations
@@ -27,11 +27,11 @@ from typing import Any
 from holistic.core.errors import DataSourceError
 from holistic.core.interfaces import ScenarioContext
 from holistic.core.types import TRAIN_SPLIT, Instance
-from holistic.scenarios.sources import default_data_root
-from holistic.scenarios.user_dataset import UserDatasetScenario, user_dataset_info
-from holistic.scenarios.user_fields import SPLIT_ALIASES, build_instances
-from holistic.scenarios.user_shaping import JOIN_SCHEMA, join_rows, parse_joins
-from holistic.scenarios.user_tables import FORMATS, Row, infer_format, read_rows, read_table
+from holistic.scenarios.loading.sources import default_data_root
+from holistic.scenarios.loading.user_dataset import UserDatasetScenario, user_dataset_info
+from holistic.scenarios.loading.user_fields import SPLIT_ALIASES, build_instances
+from holistic.scenarios.loading.user_shaping import JOIN_SCHEMA, join_rows, parse_joins
+from holistic.scenarios.loading.user_tables import FORMATS, Row, infer_format, read_rows, read_table
 
 
 class FileDatasetScenario(UserDatasetScenario):

@@ -1,6 +1,6 @@
 """What the two YAML-only user-dataset scenarios (``file``, ``huggingface``) share.
 
-Both turn rows into instances with a :class:`~holistic.scenarios.user_fields.FieldMapping`,
+Both turn rows into instances with a :class:`~holistic.scenarios.loading.user_fields.FieldMapping`,
 describe themselves the same way, and take their task and headline metric from
 the mapping (a ``label`` field means classification, ``output`` means QA...).
 """
@@ -13,11 +13,11 @@ from typing import Any
 
 from holistic.core.interfaces import ScenarioInfo
 from holistic.scenarios.base import ArgProblem, BaseScenario
-from holistic.scenarios.categories import CLASSIFICATION_CATEGORIES, CLASSIFICATION_NOT_APPLICABLE
-from holistic.scenarios.prompt_format import prompt_format
-from holistic.scenarios.user_fields import MAPPING_ARGS_SCHEMA, FieldMapping
-from holistic.scenarios.user_shaping import COLUMNS_SCHEMA, Column, add_columns, parse_columns
-from holistic.scenarios.user_tables import Row
+from holistic.scenarios.loading.categories import CLASSIFICATION_CATEGORIES, CLASSIFICATION_NOT_APPLICABLE
+from holistic.scenarios.loading.prompt_format import prompt_format
+from holistic.scenarios.loading.user_fields import MAPPING_ARGS_SCHEMA, FieldMapping
+from holistic.scenarios.loading.user_shaping import COLUMNS_SCHEMA, Column, add_columns, parse_columns
+from holistic.scenarios.loading.user_tables import Row
 
 PARTIAL_SCORING_METHOD = "multiple_choice_separate_original"
 USER_DEFAULT_ADAPTER: dict[str, Any] = prompt_format(input_prefix="Input: ", output_prefix="Output: ", max_tokens=50)

@@ -10,7 +10,7 @@ into the download URL. Its default, :data:`HF_REVISION_UNPINNED` (``main``), is
 **not** pinned: the Hub repo may change under it. Pin a commit hash of the Hub
 repo for reproducible runs. No sha256 is declared for these downloads; the first
 download's sum is recorded in the cache's ``SHA256SUMS`` and later copies must
-match it (see :mod:`holistic.scenarios.sources`).
+match it (see :mod:`holistic.scenarios.loading.sources`).
 """
 
 from __future__ import annotations
@@ -21,8 +21,8 @@ from typing import Any
 from urllib.parse import quote
 
 from holistic.core.errors import DataSourceError
-from holistic.scenarios.loading import hf_file
-from holistic.scenarios.sources import DataFile, Download
+from holistic.scenarios.loading.common import hf_file
+from holistic.scenarios.loading.sources import DataFile, Download
 
 HF_REVISION_UNPINNED = "main"
 """Default Hub revision for repos whose own files are Parquet: a branch, not a pin."""

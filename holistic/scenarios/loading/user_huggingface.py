@@ -13,7 +13,7 @@ runs:
 Reads through the ``datasets`` package (a dependency of holistic); ``dataset`` may
 also be a local folder in the Hub's layout (``data/<split>-*.parquet``), read
 without network. ``ClassLabel`` columns give their label names
-unless ``labels`` is set. The field mapping is :mod:`holistic.scenarios.user_fields`.
+unless ``labels`` is set. The field mapping is :mod:`holistic.scenarios.loading.user_fields`.
 """
 
 from __future__ import annotations
@@ -26,9 +26,9 @@ from typing import Any
 from holistic.core.errors import DataSourceError
 from holistic.core.interfaces import ScenarioContext
 from holistic.core.types import Instance
-from holistic.scenarios.user_dataset import UserDatasetScenario, user_dataset_info
-from holistic.scenarios.user_fields import SPLIT_ALIASES, build_instances
-from holistic.scenarios.user_tables import Row
+from holistic.scenarios.loading.user_dataset import UserDatasetScenario, user_dataset_info
+from holistic.scenarios.loading.user_fields import SPLIT_ALIASES, build_instances
+from holistic.scenarios.loading.user_tables import Row
 
 _DEFAULT_SPLITS = {"train": "train", "validation": "valid", "test": "test"}
 
