@@ -57,6 +57,8 @@ from holistic.models.tokens import GgufModel, OwnTokenizer, TokenCounting
 from holistic.perturbations.base import FAIRNESS, ROBUSTNESS, BasePerturbation, PerturbRandom, TextPerturbation
 from holistic.perturbations.registry import PERTURBATIONS
 from holistic.scenarios.base import BaseScenario
+from holistic.scenarios.loading.common import FileScenario
+from holistic.scenarios.loading.sources import DataFile, DataNeeds, Download, ResolvedData
 from holistic.scenarios.registry import SCENARIOS
 
 ScenarioT = TypeVar("ScenarioT", bound=type[BaseScenario])
@@ -125,6 +127,10 @@ __all__ = [
     "Client",
     "ClientFactory",
     "Completion",
+    "DataFile",
+    "DataNeeds",
+    "Download",
+    "FileScenario",
     "GgufModel",
     "Instance",
     "Message",
@@ -144,6 +150,7 @@ __all__ = [
     "RequestResult",
     "RequestRole",
     "RequestState",
+    "ResolvedData",
     "ScenarioArgError",
     "ScenarioContext",
     "ScenarioInfo",

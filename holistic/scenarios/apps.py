@@ -29,6 +29,7 @@ per-test limits summed (plus start-up) rather than HELM's global 11 s.
 from __future__ import annotations
 
 import json
+from enum import IntEnum
 from pathlib import Path
 from typing import Any
 
@@ -144,6 +145,15 @@ def read_split(folder: Path, split: str, sandbox: dict[str, Any]) -> list[Instan
     return out
 
 
+class _Layout(IntEnum):
+    """The layouts of :meth:`data_needs`, by their index in ``DataNeeds.layouts``."""
+
+    TRAIN_AND_TEST = 0
+    """``train`` and ``test``."""
+    TEST_ONLY = 1
+    """``test`` alone (in-context examples come from it)."""
+
+
 class APPSScenario(FileScenario):
     """Programming-contest problems (three difficulty levels), scored by their test cases in the sandbox."""
 
@@ -199,6 +209,6 @@ class APPSScenario(FileScenario):
             test = [i for i in test if i.metadata["difficulty"] == self.difficulty]
         if not test:
             raise DataSourceError(f"{data['test']}: no {self.difficulty} test problems with input_output.json")
-        if data.layout == 0:
+        if data.layout == _Layout.TRAIN_AND_TEST:
             return read_split(data["train"], TRAIN_SPLIT, self.sandbox) + test
         return with_train_pool(test, _POOL_FROM_TEST, "apps-test-pool")

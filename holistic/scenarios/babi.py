@@ -17,6 +17,7 @@ valid: ``qa<N>_{train,valid,test}.txt``), which is used when present.
 from __future__ import annotations
 
 import re
+from enum import IntEnum
 from pathlib import Path
 from typing import Any
 
@@ -111,6 +112,15 @@ def _tasks(task: Any) -> list[int]:
     raise ValueError(f"bAbI task must be 1..20 or 'all', not {task!r}")
 
 
+class _Layout(IntEnum):
+    """The layouts of :meth:`data_needs`, by their index in ``DataNeeds.layouts``."""
+
+    HELM_VALID = 0
+    """The ``en-valid`` files HELM reads."""
+    RELEASE = 1
+    """The ``en`` files of the release."""
+
+
 class BabiQAScenario(FileScenario):
     """Story-based reasoning questions (20 tasks)."""
 
@@ -170,7 +180,7 @@ class BabiQAScenario(FileScenario):
             for split, tag in splits.items():
                 name = (
                     f"tasks_1-20_v1-2/en-valid/qa{n}_{split}.txt"
-                    if data.layout == 0
+                    if data.layout == _Layout.HELM_VALID
                     else f"tasks_1-20_v1-2/en/qa{n}_{TASKS[n]}_{split}.txt"
                 )
                 if name in data.paths:

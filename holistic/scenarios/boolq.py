@@ -17,6 +17,7 @@ splits are the same as from ``train.jsonl``/``val.jsonl``. The ``hf_revision`` a
 
 from __future__ import annotations
 
+from enum import IntEnum
 from pathlib import Path
 from typing import Any
 
@@ -108,6 +109,17 @@ def _read_hf(path: Path, stem: str, split: str) -> list[Instance]:
     return out
 
 
+class _Layout(IntEnum):
+    """The layouts of :meth:`data_needs`, by their index in ``DataNeeds.layouts``."""
+
+    AUTHORS = 0
+    """The SuperGLUE ``train.jsonl`` and ``val.jsonl``."""
+    VALIDATION_ONLY = 1
+    """``val.jsonl`` alone."""
+    HUB_COPY = 2
+    """The Hugging Face Parquet copy."""
+
+
 class BoolQScenario(FileScenario):
     """Yes/no reading comprehension."""
 
@@ -151,12 +163,12 @@ class BoolQScenario(FileScenario):
         )
 
     def load(self, data: ResolvedData) -> list[Instance]:
-        if data.layout == 2:
+        if data.layout == _Layout.HUB_COPY:
             (train_stem, train_path), (val_stem, val_path) = _HF_FILES
             return _read_hf(data[f"hf/{train_path}"], train_stem, TRAIN_SPLIT) + _read_hf(
                 data[f"hf/{val_path}"], val_stem, VALID_SPLIT
             )
         val = _read(data["val.jsonl"], VALID_SPLIT)
-        if data.layout == 0:
+        if data.layout == _Layout.AUTHORS:
             return _read(data["train.jsonl"], TRAIN_SPLIT) + val
         return with_train_pool(val, _POOL_FROM_VAL, "boolq-train-pool")

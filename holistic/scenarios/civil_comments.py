@@ -36,6 +36,7 @@ from holistic.scenarios.loading.categories import CLASSIFICATION_CATEGORIES, CLA
 from holistic.scenarios.loading.common import FileScenario, check_choice, hold_out
 from holistic.scenarios.loading.hf_copy import (
     HF_PARQUET_BRANCH,
+    AuthorsOrHub,
     check_revision,
     hf_hint,
     hf_layout,
@@ -164,7 +165,7 @@ class CivilCommentsScenario(FileScenario):
         return instances
 
     def load(self, data: ResolvedData) -> list[Instance]:
-        if data.layout == 1:
+        if data.layout == AuthorsOrHub.HUB_COPY:
             return self._load_hf(data)
         path = data[_FILE]
         rows = read_csv_dicts(path)

@@ -33,6 +33,7 @@ from holistic.scenarios.loading.categories import SUMMARIZATION_CATEGORIES, SUMM
 from holistic.scenarios.loading.common import FileScenario, hold_out
 from holistic.scenarios.loading.hf_copy import (
     HF_REVISION_UNPINNED,
+    AuthorsOrHub,
     check_revision,
     hf_hint,
     hf_layout,
@@ -143,7 +144,7 @@ class CNNDailyMailScenario(FileScenario):
         )
 
     def load(self, data: ResolvedData) -> list[Instance]:
-        if data.layout == 1:
+        if data.layout == AuthorsOrHub.HUB_COPY:
             return self._load_hf(data)
         folders = (data["cnn/stories"], data["dailymail/stories"])
         instances: list[Instance] = []

@@ -28,6 +28,7 @@ text after its prompt is an error naming it.
 from __future__ import annotations
 
 from dataclasses import replace
+from enum import IntEnum
 from pathlib import Path
 from typing import Any
 
@@ -153,6 +154,17 @@ def read_text_folder(folder: Path, num_tokens: int) -> list[Instance]:
     return out
 
 
+class _Layout(IntEnum):
+    """The layouts of :meth:`data_needs`, by their index in ``DataNeeds.layouts``."""
+
+    HELM_JSON = 0
+    """HELM's processed ``<collection>.json``."""
+    PASSAGES_JSONL = 1
+    """A ``<collection>.jsonl`` of passages."""
+    TEXT_FOLDER = 2
+    """A folder of ``.txt`` files."""
+
+
 class CopyrightScenario(FileScenario):
     """Verbatim continuation of passages from the user's own text collection."""
 
@@ -222,9 +234,9 @@ class CopyrightScenario(FileScenario):
 
     def load(self, data: ResolvedData) -> list[Instance]:
         (path,) = data.paths.values()
-        if data.layout == 0:
+        if data.layout == _Layout.HELM_JSON:
             instances = read_helm_json(path)
-        elif data.layout == 1:
+        elif data.layout == _Layout.PASSAGES_JSONL:
             instances = read_passages_jsonl(path, self.prefix_tokens)
         else:
             instances = read_text_folder(path, self.prefix_tokens)

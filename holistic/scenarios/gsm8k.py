@@ -16,6 +16,7 @@ evaluated (split ``valid``) — not comparable with published test numbers.
 
 from __future__ import annotations
 
+from enum import IntEnum
 from pathlib import Path
 
 from holistic.core.errors import DataSourceError
@@ -59,6 +60,15 @@ def read_gsm8k(path: Path, split: str) -> list[Instance]:
     return out
 
 
+class _Layout(IntEnum):
+    """The layouts of :meth:`data_needs`, by their index in ``DataNeeds.layouts``."""
+
+    TRAIN_AND_TEST = 0
+    """``train.jsonl`` and ``test.jsonl``."""
+    TRAIN_ONLY = 1
+    """``train.jsonl`` alone (evaluated on it)."""
+
+
 class GSM8KScenario(FileScenario):
     """Maths word problems answered with chain-of-thought reasoning."""
 
@@ -95,6 +105,6 @@ class GSM8KScenario(FileScenario):
         )
 
     def load(self, data: ResolvedData) -> list[Instance]:
-        if data.layout == 0:
+        if data.layout == _Layout.TRAIN_AND_TEST:
             return read_gsm8k(data["train.jsonl"], TRAIN_SPLIT) + read_gsm8k(data["test.jsonl"], TEST_SPLIT)
         return with_train_pool(read_gsm8k(data["train.jsonl"], VALID_SPLIT), _POOL_FROM_TRAIN, "gsm8k-train-pool")

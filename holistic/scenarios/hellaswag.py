@@ -27,6 +27,7 @@ from holistic.scenarios.loading.categories import CLASSIFICATION_CATEGORIES, CLA
 from holistic.scenarios.loading.common import SplitFilesScenario, choice_references, github_raw
 from holistic.scenarios.loading.hf_copy import (
     HF_PARQUET_BRANCH,
+    AuthorsOrHub,
     check_revision,
     hf_hint,
     hf_layout,
@@ -119,6 +120,6 @@ class HellaSwagScenario(SplitFilesScenario):
         return DataNeeds(authors.scenario, (*authors.layouts, hf), hint=f"{authors.hint}; {hf_hint(_HF_REPO)}")
 
     def load(self, data: ResolvedData) -> list[Instance]:
-        if data.layout == 1:
+        if data.layout == AuthorsOrHub.HUB_COPY:
             return [inst for split, p in _HF_FILES for inst in _read_hf(data[f"hf/{p}"], split)]
         return super().load(data)

@@ -22,6 +22,7 @@ Two formats are read:
 from __future__ import annotations
 
 import re
+from enum import IntEnum
 from pathlib import Path
 
 from holistic.core.errors import DataSourceError
@@ -129,6 +130,19 @@ def _read_hf(path: Path, split: str) -> list[Instance]:
     return out
 
 
+class _Layout(IntEnum):
+    """The layouts of :meth:`data_needs`, by their index in ``DataNeeds.layouts``."""
+
+    ACL_IMDB = 0
+    """The authors' ``aclImdb/`` tree."""
+    TEXT_SPLITS = 1
+    """One-review-per-line ``train.txt`` / ``test.txt``."""
+    SAMPLE_1000 = 2
+    """HELM's 1,000-review sample ``imdb_1000.txt``."""
+    HUB_COPY = 3
+    """The Hugging Face Parquet copy."""
+
+
 class IMDBScenario(FileScenario):
     """Binary sentiment of movie reviews."""
 
@@ -183,11 +197,11 @@ class IMDBScenario(FileScenario):
         )
 
     def load(self, data: ResolvedData) -> list[Instance]:
-        if data.layout == 0:
+        if data.layout == _Layout.ACL_IMDB:
             return _read_tree(data["aclImdb/train"], TRAIN_SPLIT) + _read_tree(data["aclImdb/test"], VALID_SPLIT)
-        if data.layout == 3:
+        if data.layout == _Layout.HUB_COPY:
             return [inst for split, p in _HF_FILES for inst in _read_hf(data[f"hf/{p}"], split)]
-        if data.layout == 1:
+        if data.layout == _Layout.TEXT_SPLITS:
             return _read_lines(data["train.txt"], TRAIN_SPLIT) + _read_lines(data["test.txt"], VALID_SPLIT)
         test = _read_lines(data["imdb_1000.txt"], VALID_SPLIT)
         return with_train_pool(test, _POOL_FROM_TEST, "imdb-train-pool")

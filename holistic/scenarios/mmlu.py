@@ -23,6 +23,7 @@ from holistic.scenarios.loading.categories import CLASSIFICATION_CATEGORIES, CLA
 from holistic.scenarios.loading.common import FileScenario, check_choice, choice_references, github_raw, pinned_sha256
 from holistic.scenarios.loading.hf_copy import (
     HF_REVISION_UNPINNED,
+    AuthorsOrHub,
     check_revision,
     hf_hint,
     hf_layout,
@@ -178,7 +179,7 @@ class MMLUScenario(FileScenario):
         )
 
     def load(self, data: ResolvedData) -> list[Instance]:
-        if data.layout == 1:
+        if data.layout == AuthorsOrHub.HUB_COPY:
             return self._load_hf(data)
         instances: list[Instance] = []
         for folder, split in _SPLITS:

@@ -21,6 +21,7 @@ sha256 sums, so put the files under the data root for an offline, checked copy.
 
 from __future__ import annotations
 
+from enum import IntEnum
 from pathlib import Path
 from typing import Any
 
@@ -74,6 +75,15 @@ def read_mmlu_pro(path: Path, split: str, subject: str) -> list[Instance]:
     return [read_row(row, split, row_where(path, i)) for i, row in enumerate(rows)]
 
 
+class _Layout(IntEnum):
+    """The layouts of :meth:`data_needs`, by their index in ``DataNeeds.layouts``."""
+
+    TEST_AND_VALIDATION = 0
+    """The test and validation files."""
+    TEST_ONLY = 1
+    """The test file alone."""
+
+
 class MMLUProScenario(FileScenario):
     """MMLU-Pro, zero-shot chain of thought as HELM Capabilities runs it."""
 
@@ -120,6 +130,6 @@ class MMLUProScenario(FileScenario):
 
     def load(self, data: ResolvedData) -> list[Instance]:
         out = read_mmlu_pro(data[TEST], TEST_SPLIT, self.subject)
-        if data.layout == 0:
+        if data.layout == _Layout.TEST_AND_VALIDATION:
             out = read_mmlu_pro(data[VALIDATION], TRAIN_SPLIT, self.subject) + out
         return out

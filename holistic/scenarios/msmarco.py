@@ -28,6 +28,7 @@ from __future__ import annotations
 import csv
 from collections.abc import Iterator
 from dataclasses import replace
+from enum import IntEnum
 from pathlib import Path
 from typing import Any
 
@@ -82,6 +83,15 @@ def _qrels(path: Path) -> dict[str, dict[str, int]]:
 def _file(name: str) -> DataFile:
     archive, member = _ARCHIVES[name]
     return DataFile(name, downloads=(Download(_BASE + archive, member=member),))
+
+
+class _Layout(IntEnum):
+    """The layouts of :meth:`data_needs`, by their index in ``DataNeeds.layouts``."""
+
+    WITH_COLLECTION = 0
+    """The ranked lists with ``collection.tsv``."""
+    WITHOUT_COLLECTION = 1
+    """The ranked lists alone."""
 
 
 class MSMARCOScenario(FileScenario):
@@ -155,7 +165,7 @@ class MSMARCOScenario(FileScenario):
                 ranked.append(pid)
                 texts[pid] = passage
         missing = {pid for q, judged in qrels.items() for pid in judged if pid not in texts}
-        if missing and data.layout == 0:
+        if missing and data.layout == _Layout.WITH_COLLECTION:
             for _, row in _rows(data["collection.tsv"]):
                 if row[0] in missing:
                     texts[row[0]] = row[1]

@@ -11,6 +11,7 @@ The dev set is evaluated; a fixed seeded set of 100 dev questions is the in-cont
 
 from __future__ import annotations
 
+from enum import IntEnum
 from pathlib import Path
 from typing import Any
 
@@ -74,6 +75,15 @@ def _read(path: Path, mode: str) -> list[Instance]:
     return out
 
 
+class _Layout(IntEnum):
+    """The layouts of :meth:`data_needs`, by their index in ``DataNeeds.layouts``."""
+
+    DEV_SHARDS = 0
+    """The v1.0 dev shards."""
+    SIMPLIFIED_DEV = 1
+    """The simplified dev file."""
+
+
 class NaturalQAScenario(FileScenario):
     """Open-domain (closed-book) or long-answer-context question answering."""
 
@@ -108,6 +118,6 @@ class NaturalQAScenario(FileScenario):
         )
 
     def load(self, data: ResolvedData) -> list[Instance]:
-        names = _DEV_SHARDS if data.layout == 0 else (_SIMPLIFIED_DEV,)
+        names = _DEV_SHARDS if data.layout == _Layout.DEV_SHARDS else (_SIMPLIFIED_DEV,)
         instances = [inst for name in names for inst in _read(data[name], self.mode)]
         return with_train_pool(instances, min(_POOL, len(instances) // 2), "natural_qa-train-pool")

@@ -24,6 +24,7 @@ pinned to a commit of that repo.
 from __future__ import annotations
 
 import re
+from enum import IntEnum
 from pathlib import Path
 from typing import Any
 
@@ -130,6 +131,17 @@ def _read_hf(path: Path, split: str) -> list[Instance]:
     return out
 
 
+class _Layout(IntEnum):
+    """The layouts of :meth:`data_needs`, by their index in ``DataNeeds.layouts``."""
+
+    AUTHORS = 0
+    """The authors' JSON Lines."""
+    HUB_COPY = 1
+    """The Hugging Face Parquet copy."""
+    TSV = 2
+    """The TSV files."""
+
+
 class OpenBookQAScenario(SplitFilesScenario):
     """Science questions needing a fact plus common knowledge."""
 
@@ -170,8 +182,8 @@ class OpenBookQAScenario(SplitFilesScenario):
         return DataNeeds(authors.scenario, (*authors.layouts, hf, tsv), hint=f"{authors.hint}; {hf_hint(_HF_REPO)}")
 
     def load(self, data: ResolvedData) -> list[Instance]:
-        if data.layout == 1:
+        if data.layout == _Layout.HUB_COPY:
             return [inst for split, p in _HF_FILES for inst in _read_hf(data[f"hf/{p}"], split)]
-        if data.layout == 2:
+        if data.layout == _Layout.TSV:
             return [inst for split, name in _TSV_FILES for inst in _read_tsv(data[name], split)]
         return super().load(data)

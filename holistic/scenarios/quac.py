@@ -36,6 +36,7 @@ from holistic.scenarios.loading.categories import OPEN_QA_CATEGORIES, OPEN_QA_NO
 from holistic.scenarios.loading.common import SplitFilesScenario
 from holistic.scenarios.loading.hf_copy import (
     HF_PARQUET_BRANCH,
+    AuthorsOrHub,
     check_revision,
     hf_hint,
     hf_layout,
@@ -185,6 +186,6 @@ class QuACScenario(SplitFilesScenario):
 
     def load(self, data: ResolvedData) -> list[Instance]:
         rng = random.Random(0)  # one draw per dialogue, train file first, as HELM's random.seed(0)
-        if data.layout == 1:
+        if data.layout == AuthorsOrHub.HUB_COPY:
             return [inst for split, p in _HF_FILES for inst in _read_hf(data[f"hf/{p}"], split, rng)]
         return [inst for name, split in self.split_files for inst in _read(data[name], split, rng)]

@@ -46,6 +46,7 @@ from holistic.scenarios.loading.common import (
 )
 from holistic.scenarios.loading.hf_copy import (
     HF_PARQUET_BRANCH,
+    AuthorsOrHub,
     check_revision,
     class_label_names,
     hf_hint,
@@ -174,7 +175,7 @@ class RAFTScenario(FileScenario):
         return self._split(instances)
 
     def load(self, data: ResolvedData) -> list[Instance]:
-        if data.layout == 1:
+        if data.layout == AuthorsOrHub.HUB_COPY:
             return self._load_hf(data)
         meta_path = data[f"{self.subset}/task.json"]
         meta = read_json(meta_path)

@@ -31,6 +31,7 @@ from holistic.scenarios.loading.categories import CLASSIFICATION_CATEGORIES, CLA
 from holistic.scenarios.loading.common import FileScenario, choice_references, github_raw
 from holistic.scenarios.loading.hf_copy import (
     HF_REVISION_UNPINNED,
+    AuthorsOrHub,
     check_revision,
     hf_hint,
     hf_layout,
@@ -144,7 +145,11 @@ class TruthfulQAScenario(FileScenario):
         )
 
     def load(self, data: ResolvedData) -> list[Instance]:
-        instances = _read_hf(data[f"hf/{_HF_FILE}"]) if data.layout == 1 else self._read_csv(data["TruthfulQA.csv"])
+        instances = (
+            _read_hf(data[f"hf/{_HF_FILE}"])
+            if data.layout == AuthorsOrHub.HUB_COPY
+            else self._read_csv(data["TruthfulQA.csv"])
+        )
         return _with_train_split(instances)
 
     def _read_csv(self, path: Path) -> list[Instance]:

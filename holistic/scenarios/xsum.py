@@ -29,6 +29,7 @@ from holistic.scenarios.loading.categories import SUMMARIZATION_CATEGORIES, SUMM
 from holistic.scenarios.loading.common import FileScenario, hold_out
 from holistic.scenarios.loading.hf_copy import (
     HF_PARQUET_BRANCH,
+    AuthorsOrHub,
     check_revision,
     hf_hint,
     hf_layout,
@@ -94,7 +95,7 @@ class XSumScenario(FileScenario):
         )
 
     def load(self, data: ResolvedData) -> list[Instance]:
-        if data.layout == 1:
+        if data.layout == AuthorsOrHub.HUB_COPY:
             return self._load_hf(data)
         split_path = data[_SPLIT_FILE]
         splits = read_json(split_path)

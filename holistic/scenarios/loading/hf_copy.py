@@ -16,6 +16,7 @@ match it (see :mod:`holistic.scenarios.loading.sources`).
 from __future__ import annotations
 
 from collections.abc import Collection, Sequence
+from enum import IntEnum
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote
@@ -32,6 +33,17 @@ HF_PARQUET_BRANCH = "refs/convert/parquet"
 
 HF_FOLDER = "hf"
 """Sub-folder of a scenario's mirror/cache folder holding the Hub copy."""
+
+
+class AuthorsOrHub(IntEnum):
+    """The two layouts of a scenario that reads its authors' files or else their Hub copy, by
+    their index in ``DataNeeds.layouts`` (compare ``ResolvedData.layout`` with them)."""
+
+    AUTHORS = 0
+    """The authors' files (the first layout, preferred when present)."""
+    HUB_COPY = 1
+    """The Hugging Face Parquet copy under ``hf/`` (see :func:`hf_layout`)."""
+
 
 HF_REVISION_DOC = (
     "Hugging Face Hub revision of the dataset's Parquet copy (used only when the authors' files are absent). "

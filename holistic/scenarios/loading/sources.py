@@ -89,7 +89,9 @@ class ResolvedData:
 
     scenario: str
     layout: int
-    """Index of the layout used."""
+    """Index of the layout used in ``DataNeeds.layouts``; a scenario compares it with the names
+    it gives its layouts (an ``IntEnum`` declared beside its ``data_needs``, e.g.
+    :class:`~holistic.scenarios.loading.hf_copy.AuthorsOrHub`), never with a bare number."""
     paths: dict[str, Path] = field(default_factory=dict)
     """``DataFile.path`` -> actual path."""
     origins: dict[str, str] = field(default_factory=dict)
