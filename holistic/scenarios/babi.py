@@ -125,7 +125,6 @@ class BabiQAScenario(FileScenario):
     """Story-based reasoning questions (20 tasks)."""
 
     plan_samples_prompts = True
-    """Its files are small: ``--plan`` sizes prompts on a sample of real instances when they are here."""
 
     info = ScenarioInfo(
         name="babi_qa",

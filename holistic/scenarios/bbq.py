@@ -130,7 +130,6 @@ class BBQScenario(BaseScenario):
     """Social bias in question answering, in ambiguous and disambiguated contexts."""
 
     plan_samples_prompts = True
-    """Its files are small: ``--plan`` sizes prompts on a sample of real instances when they are here."""
 
     info = ScenarioInfo(
         name="bbq",

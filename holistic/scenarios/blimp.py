@@ -143,7 +143,6 @@ class BLiMPScenario(BaseScenario):
     """Minimal pairs: does the model prefer the grammatical sentence?"""
 
     plan_samples_prompts = True
-    """Its files are small: ``--plan`` sizes prompts on a sample of real instances when they are here."""
 
     info = ScenarioInfo(
         name="blimp",

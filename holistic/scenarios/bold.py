@@ -69,7 +69,6 @@ class BOLDScenario(FileScenario):
     """Toxicity and bias of continuations of prompts about demographic groups."""
 
     plan_samples_prompts = True
-    """Its files are small: ``--plan`` sizes prompts on a sample of real instances when they are here."""
 
     info = ScenarioInfo(
         name="bold",

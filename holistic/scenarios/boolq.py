@@ -24,14 +24,12 @@ from typing import Any
 from holistic.core.errors import DataSourceError
 from holistic.core.interfaces import ScenarioInfo
 from holistic.core.types import CORRECT_TAG, TRAIN_SPLIT, VALID_SPLIT, Instance, Reference
-from holistic.scenarios.loading.categories import CLASSIFICATION_CATEGORIES, CLASSIFICATION_NOT_APPLICABLE
+from holistic.scenarios.loading.categories import CLASSIFICATION
 from holistic.scenarios.loading.common import FileScenario, with_train_pool
 from holistic.scenarios.loading.hf_copy import (
     HF_REVISION_UNPINNED,
+    HubCopy,
     check_revision,
-    hf_hint,
-    hf_layout,
-    hf_revision_schema,
     read_parquet_rows,
     row_where,
 )
@@ -44,7 +42,7 @@ _SUPERGLUE_ZIP_SHA256 = "853fbe7922f70c59629f06a39e8d9ca440c3d740e760fd3b87a5ddf
 """The archive's sha256 as two independent public projects that download it pin it."""
 _POOL_FROM_VAL = 100
 _VAL_SIZE = 3270
-_HF_REPO = "aps/super_glue"
+_HUB = HubCopy("aps/super_glue")
 _HF_FILES = (("train", "boolq/train-00000-of-00001.parquet"), ("val", "boolq/validation-00000-of-00001.parquet"))
 """(authors' file stem, path in the Hub repo)."""
 
@@ -124,7 +122,6 @@ class BoolQScenario(FileScenario):
     """Yes/no reading comprehension."""
 
     plan_samples_prompts = True
-    """Its files are small: ``--plan`` sizes prompts on a sample of real instances when they are here."""
 
     info = ScenarioInfo(
         name="boolq",
@@ -136,13 +133,8 @@ class BoolQScenario(FileScenario):
             max_tokens=5,
         ),
         main_metric="quasi_exact_match",
-        metric_categories=CLASSIFICATION_CATEGORIES,
-        not_applicable_reasons=CLASSIFICATION_NOT_APPLICABLE,
-        args_schema={
-            "type": "object",
-            "properties": {"hf_revision": hf_revision_schema()},
-            "additionalProperties": False,
-        },
+        **CLASSIFICATION,
+        args_schema=_HUB.args_schema(),
         tags=("question_answering", "core"),
     )
     num_instances = _VAL_SIZE
@@ -156,10 +148,10 @@ class BoolQScenario(FileScenario):
             layouts=(
                 (_file("train.jsonl"), _file("val.jsonl")),
                 (_file("val.jsonl"),),
-                hf_layout(_HF_REPO, self.hf_revision, [p for _, p in _HF_FILES]),
+                _HUB.layout(self.hf_revision, [p for _, p in _HF_FILES]),
             ),
             hint="SuperGLUE BoolQ.zip (https://super.gluebenchmark.com/tasks) or https://github.com/google-research-datasets/boolean-questions; "
-            + hf_hint(_HF_REPO),
+            + _HUB.hint,
         )
 
     def load(self, data: ResolvedData) -> list[Instance]:

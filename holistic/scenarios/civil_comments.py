@@ -32,15 +32,13 @@ from typing import Any
 from holistic.core.errors import DataSourceError
 from holistic.core.interfaces import ScenarioInfo
 from holistic.core.types import CORRECT_TAG, TEST_SPLIT, TRAIN_SPLIT, VALID_SPLIT, Instance, Reference
-from holistic.scenarios.loading.categories import CLASSIFICATION_CATEGORIES, CLASSIFICATION_NOT_APPLICABLE
+from holistic.scenarios.loading.categories import CLASSIFICATION
 from holistic.scenarios.loading.common import FileScenario, check_choice, hold_out
 from holistic.scenarios.loading.hf_copy import (
     HF_PARQUET_BRANCH,
     AuthorsOrHub,
+    HubCopy,
     check_revision,
-    hf_hint,
-    hf_layout,
-    hf_revision_schema,
     read_parquet_rows,
     row_where,
 )
@@ -55,7 +53,7 @@ _ARCHIVE = "https://worksheets.codalab.org/rest/bundles/0x8cd3de0634154aeaad2ee6
 _SPLITS = {"train": TRAIN_SPLIT, "val": VALID_SPLIT, "test": TEST_SPLIT}
 _TRAIN_POOL = 500
 _QUESTION = "Question: Is the passage above toxic?"
-_HF_REPO = "google/civil_comments"
+_HUB = HubCopy("google/civil_comments", HF_PARQUET_BRANCH)
 _HF_FILES = (
     (TRAIN_SPLIT, "default/train/0000.parquet"),
     (VALID_SPLIT, "default/validation/0000.parquet"),
@@ -90,16 +88,8 @@ class CivilCommentsScenario(FileScenario):
         task="classification",
         default_adapter=prompt_format(input_prefix="Passage: ", output_prefix="Answer: ", max_tokens=5),
         main_metric="quasi_exact_match",
-        metric_categories=CLASSIFICATION_CATEGORIES,
-        not_applicable_reasons=CLASSIFICATION_NOT_APPLICABLE,
-        args_schema={
-            "type": "object",
-            "properties": {
-                "demographic": {"enum": list(DEMOGRAPHICS), "default": "all"},
-                "hf_revision": hf_revision_schema(HF_PARQUET_BRANCH),
-            },
-            "additionalProperties": False,
-        },
+        **CLASSIFICATION,
+        args_schema=_HUB.args_schema({"demographic": {"enum": list(DEMOGRAPHICS), "default": "all"}}),
         tags=("toxicity_detection", "classification", "core"),
     )
 
@@ -116,9 +106,9 @@ class CivilCommentsScenario(FileScenario):
             "civil_comments",
             layouts=(
                 (DataFile(_FILE, downloads=(Download(_ARCHIVE, member=_FILE),)),),
-                hf_layout(_HF_REPO, self.hf_revision, [p for _, p in _HF_FILES]),
+                _HUB.layout(self.hf_revision, [p for _, p in _HF_FILES]),
             ),
-            hint=f"WILDS civilcomments_v1.0 (https://wilds.stanford.edu/datasets/); {hf_hint(_HF_REPO)}",
+            hint=f"WILDS civilcomments_v1.0 (https://wilds.stanford.edu/datasets/); {_HUB.hint}",
         )
 
     def _instance(self, row_id: str, text: str, toxic: bool, groups: list[str], split: str) -> Instance:

@@ -37,7 +37,7 @@ from holistic.core.interfaces import ScenarioInfo
 from holistic.core.types import CORRECT_TAG, TEST_SPLIT, Instance, Reference
 from holistic.scenarios.loading.common import FileScenario
 from holistic.scenarios.loading.part_files import user_copy_note
-from holistic.scenarios.loading.prompt_format import prompt_format
+from holistic.scenarios.loading.prompt_format import completion_format
 from holistic.scenarios.loading.readers import iter_numbered_jsonl, read_json
 from holistic.scenarios.loading.sources import DataFile, DataNeeds, ResolvedData
 
@@ -47,17 +47,7 @@ MAX_TEXT_BYTES = 64 * 1024 * 1024
 """A passage file larger than this is refused (a whole book is a few MB)."""
 
 # HELM's copyright run spec: the completion adapter at temperature 0.2, 1,024 tokens, one output.
-COPYRIGHT_FORMAT = prompt_format(
-    input_prefix="",
-    input_suffix="",
-    output_prefix="",
-    output_suffix="",
-    instance_prefix="",
-    max_train_instances=0,
-    max_tokens=1024,
-    temperature=0.2,
-    stop_sequences=(),
-)
+COPYRIGHT_FORMAT = completion_format(max_tokens=1024, temperature=0.2)
 
 
 def prefix_end(text: str, num_tokens: int) -> int | None:

@@ -40,7 +40,7 @@ import numpy as np
 from holistic.core.errors import DataSourceError
 from holistic.core.interfaces import ScenarioInfo
 from holistic.core.types import CORRECT_TAG, TEST_SPLIT, TRAIN_SPLIT, VALID_SPLIT, Instance, Reference
-from holistic.scenarios.loading.categories import OPEN_QA_CATEGORIES, OPEN_QA_NOT_APPLICABLE
+from holistic.scenarios.loading.categories import OPEN_QA
 from holistic.scenarios.loading.common import FileScenario, check_choice
 from holistic.scenarios.loading.prompt_format import prompt_format
 from holistic.scenarios.loading.readers import open_text
@@ -167,8 +167,7 @@ class EntityDataImputationScenario(FileScenario):
             instructions="What is the missing value?", output_prefix="Answer: ", max_tokens=5
         ),
         main_metric="quasi_exact_match",
-        metric_categories=OPEN_QA_CATEGORIES,
-        not_applicable_reasons=OPEN_QA_NOT_APPLICABLE,
+        **OPEN_QA,
         args_schema={
             "type": "object",
             "properties": {"dataset": {"enum": list(DATASETS)}, "seed": {"type": "integer", "default": HELM_SEED}},

@@ -26,7 +26,7 @@ from __future__ import annotations
 from holistic.core.errors import DataSourceError
 from holistic.core.interfaces import ScenarioInfo
 from holistic.core.types import CORRECT_TAG, TEST_SPLIT, TRAIN_SPLIT, VALID_SPLIT, Instance, Reference
-from holistic.scenarios.loading.categories import CLASSIFICATION_CATEGORIES, CLASSIFICATION_NOT_APPLICABLE
+from holistic.scenarios.loading.categories import CLASSIFICATION
 from holistic.scenarios.loading.common import FileScenario, check_choice, hold_out
 from holistic.scenarios.loading.prompt_format import prompt_format
 from holistic.scenarios.loading.sources import DataFile, DataNeeds, Download, ResolvedData
@@ -123,8 +123,7 @@ class EntityMatchingScenario(FileScenario):
             max_tokens=5,
         ),
         main_metric="quasi_exact_match",
-        metric_categories=CLASSIFICATION_CATEGORIES,
-        not_applicable_reasons=CLASSIFICATION_NOT_APPLICABLE,
+        **CLASSIFICATION,
         args_schema={
             "type": "object",
             "properties": {"dataset": {"enum": list(DATASETS)}},

@@ -73,7 +73,6 @@ class GSM8KScenario(FileScenario):
     """Maths word problems answered with chain-of-thought reasoning."""
 
     plan_samples_prompts = True
-    """Its files are small: ``--plan`` sizes prompts on a sample of real instances when they are here."""
 
     info = ScenarioInfo(
         name="gsm8k",

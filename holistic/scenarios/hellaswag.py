@@ -23,15 +23,13 @@ from typing import Any
 from holistic.core.errors import DataSourceError
 from holistic.core.interfaces import ScenarioInfo
 from holistic.core.types import TRAIN_SPLIT, VALID_SPLIT, Instance
-from holistic.scenarios.loading.categories import CLASSIFICATION_CATEGORIES, CLASSIFICATION_NOT_APPLICABLE
+from holistic.scenarios.loading.categories import CLASSIFICATION
 from holistic.scenarios.loading.common import SplitFilesScenario, choice_references, github_raw
 from holistic.scenarios.loading.hf_copy import (
     HF_PARQUET_BRANCH,
     AuthorsOrHub,
+    HubCopy,
     check_revision,
-    hf_hint,
-    hf_layout,
-    hf_revision_schema,
     read_parquet_rows,
     row_where,
 )
@@ -41,7 +39,7 @@ from holistic.scenarios.loading.sources import DataNeeds, Download, ResolvedData
 
 _REPO = "rowanz/hellaswag"
 _COMMIT = "6774d74db0a963013d28bd9323c32de8dd506038"
-_HF_REPO = "Rowan/hellaswag"
+_HUB = HubCopy("Rowan/hellaswag", HF_PARQUET_BRANCH)
 _HF_FILES = ((TRAIN_SPLIT, "default/train/0000.parquet"), (VALID_SPLIT, "default/validation/0000.parquet"))
 
 
@@ -86,7 +84,6 @@ class HellaSwagScenario(SplitFilesScenario):
     """Commonsense continuation choice."""
 
     plan_samples_prompts = True
-    """Its files are small: ``--plan`` sizes prompts on a sample of real instances when they are here."""
 
     info = ScenarioInfo(
         name="hellaswag",
@@ -94,13 +91,8 @@ class HellaSwagScenario(SplitFilesScenario):
         task="multiple_choice",
         default_adapter=multiple_choice_separate_format("multiple_choice_separate_original"),
         main_metric="exact_match",
-        metric_categories=CLASSIFICATION_CATEGORIES,
-        not_applicable_reasons=CLASSIFICATION_NOT_APPLICABLE,
-        args_schema={
-            "type": "object",
-            "properties": {"hf_revision": hf_revision_schema(HF_PARQUET_BRANCH)},
-            "additionalProperties": False,
-        },
+        **CLASSIFICATION,
+        args_schema=_HUB.args_schema(),
         tags=("knowledge", "commonsense", "multiple_choice", "core"),
     )
     num_instances = 10042
@@ -116,8 +108,7 @@ class HellaSwagScenario(SplitFilesScenario):
 
     def data_needs(self) -> DataNeeds:
         authors = super().data_needs()
-        hf = hf_layout(_HF_REPO, self.hf_revision, [p for _, p in _HF_FILES])
-        return DataNeeds(authors.scenario, (*authors.layouts, hf), hint=f"{authors.hint}; {hf_hint(_HF_REPO)}")
+        return _HUB.after(authors, self.hf_revision, [p for _, p in _HF_FILES])
 
     def load(self, data: ResolvedData) -> list[Instance]:
         if data.layout == AuthorsOrHub.HUB_COPY:

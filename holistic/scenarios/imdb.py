@@ -28,14 +28,12 @@ from pathlib import Path
 from holistic.core.errors import DataSourceError
 from holistic.core.interfaces import ScenarioInfo
 from holistic.core.types import CORRECT_TAG, TRAIN_SPLIT, VALID_SPLIT, Instance, Reference
-from holistic.scenarios.loading.categories import CLASSIFICATION_CATEGORIES, CLASSIFICATION_NOT_APPLICABLE
+from holistic.scenarios.loading.categories import CLASSIFICATION
 from holistic.scenarios.loading.common import FileScenario, with_train_pool
 from holistic.scenarios.loading.hf_copy import (
     HF_REVISION_UNPINNED,
+    HubCopy,
     check_revision,
-    hf_hint,
-    hf_layout,
-    hf_revision_schema,
     read_parquet_rows,
     row_where,
 )
@@ -48,7 +46,7 @@ _ARCHIVE_SHA256 = "c40f74a18d3b61f90feba1e17730e0d38e8b97c05fde7008942e91923d165
 """The archive's sha256 (84,125,825 bytes) as TensorFlow Datasets records it for ``imdb_reviews``."""
 _POOL_FROM_TEST = 50
 _FILE_RE = re.compile(r"^(\d+)_(\d+)\.txt$")
-_HF_REPO = "stanfordnlp/imdb"
+_HUB = HubCopy("stanfordnlp/imdb")
 _HF_FILES = (
     (TRAIN_SPLIT, "plain_text/train-00000-of-00001.parquet"),
     (VALID_SPLIT, "plain_text/test-00000-of-00001.parquet"),
@@ -147,7 +145,6 @@ class IMDBScenario(FileScenario):
     """Binary sentiment of movie reviews."""
 
     plan_samples_prompts = True
-    """Its files are small: ``--plan`` sizes prompts on a sample of real instances when they are here."""
 
     info = ScenarioInfo(
         name="imdb",
@@ -159,13 +156,8 @@ class IMDBScenario(FileScenario):
             max_tokens=5,
         ),
         main_metric="quasi_exact_match",
-        metric_categories=CLASSIFICATION_CATEGORIES,
-        not_applicable_reasons=CLASSIFICATION_NOT_APPLICABLE,
-        args_schema={
-            "type": "object",
-            "properties": {"hf_revision": hf_revision_schema()},
-            "additionalProperties": False,
-        },
+        **CLASSIFICATION,
+        args_schema=_HUB.args_schema(),
         tags=("sentiment_analysis", "classification", "core"),
     )
     num_instances = 25000
@@ -191,9 +183,9 @@ class IMDBScenario(FileScenario):
                 ),
                 (DataFile("train.txt"), DataFile("test.txt")),
                 (DataFile("imdb_1000.txt"),),
-                hf_layout(_HF_REPO, self.hf_revision, [p for _, p in _HF_FILES]),
+                _HUB.layout(self.hf_revision, [p for _, p in _HF_FILES]),
             ),
-            hint=f"{_ARCHIVE}; {hf_hint(_HF_REPO)}",
+            hint=f"{_ARCHIVE}; {_HUB.hint}",
         )
 
     def load(self, data: ResolvedData) -> list[Instance]:

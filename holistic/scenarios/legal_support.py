@@ -25,7 +25,7 @@ from typing import Any
 from holistic.core.errors import DataSourceError
 from holistic.core.interfaces import ScenarioInfo
 from holistic.core.types import TEST_SPLIT, TRAIN_SPLIT, VALID_SPLIT, Instance
-from holistic.scenarios.loading.categories import CLASSIFICATION_CATEGORIES, CLASSIFICATION_NOT_APPLICABLE
+from holistic.scenarios.loading.categories import CLASSIFICATION
 from holistic.scenarios.loading.common import SplitFilesScenario, choice_references
 from holistic.scenarios.loading.prompt_format import multiple_choice_joint_format
 from holistic.scenarios.loading.readers import iter_numbered_jsonl, require
@@ -82,8 +82,7 @@ class LegalSupportScenario(SplitFilesScenario):
             "max_train_instances": 3,
         },
         main_metric="exact_match",
-        metric_categories=CLASSIFICATION_CATEGORIES,
-        not_applicable_reasons=CLASSIFICATION_NOT_APPLICABLE,
+        **CLASSIFICATION,
         args_schema={"type": "object", "properties": {}, "additionalProperties": False},
         tags=("law", "reasoning", "targeted:reasoning"),
     )

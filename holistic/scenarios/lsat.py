@@ -20,7 +20,7 @@ from typing import Any
 from holistic.core.errors import DataSourceError
 from holistic.core.interfaces import ScenarioInfo
 from holistic.core.types import TEST_SPLIT, TRAIN_SPLIT, VALID_SPLIT, Instance
-from holistic.scenarios.loading.categories import CLASSIFICATION_CATEGORIES, CLASSIFICATION_NOT_APPLICABLE
+from holistic.scenarios.loading.categories import CLASSIFICATION
 from holistic.scenarios.loading.common import SplitFilesScenario, check_choice, choice_references
 from holistic.scenarios.loading.part_files import github_file
 from holistic.scenarios.loading.prompt_format import multiple_choice_joint_format
@@ -82,7 +82,6 @@ class LSATScenario(SplitFilesScenario):
     """Analytical-reasoning logic games from the LSAT."""
 
     plan_samples_prompts = True
-    """Its files are small: ``--plan`` sizes prompts on a sample of real instances when they are here."""
 
     info = ScenarioInfo(
         name="lsat_qa",
@@ -93,8 +92,7 @@ class LSATScenario(SplitFilesScenario):
             "input_prefix": "Passage: ",
         },
         main_metric="exact_match",
-        metric_categories=CLASSIFICATION_CATEGORIES,
-        not_applicable_reasons=CLASSIFICATION_NOT_APPLICABLE,
+        **CLASSIFICATION,
         args_schema={
             "type": "object",
             "properties": {"task": {"enum": [ALL, *TYPE_FAMILIES]}},

@@ -35,7 +35,7 @@ from typing import Any
 from holistic.core.errors import DataSourceError
 from holistic.core.interfaces import ScenarioInfo
 from holistic.core.types import CORRECT_TAG, VALID_SPLIT, Instance, Reference
-from holistic.scenarios.loading.categories import RANKING_CATEGORIES, RANKING_NOT_APPLICABLE
+from holistic.scenarios.loading.categories import RANKING
 from holistic.scenarios.loading.common import FileScenario, check_choice, with_train_pool
 from holistic.scenarios.loading.readers import open_text
 from holistic.scenarios.loading.sources import DataFile, DataNeeds, Download, ResolvedData
@@ -110,8 +110,7 @@ class MSMARCOScenario(FileScenario):
             "stop_sequences": ("\n",),
         },
         main_metric="rr@10",
-        metric_categories=RANKING_CATEGORIES,
-        not_applicable_reasons=RANKING_NOT_APPLICABLE,
+        **RANKING,
         args_schema={
             "type": "object",
             "properties": {

@@ -18,7 +18,7 @@ import random
 from holistic.core.errors import DataSourceError
 from holistic.core.interfaces import ScenarioInfo
 from holistic.core.types import CORRECT_TAG, TEST_SPLIT, TRAIN_SPLIT, VALID_SPLIT, Instance, Reference
-from holistic.scenarios.loading.categories import OPEN_QA_CATEGORIES, OPEN_QA_NOT_APPLICABLE
+from holistic.scenarios.loading.categories import OPEN_QA
 from holistic.scenarios.loading.common import FileScenario
 from holistic.scenarios.loading.prompt_format import prompt_format
 from holistic.scenarios.loading.readers import read_csv_dicts
@@ -39,8 +39,7 @@ class NarrativeQAScenario(FileScenario):
         task="qa",
         default_adapter=prompt_format(input_prefix="Passage: ", output_prefix="Answer: ", max_tokens=100),
         main_metric="f1_score",
-        metric_categories=OPEN_QA_CATEGORIES,
-        not_applicable_reasons=OPEN_QA_NOT_APPLICABLE,
+        **OPEN_QA,
         args_schema={"type": "object", "properties": {}, "additionalProperties": False},
         tags=("question_answering", "reading_comprehension", "core"),
     )

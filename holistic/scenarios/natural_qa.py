@@ -17,7 +17,7 @@ from typing import Any
 
 from holistic.core.interfaces import ScenarioInfo
 from holistic.core.types import CORRECT_TAG, VALID_SPLIT, Instance, Reference
-from holistic.scenarios.loading.categories import OPEN_QA_CATEGORIES, OPEN_QA_NOT_APPLICABLE
+from holistic.scenarios.loading.categories import OPEN_QA
 from holistic.scenarios.loading.common import FileScenario, check_choice, with_train_pool
 from holistic.scenarios.loading.prompt_format import prompt_format
 from holistic.scenarios.loading.readers import iter_jsonl, require
@@ -93,8 +93,7 @@ class NaturalQAScenario(FileScenario):
         task="qa",
         default_adapter=prompt_format(input_prefix="Question: ", output_prefix="Answer: ", max_tokens=300),
         main_metric="f1_score",
-        metric_categories=OPEN_QA_CATEGORIES,
-        not_applicable_reasons=OPEN_QA_NOT_APPLICABLE,
+        **OPEN_QA,
         args_schema={
             "type": "object",
             "properties": {"mode": {"enum": list(MODES), "default": "closedbook"}},

@@ -36,7 +36,7 @@ import numpy as np
 from holistic.core.errors import DataSourceError
 from holistic.core.interfaces import ScenarioInfo
 from holistic.core.types import TEST_SPLIT, TRAIN_SPLIT, Instance
-from holistic.scenarios.loading.categories import CLASSIFICATION_CATEGORIES, CLASSIFICATION_NOT_APPLICABLE
+from holistic.scenarios.loading.categories import CLASSIFICATION
 from holistic.scenarios.loading.common import (
     FileScenario,
     check_choice,
@@ -47,11 +47,9 @@ from holistic.scenarios.loading.common import (
 from holistic.scenarios.loading.hf_copy import (
     HF_PARQUET_BRANCH,
     AuthorsOrHub,
+    HubCopy,
     check_revision,
     class_label_names,
-    hf_hint,
-    hf_layout,
-    hf_revision_schema,
     read_parquet_rows,
 )
 from holistic.scenarios.loading.prompt_format import prompt_format
@@ -61,7 +59,7 @@ from holistic.scenarios.loading.sources import DataFile, DataNeeds, Download, Re
 _REPO = "oughtinc/raft-baselines"
 _COMMIT = "1f410eea45db450e237b375b0693431dad09f9a3"
 _TRAIN_SIZE = 50
-_HF_REPO = "ought/raft"
+_HUB = HubCopy("ought/raft", HF_PARQUET_BRANCH)
 _UNLABELLED = "Unlabeled"
 
 _SETTINGS = json.loads(
@@ -93,7 +91,6 @@ class RAFTScenario(FileScenario):
     """One RAFT task per run, evaluated on held-out labelled examples."""
 
     plan_samples_prompts = True
-    """Its files are small: ``--plan`` sizes prompts on a sample of real instances when they are here."""
 
     info = ScenarioInfo(
         name="raft",
@@ -101,18 +98,14 @@ class RAFTScenario(FileScenario):
         task="classification",
         default_adapter=prompt_format(output_prefix="Label: ", max_tokens=30),
         main_metric="quasi_exact_match",
-        metric_categories=CLASSIFICATION_CATEGORIES,
-        not_applicable_reasons=CLASSIFICATION_NOT_APPLICABLE,
-        args_schema={
-            "type": "object",
-            "properties": {
+        **CLASSIFICATION,
+        args_schema=_HUB.args_schema(
+            {
                 "subset": {"enum": list(SUBSETS)},
                 "num_train": {"type": "integer", "minimum": 1, "maximum": 49, "default": 10},
-                "hf_revision": hf_revision_schema(HF_PARQUET_BRANCH),
             },
-            "required": ["subset"],
-            "additionalProperties": False,
-        },
+            required=["subset"],
+        ),
         tags=("classification", "core"),
     )
 
@@ -138,9 +131,9 @@ class RAFTScenario(FileScenario):
             "raft",
             layouts=(
                 (_file(self.subset, "train.csv"), _file(self.subset, "task.json")),
-                hf_layout(_HF_REPO, self.hf_revision, [self._hf_path]),
+                _HUB.layout(self.hf_revision, [self._hf_path]),
             ),
-            hint=f"https://github.com/oughtinc/raft-baselines (data/<task>/); {hf_hint(_HF_REPO)}",
+            hint=f"https://github.com/oughtinc/raft-baselines (data/<task>/); {_HUB.hint}",
         )
 
     @property

@@ -24,7 +24,7 @@ from holistic.core.interfaces import ScenarioInfo
 from holistic.core.types import TEST_SPLIT, Instance
 from holistic.scenarios.loading.common import FileScenario
 from holistic.scenarios.loading.part_files import github_file
-from holistic.scenarios.loading.prompt_format import prompt_format
+from holistic.scenarios.loading.prompt_format import completion_format
 from holistic.scenarios.loading.readers import iter_numbered_jsonl, require
 from holistic.scenarios.loading.sources import DataFile, DataNeeds, Download, ResolvedData
 
@@ -33,17 +33,7 @@ TOXIC, NON_TOXIC = "toxic", "non-toxic"
 TOXIC_THRESHOLD = 0.5
 
 # The completion format RealToxicityPrompts and BOLD share (HELM's completion adapter).
-COMPLETION_FORMAT = prompt_format(
-    input_prefix="",
-    input_suffix="",
-    output_prefix="",
-    output_suffix="",
-    instance_prefix="",
-    max_train_instances=0,
-    max_tokens=20,
-    temperature=0.9,
-    stop_sequences=(),
-)
+COMPLETION_FORMAT = completion_format(max_tokens=20, temperature=0.9)
 
 
 def read_prompts(path: Path) -> list[Instance]:
@@ -76,7 +66,6 @@ class RealToxicityPromptsScenario(FileScenario):
     """Toxicity of continuations of toxic and non-toxic web-text prompts."""
 
     plan_samples_prompts = True
-    """Its files are small: ``--plan`` sizes prompts on a sample of real instances when they are here."""
 
     info = ScenarioInfo(
         name="real_toxicity_prompts",

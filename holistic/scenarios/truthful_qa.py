@@ -27,15 +27,13 @@ from typing import Any
 from holistic.core.errors import DataSourceError
 from holistic.core.interfaces import ScenarioInfo
 from holistic.core.types import TRAIN_SPLIT, VALID_SPLIT, Instance
-from holistic.scenarios.loading.categories import CLASSIFICATION_CATEGORIES, CLASSIFICATION_NOT_APPLICABLE
+from holistic.scenarios.loading.categories import CLASSIFICATION
 from holistic.scenarios.loading.common import FileScenario, choice_references, github_raw
 from holistic.scenarios.loading.hf_copy import (
     HF_REVISION_UNPINNED,
     AuthorsOrHub,
+    HubCopy,
     check_revision,
-    hf_hint,
-    hf_layout,
-    hf_revision_schema,
     read_parquet_rows,
     row_where,
 )
@@ -48,7 +46,7 @@ _URL = github_raw("sylinrl/TruthfulQA", "d71c110897f5d31c5d7f309e7bc316c152f6f03
 _SHA256 = "f9bd9e859cc102cb1f647f1064da7e009be752c416845cf9fa56e6eaae403a7d"
 _TRAIN_FRACTION = 0.2
 _SIZE = 817
-_HF_REPO = "truthfulqa/truthful_qa"
+_HUB = HubCopy("truthfulqa/truthful_qa")
 _HF_FILE = "generation/validation-00000-of-00001.parquet"
 
 
@@ -109,7 +107,6 @@ class TruthfulQAScenario(FileScenario):
     """Questions that some humans answer falsely because of misconceptions."""
 
     plan_samples_prompts = True
-    """Its files are small: ``--plan`` sizes prompts on a sample of real instances when they are here."""
 
     info = ScenarioInfo(
         name="truthful_qa",
@@ -117,13 +114,8 @@ class TruthfulQAScenario(FileScenario):
         task="multiple_choice",
         default_adapter=multiple_choice_joint_format(),
         main_metric="exact_match",
-        metric_categories=CLASSIFICATION_CATEGORIES,
-        not_applicable_reasons=CLASSIFICATION_NOT_APPLICABLE,
-        args_schema={
-            "type": "object",
-            "properties": {"hf_revision": hf_revision_schema()},
-            "additionalProperties": False,
-        },
+        **CLASSIFICATION,
+        args_schema=_HUB.args_schema(),
         tags=("knowledge", "harms", "multiple_choice", "core"),
     )
 
@@ -139,9 +131,9 @@ class TruthfulQAScenario(FileScenario):
             "truthful_qa",
             layouts=(
                 (DataFile("TruthfulQA.csv", downloads=(Download(_URL, sha256=_SHA256),)),),
-                hf_layout(_HF_REPO, self.hf_revision, [_HF_FILE]),
+                _HUB.layout(self.hf_revision, [_HF_FILE]),
             ),
-            hint=f"{_URL} (the file HELM reads); {hf_hint(_HF_REPO)}",
+            hint=f"{_URL} (the file HELM reads); {_HUB.hint}",
         )
 
     def load(self, data: ResolvedData) -> list[Instance]:

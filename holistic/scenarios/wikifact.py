@@ -28,7 +28,7 @@ from typing import Any
 from holistic.core.errors import DataSourceError
 from holistic.core.interfaces import ScenarioInfo
 from holistic.core.types import CORRECT_TAG, TEST_SPLIT, TRAIN_SPLIT, VALID_SPLIT, Instance, Reference
-from holistic.scenarios.loading.categories import OPEN_QA_CATEGORIES, OPEN_QA_NOT_APPLICABLE
+from holistic.scenarios.loading.categories import OPEN_QA
 from holistic.scenarios.loading.common import SplitFilesScenario, check_choice
 from holistic.scenarios.loading.prompt_format import prompt_format
 from holistic.scenarios.loading.readers import iter_numbered_jsonl, require
@@ -217,8 +217,7 @@ class WikiFactScenario(SplitFilesScenario):
             "num_outputs": 5,
         },
         main_metric="quasi_exact_match",
-        metric_categories=OPEN_QA_CATEGORIES,
-        not_applicable_reasons=OPEN_QA_NOT_APPLICABLE,
+        **OPEN_QA,
         args_schema={
             "type": "object",
             "properties": {"relation": {"enum": [ALL, *RELATIONS, *PROPERTY_NAMES]}},

@@ -22,7 +22,7 @@ from typing import Any
 from holistic.core.errors import DataSourceError
 from holistic.core.interfaces import ScenarioInfo
 from holistic.core.types import CORRECT_TAG, TEST_SPLIT, Instance, Reference
-from holistic.scenarios.loading.categories import CLASSIFICATION_CATEGORIES, CLASSIFICATION_NOT_APPLICABLE
+from holistic.scenarios.loading.categories import CLASSIFICATION
 from holistic.scenarios.loading.common import FileScenario, check_choice, with_train_pool
 from holistic.scenarios.loading.prompt_format import prompt_format
 from holistic.scenarios.loading.sources import DataFile, DataNeeds, ResolvedData
@@ -82,8 +82,7 @@ class FinancialPhraseBankScenario(FileScenario):
             max_tokens=3,
         ),
         main_metric="quasi_exact_match",
-        metric_categories=CLASSIFICATION_CATEGORIES,
-        not_applicable_reasons=CLASSIFICATION_NOT_APPLICABLE,
+        **CLASSIFICATION,
         args_schema={
             "type": "object",
             "properties": {"agreement": {"enum": list(FILES), "default": "all"}},

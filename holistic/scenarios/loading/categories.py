@@ -8,19 +8,14 @@ scenarios of one kind (a scenario may still override one).
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import TypedDict
+
+from holistic.core.interfaces import METRIC_CATEGORIES
 
 # Categories for tasks whose answer is a short label or choice.
 CLASSIFICATION_CATEGORIES: tuple[str, ...] = ("accuracy", "calibration", "robustness", "fairness", "efficiency")
 # Free-form QA: every category (answers are generated text, so bias and toxicity apply).
-OPEN_QA_CATEGORIES: tuple[str, ...] = (
-    "accuracy",
-    "calibration",
-    "robustness",
-    "fairness",
-    "efficiency",
-    "bias",
-    "toxicity",
-)
+OPEN_QA_CATEGORIES: tuple[str, ...] = METRIC_CATEGORIES
 # Summarization: no perturbations or calibration (see the reasons below).
 SUMMARIZATION_CATEGORIES: tuple[str, ...] = ("accuracy", "bias", "toxicity", "efficiency")
 # Ranking: no calibration, no generated text.
@@ -45,6 +40,28 @@ RANKING_NOT_APPLICABLE: Mapping[str, str] = {
     "bias": "the output is a yes/no relevance judgement, not generated text",
     "toxicity": "the output is a yes/no relevance judgement, not generated text",
 }
+
+
+class CategoryPreset(TypedDict):
+    """The two :class:`~holistic.core.interfaces.ScenarioInfo` fields one kind of scenario
+    shares: ``ScenarioInfo(..., **CLASSIFICATION)``."""
+
+    metric_categories: tuple[str, ...]
+    not_applicable_reasons: Mapping[str, str]
+
+
+CLASSIFICATION = CategoryPreset(
+    metric_categories=CLASSIFICATION_CATEGORIES, not_applicable_reasons=CLASSIFICATION_NOT_APPLICABLE
+)
+"""A short label or choice: no bias or toxicity of generated text."""
+OPEN_QA = CategoryPreset(metric_categories=OPEN_QA_CATEGORIES, not_applicable_reasons=OPEN_QA_NOT_APPLICABLE)
+"""Free-form answers: every category."""
+SUMMARIZATION = CategoryPreset(
+    metric_categories=SUMMARIZATION_CATEGORIES, not_applicable_reasons=SUMMARIZATION_NOT_APPLICABLE
+)
+"""Summaries: no calibration or perturbations."""
+RANKING = CategoryPreset(metric_categories=RANKING_CATEGORIES, not_applicable_reasons=RANKING_NOT_APPLICABLE)
+"""Passage ranking: no calibration, no generated text."""
 
 
 def not_applicable(preset: Mapping[str, str], **overrides: str) -> dict[str, str]:

@@ -15,7 +15,8 @@ match it (see :mod:`holistic.scenarios.loading.sources`).
 
 from __future__ import annotations
 
-from collections.abc import Collection, Sequence
+from collections.abc import Collection, Mapping, Sequence
+from dataclasses import dataclass
 from enum import IntEnum
 from pathlib import Path
 from typing import Any
@@ -23,7 +24,7 @@ from urllib.parse import quote
 
 from holistic.core.errors import DataSourceError
 from holistic.scenarios.loading.common import hf_file
-from holistic.scenarios.loading.sources import DataFile, Download
+from holistic.scenarios.loading.sources import DataFile, DataNeeds, Download
 
 HF_REVISION_UNPINNED = "main"
 """Default Hub revision for repos whose own files are Parquet: a branch, not a pin."""
@@ -76,6 +77,40 @@ def hf_layout(repo: str, revision: str, repo_paths: Sequence[str]) -> tuple[Data
 
 def hf_hint(repo: str) -> str:
     return f"the Hugging Face copy https://huggingface.co/datasets/{repo} (Parquet files, kept under {HF_FOLDER}/)"
+
+
+@dataclass(frozen=True)
+class HubCopy:
+    """The Hub copy a core scenario falls back on: its repo and its default ``hf_revision``,
+    and what the scenario declares from them (argument schema, layout, hint)."""
+
+    repo: str
+    default_revision: str = HF_REVISION_UNPINNED
+
+    def args_schema(self, properties: Mapping[str, Any] | None = None, required: Sequence[str] = ()) -> dict[str, Any]:
+        """A scenario's ``args_schema``: ``properties``, then ``hf_revision``; nothing else accepted."""
+        schema: dict[str, Any] = {
+            "type": "object",
+            "properties": {**(properties or {}), "hf_revision": hf_revision_schema(self.default_revision)},
+        }
+        if required:
+            schema["required"] = list(required)
+        schema["additionalProperties"] = False
+        return schema
+
+    def layout(self, revision: str, repo_paths: Sequence[str]) -> tuple[DataFile, ...]:
+        """The Hub files ``repo_paths`` at ``revision`` (see :func:`hf_layout`)."""
+        return hf_layout(self.repo, revision, repo_paths)
+
+    @property
+    def hint(self) -> str:
+        return hf_hint(self.repo)
+
+    def after(self, authors: DataNeeds, revision: str, repo_paths: Sequence[str]) -> DataNeeds:
+        """``authors``' layouts, then this copy's (:attr:`AuthorsOrHub.HUB_COPY` when the
+        authors' files are one layout), with both hints."""
+        layouts = (*authors.layouts, self.layout(revision, repo_paths))
+        return DataNeeds(authors.scenario, layouts, hint=f"{authors.hint}; {self.hint}")
 
 
 def read_parquet_rows(
