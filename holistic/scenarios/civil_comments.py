@@ -34,14 +34,7 @@ from holistic.core.interfaces import ScenarioInfo
 from holistic.core.types import CORRECT_TAG, TEST_SPLIT, TRAIN_SPLIT, VALID_SPLIT, Instance, Reference
 from holistic.scenarios.loading.categories import CLASSIFICATION
 from holistic.scenarios.loading.common import FileScenario, check_choice, hold_out
-from holistic.scenarios.loading.hf_copy import (
-    HF_PARQUET_BRANCH,
-    AuthorsOrHub,
-    HubCopy,
-    check_revision,
-    read_parquet_rows,
-    row_where,
-)
+from holistic.scenarios.loading.hf_copy import HF_PARQUET_BRANCH, AuthorsOrHub, HubCopy, read_parquet_rows, row_where
 from holistic.scenarios.loading.prompt_format import prompt_format
 from holistic.scenarios.loading.readers import read_csv_dicts
 from holistic.scenarios.loading.sources import DataFile, DataNeeds, Download, ResolvedData
@@ -93,9 +86,9 @@ class CivilCommentsScenario(FileScenario):
         tags=("toxicity_detection", "classification", "core"),
     )
 
-    def __init__(self, demographic: str = "all", hf_revision: str = HF_PARQUET_BRANCH) -> None:
+    def __init__(self, demographic: str = "all", hf_revision: str | None = None) -> None:
         self.demographic = check_choice(demographic, DEMOGRAPHICS, "CivilComments demographic")
-        self.hf_revision = check_revision(hf_revision)
+        self.hf_revision = _HUB.revision(hf_revision)
 
     @classmethod
     def estimate_num_instances(cls, args: dict[str, Any]) -> int | None:

@@ -25,14 +25,7 @@ from holistic.core.interfaces import ScenarioInfo
 from holistic.core.types import TRAIN_SPLIT, VALID_SPLIT, Instance
 from holistic.scenarios.loading.categories import CLASSIFICATION
 from holistic.scenarios.loading.common import SplitFilesScenario, choice_references, github_raw
-from holistic.scenarios.loading.hf_copy import (
-    HF_PARQUET_BRANCH,
-    AuthorsOrHub,
-    HubCopy,
-    check_revision,
-    read_parquet_rows,
-    row_where,
-)
+from holistic.scenarios.loading.hf_copy import HF_PARQUET_BRANCH, AuthorsOrHub, HubCopy, read_parquet_rows, row_where
 from holistic.scenarios.loading.prompt_format import multiple_choice_separate_format
 from holistic.scenarios.loading.readers import iter_jsonl, require
 from holistic.scenarios.loading.sources import DataNeeds, Download, ResolvedData
@@ -100,8 +93,8 @@ class HellaSwagScenario(SplitFilesScenario):
     hint = "https://github.com/rowanz/hellaswag/tree/master/data"
     read = staticmethod(_read)
 
-    def __init__(self, hf_revision: str = HF_PARQUET_BRANCH) -> None:
-        self.hf_revision = check_revision(hf_revision)
+    def __init__(self, hf_revision: str | None = None) -> None:
+        self.hf_revision = _HUB.revision(hf_revision)
 
     def download(self, name: str) -> Download:
         return Download(github_raw(_REPO, _COMMIT, f"data/{name}"))

@@ -30,13 +30,7 @@ from holistic.core.interfaces import ScenarioInfo
 from holistic.core.types import CORRECT_TAG, TRAIN_SPLIT, VALID_SPLIT, Instance, Reference
 from holistic.scenarios.loading.categories import CLASSIFICATION
 from holistic.scenarios.loading.common import FileScenario, with_train_pool
-from holistic.scenarios.loading.hf_copy import (
-    HF_REVISION_UNPINNED,
-    HubCopy,
-    check_revision,
-    read_parquet_rows,
-    row_where,
-)
+from holistic.scenarios.loading.hf_copy import HubCopy, read_parquet_rows, row_where
 from holistic.scenarios.loading.prompt_format import prompt_format
 from holistic.scenarios.loading.readers import open_text
 from holistic.scenarios.loading.sources import DataFile, DataNeeds, Download, ResolvedData
@@ -162,8 +156,8 @@ class IMDBScenario(FileScenario):
     )
     num_instances = 25000
 
-    def __init__(self, hf_revision: str = HF_REVISION_UNPINNED) -> None:
-        self.hf_revision = check_revision(hf_revision)
+    def __init__(self, hf_revision: str | None = None) -> None:
+        self.hf_revision = _HUB.revision(hf_revision)
 
     def data_needs(self) -> DataNeeds:
         return DataNeeds(

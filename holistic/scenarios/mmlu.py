@@ -21,14 +21,7 @@ from holistic.core.interfaces import ScenarioInfo
 from holistic.core.types import TEST_SPLIT, TRAIN_SPLIT, VALID_SPLIT, Instance
 from holistic.scenarios.loading.categories import CLASSIFICATION
 from holistic.scenarios.loading.common import FileScenario, check_choice, choice_references, github_raw, pinned_sha256
-from holistic.scenarios.loading.hf_copy import (
-    HF_REVISION_UNPINNED,
-    AuthorsOrHub,
-    HubCopy,
-    check_revision,
-    read_parquet_rows,
-    row_where,
-)
+from holistic.scenarios.loading.hf_copy import AuthorsOrHub, HubCopy, read_parquet_rows, row_where
 from holistic.scenarios.loading.prompt_format import multiple_choice_joint_format
 from holistic.scenarios.loading.readers import read_csv_rows
 from holistic.scenarios.loading.sources import DataFile, DataNeeds, Download, ResolvedData
@@ -137,9 +130,9 @@ class MMLUScenario(FileScenario):
         tags=("knowledge", "multiple_choice", "core"),
     )
 
-    def __init__(self, subject: str, hf_revision: str = HF_REVISION_UNPINNED) -> None:
+    def __init__(self, subject: str, hf_revision: str | None = None) -> None:
         self.subject = check_choice(subject, SUBJECTS, "MMLU subject")
-        self.hf_revision = check_revision(hf_revision)
+        self.hf_revision = _HUB.revision(hf_revision)
 
     @classmethod
     def estimate_num_instances(cls, args: dict[str, Any]) -> int | None:

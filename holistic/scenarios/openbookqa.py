@@ -33,13 +33,7 @@ from holistic.core.interfaces import ScenarioInfo
 from holistic.core.types import TEST_SPLIT, TRAIN_SPLIT, Instance
 from holistic.scenarios.loading.categories import CLASSIFICATION
 from holistic.scenarios.loading.common import SplitFilesScenario, choice_references
-from holistic.scenarios.loading.hf_copy import (
-    HF_REVISION_UNPINNED,
-    HubCopy,
-    check_revision,
-    read_parquet_rows,
-    row_where,
-)
+from holistic.scenarios.loading.hf_copy import HubCopy, read_parquet_rows, row_where
 from holistic.scenarios.loading.prompt_format import multiple_choice_separate_format
 from holistic.scenarios.loading.readers import iter_jsonl, open_text, require
 from holistic.scenarios.loading.sources import DataFile, DataNeeds, Download, ResolvedData
@@ -161,8 +155,8 @@ class OpenBookQAScenario(SplitFilesScenario):
     hint = _ZIP
     read = staticmethod(_read)
 
-    def __init__(self, hf_revision: str = HF_REVISION_UNPINNED) -> None:
-        self.hf_revision = check_revision(hf_revision)
+    def __init__(self, hf_revision: str | None = None) -> None:
+        self.hf_revision = _HUB.revision(hf_revision)
 
     def download(self, name: str) -> Download:
         return Download(_ZIP, member=f"OpenBookQA-V1-Sep2018/Data/Main/{name}")

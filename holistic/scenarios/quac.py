@@ -34,14 +34,7 @@ from holistic.core.interfaces import ScenarioInfo
 from holistic.core.types import CORRECT_TAG, TRAIN_SPLIT, VALID_SPLIT, Instance, Reference
 from holistic.scenarios.loading.categories import OPEN_QA
 from holistic.scenarios.loading.common import SplitFilesScenario
-from holistic.scenarios.loading.hf_copy import (
-    HF_PARQUET_BRANCH,
-    AuthorsOrHub,
-    HubCopy,
-    check_revision,
-    read_parquet_rows,
-    row_where,
-)
+from holistic.scenarios.loading.hf_copy import HF_PARQUET_BRANCH, AuthorsOrHub, HubCopy, read_parquet_rows, row_where
 from holistic.scenarios.loading.prompt_format import prompt_format
 from holistic.scenarios.loading.readers import read_json, require
 from holistic.scenarios.loading.sources import DataNeeds, Download, ResolvedData
@@ -166,8 +159,8 @@ class QuACScenario(SplitFilesScenario):
     split_files = (("train_v0.2.json", TRAIN_SPLIT), ("val_v0.2.json", VALID_SPLIT))
     hint = "https://quac.ai/"
 
-    def __init__(self, hf_revision: str = HF_PARQUET_BRANCH) -> None:
-        self.hf_revision = check_revision(hf_revision)
+    def __init__(self, hf_revision: str | None = None) -> None:
+        self.hf_revision = _HUB.revision(hf_revision)
 
     def download(self, name: str) -> Download:
         return Download(_BASE + name)

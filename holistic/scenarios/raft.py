@@ -48,7 +48,6 @@ from holistic.scenarios.loading.hf_copy import (
     HF_PARQUET_BRANCH,
     AuthorsOrHub,
     HubCopy,
-    check_revision,
     class_label_names,
     read_parquet_rows,
 )
@@ -109,8 +108,8 @@ class RAFTScenario(FileScenario):
         tags=("classification", "core"),
     )
 
-    def __init__(self, subset: str, num_train: int = 10, hf_revision: str = HF_PARQUET_BRANCH) -> None:
-        self.hf_revision = check_revision(hf_revision)
+    def __init__(self, subset: str, num_train: int = 10, hf_revision: str | None = None) -> None:
+        self.hf_revision = _HUB.revision(hf_revision)
         self.subset = check_choice(subset, SUBSETS, "RAFT subset")
         if isinstance(num_train, bool) or not isinstance(num_train, int) or not 1 <= num_train < _TRAIN_SIZE:
             raise ValueError(f"num_train must be an integer from 1 to {_TRAIN_SIZE - 1}, got {num_train!r}")

@@ -29,14 +29,7 @@ from holistic.core.interfaces import ScenarioInfo
 from holistic.core.types import TRAIN_SPLIT, VALID_SPLIT, Instance
 from holistic.scenarios.loading.categories import CLASSIFICATION
 from holistic.scenarios.loading.common import FileScenario, choice_references, github_raw
-from holistic.scenarios.loading.hf_copy import (
-    HF_REVISION_UNPINNED,
-    AuthorsOrHub,
-    HubCopy,
-    check_revision,
-    read_parquet_rows,
-    row_where,
-)
+from holistic.scenarios.loading.hf_copy import AuthorsOrHub, HubCopy, read_parquet_rows, row_where
 from holistic.scenarios.loading.prompt_format import multiple_choice_joint_format
 from holistic.scenarios.loading.readers import read_csv_dicts
 from holistic.scenarios.loading.sources import DataFile, DataNeeds, Download, ResolvedData
@@ -119,8 +112,8 @@ class TruthfulQAScenario(FileScenario):
         tags=("knowledge", "harms", "multiple_choice", "core"),
     )
 
-    def __init__(self, hf_revision: str = HF_REVISION_UNPINNED) -> None:
-        self.hf_revision = check_revision(hf_revision)
+    def __init__(self, hf_revision: str | None = None) -> None:
+        self.hf_revision = _HUB.revision(hf_revision)
 
     @classmethod
     def estimate_num_instances(cls, args: dict[str, Any]) -> int | None:

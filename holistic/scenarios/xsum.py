@@ -27,13 +27,7 @@ from holistic.core.interfaces import ScenarioInfo
 from holistic.core.types import CORRECT_TAG, TEST_SPLIT, TRAIN_SPLIT, Instance, Reference
 from holistic.scenarios.loading.categories import SUMMARIZATION
 from holistic.scenarios.loading.common import FileScenario, hold_out
-from holistic.scenarios.loading.hf_copy import (
-    HF_PARQUET_BRANCH,
-    AuthorsOrHub,
-    HubCopy,
-    check_revision,
-    read_parquet_rows,
-)
+from holistic.scenarios.loading.hf_copy import HF_PARQUET_BRANCH, AuthorsOrHub, HubCopy, read_parquet_rows
 from holistic.scenarios.loading.prompt_format import news_summary_format
 from holistic.scenarios.loading.readers import read_json
 from holistic.scenarios.loading.sources import DataFile, DataNeeds, Download, ResolvedData
@@ -69,8 +63,8 @@ class XSumScenario(FileScenario):
     )
     num_instances = 11334
 
-    def __init__(self, hf_revision: str = HF_PARQUET_BRANCH) -> None:
-        self.hf_revision = check_revision(hf_revision)
+    def __init__(self, hf_revision: str | None = None) -> None:
+        self.hf_revision = _HUB.revision(hf_revision)
 
     def data_needs(self) -> DataNeeds:
         return DataNeeds(

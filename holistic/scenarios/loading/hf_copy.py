@@ -98,6 +98,10 @@ class HubCopy:
         schema["additionalProperties"] = False
         return schema
 
+    def revision(self, value: str | None) -> str:
+        """The ``hf_revision`` arg, checked (:func:`check_revision`); ``None``: the default."""
+        return check_revision(self.default_revision if value is None else value)
+
     def layout(self, revision: str, repo_paths: Sequence[str]) -> tuple[DataFile, ...]:
         """The Hub files ``repo_paths`` at ``revision`` (see :func:`hf_layout`)."""
         return hf_layout(self.repo, revision, repo_paths)
