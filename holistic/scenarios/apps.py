@@ -37,8 +37,8 @@ from holistic.core.code_execution import EXECUTES_CODE_TAG, LIMIT_ARGS, SANDBOX_
 from holistic.core.errors import DataSourceError
 from holistic.core.interfaces import ScenarioInfo
 from holistic.core.types import CORRECT_TAG, TEST_SPLIT, TRAIN_SPLIT, Instance, Reference
+from holistic.scenarios.loading.code_common import code_info
 from holistic.scenarios.loading.common import FileScenario, check_choice, with_train_pool
-from holistic.scenarios.loading.prompt_format import prompt_format
 from holistic.scenarios.loading.sources import DataFile, DataNeeds, Download, ResolvedData
 
 _TARBALL = "https://people.eecs.berkeley.edu/~hendrycks/APPS.tar.gz"
@@ -163,27 +163,12 @@ class APPSScenario(FileScenario):
         name="apps",
         description="APPS: programming problems (introductory, interview, competition) scored by running "
         "their test cases in the OS sandbox.",
-        task="code",
-        # A completion task (HELM's completion adapter): the model continues the text as
-        # written, never wrapped in a chat template.
-        default_adapter={
-            **prompt_format(
-                input_suffix="",
-                output_suffix="",
-                max_train_instances=2,
-                max_tokens=600,
-                temperature=0.2,
-                stop_sequences=STOP_SEQUENCES,
-            ),
-            "prompt_format": "plain",
-        },
-        main_metric="test_avg",
-        metric_categories=("accuracy", "efficiency", "bias", "toxicity"),
-        not_applicable_reasons={
-            "calibration": "a program has no single answer probability",
-            "robustness": "HELM evaluates APPS unperturbed",
-            "fairness": "HELM evaluates APPS unperturbed",
-        },
+        **code_info(
+            main_metric="test_avg",
+            max_train_instances=2,
+            stop_sequences=STOP_SEQUENCES,
+            unperturbed="HELM evaluates APPS unperturbed",
+        ),
         args_schema={
             "type": "object",
             "properties": {"difficulty": {"enum": [ALL, *DIFFICULTIES]}, **LIMIT_ARGS},

@@ -169,7 +169,6 @@ class DyckLanguageScenario(BaseScenario):
     """Complete the closing brackets of a Dyck-n prefix."""
 
     plan_builds_prompts = True
-    """Instances are cheap to make (no download): ``--plan`` counts real prompt tokens."""
 
     info = ScenarioInfo(
         name="dyck_language",

@@ -75,7 +75,6 @@ class IFEvalScenario(FileScenario):
     """Instruction following, verified by program: IFEval's 541 prompts."""
 
     plan_samples_prompts = True
-    """A small file: ``--plan`` sizes prompts on a sample of the real instances when they are here."""
 
     info = ScenarioInfo(
         name="ifeval",

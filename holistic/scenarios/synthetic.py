@@ -220,7 +220,6 @@ class SyntheticReasoningScenario(BaseScenario):
     """Reasoning over abstract symbols: pattern matching, variable substitution, rule induction."""
 
     plan_builds_prompts = True
-    """Instances are cheap to make (no download): ``--plan`` counts real prompt tokens."""
 
     info: ScenarioInfo = _generated_info(
         "synthetic_reasoning",
@@ -284,7 +283,6 @@ class ArithmeticScenario(BaseScenario):
     """
 
     plan_builds_prompts = True
-    """Instances are cheap to make (no download): ``--plan`` counts real prompt tokens."""
 
     info: ScenarioInfo = _generated_info(
         "arithmetic",

@@ -216,7 +216,6 @@ class SyntheticReasoningNaturalScenario(BaseScenario):
     """Rules and a fact in English: what follows about the subject?"""
 
     plan_builds_prompts = True
-    """Instances are cheap to make (no download): ``--plan`` counts real prompt tokens."""
 
     info = ScenarioInfo(
         name="synthetic_reasoning_natural",

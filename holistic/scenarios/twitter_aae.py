@@ -21,11 +21,11 @@ from typing import Any
 from holistic.core.errors import DataSourceError
 from holistic.core.interfaces import ScenarioInfo
 from holistic.core.types import TEST_SPLIT, Instance
+from holistic.scenarios.loading.categories import bits_per_byte
 from holistic.scenarios.loading.common import FileScenario, check_choice
 from holistic.scenarios.loading.part_files import user_copy_note
 from holistic.scenarios.loading.readers import open_text
 from holistic.scenarios.loading.sources import DataFile, DataNeeds, ResolvedData
-from holistic.scenarios.the_pile import LM_WINDOWS
 
 FOLDER = "twitter_aae"
 DEMOGRAPHICS: tuple[str, ...] = ("aa", "white")
@@ -67,17 +67,10 @@ class TwitterAAEScenario(FileScenario):
     info = ScenarioInfo(
         name="twitter_aae",
         description="TwitterAAE: how well the model predicts tweets of each dialect group (bits per byte).",
-        task="language_modeling",
-        default_adapter=LM_WINDOWS,
-        main_metric="bits_per_byte",
-        metric_categories=("accuracy", "efficiency"),
-        not_applicable_reasons={
-            "calibration": "the text is scored, not answered",
-            "robustness": "HELM scores the tweets unperturbed",
-            "fairness": "the comparison between dialect groups is the measurement itself (see the per-group rows)",
-            "bias": "nothing is generated",
-            "toxicity": "nothing is generated",
-        },
+        **bits_per_byte(
+            robustness="HELM scores the tweets unperturbed",
+            fairness="the comparison between dialect groups is the measurement itself (see the per-group rows)",
+        ),
         args_schema={
             "type": "object",
             "properties": {"demographic": {"enum": [*DEMOGRAPHICS, ALL]}},

@@ -19,6 +19,7 @@ from pathlib import Path
 
 from holistic.core.interfaces import ScenarioInfo
 from holistic.core.types import TEST_SPLIT, Instance
+from holistic.scenarios.loading.categories import bits_per_byte
 from holistic.scenarios.loading.common import FileScenario
 from holistic.scenarios.loading.part_files import github_file
 from holistic.scenarios.loading.readers import open_text
@@ -70,17 +71,7 @@ class WikiTextScenario(FileScenario):
     info = ScenarioInfo(
         name="wikitext",
         description="WikiText: how well the model predicts Wikipedia articles (bits per byte).",
-        task="language_modeling",
-        default_adapter={"method": "language_modeling", "max_train_instances": 0, "max_tokens": 0},
-        main_metric="bits_per_byte",
-        metric_categories=("accuracy", "efficiency"),
-        not_applicable_reasons={
-            "calibration": "the text is scored, not answered",
-            "robustness": "HELM scores the released text unperturbed",
-            "fairness": "HELM scores the released text unperturbed",
-            "bias": "nothing is generated",
-            "toxicity": "nothing is generated",
-        },
+        **bits_per_byte(robustness="HELM scores the released text unperturbed"),
         args_schema={
             "type": "object",
             "properties": {"version": {"enum": [103, 2]}},

@@ -8,7 +8,7 @@ scenarios of one kind (a scenario may still override one).
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TypedDict
+from typing import Any, TypedDict
 
 from holistic.core.interfaces import METRIC_CATEGORIES
 
@@ -62,6 +62,37 @@ SUMMARIZATION = CategoryPreset(
 """Summaries: no calibration or perturbations."""
 RANKING = CategoryPreset(metric_categories=RANKING_CATEGORIES, not_applicable_reasons=RANKING_NOT_APPLICABLE)
 """Passage ranking: no calibration, no generated text."""
+
+
+LM_WINDOWS: Mapping[str, Any] = {"method": "language_modeling", "max_train_instances": 0, "max_tokens": 0}
+"""The adapter of a text scored by log-probability in windows (nothing generated)."""
+
+
+class BitsPerBytePreset(CategoryPreset):
+    """The :class:`~holistic.core.interfaces.ScenarioInfo` fields of a language-modelling
+    scenario scored in bits per byte: ``ScenarioInfo(..., **bits_per_byte(...))``."""
+
+    task: str
+    default_adapter: Mapping[str, Any]
+    main_metric: str
+
+
+def bits_per_byte(*, robustness: str, fairness: str | None = None) -> BitsPerBytePreset:
+    """A text scored in bits per byte: accuracy and efficiency only; ``robustness`` and
+    ``fairness`` (default: the robustness reason) say why those are not measured."""
+    return BitsPerBytePreset(
+        task="language_modeling",
+        default_adapter=LM_WINDOWS,
+        main_metric="bits_per_byte",
+        metric_categories=("accuracy", "efficiency"),
+        not_applicable_reasons={
+            "calibration": "the text is scored, not answered",
+            "robustness": robustness,
+            "fairness": robustness if fairness is None else fairness,
+            "bias": "nothing is generated",
+            "toxicity": "nothing is generated",
+        },
+    )
 
 
 def not_applicable(preset: Mapping[str, str], **overrides: str) -> dict[str, str]:

@@ -38,7 +38,6 @@ class FileDatasetScenario(UserDatasetScenario):
     """A user's dataset in a local file (or one file per split)."""
 
     plan_builds_prompts = True
-    """Instances are cheap to make (no download): ``--plan`` counts real prompt tokens."""
 
     info = user_dataset_info(
         "file",
