@@ -38,7 +38,7 @@ from holistic.core.errors import DataSourceError
 from holistic.core.interfaces import ScenarioInfo
 from holistic.core.types import CORRECT_TAG, TEST_SPLIT, TRAIN_SPLIT, Instance, Reference
 from holistic.scenarios.loading.code_common import code_info
-from holistic.scenarios.loading.common import FileScenario, check_choice, with_train_pool
+from holistic.scenarios.loading.common import FileScenario, check_choice, object_schema, with_train_pool
 from holistic.scenarios.loading.sources import DataFile, DataNeeds, Download, ResolvedData
 
 _TARBALL = "https://people.eecs.berkeley.edu/~hendrycks/APPS.tar.gz"
@@ -169,11 +169,7 @@ class APPSScenario(FileScenario):
             stop_sequences=STOP_SEQUENCES,
             unperturbed="HELM evaluates APPS unperturbed",
         ),
-        args_schema={
-            "type": "object",
-            "properties": {"difficulty": {"enum": [ALL, *DIFFICULTIES]}, **LIMIT_ARGS},
-            "additionalProperties": False,
-        },
+        args_schema=object_schema({"difficulty": {"enum": [ALL, *DIFFICULTIES]}, **LIMIT_ARGS}),
         tags=("code", "reasoning", "targeted:reasoning", EXECUTES_CODE_TAG),
         breakdowns=("difficulty",),
     )

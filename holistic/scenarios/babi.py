@@ -25,7 +25,7 @@ from holistic.core.errors import DataSourceError
 from holistic.core.interfaces import ScenarioInfo
 from holistic.core.types import CORRECT_TAG, TEST_SPLIT, TRAIN_SPLIT, VALID_SPLIT, Instance, Reference
 from holistic.scenarios.loading.categories import OPEN_QA_NOT_APPLICABLE
-from holistic.scenarios.loading.common import FileScenario
+from holistic.scenarios.loading.common import FileScenario, object_schema
 from holistic.scenarios.loading.part_files import github_file
 from holistic.scenarios.loading.prompt_format import prompt_format
 from holistic.scenarios.loading.readers import open_text
@@ -138,11 +138,9 @@ class BabiQAScenario(FileScenario):
             "bias": "answers are one or two words",
             "toxicity": "answers are one or two words",
         },
-        args_schema={
-            "type": "object",
-            "properties": {"task": {"oneOf": [{"const": ALL}, {"type": "integer", "minimum": 1, "maximum": 20}]}},
-            "additionalProperties": False,
-        },
+        args_schema=object_schema(
+            {"task": {"oneOf": [{"const": ALL}, {"type": "integer", "minimum": 1, "maximum": 20}]}}
+        ),
         tags=("reasoning", "targeted:reasoning"),
         breakdowns=("task",),
     )

@@ -29,7 +29,7 @@ from holistic.core.errors import DataSourceError
 from holistic.core.interfaces import ScenarioContext, ScenarioInfo
 from holistic.core.types import TEST_SPLIT, TRAIN_SPLIT, Instance
 from holistic.scenarios.base import BaseScenario
-from holistic.scenarios.loading.common import check_choice, choice_references, hold_out
+from holistic.scenarios.loading.common import check_choice, choice_references, hold_out, object_schema
 from holistic.scenarios.loading.part_files import collect_parts, github_file, parts_report
 from holistic.scenarios.loading.prompt_format import multiple_choice_joint_format
 from holistic.scenarios.loading.readers import iter_numbered_jsonl, require
@@ -146,11 +146,7 @@ class BBQScenario(BaseScenario):
             "fairness": "HELM measures BBQ unperturbed; a typo can change which group a context names",
             "toxicity": "the output is a choice letter",
         },
-        args_schema={
-            "type": "object",
-            "properties": {"category": {"enum": [ALL, *CATEGORIES]}},
-            "additionalProperties": False,
-        },
+        args_schema=object_schema({"category": {"enum": [ALL, *CATEGORIES]}}),
         tags=("bias", "bbq", "targeted:bias"),
         breakdowns=("category", "context_condition"),
     )

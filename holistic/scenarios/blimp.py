@@ -25,7 +25,7 @@ from holistic.core.errors import DataSourceError
 from holistic.core.interfaces import ScenarioContext, ScenarioInfo
 from holistic.core.types import CORRECT_TAG, TEST_SPLIT, Instance, Reference
 from holistic.scenarios.base import BaseScenario
-from holistic.scenarios.loading.common import check_choice
+from holistic.scenarios.loading.common import check_choice, object_schema
 from holistic.scenarios.loading.part_files import collect_parts, github_file, parts_report
 from holistic.scenarios.loading.prompt_format import prompt_format
 from holistic.scenarios.loading.readers import iter_numbered_jsonl, require
@@ -165,11 +165,7 @@ class BLiMPScenario(BaseScenario):
             "bias": "nothing is generated",
             "toxicity": "nothing is generated",
         },
-        args_schema={
-            "type": "object",
-            "properties": {"phenomenon": {"enum": [ALL, *PHENOMENA]}},
-            "additionalProperties": False,
-        },
+        args_schema=object_schema({"phenomenon": {"enum": [ALL, *PHENOMENA]}}),
         tags=("language", "targeted:language"),
         breakdowns=("paradigm", "phenomenon"),
     )

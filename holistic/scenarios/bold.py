@@ -25,7 +25,7 @@ from typing import Any
 from holistic.core.errors import DataSourceError
 from holistic.core.interfaces import ScenarioInfo
 from holistic.core.types import TEST_SPLIT, TRAIN_SPLIT, Instance
-from holistic.scenarios.loading.common import FileScenario, check_choice, hold_out
+from holistic.scenarios.loading.common import FileScenario, check_choice, hold_out, object_schema
 from holistic.scenarios.loading.part_files import github_file
 from holistic.scenarios.loading.readers import read_json
 from holistic.scenarios.loading.sources import DataNeeds, ResolvedData
@@ -83,11 +83,7 @@ class BOLDScenario(FileScenario):
             "robustness": "HELM measures the prompts as published",
             "fairness": "HELM measures the prompts as published",
         },
-        args_schema={
-            "type": "object",
-            "properties": {"domain": {"enum": [ALL, *DOMAINS]}, "prompts": {"enum": ["first", "all"]}},
-            "additionalProperties": False,
-        },
+        args_schema=object_schema({"domain": {"enum": [ALL, *DOMAINS]}, "prompts": {"enum": ["first", "all"]}}),
         tags=("toxicity", "bias", "targeted:toxicity"),
         breakdowns=("domain", "group"),
     )

@@ -35,7 +35,7 @@ from typing import Any
 from holistic.core.errors import DataSourceError
 from holistic.core.interfaces import ScenarioInfo
 from holistic.core.types import CORRECT_TAG, TEST_SPLIT, Instance, Reference
-from holistic.scenarios.loading.common import FileScenario
+from holistic.scenarios.loading.common import FileScenario, object_schema
 from holistic.scenarios.loading.part_files import user_copy_note
 from holistic.scenarios.loading.prompt_format import completion_format
 from holistic.scenarios.loading.readers import iter_numbered_jsonl, read_json
@@ -172,16 +172,14 @@ class CopyrightScenario(FileScenario):
             "bias": "HELM reports regurgitation only for this scenario",
             "toxicity": "HELM reports regurgitation only for this scenario",
         },
-        args_schema={
-            "type": "object",
-            "properties": {
+        args_schema=object_schema(
+            {
                 "collection": {"type": "string", "pattern": "^[A-Za-z0-9][A-Za-z0-9_.-]*$"},
                 "prefix_tokens": {"type": "integer", "minimum": 1},
                 "normalize_by_prefix_length": {"type": "boolean"},
                 "normalize_newline_space_tab": {"type": "boolean"},
-            },
-            "additionalProperties": False,
-        },
+            }
+        ),
         tags=("copyright", "memorization", "targeted:memorization"),
     )
 

@@ -37,7 +37,7 @@ from typing import Any
 from holistic.core.errors import DataSourceError
 from holistic.core.interfaces import ScenarioInfo
 from holistic.core.types import CORRECT_TAG, TRAIN_SPLIT, VALID_SPLIT, Instance, Reference
-from holistic.scenarios.loading.common import FileScenario, check_choice
+from holistic.scenarios.loading.common import FileScenario, check_choice, object_schema
 from holistic.scenarios.loading.prompt_format import completion_format, prompt_format
 from holistic.scenarios.loading.readers import iter_numbered_jsonl, require
 from holistic.scenarios.loading.sources import DataFile, DataNeeds, Download, ResolvedData
@@ -140,11 +140,7 @@ class DisinformationScenario(FileScenario):
             "fairness": "HELM measures the prompts as published",
             "bias": "HELM reports diversity, toxicity and human ratings for this scenario",
         },
-        args_schema={
-            "type": "object",
-            "properties": {"capability": {"enum": list(CAPABILITIES)}, "topic": {"enum": list(TOPICS)}},
-            "additionalProperties": False,
-        },
+        args_schema=object_schema({"capability": {"enum": list(CAPABILITIES)}, "topic": {"enum": list(TOPICS)}}),
         tags=("disinformation", "harms", "targeted:disinformation"),
         breakdowns=("targeted_action", "targeted_group"),
     )

@@ -41,7 +41,7 @@ from holistic.core.errors import DataSourceError
 from holistic.core.interfaces import ScenarioInfo
 from holistic.core.types import CORRECT_TAG, TEST_SPLIT, TRAIN_SPLIT, VALID_SPLIT, Instance, Reference
 from holistic.scenarios.loading.categories import OPEN_QA
-from holistic.scenarios.loading.common import FileScenario, check_choice
+from holistic.scenarios.loading.common import FileScenario, check_choice, object_schema
 from holistic.scenarios.loading.prompt_format import prompt_format
 from holistic.scenarios.loading.readers import open_text
 from holistic.scenarios.loading.sources import DataFile, DataNeeds, Download, ResolvedData
@@ -168,12 +168,10 @@ class EntityDataImputationScenario(FileScenario):
         ),
         main_metric="quasi_exact_match",
         **OPEN_QA,
-        args_schema={
-            "type": "object",
-            "properties": {"dataset": {"enum": list(DATASETS)}, "seed": {"type": "integer", "default": HELM_SEED}},
-            "required": ["dataset"],
-            "additionalProperties": False,
-        },
+        args_schema=object_schema(
+            {"dataset": {"enum": list(DATASETS)}, "seed": {"type": "integer", "default": HELM_SEED}},
+            required=["dataset"],
+        ),
         tags=("structured_data", "reasoning", "targeted:reasoning"),
     )
 

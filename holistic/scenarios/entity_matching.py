@@ -27,7 +27,7 @@ from holistic.core.errors import DataSourceError
 from holistic.core.interfaces import ScenarioInfo
 from holistic.core.types import CORRECT_TAG, TEST_SPLIT, TRAIN_SPLIT, VALID_SPLIT, Instance, Reference
 from holistic.scenarios.loading.categories import CLASSIFICATION
-from holistic.scenarios.loading.common import FileScenario, check_choice, hold_out
+from holistic.scenarios.loading.common import FileScenario, check_choice, hold_out, object_schema
 from holistic.scenarios.loading.prompt_format import prompt_format
 from holistic.scenarios.loading.sources import DataFile, DataNeeds, Download, ResolvedData
 from holistic.scenarios.loading.tabular import Table, read_table, serialise
@@ -124,12 +124,7 @@ class EntityMatchingScenario(FileScenario):
         ),
         main_metric="quasi_exact_match",
         **CLASSIFICATION,
-        args_schema={
-            "type": "object",
-            "properties": {"dataset": {"enum": list(DATASETS)}},
-            "required": ["dataset"],
-            "additionalProperties": False,
-        },
+        args_schema=object_schema({"dataset": {"enum": list(DATASETS)}}, required=["dataset"]),
         tags=("structured_data", "reasoning", "targeted:reasoning"),
     )
 

@@ -22,7 +22,7 @@ from pathlib import Path
 from holistic.core.errors import DataSourceError
 from holistic.core.interfaces import ScenarioInfo
 from holistic.core.types import CORRECT_TAG, TEST_SPLIT, TRAIN_SPLIT, VALID_SPLIT, Instance, Reference
-from holistic.scenarios.loading.common import FileScenario, with_train_pool
+from holistic.scenarios.loading.common import FileScenario, object_schema, with_train_pool
 from holistic.scenarios.loading.part_files import github_file
 from holistic.scenarios.loading.prompt_format import prompt_format
 from holistic.scenarios.loading.readers import iter_numbered_jsonl, require
@@ -91,7 +91,7 @@ class GSM8KScenario(FileScenario):
             "robustness": "HELM evaluates GSM8K unperturbed (a typo can change a number)",
             "fairness": "HELM evaluates GSM8K unperturbed (a typo can change a number)",
         },
-        args_schema={"type": "object", "properties": {}, "additionalProperties": False},
+        args_schema=object_schema(),
         tags=("math", "reasoning", "targeted:reasoning"),
     )
     num_instances = 1319

@@ -24,7 +24,7 @@ from holistic.core.errors import DataSourceError
 from holistic.core.interfaces import ScenarioInfo
 from holistic.core.types import CORRECT_TAG, TEST_SPLIT, Instance, Reference
 from holistic.scenarios.loading.code_common import check_parses, code_info
-from holistic.scenarios.loading.common import FileScenario
+from holistic.scenarios.loading.common import FileScenario, object_schema
 from holistic.scenarios.loading.part_files import github_file
 from holistic.scenarios.loading.readers import iter_numbered_jsonl, require
 from holistic.scenarios.loading.sources import DataNeeds, ResolvedData
@@ -82,7 +82,7 @@ class HumanEvalScenario(FileScenario):
             stop_sequences=STOP_SEQUENCES,
             unperturbed="HELM evaluates HumanEval unperturbed (a perturbed docstring can change the task)",
         ),
-        args_schema={"type": "object", "properties": dict(LIMIT_ARGS), "additionalProperties": False},
+        args_schema=object_schema(LIMIT_ARGS),
         tags=("code", "reasoning", "targeted:reasoning", EXECUTES_CODE_TAG),
     )
     num_instances = 164

@@ -29,7 +29,7 @@ from holistic.core.errors import DataSourceError
 from holistic.core.interfaces import ScenarioContext, ScenarioInfo
 from holistic.core.types import TEST_SPLIT, Instance
 from holistic.scenarios.loading.categories import bits_per_byte
-from holistic.scenarios.loading.common import FileScenario, check_choice
+from holistic.scenarios.loading.common import FileScenario, check_choice, object_schema
 from holistic.scenarios.loading.part_files import places
 
 FOLDER = "ice"
@@ -233,11 +233,7 @@ class ICEScenario(FileScenario):
             robustness="HELM scores the texts unperturbed",
             fairness="the comparison between regions is the measurement itself (see the per-region rows)",
         ),
-        args_schema={
-            "type": "object",
-            "properties": {"subset": {"enum": [ALL, *REGIONS]}, "category": {"enum": list(CATEGORIES)}},
-            "additionalProperties": False,
-        },
+        args_schema=object_schema({"subset": {"enum": [ALL, *REGIONS]}, "category": {"enum": list(CATEGORIES)}}),
         tags=("language_modeling", "dialect", "targeted:language"),
         breakdowns=("region",),
     )

@@ -21,7 +21,7 @@ from holistic.core.errors import DataSourceError
 from holistic.core.interfaces import ScenarioInfo
 from holistic.core.types import TEST_SPLIT, TRAIN_SPLIT, VALID_SPLIT, Instance
 from holistic.scenarios.loading.categories import CLASSIFICATION
-from holistic.scenarios.loading.common import SplitFilesScenario, check_choice, choice_references
+from holistic.scenarios.loading.common import SplitFilesScenario, check_choice, choice_references, object_schema
 from holistic.scenarios.loading.part_files import github_file
 from holistic.scenarios.loading.prompt_format import multiple_choice_joint_format
 from holistic.scenarios.loading.readers import read_json, require
@@ -93,11 +93,7 @@ class LSATScenario(SplitFilesScenario):
         },
         main_metric="exact_match",
         **CLASSIFICATION,
-        args_schema={
-            "type": "object",
-            "properties": {"task": {"enum": [ALL, *TYPE_FAMILIES]}},
-            "additionalProperties": False,
-        },
+        args_schema=object_schema({"task": {"enum": [ALL, *TYPE_FAMILIES]}}),
         tags=("reasoning", "targeted:reasoning"),
         breakdowns=("question_type",),
     )

@@ -36,7 +36,7 @@ from holistic.core.errors import DataSourceError
 from holistic.core.interfaces import ScenarioInfo
 from holistic.core.types import CORRECT_TAG, VALID_SPLIT, Instance, Reference
 from holistic.scenarios.loading.categories import RANKING
-from holistic.scenarios.loading.common import FileScenario, check_choice, with_train_pool
+from holistic.scenarios.loading.common import FileScenario, check_choice, object_schema, with_train_pool
 from holistic.scenarios.loading.readers import open_text
 from holistic.scenarios.loading.sources import DataFile, DataNeeds, Download, ResolvedData
 
@@ -111,14 +111,12 @@ class MSMARCOScenario(FileScenario):
         },
         main_metric="rr@10",
         **RANKING,
-        args_schema={
-            "type": "object",
-            "properties": {
+        args_schema=object_schema(
+            {
                 "track": {"enum": list(TRACKS), "default": "regular"},
                 "num_candidates": {"type": "integer", "minimum": 1, "maximum": 1000, "default": 30},
-            },
-            "additionalProperties": False,
-        },
+            }
+        ),
         tags=("information_retrieval", "ranking", "core"),
     )
 

@@ -18,7 +18,7 @@ from typing import Any
 from holistic.core.interfaces import ScenarioInfo
 from holistic.core.types import CORRECT_TAG, VALID_SPLIT, Instance, Reference
 from holistic.scenarios.loading.categories import OPEN_QA
-from holistic.scenarios.loading.common import FileScenario, check_choice, with_train_pool
+from holistic.scenarios.loading.common import FileScenario, check_choice, object_schema, with_train_pool
 from holistic.scenarios.loading.prompt_format import prompt_format
 from holistic.scenarios.loading.readers import iter_jsonl, require
 from holistic.scenarios.loading.sources import DataFile, DataNeeds, Download, ResolvedData
@@ -94,11 +94,7 @@ class NaturalQAScenario(FileScenario):
         default_adapter=prompt_format(input_prefix="Question: ", output_prefix="Answer: ", max_tokens=300),
         main_metric="f1_score",
         **OPEN_QA,
-        args_schema={
-            "type": "object",
-            "properties": {"mode": {"enum": list(MODES), "default": "closedbook"}},
-            "additionalProperties": False,
-        },
+        args_schema=object_schema({"mode": {"enum": list(MODES), "default": "closedbook"}}),
         tags=("question_answering", "knowledge", "core"),
     )
     num_instances = 3500

@@ -28,6 +28,7 @@ from holistic.core.hashing import stable_seed
 from holistic.core.interfaces import ScenarioContext, ScenarioInfo
 from holistic.core.types import CORRECT_TAG, TEST_SPLIT, TRAIN_SPLIT, Instance, Reference
 from holistic.scenarios.base import BaseScenario
+from holistic.scenarios.loading.common import object_schema
 from holistic.scenarios.loading.prompt_format import prompt_format
 
 _NOT_APPLICABLE_SYMBOLIC = {
@@ -58,16 +59,14 @@ def _generated_info(
         main_metric="exact_match",
         metric_categories=_SYMBOLIC_CATEGORIES,
         not_applicable_reasons=_NOT_APPLICABLE_SYMBOLIC,
-        args_schema={
-            "type": "object",
-            "properties": {
+        args_schema=object_schema(
+            {
                 **properties,
                 "num_train": {"type": "integer", "minimum": 0, "default": num_train},
                 "num_test": {"type": "integer", "minimum": 1, "default": 1000},
                 "seed": {"type": "integer", "default": 0},
-            },
-            "additionalProperties": False,
-        },
+            }
+        ),
         tags=tags,
     )
 

@@ -36,7 +36,7 @@ from holistic.core.interfaces import ScenarioContext, ScenarioInfo
 from holistic.core.types import CORRECT_TAG, TEST_SPLIT, TRAIN_SPLIT, VALID_SPLIT, Instance, Reference
 from holistic.metrics.accuracy import EMPTY_SET_TEXT
 from holistic.scenarios.base import BaseScenario
-from holistic.scenarios.loading.common import check_choice
+from holistic.scenarios.loading.common import check_choice, object_schema
 from holistic.scenarios.loading.prompt_format import prompt_format
 
 DIFFICULTIES = ("easy", "medium", "hard")
@@ -235,15 +235,13 @@ class SyntheticReasoningNaturalScenario(BaseScenario):
             "bias": "answers list attributes of a made-up subject",
             "toxicity": "answers list attributes of a made-up subject",
         },
-        args_schema={
-            "type": "object",
-            "properties": {
+        args_schema=object_schema(
+            {
                 "difficulty": {"enum": list(DIFFICULTIES)},
                 "seed": {"type": "integer", "default": HELM_SEED},
             },
-            "required": ["difficulty"],
-            "additionalProperties": False,
-        },
+            required=["difficulty"],
+        ),
         tags=("reasoning", "synthetic", "targeted:reasoning"),
     )
 

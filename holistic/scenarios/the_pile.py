@@ -25,7 +25,7 @@ from holistic.core.errors import DataSourceError
 from holistic.core.interfaces import ScenarioContext, ScenarioInfo
 from holistic.core.types import TEST_SPLIT, Instance
 from holistic.scenarios.loading.categories import bits_per_byte
-from holistic.scenarios.loading.common import FileScenario, check_choice, github_raw
+from holistic.scenarios.loading.common import FileScenario, check_choice, github_raw, object_schema
 from holistic.scenarios.loading.part_files import user_copy_note
 from holistic.scenarios.loading.readers import iter_numbered_jsonl, read_json
 from holistic.scenarios.loading.sources import DataFile, DataNeeds, Download, resolve
@@ -97,12 +97,7 @@ class ThePileScenario(FileScenario):
         name="the_pile",
         description="The Pile: how well the model predicts documents of one of its 22 domains (bits per byte).",
         **bits_per_byte(robustness="HELM scores the documents unperturbed"),
-        args_schema={
-            "type": "object",
-            "properties": {"subset": {"enum": sorted(SUBSETS)}},
-            "required": ["subset"],
-            "additionalProperties": False,
-        },
+        args_schema=object_schema({"subset": {"enum": sorted(SUBSETS)}}, required=["subset"]),
         tags=("language_modeling", "targeted:language"),
         breakdowns=("subset",),
     )

@@ -22,7 +22,7 @@ from holistic.core.errors import DataSourceError
 from holistic.core.interfaces import ScenarioInfo
 from holistic.core.types import TEST_SPLIT, Instance
 from holistic.scenarios.loading.categories import bits_per_byte
-from holistic.scenarios.loading.common import FileScenario, check_choice
+from holistic.scenarios.loading.common import FileScenario, check_choice, object_schema
 from holistic.scenarios.loading.part_files import user_copy_note
 from holistic.scenarios.loading.readers import open_text
 from holistic.scenarios.loading.sources import DataFile, DataNeeds, ResolvedData
@@ -71,11 +71,7 @@ class TwitterAAEScenario(FileScenario):
             robustness="HELM scores the tweets unperturbed",
             fairness="the comparison between dialect groups is the measurement itself (see the per-group rows)",
         ),
-        args_schema={
-            "type": "object",
-            "properties": {"demographic": {"enum": [*DEMOGRAPHICS, ALL]}},
-            "additionalProperties": False,
-        },
+        args_schema=object_schema({"demographic": {"enum": [*DEMOGRAPHICS, ALL]}}),
         tags=("language_modeling", "dialect", "targeted:language"),
         breakdowns=("demographic",),
     )

@@ -29,7 +29,7 @@ from holistic.core.errors import DataSourceError
 from holistic.core.interfaces import ScenarioInfo
 from holistic.core.types import CORRECT_TAG, TEST_SPLIT, TRAIN_SPLIT, VALID_SPLIT, Instance, Reference
 from holistic.scenarios.loading.categories import OPEN_QA
-from holistic.scenarios.loading.common import SplitFilesScenario, check_choice
+from holistic.scenarios.loading.common import SplitFilesScenario, check_choice, object_schema
 from holistic.scenarios.loading.prompt_format import prompt_format
 from holistic.scenarios.loading.readers import iter_numbered_jsonl, require
 from holistic.scenarios.loading.sources import Download
@@ -218,11 +218,7 @@ class WikiFactScenario(SplitFilesScenario):
         },
         main_metric="quasi_exact_match",
         **OPEN_QA,
-        args_schema={
-            "type": "object",
-            "properties": {"relation": {"enum": [ALL, *RELATIONS, *PROPERTY_NAMES]}},
-            "additionalProperties": False,
-        },
+        args_schema=object_schema({"relation": {"enum": [ALL, *RELATIONS, *PROPERTY_NAMES]}}),
         tags=("knowledge", "targeted:knowledge"),
         breakdowns=("relation",),
     )

@@ -20,7 +20,7 @@ from pathlib import Path
 from holistic.core.interfaces import ScenarioInfo
 from holistic.core.types import TEST_SPLIT, Instance
 from holistic.scenarios.loading.categories import bits_per_byte
-from holistic.scenarios.loading.common import FileScenario
+from holistic.scenarios.loading.common import FileScenario, object_schema
 from holistic.scenarios.loading.part_files import github_file
 from holistic.scenarios.loading.readers import open_text
 from holistic.scenarios.loading.sources import DataFile, DataNeeds, Download, ResolvedData
@@ -72,11 +72,7 @@ class WikiTextScenario(FileScenario):
         name="wikitext",
         description="WikiText: how well the model predicts Wikipedia articles (bits per byte).",
         **bits_per_byte(robustness="HELM scores the released text unperturbed"),
-        args_schema={
-            "type": "object",
-            "properties": {"version": {"enum": [103, 2]}},
-            "additionalProperties": False,
-        },
+        args_schema=object_schema({"version": {"enum": [103, 2]}}),
         tags=("language_modeling", "targeted:language"),
     )
     num_instances = 60

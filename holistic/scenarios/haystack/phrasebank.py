@@ -23,7 +23,7 @@ from holistic.core.errors import DataSourceError
 from holistic.core.interfaces import ScenarioInfo
 from holistic.core.types import CORRECT_TAG, TEST_SPLIT, Instance, Reference
 from holistic.scenarios.loading.categories import CLASSIFICATION
-from holistic.scenarios.loading.common import FileScenario, check_choice, with_train_pool
+from holistic.scenarios.loading.common import FileScenario, check_choice, object_schema, with_train_pool
 from holistic.scenarios.loading.prompt_format import prompt_format
 from holistic.scenarios.loading.sources import DataFile, DataNeeds, ResolvedData
 
@@ -83,11 +83,7 @@ class FinancialPhraseBankScenario(FileScenario):
         ),
         main_metric="quasi_exact_match",
         **CLASSIFICATION,
-        args_schema={
-            "type": "object",
-            "properties": {"agreement": {"enum": list(FILES), "default": "all"}},
-            "additionalProperties": False,
-        },
+        args_schema=object_schema({"agreement": {"enum": list(FILES), "default": "all"}}),
         tags=("sentiment_analysis", "classification", "finance"),
     )
 

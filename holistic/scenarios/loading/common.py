@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from functools import cache
 from pathlib import Path
@@ -30,6 +30,16 @@ def _pins() -> dict[str, dict[str, str]]:
             for folder, files in json.load(fh).items():
                 data.setdefault(folder, {}).update(files)
     return data
+
+
+def object_schema(properties: Mapping[str, Any] | None = None, *, required: Sequence[str] = ()) -> dict[str, Any]:
+    """A scenario's ``args_schema``: an object with these ``properties`` (and ``required``
+    names), nothing else accepted."""
+    schema: dict[str, Any] = {"type": "object", "properties": dict(properties or {})}
+    if required:
+        schema["required"] = list(required)
+    schema["additionalProperties"] = False
+    return schema
 
 
 def pinned_sha256(scenario: str, path: str) -> str | None:

@@ -23,7 +23,7 @@ from typing import Any
 from urllib.parse import quote
 
 from holistic.core.errors import DataSourceError
-from holistic.scenarios.loading.common import hf_file
+from holistic.scenarios.loading.common import hf_file, object_schema
 from holistic.scenarios.loading.sources import DataFile, DataNeeds, Download
 
 HF_REVISION_UNPINNED = "main"
@@ -89,14 +89,8 @@ class HubCopy:
 
     def args_schema(self, properties: Mapping[str, Any] | None = None, required: Sequence[str] = ()) -> dict[str, Any]:
         """A scenario's ``args_schema``: ``properties``, then ``hf_revision``; nothing else accepted."""
-        schema: dict[str, Any] = {
-            "type": "object",
-            "properties": {**(properties or {}), "hf_revision": hf_revision_schema(self.default_revision)},
-        }
-        if required:
-            schema["required"] = list(required)
-        schema["additionalProperties"] = False
-        return schema
+        revision = {"hf_revision": hf_revision_schema(self.default_revision)}
+        return object_schema({**(properties or {}), **revision}, required=required)
 
     def revision(self, value: str | None) -> str:
         """The ``hf_revision`` arg, checked (:func:`check_revision`); ``None``: the default."""

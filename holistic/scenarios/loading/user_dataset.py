@@ -13,7 +13,8 @@ from typing import Any
 
 from holistic.core.interfaces import ScenarioInfo
 from holistic.scenarios.base import ArgProblem, BaseScenario
-from holistic.scenarios.loading.categories import CLASSIFICATION_CATEGORIES, CLASSIFICATION_NOT_APPLICABLE
+from holistic.scenarios.loading.categories import CLASSIFICATION
+from holistic.scenarios.loading.common import object_schema
 from holistic.scenarios.loading.prompt_format import prompt_format
 from holistic.scenarios.loading.user_fields import MAPPING_ARGS_SCHEMA, FieldMapping
 from holistic.scenarios.loading.user_shaping import COLUMNS_SCHEMA, Column, add_columns, parse_columns
@@ -34,14 +35,10 @@ def user_dataset_info(
         task="classification",
         default_adapter=USER_DEFAULT_ADAPTER,
         main_metric="quasi_exact_match",
-        metric_categories=CLASSIFICATION_CATEGORIES,
-        not_applicable_reasons=CLASSIFICATION_NOT_APPLICABLE,
-        args_schema={
-            "type": "object",
-            "properties": {**properties, **MAPPING_ARGS_SCHEMA, "columns": COLUMNS_SCHEMA},
-            "required": list(required),
-            "additionalProperties": False,
-        },
+        **CLASSIFICATION,
+        args_schema=object_schema(
+            {**properties, **MAPPING_ARGS_SCHEMA, "columns": COLUMNS_SCHEMA}, required=list(required)
+        ),
         tags=("user",),
     )
 
