@@ -64,6 +64,9 @@ RANKING = CategoryPreset(metric_categories=RANKING_CATEGORIES, not_applicable_re
 """Passage ranking: no calibration, no generated text."""
 
 
+_GENERATED = ("bias", "toxicity")
+_NOTHING = "nothing is generated"
+
 LM_WINDOWS: Mapping[str, Any] = {"method": "language_modeling", "max_train_instances": 0, "max_tokens": 0}
 """The adapter of a text scored by log-probability in windows (nothing generated)."""
 
@@ -80,18 +83,14 @@ class BitsPerBytePreset(CategoryPreset):
 def bits_per_byte(*, robustness: str, fairness: str | None = None) -> BitsPerBytePreset:
     """A text scored in bits per byte: accuracy and efficiency only; ``robustness`` and
     ``fairness`` (default: the robustness reason) say why those are not measured."""
+    unperturbed = {"robustness": robustness, "fairness": robustness if fairness is None else fairness}
+    reasons = {"calibration": "the text is scored, not answered", **unperturbed, **dict.fromkeys(_GENERATED, _NOTHING)}
     return BitsPerBytePreset(
         task="language_modeling",
         default_adapter=LM_WINDOWS,
         main_metric="bits_per_byte",
         metric_categories=("accuracy", "efficiency"),
-        not_applicable_reasons={
-            "calibration": "the text is scored, not answered",
-            "robustness": robustness,
-            "fairness": robustness if fairness is None else fairness,
-            "bias": "nothing is generated",
-            "toxicity": "nothing is generated",
-        },
+        not_applicable_reasons=reasons,
     )
 
 
