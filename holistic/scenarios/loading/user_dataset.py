@@ -54,14 +54,16 @@ class UserDatasetScenario(BaseScenario):
     def _set_mapping(
         self,
         fields: Mapping[str, Any],
-        labels: Any,
-        template: str | None,
-        splits: Mapping[str, str] | None,
-        num_train: int,
+        *,
+        labels: Any = None,
+        template: str | None = None,
+        splits: Mapping[str, str] | None = None,
+        num_train: int = 0,
         label_format: str | None = None,
         split_map: Mapping[str, str] | None = None,
         columns: Mapping[str, Any] | None = None,
     ) -> None:
+        """The field-mapping arguments both user-dataset scenarios take (see :mod:`user_fields`)."""
         if splits is not None and split_map is not None:
             raise ValueError("give split_map (splits is its older name), not both")
         self.columns = parse_columns(columns)

@@ -60,15 +60,10 @@ class FileDatasetScenario(UserDatasetScenario):
         path: str | Mapping[str, str],
         fields: Mapping[str, Any],
         format: str | None = None,
-        labels: Any = None,
-        template: str | None = None,
-        splits: Mapping[str, str] | None = None,
-        num_train: int = 0,
-        label_format: str | None = None,
-        split_map: Mapping[str, str] | None = None,
-        columns: Mapping[str, Any] | None = None,
         join: Any = None,
+        **mapping: Any,
     ) -> None:
+        """``mapping``: the field-mapping arguments (``labels``, ``template``, ``split_map``...)."""
         if isinstance(path, Mapping):
             self.paths: dict[str | None, str] = {}
             for split, file in path.items():
@@ -85,7 +80,7 @@ class FileDatasetScenario(UserDatasetScenario):
         else:
             raise ValueError("path must be a file path or a mapping of split names to file paths")
         self.formats = {s: infer_format(Path(p), format) for s, p in self.paths.items()}
-        self._set_mapping(fields, labels, template, splits, num_train, label_format, split_map, columns)
+        self._set_mapping(fields, **mapping)
         self.joins = parse_joins(join, lambda name: SPLIT_ALIASES.get(name.lower()))
         for i, entry in enumerate(self.joins):
             for part in self.paths:
