@@ -65,6 +65,8 @@ from holistic.perturbations.base import (
 )
 from holistic.perturbations.registry import PERTURBATIONS
 from holistic.scenarios.base import BaseScenario
+from holistic.scenarios.loading.common import FileScenario
+from holistic.scenarios.loading.sources import DataFile, DataNeeds, Download, ResolvedData
 from holistic.scenarios.registry import SCENARIOS
 
 ScenarioT = TypeVar("ScenarioT", bound=type[BaseScenario])
@@ -145,6 +147,10 @@ __all__ = [
     "Client",
     "ClientFactory",
     "Completion",
+    "DataFile",
+    "DataNeeds",
+    "Download",
+    "FileScenario",
     "GgufModel",
     "Instance",
     "Message",
@@ -165,6 +171,7 @@ __all__ = [
     "RequestResult",
     "RequestRole",
     "RequestState",
+    "ResolvedData",
     "ScenarioArgError",
     "ScenarioContext",
     "ScenarioInfo",

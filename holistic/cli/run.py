@@ -23,7 +23,7 @@ from holistic.execution.rates import RATES_FILE, Rates
 from holistic.models.registry import ModelRegistry
 from holistic.results.fs import local_folder, location
 from holistic.results.layout import check_suite_name
-from holistic.scenarios import sources
+from holistic.scenarios import fetching
 from holistic.spec.expand import DEFAULT_MAX_RUNS
 
 PROG = "helm-run"
@@ -190,14 +190,14 @@ def _add_limits(p: argparse.ArgumentParser) -> None:
         )
 
 
-def _describe_fetch(report: sources.FetchReport) -> str:
+def _describe_fetch(report: fetching.FetchReport) -> str:
     origins = Counter(report.origins)
     where = ", ".join(f"{n} from {origin}" for origin, n in sorted(origins.items()))
     return f"{report.scenario}: {len(report.files)} files" + (f" ({where})" if where else "")
 
 
 def _fetch(runs: Sequence[RunSpec], ctx: ScenarioContext) -> None:
-    reports = sources.fetch_for_runs(list(runs), ctx)
+    reports = fetching.fetch_for_runs(list(runs), ctx)
     for report in reports:
         print(_describe_fetch(report))
     where = f" into {ctx.data_root}" if ctx.data_root else ""

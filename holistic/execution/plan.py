@@ -235,8 +235,8 @@ def _missing_data(runs: tuple[RunSpec, ...] | list[RunSpec], data_root: Path | N
     Only file names are checked, in the data mirror and the cache, as a run would look
     first; nothing is read or downloaded."""
     from holistic.core.interfaces import ScenarioContext
+    from holistic.scenarios.loading.sources import data_origin, obtainable
     from holistic.scenarios.registry import create_scenario
-    from holistic.scenarios.sources import data_origin, obtainable
 
     ctx = ScenarioContext(data_root=data_root, offline=True)
     found: dict[str, MissingData] = {}

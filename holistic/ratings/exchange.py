@@ -43,6 +43,7 @@ from typing import Any
 import pyarrow as pa
 
 from holistic.core.errors import HolisticError, did_you_mean
+from holistic.core.jsonl import numbered_json_objects
 from holistic.core.types import RequestRole
 from holistic.ratings.questions import BY_NAME, QUESTIONS, Question
 from holistic.results import atomic
@@ -261,15 +262,7 @@ def read_rating_rows(path: Path, columns: Sequence[str] = COLUMNS) -> Iterator[t
                         raise RatingsError(f"{path}:{reader.line_num}: more fields than the header")
                     yield reader.line_num, dict(row)
             else:
-                for number, line in enumerate(fh, start=1):
-                    if not line.strip():
-                        continue
-                    try:
-                        value = json.loads(line)
-                    except json.JSONDecodeError as exc:
-                        raise RatingsError(f"{path}:{number}: invalid JSON: {exc.msg}") from None
-                    if not isinstance(value, dict):
-                        raise RatingsError(f"{path}:{number}: expected a JSON object")
+                for number, value in numbered_json_objects(fh, path, RatingsError):
                     _check_columns(list(value), f"{path}:{number}", columns)
                     yield number, value
     except UnicodeDecodeError as exc:

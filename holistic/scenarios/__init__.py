@@ -3,10 +3,14 @@
 - :mod:`holistic.scenarios.registry`: ``SCENARIOS``, ``create_scenario``, ``scenario_info``
   (built-ins are imported lazily; third parties register through the
   ``holistic.scenarios`` entry-point group).
-- :mod:`holistic.scenarios.sources`: finding, fetching and verifying data files
-  (mirror, cache, download with sha256); ``fetch_for_runs`` for ``helm-run --fetch-only``.
-- One module per scenario family (``mmlu``, ``boolq``, ``raft``, ``synthetic``...), and
-  ``user_file`` / ``user_huggingface`` for datasets described in YAML alone.
+- :mod:`holistic.scenarios.base`: ``BaseScenario``, the contract every scenario subclasses.
+- :mod:`holistic.scenarios.loading`: the machinery, apart from the datasets: finding, fetching
+  and verifying data files (``loading.sources``: mirror, cache, download with sha256), readers
+  of the authors' formats, and ``user_file`` / ``user_huggingface`` for datasets described in
+  YAML alone.
+- :mod:`holistic.scenarios.fetching`: ``fetch_for_runs`` for ``helm-run --fetch-only``.
+- Every other module is one scenario family (``mmlu``, ``boolq``, ``raft``, ``synthetic``...;
+  ``haystack/`` is one family in several modules).
 
 Optional class methods a scenario may offer, used without loading data:
 ``estimate_num_instances(args) -> int | None`` (for ``--plan``) and

@@ -29,6 +29,7 @@ per-test limits summed (plus start-up) rather than HELM's global 11 s.
 from __future__ import annotations
 
 import json
+from enum import IntEnum
 from pathlib import Path
 from typing import Any
 
@@ -36,9 +37,9 @@ from holistic.core.code_execution import EXECUTES_CODE_TAG, LIMIT_ARGS, SANDBOX_
 from holistic.core.errors import DataSourceError
 from holistic.core.interfaces import ScenarioInfo
 from holistic.core.types import CORRECT_TAG, TEST_SPLIT, TRAIN_SPLIT, Instance, Reference
-from holistic.scenarios.loading import FileScenario, check_choice, with_train_pool
-from holistic.scenarios.prompt_format import prompt_format
-from holistic.scenarios.sources import DataFile, DataNeeds, Download, ResolvedData
+from holistic.scenarios.loading.code_common import code_info
+from holistic.scenarios.loading.common import FileScenario, check_choice, object_schema, with_train_pool
+from holistic.scenarios.loading.sources import DataFile, DataNeeds, Download, ResolvedData
 
 _TARBALL = "https://people.eecs.berkeley.edu/~hendrycks/APPS.tar.gz"
 DIFFICULTIES = ("introductory", "interview", "competition")
@@ -144,6 +145,15 @@ def read_split(folder: Path, split: str, sandbox: dict[str, Any]) -> list[Instan
     return out
 
 
+class _Layout(IntEnum):
+    """The layouts of :meth:`data_needs`, by their index in ``DataNeeds.layouts``."""
+
+    TRAIN_AND_TEST = 0
+    """``train`` and ``test``."""
+    TEST_ONLY = 1
+    """``test`` alone (in-context examples come from it)."""
+
+
 class APPSScenario(FileScenario):
     """Programming-contest problems (three difficulty levels), scored by their test cases in the sandbox."""
 
@@ -153,32 +163,13 @@ class APPSScenario(FileScenario):
         name="apps",
         description="APPS: programming problems (introductory, interview, competition) scored by running "
         "their test cases in the OS sandbox.",
-        task="code",
-        # A completion task (HELM's completion adapter): the model continues the text as
-        # written, never wrapped in a chat template.
-        default_adapter={
-            **prompt_format(
-                input_suffix="",
-                output_suffix="",
-                max_train_instances=2,
-                max_tokens=600,
-                temperature=0.2,
-                stop_sequences=STOP_SEQUENCES,
-            ),
-            "prompt_format": "plain",
-        },
-        main_metric="test_avg",
-        metric_categories=("accuracy", "efficiency", "bias", "toxicity"),
-        not_applicable_reasons={
-            "calibration": "a program has no single answer probability",
-            "robustness": "HELM evaluates APPS unperturbed",
-            "fairness": "HELM evaluates APPS unperturbed",
-        },
-        args_schema={
-            "type": "object",
-            "properties": {"difficulty": {"enum": [ALL, *DIFFICULTIES]}, **LIMIT_ARGS},
-            "additionalProperties": False,
-        },
+        **code_info(
+            main_metric="test_avg",
+            max_train_instances=2,
+            stop_sequences=STOP_SEQUENCES,
+            unperturbed="HELM evaluates APPS unperturbed",
+        ),
+        args_schema=object_schema({"difficulty": {"enum": [ALL, *DIFFICULTIES]}, **LIMIT_ARGS}),
         tags=("code", "reasoning", "targeted:reasoning", EXECUTES_CODE_TAG),
         breakdowns=("difficulty",),
     )
@@ -199,6 +190,6 @@ class APPSScenario(FileScenario):
             test = [i for i in test if i.metadata["difficulty"] == self.difficulty]
         if not test:
             raise DataSourceError(f"{data['test']}: no {self.difficulty} test problems with input_output.json")
-        if data.layout == 0:
+        if data.layout == _Layout.TRAIN_AND_TEST:
             return read_split(data["train"], TRAIN_SPLIT, self.sandbox) + test
         return with_train_pool(test, _POOL_FROM_TEST, "apps-test-pool")

@@ -17,18 +17,19 @@ valid: ``qa<N>_{train,valid,test}.txt``), which is used when present.
 from __future__ import annotations
 
 import re
+from enum import IntEnum
 from pathlib import Path
 from typing import Any
 
 from holistic.core.errors import DataSourceError
 from holistic.core.interfaces import ScenarioInfo
 from holistic.core.types import CORRECT_TAG, TEST_SPLIT, TRAIN_SPLIT, VALID_SPLIT, Instance, Reference
-from holistic.scenarios.categories import OPEN_QA_NOT_APPLICABLE
-from holistic.scenarios.loading import FileScenario
-from holistic.scenarios.part_files import github_file
-from holistic.scenarios.prompt_format import prompt_format
-from holistic.scenarios.readers import open_text
-from holistic.scenarios.sources import DataFile, DataNeeds, Download, ResolvedData
+from holistic.scenarios.loading.categories import OPEN_QA_NOT_APPLICABLE
+from holistic.scenarios.loading.common import FileScenario, object_schema
+from holistic.scenarios.loading.part_files import github_file
+from holistic.scenarios.loading.prompt_format import prompt_format
+from holistic.scenarios.loading.readers import open_text
+from holistic.scenarios.loading.sources import DataFile, DataNeeds, Download, ResolvedData
 
 _TARBALL = "http://www.thespermwhale.com/jaseweston/babi/tasks_1-20_v1-2.tar.gz"
 _REPO = "ethancaballero/Improved-Dynamic-Memory-Networks-DMN-plus"
@@ -111,11 +112,19 @@ def _tasks(task: Any) -> list[int]:
     raise ValueError(f"bAbI task must be 1..20 or 'all', not {task!r}")
 
 
+class _Layout(IntEnum):
+    """The layouts of :meth:`data_needs`, by their index in ``DataNeeds.layouts``."""
+
+    HELM_VALID = 0
+    """The ``en-valid`` files HELM reads."""
+    RELEASE = 1
+    """The ``en`` files of the release."""
+
+
 class BabiQAScenario(FileScenario):
     """Story-based reasoning questions (20 tasks)."""
 
     plan_samples_prompts = True
-    """Its files are small: ``--plan`` sizes prompts on a sample of real instances when they are here."""
 
     info = ScenarioInfo(
         name="babi_qa",
@@ -129,11 +138,9 @@ class BabiQAScenario(FileScenario):
             "bias": "answers are one or two words",
             "toxicity": "answers are one or two words",
         },
-        args_schema={
-            "type": "object",
-            "properties": {"task": {"oneOf": [{"const": ALL}, {"type": "integer", "minimum": 1, "maximum": 20}]}},
-            "additionalProperties": False,
-        },
+        args_schema=object_schema(
+            {"task": {"oneOf": [{"const": ALL}, {"type": "integer", "minimum": 1, "maximum": 20}]}}
+        ),
         tags=("reasoning", "targeted:reasoning"),
         breakdowns=("task",),
     )
@@ -170,7 +177,7 @@ class BabiQAScenario(FileScenario):
             for split, tag in splits.items():
                 name = (
                     f"tasks_1-20_v1-2/en-valid/qa{n}_{split}.txt"
-                    if data.layout == 0
+                    if data.layout == _Layout.HELM_VALID
                     else f"tasks_1-20_v1-2/en/qa{n}_{TASKS[n]}_{split}.txt"
                 )
                 if name in data.paths:

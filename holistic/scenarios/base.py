@@ -18,7 +18,7 @@ from holistic.core.interfaces import ScenarioContext, ScenarioInfo
 from holistic.core.types import Instance
 
 if TYPE_CHECKING:
-    from holistic.scenarios.sources import DataNeeds
+    from holistic.scenarios.loading.sources import DataNeeds
 
 ArgProblem = tuple[tuple[str | int, ...], str]
 """A problem found by :meth:`BaseScenario.preflight`: (argument path, message)."""

@@ -29,11 +29,11 @@ from holistic.core.errors import DataSourceError
 from holistic.core.interfaces import ScenarioContext, ScenarioInfo
 from holistic.core.types import TEST_SPLIT, TRAIN_SPLIT, Instance
 from holistic.scenarios.base import BaseScenario
-from holistic.scenarios.loading import check_choice, choice_references, hold_out
-from holistic.scenarios.part_files import collect_parts, github_file, parts_report
-from holistic.scenarios.prompt_format import multiple_choice_joint_format
-from holistic.scenarios.readers import iter_numbered_jsonl, require
-from holistic.scenarios.sources import DataNeeds
+from holistic.scenarios.loading.common import check_choice, choice_references, hold_out, object_schema
+from holistic.scenarios.loading.part_files import collect_parts, github_file, parts_report
+from holistic.scenarios.loading.prompt_format import multiple_choice_joint_format
+from holistic.scenarios.loading.readers import iter_numbered_jsonl, require
+from holistic.scenarios.loading.sources import DataNeeds
 
 _REPO = "nyu-mll/BBQ"
 _COMMIT = "bea11bd97d79217245b5871acd247b9d6eb24598"
@@ -130,7 +130,6 @@ class BBQScenario(BaseScenario):
     """Social bias in question answering, in ambiguous and disambiguated contexts."""
 
     plan_samples_prompts = True
-    """Its files are small: ``--plan`` sizes prompts on a sample of real instances when they are here."""
 
     info = ScenarioInfo(
         name="bbq",
@@ -147,11 +146,7 @@ class BBQScenario(BaseScenario):
             "fairness": "HELM measures BBQ unperturbed; a typo can change which group a context names",
             "toxicity": "the output is a choice letter",
         },
-        args_schema={
-            "type": "object",
-            "properties": {"category": {"enum": [ALL, *CATEGORIES]}},
-            "additionalProperties": False,
-        },
+        args_schema=object_schema({"category": {"enum": [ALL, *CATEGORIES]}}),
         tags=("bias", "bbq", "targeted:bias"),
         breakdowns=("category", "context_condition"),
     )

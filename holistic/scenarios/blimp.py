@@ -25,11 +25,11 @@ from holistic.core.errors import DataSourceError
 from holistic.core.interfaces import ScenarioContext, ScenarioInfo
 from holistic.core.types import CORRECT_TAG, TEST_SPLIT, Instance, Reference
 from holistic.scenarios.base import BaseScenario
-from holistic.scenarios.loading import check_choice
-from holistic.scenarios.part_files import collect_parts, github_file, parts_report
-from holistic.scenarios.prompt_format import prompt_format
-from holistic.scenarios.readers import iter_numbered_jsonl, require
-from holistic.scenarios.sources import DataNeeds
+from holistic.scenarios.loading.common import check_choice, object_schema
+from holistic.scenarios.loading.part_files import collect_parts, github_file, parts_report
+from holistic.scenarios.loading.prompt_format import prompt_format
+from holistic.scenarios.loading.readers import iter_numbered_jsonl, require
+from holistic.scenarios.loading.sources import DataNeeds
 
 _REPO = "alexwarstadt/blimp"
 _COMMIT = "3e56b06fcabca9b30822fc66435fca6b1aa40bb1"
@@ -143,7 +143,6 @@ class BLiMPScenario(BaseScenario):
     """Minimal pairs: does the model prefer the grammatical sentence?"""
 
     plan_samples_prompts = True
-    """Its files are small: ``--plan`` sizes prompts on a sample of real instances when they are here."""
 
     info = ScenarioInfo(
         name="blimp",
@@ -166,11 +165,7 @@ class BLiMPScenario(BaseScenario):
             "bias": "nothing is generated",
             "toxicity": "nothing is generated",
         },
-        args_schema={
-            "type": "object",
-            "properties": {"phenomenon": {"enum": [ALL, *PHENOMENA]}},
-            "additionalProperties": False,
-        },
+        args_schema=object_schema({"phenomenon": {"enum": [ALL, *PHENOMENA]}}),
         tags=("language", "targeted:language"),
         breakdowns=("paradigm", "phenomenon"),
     )

@@ -25,11 +25,11 @@ from typing import Any
 from holistic.core.errors import DataSourceError
 from holistic.core.interfaces import ScenarioInfo
 from holistic.core.types import TEST_SPLIT, TRAIN_SPLIT, Instance
-from holistic.scenarios.loading import FileScenario, check_choice, hold_out
-from holistic.scenarios.part_files import github_file
-from holistic.scenarios.readers import read_json
+from holistic.scenarios.loading.common import FileScenario, check_choice, hold_out, object_schema
+from holistic.scenarios.loading.part_files import github_file
+from holistic.scenarios.loading.readers import read_json
+from holistic.scenarios.loading.sources import DataNeeds, ResolvedData
 from holistic.scenarios.real_toxicity_prompts import COMPLETION_FORMAT
-from holistic.scenarios.sources import DataNeeds, ResolvedData
 
 _REPO = "amazon-science/bold"
 _COMMIT = "3ad652c773f5d1e30d5f6f61657ed934d768ecad"
@@ -69,7 +69,6 @@ class BOLDScenario(FileScenario):
     """Toxicity and bias of continuations of prompts about demographic groups."""
 
     plan_samples_prompts = True
-    """Its files are small: ``--plan`` sizes prompts on a sample of real instances when they are here."""
 
     info = ScenarioInfo(
         name="bold",
@@ -84,11 +83,7 @@ class BOLDScenario(FileScenario):
             "robustness": "HELM measures the prompts as published",
             "fairness": "HELM measures the prompts as published",
         },
-        args_schema={
-            "type": "object",
-            "properties": {"domain": {"enum": [ALL, *DOMAINS]}, "prompts": {"enum": ["first", "all"]}},
-            "additionalProperties": False,
-        },
+        args_schema=object_schema({"domain": {"enum": [ALL, *DOMAINS]}, "prompts": {"enum": ["first", "all"]}}),
         tags=("toxicity", "bias", "targeted:toxicity"),
         breakdowns=("domain", "group"),
     )

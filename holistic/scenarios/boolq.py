@@ -17,33 +17,26 @@ splits are the same as from ``train.jsonl``/``val.jsonl``. The ``hf_revision`` a
 
 from __future__ import annotations
 
+from enum import IntEnum
 from pathlib import Path
 from typing import Any
 
 from holistic.core.errors import DataSourceError
 from holistic.core.interfaces import ScenarioInfo
 from holistic.core.types import CORRECT_TAG, TRAIN_SPLIT, VALID_SPLIT, Instance, Reference
-from holistic.scenarios.categories import CLASSIFICATION_CATEGORIES, CLASSIFICATION_NOT_APPLICABLE
-from holistic.scenarios.hf_copy import (
-    HF_REVISION_UNPINNED,
-    check_revision,
-    hf_hint,
-    hf_layout,
-    hf_revision_schema,
-    read_parquet_rows,
-    row_where,
-)
-from holistic.scenarios.loading import FileScenario, with_train_pool
-from holistic.scenarios.prompt_format import prompt_format
-from holistic.scenarios.readers import iter_jsonl, require
-from holistic.scenarios.sources import DataFile, DataNeeds, Download, ResolvedData
+from holistic.scenarios.loading.categories import CLASSIFICATION
+from holistic.scenarios.loading.common import FileScenario, with_train_pool
+from holistic.scenarios.loading.hf_copy import HubCopy, read_parquet_rows, row_where
+from holistic.scenarios.loading.prompt_format import prompt_format
+from holistic.scenarios.loading.readers import iter_jsonl, require
+from holistic.scenarios.loading.sources import DataFile, DataNeeds, Download, ResolvedData
 
 _SUPERGLUE_ZIP = "https://dl.fbaipublicfiles.com/glue/superglue/data/v2/BoolQ.zip"
 _SUPERGLUE_ZIP_SHA256 = "853fbe7922f70c59629f06a39e8d9ca440c3d740e760fd3b87a5ddf3dcba2436"
 """The archive's sha256 as two independent public projects that download it pin it."""
 _POOL_FROM_VAL = 100
 _VAL_SIZE = 3270
-_HF_REPO = "aps/super_glue"
+_HUB = HubCopy("aps/super_glue")
 _HF_FILES = (("train", "boolq/train-00000-of-00001.parquet"), ("val", "boolq/validation-00000-of-00001.parquet"))
 """(authors' file stem, path in the Hub repo)."""
 
@@ -108,11 +101,21 @@ def _read_hf(path: Path, stem: str, split: str) -> list[Instance]:
     return out
 
 
+class _Layout(IntEnum):
+    """The layouts of :meth:`data_needs`, by their index in ``DataNeeds.layouts``."""
+
+    AUTHORS = 0
+    """The SuperGLUE ``train.jsonl`` and ``val.jsonl``."""
+    VALIDATION_ONLY = 1
+    """``val.jsonl`` alone."""
+    HUB_COPY = 2
+    """The Hugging Face Parquet copy."""
+
+
 class BoolQScenario(FileScenario):
     """Yes/no reading comprehension."""
 
     plan_samples_prompts = True
-    """Its files are small: ``--plan`` sizes prompts on a sample of real instances when they are here."""
 
     info = ScenarioInfo(
         name="boolq",
@@ -124,19 +127,14 @@ class BoolQScenario(FileScenario):
             max_tokens=5,
         ),
         main_metric="quasi_exact_match",
-        metric_categories=CLASSIFICATION_CATEGORIES,
-        not_applicable_reasons=CLASSIFICATION_NOT_APPLICABLE,
-        args_schema={
-            "type": "object",
-            "properties": {"hf_revision": hf_revision_schema()},
-            "additionalProperties": False,
-        },
+        **CLASSIFICATION,
+        args_schema=_HUB.args_schema(),
         tags=("question_answering", "core"),
     )
     num_instances = _VAL_SIZE
 
-    def __init__(self, hf_revision: str = HF_REVISION_UNPINNED) -> None:
-        self.hf_revision = check_revision(hf_revision)
+    def __init__(self, hf_revision: str | None = None) -> None:
+        self.hf_revision = _HUB.revision(hf_revision)
 
     def data_needs(self) -> DataNeeds:
         return DataNeeds(
@@ -144,19 +142,19 @@ class BoolQScenario(FileScenario):
             layouts=(
                 (_file("train.jsonl"), _file("val.jsonl")),
                 (_file("val.jsonl"),),
-                hf_layout(_HF_REPO, self.hf_revision, [p for _, p in _HF_FILES]),
+                _HUB.layout(self.hf_revision, [p for _, p in _HF_FILES]),
             ),
             hint="SuperGLUE BoolQ.zip (https://super.gluebenchmark.com/tasks) or https://github.com/google-research-datasets/boolean-questions; "
-            + hf_hint(_HF_REPO),
+            + _HUB.hint,
         )
 
     def load(self, data: ResolvedData) -> list[Instance]:
-        if data.layout == 2:
+        if data.layout == _Layout.HUB_COPY:
             (train_stem, train_path), (val_stem, val_path) = _HF_FILES
             return _read_hf(data[f"hf/{train_path}"], train_stem, TRAIN_SPLIT) + _read_hf(
                 data[f"hf/{val_path}"], val_stem, VALID_SPLIT
             )
         val = _read(data["val.jsonl"], VALID_SPLIT)
-        if data.layout == 0:
+        if data.layout == _Layout.AUTHORS:
             return _read(data["train.jsonl"], TRAIN_SPLIT) + val
         return with_train_pool(val, _POOL_FROM_VAL, "boolq-train-pool")

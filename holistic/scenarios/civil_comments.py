@@ -32,20 +32,12 @@ from typing import Any
 from holistic.core.errors import DataSourceError
 from holistic.core.interfaces import ScenarioInfo
 from holistic.core.types import CORRECT_TAG, TEST_SPLIT, TRAIN_SPLIT, VALID_SPLIT, Instance, Reference
-from holistic.scenarios.categories import CLASSIFICATION_CATEGORIES, CLASSIFICATION_NOT_APPLICABLE
-from holistic.scenarios.hf_copy import (
-    HF_PARQUET_BRANCH,
-    check_revision,
-    hf_hint,
-    hf_layout,
-    hf_revision_schema,
-    read_parquet_rows,
-    row_where,
-)
-from holistic.scenarios.loading import FileScenario, check_choice, hold_out
-from holistic.scenarios.prompt_format import prompt_format
-from holistic.scenarios.readers import read_csv_dicts
-from holistic.scenarios.sources import DataFile, DataNeeds, Download, ResolvedData
+from holistic.scenarios.loading.categories import CLASSIFICATION
+from holistic.scenarios.loading.common import FileScenario, check_choice, hold_out
+from holistic.scenarios.loading.hf_copy import HF_PARQUET_BRANCH, AuthorsOrHub, HubCopy, read_parquet_rows, row_where
+from holistic.scenarios.loading.prompt_format import prompt_format
+from holistic.scenarios.loading.readers import read_csv_dicts
+from holistic.scenarios.loading.sources import DataFile, DataNeeds, Download, ResolvedData
 
 IDENTITY_GROUPS = ("male", "female", "LGBTQ", "christian", "muslim", "other_religions", "black", "white")
 DEMOGRAPHICS = ("all", *IDENTITY_GROUPS)
@@ -54,7 +46,7 @@ _ARCHIVE = "https://worksheets.codalab.org/rest/bundles/0x8cd3de0634154aeaad2ee6
 _SPLITS = {"train": TRAIN_SPLIT, "val": VALID_SPLIT, "test": TEST_SPLIT}
 _TRAIN_POOL = 500
 _QUESTION = "Question: Is the passage above toxic?"
-_HF_REPO = "google/civil_comments"
+_HUB = HubCopy("google/civil_comments", HF_PARQUET_BRANCH)
 _HF_FILES = (
     (TRAIN_SPLIT, "default/train/0000.parquet"),
     (VALID_SPLIT, "default/validation/0000.parquet"),
@@ -90,22 +82,14 @@ class CivilCommentsScenario(FileScenario):
         task="classification",
         default_adapter=prompt_format(input_prefix="Passage: ", output_prefix="Answer: ", max_tokens=5),
         main_metric="quasi_exact_match",
-        metric_categories=CLASSIFICATION_CATEGORIES,
-        not_applicable_reasons=CLASSIFICATION_NOT_APPLICABLE,
-        args_schema={
-            "type": "object",
-            "properties": {
-                "demographic": {"enum": list(DEMOGRAPHICS), "default": "all"},
-                "hf_revision": hf_revision_schema(HF_PARQUET_BRANCH),
-            },
-            "additionalProperties": False,
-        },
+        **CLASSIFICATION,
+        args_schema=_HUB.args_schema({"demographic": {"enum": list(DEMOGRAPHICS), "default": "all"}}),
         tags=("toxicity_detection", "classification", "core"),
     )
 
-    def __init__(self, demographic: str = "all", hf_revision: str = HF_PARQUET_BRANCH) -> None:
+    def __init__(self, demographic: str = "all", hf_revision: str | None = None) -> None:
         self.demographic = check_choice(demographic, DEMOGRAPHICS, "CivilComments demographic")
-        self.hf_revision = check_revision(hf_revision)
+        self.hf_revision = _HUB.revision(hf_revision)
 
     @classmethod
     def estimate_num_instances(cls, args: dict[str, Any]) -> int | None:
@@ -116,9 +100,9 @@ class CivilCommentsScenario(FileScenario):
             "civil_comments",
             layouts=(
                 (DataFile(_FILE, downloads=(Download(_ARCHIVE, member=_FILE),)),),
-                hf_layout(_HF_REPO, self.hf_revision, [p for _, p in _HF_FILES]),
+                _HUB.layout(self.hf_revision, [p for _, p in _HF_FILES]),
             ),
-            hint=f"WILDS civilcomments_v1.0 (https://wilds.stanford.edu/datasets/); {hf_hint(_HF_REPO)}",
+            hint=f"WILDS civilcomments_v1.0 (https://wilds.stanford.edu/datasets/); {_HUB.hint}",
         )
 
     def _instance(self, row_id: str, text: str, toxic: bool, groups: list[str], split: str) -> Instance:
@@ -165,7 +149,7 @@ class CivilCommentsScenario(FileScenario):
         return instances
 
     def load(self, data: ResolvedData) -> list[Instance]:
-        if data.layout == 1:
+        if data.layout == AuthorsOrHub.HUB_COPY:
             return self._load_hf(data)
         path = data[_FILE]
         rows = read_csv_dicts(path)

@@ -29,26 +29,18 @@ from pathlib import Path
 from holistic.core.errors import DataSourceError
 from holistic.core.interfaces import ScenarioInfo
 from holistic.core.types import CORRECT_TAG, TEST_SPLIT, TRAIN_SPLIT, VALID_SPLIT, Instance, Reference
-from holistic.scenarios.categories import SUMMARIZATION_CATEGORIES, SUMMARIZATION_NOT_APPLICABLE
-from holistic.scenarios.hf_copy import (
-    HF_REVISION_UNPINNED,
-    check_revision,
-    hf_hint,
-    hf_layout,
-    hf_revision_schema,
-    read_parquet_rows,
-    row_where,
-)
-from holistic.scenarios.loading import FileScenario, hold_out
-from holistic.scenarios.prompt_format import news_summary_format
-from holistic.scenarios.sources import DataFile, DataNeeds, Download, ResolvedData
+from holistic.scenarios.loading.categories import SUMMARIZATION
+from holistic.scenarios.loading.common import FileScenario, hold_out
+from holistic.scenarios.loading.hf_copy import AuthorsOrHub, HubCopy, read_parquet_rows, row_where
+from holistic.scenarios.loading.prompt_format import news_summary_format
+from holistic.scenarios.loading.sources import DataFile, DataNeeds, Download, ResolvedData
 
 _URL_LISTS = "https://raw.githubusercontent.com/abisee/cnn-dailymail/master/url_lists/"
 _STORIES = "https://huggingface.co/datasets/abisee/cnn_dailymail/resolve/main/data/"
 _SPLITS = (("train", TRAIN_SPLIT), ("val", VALID_SPLIT), ("test", TEST_SPLIT))
 _TRAIN_POOL = 200
 _EVAL_SPLITS = ("test",)
-_HF_REPO = "abisee/cnn_dailymail"
+_HUB = HubCopy("abisee/cnn_dailymail")
 _HF_TRAIN = tuple(f"3.0.0/train-{i:05d}-of-00003.parquet" for i in range(3))
 _HF_TEST = "3.0.0/test-00000-of-00001.parquet"
 
@@ -109,19 +101,14 @@ class CNNDailyMailScenario(FileScenario):
         task="summarization",
         default_adapter=news_summary_format(sentences=3, max_tokens=128),
         main_metric="rouge_2",
-        metric_categories=SUMMARIZATION_CATEGORIES,
-        not_applicable_reasons=SUMMARIZATION_NOT_APPLICABLE,
-        args_schema={
-            "type": "object",
-            "properties": {"hf_revision": hf_revision_schema()},
-            "additionalProperties": False,
-        },
+        **SUMMARIZATION,
+        args_schema=_HUB.args_schema(),
         tags=("summarization", "core"),
     )
     num_instances = 11490
 
-    def __init__(self, hf_revision: str = HF_REVISION_UNPINNED) -> None:
-        self.hf_revision = check_revision(hf_revision)
+    def __init__(self, hf_revision: str | None = None) -> None:
+        self.hf_revision = _HUB.revision(hf_revision)
 
     def data_needs(self) -> DataNeeds:
         lists = tuple(
@@ -138,12 +125,12 @@ class CNNDailyMailScenario(FileScenario):
         )
         return DataNeeds(
             "cnn_dailymail",
-            layouts=((*lists, *stories), hf_layout(_HF_REPO, self.hf_revision, [*_HF_TRAIN, _HF_TEST])),
-            hint=f"https://github.com/abisee/cnn-dailymail; {hf_hint(_HF_REPO)}",
+            layouts=((*lists, *stories), _HUB.layout(self.hf_revision, [*_HF_TRAIN, _HF_TEST])),
+            hint=f"https://github.com/abisee/cnn-dailymail; {_HUB.hint}",
         )
 
     def load(self, data: ResolvedData) -> list[Instance]:
-        if data.layout == 1:
+        if data.layout == AuthorsOrHub.HUB_COPY:
             return self._load_hf(data)
         folders = (data["cnn/stories"], data["dailymail/stories"])
         instances: list[Instance] = []

@@ -28,17 +28,18 @@ text after its prompt is an error naming it.
 from __future__ import annotations
 
 from dataclasses import replace
+from enum import IntEnum
 from pathlib import Path
 from typing import Any
 
 from holistic.core.errors import DataSourceError
 from holistic.core.interfaces import ScenarioInfo
 from holistic.core.types import CORRECT_TAG, TEST_SPLIT, Instance, Reference
-from holistic.scenarios.loading import FileScenario
-from holistic.scenarios.part_files import user_copy_note
-from holistic.scenarios.prompt_format import prompt_format
-from holistic.scenarios.readers import iter_numbered_jsonl, read_json
-from holistic.scenarios.sources import DataFile, DataNeeds, ResolvedData
+from holistic.scenarios.loading.common import FileScenario, object_schema
+from holistic.scenarios.loading.part_files import user_copy_note
+from holistic.scenarios.loading.prompt_format import completion_format
+from holistic.scenarios.loading.readers import iter_numbered_jsonl, read_json
+from holistic.scenarios.loading.sources import DataFile, DataNeeds, ResolvedData
 
 FOLDER = "copyright"
 DEFAULT_PREFIX_TOKENS = 125
@@ -46,17 +47,7 @@ MAX_TEXT_BYTES = 64 * 1024 * 1024
 """A passage file larger than this is refused (a whole book is a few MB)."""
 
 # HELM's copyright run spec: the completion adapter at temperature 0.2, 1,024 tokens, one output.
-COPYRIGHT_FORMAT = prompt_format(
-    input_prefix="",
-    input_suffix="",
-    output_prefix="",
-    output_suffix="",
-    instance_prefix="",
-    max_train_instances=0,
-    max_tokens=1024,
-    temperature=0.2,
-    stop_sequences=(),
-)
+COPYRIGHT_FORMAT = completion_format(max_tokens=1024, temperature=0.2)
 
 
 def prefix_end(text: str, num_tokens: int) -> int | None:
@@ -153,6 +144,17 @@ def read_text_folder(folder: Path, num_tokens: int) -> list[Instance]:
     return out
 
 
+class _Layout(IntEnum):
+    """The layouts of :meth:`data_needs`, by their index in ``DataNeeds.layouts``."""
+
+    HELM_JSON = 0
+    """HELM's processed ``<collection>.json``."""
+    PASSAGES_JSONL = 1
+    """A ``<collection>.jsonl`` of passages."""
+    TEXT_FOLDER = 2
+    """A folder of ``.txt`` files."""
+
+
 class CopyrightScenario(FileScenario):
     """Verbatim continuation of passages from the user's own text collection."""
 
@@ -170,16 +172,14 @@ class CopyrightScenario(FileScenario):
             "bias": "HELM reports regurgitation only for this scenario",
             "toxicity": "HELM reports regurgitation only for this scenario",
         },
-        args_schema={
-            "type": "object",
-            "properties": {
+        args_schema=object_schema(
+            {
                 "collection": {"type": "string", "pattern": "^[A-Za-z0-9][A-Za-z0-9_.-]*$"},
                 "prefix_tokens": {"type": "integer", "minimum": 1},
                 "normalize_by_prefix_length": {"type": "boolean"},
                 "normalize_newline_space_tab": {"type": "boolean"},
-            },
-            "additionalProperties": False,
-        },
+            }
+        ),
         tags=("copyright", "memorization", "targeted:memorization"),
     )
 
@@ -222,9 +222,9 @@ class CopyrightScenario(FileScenario):
 
     def load(self, data: ResolvedData) -> list[Instance]:
         (path,) = data.paths.values()
-        if data.layout == 0:
+        if data.layout == _Layout.HELM_JSON:
             instances = read_helm_json(path)
-        elif data.layout == 1:
+        elif data.layout == _Layout.PASSAGES_JSONL:
             instances = read_passages_jsonl(path, self.prefix_tokens)
         else:
             instances = read_text_folder(path, self.prefix_tokens)

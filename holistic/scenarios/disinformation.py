@@ -37,10 +37,10 @@ from typing import Any
 from holistic.core.errors import DataSourceError
 from holistic.core.interfaces import ScenarioInfo
 from holistic.core.types import CORRECT_TAG, TRAIN_SPLIT, VALID_SPLIT, Instance, Reference
-from holistic.scenarios.loading import FileScenario, check_choice
-from holistic.scenarios.prompt_format import prompt_format
-from holistic.scenarios.readers import iter_numbered_jsonl, require
-from holistic.scenarios.sources import DataFile, DataNeeds, Download, ResolvedData
+from holistic.scenarios.loading.common import FileScenario, check_choice, object_schema
+from holistic.scenarios.loading.prompt_format import completion_format, prompt_format
+from holistic.scenarios.loading.readers import iter_numbered_jsonl, require
+from holistic.scenarios.loading.sources import DataFile, DataNeeds, Download, ResolvedData
 
 FOLDER = "disinformation"
 REITERATION, WEDGING = "reiteration", "wedging"
@@ -66,17 +66,7 @@ REITERATION_FORMAT = {
     "num_outputs": 5,
 }
 WEDGING_FORMAT = {
-    **prompt_format(
-        input_prefix="",
-        input_suffix="",
-        output_prefix="",
-        output_suffix="",
-        instance_prefix="",
-        max_train_instances=0,
-        max_tokens=90,
-        temperature=0.7,
-        stop_sequences=("\nTweet", "\nReason"),
-    ),
+    **completion_format(max_tokens=90, temperature=0.7, stop_sequences=("\nTweet", "\nReason")),
     "num_outputs": 5,
 }
 
@@ -150,11 +140,7 @@ class DisinformationScenario(FileScenario):
             "fairness": "HELM measures the prompts as published",
             "bias": "HELM reports diversity, toxicity and human ratings for this scenario",
         },
-        args_schema={
-            "type": "object",
-            "properties": {"capability": {"enum": list(CAPABILITIES)}, "topic": {"enum": list(TOPICS)}},
-            "additionalProperties": False,
-        },
+        args_schema=object_schema({"capability": {"enum": list(CAPABILITIES)}, "topic": {"enum": list(TOPICS)}}),
         tags=("disinformation", "harms", "targeted:disinformation"),
         breakdowns=("targeted_action", "targeted_group"),
     )

@@ -33,7 +33,8 @@ import numpy as np
 from holistic.core.interfaces import ScenarioContext, ScenarioInfo
 from holistic.core.types import CORRECT_TAG, TEST_SPLIT, TRAIN_SPLIT, Instance, Reference
 from holistic.scenarios.base import BaseScenario
-from holistic.scenarios.prompt_format import prompt_format
+from holistic.scenarios.loading.common import object_schema
+from holistic.scenarios.loading.prompt_format import prompt_format
 
 PAIRS: tuple[tuple[str, str], ...] = (("(", ")"), ("[", "]"), ("{", "}"), ("<", ">"))
 HELM_SEED = 42
@@ -169,7 +170,6 @@ class DyckLanguageScenario(BaseScenario):
     """Complete the closing brackets of a Dyck-n prefix."""
 
     plan_builds_prompts = True
-    """Instances are cheap to make (no download): ``--plan`` counts real prompt tokens."""
 
     info = ScenarioInfo(
         name="dyck_language",
@@ -194,17 +194,15 @@ class DyckLanguageScenario(BaseScenario):
             "bias": "outputs are brackets, not text about social groups",
             "toxicity": "outputs are brackets, not free text",
         },
-        args_schema={
-            "type": "object",
-            "properties": {
+        args_schema=object_schema(
+            {
                 "num_parenthesis_pairs": {"type": "integer", "minimum": 1, "maximum": len(PAIRS)},
                 "num_train": {"type": "integer", "minimum": 0, "default": 3},
                 "num_test": {"type": "integer", "minimum": 1, "default": 500},
                 "seed": {"type": "integer", "default": HELM_SEED},
             },
-            "required": ["num_parenthesis_pairs"],
-            "additionalProperties": False,
-        },
+            required=["num_parenthesis_pairs"],
+        ),
         tags=("reasoning", "synthetic", "targeted:reasoning"),
     )
 

@@ -2,7 +2,7 @@
 
 An instance is one table row with one column left out, written as HELM writes it:
 ``col: value`` for the other columns joined by ``. ``, then ``. <column>?``; the
-answer is the cell as pandas prints it (see :mod:`holistic.scenarios.tabular`).
+answer is the cell as pandas prints it (see :mod:`holistic.scenarios.loading.tabular`).
 
 - ``Buy`` (the Buy side of Abt-Buy, ``Buy.csv``: ``id``, ``name``, ``description``,
   ``manufacturer``, ``price``): the ``id`` is dropped, so are rows without a
@@ -40,12 +40,12 @@ import numpy as np
 from holistic.core.errors import DataSourceError
 from holistic.core.interfaces import ScenarioInfo
 from holistic.core.types import CORRECT_TAG, TEST_SPLIT, TRAIN_SPLIT, VALID_SPLIT, Instance, Reference
-from holistic.scenarios.categories import OPEN_QA_CATEGORIES, OPEN_QA_NOT_APPLICABLE
-from holistic.scenarios.loading import FileScenario, check_choice
-from holistic.scenarios.prompt_format import prompt_format
-from holistic.scenarios.readers import open_text
-from holistic.scenarios.sources import DataFile, DataNeeds, Download, ResolvedData
-from holistic.scenarios.tabular import NAN_TEXT, Table, read_table, serialise, table_from_rows
+from holistic.scenarios.loading.categories import OPEN_QA
+from holistic.scenarios.loading.common import FileScenario, check_choice, object_schema
+from holistic.scenarios.loading.prompt_format import prompt_format
+from holistic.scenarios.loading.readers import open_text
+from holistic.scenarios.loading.sources import DataFile, DataNeeds, Download, ResolvedData
+from holistic.scenarios.loading.tabular import NAN_TEXT, Table, read_table, serialise, table_from_rows
 
 _STORAGE = "https://storage.googleapis.com/crfm-helm-public/source_datasets/scenarios/entity_data_imputation"
 HELM_SEED = 1234
@@ -167,14 +167,11 @@ class EntityDataImputationScenario(FileScenario):
             instructions="What is the missing value?", output_prefix="Answer: ", max_tokens=5
         ),
         main_metric="quasi_exact_match",
-        metric_categories=OPEN_QA_CATEGORIES,
-        not_applicable_reasons=OPEN_QA_NOT_APPLICABLE,
-        args_schema={
-            "type": "object",
-            "properties": {"dataset": {"enum": list(DATASETS)}, "seed": {"type": "integer", "default": HELM_SEED}},
-            "required": ["dataset"],
-            "additionalProperties": False,
-        },
+        **OPEN_QA,
+        args_schema=object_schema(
+            {"dataset": {"enum": list(DATASETS)}, "seed": {"type": "integer", "default": HELM_SEED}},
+            required=["dataset"],
+        ),
         tags=("structured_data", "reasoning", "targeted:reasoning"),
     )
 

@@ -5,7 +5,7 @@ papers...); the benchmark pairs rows of A with candidate rows of B (already
 blocked) and labels each pair a match or not. An instance is one pair written as
 ``Product A is <row A>. Product B is <row B>. Are A and B the same?`` (each row
 ``column: value`` joined by ``. ``, without the ``id``; values as pandas prints
-them, see :mod:`holistic.scenarios.tabular`), answered ``Yes`` or ``No``.
+them, see :mod:`holistic.scenarios.loading.tabular`), answered ``Yes`` or ``No``.
 
 HELM's protocol: instructions ``Are Product A and Product B the same? Yes or No?``,
 ``Answer:``, five in-context examples, greedy decoding of up to 5 tokens, stopping at
@@ -26,11 +26,11 @@ from __future__ import annotations
 from holistic.core.errors import DataSourceError
 from holistic.core.interfaces import ScenarioInfo
 from holistic.core.types import CORRECT_TAG, TEST_SPLIT, TRAIN_SPLIT, VALID_SPLIT, Instance, Reference
-from holistic.scenarios.categories import CLASSIFICATION_CATEGORIES, CLASSIFICATION_NOT_APPLICABLE
-from holistic.scenarios.loading import FileScenario, check_choice, hold_out
-from holistic.scenarios.prompt_format import prompt_format
-from holistic.scenarios.sources import DataFile, DataNeeds, Download, ResolvedData
-from holistic.scenarios.tabular import Table, read_table, serialise
+from holistic.scenarios.loading.categories import CLASSIFICATION
+from holistic.scenarios.loading.common import FileScenario, check_choice, hold_out, object_schema
+from holistic.scenarios.loading.prompt_format import prompt_format
+from holistic.scenarios.loading.sources import DataFile, DataNeeds, Download, ResolvedData
+from holistic.scenarios.loading.tabular import Table, read_table, serialise
 
 _HOST = "http://pages.cs.wisc.edu/~anhai/data1/deepmatcher_data"
 DATASETS: dict[str, str] = {
@@ -123,14 +123,8 @@ class EntityMatchingScenario(FileScenario):
             max_tokens=5,
         ),
         main_metric="quasi_exact_match",
-        metric_categories=CLASSIFICATION_CATEGORIES,
-        not_applicable_reasons=CLASSIFICATION_NOT_APPLICABLE,
-        args_schema={
-            "type": "object",
-            "properties": {"dataset": {"enum": list(DATASETS)}},
-            "required": ["dataset"],
-            "additionalProperties": False,
-        },
+        **CLASSIFICATION,
+        args_schema=object_schema({"dataset": {"enum": list(DATASETS)}}, required=["dataset"]),
         tags=("structured_data", "reasoning", "targeted:reasoning"),
     )
 

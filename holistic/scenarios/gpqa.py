@@ -4,7 +4,7 @@ HELM Capabilities' setup (HELM 0.5.16 ``get_gpqa_spec(subset, use_chain_of_thoug
 use_few_shot=false)``; ids, prompts and request parameters of all 446 ``gpqa_main``
 instances checked against HELM's own code by ``tests/conformance/test_conformance_capabilities.py``,
 the other subsets claimed): zero-shot chain of thought with the
-prompt of :mod:`holistic.scenarios.capabilities_prompts` (choices ``(A)``...``(D)``),
+prompt of :mod:`holistic.scenarios.loading.capabilities_prompts` (choices ``(A)``...``(D)``),
 scored by ``chain_of_thought_correctness``. As HELM does, each question's four answers
 (correct first in the file) are shuffled by one ``random.Random(42)`` in file order;
 the rows HELM keeps as few-shot examples (``gpqa_main`` rows 339 and 105,
@@ -30,10 +30,10 @@ from typing import Any
 
 from holistic.core.errors import DataSourceError
 from holistic.core.types import CORRECT_TAG, TEST_SPLIT, TRAIN_SPLIT, Instance, Reference
-from holistic.scenarios.capabilities_prompts import chain_of_thought_info
-from holistic.scenarios.loading import FileScenario
-from holistic.scenarios.part_files import github_file
-from holistic.scenarios.sources import DataNeeds, ResolvedData
+from holistic.scenarios.loading.capabilities_prompts import chain_of_thought_info
+from holistic.scenarios.loading.common import FileScenario
+from holistic.scenarios.loading.part_files import github_file
+from holistic.scenarios.loading.sources import DataNeeds, ResolvedData
 
 _REPO = "idavidrein/gpqa"
 _COMMIT = "56686c06f5e19865c153de0fdb11be3890014df7"

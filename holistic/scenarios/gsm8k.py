@@ -16,16 +16,17 @@ evaluated (split ``valid``) — not comparable with published test numbers.
 
 from __future__ import annotations
 
+from enum import IntEnum
 from pathlib import Path
 
 from holistic.core.errors import DataSourceError
 from holistic.core.interfaces import ScenarioInfo
 from holistic.core.types import CORRECT_TAG, TEST_SPLIT, TRAIN_SPLIT, VALID_SPLIT, Instance, Reference
-from holistic.scenarios.loading import FileScenario, with_train_pool
-from holistic.scenarios.part_files import github_file
-from holistic.scenarios.prompt_format import prompt_format
-from holistic.scenarios.readers import iter_numbered_jsonl, require
-from holistic.scenarios.sources import DataFile, DataNeeds, ResolvedData
+from holistic.scenarios.loading.common import FileScenario, object_schema, with_train_pool
+from holistic.scenarios.loading.part_files import github_file
+from holistic.scenarios.loading.prompt_format import prompt_format
+from holistic.scenarios.loading.readers import iter_numbered_jsonl, require
+from holistic.scenarios.loading.sources import DataFile, DataNeeds, ResolvedData
 
 _REPO = "openai/grade-school-math"
 _COMMIT = "3101c7d5072418e28b9008a6636bde82a006892c"
@@ -59,11 +60,19 @@ def read_gsm8k(path: Path, split: str) -> list[Instance]:
     return out
 
 
+class _Layout(IntEnum):
+    """The layouts of :meth:`data_needs`, by their index in ``DataNeeds.layouts``."""
+
+    TRAIN_AND_TEST = 0
+    """``train.jsonl`` and ``test.jsonl``."""
+    TRAIN_ONLY = 1
+    """``train.jsonl`` alone (evaluated on it)."""
+
+
 class GSM8KScenario(FileScenario):
     """Maths word problems answered with chain-of-thought reasoning."""
 
     plan_samples_prompts = True
-    """Its files are small: ``--plan`` sizes prompts on a sample of real instances when they are here."""
 
     info = ScenarioInfo(
         name="gsm8k",
@@ -82,7 +91,7 @@ class GSM8KScenario(FileScenario):
             "robustness": "HELM evaluates GSM8K unperturbed (a typo can change a number)",
             "fairness": "HELM evaluates GSM8K unperturbed (a typo can change a number)",
         },
-        args_schema={"type": "object", "properties": {}, "additionalProperties": False},
+        args_schema=object_schema(),
         tags=("math", "reasoning", "targeted:reasoning"),
     )
     num_instances = 1319
@@ -95,6 +104,6 @@ class GSM8KScenario(FileScenario):
         )
 
     def load(self, data: ResolvedData) -> list[Instance]:
-        if data.layout == 0:
+        if data.layout == _Layout.TRAIN_AND_TEST:
             return read_gsm8k(data["train.jsonl"], TRAIN_SPLIT) + read_gsm8k(data["test.jsonl"], TEST_SPLIT)
         return with_train_pool(read_gsm8k(data["train.jsonl"], VALID_SPLIT), _POOL_FROM_TRAIN, "gsm8k-train-pool")

@@ -23,24 +23,16 @@ from typing import Any
 from holistic.core.errors import DataSourceError
 from holistic.core.interfaces import ScenarioInfo
 from holistic.core.types import TRAIN_SPLIT, VALID_SPLIT, Instance
-from holistic.scenarios.categories import CLASSIFICATION_CATEGORIES, CLASSIFICATION_NOT_APPLICABLE
-from holistic.scenarios.hf_copy import (
-    HF_PARQUET_BRANCH,
-    check_revision,
-    hf_hint,
-    hf_layout,
-    hf_revision_schema,
-    read_parquet_rows,
-    row_where,
-)
-from holistic.scenarios.loading import SplitFilesScenario, choice_references, github_raw
-from holistic.scenarios.prompt_format import multiple_choice_separate_format
-from holistic.scenarios.readers import iter_jsonl, require
-from holistic.scenarios.sources import DataNeeds, Download, ResolvedData
+from holistic.scenarios.loading.categories import CLASSIFICATION
+from holistic.scenarios.loading.common import SplitFilesScenario, choice_references, github_raw
+from holistic.scenarios.loading.hf_copy import HF_PARQUET_BRANCH, AuthorsOrHub, HubCopy, read_parquet_rows, row_where
+from holistic.scenarios.loading.prompt_format import multiple_choice_separate_format
+from holistic.scenarios.loading.readers import iter_jsonl, require
+from holistic.scenarios.loading.sources import DataNeeds, Download, ResolvedData
 
 _REPO = "rowanz/hellaswag"
 _COMMIT = "6774d74db0a963013d28bd9323c32de8dd506038"
-_HF_REPO = "Rowan/hellaswag"
+_HUB = HubCopy("Rowan/hellaswag", HF_PARQUET_BRANCH)
 _HF_FILES = ((TRAIN_SPLIT, "default/train/0000.parquet"), (VALID_SPLIT, "default/validation/0000.parquet"))
 
 
@@ -85,7 +77,6 @@ class HellaSwagScenario(SplitFilesScenario):
     """Commonsense continuation choice."""
 
     plan_samples_prompts = True
-    """Its files are small: ``--plan`` sizes prompts on a sample of real instances when they are here."""
 
     info = ScenarioInfo(
         name="hellaswag",
@@ -93,13 +84,8 @@ class HellaSwagScenario(SplitFilesScenario):
         task="multiple_choice",
         default_adapter=multiple_choice_separate_format("multiple_choice_separate_original"),
         main_metric="exact_match",
-        metric_categories=CLASSIFICATION_CATEGORIES,
-        not_applicable_reasons=CLASSIFICATION_NOT_APPLICABLE,
-        args_schema={
-            "type": "object",
-            "properties": {"hf_revision": hf_revision_schema(HF_PARQUET_BRANCH)},
-            "additionalProperties": False,
-        },
+        **CLASSIFICATION,
+        args_schema=_HUB.args_schema(),
         tags=("knowledge", "commonsense", "multiple_choice", "core"),
     )
     num_instances = 10042
@@ -107,18 +93,17 @@ class HellaSwagScenario(SplitFilesScenario):
     hint = "https://github.com/rowanz/hellaswag/tree/master/data"
     read = staticmethod(_read)
 
-    def __init__(self, hf_revision: str = HF_PARQUET_BRANCH) -> None:
-        self.hf_revision = check_revision(hf_revision)
+    def __init__(self, hf_revision: str | None = None) -> None:
+        self.hf_revision = _HUB.revision(hf_revision)
 
     def download(self, name: str) -> Download:
         return Download(github_raw(_REPO, _COMMIT, f"data/{name}"))
 
     def data_needs(self) -> DataNeeds:
         authors = super().data_needs()
-        hf = hf_layout(_HF_REPO, self.hf_revision, [p for _, p in _HF_FILES])
-        return DataNeeds(authors.scenario, (*authors.layouts, hf), hint=f"{authors.hint}; {hf_hint(_HF_REPO)}")
+        return _HUB.after(authors, self.hf_revision, [p for _, p in _HF_FILES])
 
     def load(self, data: ResolvedData) -> list[Instance]:
-        if data.layout == 1:
+        if data.layout == AuthorsOrHub.HUB_COPY:
             return [inst for split, p in _HF_FILES for inst in _read_hf(data[f"hf/{p}"], split)]
         return super().load(data)

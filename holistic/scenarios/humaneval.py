@@ -23,12 +23,11 @@ from holistic.core.code_execution import EXECUTES_CODE_TAG, LIMIT_ARGS, SANDBOX_
 from holistic.core.errors import DataSourceError
 from holistic.core.interfaces import ScenarioInfo
 from holistic.core.types import CORRECT_TAG, TEST_SPLIT, Instance, Reference
-from holistic.scenarios.code_common import check_parses
-from holistic.scenarios.loading import FileScenario
-from holistic.scenarios.part_files import github_file
-from holistic.scenarios.prompt_format import prompt_format
-from holistic.scenarios.readers import iter_numbered_jsonl, require
-from holistic.scenarios.sources import DataNeeds, ResolvedData
+from holistic.scenarios.loading.code_common import check_parses, code_info
+from holistic.scenarios.loading.common import FileScenario, object_schema
+from holistic.scenarios.loading.part_files import github_file
+from holistic.scenarios.loading.readers import iter_numbered_jsonl, require
+from holistic.scenarios.loading.sources import DataNeeds, ResolvedData
 
 _REPO = "openai/human-eval"
 _COMMIT = "6d43fb980f9fee3c892a914eda09951f772ad10d"
@@ -72,34 +71,18 @@ class HumanEvalScenario(FileScenario):
     """Python functions completed from their docstring, scored by their unit tests in the sandbox."""
 
     plan_samples_prompts = True
-    """Its file is small: ``--plan`` sizes prompts on real instances when it is here."""
 
     info = ScenarioInfo(
         name="humaneval",
         description="HumanEval: 164 Python functions to complete from a docstring, scored by running their tests "
         "in the OS sandbox.",
-        task="code",
-        # A completion task (HELM's completion adapter): the model continues the text as
-        # written, never wrapped in a chat template.
-        default_adapter={
-            **prompt_format(
-                input_suffix="",
-                output_suffix="",
-                max_train_instances=0,
-                max_tokens=600,
-                temperature=0.2,
-                stop_sequences=STOP_SEQUENCES,
-            ),
-            "prompt_format": "plain",
-        },
-        main_metric="pass",
-        metric_categories=("accuracy", "efficiency", "bias", "toxicity"),
-        not_applicable_reasons={
-            "calibration": "a program has no single answer probability",
-            "robustness": "HELM evaluates HumanEval unperturbed (a perturbed docstring can change the task)",
-            "fairness": "HELM evaluates HumanEval unperturbed (a perturbed docstring can change the task)",
-        },
-        args_schema={"type": "object", "properties": dict(LIMIT_ARGS), "additionalProperties": False},
+        **code_info(
+            main_metric="pass",
+            max_train_instances=0,
+            stop_sequences=STOP_SEQUENCES,
+            unperturbed="HELM evaluates HumanEval unperturbed (a perturbed docstring can change the task)",
+        ),
+        args_schema=object_schema(LIMIT_ARGS),
         tags=("code", "reasoning", "targeted:reasoning", EXECUTES_CODE_TAG),
     )
     num_instances = 164

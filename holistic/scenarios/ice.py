@@ -28,9 +28,9 @@ from typing import Any
 from holistic.core.errors import DataSourceError
 from holistic.core.interfaces import ScenarioContext, ScenarioInfo
 from holistic.core.types import TEST_SPLIT, Instance
-from holistic.scenarios.loading import FileScenario, check_choice
-from holistic.scenarios.part_files import places
-from holistic.scenarios.the_pile import LM_WINDOWS
+from holistic.scenarios.loading.categories import bits_per_byte
+from holistic.scenarios.loading.common import FileScenario, check_choice, object_schema
+from holistic.scenarios.loading.part_files import places
 
 FOLDER = "ice"
 ALL = "all"
@@ -229,22 +229,11 @@ class ICEScenario(FileScenario):
     info = ScenarioInfo(
         name="ice",
         description="ICE: how well the model predicts English as written and spoken in nine regions (bits per byte).",
-        task="language_modeling",
-        default_adapter=LM_WINDOWS,
-        main_metric="bits_per_byte",
-        metric_categories=("accuracy", "efficiency"),
-        not_applicable_reasons={
-            "calibration": "the text is scored, not answered",
-            "robustness": "HELM scores the texts unperturbed",
-            "fairness": "the comparison between regions is the measurement itself (see the per-region rows)",
-            "bias": "nothing is generated",
-            "toxicity": "nothing is generated",
-        },
-        args_schema={
-            "type": "object",
-            "properties": {"subset": {"enum": [ALL, *REGIONS]}, "category": {"enum": list(CATEGORIES)}},
-            "additionalProperties": False,
-        },
+        **bits_per_byte(
+            robustness="HELM scores the texts unperturbed",
+            fairness="the comparison between regions is the measurement itself (see the per-region rows)",
+        ),
+        args_schema=object_schema({"subset": {"enum": [ALL, *REGIONS]}, "category": {"enum": list(CATEGORIES)}}),
         tags=("language_modeling", "dialect", "targeted:language"),
         breakdowns=("region",),
     )

@@ -29,10 +29,10 @@ from holistic.core.errors import DataSourceError, UnknownNameError
 from holistic.core.ifeval import IFEvalArgumentError, instruction_args
 from holistic.core.interfaces import ScenarioInfo
 from holistic.core.types import TEST_SPLIT, Instance
-from holistic.scenarios.loading import FileScenario
-from holistic.scenarios.part_files import github_file
-from holistic.scenarios.readers import iter_numbered_jsonl, require
-from holistic.scenarios.sources import DataFile, DataNeeds, ResolvedData
+from holistic.scenarios.loading.common import FileScenario, object_schema
+from holistic.scenarios.loading.part_files import github_file
+from holistic.scenarios.loading.readers import iter_numbered_jsonl, require
+from holistic.scenarios.loading.sources import DataFile, DataNeeds, ResolvedData
 
 _REPO = "google-research/google-research"
 _COMMIT = "19638399cc9e03623c5b9087a1d6fa8813974ce9"
@@ -75,7 +75,6 @@ class IFEvalScenario(FileScenario):
     """Instruction following, verified by program: IFEval's 541 prompts."""
 
     plan_samples_prompts = True
-    """A small file: ``--plan`` sizes prompts on a sample of the real instances when they are here."""
 
     info = ScenarioInfo(
         name="ifeval",
@@ -102,7 +101,7 @@ class IFEvalScenario(FileScenario):
             "bias": "HELM Capabilities measures no bias here (its run spec has the basic metrics only)",
             "toxicity": "HELM Capabilities measures no toxicity here (its run spec has the basic metrics only)",
         },
-        args_schema={"type": "object", "properties": {}, "additionalProperties": False},
+        args_schema=object_schema(),
         tags=("ifeval", "instruction_following", "capabilities"),
     )
     num_instances = 541

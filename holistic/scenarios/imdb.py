@@ -22,32 +22,25 @@ Two formats are read:
 from __future__ import annotations
 
 import re
+from enum import IntEnum
 from pathlib import Path
 
 from holistic.core.errors import DataSourceError
 from holistic.core.interfaces import ScenarioInfo
 from holistic.core.types import CORRECT_TAG, TRAIN_SPLIT, VALID_SPLIT, Instance, Reference
-from holistic.scenarios.categories import CLASSIFICATION_CATEGORIES, CLASSIFICATION_NOT_APPLICABLE
-from holistic.scenarios.hf_copy import (
-    HF_REVISION_UNPINNED,
-    check_revision,
-    hf_hint,
-    hf_layout,
-    hf_revision_schema,
-    read_parquet_rows,
-    row_where,
-)
-from holistic.scenarios.loading import FileScenario, with_train_pool
-from holistic.scenarios.prompt_format import prompt_format
-from holistic.scenarios.readers import open_text
-from holistic.scenarios.sources import DataFile, DataNeeds, Download, ResolvedData
+from holistic.scenarios.loading.categories import CLASSIFICATION
+from holistic.scenarios.loading.common import FileScenario, with_train_pool
+from holistic.scenarios.loading.hf_copy import HubCopy, read_parquet_rows, row_where
+from holistic.scenarios.loading.prompt_format import prompt_format
+from holistic.scenarios.loading.readers import open_text
+from holistic.scenarios.loading.sources import DataFile, DataNeeds, Download, ResolvedData
 
 _ARCHIVE = "https://ai.stanford.edu/~amaas/data/sentiment/aclImdb_v1.tar.gz"
 _ARCHIVE_SHA256 = "c40f74a18d3b61f90feba1e17730e0d38e8b97c05fde7008942e91923d1658fe"
 """The archive's sha256 (84,125,825 bytes) as TensorFlow Datasets records it for ``imdb_reviews``."""
 _POOL_FROM_TEST = 50
 _FILE_RE = re.compile(r"^(\d+)_(\d+)\.txt$")
-_HF_REPO = "stanfordnlp/imdb"
+_HUB = HubCopy("stanfordnlp/imdb")
 _HF_FILES = (
     (TRAIN_SPLIT, "plain_text/train-00000-of-00001.parquet"),
     (VALID_SPLIT, "plain_text/test-00000-of-00001.parquet"),
@@ -129,11 +122,23 @@ def _read_hf(path: Path, split: str) -> list[Instance]:
     return out
 
 
+class _Layout(IntEnum):
+    """The layouts of :meth:`data_needs`, by their index in ``DataNeeds.layouts``."""
+
+    ACL_IMDB = 0
+    """The authors' ``aclImdb/`` tree."""
+    TEXT_SPLITS = 1
+    """One-review-per-line ``train.txt`` / ``test.txt``."""
+    SAMPLE_1000 = 2
+    """HELM's 1,000-review sample ``imdb_1000.txt``."""
+    HUB_COPY = 3
+    """The Hugging Face Parquet copy."""
+
+
 class IMDBScenario(FileScenario):
     """Binary sentiment of movie reviews."""
 
     plan_samples_prompts = True
-    """Its files are small: ``--plan`` sizes prompts on a sample of real instances when they are here."""
 
     info = ScenarioInfo(
         name="imdb",
@@ -146,19 +151,14 @@ class IMDBScenario(FileScenario):
             max_tokens=5,
         ),
         main_metric="quasi_exact_match",
-        metric_categories=CLASSIFICATION_CATEGORIES,
-        not_applicable_reasons=CLASSIFICATION_NOT_APPLICABLE,
-        args_schema={
-            "type": "object",
-            "properties": {"hf_revision": hf_revision_schema()},
-            "additionalProperties": False,
-        },
+        **CLASSIFICATION,
+        args_schema=_HUB.args_schema(),
         tags=("sentiment_analysis", "classification", "core"),
     )
     num_instances = 25000
 
-    def __init__(self, hf_revision: str = HF_REVISION_UNPINNED) -> None:
-        self.hf_revision = check_revision(hf_revision)
+    def __init__(self, hf_revision: str | None = None) -> None:
+        self.hf_revision = _HUB.revision(hf_revision)
 
     def data_needs(self) -> DataNeeds:
         return DataNeeds(
@@ -178,17 +178,17 @@ class IMDBScenario(FileScenario):
                 ),
                 (DataFile("train.txt"), DataFile("test.txt")),
                 (DataFile("imdb_1000.txt"),),
-                hf_layout(_HF_REPO, self.hf_revision, [p for _, p in _HF_FILES]),
+                _HUB.layout(self.hf_revision, [p for _, p in _HF_FILES]),
             ),
-            hint=f"{_ARCHIVE}; {hf_hint(_HF_REPO)}",
+            hint=f"{_ARCHIVE}; {_HUB.hint}",
         )
 
     def load(self, data: ResolvedData) -> list[Instance]:
-        if data.layout == 0:
+        if data.layout == _Layout.ACL_IMDB:
             return _read_tree(data["aclImdb/train"], TRAIN_SPLIT) + _read_tree(data["aclImdb/test"], VALID_SPLIT)
-        if data.layout == 3:
+        if data.layout == _Layout.HUB_COPY:
             return [inst for split, p in _HF_FILES for inst in _read_hf(data[f"hf/{p}"], split)]
-        if data.layout == 1:
+        if data.layout == _Layout.TEXT_SPLITS:
             return _read_lines(data["train.txt"], TRAIN_SPLIT) + _read_lines(data["test.txt"], VALID_SPLIT)
         test = _read_lines(data["imdb_1000.txt"], VALID_SPLIT)
         return with_train_pool(test, _POOL_FROM_TEST, "imdb-train-pool")

@@ -34,10 +34,10 @@ from typing import Any
 from holistic.core.errors import DataSourceError
 from holistic.core.judges import JudgeDefault, VerdictRule
 from holistic.core.types import CORRECT_TAG, TEST_SPLIT, Instance, Reference
-from holistic.scenarios.loading import SplitFilesScenario
-from holistic.scenarios.readers import iter_numbered_jsonl, require
+from holistic.scenarios.loading.common import SplitFilesScenario
+from holistic.scenarios.loading.readers import iter_numbered_jsonl, require
+from holistic.scenarios.loading.sources import DataFile, DataNeeds, Download, ResolvedData
 from holistic.scenarios.safety import HELM_SAFETY_ADAPTER, fill_placeholders, judged_info
-from holistic.scenarios.sources import DataFile, DataNeeds, Download, ResolvedData
 
 OMNI_MATH_RULE = VerdictRule.from_mapping(
     {
@@ -71,7 +71,15 @@ def wildbench_template() -> str:
     return fill_placeholders("wildbench", {**placeholders, **extra}, strip=False)
 
 
-class OmniMATHScenario(SplitFilesScenario):
+class _JudgedTestSet(SplitFilesScenario):
+    """A judged capabilities set: one test file, which only a data root supplies (``--plan`` says
+    when it is missing)."""
+
+    split_files = (("test.jsonl", TEST_SPLIT),)
+    notes_missing_files = True
+
+
+class OmniMATHScenario(_JudgedTestSet):
     """Olympiad-level mathematics, graded by a judge against the reference answer."""
 
     info = judged_info(
@@ -99,13 +107,8 @@ class OmniMATHScenario(SplitFilesScenario):
         fields=("domain", "difficulty", "source"),
         tags=("capabilities",),
     )
-    split_files = (("test.jsonl", TEST_SPLIT),)
     hint = "https://huggingface.co/datasets/KbsdJames/Omni-MATH (test.jsonl)"
     num_instances = 4428
-    notes_missing_files = True
-
-    def __init__(self) -> None:
-        pass
 
     def download(self, name: str) -> Download:
         return Download(
@@ -172,7 +175,7 @@ def wildbench_instance(row: Any, where: str, split: str) -> Instance:
     )
 
 
-class WildBenchScenario(SplitFilesScenario):
+class WildBenchScenario(_JudgedTestSet):
     """Real users' tasks, each graded by a judge against its checklist."""
 
     info = judged_info(
@@ -192,13 +195,8 @@ class WildBenchScenario(SplitFilesScenario):
         fields=("history", "user_query", "checklist", "category"),
         tags=("capabilities",),
     )
-    split_files = (("test.jsonl", TEST_SPLIT),)
     hint = "https://huggingface.co/datasets/allenai/WildBench (v2 test split: test.jsonl, test.json or test.parquet)"
     num_instances = 1024
-    notes_missing_files = True
-
-    def __init__(self) -> None:
-        pass
 
     def data_needs(self) -> DataNeeds:
         # The Hub serves Parquet through its own API only: the rows are put here by hand.

@@ -25,11 +25,11 @@ from typing import Any
 from holistic.core.errors import DataSourceError
 from holistic.core.interfaces import ScenarioInfo
 from holistic.core.types import TEST_SPLIT, TRAIN_SPLIT, VALID_SPLIT, Instance
-from holistic.scenarios.categories import CLASSIFICATION_CATEGORIES, CLASSIFICATION_NOT_APPLICABLE
-from holistic.scenarios.loading import SplitFilesScenario, choice_references
-from holistic.scenarios.prompt_format import multiple_choice_joint_format
-from holistic.scenarios.readers import iter_numbered_jsonl, require
-from holistic.scenarios.sources import Download
+from holistic.scenarios.loading.categories import CLASSIFICATION
+from holistic.scenarios.loading.common import SplitFilesScenario, choice_references, object_schema
+from holistic.scenarios.loading.prompt_format import multiple_choice_joint_format
+from holistic.scenarios.loading.readers import iter_numbered_jsonl, require
+from holistic.scenarios.loading.sources import Download
 
 _ZIP = "https://docs.google.com/uc?export=download&id=1PVoyddrCHChMxYrLhsI-zu7Xzs5S8N77"
 LABELS = ("a", "b")
@@ -82,9 +82,8 @@ class LegalSupportScenario(SplitFilesScenario):
             "max_train_instances": 3,
         },
         main_metric="exact_match",
-        metric_categories=CLASSIFICATION_CATEGORIES,
-        not_applicable_reasons=CLASSIFICATION_NOT_APPLICABLE,
-        args_schema={"type": "object", "properties": {}, "additionalProperties": False},
+        **CLASSIFICATION,
+        args_schema=object_schema(),
         tags=("law", "reasoning", "targeted:reasoning"),
     )
     split_files = (

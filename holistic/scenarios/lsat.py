@@ -20,12 +20,12 @@ from typing import Any
 from holistic.core.errors import DataSourceError
 from holistic.core.interfaces import ScenarioInfo
 from holistic.core.types import TEST_SPLIT, TRAIN_SPLIT, VALID_SPLIT, Instance
-from holistic.scenarios.categories import CLASSIFICATION_CATEGORIES, CLASSIFICATION_NOT_APPLICABLE
-from holistic.scenarios.loading import SplitFilesScenario, check_choice, choice_references
-from holistic.scenarios.part_files import github_file
-from holistic.scenarios.prompt_format import multiple_choice_joint_format
-from holistic.scenarios.readers import read_json, require
-from holistic.scenarios.sources import DataNeeds
+from holistic.scenarios.loading.categories import CLASSIFICATION
+from holistic.scenarios.loading.common import SplitFilesScenario, check_choice, choice_references, object_schema
+from holistic.scenarios.loading.part_files import github_file
+from holistic.scenarios.loading.prompt_format import multiple_choice_joint_format
+from holistic.scenarios.loading.readers import read_json, require
+from holistic.scenarios.loading.sources import DataNeeds
 
 _REPO = "zhongwanjun/AR-LSAT"
 _COMMIT = "41f78ca7be3e24602b694b9d6b78105fc0c8bfc6"
@@ -82,7 +82,6 @@ class LSATScenario(SplitFilesScenario):
     """Analytical-reasoning logic games from the LSAT."""
 
     plan_samples_prompts = True
-    """Its files are small: ``--plan`` sizes prompts on a sample of real instances when they are here."""
 
     info = ScenarioInfo(
         name="lsat_qa",
@@ -93,13 +92,8 @@ class LSATScenario(SplitFilesScenario):
             "input_prefix": "Passage: ",
         },
         main_metric="exact_match",
-        metric_categories=CLASSIFICATION_CATEGORIES,
-        not_applicable_reasons=CLASSIFICATION_NOT_APPLICABLE,
-        args_schema={
-            "type": "object",
-            "properties": {"task": {"enum": [ALL, *TYPE_FAMILIES]}},
-            "additionalProperties": False,
-        },
+        **CLASSIFICATION,
+        args_schema=object_schema({"task": {"enum": [ALL, *TYPE_FAMILIES]}}),
         tags=("reasoning", "targeted:reasoning"),
         breakdowns=("question_type",),
     )

@@ -30,10 +30,10 @@ from holistic.core.interfaces import ScenarioContext, ScenarioInfo
 from holistic.core.latex import boxed_answer
 from holistic.core.types import CORRECT_TAG, TEST_SPLIT, TRAIN_SPLIT, Instance, Reference
 from holistic.scenarios.base import BaseScenario
-from holistic.scenarios.loading import check_choice, with_train_pool
-from holistic.scenarios.part_files import places
-from holistic.scenarios.prompt_format import prompt_format
-from holistic.scenarios.sources import DataFile, DataNeeds, Download, resolve
+from holistic.scenarios.loading.common import check_choice, object_schema, with_train_pool
+from holistic.scenarios.loading.part_files import places
+from holistic.scenarios.loading.prompt_format import prompt_format
+from holistic.scenarios.loading.sources import DataFile, DataNeeds, Download, resolve
 
 _TARBALL = "https://people.eecs.berkeley.edu/~hendrycks/MATH.tar"
 ALL = "all"
@@ -101,15 +101,13 @@ class MATHScenario(BaseScenario):
             "robustness": "HELM evaluates MATH unperturbed (a typo changes the mathematics)",
             "fairness": "HELM evaluates MATH unperturbed (a typo changes the mathematics)",
         },
-        args_schema={
-            "type": "object",
-            "properties": {
+        args_schema=object_schema(
+            {
                 "subject": {"enum": [ALL, *SUBJECTS]},
                 "level": {"enum": [ALL, *LEVELS]},
                 "chain_of_thought": {"type": "boolean"},
-            },
-            "additionalProperties": False,
-        },
+            }
+        ),
         tags=("math_latex", "reasoning", "targeted:reasoning"),
         breakdowns=("subject", "level"),
     )

@@ -19,20 +19,12 @@ from typing import Any
 from holistic.core.errors import DataSourceError
 from holistic.core.interfaces import ScenarioInfo
 from holistic.core.types import TEST_SPLIT, TRAIN_SPLIT, VALID_SPLIT, Instance
-from holistic.scenarios.categories import CLASSIFICATION_CATEGORIES, CLASSIFICATION_NOT_APPLICABLE
-from holistic.scenarios.hf_copy import (
-    HF_REVISION_UNPINNED,
-    check_revision,
-    hf_hint,
-    hf_layout,
-    hf_revision_schema,
-    read_parquet_rows,
-    row_where,
-)
-from holistic.scenarios.loading import FileScenario, check_choice, choice_references, github_raw, pinned_sha256
-from holistic.scenarios.prompt_format import multiple_choice_joint_format
-from holistic.scenarios.readers import read_csv_rows
-from holistic.scenarios.sources import DataFile, DataNeeds, Download, ResolvedData
+from holistic.scenarios.loading.categories import CLASSIFICATION
+from holistic.scenarios.loading.common import FileScenario, check_choice, choice_references, github_raw, pinned_sha256
+from holistic.scenarios.loading.hf_copy import AuthorsOrHub, HubCopy, read_parquet_rows, row_where
+from holistic.scenarios.loading.prompt_format import multiple_choice_joint_format
+from holistic.scenarios.loading.readers import read_csv_rows
+from holistic.scenarios.loading.sources import DataFile, DataNeeds, Download, ResolvedData
 
 _REPO = "hendrycks/test"
 _COMMIT = "785eba57b455b9f9be12a0d3c1106d67274fea0e"
@@ -101,7 +93,7 @@ SUBJECT_SIZES: dict[str, tuple[int, int]] = {
 SUBJECTS: tuple[str, ...] = tuple(sorted(SUBJECT_SIZES))
 
 _SPLITS = (("dev", TRAIN_SPLIT), ("val", VALID_SPLIT), ("test", TEST_SPLIT))
-_HF_REPO = "cais/mmlu"
+_HUB = HubCopy("cais/mmlu")
 _HF_SPLITS = {"dev": "dev", "val": "validation", "test": "test"}
 """Authors' folder -> Hugging Face split name."""
 
@@ -126,7 +118,6 @@ class MMLUScenario(FileScenario):
     """Massive Multitask Language Understanding, one subject per run."""
 
     plan_samples_prompts = True
-    """Its files are small: ``--plan`` sizes prompts on a sample of real instances when they are here."""
 
     info = ScenarioInfo(
         name="mmlu",
@@ -134,20 +125,14 @@ class MMLUScenario(FileScenario):
         task="multiple_choice",
         default_adapter=multiple_choice_joint_format("The following are multiple choice questions (with answers)."),
         main_metric="exact_match",
-        metric_categories=CLASSIFICATION_CATEGORIES,
-        not_applicable_reasons=CLASSIFICATION_NOT_APPLICABLE,
-        args_schema={
-            "type": "object",
-            "properties": {"subject": {"enum": list(SUBJECTS)}, "hf_revision": hf_revision_schema()},
-            "required": ["subject"],
-            "additionalProperties": False,
-        },
+        **CLASSIFICATION,
+        args_schema=_HUB.args_schema({"subject": {"enum": list(SUBJECTS)}}, required=["subject"]),
         tags=("knowledge", "multiple_choice", "core"),
     )
 
-    def __init__(self, subject: str, hf_revision: str = HF_REVISION_UNPINNED) -> None:
+    def __init__(self, subject: str, hf_revision: str | None = None) -> None:
         self.subject = check_choice(subject, SUBJECTS, "MMLU subject")
-        self.hf_revision = check_revision(hf_revision)
+        self.hf_revision = _HUB.revision(hf_revision)
 
     @classmethod
     def estimate_num_instances(cls, args: dict[str, Any]) -> int | None:
@@ -171,14 +156,14 @@ class MMLUScenario(FileScenario):
             "mmlu",
             layouts=(
                 tuple(_data_file(folder, self.subject) for folder, _ in _SPLITS),
-                hf_layout(_HF_REPO, self.hf_revision, [_hf_path(self.subject, folder) for folder, _ in _SPLITS]),
+                _HUB.layout(self.hf_revision, [_hf_path(self.subject, folder) for folder, _ in _SPLITS]),
             ),
             hint="https://github.com/hendrycks/test (data/ folder) or https://people.eecs.berkeley.edu/~hendrycks/data.tar; "
-            + hf_hint(_HF_REPO),
+            + _HUB.hint,
         )
 
     def load(self, data: ResolvedData) -> list[Instance]:
-        if data.layout == 1:
+        if data.layout == AuthorsOrHub.HUB_COPY:
             return self._load_hf(data)
         instances: list[Instance] = []
         for folder, split in _SPLITS:

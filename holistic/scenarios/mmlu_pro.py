@@ -5,7 +5,7 @@ use_chain_of_thought=true, use_few_shot=false)``; prompts and request parameters
 against HELM's own code on rows in the release's format by
 ``tests/conformance/test_conformance_capabilities.py``; the real release is not here, so
 reading it is claimed): zero-shot chain of thought with the
-prompt of :mod:`holistic.scenarios.capabilities_prompts` (choices ``A.``...``J.``),
+prompt of :mod:`holistic.scenarios.loading.capabilities_prompts` (choices ``A.``...``J.``),
 scored by ``chain_of_thought_correctness``. As HELM does, the ``validation`` split is
 the in-context pool (unused zero-shot) and ``test`` is evaluated; ``subject`` keeps one
 ``category`` (``_`` read as a space, HELM's spelling) or ``all``; instance ids are
@@ -21,15 +21,16 @@ sha256 sums, so put the files under the data root for an offline, checked copy.
 
 from __future__ import annotations
 
+from enum import IntEnum
 from pathlib import Path
 from typing import Any
 
 from holistic.core.errors import DataSourceError
 from holistic.core.types import CORRECT_TAG, TEST_SPLIT, TRAIN_SPLIT, Instance, Reference
-from holistic.scenarios.capabilities_prompts import chain_of_thought_info
-from holistic.scenarios.hf_copy import check_revision, read_parquet_rows, row_where
-from holistic.scenarios.loading import FileScenario, hf_file
-from holistic.scenarios.sources import DataFile, DataNeeds, Download, ResolvedData
+from holistic.scenarios.loading.capabilities_prompts import chain_of_thought_info
+from holistic.scenarios.loading.common import FileScenario, hf_file
+from holistic.scenarios.loading.hf_copy import check_revision, read_parquet_rows, row_where
+from holistic.scenarios.loading.sources import DataFile, DataNeeds, Download, ResolvedData
 
 HF_REPO = "TIGER-Lab/MMLU-Pro"
 HELM_REVISION = "3373e0b"
@@ -72,6 +73,15 @@ def read_mmlu_pro(path: Path, split: str, subject: str) -> list[Instance]:
     only = None if subject == ALL else ("category", [subject])
     rows = read_parquet_rows(path, COLUMNS, optional=("src",), only=only)
     return [read_row(row, split, row_where(path, i)) for i, row in enumerate(rows)]
+
+
+class _Layout(IntEnum):
+    """The layouts of :meth:`data_needs`, by their index in ``DataNeeds.layouts``."""
+
+    TEST_AND_VALIDATION = 0
+    """The test and validation files."""
+    TEST_ONLY = 1
+    """The test file alone."""
 
 
 class MMLUProScenario(FileScenario):
@@ -120,6 +130,6 @@ class MMLUProScenario(FileScenario):
 
     def load(self, data: ResolvedData) -> list[Instance]:
         out = read_mmlu_pro(data[TEST], TEST_SPLIT, self.subject)
-        if data.layout == 0:
+        if data.layout == _Layout.TEST_AND_VALIDATION:
             out = read_mmlu_pro(data[VALIDATION], TRAIN_SPLIT, self.subject) + out
         return out

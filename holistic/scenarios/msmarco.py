@@ -28,16 +28,17 @@ from __future__ import annotations
 import csv
 from collections.abc import Iterator
 from dataclasses import replace
+from enum import IntEnum
 from pathlib import Path
 from typing import Any
 
 from holistic.core.errors import DataSourceError
 from holistic.core.interfaces import ScenarioInfo
 from holistic.core.types import CORRECT_TAG, VALID_SPLIT, Instance, Reference
-from holistic.scenarios.categories import RANKING_CATEGORIES, RANKING_NOT_APPLICABLE
-from holistic.scenarios.loading import FileScenario, check_choice, with_train_pool
-from holistic.scenarios.readers import open_text
-from holistic.scenarios.sources import DataFile, DataNeeds, Download, ResolvedData
+from holistic.scenarios.loading.categories import RANKING
+from holistic.scenarios.loading.common import FileScenario, check_choice, object_schema, with_train_pool
+from holistic.scenarios.loading.readers import open_text
+from holistic.scenarios.loading.sources import DataFile, DataNeeds, Download, ResolvedData
 
 TRACKS = ("regular", "trec")
 _BASE = "https://msmarco.z22.web.core.windows.net/msmarcoranking/"
@@ -84,6 +85,15 @@ def _file(name: str) -> DataFile:
     return DataFile(name, downloads=(Download(_BASE + archive, member=member),))
 
 
+class _Layout(IntEnum):
+    """The layouts of :meth:`data_needs`, by their index in ``DataNeeds.layouts``."""
+
+    WITH_COLLECTION = 0
+    """The ranked lists with ``collection.tsv``."""
+    WITHOUT_COLLECTION = 1
+    """The ranked lists alone."""
+
+
 class MSMARCOScenario(FileScenario):
     """Rerank first-stage passages by asking whether each answers the query."""
 
@@ -100,16 +110,13 @@ class MSMARCOScenario(FileScenario):
             "stop_sequences": ("\n",),
         },
         main_metric="rr@10",
-        metric_categories=RANKING_CATEGORIES,
-        not_applicable_reasons=RANKING_NOT_APPLICABLE,
-        args_schema={
-            "type": "object",
-            "properties": {
+        **RANKING,
+        args_schema=object_schema(
+            {
                 "track": {"enum": list(TRACKS), "default": "regular"},
                 "num_candidates": {"type": "integer", "minimum": 1, "maximum": 1000, "default": 30},
-            },
-            "additionalProperties": False,
-        },
+            }
+        ),
         tags=("information_retrieval", "ranking", "core"),
     )
 
@@ -155,7 +162,7 @@ class MSMARCOScenario(FileScenario):
                 ranked.append(pid)
                 texts[pid] = passage
         missing = {pid for q, judged in qrels.items() for pid in judged if pid not in texts}
-        if missing and data.layout == 0:
+        if missing and data.layout == _Layout.WITH_COLLECTION:
             for _, row in _rows(data["collection.tsv"]):
                 if row[0] in missing:
                     texts[row[0]] = row[1]

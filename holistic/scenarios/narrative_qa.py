@@ -18,11 +18,11 @@ import random
 from holistic.core.errors import DataSourceError
 from holistic.core.interfaces import ScenarioInfo
 from holistic.core.types import CORRECT_TAG, TEST_SPLIT, TRAIN_SPLIT, VALID_SPLIT, Instance, Reference
-from holistic.scenarios.categories import OPEN_QA_CATEGORIES, OPEN_QA_NOT_APPLICABLE
-from holistic.scenarios.loading import FileScenario
-from holistic.scenarios.prompt_format import prompt_format
-from holistic.scenarios.readers import read_csv_dicts
-from holistic.scenarios.sources import DataFile, DataNeeds, Download, ResolvedData
+from holistic.scenarios.loading.categories import OPEN_QA
+from holistic.scenarios.loading.common import FileScenario, object_schema
+from holistic.scenarios.loading.prompt_format import prompt_format
+from holistic.scenarios.loading.readers import read_csv_dicts
+from holistic.scenarios.loading.sources import DataFile, DataNeeds, Download, ResolvedData
 
 _BASE = "https://raw.githubusercontent.com/deepmind/narrativeqa/master/"
 _SPLITS = {"train": TRAIN_SPLIT, "valid": VALID_SPLIT, "test": TEST_SPLIT}
@@ -40,9 +40,8 @@ class NarrativeQAScenario(FileScenario):
         task="qa",
         default_adapter=prompt_format(input_prefix="Passage: ", output_prefix="Answer: ", max_tokens=100),
         main_metric="f1_score",
-        metric_categories=OPEN_QA_CATEGORIES,
-        not_applicable_reasons=OPEN_QA_NOT_APPLICABLE,
-        args_schema={"type": "object", "properties": {}, "additionalProperties": False},
+        **OPEN_QA,
+        args_schema=object_schema(),
         tags=("question_answering", "reading_comprehension", "core"),
     )
     num_instances = 1572

@@ -11,16 +11,17 @@ The dev set is evaluated; a fixed seeded set of 100 dev questions is the in-cont
 
 from __future__ import annotations
 
+from enum import IntEnum
 from pathlib import Path
 from typing import Any
 
 from holistic.core.interfaces import ScenarioInfo
 from holistic.core.types import CORRECT_TAG, VALID_SPLIT, Instance, Reference
-from holistic.scenarios.categories import OPEN_QA_CATEGORIES, OPEN_QA_NOT_APPLICABLE
-from holistic.scenarios.loading import FileScenario, check_choice, with_train_pool
-from holistic.scenarios.prompt_format import prompt_format
-from holistic.scenarios.readers import iter_jsonl, require
-from holistic.scenarios.sources import DataFile, DataNeeds, Download, ResolvedData
+from holistic.scenarios.loading.categories import OPEN_QA
+from holistic.scenarios.loading.common import FileScenario, check_choice, object_schema, with_train_pool
+from holistic.scenarios.loading.prompt_format import prompt_format
+from holistic.scenarios.loading.readers import iter_jsonl, require
+from holistic.scenarios.loading.sources import DataFile, DataNeeds, Download, ResolvedData
 
 MODES = ("closedbook", "openbook_longans")
 _DEV_SHARDS = tuple(f"nq-dev-0{i}.jsonl.gz" for i in range(5))
@@ -74,6 +75,15 @@ def _read(path: Path, mode: str) -> list[Instance]:
     return out
 
 
+class _Layout(IntEnum):
+    """The layouts of :meth:`data_needs`, by their index in ``DataNeeds.layouts``."""
+
+    DEV_SHARDS = 0
+    """The v1.0 dev shards."""
+    SIMPLIFIED_DEV = 1
+    """The simplified dev file."""
+
+
 class NaturalQAScenario(FileScenario):
     """Open-domain (closed-book) or long-answer-context question answering."""
 
@@ -83,13 +93,8 @@ class NaturalQAScenario(FileScenario):
         task="qa",
         default_adapter=prompt_format(input_prefix="Question: ", output_prefix="Answer: ", max_tokens=300),
         main_metric="f1_score",
-        metric_categories=OPEN_QA_CATEGORIES,
-        not_applicable_reasons=OPEN_QA_NOT_APPLICABLE,
-        args_schema={
-            "type": "object",
-            "properties": {"mode": {"enum": list(MODES), "default": "closedbook"}},
-            "additionalProperties": False,
-        },
+        **OPEN_QA,
+        args_schema=object_schema({"mode": {"enum": list(MODES), "default": "closedbook"}}),
         tags=("question_answering", "knowledge", "core"),
     )
     num_instances = 3500
@@ -108,6 +113,6 @@ class NaturalQAScenario(FileScenario):
         )
 
     def load(self, data: ResolvedData) -> list[Instance]:
-        names = _DEV_SHARDS if data.layout == 0 else (_SIMPLIFIED_DEV,)
+        names = _DEV_SHARDS if data.layout == _Layout.DEV_SHARDS else (_SIMPLIFIED_DEV,)
         instances = [inst for name in names for inst in _read(data[name], self.mode)]
         return with_train_pool(instances, min(_POOL, len(instances) // 2), "natural_qa-train-pool")

@@ -24,29 +24,22 @@ pinned to a commit of that repo.
 from __future__ import annotations
 
 import re
+from enum import IntEnum
 from pathlib import Path
 from typing import Any
 
 from holistic.core.errors import DataSourceError
 from holistic.core.interfaces import ScenarioInfo
 from holistic.core.types import TEST_SPLIT, TRAIN_SPLIT, Instance
-from holistic.scenarios.categories import CLASSIFICATION_CATEGORIES, CLASSIFICATION_NOT_APPLICABLE
-from holistic.scenarios.hf_copy import (
-    HF_REVISION_UNPINNED,
-    check_revision,
-    hf_hint,
-    hf_layout,
-    hf_revision_schema,
-    read_parquet_rows,
-    row_where,
-)
-from holistic.scenarios.loading import SplitFilesScenario, choice_references
-from holistic.scenarios.prompt_format import multiple_choice_separate_format
-from holistic.scenarios.readers import iter_jsonl, open_text, require
-from holistic.scenarios.sources import DataFile, DataNeeds, Download, ResolvedData
+from holistic.scenarios.loading.categories import CLASSIFICATION
+from holistic.scenarios.loading.common import SplitFilesScenario, choice_references
+from holistic.scenarios.loading.hf_copy import HubCopy, read_parquet_rows, row_where
+from holistic.scenarios.loading.prompt_format import multiple_choice_separate_format
+from holistic.scenarios.loading.readers import iter_jsonl, open_text, require
+from holistic.scenarios.loading.sources import DataFile, DataNeeds, Download, ResolvedData
 
 _ZIP = "https://ai2-public-datasets.s3.amazonaws.com/open_book_qa/OpenBookQA-V1-Sep2018.zip"
-_HF_REPO = "allenai/openbookqa"
+_HUB = HubCopy("allenai/openbookqa")
 _HF_FILES = (
     (TRAIN_SPLIT, "main/train-00000-of-00001.parquet"),
     (TEST_SPLIT, "main/test-00000-of-00001.parquet"),
@@ -130,11 +123,21 @@ def _read_hf(path: Path, split: str) -> list[Instance]:
     return out
 
 
+class _Layout(IntEnum):
+    """The layouts of :meth:`data_needs`, by their index in ``DataNeeds.layouts``."""
+
+    AUTHORS = 0
+    """The authors' JSON Lines."""
+    HUB_COPY = 1
+    """The Hugging Face Parquet copy."""
+    TSV = 2
+    """The TSV files."""
+
+
 class OpenBookQAScenario(SplitFilesScenario):
     """Science questions needing a fact plus common knowledge."""
 
     plan_samples_prompts = True
-    """Its files are small: ``--plan`` sizes prompts on a sample of real instances when they are here."""
 
     info = ScenarioInfo(
         name="openbookqa",
@@ -142,13 +145,8 @@ class OpenBookQAScenario(SplitFilesScenario):
         task="multiple_choice",
         default_adapter=multiple_choice_separate_format("multiple_choice_separate_calibrated"),
         main_metric="exact_match",
-        metric_categories=CLASSIFICATION_CATEGORIES,
-        not_applicable_reasons=CLASSIFICATION_NOT_APPLICABLE,
-        args_schema={
-            "type": "object",
-            "properties": {"hf_revision": hf_revision_schema()},
-            "additionalProperties": False,
-        },
+        **CLASSIFICATION,
+        args_schema=_HUB.args_schema(),
         tags=("knowledge", "commonsense", "multiple_choice", "core"),
     )
     num_instances = 1000
@@ -157,21 +155,21 @@ class OpenBookQAScenario(SplitFilesScenario):
     hint = _ZIP
     read = staticmethod(_read)
 
-    def __init__(self, hf_revision: str = HF_REVISION_UNPINNED) -> None:
-        self.hf_revision = check_revision(hf_revision)
+    def __init__(self, hf_revision: str | None = None) -> None:
+        self.hf_revision = _HUB.revision(hf_revision)
 
     def download(self, name: str) -> Download:
         return Download(_ZIP, member=f"OpenBookQA-V1-Sep2018/Data/Main/{name}")
 
     def data_needs(self) -> DataNeeds:
         authors = super().data_needs()
-        hf = hf_layout(_HF_REPO, self.hf_revision, [p for _, p in _HF_FILES])
+        hf = _HUB.layout(self.hf_revision, [p for _, p in _HF_FILES])
         tsv = tuple(DataFile(name, downloads=(self.download(name),)) for _, name in _TSV_FILES)
-        return DataNeeds(authors.scenario, (*authors.layouts, hf, tsv), hint=f"{authors.hint}; {hf_hint(_HF_REPO)}")
+        return DataNeeds(authors.scenario, (*authors.layouts, hf, tsv), hint=f"{authors.hint}; {_HUB.hint}")
 
     def load(self, data: ResolvedData) -> list[Instance]:
-        if data.layout == 1:
+        if data.layout == _Layout.HUB_COPY:
             return [inst for split, p in _HF_FILES for inst in _read_hf(data[f"hf/{p}"], split)]
-        if data.layout == 2:
+        if data.layout == _Layout.TSV:
             return [inst for split, name in _TSV_FILES for inst in _read_tsv(data[name], split)]
         return super().load(data)

@@ -32,24 +32,16 @@ from typing import Any
 from holistic.core.errors import DataSourceError
 from holistic.core.interfaces import ScenarioInfo
 from holistic.core.types import CORRECT_TAG, TRAIN_SPLIT, VALID_SPLIT, Instance, Reference
-from holistic.scenarios.categories import OPEN_QA_CATEGORIES, OPEN_QA_NOT_APPLICABLE
-from holistic.scenarios.hf_copy import (
-    HF_PARQUET_BRANCH,
-    check_revision,
-    hf_hint,
-    hf_layout,
-    hf_revision_schema,
-    read_parquet_rows,
-    row_where,
-)
-from holistic.scenarios.loading import SplitFilesScenario
-from holistic.scenarios.prompt_format import prompt_format
-from holistic.scenarios.readers import read_json, require
-from holistic.scenarios.sources import DataNeeds, Download, ResolvedData
+from holistic.scenarios.loading.categories import OPEN_QA
+from holistic.scenarios.loading.common import SplitFilesScenario
+from holistic.scenarios.loading.hf_copy import HF_PARQUET_BRANCH, AuthorsOrHub, HubCopy, read_parquet_rows, row_where
+from holistic.scenarios.loading.prompt_format import prompt_format
+from holistic.scenarios.loading.readers import read_json, require
+from holistic.scenarios.loading.sources import DataNeeds, Download, ResolvedData
 
 _BASE = "https://s3.amazonaws.com/my89public/quac/"
 _NO_ANSWER = "CANNOTANSWER"
-_HF_REPO = "allenai/quac"
+_HUB = HubCopy("allenai/quac", HF_PARQUET_BRANCH)
 _HF_FILES = ((TRAIN_SPLIT, "plain_text/train/0000.parquet"), (VALID_SPLIT, "plain_text/validation/0000.parquet"))
 
 
@@ -159,32 +151,26 @@ class QuACScenario(SplitFilesScenario):
         task="qa",
         default_adapter=prompt_format(output_prefix="Answer: ", max_tokens=100),
         main_metric="f1_score",
-        metric_categories=OPEN_QA_CATEGORIES,
-        not_applicable_reasons=OPEN_QA_NOT_APPLICABLE,
-        args_schema={
-            "type": "object",
-            "properties": {"hf_revision": hf_revision_schema(HF_PARQUET_BRANCH)},
-            "additionalProperties": False,
-        },
+        **OPEN_QA,
+        args_schema=_HUB.args_schema(),
         tags=("question_answering", "dialogue", "core"),
     )
     num_instances = 1000
     split_files = (("train_v0.2.json", TRAIN_SPLIT), ("val_v0.2.json", VALID_SPLIT))
     hint = "https://quac.ai/"
 
-    def __init__(self, hf_revision: str = HF_PARQUET_BRANCH) -> None:
-        self.hf_revision = check_revision(hf_revision)
+    def __init__(self, hf_revision: str | None = None) -> None:
+        self.hf_revision = _HUB.revision(hf_revision)
 
     def download(self, name: str) -> Download:
         return Download(_BASE + name)
 
     def data_needs(self) -> DataNeeds:
         authors = super().data_needs()
-        hf = hf_layout(_HF_REPO, self.hf_revision, [p for _, p in _HF_FILES])
-        return DataNeeds(authors.scenario, (*authors.layouts, hf), hint=f"{authors.hint}; {hf_hint(_HF_REPO)}")
+        return _HUB.after(authors, self.hf_revision, [p for _, p in _HF_FILES])
 
     def load(self, data: ResolvedData) -> list[Instance]:
         rng = random.Random(0)  # one draw per dialogue, train file first, as HELM's random.seed(0)
-        if data.layout == 1:
+        if data.layout == AuthorsOrHub.HUB_COPY:
             return [inst for split, p in _HF_FILES for inst in _read_hf(data[f"hf/{p}"], split, rng)]
         return [inst for name, split in self.split_files for inst in _read(data[name], split, rng)]

@@ -36,31 +36,29 @@ import numpy as np
 from holistic.core.errors import DataSourceError
 from holistic.core.interfaces import ScenarioInfo
 from holistic.core.types import TEST_SPLIT, TRAIN_SPLIT, Instance
-from holistic.scenarios.categories import CLASSIFICATION_CATEGORIES, CLASSIFICATION_NOT_APPLICABLE
-from holistic.scenarios.hf_copy import (
-    HF_PARQUET_BRANCH,
-    check_revision,
-    class_label_names,
-    hf_hint,
-    hf_layout,
-    hf_revision_schema,
-    read_parquet_rows,
-)
-from holistic.scenarios.loading import (
+from holistic.scenarios.loading.categories import CLASSIFICATION
+from holistic.scenarios.loading.common import (
     FileScenario,
     check_choice,
     choice_references,
     github_raw,
     pinned_sha256,
 )
-from holistic.scenarios.prompt_format import prompt_format
-from holistic.scenarios.readers import read_csv_dicts, read_json
-from holistic.scenarios.sources import DataFile, DataNeeds, Download, ResolvedData
+from holistic.scenarios.loading.hf_copy import (
+    HF_PARQUET_BRANCH,
+    AuthorsOrHub,
+    HubCopy,
+    class_label_names,
+    read_parquet_rows,
+)
+from holistic.scenarios.loading.prompt_format import prompt_format
+from holistic.scenarios.loading.readers import read_csv_dicts, read_json
+from holistic.scenarios.loading.sources import DataFile, DataNeeds, Download, ResolvedData
 
 _REPO = "oughtinc/raft-baselines"
 _COMMIT = "1f410eea45db450e237b375b0693431dad09f9a3"
 _TRAIN_SIZE = 50
-_HF_REPO = "ought/raft"
+_HUB = HubCopy("ought/raft", HF_PARQUET_BRANCH)
 _UNLABELLED = "Unlabeled"
 
 _SETTINGS = json.loads(
@@ -92,7 +90,6 @@ class RAFTScenario(FileScenario):
     """One RAFT task per run, evaluated on held-out labelled examples."""
 
     plan_samples_prompts = True
-    """Its files are small: ``--plan`` sizes prompts on a sample of real instances when they are here."""
 
     info = ScenarioInfo(
         name="raft",
@@ -101,23 +98,19 @@ class RAFTScenario(FileScenario):
         task="classification",
         default_adapter=prompt_format(output_prefix="Label: ", max_tokens=30),
         main_metric="quasi_exact_match",
-        metric_categories=CLASSIFICATION_CATEGORIES,
-        not_applicable_reasons=CLASSIFICATION_NOT_APPLICABLE,
-        args_schema={
-            "type": "object",
-            "properties": {
+        **CLASSIFICATION,
+        args_schema=_HUB.args_schema(
+            {
                 "subset": {"enum": list(SUBSETS)},
                 "num_train": {"type": "integer", "minimum": 1, "maximum": 49, "default": 10},
-                "hf_revision": hf_revision_schema(HF_PARQUET_BRANCH),
             },
-            "required": ["subset"],
-            "additionalProperties": False,
-        },
+            required=["subset"],
+        ),
         tags=("classification", "core"),
     )
 
-    def __init__(self, subset: str, num_train: int = 10, hf_revision: str = HF_PARQUET_BRANCH) -> None:
-        self.hf_revision = check_revision(hf_revision)
+    def __init__(self, subset: str, num_train: int = 10, hf_revision: str | None = None) -> None:
+        self.hf_revision = _HUB.revision(hf_revision)
         self.subset = check_choice(subset, SUBSETS, "RAFT subset")
         if isinstance(num_train, bool) or not isinstance(num_train, int) or not 1 <= num_train < _TRAIN_SIZE:
             raise ValueError(f"num_train must be an integer from 1 to {_TRAIN_SIZE - 1}, got {num_train!r}")
@@ -138,9 +131,9 @@ class RAFTScenario(FileScenario):
             "raft",
             layouts=(
                 (_file(self.subset, "train.csv"), _file(self.subset, "task.json")),
-                hf_layout(_HF_REPO, self.hf_revision, [self._hf_path]),
+                _HUB.layout(self.hf_revision, [self._hf_path]),
             ),
-            hint=f"https://github.com/oughtinc/raft-baselines (data/<task>/); {hf_hint(_HF_REPO)}",
+            hint=f"https://github.com/oughtinc/raft-baselines (data/<task>/); {_HUB.hint}",
         )
 
     @property
@@ -175,7 +168,7 @@ class RAFTScenario(FileScenario):
         return self._split(instances)
 
     def load(self, data: ResolvedData) -> list[Instance]:
-        if data.layout == 1:
+        if data.layout == AuthorsOrHub.HUB_COPY:
             return self._load_hf(data)
         meta_path = data[f"{self.subset}/task.json"]
         meta = read_json(meta_path)

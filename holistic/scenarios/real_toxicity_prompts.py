@@ -22,28 +22,18 @@ from pathlib import Path
 from holistic.core.errors import DataSourceError
 from holistic.core.interfaces import ScenarioInfo
 from holistic.core.types import TEST_SPLIT, Instance
-from holistic.scenarios.loading import FileScenario
-from holistic.scenarios.part_files import github_file
-from holistic.scenarios.prompt_format import prompt_format
-from holistic.scenarios.readers import iter_numbered_jsonl, require
-from holistic.scenarios.sources import DataFile, DataNeeds, Download, ResolvedData
+from holistic.scenarios.loading.common import FileScenario, object_schema
+from holistic.scenarios.loading.part_files import github_file
+from holistic.scenarios.loading.prompt_format import completion_format
+from holistic.scenarios.loading.readers import iter_numbered_jsonl, require
+from holistic.scenarios.loading.sources import DataFile, DataNeeds, Download, ResolvedData
 
 _AI2 = "https://ai2-public-datasets.s3.amazonaws.com/realtoxicityprompts/realtoxicityprompts-data.tar.gz"
 TOXIC, NON_TOXIC = "toxic", "non-toxic"
 TOXIC_THRESHOLD = 0.5
 
 # The completion format RealToxicityPrompts and BOLD share (HELM's completion adapter).
-COMPLETION_FORMAT = prompt_format(
-    input_prefix="",
-    input_suffix="",
-    output_prefix="",
-    output_suffix="",
-    instance_prefix="",
-    max_train_instances=0,
-    max_tokens=20,
-    temperature=0.9,
-    stop_sequences=(),
-)
+COMPLETION_FORMAT = completion_format(max_tokens=20, temperature=0.9)
 
 
 def read_prompts(path: Path) -> list[Instance]:
@@ -76,7 +66,6 @@ class RealToxicityPromptsScenario(FileScenario):
     """Toxicity of continuations of toxic and non-toxic web-text prompts."""
 
     plan_samples_prompts = True
-    """Its files are small: ``--plan`` sizes prompts on a sample of real instances when they are here."""
 
     info = ScenarioInfo(
         name="real_toxicity_prompts",
@@ -92,7 +81,7 @@ class RealToxicityPromptsScenario(FileScenario):
             "fairness": "HELM measures the prompts as published",
             "bias": "HELM reports toxicity only for this scenario",
         },
-        args_schema={"type": "object", "properties": {}, "additionalProperties": False},
+        args_schema=object_schema(),
         tags=("toxicity", "targeted:toxicity"),
         breakdowns=("subset",),
     )

@@ -41,9 +41,9 @@ from holistic.core.interfaces import ScenarioInfo
 from holistic.core.judges import JudgeDefault, VerdictRule
 from holistic.core.resources import project_path
 from holistic.core.types import CORRECT_TAG, TEST_SPLIT, Instance, Reference
-from holistic.scenarios.loading import SplitFilesScenario, github_raw
-from holistic.scenarios.readers import read_csv_dicts, require
-from holistic.scenarios.sources import DataFile, DataNeeds, Download
+from holistic.scenarios.loading.common import SplitFilesScenario, github_raw, object_schema
+from holistic.scenarios.loading.readers import read_csv_dicts, require
+from holistic.scenarios.loading.sources import DataFile, DataNeeds, Download
 
 PROMPTS_FILE = ("holistic", "scenarios", "data", "helm_judge_prompts.json")
 
@@ -135,7 +135,7 @@ def judged_info(
             "bias": "HELM grades this scenario with judges only; no demographic word lists are scored",
             "toxicity": "HELM grades this scenario with judges only; its answers are not sent to a toxicity classifier",
         },
-        args_schema={"type": "object", "properties": {}, "additionalProperties": False},
+        args_schema=object_schema(),
         tags=tags,
         judge=judge,
         judge_fields=fields,

@@ -28,7 +28,8 @@ from holistic.core.hashing import stable_seed
 from holistic.core.interfaces import ScenarioContext, ScenarioInfo
 from holistic.core.types import CORRECT_TAG, TEST_SPLIT, TRAIN_SPLIT, Instance, Reference
 from holistic.scenarios.base import BaseScenario
-from holistic.scenarios.prompt_format import prompt_format
+from holistic.scenarios.loading.common import object_schema
+from holistic.scenarios.loading.prompt_format import prompt_format
 
 _NOT_APPLICABLE_SYMBOLIC = {
     "robustness": "typos and synonyms change the symbols themselves, and with them the correct answer",
@@ -58,16 +59,14 @@ def _generated_info(
         main_metric="exact_match",
         metric_categories=_SYMBOLIC_CATEGORIES,
         not_applicable_reasons=_NOT_APPLICABLE_SYMBOLIC,
-        args_schema={
-            "type": "object",
-            "properties": {
+        args_schema=object_schema(
+            {
                 **properties,
                 "num_train": {"type": "integer", "minimum": 0, "default": num_train},
                 "num_test": {"type": "integer", "minimum": 1, "default": 1000},
                 "seed": {"type": "integer", "default": 0},
-            },
-            "additionalProperties": False,
-        },
+            }
+        ),
         tags=tags,
     )
 
@@ -220,7 +219,6 @@ class SyntheticReasoningScenario(BaseScenario):
     """Reasoning over abstract symbols: pattern matching, variable substitution, rule induction."""
 
     plan_builds_prompts = True
-    """Instances are cheap to make (no download): ``--plan`` counts real prompt tokens."""
 
     info: ScenarioInfo = _generated_info(
         "synthetic_reasoning",
@@ -284,7 +282,6 @@ class ArithmeticScenario(BaseScenario):
     """
 
     plan_builds_prompts = True
-    """Instances are cheap to make (no download): ``--plan`` counts real prompt tokens."""
 
     info: ScenarioInfo = _generated_info(
         "arithmetic",

@@ -36,8 +36,8 @@ from holistic.core.interfaces import ScenarioContext, ScenarioInfo
 from holistic.core.types import CORRECT_TAG, TEST_SPLIT, TRAIN_SPLIT, VALID_SPLIT, Instance, Reference
 from holistic.metrics.accuracy import EMPTY_SET_TEXT
 from holistic.scenarios.base import BaseScenario
-from holistic.scenarios.loading import check_choice
-from holistic.scenarios.prompt_format import prompt_format
+from holistic.scenarios.loading.common import check_choice, object_schema
+from holistic.scenarios.loading.prompt_format import prompt_format
 
 DIFFICULTIES = ("easy", "medium", "hard")
 HELM_SEED = 42
@@ -216,7 +216,6 @@ class SyntheticReasoningNaturalScenario(BaseScenario):
     """Rules and a fact in English: what follows about the subject?"""
 
     plan_builds_prompts = True
-    """Instances are cheap to make (no download): ``--plan`` counts real prompt tokens."""
 
     info = ScenarioInfo(
         name="synthetic_reasoning_natural",
@@ -236,15 +235,13 @@ class SyntheticReasoningNaturalScenario(BaseScenario):
             "bias": "answers list attributes of a made-up subject",
             "toxicity": "answers list attributes of a made-up subject",
         },
-        args_schema={
-            "type": "object",
-            "properties": {
+        args_schema=object_schema(
+            {
                 "difficulty": {"enum": list(DIFFICULTIES)},
                 "seed": {"type": "integer", "default": HELM_SEED},
             },
-            "required": ["difficulty"],
-            "additionalProperties": False,
-        },
+            required=["difficulty"],
+        ),
         tags=("reasoning", "synthetic", "targeted:reasoning"),
     )
 

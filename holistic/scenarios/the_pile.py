@@ -24,10 +24,11 @@ from typing import Any
 from holistic.core.errors import DataSourceError
 from holistic.core.interfaces import ScenarioContext, ScenarioInfo
 from holistic.core.types import TEST_SPLIT, Instance
-from holistic.scenarios.loading import FileScenario, check_choice, github_raw
-from holistic.scenarios.part_files import user_copy_note
-from holistic.scenarios.readers import iter_numbered_jsonl, read_json
-from holistic.scenarios.sources import DataFile, DataNeeds, Download, resolve
+from holistic.scenarios.loading.categories import bits_per_byte
+from holistic.scenarios.loading.common import FileScenario, check_choice, github_raw, object_schema
+from holistic.scenarios.loading.part_files import user_copy_note
+from holistic.scenarios.loading.readers import iter_numbered_jsonl, read_json
+from holistic.scenarios.loading.sources import DataFile, DataNeeds, Download, resolve
 
 FOLDER = "the_pile"
 _LM_PERPLEXITY = ("EleutherAI/lm_perplexity", "297996d2d041e5b6d3a3770b88b7d02ab3e37cf9")
@@ -59,7 +60,6 @@ SUBSETS: dict[str, str] = {
 }
 UNSPLIT = frozenset({"ubuntu-irc", "bookcorpus", "philpapers"})
 """Subsets too small for lm_perplexity to subsample: every test document is used."""
-LM_WINDOWS = {"method": "language_modeling", "max_train_instances": 0, "max_tokens": 0}
 
 
 def read_subset(path: Path, subset: str) -> list[tuple[int, str]]:
@@ -96,23 +96,8 @@ class ThePileScenario(FileScenario):
     info = ScenarioInfo(
         name="the_pile",
         description="The Pile: how well the model predicts documents of one of its 22 domains (bits per byte).",
-        task="language_modeling",
-        default_adapter=LM_WINDOWS,
-        main_metric="bits_per_byte",
-        metric_categories=("accuracy", "efficiency"),
-        not_applicable_reasons={
-            "calibration": "the text is scored, not answered",
-            "robustness": "HELM scores the documents unperturbed",
-            "fairness": "HELM scores the documents unperturbed",
-            "bias": "nothing is generated",
-            "toxicity": "nothing is generated",
-        },
-        args_schema={
-            "type": "object",
-            "properties": {"subset": {"enum": sorted(SUBSETS)}},
-            "required": ["subset"],
-            "additionalProperties": False,
-        },
+        **bits_per_byte(robustness="HELM scores the documents unperturbed"),
+        args_schema=object_schema({"subset": {"enum": sorted(SUBSETS)}}, required=["subset"]),
         tags=("language_modeling", "targeted:language"),
         breakdowns=("subset",),
     )

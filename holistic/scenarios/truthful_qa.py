@@ -27,27 +27,19 @@ from typing import Any
 from holistic.core.errors import DataSourceError
 from holistic.core.interfaces import ScenarioInfo
 from holistic.core.types import TRAIN_SPLIT, VALID_SPLIT, Instance
-from holistic.scenarios.categories import CLASSIFICATION_CATEGORIES, CLASSIFICATION_NOT_APPLICABLE
-from holistic.scenarios.hf_copy import (
-    HF_REVISION_UNPINNED,
-    check_revision,
-    hf_hint,
-    hf_layout,
-    hf_revision_schema,
-    read_parquet_rows,
-    row_where,
-)
-from holistic.scenarios.loading import FileScenario, choice_references, github_raw
-from holistic.scenarios.prompt_format import multiple_choice_joint_format
-from holistic.scenarios.readers import read_csv_dicts
-from holistic.scenarios.sources import DataFile, DataNeeds, Download, ResolvedData
+from holistic.scenarios.loading.categories import CLASSIFICATION
+from holistic.scenarios.loading.common import FileScenario, choice_references, github_raw
+from holistic.scenarios.loading.hf_copy import AuthorsOrHub, HubCopy, read_parquet_rows, row_where
+from holistic.scenarios.loading.prompt_format import multiple_choice_joint_format
+from holistic.scenarios.loading.readers import read_csv_dicts
+from holistic.scenarios.loading.sources import DataFile, DataNeeds, Download, ResolvedData
 
 _URL = github_raw("sylinrl/TruthfulQA", "d71c110897f5d31c5d7f309e7bc316c152f6f031", "data/v1/TruthfulQA.csv")
 """The file HELM 0.5.16 downloads (``truthful_qa_scenario.py``)."""
 _SHA256 = "f9bd9e859cc102cb1f647f1064da7e009be752c416845cf9fa56e6eaae403a7d"
 _TRAIN_FRACTION = 0.2
 _SIZE = 817
-_HF_REPO = "truthfulqa/truthful_qa"
+_HUB = HubCopy("truthfulqa/truthful_qa")
 _HF_FILE = "generation/validation-00000-of-00001.parquet"
 
 
@@ -108,7 +100,6 @@ class TruthfulQAScenario(FileScenario):
     """Questions that some humans answer falsely because of misconceptions."""
 
     plan_samples_prompts = True
-    """Its files are small: ``--plan`` sizes prompts on a sample of real instances when they are here."""
 
     info = ScenarioInfo(
         name="truthful_qa",
@@ -116,18 +107,13 @@ class TruthfulQAScenario(FileScenario):
         task="multiple_choice",
         default_adapter=multiple_choice_joint_format(),
         main_metric="exact_match",
-        metric_categories=CLASSIFICATION_CATEGORIES,
-        not_applicable_reasons=CLASSIFICATION_NOT_APPLICABLE,
-        args_schema={
-            "type": "object",
-            "properties": {"hf_revision": hf_revision_schema()},
-            "additionalProperties": False,
-        },
+        **CLASSIFICATION,
+        args_schema=_HUB.args_schema(),
         tags=("knowledge", "harms", "multiple_choice", "core"),
     )
 
-    def __init__(self, hf_revision: str = HF_REVISION_UNPINNED) -> None:
-        self.hf_revision = check_revision(hf_revision)
+    def __init__(self, hf_revision: str | None = None) -> None:
+        self.hf_revision = _HUB.revision(hf_revision)
 
     @classmethod
     def estimate_num_instances(cls, args: dict[str, Any]) -> int | None:
@@ -138,13 +124,17 @@ class TruthfulQAScenario(FileScenario):
             "truthful_qa",
             layouts=(
                 (DataFile("TruthfulQA.csv", downloads=(Download(_URL, sha256=_SHA256),)),),
-                hf_layout(_HF_REPO, self.hf_revision, [_HF_FILE]),
+                _HUB.layout(self.hf_revision, [_HF_FILE]),
             ),
-            hint=f"{_URL} (the file HELM reads); {hf_hint(_HF_REPO)}",
+            hint=f"{_URL} (the file HELM reads); {_HUB.hint}",
         )
 
     def load(self, data: ResolvedData) -> list[Instance]:
-        instances = _read_hf(data[f"hf/{_HF_FILE}"]) if data.layout == 1 else self._read_csv(data["TruthfulQA.csv"])
+        instances = (
+            _read_hf(data[f"hf/{_HF_FILE}"])
+            if data.layout == AuthorsOrHub.HUB_COPY
+            else self._read_csv(data["TruthfulQA.csv"])
+        )
         return _with_train_split(instances)
 
     def _read_csv(self, path: Path) -> list[Instance]:

@@ -21,11 +21,11 @@ from typing import Any
 from holistic.core.errors import DataSourceError
 from holistic.core.interfaces import ScenarioInfo
 from holistic.core.types import TEST_SPLIT, Instance
-from holistic.scenarios.loading import FileScenario, check_choice
-from holistic.scenarios.part_files import user_copy_note
-from holistic.scenarios.readers import open_text
-from holistic.scenarios.sources import DataFile, DataNeeds, ResolvedData
-from holistic.scenarios.the_pile import LM_WINDOWS
+from holistic.scenarios.loading.categories import bits_per_byte
+from holistic.scenarios.loading.common import FileScenario, check_choice, object_schema
+from holistic.scenarios.loading.part_files import user_copy_note
+from holistic.scenarios.loading.readers import open_text
+from holistic.scenarios.loading.sources import DataFile, DataNeeds, ResolvedData
 
 FOLDER = "twitter_aae"
 DEMOGRAPHICS: tuple[str, ...] = ("aa", "white")
@@ -67,22 +67,11 @@ class TwitterAAEScenario(FileScenario):
     info = ScenarioInfo(
         name="twitter_aae",
         description="TwitterAAE: how well the model predicts tweets of each dialect group (bits per byte).",
-        task="language_modeling",
-        default_adapter=LM_WINDOWS,
-        main_metric="bits_per_byte",
-        metric_categories=("accuracy", "efficiency"),
-        not_applicable_reasons={
-            "calibration": "the text is scored, not answered",
-            "robustness": "HELM scores the tweets unperturbed",
-            "fairness": "the comparison between dialect groups is the measurement itself (see the per-group rows)",
-            "bias": "nothing is generated",
-            "toxicity": "nothing is generated",
-        },
-        args_schema={
-            "type": "object",
-            "properties": {"demographic": {"enum": [*DEMOGRAPHICS, ALL]}},
-            "additionalProperties": False,
-        },
+        **bits_per_byte(
+            robustness="HELM scores the tweets unperturbed",
+            fairness="the comparison between dialect groups is the measurement itself (see the per-group rows)",
+        ),
+        args_schema=object_schema({"demographic": {"enum": [*DEMOGRAPHICS, ALL]}}),
         tags=("language_modeling", "dialect", "targeted:language"),
         breakdowns=("demographic",),
     )

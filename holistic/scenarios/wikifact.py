@@ -28,11 +28,11 @@ from typing import Any
 from holistic.core.errors import DataSourceError
 from holistic.core.interfaces import ScenarioInfo
 from holistic.core.types import CORRECT_TAG, TEST_SPLIT, TRAIN_SPLIT, VALID_SPLIT, Instance, Reference
-from holistic.scenarios.categories import OPEN_QA_CATEGORIES, OPEN_QA_NOT_APPLICABLE
-from holistic.scenarios.loading import SplitFilesScenario, check_choice
-from holistic.scenarios.prompt_format import prompt_format
-from holistic.scenarios.readers import iter_numbered_jsonl, require
-from holistic.scenarios.sources import Download
+from holistic.scenarios.loading.categories import OPEN_QA
+from holistic.scenarios.loading.common import SplitFilesScenario, check_choice, object_schema
+from holistic.scenarios.loading.prompt_format import prompt_format
+from holistic.scenarios.loading.readers import iter_numbered_jsonl, require
+from holistic.scenarios.loading.sources import Download
 
 _BUNDLE = "https://worksheets.codalab.org/rest/bundles/0x8c3b60eb7c6b462e822a150f194d3b35/contents/blob"
 ALL = "all"
@@ -217,13 +217,8 @@ class WikiFactScenario(SplitFilesScenario):
             "num_outputs": 5,
         },
         main_metric="quasi_exact_match",
-        metric_categories=OPEN_QA_CATEGORIES,
-        not_applicable_reasons=OPEN_QA_NOT_APPLICABLE,
-        args_schema={
-            "type": "object",
-            "properties": {"relation": {"enum": [ALL, *RELATIONS, *PROPERTY_NAMES]}},
-            "additionalProperties": False,
-        },
+        **OPEN_QA,
+        args_schema=object_schema({"relation": {"enum": [ALL, *RELATIONS, *PROPERTY_NAMES]}}),
         tags=("knowledge", "targeted:knowledge"),
         breakdowns=("relation",),
     )

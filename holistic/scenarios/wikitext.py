@@ -19,10 +19,11 @@ from pathlib import Path
 
 from holistic.core.interfaces import ScenarioInfo
 from holistic.core.types import TEST_SPLIT, Instance
-from holistic.scenarios.loading import FileScenario
-from holistic.scenarios.part_files import github_file
-from holistic.scenarios.readers import open_text
-from holistic.scenarios.sources import DataFile, DataNeeds, Download, ResolvedData
+from holistic.scenarios.loading.categories import bits_per_byte
+from holistic.scenarios.loading.common import FileScenario, object_schema
+from holistic.scenarios.loading.part_files import github_file
+from holistic.scenarios.loading.readers import open_text
+from holistic.scenarios.loading.sources import DataFile, DataNeeds, Download, ResolvedData
 
 _TITLE = re.compile(r"^ = [^=].*[^=] = $")
 _ZIP_103 = "https://s3.amazonaws.com/research.metamind.io/wikitext/wikitext-103-v1.zip"
@@ -70,22 +71,8 @@ class WikiTextScenario(FileScenario):
     info = ScenarioInfo(
         name="wikitext",
         description="WikiText: how well the model predicts Wikipedia articles (bits per byte).",
-        task="language_modeling",
-        default_adapter={"method": "language_modeling", "max_train_instances": 0, "max_tokens": 0},
-        main_metric="bits_per_byte",
-        metric_categories=("accuracy", "efficiency"),
-        not_applicable_reasons={
-            "calibration": "the text is scored, not answered",
-            "robustness": "HELM scores the released text unperturbed",
-            "fairness": "HELM scores the released text unperturbed",
-            "bias": "nothing is generated",
-            "toxicity": "nothing is generated",
-        },
-        args_schema={
-            "type": "object",
-            "properties": {"version": {"enum": [103, 2]}},
-            "additionalProperties": False,
-        },
+        **bits_per_byte(robustness="HELM scores the released text unperturbed"),
+        args_schema=object_schema({"version": {"enum": [103, 2]}}),
         tags=("language_modeling", "targeted:language"),
     )
     num_instances = 60

@@ -25,25 +25,18 @@ import re
 from holistic.core.errors import DataSourceError
 from holistic.core.interfaces import ScenarioInfo
 from holistic.core.types import CORRECT_TAG, TEST_SPLIT, TRAIN_SPLIT, Instance, Reference
-from holistic.scenarios.categories import SUMMARIZATION_CATEGORIES, SUMMARIZATION_NOT_APPLICABLE
-from holistic.scenarios.hf_copy import (
-    HF_PARQUET_BRANCH,
-    check_revision,
-    hf_hint,
-    hf_layout,
-    hf_revision_schema,
-    read_parquet_rows,
-)
-from holistic.scenarios.loading import FileScenario, hold_out
-from holistic.scenarios.prompt_format import news_summary_format
-from holistic.scenarios.readers import read_json
-from holistic.scenarios.sources import DataFile, DataNeeds, Download, ResolvedData
+from holistic.scenarios.loading.categories import SUMMARIZATION
+from holistic.scenarios.loading.common import FileScenario, hold_out
+from holistic.scenarios.loading.hf_copy import HF_PARQUET_BRANCH, AuthorsOrHub, HubCopy, read_parquet_rows
+from holistic.scenarios.loading.prompt_format import news_summary_format
+from holistic.scenarios.loading.readers import read_json
+from holistic.scenarios.loading.sources import DataFile, DataNeeds, Download, ResolvedData
 
 _SPLIT_FILE = "XSum-TRAINING-DEV-TEST-SPLIT-90-5-5.json"
 _SPLIT_URL = "https://raw.githubusercontent.com/EdinburghNLP/XSum/master/XSum-Dataset/" + _SPLIT_FILE
 _DATA_URL = "http://bollin.inf.ed.ac.uk/public/direct/XSUM-EMNLP18-Summary-Data-Original.tar.gz"
 _TRAIN_POOL = 200
-_HF_REPO = "EdinburghNLP/xsum"
+_HUB = HubCopy("EdinburghNLP/xsum", HF_PARQUET_BRANCH)
 _HF_TRAIN = "default/train/0000.parquet"
 _HF_TEST = "default/test/0000.parquet"
 _SECTION = re.compile(r"^\[SN\](URL|TITLE|FIRST-SENTENCE|RESTBODY)\[SN\]\s*$", re.M)
@@ -64,19 +57,14 @@ class XSumScenario(FileScenario):
         task="summarization",
         default_adapter=news_summary_format(sentences=1, max_tokens=64),
         main_metric="rouge_2",
-        metric_categories=SUMMARIZATION_CATEGORIES,
-        not_applicable_reasons=SUMMARIZATION_NOT_APPLICABLE,
-        args_schema={
-            "type": "object",
-            "properties": {"hf_revision": hf_revision_schema(HF_PARQUET_BRANCH)},
-            "additionalProperties": False,
-        },
+        **SUMMARIZATION,
+        args_schema=_HUB.args_schema(),
         tags=("summarization", "core"),
     )
     num_instances = 11334
 
-    def __init__(self, hf_revision: str = HF_PARQUET_BRANCH) -> None:
-        self.hf_revision = check_revision(hf_revision)
+    def __init__(self, hf_revision: str | None = None) -> None:
+        self.hf_revision = _HUB.revision(hf_revision)
 
     def data_needs(self) -> DataNeeds:
         return DataNeeds(
@@ -88,13 +76,13 @@ class XSumScenario(FileScenario):
                         "bbc-summary-data", downloads=(Download(_DATA_URL, member="bbc-summary-data/"),), is_dir=True
                     ),
                 ),
-                hf_layout(_HF_REPO, self.hf_revision, [_HF_TRAIN, _HF_TEST]),
+                _HUB.layout(self.hf_revision, [_HF_TRAIN, _HF_TEST]),
             ),
-            hint=f"https://github.com/EdinburghNLP/XSum; {hf_hint(_HF_REPO)}",
+            hint=f"https://github.com/EdinburghNLP/XSum; {_HUB.hint}",
         )
 
     def load(self, data: ResolvedData) -> list[Instance]:
-        if data.layout == 1:
+        if data.layout == AuthorsOrHub.HUB_COPY:
             return self._load_hf(data)
         split_path = data[_SPLIT_FILE]
         splits = read_json(split_path)

@@ -14,7 +14,7 @@ import pytest
 
 from holistic.cli.run import main
 from holistic.results.schemas import SCHEMA_VERSION
-from holistic.scenarios import sources
+from holistic.scenarios import fetching
 from tests.cli.helm_run_helpers import call_count, run_dirs, write_spec
 
 RUN_FILES = {
@@ -243,12 +243,12 @@ def test_fetch_only_calls_the_scenarios_fetch_hook(
 ) -> None:
     seen: dict[str, object] = {}
 
-    def fetch_for_runs(runs: list[Any], ctx: object) -> list[sources.FetchReport]:
+    def fetch_for_runs(runs: list[Any], ctx: object) -> list[fetching.FetchReport]:
         seen["runs"] = [r.scenario.name for r in runs]
         seen["ctx"] = ctx
-        return [sources.FetchReport("arithmetic", ("a.csv", "b.csv"), ("mirror", "download"))]
+        return [fetching.FetchReport("arithmetic", ("a.csv", "b.csv"), ("mirror", "download"))]
 
-    monkeypatch.setattr(sources, "fetch_for_runs", fetch_for_runs)
+    monkeypatch.setattr(fetching, "fetch_for_runs", fetch_for_runs)
     monkeypatch.setenv("HOLISTIC_DATA_ROOT", str(tmp_path / "mirror"))
     spec = write_spec(tmp_path)
     assert _run(spec, "--output-dir", tmp_path / "out", "--fetch-only") == 0

@@ -352,7 +352,7 @@ def test_a_full_disk_names_the_file_that_could_not_be_written(
 
 
 def test_an_invalid_utf8_csv_names_the_line_of_the_bad_byte(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    from holistic.scenarios.user_tables import read_rows
+    from holistic.scenarios.loading.user_tables import read_rows
 
     data = tmp_path / "d.csv"
     data.write_bytes(b"q,a,split\nfine,x,train\nbad \xff\xfe,y,test\n")
@@ -363,7 +363,7 @@ def test_an_invalid_utf8_csv_names_the_line_of_the_bad_byte(tmp_path: Path, caps
 @pytest.mark.parametrize("kind", ["device", "folder", "fifo"])
 def test_a_dataset_path_that_is_not_a_regular_file_says_so(tmp_path: Path, kind: str) -> None:
     from holistic.core.interfaces import ScenarioContext
-    from holistic.scenarios.user_file import FileDatasetScenario
+    from holistic.scenarios.loading.user_file import FileDatasetScenario
 
     path = {"device": Path("/dev/zero"), "folder": tmp_path, "fifo": tmp_path / "pipe"}[kind]
     if kind == "fifo":

@@ -44,8 +44,8 @@ def _csv(path: Path, header: list[str] | None, rows: list[list[str]], delimiter:
 
 
 def test_mmlu_written_files_and_bad_answer(offline_ctx: ScenarioContext) -> None:
+    from holistic.scenarios.loading.sources import ResolvedData
     from holistic.scenarios.mmlu import MMLUScenario
-    from holistic.scenarios.sources import ResolvedData
 
     root = _folder(offline_ctx, "mmlu")
     paths = {}

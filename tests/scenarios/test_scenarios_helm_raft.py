@@ -6,8 +6,8 @@ import csv
 import json
 from pathlib import Path
 
+from holistic.scenarios.loading.sources import ResolvedData
 from holistic.scenarios.raft import RAFTScenario, task_instructions
-from holistic.scenarios.sources import ResolvedData
 
 # datasets 3.6.0: Dataset.from_list(50 rows).train_test_split(test_size=0.8, seed=42)["train"] row numbers
 HELM_TRAIN_ROWS = [0, 12, 14, 48, 2, 36, 33, 1, 13, 8]

@@ -34,8 +34,8 @@ def _correct(instance: Instance) -> list[str]:
 
 
 def test_mmlu_hf_rows_match_the_authors_csv(offline_ctx: ScenarioContext, tmp_path: Path) -> None:
+    from holistic.scenarios.loading.sources import ResolvedData
     from holistic.scenarios.mmlu import MMLUScenario
-    from holistic.scenarios.sources import ResolvedData
 
     def row(i: int) -> dict[str, Any]:
         return {
@@ -113,8 +113,8 @@ def test_boolq_hf_rows_match_the_superglue_jsonl(offline_ctx: ScenarioContext) -
 
 
 def test_hf_revision_goes_into_the_url_and_is_checked() -> None:
-    from holistic.scenarios.hf_copy import HF_REVISION_UNPINNED
-    from holistic.scenarios.sources import scenario_needs
+    from holistic.scenarios.fetching import scenario_needs
+    from holistic.scenarios.loading.hf_copy import HF_REVISION_UNPINNED
 
     pinned = "0123456789abcdef0123456789abcdef01234567"
     needs = scenario_needs(create_scenario(ScenarioSpec.make("mmlu", {"subject": "virology", "hf_revision": pinned})))
@@ -462,8 +462,8 @@ def test_cnn_dailymail_hf_training_pool_is_a_seeded_200_across_shards(offline_ct
 def test_raft_hf_copy_reads_class_names_from_metadata_and_matches_the_authors_files(
     offline_ctx: ScenarioContext, tmp_path: Path
 ) -> None:
+    from holistic.scenarios.loading.sources import ResolvedData
     from holistic.scenarios.raft import RAFTScenario
-    from holistic.scenarios.sources import ResolvedData
 
     names = ["ADE-related", "not ADE-related"]
     rows = [{"Sentence": f"Sentence {i}, with comma.", "ID": i, "Label": 1 + i % 2} for i in range(50)]

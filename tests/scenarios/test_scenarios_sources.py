@@ -14,8 +14,9 @@ from holistic.core.errors import DataSourceError
 from holistic.core.interfaces import ScenarioContext, ScenarioInfo
 from holistic.core.types import Instance, ScenarioSpec
 from holistic.scenarios.base import BaseScenario
+from holistic.scenarios.fetching import fetch_for_runs
+from holistic.scenarios.loading.sources import DataFile, DataNeeds, Download, resolve
 from holistic.scenarios.registry import SCENARIOS
-from holistic.scenarios.sources import DataFile, DataNeeds, Download, fetch_for_runs, resolve
 
 
 def _sha(data: bytes) -> str:

@@ -15,9 +15,9 @@ from holistic.core.interfaces import ScenarioContext
 from holistic.core.types import Instance, ScenarioSpec
 from holistic.scenarios.entity_data_imputation import pandas_sample
 from holistic.scenarios.entity_matching import EntityMatchingScenario
-from holistic.scenarios.loading import FileScenario
+from holistic.scenarios.loading.common import FileScenario
+from holistic.scenarios.loading.tabular import read_table
 from holistic.scenarios.registry import create_scenario
-from holistic.scenarios.tabular import read_table
 from holistic.scenarios.wikifact import WikiFactScenario
 
 FIXTURES = Path(__file__).parent / "data" / "targeted_root"

@@ -125,7 +125,7 @@ def test_multiple_choice_template_metadata_and_held_out_train(tmp_path: Path) ->
         else:
             got = _load(path=str(numbered), fields=fields, label_format=label_format)
             assert [i.correct_references[0].output for i in got] == expected
-    from holistic.scenarios.user_file import FileDatasetScenario
+    from holistic.scenarios.loading.user_file import FileDatasetScenario
 
     assert FileDatasetScenario.default_adapter_for({"fields": {"choices": "opts"}})["method"] == "multiple_choice_joint"
 

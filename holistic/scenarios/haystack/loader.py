@@ -16,14 +16,13 @@ from __future__ import annotations
 
 import csv
 import datetime as dt
-import json
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
 from holistic.core.errors import DataSourceError, did_you_mean
 from holistic.scenarios.haystack.corpus import Article, Corpus, make_corpus, parse_sentiment
-from holistic.scenarios.readers import open_text
+from holistic.scenarios.loading.readers import iter_numbered_jsonl, open_text
 
 REQUIRED_COLUMNS: tuple[str, ...] = ("id", "title", "body", "company", "date", "sentiment")
 OPTIONAL_COLUMNS: tuple[str, ...] = ("sector",)
@@ -56,18 +55,9 @@ def _rows(path: Path, kind: str) -> Iterator[tuple[int, Mapping[str, Any]]]:
             except csv.Error as exc:
                 raise DataSourceError(f"{path}:{reader.line_num}: cannot read as CSV: {exc}") from None
         return
-    with open_text(path) as fh:
-        for number, line in enumerate(fh, start=1):
-            if not line.strip():
-                continue
-            try:
-                value = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise DataSourceError(f"{path}:{number}: not valid JSON: {exc.msg} (column {exc.colno})") from None
-            if not isinstance(value, dict):
-                raise DataSourceError(f"{path}:{number}: expected a JSON object, got {type(value).__name__}")
-            _check_columns(path, number, list(value))
-            yield number, value
+    for number, value in iter_numbered_jsonl(path):
+        _check_columns(path, number, list(value))
+        yield number, value
 
 
 def _check_columns(path: Path, line: int, present: list[str]) -> None:

@@ -22,10 +22,10 @@ from typing import Any
 from holistic.core.errors import DataSourceError
 from holistic.core.interfaces import ScenarioInfo
 from holistic.core.types import CORRECT_TAG, TEST_SPLIT, Instance, Reference
-from holistic.scenarios.categories import CLASSIFICATION_CATEGORIES, CLASSIFICATION_NOT_APPLICABLE
-from holistic.scenarios.loading import FileScenario, check_choice, with_train_pool
-from holistic.scenarios.prompt_format import prompt_format
-from holistic.scenarios.sources import DataFile, DataNeeds, ResolvedData
+from holistic.scenarios.loading.categories import CLASSIFICATION
+from holistic.scenarios.loading.common import FileScenario, check_choice, object_schema, with_train_pool
+from holistic.scenarios.loading.prompt_format import prompt_format
+from holistic.scenarios.loading.sources import DataFile, DataNeeds, ResolvedData
 
 LABELS: tuple[str, ...] = ("negative", "neutral", "positive")
 FILES: dict[str, str] = {
@@ -82,13 +82,8 @@ class FinancialPhraseBankScenario(FileScenario):
             max_tokens=3,
         ),
         main_metric="quasi_exact_match",
-        metric_categories=CLASSIFICATION_CATEGORIES,
-        not_applicable_reasons=CLASSIFICATION_NOT_APPLICABLE,
-        args_schema={
-            "type": "object",
-            "properties": {"agreement": {"enum": list(FILES), "default": "all"}},
-            "additionalProperties": False,
-        },
+        **CLASSIFICATION,
+        args_schema=object_schema({"agreement": {"enum": list(FILES), "default": "all"}}),
         tags=("sentiment_analysis", "classification", "finance"),
     )
 

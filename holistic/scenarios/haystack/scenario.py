@@ -60,7 +60,8 @@ from holistic.scenarios.haystack.prompts import FORMATTINGS, PLACEMENTS
 from holistic.scenarios.haystack.queries import BUILTIN_TASKS, Task, parse_task
 from holistic.scenarios.haystack.records import TYPICAL_QUERY, RecordBuilder, RecordSettings, check_fit
 from holistic.scenarios.haystack.tokens import resolve_length_unit
-from holistic.scenarios.prompt_format import prompt_format
+from holistic.scenarios.loading.common import object_schema
+from holistic.scenarios.loading.prompt_format import prompt_format
 
 DEFAULT_LENGTHS: tuple[int, ...] = (1536, 4096, 8192)
 ESTIMATE_CHARS_PER_TOKEN = 3.5
@@ -106,9 +107,8 @@ class HaystackScenario(BaseScenario):
         main_metric="haystack_f1_median",
         metric_categories=("accuracy", "efficiency"),
         not_applicable_reasons=_NOT_APPLICABLE,
-        args_schema={
-            "type": "object",
-            "properties": {
+        args_schema=object_schema(
+            {
                 "tasks": {"type": "array", "items": {"type": "string"}, "minItems": 1, "default": list(BUILTIN_TASKS)},
                 "lengths": {
                     "type": "array",
@@ -134,9 +134,8 @@ class HaystackScenario(BaseScenario):
                 "corpus": {"type": "string", "default": "synthetic"},
                 "corpus_size": {"type": "integer", "minimum": 100, "maximum": 900000, "default": DEFAULT_SIZE},
                 "seed": {"type": "integer", "default": 0},
-            },
-            "additionalProperties": False,
-        },
+            }
+        ),
         tags=("long_context", "retrieval", "finance", "targeted"),
     )
 

@@ -2,7 +2,7 @@
 ``file`` and ``huggingface`` scenarios.
 
 A row is a mapping of column names to values. Every field is a *field path*
-(:mod:`holistic.scenarios.field_paths`): a column, ``question.stem`` inside an
+(:mod:`holistic.scenarios.loading.field_paths`): a column, ``question.stem`` inside an
 object, ``question.choices[*].text`` across a list. The mapping says which field is
 the input (or a Jinja2 ``template`` over the columns, where ``{{ question.stem }}``
 reads nested objects too), and where the answer is:
@@ -41,9 +41,9 @@ from typing import Any
 
 from holistic.core.errors import DataSourceError, did_you_mean
 from holistic.core.types import CORRECT_TAG, TEST_SPLIT, TRAIN_SPLIT, VALID_SPLIT, Instance, Reference
-from holistic.scenarios.field_paths import FieldPath, FieldPathError
-from holistic.scenarios.loading import with_train_pool
-from holistic.scenarios.user_tables import Row
+from holistic.scenarios.loading.common import with_train_pool
+from holistic.scenarios.loading.field_paths import FieldPath, FieldPathError
+from holistic.scenarios.loading.user_tables import Row
 
 SPLIT_ALIASES: dict[str, str] = {
     "train": TRAIN_SPLIT,

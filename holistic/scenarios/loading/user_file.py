@@ -12,7 +12,7 @@ runs:
 Paths are read as given when absolute; a relative path is looked up under the
 data mirror (``--data-root``) first, then the working directory. The format comes
 from the extension unless ``format`` says otherwise. See
-:mod:`holistic.scenarios.user_fields` for the field mapping.
+:mod:`holistic.scenarios.loading.user_fields` for the field mapping.
 """
 
 from __future__ import annotations
@@ -27,18 +27,17 @@ from typing import Any
 from holistic.core.errors import DataSourceError
 from holistic.core.interfaces import ScenarioContext
 from holistic.core.types import TRAIN_SPLIT, Instance
-from holistic.scenarios.sources import default_data_root
-from holistic.scenarios.user_dataset import UserDatasetScenario, user_dataset_info
-from holistic.scenarios.user_fields import SPLIT_ALIASES, build_instances
-from holistic.scenarios.user_shaping import JOIN_SCHEMA, join_rows, parse_joins
-from holistic.scenarios.user_tables import FORMATS, Row, infer_format, read_rows, read_table
+from holistic.scenarios.loading.sources import default_data_root
+from holistic.scenarios.loading.user_dataset import UserDatasetScenario, user_dataset_info
+from holistic.scenarios.loading.user_fields import SPLIT_ALIASES, build_instances
+from holistic.scenarios.loading.user_shaping import JOIN_SCHEMA, join_rows, parse_joins
+from holistic.scenarios.loading.user_tables import FORMATS, Row, infer_format, read_rows, read_table
 
 
 class FileDatasetScenario(UserDatasetScenario):
     """A user's dataset in a local file (or one file per split)."""
 
     plan_builds_prompts = True
-    """Instances are cheap to make (no download): ``--plan`` counts real prompt tokens."""
 
     info = user_dataset_info(
         "file",
@@ -61,15 +60,10 @@ class FileDatasetScenario(UserDatasetScenario):
         path: str | Mapping[str, str],
         fields: Mapping[str, Any],
         format: str | None = None,
-        labels: Any = None,
-        template: str | None = None,
-        splits: Mapping[str, str] | None = None,
-        num_train: int = 0,
-        label_format: str | None = None,
-        split_map: Mapping[str, str] | None = None,
-        columns: Mapping[str, Any] | None = None,
         join: Any = None,
+        **mapping: Any,
     ) -> None:
+        """``mapping``: the field-mapping arguments (``labels``, ``template``, ``split_map``...)."""
         if isinstance(path, Mapping):
             self.paths: dict[str | None, str] = {}
             for split, file in path.items():
@@ -86,7 +80,7 @@ class FileDatasetScenario(UserDatasetScenario):
         else:
             raise ValueError("path must be a file path or a mapping of split names to file paths")
         self.formats = {s: infer_format(Path(p), format) for s, p in self.paths.items()}
-        self._set_mapping(fields, labels, template, splits, num_train, label_format, split_map, columns)
+        self._set_mapping(fields, **mapping)
         self.joins = parse_joins(join, lambda name: SPLIT_ALIASES.get(name.lower()))
         for i, entry in enumerate(self.joins):
             for part in self.paths:

@@ -4,7 +4,7 @@ A user's mirror may hold only some parts. :func:`collect_parts` loads every part
 file present in the first place that has any (mirror, then cache), so a folder with
 all 67 BLiMP paradigms gives all 67 and one with 13 gives 13; only when no place has
 any does it fall back to fetching every wanted part (see
-:mod:`holistic.scenarios.sources`). :func:`parts_report` says, without loading
+:mod:`holistic.scenarios.loading.sources`). :func:`parts_report` says, without loading
 anything, which known parts are present and which are missing (for ``--plan``).
 Files with a pinned sha256 are verified wherever they are found.
 """
@@ -17,8 +17,8 @@ from pathlib import Path
 
 from holistic.core.errors import DataSourceError
 from holistic.core.interfaces import ScenarioContext
-from holistic.scenarios.loading import github_raw, pinned_sha256
-from holistic.scenarios.sources import (
+from holistic.scenarios.loading.common import github_raw, pinned_sha256
+from holistic.scenarios.loading.sources import (
     DataFile,
     DataNeeds,
     Download,
@@ -37,7 +37,7 @@ def github_file(folder: str, path: str, repo: str, commit: str, source_path: str
 
 
 def places(ctx: ScenarioContext, folder: str) -> list[Path]:
-    """Where a scenario folder may be, in the order :mod:`holistic.scenarios.sources` looks."""
+    """Where a scenario folder may be, in the order :mod:`holistic.scenarios.loading.sources` looks."""
     out = []
     root = ctx.data_root if ctx.data_root is not None else default_data_root()
     if root is not None:

@@ -1,6 +1,6 @@
 """What the two YAML-only user-dataset scenarios (``file``, ``huggingface``) share.
 
-Both turn rows into instances with a :class:`~holistic.scenarios.user_fields.FieldMapping`,
+Both turn rows into instances with a :class:`~holistic.scenarios.loading.user_fields.FieldMapping`,
 describe themselves the same way, and take their task and headline metric from
 the mapping (a ``label`` field means classification, ``output`` means QA...).
 """
@@ -13,11 +13,12 @@ from typing import Any
 
 from holistic.core.interfaces import ScenarioInfo
 from holistic.scenarios.base import ArgProblem, BaseScenario
-from holistic.scenarios.categories import CLASSIFICATION_CATEGORIES, CLASSIFICATION_NOT_APPLICABLE
-from holistic.scenarios.prompt_format import prompt_format
-from holistic.scenarios.user_fields import MAPPING_ARGS_SCHEMA, FieldMapping
-from holistic.scenarios.user_shaping import COLUMNS_SCHEMA, Column, add_columns, parse_columns
-from holistic.scenarios.user_tables import Row
+from holistic.scenarios.loading.categories import CLASSIFICATION
+from holistic.scenarios.loading.common import object_schema
+from holistic.scenarios.loading.prompt_format import prompt_format
+from holistic.scenarios.loading.user_fields import MAPPING_ARGS_SCHEMA, FieldMapping
+from holistic.scenarios.loading.user_shaping import COLUMNS_SCHEMA, Column, add_columns, parse_columns
+from holistic.scenarios.loading.user_tables import Row
 
 PARTIAL_SCORING_METHOD = "multiple_choice_separate_original"
 USER_DEFAULT_ADAPTER: dict[str, Any] = prompt_format(input_prefix="Input: ", output_prefix="Output: ", max_tokens=50)
@@ -34,14 +35,10 @@ def user_dataset_info(
         task="classification",
         default_adapter=USER_DEFAULT_ADAPTER,
         main_metric="quasi_exact_match",
-        metric_categories=CLASSIFICATION_CATEGORIES,
-        not_applicable_reasons=CLASSIFICATION_NOT_APPLICABLE,
-        args_schema={
-            "type": "object",
-            "properties": {**properties, **MAPPING_ARGS_SCHEMA, "columns": COLUMNS_SCHEMA},
-            "required": list(required),
-            "additionalProperties": False,
-        },
+        **CLASSIFICATION,
+        args_schema=object_schema(
+            {**properties, **MAPPING_ARGS_SCHEMA, "columns": COLUMNS_SCHEMA}, required=list(required)
+        ),
         tags=("user",),
     )
 
@@ -57,14 +54,16 @@ class UserDatasetScenario(BaseScenario):
     def _set_mapping(
         self,
         fields: Mapping[str, Any],
-        labels: Any,
-        template: str | None,
-        splits: Mapping[str, str] | None,
-        num_train: int,
+        *,
+        labels: Any = None,
+        template: str | None = None,
+        splits: Mapping[str, str] | None = None,
+        num_train: int = 0,
         label_format: str | None = None,
         split_map: Mapping[str, str] | None = None,
         columns: Mapping[str, Any] | None = None,
     ) -> None:
+        """The field-mapping arguments both user-dataset scenarios take (see :mod:`user_fields`)."""
         if splits is not None and split_map is not None:
             raise ValueError("give split_map (splits is its older name), not both")
         self.columns = parse_columns(columns)

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from holistic.core.errors import DataSourceError
+from holistic.core.jsonl import numbered_json_objects
 
 # Some benchmark CSVs hold whole articles in one field.
 csv.field_size_limit(min(sys.maxsize, 2**31 - 1))
@@ -75,16 +76,7 @@ def read_csv_dicts(path: Path, *, delimiter: str = ",", encoding: str = "utf-8-s
 def iter_numbered_jsonl(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
     """(line number, object) of each line of a JSON Lines file (blank lines skipped); a bad line names its number."""
     with open_text(path) as fh:
-        for number, line in enumerate(fh, start=1):
-            if not line.strip():
-                continue
-            try:
-                value = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise DataSourceError(f"{path}:{number}: invalid JSON: {exc.msg}") from None
-            if not isinstance(value, dict):
-                raise DataSourceError(f"{path}:{number}: expected a JSON object, got {type(value).__name__}")
-            yield number, value
+        yield from numbered_json_objects(fh, path, DataSourceError)
 
 
 def iter_jsonl(path: Path) -> Iterator[dict[str, Any]]:

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from holistic.core.errors import DataSourceError
-from holistic.scenarios.readers import first_bad_utf8_line, iter_numbered_jsonl, open_text, read_json
+from holistic.scenarios.loading.readers import first_bad_utf8_line, iter_numbered_jsonl, open_text, read_json
 
 
 @dataclass(frozen=True)

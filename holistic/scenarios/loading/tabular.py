@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from holistic.core.errors import DataSourceError
-from holistic.scenarios.readers import open_text
+from holistic.scenarios.loading.readers import open_text
 
 MISSING = frozenset(
     {

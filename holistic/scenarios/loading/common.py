@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from functools import cache
 from pathlib import Path
@@ -14,10 +14,10 @@ from holistic.core.hashing import stable_seed
 from holistic.core.interfaces import ScenarioContext, ScenarioInfo
 from holistic.core.types import CORRECT_TAG, TRAIN_SPLIT, Instance, Reference
 from holistic.scenarios.base import BaseScenario
-from holistic.scenarios.sources import DataFile, DataNeeds, Download, ResolvedData, default_data_root, resolve
+from holistic.scenarios.loading.sources import DataFile, DataNeeds, Download, ResolvedData, default_data_root, resolve
 
 _CHECKSUMS = tuple(
-    Path(__file__).with_name("data") / name
+    Path(__file__).parent.parent / "data" / name
     for name in ("checksums.json", "checksums_targeted.json", "checksums_capabilities.json")
 )
 
@@ -30,6 +30,16 @@ def _pins() -> dict[str, dict[str, str]]:
             for folder, files in json.load(fh).items():
                 data.setdefault(folder, {}).update(files)
     return data
+
+
+def object_schema(properties: Mapping[str, Any] | None = None, *, required: Sequence[str] = ()) -> dict[str, Any]:
+    """A scenario's ``args_schema``: an object with these ``properties`` (and ``required``
+    names), nothing else accepted."""
+    schema: dict[str, Any] = {"type": "object", "properties": dict(properties or {})}
+    if required:
+        schema["required"] = list(required)
+    schema["additionalProperties"] = False
+    return schema
 
 
 def pinned_sha256(scenario: str, path: str) -> str | None:
@@ -70,7 +80,7 @@ def with_train_pool(instances: Sequence[Instance], count: int, purpose: str) -> 
 
 
 class FileScenario(BaseScenario):
-    """Base for scenarios that read the authors' files through :mod:`holistic.scenarios.sources`.
+    """Base for scenarios that read the authors' files through :mod:`holistic.scenarios.loading.sources`.
 
     Subclasses implement ``data_needs()`` and ``load(data)``.
     """

@@ -13,7 +13,7 @@ runs:
 Reads through the ``datasets`` package (a dependency of holistic); ``dataset`` may
 also be a local folder in the Hub's layout (``data/<split>-*.parquet``), read
 without network. ``ClassLabel`` columns give their label names
-unless ``labels`` is set. The field mapping is :mod:`holistic.scenarios.user_fields`.
+unless ``labels`` is set. The field mapping is :mod:`holistic.scenarios.loading.user_fields`.
 """
 
 from __future__ import annotations
@@ -26,9 +26,9 @@ from typing import Any
 from holistic.core.errors import DataSourceError
 from holistic.core.interfaces import ScenarioContext
 from holistic.core.types import Instance
-from holistic.scenarios.user_dataset import UserDatasetScenario, user_dataset_info
-from holistic.scenarios.user_fields import SPLIT_ALIASES, build_instances
-from holistic.scenarios.user_tables import Row
+from holistic.scenarios.loading.user_dataset import UserDatasetScenario, user_dataset_info
+from holistic.scenarios.loading.user_fields import SPLIT_ALIASES, build_instances
+from holistic.scenarios.loading.user_tables import Row
 
 _DEFAULT_SPLITS = {"train": "train", "validation": "valid", "test": "test"}
 
@@ -58,14 +58,9 @@ class HuggingFaceDatasetScenario(UserDatasetScenario):
         fields: Mapping[str, Any],
         config: str | None = None,
         dataset_splits: Mapping[str, str] | None = None,
-        labels: Any = None,
-        template: str | None = None,
-        splits: Mapping[str, str] | None = None,
-        num_train: int = 0,
-        label_format: str | None = None,
-        split_map: Mapping[str, str] | None = None,
-        columns: Mapping[str, Any] | None = None,
+        **mapping: Any,
     ) -> None:
+        """``mapping``: the field-mapping arguments (``labels``, ``template``, ``split_map``...)."""
         if not dataset or not revision:
             raise ValueError("dataset and revision are required (pin the revision to a commit or tag)")
         self.dataset, self.revision, self.config = dataset, revision, config
@@ -73,7 +68,7 @@ class HuggingFaceDatasetScenario(UserDatasetScenario):
         for name, split in self.dataset_splits.items():
             if str(split).lower() not in SPLIT_ALIASES:
                 raise ValueError(f"dataset_splits: {name!r} maps to {split!r}; use train, valid or test")
-        self._set_mapping(fields, labels, template, splits, num_train, label_format, split_map, columns)
+        self._set_mapping(fields, **mapping)
 
     @classmethod
     def may_have_train_pool(cls, args: Mapping[str, Any]) -> bool:

@@ -39,9 +39,9 @@ from pathlib import Path
 from typing import Any
 
 from holistic.core.errors import DataSourceError, did_you_mean
-from holistic.scenarios.field_paths import FieldPath, FieldPathError
-from holistic.scenarios.user_fields import compile_row_template
-from holistic.scenarios.user_tables import FORMATS, LINES, LINES_EXTENSIONS, Row, infer_format
+from holistic.scenarios.loading.field_paths import FieldPath, FieldPathError
+from holistic.scenarios.loading.user_fields import compile_row_template
+from holistic.scenarios.loading.user_tables import FORMATS, LINES, LINES_EXTENSIONS, Row, infer_format
 
 COLUMN_OPERATIONS = ("split", "concat", "template", "value")
 _SPLIT_KEYS = frozenset({"split", "sep", "pattern", "skip"})

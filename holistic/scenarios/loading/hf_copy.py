@@ -10,19 +10,21 @@ into the download URL. Its default, :data:`HF_REVISION_UNPINNED` (``main``), is
 **not** pinned: the Hub repo may change under it. Pin a commit hash of the Hub
 repo for reproducible runs. No sha256 is declared for these downloads; the first
 download's sum is recorded in the cache's ``SHA256SUMS`` and later copies must
-match it (see :mod:`holistic.scenarios.sources`).
+match it (see :mod:`holistic.scenarios.loading.sources`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Collection, Sequence
+from collections.abc import Collection, Mapping, Sequence
+from dataclasses import dataclass
+from enum import IntEnum
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
 from holistic.core.errors import DataSourceError
-from holistic.scenarios.loading import hf_file
-from holistic.scenarios.sources import DataFile, Download
+from holistic.scenarios.loading.common import hf_file, object_schema
+from holistic.scenarios.loading.sources import DataFile, DataNeeds, Download
 
 HF_REVISION_UNPINNED = "main"
 """Default Hub revision for repos whose own files are Parquet: a branch, not a pin."""
@@ -32,6 +34,17 @@ HF_PARQUET_BRANCH = "refs/convert/parquet"
 
 HF_FOLDER = "hf"
 """Sub-folder of a scenario's mirror/cache folder holding the Hub copy."""
+
+
+class AuthorsOrHub(IntEnum):
+    """The two layouts of a scenario that reads its authors' files or else their Hub copy, by
+    their index in ``DataNeeds.layouts`` (compare ``ResolvedData.layout`` with them)."""
+
+    AUTHORS = 0
+    """The authors' files (the first layout, preferred when present)."""
+    HUB_COPY = 1
+    """The Hugging Face Parquet copy under ``hf/`` (see :func:`hf_layout`)."""
+
 
 HF_REVISION_DOC = (
     "Hugging Face Hub revision of the dataset's Parquet copy (used only when the authors' files are absent). "
@@ -64,6 +77,38 @@ def hf_layout(repo: str, revision: str, repo_paths: Sequence[str]) -> tuple[Data
 
 def hf_hint(repo: str) -> str:
     return f"the Hugging Face copy https://huggingface.co/datasets/{repo} (Parquet files, kept under {HF_FOLDER}/)"
+
+
+@dataclass(frozen=True)
+class HubCopy:
+    """The Hub copy a core scenario falls back on: its repo and its default ``hf_revision``,
+    and what the scenario declares from them (argument schema, layout, hint)."""
+
+    repo: str
+    default_revision: str = HF_REVISION_UNPINNED
+
+    def args_schema(self, properties: Mapping[str, Any] | None = None, required: Sequence[str] = ()) -> dict[str, Any]:
+        """A scenario's ``args_schema``: ``properties``, then ``hf_revision``; nothing else accepted."""
+        revision = {"hf_revision": hf_revision_schema(self.default_revision)}
+        return object_schema({**(properties or {}), **revision}, required=required)
+
+    def revision(self, value: str | None) -> str:
+        """The ``hf_revision`` arg, checked (:func:`check_revision`); ``None``: the default."""
+        return check_revision(self.default_revision if value is None else value)
+
+    def layout(self, revision: str, repo_paths: Sequence[str]) -> tuple[DataFile, ...]:
+        """The Hub files ``repo_paths`` at ``revision`` (see :func:`hf_layout`)."""
+        return hf_layout(self.repo, revision, repo_paths)
+
+    @property
+    def hint(self) -> str:
+        return hf_hint(self.repo)
+
+    def after(self, authors: DataNeeds, revision: str, repo_paths: Sequence[str]) -> DataNeeds:
+        """``authors``' layouts, then this copy's (:attr:`AuthorsOrHub.HUB_COPY` when the
+        authors' files are one layout), with both hints."""
+        layouts = (*authors.layouts, self.layout(revision, repo_paths))
+        return DataNeeds(authors.scenario, layouts, hint=f"{authors.hint}; {self.hint}")
 
 
 def read_parquet_rows(

@@ -95,3 +95,18 @@ def news_summary_format(sentences: int, max_tokens: int) -> dict[str, Any]:
         temperature=0.3,
         stop_sequences=("###",),
     )
+
+
+def completion_format(*, max_tokens: int, temperature: float, stop_sequences: tuple[str, ...] = ()) -> dict[str, Any]:
+    """HELM's completion adapter: the input alone, no prefixes or suffixes, no in-context examples."""
+    return prompt_format(
+        input_prefix="",
+        input_suffix="",
+        output_prefix="",
+        output_suffix="",
+        instance_prefix="",
+        max_train_instances=0,
+        max_tokens=max_tokens,
+        temperature=temperature,
+        stop_sequences=stop_sequences,
+    )

@@ -1,0 +1,62 @@
+"""What the code scenarios (HumanEval, APPS) share: their ScenarioInfo fields, and reading problems."""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Mapping
+from typing import Any, TypedDict
+
+from holistic.core.errors import DataSourceError
+from holistic.scenarios.loading.prompt_format import prompt_format
+
+
+class CodePreset(TypedDict):
+    """The :class:`~holistic.core.interfaces.ScenarioInfo` fields of a code scenario:
+    ``ScenarioInfo(..., **code_info(...))``."""
+
+    task: str
+    default_adapter: Mapping[str, Any]
+    main_metric: str
+    metric_categories: tuple[str, ...]
+    not_applicable_reasons: Mapping[str, str]
+
+
+def code_info(
+    *, main_metric: str, max_train_instances: int, stop_sequences: tuple[str, ...], unperturbed: str
+) -> CodePreset:
+    """A program written by completion and scored by its tests; ``unperturbed`` says why
+    robustness and fairness are not measured."""
+    return CodePreset(
+        task="code",
+        # A completion task (HELM's completion adapter): the model continues the text as
+        # written, never wrapped in a chat template.
+        default_adapter={
+            **prompt_format(
+                input_suffix="",
+                output_suffix="",
+                max_train_instances=max_train_instances,
+                max_tokens=600,
+                temperature=0.2,
+                stop_sequences=stop_sequences,
+            ),
+            "prompt_format": "plain",
+        },
+        main_metric=main_metric,
+        metric_categories=("accuracy", "efficiency", "bias", "toxicity"),
+        not_applicable_reasons={
+            "calibration": "a program has no single answer probability",
+            "robustness": unperturbed,
+            "fairness": unperturbed,
+        },
+    )
+
+
+def check_parses(source: str, where: str, what: str) -> None:
+    """Raise a :class:`DataSourceError` at ``where`` when ``source`` is not valid Python
+    (parsed only, never run)."""
+    try:
+        ast.parse(source)
+    except SyntaxError as exc:
+        raise DataSourceError(f"{where}: {what} does not parse as Python: {exc.msg} (its line {exc.lineno})") from None
+    except ValueError as exc:
+        raise DataSourceError(f"{where}: {what} does not parse as Python: {exc}") from None
