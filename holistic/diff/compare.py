@@ -13,6 +13,7 @@ import numpy as np
 from holistic.core.hashing import canonical_json, sha256_hex, stable_seed
 from holistic.diff import imported
 from holistic.diff.align import Side, SideRun, align
+from holistic.results.schemas import PER_INSTANCE_STATS_TABLE, REQUESTS_TABLE, STATS_TABLE
 
 EVAL_SPLITS = ("test", "valid")
 DECODING_COLUMNS = ("max_tokens", "temperature", "stop", "num_completions", "top_k_logprobs")
@@ -178,7 +179,7 @@ def _read(run: SideRun, table: str, columns: list[str]) -> dict[str, list[Any]]:
 
 def _instance_values(run: SideRun, rename: Mapping[str, str]) -> dict[str, dict[str, float]]:
     """metric -> instance id -> value averaged over trials (unperturbed, eval split)."""
-    d = _read(run, "per_instance_stats", ["instance_id", "metric", "split", "perturbation", "value"])
+    d = _read(run, PER_INSTANCE_STATS_TABLE, ["instance_id", "metric", "split", "perturbation", "value"])
     acc: dict[str, dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
     for inst, metric, split, pert, value in zip(
         d["instance_id"], d["metric"], d["split"], d["perturbation"], d["value"], strict=True
@@ -189,7 +190,7 @@ def _instance_values(run: SideRun, rename: Mapping[str, str]) -> dict[str, dict[
 
 
 def _stat_means(run: SideRun) -> dict[str, float]:
-    d = _read(run, "stats", ["metric", "split", "sub_split", "perturbation", "mean"])
+    d = _read(run, STATS_TABLE, ["metric", "split", "sub_split", "perturbation", "mean"])
     out: dict[str, float] = {}
     for split in reversed(EVAL_SPLITS):  # test overrides valid
         for metric, s, sub, pert, mean in zip(
@@ -214,7 +215,7 @@ def _request_facts(run: SideRun, rename: Mapping[str, str]) -> dict[str, Any]:
         "engine",
         *DECODING_COLUMNS,
     ]
-    d = _read(run, "requests", cols)
+    d = _read(run, REQUESTS_TABLE, cols)
     prompts: dict[str, list[str]] = defaultdict(list)
     first_prompt: dict[str, tuple[Any, ...]] = {}
     examples: dict[str, list[str]] = defaultdict(list)

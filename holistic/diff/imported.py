@@ -20,6 +20,7 @@ from typing import Any
 
 from holistic.core.hashing import canonical_json
 from holistic.diff.align import SideRun
+from holistic.results.schemas import INSTANCES_TABLE
 
 _SHOWN = 60
 """Characters of each prompt shown around the first difference."""
@@ -36,9 +37,9 @@ class Pairing:
 
 def _contents(run: SideRun) -> dict[str, str]:
     """instance id -> content key, for the run's evaluated instances whose content is unique."""
-    if not run.reader.has_table("instances"):
+    if not run.reader.has_table(INSTANCES_TABLE):
         return {}
-    table = run.reader.table("instances", ["instance_id", "role", "split", "perturbation", "input", "references"])
+    table = run.reader.table(INSTANCES_TABLE, ["instance_id", "role", "split", "perturbation", "input", "references"])
     keys: dict[str, str] = {}
     for row in table.to_pylist():
         if row["role"] != "eval" or row["perturbation"] is not None:

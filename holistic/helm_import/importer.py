@@ -53,7 +53,13 @@ from holistic.helm_import.names import scenario_name_and_args, stat_info
 from holistic.helm_import.stream import HelmFileError, JsonStream, read_json
 from holistic.results.layout import ARTIFACTS_FILE, RUN_SPEC_FILE
 from holistic.results.manifest import file_sha256
-from holistic.results.schemas import table_from_rows
+from holistic.results.schemas import (
+    INSTANCES_TABLE,
+    PER_INSTANCE_STATS_TABLE,
+    REQUESTS_TABLE,
+    STATS_TABLE,
+    table_from_rows,
+)
 from holistic.results.store import RunWriter, SuiteInfo, SuiteStore
 
 BATCH_ROWS = 2000
@@ -366,22 +372,22 @@ def import_run(store: SuiteStore, prepared: _Prepared, options: ImportOptions) -
     writer = store.begin_run(run_id)
     open_tables: list[_Batched] = []
     try:
-        requests = _Batched(writer, "requests", join)
-        instances = _Batched(writer, "instances", join)
+        requests = _Batched(writer, REQUESTS_TABLE, join)
+        instances = _Batched(writer, INSTANCES_TABLE, join)
         open_tables += [requests, instances]
         others, state_sha, failed = _import_states(folder / SCENARIO_STATE, facts.method, requests, instances, unmapped)
         report.requests = requests.close()
         report.instances = instances.close()
         report.failed_requests = failed
         report.requests_with_logprobs = others.pop("_requests_with_logprobs")
-        per_instance = _Batched(writer, "per_instance_stats", join)
+        per_instance = _Batched(writer, PER_INSTANCE_STATS_TABLE, join)
         open_tables.append(per_instance)
         counts, pis_sha = _import_per_instance(folder / PER_INSTANCE_STATS, per_instance, unmapped)
         per_instance.close()
         intervals = intervals_from_parquet(per_instance.out.path, counts, seed=options.seed)
         stat_rows: list[dict[str, Any]] = []
         stats_sha = _import_stats(folder / STATS, stat_rows, intervals, unmapped)
-        writer.write_table("stats", table_from_rows("stats", [{**join, **r} for r in stat_rows]))
+        writer.write_table(STATS_TABLE, table_from_rows(STATS_TABLE, [{**join, **r} for r in stat_rows]))
         report.stats = len(stat_rows)
         files = {
             RUN_SPEC: _file_facts(folder / RUN_SPEC, prepared.run_spec_sha256),

@@ -49,7 +49,7 @@ from holistic.ratings.questions import BY_NAME, QUESTIONS, Question
 from holistic.results import atomic
 from holistic.results.layout import PER_INSTANCE_RATINGS_FILE, RATINGS_DIR, RATINGS_FILE
 from holistic.results.reader import SuiteReader
-from holistic.results.schemas import PER_INSTANCE_RATINGS, RATINGS
+from holistic.results.schemas import INSTANCES_TABLE, PER_INSTANCE_RATINGS, RATINGS, REQUESTS_TABLE
 
 DESCRIPTIVE = (
     "item_id",
@@ -166,10 +166,12 @@ def suite_items(reader: SuiteReader) -> list[Item]:
             )
         ((capability, topic),) = rated
         scenario = spec.get("scenario") or {}
-        instances = run.table("instances", ["instance_id", "split", "sub_split", "perturbation", "input"]).to_pylist()
+        instances = run.table(
+            INSTANCES_TABLE, ["instance_id", "split", "sub_split", "perturbation", "input"]
+        ).to_pylist()
         facts = {(r["instance_id"]): r for r in instances if r.get("perturbation") is None}
         requests = run.table(
-            "requests", ["instance_id", "trial", "role", "perturbation", "success", "completions"]
+            REQUESTS_TABLE, ["instance_id", "trial", "role", "perturbation", "success", "completions"]
         ).to_pylist()
         for request in requests:
             if request["role"] != RequestRole.MAIN or not request["success"] or request.get("perturbation") is not None:

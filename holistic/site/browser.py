@@ -31,6 +31,7 @@ import pyarrow.parquet as pq
 
 from holistic.results import RunReader, references_from_rows
 from holistic.results.atomic import writing
+from holistic.results.schemas import INSTANCES_TABLE, PER_INSTANCE_STATS_TABLE, REQUESTS_TABLE
 
 CHUNK_SIZE = 250
 MAX_FIELD_CHARS = 100_000
@@ -177,9 +178,9 @@ def build_browser(
     """
     out_dir.mkdir(parents=True, exist_ok=True)
     run = RunReader.at(run_dir)
-    order, variants = _variants(_read(run, "instances", INSTANCE_COLUMNS, max_field_chars))
-    _add_requests(variants, _read(run, "requests", REQUEST_COLUMNS, max_field_chars))
-    _add_metrics(variants, _read(run, "per_instance_stats", STAT_COLUMNS, max_field_chars))
+    order, variants = _variants(_read(run, INSTANCES_TABLE, INSTANCE_COLUMNS, max_field_chars))
+    _add_requests(variants, _read(run, REQUESTS_TABLE, REQUEST_COLUMNS, max_field_chars))
+    _add_metrics(variants, _read(run, PER_INSTANCE_STATS_TABLE, STAT_COLUMNS, max_field_chars))
     normalization = HEADLINE_NORMALIZATION.get(main_metric or "", "none")
     for vs in variants.values():
         for v in vs.values():
@@ -203,7 +204,7 @@ def build_browser(
         predictions[iid] = _compared_prediction(original, correct, main_metric)
         chunk_records[-1].append({"id": iid, "variants": _record_variants(vs, perturbations)})
 
-    where = ", ".join(f"{run.run_id}/{run.table_path(t).name}" for t in ("instances", "requests"))
+    where = ", ".join(f"{run.run_id}/{run.table_path(t).name}" for t in (INSTANCES_TABLE, REQUESTS_TABLE))
     for c, records in enumerate(chunk_records):
         payload = _factor_prefixes([_cut_nested(r, where, max_field_chars) for r in records])
         with writing(out_dir / f"chunk_{c:04d}.js") as target:

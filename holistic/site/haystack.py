@@ -31,6 +31,7 @@ from typing import Any
 import numpy as np
 
 from holistic.results import RunReader
+from holistic.results.schemas import INSTANCES_TABLE, PER_INSTANCE_STATS_TABLE
 from holistic.summarize.tables import Cell, Column, Table, anchor
 
 _NUM_RESAMPLES = 1000
@@ -67,10 +68,10 @@ def load_artifact(run_dir: Path | RunReader) -> dict[str, Any] | None:
 
 
 def _artifact_from_tables(run: RunReader) -> dict[str, Any] | None:
-    if not run.has_table("instances") or not run.has_table("per_instance_stats"):
+    if not run.has_table(INSTANCES_TABLE) or not run.has_table(PER_INSTANCE_STATS_TABLE):
         return None
     meta: dict[str, dict[str, Any]] = {}
-    for row in run.table("instances", ["instance_id", "role", "perturbation", "metadata"]).to_pylist():
+    for row in run.table(INSTANCES_TABLE, ["instance_id", "role", "perturbation", "metadata"]).to_pylist():
         if row["role"] != "eval" or row["perturbation"] is not None:
             continue
         data = json.loads(row["metadata"] or "{}")
@@ -79,7 +80,7 @@ def _artifact_from_tables(run: RunReader) -> dict[str, Any] | None:
     if not meta:
         return None
     values: dict[str, dict[str, list[float]]] = {}
-    table = run.table("per_instance_stats", ["instance_id", "metric", "perturbation", "value"]).to_pylist()
+    table = run.table(PER_INSTANCE_STATS_TABLE, ["instance_id", "metric", "perturbation", "value"]).to_pylist()
     for row in table:
         if row["perturbation"] is None and row["instance_id"] in meta and str(row["metric"]).startswith("haystack_"):
             values.setdefault(row["instance_id"], {}).setdefault(row["metric"], []).append(float(row["value"]))

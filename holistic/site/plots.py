@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 
 from holistic.results import SuiteReader
+from holistic.results.schemas import PER_INSTANCE_STATS_TABLE
 from holistic.summarize.summary import Summary
 from holistic.summarize.tables import anchor
 
@@ -208,9 +209,9 @@ def _trial_means(suite: SuiteReader, summary: Summary) -> dict[str, dict[str, li
     column = {rid: col for col, ids in summary.column_runs.items() for rid in ids}
     for run in summary.runs:
         reader = suite.run(run.run_id)
-        if not reader.has_table("per_instance_stats") or not run.main_metric:
+        if not reader.has_table(PER_INSTANCE_STATS_TABLE) or not run.main_metric:
             continue
-        t = reader.table("per_instance_stats", ["trial", "metric", "perturbation", "value"]).to_pydict()
+        t = reader.table(PER_INSTANCE_STATS_TABLE, ["trial", "metric", "perturbation", "value"]).to_pydict()
         per_trial: dict[int, list[float]] = defaultdict(list)
         for trial, metric, pert, value in zip(t["trial"], t["metric"], t["perturbation"], t["value"], strict=True):
             if metric == run.main_metric and pert is None and value is not None:

@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 from holistic.results import SuiteReader
 from holistic.results.atomic import build_folder, writing
+from holistic.results.schemas import REQUESTS_TABLE
 from holistic.site.browser import MAX_FIELD_CHARS
 from holistic.site.plots import render_plots
 from holistic.site.run_pages import render_run_pages
@@ -262,10 +263,10 @@ def _models_table(suite: SuiteReader, summary: Summary) -> Table:
         dep = run.spec.get("model_deployment") or {}
         if dep:
             facts[run.model] = dep
-        if reader.has_table("requests"):
-            names = set(reader.table_columns("requests"))
+        if reader.has_table(REQUESTS_TABLE):
+            names = set(reader.table_columns(REQUESTS_TABLE))
             cols = [c for c in ("prompt_tokens", "completion_tokens", "cost_usd", "latency_s", "cached") if c in names]
-            t = reader.table("requests", cols).to_pydict()
+            t = reader.table(REQUESTS_TABLE, cols).to_pydict()
             tot = totals[run.model]
             tot["requests"] += len(t.get(cols[0], [])) if cols else 0
             for c in ("prompt_tokens", "completion_tokens", "cost_usd", "latency_s"):

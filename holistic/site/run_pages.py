@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from holistic.results import RunReader, SuiteReader, references_from_rows
+from holistic.results.schemas import INSTANCES_TABLE, STATS_TABLE
 from holistic.site.browser import build_browser
 from holistic.site.compare import Comparison, comparisons, write_comparison
 from holistic.site.haystack import haystack_tables, render_haystack
@@ -112,7 +113,7 @@ _STATS_COLUMNS = (
 
 def _stats_table(reader: RunReader) -> Table:
     """Every statistic of the run, by metric, split, sub-split and perturbation."""
-    stats = reader.table("stats").to_pylist()
+    stats = reader.table(STATS_TABLE).to_pylist()
     rows = []
     for s in sorted(
         stats, key=lambda s: (s["metric"], s["split"] or "", s.get("sub_split") or "", s.get("perturbation") or "")
@@ -134,8 +135,8 @@ def _stats_table(reader: RunReader) -> Table:
 def _train_examples(reader: RunReader) -> list[dict[str, Any]]:
     """The run's in-context (train) instances with their correct answer."""
     examples = []
-    if reader.has_table("instances"):
-        t = reader.table("instances", ["instance_id", "role", "input", "references"])
+    if reader.has_table(INSTANCES_TABLE):
+        t = reader.table(INSTANCES_TABLE, ["instance_id", "role", "input", "references"])
         for r in t.to_pylist():
             if r["role"] == "train":
                 answer = next((ref.output for ref in references_from_rows(r["references"]) if ref.is_correct), "")

@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 
 from holistic.ratings.agreement import cohen_kappa, krippendorff_alpha_interval
 from holistic.results.reader import SuiteReader
+from holistic.results.schemas import ANNOTATIONS_TABLE
 from holistic.summarize.load import RunInfo
 from holistic.summarize.tables import Cell, Column, Table
 
@@ -53,13 +54,13 @@ def _scores(
     for run in runs:
         run_reader = reader.run(run.run_id)
         spec = run_reader.spec
-        if not spec.get("judges") or not run_reader.has_table("annotations"):
+        if not spec.get("judges") or not run_reader.has_table(ANNOTATIONS_TABLE):
             continue
         for judge in spec["judges"]:
             stats[str(judge.get("name"))] = str(judge.get("stat", "judge_score"))
         run_judges[run.run_id] = [str(j.get("name")) for j in spec["judges"]]
         rows = run_reader.table(
-            "annotations", ["instance_id", "trial", "request_index", "perturbation", "judge", "status", "score"]
+            ANNOTATIONS_TABLE, ["instance_id", "trial", "request_index", "perturbation", "judge", "status", "score"]
         ).to_pylist()
         for row in rows:
             if row["status"] != "ok" or row["score"] is None or row["perturbation"] is not None:

@@ -9,6 +9,7 @@ import pyarrow as pa
 
 from holistic.results import RunReader, SuiteReader, references_from_rows
 from holistic.results.fs import Location
+from holistic.results.schemas import INSTANCES_TABLE, PER_INSTANCE_STATS_TABLE, STATS_TABLE
 
 EVAL_SPLIT_PREFERENCE = ("test", "valid")
 """The splits a summary reads a run's scores from, the first present one."""
@@ -74,7 +75,7 @@ def load_suite(suite_dir: Location | SuiteReader) -> SuiteData:
     """Load run facts and all stats of the suite's runs (every manifest verified first)."""
     reader = suite_dir if isinstance(suite_dir, SuiteReader) else SuiteReader(suite_dir)
     runs = [_run_info(r) for r in reader.runs]
-    stats = reader.dataset_table("stats")
+    stats = reader.dataset_table(STATS_TABLE)
     return SuiteData(
         suite=reader.suite, suite_dir=reader.suite_dir, suite_meta=reader.meta, runs=runs, stats=stats, reader=reader
     )
@@ -85,16 +86,16 @@ def per_instance_values(reader: SuiteReader, run_ids: list[str], metrics: list[s
     if not run_ids or not metrics:
         return pa.table({})
     cols = ["run_id", "instance_id", "trial", "metric", "split", "perturbation", "value"]
-    return reader.dataset_table("per_instance_stats", run_ids, columns=cols, metrics=metrics)
+    return reader.dataset_table(PER_INSTANCE_STATS_TABLE, run_ids, columns=cols, metrics=metrics)
 
 
 def eval_references(run_dir: Location | RunReader) -> dict[str, list[list[tuple[str, bool]]]]:
     """Split -> each evaluated original instance's references as ``(output, correct)``
     pairs, in instance-id order (perturbed variants and in-context examples left out)."""
     run = RunReader.at(run_dir)
-    if not run.has_table("instances"):
+    if not run.has_table(INSTANCES_TABLE):
         return {}
-    table = run.table("instances", ["instance_id", "role", "split", "perturbation", "references"])
+    table = run.table(INSTANCES_TABLE, ["instance_id", "role", "split", "perturbation", "references"])
     rows = sorted(
         (r for r in table.to_pylist() if r["role"] == "eval" and not r["perturbation"]),
         key=lambda r: r["instance_id"],

@@ -19,7 +19,14 @@ from holistic.core.hashing import canonical_json, short_hash, stable_seed
 from holistic.core.types import CORRECT_TAG, Reference
 from holistic.results.layout import RUN_SPEC_FILE
 from holistic.results.references import reference_row
-from holistic.results.schemas import SCHEMA_VERSION, arrow_schema
+from holistic.results.schemas import (
+    INSTANCES_TABLE,
+    PER_INSTANCE_STATS_TABLE,
+    REQUESTS_TABLE,
+    SCHEMA_VERSION,
+    STATS_TABLE,
+    arrow_schema,
+)
 from holistic.results.store import RunWriter, SuiteStore
 
 
@@ -151,7 +158,7 @@ def _write_run(store: SuiteStore, suite: str, run: FakeRun, seed: int) -> None:
             pis_cols["perturbation"] += [pert] * (n * t)
             pis_cols["value"] += arr.tolist()
     m = len(pis_cols["value"])
-    writer.write_table("per_instance_stats", _table("per_instance_stats", {**_join(run, suite, m), **pis_cols}))
+    writer.write_table(PER_INSTANCE_STATS_TABLE, _table(PER_INSTANCE_STATS_TABLE, {**_join(run, suite, m), **pis_cols}))
     stat_rows: list[dict[str, Any]] = []
     for metric, arrs in ((run.main_metric, values), ("inference_denoised_runtime", latency_values)):
         for pert, arr in arrs.items():
@@ -180,7 +187,7 @@ def _write_run(store: SuiteStore, suite: str, run: FakeRun, seed: int) -> None:
             )
     k = len(stat_rows)
     cols = {key: [r[key] for r in stat_rows] for key in stat_rows[0]}
-    writer.write_table("stats", _table("stats", {**_join(run, suite, k), **cols}))
+    writer.write_table(STATS_TABLE, _table(STATS_TABLE, {**_join(run, suite, k), **cols}))
     if run.with_requests:
         _write_instances_and_requests(writer, suite, run, ids, correct.reshape(n, t), rng)
     writer.complete(requests=n * t, failed_requests=min(run.failed_requests, n * t))
@@ -249,7 +256,7 @@ def _write_instances_and_requests(
         for i in range(n)
     ]
     inst_cols = {k: [r[k] for r in inst_rows] for k in inst_rows[0]}
-    writer.write_table("instances", _table("instances", {**_join(run, suite, n), **inst_cols}))
+    writer.write_table(INSTANCES_TABLE, _table(INSTANCES_TABLE, {**_join(run, suite, n), **inst_cols}))
     header = "Answer the question with one word.\n\n" + "".join(
         f"Input: {' '.join(_WORDS[k : k + 12])}\nOutput: {_WORDS[k]}\n\n" for k in range(5)
     )
@@ -311,4 +318,4 @@ def _write_instances_and_requests(
                 }
             )
     cols = {k: [r[k] for r in rows] for k in rows[0]}
-    writer.write_table("requests", _table("requests", {**_join(run, suite, len(rows)), **cols}))
+    writer.write_table(REQUESTS_TABLE, _table(REQUESTS_TABLE, {**_join(run, suite, len(rows)), **cols}))

@@ -1,4 +1,5 @@
-"""design/contracts.md's package layering is the one the import graph has."""
+"""The package structure: design/contracts.md's layering is the import graph's, and no circle, no
+module over 600 lines, no function over 100 and no branch on a provider's name comes back."""
 
 from __future__ import annotations
 
@@ -35,3 +36,34 @@ def test_the_layers_put_every_package_above_the_packages_it_imports() -> None:
         "1  holistic.b  -> a",
         "2  holistic.c  -> a, b",
     ]
+
+
+def test_no_import_circles() -> None:
+    report = _check_structure().check()
+    assert report.module_circles == [], report.module_circles
+    assert report.package_circles == [], report.package_edges
+
+
+def test_no_module_over_600_lines_and_no_function_over_100() -> None:
+    report = _check_structure().check()
+    assert report.large_modules == [], report.large_modules
+    assert report.long_functions == [], report.long_functions
+
+
+def test_no_branch_on_a_provider_name_outside_the_providers() -> None:
+    assert _check_structure().check().provider_branches == []
+
+
+def test_the_checker_finds_a_circle_a_long_function_and_a_provider_branch(tmp_path: Path) -> None:
+    package = tmp_path / "pkg"
+    for folder in (package, package / "a", package / "b"):
+        folder.mkdir(exist_ok=True)
+        (folder / "__init__.py").write_text("")
+    (package / "a" / "x.py").write_text("def f():\n    from pkg.b import y\n")
+    body = "".join(f"    v{i} = {i}\n" for i in range(101))
+    (package / "b" / "y.py").write_text("from pkg.a.x import f\n\ndef g():\n" + body + 'k = p == "huggingface"\n')
+    report = _check_structure().check(package)
+    assert report.module_circles == [["pkg.a.x", "pkg.b.y"]]
+    assert report.package_circles == [["pkg.a", "pkg.b"]]
+    assert report.long_functions == [(102, "pkg.b.y.g")]
+    assert report.provider_branches == ["pkg.b.y:105 compares with 'huggingface'"]
