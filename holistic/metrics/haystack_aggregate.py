@@ -124,11 +124,23 @@ def summarise(records: Sequence[ScoredRecord], *, seed: int, depth_labels: Seque
                     facts = _group_facts(cell, stable_seed(seed, task, length, label))
                     facts.update(found=sum(hits), gold=len(hits), needle_recall=sum(hits) / len(hits) if hits else None)
                     cells.append({"task": task, "length": length, "depth_bin": label, **facts})
+    return {"version": ARTIFACT_VERSION, **artifact_layout(tasks, lengths, labels, cells, by_length, by_task)}
+
+
+def artifact_layout(
+    tasks: list[str],
+    lengths: list[int],
+    depth_labels: list[str],
+    cells: list[dict[str, Any]],
+    by_length: list[dict[str, Any]],
+    by_task: list[dict[str, Any]],
+) -> dict[str, Any]:
+    """The grouped part of the ``haystack`` artifact (all but ``version``), as :func:`summarise`
+    writes it and the site rebuilds it for runs without the artifact."""
     return {
-        "version": ARTIFACT_VERSION,
         "tasks": tasks,
         "lengths": lengths,
-        "depth_labels": labels,
+        "depth_labels": depth_labels,
         "cells": cells,
         "by_length": by_length,
         "by_task": by_task,

@@ -30,6 +30,7 @@ from typing import Any
 
 import numpy as np
 
+from holistic.metrics.haystack_aggregate import artifact_layout
 from holistic.results import RunReader
 from holistic.results.schemas import INSTANCES_TABLE, PER_INSTANCE_STATS_TABLE
 from holistic.summarize.tables import Cell, Column, Table, anchor
@@ -170,12 +171,7 @@ def _summarise_plain(records: list[dict[str, Any]], labels: list[str], meta: dic
                 if cell:
                     cells.append({"task": task, "length": length, "depth_bin": label, **_facts(cell, length)})
     return {
-        "tasks": tasks,
-        "lengths": lengths,
-        "depth_labels": labels,
-        "cells": cells,
-        "by_length": by_length,
-        "by_task": by_task,
+        **artifact_layout(tasks, lengths, labels, cells, by_length, by_task),
         "length_unit": meta.get("length_unit"),
         "tokenizer": meta.get("tokenizer"),
     }
