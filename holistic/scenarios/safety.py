@@ -38,6 +38,7 @@ from typing import Any, ClassVar
 
 from holistic.core.errors import DataSourceError
 from holistic.core.interfaces import ScenarioInfo
+from holistic.core.jsonl import numbered_json_objects
 from holistic.core.judges import JudgeDefault, VerdictRule
 from holistic.core.resources import project_path
 from holistic.core.types import CORRECT_TAG, TEST_SPLIT, Instance, Reference
@@ -325,14 +326,8 @@ def read_red_team(path: Path) -> list[dict[str, Any]]:
         except ValueError as exc:
             raise DataSourceError(f"{path}: not a JSON array: {exc}") from None
         return [_attempt(r, f"{path}: attempt {i}") for i, r in enumerate(rows)]
-    out = []
-    for number, line in enumerate(text.splitlines(), start=1):
-        if line.strip():
-            try:
-                out.append(_attempt(json.loads(line), f"{path}:{number}"))
-            except ValueError as exc:
-                raise DataSourceError(f"{path}:{number}: invalid JSON: {exc}") from None
-    return out
+    lines = numbered_json_objects(text.splitlines(), path, DataSourceError)
+    return [_attempt(row, f"{path}:{number}") for number, row in lines]
 
 
 def _attempt(row: Any, where: str) -> dict[str, Any]:
