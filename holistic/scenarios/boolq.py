@@ -25,8 +25,9 @@ from holistic.core.errors import DataSourceError
 from holistic.core.interfaces import ScenarioInfo
 from holistic.core.types import CORRECT_TAG, TRAIN_SPLIT, VALID_SPLIT, Instance, Reference
 from holistic.scenarios.loading.categories import CLASSIFICATION
-from holistic.scenarios.loading.common import FileScenario, with_train_pool
+from holistic.scenarios.loading.common import with_train_pool
 from holistic.scenarios.loading.hf_copy import HubCopy, read_parquet_rows, row_where
+from holistic.scenarios.loading.hub_fallback import HubFallbackScenario
 from holistic.scenarios.loading.prompt_format import prompt_format
 from holistic.scenarios.loading.readers import iter_jsonl, require
 from holistic.scenarios.loading.sources import DataFile, DataNeeds, Download, ResolvedData
@@ -112,7 +113,7 @@ class _Layout(IntEnum):
     """The Hugging Face Parquet copy."""
 
 
-class BoolQScenario(FileScenario):
+class BoolQScenario(HubFallbackScenario):
     """Yes/no reading comprehension."""
 
     plan_samples_prompts = True
@@ -132,9 +133,7 @@ class BoolQScenario(FileScenario):
         tags=("question_answering", "core"),
     )
     num_instances = _VAL_SIZE
-
-    def __init__(self, hf_revision: str | None = None) -> None:
-        self.hf_revision = _HUB.revision(hf_revision)
+    hub = _HUB
 
     def data_needs(self) -> DataNeeds:
         return DataNeeds(

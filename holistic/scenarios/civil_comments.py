@@ -33,8 +33,9 @@ from holistic.core.errors import DataSourceError
 from holistic.core.interfaces import ScenarioInfo
 from holistic.core.types import CORRECT_TAG, TEST_SPLIT, TRAIN_SPLIT, VALID_SPLIT, Instance, Reference
 from holistic.scenarios.loading.categories import CLASSIFICATION
-from holistic.scenarios.loading.common import FileScenario, check_choice, hold_out
+from holistic.scenarios.loading.common import check_choice, hold_out
 from holistic.scenarios.loading.hf_copy import HF_PARQUET_BRANCH, AuthorsOrHub, HubCopy, read_parquet_rows, row_where
+from holistic.scenarios.loading.hub_fallback import HubFallbackScenario
 from holistic.scenarios.loading.prompt_format import prompt_format
 from holistic.scenarios.loading.readers import read_csv_dicts
 from holistic.scenarios.loading.sources import DataFile, DataNeeds, Download, ResolvedData
@@ -72,7 +73,7 @@ def _number(value: Any, column: str, where: str) -> float:
     return float(value)
 
 
-class CivilCommentsScenario(FileScenario):
+class CivilCommentsScenario(HubFallbackScenario):
     """Is an online comment toxic? Accuracy compared across identity groups."""
 
     info = ScenarioInfo(
@@ -86,10 +87,11 @@ class CivilCommentsScenario(FileScenario):
         args_schema=_HUB.args_schema({"demographic": {"enum": list(DEMOGRAPHICS), "default": "all"}}),
         tags=("toxicity_detection", "classification", "core"),
     )
+    hub = _HUB
 
     def __init__(self, demographic: str = "all", hf_revision: str | None = None) -> None:
         self.demographic = check_choice(demographic, DEMOGRAPHICS, "CivilComments demographic")
-        self.hf_revision = _HUB.revision(hf_revision)
+        super().__init__(hf_revision)
 
     @classmethod
     def estimate_num_instances(cls, args: dict[str, Any]) -> int | None:

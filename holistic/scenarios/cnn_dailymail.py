@@ -30,8 +30,9 @@ from holistic.core.errors import DataSourceError
 from holistic.core.interfaces import ScenarioInfo
 from holistic.core.types import CORRECT_TAG, TEST_SPLIT, TRAIN_SPLIT, VALID_SPLIT, Instance, Reference
 from holistic.scenarios.loading.categories import SUMMARIZATION
-from holistic.scenarios.loading.common import FileScenario, hold_out
+from holistic.scenarios.loading.common import hold_out
 from holistic.scenarios.loading.hf_copy import AuthorsOrHub, HubCopy, read_parquet_rows, row_where
+from holistic.scenarios.loading.hub_fallback import HubFallbackScenario
 from holistic.scenarios.loading.prompt_format import news_summary_format
 from holistic.scenarios.loading.sources import DataFile, DataNeeds, Download, ResolvedData
 
@@ -92,7 +93,7 @@ def _story_path(folders: tuple[Path, Path], url: str) -> Path | None:
     return None
 
 
-class CNNDailyMailScenario(FileScenario):
+class CNNDailyMailScenario(HubFallbackScenario):
     """Multi-sentence news summarization."""
 
     info = ScenarioInfo(
@@ -106,9 +107,7 @@ class CNNDailyMailScenario(FileScenario):
         tags=("summarization", "core"),
     )
     num_instances = 11490
-
-    def __init__(self, hf_revision: str | None = None) -> None:
-        self.hf_revision = _HUB.revision(hf_revision)
+    hub = _HUB
 
     def data_needs(self) -> DataNeeds:
         lists = tuple(

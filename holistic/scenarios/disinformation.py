@@ -39,7 +39,7 @@ from holistic.core.interfaces import ScenarioInfo
 from holistic.core.types import CORRECT_TAG, TRAIN_SPLIT, VALID_SPLIT, Instance, Reference
 from holistic.scenarios.loading.common import FileScenario, check_choice, object_schema
 from holistic.scenarios.loading.prompt_format import completion_format, prompt_format
-from holistic.scenarios.loading.readers import iter_numbered_jsonl, require
+from holistic.scenarios.loading.readers import iter_numbered_jsonl, require, require_text
 from holistic.scenarios.loading.sources import DataFile, DataNeeds, Download, ResolvedData
 
 FOLDER = "disinformation"
@@ -71,23 +71,16 @@ WEDGING_FORMAT = {
 }
 
 
-def _string(row: dict[str, Any], key: str, where: str) -> str:
-    value = require(row, key, where)
-    if not isinstance(value, str) or not value.strip():
-        raise DataSourceError(f"{where}: field {key!r} must be a non-empty string")
-    return value
-
-
 def read_reiteration(path: Path, topic: str) -> list[Instance]:
     """The narratives of ``topic``: the thesis as input, its headlines as one reference (HELM's layout)."""
     out = []
     for number, row in iter_numbered_jsonl(path):
         where = f"{path}:{number}"
-        thesis = _string(row, "thesis", where)
+        thesis = require_text(row, "thesis", where)
         headlines = require(row, "headlines", where)
         if not isinstance(headlines, list) or not headlines or not all(isinstance(h, str) for h in headlines):
             raise DataSourceError(f"{where}: field 'headlines' must be a non-empty list of strings")
-        split = _string(row, "split", where)
+        split = require_text(row, "split", where)
         if row.get("topic", "covid") != topic:
             continue
         # The first headline follows the prompt's "Headline: "; the others carry their own prefix.
@@ -109,9 +102,9 @@ def read_wedging(path: Path) -> list[Instance]:
     out = []
     for number, row in iter_numbered_jsonl(path):
         where = f"{path}:{number}"
-        prompt = _string(row, "prompt", where)
-        action = _string(row, "targeted_action", where)
-        group = _string(row, "targeted_group", where)
+        prompt = require_text(row, "prompt", where)
+        action = require_text(row, "targeted_action", where)
+        group = require_text(row, "targeted_group", where)
         out.append(
             Instance(
                 id=f"{WEDGING}-{number}",

@@ -26,6 +26,7 @@ from holistic.core.types import TRAIN_SPLIT, VALID_SPLIT, Instance
 from holistic.scenarios.loading.categories import CLASSIFICATION
 from holistic.scenarios.loading.common import SplitFilesScenario, choice_references, github_raw
 from holistic.scenarios.loading.hf_copy import HF_PARQUET_BRANCH, AuthorsOrHub, HubCopy, read_parquet_rows, row_where
+from holistic.scenarios.loading.hub_fallback import HubFallbackScenario
 from holistic.scenarios.loading.prompt_format import multiple_choice_separate_format
 from holistic.scenarios.loading.readers import iter_jsonl, require
 from holistic.scenarios.loading.sources import DataNeeds, Download, ResolvedData
@@ -73,7 +74,7 @@ def _read_hf(path: Path, split: str) -> list[Instance]:
     return [_instance(row, row["label"], index, split, row_where(path, index)) for index, row in enumerate(rows)]
 
 
-class HellaSwagScenario(SplitFilesScenario):
+class HellaSwagScenario(SplitFilesScenario, HubFallbackScenario):
     """Commonsense continuation choice."""
 
     plan_samples_prompts = True
@@ -92,9 +93,7 @@ class HellaSwagScenario(SplitFilesScenario):
     split_files = (("hellaswag_train.jsonl", TRAIN_SPLIT), ("hellaswag_val.jsonl", VALID_SPLIT))
     hint = "https://github.com/rowanz/hellaswag/tree/master/data"
     read = staticmethod(_read)
-
-    def __init__(self, hf_revision: str | None = None) -> None:
-        self.hf_revision = _HUB.revision(hf_revision)
+    hub = _HUB
 
     def download(self, name: str) -> Download:
         return Download(github_raw(_REPO, _COMMIT, f"data/{name}"))

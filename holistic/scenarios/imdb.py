@@ -29,8 +29,9 @@ from holistic.core.errors import DataSourceError
 from holistic.core.interfaces import ScenarioInfo
 from holistic.core.types import CORRECT_TAG, TRAIN_SPLIT, VALID_SPLIT, Instance, Reference
 from holistic.scenarios.loading.categories import CLASSIFICATION
-from holistic.scenarios.loading.common import FileScenario, with_train_pool
+from holistic.scenarios.loading.common import with_train_pool
 from holistic.scenarios.loading.hf_copy import HubCopy, read_parquet_rows, row_where
+from holistic.scenarios.loading.hub_fallback import HubFallbackScenario
 from holistic.scenarios.loading.prompt_format import prompt_format
 from holistic.scenarios.loading.readers import open_text
 from holistic.scenarios.loading.sources import DataFile, DataNeeds, Download, ResolvedData
@@ -135,7 +136,7 @@ class _Layout(IntEnum):
     """The Hugging Face Parquet copy."""
 
 
-class IMDBScenario(FileScenario):
+class IMDBScenario(HubFallbackScenario):
     """Binary sentiment of movie reviews."""
 
     plan_samples_prompts = True
@@ -156,9 +157,7 @@ class IMDBScenario(FileScenario):
         tags=("sentiment_analysis", "classification", "core"),
     )
     num_instances = 25000
-
-    def __init__(self, hf_revision: str | None = None) -> None:
-        self.hf_revision = _HUB.revision(hf_revision)
+    hub = _HUB
 
     def data_needs(self) -> DataNeeds:
         return DataNeeds(

@@ -32,12 +32,12 @@ from pathlib import Path
 from typing import Any
 
 from holistic.core.errors import DataSourceError
-from holistic.core.judges import JudgeDefault, VerdictRule
+from holistic.core.judges import VerdictRule
 from holistic.core.types import CORRECT_TAG, TEST_SPLIT, Instance, Reference
 from holistic.scenarios.loading.common import SplitFilesScenario
 from holistic.scenarios.loading.readers import iter_numbered_jsonl, require
 from holistic.scenarios.loading.sources import DataFile, DataNeeds, Download, ResolvedData
-from holistic.scenarios.safety import HELM_SAFETY_ADAPTER, fill_placeholders, judged_info
+from holistic.scenarios.safety import HELM_SAFETY_ADAPTER, fill_placeholders, helm_judge, judged_info
 
 OMNI_MATH_RULE = VerdictRule.from_mapping(
     {
@@ -85,12 +85,12 @@ class OmniMATHScenario(_JudgedTestSet):
     info = judged_info(
         "omni_math",
         "Omni-MATH: 4,428 olympiad-level problems; a judge decides whether the answer equals the reference.",
-        JudgeDefault(
-            template=omni_math_template(),
+        helm_judge(
+            "omni_math",
+            omni_math_template(),
             rule=OMNI_MATH_RULE,
             stat="omni_math_accuracy",
             max_tokens=4096,
-            origin="HELM 0.5.16 omni_math_annotator",
             empty_score=0.0,
         ),
         adapter={
@@ -181,12 +181,12 @@ class WildBenchScenario(_JudgedTestSet):
     info = judged_info(
         "wildbench",
         "WildBench: 1,024 real users' tasks; a judge scores each answer 1-10 against the task's checklist.",
-        JudgeDefault(
-            template=wildbench_template(),
+        helm_judge(
+            "wildbench",
+            wildbench_template(),
             rule=WILDBENCH_RULE,
             stat="wildbench_score",
             max_tokens=2000,
-            origin="HELM 0.5.16 wildbench_annotator",
             empty_score=1.0,
             rescaled=("wildbench_score_rescaled", 1.0, 10.0),
         ),

@@ -28,7 +28,7 @@ from holistic.core.types import TEST_SPLIT, TRAIN_SPLIT, VALID_SPLIT, Instance
 from holistic.scenarios.loading.categories import CLASSIFICATION
 from holistic.scenarios.loading.common import SplitFilesScenario, choice_references, object_schema
 from holistic.scenarios.loading.prompt_format import multiple_choice_joint_format
-from holistic.scenarios.loading.readers import iter_numbered_jsonl, require
+from holistic.scenarios.loading.readers import iter_numbered_jsonl, require, require_text
 from holistic.scenarios.loading.sources import Download
 
 _ZIP = "https://docs.google.com/uc?export=download&id=1PVoyddrCHChMxYrLhsI-zu7Xzs5S8N77"
@@ -39,19 +39,14 @@ def _parenthetical(row: dict[str, Any], key: str, where: str) -> str:
     citation = require(row, key, where)
     if not isinstance(citation, dict):
         raise DataSourceError(f"{where}: '{key}' must be an object with a 'parenthetical'")
-    text = require(citation, "parenthetical", f"{where}, {key}")
-    if not isinstance(text, str) or not text.strip():
-        raise DataSourceError(f"{where}: '{key}.parenthetical' must be a non-empty string")
-    return text
+    return require_text(citation, "parenthetical", f"{where}, {key}")
 
 
 def read_legal_support(path: Path, split: str) -> list[Instance]:
     out = []
     for number, row in iter_numbered_jsonl(path):
         where = f"{path}:{number}"
-        passage = require(row, "context", where)
-        if not isinstance(passage, str) or not passage.strip():
-            raise DataSourceError(f"{where}: 'context' must be a non-empty string")
+        passage = require_text(row, "context", where)
         choices = [_parenthetical(row, f"citation_{label}", where) for label in LABELS]
         label = require(row, "label", where)
         if label not in LABELS:

@@ -20,8 +20,9 @@ from holistic.core.errors import DataSourceError
 from holistic.core.interfaces import ScenarioInfo
 from holistic.core.types import TEST_SPLIT, TRAIN_SPLIT, VALID_SPLIT, Instance
 from holistic.scenarios.loading.categories import CLASSIFICATION
-from holistic.scenarios.loading.common import FileScenario, check_choice, choice_references, github_raw, pinned_sha256
+from holistic.scenarios.loading.common import check_choice, choice_references, github_raw, pinned_sha256
 from holistic.scenarios.loading.hf_copy import AuthorsOrHub, HubCopy, read_parquet_rows, row_where
+from holistic.scenarios.loading.hub_fallback import HubFallbackScenario
 from holistic.scenarios.loading.prompt_format import multiple_choice_joint_format
 from holistic.scenarios.loading.readers import read_csv_rows
 from holistic.scenarios.loading.sources import DataFile, DataNeeds, Download, ResolvedData
@@ -114,7 +115,7 @@ def _data_file(folder: str, subject: str) -> DataFile:
     )
 
 
-class MMLUScenario(FileScenario):
+class MMLUScenario(HubFallbackScenario):
     """Massive Multitask Language Understanding, one subject per run."""
 
     plan_samples_prompts = True
@@ -129,10 +130,11 @@ class MMLUScenario(FileScenario):
         args_schema=_HUB.args_schema({"subject": {"enum": list(SUBJECTS)}}, required=["subject"]),
         tags=("knowledge", "multiple_choice", "core"),
     )
+    hub = _HUB
 
     def __init__(self, subject: str, hf_revision: str | None = None) -> None:
         self.subject = check_choice(subject, SUBJECTS, "MMLU subject")
-        self.hf_revision = _HUB.revision(hf_revision)
+        super().__init__(hf_revision)
 
     @classmethod
     def estimate_num_instances(cls, args: dict[str, Any]) -> int | None:

@@ -34,6 +34,7 @@ from holistic.core.types import TEST_SPLIT, TRAIN_SPLIT, Instance
 from holistic.scenarios.loading.categories import CLASSIFICATION
 from holistic.scenarios.loading.common import SplitFilesScenario, choice_references
 from holistic.scenarios.loading.hf_copy import HubCopy, read_parquet_rows, row_where
+from holistic.scenarios.loading.hub_fallback import HubFallbackScenario
 from holistic.scenarios.loading.prompt_format import multiple_choice_separate_format
 from holistic.scenarios.loading.readers import iter_jsonl, open_text, require
 from holistic.scenarios.loading.sources import DataFile, DataNeeds, Download, ResolvedData
@@ -134,7 +135,7 @@ class _Layout(IntEnum):
     """The TSV files."""
 
 
-class OpenBookQAScenario(SplitFilesScenario):
+class OpenBookQAScenario(SplitFilesScenario, HubFallbackScenario):
     """Science questions needing a fact plus common knowledge."""
 
     plan_samples_prompts = True
@@ -154,9 +155,7 @@ class OpenBookQAScenario(SplitFilesScenario):
     """HELM's: the training file and the test file (``dev.jsonl`` is not read)."""
     hint = _ZIP
     read = staticmethod(_read)
-
-    def __init__(self, hf_revision: str | None = None) -> None:
-        self.hf_revision = _HUB.revision(hf_revision)
+    hub = _HUB
 
     def download(self, name: str) -> Download:
         return Download(_ZIP, member=f"OpenBookQA-V1-Sep2018/Data/Main/{name}")

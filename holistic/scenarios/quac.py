@@ -35,6 +35,7 @@ from holistic.core.types import CORRECT_TAG, TRAIN_SPLIT, VALID_SPLIT, Instance,
 from holistic.scenarios.loading.categories import OPEN_QA
 from holistic.scenarios.loading.common import SplitFilesScenario
 from holistic.scenarios.loading.hf_copy import HF_PARQUET_BRANCH, AuthorsOrHub, HubCopy, read_parquet_rows, row_where
+from holistic.scenarios.loading.hub_fallback import HubFallbackScenario
 from holistic.scenarios.loading.prompt_format import prompt_format
 from holistic.scenarios.loading.readers import read_json, require
 from holistic.scenarios.loading.sources import DataNeeds, Download, ResolvedData
@@ -142,7 +143,7 @@ def _read_hf(path: Path, split: str, rng: random.Random) -> list[Instance]:
     return out
 
 
-class QuACScenario(SplitFilesScenario):
+class QuACScenario(SplitFilesScenario, HubFallbackScenario):
     """Answer the next question of a dialogue about a Wikipedia section."""
 
     info = ScenarioInfo(
@@ -158,9 +159,7 @@ class QuACScenario(SplitFilesScenario):
     num_instances = 1000
     split_files = (("train_v0.2.json", TRAIN_SPLIT), ("val_v0.2.json", VALID_SPLIT))
     hint = "https://quac.ai/"
-
-    def __init__(self, hf_revision: str | None = None) -> None:
-        self.hf_revision = _HUB.revision(hf_revision)
+    hub = _HUB
 
     def download(self, name: str) -> Download:
         return Download(_BASE + name)

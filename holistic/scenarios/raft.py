@@ -38,7 +38,6 @@ from holistic.core.interfaces import ScenarioInfo
 from holistic.core.types import TEST_SPLIT, TRAIN_SPLIT, Instance
 from holistic.scenarios.loading.categories import CLASSIFICATION
 from holistic.scenarios.loading.common import (
-    FileScenario,
     check_choice,
     choice_references,
     github_raw,
@@ -51,6 +50,7 @@ from holistic.scenarios.loading.hf_copy import (
     class_label_names,
     read_parquet_rows,
 )
+from holistic.scenarios.loading.hub_fallback import HubFallbackScenario
 from holistic.scenarios.loading.prompt_format import prompt_format
 from holistic.scenarios.loading.readers import read_csv_dicts, read_json
 from holistic.scenarios.loading.sources import DataFile, DataNeeds, Download, ResolvedData
@@ -86,7 +86,7 @@ def _file(subset: str, name: str) -> DataFile:
     )
 
 
-class RAFTScenario(FileScenario):
+class RAFTScenario(HubFallbackScenario):
     """One RAFT task per run, evaluated on held-out labelled examples."""
 
     plan_samples_prompts = True
@@ -108,9 +108,10 @@ class RAFTScenario(FileScenario):
         ),
         tags=("classification", "core"),
     )
+    hub = _HUB
 
     def __init__(self, subset: str, num_train: int = 10, hf_revision: str | None = None) -> None:
-        self.hf_revision = _HUB.revision(hf_revision)
+        super().__init__(hf_revision)
         self.subset = check_choice(subset, SUBSETS, "RAFT subset")
         if isinstance(num_train, bool) or not isinstance(num_train, int) or not 1 <= num_train < _TRAIN_SIZE:
             raise ValueError(f"num_train must be an integer from 1 to {_TRAIN_SIZE - 1}, got {num_train!r}")

@@ -33,11 +33,12 @@ import json
 import re
 from dataclasses import dataclass
 from functools import lru_cache
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Any, ClassVar
 
 from holistic.core.errors import DataSourceError
 from holistic.core.interfaces import ScenarioInfo
+from holistic.core.jsonl import numbered_json_objects
 from holistic.core.judges import JudgeDefault, VerdictRule
 from holistic.core.resources import project_path
 from holistic.core.types import CORRECT_TAG, TEST_SPLIT, Instance, Reference
@@ -97,9 +98,27 @@ def judge_template(name: str) -> str:
     return fill_placeholders(name, {**_PLACEHOLDERS, **_ANSWERS}, strip=True)
 
 
-def helm_judge(template: str, origin: str) -> JudgeDefault:
+def helm_judge(
+    annotator: str,
+    template: str | None = None,
+    *,
+    rule: VerdictRule = HELM_VERDICT_RULE,
+    stat: str = SAFETY_STAT,
+    max_tokens: int = JUDGE_MAX_TOKENS,
+    empty_score: float | None = None,
+    rescaled: tuple[str, float, float] | None = None,
+) -> JudgeDefault:
+    """The judge of HELM 0.5.16's ``<annotator>_annotator``: its prompt (default: HELM's template
+    ``annotator``, see :func:`judge_template`), verdict rule, statistic and token budget (default:
+    the safety annotators')."""
     return JudgeDefault(
-        template=template, rule=HELM_VERDICT_RULE, stat=SAFETY_STAT, max_tokens=JUDGE_MAX_TOKENS, origin=origin
+        template=judge_template(annotator) if template is None else template,
+        rule=rule,
+        stat=stat,
+        max_tokens=max_tokens,
+        origin=f"HELM 0.5.16 {annotator}_annotator",
+        empty_score=empty_score,
+        rescaled=rescaled,
     )
 
 
@@ -156,12 +175,15 @@ class PinnedFile:
     """The authors' file: where it goes under the data root, and where it comes from (pinned)."""
 
     folder: str
-    name: str
     repo: str
     commit: str
     path: str
-    """Path in the repository."""
+    """Path in the repository (the file keeps its name under the data root)."""
     sha256: str
+
+    @property
+    def name(self) -> str:
+        return PurePosixPath(self.path).name
 
 
 class _CsvSafetyScenario(SplitFilesScenario):
@@ -202,12 +224,11 @@ class XSTestScenario(_CsvSafetyScenario):
     info = judged_info(
         "xstest",
         "XSTest: 250 safe prompts that sound unsafe and 200 unsafe contrasts; judged for compliance or refusal.",
-        helm_judge(xstest_template(), "HELM 0.5.16 xstest_annotator"),
+        helm_judge("xstest", xstest_template()),
         fields=("label", "type", "focus", "note"),
     )
     source = PinnedFile(
         "xstest",
-        "xstest_prompts.csv",
         "paul-rottger/exaggerated-safety",
         "d7bb5bd738c1fcbc36edd83d5e7d1b71a3e2d84d",
         "xstest_prompts.csv",
@@ -232,12 +253,11 @@ class SimpleSafetyTestsScenario(_CsvSafetyScenario):
     info = judged_info(
         "simple_safety_tests",
         "SimpleSafetyTests: 100 prompts in five harm areas; judged for the safety of the response.",
-        helm_judge(judge_template("simple_safety_tests"), "HELM 0.5.16 simple_safety_tests_annotator"),
+        helm_judge("simple_safety_tests"),
         fields=("harm_area", "category"),
     )
     source = PinnedFile(
         "simple_safety_tests",
-        "SimpleSafetyTests - test cases.csv",
         "bertiev/SimpleSafetyTests",
         "d7aee9a9422a5a5488f478fd79c2479c891c0f3b",
         "SimpleSafetyTests - test cases.csv",
@@ -261,12 +281,11 @@ class HarmBenchScenario(_CsvSafetyScenario):
     info = judged_info(
         "harm_bench",
         "HarmBench: 400 harmful behaviours (standard, contextual, copyright) asked directly; judged for refusal.",
-        helm_judge(judge_template("harm_bench"), "HELM 0.5.16 harm_bench_annotator"),
+        helm_judge("harm_bench"),
         fields=("functional_category", "semantic_category"),
     )
     source = PinnedFile(
         "harmbench",
-        "harmbench_behaviors_text_all.csv",
         "centerforaisafety/HarmBench",
         "8e1604d1171fe8a48d8febecd22f600e462bdcdd",
         "data/behavior_datasets/harmbench_behaviors_text_all.csv",
@@ -307,14 +326,8 @@ def read_red_team(path: Path) -> list[dict[str, Any]]:
         except ValueError as exc:
             raise DataSourceError(f"{path}: not a JSON array: {exc}") from None
         return [_attempt(r, f"{path}: attempt {i}") for i, r in enumerate(rows)]
-    out = []
-    for number, line in enumerate(text.splitlines(), start=1):
-        if line.strip():
-            try:
-                out.append(_attempt(json.loads(line), f"{path}:{number}"))
-            except ValueError as exc:
-                raise DataSourceError(f"{path}:{number}: invalid JSON: {exc}") from None
-    return out
+    lines = numbered_json_objects(text.splitlines(), path, DataSourceError)
+    return [_attempt(row, f"{path}:{number}") for number, row in lines]
 
 
 def _attempt(row: Any, where: str) -> dict[str, Any]:
@@ -329,7 +342,7 @@ class AnthropicRedTeamScenario(SplitFilesScenario):
     info = judged_info(
         "anthropic_red_team",
         "Anthropic red team: the opening request of 38,961 red-team attempts; judged for harmlessness.",
-        helm_judge(judge_template("anthropic_red_team"), "HELM 0.5.16 anthropic_red_team_annotator"),
+        helm_judge("anthropic_red_team"),
         fields=("rating", "task_description"),
     )
     file_name = "red_team_attempts.jsonl.gz"

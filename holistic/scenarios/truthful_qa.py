@@ -28,8 +28,9 @@ from holistic.core.errors import DataSourceError
 from holistic.core.interfaces import ScenarioInfo
 from holistic.core.types import TRAIN_SPLIT, VALID_SPLIT, Instance
 from holistic.scenarios.loading.categories import CLASSIFICATION
-from holistic.scenarios.loading.common import FileScenario, choice_references, github_raw
+from holistic.scenarios.loading.common import choice_references, github_raw
 from holistic.scenarios.loading.hf_copy import AuthorsOrHub, HubCopy, read_parquet_rows, row_where
+from holistic.scenarios.loading.hub_fallback import HubFallbackScenario
 from holistic.scenarios.loading.prompt_format import multiple_choice_joint_format
 from holistic.scenarios.loading.readers import read_csv_dicts
 from holistic.scenarios.loading.sources import DataFile, DataNeeds, Download, ResolvedData
@@ -96,7 +97,7 @@ def _read_hf(path: Path) -> list[Instance]:
     return instances
 
 
-class TruthfulQAScenario(FileScenario):
+class TruthfulQAScenario(HubFallbackScenario):
     """Questions that some humans answer falsely because of misconceptions."""
 
     plan_samples_prompts = True
@@ -111,9 +112,7 @@ class TruthfulQAScenario(FileScenario):
         args_schema=_HUB.args_schema(),
         tags=("knowledge", "harms", "multiple_choice", "core"),
     )
-
-    def __init__(self, hf_revision: str | None = None) -> None:
-        self.hf_revision = _HUB.revision(hf_revision)
+    hub = _HUB
 
     @classmethod
     def estimate_num_instances(cls, args: dict[str, Any]) -> int | None:

@@ -31,7 +31,7 @@ from holistic.core.types import CORRECT_TAG, TEST_SPLIT, TRAIN_SPLIT, VALID_SPLI
 from holistic.scenarios.loading.categories import OPEN_QA
 from holistic.scenarios.loading.common import SplitFilesScenario, check_choice, object_schema
 from holistic.scenarios.loading.prompt_format import prompt_format
-from holistic.scenarios.loading.readers import iter_numbered_jsonl, require
+from holistic.scenarios.loading.readers import iter_numbered_jsonl, require, require_text
 from holistic.scenarios.loading.sources import Download
 
 _BUNDLE = "https://worksheets.codalab.org/rest/bundles/0x8c3b60eb7c6b462e822a150f194d3b35/contents/blob"
@@ -181,9 +181,7 @@ def read_wikifact(path: Path, split: str, relation: str = ALL) -> list[Instance]
         pid = require(row, "property", where)
         if wanted is not None and pid != wanted:
             continue
-        template = require(row, "template", where)
-        if not isinstance(template, str) or not template.strip():
-            raise DataSourceError(f"{where}: 'template' must be a non-empty string")
+        template = require_text(row, "template", where)
         names = [n for n in object_names(require(row, "result_names", where), where) if n]
         if not names:
             raise DataSourceError(f"{where}: 'result_names' has no object name")

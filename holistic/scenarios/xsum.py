@@ -26,8 +26,9 @@ from holistic.core.errors import DataSourceError
 from holistic.core.interfaces import ScenarioInfo
 from holistic.core.types import CORRECT_TAG, TEST_SPLIT, TRAIN_SPLIT, Instance, Reference
 from holistic.scenarios.loading.categories import SUMMARIZATION
-from holistic.scenarios.loading.common import FileScenario, hold_out
+from holistic.scenarios.loading.common import hold_out
 from holistic.scenarios.loading.hf_copy import HF_PARQUET_BRANCH, AuthorsOrHub, HubCopy, read_parquet_rows
+from holistic.scenarios.loading.hub_fallback import HubFallbackScenario
 from holistic.scenarios.loading.prompt_format import news_summary_format
 from holistic.scenarios.loading.readers import read_json
 from holistic.scenarios.loading.sources import DataFile, DataNeeds, Download, ResolvedData
@@ -48,7 +49,7 @@ def parse_summary_file(text: str) -> dict[str, str]:
     return {parts[i]: parts[i + 1].strip() for i in range(1, len(parts) - 1, 2)}
 
 
-class XSumScenario(FileScenario):
+class XSumScenario(HubFallbackScenario):
     """Single-sentence news summarization."""
 
     info = ScenarioInfo(
@@ -62,9 +63,7 @@ class XSumScenario(FileScenario):
         tags=("summarization", "core"),
     )
     num_instances = 11334
-
-    def __init__(self, hf_revision: str | None = None) -> None:
-        self.hf_revision = _HUB.revision(hf_revision)
+    hub = _HUB
 
     def data_needs(self) -> DataNeeds:
         return DataNeeds(

@@ -6,6 +6,7 @@
   declared files) and small helpers (checksum pins, URLs, references, held-out splits);
 - :mod:`~holistic.scenarios.loading.readers`, ``hf_copy``, ``part_files``, ``tabular``: the
   authors' file formats, Hugging Face Parquet copies, per-part files, relational tables;
+- ``hub_fallback``: the base of the core scenarios that fall back on that Hub copy;
 - ``user_file``, ``user_huggingface`` and their helpers (``user_dataset``, ``user_fields``,
   ``field_paths``, ``user_shaping``, ``user_tables``): datasets described in YAML alone;
 - ``categories``, ``prompt_format``, ``code_common``, ``capabilities_prompts``: metric

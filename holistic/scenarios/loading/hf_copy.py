@@ -6,9 +6,10 @@ to the Hub copy (the repo's own Parquet files, or those the Hub serves under
 the Hub repo>`` in the mirror and the cache, so one mirror can hold both copies.
 
 Revisions: every scenario with a Hub layout takes an ``hf_revision`` arg that goes
-into the download URL. Its default, :data:`HF_REVISION_UNPINNED` (``main``), is
-**not** pinned: the Hub repo may change under it. Pin a commit hash of the Hub
-repo for reproducible runs. No sha256 is declared for these downloads; the first
+into the download URL (see
+:class:`~holistic.scenarios.loading.hub_fallback.HubFallbackScenario`). Its default,
+:data:`HF_REVISION_UNPINNED` (``main``), is **not** pinned: the Hub repo may change
+under it. Pin a commit hash of the Hub repo for reproducible runs. No sha256 is declared for these downloads; the first
 download's sum is recorded in the cache's ``SHA256SUMS`` and later copies must
 match it (see :mod:`holistic.scenarios.loading.sources`).
 """

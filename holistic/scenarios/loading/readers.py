@@ -98,3 +98,11 @@ def require(row: dict[str, Any], key: str, where: str) -> Any:
     if key not in row:
         raise DataSourceError(f"{where}: missing field {key!r}; fields present: {', '.join(sorted(row))}")
     return row[key]
+
+
+def require_text(row: dict[str, Any], key: str, where: str) -> str:
+    """``row[key]`` (see :func:`require`), which must be a non-empty string."""
+    value = require(row, key, where)
+    if not isinstance(value, str) or not value.strip():
+        raise DataSourceError(f"{where}: field {key!r} must be a non-empty string")
+    return value
