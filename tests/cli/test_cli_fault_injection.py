@@ -168,12 +168,24 @@ def test_trickling_endless_and_huge_answers_fail_within_the_deadline(tmp_path: P
         assert again.returncode == 0, again.stdout + again.stderr
 
 
-@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM], ids=["sigint", "sigterm"])
-def test_an_interrupt_stops_requests_to_a_trickling_server_within_seconds(tmp_path: Path, sig: signal.Signals) -> None:
+@pytest.mark.parametrize(
+    ("sig", "mode", "jobs"),
+    [
+        (signal.SIGINT, "trickle", []),
+        (signal.SIGTERM, "trickle", []),
+        (signal.SIGINT, "silent", ["-j", "4", "--batch-size", "1"]),
+    ],
+    ids=["sigint", "sigterm", "sigint-j4-silent"],
+)
+def test_an_interrupt_stops_requests_to_a_trickling_server_within_seconds(
+    tmp_path: Path, sig: signal.Signals, mode: str, jobs: list[str]
+) -> None:
+    """With ``-j 4`` each request is its own batch on its own thread, stuck on a server that never
+    answers: the process must not wait for those threads on its way out."""
     with HostileServer() as server:
-        args = _hostile_suite(tmp_path, server, ("ok", "trickle"), timeout_s=600)
+        args = _hostile_suite(tmp_path, server, ("ok", mode), timeout_s=600)
         proc = subprocess.Popen(
-            [sys.executable, "-m", "holistic.cli.run", *args],
+            [sys.executable, "-m", "holistic.cli.run", *args, *jobs],
             cwd=tmp_path,
             env=_hostile_env(tmp_path),
             stdout=subprocess.PIPE,
