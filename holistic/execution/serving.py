@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Mapping, Sequence
-from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field, replace
 
 from holistic.core.errors import HolisticError
@@ -32,6 +31,7 @@ from holistic.core.secrets import Redactor
 from holistic.core.types import Request, RequestResult, RequestState
 from holistic.models.cache import ResultCache, cache_key
 from holistic.models.registry import runs_in_process
+from holistic.models.reliability import completed_concurrently
 from holistic.models.validate import checked
 
 ProgressCallback = Callable[[Sequence[int], int, int], None]
@@ -157,15 +157,9 @@ def serve(
         for batch in batches:
             report(run_batch(batch), 0)
     else:
-        pool = ThreadPoolExecutor(max_workers=threads, thread_name_prefix="holistic-serve")
-        try:
-            pending: set[Future[list[str]]] = {pool.submit(run_batch, b) for b in batches}
-            while pending:
-                done, pending = wait(pending, return_when=FIRST_COMPLETED)
-                for future in done:
-                    report(future.result(), 0)
-        finally:
-            pool.shutdown(wait=False, cancel_futures=True)
+        # Daemon threads, not a thread pool: on Ctrl-C the process must not wait for a stuck batch.
+        for _, batch in completed_concurrently(run_batch, batches, threads):
+            report(batch, 0)
 
     out = [s.with_result(results[k]) for s, k in zip(states, keys, strict=True)]
     stats = ServeStats(

@@ -8,7 +8,7 @@
   drawn from a seed derived from the request, never from global random state, so a
   rerun waits the same way; the clock and ``sleep`` are injectable for tests.
 - :class:`ConcurrencyLimit` caps the calls in flight for one deployment across all
-  threads, and :func:`map_concurrently` runs a batch on a thread pool in order.
+  threads, and :func:`map_concurrently` runs a batch on daemon threads in order.
 
 The SDKs' own retries are switched off (``max_retries=0``) by the providers, so the
 attempt counts recorded in results are the real ones.
@@ -19,10 +19,11 @@ from __future__ import annotations
 import email.utils
 import logging
 import math
+import queue
 import random
 import threading
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
@@ -298,23 +299,18 @@ class ConcurrencyLimit:
         self._semaphore.release()
 
 
-def map_concurrently(fn: Callable[[T], R], items: Sequence[T], max_workers: int) -> list[R]:
-    """``[fn(x) for x in items]`` on up to ``max_workers`` threads, results in input order.
+def completed_concurrently(fn: Callable[[T], R], items: Sequence[T], max_workers: int) -> Iterator[tuple[int, R]]:
+    """``(i, fn(items[i]))`` for every item, in the order they finish, from up to ``max_workers`` threads.
 
-    ``fn`` should not raise (providers turn failures into results); if it does, the
-    exception propagates after the other items finish. The threads are daemons and the
-    caller waits in short slices, so Ctrl-C (or SIGTERM, which the commands turn into it)
-    returns at once even while a request is stuck on a silent or trickling server: nothing
-    waits for the threads, whose answers are lost with the process (none was cached yet).
+    The threads are daemons and the caller waits in short slices, so Ctrl-C (or SIGTERM, which
+    the commands turn into it) returns at once even while a call is stuck on a silent or
+    trickling server, and the process exits without joining them (a thread pool's shutdown
+    would wait for the stuck call). An exception of ``fn`` is raised in the caller as soon as
+    it happens; the calls still running are left to finish unobserved.
     """
-    if max_workers <= 1 or len(items) <= 1:
-        return [fn(x) for x in items]
-    results: list[Any] = [None] * len(items)
-    errors: list[BaseException] = []
+    done: queue.Queue[tuple[int, bool, Any]] = queue.Queue()
     pending = iter(range(len(items)))
     lock = threading.Lock()
-    left = [len(items)]
-    finished = threading.Event()
 
     def work() -> None:
         while True:
@@ -323,18 +319,34 @@ def map_concurrently(fn: Callable[[T], R], items: Sequence[T], max_workers: int)
             if i is None:
                 return
             try:
-                results[i] = fn(items[i])
+                done.put((i, True, fn(items[i])))
             except BaseException as exc:  # re-raised in the caller
-                errors.append(exc)
-            with lock:
-                left[0] -= 1
-                if left[0] == 0:
-                    finished.set()
+                done.put((i, False, exc))
 
     for n in range(min(max_workers, len(items))):
-        threading.Thread(target=work, name=f"holistic-api-{n}", daemon=True).start()
-    while not finished.wait(0.2):
-        pass
-    if errors:
-        raise errors[0]
+        threading.Thread(target=work, name=f"holistic-worker-{n}", daemon=True).start()
+    for _ in range(len(items)):
+        while True:
+            try:
+                i, ok, value = done.get(timeout=0.2)
+                break
+            except queue.Empty:
+                continue
+        if not ok:
+            raise value
+        yield i, value
+
+
+def map_concurrently(fn: Callable[[T], R], items: Sequence[T], max_workers: int) -> list[R]:
+    """``[fn(x) for x in items]`` on up to ``max_workers`` daemon threads, results in input order.
+
+    ``fn`` should not raise (providers turn failures into results); if it does, the exception
+    propagates at once. Ctrl-C returns at once, whatever the threads are waiting for (see
+    :func:`completed_concurrently`): their answers are lost with the process (none was cached yet).
+    """
+    if max_workers <= 1 or len(items) <= 1:
+        return [fn(x) for x in items]
+    results: list[Any] = [None] * len(items)
+    for i, result in completed_concurrently(fn, items, max_workers):
+        results[i] = result
     return results

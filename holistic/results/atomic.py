@@ -29,7 +29,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from holistic.core.errors import StoreError
-from holistic.results.fs import Location, UriPath, parquet_bytes
+from holistic.results.fs import Location, UriPath, parquet_bytes, parquet_options
 
 T = TypeVar("T")
 
@@ -73,12 +73,12 @@ def write_text(path: Location, text: str) -> None:
 
 
 def write_parquet(path: Location, table: pa.Table) -> None:
-    """Write ``table`` as Parquet (zstd) atomically."""
+    """Write ``table`` as Parquet (zstd, :func:`~holistic.results.fs.parquet_options`) atomically."""
     if isinstance(path, UriPath):
         path.write_bytes(parquet_bytes(table))
         return
     with atomic_path(path) as tmp:
-        pq.write_table(table, tmp, compression="zstd")
+        pq.write_table(table, tmp, **parquet_options(table))
 
 
 class ParquetBatches:

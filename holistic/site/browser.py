@@ -58,24 +58,45 @@ def _cut_nested(value: Any, where: str, limit: int = MAX_FIELD_CHARS) -> Any:
     return value
 
 
+def _cut_text(array: pa.Array, limit: int, where: str) -> pa.Array:
+    """``array`` with every string longer than ``limit`` cut and pointed to ``where``, inside lists
+    and structs too (chat messages, completions), all in Arrow: the long value never becomes a
+    Python string. ``array`` itself when nothing is too long."""
+    kind = array.type
+    if pa.types.is_string(kind) or pa.types.is_large_string(kind):
+        lengths = pc.utf8_length(array)
+        longest = pc.max(lengths).as_py()
+        if longest is None or longest <= limit:
+            return array
+        note = pc.binary_join_element_wise(
+            pc.cast(lengths, kind), pa.scalar(f" characters in all; the full text is in {where}]", kind), ""
+        )
+        cut = pc.binary_join_element_wise(pc.utf8_slice_codeunits(array, 0, limit), note, pa.scalar(_CUT, kind))
+        return pc.if_else(pc.greater(lengths, limit), cut, array)
+    if pa.types.is_list(kind) or pa.types.is_large_list(kind):
+        values = _cut_text(array.values, limit, where)
+        if values is array.values:
+            return array
+        lists = pa.ListArray if pa.types.is_list(kind) else pa.LargeListArray
+        return lists.from_arrays(array.offsets, values, type=kind, mask=array.is_null() if array.null_count else None)
+    if pa.types.is_struct(kind):
+        fields = [array.field(i) for i in range(kind.num_fields)]
+        cut_fields = [_cut_text(f, limit, where) for f in fields]
+        if all(a is b for a, b in zip(fields, cut_fields, strict=True)):
+            return array
+        mask = array.is_null() if array.null_count else None
+        return pa.StructArray.from_arrays(cut_fields, fields=list(kind), mask=mask)
+    return array
+
+
 def _truncated(run: RunReader, name: str, table: pa.Table, limit: int = MAX_FIELD_CHARS) -> pa.Table:
     """``table`` with every string longer than ``limit`` cut, and a pointer to the full text appended."""
     for i, column_name in enumerate(table.column_names):
-        column = table.column(i)
-        if not (pa.types.is_string(column.type) or pa.types.is_large_string(column.type)):
-            continue
-        lengths = pc.utf8_length(column)
-        longest = pc.max(lengths).as_py()
-        if longest is None or longest <= limit:
-            continue
-        where = f"{run.run_id}/{run.table_path(name).name}"
-        note = pc.binary_join_element_wise(
-            pc.cast(lengths, pa.string()),
-            pa.scalar(f" characters in all; the full text is in the column {column_name!r} of {where}]"),
-            "",
-        )
-        cut = pc.binary_join_element_wise(pc.utf8_slice_codeunits(column, 0, limit), note, _CUT)
-        table = table.set_column(i, column_name, pc.if_else(pc.greater(lengths, limit), cut, column))
+        where = f"the column {column_name!r} of {run.run_id}/{run.table_path(name).name}"
+        chunks = table.column(i).chunks
+        cut = [_cut_text(chunk, limit, where) for chunk in chunks]
+        if any(a is not b for a, b in zip(chunks, cut, strict=True)):
+            table = table.set_column(i, column_name, pa.chunked_array(cut, type=table.column(i).type))
     return table
 
 
@@ -95,13 +116,21 @@ def _read(run: RunReader, name: str, columns: list[str], limit: int = MAX_FIELD_
     if not run.has_table(name):
         return {c: [] for c in columns}
     path = run.table_path(name)
-    if isinstance(path, Path):  # a few rows at a time: one huge value is cut before the next is read
-        parquet = pq.ParquetFile(path)
+    if isinstance(path, Path):  # one column, a few rows at a time: one huge value is cut before the next is read
+        # one thread and no read-ahead buffer: a page of one huge value is decoded once, not beside copies
+        parquet = pq.ParquetFile(path, pre_buffer=False)
         present = [c for c in columns if c in parquet.schema_arrow.names]
-        batches = [
-            _truncated(run, name, pa.Table.from_batches([b]), limit) for b in parquet.iter_batches(8, columns=present)
-        ]
-        table = pa.concat_tables(batches) if batches else parquet.schema_arrow.empty_table().select(present)
+        table = parquet.schema_arrow.empty_table().select(present)
+        if parquet.metadata.num_rows:
+            table = pa.table(
+                {
+                    c: pa.concat_tables(
+                        _truncated(run, name, pa.Table.from_batches([b]), limit)
+                        for b in parquet.iter_batches(8, columns=[c], use_threads=False)
+                    ).column(0)
+                    for c in present
+                }
+            )
     else:
         table = _truncated(run, name, run.table(name, columns), limit)
     data: dict[str, list[Any]] = table.to_pydict()

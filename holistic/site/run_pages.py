@@ -135,7 +135,8 @@ def _stats_table(reader: RunReader) -> Table:
 def _train_examples(reader: RunReader) -> list[dict[str, Any]]:
     """The run's in-context (train) instances with their correct answer."""
     examples = []
-    if reader.has_table(INSTANCES_TABLE):
+    # the inputs are read only when there are train instances: an eval input may be huge
+    if reader.has_table(INSTANCES_TABLE) and "train" in reader.table(INSTANCES_TABLE, ["role"]).column(0).to_pylist():
         t = reader.table(INSTANCES_TABLE, ["instance_id", "role", "input", "references"])
         for r in t.to_pylist():
             if r["role"] == "train":

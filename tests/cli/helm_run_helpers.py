@@ -113,18 +113,27 @@ def _cap_address_space() -> None:
 
 
 def capped(
-    module: str, args: list[str], cwd: Path, *, timeout: float = WALL_TIMEOUT_S, env: dict[str, str] | None = None
+    module: str,
+    args: list[str],
+    cwd: Path,
+    *,
+    timeout: float = WALL_TIMEOUT_S,
+    env: dict[str, str] | None = None,
+    system_allocator: bool = True,
 ) -> subprocess.CompletedProcess[str]:
     """``python -m module args`` under the address-space cap; a memory bomb fails there, never in CI's machine.
 
     Raises ``subprocess.TimeoutExpired`` past ``timeout`` (wall) and fails the test when the child
     spent more than :data:`DEADLINE_S` seconds of CPU (user + system; left in ``capped.cpu_s``), a
-    deadline a busy shared machine cannot make flaky."""
+    deadline a busy shared machine cannot make flaky. ``system_allocator=False`` leaves Arrow's
+    allocator to the command (helm-summarize chooses it itself)."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     env = dict(env if env is not None else cli_env(cwd / "calls.log"))
     # Address space, not memory, is capped: Arrow's default allocator reserves about 1 GB of it up
     # front and each BLAS/OpenMP thread more, so those use the system allocator and one thread.
     env.update(ARROW_DEFAULT_MEMORY_POOL="system", OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1")
+    if not system_allocator:
+        del env["ARROW_DEFAULT_MEMORY_POOL"]
     done = subprocess.run(
         [sys.executable, "-m", module, *args],
         cwd=cwd,

@@ -12,7 +12,18 @@ import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-MODES = ("ok", "surrogate", "huge_count", "nan", "infinity", "trickle", "endless", "huge_length", "silent")
+MODES = (
+    "ok",
+    "surrogate",
+    "huge_count",
+    "nan",
+    "infinity",
+    "trickle",
+    "trickle_headers",
+    "endless",
+    "huge_length",
+    "silent",
+)
 
 
 def _answer(mode: str, model: str) -> bytes:
@@ -69,6 +80,13 @@ class HostileServer:
     def _respond(self, handler: BaseHTTPRequestHandler, mode: str, model: str) -> None:
         if mode == "silent":  # headers never come
             time.sleep(600)
+            return
+        if mode == "trickle_headers":  # the status line and then header lines, one byte every half second
+            head = b"HTTP/1.1 200 OK\r\n" + b"X-Pad: a\r\n" * 1000
+            for i in range(len(head)):
+                handler.wfile.write(head[i : i + 1])
+                handler.wfile.flush()
+                time.sleep(0.5)
             return
         if mode in ("trickle", "huge_length"):
             handler.send_response(200)

@@ -5,7 +5,7 @@ asked of the model again (only a batch in flight at the moment of a kill is lost
 And a hostile server on 127.0.0.1 (:mod:`tests.cli.hostile_server`): answers that cannot be
 stored (a lone surrogate, a count of 10**30, NaN and Infinity log-probabilities) are failed
 requests, never cached, and a rerun against a fixed server completes the suite; a trickling
-body, an endless chunked body and a claimed 2 GiB Content-Length each fail within the
+body, a trickling status line and headers, an endless chunked body and a claimed 2 GiB Content-Length each fail within the
 request's deadline under a 1.5 GB address-space cap; Ctrl-C and SIGTERM stop requests in
 flight within seconds and leave the suite resumable."""
 
@@ -153,7 +153,8 @@ def test_answers_that_cannot_be_stored_are_failed_requests_never_cached(tmp_path
 def test_trickling_endless_and_huge_answers_fail_within_the_deadline(tmp_path: Path) -> None:
     with HostileServer() as server:
         # 6 s: time enough to read 64 MiB from 127.0.0.1 on a busy machine, far less than the trickle needs
-        args = _hostile_suite(tmp_path, server, ("trickle", "endless", "huge_length"), timeout_s=6)
+        modes = ("trickle", "trickle_headers", "endless", "huge_length")
+        args = _hostile_suite(tmp_path, server, modes, timeout_s=6)
         first = capped("holistic.cli.run", args, tmp_path, env=_hostile_env(tmp_path))
         assert first.returncode == 3, first.stdout + first.stderr
         errors = _request_errors(tmp_path / "out" / "tiny")
@@ -161,6 +162,7 @@ def test_trickling_endless_and_huge_answers_fail_within_the_deadline(tmp_path: P
             latencies = pq.read_table(run / "requests.parquet", columns=["latency_s"]).column(0).to_pylist()
             assert max(latencies) < 6 + 3, latencies
         assert any("timed out" in e for e in errors["hostile/trickle"]), errors
+        assert any("timed out" in e for e in errors["hostile/trickle_headers"]), errors
         assert any("larger than 67,108,864 bytes" in e for e in errors["hostile/endless"]), errors
         assert any("claims 2,147,483,648 bytes" in e for e in errors["hostile/huge_length"]), errors
         server.heal()
@@ -168,12 +170,46 @@ def test_trickling_endless_and_huge_answers_fail_within_the_deadline(tmp_path: P
         assert again.returncode == 0, again.stdout + again.stderr
 
 
-@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM], ids=["sigint", "sigterm"])
-def test_an_interrupt_stops_requests_to_a_trickling_server_within_seconds(tmp_path: Path, sig: signal.Signals) -> None:
+def test_headers_trickling_in_hit_the_deadline_of_each_attempt_and_are_retried(tmp_path: Path) -> None:
+    """A status line and headers sent one byte every half second never trip a per-read timeout:
+    each attempt still ends at its ``timeout_s``, the request is retried per its policy, then
+    recorded as failed and never cached."""
     with HostileServer() as server:
-        args = _hostile_suite(tmp_path, server, ("ok", "trickle"), timeout_s=600)
+        models = server.models_file(tmp_path / "hostile.yaml", timeout_s=2, max_attempts=2)
+        spec = write_spec(tmp_path, models=("hostile/trickle_headers",), digits=(1,), max_eval=1, metrics=("accuracy",))
+        spec.write_text(spec.read_text().replace("max_train_instances: 2", "max_train_instances: 0"))
+        args = [str(spec), "--output-dir", str(tmp_path / "out"), "--models-file", str(models)]
+        first = capped("holistic.cli.run", args, tmp_path, env=_hostile_env(tmp_path), timeout=60)
+        assert first.returncode == 3, first.stdout + first.stderr
+        assert "Traceback" not in first.stderr
+        (run,) = run_dirs(tmp_path / "out" / "tiny")
+        (row,) = pq.read_table(
+            run / "requests.parquet", columns=["success", "error", "attempts", "latency_s"]
+        ).to_pylist()
+        assert not row["success"] and "timed out" in row["error"], row
+        assert row["attempts"] == 2 and server.requests == 2, row
+        assert row["latency_s"] < 2 * 2 + 5, row  # two attempts of 2 s and a backoff, not 8,000 s of headers
+        assert _cached_rows(tmp_path / "out") == 0
+
+
+@pytest.mark.parametrize(
+    ("sig", "mode", "jobs"),
+    [
+        (signal.SIGINT, "trickle", []),
+        (signal.SIGTERM, "trickle", []),
+        (signal.SIGINT, "silent", ["-j", "4", "--batch-size", "1"]),
+    ],
+    ids=["sigint", "sigterm", "sigint-j4-silent"],
+)
+def test_an_interrupt_stops_requests_to_a_trickling_server_within_seconds(
+    tmp_path: Path, sig: signal.Signals, mode: str, jobs: list[str]
+) -> None:
+    """With ``-j 4`` each request is its own batch on its own thread, stuck on a server that never
+    answers: the process must not wait for those threads on its way out."""
+    with HostileServer() as server:
+        args = _hostile_suite(tmp_path, server, ("ok", mode), timeout_s=600)
         proc = subprocess.Popen(
-            [sys.executable, "-m", "holistic.cli.run", *args],
+            [sys.executable, "-m", "holistic.cli.run", *args, *jobs],
             cwd=tmp_path,
             env=_hostile_env(tmp_path),
             stdout=subprocess.PIPE,
