@@ -306,16 +306,18 @@ def completed_concurrently(fn: Callable[[T], R], items: Sequence[T], max_workers
     the commands turn into it) returns at once even while a call is stuck on a silent or
     trickling server, and the process exits without joining them (a thread pool's shutdown
     would wait for the stuck call). An exception of ``fn`` is raised in the caller as soon as
-    it happens; the calls still running are left to finish unobserved.
+    it happens; once the caller stops (an exception, Ctrl-C, or the iterator closed early), no
+    thread starts another item, and the calls still running are left to finish unobserved.
     """
     done: queue.Queue[tuple[int, bool, Any]] = queue.Queue()
     pending = iter(range(len(items)))
     lock = threading.Lock()
+    stopped = threading.Event()
 
     def work() -> None:
         while True:
             with lock:
-                i = next(pending, None)
+                i = None if stopped.is_set() else next(pending, None)
             if i is None:
                 return
             try:
@@ -325,16 +327,19 @@ def completed_concurrently(fn: Callable[[T], R], items: Sequence[T], max_workers
 
     for n in range(min(max_workers, len(items))):
         threading.Thread(target=work, name=f"holistic-worker-{n}", daemon=True).start()
-    for _ in range(len(items)):
-        while True:
-            try:
-                i, ok, value = done.get(timeout=0.2)
-                break
-            except queue.Empty:
-                continue
-        if not ok:
-            raise value
-        yield i, value
+    try:
+        for _ in range(len(items)):
+            while True:
+                try:
+                    i, ok, value = done.get(timeout=0.2)
+                    break
+                except queue.Empty:
+                    continue
+            if not ok:
+                raise value
+            yield i, value
+    finally:
+        stopped.set()
 
 
 def map_concurrently(fn: Callable[[T], R], items: Sequence[T], max_workers: int) -> list[R]:

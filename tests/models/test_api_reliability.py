@@ -16,7 +16,7 @@ import pytest
 
 from holistic.core.types import Capabilities, ModelDeployment, Request
 from holistic.models.openai_client import OpenAIClient
-from holistic.models.reliability import RetryPolicy, call_with_retries, classify, parse_retry_after
+from holistic.models.reliability import RetryPolicy, call_with_retries, classify, map_concurrently, parse_retry_after
 
 httpx: Any = __import__("httpx2" if importlib.util.find_spec("httpx2") else "httpx")
 
@@ -190,3 +190,23 @@ def test_classify_and_retry_without_http() -> None:
     sleeps: list[float] = []
     outcome = call_with_retries(flaky, RetryPolicy(backoff_base_s=2.0, jitter=0.0), key="k", sleep=sleeps.append)
     assert outcome.value == "done" and outcome.attempts == 3 and sleeps == [2.0, 4.0]
+
+
+def test_after_a_failing_call_no_thread_starts_another_request() -> None:
+    """A batch that raises stops the others from sending more requests (a thread pool's
+    cancel_futures did this before the threads became daemons)."""
+    started: list[int] = []
+    lock = threading.Lock()
+
+    def call(i: int) -> int:
+        with lock:
+            started.append(i)
+        if i == 1:
+            raise RuntimeError("boom")
+        time.sleep(0.05)
+        return i
+
+    with pytest.raises(RuntimeError, match="boom"):
+        map_concurrently(call, list(range(40)), max_workers=2)
+    time.sleep(0.3)
+    assert len(started) <= 4, started
