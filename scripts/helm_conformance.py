@@ -22,14 +22,16 @@ Per scenario it reports: instances identical (every instance HELM's loader made,
 n), prompts identical (n of n), request parameters identical, the evaluated instance
 sample identical, per-instance prediction agreement, and the absolute difference of
 every metric both report (per split), against the targets (every instance and prompt,
->= 99% of predictions, |delta| <= 0.005; exit 1 when one is missed). The scenarios in
-:data:`LOADER_ONLY` are compared on their instances alone.
+>= 99% of predictions, |delta| <= 0.005; exit 1 when one is missed). For separate
+scoring (HellaSwag, OpenBookQA: one request per choice, HELM echoing the choice in its
+prompt) the prompt compared is holistic's prompt followed by the scored continuation,
+and the prediction is the choice picked (``predicted_index``).
 A shared metric that differs because of HELM's local client rather than its protocol
 is listed under ``excluded_metrics`` with both values and the reason (``EXCLUDED``),
 never dropped silently; the stats only one side reports are listed as well. ``--golden DIR`` also writes
 golden files made from HELM's output (the digest of every instance, prompts, request
 parameters, completions, per-instance stats for the first ``--golden-instances``
-instances; ``loaders/<scenario>.json`` for :data:`LOADER_ONLY`) that the tests check
+instances) that the tests check
 holistic against without installing HELM.
 
     python scripts/helm_conformance.py --data-root DATA --max-eval-instances 10 \\
@@ -82,17 +84,6 @@ def helm_name(key: str) -> str:
     name = SCENARIOS[key][0]
     return HELM_NAMES.get(name, name)
 
-
-LOADER_ONLY: dict[str, str] = {
-    "quac": "helm.benchmark.scenarios.quac_scenario:QuACScenario",
-    "hellaswag": "helm.benchmark.scenarios.commonsense_scenario:HellaSwagScenario",
-    "openbookqa": "helm.benchmark.scenarios.commonsense_scenario:OpenBookQA",
-}
-"""Scenarios compared on their loaders only: HELM's scenario class run on the same files,
-without ``helm-run``. Their prompts, requests and stats are not proven: HellaSwag and
-OpenBookQA because HELM scores them with one request per choice, which the request
-comparison does not pair with holistic's log-likelihood requests yet; QuAC because its
-end-to-end run (a generation scenario like NarrativeQA) has not been made yet."""
 
 DEVIATIONS: dict[str, list[str]] = {
     "boolq": [
@@ -536,41 +527,6 @@ sys.exit(main())
 # ---------------------------------------------------------------------------
 
 
-_HELM_LOADER = r"""
-import importlib, json, sys
-spec, output_path, target = sys.argv[1:4]
-module, name = spec.split(":")
-instances = getattr(importlib.import_module(module), name)().get_instances(output_path)
-rows = [
-    {
-        "input": {"text": i.input.text},
-        "references": [{"output": {"text": r.output.text}, "tags": list(r.tags)} for r in i.references],
-        "split": i.split,
-    }
-    for i in instances
-]
-with open(target, "w", encoding="utf-8") as fh:
-    json.dump(rows, fh, ensure_ascii=False, indent=1)
-"""
-"""HELM's scenario class alone: its instances, in the instance cache's JSON."""
-
-
-def run_helm_loader(key: str, out: Path, helm_python: Path) -> Path:
-    """Run HELM's loader for a :data:`LOADER_ONLY` scenario on the files placed under ``out``;
-    its instances are written where :func:`helm_cached_instances` finds them."""
-    name = helm_name(key)
-    target = out / "scenario_instances" / f"{name}:loader" / "input_instances.json"
-    target.parent.mkdir(parents=True, exist_ok=True)
-    env = {**os.environ, "HF_HUB_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1"}
-    subprocess.run(
-        ["nice", str(helm_python), "-c", _HELM_LOADER, LOADER_ONLY[key], str(out / "scenarios" / name), str(target)],
-        check=True,
-        env=env,
-        cwd=out,
-    )
-    return target.parent
-
-
 def run_helm(
     key: str,
     out: Path,
@@ -656,7 +612,12 @@ def _helm_run_dir(out: Path, key: str) -> Path | None:
 
 
 def _entry_matches(run_dir: str, key: str) -> bool:
-    return run_dir.split(":")[0] == SCENARIOS[key][2].split(":")[0]
+    """Whether HELM's run folder ``run_dir`` is ``key``'s run entry (with the model added):
+    its scenario and every argument, so that HellaSwag's ``commonsense`` run is not OpenBookQA's."""
+    base = SCENARIOS[key][2]
+    name, _, args = base.partition(":")
+    their_name, _, their_args = run_dir.partition(":")
+    return their_name == name and set(filter(None, args.split(","))) <= set(their_args.split(","))
 
 
 def run_holistic(key: str, out: Path, data_root: Path, n: int, trials: int) -> Path:
@@ -783,31 +744,87 @@ def compare_instances(key: str, helm_instances: list[dict[str, Any]], data_root:
     }
 
 
+def _helm_key(state: dict[str, Any], instance_id: str) -> tuple[str, int, int | None, str]:
+    """A HELM request state's place: instance, trial, and for separate scoring the choice and
+    whether it is the calibration request (``request_mode``)."""
+    mode = state.get("request_mode") or "original"
+    return (instance_id, state["train_trial_index"], state.get("reference_index"), _ROLES.get(mode, mode))
+
+
+def _our_key(row: dict[str, Any]) -> tuple[str, int, int | None, str]:
+    """:func:`_helm_key` of one of holistic's request rows."""
+    return (row["instance_id"], row["trial"], row["reference_index"], row["role"])
+
+
+_ROLES = {"original": "main", "calibration": "calibration"}
+"""HELM's ``request_mode`` -> holistic's request ``role``."""
+
+
+def sent_text(row: dict[str, Any]) -> str:
+    """The text holistic's request puts before the model as HELM's ``prompt`` holds it: the
+    prompt, and for a log-likelihood request the scored continuation after it (HELM sends
+    both as one echoed prompt)."""
+    return str(row["prompt"]) + (str(row["continuation"] or "") if row["kind"] == "loglikelihood" else "")
+
+
+def prediction_agreement(
+    states: list[dict[str, Any]],
+    ours: dict[tuple[str, int, int | None, str], dict[str, Any]],
+    id_map: dict[str, str],
+    helm_dir: Path,
+    ours_dir: Path,
+) -> tuple[int, int]:
+    """(agreeing, compared) predictions: per generated request its completion; per instance
+    scored choice by choice (separate methods) the choice picked (``predicted_index``)."""
+    generated = [s for s in states if s.get("reference_index") is None]
+    agree = 0
+    for s in generated:
+        hid = id_map.get(s["instance"]["id"], s["instance"]["id"])
+        row = ours.get(_helm_key(s, hid))
+        helm_text = s["result"]["completions"][0]["text"].strip() if s.get("result") else None
+        agree += row is not None and (row["completion"] or "").strip() == helm_text
+    if len(generated) == len(states):
+        return agree, len(states)
+    import pyarrow.parquet as pq
+
+    theirs = {
+        (id_map.get(p["instance_id"], p["instance_id"]), p.get("train_trial_index", 0)): st["mean"]
+        for p in json.loads((helm_dir / "per_instance_stats.json").read_text())
+        for st in p["stats"]
+        if st["name"]["name"] == "predicted_index" and not st["name"].get("perturbation")
+    }
+    mine = {
+        (r["instance_id"], r["trial"]): r["value"]
+        for r in pq.read_table(ours_dir / "per_instance_stats.parquet").to_pylist()
+        if r["metric"] == "predicted_index" and not r["perturbation"]
+    }
+    return sum(mine.get(k) == v for k, v in theirs.items()), len(theirs)
+
+
 def compare(key: str, helm_dir: Path, ours_dir: Path, data_root: Path) -> dict[str, Any]:
     import pyarrow.parquet as pq
 
     states = helm_states(helm_dir)
     id_map = helm_instance_ids(key, data_root, states)
-    ours = {(r["instance_id"], r["trial"]): r for r in pq.read_table(ours_dir / "requests.parquet").to_pylist()}
+    ours = {_our_key(r): r for r in pq.read_table(ours_dir / "requests.parquet").to_pylist()}
     instances = compare_instances(key, helm_cached_instances(helm_dir.parents[2], key), data_root)
-    prompts = params = agree = 0
+    prompts = params = 0
     missing = []
     for s in states:
         hid = id_map.get(s["instance"]["id"], s["instance"]["id"])
-        row = ours.get((hid, s["train_trial_index"]))
+        row = ours.get(_helm_key(s, hid))
         if row is None:
             missing.append(hid)
             continue
         req = s["request"]
-        prompts += row["prompt"] == req["prompt"]
+        prompts += sent_text(row) == req["prompt"]
         params += (row["max_tokens"], row["temperature"], list(row["stop"]), row["num_completions"]) == (
             req["max_tokens"],
             req["temperature"],
             list(req.get("stop_sequences", [])),
             req["num_completions"],
         )
-        helm_text = s["result"]["completions"][0]["text"].strip() if s.get("result") else None
-        agree += (row["completion"] or "").strip() == helm_text
+    agree, predictions = prediction_agreement(states, ours, id_map, helm_dir, ours_dir)
     helm_stats = _helm_stats(helm_dir)
     our_stats = _our_stats(ours_dir)
     shared = [n for n in sorted(helm_stats) if n in our_stats and not any(t in n for t in _TIMING)]
@@ -825,7 +842,7 @@ def compare(key: str, helm_dir: Path, ours_dir: Path, data_root: Path) -> dict[s
     n = len(states)
     met = {
         "prompts_identical": prompts == n,
-        "prediction_agreement": agree >= TARGET_AGREEMENT * n,
+        "prediction_agreement": agree >= TARGET_AGREEMENT * predictions,
         "metric_abs_delta": all(d <= TARGET_DELTA for d in deltas.values()),
         "same_sample": not missing,
         "same_instances": instances["identical"] == instances["helm"] == instances["holistic"],
@@ -840,6 +857,7 @@ def compare(key: str, helm_dir: Path, ours_dir: Path, data_root: Path) -> dict[s
         "prompts_identical": prompts,
         "request_params_identical": params,
         "prediction_agreement": agree,
+        "predictions": predictions,
         "metric_abs_delta": deltas,
         "excluded_metrics": excluded,
         # Reported by one side only, so never compared (e.g. HELM's request counts and finish
@@ -971,10 +989,20 @@ def write_golden(key: str, helm_dir: Path, data_root: Path, target: Path, k: int
                     "references": [[r["output"]["text"], r.get("tags", [])] for r in s["instance"]["references"]],
                 },
                 "trial": s["train_trial_index"],
+                # separate scoring: the choice this request scores, and "original" or "calibration"
+                "reference_index": s.get("reference_index"),
+                "request_mode": s.get("request_mode"),
                 "prompt": s["request"]["prompt"],
                 "request": {
                     f: s["request"].get(f)
-                    for f in ("max_tokens", "temperature", "stop_sequences", "num_completions", "top_k_per_token")
+                    for f in (
+                        "max_tokens",
+                        "temperature",
+                        "stop_sequences",
+                        "num_completions",
+                        "top_k_per_token",
+                        "echo_prompt",
+                    )
                 },
                 "output_mapping": s.get("output_mapping"),
                 "num_train_instances": s["num_train_instances"],
@@ -991,23 +1019,6 @@ def write_golden(key: str, helm_dir: Path, data_root: Path, target: Path, k: int
             if s["instance"]["id"] in keep
         ],
         "per_instance_stats": stats,
-    }
-    target.mkdir(parents=True, exist_ok=True)
-    (target / f"{key}.json").write_text(json.dumps(golden, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
-
-
-def write_loader_golden(key: str, out: Path, target: Path) -> None:
-    """For a :data:`LOADER_ONLY` scenario: the digest of every instance HELM's loader made."""
-    name, args, _ = SCENARIOS[key]
-    rows = helm_instance_rows(key, helm_cached_instances(out, key))
-    golden = {
-        "made_by": f"crfm-helm {HELM_VERSION}, scripts/helm_conformance.py ({LOADER_ONLY[key]} on the harness's files)",
-        "scenario": name,
-        "args": args,
-        "harness_key": key,
-        "deviations": DEVIATIONS.get(key, []),
-        "helm_instances": {"count": len(rows), "sha256": instances_digest(rows)},
-        "first_instances": rows[:3],
     }
     target.mkdir(parents=True, exist_ok=True)
     (target / f"{key}.json").write_text(json.dumps(golden, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
@@ -1064,24 +1075,6 @@ def main(argv: list[str] | None = None) -> int:
     results = []
     for key in args.scenarios:
         root = scenario_data_root(key, data_root, work)
-        if key in LOADER_ONLY:
-            if not args.compare_only:
-                prepare_helm_instances(key, helm_out, root, helm_python)
-                run_helm_loader(key, helm_out, helm_python)
-            loader = compare_instances(key, helm_cached_instances(helm_out, key), root)
-            same = loader["identical"] == loader["helm"] == loader["holistic"]
-            result = {
-                "scenario": key,
-                "loader_only": True,
-                "loader": loader,
-                "deviations": DEVIATIONS.get(key, []),
-                "targets_met": {"same_instances": same},
-            }
-            results.append(result)
-            if args.golden:
-                write_loader_golden(key, helm_out, args.golden / "loaders")
-            print(format_row(result), flush=True)
-            continue
         if args.compare_only:
             helm_dir = next(p for p in (helm_out / "runs" / "conformance").iterdir() if _entry_matches(p.name, key))
             ours_dir = sorted((ours_out / f"conformance-{key}" / "runs").glob("*"))[0]
@@ -1114,15 +1107,11 @@ def main(argv: list[str] | None = None) -> int:
 def format_row(r: dict[str, Any]) -> str:
     loader = r["loader"]
     instances = f"instances identical {loader['identical']}/{loader['helm']} (holistic has {loader['holistic']})"
-    if r.get("loader_only"):
-        return f"{r['scenario']}: loader only, {instances}" + (
-            "" if all(r["targets_met"].values()) else f"; TARGETS NOT MET: {r['targets_met']}"
-        )
     worst = max(r["metric_abs_delta"].values(), default=0.0)
     return (
         f"{r['scenario']}: prompts {r['prompts_identical']}/{r['instances']}, "
         f"params {r['request_params_identical']}/{r['instances']}, "
-        f"predictions {r['prediction_agreement']}/{r['instances']}, "
+        f"predictions {r['prediction_agreement']}/{r.get('predictions', r['instances'])}, "
         f"same sample {r['same_sample']}, {instances}, max |delta| {worst:.4f} over {len(r['metric_abs_delta'])} metrics"
         + "".join(
             f"; excluded {name} (HELM {e['helm']:.4f}, holistic {e['holistic']:.4f}: see EXCLUDED)"
@@ -1141,14 +1130,11 @@ def format_table(results: list[dict[str, Any]]) -> str:
     for r in results:
         loader = r["loader"]
         same = f"{loader['identical']}/{loader['helm']}"
-        if r.get("loader_only"):
-            lines.append(f"| {r['scenario']} | {same} | not compared | not compared | - | - | - |")
-            continue
         n = r["instances"]
         worst = max(r["metric_abs_delta"].items(), key=lambda kv: kv[1], default=("-", 0.0))
         lines.append(
             f"| {r['scenario']} | {same} | {r['prompts_identical']}/{n} | {r['request_params_identical']}/{n} | "
-            f"{'yes' if r['same_sample'] else 'no'} | {r['prediction_agreement']}/{n} | "
+            f"{'yes' if r['same_sample'] else 'no'} | {r['prediction_agreement']}/{r.get('predictions', n)} | "
             f"{worst[1]:.4f} ({worst[0]}; {len(r['metric_abs_delta'])} shared) |"
         )
     return "\n".join(lines)

@@ -44,20 +44,23 @@ class PromptPlan:
     def _after(self) -> bool:
         return bool(self.spec.instructions) and self.spec.instruction_placement == "after"
 
-    def _eval_text(self) -> str:
+    def _eval_text(self, strip: bool = True) -> str:
         block = self.eval_block
         middle = self.spec.instructions + "\n" if self._after else ""
-        return (block.query + middle + block.cue).rstrip(" \t")
+        text = block.query + middle + block.cue
+        return text.rstrip(" \t") if strip else text
 
-    def _body(self) -> str:
+    def _body(self, strip: bool = True) -> str:
         """Examples and the evaluated instance joined by the instance prefix."""
-        texts = [b.example_text for b in self.examples] + [self._eval_text()]
+        texts = [b.example_text for b in self.examples] + [self._eval_text(strip)]
         return self.spec.instance_prefix.join(texts)
 
-    def plain(self) -> str:
+    def plain(self, strip: bool = True) -> str:
+        """The plain-text prompt; ``strip=False`` keeps the eval block's trailing spaces (the
+        text HELM's separate scoring puts the choice after)."""
         spec = self.spec
         head = spec.instructions + "\n" + spec.instance_prefix if self._before else ""
-        return spec.global_prefix + head + self._body() + spec.global_suffix
+        return spec.global_prefix + head + self._body(strip) + spec.global_suffix
 
     def messages(self) -> tuple[Message, ...]:
         spec = self.spec

@@ -20,8 +20,11 @@
   ``loglikelihood`` requests: `` Yes`` (``role="yes"``, ``request_index=2j``) and `` No``
   (``role="no"``, ``request_index=2j+1``), both with ``reference_index=j``.
 
-A continuation starts with a space when the prompt does not end in whitespace. The
-same continuation text is scored in the main and the calibration request.
+A continuation starts with a space when the prompt does not end in whitespace. Under
+``protocol: helm`` a separate-scoring request sends HELM's text instead: the eval block
+with its trailing spaces, then the choice, the continuation being `` <choice>``
+(:func:`_scored_split`; an input ending in a space keeps it). The calibration request
+scores the choice after the answer cue alone in either case.
 """
 
 from __future__ import annotations
@@ -219,8 +222,8 @@ def build_separate(
     neutral = fitted.plan.eval_block.cue.rstrip(" \t") or NEUTRAL_CUE
     states = []
     for j, choice in enumerate(choices):
-        continuation = continuation_for(prompt, choice)
-        main = _score_request(ctx, prompt, continuation)
+        main_prompt, continuation = _scored_split(ctx, fitted.plan, prompt, choice)
+        main = _score_request(ctx, main_prompt, continuation)
         states.append(
             _state(
                 instance,
@@ -233,7 +236,7 @@ def build_separate(
             )
         )
         if calibrated:
-            calib = _score_request(ctx, neutral, continuation)
+            calib = _score_request(ctx, neutral, continuation_for(neutral, choice))
             states.append(
                 _state(
                     instance,
@@ -246,6 +249,21 @@ def build_separate(
                 )
             )
     return states
+
+
+def _scored_split(ctx: BuildContext, plan: PromptPlan, prompt: str, choice: str) -> tuple[str, str]:
+    """The (prompt, continuation) of a separate-scoring request for ``choice``.
+
+    Under ``protocol: helm`` the text sent is HELM's: the eval block as laid out, its
+    trailing spaces kept (an input that ends in a space keeps it before the output
+    prefix), then the choice; the continuation scored is `` <choice>`` as HELM's metric
+    counts it (the tokens of the choice with a space before it), the rest is the prompt.
+    Otherwise the prompt's trailing spaces are gone and one space joins the choice."""
+    if ctx.spec.protocol != "helm" or ctx.spec.global_suffix:
+        return prompt, continuation_for(prompt, choice)
+    full = plan.plain(strip=False) + choice
+    scored = " " + choice if full.endswith(" " + choice) and len(full) > len(choice) else choice
+    return full[: len(full) - len(scored)], scored
 
 
 def build_ranking(

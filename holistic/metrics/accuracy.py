@@ -30,7 +30,9 @@ Holistic's option ``f1_multiset`` (name it in ``metrics:``) adds
 Multiple choice: ``exact_match`` is the accuracy of the picked choice
 (:mod:`holistic.metrics.choices`); ``invalid_answer`` (joint method) is the share
 of answers that name no choice. Separate scoring reports, from the same requests,
-``exact_match`` (argmax of the summed logprob) and the length-normalised
+``exact_match`` (argmax of the summed logprob; under ``protocol: helm``, HELM's: the
+pick under the run's ``length_normalization``, per token for
+``multiple_choice_separate_original``) and the length-normalised
 ``exact_match_per_char`` (lm-evaluation-harness ``acc_norm``),
 ``exact_match_per_token`` (HELM's pick for ``multiple_choice_separate_original``)
 and ``exact_match_per_byte`` (lm-evaluation-harness ``acc_bytes``), plus
@@ -363,7 +365,8 @@ class MultipleChoiceAccuracy(BaseMetric):
         info(
             "exact_match",
             "accuracy",
-            "The picked choice is a correct one (separate scoring: the choice with the highest summed logprob).",
+            "The picked choice is a correct one (separate scoring: the choice with the highest summed logprob; "
+            "under protocol helm, HELM's pick under the run's length_normalization).",
             needs_generation=False,
         ),
         info(
@@ -409,7 +412,9 @@ class MultipleChoiceAccuracy(BaseMetric):
         ),
     )
 
-    def __init__(self, method: str = JOINT, length_normalization: str = "none", answer_parsing: str = "helm") -> None:
+    def __init__(
+        self, method: str = JOINT, length_normalization: str = "none", answer_parsing: str = "helm", protocol: str = ""
+    ) -> None:
         if method not in MULTIPLE_CHOICE_METHODS:
             raise ValueError(f"not a multiple-choice method: {method!r}")
         if length_normalization not in LENGTH_NORMALIZATIONS:
@@ -419,6 +424,7 @@ class MultipleChoiceAccuracy(BaseMetric):
         self.method = method
         self.length_normalization = length_normalization
         self.answer_parsing = answer_parsing
+        self.protocol = protocol
 
     @classmethod
     def selected_for(cls, info: ScenarioInfo, adapter: AdapterSpec) -> bool:
@@ -435,10 +441,13 @@ class MultipleChoiceAccuracy(BaseMetric):
 
     @classmethod
     def configure(cls, info: ScenarioInfo, adapter: AdapterSpec, deployment: ModelDeployment) -> MultipleChoiceAccuracy:
-        return cls(adapter.method, adapter.length_normalization, adapter.answer_parsing)
+        return cls(adapter.method, adapter.length_normalization, adapter.answer_parsing, adapter.protocol)
 
     def __repr__(self) -> str:
-        return f"MultipleChoiceAccuracy({self.method!r}, {self.length_normalization!r}, {self.answer_parsing!r})"
+        return (
+            f"MultipleChoiceAccuracy({self.method!r}, {self.length_normalization!r}, {self.answer_parsing!r}, "
+            f"{self.protocol!r})"
+        )
 
     def evaluate(self, states: Sequence[RequestState], ctx: MetricContext) -> MetricResult:
         result = MetricResult()
@@ -464,7 +473,9 @@ class MultipleChoiceAccuracy(BaseMetric):
         names = {"none": NORMALIZATION_STATS["none"]} if calibrated else NORMALIZATION_STATS
         out: list[PerInstanceStat] = []
         for normalization, name in names.items():
-            correct = scored is not None and unit.instance.references[scored.pick(normalization)].is_correct
+            # under HELM's protocol its exact_match is the pick under the run's normalisation
+            chosen = self.length_normalization if self.protocol == "helm" and name == "exact_match" else normalization
+            correct = scored is not None and unit.instance.references[scored.pick(chosen)].is_correct
             stat = unit.stat(name, float(correct))
             if normalization == "none" and scored is not None:
                 stat = replace(stat, details=scored.details())

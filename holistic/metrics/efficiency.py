@@ -18,6 +18,9 @@ instances):
   the returned completions (after a stop sequence is cut off), summed over a request's
   completions -- for a provider that returns no tokens, its own count of generated
   tokens. (Throughput and the latency model use the generated count, stop included.)
+  Under ``protocol: helm`` a log-likelihood request counts as HELM's echoed prompt: its
+  completion tokens are the prompt's and the scored text's (HELM sends ``echo_prompt``
+  with no new tokens, and its client returns the whole sequence).
 
 Per instance (summed over its requests): ``num_requests`` and ``cost_usd`` (the
 provider's own cost when it reports one, else the tokens times the deployment's
@@ -33,8 +36,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from holistic.core.interfaces import MetricContext, MetricResult
-from holistic.core.types import MetricName, ModelDeployment, RequestResult, RequestState, Stat
+from holistic.core.interfaces import MetricContext, MetricResult, ScenarioInfo
+from holistic.core.types import AdapterSpec, MetricName, ModelDeployment, RequestResult, RequestState, Stat
 from holistic.metrics.base import BaseMetric, infos
 from holistic.metrics.runtime_model import fit_runtime_model
 from holistic.metrics.states import group_units, perturbation_name, succeeded
@@ -82,6 +85,25 @@ class EfficiencyMetric(BaseMetric):
         needs_references=False,
     )
 
+    def __init__(self, echo_scored: bool = False) -> None:
+        self.echo_scored = echo_scored
+
+    @classmethod
+    def configure(cls, info: ScenarioInfo, adapter: AdapterSpec, deployment: ModelDeployment) -> EfficiencyMetric:
+        return cls(echo_scored=adapter.protocol == "helm")
+
+    def __repr__(self) -> str:
+        return f"EfficiencyMetric(echo_scored={self.echo_scored!r})"
+
+    def _completion_tokens(self, state: RequestState) -> int:
+        """HELM's count for one request: under ``protocol: helm`` a log-likelihood request
+        is HELM's echoed prompt, whose completion is every token of the prompt and the
+        scored text (``result.prompt_tokens``)."""
+        assert state.result is not None
+        if self.echo_scored and state.request.kind == "loglikelihood":
+            return state.result.prompt_tokens
+        return completion_token_count(state.result)
+
     def evaluate(self, states: Sequence[RequestState], ctx: MetricContext) -> MetricResult:
         result = MetricResult()
         samples = [
@@ -97,9 +119,8 @@ class EfficiencyMetric(BaseMetric):
                 result.per_instance.append(unit.stat("inference_runtime", _mean(runtimes)))
                 result.per_instance.append(unit.stat("inference_denoised_runtime", _mean(runtimes)))
                 result.per_instance.append(unit.stat("num_prompt_tokens", _mean([r.prompt_tokens for r in answered])))
-                result.per_instance.append(
-                    unit.stat("num_completion_tokens", _mean([completion_token_count(r) for r in answered]))
-                )
+                counted = [self._completion_tokens(s) for s in unit.states if s.result is not None]
+                result.per_instance.append(unit.stat("num_completion_tokens", _mean(counted)))
             result.per_instance.append(unit.stat("num_requests", len(unit.states)))
             result.per_instance.append(unit.stat("cost_usd", sum(request_cost(s, ctx.deployment) for s in unit.states)))
             successful = [r for r in answered if r.success]

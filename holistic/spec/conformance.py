@@ -58,8 +58,6 @@ class PerturbationProof:
 _GOLDEN_TEST = "tests/conformance/test_conformance_golden.py"
 _PERTURBATION_TEST = "tests/conformance/test_perturbations_golden_helm.py"
 
-_LOADERS_ONLY = "HELM's loader gives the same instances on the same bytes; prompts and stats never compared"
-
 SCENARIO_PROOFS: dict[str, ScenarioProof] = {
     "mmlu": ScenarioProof(golden="mmlu.json", test=_GOLDEN_TEST, proven=True),
     "boolq": ScenarioProof(golden="boolq.json", test=_GOLDEN_TEST, proven=True),
@@ -73,9 +71,9 @@ SCENARIO_PROOFS: dict[str, ScenarioProof] = {
         note="loader, prompts and stats equal HELM's on the same files, but HELM reads the archive's reviews "
         "in a pinned order it downloads, which could not be had here: a sample of the full archive may differ",
     ),
-    "quac": ScenarioProof(golden="loaders/quac.json", test=_GOLDEN_TEST, proven=False, note=_LOADERS_ONLY),
-    "hellaswag": ScenarioProof(golden="loaders/hellaswag.json", test=_GOLDEN_TEST, proven=False, note=_LOADERS_ONLY),
-    "openbookqa": ScenarioProof(golden="loaders/openbookqa.json", test=_GOLDEN_TEST, proven=False, note=_LOADERS_ONLY),
+    "quac": ScenarioProof(golden="quac.json", test=_GOLDEN_TEST, proven=True),
+    "hellaswag": ScenarioProof(golden="hellaswag.json", test=_GOLDEN_TEST, proven=True),
+    "openbookqa": ScenarioProof(golden="openbookqa.json", test=_GOLDEN_TEST, proven=True),
 }
 """Scenario -> the golden test comparing it with HELM (scenarios absent: HELM never compared)."""
 

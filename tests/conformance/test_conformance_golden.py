@@ -24,7 +24,9 @@ from holistic.core.types import (
     Completion,
     Instance,
     Reference,
+    Request,
     RequestResult,
+    RequestRole,
     RequestState,
     RunSpec,
     Token,
@@ -125,13 +127,39 @@ def _tokenizer(golden: dict[str, Any]) -> Any:
     return _embedded_tokenizer()
 
 
+_ROLES = {None: "main", "original": "main", "calibration": "calibration"}
+"""HELM's ``request_mode`` -> holistic's request role."""
+
+
+def _place(helm: dict[str, Any]) -> tuple[str, int, int | None, str]:
+    """A golden request state's place among holistic's: instance, trial, and for separate
+    scoring the choice and whether it is the calibration request."""
+    return (helm["instance"]["id"], helm["trial"], helm.get("reference_index"), _ROLES[helm.get("request_mode")])
+
+
+def golden_choice(helm: dict[str, Any]) -> str:
+    """The choice a separate-scoring golden request scores."""
+    text: str = helm["instance"]["references"][helm["reference_index"]][0]
+    return text
+
+
 @pytest.fixture(params=GOLDEN, ids=[p.stem for p in GOLDEN])
 def golden(request: pytest.FixtureRequest) -> dict[str, Any]:
     return _load(request.param)
 
 
 def test_golden_files_exist() -> None:
-    assert {"mmlu", "truthful_qa", "boolq", "imdb", "raft", "narrative_qa"} <= {p.stem for p in GOLDEN}
+    assert {
+        "mmlu",
+        "truthful_qa",
+        "boolq",
+        "imdb",
+        "raft",
+        "narrative_qa",
+        "quac",
+        "hellaswag",
+        "openbookqa",
+    } <= {p.stem for p in GOLDEN}
 
 
 def test_prompts_and_request_parameters_are_helms(golden: dict[str, Any], tmp_path: Path) -> None:
@@ -139,10 +167,16 @@ def test_prompts_and_request_parameters_are_helms(golden: dict[str, Any], tmp_pa
     train = [_instance(t, "train") for t in golden["train"]]
     deployment = ModelRegistry().get(MODEL)
     states = adapt(train, _eval_instances(golden), run.adapter, deployment, _tokenizer(golden), seed=0)
-    ours = {(s.instance.id, s.trial): s for s in states}
+    ours = {(s.instance.id, s.trial, s.reference_index, s.role.value): s for s in states}
     for helm in golden["request_states"]:
-        state = ours[(helm["instance"]["id"], helm["trial"])]
-        assert state.request.prompt == helm["prompt"], helm["instance"]["id"]
+        state = ours[_place(helm)]
+        # HELM sends a scored choice inside its (echoed) prompt; holistic sends it as the continuation
+        sent = state.request.prompt + (state.request.continuation if state.request.kind == "loglikelihood" else "")
+        assert sent == helm["prompt"], helm["instance"]["id"]
+        if state.request.kind == "loglikelihood":  # HELM's metric scores " <choice>"
+            choice = golden_choice(helm)
+            assert state.request.continuation in (" " + choice, choice)
+            assert helm["request"]["echo_prompt"] is True
         assert state.num_train_instances == helm["num_train_instances"], helm["instance"]["id"]
         assert state.request.messages is None
         req = helm["request"]
@@ -173,6 +207,34 @@ def _result(helm: dict[str, Any]) -> RequestResult:
     return RequestResult(success=True, completions=completions, has_logprobs=True)
 
 
+def _request_and_result(helm: dict[str, Any]) -> tuple[Request, RequestResult]:
+    """HELM's request and answer as holistic's: a separate-scoring request (HELM echoes the
+    prompt with the choice in it) becomes a log-likelihood request of the choice, answered
+    with the tokens of HELM's echo that spell `` <choice>`` (the tokens HELM's metric sums)."""
+    if helm.get("reference_index") is None:
+        return Request(model=MODEL, prompt=helm["prompt"]), _result(helm)
+    choice = golden_choice(helm)
+    scored = " " + choice if helm["prompt"].endswith(" " + choice) else choice
+    echoed = helm["completions"][0]["tokens"]
+    n, text = 0, ""
+    while len(text) < len(scored):
+        n += 1
+        text = echoed[-n][0] + text
+    assert text == scored, (text, scored)
+    tokens = tuple(Token(t, lp) for t, lp in echoed[-n:])
+    completion = Completion(text=scored, logprob=sum(t.logprob for t in tokens), tokens=tokens)
+    request = Request(
+        model=MODEL,
+        kind="loglikelihood",
+        prompt=helm["prompt"][: len(helm["prompt"]) - len(scored)],
+        continuation=scored,
+        max_tokens=0,
+    )
+    # holistic's clients count the prompt and the scored text as the request's prompt tokens
+    result = RequestResult(success=True, completions=(completion,), has_logprobs=True, prompt_tokens=len(echoed))
+    return request, result
+
+
 def test_helms_completions_score_as_helm_scored_them(golden: dict[str, Any], tmp_path: Path) -> None:
     from holistic.metrics.registry import select_metrics
     from holistic.spec.catalog import Catalog
@@ -181,18 +243,19 @@ def test_helms_completions_score_as_helm_scored_them(golden: dict[str, Any], tmp
     info = Catalog().scenario_info(golden["scenario"])
     deployment = ModelRegistry().get(MODEL)
     states = []
-    for helm in golden["request_states"]:
+    for index, helm in enumerate(golden["request_states"]):
         inst = _instance(helm["instance"], helm["instance"]["split"])
-        mapping = helm["output_mapping"]
-        from holistic.core.types import Request
-
+        request, result = _request_and_result(helm)
         states.append(
             RequestState(
                 instance=inst,
-                request=Request(model=MODEL, prompt=helm["prompt"]),
+                request=request,
                 trial=helm["trial"],
-                output_mapping=mapping,
-                result=_result(helm),
+                output_mapping=helm["output_mapping"],
+                result=result,
+                reference_index=helm.get("reference_index"),
+                role=RequestRole(_ROLES[helm.get("request_mode")]),
+                request_index=index,
             )
         )
     ctx = MetricContext(run_id="golden", deployment=deployment, scenario_info=info)
@@ -273,23 +336,3 @@ def _correct(references: Any) -> list[str]:
 
 def _correct_raw(references: list[list[Any]]) -> list[str]:
     return [text for text, tags in references if "correct" in tags]
-
-
-LOADER_GOLDEN = sorted((HERE / "loaders").glob("*.json"))
-"""Scenarios whose loader alone was compared with HELM's (``LOADER_ONLY`` in the harness)."""
-
-
-def test_loader_golden_files_exist() -> None:
-    assert {"quac", "hellaswag", "openbookqa"} <= {p.stem for p in LOADER_GOLDEN}
-
-
-@pytest.mark.parametrize("path", LOADER_GOLDEN, ids=[p.stem for p in LOADER_GOLDEN])
-def test_holistic_loader_makes_helms_instances(path: Path, tmp_path: Path) -> None:
-    """holistic's loader, on the files HELM's loader read, makes every instance HELM's made."""
-    golden = _load(path)
-    harness = _harness()
-    instances = harness.holistic_instances(golden["harness_key"], _scenario_root(golden, tmp_path))
-    rows = harness.holistic_instance_rows(golden["harness_key"], instances)
-    assert rows[: len(golden["first_instances"])] == golden["first_instances"]
-    assert len(rows) == golden["helm_instances"]["count"]
-    assert harness.instances_digest(rows) == golden["helm_instances"]["sha256"]
