@@ -102,6 +102,22 @@ class ScenarioContext:
 
 
 @dataclass(frozen=True)
+class ScenarioProof:
+    """A scenario's evidence of HELM conformance: a golden file made by HELM 0.5.16 itself
+    (under ``tests/conformance/``) and the test checking holistic against it. Declared on
+    the scenario (``ScenarioInfo.helm_proof``); :mod:`holistic.spec.conformance` reads it."""
+
+    golden: str
+    """Golden file under ``tests/conformance/``."""
+    proven: bool = True
+    """Whether the golden covers the whole protocol (HELM's own loader, prompts, requests, stats)."""
+    note: str = ""
+    """What the golden leaves uncompared or what differs (shown when ``proven`` is false)."""
+    test: str = "tests/conformance/test_conformance_golden.py"
+    """The test module that checks holistic against it."""
+
+
+@dataclass(frozen=True)
 class ScenarioInfo:
     """Static facts about a scenario, used for planning, defaults and the coverage table."""
 
@@ -133,6 +149,9 @@ class ScenarioInfo:
     """The scenario's own judge prompt and verdict rule (used when a run names only a judge's model)."""
     judge_fields: tuple[str, ...] = ()
     """Metadata fields every instance carries, which a judge template may use (``metadata.<field>``)."""
+    helm_proof: ScenarioProof | None = None
+    """The golden test comparing the scenario with HELM under ``protocol: helm`` (``None``:
+    HELM never compared)."""
 
 
 # ---------------------------------------------------------------------------

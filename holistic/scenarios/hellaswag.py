@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from holistic.core.errors import DataSourceError
-from holistic.core.interfaces import ScenarioInfo
+from holistic.core.interfaces import ScenarioInfo, ScenarioProof
 from holistic.core.types import TRAIN_SPLIT, VALID_SPLIT, Instance
 from holistic.scenarios.loading.categories import CLASSIFICATION
 from holistic.scenarios.loading.common import SplitFilesScenario, choice_references, github_raw
@@ -88,6 +88,7 @@ class HellaSwagScenario(SplitFilesScenario, HubFallbackScenario):
         **CLASSIFICATION,
         args_schema=_HUB.args_schema(),
         tags=("knowledge", "commonsense", "multiple_choice", "core"),
+        helm_proof=ScenarioProof(golden="hellaswag.json"),
     )
     num_instances = 10042
     split_files = (("hellaswag_train.jsonl", TRAIN_SPLIT), ("hellaswag_val.jsonl", VALID_SPLIT))

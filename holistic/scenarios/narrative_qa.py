@@ -16,7 +16,7 @@ from __future__ import annotations
 import random
 
 from holistic.core.errors import DataSourceError
-from holistic.core.interfaces import ScenarioInfo
+from holistic.core.interfaces import ScenarioInfo, ScenarioProof
 from holistic.core.types import CORRECT_TAG, TEST_SPLIT, TRAIN_SPLIT, VALID_SPLIT, Instance, Reference
 from holistic.scenarios.loading.categories import OPEN_QA
 from holistic.scenarios.loading.common import FileScenario, object_schema
@@ -43,6 +43,7 @@ class NarrativeQAScenario(FileScenario):
         **OPEN_QA,
         args_schema=object_schema(),
         tags=("question_answering", "reading_comprehension", "core"),
+        helm_proof=ScenarioProof(golden="narrative_qa.json"),
     )
     num_instances = 1572
     """Stories (one question each): 1,102 train, 115 valid, 355 test."""

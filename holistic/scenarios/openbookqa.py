@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from holistic.core.errors import DataSourceError
-from holistic.core.interfaces import ScenarioInfo
+from holistic.core.interfaces import ScenarioInfo, ScenarioProof
 from holistic.core.types import TEST_SPLIT, TRAIN_SPLIT, Instance
 from holistic.scenarios.loading.categories import CLASSIFICATION
 from holistic.scenarios.loading.common import SplitFilesScenario, choice_references
@@ -149,6 +149,7 @@ class OpenBookQAScenario(SplitFilesScenario, HubFallbackScenario):
         **CLASSIFICATION,
         args_schema=_HUB.args_schema(),
         tags=("knowledge", "commonsense", "multiple_choice", "core"),
+        helm_proof=ScenarioProof(golden="openbookqa.json"),
     )
     num_instances = 1000
     split_files = (("train.jsonl", TRAIN_SPLIT), ("test.jsonl", TEST_SPLIT))

@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from holistic.core.errors import DataSourceError
-from holistic.core.interfaces import ScenarioInfo
+from holistic.core.interfaces import ScenarioInfo, ScenarioProof
 from holistic.core.types import CORRECT_TAG, TRAIN_SPLIT, VALID_SPLIT, Instance, Reference
 from holistic.scenarios.loading.categories import OPEN_QA
 from holistic.scenarios.loading.common import SplitFilesScenario
@@ -155,6 +155,7 @@ class QuACScenario(SplitFilesScenario, HubFallbackScenario):
         **OPEN_QA,
         args_schema=_HUB.args_schema(),
         tags=("question_answering", "dialogue", "core"),
+        helm_proof=ScenarioProof(golden="quac.json"),
     )
     num_instances = 1000
     split_files = (("train_v0.2.json", TRAIN_SPLIT), ("val_v0.2.json", VALID_SPLIT))

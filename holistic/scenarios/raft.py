@@ -34,7 +34,7 @@ from typing import Any
 import numpy as np
 
 from holistic.core.errors import DataSourceError
-from holistic.core.interfaces import ScenarioInfo
+from holistic.core.interfaces import ScenarioInfo, ScenarioProof
 from holistic.core.types import TEST_SPLIT, TRAIN_SPLIT, Instance
 from holistic.scenarios.loading.categories import CLASSIFICATION
 from holistic.scenarios.loading.common import (
@@ -107,6 +107,7 @@ class RAFTScenario(HubFallbackScenario):
             required=["subset"],
         ),
         tags=("classification", "core"),
+        helm_proof=ScenarioProof(golden="raft.json"),
     )
     hub = _HUB
 

@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from holistic.core.errors import DataSourceError
-from holistic.core.interfaces import ScenarioInfo
+from holistic.core.interfaces import ScenarioInfo, ScenarioProof
 from holistic.core.types import TRAIN_SPLIT, VALID_SPLIT, Instance
 from holistic.scenarios.loading.categories import CLASSIFICATION
 from holistic.scenarios.loading.common import choice_references, github_raw
@@ -111,6 +111,7 @@ class TruthfulQAScenario(HubFallbackScenario):
         **CLASSIFICATION,
         args_schema=_HUB.args_schema(),
         tags=("knowledge", "harms", "multiple_choice", "core"),
+        helm_proof=ScenarioProof(golden="truthful_qa.json"),
     )
     hub = _HUB
 

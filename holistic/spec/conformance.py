@@ -1,12 +1,13 @@
-"""What is proven about a run's HELM conformance, from one declared table.
+"""What is proven about a run's HELM conformance, from what each scenario declares.
 
 A run under ``protocol: helm`` claims HELM 0.5.16's protocol. The claim is **proven**
 only where a golden file made by HELM itself, and a test checking holistic against it in
 CI, cover both the run's scenario and every one of its perturbations (with these
 arguments); otherwise the run's conformance is only **claimed**, and :func:`conformance`
-says what was never compared or what differs. :data:`SCENARIO_PROOFS` and
-:data:`PERTURBATION_PROOFS` are that table; ``tests/spec/test_conformance_table.py``
-keeps it in sync with the golden files under ``tests/conformance/``.
+says what was never compared or what differs. Each scenario declares its own proof
+(``ScenarioInfo.helm_proof``, read from the scenario registry by :func:`scenario_proof`);
+:data:`PERTURBATION_PROOFS` declares the perturbations'. ``tests/spec/test_conformance_table.py``
+keeps both in sync with the golden files under ``tests/conformance/``.
 
 ``--plan``, every run's ``run_spec.json`` (``helm_conformance``) and the site's run page
 show the verdict; a perturbation with a named deviation (HELM's data cannot be had
@@ -19,25 +20,12 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from holistic.core.interfaces import ScenarioProof
 from holistic.core.types import PerturbationSpec, RunSpec
 
 PROVEN = "proven"
 CLAIMED = "claimed"
 NOT_CLAIMED = "not claimed"
-
-
-@dataclass(frozen=True)
-class ScenarioProof:
-    """A scenario whose prompts, requests and scores were compared with HELM's own run."""
-
-    golden: str
-    """Golden file under ``tests/conformance/``."""
-    test: str
-    """The test module that checks holistic against it."""
-    proven: bool
-    """Whether the golden covers the whole protocol (HELM's own loader included)."""
-    note: str = ""
-    """What the golden leaves uncompared (shown when ``proven`` is false)."""
 
 
 @dataclass(frozen=True)
@@ -55,27 +43,26 @@ class PerturbationProof:
         return scenario == self.scenario and spec.name == self.name and dict(spec.args_dict) == dict(self.args)
 
 
-_GOLDEN_TEST = "tests/conformance/test_conformance_golden.py"
 _PERTURBATION_TEST = "tests/conformance/test_perturbations_golden_helm.py"
 
-SCENARIO_PROOFS: dict[str, ScenarioProof] = {
-    "mmlu": ScenarioProof(golden="mmlu.json", test=_GOLDEN_TEST, proven=True),
-    "boolq": ScenarioProof(golden="boolq.json", test=_GOLDEN_TEST, proven=True),
-    "raft": ScenarioProof(golden="raft.json", test=_GOLDEN_TEST, proven=True),
-    "truthful_qa": ScenarioProof(golden="truthful_qa.json", test=_GOLDEN_TEST, proven=True),
-    "narrative_qa": ScenarioProof(golden="narrative_qa.json", test=_GOLDEN_TEST, proven=True),
-    "imdb": ScenarioProof(
-        golden="imdb.json",
-        test=_GOLDEN_TEST,
-        proven=False,
-        note="loader, prompts and stats equal HELM's on the same files, but HELM reads the archive's reviews "
-        "in a pinned order it downloads, which could not be had here: a sample of the full archive may differ",
-    ),
-    "quac": ScenarioProof(golden="quac.json", test=_GOLDEN_TEST, proven=True),
-    "hellaswag": ScenarioProof(golden="hellaswag.json", test=_GOLDEN_TEST, proven=True),
-    "openbookqa": ScenarioProof(golden="openbookqa.json", test=_GOLDEN_TEST, proven=True),
-}
-"""Scenario -> the golden test comparing it with HELM (scenarios absent: HELM never compared)."""
+
+def scenario_proof(scenario: str) -> ScenarioProof | None:
+    """The proof the scenario declares (``ScenarioInfo.helm_proof``); ``None`` when HELM never
+    compared it or no scenario has that name."""
+    from holistic.scenarios.registry import SCENARIOS
+
+    if scenario not in SCENARIOS:
+        return None
+    return SCENARIOS.get(scenario).info.helm_proof
+
+
+def scenario_proofs() -> dict[str, ScenarioProof]:
+    """Every registered scenario's declared proof (scenarios absent: HELM never compared)."""
+    from holistic.scenarios.registry import SCENARIOS
+
+    found = {name: scenario_proof(name) for name in SCENARIOS.names()}
+    return {name: proof for name, proof in found.items() if proof is not None}
+
 
 PERTURBATION_PROOFS: tuple[PerturbationProof, ...] = (
     PerturbationProof("mmlu", "mild_mix", {}, augmentation="robustness"),
@@ -140,7 +127,7 @@ def conformance(run: RunSpec) -> Conformance:
     reasons: list[str] = []
     deviations: list[str] = []
     evidence: list[str] = []
-    proof = SCENARIO_PROOFS.get(scenario)
+    proof = scenario_proof(scenario)
     if proof is None:
         reasons.append(f"scenario {scenario!r}: never compared with HELM")
     else:

@@ -20,8 +20,8 @@ from holistic.spec.conformance import (
     NOT_CLAIMED,
     PERTURBATION_PROOFS,
     PROVEN,
-    SCENARIO_PROOFS,
     conformance,
+    scenario_proofs,
 )
 
 REPO = Path(__file__).resolve().parents[2]
@@ -61,7 +61,10 @@ runs:
 
 
 def test_every_scenario_proof_names_an_existing_golden_file_and_test() -> None:
-    for scenario, proof in SCENARIO_PROOFS.items():
+    proofs = scenario_proofs()
+    # declared on the scenarios themselves (ScenarioInfo.helm_proof), read from the registry
+    assert {"mmlu", "boolq", "raft", "truthful_qa", "narrative_qa", "imdb", "quac", "hellaswag"} <= set(proofs)
+    for scenario, proof in proofs.items():
         assert _golden(proof.golden)["scenario"] == scenario
         assert (REPO / proof.test).is_file()
         assert proof.proven or proof.note, scenario
@@ -268,3 +271,21 @@ runs:
 def test_a_bad_helm_perturbation_value_is_a_spec_error(tmp_path: Path, perturbation: str, message: str) -> None:
     with pytest.raises(SpecError, match=message):
         _run(tmp_path, "boolq", f"[{perturbation}]")
+
+
+def test_the_verdict_reads_the_proof_the_scenario_declares(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """No central table: a scenario's ``ScenarioInfo.helm_proof`` is what ``conformance`` reads."""
+    from dataclasses import replace
+
+    from holistic.core.interfaces import ScenarioProof
+    from holistic.scenarios.xsum import XSumScenario
+
+    run = _run(tmp_path, "xsum", "[]")
+    assert conformance(run).status == CLAIMED
+    declared = replace(XSumScenario.info, helm_proof=ScenarioProof(golden="xsum.json", proven=False, note="a note"))
+    monkeypatch.setattr(XSumScenario, "info", declared)
+    verdict = conformance(run)
+    assert verdict.status == CLAIMED and verdict.reasons == ("scenario 'xsum': a note",)
+    assert verdict.evidence == ("xsum.json",)
+    monkeypatch.setattr(XSumScenario, "info", replace(declared, helm_proof=ScenarioProof(golden="xsum.json")))
+    assert conformance(run).status == PROVEN
