@@ -73,6 +73,7 @@ SCENARIOS: dict[str, tuple[str, dict[str, Any], str]] = {
     "quac": ("quac", {}, "quac"),
     "hellaswag": ("hellaswag", {}, "commonsense:dataset=hellaswag,method=multiple_choice_separate_original"),
     "openbookqa": ("openbookqa", {}, "commonsense:dataset=openbookqa,method=multiple_choice_separate_calibrated"),
+    "civil_comments": ("civil_comments", {"demographic": "all"}, "civil_comments:demographic=all"),
 }
 
 HELM_NAMES = {"narrative_qa": "narrativeqa"}
@@ -112,6 +113,10 @@ DEVIATIONS: dict[str, list[str]] = {
         "ClassLabel of 'Unlabeled' plus task.json's labels (the Hub dataset's features), and HELM's own "
         "loader does the rest (split, field order, label names). HELM's prompt_construction_settings.json "
         "(a Dropbox download) is written from holistic's copy of the RAFT authors' instructions.",
+    ],
+    "civil_comments": [
+        "WILDS's all_data_with_identities.csv is not here: the harness writes a small one in its format (see "
+        "_write_civil_comments) and both tools read those bytes.",
     ],
     "narrative_qa": [
         "The authors' files (deepmind/narrativeqa) are not here: the harness writes a small qaps.csv and "
@@ -372,11 +377,44 @@ def _write_quac(folder: Path) -> None:
         (folder / f"{split}_v0.2.json").write_text(json.dumps({"data": data}), encoding="utf-8")
 
 
+_CIVIL_GROUPS = ("male", "female", "LGBTQ", "christian", "muslim", "other_religions", "black", "white")
+
+
+def _write_civil_comments(folder: Path) -> None:
+    """WILDS's ``all_data_with_identities.csv`` (civilcomments_v1.0: an unnamed index column,
+    ``id``, ``comment_text``, ``split``, the toxicity fractions, the eight identity groups and
+    ``identity_any``), 24 train, 6 val and 14 test comments: toxicity on both sides of 0.5 and
+    at it, comments with commas, quotes, a line break and spaces around them, identity marks
+    above, at and below 0.5."""
+    header = ["", "id", "comment_text", "split", "created_date", "toxicity", "severe_toxicity", *_CIVIL_GROUPS]
+    rows = []
+    counts = {"train": 24, "val": 6, "test": 14}
+    number = 0
+    for split, n in counts.items():
+        for i in range(n):
+            hero, thing = NAMES[(i + number) % len(NAMES)], OBJECTS[i % len(OBJECTS)]
+            text = [
+                f"{hero} is right about the {thing}.",
+                f'"{hero}" said the {thing}, again, was stupid and so is everyone here',
+                f"  What a {thing}!\nNobody asked, {hero}. ",
+                f"I agree with {hero}; the {thing} is fine",
+            ][i % 4]
+            toxicity = ["0.0", "0.8", "0.5", "0.166667", "0.6"][(i + number) % 5]
+            marks = ["0.0"] * len(_CIVIL_GROUPS)
+            marks[i % len(_CIVIL_GROUPS)] = ["1.0", "0.5", "0.3"][i % 3]
+            rows.append(
+                [str(number), str(239000 + number), text, split, "2016-01-01 00:00:00+00", toxicity, "0.0", *marks]
+            )
+            number += 1
+    _write_csv(folder / "all_data_with_identities.csv", header, rows)
+
+
 WRITTEN = {
     "narrative_qa": _write_narrative_qa,
     "quac": _write_quac,
     "hellaswag": _write_hellaswag,
     "openbookqa": _write_openbookqa,
+    "civil_comments": _write_civil_comments,
 }
 """Scenarios whose data is not here: the files the harness writes in the authors' format."""
 
@@ -472,6 +510,10 @@ def prepare_helm_instances(key: str, out: Path, data_root: Path, helm_python: Pa
             shutil.copyfile(data_root / "hellaswag" / f"hellaswag_{split}.jsonl", data / f"hellaswag_{split}.jsonl")
     elif key == "openbookqa":
         shutil.copytree(data_root / "openbookqa", data / "OpenBookQA-V1-Sep2018" / "Data" / "Main")
+    elif key == "civil_comments":  # HELM reads it beside data/, under its own name
+        shutil.copyfile(
+            data_root / "civil_comments" / "all_data_with_identities.csv", folder / "wilds_civil_comments.csv"
+        )
     elif key == "raft":
         sys.path.insert(0, str(ROOT))
         from holistic.scenarios.raft import FIELD_ORDERING, TASK_INSTRUCTIONS
@@ -694,7 +736,7 @@ def _helm_cache_folder(out: Path, key: str) -> Path | None:
     return None
 
 
-_CORRECT_ONLY = ("boolq", "imdb", "raft")
+_CORRECT_ONLY = ("boolq", "imdb", "raft", "civil_comments")
 """Scenarios whose HELM loader gives the correct reference only, where holistic lists every
 label as a reference (neither prompts nor scores read the others): only the correct
 references are compared for them."""
@@ -903,15 +945,21 @@ _TIMING = ("runtime", "co2", "energy", "batch_size", "request_time", "latency")
 """Stats that measure the machine, not the model's answers: never compared."""
 
 
+def _stat_key(name: str, split: str, sub_split: str | None) -> str:
+    """``name[split]``, or ``name[split/sub_split]`` for a sub-split's stat (CivilComments'
+    ``toxic`` and ``non-toxic``: HELM reports that scenario per sub-split only)."""
+    return f"{name}[{split}/{sub_split}]" if sub_split else f"{name}[{split}]"
+
+
 def _helm_stats(run_dir: Path) -> dict[str, float]:
-    """``name[split]`` -> mean, unperturbed, over every evaluated split (MMLU's sample has both)."""
+    """:func:`_stat_key` -> mean, unperturbed, over every evaluated split (MMLU's sample has both)."""
     out: dict[str, float] = {}
     for stat in json.loads((run_dir / "stats.json").read_text()):
         name = stat["name"]
-        if name.get("perturbation") or name.get("sub_split") or stat.get("count", 0) == 0:
+        if name.get("perturbation") or stat.get("count", 0) == 0:
             continue
         if name.get("split") in ("valid", "test") and "mean" in stat:
-            out.setdefault(f"{name['name']}[{name['split']}]", stat["mean"])
+            out.setdefault(_stat_key(name["name"], name["split"], name.get("sub_split")), stat["mean"])
     return out
 
 
@@ -920,9 +968,9 @@ def _our_stats(run_dir: Path) -> dict[str, float]:
 
     out: dict[str, float] = {}
     for row in pq.read_table(run_dir / "stats.parquet").to_pylist():
-        if row.get("perturbation") or row.get("sub_split") or row.get("mean") is None:
+        if row.get("perturbation") or row.get("mean") is None:
             continue
-        out.setdefault(f"{row['metric']}[{row['split']}]", row["mean"])
+        out.setdefault(_stat_key(row["metric"], row["split"], row.get("sub_split")), row["mean"])
     return out
 
 
@@ -986,6 +1034,7 @@ def write_golden(key: str, helm_dir: Path, data_root: Path, target: Path, k: int
                     "id": id_map[s["instance"]["id"]],
                     "input": s["instance"]["input"]["text"],
                     "split": s["instance"]["split"],
+                    "sub_split": s["instance"].get("sub_split"),
                     "references": [[r["output"]["text"], r.get("tags", [])] for r in s["instance"]["references"]],
                 },
                 "trial": s["train_trial_index"],

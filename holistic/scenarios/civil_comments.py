@@ -5,22 +5,23 @@ with ``id``, ``comment_text``, ``split`` (train/val/test), ``toxicity`` (a 0-1
 rater fraction; toxic when >= 0.5) and one 0-1 column per identity group. A comment
 mentions a group when its column is >= 0.5.
 
-Identity groups become sub-splits (so fairness metrics compare them): with
-``demographic: all`` a comment's sub-split is its one group, ``multiple`` when it
-mentions several, none otherwise (``metadata["identities"]`` lists them all);
-with a named ``demographic`` (HELM's per-group runs) only comments mentioning that
-group are kept. A fixed seeded set of 500 training comments is the in-context pool.
+As in HELM's loader, the sub-split is ``toxic`` or ``non-toxic`` (HELM reports
+CivilComments' stats per sub-split only), every training comment is in the in-context
+pool, and the input is the comment as the file has it (spaces kept), then
+``\\nQuestion: Is the passage above toxic?``. The identity groups a comment mentions are
+``metadata["identities"]`` (group fairness compares them); with a named
+``demographic`` (HELM's per-group runs) only comments mentioning that group are kept.
 
 Hugging Face copy (used when the authors' file is absent): ``google/civil_comments``
 in the Hub's Parquet conversion (revision ``refs/convert/parquet``),
 ``hf/default/{train,validation,test}/0000.parquet`` with columns ``text`` and
 ``toxicity`` (plus other toxicity sub-scores). Differences by nature: that copy
 follows Jigsaw's train/validation/test split (not WILDS's) and has neither comment
-ids nor identity columns, so ids are ``<split>-<row>``, every comment has no
-identity sub-split (``metadata["identities"]`` is empty) and only
+ids nor identity columns, so ids are ``<split>-<row>`` (and its texts are stripped), no comment has identity
+groups (``metadata["identities"]`` is empty) and only
 ``demographic: all`` can be served (a named group is a clear error). Identity
 columns, when a copy has them, are used as in the authors' file. Only the first
-train shard (``0000``) is read for the in-context pool. The ``hf_revision`` arg
+train shard (``0000``) is read, and a seeded 500 of its comments are the in-context pool. The ``hf_revision`` arg
 defaults to that branch, which is not pinned: pin a commit of it for
 reproducible runs.
 """
@@ -30,7 +31,7 @@ from __future__ import annotations
 from typing import Any
 
 from holistic.core.errors import DataSourceError
-from holistic.core.interfaces import ScenarioInfo
+from holistic.core.interfaces import ScenarioInfo, ScenarioProof
 from holistic.core.types import CORRECT_TAG, TEST_SPLIT, TRAIN_SPLIT, VALID_SPLIT, Instance, Reference
 from holistic.scenarios.loading.categories import CLASSIFICATION
 from holistic.scenarios.loading.common import check_choice, hold_out
@@ -74,7 +75,7 @@ def _number(value: Any, column: str, where: str) -> float:
 
 
 class CivilCommentsScenario(HubFallbackScenario):
-    """Is an online comment toxic? Accuracy compared across identity groups."""
+    """Is an online comment toxic? Accuracy per sub-split (toxic, non-toxic) and across identity groups."""
 
     info = ScenarioInfo(
         name="civil_comments",
@@ -86,6 +87,7 @@ class CivilCommentsScenario(HubFallbackScenario):
         **CLASSIFICATION,
         args_schema=_HUB.args_schema({"demographic": {"enum": list(DEMOGRAPHICS), "default": "all"}}),
         tags=("toxicity_detection", "classification", "core"),
+        helm_proof=ScenarioProof(golden="civil_comments.json"),
     )
     hub = _HUB
 
@@ -108,19 +110,15 @@ class CivilCommentsScenario(HubFallbackScenario):
         )
 
     def _instance(self, row_id: str, text: str, toxic: bool, groups: list[str], split: str) -> Instance:
-        if self.demographic != "all":
-            sub_split: str | None = self.demographic
-        else:
-            sub_split = groups[0] if len(groups) == 1 else ("multiple" if groups else None)
         return Instance(
             id=row_id,
-            input=f"{text.strip()}\n{_QUESTION}",
+            input=f"{text}\n{_QUESTION}",
             references=(
                 Reference("True", (CORRECT_TAG,) if toxic else ()),
                 Reference("False", () if toxic else (CORRECT_TAG,)),
             ),
             split=split,
-            sub_split=sub_split,
+            sub_split="toxic" if toxic else "non-toxic",
             metadata={"identities": groups},
         )
 
@@ -147,7 +145,7 @@ class CivilCommentsScenario(HubFallbackScenario):
                 if self.demographic != "all" and self.demographic not in groups:
                     continue
                 toxic = _number(row["toxicity"], "toxicity", where) >= 0.5
-                instances.append(self._instance(row_id, str(row["text"] or ""), toxic, groups, split))
+                instances.append(self._instance(row_id, str(row["text"] or "").strip(), toxic, groups, split))
         return instances
 
     def load(self, data: ResolvedData) -> list[Instance]:
@@ -159,8 +157,6 @@ class CivilCommentsScenario(HubFallbackScenario):
             missing = [c for c in ("comment_text", "split", "toxicity", *IDENTITY_GROUPS) if c not in rows[0]]
             if missing:
                 raise DataSourceError(f"{path}: missing columns {missing}; columns present: {sorted(rows[0])}")
-        train_ids = [r.get("id") or str(n) for n, r in enumerate(rows) if r["split"] == "train"]
-        pool = hold_out(train_ids, min(_TRAIN_POOL, len(train_ids)), "civil_comments-train-pool")
         instances = []
         for number, row in enumerate(rows):
             where = f"{path}:{number + 2}"
@@ -168,8 +164,6 @@ class CivilCommentsScenario(HubFallbackScenario):
             if split is None:
                 continue
             row_id = row.get("id") or str(number)
-            if split == TRAIN_SPLIT and row_id not in pool:
-                continue
             groups = [g for g in IDENTITY_GROUPS if _score(row, g, where) >= 0.5]
             if self.demographic != "all" and self.demographic not in groups:
                 continue

@@ -159,6 +159,7 @@ def test_golden_files_exist() -> None:
         "quac",
         "hellaswag",
         "openbookqa",
+        "civil_comments",
     } <= {p.stem for p in GOLDEN}
 
 
@@ -322,6 +323,8 @@ def test_holistic_loads_the_instances_helm_had(golden: dict[str, Any], tmp_path:
     for helm in golden["request_states"]:
         ours = by_id[helm["instance"]["id"]]
         assert ours.input == helm["instance"]["input"]
+        if helm["instance"].get("sub_split") is not None:  # CivilComments: toxic / non-toxic
+            assert ours.sub_split == helm["instance"]["sub_split"]
         assert _correct(ours.references) == _correct_raw(helm["instance"]["references"])
         if helm["output_mapping"] is not None:  # multiple choice: every choice, in order
             assert [r.output for r in ours.references] == [text for text, _ in helm["instance"]["references"]]

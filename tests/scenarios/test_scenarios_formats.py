@@ -442,11 +442,16 @@ def test_civil_comments_identity_sub_splits(offline_ctx: ScenarioContext) -> Non
         ],
     )
     instances = {i.id: i for i in _load(offline_ctx, "civil_comments")}
-    assert instances["1001"].sub_split == "muslim"
+    # HELM's sub-splits (toxic / non-toxic); the identity groups are metadata for group fairness
+    assert instances["1001"].sub_split == "toxic" and instances["1001"].metadata["identities"] == ["muslim"]
     assert instances["1001"].correct_references[0].output == "True"
-    assert instances["1002"].sub_split == "multiple" and instances["1002"].metadata["identities"] == ["female", "black"]
-    assert instances["1003"].split == "valid" and instances["1003"].sub_split is None
-    assert instances["1004"].sub_split is None
+    assert instances["1002"].sub_split == "non-toxic" and instances["1002"].metadata["identities"] == [
+        "female",
+        "black",
+    ]
+    assert instances["1003"].split == "valid" and instances["1003"].metadata["identities"] == []
+    assert instances["1004"].metadata["identities"] == []
     assert instances["1000"].split == "train"
+    assert instances["1001"].input == "comment 1\nQuestion: Is the passage above toxic?"
     only_muslim = _load(offline_ctx, "civil_comments", demographic="muslim")
-    assert [(i.id, i.sub_split) for i in only_muslim] == [("1001", "muslim")]
+    assert [(i.id, i.sub_split) for i in only_muslim] == [("1001", "toxic")]

@@ -414,7 +414,8 @@ def test_civil_comments_hf_copy_without_identities(offline_ctx: ScenarioContext)
         ("test-3", ["True"]),
     ]
     assert test[0].input == "comment 0\nQuestion: Is the passage above toxic?"
-    assert all(i.sub_split is None and i.metadata["identities"] == [] for i in instances)
+    assert all(i.metadata["identities"] == [] for i in instances)
+    assert [i.sub_split for i in test] == ["non-toxic", "toxic", "non-toxic", "toxic"]
     with pytest.raises(DataSourceError, match=r"has no identity columns .* demographic 'muslim' cannot be selected"):
         _load(offline_ctx, "civil_comments", demographic="muslim")
 
@@ -434,9 +435,13 @@ def test_civil_comments_hf_copy_with_identity_columns(offline_ctx: ScenarioConte
         [row(1, muslim=0.9), row(2, muslim=0.7, female=1.0), row(3)],
     )
     test = [i for i in _load(offline_ctx, "civil_comments") if i.split == "test"]
-    assert [(i.id, i.sub_split) for i in test] == [("1", "muslim"), ("2", "multiple"), ("3", None)]
+    assert [(i.id, i.metadata["identities"]) for i in test] == [
+        ("1", ["muslim"]),
+        ("2", ["female", "muslim"]),
+        ("3", []),
+    ]
     muslim = [i for i in _load(offline_ctx, "civil_comments", demographic="muslim") if i.split == "test"]
-    assert [(i.id, i.sub_split) for i in muslim] == [("1", "muslim"), ("2", "muslim")]
+    assert [(i.id, i.sub_split) for i in muslim] == [("1", "toxic"), ("2", "toxic")]
 
 
 def test_cnn_dailymail_hf_training_pool_is_a_seeded_200_across_shards(offline_ctx: ScenarioContext) -> None:
