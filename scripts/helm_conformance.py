@@ -47,6 +47,7 @@ import csv
 import hashlib
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -74,7 +75,29 @@ SCENARIOS: dict[str, tuple[str, dict[str, Any], str]] = {
     "hellaswag": ("hellaswag", {}, "commonsense:dataset=hellaswag,method=multiple_choice_separate_original"),
     "openbookqa": ("openbookqa", {}, "commonsense:dataset=openbookqa,method=multiple_choice_separate_calibrated"),
     "civil_comments": ("civil_comments", {"demographic": "all"}, "civil_comments:demographic=all"),
+    "natural_qa_closedbook": ("natural_qa", {"mode": "closedbook"}, "natural_qa:mode=closedbook"),
+    "natural_qa_openbook_longans": ("natural_qa", {"mode": "openbook_longans"}, "natural_qa:mode=openbook_longans"),
+    # HELM's robustness run (data_augmentation=robustness: its mild_mix) beside the unperturbed one
+    "mmlu_robustness": (
+        "mmlu",
+        {"subject": "anatomy"},
+        "mmlu:subject=anatomy,method=multiple_choice_joint,data_augmentation=robustness",
+    ),
+    "boolq_robustness": ("boolq", {}, "boolq:data_augmentation=robustness"),
 }
+
+AUGMENTED: dict[str, tuple[str, list[dict[str, Any]], list[str]]] = {
+    "mmlu_robustness": ("mmlu", [{"name": "mild_mix"}], ["robustness"]),
+    "boolq_robustness": ("boolq", [{"name": "mild_mix"}], ["robustness"]),
+}
+"""Keys run with HELM's ``data_augmentation``: the unperturbed key whose files they read, holistic's
+perturbations (``protocol: helm``) for HELM's, and the metric categories that add their stats."""
+
+
+def base_key(key: str) -> str:
+    """The unperturbed scenario key whose files, patches and deviations ``key`` shares."""
+    return AUGMENTED[key][0] if key in AUGMENTED else key
+
 
 HELM_NAMES = {"narrative_qa": "narrativeqa"}
 """HELM's ``Scenario.name`` where it is not holistic's (its data and instance-cache folders use it)."""
@@ -114,6 +137,14 @@ DEVIATIONS: dict[str, list[str]] = {
         "loader does the rest (split, field order, label names). HELM's prompt_construction_settings.json "
         "(a Dropbox download) is written from holistic's copy of the RAFT authors' instructions.",
     ],
+    **{
+        key: [
+            "The authors' v1.0 dev shards (nq-dev-0{0..4}.jsonl.gz) are not here: the harness writes five small "
+            "ones in their full format, HTML bytes and byte spans included (see _write_natural_qa), and both "
+            "tools read those bytes."
+        ]
+        for key in ("natural_qa_closedbook", "natural_qa_openbook_longans")
+    },
     "civil_comments": [
         "WILDS's all_data_with_identities.csv is not here: the harness writes a small one in its format (see "
         "_write_civil_comments) and both tools read those bytes.",
@@ -233,11 +264,12 @@ def scenario_data_root(key: str, data_root: Path, work: Path) -> Path:
     here (MMLU, TruthfulQA, RAFT), else files written in the authors' format from the copy that
     is here (BoolQ, IMDB: see :data:`DEVIATIONS`)."""
     staged = work / "data"
+    key = base_key(key)
     if key in ("boolq", "imdb"):
         (_stage_boolq if key == "boolq" else _stage_imdb)(data_root, staged / key)
         return staged
     if key in WRITTEN:
-        WRITTEN[key](staged / key)
+        WRITTEN[key](staged / SCENARIOS[key][0])
         return staged
     return data_root
 
@@ -409,12 +441,99 @@ def _write_civil_comments(folder: Path) -> None:
     _write_csv(folder / "all_data_with_identities.csv", header, rows)
 
 
+def _nq_row(shard: int, i: int) -> dict[str, Any]:
+    """One question of NaturalQuestions' full format: an HTML page (a heading and two
+    paragraphs: an entity, a no-break space), its tokens with byte offsets, and five
+    annotations (short answers repeated and paired with their long answer, one long answer
+    without short ones, one annotation with neither); every seventh question has no short
+    answer, every fifth a yes/no answer only."""
+    n = shard * 7 + i
+    hero, place, thing = NAMES[n % len(NAMES)], PLACES[n % len(PLACES)], OBJECTS[n % len(OBJECTS)]
+    words = [
+        ["<H1>", hero, "</H1>"],
+        ["<P>", hero, "lives", "in", *place.split(), "&amp;", "keeps", "a", thing, ".", "</P>"],
+        ["<P>", "Since", f"19{10 + n}", ",", hero, "has", "sold", "the", thing, "in", "New\u00a0York", ".", "</P>"],
+    ]
+    tokens: list[dict[str, Any]] = []
+    page = "<html><body>"
+    for paragraph in words:
+        for word in paragraph:
+            start = len((page + " ").encode("utf-8"))
+            page += " " + word
+            tokens.append(
+                {
+                    "token": word,
+                    "start_byte": start,
+                    "end_byte": len(page.encode("utf-8")),
+                    "html_token": word[0] == "<",
+                }
+            )
+    page += " </body></html>"
+
+    def span(first: int, last: int) -> dict[str, int]:
+        return {
+            "start_byte": tokens[first]["start_byte"],
+            "end_byte": tokens[last - 1]["end_byte"],
+            "start_token": first,
+            "end_token": last,
+        }
+
+    places = 4 + len(place.split())
+    first_p, second_p = span(3, 3 + len(words[1])), span(3 + len(words[1]), len(tokens))
+    place_span, year_span = (
+        span(7, places + 3),
+        span(len(words[0]) + len(words[1]) + 2, len(words[0]) + len(words[1]) + 3),
+    )
+    shorts = [[place_span], [place_span, span(places + 6, places + 7)], [], [], [year_span if n % 3 else place_span]]
+    longs = [first_p, first_p, second_p, {"start_byte": -1, "end_byte": -1, "start_token": -1, "end_token": -1}]
+    longs.append(second_p if n % 3 else first_p)
+    if n % 7 == 3:
+        shorts = [[] for _ in shorts]
+    yes_no = "YES" if n % 5 == 4 else "NONE"
+    if yes_no == "YES":
+        shorts = [[] for _ in shorts]
+    question = [f"where does {hero} live", f"what does {hero} Keep?", f"when did {hero} start selling the {thing}"][
+        n % 3
+    ]
+    return {
+        "example_id": 4_000_000 + n,
+        "question_text": question,
+        "document_title": hero,
+        "document_url": f"https://en.wikipedia.org//w/index.php?title={hero}",
+        "document_html": page,
+        "document_tokens": tokens,
+        "long_answer_candidates": [{**first_p, "top_level": True}, {**second_p, "top_level": True}],
+        "annotations": [
+            {
+                "annotation_id": 100 * n + k,
+                "long_answer": {**longs[k], "candidate_index": -1 if longs[k]["start_byte"] < 0 else k % 2},
+                "short_answers": shorts[k],
+                "yes_no_answer": yes_no if k == 0 else "NONE",
+            }
+            for k in range(5)
+        ],
+    }
+
+
+def _write_natural_qa(folder: Path) -> None:
+    """NaturalQuestions' v1.0 dev shards ``nq-dev-0{0..4}.jsonl.gz`` (full format), 7 questions each."""
+    import gzip
+
+    folder.mkdir(parents=True, exist_ok=True)
+    for shard in range(5):
+        lines = "".join(json.dumps(_nq_row(shard, i), ensure_ascii=False) + "\n" for i in range(7))
+        with gzip.GzipFile(folder / f"nq-dev-0{shard}.jsonl.gz", "wb", mtime=0) as fh:
+            fh.write(lines.encode("utf-8"))
+
+
 WRITTEN = {
     "narrative_qa": _write_narrative_qa,
     "quac": _write_quac,
     "hellaswag": _write_hellaswag,
     "openbookqa": _write_openbookqa,
     "civil_comments": _write_civil_comments,
+    "natural_qa_closedbook": _write_natural_qa,
+    "natural_qa_openbook_longans": _write_natural_qa,
 }
 """Scenarios whose data is not here: the files the harness writes in the authors' format."""
 
@@ -466,6 +585,7 @@ def prepare_helm_instances(key: str, out: Path, data_root: Path, helm_python: Pa
     if stale is not None:  # HELM would read these instead of running its loader
         shutil.rmtree(stale)
     folder = out / "scenarios" / helm_name(key)
+    key = base_key(key)
     data = folder / "data"
     if data.is_symlink() or data.is_file():
         data.unlink()
@@ -510,6 +630,10 @@ def prepare_helm_instances(key: str, out: Path, data_root: Path, helm_python: Pa
             shutil.copyfile(data_root / "hellaswag" / f"hellaswag_{split}.jsonl", data / f"hellaswag_{split}.jsonl")
     elif key == "openbookqa":
         shutil.copytree(data_root / "openbookqa", data / "OpenBookQA-V1-Sep2018" / "Data" / "Main")
+    elif helm_name(key) == "natural_qa":
+        for shard in range(5):
+            name = f"nq-dev-0{shard}.jsonl.gz"
+            shutil.copyfile(data_root / "natural_qa" / name, data / name)
     elif key == "civil_comments":  # HELM reads it beside data/, under its own name
         shutil.copyfile(
             data_root / "civil_comments" / "all_data_with_identities.csv", folder / "wilds_civil_comments.csv"
@@ -526,6 +650,7 @@ def prepare_helm_instances(key: str, out: Path, data_root: Path, helm_python: Pa
 
 def helm_patches(key: str, data_root: Path) -> dict[str, Any]:
     """What :data:`_HELM_MAIN` changes in HELM's process for ``key`` (see :data:`DEVIATIONS`)."""
+    key = base_key(key)
     if key == "raft":
         subset = SCENARIOS[key][1]["subset"]
         task = json.loads((data_root / "raft" / subset / "task.json").read_text(encoding="utf-8"))
@@ -656,10 +781,11 @@ def _helm_run_dir(out: Path, key: str) -> Path | None:
 def _entry_matches(run_dir: str, key: str) -> bool:
     """Whether HELM's run folder ``run_dir`` is ``key``'s run entry (with the model added):
     its scenario and every argument, so that HellaSwag's ``commonsense`` run is not OpenBookQA's."""
-    base = SCENARIOS[key][2]
-    name, _, args = base.partition(":")
-    their_name, _, their_args = run_dir.partition(":")
-    return their_name == name and set(filter(None, args.split(","))) <= set(their_args.split(","))
+    # HELM names a run "mmlu:subject=anatomy,...,model=..." or, for a scenario without
+    # arguments, "boolq,data_augmentation=robustness:model=..."
+    name, *args = re.split("[:,]", SCENARIOS[key][2])
+    their_name, *theirs = re.split("[:,]", run_dir)
+    return their_name == name and set(args) == {a for a in theirs if not a.startswith("model=")}
 
 
 def run_holistic(key: str, out: Path, data_root: Path, n: int, trials: int) -> Path:
@@ -674,8 +800,8 @@ def run_holistic(key: str, out: Path, data_root: Path, n: int, trials: int) -> P
                 "args": args,
                 "max_eval_instances": n,
                 "num_train_trials": trials,
-                "metrics": ["accuracy", "calibration", "efficiency", "bias"],
-                "perturbations": [],
+                "metrics": ["accuracy", "calibration", "efficiency", "bias", *AUGMENTED.get(key, ("", [], []))[2]],
+                "perturbations": AUGMENTED.get(key, ("", [], []))[1],
             }
         ],
     }
@@ -761,7 +887,7 @@ def holistic_instance_rows(key: str, instances: Iterable[Any]) -> list[list[Any]
 
 
 def _row(key: str, text: str, references: Iterable[tuple[str, bool]], split: str) -> list[Any]:
-    return [text, [[t, c] for t, c in references if c or key not in _CORRECT_ONLY], split]
+    return [text, [[t, c] for t, c in references if c or base_key(key) not in _CORRECT_ONLY], split]
 
 
 def instances_digest(rows: list[list[Any]]) -> str:
@@ -786,16 +912,21 @@ def compare_instances(key: str, helm_instances: list[dict[str, Any]], data_root:
     }
 
 
-def _helm_key(state: dict[str, Any], instance_id: str) -> tuple[str, int, int | None, str]:
-    """A HELM request state's place: instance, trial, and for separate scoring the choice and
-    whether it is the calibration request (``request_mode``)."""
+Place = tuple[str, int, int | None, str, str | None]
+
+
+def _helm_key(state: dict[str, Any], instance_id: str) -> Place:
+    """A HELM request state's place: instance, trial, for separate scoring the choice and
+    whether it is the calibration request (``request_mode``), and the perturbation of the
+    instance (``None``: the original)."""
     mode = state.get("request_mode") or "original"
-    return (instance_id, state["train_trial_index"], state.get("reference_index"), _ROLES.get(mode, mode))
+    perturbation = (state["instance"].get("perturbation") or {}).get("name")
+    return (instance_id, state["train_trial_index"], state.get("reference_index"), _ROLES.get(mode, mode), perturbation)
 
 
-def _our_key(row: dict[str, Any]) -> tuple[str, int, int | None, str]:
+def _our_key(row: dict[str, Any]) -> Place:
     """:func:`_helm_key` of one of holistic's request rows."""
-    return (row["instance_id"], row["trial"], row["reference_index"], row["role"])
+    return (row["instance_id"], row["trial"], row["reference_index"], row["role"], row["perturbation"])
 
 
 _ROLES = {"original": "main", "calibration": "calibration"}
@@ -811,7 +942,7 @@ def sent_text(row: dict[str, Any]) -> str:
 
 def prediction_agreement(
     states: list[dict[str, Any]],
-    ours: dict[tuple[str, int, int | None, str], dict[str, Any]],
+    ours: dict[Place, dict[str, Any]],
     id_map: dict[str, str],
     helm_dir: Path,
     ours_dir: Path,
@@ -895,7 +1026,7 @@ def compare(key: str, helm_dir: Path, ours_dir: Path, data_root: Path) -> dict[s
         "same_sample": not missing,
         "missing_in_holistic": missing,
         "loader": instances,
-        "deviations": DEVIATIONS.get(key, []),
+        "deviations": DEVIATIONS.get(base_key(key), []),
         "prompts_identical": prompts,
         "request_params_identical": params,
         "prediction_agreement": agree,
@@ -945,21 +1076,38 @@ _TIMING = ("runtime", "co2", "energy", "batch_size", "request_time", "latency")
 """Stats that measure the machine, not the model's answers: never compared."""
 
 
-def _stat_key(name: str, split: str, sub_split: str | None) -> str:
-    """``name[split]``, or ``name[split/sub_split]`` for a sub-split's stat (CivilComments'
-    ``toxic`` and ``non-toxic``: HELM reports that scenario per sub-split only)."""
-    return f"{name}[{split}/{sub_split}]" if sub_split else f"{name}[{split}]"
+def _stat_key(name: str, split: str, sub_split: str | None, perturbation: str | None = None) -> str:
+    """``name[split]``; ``name[split/sub_split]`` for a sub-split's stat (CivilComments'
+    ``toxic`` and ``non-toxic``: HELM reports that scenario per sub-split only); then
+    ``{perturbation}`` in holistic's naming for a perturbed or worst-case stat."""
+    key = f"{name}[{split}/{sub_split}]" if sub_split else f"{name}[{split}]"
+    return key + (f"{{{perturbation}}}" if perturbation else "")
+
+
+def helm_perturbation(description: dict[str, Any] | None) -> str | None:
+    """HELM's ``PerturbationDescription`` of a stat in holistic's naming: the family's worst case
+    (``robustness``, ``fairness``), a perturbation's worst case (``<name>:worst``), its
+    originals (``<name>:original``) or its variants (``<name>``)."""
+    if not description:
+        return None
+    name, computed_on = description["name"], description.get("computed_on", "perturbed")
+    if computed_on == "worst":
+        return name if name in ("robustness", "fairness") else f"{name}:worst"
+    return f"{name}:original" if computed_on == "original" else name
 
 
 def _helm_stats(run_dir: Path) -> dict[str, float]:
-    """:func:`_stat_key` -> mean, unperturbed, over every evaluated split (MMLU's sample has both)."""
+    """:func:`_stat_key` -> mean, over every evaluated split (MMLU's sample has both)."""
     out: dict[str, float] = {}
     for stat in json.loads((run_dir / "stats.json").read_text()):
         name = stat["name"]
-        if name.get("perturbation") or stat.get("count", 0) == 0:
+        if stat.get("count", 0) == 0:
             continue
         if name.get("split") in ("valid", "test") and "mean" in stat:
-            out.setdefault(_stat_key(name["name"], name["split"], name.get("sub_split")), stat["mean"])
+            key = _stat_key(
+                name["name"], name["split"], name.get("sub_split"), helm_perturbation(name.get("perturbation"))
+            )
+            out.setdefault(key, stat["mean"])
     return out
 
 
@@ -968,9 +1116,11 @@ def _our_stats(run_dir: Path) -> dict[str, float]:
 
     out: dict[str, float] = {}
     for row in pq.read_table(run_dir / "stats.parquet").to_pylist():
-        if row.get("perturbation") or row.get("mean") is None:
+        if row.get("mean") is None:
             continue
-        out.setdefault(_stat_key(row["metric"], row["split"], row.get("sub_split")), row["mean"])
+        out.setdefault(
+            _stat_key(row["metric"], row["split"], row.get("sub_split"), row.get("perturbation")), row["mean"]
+        )
     return out
 
 
@@ -1006,7 +1156,7 @@ def write_golden(key: str, helm_dir: Path, data_root: Path, target: Path, k: int
         "args": args,
         "helm_run_entry": entry,
         "harness_key": key,
-        "deviations": DEVIATIONS.get(key, []),
+        "deviations": DEVIATIONS.get(base_key(key), []),
         # Every instance HELM's loader made, as instances_digest of helm_instance_rows.
         "helm_instances": {"count": len(rows), "sha256": instances_digest(rows)},
         "adapter_spec": run_spec["adapter_spec"],
@@ -1142,7 +1292,7 @@ def main(argv: list[str] | None = None) -> int:
             ours_dir = run_holistic(key, ours_out, root, args.max_eval_instances, args.num_train_trials)
         result = compare(key, helm_dir, ours_dir, root)
         results.append(result)
-        if args.golden:
+        if args.golden and key not in AUGMENTED:  # perturbed variants have their own goldens
             write_golden(key, helm_dir, root, args.golden, args.golden_instances)
         print(format_row(result), flush=True)
 

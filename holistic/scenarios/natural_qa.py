@@ -1,24 +1,35 @@
 """NaturalQuestions (Kwiatkowski et al., 2019): real search questions, short answers.
 
-Reads the authors' JSON Lines (gzipped or not), both the full format
-(``document_tokens``) and the simplified one (``document_text``), with
-``question_text`` and ``annotations`` (``long_answer`` and ``short_answers`` token
-spans). Only questions with a short answer are kept; every annotator's short
-answer is a correct reference. Modes (HELM's): ``closedbook`` asks the question
-alone; ``openbook_longans`` gives the annotated long answer paragraph as context.
-The dev set is evaluated; a fixed seeded set of 100 dev questions is the in-context pool.
+Reads the authors' JSON Lines (gzipped or not), the full format (``document_html``
+with byte spans) and the simplified one (``document_text``, token spans), and builds
+the instances as HELM 0.5.16's loader does. Only questions with a short answer are
+kept. From the full format, every annotator's short answer and its long answer are
+the HTML bytes of their spans, a no-break space made a space, entities unescaped and
+tags removed (HELM's ``_clean_text``); from the simplified one, the span's tokens
+without HTML tokens, joined by spaces. Within each file, the kept questions alternate
+between ``train`` (even positions) and ``valid``. The question is capitalised as
+Python's ``str.capitalize`` does (the rest lower-cased) and given a final ``?``; one
+answer per question is drawn with ``random.Random(0).randint`` over its short answers
+(duplicates included), in file order across the five shards. A training question's
+reference is that answer; a validation question's are its distinct short answers.
+Modes (HELM's): ``closedbook`` asks the question alone; ``openbook_longans`` gives the
+drawn answer's long answer: ``Passage: <long answer>\\n\\nQuestion: <question>``.
 """
 
 from __future__ import annotations
 
+import html
+import random
+import re
+from dataclasses import dataclass
 from enum import IntEnum
 from pathlib import Path
 from typing import Any
 
-from holistic.core.interfaces import ScenarioInfo
-from holistic.core.types import CORRECT_TAG, VALID_SPLIT, Instance, Reference
+from holistic.core.interfaces import ScenarioInfo, ScenarioProof
+from holistic.core.types import CORRECT_TAG, TRAIN_SPLIT, VALID_SPLIT, Instance, Reference
 from holistic.scenarios.loading.categories import OPEN_QA
-from holistic.scenarios.loading.common import FileScenario, check_choice, object_schema, with_train_pool
+from holistic.scenarios.loading.common import FileScenario, check_choice, object_schema
 from holistic.scenarios.loading.prompt_format import prompt_format
 from holistic.scenarios.loading.readers import iter_jsonl, require
 from holistic.scenarios.loading.sources import DataFile, DataNeeds, Download, ResolvedData
@@ -27,7 +38,23 @@ MODES = ("closedbook", "openbook_longans")
 _DEV_SHARDS = tuple(f"nq-dev-0{i}.jsonl.gz" for i in range(5))
 _URL = "https://storage.googleapis.com/natural_questions/v1.0/dev/"
 _SIMPLIFIED_DEV = "v1.0-simplified_nq-dev-all.jsonl.gz"
-_POOL = 100
+_TAG = re.compile("<([^>]*)>")
+
+
+@dataclass(frozen=True)
+class _Raw:
+    """One kept question: its short answers, each with its annotation's long answer."""
+
+    id: str
+    title: str
+    question: str
+    short_answers: list[str]
+    long_answers: list[str]
+
+
+def _clean_html(raw: bytes) -> str:
+    """HTML bytes as text: no-break spaces made spaces, entities unescaped, tags removed."""
+    return _TAG.sub("", html.unescape(raw.replace(b"\xc2\xa0", b" ").decode("utf-8")))
 
 
 def _tokens(row: dict[str, Any], where: str) -> list[tuple[str, bool]]:
@@ -38,41 +65,57 @@ def _tokens(row: dict[str, Any], where: str) -> list[tuple[str, bool]]:
     return [(t, t.startswith("<") and t.endswith(">")) for t in text.split(" ")]
 
 
-def _span(tokens: list[tuple[str, bool]], start: int, end: int) -> str:
-    return " ".join(tok for tok, html in tokens[start:end] if not html)
+def _span_reader(row: dict[str, Any], where: str) -> Any:
+    """The text of an answer span: HTML bytes in the full format, tokens in the simplified one."""
+    if "document_html" in row:
+        page = str(row["document_html"]).encode("utf-8")
+        return lambda span: _clean_html(page[span["start_byte"] : span["end_byte"]])
+    tokens = _tokens(row, where)
+    return lambda span: " ".join(tok for tok, is_html in tokens[span["start_token"] : span["end_token"]] if not is_html)
 
 
-def _read(path: Path, mode: str) -> list[Instance]:
+def _read_raw(path: Path) -> list[_Raw]:
     out = []
     for number, row in enumerate(iter_jsonl(path), start=1):
         where = f"{path}:{number}"
-        tokens = _tokens(row, where)
-        answers: list[str] = []
-        long_answer = ""
-        for annotation in require(row, "annotations", where):
-            for short in annotation.get("short_answers", []):
-                text = _span(tokens, short["start_token"], short["end_token"])
-                if text and text not in answers:
-                    answers.append(text)
-            span = annotation.get("long_answer", {})
-            if not long_answer and span.get("start_token", -1) >= 0:
-                long_answer = _span(tokens, span["start_token"], span["end_token"])
-        if not answers or (mode == "openbook_longans" and not long_answer):
+        annotations = require(row, "annotations", where)
+        if not any(a.get("short_answers") for a in annotations):
             continue
-        question = str(require(row, "question_text", where)).strip()
-        if question:
-            question = question[0].upper() + question[1:] + ("" if question.endswith("?") else "?")
-        text = question if mode == "closedbook" else f"{long_answer}\nQuestion: {question}"
+        text = _span_reader(row, where)
+        shorts, longs = [], []
+        for annotation in annotations:
+            long_answer = text(
+                annotation.get("long_answer") or {"start_byte": -1, "end_byte": -1, "start_token": -1, "end_token": -1}
+            )
+            for short in annotation.get("short_answers", []):
+                shorts.append(text(short))
+                longs.append(long_answer)
         out.append(
-            Instance(
+            _Raw(
                 id=str(row.get("example_id", f"{path.name}-{number}")),
-                input=text,
-                references=tuple(Reference(a, (CORRECT_TAG,)) for a in answers),
-                split=VALID_SPLIT,
-                metadata={"title": row.get("document_title", "")},
+                title=str(row.get("document_title", "")),
+                question=str(require(row, "question_text", where)),
+                short_answers=shorts,
+                long_answers=longs,
             )
         )
     return out
+
+
+def _instance(raw: _Raw, split: str, mode: str, rng: random.Random) -> Instance:
+    question = raw.question.capitalize()
+    if not question.endswith("?"):
+        question += "?"
+    drawn = rng.randint(0, len(raw.short_answers) - 1)
+    text = question if mode == "closedbook" else f"Passage: {raw.long_answers[drawn]}\n\nQuestion: {question}"
+    answers = [raw.short_answers[drawn]] if split == TRAIN_SPLIT else list(dict.fromkeys(raw.short_answers))
+    return Instance(
+        id=raw.id,
+        input=text,
+        references=tuple(Reference(a, (CORRECT_TAG,)) for a in answers),
+        split=split,
+        metadata={"title": raw.title},
+    )
 
 
 class _Layout(IntEnum):
@@ -96,8 +139,10 @@ class NaturalQAScenario(FileScenario):
         **OPEN_QA,
         args_schema=object_schema({"mode": {"enum": list(MODES), "default": "closedbook"}}),
         tags=("question_answering", "knowledge", "core"),
+        # both modes: natural_qa_closedbook.json and natural_qa_openbook_longans.json
+        helm_proof=ScenarioProof(golden="natural_qa_closedbook.json"),
     )
-    num_instances = 3500
+    num_instances = 3610
 
     def __init__(self, mode: str = "closedbook") -> None:
         self.mode = check_choice(mode, MODES, "NaturalQuestions mode")
@@ -112,7 +157,20 @@ class NaturalQAScenario(FileScenario):
             hint="https://ai.google.com/research/NaturalQuestions/download (v1.0 dev shards)",
         )
 
+    @classmethod
+    def default_adapter_for(cls, args: dict[str, Any]) -> dict[str, Any]:
+        """HELM's: the question is cued ``Question: `` in closed book only."""
+        adapter = dict(cls.info.default_adapter)
+        if args.get("mode", "closedbook") != "closedbook":
+            adapter["input_prefix"] = ""
+        return adapter
+
     def load(self, data: ResolvedData) -> list[Instance]:
         names = _DEV_SHARDS if data.layout == _Layout.DEV_SHARDS else (_SIMPLIFIED_DEV,)
-        instances = [inst for name in names for inst in _read(data[name], self.mode)]
-        return with_train_pool(instances, min(_POOL, len(instances) // 2), "natural_qa-train-pool")
+        rng = random.Random(0)
+        instances = []
+        for name in names:
+            for position, raw in enumerate(_read_raw(data[name])):
+                split = TRAIN_SPLIT if position % 2 == 0 else VALID_SPLIT
+                instances.append(_instance(raw, split, self.mode, rng))
+        return instances

@@ -260,18 +260,62 @@ def test_natural_qa_full_and_simplified_formats(offline_ctx: ScenarioContext) ->
             fh.write(json.dumps(no_short) + "\n")
     closed = _load(offline_ctx, "natural_qa", mode="closedbook")
     assert len(closed) == 20
+    # HELM's loader: within each file the kept questions alternate train, valid
+    assert [i.split for i in closed[:4]] == ["train", "valid", "train", "valid"]
     assert Counter(i.split for i in closed) == {"valid": 10, "train": 10}
     assert closed[0].input == "What is the capital of france?"
     assert [r.output for r in closed[0].references] == ["Paris"]
     openbook = _load(offline_ctx, "natural_qa", mode="openbook_longans")
-    assert openbook[0].input == "Paris is the capital\nQuestion: What is the capital of france?"
+    assert openbook[0].input == "Passage: Paris is the capital\n\nQuestion: What is the capital of france?"
     for shard in range(5):
         (root / f"nq-dev-0{shard}.jsonl.gz").unlink()
     _jsonl(root / "v1.0-simplified_nq-dev-all.jsonl.gz.tmp", [_nq_row(1, True), _nq_row(2, True)])
     with gzip.open(root / "v1.0-simplified_nq-dev-all.jsonl.gz", "wb") as fh:
         fh.write((root / "v1.0-simplified_nq-dev-all.jsonl.gz.tmp").read_bytes())
     simplified = _load(offline_ctx, "natural_qa", mode="openbook_longans")
-    assert simplified[0].input == "Paris is the capital\nQuestion: What is the capital of france?"
+    assert simplified[0].input == "Passage: Paris is the capital\n\nQuestion: What is the capital of france?"
+
+
+def test_natural_qa_reads_html_bytes_and_draws_answers_as_helm(offline_ctx: ScenarioContext) -> None:
+    """HELM's loader on the full format: answers are the HTML bytes of their spans (entities
+    unescaped, tags dropped, no-break spaces made spaces), short answers are paired with their
+    annotation's long answer, one drawn by random.Random(0).randint, and the question is
+    str.capitalize()d."""
+    root = _folder(offline_ctx, "natural_qa")
+    page = "<P> AT&amp;T is in New\u00a0York </P> <P> It was <b>founded</b> in 1885 </P>"
+    data = page.encode("utf-8")
+
+    def span(text: str) -> dict[str, int]:
+        start = data.index(text.encode("utf-8"))
+        return {"start_byte": start, "end_byte": start + len(text.encode("utf-8")), "start_token": 0, "end_token": 1}
+
+    first, second = span("<P> AT&amp;T is in New\u00a0York </P>"), span("<P> It was <b>founded</b> in 1885 </P>")
+    row = {
+        "example_id": 7,
+        "question_text": "where is AT&T based",
+        "document_html": page,
+        "document_tokens": [{"token": "x", "html_token": False}],
+        "annotations": [
+            {"long_answer": first, "short_answers": [span("New\u00a0York")]},
+            {"long_answer": second, "short_answers": [span("1885"), span("<b>founded</b>")]},
+            {"long_answer": first, "short_answers": [span("New\u00a0York")]},
+        ],
+    }
+    for shard in range(5):
+        rows = [row, {**row, "example_id": 8}] if shard == 0 else []
+        with gzip.open(root / f"nq-dev-0{shard}.jsonl.gz", "wt", encoding="utf-8") as fh:
+            fh.write("".join(json.dumps(r) + "\n" for r in rows))
+    import random
+
+    rng = random.Random(0)
+    drawn = [rng.randint(0, 3), rng.randint(0, 3)]
+    train, valid = _load(offline_ctx, "natural_qa", mode="openbook_longans")
+    shorts = ["New York", "1885", "founded", "New York"]
+    longs = [" AT&T is in New York ", " It was founded in 1885 ", " It was founded in 1885 ", " AT&T is in New York "]
+    assert train.split == "train" and [r.output for r in train.references] == [shorts[drawn[0]]]
+    assert train.input == f"Passage: {longs[drawn[0]]}\n\nQuestion: Where is at&t based?"
+    assert valid.split == "valid" and [r.output for r in valid.references] == ["New York", "1885", "founded"]
+    assert valid.input == f"Passage: {longs[drawn[1]]}\n\nQuestion: Where is at&t based?"
 
 
 def test_quac_is_helms_loader(offline_ctx: ScenarioContext) -> None:
