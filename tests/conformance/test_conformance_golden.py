@@ -168,7 +168,7 @@ def test_prompts_and_request_parameters_are_helms(golden: dict[str, Any], tmp_pa
     train = [_instance(t, "train") for t in golden["train"]]
     deployment = ModelRegistry().get(MODEL)
     states = adapt(train, _eval_instances(golden), run.adapter, deployment, _tokenizer(golden), seed=0)
-    ours = {(s.instance.id, s.trial, s.reference_index, s.role.value): s for s in states}
+    ours = {(s.instance.id, s.trial, s.reference_index, str(s.role)): s for s in states}
     for helm in golden["request_states"]:
         state = ours[_place(helm)]
         # HELM sends a scored choice inside its (echoed) prompt; holistic sends it as the continuation
