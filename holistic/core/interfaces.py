@@ -107,8 +107,9 @@ class ScenarioProof:
     (under ``tests/conformance/``) and the test checking holistic against it. Declared on
     the scenario (``ScenarioInfo.helm_proof``); :mod:`holistic.spec.conformance` reads it."""
 
-    golden: str
-    """Golden file under ``tests/conformance/``."""
+    golden: str | None
+    """Golden file under ``tests/conformance/``; ``None`` for a scenario HELM's run cannot be
+    compared with (its ``note`` names the deviation, and it is never proven)."""
     proven: bool = True
     """Whether the golden covers the whole protocol (HELM's own loader, prompts, requests, stats)."""
     note: str = ""

@@ -131,8 +131,9 @@ def conformance(run: RunSpec) -> Conformance:
     if proof is None:
         reasons.append(f"scenario {scenario!r}: never compared with HELM")
     else:
-        evidence.append(proof.golden)
-        if not proof.proven:
+        if proof.golden is not None:
+            evidence.append(proof.golden)
+        if not proof.proven or proof.golden is None:
             reasons.append(f"scenario {scenario!r}: {proof.note}")
     for spec in run.perturbations:
         deviation = perturbation_deviation(spec)
