@@ -25,7 +25,9 @@ every metric both report (per split), against the targets (every instance and pr
 >= 99% of predictions, |delta| <= 0.005; exit 1 when one is missed). For separate
 scoring (HellaSwag, OpenBookQA: one request per choice, HELM echoing the choice in its
 prompt) the prompt compared is holistic's prompt followed by the scored continuation,
-and the prediction is the choice picked (``predicted_index``).
+and the prediction is the choice picked (``predicted_index``). The keys in
+:data:`AUGMENTED` run HELM's ``data_augmentation`` (robustness: ``mild_mix``) beside
+holistic's perturbations, and compare perturbed prompts and worst-case stats too.
 A shared metric that differs because of HELM's local client rather than its protocol
 is listed under ``excluded_metrics`` with both values and the reason (``EXCLUDED``),
 never dropped silently; the stats only one side reports are listed as well. ``--golden DIR`` also writes
