@@ -86,11 +86,42 @@ SCENARIOS: dict[str, tuple[str, dict[str, Any], str]] = {
         "mmlu:subject=anatomy,method=multiple_choice_joint,data_augmentation=robustness",
     ),
     "boolq_robustness": ("boolq", {}, "boolq:data_augmentation=robustness"),
+    # HELM's fairness run: dialect (its SAE->AAVE dictionary), gender pronouns, person names
+    # (HELM given holistic's names in its file format: HELM's list is not public)
+    "mmlu_fairness": (
+        "mmlu",
+        {"subject": "anatomy"},
+        "mmlu:subject=anatomy,method=multiple_choice_joint,data_augmentation=fairness",
+    ),
+    "boolq_fairness": ("boolq", {}, "boolq:data_augmentation=fairness"),
 }
+
+HELM_PERTURBATION_NAMES = {
+    "mild_mix": "mild_mix",
+    "misspellings": "misspellings",
+    "typos": "typos",
+    "lowercase": "lowercase",
+    "contraction": "contractions",
+    "expansion": "expansions",
+    "space": "whitespace",
+    "dialect": "dialect",
+    "gender": "gender",
+    "person_name": "person_names",
+}
+"""HELM's perturbation names (its ``PerturbationDescription.name``) -> holistic's."""
+
+_HELM_FAIRNESS = [
+    {"name": "dialect", "args": {"prob": 1.0}},
+    {"name": "gender", "args": {"mode": "pronouns", "prob": 1.0}},
+    {"name": "person_names", "args": {"prob": 1.0}},
+]
+"""HELM's ``data_augmentation=fairness`` as holistic's perturbations (``protocol: helm``)."""
 
 AUGMENTED: dict[str, tuple[str, list[dict[str, Any]], list[str]]] = {
     "mmlu_robustness": ("mmlu", [{"name": "mild_mix"}], ["robustness"]),
     "boolq_robustness": ("boolq", [{"name": "mild_mix"}], ["robustness"]),
+    "mmlu_fairness": ("mmlu", _HELM_FAIRNESS, ["fairness"]),
+    "boolq_fairness": ("boolq", _HELM_FAIRNESS, ["fairness"]),
 }
 """Keys run with HELM's ``data_augmentation``: the unperturbed key whose files they read, holistic's
 perturbations (``protocol: helm``) for HELM's, and the metric categories that add their stats."""
@@ -267,6 +298,10 @@ def scenario_data_root(key: str, data_root: Path, work: Path) -> Path:
     is here (BoolQ, IMDB: see :data:`DEVIATIONS`)."""
     staged = work / "data"
     key = base_key(key)
+    resources = data_root / "helm_perturbations"  # HELM's dictionary and lists, for holistic's perturbations
+    if resources.is_dir() and not (staged / resources.name).exists():
+        staged.mkdir(parents=True, exist_ok=True)
+        (staged / resources.name).symlink_to(resources.resolve(), target_is_directory=True)
     if key in ("boolq", "imdb"):
         (_stage_boolq if key == "boolq" else _stage_imdb)(data_root, staged / key)
         return staged
@@ -923,12 +958,17 @@ def _helm_key(state: dict[str, Any], instance_id: str) -> Place:
     instance (``None``: the original)."""
     mode = state.get("request_mode") or "original"
     perturbation = (state["instance"].get("perturbation") or {}).get("name")
+    perturbation = HELM_PERTURBATION_NAMES.get(perturbation, perturbation) if perturbation else None
     return (instance_id, state["train_trial_index"], state.get("reference_index"), _ROLES.get(mode, mode), perturbation)
 
 
 def _our_key(row: dict[str, Any]) -> Place:
-    """:func:`_helm_key` of one of holistic's request rows."""
-    return (row["instance_id"], row["trial"], row["reference_index"], row["role"], row["perturbation"])
+    """:func:`_helm_key` of one of holistic's request rows. A perturbation with a named deviation
+    (``person_names~holistic_names``) is matched by its name: HELM was given the same data
+    (holistic's name lists in HELM's file format), so its prompts are compared; its stats,
+    named with the tag, never carry HELM's names and are not."""
+    perturbation = row["perturbation"].split("~")[0] if row["perturbation"] else None
+    return (row["instance_id"], row["trial"], row["reference_index"], row["role"], perturbation)
 
 
 _ROLES = {"original": "main", "calibration": "calibration"}
@@ -1093,6 +1133,7 @@ def helm_perturbation(description: dict[str, Any] | None) -> str | None:
     if not description:
         return None
     name, computed_on = description["name"], description.get("computed_on", "perturbed")
+    name = HELM_PERTURBATION_NAMES.get(name, name)
     if computed_on == "worst":
         return name if name in ("robustness", "fairness") else f"{name}:worst"
     return f"{name}:original" if computed_on == "original" else name
@@ -1282,6 +1323,10 @@ def main(argv: list[str] | None = None) -> int:
         else:
             if _helm_run_dir(helm_out, key) is None:
                 prepare_helm_instances(key, helm_out, root, helm_python)
+                if "fairness" in AUGMENTED.get(key, ("", [], []))[2]:
+                    from helm_perturbation_conformance import place_helm_resources
+
+                    place_helm_resources(helm_out, data_root)
             helm_dir = run_helm(
                 key,
                 helm_out,

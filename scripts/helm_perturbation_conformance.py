@@ -100,18 +100,7 @@ HELM_RUN_NAMES = {
 }
 """HELM's ``data_augmentation`` -> the name its run folder carries (``PERTURBATION_SPECS_DICT``'s inner key)."""
 
-HELM_NAMES = {
-    "mild_mix": "mild_mix",
-    "misspellings": "misspellings",
-    "typos": "typos",
-    "lowercase": "lowercase",
-    "contraction": "contractions",
-    "expansion": "expansions",
-    "space": "whitespace",
-    "dialect": "dialect",
-    "gender": "gender",
-    "person_name": "person_names",
-}
+HELM_NAMES = hc.HELM_PERTURBATION_NAMES
 """HELM's perturbation names (its ``PerturbationDescription.name``) -> holistic's."""
 
 NOT_RUN = {

@@ -196,6 +196,7 @@ def _load_instances(
             protocol=run.adapter.protocol,
             data_root=options.data_root,
             offline=options.offline,
+            keep_unchanged=run.adapter.protocol == "helm" and scenario.helm_keeps_unchanged_variants,
         )
     return train, evaluation
 

@@ -90,11 +90,13 @@ def plan_prompt_tokens(
             train, originals = split_instances(scenario.get_instances(ctx))
             originals = run_sample(originals, run)
             # A sample (the downsampled order is already seeded), perturbed as the run perturbs
-            # it — HELM's perturbations drop the variants they leave unchanged — and scaled.
+            # it — HELM's perturbations drop the variants they leave unchanged, except where
+            # HELM keeps them (helm_keeps_unchanged_variants) — and scaled.
             sample = originals[:SAMPLE_INSTANCES]
             if not sample:
                 return None
-            evaluation, scale = _perturbed_sample(run, sample, data_root)
+            keep = run.adapter.protocol == "helm" and scenario.helm_keeps_unchanged_variants
+            evaluation, scale = _perturbed_sample(run, sample, data_root, keep)
             scale *= len(originals) / len(sample)
     except (HolisticError, OSError, TypeError, ValueError):
         return None  # data not here (never downloaded for a plan), or arguments the run will reject
@@ -104,7 +106,9 @@ def plan_prompt_tokens(
     return PromptCount(round(total), exact, sampled=not whole)
 
 
-def _perturbed_sample(run: RunSpec, sample: list[Instance], data_root: Path | None) -> tuple[list[Instance], float]:
+def _perturbed_sample(
+    run: RunSpec, sample: list[Instance], data_root: Path | None, keep_unchanged: bool = False
+) -> tuple[list[Instance], float]:
     """``sample`` with its variants, as the run makes them, and the factor left to scale by.
 
     When a perturbation cannot be applied offline (its data is not here), variants are
@@ -123,6 +127,7 @@ def _perturbed_sample(run: RunSpec, sample: list[Instance], data_root: Path | No
             protocol=run.adapter.protocol,
             data_root=data_root,
             offline=True,
+            keep_unchanged=keep_unchanged,
         )
     except (HolisticError, OSError, ValueError):
         return sample, 1.0 + len(run.perturbations)

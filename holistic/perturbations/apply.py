@@ -33,6 +33,7 @@ def apply_perturbations(
     protocol: str = "holistic",
     data_root: Path | None = None,
     offline: bool = False,
+    keep_unchanged: bool = False,
 ) -> list[Instance]:
     """The originals (unchanged, ``perturbation=None``) followed by their variants.
 
@@ -47,7 +48,9 @@ def apply_perturbations(
     Under ``protocol="helm"`` the built-ins are HELM's algorithms
     (:mod:`holistic.perturbations.helm_base`): seeded by each instance's HELM id, not by
     ``seed``; a variant whose input is unchanged is dropped, as HELM drops it, so a
-    perturbation may make none. Their data (HELM's dialect dictionary and gender lists) is
+    perturbation may make none (with ``keep_unchanged``, where HELM keeps them: its
+    ``PassageQuestionInput`` scenarios, ``BaseScenario.helm_keeps_unchanged_variants``,
+    every instance gets its variant). Their data (HELM's dialect dictionary and gender lists) is
     read from ``data_root`` or the download cache, or downloaded unless ``offline``.
     """
     perturbations = [create_perturbation(spec, protocol) for spec in specs]
@@ -63,7 +66,10 @@ def apply_perturbations(
     evaluated = [inst for inst in originals if inst.split != TRAIN_SPLIT]
     for inst in evaluated:
         for i, perturbation in enumerate(perturbations):
-            found = variants_of(perturbation, inst, seed)
+            if keep_unchanged and isinstance(perturbation, HelmPerturbation):
+                found = [perturbation.apply(inst, seed)]
+            else:
+                found = variants_of(perturbation, inst, seed)
             made[i] += len(found)
             out.extend(found)
     for spec, perturbation, count in zip(specs, perturbations, made, strict=True):

@@ -133,6 +133,7 @@ class BoolQScenario(HubFallbackScenario):
         tags=("question_answering", "core"),
         helm_proof=ScenarioProof(golden="boolq.json"),
     )
+    helm_keeps_unchanged_variants = True
     num_instances = _VAL_SIZE
     hub = _HUB
 

@@ -89,6 +89,7 @@ class CivilCommentsScenario(HubFallbackScenario):
         tags=("toxicity_detection", "classification", "core"),
         helm_proof=ScenarioProof(golden="civil_comments.json"),
     )
+    helm_keeps_unchanged_variants = True
     hub = _HUB
 
     def __init__(self, demographic: str = "all", hf_revision: str | None = None) -> None:

@@ -45,6 +45,7 @@ class NarrativeQAScenario(FileScenario):
         tags=("question_answering", "reading_comprehension", "core"),
         helm_proof=ScenarioProof(golden="narrative_qa.json"),
     )
+    helm_keeps_unchanged_variants = True
     num_instances = 1572
     """Stories (one question each): 1,102 train, 115 valid, 355 test."""
 

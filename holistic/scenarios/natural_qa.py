@@ -146,6 +146,8 @@ class NaturalQAScenario(FileScenario):
 
     def __init__(self, mode: str = "closedbook") -> None:
         self.mode = check_choice(mode, MODES, "NaturalQuestions mode")
+        # HELM's open-book input is a PassageQuestionInput (see BaseScenario)
+        self.helm_keeps_unchanged_variants = self.mode != "closedbook"
 
     def data_needs(self) -> DataNeeds:
         return DataNeeds(

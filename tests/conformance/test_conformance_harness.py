@@ -32,6 +32,7 @@ def test_a_helm_run_folder_matches_only_the_entry_with_every_argument() -> None:
     # a robustness run is not the unperturbed run, whichever way HELM writes the name
     assert matching(f"boolq:{model}") == ["boolq"]
     assert matching(f"boolq,data_augmentation=robustness:{model}") == ["boolq_robustness"]
+    assert matching(f"boolq,data_augmentation=fairness:{model}") == ["boolq_fairness"]
     assert matching(f"mmlu:subject=anatomy,method=multiple_choice_joint,{model}") == ["mmlu"]
     assert matching(f"mmlu:subject=anatomy,method=multiple_choice_joint,data_augmentation=robustness,{model}") == [
         "mmlu_robustness"
@@ -47,6 +48,7 @@ def test_helms_perturbation_descriptions_in_holistics_naming() -> None:
     assert name({"name": "mild_mix", "computed_on": "worst"}) == "mild_mix:worst"
     assert name({"name": "mild_mix", "computed_on": "original"}) == "mild_mix:original"
     assert name({"name": "mild_mix", "computed_on": "perturbed"}) == "mild_mix"
+    assert name({"name": "person_name", "computed_on": "worst"}) == "person_names:worst"
     assert harness._stat_key("exact_match", "test", "toxic", "robustness") == "exact_match[test/toxic]{robustness}"
 
 

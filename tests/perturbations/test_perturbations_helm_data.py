@@ -43,3 +43,40 @@ def test_contrast_sets_are_not_a_silent_default() -> None:
     assert "contrast_set" not in {spec.name for spec in default_perturbations(["robustness"])}
     with pytest.raises(NoVariantsError, match=r"contrast_set.*contrast_inputs"):
         apply_perturbations([Instance("a", "text")], [PerturbationSpec.make("contrast_set")], seed=1)
+
+
+def test_helms_passage_question_scenarios_keep_unchanged_variants() -> None:
+    """HELM's DataAugmenter compares a plain Input with a PassageQuestionInput, so on those
+    scenarios (BoolQ, NarrativeQA, NaturalQuestions with a passage, CivilComments) it keeps
+    a variant whose text did not change; elsewhere it drops it."""
+    from holistic.core.types import ScenarioSpec
+    from holistic.perturbations.helm_base import with_helm_ids
+    from holistic.scenarios.registry import create_scenario
+
+    (original,) = with_helm_ids([Instance("a", "no pronoun here", split="valid")])
+    specs = [PerturbationSpec.make("lowercase")]  # the text is lower-case already
+    dropped = apply_perturbations([original], specs, seed=0, protocol="helm", offline=True)
+    assert [i.perturbation for i in dropped] == [None]
+    kept = apply_perturbations([original], specs, seed=0, protocol="helm", offline=True, keep_unchanged=True)
+    assert [i.input for i in kept] == ["no pronoun here", "no pronoun here"]
+    assert kept[1].perturbation is not None and kept[1].perturbation.name == "lowercase"
+    flags = {
+        (name, mode): create_scenario(
+            ScenarioSpec.make(name, {"mode": mode} if mode else {})
+        ).helm_keeps_unchanged_variants
+        for name, mode in [
+            ("boolq", None),
+            ("civil_comments", None),
+            ("narrative_qa", None),
+            ("natural_qa", "openbook_longans"),
+            ("natural_qa", "closedbook"),
+            ("truthful_qa", None),
+            ("quac", None),
+        ]
+    }
+    assert [k for k, v in flags.items() if v] == [
+        ("boolq", None),
+        ("civil_comments", None),
+        ("narrative_qa", None),
+        ("natural_qa", "openbook_longans"),
+    ]
