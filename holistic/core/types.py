@@ -213,7 +213,11 @@ class Request:
     def text(self) -> str:
         """The prompt as one string (messages joined for display)."""
         if self.messages is not None:
-            return "\n".join(f"[{m.role}] {m.content}" for m in self.messages)
+            # joined from pieces: no message is copied before the join (a content may be huge)
+            pieces: list[str] = []
+            for m in self.messages:
+                pieces += ("\n" if pieces else "", "[", m.role, "] ", m.content)
+            return "".join(pieces)
         return self.prompt
 
 
