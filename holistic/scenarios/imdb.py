@@ -26,7 +26,7 @@ from enum import IntEnum
 from pathlib import Path
 
 from holistic.core.errors import DataSourceError
-from holistic.core.interfaces import ScenarioInfo
+from holistic.core.interfaces import HelmCounterpart, ScenarioInfo
 from holistic.core.types import CORRECT_TAG, TRAIN_SPLIT, VALID_SPLIT, Instance, Reference
 from holistic.scenarios.loading.categories import CLASSIFICATION
 from holistic.scenarios.loading.common import with_train_pool
@@ -155,6 +155,9 @@ class IMDBScenario(HubFallbackScenario):
         **CLASSIFICATION,
         args_schema=_HUB.args_schema(),
         tags=("sentiment_analysis", "classification", "core"),
+        helm_counterpart=HelmCounterpart(
+            "helm.benchmark.scenarios.imdb_scenario.IMDBScenario", defaults_dropped={"only_contrast": False}
+        ),
     )
     num_instances = 25000
     hub = _HUB

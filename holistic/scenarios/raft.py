@@ -34,7 +34,7 @@ from typing import Any
 import numpy as np
 
 from holistic.core.errors import DataSourceError
-from holistic.core.interfaces import ScenarioInfo
+from holistic.core.interfaces import HelmCounterpart, ScenarioInfo
 from holistic.core.types import TEST_SPLIT, TRAIN_SPLIT, Instance
 from holistic.scenarios.loading.categories import CLASSIFICATION
 from holistic.scenarios.loading.common import (
@@ -107,6 +107,9 @@ class RAFTScenario(HubFallbackScenario):
             required=["subset"],
         ),
         tags=("classification", "core"),
+        helm_counterpart=HelmCounterpart(
+            "helm.benchmark.scenarios.raft_scenario.RAFTScenario", args={"subset": "subset"}
+        ),
     )
     hub = _HUB
 
