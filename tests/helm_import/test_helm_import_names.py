@@ -6,12 +6,13 @@ from __future__ import annotations
 import ast
 import os
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any
 
 import pytest
 
-from holistic.core.interfaces import HelmCounterpart, ScenarioInfo
+from holistic.core.interfaces import HelmCounterpart, ScenarioContext, ScenarioInfo
 from holistic.core.registry import RegistrationError, Registry
+from holistic.core.types import TEST_SPLIT, Instance
 from holistic.helm_import.names import helm_scenarios, scenario_name_and_args
 from holistic.scenarios import registry
 from holistic.scenarios.base import BaseScenario
@@ -93,11 +94,14 @@ def test_each_declaration_matches_helms_own_class(helm_class: str) -> None:
 
 
 class _Plugin(BaseScenario):
-    info: ClassVar[ScenarioInfo] = ScenarioInfo(
+    info = ScenarioInfo(
         name="my_quac",
         args_schema={"type": "object", "properties": {"turns": {"type": "integer"}}},
         helm_counterpart=HelmCounterpart(HELM + "quac_scenario.QuACScenario", args={"num_turns": "turns"}),
     )
+
+    def get_instances(self, ctx: ScenarioContext) -> list[Instance]:
+        return [Instance(id="0", input="a question", split=TEST_SPLIT)]
 
 
 def _registry_with(monkeypatch: pytest.MonkeyPatch, **extra: type[BaseScenario]) -> None:
