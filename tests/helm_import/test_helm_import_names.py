@@ -10,12 +10,10 @@ from typing import Any
 
 import pytest
 
-from holistic.core.interfaces import HelmCounterpart, ScenarioContext, ScenarioInfo
 from holistic.core.registry import RegistrationError, Registry
-from holistic.core.types import TEST_SPLIT, Instance
 from holistic.helm_import.names import helm_scenarios, scenario_name_and_args
+from holistic.plugin import TEST_SPLIT, BaseScenario, HelmCounterpart, Instance, ScenarioContext, ScenarioInfo
 from holistic.scenarios import registry
-from holistic.scenarios.base import BaseScenario
 
 HELM = "helm.benchmark.scenarios."
 
