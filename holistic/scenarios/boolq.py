@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from holistic.core.errors import DataSourceError
-from holistic.core.interfaces import ScenarioInfo
+from holistic.core.interfaces import HelmCounterpart, ScenarioInfo
 from holistic.core.types import CORRECT_TAG, TRAIN_SPLIT, VALID_SPLIT, Instance, Reference
 from holistic.scenarios.loading.categories import CLASSIFICATION
 from holistic.scenarios.loading.common import with_train_pool
@@ -131,6 +131,9 @@ class BoolQScenario(HubFallbackScenario):
         **CLASSIFICATION,
         args_schema=_HUB.args_schema(),
         tags=("question_answering", "core"),
+        helm_counterpart=HelmCounterpart(
+            "helm.benchmark.scenarios.boolq_scenario.BoolQScenario", defaults_dropped={"only_contrast": False}
+        ),
     )
     num_instances = _VAL_SIZE
     hub = _HUB

@@ -26,9 +26,9 @@ from enum import IntEnum
 from pathlib import Path
 
 from holistic.core.errors import DataSourceError
-from holistic.core.interfaces import ScenarioInfo
+from holistic.core.interfaces import HelmCounterpart, ScenarioInfo
 from holistic.core.types import CORRECT_TAG, TRAIN_SPLIT, VALID_SPLIT, Instance, Reference
-from holistic.scenarios.loading.categories import CLASSIFICATION
+from holistic.scenarios.loading.categories import CLASSIFICATION_F1
 from holistic.scenarios.loading.common import with_train_pool
 from holistic.scenarios.loading.hf_copy import HubCopy, read_parquet_rows, row_where
 from holistic.scenarios.loading.hub_fallback import HubFallbackScenario
@@ -143,18 +143,19 @@ class IMDBScenario(HubFallbackScenario):
 
     info = ScenarioInfo(
         name="imdb",
-        extra_metrics=("classification",),
         description="IMDB: is a movie review positive or negative (sentiment analysis).",
-        task="classification",
         default_adapter=prompt_format(
             input_prefix="Passage: ",
             output_prefix="Sentiment: ",
             max_tokens=5,
         ),
         main_metric="quasi_exact_match",
-        **CLASSIFICATION,
+        **CLASSIFICATION_F1,
         args_schema=_HUB.args_schema(),
         tags=("sentiment_analysis", "classification", "core"),
+        helm_counterpart=HelmCounterpart(
+            "helm.benchmark.scenarios.imdb_scenario.IMDBScenario", defaults_dropped={"only_contrast": False}
+        ),
     )
     num_instances = 25000
     hub = _HUB

@@ -17,7 +17,7 @@ from __future__ import annotations
 from typing import Any
 
 from holistic.core.errors import DataSourceError
-from holistic.core.interfaces import ScenarioInfo
+from holistic.core.interfaces import HelmCounterpart, ScenarioInfo
 from holistic.core.types import TEST_SPLIT, TRAIN_SPLIT, VALID_SPLIT, Instance
 from holistic.scenarios.loading.categories import CLASSIFICATION
 from holistic.scenarios.loading.common import check_choice, choice_references, github_raw, pinned_sha256
@@ -129,6 +129,9 @@ class MMLUScenario(HubFallbackScenario):
         **CLASSIFICATION,
         args_schema=_HUB.args_schema({"subject": {"enum": list(SUBJECTS)}}, required=["subject"]),
         tags=("knowledge", "multiple_choice", "core"),
+        helm_counterpart=HelmCounterpart(
+            "helm.benchmark.scenarios.mmlu_scenario.MMLUScenario", args={"subject": "subject"}
+        ),
     )
     hub = _HUB
 
