@@ -104,6 +104,14 @@ COT_RESPONSES = [
 ]
 """Responses whose answer letter HELM's chain-of-thought metric parses."""
 
+ROOMY_WINDOW = r"""
+class RoomyWindow:  # every prompt fits (the golden is about prompt text, not a model's window)
+    def fits_within_context_window(self, text, expected_completion_token_length=0): return True
+    def truncate_from_right(self, text, expected_completion_token_length=0): return text
+adapter_module.WindowServiceFactory.get_window_service = staticmethod(lambda *a, **k: RoomyWindow())
+"""
+"""HELM-side code (needs ``adapter_module``, HELM's adapter module): a window every prompt fits in."""
+
 # Runs inside HELM's venv: HELM's scenarios, run specs and adapters on the given data.
 _HELM = r"""
 import csv, hashlib, io, json, sys, zipfile
@@ -122,11 +130,9 @@ import helm.benchmark.adaptation.adapters.adapter as adapter_module
 
 args = json.loads(sys.argv[1])
 
-class RoomyWindow:  # every prompt fits (the golden is about prompt text, not a model's window)
-    def fits_within_context_window(self, text, expected_completion_token_length=0): return True
-    def truncate_from_right(self, text, expected_completion_token_length=0): return text
-adapter_module.WindowServiceFactory.get_window_service = staticmethod(lambda *a, **k: RoomyWindow())
-
+"""
+_HELM += ROOMY_WINDOW
+_HELM += r"""
 def requests(run_spec, instances):
     adapter = AdapterFactory.get_adapter(run_spec.adapter_spec, None)
     out = []
@@ -228,14 +234,20 @@ def write_gz(path: Path, text: str) -> None:
         fh.write(text.encode("utf-8"))
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+def helm_parser(description: str) -> argparse.ArgumentParser:
+    """The options of a script that runs HELM on the data mirror: ``--data-root`` and ``--helm-python``."""
+    parser = argparse.ArgumentParser(description=description)
     parser.add_argument(
         "--data-root", default=os.environ.get("HOLISTIC_DATA_ROOT", str(ROOT.parent / "shared" / "data"))
     )
     parser.add_argument(
         "--helm-python", default=str(Path.home() / ".cache" / "holistic" / "peers" / "helm" / "bin" / "python")
     )
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = helm_parser(__doc__.split("\n\n")[0])
     parser.add_argument("--out", default=str(ROOT / "tests" / "conformance" / "capabilities" / "helm_requests.json"))
     parser.add_argument("--cache", default=str(Path.home() / ".cache" / "holistic"), help="peer extras go here")
     parser.add_argument(

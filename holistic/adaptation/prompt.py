@@ -9,7 +9,10 @@ With placement ``after``, the instructions (plus ``\\n``) go after the evaluated
 instance's input and choices, right before its answer cue (for template blocks, which
 have no separate cue, at the end of the block). Trailing spaces and tabs of the eval
 block are removed, so a prompt ends with ``Answer:`` rather than ``Answer: `` (the
-model's answer then starts with its own space token).
+model's answer then starts with its own space token). Under the ``helm`` protocol only the
+answer cue is stripped (of all trailing whitespace), as HELM's adapter strips its output
+prefix: an input that ends in a space keeps it when there is no cue (HarmBench,
+XSTest and SimpleSafetyTests have such prompts).
 
 Chat (``Request.messages``): the instructions are the system message (placement
 ``before``); ``chat_examples="multi_turn"`` makes each example a user turn (the block
@@ -47,6 +50,8 @@ class PromptPlan:
     def _eval_text(self) -> str:
         block = self.eval_block
         middle = self.spec.instructions + "\n" if self._after else ""
+        if self.spec.protocol == "helm":
+            return block.query + middle + block.cue.rstrip()
         return (block.query + middle + block.cue).rstrip(" \t")
 
     def _body(self) -> str:
