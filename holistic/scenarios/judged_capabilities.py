@@ -9,12 +9,13 @@ files HELM ships, stored in ``data/helm_judge_prompts.json`` by
   as in HELM's report parser); ``omni_math_accuracy`` is 1 for TRUE. An empty answer is
   FALSE without asking the judge, as in HELM. The candidate is asked with HELM's
   instructions ("Answer the question, giving your reasoning beforehand. Wrap the final
-  answer with the \\boxed{} command."), then a newline and the problem and a newline: HELM's
+  answer with the \\boxed{} command."), then a newline, the problem and a newline: HELM's
   prompt byte for byte on rows in the release's format (the golden of
-  ``tests/conformance/test_conformance_capabilities.py``; the real file is claimed). HELM fills its template by replacing the
-  placeholders one after the other, so a problem that itself contains the text
-  ``{{Solution}}`` gets the answer pasted in there too; here it stays as written. Data: the authors' ``test.jsonl`` (one problem
-  per line: ``problem``, ``answer``, ``domain``, ``difficulty``, ``source``) in ``omni_math/``.
+  ``tests/conformance/test_conformance_capabilities.py``; the real file is claimed). HELM
+  fills its template by replacing the placeholders one after the other, so a problem that
+  itself contains the text ``{{Solution}}`` gets the answer pasted in there too; here it
+  stays as written. Data: the authors' ``test.jsonl`` (one problem per line: ``problem``,
+  ``answer``, ``domain``, ``difficulty``, ``source``) in ``omni_math/``.
 - **WildBench** (Lin et al., 2024): the judge scores the answer 1-10 against the task's
   checklist and the conversation, answering JSON ``{"strengths", "weaknesses", "score"}``
   (read with HELM's pattern); ``wildbench_score`` and ``wildbench_score_rescaled``
