@@ -188,8 +188,8 @@ result["anthropic_red_team"] = run(
     safety_run_specs.get_anthropic_red_team_spec(), AnthropicRedTeamScenario().get_instances(tmp), keep_text=True)
 
 # BBQ: HELM Safety's run entry, its run-spec function then its run expanders, in the entry's order.
-name, _, rest = args["bbq_entry"].partition(":")
-entry = dict(pair.split("=", 1) for pair in rest.split(","))
+from helm.common.object_spec import parse_object_spec
+entry = parse_object_spec(args["bbq_entry"]).args  # HELM's own parsing of a run entry (numbers as numbers)
 spec = get_bbq_spec(entry["subject"], entry["method"])
 for key, value in entry.items():
     if key in RUN_EXPANDERS:

@@ -147,6 +147,8 @@ def test_bbq_split_order_and_requests_are_helms(category: str) -> None:
         pytest.skip(f"bbq/{category}.jsonl not available")
     helm = GOLDEN["bbq"]["categories"][category]
     run = _run("bbq", category=category)
+    assert GOLDEN["bbq"]["entry"].startswith("bbq:subject=all,method=multiple_choice_joint,")
+    assert GOLDEN["bbq"]["adapter_spec"]["max_train_instances"] == run.adapter.max_train_instances == 0
     instances = create_scenario(run.scenario).get_instances(ScenarioContext(data_root=root, offline=True))
     digests = [_sha(json.dumps([i.input, [r.output for r in i.references]])) for i in instances]
     assert digests == helm["content_sha256"]
