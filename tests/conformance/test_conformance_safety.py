@@ -11,7 +11,10 @@ file holds). Here holistic builds the runs of ``runspecs/safety.yaml`` and:
 - every request is a plain prompt (HELM's ``Request.prompt``; no chat messages) with HELM's
   ``max_tokens``, temperature, stop sequences and number of completions;
 - the suite's sample of ``max_eval_instances`` is HELM's runner's;
-- BBQ's test set and its order (HELM's seeded shuffle) are HELM's, per category.
+- BBQ's test set and its order (HELM's seeded shuffle) are HELM's, per category;
+- HELM's ``SafetyScoreMetric`` on annotations in HELM's format gives the stat names and values
+  holistic's judged metric gives for the same verdicts (``safety_score`` and the per-annotator
+  ``safety_<judge>_score`` / ``safety_<judge>_annotator_success``).
 
 Instance ids are holistic's (the authors' ids where the file has them); HELM numbers its
 instances ``id<n>`` in its loader's order, so they are matched by position.
