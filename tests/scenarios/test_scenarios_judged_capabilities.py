@@ -185,8 +185,8 @@ def test_a_wildbench_conversation_is_sent_as_messages_or_flattened_when_plain(pr
     from holistic.adaptation import adapt
     from holistic.core.types import AdapterSpec
 
-    fields = {**WildBenchScenario.info.default_adapter, "prompt_format": prompt_format}
-    spec = AdapterSpec(**{k: tuple(v) if isinstance(v, list) else v for k, v in fields.items()})
+    fields: dict[str, Any] = {**WildBenchScenario.info.default_adapter, "prompt_format": prompt_format}
+    spec = AdapterSpec(**fields)
     (state,) = adapt([], [_wild_instance()], spec, ModelRegistry().get("simple/echo"), None, seed=0)
     turns = CAP["wildbench"]["messages"]
     if prompt_format == "chat":
