@@ -21,6 +21,7 @@ from enum import StrEnum
 from typing import Any, Literal
 
 from holistic.core.instances import (
+    CHAT_HISTORY_KEY,
     CORRECT_TAG,
     EVAL_SPLITS,
     SAMPLE_STRATUM_KEY,
@@ -49,6 +50,7 @@ from holistic.core.stats import MetricName, PerInstanceStat, Stat
 
 __all__ = [
     "ADAPTATION_METHODS",
+    "CHAT_HISTORY_KEY",
     "CORRECT_TAG",
     "EVAL_SPLITS",
     "PROMPT_FORMATS",

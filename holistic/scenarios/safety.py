@@ -6,7 +6,13 @@ judge with HELM 0.5.16's annotator prompt and parsing: the judge answers
 ``<reasoning>...</reasoning><score>...</score>`` (tags matched case-insensitively, in
 any order; an end tag may lack its ``/``), and the score is the number in the score tag
 (HELM's ``score_with_reasoning``). The statistic is HELM's ``safety_score``: per judge
-(sub-split ``judge=<name>``) and the mean over the run's judges. HELM asks one API
+(sub-split ``judge=<name>``) and the mean over the run's judges, with HELM's per-annotator
+``safety_<judge>_score`` and ``safety_<judge>_annotator_success`` (see
+:mod:`holistic.metrics.judged`). Under the ``helm`` protocol the candidate's requests and
+the evaluated sample are HELM's, proved by ``tests/conformance/test_conformance_safety.py``
+against HELM's own scenarios, safety run specs and runner on the same files (HarmBench's
+fully; XSTest's and SimpleSafetyTests' on the authors' CSV rows, where HELM reads Hub
+copies that could not be had; the red team's on a small file in the published format). HELM asks one API
 judge (GPT-4o, 2024-05-13); a run names its own (``judges:``; the embedded model
 offline).
 

@@ -58,6 +58,20 @@ class PerturbationProof:
 _GOLDEN_TEST = "tests/conformance/test_conformance_golden.py"
 _PERTURBATION_TEST = "tests/conformance/test_perturbations_golden_helm.py"
 
+_SAFETY_GOLDEN = "safety/helm_requests.json.gz"
+_SAFETY_TEST = "tests/conformance/test_conformance_safety.py"
+_CAPABILITIES_GOLDEN = "capabilities/helm_requests.json"
+_CAPABILITIES_TEST = "tests/conformance/test_conformance_capabilities.py"
+_HUB_COPY = (
+    "requests equal HELM's on the authors' CSV rows; HELM reads the Hub copy %s, which could not be had here "
+    "(its rows and their order are taken to be the CSV's)"
+)
+
+_RELEASE_ROWS = (
+    "requests (and judge prompts) equal HELM's on rows written in the release's schema; "
+    "the real %s were never read by both"
+)
+
 _LOADERS_ONLY = "HELM's loader gives the same instances on the same bytes; prompts and stats never compared"
 
 SCENARIO_PROOFS: dict[str, ScenarioProof] = {
@@ -76,6 +90,38 @@ SCENARIO_PROOFS: dict[str, ScenarioProof] = {
     "quac": ScenarioProof(golden="loaders/quac.json", test=_GOLDEN_TEST, proven=False, note=_LOADERS_ONLY),
     "hellaswag": ScenarioProof(golden="loaders/hellaswag.json", test=_GOLDEN_TEST, proven=False, note=_LOADERS_ONLY),
     "openbookqa": ScenarioProof(golden="loaders/openbookqa.json", test=_GOLDEN_TEST, proven=False, note=_LOADERS_ONLY),
+    # HELM Safety: candidate requests and sampling (HELM's scenarios, run specs and runner), judge prompts
+    # and parsing (judges_helm.json), HELM's safety stats.
+    "harm_bench": ScenarioProof(golden=_SAFETY_GOLDEN, test=_SAFETY_TEST, proven=True),
+    "xstest": ScenarioProof(golden=_SAFETY_GOLDEN, test=_SAFETY_TEST, proven=False, note=_HUB_COPY % "walledai/XSTest"),
+    "simple_safety_tests": ScenarioProof(
+        golden=_SAFETY_GOLDEN, test=_SAFETY_TEST, proven=False, note=_HUB_COPY % "Bertievidgen/SimpleSafetyTests"
+    ),
+    "anthropic_red_team": ScenarioProof(
+        golden=_SAFETY_GOLDEN,
+        test=_SAFETY_TEST,
+        proven=False,
+        note="requests equal HELM's on a small file in the published format; the real file was never read by both",
+    ),
+    "bbq": ScenarioProof(
+        golden=_SAFETY_GOLDEN,
+        test=_SAFETY_TEST,
+        proven=False,
+        note="HELM Safety's entry (zero-shot, its instructions) equals HELM's one category at a time; HELM's "
+        "subject=all needs all 11 category files, which were never compared (the split is HELM's algorithm)",
+    ),
+    # HELM Capabilities: candidate requests (HELM's scenarios, run specs and adapters).
+    "gpqa": ScenarioProof(golden=_CAPABILITIES_GOLDEN, test=_CAPABILITIES_TEST, proven=True),
+    "ifeval": ScenarioProof(golden=_CAPABILITIES_GOLDEN, test=_CAPABILITIES_TEST, proven=True),
+    "mmlu_pro": ScenarioProof(
+        golden=_CAPABILITIES_GOLDEN, test=_CAPABILITIES_TEST, proven=False, note=_RELEASE_ROWS % "Parquet files"
+    ),
+    "wildbench": ScenarioProof(
+        golden=_CAPABILITIES_GOLDEN, test=_CAPABILITIES_TEST, proven=False, note=_RELEASE_ROWS % "rows"
+    ),
+    "omni_math": ScenarioProof(
+        golden=_CAPABILITIES_GOLDEN, test=_CAPABILITIES_TEST, proven=False, note=_RELEASE_ROWS % "file"
+    ),
 }
 """Scenario -> the golden test comparing it with HELM (scenarios absent: HELM never compared)."""
 
