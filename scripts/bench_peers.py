@@ -55,7 +55,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-LM_EVAL = "lm_eval[hf]==0.4.13"
+LM_EVAL = "lm_eval[hf,api]==0.4.13"
 HELM = "crfm-helm==0.5.16"
 TORCH = "torch==2.13.0"
 MODEL = "embedded/smollm2-135m-instruct"
@@ -554,13 +554,8 @@ def report(name: str, peer: str, peers: list[dict[str, Any]], ours: list[dict[st
     return summary
 
 
-def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--pairs", type=int, default=3, help="alternating peer/holistic pairs per workload (default 3)")
-    ap.add_argument("--only", choices=("separate", "joint"), help="run one workload")
-    ap.add_argument("--questions", type=int, default=300, help="questions of the separate workload (default 300)")
-    ap.add_argument("--instances", type=int, default=50, help="instances of the joint workload (default 50)")
-    ap.add_argument("--data-root", help="folder holding mmlu/ (default: $HOLISTIC_DATA_ROOT or ../shared/data)")
+def add_common_args(ap: argparse.ArgumentParser) -> None:
+    """``--cache`` (where the peers' venvs live), ``--work`` and ``--out``: every peer benchmark has them."""
     ap.add_argument(
         "--cache",
         default=os.environ.get("HOLISTIC_CACHE_DIR", str(Path.home() / ".cache" / "holistic")),
@@ -568,6 +563,16 @@ def main(argv: list[str] | None = None) -> int:
     )
     ap.add_argument("--work", help="scratch folder (default: a new temporary folder)")
     ap.add_argument("--out", help="write the results as JSON here")
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--pairs", type=int, default=3, help="alternating peer/holistic pairs per workload (default 3)")
+    ap.add_argument("--only", choices=("separate", "joint"), help="run one workload")
+    ap.add_argument("--questions", type=int, default=300, help="questions of the separate workload (default 300)")
+    ap.add_argument("--instances", type=int, default=50, help="instances of the joint workload (default 50)")
+    ap.add_argument("--data-root", help="folder holding mmlu/ (default: $HOLISTIC_DATA_ROOT or ../shared/data)")
+    add_common_args(ap)
     args = ap.parse_args(argv)
 
     root = data_root(args.data_root)
