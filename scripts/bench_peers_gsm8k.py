@@ -9,8 +9,9 @@ stopping at ``Q:``, ``</s>`` or ``<|im_end|>``. holistic runs the same through i
 ``file`` scenario: the pool is those exemplars, read from the same installed file at run
 time and written in that order, ``selection: first``, and the prefixes and stops of the
 lm-eval task (the adaptation recorded beside lm-eval's own prompt in
-``tests/conformance/lm_eval_gsm8k_cot.json``). The evaluated questions are the first ``--questions`` of GSM8K's
-``train.jsonl`` (the data root holds that file; the exemplars come from elsewhere).
+``tests/conformance/lm_eval/gsm8k_cot.json``). The evaluated questions are the first
+``--questions-gsm8k`` of GSM8K's ``train.jsonl`` (the data root holds that file; the
+exemplars come from elsewhere).
 
 Before anything is timed the script checks that every prompt holistic sends is the
 prompt lm-eval logs, byte for byte, and says so; a difference stops the benchmark.
@@ -30,7 +31,7 @@ from typing import Any
 import bench_peers as bp
 
 TARGET_RATIO = 0.4
-CONFORMANCE = Path(__file__).resolve().parents[1] / "tests" / "conformance" / "lm_eval_gsm8k_cot.json"
+CONFORMANCE = Path(__file__).resolve().parents[1] / "tests" / "conformance" / "lm_eval" / "gsm8k_cot.json"
 LAYOUT = json.loads(CONFORMANCE.read_text(encoding="utf-8"))
 """holistic's adaptation for lm-eval's gsm8k_cot layout, recorded with the prompt lm-eval
 logged for it (``tests/conformance/test_conformance_lm_eval_gsm8k.py`` checks the two agree)."""

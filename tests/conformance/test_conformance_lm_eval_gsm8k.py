@@ -1,6 +1,6 @@
 """holistic's prompt for lm-evaluation-harness's ``gsm8k_cot`` layout is lm-eval's, byte for byte.
 
-``lm_eval_gsm8k_cot.json`` holds what lm-eval 0.4.13 logged for one question with
+``lm_eval/gsm8k_cot.json`` holds what lm-eval 0.4.13 logged for one question with
 ``--num_fewshot 5`` (its source is named in the file), the task's exemplars and the
 adaptation ``scripts/bench_peers.py --only gsm8k`` gives holistic for the same work.
 """
@@ -14,7 +14,7 @@ from holistic.adaptation import adapt
 from holistic.core.types import CORRECT_TAG, TRAIN_SPLIT, AdapterSpec, Instance, Reference
 from tests.adaptation.adaptation_fixtures import PLAIN_MODEL
 
-RECORD = json.loads((Path(__file__).parent / "lm_eval_gsm8k_cot.json").read_text(encoding="utf-8"))
+RECORD = json.loads((Path(__file__).parent / "lm_eval" / "gsm8k_cot.json").read_text(encoding="utf-8"))
 
 
 def test_five_shot_chain_of_thought_prompt_is_lm_evals() -> None:
