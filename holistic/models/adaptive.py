@@ -14,7 +14,9 @@ with what the server says:
   window: further 429s of requests sent before that decrease do not decrease it again;
 - **Retry-After is honoured by all**: a 429 that says how long to wait holds every new
   request of the deployment until then (the refused one waits it before its retry), so a rate limit that
-  has run out is not hammered by the other threads (no sustained 429 storm);
+  has run out is not hammered by the other threads (no sustained 429 storm); a wait
+  longer than ``max_pause_s`` (the policy's ``max_retry_after_s``) holds nobody, since the
+  refused request fails at once instead of waiting;
 - **bounded**: the window never exceeds ``ceiling`` (the deployment's ``max_concurrency``).
 
 The waits use the client's injected ``sleep`` and ``clock``; blocking for a free slot is a
@@ -66,6 +68,7 @@ class AdaptiveLimit:
         start: int = DEFAULT_START,
         decrease: float = DEFAULT_DECREASE,
         probe_rounds: int = DEFAULT_PROBE_ROUNDS,
+        max_pause_s: float = 600.0,
         sleep: Callable[[float], None] = time.sleep,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
@@ -77,6 +80,7 @@ class AdaptiveLimit:
         self._window = float(max(1, min(start, ceiling)))
         self._decrease = decrease
         self._probe_rounds = max(1, probe_rounds)
+        self._max_pause = max_pause_s
         self._safe: int | None = None
         """The highest level not refused since the last 429 (``None``: no 429 yet)."""
         self._in_flight = 0
@@ -134,7 +138,7 @@ class AdaptiveLimit:
 
     def _back_off(self, slot: Slot, failure: Failure) -> None:
         self._rate_limited += 1
-        if failure.retry_after_s is not None:
+        if failure.retry_after_s is not None and failure.retry_after_s <= self._max_pause:
             self._pause_until = max(self._pause_until, self._clock() + failure.retry_after_s)
         if slot.epoch != self._epoch:
             return  # sent under a window that has already been decreased

@@ -269,7 +269,9 @@ class ApiClient:
             raise ModelError(f"model {self.deployment.name!r}: max_concurrency must be at least 1, not {ceiling}")
         if adaptive:
             self.batches_in_flight = 2
-            return AdaptiveLimit(ceiling, sleep=self._sleep, clock=self._clock)
+            return AdaptiveLimit(
+                ceiling, max_pause_s=self.policy.max_retry_after_s, sleep=self._sleep, clock=self._clock
+            )
         return ConcurrencyLimit(ceiling)
 
     def _process_one(self, request: Request) -> RequestResult:

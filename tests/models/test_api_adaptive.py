@@ -72,6 +72,15 @@ def test_a_429_halves_the_window_once_and_holds_new_requests_for_retry_after() -
     assert len(clock.sleeps) == 1
 
 
+def test_a_retry_after_beyond_max_pause_holds_nobody() -> None:
+    clock = Clock()
+    limit = AdaptiveLimit(8, sleep=clock.sleep, clock=clock, max_pause_s=60.0)
+    hour = Failure("rate_limit", "HTTP 429", True, retry_after_s=3600.0, status=429)
+    limit.release(limit.acquire(), hour)  # that request fails at once (max_retry_after_s) ...
+    limit.acquire()  # ... and the others are not held for an hour
+    assert clock.sleeps == [] and limit.stats().rate_limited == 1
+
+
 def test_above_the_last_safe_level_the_increase_is_slow() -> None:
     clock = Clock()
     limit = AdaptiveLimit(64, sleep=clock.sleep, clock=clock, probe_rounds=4)
