@@ -141,9 +141,9 @@ def test_an_unchanged_models_file_is_read_once_and_a_changed_one_again(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     import holistic.models.registry as registry
+    from holistic.models.registry_file import read_registry_file as real
 
     reads: list[Path] = []
-    real = registry.read_registry_file
 
     def counting(path: Path, providers: Any, display: str | None = None) -> Any:
         reads.append(path)
