@@ -23,16 +23,18 @@ import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, TYPE_CHECKING, Any
 from urllib.parse import unquote, urlsplit
 
 import pyarrow as pa
 import pyarrow.compute as pc
-import pyarrow.dataset as ds
 import pyarrow.parquet as pq
 
 from holistic.core.errors import StoreError
 from holistic.core.secrets import Redactor, scrub_url, url_secrets
+
+if TYPE_CHECKING:
+    import pyarrow.dataset as ds
 
 _URI_RE = re.compile(r"^([A-Za-z][A-Za-z0-9+.\-]*)://")
 
@@ -340,6 +342,8 @@ def read_parquet_schema(loc: Location) -> pa.Schema:
 
 def parquet_dataset(locs: Sequence[Location]) -> ds.Dataset:
     """One dataset over Parquet files that all live in one place (all paths, or all on one filesystem)."""
+    import pyarrow.dataset as ds  # imports pandas: only the readers of many runs need it, never helm-run
+
     remote = [loc for loc in locs if isinstance(loc, UriPath)]
     if remote:
         return ds.dataset([loc.path for loc in remote], format="parquet", filesystem=remote[0].arrow_filesystem())
