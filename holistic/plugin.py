@@ -19,6 +19,7 @@ from holistic.core.errors import ModelError, ScenarioArgError
 from holistic.core.interfaces import (
     METRIC_CATEGORIES,
     Client,
+    HelmCounterpart,
     MetricContext,
     MetricInfo,
     MetricResult,
@@ -152,6 +153,7 @@ __all__ = [
     "Download",
     "FileScenario",
     "GgufModel",
+    "HelmCounterpart",
     "Instance",
     "Message",
     "MetricContext",

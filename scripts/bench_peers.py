@@ -1,7 +1,7 @@
 #!/usr/bin/env python
 """holistic against lm-evaluation-harness and HELM on identical work, on this machine.
 
-Two workloads, each run as alternating pairs (peer, holistic, peer, holistic, ...)
+Three workloads, each run as alternating pairs (peer, holistic, peer, holistic, ...)
 with cold caches (fresh output and cache folders every run), same weights
 (SmolLM2-135M-Instruct: the embedded model's GGUF converted once to a transformers
 folder, which both peers load as a local model):
@@ -16,6 +16,10 @@ folder, which both peers load as a local model):
   (placed where its scenario would download them); holistic reads HELM's exact prompt
   strings from a JSONL file (``file`` scenario, ``generation`` with HELM's max_tokens
   and stop sequences), so both send byte-identical prompts.
+- ``gsm8k`` vs lm-evaluation-harness 0.4.13: GSM8K 5-shot chain of thought, greedy
+  generation up to ``--max-tokens`` (256), ``--questions-gsm8k`` (20) questions, lm-eval's
+  own ``gsm8k_cot`` task against holistic's ``selection: first`` on the same exemplars;
+  prompts checked byte-identical before timing (``scripts/bench_peers_gsm8k.py``).
 
 Per run: wall time, peak resident memory of the process tree's largest process,
 forward passes and padded positions through the model (counted for the peers by
@@ -55,7 +59,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-LM_EVAL = "lm_eval[hf]==0.4.13"
+LM_EVAL = "lm_eval[hf,api]==0.4.13"
 HELM = "crfm-helm==0.5.16"
 TORCH = "torch==2.13.0"
 MODEL = "embedded/smollm2-135m-instruct"
@@ -96,13 +100,12 @@ sys.exit(rc)
 # -- set-up --------------------------------------------------------------------------------
 
 
-def data_root(given: str | None) -> Path:
+def data_root(given: str | None, needs: str = "mmlu/test") -> Path:
+    """The data root holding ``needs`` (a folder or file under it)."""
     for candidate in (given, os.environ.get("HOLISTIC_DATA_ROOT"), str(ROOT.parent / "shared" / "data")):
-        if candidate and (Path(candidate) / "mmlu" / "test").is_dir():
+        if candidate and (Path(candidate) / needs).exists():
             return Path(candidate).resolve()
-    sys.exit(
-        "bench_peers: MMLU not found; pass --data-root (a folder holding mmlu/test/*.csv) or set HOLISTIC_DATA_ROOT"
-    )
+    sys.exit(f"bench_peers: {needs} not found; pass --data-root (a folder holding {needs}) or set HOLISTIC_DATA_ROOT")
 
 
 @contextmanager
@@ -264,7 +267,10 @@ def lm_eval_task(data: Path, work: Path) -> Path:
     return folder
 
 
-def run_lm_eval(python: Path, tasks: Path, model: Path, work: Path, tag: str) -> dict[str, Any]:
+def lm_eval_run(
+    python: Path, tasks: Path, task: str, model: Path, work: Path, tag: str, batch_size: int = 16
+) -> dict[str, Any]:
+    """lm-eval's ``hf`` model on ``task`` (from ``tasks``), timed: wall, peak, forward counts, logged samples."""
     out = work / f"out-{tag}"
     shutil.rmtree(out, ignore_errors=True)
     counts = work / f"{tag}.counts.json"
@@ -280,9 +286,9 @@ def run_lm_eval(python: Path, tasks: Path, model: Path, work: Path, tag: str) ->
         "--device",
         "cpu",
         "--batch_size",
-        "16",
+        str(batch_size),
         "--tasks",
-        "bench_mmlu_separate",
+        task,
         "--include_path",
         str(tasks),
         "--log_samples",
@@ -296,12 +302,18 @@ def run_lm_eval(python: Path, tasks: Path, model: Path, work: Path, tag: str) ->
         log=work / f"{tag}.log",
     )
     samples = [json.loads(line) for f in sorted(out.rglob("samples_*.jsonl")) for line in f.open()]
+    return {"wall_s": wall, "peak_mb": peak, "samples": samples, **json.loads(counts.read_text())}
+
+
+def run_lm_eval(python: Path, tasks: Path, model: Path, work: Path, tag: str) -> dict[str, Any]:
+    run = lm_eval_run(python, tasks, "bench_mmlu_separate", model, work, tag)
+    samples = run.pop("samples")
     preds = {
         s["doc"]["id"]: max(range(len(s["filtered_resps"])), key=lambda k: float(s["filtered_resps"][k][0]))
         for s in samples
     }
     prompts = {s["doc"]["id"]: _first_context(s["arguments"]) for s in samples}
-    return {"wall_s": wall, "peak_mb": peak, "preds": preds, "prompts": prompts, **json.loads(counts.read_text())}
+    return {**run, "preds": preds, "prompts": prompts}
 
 
 def _first_context(arguments: Any) -> str:
@@ -554,13 +566,8 @@ def report(name: str, peer: str, peers: list[dict[str, Any]], ours: list[dict[st
     return summary
 
 
-def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--pairs", type=int, default=3, help="alternating peer/holistic pairs per workload (default 3)")
-    ap.add_argument("--only", choices=("separate", "joint"), help="run one workload")
-    ap.add_argument("--questions", type=int, default=300, help="questions of the separate workload (default 300)")
-    ap.add_argument("--instances", type=int, default=50, help="instances of the joint workload (default 50)")
-    ap.add_argument("--data-root", help="folder holding mmlu/ (default: $HOLISTIC_DATA_ROOT or ../shared/data)")
+def add_common_args(ap: argparse.ArgumentParser) -> None:
+    """``--cache`` (where the peers' venvs live), ``--work`` and ``--out``: every peer benchmark has them."""
     ap.add_argument(
         "--cache",
         default=os.environ.get("HOLISTIC_CACHE_DIR", str(Path.home() / ".cache" / "holistic")),
@@ -568,9 +575,24 @@ def main(argv: list[str] | None = None) -> int:
     )
     ap.add_argument("--work", help="scratch folder (default: a new temporary folder)")
     ap.add_argument("--out", help="write the results as JSON here")
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--pairs", type=int, default=3, help="alternating peer/holistic pairs per workload (default 3)")
+    ap.add_argument("--only", choices=("separate", "joint", "gsm8k"), help="run one workload")
+    ap.add_argument("--questions", type=int, default=300, help="questions of the separate workload (default 300)")
+    ap.add_argument("--instances", type=int, default=50, help="instances of the joint workload (default 50)")
+    ap.add_argument("--questions-gsm8k", type=int, default=20, help="questions of the gsm8k workload (default 20)")
+    ap.add_argument("--max-tokens", type=int, default=256, help="tokens generated at most per gsm8k question (256)")
+    ap.add_argument("--lm-eval-batch-size", type=int, default=16, help="lm-eval's --batch_size for gsm8k (16)")
+    ap.add_argument(
+        "--data-root", help="folder holding mmlu/ and gsm8k/ (default: $HOLISTIC_DATA_ROOT or ../shared/data)"
+    )
+    add_common_args(ap)
     args = ap.parse_args(argv)
 
-    root = data_root(args.data_root)
+    root = data_root(args.data_root, "gsm8k/train.jsonl" if args.only == "gsm8k" else "mmlu/test")
     work = Path(args.work or tempfile.mkdtemp(prefix="bench_peers-")).resolve()
     work.mkdir(parents=True, exist_ok=True)
     peers_dir = Path(args.cache).expanduser() / "peers" / "bench"
@@ -655,6 +677,11 @@ def main(argv: list[str] | None = None) -> int:
         summary.update(cached_rerun_s=wall, cached_rerun_peak_mb=peak, cached_source_s=cached["wall_s"])
         print(f"fully cached rerun into a fresh output folder: {wall:.1f} s, peak {peak:.0f} MB")
         results["workloads"]["joint"] = summary
+
+    if args.only in (None, "gsm8k"):
+        import bench_peers_gsm8k
+
+        results["workloads"]["gsm8k"] = bench_peers_gsm8k.run_workload(args, root, work, peers_dir, model)
 
     if args.out:
         Path(args.out).write_text(json.dumps(results, indent=1), encoding="utf-8")

@@ -10,7 +10,12 @@ Capabilities run specs (``gpqa:subset=gpqa_main,use_chain_of_thought=true,use_fe
   replaced by that in-memory table; nothing is extracted to disk);
 - IFEval: the authors' ``input_data.jsonl`` from the data root, with every row's
   ``kwargs`` padded with ``None`` for the argument names it lacks, as in the Hub copy;
-- MMLU-Pro (no data here): a small table in the release's schema written by this script.
+- MMLU-Pro (no data here): a small table in the release's schema written by this script;
+- WildBench (no data here): rows in the release's schema (:data:`WILDBENCH_ROWS`), answered to
+  HELM's ``datasets.load_dataset("allenai/WildBench", "v2", ...)``; HELM's ``ChatAdapter``
+  sends each conversation as messages, recorded whole;
+- Omni-MATH (no data here): rows in the release's schema (:data:`OMNI_MATH_ROWS`), answered to
+  HELM's ``datasets.load_dataset("KbsdJames/Omni-MATH", ...)``; prompts recorded whole.
 
 For every evaluated instance it records the instance id, the sha256 of HELM's prompt
 (GPQA's and IFEval's texts stay out of the repository: GPQA's authors ask that the
@@ -90,6 +95,49 @@ MMLU_PRO_ROWS = [
 ]
 """MMLU-Pro rows in the release's schema (the first is shaped like the release's; question 1 is validation)."""
 
+WILDBENCH_ROWS = [
+    {
+        "session_id": "wb-1",
+        "conversation_input": [
+            {"content": "Write a haiku about rain.", "language": "English", "role": "user", "toxic": False},
+            {"content": "Soft rain on the roof.", "language": "English", "role": "assistant", "toxic": False},
+            {"content": "Now one about snow.  \n", "language": "English", "role": "user", "toxic": False},
+        ],
+        "checklist": ["Is it a haiku?", "Is it about snow?"],
+        "primary_tag": "Creative Writing",
+    },
+    {
+        "session_id": "wb-2",
+        "conversation_input": [
+            {"content": "  What is 2+2?", "language": "English", "role": "user", "toxic": False},
+        ],
+        "checklist": ["Says 4?"],
+        "primary_tag": "Math",
+    },
+]
+OMNI_MATH_ROWS = [
+    {
+        "domain": ["Mathematics -> Algebra -> Other"],
+        "difficulty": 2.5,
+        "problem": "Find all real $x$ with $x^2 = 4$. ",
+        "solution": "$x = \\pm 2$.",
+        "answer": "$\\pm 2$",
+        "source": "written for the golden file",
+    },
+    {
+        "domain": ["Mathematics -> Number Theory -> Other"],
+        "difficulty": 6.0,
+        "problem": "\nLet $n$ be a positive integer.\nShow that $n^2 + n$ is even; what is its parity?",
+        "solution": "$n(n+1)$ is a product of consecutive integers.",
+        "answer": "even",
+        "source": "written for the golden file",
+    },
+]
+"""Omni-MATH test rows in the release's schema (written for the golden file)."""
+
+"""WildBench v2 test rows in the release's schema (written for the golden file; the second turn's
+whitespace is kept by HELM's chat adapter)."""
+
 COT_RESPONSES = [
     "The correct answer is (B).",
     "Reasoning... so the answer is C",
@@ -103,6 +151,14 @@ COT_RESPONSES = [
     "",
 ]
 """Responses whose answer letter HELM's chain-of-thought metric parses."""
+
+ROOMY_WINDOW = r"""
+class RoomyWindow:  # every prompt fits (the golden is about prompt text, not a model's window)
+    def fits_within_context_window(self, text, expected_completion_token_length=0): return True
+    def truncate_from_right(self, text, expected_completion_token_length=0): return text
+adapter_module.WindowServiceFactory.get_window_service = staticmethod(lambda *a, **k: RoomyWindow())
+"""
+"""HELM-side code (needs ``adapter_module``, HELM's adapter module): a window every prompt fits in."""
 
 # Runs inside HELM's venv: HELM's scenarios, run specs and adapters on the given data.
 _HELM = r"""
@@ -122,11 +178,9 @@ import helm.benchmark.adaptation.adapters.adapter as adapter_module
 
 args = json.loads(sys.argv[1])
 
-class RoomyWindow:  # every prompt fits (the golden is about prompt text, not a model's window)
-    def fits_within_context_window(self, text, expected_completion_token_length=0): return True
-    def truncate_from_right(self, text, expected_completion_token_length=0): return text
-adapter_module.WindowServiceFactory.get_window_service = staticmethod(lambda *a, **k: RoomyWindow())
-
+"""
+_HELM += ROOMY_WINDOW
+_HELM += r"""
 def requests(run_spec, instances):
     adapter = AdapterFactory.get_adapter(run_spec.adapter_spec, None)
     out = []
@@ -188,6 +242,29 @@ with open(args["ifeval_responses"], encoding="utf-8") as src, open(args["ifeval_
         )
         (stat,) = metric.evaluate_generation(spec.adapter_spec, state, None, "")
         out.write(json.dumps({"key": item["key"], "variant": item["variant"], stat.name.name: stat.mean}, separators=(",", ":")) + "\n")
+
+# WildBench (after IFEval: datasets.load_dataset is answered with its rows from here on)
+from helm.benchmark.run_specs.capabilities_run_specs import get_wildbench_spec
+from helm.benchmark.scenarios.wildbench_scenario import WildBenchScenario
+import helm.benchmark.scenarios.wildbench_scenario as wildbench_module
+wildbench_module.datasets.load_dataset = lambda *a, **k: datasets.Dataset.from_list(args["wildbench_rows"])
+wildbench_spec = get_wildbench_spec("v2")
+adapter = AdapterFactory.get_adapter(wildbench_spec.adapter_spec, None)
+chat = []
+for instance in with_instance_ids(WildBenchScenario("v2").get_instances(args["tmp"])):
+    (state,) = adapter.generate_requests(instance, 0, [])
+    r = state.request
+    chat.append({"id": instance.id, "prompt": r.prompt, "messages": r.messages, "temperature": r.temperature,
+                 "max_tokens": r.max_tokens, "stop_sequences": list(r.stop_sequences), "num_completions": r.num_completions})
+result["wildbench"] = {"run_spec": wildbench_spec.name, "requests": chat}
+
+from helm.benchmark.run_specs.capabilities_run_specs import get_omni_math_spec
+from helm.benchmark.scenarios.omni_math_scenario import OmniMATHScenario
+import helm.benchmark.scenarios.omni_math_scenario as omni_math_module
+omni_math_module.datasets.load_dataset = lambda *a, **k: datasets.Dataset.from_list(args["omni_math_rows"])
+spec = get_omni_math_spec()
+args["keep_text"] = "omni_math"
+result["omni_math"] = {"run_spec": spec.name, "requests": requests(spec, OmniMATHScenario().get_instances(args["tmp"]))}
 print(json.dumps(result))
 """
 
@@ -228,14 +305,20 @@ def write_gz(path: Path, text: str) -> None:
         fh.write(text.encode("utf-8"))
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+def helm_parser(description: str) -> argparse.ArgumentParser:
+    """The options of a script that runs HELM on the data mirror: ``--data-root`` and ``--helm-python``."""
+    parser = argparse.ArgumentParser(description=description)
     parser.add_argument(
         "--data-root", default=os.environ.get("HOLISTIC_DATA_ROOT", str(ROOT.parent / "shared" / "data"))
     )
     parser.add_argument(
         "--helm-python", default=str(Path.home() / ".cache" / "holistic" / "peers" / "helm" / "bin" / "python")
     )
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = helm_parser(__doc__.split("\n\n")[0])
     parser.add_argument("--out", default=str(ROOT / "tests" / "conformance" / "capabilities" / "helm_requests.json"))
     parser.add_argument("--cache", default=str(Path.home() / ".cache" / "holistic"), help="peer extras go here")
     parser.add_argument(
@@ -263,6 +346,8 @@ def main(argv: list[str] | None = None) -> int:
             "mmlu_pro_validation": str(valid),
             "tmp": tmp,
             "keep_text": "mmlu_pro",
+            "wildbench_rows": WILDBENCH_ROWS,
+            "omni_math_rows": OMNI_MATH_ROWS,
             "responses": COT_RESPONSES,
             "ifeval_responses": str(responses),
             "ifeval_values": str(values),
@@ -277,6 +362,8 @@ def main(argv: list[str] | None = None) -> int:
         write_gz(Path(args.ifeval_out), values.read_text(encoding="utf-8"))
     result = json.loads(done.stdout.strip().splitlines()[-1])
     result["mmlu_pro_rows"] = MMLU_PRO_ROWS
+    result["wildbench_rows"] = WILDBENCH_ROWS
+    result["omni_math_rows"] = OMNI_MATH_ROWS
     result["helm_version"] = "0.5.16"
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)

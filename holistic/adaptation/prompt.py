@@ -9,7 +9,10 @@ With placement ``after``, the instructions (plus ``\\n``) go after the evaluated
 instance's input and choices, right before its answer cue (for template blocks, which
 have no separate cue, at the end of the block). Trailing spaces and tabs of the eval
 block are removed, so a prompt ends with ``Answer:`` rather than ``Answer: `` (the
-model's answer then starts with its own space token).
+model's answer then starts with its own space token). Under the ``helm`` protocol only the
+answer cue is stripped (of all trailing whitespace), as HELM's adapter strips its output
+prefix: an input that ends in a space keeps it when there is no cue (HarmBench,
+XSTest and SimpleSafetyTests have such prompts).
 
 Chat (``Request.messages``): the instructions are the system message (placement
 ``before``); ``chat_examples="multi_turn"`` makes each example a user turn (the block
@@ -17,6 +20,14 @@ without its answer) followed by an assistant turn (the answer), then the evaluat
 instance as the last user turn; ``"single_turn"`` puts the examples and the evaluated
 instance, laid out as in the plain prompt, into one user turn. The global prefix and
 suffix wrap the first and last user turns.
+
+An instance that is a conversation (metadata ``chat_history``, see
+:data:`holistic.core.types.CHAT_HISTORY_KEY`) has its earlier turns sent as messages right
+before its own user turn, role and content as written (HELM's ``ChatAdapter`` sends
+WildBench's ``conversation_input`` so). Under the ``helm`` protocol the last user turn is
+not stripped either: HELM sends a conversation's turns, and a prompt a chat client wraps
+as one user message, verbatim. A plain prompt shows the earlier turns as
+``USER: ...`` / ``ASSISTANT: ...`` paragraphs, then ``USER: `` and the evaluated block.
 """
 
 from __future__ import annotations
@@ -35,6 +46,8 @@ class PromptPlan:
     spec: AdapterSpec
     examples: tuple[Block, ...]
     eval_block: Block
+    history: tuple[Message, ...] = ()
+    """The conversation before the evaluated instance's own turn (``chat_history``)."""
 
     @property
     def _before(self) -> bool:
@@ -47,13 +60,22 @@ class PromptPlan:
     def _eval_text(self, strip: bool = True) -> str:
         block = self.eval_block
         middle = self.spec.instructions + "\n" if self._after else ""
-        text = block.query + middle + block.cue
-        return text.rstrip(" \t") if strip else text
+        if not strip:
+            return block.query + middle + block.cue
+        if self.spec.protocol == "helm":
+            return block.query + middle + block.cue.rstrip()
+        return (block.query + middle + block.cue).rstrip(" \t")
 
     def _body(self, strip: bool = True) -> str:
         """Examples and the evaluated instance joined by the instance prefix."""
-        texts = [b.example_text for b in self.examples] + [self._eval_text(strip)]
+        texts = [b.example_text for b in self.examples] + [self._history_text() + self._eval_text(strip)]
         return self.spec.instance_prefix.join(texts)
+
+    def _history_text(self) -> str:
+        if not self.history:
+            return ""
+        turns = (("USER: " if m.role == "user" else "ASSISTANT: ") + m.content for m in self.history)
+        return "\n\n".join(turns) + "\n\nUSER: "
 
     def plain(self, strip: bool = True) -> str:
         """The plain-text prompt; ``strip=False`` keeps the eval block's trailing spaces (the
@@ -65,14 +87,16 @@ class PromptPlan:
     def messages(self) -> tuple[Message, ...]:
         spec = self.spec
         system = [Message("system", spec.instructions)] if self._before else []
-        if spec.chat_examples == "single_turn":
+        last = self._eval_text() if spec.protocol == "helm" else self._eval_text().strip()
+        if spec.chat_examples == "single_turn" and not self.history:
             turns = [Message("user", self._body().strip())]
         else:
             turns = []
             for block in self.examples:
                 turns.append(Message("user", block.chat_user))
                 turns.append(Message("assistant", block.chat_answer.strip()))
-            turns.append(Message("user", self._eval_text().strip()))
+            turns.extend(self.history)
+            turns.append(Message("user", last))
         return tuple(system) + _wrap_user_turns(turns, spec.global_prefix, spec.global_suffix)
 
 

@@ -36,7 +36,16 @@ from holistic.adaptation.blocks import NO, YES, Block, BlockRenderer, example_an
 from holistic.adaptation.fitting import Fit, TokenCounter, fit_prompt
 from holistic.adaptation.prompt import PromptPlan
 from holistic.adaptation.validation import CALIBRATED, JOINT, RANKING, SEPARATE, AdaptationError
-from holistic.core.types import AdapterSpec, Instance, ModelDeployment, Request, RequestRole, RequestState
+from holistic.core.types import (
+    CHAT_HISTORY_KEY,
+    AdapterSpec,
+    Instance,
+    Message,
+    ModelDeployment,
+    Request,
+    RequestRole,
+    RequestState,
+)
 
 NEUTRAL_CUE = "Answer:"
 
@@ -102,9 +111,11 @@ def _fitted_prompt(
     blocks = _example_blocks(ctx, examples)
     full_text = passage if ctx.spec.method == RANKING else instance.input
 
+    history = chat_history(instance)
+
     def plan(k: int, text: str | None) -> PromptPlan:
         eval_block = ctx.renderer.render(instance, answer=None, text=text, passage=passage)
-        return PromptPlan(ctx.spec, tuple(b for _, b in blocks[:k]), eval_block)
+        return PromptPlan(ctx.spec, tuple(b for _, b in blocks[:k]), eval_block, history)
 
     def measure(k: int, text: str | None) -> int:
         p = plan(k, text)
@@ -116,6 +127,12 @@ def _fitted_prompt(
     budget = ctx.deployment.context_window
     fit = fit_prompt(measure, len(blocks), full_text, budget, ctx.counter, ctx.spec.truncation_side)
     return FittedPrompt(plan(fit.num_examples, fit.text), tuple(ex.id for ex, _ in blocks[: fit.num_examples]), fit)
+
+
+def chat_history(instance: Instance) -> tuple[Message, ...]:
+    """The conversation before ``instance``'s own turn (metadata ``chat_history``), as messages."""
+    turns = instance.metadata.get(CHAT_HISTORY_KEY) or ()
+    return tuple(Message(str(t["role"]), str(t["content"])) for t in turns)
 
 
 def _generate_request(ctx: BuildContext, plan: PromptPlan, chat: bool) -> Request:

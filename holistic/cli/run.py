@@ -127,7 +127,8 @@ def _add_how_to_run(p: argparse.ArgumentParser) -> None:
         type=positive_int,
         default=1,
         metavar="N",
-        help="threads sending requests to API providers (local models batch instead; default 1)",
+        help="batches sent at once to API providers (at least 2 where adaptive_concurrency is on; the requests "
+        "in flight are capped by the deployment's max_concurrency); local models batch instead; default 1",
     )
     p.add_argument(
         "--batch-size",

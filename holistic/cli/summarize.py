@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 import time
 from collections import Counter
@@ -115,11 +114,6 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    # Before pyarrow is imported (it reads this once): its default allocator and thread pools
-    # reserve about 1 GB of address space when the first table is read, so under a limit on it
-    # (ulimit -v, a container's) a summary failed before reading anything. The system allocator
-    # reserves what is used. A user's own setting wins.
-    os.environ.setdefault("ARROW_DEFAULT_MEMORY_POOL", "system")
     args = build_parser().parse_args(argv)
     return run_main("helm-summarize", lambda: _run(args))
 

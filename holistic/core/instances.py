@@ -23,6 +23,11 @@ dropped as one unit, e.g. a needle record and its zero-needle twin)."""
 SAMPLE_STRATUM_KEY = "sample_stratum"
 """Instance metadata key: down-sampling takes units from every stratum in turn, so cells
 (e.g. task x length) stay balanced."""
+CHAT_HISTORY_KEY = "chat_history"
+"""Instance metadata key: the turns of a conversation before the instance's input (its last
+user turn), as ``[{"role", "content"}, ...]``. Chat requests send them as messages before
+it (HELM's chat adaptation); a plain prompt shows them as ``USER: ...`` / ``ASSISTANT: ...``
+paragraphs, then ``USER: `` and the input."""
 
 
 @dataclass(frozen=True)

@@ -4,11 +4,11 @@ Each extension kind has one contract, a base class the registry checks with ``is
 :class:`~holistic.scenarios.base.BaseScenario`, :class:`~holistic.metrics.base.BaseMetric`
 and :class:`~holistic.perturbations.base.BasePerturbation` (model providers register a client
 factory whose clients offer :class:`Client` and :class:`Tokenizer`). This module holds what
-those hooks take and return: :class:`ScenarioInfo`, :class:`ScenarioContext`,
-:class:`MetricInfo`, :class:`MetricContext`, :class:`MetricResult`. Extensions register by
-name (see :mod:`holistic.core.registry`), for installed packages through the entry-point
-groups ``holistic.scenarios``, ``holistic.models``, ``holistic.metrics`` and
-``holistic.perturbations``.
+those hooks take and return: :class:`ScenarioInfo` (with its :class:`HelmCounterpart`),
+:class:`ScenarioContext`, :class:`MetricInfo`, :class:`MetricContext`, :class:`MetricResult`.
+Extensions register by name (see :mod:`holistic.core.registry`), for installed packages
+through the entry-point groups ``holistic.scenarios``, ``holistic.models``,
+``holistic.metrics`` and ``holistic.perturbations``.
 """
 
 from __future__ import annotations
@@ -119,6 +119,20 @@ class ScenarioProof:
 
 
 @dataclass(frozen=True)
+class HelmCounterpart:
+    """The HELM scenario class a scenario reproduces, so that ``helm-import`` files HELM's
+    runs of it under the scenario's own name and argument names."""
+
+    class_name: str
+    """HELM's scenario class as its run specs name it
+    (``helm.benchmark.scenarios.mmlu_scenario.MMLUScenario``)."""
+    args: Mapping[str, str] = field(default_factory=dict)
+    """HELM argument -> the scenario's argument."""
+    defaults_dropped: Mapping[str, Any] = field(default_factory=dict)
+    """HELM arguments the scenario has no counterpart for, dropped when they hold this value."""
+
+
+@dataclass(frozen=True)
 class ScenarioInfo:
     """Static facts about a scenario, used for planning, defaults and the coverage table."""
 
@@ -153,6 +167,8 @@ class ScenarioInfo:
     helm_proof: ScenarioProof | None = None
     """The golden test comparing the scenario with HELM under ``protocol: helm`` (``None``:
     HELM never compared)."""
+    helm_counterpart: HelmCounterpart | None = None
+    """The HELM scenario this one reproduces (``None``: HELM has none, or holistic's differs)."""
 
 
 # ---------------------------------------------------------------------------

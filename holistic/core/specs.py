@@ -32,7 +32,7 @@ InstructionPlacement = Literal["before", "after"]
 INSTRUCTION_PLACEMENTS: tuple[str, ...] = get_args(InstructionPlacement)
 ChatExamples = Literal["multi_turn", "single_turn"]
 CHAT_EXAMPLES: tuple[str, ...] = get_args(ChatExamples)
-Selection = Literal["helm", "fixed", "mmr"]
+Selection = Literal["helm", "first", "fixed", "mmr"]
 SELECTIONS: tuple[str, ...] = get_args(Selection)
 EvalInstances = Literal["sample", "first"]
 EVAL_INSTANCE_MODES: tuple[str, ...] = get_args(EvalInstances)
@@ -110,8 +110,9 @@ class AdapterSpec:
     """Independent draws of in-context examples; results are the mean over trials."""
 
     selection: Selection = "helm"
-    """In-context example selection: ``helm`` (seeded, class-balanced), ``fixed``
-    (first k) or ``mmr`` (maximal marginal relevance over sentence embeddings)."""
+    """In-context example selection: ``helm`` (seeded, class-balanced), ``first`` (the
+    pool's first k in the pool's order: lm-evaluation-harness's ``first_n``; ``fixed`` is
+    its older name) or ``mmr`` (maximal marginal relevance over sentence embeddings)."""
 
     mmr_lambda: float = 0.5
     """Relevance/diversity trade-off for ``mmr`` (1.0 = relevance only)."""

@@ -21,6 +21,7 @@ from enum import StrEnum
 from typing import Any, Literal
 
 from holistic.core.instances import (
+    CHAT_HISTORY_KEY,
     CORRECT_TAG,
     EVAL_SPLITS,
     SAMPLE_STRATUM_KEY,
@@ -49,6 +50,7 @@ from holistic.core.stats import MetricName, PerInstanceStat, Stat
 
 __all__ = [
     "ADAPTATION_METHODS",
+    "CHAT_HISTORY_KEY",
     "CORRECT_TAG",
     "EVAL_SPLITS",
     "PROMPT_FORMATS",
@@ -213,7 +215,11 @@ class Request:
     def text(self) -> str:
         """The prompt as one string (messages joined for display)."""
         if self.messages is not None:
-            return "\n".join(f"[{m.role}] {m.content}" for m in self.messages)
+            # joined from pieces: no message is copied before the join (a content may be huge)
+            pieces: list[str] = []
+            for m in self.messages:
+                pieces += ("\n" if pieces else "", "[", m.role, "] ", m.content)
+            return "".join(pieces)
         return self.prompt
 
 

@@ -63,10 +63,11 @@ class ServeStats:
 
 
 def effective_concurrency(client: Client, concurrency: int) -> int:
-    """Threads to use for ``client``: 1 for in-process providers, ``concurrency`` for the rest."""
+    """Threads to use for ``client``: 1 for in-process providers, ``concurrency`` for the rest,
+    at least the client's ``batches_in_flight`` when it asks for more (an adaptive API client)."""
     if runs_in_process(client.deployment.provider):
         return 1
-    return max(1, concurrency)
+    return max(1, concurrency, int(getattr(client, "batches_in_flight", 1)))
 
 
 def _call_batch(client: Client, requests: Sequence[Request]) -> list[RequestResult]:

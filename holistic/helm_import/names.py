@@ -1,8 +1,9 @@
 """HELM's names as holistic's: scenarios (with their arguments) and stat names.
 
-Scenarios: a HELM scenario class that holistic also has is imported under holistic's
-scenario name with holistic's argument names, so ``helm-diff`` lines an imported run up
-with holistic's own run of the same spec. Any other scenario keeps HELM's class name
+Scenarios: a HELM scenario class that a registered scenario declares as its
+``helm_counterpart`` (see :class:`~holistic.core.interfaces.HelmCounterpart`) is imported
+under that scenario's name with its argument names, so ``helm-diff`` lines an imported run
+up with holistic's own run of the same spec. Any other scenario keeps HELM's class name
 (``helm:<ClassName>``) and its arguments as HELM wrote them, and is listed as unmapped.
 
 Stats: a stat name is *known* when holistic's metric registry declares it (category and
@@ -22,38 +23,35 @@ from typing import Any
 
 import yaml
 
-
-@dataclass(frozen=True)
-class ScenarioMapping:
-    name: str
-    args: Mapping[str, str]
-    """HELM argument -> holistic argument."""
-    defaults_dropped: Mapping[str, Any]
-    """HELM arguments holistic has no counterpart for, dropped when they hold this value."""
+from holistic.core.interfaces import HelmCounterpart
+from holistic.core.registry import RegistrationError
 
 
-HELM_SCENARIOS: dict[str, ScenarioMapping] = {
-    "helm.benchmark.scenarios.mmlu_scenario.MMLUScenario": ScenarioMapping("mmlu", {"subject": "subject"}, {}),
-    "helm.benchmark.scenarios.synthetic_reasoning_natural_scenario.SRNScenario": ScenarioMapping(
-        "synthetic_reasoning_natural", {"difficulty": "difficulty"}, {}
-    ),
-    "helm.benchmark.scenarios.boolq_scenario.BoolQScenario": ScenarioMapping("boolq", {}, {"only_contrast": False}),
-    "helm.benchmark.scenarios.imdb_scenario.IMDBScenario": ScenarioMapping("imdb", {}, {"only_contrast": False}),
-    "helm.benchmark.scenarios.raft_scenario.RAFTScenario": ScenarioMapping("raft", {"subset": "subset"}, {}),
-    "helm.benchmark.scenarios.gsm_scenario.GSM8KScenario": ScenarioMapping("gsm8k", {}, {}),
-    "helm.benchmark.scenarios.babi_qa_scenario.BabiQAScenario": ScenarioMapping("babi_qa", {"task": "task"}, {}),
-    "helm.benchmark.scenarios.dyck_language_scenario.DyckLanguageScenario": ScenarioMapping(
-        "dyck_language", {"num_parenthesis_pairs": "num_parenthesis_pairs"}, {}
-    ),
-}
-"""HELM scenario classes holistic has, with their arguments' names (checked against both sources)."""
+def helm_scenarios() -> dict[str, tuple[str, HelmCounterpart]]:
+    """HELM scenario class -> the registered scenario that declares it as its
+    :attr:`~holistic.core.interfaces.ScenarioInfo.helm_counterpart`, and the declaration."""
+    from holistic.scenarios.registry import SCENARIOS
+
+    found: dict[str, tuple[str, HelmCounterpart]] = {}
+    for name, cls in SCENARIOS.load_all().items():
+        counterpart = cls.info.helm_counterpart
+        if counterpart is None:
+            continue
+        if counterpart.class_name in found:
+            raise RegistrationError(
+                f"scenarios {found[counterpart.class_name][0]!r} and {name!r} both declare "
+                f"HELM's {counterpart.class_name} as their counterpart"
+            )
+        found[counterpart.class_name] = (name, counterpart)
+    return found
 
 
 def scenario_name_and_args(class_name: str, args: Mapping[str, Any]) -> tuple[str, dict[str, Any], bool]:
     """holistic's scenario name and arguments for HELM's scenario spec, and whether it mapped."""
-    found = HELM_SCENARIOS.get(class_name)
-    if found is None:
+    known = helm_scenarios().get(class_name)
+    if known is None:
         return f"helm:{class_name.rsplit('.', 1)[-1]}", dict(args), False
+    name, found = known
     out: dict[str, Any] = {}
     mapped = True
     for key, value in args.items():
@@ -64,7 +62,7 @@ def scenario_name_and_args(class_name: str, args: Mapping[str, Any]) -> tuple[st
         else:  # an argument holistic's scenario does not take: keep it, under HELM's name
             out[key] = value
             mapped = False
-    return found.name, out, mapped
+    return name, out, mapped
 
 
 @dataclass(frozen=True)

@@ -6,9 +6,14 @@ SDK client) and :meth:`ApiClient._serve`,
 which turns one :class:`Request` into a :class:`RequestResult` and sends each SDK call
 through :meth:`Attempts.send`. The base class:
 
-- runs a batch on up to ``max_concurrency`` threads (``args.max_concurrency``, default
-  4) and caps the calls in flight for the deployment across every thread that uses
-  this client, so the executor may call :meth:`process` from several threads at once.
+- runs a batch on up to ``max_concurrency`` threads (``args.max_concurrency``) and caps
+  the calls in flight for the deployment across every thread that uses this client, so
+  the executor may call :meth:`process` from several threads at once. With
+  ``adaptive_concurrency`` (the default) the cap starts at 2 and follows the server's 429s
+  up to ``max_concurrency`` (default 32; :mod:`holistic.models.adaptive`), and the executor
+  keeps two batches in flight (:attr:`ApiClient.batches_in_flight`) so one batch's last
+  answers do not idle the window; with ``adaptive_concurrency: false`` the cap is
+  ``max_concurrency`` (default 4) throughout.
   Threads rather than an event loop: ``process`` is synchronous, may be called from
   code that already runs an event loop (notebooks), and the sync SDK clients share one
   connection pool safely between threads;
@@ -32,12 +37,14 @@ from holistic.core.errors import ModelError, did_you_mean
 from holistic.core.hashing import canonical_json, sha256_hex
 from holistic.core.interfaces import Tokenizer
 from holistic.core.types import ModelDeployment, Request, RequestResult, Token
+from holistic.models.adaptive import AdaptiveLimit
 from holistic.models.approx_tokenizer import ApproxTokenizer
 from holistic.models.keys import api_key, redact
 from holistic.models.reliability import (
     OPERATIONAL_ARGS,
     ConcurrencyLimit,
     Failure,
+    Limit,
     ProviderFailure,
     RetryPolicy,
     call_with_retries,
@@ -47,6 +54,9 @@ from holistic.models.reliability import (
 T = TypeVar("T")
 
 DEFAULT_MAX_CONCURRENCY = 4
+"""Requests in flight with ``adaptive_concurrency: false`` unless ``max_concurrency`` says otherwise."""
+DEFAULT_ADAPTIVE_CEILING = 32
+"""The most requests in flight the adaptive window reaches unless ``max_concurrency`` says otherwise."""
 MAX_ERROR_CHARS = 2000
 
 
@@ -150,6 +160,9 @@ class ApiClient:
     """Engine name recorded in results and the identity."""
     provider_args: frozenset[str] = OPERATIONAL_ARGS
     """Deployment args this provider understands; any other is refused with a suggestion."""
+    batches_in_flight = 1
+    """Batches the executor should send at once at the least (``-j`` may ask for more): 2 with
+    an adaptive window, so the window stays full while one batch waits for its last answers."""
 
     def __init__(
         self,
@@ -170,10 +183,10 @@ class ApiClient:
             )
         self.deployment = deployment
         self.policy = policy if policy is not None else RetryPolicy.from_args(deployment.args)
-        self.max_concurrency = int(deployment.args.get("max_concurrency", DEFAULT_MAX_CONCURRENCY))
-        self._limit = ConcurrencyLimit(self.max_concurrency)
         self._sleep = sleep
         self._clock = clock
+        self._limit: Limit = self._concurrency_limit(deployment.args)
+        self.max_concurrency = self._limit.limit
         self._api_key = api_key(deployment)
         self._tokenizer: Tokenizer | None = None
         self._tokenizer_lock = threading.Lock()
@@ -242,6 +255,24 @@ class ApiClient:
         return None
 
     # -- internals ---------------------------------------------------------------
+
+    def _concurrency_limit(self, args: Any) -> Limit:
+        """The cap on calls in flight that ``adaptive_concurrency`` and ``max_concurrency`` ask for."""
+        adaptive = args.get("adaptive_concurrency", True)
+        if not isinstance(adaptive, bool):
+            raise ModelError(
+                f"model {self.deployment.name!r}: adaptive_concurrency must be true or false, not {adaptive!r}"
+            )
+        default = DEFAULT_ADAPTIVE_CEILING if adaptive else DEFAULT_MAX_CONCURRENCY
+        ceiling = int(args.get("max_concurrency", default))
+        if ceiling < 1:
+            raise ModelError(f"model {self.deployment.name!r}: max_concurrency must be at least 1, not {ceiling}")
+        if adaptive:
+            self.batches_in_flight = 2
+            return AdaptiveLimit(
+                ceiling, max_pause_s=self.policy.max_retry_after_s, sleep=self._sleep, clock=self._clock
+            )
+        return ConcurrencyLimit(ceiling)
 
     def _process_one(self, request: Request) -> RequestResult:
         reason = self.unsupported(request)

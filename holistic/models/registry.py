@@ -16,6 +16,7 @@ The file format is ``schemas/models.schema.json``; see :mod:`holistic.models.reg
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 from holistic.core.errors import UnknownNameError
@@ -66,9 +67,29 @@ def known_providers() -> list[str]:
     return PROVIDERS.names()
 
 
+_READ: dict[tuple[str, int, int, tuple[str, ...]], RegistryFile] = {}
+"""Registry files already read, by path, modification time, size and the providers known then."""
+
+
 def read_models_file(path: Path) -> RegistryFile:
-    """Load and validate a registry file (entries and patterns)."""
-    return read_registry_file(path, known_providers())
+    """Load and validate a registry file (entries and patterns).
+
+    A file is read and validated once per process while it is unchanged (``helm-run`` opens
+    the registry for the plan, the suite and the run: the built-in file was parsed and
+    schema-checked three times before each first request); a copy of its entries is returned.
+    """
+    providers = tuple(sorted(known_providers()))
+    try:
+        stat = path.stat()
+    except OSError:
+        return read_registry_file(path, providers)  # reports the missing file as it always did
+    key = (str(path.resolve()), stat.st_mtime_ns, stat.st_size, providers)
+    found = _READ.get(key)
+    if found is None:
+        if len(_READ) >= 64:
+            _READ.clear()
+        found = _READ[key] = read_registry_file(path, providers)
+    return replace(found, deployments=dict(found.deployments))
 
 
 def load_models_file(path: Path) -> dict[str, ModelDeployment]:

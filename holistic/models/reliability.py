@@ -8,7 +8,7 @@
   drawn from a seed derived from the request, never from global random state, so a
   rerun waits the same way; the clock and ``sleep`` are injectable for tests.
 - :class:`ConcurrencyLimit` caps the calls in flight for one deployment across all
-  threads, and :func:`map_concurrently` runs a batch on daemon threads in order.
+  threads (:mod:`holistic.models.adaptive` moves that cap with the server's 429s), and :func:`map_concurrently` runs a batch on daemon threads in order.
 
 The SDKs' own retries are switched off (``max_retries=0``) by the providers, so the
 attempt counts recorded in results are the real ones.
@@ -25,7 +25,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Generic, TypeVar
+from typing import Any, Generic, Protocol, TypeVar
 
 from holistic.core.hashing import stable_seed
 
@@ -37,6 +37,7 @@ log = logging.getLogger(__name__)
 OPERATIONAL_ARGS = frozenset(
     {
         "max_concurrency",
+        "adaptive_concurrency",
         "max_attempts",
         "timeout_s",
         "backoff_base_s",
@@ -228,30 +229,34 @@ def call_with_retries(
     classify_error: Classifier = classify,
     sleep: Callable[[float], None] = time.sleep,
     clock: Callable[[], float] = time.perf_counter,
-    limit: ConcurrencyLimit | None = None,
+    limit: Limit | None = None,
     describe: str = "request",
 ) -> Attempted[T]:
     """Call ``fn`` until it succeeds, fails for good, or ``policy.max_attempts`` is reached.
 
     ``key`` identifies the request (it seeds the jitter). ``limit`` is held during each
-    attempt only, never while waiting, so a backing-off request frees its slot.
+    attempt only, never while waiting, so a backing-off request frees its slot; it is told
+    how each attempt ended (an adaptive limit moves its window with that).
     """
     waited = 0.0
     elapsed = 0.0
     attempt = 0
     while True:
         attempt += 1
+        # A retry has waited its own delay (the server's Retry-After, or backoff) already.
+        slot = limit.acquire(gated=attempt == 1) if limit is not None else None
         start = clock()
+        failure: Failure | None = None
         try:
-            if limit is not None:
-                with limit:
-                    value = fn()
-            else:
-                value = fn()
-            return Attempted(value, None, attempt, clock() - start, waited)
+            value = fn()
         except Exception as exc:
-            elapsed = clock() - start
             failure = classify_error(exc)
+        finally:
+            elapsed = clock() - start
+            if limit is not None:
+                limit.release(slot, failure)
+        if failure is None:
+            return Attempted(value, None, attempt, elapsed, waited)
         if not failure.retryable or attempt >= max(policy.max_attempts, 1):
             return Attempted(None, failure, attempt, elapsed, waited)
         if failure.retry_after_s is not None:
@@ -282,14 +287,31 @@ def call_with_retries(
         waited += delay
 
 
+class Limit(Protocol):
+    """Caps the calls in flight: :meth:`acquire` before a call, :meth:`release` after it with
+    how it ended (``None``: it succeeded)."""
+
+    limit: int
+
+    def acquire(self, *, gated: bool = True) -> Any: ...
+
+    def release(self, slot: Any, failure: Failure | None) -> None: ...
+
+
 class ConcurrencyLimit:
-    """At most ``limit`` calls in flight (a context manager around each call)."""
+    """At most ``limit`` calls in flight (also a context manager around each call)."""
 
     def __init__(self, limit: int) -> None:
         if limit < 1:
             raise ValueError("max_concurrency must be at least 1")
         self.limit = limit
         self._semaphore = threading.BoundedSemaphore(limit)
+
+    def acquire(self, *, gated: bool = True) -> None:
+        self._semaphore.acquire()
+
+    def release(self, slot: Any, failure: Failure | None) -> None:
+        self._semaphore.release()
 
     def __enter__(self) -> ConcurrencyLimit:
         self._semaphore.acquire()

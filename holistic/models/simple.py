@@ -37,6 +37,7 @@ from holistic.core.hashing import canonical_json, sha256_hex, stable_seed
 from holistic.core.types import Completion, Message, ModelDeployment, Request, RequestResult, Token
 
 _TOKEN_RE = re.compile(r"\s+|\w+|[^\w\s]")
+_WORD_RE = re.compile(r"\w+")
 _ARITH_RE = re.compile(r"(-?\d+)\s*([-+*])\s*(-?\d+)\s*(?:=|\?)?\s*(?:Answer:|Output:|A:)?\s*$")
 
 
@@ -63,7 +64,7 @@ class SimpleTokenizer:
         return "".join(self._inverse[i] for i in ids)
 
     def count(self, text: str) -> int:
-        return len(self.tokens(text))
+        return sum(1 for _ in _TOKEN_RE.finditer(text))  # no copy of any token (a prompt may be huge)
 
     def render_chat(self, messages: Sequence[Message]) -> str:
         return "".join(f"<|{m.role}|>\n{m.content}\n" for m in messages) + "<|assistant|>\n"
@@ -185,16 +186,17 @@ class SimpleClient:
         if m:
             a, op, b = int(m.group(1)), m.group(2), int(m.group(3))
             return " " + str(a + b if op == "+" else a - b if op == "-" else a * b)
-        words: list[str] = re.findall(r"\w+", text)
-        if request.temperature > 0 and words:
-            return " " + words[stable_seed(text, request.seed, index, request.trial_tag) % len(words)]
-        # The first word of the last line that carries content after a "Prefix:".
+        if request.temperature > 0:
+            words: list[str] = _WORD_RE.findall(text)
+            if words:
+                return " " + words[stable_seed(text, request.seed, index, request.trial_tag) % len(words)]
+        # The first word of the last line that carries content after a "Prefix:" (searched in
+        # place: a line may be hundreds of megabytes, and only its first word is wanted).
         for line in reversed(lines):
-            _, sep, rest = line.partition(":")
-            candidate = rest.strip() if sep else line
-            found: list[str] = re.findall(r"\w+", candidate)
+            colon = line.find(":")
+            found = _WORD_RE.search(line, colon + 1)
             if found:
-                return " " + found[0]
+                return " " + found.group()
         return ""
 
 

@@ -23,16 +23,18 @@ import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, TYPE_CHECKING, Any
 from urllib.parse import unquote, urlsplit
 
 import pyarrow as pa
 import pyarrow.compute as pc
-import pyarrow.dataset as ds
 import pyarrow.parquet as pq
 
 from holistic.core.errors import StoreError
 from holistic.core.secrets import Redactor, scrub_url, url_secrets
+
+if TYPE_CHECKING:
+    import pyarrow.dataset as ds
 
 _URI_RE = re.compile(r"^([A-Za-z][A-Za-z0-9+.\-]*)://")
 
@@ -298,9 +300,12 @@ DICTIONARY_MAX_VALUE_BYTES = 1024 * 1024
 
 
 def parquet_options(table: pa.Table) -> dict[str, Any]:
-    """How the store writes ``table`` (zstd): without dictionary encoding for a text column with a
-    huge value. Such a value sits whole in the dictionary page, so reading it back would take
-    four copies of it instead of two (one 200 MB field: 800 MB where 400 MB suffice)."""
+    """How the store writes ``table`` (zstd): a text column with a huge value is written without
+    dictionary encoding and without min/max statistics. In the dictionary page such a value sits
+    whole, so reading it back would take four copies of it instead of two; the statistics keep a
+    copy each of the column's least and greatest value, and writing them took three more (one
+    200 MB field: 600 MB of the writer's peak, where the page itself needs none). Tables without
+    such a value are written exactly as before."""
     huge = set()
     for name, column in zip(table.column_names, table.columns, strict=True):
         if pa.types.is_string(column.type) or pa.types.is_large_string(column.type) or pa.types.is_binary(column.type):
@@ -309,7 +314,8 @@ def parquet_options(table: pa.Table) -> dict[str, Any]:
                 huge.add(name)
     if not huge:
         return {"compression": "zstd"}
-    return {"compression": "zstd", "use_dictionary": [n for n in table.column_names if n not in huge]}
+    usual = [n for n in table.column_names if n not in huge]
+    return {"compression": "zstd", "use_dictionary": usual, "write_statistics": usual}
 
 
 def parquet_bytes(table: pa.Table) -> bytes:
@@ -336,6 +342,8 @@ def read_parquet_schema(loc: Location) -> pa.Schema:
 
 def parquet_dataset(locs: Sequence[Location]) -> ds.Dataset:
     """One dataset over Parquet files that all live in one place (all paths, or all on one filesystem)."""
+    import pyarrow.dataset as ds  # imports pandas: only the readers of many runs need it, never helm-run
+
     remote = [loc for loc in locs if isinstance(loc, UriPath)]
     if remote:
         return ds.dataset([loc.path for loc in remote], format="parquet", filesystem=remote[0].arrow_filesystem())

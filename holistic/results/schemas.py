@@ -337,13 +337,49 @@ SUITE_TABLES: dict[str, tuple[Column, ...]] = {
 (``helm-summarize --import-ratings``); not part of any run's manifest."""
 
 
+HUGE_TEXT_CHARS = 1024 * 1024
+"""A row holding a text this long is converted to Arrow on its own (see :func:`table_from_rows`)."""
+
+
 def table_from_rows(table: str, rows: Sequence[Mapping[str, Any]]) -> pa.Table:
-    """A results table from row dicts; a nullable column a row does not name is null."""
+    """A results table from row dicts; a nullable column a row does not name is null.
+
+    A row holding a huge text (over :data:`HUGE_TEXT_CHARS`, at the top or one level down) is
+    converted apart from its neighbours and each column's pieces are then joined into one array
+    of the exact size: Arrow's builder doubles its buffer when a value follows one that filled
+    it, so a 200 MB text followed by a short one asked for 400 MB more. Tables without such a
+    row are converted whole, as before."""
     schema = arrow_schema(table)
     columns = {
         c.name: [r.get(c.name) for r in rows] if c.nullable else [r[c.name] for r in rows] for c in TABLES[table]
     }
-    return pa.Table.from_pydict(columns, schema=schema)
+    huge = [i for i, r in enumerate(rows) if _holds_huge_text(r)]
+    if not huge:
+        return pa.Table.from_pydict(columns, schema=schema)
+    spans, start = [], 0
+    for i in huge:
+        spans += [(start, i), (i, i + 1)]
+        start = i + 1
+    spans = [(a, b) for a, b in [*spans, (start, len(rows))] if b > a]
+    arrays = []
+    for field in schema:
+        values = columns.pop(field.name)
+        arrays.append(pa.concat_arrays([pa.array(values[a:b], type=field.type) for a, b in spans]))
+        del values
+    return pa.Table.from_arrays(arrays, schema=schema)
+
+
+def _holds_huge_text(row: Mapping[str, Any]) -> bool:
+    for value in row.values():
+        if isinstance(value, str):
+            if len(value) > HUGE_TEXT_CHARS:
+                return True
+        elif isinstance(value, list):
+            for item in value:
+                inner = item.values() if isinstance(item, dict) else (item,)
+                if any(isinstance(v, str) and len(v) > HUGE_TEXT_CHARS for v in inner):
+                    return True
+    return False
 
 
 def arrow_schema(table: str) -> pa.Schema:

@@ -10,9 +10,14 @@ and context condition; :mod:`holistic.metrics.bbq` adds the paper's bias scores.
 
 Data: the authors' ``data/<Category>.jsonl`` (``nyu-mll/BBQ`` at a pinned commit,
 CC BY 4.0). Every category file present in the ``bbq/`` folder is loaded (a user
-with all 11 gets all 11); ``category`` picks one. As in HELM, a fixed seeded set of
-1,000 questions is the test set and the rest is the in-context example pool (HELM
-shuffles with Python's ``random`` instead, so its 1,000 differ).
+with all 11 gets all 11); ``category`` picks one. The test set is HELM's: the rows of the
+categories loaded, in HELM's category order (:data:`HELM_ORDER`; files it does not know
+after, by name) and file order, shuffled by Python's ``random`` seeded with 0, then the
+last 1,000 are the test set (all of them when there are fewer) and the rest the
+in-context example pool; instances come in that shuffled order, as HELM's do. For one
+category, and for all 11, this is HELM's split (proved per category against HELM's own
+loader by ``tests/conformance/test_conformance_safety.py``); with only some of the
+categories present HELM cannot run, so that split has no HELM counterpart.
 
 Which answer is the stereotyped target, the non-target and "unknown" comes from
 ``answer_info`` and ``additional_metadata.stereotyped_groups`` (kept per instance in
@@ -21,15 +26,16 @@ Which answer is the stereotyped target, the non-target and "unknown" comes from
 
 from __future__ import annotations
 
+import random
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from holistic.core.errors import DataSourceError
-from holistic.core.interfaces import ScenarioContext, ScenarioInfo
+from holistic.core.interfaces import ScenarioContext, ScenarioInfo, ScenarioProof
 from holistic.core.types import TEST_SPLIT, TRAIN_SPLIT, Instance
 from holistic.scenarios.base import BaseScenario
-from holistic.scenarios.loading.common import check_choice, choice_references, hold_out, object_schema
+from holistic.scenarios.loading.common import check_choice, choice_references, object_schema
 from holistic.scenarios.loading.part_files import collect_parts, github_file, parts_report
 from holistic.scenarios.loading.prompt_format import multiple_choice_joint_format
 from holistic.scenarios.loading.readers import iter_numbered_jsonl, require
@@ -55,6 +61,9 @@ CATEGORIES: tuple[str, ...] = (
     "Race_x_gender",
 )
 """The 9 categories and the 2 intersections of the release."""
+
+HELM_ORDER: tuple[str, ...] = (*CATEGORIES[:6], "Race_x_SES", "Race_x_gender", "Religion", "SES", "Sexual_orientation")
+"""The order HELM 0.5.16's ``BBQScenario`` reads the categories in (before its shuffle)."""
 
 UNKNOWN = "unknown"
 
@@ -150,6 +159,17 @@ class BBQScenario(BaseScenario):
         tags=("bias", "bbq", "targeted:bias"),
         breakdowns=("category", "context_condition"),
     )
+    info = replace(
+        info,
+        helm_proof=ScenarioProof(
+            golden="safety/helm_requests.json.gz",
+            test="tests/conformance/test_conformance_safety.py",
+            proven=False,
+            note="HELM Safety's entry (zero-shot, its instructions) equals HELM's one category at a "
+            "time; HELM's subject=all needs all 11 category files, which were never compared (the "
+            "split is HELM's algorithm)",
+        ),
+    )
 
     def __init__(self, category: str = ALL) -> None:
         self.category = check_choice(category, [ALL, *CATEGORIES], "BBQ category")
@@ -175,6 +195,8 @@ class BBQScenario(BaseScenario):
         parts = collect_parts(
             ctx, self.data_needs(), self._wanted(), suffix=_SUFFIX, accept_unknown=self.category == ALL
         )
-        instances = [inst for name, path in parts.paths.items() for inst in read_category(path, name)]
-        test = hold_out([i.id for i in instances], TEST_SIZE, "bbq-test")
-        return [i if i.id in test else replace(i, split=TRAIN_SPLIT) for i in instances]
+        order = sorted(parts.paths, key=lambda n: (HELM_ORDER.index(n) if n in HELM_ORDER else len(HELM_ORDER), n))
+        instances = [inst for name in order for inst in read_category(parts.paths[name], name)]
+        random.Random(0).shuffle(instances)  # HELM's random.seed(0); random.shuffle(...)
+        train = max(len(instances) - TEST_SIZE, 0)
+        return [replace(i, split=TRAIN_SPLIT) if n < train else i for n, i in enumerate(instances)]

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from holistic.core.errors import DataSourceError
-from holistic.core.interfaces import ScenarioInfo, ScenarioProof
+from holistic.core.interfaces import HelmCounterpart, ScenarioInfo, ScenarioProof
 from holistic.core.types import CORRECT_TAG, TRAIN_SPLIT, VALID_SPLIT, Instance, Reference
 from holistic.scenarios.loading.categories import CLASSIFICATION
 from holistic.scenarios.loading.common import with_train_pool
@@ -132,6 +132,9 @@ class BoolQScenario(HubFallbackScenario):
         args_schema=_HUB.args_schema(),
         tags=("question_answering", "core"),
         helm_proof=ScenarioProof(golden="boolq.json"),
+        helm_counterpart=HelmCounterpart(
+            "helm.benchmark.scenarios.boolq_scenario.BoolQScenario", defaults_dropped={"only_contrast": False}
+        ),
     )
     helm_keeps_unchanged_variants = True
     num_instances = _VAL_SIZE

@@ -20,8 +20,9 @@ from enum import IntEnum
 from pathlib import Path
 
 from holistic.core.errors import DataSourceError
-from holistic.core.interfaces import ScenarioInfo
+from holistic.core.interfaces import HelmCounterpart, ScenarioInfo
 from holistic.core.types import CORRECT_TAG, TEST_SPLIT, TRAIN_SPLIT, VALID_SPLIT, Instance, Reference
+from holistic.scenarios.loading.categories import worked_answer
 from holistic.scenarios.loading.common import FileScenario, object_schema, with_train_pool
 from holistic.scenarios.loading.part_files import github_file
 from holistic.scenarios.loading.prompt_format import prompt_format
@@ -85,14 +86,12 @@ class GSM8KScenario(FileScenario):
             stop_sequences=("\n\n",),
         ),
         main_metric="final_number_exact_match",
-        metric_categories=("accuracy", "efficiency", "bias", "toxicity"),
-        not_applicable_reasons={
-            "calibration": "a worked answer has no single answer probability",
-            "robustness": "HELM evaluates GSM8K unperturbed (a typo can change a number)",
-            "fairness": "HELM evaluates GSM8K unperturbed (a typo can change a number)",
-        },
+        **worked_answer(
+            answer="a worked answer", unperturbed="HELM evaluates GSM8K unperturbed (a typo can change a number)"
+        ),
         args_schema=object_schema(),
         tags=("math", "reasoning", "targeted:reasoning"),
+        helm_counterpart=HelmCounterpart("helm.benchmark.scenarios.gsm_scenario.GSM8KScenario"),
     )
     num_instances = 1319
 

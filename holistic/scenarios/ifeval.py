@@ -22,12 +22,13 @@ error naming the file and line.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from holistic.core.errors import DataSourceError, UnknownNameError
 from holistic.core.ifeval import IFEvalArgumentError, instruction_args
-from holistic.core.interfaces import ScenarioInfo
+from holistic.core.interfaces import ScenarioInfo, ScenarioProof
 from holistic.core.types import TEST_SPLIT, Instance
 from holistic.scenarios.loading.common import FileScenario, object_schema
 from holistic.scenarios.loading.part_files import github_file
@@ -103,6 +104,13 @@ class IFEvalScenario(FileScenario):
         },
         args_schema=object_schema(),
         tags=("ifeval", "instruction_following", "capabilities"),
+    )
+    info = replace(
+        info,
+        helm_proof=ScenarioProof(
+            golden="capabilities/helm_requests.json",
+            test="tests/conformance/test_conformance_capabilities.py",
+        ),
     )
     num_instances = 541
 

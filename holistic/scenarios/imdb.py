@@ -26,9 +26,9 @@ from enum import IntEnum
 from pathlib import Path
 
 from holistic.core.errors import DataSourceError
-from holistic.core.interfaces import ScenarioInfo, ScenarioProof
+from holistic.core.interfaces import HelmCounterpart, ScenarioInfo, ScenarioProof
 from holistic.core.types import CORRECT_TAG, TRAIN_SPLIT, VALID_SPLIT, Instance, Reference
-from holistic.scenarios.loading.categories import CLASSIFICATION
+from holistic.scenarios.loading.categories import CLASSIFICATION_F1
 from holistic.scenarios.loading.common import with_train_pool
 from holistic.scenarios.loading.hf_copy import HubCopy, read_parquet_rows, row_where
 from holistic.scenarios.loading.hub_fallback import HubFallbackScenario
@@ -143,16 +143,14 @@ class IMDBScenario(HubFallbackScenario):
 
     info = ScenarioInfo(
         name="imdb",
-        extra_metrics=("classification",),
         description="IMDB: is a movie review positive or negative (sentiment analysis).",
-        task="classification",
         default_adapter=prompt_format(
             input_prefix="Passage: ",
             output_prefix="Sentiment: ",
             max_tokens=5,
         ),
         main_metric="quasi_exact_match",
-        **CLASSIFICATION,
+        **CLASSIFICATION_F1,
         args_schema=_HUB.args_schema(),
         tags=("sentiment_analysis", "classification", "core"),
         helm_proof=ScenarioProof(
@@ -160,6 +158,9 @@ class IMDBScenario(HubFallbackScenario):
             proven=False,
             note="loader, prompts and stats equal HELM's on the same files, but HELM reads the archive's reviews "
             "in a pinned order it downloads, which could not be had here: a sample of the full archive may differ",
+        ),
+        helm_counterpart=HelmCounterpart(
+            "helm.benchmark.scenarios.imdb_scenario.IMDBScenario", defaults_dropped={"only_contrast": False}
         ),
     )
     num_instances = 25000

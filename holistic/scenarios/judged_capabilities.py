@@ -9,31 +9,40 @@ files HELM ships, stored in ``data/helm_judge_prompts.json`` by
   as in HELM's report parser); ``omni_math_accuracy`` is 1 for TRUE. An empty answer is
   FALSE without asking the judge, as in HELM. The candidate is asked with HELM's
   instructions ("Answer the question, giving your reasoning beforehand. Wrap the final
-  answer with the \\boxed{} command."). HELM fills its template by replacing the
-  placeholders one after the other, so a problem that itself contains the text
-  ``{{Solution}}`` gets the answer pasted in there too; here it stays as written. Data: the authors' ``test.jsonl`` (one problem
-  per line: ``problem``, ``answer``, ``domain``, ``difficulty``, ``source``) in ``omni_math/``.
+  answer with the \\boxed{} command."), then a newline, the problem and a newline: HELM's
+  prompt byte for byte on rows in the release's format (the golden of
+  ``tests/conformance/test_conformance_capabilities.py``; the real file is claimed). HELM
+  fills its template by replacing the placeholders one after the other, so a problem that
+  itself contains the text ``{{Solution}}`` gets the answer pasted in there too; here it
+  stays as written. Data: the authors' ``test.jsonl`` (one problem per line: ``problem``,
+  ``answer``, ``domain``, ``difficulty``, ``source``) in ``omni_math/``.
 - **WildBench** (Lin et al., 2024): the judge scores the answer 1-10 against the task's
   checklist and the conversation, answering JSON ``{"strengths", "weaknesses", "score"}``
   (read with HELM's pattern); ``wildbench_score`` and ``wildbench_score_rescaled``
   (``(score - 1) / 9``). An empty answer scores 1.0 without asking, as in HELM. Data:
   the release's rows (JSON Lines, a JSON array, or Parquet, in ``wildbench/``) with
-  ``session_id``, ``conversation_input`` (``[{role, content}]``) and ``checklist``. HELM
-  sends the conversation as chat turns; here the candidate gets it as one prompt (earlier
-  turns as ``USER: ...`` / ``ASSISTANT: ...`` lines, HELM's judge-side rendering, then the
-  last user message), so candidate prompts of multi-turn tasks differ from HELM's. The
-  judge's prompt is HELM's either way.
+  ``session_id``, ``conversation_input`` (``[{role, content}]``) and ``checklist``. The
+  candidate gets the conversation as chat messages, each turn's role and content as
+  written, as HELM's ``ChatAdapter`` sends it (the scenario asks for ``prompt_format:
+  chat``; the last turn must be the user's). HELM's requests on rows in the release's
+  format are the golden of ``tests/conformance/test_conformance_capabilities.py``. A run
+  that asks for ``prompt_format: plain`` gets one prompt instead: the earlier turns as
+  ``USER: ...`` / ``ASSISTANT: ...`` paragraphs (HELM's judge-side rendering), then
+  ``USER: `` and the last user message; HELM has no such request. The judge's prompt is
+  HELM's either way.
 """
 
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from holistic.core.errors import DataSourceError
+from holistic.core.interfaces import ScenarioProof
 from holistic.core.judges import VerdictRule
-from holistic.core.types import CORRECT_TAG, TEST_SPLIT, Instance, Reference
+from holistic.core.types import CHAT_HISTORY_KEY, CORRECT_TAG, TEST_SPLIT, Instance, Reference
 from holistic.scenarios.loading.common import SplitFilesScenario
 from holistic.scenarios.loading.readers import iter_numbered_jsonl, require
 from holistic.scenarios.loading.sources import DataFile, DataNeeds, Download, ResolvedData
@@ -99,6 +108,8 @@ class OmniMATHScenario(_JudgedTestSet):
             "Wrap the final answer with the \\boxed{} command.",
             "input_prefix": "",
             "output_prefix": "",
+            # HELM's instructions end without a newline: its prompt is instructions, "\n", the problem, "\n".
+            "instance_prefix": "",
             "max_train_instances": 0,
             "max_tokens": 4096,
             "num_outputs": 1,
@@ -106,6 +117,16 @@ class OmniMATHScenario(_JudgedTestSet):
         },
         fields=("domain", "difficulty", "source"),
         tags=("capabilities",),
+    )
+    info = replace(
+        info,
+        helm_proof=ScenarioProof(
+            golden="capabilities/helm_requests.json",
+            test="tests/conformance/test_conformance_capabilities.py",
+            proven=False,
+            note="requests (and judge prompts) equal HELM's on rows written in the release's schema; the "
+            "real file was never read by both",
+        ),
     )
     hint = "https://huggingface.co/datasets/KbsdJames/Omni-MATH (test.jsonl)"
     num_instances = 4428
@@ -157,6 +178,8 @@ def wildbench_instance(row: Any, where: str, split: str) -> Instance:
         raise DataSourceError(f"{where}: 'conversation_input' must be a non-empty list of {{role, content}}")
     if not isinstance(checklist, list):
         raise DataSourceError(f"{where}: 'checklist' must be a list")
+    if turns[-1].get("role") != "user":
+        raise DataSourceError(f"{where}: the last turn of 'conversation_input' must be the user's")
     # HELM's judge-side rendering of the earlier turns.
     history = "\n\n".join(
         ("USER: " if t.get("role") == "user" else "ASSISTANT: ") + str(t["content"]) for t in turns[:-1]
@@ -164,9 +187,10 @@ def wildbench_instance(row: Any, where: str, split: str) -> Instance:
     query = str(turns[-1]["content"])
     return Instance(
         id=str(row.get("session_id") or where),
-        input=f"{history}\n\nUSER: {query}" if history else query,
+        input=query,
         split=split,
         metadata={
+            CHAT_HISTORY_KEY: [{"role": str(t.get("role")), "content": str(t["content"])} for t in turns[:-1]],
             "history": history,
             "user_query": query,
             "checklist": "\n".join(f"- {item}" for item in checklist),
@@ -190,10 +214,20 @@ class WildBenchScenario(_JudgedTestSet):
             empty_score=1.0,
             rescaled=("wildbench_score_rescaled", 1.0, 10.0),
         ),
-        # HELM's chat adaptation: the conversation alone, up to 2,000 tokens at temperature 0.
-        adapter={**HELM_SAFETY_ADAPTER, "max_tokens": 2000},
+        # HELM's chat adaptation: the conversation as messages, up to 2,000 tokens at temperature 0.
+        adapter={**HELM_SAFETY_ADAPTER, "max_tokens": 2000, "prompt_format": "chat"},
         fields=("history", "user_query", "checklist", "category"),
         tags=("capabilities",),
+    )
+    info = replace(
+        info,
+        helm_proof=ScenarioProof(
+            golden="capabilities/helm_requests.json",
+            test="tests/conformance/test_conformance_capabilities.py",
+            proven=False,
+            note="requests (and judge prompts) equal HELM's on rows written in the release's schema; the "
+            "real rows were never read by both",
+        ),
     )
     hint = "https://huggingface.co/datasets/allenai/WildBench (v2 test split: test.jsonl, test.json or test.parquet)"
     num_instances = 1024

@@ -30,6 +30,7 @@ from holistic.core.interfaces import ScenarioContext, ScenarioInfo
 from holistic.core.latex import boxed_answer
 from holistic.core.types import CORRECT_TAG, TEST_SPLIT, TRAIN_SPLIT, Instance, Reference
 from holistic.scenarios.base import BaseScenario
+from holistic.scenarios.loading.categories import worked_answer
 from holistic.scenarios.loading.common import check_choice, object_schema, with_train_pool
 from holistic.scenarios.loading.part_files import places
 from holistic.scenarios.loading.prompt_format import prompt_format
@@ -95,12 +96,9 @@ class MATHScenario(BaseScenario):
         task="generation",
         default_adapter=math_adapter(False),
         main_metric="math_equiv",
-        metric_categories=("accuracy", "efficiency", "bias", "toxicity"),
-        not_applicable_reasons={
-            "calibration": "a LaTeX answer has no single answer probability",
-            "robustness": "HELM evaluates MATH unperturbed (a typo changes the mathematics)",
-            "fairness": "HELM evaluates MATH unperturbed (a typo changes the mathematics)",
-        },
+        **worked_answer(
+            answer="a LaTeX answer", unperturbed="HELM evaluates MATH unperturbed (a typo changes the mathematics)"
+        ),
         args_schema=object_schema(
             {
                 "subject": {"enum": [ALL, *SUBJECTS]},

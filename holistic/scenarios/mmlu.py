@@ -17,7 +17,7 @@ from __future__ import annotations
 from typing import Any
 
 from holistic.core.errors import DataSourceError
-from holistic.core.interfaces import ScenarioInfo, ScenarioProof
+from holistic.core.interfaces import HelmCounterpart, ScenarioInfo, ScenarioProof
 from holistic.core.types import TEST_SPLIT, TRAIN_SPLIT, VALID_SPLIT, Instance
 from holistic.scenarios.loading.categories import CLASSIFICATION
 from holistic.scenarios.loading.common import check_choice, choice_references, github_raw, pinned_sha256
@@ -130,6 +130,9 @@ class MMLUScenario(HubFallbackScenario):
         args_schema=_HUB.args_schema({"subject": {"enum": list(SUBJECTS)}}, required=["subject"]),
         tags=("knowledge", "multiple_choice", "core"),
         helm_proof=ScenarioProof(golden="mmlu.json"),
+        helm_counterpart=HelmCounterpart(
+            "helm.benchmark.scenarios.mmlu_scenario.MMLUScenario", args={"subject": "subject"}
+        ),
     )
     hub = _HUB
 

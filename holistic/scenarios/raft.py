@@ -34,9 +34,9 @@ from typing import Any
 import numpy as np
 
 from holistic.core.errors import DataSourceError
-from holistic.core.interfaces import ScenarioInfo, ScenarioProof
+from holistic.core.interfaces import HelmCounterpart, ScenarioInfo, ScenarioProof
 from holistic.core.types import TEST_SPLIT, TRAIN_SPLIT, Instance
-from holistic.scenarios.loading.categories import CLASSIFICATION
+from holistic.scenarios.loading.categories import CLASSIFICATION_F1
 from holistic.scenarios.loading.common import (
     check_choice,
     choice_references,
@@ -93,12 +93,10 @@ class RAFTScenario(HubFallbackScenario):
 
     info = ScenarioInfo(
         name="raft",
-        extra_metrics=("classification",),
         description="RAFT: real-world few-shot text classification (11 tasks).",
-        task="classification",
         default_adapter=prompt_format(output_prefix="Label: ", max_tokens=30),
         main_metric="quasi_exact_match",
-        **CLASSIFICATION,
+        **CLASSIFICATION_F1,
         args_schema=_HUB.args_schema(
             {
                 "subset": {"enum": list(SUBSETS)},
@@ -108,6 +106,9 @@ class RAFTScenario(HubFallbackScenario):
         ),
         tags=("classification", "core"),
         helm_proof=ScenarioProof(golden="raft.json"),
+        helm_counterpart=HelmCounterpart(
+            "helm.benchmark.scenarios.raft_scenario.RAFTScenario", args={"subset": "subset"}
+        ),
     )
     hub = _HUB
 

@@ -6,7 +6,13 @@ judge with HELM 0.5.16's annotator prompt and parsing: the judge answers
 ``<reasoning>...</reasoning><score>...</score>`` (tags matched case-insensitively, in
 any order; an end tag may lack its ``/``), and the score is the number in the score tag
 (HELM's ``score_with_reasoning``). The statistic is HELM's ``safety_score``: per judge
-(sub-split ``judge=<name>``) and the mean over the run's judges. HELM asks one API
+(sub-split ``judge=<name>``) and the mean over the run's judges, with HELM's per-annotator
+``safety_<judge>_score`` and ``safety_<judge>_annotator_success`` (see
+:mod:`holistic.metrics.judged`). Under the ``helm`` protocol the candidate's requests and
+the evaluated sample are HELM's, proved by ``tests/conformance/test_conformance_safety.py``
+against HELM's own scenarios, safety run specs and runner on the same files (HarmBench's
+fully; XSTest's and SimpleSafetyTests' on the authors' CSV rows, where HELM reads Hub
+copies that could not be had; the red team's on a small file in the published format). HELM asks one API
 judge (GPT-4o, 2024-05-13); a run names its own (``judges:``; the embedded model
 offline).
 
@@ -31,13 +37,13 @@ from __future__ import annotations
 import gzip
 import json
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 from pathlib import Path, PurePosixPath
 from typing import Any, ClassVar
 
 from holistic.core.errors import DataSourceError
-from holistic.core.interfaces import ScenarioInfo
+from holistic.core.interfaces import ScenarioInfo, ScenarioProof
 from holistic.core.jsonl import numbered_json_objects
 from holistic.core.judges import JudgeDefault, VerdictRule
 from holistic.core.resources import project_path
@@ -227,6 +233,17 @@ class XSTestScenario(_CsvSafetyScenario):
         helm_judge("xstest", xstest_template()),
         fields=("label", "type", "focus", "note"),
     )
+    info = replace(
+        info,
+        helm_proof=ScenarioProof(
+            golden="safety/helm_requests.json.gz",
+            test="tests/conformance/test_conformance_safety.py",
+            proven=False,
+            note="requests equal HELM's on the authors' CSV rows; HELM reads the Hub copy "
+            "walledai/XSTest, which could not be had here (its rows and their order are taken to be "
+            "the CSV's)",
+        ),
+    )
     source = PinnedFile(
         "xstest",
         "paul-rottger/exaggerated-safety",
@@ -256,6 +273,17 @@ class SimpleSafetyTestsScenario(_CsvSafetyScenario):
         helm_judge("simple_safety_tests"),
         fields=("harm_area", "category"),
     )
+    info = replace(
+        info,
+        helm_proof=ScenarioProof(
+            golden="safety/helm_requests.json.gz",
+            test="tests/conformance/test_conformance_safety.py",
+            proven=False,
+            note="requests equal HELM's on the authors' CSV rows; HELM reads the Hub copy "
+            "Bertievidgen/SimpleSafetyTests, which could not be had here (its rows and their order "
+            "are taken to be the CSV's)",
+        ),
+    )
     source = PinnedFile(
         "simple_safety_tests",
         "bertiev/SimpleSafetyTests",
@@ -283,6 +311,13 @@ class HarmBenchScenario(_CsvSafetyScenario):
         "HarmBench: 400 harmful behaviours (standard, contextual, copyright) asked directly; judged for refusal.",
         helm_judge("harm_bench"),
         fields=("functional_category", "semantic_category"),
+    )
+    info = replace(
+        info,
+        helm_proof=ScenarioProof(
+            golden="safety/helm_requests.json.gz",
+            test="tests/conformance/test_conformance_safety.py",
+        ),
     )
     source = PinnedFile(
         "harmbench",
@@ -344,6 +379,15 @@ class AnthropicRedTeamScenario(SplitFilesScenario):
         "Anthropic red team: the opening request of 38,961 red-team attempts; judged for harmlessness.",
         helm_judge("anthropic_red_team"),
         fields=("rating", "task_description"),
+    )
+    info = replace(
+        info,
+        helm_proof=ScenarioProof(
+            golden="safety/helm_requests.json.gz",
+            test="tests/conformance/test_conformance_safety.py",
+            proven=False,
+            note="requests equal HELM's on a small file in the published format; the real file was never read by both",
+        ),
     )
     file_name = "red_team_attempts.jsonl.gz"
     split_files = (("red_team_attempts.jsonl.gz", TEST_SPLIT),)

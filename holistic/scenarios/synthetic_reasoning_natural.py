@@ -32,7 +32,7 @@ import random
 from dataclasses import dataclass
 from typing import Any
 
-from holistic.core.interfaces import ScenarioContext, ScenarioInfo
+from holistic.core.interfaces import HelmCounterpart, ScenarioContext, ScenarioInfo
 from holistic.core.types import CORRECT_TAG, TEST_SPLIT, TRAIN_SPLIT, VALID_SPLIT, Instance, Reference
 from holistic.metrics.accuracy import EMPTY_SET_TEXT
 from holistic.scenarios.base import BaseScenario
@@ -97,19 +97,26 @@ ATTRIBUTES: dict[str, tuple[str, ...]] = {
 """Each attribute and the words that may state it in hard problems, in HELM's order."""
 
 
-def _named(subject: str, category: str, article: str, *, capital: bool = False) -> str:
-    """``a cow`` / ``An elephant`` / ``the cow``; people and the word ``person`` take no article."""
-    if category == "person" or subject == "person":
-        return subject
-    word = "the" if article == "the" else ("an" if subject[0].lower() in "aeiou" else "a")
-    return f"{word.capitalize() if capital else word} {subject}"
+@dataclass(frozen=True)
+class Named:
+    """A subject (``cow``) and its category (``animal``), as the rules and the problems name them."""
+
+    subject: str
+    category: str
+
+    def named(self, article: str, *, capital: bool = False) -> str:
+        """``a cow`` / ``An elephant`` / ``the cow``; people and the word ``person`` take no article."""
+        if self.category == "person" or self.subject == "person":
+            return self.subject
+        word = "the" if article == "the" else ("an" if self.subject[0].lower() in "aeiou" else "a")
+        return f"{word.capitalize() if capital else word} {self.subject}"
 
 
 @dataclass(frozen=True)
-class Rule:
-    subject: str
-    """The subject or its category (``cow`` or ``animal``)."""
-    category: str
+class Rule(Named):
+    """``If a cow is big and red, then the cow is round.``: its ``subject`` is the problem's
+    subject or its category (``cow`` or ``animal``)."""
+
     condition: tuple[str, ...]
     conjunction: str
     consequent: str
@@ -121,22 +128,18 @@ class Rule:
 
     def __str__(self) -> str:
         condition = f" {self.conjunction} ".join(self.condition)
-        some = _named(self.subject, self.category, "a")
-        this = _named(self.subject, self.category, "the")
-        return f"If {some} is {condition}, then {this} is {self.consequent}."
+        return f"If {self.named('a')} is {condition}, then {self.named('the')} is {self.consequent}."
 
 
 def statement(subject: str, category: str, words: tuple[str, ...]) -> str:
     """``The cow is big and red.``, or ``Nothing.`` for no attributes."""
     if not words:
         return EMPTY_SET_TEXT
-    return f"{_named(subject, category, 'the', capital=True)} is {' and '.join(words)}."
+    return f"{Named(subject, category).named('the', capital=True)} is {' and '.join(words)}."
 
 
 @dataclass(frozen=True)
-class Problem:
-    subject: str
-    category: str
+class Problem(Named):
     rules: tuple[Rule, ...]
     fact: str
     consequents: tuple[str, ...]
@@ -144,9 +147,8 @@ class Problem:
 
     @property
     def question(self) -> str:
-        about = _named(self.subject, self.category, "the")
         lines = [*(str(r) for r in self.rules), "Fact:", self.fact]
-        return "\n".join(lines) + f"\nThe following can be determined about {about}:"
+        return "\n".join(lines) + f"\nThe following can be determined about {self.named('the')}:"
 
     @property
     def answer(self) -> str:
@@ -243,6 +245,10 @@ class SyntheticReasoningNaturalScenario(BaseScenario):
             required=["difficulty"],
         ),
         tags=("reasoning", "synthetic", "targeted:reasoning"),
+        helm_counterpart=HelmCounterpart(
+            "helm.benchmark.scenarios.synthetic_reasoning_natural_scenario.SRNScenario",
+            args={"difficulty": "difficulty"},
+        ),
     )
 
     def __init__(self, difficulty: str, seed: int = HELM_SEED) -> None:

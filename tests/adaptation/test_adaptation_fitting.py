@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from holistic.adaptation import adapt
+import pytest
+
+from holistic.adaptation import adapt, fitting
 from holistic.core.types import AdapterSpec, Instance, Reference
 from tests.adaptation.adaptation_fixtures import PLAIN_MODEL, WordTokenizer
 
@@ -69,3 +71,48 @@ def test_separate_scoring_reserves_room_for_the_longest_choice() -> None:
     assert all(s.prompt_truncated for s in states)
     assert all(_tokens(s.request.prompt) + longest <= 80 for s in states)
     assert len({s.request.prompt for s in states}) == 1
+
+
+class _RecordingTokenizer(WordTokenizer):
+    """Records the longest text it was asked to encode or count."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.longest = 0
+
+    def encode(self, text: str) -> list[int]:
+        self.longest = max(self.longest, len(text))
+        return super().encode(text)
+
+    def count(self, text: str) -> int:
+        self.longest = max(self.longest, len(text))
+        return super().count(text)
+
+
+def test_a_huge_input_is_encoded_only_as_far_as_the_window_can_use(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A 1.3 MB field (200,000 words) beside a 100-token window: the prompt is the very cut that
+    encoding the whole input gives, but no text longer than a few thousand characters is encoded
+    or counted. Before, the whole input was encoded again at every step of the search (and once
+    per example): a 3 MB field took 73 s of CPU on the embedded model."""
+    huge = Instance(
+        id="huge",
+        input=" ".join(f"w{i}" for i in range(200_000)),
+        split="test",
+        references=(Reference("x", ("correct",)),),
+    )
+    model = replace(PLAIN_MODEL, context_window=100)
+    for side, kept_word, cut_word in (("left", "w199999", "w0 "), ("right", "w0 w1", "w199999")):
+        spec = SPEC.replace(truncation_side=side)
+        tokenizer = _RecordingTokenizer()
+        [state] = adapt(TRAIN, [huge], spec, model, tokenizer, seed=0)
+        assert state.prompt_truncated and state.num_train_instances == 0
+        prompt = state.request.prompt
+        assert kept_word in prompt and cut_word not in prompt
+        assert 98 <= _tokens(prompt) + 10 <= 100  # the longest input that fits, as for a short one
+        assert tokenizer.longest < 20_000, tokenizer.longest
+        with monkeypatch.context() as m:  # every input encoded whole, as before
+            m.setattr(fitting, "WINDOW_CHARS_PER_TOKEN", 10**12)
+            whole = _RecordingTokenizer()
+            [before] = adapt(TRAIN, [huge], spec, model, whole, seed=0)
+        assert whole.longest >= len(huge.input)
+        assert before.request.prompt == prompt

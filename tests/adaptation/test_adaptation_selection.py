@@ -60,6 +60,21 @@ def test_seed_changes_the_draw_and_fixed_takes_the_first_k() -> None:
     assert {s.trial for s in fixed} == {0}
 
 
+def test_first_keeps_the_pools_order_as_lm_evals_first_n() -> None:
+    from holistic.adaptation import adapt
+
+    pool = list(reversed(TRAIN))  # not sorted by id or label: the pool's own order counts
+    spec = SPEC.replace(selection="first", max_train_instances=5)
+    states = adapt(pool, EVAL, spec, PLAIN_MODEL, None, seed=0)
+    assert [s.train_ids for s in states] == [tuple(t.id for t in pool[:5])] * len(EVAL)
+    older = adapt(pool, EVAL, spec.replace(selection="fixed"), PLAIN_MODEL, None, seed=0)
+    assert [s.request.text for s in older] == [s.request.text for s in states]
+    # the prompt lists them in that order too
+    text = states[0].request.text
+    positions = [text.index(f"Text: {t.input}\n") for t in pool[:5]]
+    assert positions == sorted(positions)
+
+
 def test_perturbed_variants_get_their_originals_examples() -> None:
     variant = Instance(
         id="e1",

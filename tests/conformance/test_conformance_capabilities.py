@@ -103,6 +103,34 @@ def test_mmlu_pro_requests_are_helms(tmp_path: Path) -> None:
     _check("mmlu_pro", tmp_path)
 
 
+def test_omni_math_requests_are_helms(tmp_path: Path) -> None:
+    folder = tmp_path / "omni_math"
+    folder.mkdir()
+    rows = GOLDEN["omni_math_rows"]
+    (folder / "test.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    assert all(r["prompt"] is not None for r in GOLDEN["omni_math"]["requests"])
+    _check("omni_math", tmp_path)
+
+
+def test_wildbench_requests_are_helms_chat_messages(tmp_path: Path) -> None:
+    """HELM's ChatAdapter sends each conversation as messages, verbatim; holistic's requests are the same."""
+    folder = tmp_path / "wildbench"
+    folder.mkdir()
+    rows = GOLDEN["wildbench_rows"]
+    (folder / "test.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    helm = GOLDEN["wildbench"]
+    assert helm["run_spec"] == "wildbench:subset=v2"
+    ours = list(_requests(_run("wildbench"), tmp_path).values())
+    assert len(ours) == len(helm["requests"]) == len(rows)
+    for request, expected in zip(ours, helm["requests"], strict=True):  # matched by position: HELM numbers them
+        assert request.messages is not None and request.prompt == expected["prompt"] == ""
+        assert [{"role": m.role, "content": m.content} for m in request.messages] == expected["messages"]
+        assert request.temperature == expected["temperature"]
+        assert request.max_tokens == expected["max_tokens"]
+        assert list(request.stop) == expected["stop_sequences"]
+        assert request.num_completions == expected["num_completions"]
+
+
 def test_chain_of_thought_answers_are_parsed_as_helm_parses_them() -> None:
     for text, letter in GOLDEN["chain_of_thought_answers"]:
         assert extract_answer(text) == letter, text

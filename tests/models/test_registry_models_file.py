@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -134,3 +135,29 @@ def test_secrets_and_syntax_errors(tmp_path: Path) -> None:
     assert error.line is not None and error.line >= 3 and "YAML" in str(error)
     error = error_of(tmp_path, "patterns:\n  - pattern: vllm/model\n    provider: openai\n")
     assert error.line == 2 and "model_id" in str(error)
+
+
+def test_an_unchanged_models_file_is_read_once_and_a_changed_one_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import holistic.models.registry as registry
+    from holistic.models.registry_file import read_registry_file as real
+
+    reads: list[Path] = []
+
+    def counting(path: Path, providers: Any, display: str | None = None) -> Any:
+        reads.append(path)
+        return real(path, providers, display)
+
+    monkeypatch.setattr(registry, "read_registry_file", counting)
+    user = tmp_path / "models.yaml"
+    user.write_text("models:\n  - name: local/a\n    provider: simple\n    model_id: echo\n", encoding="utf-8")
+    first = registry.ModelRegistry(user)
+    second = registry.ModelRegistry(user)
+    assert "local/a" in first and "local/a" in second
+    assert reads.count(user) == 1 and reads.count(registry.BUILTIN_MODELS_FILE) <= 1
+    second.deployments.pop("local/a")  # a registry's entries are its own copy
+    assert "local/a" in registry.ModelRegistry(user)
+    user.write_text("models:\n  - name: local/bb\n    provider: simple\n    model_id: echo\n", encoding="utf-8")
+    changed = registry.ModelRegistry(user)
+    assert "local/bb" in changed and "local/a" not in changed and reads.count(user) == 2

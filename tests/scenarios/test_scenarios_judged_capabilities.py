@@ -178,3 +178,30 @@ def test_the_wildbench_loader_reads_the_release_rows(offline_ctx: ScenarioContex
     assert instances[0].input == "Hi" and instances[0].metadata["checklist"] == "- Greets back?"
     assert instances[1].metadata["history"] == "USER: Write a haiku about rain.\n\nASSISTANT: Soft rain on the roof."
     assert instances[1].metadata["user_query"] == "Now one about {snow}."
+
+
+@pytest.mark.parametrize("prompt_format", ["chat", "plain"])
+def test_a_wildbench_conversation_is_sent_as_messages_or_flattened_when_plain(prompt_format: str) -> None:
+    from holistic.adaptation import adapt
+    from holistic.core.types import AdapterSpec
+
+    fields: dict[str, Any] = {**WildBenchScenario.info.default_adapter, "prompt_format": prompt_format}
+    spec = AdapterSpec(**fields)
+    (state,) = adapt([], [_wild_instance()], spec, ModelRegistry().get("simple/echo"), None, seed=0)
+    turns = CAP["wildbench"]["messages"]
+    if prompt_format == "chat":
+        assert state.request.messages is not None and state.request.prompt == ""
+        assert [(m.role, m.content) for m in state.request.messages] == [(m["role"], m["content"]) for m in turns]
+    else:  # one prompt: the earlier turns as HELM's judge renders them, then the last user turn
+        assert state.request.messages is None
+        assert state.request.prompt == (
+            "USER: Write a haiku about rain.\n\nASSISTANT: Soft rain on the roof.\n\nUSER: Now one about {snow}."
+        )
+
+
+def test_a_wildbench_conversation_must_end_with_the_users_turn() -> None:
+    from holistic.core.errors import DataSourceError
+
+    turns = [*CAP["wildbench"]["messages"], {"role": "assistant", "content": "Snow."}]
+    with pytest.raises(DataSourceError, match=r"t: the last turn of 'conversation_input' must be the user's"):
+        wildbench_instance({"session_id": "s1", "conversation_input": turns, "checklist": []}, "t", "test")

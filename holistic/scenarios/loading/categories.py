@@ -64,6 +64,32 @@ RANKING = CategoryPreset(metric_categories=RANKING_CATEGORIES, not_applicable_re
 """Passage ranking: no calibration, no generated text."""
 
 
+class ClassificationF1Preset(CategoryPreset):
+    """:data:`CLASSIFICATION` plus the task and HELM's classification F1: ``ScenarioInfo(..., **CLASSIFICATION_F1)``."""
+
+    task: str
+    extra_metrics: tuple[str, ...]
+
+
+CLASSIFICATION_F1 = ClassificationF1Preset(task="classification", extra_metrics=("classification",), **CLASSIFICATION)
+"""A label from a fixed set whose HELM run spec adds classification F1 (``classification_macro_f1``,
+``classification_micro_f1``) to the accuracy metrics."""
+
+
+def worked_answer(*, answer: str, unperturbed: str) -> CategoryPreset:
+    """Generated text scored on what it arrives at (a final number, a LaTeX answer, a program):
+    ``answer`` names it for the calibration reason (``a program``: it "has no single answer
+    probability"); ``unperturbed`` says why robustness and fairness are not measured."""
+    return CategoryPreset(
+        metric_categories=("accuracy", "efficiency", "bias", "toxicity"),
+        not_applicable_reasons={
+            "calibration": f"{answer} has no single answer probability",
+            "robustness": unperturbed,
+            "fairness": unperturbed,
+        },
+    )
+
+
 _GENERATED = ("bias", "toxicity")
 _NOTHING = "nothing is generated"
 

@@ -4,21 +4,20 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Mapping
-from typing import Any, TypedDict
+from typing import Any
 
 from holistic.core.errors import DataSourceError
+from holistic.scenarios.loading.categories import CategoryPreset, worked_answer
 from holistic.scenarios.loading.prompt_format import prompt_format
 
 
-class CodePreset(TypedDict):
+class CodePreset(CategoryPreset):
     """The :class:`~holistic.core.interfaces.ScenarioInfo` fields of a code scenario:
     ``ScenarioInfo(..., **code_info(...))``."""
 
     task: str
     default_adapter: Mapping[str, Any]
     main_metric: str
-    metric_categories: tuple[str, ...]
-    not_applicable_reasons: Mapping[str, str]
 
 
 def code_info(
@@ -27,6 +26,7 @@ def code_info(
     """A program written by completion and scored by its tests; ``unperturbed`` says why
     robustness and fairness are not measured."""
     return CodePreset(
+        **worked_answer(answer="a program", unperturbed=unperturbed),
         task="code",
         # A completion task (HELM's completion adapter): the model continues the text as
         # written, never wrapped in a chat template.
@@ -42,12 +42,6 @@ def code_info(
             "prompt_format": "plain",
         },
         main_metric=main_metric,
-        metric_categories=("accuracy", "efficiency", "bias", "toxicity"),
-        not_applicable_reasons={
-            "calibration": "a program has no single answer probability",
-            "robustness": unperturbed,
-            "fairness": unperturbed,
-        },
     )
 
 

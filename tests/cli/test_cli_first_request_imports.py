@@ -1,0 +1,59 @@
+"""What helm-run has imported by its first request: nothing that only the readers of many
+runs need (``pyarrow.dataset``, which imports pandas), and the model registry read once."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[2]
+
+PROBE = r"""
+import json, sys
+import holistic.models.registry as registry
+from holistic.models.simple import SimpleClient
+
+seen = {}
+reads = []
+real_read, real_process = registry.read_registry_file, SimpleClient.process
+
+def reading(*args, **kwargs):
+    reads.append(str(args[0]))
+    return real_read(*args, **kwargs)
+
+def process(self, requests):
+    seen.setdefault("heavy", sorted(m for m in ("pandas", "pyarrow.dataset") if m in sys.modules))
+    seen.setdefault("reads", len(reads))
+    return real_process(self, requests)
+
+registry.read_registry_file, SimpleClient.process = reading, process
+from holistic.cli.run import main
+code = main([sys.argv[1], "--output-dir", sys.argv[2], "--no-cache", "--quiet"])
+print(json.dumps({"code": code, **seen}))
+"""
+
+
+def test_no_pandas_and_one_registry_read_before_the_first_request(tmp_path: Path) -> None:
+    spec = tmp_path / "one.yaml"
+    spec.write_text(
+        "suite: one\nmodels: [simple/echo]\nruns:\n  - scenario: arithmetic\n    args: {num_train: 3, num_test: 1}\n"
+        "    adaptation: {max_train_instances: 0, max_eval_instances: 1, max_tokens: 4}\n    metrics: [accuracy]\n",
+        encoding="utf-8",
+    )
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    out = subprocess.run(
+        [sys.executable, "-c", PROBE, str(spec), str(tmp_path / "out")],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=tmp_path,
+        timeout=300,
+    )
+    assert out.returncode == 0, out.stderr[-2000:]
+    facts = json.loads(out.stdout.strip().splitlines()[-1])
+    assert facts["code"] == 0
+    assert facts["heavy"] == []
+    assert facts["reads"] == 1  # the built-in registry, parsed and validated once
