@@ -27,13 +27,11 @@ import hashlib
 from pathlib import Path
 
 from holistic.core.errors import DataSourceError
-from holistic.core.interfaces import ScenarioInfo, ScenarioProof
 from holistic.core.types import CORRECT_TAG, TEST_SPLIT, TRAIN_SPLIT, VALID_SPLIT, Instance, Reference
-from holistic.scenarios.loading.categories import SUMMARIZATION
 from holistic.scenarios.loading.common import hold_out
 from holistic.scenarios.loading.hf_copy import AuthorsOrHub, HubCopy, read_parquet_rows, row_where
 from holistic.scenarios.loading.hub_fallback import HubFallbackScenario
-from holistic.scenarios.loading.prompt_format import news_summary_format
+from holistic.scenarios.loading.prompt_format import news_summarization_info
 from holistic.scenarios.loading.sources import DataFile, DataNeeds, Download, ResolvedData
 
 _URL_LISTS = "https://raw.githubusercontent.com/abisee/cnn-dailymail/master/url_lists/"
@@ -96,22 +94,13 @@ def _story_path(folders: tuple[Path, Path], url: str) -> Path | None:
 class CNNDailyMailScenario(HubFallbackScenario):
     """Multi-sentence news summarization."""
 
-    info = ScenarioInfo(
-        name="cnn_dailymail",
-        description="CNN/DailyMail: summarize a news article in a few sentences.",
-        task="summarization",
-        default_adapter=news_summary_format(sentences=3, max_tokens=128),
-        main_metric="rouge_2",
-        **SUMMARIZATION,
+    info = news_summarization_info(
+        "cnn_dailymail",
+        "CNN/DailyMail: summarize a news article in a few sentences.",
+        sentences=3,
+        max_tokens=128,
         args_schema=_HUB.args_schema(),
-        tags=("summarization", "core"),
-        helm_proof=ScenarioProof(
-            golden=None,
-            proven=False,
-            note="a named deviation: HELM 0.5.16 reads its own preprocessed pickle of CNN/DailyMail (cnndm.pk), which "
-            "holistic does not load (unpickling runs code); holistic reads the authors' files, so HELM's "
-            "instances were never compared",
-        ),
+        helm_pickle="cnndm.pk",
     )
     num_instances = 11490
     hub = _HUB

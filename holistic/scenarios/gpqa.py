@@ -25,15 +25,14 @@ import csv
 import io
 import random
 import zipfile
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from holistic.core.errors import DataSourceError
-from holistic.core.interfaces import ScenarioProof
 from holistic.core.types import CORRECT_TAG, TEST_SPLIT, TRAIN_SPLIT, Instance, Reference
 from holistic.scenarios.loading.capabilities_prompts import chain_of_thought_info
 from holistic.scenarios.loading.common import FileScenario
+from holistic.scenarios.loading.helm_proofs import capabilities_proof
 from holistic.scenarios.loading.part_files import github_file
 from holistic.scenarios.loading.sources import DataNeeds, ResolvedData
 
@@ -117,13 +116,7 @@ class GPQAScenario(FileScenario):
             "additionalProperties": False,
         },
         "domain",
-    )
-    info = replace(
-        info,
-        helm_proof=ScenarioProof(
-            golden="capabilities/helm_requests.json",
-            test="tests/conformance/test_conformance_capabilities.py",
-        ),
+        helm_proof=capabilities_proof(),
     )
 
     def __init__(self, subset: str = "gpqa_main") -> None:

@@ -22,15 +22,15 @@ error naming the file and line.
 
 from __future__ import annotations
 
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from holistic.core.errors import DataSourceError, UnknownNameError
 from holistic.core.ifeval import IFEvalArgumentError, instruction_args
-from holistic.core.interfaces import ScenarioInfo, ScenarioProof
+from holistic.core.interfaces import ScenarioInfo
 from holistic.core.types import TEST_SPLIT, Instance
 from holistic.scenarios.loading.common import FileScenario, object_schema
+from holistic.scenarios.loading.helm_proofs import capabilities_proof
 from holistic.scenarios.loading.part_files import github_file
 from holistic.scenarios.loading.readers import iter_numbered_jsonl, require
 from holistic.scenarios.loading.sources import DataFile, DataNeeds, ResolvedData
@@ -104,13 +104,7 @@ class IFEvalScenario(FileScenario):
         },
         args_schema=object_schema(),
         tags=("ifeval", "instruction_following", "capabilities"),
-    )
-    info = replace(
-        info,
-        helm_proof=ScenarioProof(
-            golden="capabilities/helm_requests.json",
-            test="tests/conformance/test_conformance_capabilities.py",
-        ),
+        helm_proof=capabilities_proof(),
     )
     num_instances = 541
 

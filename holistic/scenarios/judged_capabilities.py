@@ -35,15 +35,14 @@ files HELM ships, stored in ``data/helm_judge_prompts.json`` by
 from __future__ import annotations
 
 import json
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from holistic.core.errors import DataSourceError
-from holistic.core.interfaces import ScenarioProof
 from holistic.core.judges import VerdictRule
 from holistic.core.types import CHAT_HISTORY_KEY, CORRECT_TAG, TEST_SPLIT, Instance, Reference
 from holistic.scenarios.loading.common import SplitFilesScenario
+from holistic.scenarios.loading.helm_proofs import capabilities_proof, release_rows_note
 from holistic.scenarios.loading.readers import iter_numbered_jsonl, require
 from holistic.scenarios.loading.sources import DataFile, DataNeeds, Download, ResolvedData
 from holistic.scenarios.safety import HELM_SAFETY_ADAPTER, fill_placeholders, helm_judge, judged_info
@@ -117,16 +116,7 @@ class OmniMATHScenario(_JudgedTestSet):
         },
         fields=("domain", "difficulty", "source"),
         tags=("capabilities",),
-    )
-    info = replace(
-        info,
-        helm_proof=ScenarioProof(
-            golden="capabilities/helm_requests.json",
-            test="tests/conformance/test_conformance_capabilities.py",
-            proven=False,
-            note="requests (and judge prompts) equal HELM's on rows written in the release's schema; the "
-            "real file was never read by both",
-        ),
+        helm_proof=capabilities_proof(release_rows_note("file")),
     )
     hint = "https://huggingface.co/datasets/KbsdJames/Omni-MATH (test.jsonl)"
     num_instances = 4428
@@ -218,16 +208,7 @@ class WildBenchScenario(_JudgedTestSet):
         adapter={**HELM_SAFETY_ADAPTER, "max_tokens": 2000, "prompt_format": "chat"},
         fields=("history", "user_query", "checklist", "category"),
         tags=("capabilities",),
-    )
-    info = replace(
-        info,
-        helm_proof=ScenarioProof(
-            golden="capabilities/helm_requests.json",
-            test="tests/conformance/test_conformance_capabilities.py",
-            proven=False,
-            note="requests (and judge prompts) equal HELM's on rows written in the release's schema; the "
-            "real rows were never read by both",
-        ),
+        helm_proof=capabilities_proof(release_rows_note("rows")),
     )
     hint = "https://huggingface.co/datasets/allenai/WildBench (v2 test split: test.jsonl, test.json or test.parquet)"
     num_instances = 1024

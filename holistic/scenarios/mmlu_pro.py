@@ -21,16 +21,15 @@ sha256 sums, so put the files under the data root for an offline, checked copy.
 
 from __future__ import annotations
 
-from dataclasses import replace
 from enum import IntEnum
 from pathlib import Path
 from typing import Any
 
 from holistic.core.errors import DataSourceError
-from holistic.core.interfaces import ScenarioProof
 from holistic.core.types import CORRECT_TAG, TEST_SPLIT, TRAIN_SPLIT, Instance, Reference
 from holistic.scenarios.loading.capabilities_prompts import chain_of_thought_info
 from holistic.scenarios.loading.common import FileScenario, hf_file
+from holistic.scenarios.loading.helm_proofs import capabilities_proof, release_rows_note
 from holistic.scenarios.loading.hf_copy import check_revision, read_parquet_rows, row_where
 from holistic.scenarios.loading.sources import DataFile, DataNeeds, Download, ResolvedData
 
@@ -108,16 +107,7 @@ class MMLUProScenario(FileScenario):
             "additionalProperties": False,
         },
         "category",
-    )
-    info = replace(
-        info,
-        helm_proof=ScenarioProof(
-            golden="capabilities/helm_requests.json",
-            test="tests/conformance/test_conformance_capabilities.py",
-            proven=False,
-            note="requests (and judge prompts) equal HELM's on rows written in the release's schema; the "
-            "real Parquet files were never read by both",
-        ),
+        helm_proof=capabilities_proof(release_rows_note("Parquet files")),
     )
     num_instances = 12032
 

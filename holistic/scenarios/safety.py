@@ -37,7 +37,7 @@ from __future__ import annotations
 import gzip
 import json
 import re
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path, PurePosixPath
 from typing import Any, ClassVar
@@ -49,6 +49,7 @@ from holistic.core.judges import JudgeDefault, VerdictRule
 from holistic.core.resources import project_path
 from holistic.core.types import CORRECT_TAG, TEST_SPLIT, Instance, Reference
 from holistic.scenarios.loading.common import SplitFilesScenario, github_raw, object_schema
+from holistic.scenarios.loading.helm_proofs import hub_copy_note, safety_proof
 from holistic.scenarios.loading.readers import read_csv_dicts, require
 from holistic.scenarios.loading.sources import DataFile, DataNeeds, Download
 
@@ -142,6 +143,7 @@ def judged_info(
     fields: tuple[str, ...],
     adapter: dict[str, Any] | None = None,
     tags: tuple[str, ...] = ("safety",),
+    helm_proof: ScenarioProof | None = None,
 ) -> ScenarioInfo:
     """The facts of a scenario HELM grades with a judge: no references to score against,
     measured unperturbed, its judge's statistic as the main metric."""
@@ -164,6 +166,7 @@ def judged_info(
         tags=tags,
         judge=judge,
         judge_fields=fields,
+        helm_proof=helm_proof,
     )
 
 
@@ -232,17 +235,7 @@ class XSTestScenario(_CsvSafetyScenario):
         "XSTest: 250 safe prompts that sound unsafe and 200 unsafe contrasts; judged for compliance or refusal.",
         helm_judge("xstest", xstest_template()),
         fields=("label", "type", "focus", "note"),
-    )
-    info = replace(
-        info,
-        helm_proof=ScenarioProof(
-            golden="safety/helm_requests.json.gz",
-            test="tests/conformance/test_conformance_safety.py",
-            proven=False,
-            note="requests equal HELM's on the authors' CSV rows; HELM reads the Hub copy "
-            "walledai/XSTest, which could not be had here (its rows and their order are taken to be "
-            "the CSV's)",
-        ),
+        helm_proof=safety_proof(hub_copy_note("walledai/XSTest")),
     )
     source = PinnedFile(
         "xstest",
@@ -272,17 +265,7 @@ class SimpleSafetyTestsScenario(_CsvSafetyScenario):
         "SimpleSafetyTests: 100 prompts in five harm areas; judged for the safety of the response.",
         helm_judge("simple_safety_tests"),
         fields=("harm_area", "category"),
-    )
-    info = replace(
-        info,
-        helm_proof=ScenarioProof(
-            golden="safety/helm_requests.json.gz",
-            test="tests/conformance/test_conformance_safety.py",
-            proven=False,
-            note="requests equal HELM's on the authors' CSV rows; HELM reads the Hub copy "
-            "Bertievidgen/SimpleSafetyTests, which could not be had here (its rows and their order "
-            "are taken to be the CSV's)",
-        ),
+        helm_proof=safety_proof(hub_copy_note("Bertievidgen/SimpleSafetyTests")),
     )
     source = PinnedFile(
         "simple_safety_tests",
@@ -311,13 +294,7 @@ class HarmBenchScenario(_CsvSafetyScenario):
         "HarmBench: 400 harmful behaviours (standard, contextual, copyright) asked directly; judged for refusal.",
         helm_judge("harm_bench"),
         fields=("functional_category", "semantic_category"),
-    )
-    info = replace(
-        info,
-        helm_proof=ScenarioProof(
-            golden="safety/helm_requests.json.gz",
-            test="tests/conformance/test_conformance_safety.py",
-        ),
+        helm_proof=safety_proof(),
     )
     source = PinnedFile(
         "harmbench",
@@ -379,14 +356,8 @@ class AnthropicRedTeamScenario(SplitFilesScenario):
         "Anthropic red team: the opening request of 38,961 red-team attempts; judged for harmlessness.",
         helm_judge("anthropic_red_team"),
         fields=("rating", "task_description"),
-    )
-    info = replace(
-        info,
-        helm_proof=ScenarioProof(
-            golden="safety/helm_requests.json.gz",
-            test="tests/conformance/test_conformance_safety.py",
-            proven=False,
-            note="requests equal HELM's on a small file in the published format; the real file was never read by both",
+        helm_proof=safety_proof(
+            "requests equal HELM's on a small file in the published format; the real file was never read by both"
         ),
     )
     file_name = "red_team_attempts.jsonl.gz"

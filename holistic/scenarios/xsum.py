@@ -23,13 +23,11 @@ from __future__ import annotations
 import re
 
 from holistic.core.errors import DataSourceError
-from holistic.core.interfaces import ScenarioInfo, ScenarioProof
 from holistic.core.types import CORRECT_TAG, TEST_SPLIT, TRAIN_SPLIT, Instance, Reference
-from holistic.scenarios.loading.categories import SUMMARIZATION
 from holistic.scenarios.loading.common import hold_out
 from holistic.scenarios.loading.hf_copy import HF_PARQUET_BRANCH, AuthorsOrHub, HubCopy, read_parquet_rows
 from holistic.scenarios.loading.hub_fallback import HubFallbackScenario
-from holistic.scenarios.loading.prompt_format import news_summary_format
+from holistic.scenarios.loading.prompt_format import news_summarization_info
 from holistic.scenarios.loading.readers import read_json
 from holistic.scenarios.loading.sources import DataFile, DataNeeds, Download, ResolvedData
 
@@ -52,22 +50,13 @@ def parse_summary_file(text: str) -> dict[str, str]:
 class XSumScenario(HubFallbackScenario):
     """Single-sentence news summarization."""
 
-    info = ScenarioInfo(
-        name="xsum",
-        description="XSum: summarize a BBC article in one sentence.",
-        task="summarization",
-        default_adapter=news_summary_format(sentences=1, max_tokens=64),
-        main_metric="rouge_2",
-        **SUMMARIZATION,
+    info = news_summarization_info(
+        "xsum",
+        "XSum: summarize a BBC article in one sentence.",
+        sentences=1,
+        max_tokens=64,
         args_schema=_HUB.args_schema(),
-        tags=("summarization", "core"),
-        helm_proof=ScenarioProof(
-            golden=None,
-            proven=False,
-            note="a named deviation: HELM 0.5.16 reads its own preprocessed pickle of XSum (xsum.pk), which "
-            "holistic does not load (unpickling runs code); holistic reads the authors' files, so HELM's "
-            "instances were never compared",
-        ),
+        helm_pickle="xsum.pk",
     )
     num_instances = 11334
     hub = _HUB

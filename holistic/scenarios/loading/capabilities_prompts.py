@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from holistic.core.interfaces import ScenarioInfo
+from holistic.core.interfaces import ScenarioInfo, ScenarioProof
 
 INPUT_PREFIX = "What is the correct answer to this question: "
 INPUT_SUFFIX = "\nChoices:\n"
@@ -56,7 +56,12 @@ def chain_of_thought_adapter(reference_prefix: str) -> dict[str, Any]:
 
 
 def chain_of_thought_info(
-    name: str, description: str, reference_prefix: str, args_schema: dict[str, Any], breakdown: str
+    name: str,
+    description: str,
+    reference_prefix: str,
+    args_schema: dict[str, Any],
+    breakdown: str,
+    helm_proof: ScenarioProof | None = None,
 ) -> ScenarioInfo:
     """The facts of a HELM Capabilities chain-of-thought multiple-choice scenario."""
     unperturbed = f"HELM evaluates {name} unperturbed"
@@ -77,4 +82,5 @@ def chain_of_thought_info(
         args_schema=args_schema,
         tags=("capabilities", "chain_of_thought_mc", "knowledge", "reasoning"),
         breakdowns=(breakdown,),
+        helm_proof=helm_proof,
     )

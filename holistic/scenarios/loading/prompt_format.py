@@ -10,6 +10,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from holistic.core.interfaces import ScenarioInfo
+from holistic.scenarios.loading.categories import SUMMARIZATION
+from holistic.scenarios.loading.helm_proofs import pickle_deviation
+
 
 def prompt_format(
     *,
@@ -94,6 +98,24 @@ def news_summary_format(sentences: int, max_tokens: int) -> dict[str, Any]:
         max_tokens=max_tokens,
         temperature=0.3,
         stop_sequences=("###",),
+    )
+
+
+def news_summarization_info(
+    name: str, description: str, *, sentences: int, max_tokens: int, args_schema: dict[str, Any], helm_pickle: str
+) -> ScenarioInfo:
+    """The facts of one of HELM's news summarization scenarios (ROUGE-2 headline, the core
+    suite); ``helm_pickle`` is the preprocessed file HELM reads instead of the authors'."""
+    return ScenarioInfo(
+        name=name,
+        description=description,
+        task="summarization",
+        default_adapter=news_summary_format(sentences=sentences, max_tokens=max_tokens),
+        main_metric="rouge_2",
+        **SUMMARIZATION,
+        args_schema=args_schema,
+        tags=("summarization", "core"),
+        helm_proof=pickle_deviation(description.split(":", 1)[0], helm_pickle),
     )
 
 

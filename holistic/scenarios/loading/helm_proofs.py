@@ -1,0 +1,50 @@
+"""The HELM suites' request goldens, for the ``ScenarioInfo.helm_proof`` of their scenarios.
+
+HELM Safety's golden holds the candidate requests and HELM runner's sample (the judge prompts
+and parsing are in ``judges_helm.json``); HELM Capabilities' holds the candidate requests.
+A proof with a ``note`` is only claimed: the note names what was never compared.
+"""
+
+from __future__ import annotations
+
+from holistic.core.interfaces import ScenarioProof
+
+_SAFETY = ("safety/helm_requests.json.gz", "tests/conformance/test_conformance_safety.py")
+_CAPABILITIES = ("capabilities/helm_requests.json", "tests/conformance/test_conformance_capabilities.py")
+
+
+def safety_proof(note: str = "") -> ScenarioProof:
+    """HELM Safety's golden: proven unless ``note`` says what differs."""
+    return ScenarioProof(golden=_SAFETY[0], test=_SAFETY[1], proven=not note, note=note)
+
+
+def capabilities_proof(note: str = "") -> ScenarioProof:
+    """HELM Capabilities' golden: proven unless ``note`` says what differs."""
+    return ScenarioProof(golden=_CAPABILITIES[0], test=_CAPABILITIES[1], proven=not note, note=note)
+
+
+def hub_copy_note(hub: str) -> str:
+    """The note of a scenario HELM reads from a Hugging Face copy that could not be had."""
+    return (
+        f"requests equal HELM's on the authors' CSV rows; HELM reads the Hub copy {hub}, which could not be had "
+        "here (its rows and their order are taken to be the CSV's)"
+    )
+
+
+def release_rows_note(what: str) -> str:
+    """The note of a scenario compared only on rows written in its release's schema."""
+    return (
+        "requests (and judge prompts) equal HELM's on rows written in the release's schema; "
+        f"the real {what} {'were' if what.endswith('s') else 'was'} never read by both"
+    )
+
+
+def pickle_deviation(dataset: str, pickle: str) -> ScenarioProof:
+    """The named deviation of a scenario HELM reads from its own pickle: never compared."""
+    return ScenarioProof(
+        golden=None,
+        proven=False,
+        note=f"a named deviation: HELM 0.5.16 reads its own preprocessed pickle of {dataset} ({pickle}), which "
+        "holistic does not load (unpickling runs code); holistic reads the authors' files, so HELM's "
+        "instances were never compared",
+    )
