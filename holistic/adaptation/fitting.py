@@ -53,18 +53,13 @@ class TokenCounter:
             return sum(self.count(m.content) + CHAT_TOKENS_PER_MESSAGE for m in messages)
         return self.tokenizer.count(self.tokenizer.render_chat(messages))
 
-    def length(self, text: str) -> int:
-        """Length of ``text`` in the units :meth:`truncate` counts."""
-        if self.tokenizer is None:
-            return math.ceil(len(text) / CHARS_PER_TOKEN)
-        return len(self.tokenizer.encode(text))
-
     def kept(self, text: str, side: str, need: int) -> KeptTokens:
         """``text``'s tokens on its kept side, enough for any cut up to ``need`` tokens, encoded
-        once: the whole input, unless it is over :func:`is_huge` (then only the part the cut
-        can keep, widened until it holds ``need`` tokens past the boundary)."""
+        once: the whole input, unless it is longer than :data:`WINDOW_CHARS_PER_TOKEN`
+        characters per token of ``need`` (then only the part a cut can keep, widened until it
+        holds ``need`` tokens past the boundary)."""
         if self.tokenizer is None:
-            return KeptTokens(self, text, side, None, self.length(text))
+            return KeptTokens(self, text, side, None, self.count(text))
         window = (need + BOUNDARY_TOKENS) * WINDOW_CHARS_PER_TOKEN
         while window < len(text):
             part = text[len(text) - window :] if side == "left" else text[:window]

@@ -299,7 +299,7 @@ class Limit(Protocol):
 
 
 class ConcurrencyLimit:
-    """At most ``limit`` calls in flight (also a context manager around each call)."""
+    """At most ``limit`` calls in flight."""
 
     def __init__(self, limit: int) -> None:
         if limit < 1:
@@ -311,13 +311,6 @@ class ConcurrencyLimit:
         self._semaphore.acquire()
 
     def release(self, slot: Any, failure: Failure | None) -> None:
-        self._semaphore.release()
-
-    def __enter__(self) -> ConcurrencyLimit:
-        self._semaphore.acquire()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
         self._semaphore.release()
 
 

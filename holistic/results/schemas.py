@@ -19,6 +19,7 @@ import json
 import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from itertools import pairwise
 from typing import Any
 
 import pyarrow as pa
@@ -356,16 +357,9 @@ def table_from_rows(table: str, rows: Sequence[Mapping[str, Any]]) -> pa.Table:
     huge = [i for i, r in enumerate(rows) if _holds_huge_text(r)]
     if not huge:
         return pa.Table.from_pydict(columns, schema=schema)
-    spans, start = [], 0
-    for i in huge:
-        spans += [(start, i), (i, i + 1)]
-        start = i + 1
-    spans = [(a, b) for a, b in [*spans, (start, len(rows))] if b > a]
-    arrays = []
-    for field in schema:
-        values = columns.pop(field.name)
-        arrays.append(pa.concat_arrays([pa.array(values[a:b], type=field.type) for a, b in spans]))
-        del values
+    cuts = sorted({0, len(rows), *huge, *(i + 1 for i in huge)})
+    spans = list(pairwise(cuts))
+    arrays = [pa.concat_arrays([pa.array(columns[f.name][a:b], type=f.type) for a, b in spans]) for f in schema]
     return pa.Table.from_arrays(arrays, schema=schema)
 
 

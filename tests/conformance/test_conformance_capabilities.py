@@ -103,21 +103,24 @@ def test_mmlu_pro_requests_are_helms(tmp_path: Path) -> None:
     _check("mmlu_pro", tmp_path)
 
 
-def test_omni_math_requests_are_helms(tmp_path: Path) -> None:
-    folder = tmp_path / "omni_math"
+def _write_test_rows(root: Path, scenario: str) -> list[dict[str, Any]]:
+    """The golden's rows of ``scenario`` as its ``test.jsonl`` under ``root``; returns them."""
+    folder = root / scenario
     folder.mkdir()
-    rows = GOLDEN["omni_math_rows"]
+    rows: list[dict[str, Any]] = GOLDEN[f"{scenario}_rows"]
     (folder / "test.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    return rows
+
+
+def test_omni_math_requests_are_helms(tmp_path: Path) -> None:
+    _write_test_rows(tmp_path, "omni_math")
     assert all(r["prompt"] is not None for r in GOLDEN["omni_math"]["requests"])
     _check("omni_math", tmp_path)
 
 
 def test_wildbench_requests_are_helms_chat_messages(tmp_path: Path) -> None:
     """HELM's ChatAdapter sends each conversation as messages, verbatim; holistic's requests are the same."""
-    folder = tmp_path / "wildbench"
-    folder.mkdir()
-    rows = GOLDEN["wildbench_rows"]
-    (folder / "test.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    rows = _write_test_rows(tmp_path, "wildbench")
     helm = GOLDEN["wildbench"]
     assert helm["run_spec"] == "wildbench:subset=v2"
     ours = list(_requests(_run("wildbench"), tmp_path).values())
