@@ -50,7 +50,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "scripts"))
 
-from bench_peers import LM_EVAL, TORCH, _env, add_common_args, install_peer  # noqa: E402
+from bench_peers import LM_EVAL, TORCH, _env, add_common_args, install_peer, json_task  # noqa: E402
 
 from holistic.testing.rate_limited_server import RateLimitedServer  # noqa: E402
 
@@ -142,19 +142,15 @@ def run_holistic(url: str, prompts: Path, work: Path, n: int) -> dict[str, Any]:
 
 
 def run_lm_eval(python: Path, url: str, prompts: Path, work: Path, concurrency: int) -> dict[str, Any]:
-    tasks = work / "lm_eval_tasks"
-    tasks.mkdir(exist_ok=True)
-    (tasks / "bench_api.yaml").write_text(
-        "task: bench_api\n"
-        "dataset_path: json\n"
-        f"dataset_kwargs:\n  data_files:\n    test: {prompts}\n"
-        "test_split: test\n"
+    tasks = json_task(
+        work / "lm_eval_tasks",
+        "bench_api",
+        prompts,
         "output_type: generate_until\n"
         'doc_to_text: "{{prompt}}"\n'
         "doc_to_target: answer\n"
         f'generation_kwargs:\n  until: ["\\n"]\n  max_gen_toks: {MAX_TOKENS}\n  do_sample: false\n'
         "metric_list:\n  - metric: exact_match\n",
-        encoding="utf-8",
     )
     model_args = (
         f"model=bench,base_url={url}/completions,num_concurrent={concurrency},"

@@ -248,23 +248,31 @@ def separate_spec(data: Path, work: Path, n: int) -> Path:
     return spec
 
 
-def lm_eval_task(data: Path, work: Path) -> Path:
-    folder = work / "lm_eval_tasks"
+def json_task(folder: Path, task: str, data: Path, settings: str) -> Path:
+    """An lm-eval task ``task`` over the JSON-lines file ``data`` (its test split), with the
+    task's own ``settings`` (YAML lines) after the common part; returns the folder, for
+    ``--include_path``."""
     folder.mkdir(exist_ok=True)
-    (folder / "bench_mmlu_separate.yaml").write_text(
-        "task: bench_mmlu_separate\n"
-        "dataset_path: json\n"
-        f"dataset_kwargs:\n  data_files:\n    test: {data}\n"
-        "test_split: test\n"
+    (folder / f"{task}.yaml").write_text(
+        f"task: {task}\ndataset_path: json\ndataset_kwargs:\n  data_files:\n    test: {data}\ntest_split: test\n"
+        + settings,
+        encoding="utf-8",
+    )
+    return folder
+
+
+def lm_eval_task(data: Path, work: Path) -> Path:
+    return json_task(
+        work / "lm_eval_tasks",
+        "bench_mmlu_separate",
+        data,
         "output_type: multiple_choice\n"
         'doc_to_text: "Question: {{question}}\\nAnswer:"\n'
         'doc_to_choice: "{{choices}}"\n'
         "doc_to_target: answer\n"
         'target_delimiter: " "\n'
         "metric_list:\n  - metric: acc\n",
-        encoding="utf-8",
     )
-    return folder
 
 
 def lm_eval_run(

@@ -97,22 +97,17 @@ def holistic_spec(eval_file: Path, pool_file: Path, work: Path, n: int, until: l
 
 
 def lm_eval_tasks(task_file: Path, eval_file: Path, work: Path, until: list[str], max_tokens: int) -> Path:
-    folder = work / "lm_eval_gsm8k_tasks"
-    folder.mkdir(exist_ok=True)
     stops = "".join(f"    - {json.dumps(u)}\n" for u in until)
-    (folder / "bench_gsm8k_cot.yaml").write_text(
+    return bp.json_task(
+        work / "lm_eval_gsm8k_tasks",
+        "bench_gsm8k_cot",
+        eval_file,
         f"include: {task_file}\n"
-        "task: bench_gsm8k_cot\n"
         "tag: []\n"
-        "dataset_path: json\n"
         "dataset_name: null\n"
-        f"dataset_kwargs:\n  data_files:\n    test: {eval_file}\n"
-        "test_split: test\n"
         f"num_fewshot: {SHOTS}\n"
         f"generation_kwargs:\n  do_sample: false\n  max_gen_toks: {max_tokens}\n  until:\n{stops}",
-        encoding="utf-8",
     )
-    return folder
 
 
 def run_lm_eval(python: Path, tasks: Path, model: Path, work: Path, tag: str, batch_size: int) -> dict[str, Any]:
