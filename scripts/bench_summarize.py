@@ -59,6 +59,20 @@ def write_suite(out: Path, runs: int, instances: int) -> Path:
     return write_fake_suite(out, "bench", fake)
 
 
+SIZE_FILE = "bench_size.json"
+"""Written last into a generated suite: its ``[runs, instances]``, so a complete one can be re-used."""
+
+
+def existing_suite(out: Path, runs: int, instances: int) -> Path | None:
+    """The suite a previous ``--work`` run left complete in ``out`` at this size, else None."""
+    size = out / "bench" / SIZE_FILE
+    try:
+        same = json.loads(size.read_text(encoding="utf-8")) == [runs, instances]
+    except (OSError, ValueError):
+        return None
+    return out / "bench" if same else None
+
+
 def summarize(out: Path, repeat: int) -> list[dict[str, Any]]:
     results = []
     for _ in range(repeat):
@@ -116,19 +130,31 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--repeat", type=int, default=3, help="helm-summarize runs, each in a fresh process (3)")
     ap.add_argument("--browse", type=int, default=5, help="runs whose instance browser is opened (5)")
     ap.add_argument("--chromium", default="/usr/bin/chromium", help="the Chromium binary Playwright drives")
-    ap.add_argument("--work", help="folder for the suite (default: a temporary folder, removed afterwards)")
+    ap.add_argument(
+        "--work",
+        help="folder for the suite, kept afterwards; a complete suite of the same size already there is re-used "
+        "(default: a temporary folder, removed afterwards)",
+    )
+    ap.add_argument("--generate-only", action="store_true", help="write the suite into --work and stop (no timing)")
     ap.add_argument("--out", help="write the results as JSON here")
     args = ap.parse_args(argv)
     if args.runs < 1 or args.instances < 1:
         ap.error("--runs and --instances must be at least 1")
+    if args.generate_only and not args.work:
+        ap.error("--generate-only needs --work, the folder to keep the suite in")
 
     with tempfile.TemporaryDirectory(prefix="bench_summarize-") as tmp:
         out = Path(args.work or tmp).resolve()
         t0 = time.perf_counter()
-        suite = write_suite(out, args.runs, args.instances)
+        suite = existing_suite(out, args.runs, args.instances)
+        if suite is None:
+            suite = write_suite(out, args.runs, args.instances)
+            (suite / SIZE_FILE).write_text(json.dumps([args.runs, args.instances]), encoding="utf-8")
         generate = time.perf_counter() - t0
         runs = sum(1 for _ in (suite / "runs").iterdir())
-        print(f"bench_summarize: {runs} runs x {args.instances} instances written in {generate:.1f} s", flush=True)
+        print(f"bench_summarize: {runs} runs x {args.instances} instances ready in {generate:.1f} s", flush=True)
+        if args.generate_only:
+            return 0
         results = summarize(out, args.repeat)
         timings = first_page_seconds(browse_pages(suite / "site", args.browse), args.chromium)
     report = {
@@ -157,7 +183,7 @@ def print_report(r: dict[str, Any]) -> None:
         return "met" if ok else "MISSED"
 
     secs, peak, browse = r["summary_and_site_seconds_median"], r["peak_rss_mb_max"], r["browser_first_page_seconds_max"]
-    print(f"{r['runs']} runs x {r['instances_per_run']} instances (generated in {r['generate_seconds']} s)")
+    print(f"{r['runs']} runs x {r['instances_per_run']} instances (suite ready in {r['generate_seconds']} s)")
     print(
         f"summary and site: {secs:.1f} s median of {r['summary_and_site_seconds_all']} "
         f"(target <= {TARGET_SECONDS:.0f} s: {verdict(secs <= TARGET_SECONDS)})"

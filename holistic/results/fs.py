@@ -20,6 +20,7 @@ from __future__ import annotations
 import io
 import posixpath
 import re
+import sys
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -37,6 +38,38 @@ if TYPE_CHECKING:
     import pyarrow.dataset as ds
 
 _URI_RE = re.compile(r"^([A-Za-z][A-Za-z0-9+.\-]*)://")
+
+
+def _spare_pandas_probe() -> None:
+    """Answer, once, pyarrow's question whether pandas is installed, without importing pandas.
+
+    The first time pyarrow converts a Python list to an array it imports pandas (about a
+    quarter of a second), only to recognise pandas objects among the values: holistic
+    never gives it any. Asked here while an import of pandas fails, pyarrow remembers "no"
+    for that check alone; its pandas entry points (``to_pandas``, ``from_pandas``) still
+    import pandas when called. Nothing is done when pandas is already imported."""
+    if "pandas" in sys.modules:
+        return
+    absent = _Absent("pandas")
+    sys.meta_path.insert(0, absent)
+    try:
+        pa.array([0])
+    finally:
+        sys.meta_path.remove(absent)
+
+
+@dataclass(frozen=True)
+class _Absent:
+    """An import finder under which one top-level package (and its submodules) cannot be found."""
+
+    name: str
+
+    def find_spec(self, fullname: str, path: object = None, target: object = None) -> None:
+        if fullname == self.name or fullname.startswith(self.name + "."):
+            raise ModuleNotFoundError(f"No module named {fullname!r}", name=fullname)
+
+
+_spare_pandas_probe()
 
 
 def uri_scheme(text: str) -> str | None:

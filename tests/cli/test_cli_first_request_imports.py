@@ -1,5 +1,7 @@
-"""What helm-run has imported by its first request: nothing that only the readers of many
-runs need (``pyarrow.dataset``, which imports pandas), and the model registry read once."""
+"""What helm-run imports: by its first request nothing that only the readers of many runs
+need (``pyarrow.dataset``, which imports pandas), and the model registry read once; by its
+end, after the results are written, still no pandas (pyarrow's first list conversion would
+import it to look for pandas objects), while pyarrow's own pandas conversions still work."""
 
 from __future__ import annotations
 
@@ -32,11 +34,14 @@ def process(self, requests):
 registry.read_registry_file, SimpleClient.process = reading, process
 from holistic.cli.run import main
 code = main([sys.argv[1], "--output-dir", sys.argv[2], "--no-cache", "--quiet"])
+seen["pandas_at_end"] = "pandas" in sys.modules
+import pyarrow as pa
+seen["to_pandas"] = pa.table({"x": [1, 2]}).to_pandas()["x"].tolist()
 print(json.dumps({"code": code, **seen}))
 """
 
 
-def test_no_pandas_and_one_registry_read_before_the_first_request(tmp_path: Path) -> None:
+def test_no_pandas_in_a_run_and_one_registry_read_before_the_first_request(tmp_path: Path) -> None:
     spec = tmp_path / "one.yaml"
     spec.write_text(
         "suite: one\nmodels: [simple/echo]\nruns:\n  - scenario: arithmetic\n    args: {num_train: 3, num_test: 1}\n"
@@ -57,3 +62,5 @@ def test_no_pandas_and_one_registry_read_before_the_first_request(tmp_path: Path
     assert facts["code"] == 0
     assert facts["heavy"] == []
     assert facts["reads"] == 1  # the built-in registry, parsed and validated once
+    assert facts["pandas_at_end"] is False  # the results were written without importing pandas
+    assert facts["to_pandas"] == [1, 2]  # and pyarrow still converts to pandas when asked
