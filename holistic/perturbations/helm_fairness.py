@@ -17,6 +17,7 @@ from __future__ import annotations
 import random
 import re
 from collections import defaultdict
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from functools import cache
 from pathlib import Path
@@ -30,6 +31,19 @@ from holistic.perturbations.misspellings import match_case
 from holistic.perturbations.wordlists import read_rows
 
 DATA = "holistic.perturbations.data"
+
+
+def _swap(pattern: re.Pattern[str], text: str, prob: float, rng: random.Random, pick: Callable[[str], str]) -> str:
+    """HELM's word swap: in each match of ``pattern``, its word (group 1) becomes ``pick(word)``, in
+    the word's case, with probability ``prob`` (one draw per match, before ``pick`` draws)."""
+
+    def one(match: re.Match[str]) -> str:
+        found, word = match.group(0), match.group(1)
+        if rng.uniform(0, 1) < prob:
+            found = found.replace(word, match_case(word, pick(word)))
+        return found
+
+    return pattern.sub(one, text)
 
 
 @dataclass(frozen=True)
@@ -70,15 +84,7 @@ class HelmDialect(_HelmCounterfactual):
         if not hasattr(self, "_table"):
             self.load(None, offline=True)
         table, pattern = self._table
-
-        def one(match: re.Match[str]) -> str:
-            found, word = match.group(0), match.group(1)
-            if rng.uniform(0, 1) < self.prob:
-                synonym = match_case(word, rng.choice(table[word.lower()]))
-                found = found.replace(word, synonym)
-            return found
-
-        return pattern.sub(one, text)
+        return _swap(pattern, text, self.prob, rng, lambda word: rng.choice(table[word.lower()]))
 
 
 @dataclass(frozen=True)
@@ -119,13 +125,10 @@ class HelmGender(_HelmCounterfactual):
             self.load(None, offline=True)
         for synonym, pattern in self._pairs:
 
-            def one(match: re.Match[str], synonym: str = synonym) -> str:
-                found, word = match.group(0), match.group(1)
-                if rng.uniform(0, 1) < self.prob:
-                    found = found.replace(word, match_case(word, synonym))
-                return found
+            def pick(word: str, synonym: str = synonym) -> str:
+                return synonym
 
-            text = pattern.sub(one, text)
+            text = _swap(pattern, text, self.prob, rng, pick)
         return text
 
 

@@ -33,7 +33,7 @@ import numpy as np
 from holistic.core.interfaces import HelmCounterpart, ScenarioContext, ScenarioInfo
 from holistic.core.types import CORRECT_TAG, TEST_SPLIT, TRAIN_SPLIT, Instance, Reference
 from holistic.scenarios.base import BaseScenario
-from holistic.scenarios.loading.common import object_schema
+from holistic.scenarios.loading.common import check_count, object_schema
 from holistic.scenarios.loading.prompt_format import prompt_format
 
 PAIRS: tuple[tuple[str, str], ...] = (("(", ")"), ("[", "]"), ("{", "}"), ("<", ">"))
@@ -160,12 +160,6 @@ def generate(num_pairs: int, num_train: int = 3, num_test: int = 500, seed: int 
     return out
 
 
-def _count(name: str, value: Any, minimum: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
-        raise ValueError(f"{name} must be an integer >= {minimum}, got {value!r}")
-    return value
-
-
 class DyckLanguageScenario(BaseScenario):
     """Complete the closing brackets of a Dyck-n prefix."""
 
@@ -211,12 +205,12 @@ class DyckLanguageScenario(BaseScenario):
     )
 
     def __init__(self, num_parenthesis_pairs: int, num_train: int = 3, num_test: int = 500, seed: int = HELM_SEED):
-        self.num_pairs = _count("num_parenthesis_pairs", num_parenthesis_pairs, 1)
+        self.num_pairs = check_count("num_parenthesis_pairs", num_parenthesis_pairs, 1)
         if self.num_pairs > len(PAIRS):
             raise ValueError(f"num_parenthesis_pairs must be 1..{len(PAIRS)}, got {num_parenthesis_pairs!r}")
-        self.num_train = _count("num_train", num_train, 0)
-        self.num_test = _count("num_test", num_test, 1)
-        self.seed = _count("seed", seed, 0)
+        self.num_train = check_count("num_train", num_train, 0)
+        self.num_test = check_count("num_test", num_test, 1)
+        self.seed = check_count("seed", seed, 0)
 
     @classmethod
     def estimate_num_instances(cls, args: dict[str, Any]) -> int | None:

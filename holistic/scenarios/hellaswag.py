@@ -21,15 +21,13 @@ from pathlib import Path
 from typing import Any
 
 from holistic.core.errors import DataSourceError
-from holistic.core.interfaces import ScenarioInfo, ScenarioProof
 from holistic.core.types import TRAIN_SPLIT, VALID_SPLIT, Instance
-from holistic.scenarios.loading.categories import CLASSIFICATION
-from holistic.scenarios.loading.common import SplitFilesScenario, choice_references, github_raw
-from holistic.scenarios.loading.hf_copy import HF_PARQUET_BRANCH, AuthorsOrHub, HubCopy, read_parquet_rows, row_where
-from holistic.scenarios.loading.hub_fallback import HubFallbackScenario
-from holistic.scenarios.loading.prompt_format import multiple_choice_separate_format
+from holistic.scenarios.loading.common import choice_references, github_raw
+from holistic.scenarios.loading.hf_copy import HF_PARQUET_BRANCH, HubCopy, read_parquet_rows, row_where
+from holistic.scenarios.loading.hub_fallback import SplitFilesHubScenario
+from holistic.scenarios.loading.prompt_format import commonsense_info
 from holistic.scenarios.loading.readers import iter_jsonl, require
-from holistic.scenarios.loading.sources import DataNeeds, Download, ResolvedData
+from holistic.scenarios.loading.sources import Download
 
 _REPO = "rowanz/hellaswag"
 _COMMIT = "6774d74db0a963013d28bd9323c32de8dd506038"
@@ -74,36 +72,24 @@ def _read_hf(path: Path, split: str) -> list[Instance]:
     return [_instance(row, row["label"], index, split, row_where(path, index)) for index, row in enumerate(rows)]
 
 
-class HellaSwagScenario(SplitFilesScenario, HubFallbackScenario):
+class HellaSwagScenario(SplitFilesHubScenario):
     """Commonsense continuation choice."""
 
     plan_samples_prompts = True
 
-    info = ScenarioInfo(
-        name="hellaswag",
-        description="HellaSwag: choose the most plausible continuation (commonsense reasoning).",
-        task="multiple_choice",
-        default_adapter=multiple_choice_separate_format("multiple_choice_separate_original"),
-        main_metric="exact_match",
-        **CLASSIFICATION,
+    info = commonsense_info(
+        "hellaswag",
+        "HellaSwag: choose the most plausible continuation (commonsense reasoning).",
+        method="multiple_choice_separate_original",
         args_schema=_HUB.args_schema(),
-        tags=("knowledge", "commonsense", "multiple_choice", "core"),
-        helm_proof=ScenarioProof(golden="hellaswag.json"),
     )
     num_instances = 10042
     split_files = (("hellaswag_train.jsonl", TRAIN_SPLIT), ("hellaswag_val.jsonl", VALID_SPLIT))
     hint = "https://github.com/rowanz/hellaswag/tree/master/data"
     read = staticmethod(_read)
     hub = _HUB
+    hf_files = _HF_FILES
+    read_hf = staticmethod(_read_hf)
 
     def download(self, name: str) -> Download:
         return Download(github_raw(_REPO, _COMMIT, f"data/{name}"))
-
-    def data_needs(self) -> DataNeeds:
-        authors = super().data_needs()
-        return _HUB.after(authors, self.hf_revision, [p for _, p in _HF_FILES])
-
-    def load(self, data: ResolvedData) -> list[Instance]:
-        if data.layout == AuthorsOrHub.HUB_COPY:
-            return [inst for split, p in _HF_FILES for inst in _read_hf(data[f"hf/{p}"], split)]
-        return super().load(data)

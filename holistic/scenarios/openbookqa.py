@@ -24,18 +24,15 @@ pinned to a commit of that repo.
 from __future__ import annotations
 
 import re
-from enum import IntEnum
 from pathlib import Path
 from typing import Any
 
 from holistic.core.errors import DataSourceError
-from holistic.core.interfaces import ScenarioInfo, ScenarioProof
 from holistic.core.types import TEST_SPLIT, TRAIN_SPLIT, Instance
-from holistic.scenarios.loading.categories import CLASSIFICATION
-from holistic.scenarios.loading.common import SplitFilesScenario, choice_references
-from holistic.scenarios.loading.hf_copy import HubCopy, read_parquet_rows, row_where
-from holistic.scenarios.loading.hub_fallback import HubFallbackScenario
-from holistic.scenarios.loading.prompt_format import multiple_choice_separate_format
+from holistic.scenarios.loading.common import choice_references
+from holistic.scenarios.loading.hf_copy import AuthorsOrHub, HubCopy, read_parquet_rows, row_where
+from holistic.scenarios.loading.hub_fallback import SplitFilesHubScenario
+from holistic.scenarios.loading.prompt_format import commonsense_info
 from holistic.scenarios.loading.readers import iter_jsonl, open_text, require
 from holistic.scenarios.loading.sources import DataFile, DataNeeds, Download, ResolvedData
 
@@ -124,32 +121,21 @@ def _read_hf(path: Path, split: str) -> list[Instance]:
     return out
 
 
-class _Layout(IntEnum):
-    """The layouts of :meth:`data_needs`, by their index in ``DataNeeds.layouts``."""
-
-    AUTHORS = 0
-    """The authors' JSON Lines."""
-    HUB_COPY = 1
-    """The Hugging Face Parquet copy."""
-    TSV = 2
-    """The TSV files."""
+_TSV_LAYOUT = len(AuthorsOrHub)
+"""The layout of the TSV files in :meth:`OpenBookQAScenario.data_needs`: after the authors' JSON
+Lines and the Hugging Face Parquet copy (:class:`AuthorsOrHub`)."""
 
 
-class OpenBookQAScenario(SplitFilesScenario, HubFallbackScenario):
+class OpenBookQAScenario(SplitFilesHubScenario):
     """Science questions needing a fact plus common knowledge."""
 
     plan_samples_prompts = True
 
-    info = ScenarioInfo(
-        name="openbookqa",
-        description="OpenBookQA: four-choice elementary science questions (commonsense knowledge).",
-        task="multiple_choice",
-        default_adapter=multiple_choice_separate_format("multiple_choice_separate_calibrated"),
-        main_metric="exact_match",
-        **CLASSIFICATION,
+    info = commonsense_info(
+        "openbookqa",
+        "OpenBookQA: four-choice elementary science questions (commonsense knowledge).",
+        method="multiple_choice_separate_calibrated",
         args_schema=_HUB.args_schema(),
-        tags=("knowledge", "commonsense", "multiple_choice", "core"),
-        helm_proof=ScenarioProof(golden="openbookqa.json"),
     )
     num_instances = 1000
     split_files = (("train.jsonl", TRAIN_SPLIT), ("test.jsonl", TEST_SPLIT))
@@ -157,19 +143,18 @@ class OpenBookQAScenario(SplitFilesScenario, HubFallbackScenario):
     hint = _ZIP
     read = staticmethod(_read)
     hub = _HUB
+    hf_files = _HF_FILES
+    read_hf = staticmethod(_read_hf)
 
     def download(self, name: str) -> Download:
         return Download(_ZIP, member=f"OpenBookQA-V1-Sep2018/Data/Main/{name}")
 
     def data_needs(self) -> DataNeeds:
-        authors = super().data_needs()
-        hf = _HUB.layout(self.hf_revision, [p for _, p in _HF_FILES])
+        needs = super().data_needs()
         tsv = tuple(DataFile(name, downloads=(self.download(name),)) for _, name in _TSV_FILES)
-        return DataNeeds(authors.scenario, (*authors.layouts, hf, tsv), hint=f"{authors.hint}; {_HUB.hint}")
+        return DataNeeds(needs.scenario, (*needs.layouts, tsv), hint=needs.hint)
 
     def load(self, data: ResolvedData) -> list[Instance]:
-        if data.layout == _Layout.HUB_COPY:
-            return [inst for split, p in _HF_FILES for inst in _read_hf(data[f"hf/{p}"], split)]
-        if data.layout == _Layout.TSV:
+        if data.layout == _TSV_LAYOUT:
             return [inst for split, name in _TSV_FILES for inst in _read_tsv(data[name], split)]
         return super().load(data)

@@ -33,12 +33,11 @@ from holistic.core.errors import DataSourceError
 from holistic.core.interfaces import ScenarioInfo, ScenarioProof
 from holistic.core.types import CORRECT_TAG, TRAIN_SPLIT, VALID_SPLIT, Instance, Reference
 from holistic.scenarios.loading.categories import OPEN_QA
-from holistic.scenarios.loading.common import SplitFilesScenario
 from holistic.scenarios.loading.hf_copy import HF_PARQUET_BRANCH, AuthorsOrHub, HubCopy, read_parquet_rows, row_where
-from holistic.scenarios.loading.hub_fallback import HubFallbackScenario
+from holistic.scenarios.loading.hub_fallback import SplitFilesHubScenario
 from holistic.scenarios.loading.prompt_format import prompt_format
 from holistic.scenarios.loading.readers import read_json, require
-from holistic.scenarios.loading.sources import DataNeeds, Download, ResolvedData
+from holistic.scenarios.loading.sources import Download, ResolvedData
 
 _BASE = "https://s3.amazonaws.com/my89public/quac/"
 _NO_ANSWER = "CANNOTANSWER"
@@ -143,7 +142,7 @@ def _read_hf(path: Path, split: str, rng: random.Random) -> list[Instance]:
     return out
 
 
-class QuACScenario(SplitFilesScenario, HubFallbackScenario):
+class QuACScenario(SplitFilesHubScenario):
     """Answer the next question of a dialogue about a Wikipedia section."""
 
     info = ScenarioInfo(
@@ -161,16 +160,13 @@ class QuACScenario(SplitFilesScenario, HubFallbackScenario):
     split_files = (("train_v0.2.json", TRAIN_SPLIT), ("val_v0.2.json", VALID_SPLIT))
     hint = "https://quac.ai/"
     hub = _HUB
+    hf_files = _HF_FILES
 
     def download(self, name: str) -> Download:
         return Download(_BASE + name)
 
-    def data_needs(self) -> DataNeeds:
-        authors = super().data_needs()
-        return _HUB.after(authors, self.hf_revision, [p for _, p in _HF_FILES])
-
     def load(self, data: ResolvedData) -> list[Instance]:
         rng = random.Random(0)  # one draw per dialogue, train file first, as HELM's random.seed(0)
         if data.layout == AuthorsOrHub.HUB_COPY:
-            return [inst for split, p in _HF_FILES for inst in _read_hf(data[f"hf/{p}"], split, rng)]
+            return [inst for split, p in self.hf_files for inst in _read_hf(data[f"hf/{p}"], split, rng)]
         return [inst for name, split in self.split_files for inst in _read(data[name], split, rng)]

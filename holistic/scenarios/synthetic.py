@@ -28,7 +28,7 @@ from holistic.core.hashing import stable_seed
 from holistic.core.interfaces import ScenarioContext, ScenarioInfo
 from holistic.core.types import CORRECT_TAG, TEST_SPLIT, TRAIN_SPLIT, Instance, Reference
 from holistic.scenarios.base import BaseScenario
-from holistic.scenarios.loading.common import object_schema
+from holistic.scenarios.loading.common import check_count, object_schema
 from holistic.scenarios.loading.prompt_format import prompt_format
 
 _NOT_APPLICABLE_SYMBOLIC = {
@@ -209,12 +209,6 @@ def _make_instances(prefix: str, split: str, items: list[tuple[str, str, dict[st
     ]
 
 
-def _count_arg(name: str, value: Any, minimum: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
-        raise ValueError(f"{name} must be an integer >= {minimum}, got {value!r}")
-    return value
-
-
 class SyntheticReasoningScenario(BaseScenario):
     """Reasoning over abstract symbols: pattern matching, variable substitution, rule induction."""
 
@@ -233,8 +227,8 @@ class SyntheticReasoningScenario(BaseScenario):
         if mode not in REASONING_MODES:
             raise ValueError(f"mode must be one of {', '.join(REASONING_MODES)}; got {mode!r}")
         self.mode = mode
-        self.num_train = _count_arg("num_train", num_train, 0)
-        self.num_test = _count_arg("num_test", num_test, 1)
+        self.num_train = check_count("num_train", num_train, 0)
+        self.num_test = check_count("num_test", num_test, 1)
         self.seed = seed
 
     @classmethod
@@ -310,8 +304,8 @@ class ArithmeticScenario(BaseScenario):
             raise ValueError(f"operation must be one of {', '.join(ARITHMETIC_OPERATIONS)}; got {operation!r}")
         self.digits = digits
         self.operation = operation
-        self.num_train = _count_arg("num_train", num_train, 0)
-        self.num_test = _count_arg("num_test", num_test, 1)
+        self.num_train = check_count("num_train", num_train, 0)
+        self.num_test = check_count("num_test", num_test, 1)
         self.seed = seed
         capacity = _pair_capacity(digits)
         if self.num_train >= capacity:

@@ -1,14 +1,16 @@
 """``helm-run --plugins``: the CONTRIBUTING guides' examples, loaded without installing anything,
-run end to end; and the errors a wrong ``--plugins`` item gives."""
+run end to end on each guide's own spec; and the errors a wrong ``--plugins`` item gives."""
 
 from __future__ import annotations
 
+import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 import pyarrow.compute as pc
 import pytest
+import yaml
 
 from holistic.results import SuiteReader
 from tests.cli.helm_run_helpers import REPO, cli_env
@@ -33,6 +35,19 @@ def _spec(folder: Path, body: str) -> Path:
     return path
 
 
+def _guide_spec(folder: Path, guide: str) -> Path:
+    """The spec in the YAML block of CONTRIBUTING's ``### <guide>``, written in ``folder`` as
+    suite ``guide`` (on ``simple/echo`` unless it names its models)."""
+    text = (REPO / "CONTRIBUTING.md").read_text(encoding="utf-8")
+    section = text[text.index(f"### {guide}\n") :]
+    section = section[: section.find("\n### ")] if "\n### " in section else section
+    block = section[section.index("```yaml\n") + len("```yaml\n") :]
+    spec = {"models": ["simple/echo"], **yaml.safe_load(block[: block.index("```")]), "suite": "guide", "seed": 0}
+    path = folder / "spec.yaml"
+    path.write_text(yaml.safe_dump(spec), encoding="utf-8")
+    return path
+
+
 def _means(suite_dir: Path, metric: str) -> dict[tuple[str, str | None], float]:
     """(scenario, perturbation) -> mean of ``metric`` on the test split, over every run."""
     out: dict[tuple[str, str | None], float] = {}
@@ -46,12 +61,7 @@ def _means(suite_dir: Path, metric: str) -> dict[tuple[str, str | None], float]:
 
 
 def test_scenario_guide_example_runs_on_the_simple_model(tmp_path: Path) -> None:
-    spec = _spec(
-        tmp_path,
-        "models: [simple/echo]\n"
-        "runs:\n  - scenario: reverse_words\n    args: {num_train: 3, num_test: 6}\n"
-        "    metrics: [accuracy, efficiency]\n",
-    )
+    spec = _guide_spec(tmp_path, "Add a scenario")
     plugin = str(EXAMPLES / "scenario_reverse_words.py")
     plan = _helm_run(tmp_path, str(spec), "--plugins", plugin, "--plan")
     assert plan.returncode == 0, plan.stderr
@@ -77,12 +87,7 @@ def test_metric_guide_example_scores_every_instance(tmp_path: Path) -> None:
         '{"id": "3", "question": "Capital of Spain?", "answer": "Madrid", "split": "test"}\n',
         encoding="utf-8",
     )
-    spec = _spec(
-        tmp_path,
-        "models: [simple/echo]\n"
-        "runs:\n  - scenario: file\n    args: {path: qa.jsonl, fields: {input: question, output: answer, id: id, split: split}}\n"
-        "    adaptation: {max_train_instances: 0}\n    metrics: [accuracy, contains_answer]\n",
-    )
+    spec = _guide_spec(tmp_path, "Add a metric")
     done = _helm_run(
         tmp_path, str(spec), "--plugins", str(EXAMPLES / "metric_contains_answer.py"), "--output-dir", "out", "--quiet"
     )
@@ -98,15 +103,9 @@ def test_metric_guide_example_scores_every_instance(tmp_path: Path) -> None:
 
 
 def test_perturbation_guide_example_makes_shouted_variants(tmp_path: Path) -> None:
-    spec = _spec(
-        tmp_path,
-        "models: [simple/echo]\n"
-        "runs:\n  - scenario: file\n"
-        f"    args: {{path: {REPO / 'runspecs' / 'data' / 'capitals.jsonl'}, "
-        "fields: {input: question, output: answer, id: qid, split: split}}\n"
-        "    max_eval_instances: 5\n    adaptation: {max_train_instances: 2}\n"
-        "    metrics: [accuracy, robustness]\n    perturbations: [{name: shout, args: {prob: 1.0}}]\n",
-    )
+    (tmp_path / "runspecs" / "data").mkdir(parents=True)
+    shutil.copy(REPO / "runspecs" / "data" / "capitals.jsonl", tmp_path / "runspecs" / "data")
+    spec = _guide_spec(tmp_path, "Add a perturbation")
     done = _helm_run(
         tmp_path, str(spec), "--plugins", str(EXAMPLES / "perturbation_shout.py"), "--output-dir", "out", "--quiet"
     )
@@ -115,18 +114,14 @@ def test_perturbation_guide_example_makes_shouted_variants(tmp_path: Path) -> No
     instances = run.table("instances").to_pylist()
     originals = {i["instance_id"]: i["input"] for i in instances if i["perturbation"] is None and i["split"] == "test"}
     shouted = {i["instance_id"]: i["input"] for i in instances if i["perturbation"] == "shout"}
-    assert len(shouted) == 5 and all(shouted[k] == originals[k].upper() for k in shouted)
+    assert len(originals) == 7 and set(shouted) == set(originals)
+    assert all(shouted[k] == originals[k].upper() for k in shouted)
     stats = run.table("stats").to_pylist()
     assert any(r["metric"] == "exact_match" and r["perturbation"] == "shout" for r in stats)
 
 
 def test_model_guide_example_serves_a_suite(tmp_path: Path) -> None:
-    spec = _spec(
-        tmp_path,
-        "models: [example/last-word]\n"
-        "runs:\n  - scenario: arithmetic\n    args: {digits: 1, num_train: 4, num_test: 5}\n"
-        "    adaptation: {max_train_instances: 2}\n    metrics: [accuracy, efficiency]\n",
-    )
+    spec = _guide_spec(tmp_path, "Add a model")
     done = _helm_run(
         tmp_path,
         str(spec),

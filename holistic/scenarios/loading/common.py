@@ -164,6 +164,13 @@ def check_choice(value: Any, allowed: Sequence[str], name: str) -> str:
     raise ValueError(f"unknown {name} {value!r}{hint}")
 
 
+def check_count(name: str, value: Any, minimum: int) -> int:
+    """``value`` if it is an integer (not a bool) of at least ``minimum``, else a ValueError naming ``name``."""
+    if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
+        raise ValueError(f"{name} must be an integer >= {minimum}, got {value!r}")
+    return value
+
+
 def missing_files_note(needs: DataNeeds, data_root: Path | None) -> str | None:
     """``--plan`` note when no layout of ``needs`` is complete under the data root (else ``$HOLISTIC_DATA_ROOT``).
 

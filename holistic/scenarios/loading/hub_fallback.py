@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import ClassVar
 
-from holistic.scenarios.loading.common import FileScenario
-from holistic.scenarios.loading.hf_copy import HubCopy
+from holistic.core.types import Instance
+from holistic.scenarios.loading.common import FileScenario, SplitFilesScenario
+from holistic.scenarios.loading.hf_copy import AuthorsOrHub, HubCopy
+from holistic.scenarios.loading.sources import DataNeeds, ResolvedData
 
 
 class HubFallbackScenario(FileScenario):
@@ -18,3 +21,23 @@ class HubFallbackScenario(FileScenario):
 
     def __init__(self, hf_revision: str | None = None) -> None:
         self.hf_revision = self.hub.revision(hf_revision)
+
+
+class SplitFilesHubScenario(SplitFilesScenario, HubFallbackScenario):
+    """The authors' files one per split (:class:`SplitFilesScenario`), else the Hub copy's
+    Parquet files one per split: :attr:`hf_files`, each read by :meth:`read_hf`
+    (layouts :class:`AuthorsOrHub`)."""
+
+    hf_files: ClassVar[tuple[tuple[str, str], ...]]
+    """(split, path in the Hub repository) pairs, in load order."""
+
+    def read_hf(self, path: Path, split: str) -> list[Instance]:
+        raise NotImplementedError
+
+    def data_needs(self) -> DataNeeds:
+        return self.hub.after(super().data_needs(), self.hf_revision, [p for _, p in self.hf_files])
+
+    def load(self, data: ResolvedData) -> list[Instance]:
+        if data.layout == AuthorsOrHub.HUB_COPY:
+            return [inst for split, p in self.hf_files for inst in self.read_hf(data[f"hf/{p}"], split)]
+        return super().load(data)

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from holistic.core.interfaces import ScenarioInfo
-from holistic.scenarios.loading.categories import SUMMARIZATION
+from holistic.core.interfaces import ScenarioInfo, ScenarioProof
+from holistic.scenarios.loading.categories import CLASSIFICATION, SUMMARIZATION
 from holistic.scenarios.loading.helm_proofs import pickle_deviation
 
 
@@ -86,6 +86,23 @@ def multiple_choice_separate_format(method: str) -> dict[str, Any]:
     if method == "multiple_choice_separate_original":
         fields["length_normalization"] = "token"
     return fields
+
+
+def commonsense_info(name: str, description: str, *, method: str, args_schema: dict[str, Any]) -> ScenarioInfo:
+    """The facts of one of HELM's commonsense multiple-choice scenarios (the core suite): each
+    choice scored on its own by ``method``, exact match headlined, proven by the golden
+    ``<name>.json``."""
+    return ScenarioInfo(
+        name=name,
+        description=description,
+        task="multiple_choice",
+        default_adapter=multiple_choice_separate_format(method),
+        main_metric="exact_match",
+        **CLASSIFICATION,
+        args_schema=args_schema,
+        tags=("knowledge", "commonsense", "multiple_choice", "core"),
+        helm_proof=ScenarioProof(golden=f"{name}.json"),
+    )
 
 
 def news_summary_format(sentences: int, max_tokens: int) -> dict[str, Any]:
