@@ -44,24 +44,11 @@ load, so every instance of the run stays reachable."""
 _CUT = " \u2026 [truncated here: "
 
 
-def _cut_nested(value: Any, where: str, limit: int = MAX_FIELD_CHARS) -> Any:
-    """``value`` (a chunk record) with every string longer than ``limit`` cut, as :func:`_truncated`
-    does for plain columns (this reaches the lists and structs: completions, messages)."""
-    if isinstance(value, str):
-        if len(value) <= limit or value.startswith(_CUT, limit):  # short, or cut already (in Arrow)
-            return value
-        return f"{value[:limit]}{_CUT}{len(value)} characters in all; the full text is in {where}]"
-    if isinstance(value, dict):
-        return {k: _cut_nested(v, where, limit) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_cut_nested(v, where, limit) for v in value]
-    return value
-
-
 def _cut_text(array: pa.Array, limit: int, where: str) -> pa.Array:
-    """``array`` with every string longer than ``limit`` cut and pointed to ``where``, inside lists
-    and structs too (chat messages, completions), all in Arrow: the long value never becomes a
-    Python string. ``array`` itself when nothing is too long."""
+    """``array`` with every string longer than ``limit`` cut and pointed to ``where``, inside lists,
+    structs and maps too (chat messages, completions, output mappings), all in Arrow: the long
+    value never becomes a Python string, and every string a chunk record holds has passed here.
+    ``array`` itself when nothing is too long."""
     kind = array.type
     if pa.types.is_string(kind) or pa.types.is_large_string(kind):
         lengths = pc.utf8_length(array)
@@ -73,10 +60,23 @@ def _cut_text(array: pa.Array, limit: int, where: str) -> pa.Array:
         )
         cut = pc.binary_join_element_wise(pc.utf8_slice_codeunits(array, 0, limit), note, pa.scalar(_CUT, kind))
         return pc.if_else(pc.greater(lengths, limit), cut, array)
-    if pa.types.is_list(kind) or pa.types.is_large_list(kind):
-        values = _cut_text(array.values, limit, where)
-        if values is array.values:
+    if pa.types.is_map(kind):
+        old_keys, old_items = array.keys, array.items  # each access makes a new wrapper: compare these
+        keys, items = _cut_text(old_keys, limit, where), _cut_text(old_items, limit, where)
+        if keys is old_keys and items is old_items:
             return array
+        whole = pa.concat_arrays([array]) if array.offset else array  # offsets from 0, as from_arrays needs
+        if whole is not array:
+            return _cut_text(whole, limit, where)
+        mask = array.is_null() if array.null_count else None
+        return pa.MapArray.from_arrays(array.offsets, keys, items, type=kind, mask=mask)
+    if pa.types.is_list(kind) or pa.types.is_large_list(kind):
+        old_values = array.values
+        values = _cut_text(old_values, limit, where)
+        if values is old_values:
+            return array
+        if array.offset:  # a slice: its offsets index the whole child array, its mask would not line up
+            return _cut_text(pa.concat_arrays([array]), limit, where)
         lists = pa.ListArray if pa.types.is_list(kind) else pa.LargeListArray
         return lists.from_arrays(array.offsets, values, type=kind, mask=array.is_null() if array.null_count else None)
     if pa.types.is_struct(kind):
@@ -112,6 +112,26 @@ def js_json(value: Any) -> str:
     )
 
 
+WHOLE_COLUMN_BYTES = 64 << 20
+"""A column whose largest row group is at most this many bytes decoded is read whole (one pass,
+cut once); a larger one, where a huge value may be, a few rows at a time."""
+
+
+def _column_sizes(parquet: pq.ParquetFile) -> dict[str, int]:
+    """Each top-level column's largest decoded size in one row group, from the file's metadata."""
+    meta = parquet.metadata
+    sizes: dict[str, int] = {}
+    for g in range(meta.num_row_groups):
+        group = meta.row_group(g)
+        per_group: dict[str, int] = defaultdict(int)
+        for k in range(group.num_columns):
+            chunk = group.column(k)
+            per_group[chunk.path_in_schema.split(".", 1)[0]] += chunk.total_uncompressed_size
+        for column, size in per_group.items():
+            sizes[column] = max(sizes.get(column, 0), size)
+    return sizes
+
+
 def _read(run: RunReader, name: str, columns: list[str], limit: int = MAX_FIELD_CHARS) -> dict[str, list[Any]]:
     if not run.has_table(name):
         return {c: [] for c in columns}
@@ -122,11 +142,16 @@ def _read(run: RunReader, name: str, columns: list[str], limit: int = MAX_FIELD_
         present = [c for c in columns if c in parquet.schema_arrow.names]
         table = parquet.schema_arrow.empty_table().select(present)
         if parquet.metadata.num_rows:
+            sizes = _column_sizes(parquet)
             table = pa.table(
                 {
-                    c: pa.concat_tables(
-                        _truncated(run, name, pa.Table.from_batches([b]), limit)
-                        for b in parquet.iter_batches(8, columns=[c], use_threads=False)
+                    c: (
+                        _truncated(run, name, parquet.read(columns=[c], use_threads=False), limit)
+                        if sizes.get(c, 0) <= WHOLE_COLUMN_BYTES
+                        else pa.concat_tables(
+                            _truncated(run, name, pa.Table.from_batches([b]), limit)
+                            for b in parquet.iter_batches(8, columns=[c], use_threads=False)
+                        )
                     ).column(0)
                     for c in present
                 }
@@ -233,9 +258,8 @@ def build_browser(
         predictions[iid] = _compared_prediction(original, correct, main_metric)
         chunk_records[-1].append({"id": iid, "variants": _record_variants(vs, perturbations)})
 
-    where = ", ".join(f"{run.run_id}/{run.table_path(t).name}" for t in (INSTANCES_TABLE, REQUESTS_TABLE))
     for c, records in enumerate(chunk_records):
-        payload = _factor_prefixes([_cut_nested(r, where, max_field_chars) for r in records])
+        payload = _factor_prefixes(records)
         with writing(out_dir / f"chunk_{c:04d}.js") as target:
             target.write_text(f"HOLISTIC_CHUNK({c},{js_json(payload)});\n", encoding="utf-8")
     index = {
