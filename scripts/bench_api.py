@@ -16,6 +16,11 @@ prompts (4 tokens each) are sent, one tool after the other, by:
   (``retry_request``, as its ``AutoClient`` calls it), on ``--peer-concurrency``
   threads through HELM's ``parallel_map`` (what ``helm-run -n`` does).
 
+- a floor: the simplest client there is, ``http.client`` on ``--limit`` threads, each sending
+  its share of the requests one after the other (no SDK, no retries, nothing recorded): the
+  best any client reaches against this server on this machine, so the others' shortfall from
+  the bound can be split into what the setup costs and what the tool costs.
+
 The peers get the limit as their fixed concurrency (``--peer-concurrency``, default
 ``--limit``: a user who knows the limit and tunes for it); pass more to see how they
 meet 429s. Per tool: the process's wall time, the serving span (first arrival to last
@@ -174,6 +179,42 @@ def run_lm_eval(python: Path, url: str, prompts: Path, work: Path, concurrency: 
     return _timed(cmd, work, "lm_eval", _env(HF_DATASETS_CACHE=str(work / "ds-lm_eval"), OPENAI_API_KEY="bench"))
 
 
+_FLOOR_DRIVER = r"""
+import http.client, json, sys, threading, urllib.parse
+url, threads, prompts_path, max_tokens = sys.argv[1], int(sys.argv[2]), sys.argv[3], int(sys.argv[4])
+parts = urllib.parse.urlsplit(url)
+prompts = [json.loads(line)["prompt"] for line in open(prompts_path, encoding="utf-8")]
+failed = []
+
+def worker(mine):
+    conn = http.client.HTTPConnection(parts.hostname, parts.port, timeout=60)
+    for prompt in mine:
+        body = json.dumps({"model": "bench", "prompt": prompt, "max_tokens": max_tokens, "temperature": 0})
+        conn.request("POST", parts.path + "/completions", body, {"Content-Type": "application/json"})
+        response = conn.getresponse()
+        response.read()
+        if response.status != 200:
+            failed.append(response.status)
+        if response.getheader("Connection", "").lower() == "close" or response.version == 10:
+            conn.close()
+            conn = http.client.HTTPConnection(parts.hostname, parts.port, timeout=60)
+
+pool = [threading.Thread(target=worker, args=(prompts[k::threads],)) for k in range(threads)]
+for t in pool:
+    t.start()
+for t in pool:
+    t.join()
+print(f"floor: {len(prompts) - len(failed)} answered, {len(failed)} refused")
+sys.exit(1 if failed else 0)
+"""
+"""The floor client: plain ``http.client`` on a fixed number of threads, nothing else."""
+
+
+def run_floor(url: str, prompts: Path, work: Path, concurrency: int) -> dict[str, Any]:
+    cmd = [sys.executable, "-c", _FLOOR_DRIVER, url, str(concurrency), str(prompts), str(MAX_TOKENS)]
+    return _timed(cmd, work, "floor", _env())
+
+
 def run_helm(python: Path, url: str, prompts: Path, work: Path, concurrency: int) -> dict[str, Any]:
     cmd = [str(python), "-c", _HELM_DRIVER, url, str(concurrency), str(prompts), str(MAX_TOKENS)]
     return _timed(cmd, work, "helm", _env())
@@ -196,14 +237,18 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--limit", type=int, default=8, help="requests the server serves at once; more get 429 (8)")
     ap.add_argument("--retry-after", type=float, help="the wait a 429 asks for, seconds (default: the latency)")
     ap.add_argument("--peer-concurrency", type=int, help="the peers' fixed concurrency (default: --limit)")
-    ap.add_argument("--tools", default="holistic,lm-eval,helm", help="comma-separated subset (default: all three)")
+    ap.add_argument(
+        "--tools",
+        default="holistic,lm-eval,helm,floor",
+        help="comma-separated subset (default: the three tools and the floor)",
+    )
     ap.add_argument("--helm-venv", help="the venv HELM 0.5.16 is installed in (default: <cache>/peers/helm)")
     add_common_args(ap)
     args = ap.parse_args(argv)
     tools = [t.strip() for t in args.tools.split(",") if t.strip()]
-    unknown = sorted(set(tools) - {"holistic", "lm-eval", "helm"})
+    unknown = sorted(set(tools) - {"holistic", "lm-eval", "helm", "floor"})
     if unknown:
-        ap.error(f"unknown tool {unknown[0]!r} (valid: holistic, lm-eval, helm)")
+        ap.error(f"unknown tool {unknown[0]!r} (valid: holistic, lm-eval, helm, floor)")
     cache = Path(args.cache).expanduser()
     peer_n = args.peer_concurrency or args.limit
     work = Path(args.work or tempfile.mkdtemp(prefix="bench_api-")).resolve()
@@ -246,6 +291,8 @@ def main(argv: list[str] | None = None) -> int:
                 run = run_holistic(server.url, prompts, work, args.requests)
             elif tool == "lm-eval":
                 run = run_lm_eval(pythons[tool], server.url, prompts, work, peer_n)
+            elif tool == "floor":
+                run = run_floor(server.url, prompts, work, args.limit)
             else:
                 run = run_helm(pythons[tool], server.url, prompts, work, peer_n)
             stats = server.stats()
