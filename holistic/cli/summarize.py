@@ -59,6 +59,13 @@ def build_parser() -> argparse.ArgumentParser:
         "says where its full text is in the run's Parquet files (default: %(default)s)",
     )
     p.add_argument(
+        "--jobs",
+        type=positive_int,
+        metavar="N",
+        help="processes that build the runs' instance browsers (default: one per CPU, at most one per 8 runs; "
+        "1: all in this process); the site is the same for every N",
+    )
+    p.add_argument(
         "--max-schema-bytes",
         type=positive_int,
         default=MAX_FILE_BYTES,
@@ -179,7 +186,9 @@ def _run(args: argparse.Namespace) -> int:
     if not args.no_site:
         from holistic.site import render_site
 
-        index = render_site(reader, summary, previous=args.previous, max_field_chars=args.max_field_chars)
+        index = render_site(
+            reader, summary, previous=args.previous, max_field_chars=args.max_field_chars, jobs=args.jobs or 0
+        )
         print(f"site: {index.resolve()}")
     if summary.unfinished:
         counts = Counter(r["status"] for r in summary.unfinished)

@@ -44,8 +44,10 @@ def render_site(
     *,
     previous: Path | None = None,
     max_field_chars: int = MAX_FIELD_CHARS,
+    jobs: int = 0,
 ) -> Path:
-    """Render the whole site; returns the path of ``index.html``.
+    """Render the whole site; returns the path of ``index.html`` (``jobs``: processes that build the
+    runs' instance browsers, see :func:`~holistic.site.run_pages.browser_jobs`).
 
     The site is built in a hidden temporary folder beside the old one and swapped in
     only once complete: a failure (a bad ``previous``, a read-only disk) leaves the old
@@ -53,12 +55,19 @@ def render_site(
     """
     suite = suite_dir if isinstance(suite_dir, SuiteReader) else SuiteReader(suite_dir)
     final = suite.site_dir
-    build_folder(final, lambda building: _render_into(suite, summary, building, previous, max_field_chars), what="site")
+    build_folder(
+        final, lambda building: _render_into(suite, summary, building, previous, max_field_chars, jobs), what="site"
+    )
     return final / "index.html"
 
 
 def _render_into(
-    suite: SuiteReader, summary: Summary, site_dir: Path, previous: Path | None, max_field_chars: int = MAX_FIELD_CHARS
+    suite: SuiteReader,
+    summary: Summary,
+    site_dir: Path,
+    previous: Path | None,
+    max_field_chars: int = MAX_FIELD_CHARS,
+    jobs: int = 0,
 ) -> None:
     for name in STATIC_FILES:
         with writing(site_dir / name) as target:
@@ -74,7 +83,7 @@ def _render_into(
     _home_page(w, suite, content)
     _run_group_pages(w, content)
     _scenario_pages(w, content, figures)
-    render_run_pages(w, suite, summary, figures, content.judge_tables, max_field_chars)
+    render_run_pages(w, suite, summary, figures, content.judge_tables, max_field_chars, jobs)
     _suite_pages(w, suite, content, figures)
 
 

@@ -3,11 +3,16 @@ its instance browser, and the compare-systems views of the runs that two or more
 
 from __future__ import annotations
 
+import multiprocessing
+import os
+from collections.abc import Iterator, Sequence
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
 from typing import Any
 
 from holistic.results import RunReader, SuiteReader, references_from_rows
 from holistic.results.schemas import INSTANCES_TABLE, STATS_TABLE
-from holistic.site.browser import build_browser
+from holistic.site.browser import BrowserData, build_browser
 from holistic.site.compare import Comparison, comparisons, write_comparison
 from holistic.site.haystack import haystack_tables, render_haystack
 from holistic.site.titles import run_title
@@ -24,18 +29,26 @@ def render_run_pages(
     figures: list[dict[str, Any]],
     judge_tables: list[dict[str, Any]],
     max_field_chars: int,
+    jobs: int = 0,
 ) -> None:
     """Every run's page and instance browser, the list of runs, then the compare-systems views."""
     compared = comparisons(summary.runs, summary.system_of_run)
     compare_of = {run_id: c for c in compared for run_id in c.run_ids}
     predictions: dict[str, dict[str, dict[str, Any]]] = {}
     run_links = []
-    for run in summary.runs:
+    browsers = _browsers(
+        [suite.run(run.run_id) for run in summary.runs],
+        [run.main_metric for run in summary.runs],
+        w.site_dir / "data",
+        max_field_chars,
+        browser_jobs(jobs, len(summary.runs)),
+    )
+    for run, data in zip(summary.runs, browsers, strict=True):
         comparison = compare_of.get(run.run_id)
-        count, run_predictions = _run_pages(w, suite, summary, run, figures, judge_tables, comparison, max_field_chars)
+        _run_pages(w, suite, summary, run, data, figures, judge_tables, comparison)
         if comparison is not None:
-            predictions[run.run_id] = run_predictions
-        note = f"{count} instances"
+            predictions[run.run_id] = data.predictions
+        note = f"{data.count} instances"
         if run.failed_requests:
             note += f"; error rate {run.error_rate:.1%}" + ("" if run.rankable else " (not ranked)")
         short = run_title(run.scenario, run.scenario_args, summary.system_of_run.get(run.run_id, run.model))
@@ -44,20 +57,54 @@ def render_run_pages(
     _compare_pages(w, summary, compared, predictions)
 
 
+RUNS_PER_BROWSER_JOB = 8
+"""Below this many runs per extra process, the instance browsers are built in this process: a
+worker's start (a fresh interpreter and its imports) costs more than it would save."""
+
+
+def browser_jobs(jobs: int, runs: int) -> int:
+    """How many processes build the instance browsers: ``jobs`` when given (1: this process alone),
+    else one per CPU this process may use, at most one per :data:`RUNS_PER_BROWSER_JOB` runs."""
+    if jobs > 0:
+        return jobs
+    cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+    return max(1, min(cpus, runs // RUNS_PER_BROWSER_JOB))
+
+
+def _browsers(
+    readers: Sequence[RunReader], metrics: Sequence[str | None], data_dir: Path, max_field_chars: int, jobs: int
+) -> Iterator[BrowserData]:
+    """Each run's instance browser, written under ``data_dir/<run id>``, in the order of ``readers``.
+
+    Each run's files are its own, so the runs can be built in worker processes (started fresh,
+    not forked from this one): the files are the same whichever process writes them. A suite
+    on an object store is built here, one run after the other."""
+    jobs_list = [(r, data_dir / r.run_id, m, max_field_chars) for r, m in zip(readers, metrics, strict=True)]
+    if jobs <= 1 or any(not isinstance(r.folder, Path) for r in readers):
+        yield from (_build_one(job) for job in jobs_list)
+        return
+    with ProcessPoolExecutor(max_workers=jobs, mp_context=multiprocessing.get_context("spawn")) as pool:
+        yield from pool.map(_build_one, jobs_list, chunksize=4)
+
+
+def _build_one(job: tuple[RunReader, Path, str | None, int]) -> BrowserData:
+    reader, out_dir, main_metric, max_field_chars = job
+    return build_browser(reader, out_dir, main_metric, max_field_chars=max_field_chars)
+
+
 def _run_pages(
     w: SiteWriter,
     suite: SuiteReader,
     summary: Summary,
     run: RunInfo,
+    data: BrowserData,
     figures: list[dict[str, Any]],
     judge_tables: list[dict[str, Any]],
     comparison: Comparison | None,
-    max_field_chars: int,
-) -> tuple[int, dict[str, dict[str, Any]]]:
-    """The run page and the instance browser of ``run``; returns its instance count and predictions."""
+) -> None:
+    """The run page and the instance browser's page of ``run`` (its data already written: ``data``)."""
     judges = summary.judges
     reader = suite.run(run.run_id)
-    data = build_browser(reader, w.site_dir / "data" / run.run_id, run.main_metric, max_field_chars=max_field_chars)
     haystack = render_haystack(reader, w.site_dir / "plots", src_prefix="plots/", run_id=run.run_id)
     system = summary.system_of_run.get(run.run_id, run.model)
     short = run_title(run.scenario, run.scenario_args, system)
@@ -97,7 +144,6 @@ def _run_pages(
         comparison=comparison,
         judge_flags=run_flags,
     )
-    return data.count, data.predictions
 
 
 _STATS_COLUMNS = (
