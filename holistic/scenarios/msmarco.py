@@ -51,7 +51,7 @@ from pathlib import Path
 from typing import Any
 
 from holistic.core.errors import DataSourceError
-from holistic.core.interfaces import ScenarioInfo, ScenarioProof
+from holistic.core.interfaces import HelmCounterpart, ScenarioInfo, ScenarioProof
 from holistic.core.types import CORRECT_TAG, TRAIN_SPLIT, VALID_SPLIT, Instance, Reference
 from holistic.scenarios.loading.categories import RANKING
 from holistic.scenarios.loading.common import FileScenario, check_choice, object_schema, with_train_pool
@@ -312,6 +312,10 @@ class MSMARCOScenario(FileScenario):
         ),
         tags=("information_retrieval", "ranking", "core"),
         helm_proof=ScenarioProof(golden="msmarco_regular.json", requires={"source": HELM_SOURCE}),
+        helm_counterpart=HelmCounterpart(
+            "helm.benchmark.scenarios.msmarco_scenario.MSMARCOScenario",
+            args={"track": "track", "valid_topk": "num_candidates"},
+        ),
     )
 
     def __init__(self, track: str = "regular", num_candidates: int = 30, source: str = HELM_SOURCE) -> None:
