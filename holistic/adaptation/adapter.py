@@ -140,8 +140,8 @@ def count_requests(
         return sum(count_windows(n, window, context) for n in n_tokens)
     if method in (GENERATION, JOINT):
         per_trial = n_eval
-    elif method == SEPARATE:
-        per_trial = sum(refs)
+    elif method == SEPARATE or (method == RANKING and spec.protocol == "helm"):
+        per_trial = sum(refs)  # HELM's ranking: one generated answer per passage
     elif method in (CALIBRATED, RANKING):
         per_trial = 2 * sum(refs)
     else:

@@ -18,7 +18,10 @@
 - ``ranking_binary``: per passage ``j`` (a reference of the instance, see the
   adaptation README), one prompt asking whether the passage answers the query and two
   ``loglikelihood`` requests: `` Yes`` (``role="yes"``, ``request_index=2j``) and `` No``
-  (``role="no"``, ``request_index=2j+1``), both with ``reference_index=j``.
+  (``role="no"``, ``request_index=2j+1``), both with ``reference_index=j``. Under
+  ``protocol: helm`` HELM's instead: one ``generate`` request per passage (``role="main"``,
+  ``request_index=j``), each in-context example a training query shown with every one of
+  its passages in order (``Yes`` for a relevant one, else ``No``).
 
 A continuation starts with a space when the prompt does not end in whitespace. Under
 ``protocol: helm`` a separate-scoring request sends HELM's text instead: the eval block
@@ -72,10 +75,24 @@ def continuation_for(prompt: str, text: str) -> str:
     return text
 
 
+def _helm_ranking_example(ctx: BuildContext, ex: Instance) -> Block:
+    """HELM's in-context ranking example: the training query with each of its passages in
+    order, answered ``Yes`` (relevant) or ``No``, the pairs joined by the instance prefix, as
+    one example (HELM fits and counts training instances, not pairs)."""
+    pairs = [ctx.renderer.render(ex, answer=YES if r.is_correct else NO, passage=r.output) for r in ex.references]
+    if not pairs:
+        raise AdaptationError(f"in-context ranking example {ex.id!r} has no passages")
+    head = "".join(b.example_text + ctx.spec.instance_prefix for b in pairs[:-1])
+    last = pairs[-1]
+    return replace(last, query=head + last.query, chat_user=head + last.chat_user)
+
+
 def _example_blocks(ctx: BuildContext, examples: tuple[Instance, ...]) -> list[tuple[Instance, Block]]:
     blocks = []
     for position, ex in enumerate(examples):
-        if ctx.spec.method == RANKING:
+        if ctx.spec.method == RANKING and ctx.spec.protocol == "helm":
+            blocks.append((ex, _helm_ranking_example(ctx, ex)))
+        elif ctx.spec.method == RANKING:
             pair = ranking_pair(ex, position)
             if pair is None:
                 continue
@@ -286,6 +303,9 @@ def _scored_split(ctx: BuildContext, plan: PromptPlan, prompt: str, choice: str)
 def build_ranking(
     ctx: BuildContext, instance: Instance, examples: tuple[Instance, ...], trial: int
 ) -> list[RequestState]:
+    if ctx.spec.protocol == "helm":
+        return build_ranking_helm(ctx, instance, examples, trial)
+
     def reserve(prompt: str) -> int:
         return max(ctx.counter.count(continuation_for(prompt, a)) for a in (YES, NO))
 
@@ -298,6 +318,22 @@ def build_ranking(
             states.append(
                 _state(instance, request, trial, fitted, reference_index=j, role=role, request_index=2 * j + offset)
             )
+    return states
+
+
+def build_ranking_helm(
+    ctx: BuildContext, instance: Instance, examples: tuple[Instance, ...], trial: int
+) -> list[RequestState]:
+    """HELM's ``BinaryRankingAdapter``: per passage ``j`` one generated answer (``role="main"``,
+    ``reference_index=j``, ``request_index=j``), the prompt ending at ``Answer:``."""
+    reserve = ctx.max_tokens
+    states = []
+    for j, ref in enumerate(instance.references):
+        fitted = _fitted_prompt(ctx, instance, examples, chat=False, reserve=lambda _p: reserve, passage=ref.output)
+        request = _generate_request(ctx, fitted.plan, chat=False)
+        states.append(
+            _state(instance, request, trial, fitted, reference_index=j, role=RequestRole.MAIN, request_index=j)
+        )
     return states
 
 

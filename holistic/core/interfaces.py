@@ -116,6 +116,9 @@ class ScenarioProof:
     """What the golden leaves uncompared or what differs (shown when ``proven`` is false)."""
     test: str = "tests/conformance/test_conformance_golden.py"
     """The test module that checks holistic against it."""
+    requires: Mapping[str, Any] = field(default_factory=dict)
+    """Scenario arguments the golden holds for (MS MARCO's ``source: helm``); a run given
+    another value is only claimed. An argument left out takes its default, which must be this."""
 
 
 @dataclass(frozen=True)

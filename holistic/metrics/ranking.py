@@ -34,6 +34,16 @@ passage within the top 10, else 0) and ``ndcg@10`` (linear gains
 ``grade / log2(rank + 1)``, normalised by the ideal ordering of all judged passages of
 the query, as trec_eval's ``ndcg_cut``). A query with no relevant passage gets no RR
 values; one with no positive grade gets no NDCG values.
+
+HELM's own measures (its ``RankingMetric`` with trec_eval's definitions, under HELM's
+names), per query: ``Success@k`` and ``Recall@k`` (k = 1, 2, 3, 5, 10, 20), ``RR@k``
+(k = 5, 10, 20) and, where the judgements are graded (metadata ``graded``: TREC),
+``NDCG@k`` (k = 5, 10, 20), over every passage of the query; and the same over the
+first-stage passages only, named ``<measure> (topk=N)`` with the first-stage depth N
+(metadata ``first_stage_topk``). A relevant passage is a ``correct`` one (on TREC HELM
+binarises grade 1 to 0, the threshold the scenario's tag already applies); recall divides
+by the relevant passages among all the query's references, and NDCG's gains are the grades.
+A query without a relevant passage (HELM evaluates none) gets none of them.
 """
 
 from __future__ import annotations
@@ -48,6 +58,14 @@ from holistic.metrics.base import EVERY_TASK, BaseMetric, info, scoring_problem
 from holistic.metrics.states import Unit, group_units, succeeded
 
 CUTOFF = 10
+HELM_BINARY_CUTS: tuple[tuple[str, tuple[int, ...]], ...] = (
+    ("Success", (1, 2, 3, 5, 10, 20)),
+    ("Recall", (1, 2, 3, 5, 10, 20)),
+    ("RR", (5, 10, 20)),
+)
+HELM_NDCG_CUTS = (5, 10, 20)
+HELM_TOPK = 30
+"""The first-stage depth of HELM's MS MARCO runs (``valid_topk=30``), whose stats are declared."""
 YES_ROLE = "yes"
 NO_ROLE = "no"
 
@@ -165,6 +183,17 @@ class RankingMetric(BaseMetric):
         info("ndcg@10", "accuracy", "NDCG@10 with graded judgements (first-stage list reranked)."),
         info("rr@10_boosted", "accuracy", "RR@10 with every judged passage added to the first-stage list."),
         info("ndcg@10_boosted", "accuracy", "NDCG@10 with every judged passage added to the first-stage list."),
+        *(
+            info(f"{name}{suffix}", "accuracy", f"HELM's {name} over {where} (trec_eval's definition).")
+            for suffix, where in (
+                ("", "every passage of the query"),
+                (f" (topk={HELM_TOPK})", "the first-stage top 30"),
+            )
+            for name in (
+                *(f"{m}@{k}" for m, cuts in HELM_BINARY_CUTS for k in cuts),
+                *(f"NDCG@{k}" for k in HELM_NDCG_CUTS),
+            )
+        ),
     )
 
     @classmethod
@@ -184,4 +213,34 @@ class RankingMetric(BaseMetric):
             if any(g > 0 for g in grades):
                 result.per_instance.append(unit.stat("ndcg@10", ndcg(vanilla, grades)))
                 result.per_instance.append(unit.stat("ndcg@10_boosted", ndcg(boosted, grades)))
+            if not any(c.relevant for c in passages):
+                continue  # HELM evaluates only queries with a relevant passage
+            metadata = unit.instance.metadata
+            graded = bool(metadata.get("graded", False))
+            for name, value in helm_measures(boosted, passages, graded).items():
+                result.per_instance.append(unit.stat(name, value))
+            depth = metadata.get("first_stage_topk")
+            if depth is not None and any(c.first_stage_rank is not None for c in passages):
+                for name, value in helm_measures(vanilla, passages, graded).items():
+                    result.per_instance.append(unit.stat(f"{name} (topk={depth})", value))
         return result
+
+
+def helm_measures(ranked: Sequence[Candidate], passages: Sequence[Candidate], graded: bool) -> dict[str, float]:
+    """HELM's measures of one query's ``ranked`` list (best first), judged against all its ``passages``."""
+    relevant = sum(c.relevant for c in passages)
+    out: dict[str, float] = {}
+    for measure, cuts in HELM_BINARY_CUTS:
+        for k in cuts:
+            found = sum(c.relevant for c in ranked[:k])
+            if measure == "Success":
+                out[f"Success@{k}"] = 1.0 if found else 0.0
+            elif measure == "Recall":
+                out[f"Recall@{k}"] = found / relevant if relevant else 0.0
+            else:
+                out[f"RR@{k}"] = reciprocal_rank(ranked, k)
+    if graded:
+        grades = [c.grade for c in passages]
+        for k in HELM_NDCG_CUTS:
+            out[f"NDCG@{k}"] = ndcg(ranked, grades, k)
+    return out

@@ -135,6 +135,12 @@ def conformance(run: RunSpec) -> Conformance:
             evidence.append(proof.golden)
         if not proof.proven or proof.golden is None:
             reasons.append(f"scenario {scenario!r}: {proof.note}")
+        args = run.scenario.args_dict
+        for name, value in proof.requires.items():
+            if args.get(name, value) != value:
+                reasons.append(
+                    f"scenario {scenario!r} with {name} {args[name]!r}: HELM's run was compared with {name} {value!r} only"
+                )
     for spec in run.perturbations:
         deviation = perturbation_deviation(spec)
         if deviation is not None:

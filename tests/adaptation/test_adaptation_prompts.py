@@ -148,7 +148,8 @@ def test_ranking_asks_yes_and_no_per_passage() -> None:
             Reference("Paris is in France.", relevance=0),
         ),
     )
-    states = adapt([], [query], AdapterSpec(method="ranking_binary", max_train_instances=0), PLAIN_MODEL, None, seed=0)
+    spec = AdapterSpec(method="ranking_binary", max_train_instances=0, protocol="holistic")  # holistic's scoring
+    states = adapt([], [query], spec, PLAIN_MODEL, None, seed=0)
     first = "Passage: Hamlet is a tragedy by Shakespeare.\nQuery: who wrote hamlet\nDoes the passage answer the query?\nAnswer:"
     second = "Passage: Paris is in France.\nQuery: who wrote hamlet\nDoes the passage answer the query?\nAnswer:"
     assert [(s.request.prompt, s.request.continuation, s.role, s.reference_index) for s in states] == [
@@ -258,7 +259,7 @@ def test_ranking_examples_alternate_relevant_and_irrelevant_passages() -> None:
         query("a", "capital of peru", "Lima is the capital of Peru.", "Peru grows potatoes."),
         query("b", "tallest mountain", "Everest is the tallest.", "Mountains are cold."),
     ]
-    spec = AdapterSpec(method="ranking_binary", max_train_instances=2, selection="fixed")
+    spec = AdapterSpec(method="ranking_binary", max_train_instances=2, selection="fixed", protocol="holistic")
     states = adapt(train, [query("q", "who", "He did.", "Nobody.", "test")], spec, PLAIN_MODEL, None, seed=0)
     assert states[0].request.prompt == (
         "Passage: Lima is the capital of Peru.\nQuery: capital of peru\nDoes the passage answer the query?\nAnswer: Yes\n"
@@ -268,3 +269,30 @@ def test_ranking_examples_alternate_relevant_and_irrelevant_passages() -> None:
         "Passage: Nobody.\nQuery: who\nDoes the passage answer the query?\nAnswer:"
     )
     assert [(s.reference_index, s.role) for s in states] == [(0, "yes"), (0, "no"), (1, "yes"), (1, "no")]
+
+    # HELM's BinaryRankingAdapter: each training query with every one of its passages, in
+    # order, and one generated answer per evaluated passage
+    helm = adapt(
+        train,
+        [query("q", "who", "He did.", "Nobody.", "test")],
+        spec.replace(protocol="helm"),
+        PLAIN_MODEL,
+        None,
+        seed=0,
+    )
+    block = "Passage: {}\nQuery: {}\nDoes the passage answer the query?\nAnswer: {}\n"
+    assert helm[1].request.prompt == (
+        block.format("Peru grows potatoes.", "capital of peru", "No")
+        + "\n"
+        + block.format("Lima is the capital of Peru.", "capital of peru", "Yes")
+        + "\n"
+        + block.format("Mountains are cold.", "tallest mountain", "No")
+        + "\n"
+        + block.format("Everest is the tallest.", "tallest mountain", "Yes")
+        + "\n"
+        + "Passage: He did.\nQuery: who\nDoes the passage answer the query?\nAnswer:"
+    )
+    assert [(s.reference_index, s.role, s.request.kind, s.num_train_instances) for s in helm] == [
+        (0, "main", "generate", 2),
+        (1, "main", "generate", 2),
+    ]

@@ -160,6 +160,8 @@ def test_golden_files_exist() -> None:
         "hellaswag",
         "openbookqa",
         "civil_comments",
+        "msmarco_regular",
+        "msmarco_trec",
     } <= {p.stem for p in GOLDEN}
 
 
@@ -212,7 +214,7 @@ def _request_and_result(helm: dict[str, Any]) -> tuple[Request, RequestResult]:
     """HELM's request and answer as holistic's: a separate-scoring request (HELM echoes the
     prompt with the choice in it) becomes a log-likelihood request of the choice, answered
     with the tokens of HELM's echo that spell `` <choice>`` (the tokens HELM's metric sums)."""
-    if helm.get("reference_index") is None:
+    if helm.get("reference_index") is None or not helm["request"]["echo_prompt"]:  # generated (ranking: per passage)
         return Request(model=MODEL, prompt=helm["prompt"]), _result(helm)
     choice = golden_choice(helm)
     scored = " " + choice if helm["prompt"].endswith(" " + choice) else choice
@@ -244,8 +246,9 @@ def test_helms_completions_score_as_helm_scored_them(golden: dict[str, Any], tmp
     info = Catalog().scenario_info(golden["scenario"])
     deployment = ModelRegistry().get(MODEL)
     states = []
+    own = _ranking_instances(golden, tmp_path)
     for index, helm in enumerate(golden["request_states"]):
-        inst = _instance(helm["instance"], helm["instance"]["split"])
+        inst = own.get(helm["instance"]["id"]) or _instance(helm["instance"], helm["instance"]["split"])
         request, result = _request_and_result(helm)
         states.append(
             RequestState(
@@ -275,6 +278,17 @@ def test_helms_completions_score_as_helm_scored_them(golden: dict[str, Any], tmp
                 assert ours[(instance_id, name)] == pytest.approx(value, abs=1e-9), (instance_id, name)
                 compared += 1
     assert compared >= 2 * len(golden["per_instance_stats"])
+
+
+def _ranking_instances(golden: dict[str, Any], tmp_path: Path) -> dict[str, Instance]:
+    """For a ranking golden, holistic's own instances by id: their grades, first-stage ranks
+    and depth come from holistic's loader (HELM keeps them in its tags), which
+    :func:`test_holistic_loads_the_instances_helm_had` checks against HELM's."""
+    if golden["adapter_spec"]["method"] != "ranking_binary":
+        return {}
+    harness = _harness()
+    instances = harness.holistic_instances(golden["harness_key"], _scenario_root(golden, tmp_path / "data"))
+    return {i.id: i for i in instances}
 
 
 def _data_root() -> Path | None:

@@ -28,6 +28,7 @@ def test_the_builtin_scenarios_declare_the_helm_classes_they_reproduce() -> None
         HELM + "gsm_scenario.GSM8KScenario": "gsm8k",
         HELM + "babi_qa_scenario.BabiQAScenario": "babi_qa",
         HELM + "dyck_language_scenario.DyckLanguageScenario": "dyck_language",
+        HELM + "msmarco_scenario.MSMARCOScenario": "msmarco",
     }
 
 

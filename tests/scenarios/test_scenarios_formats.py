@@ -397,7 +397,7 @@ def test_msmarco_regular_and_trec(offline_ctx: ScenarioContext) -> None:
     (root / "collection.tsv").write_text(
         "".join(f"{q * 100 + 7}\tgold passage {q}\n" for q in range(1, 9)), encoding="utf-8"
     )
-    instances = _load(offline_ctx, "msmarco", track="regular", num_candidates=3)
+    instances = _load(offline_ctx, "msmarco", track="regular", num_candidates=3, source="authors")
     assert len(instances) == 8 and Counter(i.split for i in instances) == {"valid": 6, "train": 2}
     first = next(i for i in instances if i.id == "regular-1")
     assert first.input == "query 1"
@@ -414,7 +414,7 @@ def test_msmarco_regular_and_trec(offline_ctx: ScenarioContext) -> None:
         "5\t500\thow to x\tp500\n5\t501\thow to x\tp501\n", encoding="utf-8"
     )
     (root / "collection.tsv").write_text("777\tp777\n", encoding="utf-8")
-    trec = _load(offline_ctx, "msmarco", track="trec")
+    trec = _load(offline_ctx, "msmarco", track="trec", source="authors")
     assert [(r.tags, r.first_stage_rank, r.relevance) for r in trec[0].references] == [
         (("correct",), 1, 3),
         ((), 2, 1),

@@ -138,7 +138,7 @@ runs:
 
 
 def test_what_was_never_compared_is_named(tmp_path: Path) -> None:
-    assert conformance(_run(tmp_path, "msmarco", "[]")).reasons == ("scenario 'msmarco': never compared with HELM",)
+    assert conformance(_run(tmp_path, "gsm8k", "[]")).reasons == ("scenario 'gsm8k': never compared with HELM",)
     for pickled in ("xsum", "cnn_dailymail"):  # a named deviation, not "never compared"
         (reason,) = conformance(_run(tmp_path, pickled, "[]")).reasons
         assert "pickle" in reason and "named deviation" in reason, pickled
@@ -292,7 +292,24 @@ def test_the_verdict_reads_the_proof_the_scenario_declares(tmp_path: Path, monke
     from holistic.scenarios.msmarco import MSMARCOScenario
 
     run = _run(tmp_path, "msmarco", "[]")
-    assert conformance(run).status == CLAIMED
+    assert conformance(run).status == PROVEN  # MS MARCO declares its golden (both tracks)
+    assert conformance(run).evidence == ("msmarco_regular.json",)
+    own = _compile(
+        tmp_path,
+        """\
+suite: c
+protocol: helm
+models: [simple/echo]
+runs:
+  - scenario: msmarco
+    args: {source: authors}
+    perturbations: []
+""",
+    ).runs[0]
+    assert conformance(own).status == CLAIMED  # holistic's own loader of the official files
+    assert conformance(own).reasons == (
+        "scenario 'msmarco' with source 'authors': HELM's run was compared with source 'helm' only",
+    )
     declared = replace(
         MSMARCOScenario.info, helm_proof=ScenarioProof(golden="msmarco.json", proven=False, note="a note")
     )
