@@ -31,19 +31,28 @@ def render_run_pages(
     max_field_chars: int,
     jobs: int = 0,
 ) -> None:
-    """Every run's page and instance browser, the list of runs, then the compare-systems views."""
+    """Every run's page and instance browser, the list of runs, and the compare-systems views.
+
+    The runs are built one comparison at a time (its runs together, then the runs no other
+    system shares), and each comparison is written, and its runs' predictions let go, as soon
+    as its last run is built: a suite of thousands of runs never holds every run's predictions."""
     compared = comparisons(summary.runs, summary.system_of_run)
+    by_id = {run.run_id: run for run in summary.runs}
+    in_comparison = {run_id for c in compared for run_id in c.run_ids}
+    order = [by_id[r] for c in compared for r in c.run_ids] + [r for r in summary.runs if r.run_id not in in_comparison]
+    closes = {c.run_ids[-1]: c for c in compared}
     compare_of = {run_id: c for c in compared for run_id in c.run_ids}
     predictions: dict[str, dict[str, dict[str, Any]]] = {}
-    run_links = []
+    run_links: dict[str, dict[str, str]] = {}
+    compare_links: dict[str, dict[str, str]] = {}
     browsers = _browsers(
-        [suite.run(run.run_id) for run in summary.runs],
-        [run.main_metric for run in summary.runs],
+        [suite.run(run.run_id) for run in order],
+        [run.main_metric for run in order],
         w.site_dir / "data",
         max_field_chars,
-        browser_jobs(jobs, len(summary.runs)),
+        browser_jobs(jobs, len(order)),
     )
-    for run, data in zip(summary.runs, browsers, strict=True):
+    for run, data in zip(order, browsers, strict=True):
         comparison = compare_of.get(run.run_id)
         _run_pages(w, suite, summary, run, data, figures, judge_tables, comparison)
         if comparison is not None:
@@ -52,9 +61,15 @@ def render_run_pages(
         if run.failed_requests:
             note += f"; error rate {run.error_rate:.1%}" + ("" if run.rankable else " (not ranked)")
         short = run_title(run.scenario, run.scenario_args, summary.system_of_run.get(run.run_id, run.model))
-        run_links.append({"href": f"runs/{run.run_id}.html", "text": short, "note": note})
-    w.page("runs.html", "list.html", "Runs", tables=[], intro="", links=run_links, figures=None)
-    _compare_pages(w, summary, compared, predictions)
+        run_links[run.run_id] = {"href": f"runs/{run.run_id}.html", "text": short, "note": note}
+        done = closes.get(run.run_id)
+        if done is not None:
+            compare_links[done.id] = _compare_page(w, summary, done, predictions)
+            for run_id in done.run_ids:
+                predictions.pop(run_id, None)
+    links = [run_links[run.run_id] for run in summary.runs]
+    w.page("runs.html", "list.html", "Runs", tables=[], intro="", links=links, figures=None)
+    _compare_list(w, [compare_links[c.id] for c in compared])
 
 
 RUNS_PER_BROWSER_JOB = 8
@@ -191,24 +206,26 @@ def _train_examples(reader: RunReader) -> list[dict[str, Any]]:
     return examples
 
 
-def _compare_pages(
-    w: SiteWriter, summary: Summary, compared: list[Comparison], predictions: dict[str, dict[str, dict[str, Any]]]
-) -> None:
-    """One page per scenario and arguments run by two or more systems, and their list."""
+def _compare_page(
+    w: SiteWriter, summary: Summary, c: Comparison, predictions: dict[str, dict[str, dict[str, Any]]]
+) -> dict[str, str]:
+    """The page (and data) of one scenario and arguments run by two or more systems; returns its link."""
     judged_runs = summary.judges.judged_runs
-    compare_links = []
-    for c in compared:
-        count = write_comparison(w.site_dir / "data" / "compare" / c.id, c, predictions)
-        short = run_title(c.scenario, c.scenario_args, f"{len(c.systems)} systems")
-        w.page(
-            f"compare/{c.id}.html",
-            "compare.html",
-            f"Compare: {short}",
-            comparison=c,
-            count=count,
-            judge_flags=judge_flags(summary, [j for r in c.run_ids for j in judged_runs.get(r, [])]),
-        )
-        compare_links.append({"href": f"compare/{c.id}.html", "text": short, "note": f"{count} instances"})
+    count = write_comparison(w.site_dir / "data" / "compare" / c.id, c, predictions)
+    short = run_title(c.scenario, c.scenario_args, f"{len(c.systems)} systems")
+    w.page(
+        f"compare/{c.id}.html",
+        "compare.html",
+        f"Compare: {short}",
+        comparison=c,
+        count=count,
+        judge_flags=judge_flags(summary, [j for r in c.run_ids for j in judged_runs.get(r, [])]),
+    )
+    return {"href": f"compare/{c.id}.html", "text": short, "note": f"{count} instances"}
+
+
+def _compare_list(w: SiteWriter, compare_links: list[dict[str, str]]) -> None:
+    """The list of the compare-systems pages."""
     w.page(
         "compare.html",
         "list.html",
