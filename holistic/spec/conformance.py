@@ -64,20 +64,28 @@ def scenario_proofs() -> dict[str, ScenarioProof]:
     return {name: proof for name, proof in found.items() if proof is not None}
 
 
-PERTURBATION_PROOFS: tuple[PerturbationProof, ...] = (
-    PerturbationProof("mmlu", "mild_mix", {}, augmentation="robustness"),
-    PerturbationProof("mmlu", "misspellings", {"prob": 0.2}, augmentation="misspelling_medium"),
-    PerturbationProof("mmlu", "typos", {"prob": 0.1}, augmentation="typo_easy"),
-    PerturbationProof("mmlu", "lowercase", {}, augmentation="lower"),
-    PerturbationProof("mmlu", "contractions", {}, augmentation="contract"),
-    PerturbationProof("mmlu", "expansions", {}, augmentation="contract"),
-    PerturbationProof("mmlu", "whitespace", {"max_spaces": 3}, augmentation="space"),
-    PerturbationProof("mmlu", "dialect", {"prob": 1.0}, augmentation="dialect_deterministic"),
-    PerturbationProof("mmlu", "gender", {"mode": "terms", "prob": 1.0}, augmentation="gender_terms_deterministic"),
-    PerturbationProof(
-        "mmlu", "gender", {"mode": "pronouns", "prob": 1.0}, augmentation="gender_pronouns_deterministic"
-    ),
-)
+def _helm_augmentations(scenario: str) -> tuple[PerturbationProof, ...]:
+    """The perturbations of HELM's augmentations compared on ``scenario`` (``perturbations_<scenario>.json``,
+    made by HELM's runner on HELM's own instance ids)."""
+    golden = f"perturbations_{scenario}.json"
+    return tuple(
+        PerturbationProof(scenario, name, args, golden=golden, augmentation=augmentation)
+        for name, args, augmentation in (
+            ("mild_mix", {}, "robustness"),
+            ("misspellings", {"prob": 0.2}, "misspelling_medium"),
+            ("typos", {"prob": 0.1}, "typo_easy"),
+            ("lowercase", {}, "lower"),
+            ("contractions", {}, "contract"),
+            ("expansions", {}, "contract"),
+            ("whitespace", {"max_spaces": 3}, "space"),
+            ("dialect", {"prob": 1.0}, "dialect_deterministic"),
+            ("gender", {"mode": "terms", "prob": 1.0}, "gender_terms_deterministic"),
+            ("gender", {"mode": "pronouns", "prob": 1.0}, "gender_pronouns_deterministic"),
+        )
+    )
+
+
+PERTURBATION_PROOFS: tuple[PerturbationProof, ...] = _helm_augmentations("mmlu") + _helm_augmentations("boolq")
 """Perturbations whose HELM variants and prompts holistic reproduces on a scenario (golden + test).
 
 ``person_names`` and ``synonyms`` are absent on purpose: both carry a named deviation

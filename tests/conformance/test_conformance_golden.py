@@ -160,6 +160,8 @@ def test_golden_files_exist() -> None:
         "hellaswag",
         "openbookqa",
         "civil_comments",
+        "cnn_dailymail",
+        "xsum",
     } <= {p.stem for p in GOLDEN}
 
 

@@ -117,6 +117,15 @@ def test_a_run_covered_by_golden_tests_is_proven(tmp_path: Path) -> None:
     assert "mmlu.json" in verdict.evidence and "perturbations_mmlu.json (robustness)" in verdict.evidence
 
 
+def test_boolqs_perturbations_are_proven_on_helms_ids(tmp_path: Path) -> None:
+    """BoolQ's perturbation golden was made by HELM's runner on HELM's own instance ids (its
+    loader reading the same files), so its robustness and fairness perturbations are proven."""
+    verdict = conformance(_run(tmp_path, "boolq", "[mild_mix, {name: dialect, args: {prob: 1.0}}]"))
+    assert verdict.status == PROVEN and not verdict.reasons
+    assert "perturbations_boolq.json (robustness)" in verdict.evidence
+    assert _golden("perturbations_boolq.json")["helm_ids"] is True
+
+
 def test_helms_default_fairness_is_claimed_with_the_person_name_deviation_named(tmp_path: Path) -> None:
     suite = _compile(
         tmp_path,
@@ -151,7 +160,7 @@ def test_what_was_never_compared_is_named(tmp_path: Path) -> None:
     assert other_args.status == CLAIMED
     assert other_args.reasons == (
         "perturbation 'misspellings' (no arguments): HELM's algorithm, compared with HELM on mmlu with "
-        "{prob: 0.2} only",
+        "{prob: 0.2}, boolq with {prob: 0.2} only",
     )
     assert conformance(_run(tmp_path, "mmlu", "[mild_mix]", protocol="holistic")).status == NOT_CLAIMED
 
