@@ -28,6 +28,13 @@ prompt) the prompt compared is holistic's prompt followed by the scored continua
 and the prediction is the choice picked (``predicted_index``). The keys in
 :data:`AUGMENTED` run HELM's ``data_augmentation`` (robustness: ``mild_mix``) beside
 holistic's perturbations, and compare perturbed prompts and worst-case stats too.
+CNN/DailyMail and XSum: HELM unpickles preprocessed files of its own; the harness writes
+the authors' files for holistic and, from the same records, that pickle for HELM
+(:data:`DEVIATIONS`). HELM's core entries sample (temperature 0.3), so their completions and
+stats are named exclusions (:data:`SAMPLED`); the :data:`GREEDY` keys run the same at
+temperature 0 and compare them. HELM's summarization extra is not installable here: its
+process runs without it (:data:`_HELM_MAIN`), and what that leaves uncompared is listed in
+:data:`NOT_COMPARED`.
 A shared metric that differs because of HELM's local client rather than its protocol
 is listed under ``excluded_metrics`` with both values and the reason (``EXCLUDED``),
 never dropped silently; the stats only one side reports are listed as well. ``--golden DIR`` also writes
@@ -1689,7 +1696,8 @@ def format_row(r: dict[str, Any]) -> str:
         f"predictions {r['prediction_agreement']}/{r.get('predictions', r['instances'])}, "
         f"same sample {r['same_sample']}, {instances}, max |delta| {worst:.4f} over {len(r['metric_abs_delta'])} metrics"
         + "".join(
-            f"; excluded {name} (HELM {e['helm']:.4f}, holistic {e['holistic']:.4f}: see EXCLUDED)"
+            f"; excluded {name} (HELM {e['helm']:.4f}, holistic {e['holistic']:.4f}: "
+            f"see {'SAMPLED' if e['reason'] == SAMPLED_REASON else 'EXCLUDED'})"
             for name, e in r["excluded_metrics"].items()
         )
         + ("" if all(r["targets_met"].values()) else f"; TARGETS NOT MET: {r['targets_met']}")
