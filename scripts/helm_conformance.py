@@ -31,6 +31,13 @@ first-stage rank, and the ranking stats also by scoring HELM's own answers with 
 ranking metric (``rescored_abs_delta``, held to the same target). The keys in
 :data:`AUGMENTED` run HELM's ``data_augmentation`` (robustness: ``mild_mix``) beside
 holistic's perturbations, and compare perturbed prompts and worst-case stats too.
+CNN/DailyMail and XSum: HELM unpickles preprocessed files of its own; the harness writes
+the authors' files for holistic and, from the same records, that pickle for HELM
+(:data:`DEVIATIONS`). HELM's core entries sample (temperature 0.3), so their completions and
+stats are named exclusions (:data:`SAMPLED`); the :data:`GREEDY` keys run the same at
+temperature 0 and compare them. HELM's summarization extra is not installable here: its
+process runs without it (:data:`_HELM_MAIN`), and what that leaves uncompared is listed in
+:data:`NOT_COMPARED`.
 A shared metric that differs because of HELM's local client rather than its protocol
 is listed under ``excluded_metrics`` with both values and the reason (``EXCLUDED``),
 never dropped silently; the stats only one side reports are listed as well. ``--golden DIR`` also writes
@@ -102,6 +109,12 @@ SCENARIOS: dict[str, tuple[str, dict[str, Any], str]] = {
         "mmlu:subject=anatomy,method=multiple_choice_joint,data_augmentation=fairness",
     ),
     "boolq_fairness": ("boolq", {}, "boolq:data_augmentation=fairness"),
+    # HELM's core summarization runs (its official entries: temperature 0.3, device cpu), and
+    # the same at temperature 0 (HELM's temperature run expander), whose predictions compare
+    "cnn_dailymail": ("cnn_dailymail", {}, "summarization_cnndm:temperature=0.3,device=cpu"),
+    "xsum": ("xsum", {}, "summarization_xsum:temperature=0.3,device=cpu"),
+    "cnn_dailymail_greedy": ("cnn_dailymail", {}, "summarization_cnndm:temperature=0,device=cpu"),
+    "xsum_greedy": ("xsum", {}, "summarization_xsum:temperature=0,device=cpu"),
 }
 
 HELM_PERTURBATION_NAMES = {
@@ -135,16 +148,42 @@ AUGMENTED: dict[str, tuple[str, list[dict[str, Any]], list[str]]] = {
 perturbations (``protocol: helm``) for HELM's, and the metric categories that add their stats."""
 
 
+GREEDY = {"cnn_dailymail_greedy": "cnn_dailymail", "xsum_greedy": "xsum"}
+"""Keys run at temperature 0 on both sides (HELM's ``temperature=0`` run expander, holistic's
+``temperature: 0``) beside their key at HELM's sampling temperature: the key they share files with.
+HELM's expander keeps the run's name, so HELM runs them in a suite of their own."""
+
+SAMPLED = {"cnn_dailymail": 0.3, "xsum": 0.3}
+"""Keys whose requests sample (temperature > 0): each tool draws its own completions, so their
+prediction agreement and the stats of the completions are named exclusions (``SAMPLED_REASON``);
+instances, prompts, request parameters and prompt token counts are compared."""
+
+
 def base_key(key: str) -> str:
     """The unperturbed scenario key whose files, patches and deviations ``key`` shares."""
+    if key in GREEDY:
+        return GREEDY[key]
     return AUGMENTED[key][0] if key in AUGMENTED else key
 
 
-HELM_NAMES = {"narrative_qa": "narrativeqa"}
+HELM_NAMES = {"narrative_qa": "narrativeqa", "cnn_dailymail": "summarization", "xsum": "summarization"}
 """HELM's ``Scenario.name`` where it is not holistic's (its data and instance-cache folders use it)."""
 
+HELM_PICKLES = {"cnn_dailymail": "cnndm.pk", "xsum": "xsum.pk"}
+"""HELM's preprocessed summarization files, which the harness writes for HELM from its records."""
 
-HELM_SCENARIO_ARGS = {f"msmarco_{track}": {"track": track, "valid_topk": 30} for track in ("regular", "trec")}
+
+def helm_suite(key: str) -> str:
+    """HELM's suite (``runs/<suite>``) of ``key``'s run."""
+    return "conformance-greedy" if key in GREEDY else "conformance"
+
+
+HELM_SCENARIO_ARGS: dict[str, dict[str, Any]] = {
+    **{f"msmarco_{track}": {"track": track, "valid_topk": 30} for track in ("regular", "trec")},
+    # HELM's one summarization scenario, told apart by its dataset
+    "cnn_dailymail": {"dataset_name": "cnn-dm"},
+    "xsum": {"dataset_name": "xsum"},
+}
 """HELM's scenario arguments where they are not holistic's (its instance-cache folder names them)."""
 
 
@@ -221,8 +260,52 @@ DEVIATIONS: dict[str, list[str]] = {
         ]
         for track in ("regular", "trec")
     },
+    **{
+        key: [
+            f"HELM 0.5.16 reads its own preprocessed pickle ({HELM_PICKLES[key]}, downloaded from HELM's bucket) "
+            "instead of the authors' files; holistic never loads a pickle (unpickling runs code). The harness "
+            f"writes small files in the authors' format ({what}) for holistic and, from the same records, the "
+            f"pickle for HELM: a dict of 'train', 'validation' and 'test' lists of rows with {columns}, the rows "
+            f"of the {hub} conversion of those files ({conversion}), in the authors' list order. That HELM's "
+            "own pickle holds exactly those rows, in that order, is taken, not checked: it cannot be had here "
+            "and is not read."
+        ]
+        for key, what, columns, hub, conversion in (
+            (
+                "cnn_dailymail",
+                "url_lists/all_{train,val,test}.txt and {cnn,dailymail}/stories/<sha1(url)>.story, see "
+                "_write_cnn_dailymail",
+                "'article', 'highlights' and 'id' (HELM reads the first two)",
+                "abisee/cnn_dailymail 3.0.0",
+                "each line stripped, ' .' added to a line without a sentence end, the paragraphs joined with "
+                "spaces, the highlights with line breaks",
+            ),
+            (
+                "xsum",
+                "bbc-summary-data/<id>.summary and XSum-TRAINING-DEV-TEST-SPLIT-90-5-5.json, see _write_xsum",
+                "'document', 'summary' and 'id' (HELM reads the first two)",
+                "EdinburghNLP/xsum",
+                "blank and share-button lines left out, RESTBODY the document, FIRST-SENTENCE the summary",
+            ),
+        )
+    },
 }
 """What the harness cannot give HELM exactly as HELM's downloads would: named, never silent."""
+
+NOT_COMPARED: dict[str, list[str]] = {
+    key: [
+        "summarization_coverage, summarization_density, summarization_compression: HELM computes them with "
+        "summ_eval's DataStatsMetric on spaCy en_core_web_sm tokens (its 'summarization' extra), neither of "
+        "which can be installed here, so HELM's process runs without them (see _HELM_MAIN) and reports none; "
+        "holistic's are listed under holistic_only.",
+        "SummaC and BERTScore: HELM computes them only on a GPU device; its core run entries (and these) "
+        "are device=cpu, so neither tool reports them.",
+        "HumanEval-* and QAFactEval: HELM looks them up by deployment and exact summary among the models of "
+        "its own runs, so a model HELM never ran has none; the harness skips their downloads.",
+    ]
+    for key in ("cnn_dailymail", "xsum")
+}
+"""HELM stats of a scenario that no run here can compare, and why (in the report)."""
 
 
 # ---------------------------------------------------------------------------
@@ -705,6 +788,206 @@ _MSMARCO_FILES = tuple(
 """The files HELM's MS MARCO loader reads under ``scenarios/msmarco/data/`` (both tracks)."""
 
 
+_VERBS = ("found", "repaired", "sold", "returned", "painted", "stolen")
+
+
+def _sentences(n: int, seed: int) -> list[str]:
+    """``n`` news sentences of 11 to 15 words, from the harness's names, places and objects."""
+    out = []
+    for k in range(n):
+        m = seed * 31 + k
+        hero, place, thing = NAMES[m % len(NAMES)], PLACES[(m // 3) % len(PLACES)], OBJECTS[(m // 7) % len(OBJECTS)]
+        out.append(f"{hero} said the {thing} was {_VERBS[m % len(_VERBS)]} in {place} on day {m % 28 + 1} this year.")
+    return out
+
+
+def _paragraphs(words: int, seed: int) -> list[str]:
+    """An article of about ``words`` words in paragraphs of two or three sentences; every
+    fourth paragraph is a caption without a final period (as the stories' image captions
+    are), one carries runs of spaces and a tab."""
+    paragraphs: list[str] = []
+    count, k = 0, 0
+    while count < words:
+        if k % 4 == 3:
+            text = (
+                f"{NAMES[(seed + k) % len(NAMES)]} holds the {OBJECTS[k % len(OBJECTS)]} in {PLACES[k % len(PLACES)]}"
+            )
+        else:
+            text = " ".join(_sentences(2 + k % 2, seed * 7 + k))
+        if k == 1:
+            text = text.replace(" said ", "  said\t", 1)
+        paragraphs.append(text)
+        count += len(text.split())
+        k += 1
+    return paragraphs
+
+
+_CNN_WORDS = {
+    "train": (30, 60, 90, 120, 140, 170, 80, 45, 55, 100, 210, 130),
+    "validation": (200, 400, 650, 90),
+    "test": (150, 300, 520, 700, 250, 90, 60, 350),
+}
+"""Article lengths in words: training articles on both sides of HELM's 50-150 word pool, and
+articles longer than its 512-word cut."""
+
+
+def _cnn_records() -> list[tuple[str, str, list[str], list[str]]]:
+    """(split, URL, paragraphs, highlights) of every story the harness writes, in list order."""
+    records = []
+    for split, lengths in _CNN_WORDS.items():
+        for i, words in enumerate(lengths):
+            seed = 100 * len(split) + i
+            site = "www.cnn.com" if i % 2 == 0 else "www.dailymail.co.uk"
+            highlights = [
+                f"{NAMES[(seed + h) % len(NAMES)]} says the {OBJECTS[(seed + h) % len(OBJECTS)]} is back"
+                + ["", ".", "!", " 'for good'"][(i + h) % 4]
+                for h in range(3 + i % 2)
+            ]
+            records.append(
+                (split, f"http://{site}/2015/{split}/{i:02d}/story.html", _paragraphs(words, seed), highlights)
+            )
+    return records
+
+
+_HF_CNN_ENDS = ".!?'`\")\u2019\u201d"
+"""abisee/cnn_dailymail's conversion adds `` .`` to a story line ending in none of these."""
+
+
+def _write_cnn_dailymail(folder: Path) -> None:
+    """abisee/cnn-dailymail's ``url_lists/all_{train,val,test}.txt`` and ``{cnn,dailymail}/stories/
+    <sha1(url)>.story`` files (paragraphs, then ``@highlight`` blocks) for 12 train, 4 val and
+    8 test stories."""
+    lists: dict[str, list[str]] = {}
+    for split, url, paragraphs, highlights in _cnn_records():
+        lists.setdefault({"validation": "val"}.get(split, split), []).append(url)
+        source = "cnn" if "cnn.com" in url else "dailymail"
+        story = "\n\n".join(paragraphs) + "\n\n" + "".join(f"@highlight\n\n{h}\n\n" for h in highlights)
+        target = folder / source / "stories" / (hashlib.sha1(url.encode("utf-8")).hexdigest() + ".story")
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(story, encoding="utf-8")
+    for name, urls in lists.items():
+        (folder / "url_lists").mkdir(parents=True, exist_ok=True)
+        (folder / "url_lists" / f"all_{name}.txt").write_text("".join(u + "\n" for u in urls), encoding="utf-8")
+    for source in ("cnn", "dailymail"):
+        (folder / source / "stories").mkdir(parents=True, exist_ok=True)
+
+
+def _cnn_pickle_rows() -> dict[str, list[dict[str, str]]]:
+    """The same stories as abisee/cnn_dailymail 3.0.0's rows (what HELM's ``cnndm.pk`` is taken
+    to hold): ``article`` the stripped paragraphs joined with spaces, ``highlights`` joined with
+    line breaks, `` .`` added to a line without a sentence end."""
+
+    def ended(line: str) -> str:
+        line = line.strip()
+        return line if line[-1] in _HF_CNN_ENDS else line + " ."
+
+    rows: dict[str, list[dict[str, str]]] = {"train": [], "validation": [], "test": []}
+    for split, url, paragraphs, highlights in _cnn_records():
+        rows[split].append(
+            {
+                "article": " ".join(ended(p) for p in paragraphs),
+                "highlights": "\n".join(ended(h) for h in highlights),
+                "id": hashlib.sha1(url.encode("utf-8")).hexdigest(),
+            }
+        )
+    return rows
+
+
+_XSUM_SHARE = ["Share this with", "Email", "Facebook", "Messenger", "Twitter", "WhatsApp", "Copy this link"]
+_XSUM_ARTICLES = {
+    # (article words, summary words, what HELM's XSum filter sees)
+    "train": (
+        (110, 20, ""),
+        (125, 18, ""),
+        (140, 24, ""),
+        (90, 12, ""),
+        (100, 11, ""),
+        (80, 8, ""),  # a summary of 10 words or fewer
+        (60, 24, ""),  # a summary longer than a fifth of the article
+        (120, 20, "Media playback is unsupported on your device"),
+        (130, 19, "Last updated at 12:00 GMT"),
+        (30, 20, ""),
+        (170, 20, ""),
+        (115, 21, ""),
+    ),
+    "validation": ((200, 20, ""), (560, 23, ""), (95, 17, "")),
+    "test": (
+        (150, 20, ""),
+        (300, 21, ""),
+        (530, 22, ""),
+        (250, 19, ""),
+        (90, 18, ""),
+        (60, 9, ""),
+        (340, 24, ""),
+        (120, 20, ""),
+        (410, 16, ""),
+    ),
+}
+
+
+def _xsum_records() -> list[tuple[str, str, str, str, list[str], bool]]:
+    """(split, id, title, summary, body lines, share lines written) of every article, in split-file order."""
+    records = []
+    for split, articles in _XSUM_ARTICLES.items():
+        for i, (words, summary_words, marker) in enumerate(articles):
+            seed = 1000 + 100 * len(split) + i
+            body = [p for p in _paragraphs(words, seed)]
+            if marker:
+                body.insert(1, marker)
+            summary = " ".join(" ".join(_sentences(3, seed + 5)).split()[:summary_words]).rstrip(".") + "."
+            doc_id = f"{3 + len(split)}{seed:07d}"
+            records.append(
+                (
+                    split,
+                    doc_id,
+                    f"{NAMES[i % len(NAMES)]} and the {OBJECTS[i % len(OBJECTS)]}",
+                    summary,
+                    body,
+                    i % 3 == 1,
+                )
+            )
+    return records
+
+
+def _write_xsum(folder: Path) -> None:
+    """EdinburghNLP/XSum's ``bbc-summary-data/<id>.summary`` files (``[SN]URL``, ``TITLE``,
+    ``FIRST-SENTENCE``, ``RESTBODY``; some with the page's share-button lines) and its split file,
+    for 12 train, 3 validation and 9 test articles; the split file also lists a test id whose
+    file is missing (as a few of the real list's are)."""
+    splits: dict[str, list[str]] = {"train": [], "validation": [], "test": []}
+    data = folder / "bbc-summary-data"
+    data.mkdir(parents=True, exist_ok=True)
+    for split, doc_id, title, summary, body, share in _xsum_records():
+        splits[split].append(doc_id)
+        lines = body[:1] + (_XSUM_SHARE if share else []) + body[1:]
+        text = (
+            f"[SN]URL[SN]\nhttp://www.bbc.co.uk/news/{doc_id}\n\n[SN]TITLE[SN]\n{title}\n\n"
+            f"[SN]FIRST-SENTENCE[SN]\n{summary}\n\n[SN]RESTBODY[SN]\n" + "\n".join(lines) + "\n"
+        )
+        (data / f"{doc_id}.summary").write_text(text, encoding="utf-8")
+    splits["test"].insert(3, "39999999")
+    (folder / "XSum-TRAINING-DEV-TEST-SPLIT-90-5-5.json").write_text(json.dumps(splits), encoding="utf-8")
+
+
+def _xsum_pickle_rows() -> dict[str, list[dict[str, str]]]:
+    """The same articles as EdinburghNLP/xsum's rows (what HELM's ``xsum.pk`` is taken to hold):
+    ``document`` the body's lines without the share-button lines, ``summary``, ``id``."""
+    rows: dict[str, list[dict[str, str]]] = {"train": [], "validation": [], "test": []}
+    for split, doc_id, _title, summary, body, _share in _xsum_records():
+        rows[split].append({"document": "\n".join(body), "summary": summary, "id": doc_id})
+    return rows
+
+
+def _write_helm_pickle(target: Path, rows: dict[str, list[dict[str, str]]]) -> None:
+    """HELM's preprocessed summarization file: the rows per split, pickled (HELM unpickles it;
+    holistic never reads it)."""
+    import pickle
+
+    target.parent.mkdir(parents=True, exist_ok=True)
+    with target.open("wb") as fh:
+        pickle.dump(rows, fh, protocol=4)
+
+
 WRITTEN = {
     "narrative_qa": _write_narrative_qa,
     "quac": _write_quac,
@@ -715,6 +998,8 @@ WRITTEN = {
     "natural_qa_openbook_longans": _write_natural_qa,
     "msmarco_regular": _write_msmarco,
     "msmarco_trec": _write_msmarco,
+    "cnn_dailymail": _write_cnn_dailymail,
+    "xsum": _write_xsum,
 }
 """Scenarios whose data is not here: the files the harness writes in the authors' format."""
 
@@ -822,6 +1107,9 @@ def prepare_helm_instances(key: str, out: Path, data_root: Path, helm_python: Pa
         shutil.copyfile(
             data_root / "civil_comments" / "all_data_with_identities.csv", folder / "wilds_civil_comments.csv"
         )
+    elif key in HELM_PICKLES:
+        rows = _cnn_pickle_rows() if key == "cnn_dailymail" else _xsum_pickle_rows()
+        _write_helm_pickle(data / HELM_PICKLES[key], rows)
     elif key == "raft":
         sys.path.insert(0, str(ROOT))
         from holistic.scenarios.raft import FIELD_ORDERING, TASK_INSTRUCTIONS
@@ -846,6 +1134,8 @@ def helm_patches(key: str, data_root: Path) -> dict[str, Any]:
                 }
             }
         }
+    if key in HELM_PICKLES:
+        return {"summarization": True}
     return {}
 
 
@@ -867,6 +1157,31 @@ if "raft" in patches:
         return datasets.Dataset.from_list(rows, features=datasets.Features(features))
 
     datasets.load_dataset = load_dataset
+if "summarization" in patches:
+    import types
+    import spacy.cli
+
+    # Nothing here installs en_core_web_sm, summ_eval or bert_score (HELM's "summarization"
+    # extra). BERTScore and SummaC run only on a GPU device (device=cpu here); summ_eval's
+    # coverage, density and compression are not computed (named in NOT_COMPARED).
+    spacy.cli.download = lambda *args, **kwargs: None
+    bert_score = types.ModuleType("bert_score")
+    bert_score.BERTScorer = None
+    stats = types.ModuleType("summ_eval.data_stats_metric")
+    stats.DataStatsMetric = type("DataStatsMetric", (), {})
+    sys.modules.update({"bert_score": bert_score, "summ_eval": types.ModuleType("summ_eval"),
+                        "summ_eval.data_stats_metric": stats})
+    from helm.benchmark.metrics import summarization_metrics as sm
+
+    def no_scores(self, eval_cache_path):
+        # HELM's human-evaluation and QAFactEval scores are looked up by the deployment's name
+        # and the exact summary, for the models of HELM's own runs: a model HELM never ran has
+        # none (HELM's lookup misses and it reports no stat), so they are not downloaded.
+        raise ValueError("no scores for this model")
+
+    sm.SummarizationMetric._load_humaneval = no_scores
+    sm.SummarizationMetric._load_qafacteval = lambda self, path: setattr(self, "qa_fact_eval", {})
+    sm.SummarizationMetric._compute_data_stats = lambda self, inp, pred: {}
 from helm.benchmark.run import main
 sys.exit(main())
 """
@@ -916,7 +1231,7 @@ def run_helm(
             "--run-entries",
             entry,
             "--suite",
-            "conformance",
+            helm_suite(key),
             "--max-eval-instances",
             str(n),
             "--num-train-trials",
@@ -954,7 +1269,7 @@ def run_helm(
 
 def _helm_run_dir(out: Path, key: str) -> Path | None:
     """HELM's finished run folder for ``key`` (its stats written), or ``None``."""
-    base = out / "runs" / "conformance"
+    base = out / "runs" / helm_suite(key)
     for path in sorted(base.glob("*")) if base.is_dir() else ():
         if (
             _entry_matches(path.name, key)
@@ -970,7 +1285,8 @@ def _entry_matches(run_dir: str, key: str) -> bool:
     its scenario and every argument, so that HellaSwag's ``commonsense`` run is not OpenBookQA's."""
     # HELM names a run "mmlu:subject=anatomy,...,model=..." or, for a scenario without
     # arguments, "boolq,data_augmentation=robustness:model=..."
-    name, *args = re.split("[:,]", SCENARIOS[key][2])
+    # HELM's temperature run expander keeps the run's name: a GREEDY key's run has its base's name
+    name, *args = re.split("[:,]", SCENARIOS[GREEDY.get(key, key)][2])
     their_name, *theirs = re.split("[:,]", run_dir)
     return their_name == name and set(args) == {a for a in theirs if not a.startswith("model=")}
 
@@ -989,6 +1305,7 @@ def run_holistic(key: str, out: Path, data_root: Path, n: int, trials: int) -> P
                 "num_train_trials": trials,
                 "metrics": ["accuracy", "calibration", "efficiency", "bias", *AUGMENTED.get(key, ("", [], []))[2]],
                 "perturbations": AUGMENTED.get(key, ("", [], []))[1],
+                **({"adaptation": {"temperature": 0}} if key in GREEDY else {}),
             }
         ],
     }
@@ -1042,9 +1359,11 @@ def helm_cached_instances(out: Path, key: str) -> list[dict[str, Any]]:
 def _helm_cache_folder(out: Path, key: str) -> Path | None:
     """HELM's instance-cache folder for ``key`` (``<scenario>:<args>``), if it has one."""
     name, args = helm_name(key), HELM_SCENARIO_ARGS.get(base_key(key), SCENARIOS[key][1])
+    wanted = [f"{k}={v}" for k, v in args.items()]
     base = out / "scenario_instances"
     for folder in sorted(base.iterdir()) if base.is_dir() else ():
-        if folder.name.split(":")[0] == name and all(f"{k}={v}" in folder.name for k, v in args.items()):
+        their_name, _, their_args = folder.name.partition(":")
+        if their_name == name and all(a in their_args.split(",") for a in wanted):
             return folder
     return None
 
@@ -1238,7 +1557,8 @@ def compare(key: str, helm_dir: Path, ours_dir: Path, data_root: Path) -> dict[s
     n = len(states)
     met = {
         "prompts_identical": prompts == n,
-        "prediction_agreement": agree >= TARGET_AGREEMENT * predictions,
+        # sampled completions are each tool's own draw (SAMPLED_REASON): reported, not a target
+        "prediction_agreement": key in SAMPLED or agree >= TARGET_AGREEMENT * predictions,
         "metric_abs_delta": all(d <= TARGET_DELTA for d in deltas.values()),
         "same_sample": not missing,
         "same_instances": instances["identical"] == instances["helm"] == instances["holistic"],
@@ -1252,10 +1572,12 @@ def compare(key: str, helm_dir: Path, ours_dir: Path, data_root: Path) -> dict[s
         "missing_in_holistic": missing,
         "loader": instances,
         "deviations": DEVIATIONS.get(base_key(key), []),
+        "not_compared": NOT_COMPARED.get(base_key(key), []),
         "prompts_identical": prompts,
         "request_params_identical": params,
         "prediction_agreement": agree,
         "predictions": predictions,
+        "prediction_agreement_excluded": SAMPLED_REASON if key in SAMPLED else None,
         "metric_abs_delta": deltas,
         "excluded_metrics": excluded,
         # Ranking: HELM's own answers scored by holistic's ranking metric, against HELM's stats.
@@ -1342,13 +1664,23 @@ _POOLED = (
 EXCLUDED_FOR = {f"msmarco_{track}": {"num_prompt_tokens": _POOLED} for track in ("regular", "trec")}
 """Shared metrics not held to the target on one scenario key, each with its reason."""
 
+SAMPLED_REASON = (
+    "the requests sample (HELM's summarization runs use temperature 0.3): HELM's Hugging Face client draws "
+    "with torch's generator, holistic's engine with its own, so the completions and every stat computed from "
+    "them differ by chance; the same runs at temperature 0 (the *_greedy keys) compare them"
+)
+_PROMPT_STATS = ("num_prompt_tokens",)
+"""The stats of a sampled run that depend on the prompt alone, so still compared."""
 
-def excluded_reason(key: str, scenario: str = "") -> str | None:
-    """Why the shared metric ``key`` (``name[split]``) of ``scenario`` (a harness key) is not held
-    to the target, or ``None`` when it is."""
+
+def excluded_reason(key: str, scenario_key: str = "") -> str | None:
+    """Why the shared metric ``key`` (``name[split]``) of ``scenario_key``'s run (a harness key) is not
+    held to the target, or ``None`` when it is."""
     name = key.split("[")[0]
-    if name in EXCLUDED_FOR.get(scenario, {}):
-        return EXCLUDED_FOR[scenario][name]
+    if name in EXCLUDED_FOR.get(scenario_key, {}):
+        return EXCLUDED_FOR[scenario_key][name]
+    if scenario_key in SAMPLED and name not in _PROMPT_STATS:
+        return SAMPLED_REASON
     if name in EXCLUDED:
         return EXCLUDED[name]
     if name.startswith(_CALIBRATION):
@@ -1426,7 +1758,7 @@ def write_golden(key: str, helm_dir: Path, data_root: Path, target: Path, k: int
     per_instance = json.loads((helm_dir / "per_instance_stats.json").read_text())
     keep = list(dict.fromkeys(s["instance"]["id"] for s in states))[:k]
     # HELM lists an instance once per metric that scored it (MS MARCO: its ranking metric, then
-    # the reference metric): their stats are merged.
+    # the reference metric; summarization: SummarizationMetric's, then BasicMetric's): their stats are merged.
     stats: dict[str, dict[str, float]] = {}
     for p in per_instance:
         if p["instance_id"] in keep and p.get("train_trial_index", 0) == 0:
@@ -1565,7 +1897,7 @@ def main(argv: list[str] | None = None) -> int:
     for key in args.scenarios:
         root = scenario_data_root(key, data_root, work)
         if args.compare_only:
-            helm_dir = next(p for p in (helm_out / "runs" / "conformance").iterdir() if _entry_matches(p.name, key))
+            helm_dir = next(p for p in (helm_out / "runs" / helm_suite(key)).iterdir() if _entry_matches(p.name, key))
             ours_dir = sorted((ours_out / f"conformance-{key}" / "runs").glob("*"))[0]
         else:
             if _helm_run_dir(helm_out, key) is None:
@@ -1586,7 +1918,7 @@ def main(argv: list[str] | None = None) -> int:
             ours_dir = run_holistic(key, ours_out, root, args.max_eval_instances, args.num_train_trials)
         result = compare(key, helm_dir, ours_dir, root)
         results.append(result)
-        if args.golden and key not in AUGMENTED:  # perturbed variants have their own goldens
+        if args.golden and key not in AUGMENTED and key not in GREEDY:  # perturbed variants have their own goldens
             write_golden(key, helm_dir, root, args.golden, args.golden_instances)
         print(format_row(result), flush=True)
 
@@ -1613,7 +1945,8 @@ def format_row(r: dict[str, Any]) -> str:
             else ""
         )
         + "".join(
-            f"; excluded {name} (HELM {e['helm']:.4f}, holistic {e['holistic']:.4f}: see EXCLUDED)"
+            f"; excluded {name} (HELM {e['helm']:.4f}, holistic {e['holistic']:.4f}: "
+            f"see {'SAMPLED' if e['reason'] == SAMPLED_REASON else 'EXCLUDED'})"
             for name, e in r["excluded_metrics"].items()
         )
         + ("" if all(r["targets_met"].values()) else f"; TARGETS NOT MET: {r['targets_met']}")

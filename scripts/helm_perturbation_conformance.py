@@ -48,11 +48,10 @@ import helm_conformance as hc
 
 ROOT = hc.ROOT
 SCENARIOS = {"mmlu": hc.SCENARIOS["mmlu"], "boolq": hc.SCENARIOS["boolq"]}
-"""Where HELM's perturbations are compared: MMLU anatomy through HELM's own loader (HELM's ids,
-``id<n>``), and BoolQ, whose passages have the names and pronouns anatomy questions lack,
-given to HELM through its instance cache (``helm_conformance.prepare_helm_instances``:
-holistic's instances and ids, so HELM seeds those variants with holistic's ids)."""
-HELM_IDS = {"mmlu": True, "boolq": False}
+"""Where HELM's perturbations are compared, each read by HELM's own loader from the files
+``helm_conformance.prepare_helm_instances`` places (HELM's ids, ``id<n>``, seed the variants):
+MMLU anatomy, and BoolQ, whose passages have the names and pronouns anatomy questions lack."""
+HELM_IDS = {"mmlu": True, "boolq": True}
 MAX_EVAL = {"mmlu": 40, "boolq": 20}
 """Evaluation instances HELM samples per scenario (``--max-eval-instances`` overrides)."""
 """Whether HELM's runner gave the instances its own ids (``id<n>``) there."""
@@ -387,15 +386,22 @@ def _adapter(key: str) -> Any:
     return run.adapter
 
 
-def compare(augmentation: str, helm: dict[str, Any], ours: dict[tuple[str, str], dict[str, Any]]) -> dict[str, Any]:
+def compare(
+    augmentation: str, helm: dict[str, Any], ours: dict[tuple[str, str], dict[str, Any]], scenario: str = ""
+) -> dict[str, Any]:
     theirs = {(v["id"], v["perturbation"]): v for v in helm["variants"]}
+
+    def refs(rows: list[list[Any]]) -> list[list[Any]]:
+        # HELM's BoolQ loader gives the correct reference only; holistic lists every label
+        return [r for r in rows if "correct" in r[1]] if scenario in hc._CORRECT_ONLY else rows
+
     same_input = same_refs = same_prompt = 0
     for key, h in theirs.items():
         mine = ours.get(key)
         if mine is None:
             continue
         same_input += mine["input"] == h["input"]
-        same_refs += mine["references"] == h["references"]
+        same_refs += refs(mine["references"]) == refs(h["references"])
         same_prompt += mine["prompt"] == h["prompt"]
     return {
         "augmentation": augmentation,
@@ -441,7 +447,8 @@ def main(argv: list[str] | None = None) -> int:
         hc.write_prod_env(work / "prod_env", converted_gguf_dir(embedded_gguf_path()))
         place_helm_resources(out, data_root)
         for key in args.scenarios:
-            hc.prepare_helm_instances(key, out, data_root, helm_python)
+            # the files both read: the authors' (MMLU) or written in their format (BoolQ)
+            hc.prepare_helm_instances(key, out, hc.scenario_data_root(key, data_root, work), helm_python)
             n = args.max_eval_instances or MAX_EVAL[key]
             run_helm_dry(out, helm_python, work / "prod_env", key, n, args.augmentations)
         run_helm_direct(out, helm_python, args.augmentations)
@@ -449,7 +456,8 @@ def main(argv: list[str] | None = None) -> int:
     results = []
     for key in args.scenarios:
         n = args.max_eval_instances or MAX_EVAL[key]
-        results += compare_scenario(key, out, data_root, args.augmentations, n, args.golden)
+        root = hc.scenario_data_root(key, data_root, work)
+        results += compare_scenario(key, out, root, args.augmentations, n, args.golden)
     results += compare_crafted(out, data_root, args.augmentations, args.golden)
     print()
     print(format_table(results))
@@ -495,7 +503,7 @@ def compare_scenario(
         first = first or helm
         originals = [by_id[i] for i in helm["originals"]]
         ours = holistic_variants(key, originals, train, AUGMENTATIONS[augmentation], data_root)
-        result = {"scenario": key, **compare(augmentation, helm, ours)}
+        result = {"scenario": key, **compare(augmentation, helm, ours, key)}
         results.append(result)
         print(format_row(result), flush=True)
         golden[augmentation] = {

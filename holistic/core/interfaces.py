@@ -23,6 +23,7 @@ from holistic.core.types import (
     Message,
     ModelDeployment,
     PerInstanceStat,
+    PerturbationSpec,
     Request,
     RequestResult,
     Stat,
@@ -122,6 +123,24 @@ class ScenarioProof:
 
 
 @dataclass(frozen=True)
+class PerturbationProof:
+    """A perturbation (with these arguments) compared variant by variant with HELM's on a scenario:
+    the golden file HELM's runner made on HELM's own instance ids, and the augmentation it holds
+    it under. Declared on the scenario (``ScenarioInfo.helm_perturbation_proofs``)."""
+
+    scenario: str
+    name: str
+    args: Mapping[str, Any] = field(default_factory=dict)
+    golden: str = "perturbations_mmlu.json"
+    augmentation: str = ""
+    """HELM's ``data_augmentation`` the golden file holds it under."""
+
+    def matches(self, scenario: str, spec: PerturbationSpec) -> bool:
+        """Whether ``spec`` on ``scenario`` is this one."""
+        return scenario == self.scenario and spec.name == self.name and dict(spec.args_dict) == dict(self.args)
+
+
+@dataclass(frozen=True)
 class HelmCounterpart:
     """The HELM scenario class a scenario reproduces, so that ``helm-import`` files HELM's
     runs of it under the scenario's own name and argument names."""
@@ -170,6 +189,8 @@ class ScenarioInfo:
     helm_proof: ScenarioProof | None = None
     """The golden test comparing the scenario with HELM under ``protocol: helm`` (``None``:
     HELM never compared)."""
+    helm_perturbation_proofs: tuple[PerturbationProof, ...] = ()
+    """The perturbations compared variant by variant with HELM's on this scenario (golden + test)."""
     helm_counterpart: HelmCounterpart | None = None
     """The HELM scenario this one reproduces (``None``: HELM has none, or holistic's differs)."""
 

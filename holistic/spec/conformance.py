@@ -5,8 +5,9 @@ only where a golden file made by HELM itself, and a test checking holistic again
 CI, cover both the run's scenario and every one of its perturbations (with these
 arguments); otherwise the run's conformance is only **claimed**, and :func:`conformance`
 says what was never compared or what differs. Each scenario declares its own proof
-(``ScenarioInfo.helm_proof``, read from the scenario registry by :func:`scenario_proof`);
-:data:`PERTURBATION_PROOFS` declares the perturbations'. ``tests/spec/test_conformance_table.py``
+(``ScenarioInfo.helm_proof``, read from the scenario registry by :func:`scenario_proof`),
+and its perturbations' (``ScenarioInfo.helm_perturbation_proofs``, read by
+:func:`perturbation_proofs`). ``tests/spec/test_conformance_table.py``
 keeps both in sync with the golden files under ``tests/conformance/``.
 
 ``--plan``, every run's ``run_spec.json`` (``helm_conformance``) and the site's run page
@@ -17,30 +18,15 @@ here: :class:`holistic.perturbations.helm_base.Deviation`) gets a warning in ``-
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
-from holistic.core.interfaces import ScenarioProof
+from holistic.core.interfaces import PerturbationProof, ScenarioProof
 from holistic.core.types import PerturbationSpec, RunSpec
 
 PROVEN = "proven"
 CLAIMED = "claimed"
 NOT_CLAIMED = "not claimed"
-
-
-@dataclass(frozen=True)
-class PerturbationProof:
-    """A perturbation (with these arguments) compared variant by variant with HELM's on a scenario."""
-
-    scenario: str
-    name: str
-    args: Mapping[str, Any] = field(default_factory=dict)
-    golden: str = "perturbations_mmlu.json"
-    augmentation: str = ""
-    """HELM's ``data_augmentation`` the golden file holds it under."""
-
-    def matches(self, scenario: str, spec: PerturbationSpec) -> bool:
-        return scenario == self.scenario and spec.name == self.name and dict(spec.args_dict) == dict(self.args)
 
 
 _PERTURBATION_TEST = "tests/conformance/test_perturbations_golden_helm.py"
@@ -64,24 +50,11 @@ def scenario_proofs() -> dict[str, ScenarioProof]:
     return {name: proof for name, proof in found.items() if proof is not None}
 
 
-PERTURBATION_PROOFS: tuple[PerturbationProof, ...] = (
-    PerturbationProof("mmlu", "mild_mix", {}, augmentation="robustness"),
-    PerturbationProof("mmlu", "misspellings", {"prob": 0.2}, augmentation="misspelling_medium"),
-    PerturbationProof("mmlu", "typos", {"prob": 0.1}, augmentation="typo_easy"),
-    PerturbationProof("mmlu", "lowercase", {}, augmentation="lower"),
-    PerturbationProof("mmlu", "contractions", {}, augmentation="contract"),
-    PerturbationProof("mmlu", "expansions", {}, augmentation="contract"),
-    PerturbationProof("mmlu", "whitespace", {"max_spaces": 3}, augmentation="space"),
-    PerturbationProof("mmlu", "dialect", {"prob": 1.0}, augmentation="dialect_deterministic"),
-    PerturbationProof("mmlu", "gender", {"mode": "terms", "prob": 1.0}, augmentation="gender_terms_deterministic"),
-    PerturbationProof(
-        "mmlu", "gender", {"mode": "pronouns", "prob": 1.0}, augmentation="gender_pronouns_deterministic"
-    ),
-)
-"""Perturbations whose HELM variants and prompts holistic reproduces on a scenario (golden + test).
+def perturbation_proofs() -> tuple[PerturbationProof, ...]:
+    """Every perturbation proof the registered scenarios declare (``ScenarioInfo.helm_perturbation_proofs``)."""
+    from holistic.scenarios.registry import SCENARIOS
 
-``person_names`` and ``synonyms`` are absent on purpose: both carry a named deviation
-(HELM's name list and HELM's WordNet export cannot be had), so they cannot be proven."""
+    return tuple(p for name in SCENARIOS.names() for p in SCENARIOS.get(name).info.helm_perturbation_proofs)
 
 
 @dataclass(frozen=True)
@@ -147,11 +120,12 @@ def conformance(run: RunSpec) -> Conformance:
             deviations.append(deviation)
             reasons.append(deviation)
             continue
-        found = next((p for p in PERTURBATION_PROOFS if p.matches(scenario, spec)), None)
+        proofs = perturbation_proofs()
+        found = next((p for p in proofs if p.matches(scenario, spec)), None)
         if found is not None:
             evidence.append(f"{found.golden} ({found.augmentation})")
             continue
-        elsewhere = [p for p in PERTURBATION_PROOFS if p.name == spec.name]
+        elsewhere = [p for p in proofs if p.name == spec.name]
         shown = _show(spec)
         if elsewhere:
             compared = ", ".join(f"{p.scenario} with {_show_args(p.args)}" for p in elsewhere)

@@ -15,7 +15,8 @@ instances and scores are HELM's own:
   suffixes, ``max_tokens``, ``temperature``, ``stop_sequences``, ``num_outputs``,
   ``top_k_logprobs``) must keep the scenario's HELM values, and ``method`` may only
   switch between multiple-choice methods where the scenario is multiple choice (HELM's
-  ``method=`` run-spec argument).
+  ``method=`` run-spec argument); ``temperature`` is free on the summarization scenarios,
+  whose HELM run specs take it as an argument (``summarization_cnndm:temperature=0.3``).
 
 Sizes HELM also lets a user choose (``max_train_instances``, ``num_train_trials``,
 ``max_eval_instances``, ``seed``) are free. Under ``holistic`` anything goes, and the
@@ -70,6 +71,9 @@ HELM_PROMPT_FIELDS = (
 )
 """Fields a HELM scenario's own adapter fixes under ``helm``."""
 
+HELM_TEMPERATURE_ARG_TASKS = ("summarization",)
+"""Tasks whose HELM run specs take ``temperature`` as an argument: free under ``helm``."""
+
 _MULTIPLE_CHOICE = ("multiple_choice_joint", "multiple_choice_separate_original", "multiple_choice_separate_calibrated")
 
 
@@ -104,6 +108,8 @@ def check_protocol(
         both_choice = value in _MULTIPLE_CHOICE and helm_method in _MULTIPLE_CHOICE
         if field == "method" and value != helm_method and not both_choice:
             return field, f"method {_show(value)} departs from HELM's run spec (HELM: {_show(helm_method)})"
+        if field == "temperature" and info.task in HELM_TEMPERATURE_ARG_TASKS:
+            continue
         if field in HELM_PROMPT_FIELDS:
             helm_value = recommended.get(field, getattr(AdapterSpec(), field))
             if _plain(value) != _plain(helm_value):

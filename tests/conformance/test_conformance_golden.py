@@ -162,6 +162,8 @@ def test_golden_files_exist() -> None:
         "civil_comments",
         "msmarco_regular",
         "msmarco_trec",
+        "cnn_dailymail",
+        "xsum",
     } <= {p.stem for p in GOLDEN}
 
 

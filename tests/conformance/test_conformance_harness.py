@@ -57,3 +57,39 @@ def test_a_separate_scoring_request_is_compared_as_the_text_helm_echoes() -> Non
     row = {"prompt": "Kyoto. ", "continuation": " walks.", "kind": "loglikelihood"}
     assert harness.sent_text(row) == "Kyoto.  walks."
     assert harness.sent_text({**row, "kind": "generate", "continuation": ""}) == "Kyoto. "
+
+
+def test_summarization_runs_at_temperature_0_are_told_from_the_sampled_ones() -> None:
+    """HELM's temperature run expander keeps the run's name: the greedy run is found in a suite
+    of its own, under its base's name, and the sampled run's completions are not a target."""
+    harness = _harness()
+    name = "summarization_cnndm:temperature=0.3,device=cpu,model=holistic_smollm2-135m-instruct"
+    matching = [key for key in harness.SCENARIOS if harness._entry_matches(name, key)]
+    assert matching == ["cnn_dailymail", "cnn_dailymail_greedy"]
+    assert (harness.helm_suite("cnn_dailymail"), harness.helm_suite("cnn_dailymail_greedy")) == (
+        "conformance",
+        "conformance-greedy",
+    )
+    assert harness.base_key("xsum_greedy") == "xsum"
+    assert harness.excluded_reason("rouge_2[test]", "cnn_dailymail") == harness.SAMPLED_REASON
+    assert harness.excluded_reason("num_prompt_tokens[test]", "cnn_dailymail") is None
+    assert harness.excluded_reason("rouge_2[test]", "cnn_dailymail_greedy") is None
+
+
+def test_the_pickle_for_helm_holds_the_records_of_the_authors_files(tmp_path: Path) -> None:
+    """The rows the harness pickles for HELM are its records' (as the Hugging Face conversion
+    makes them), split by split and in the authors' list order."""
+    harness = _harness()
+    harness._write_cnn_dailymail(tmp_path / "cnn")
+    rows = harness._cnn_pickle_rows()
+    for split, name in (("train", "train"), ("validation", "val"), ("test", "test")):
+        urls = (tmp_path / "cnn" / "url_lists" / f"all_{name}.txt").read_text(encoding="utf-8").split()
+        assert [r["id"] for r in rows[split]] == [harness.hashlib.sha1(u.encode()).hexdigest() for u in urls]
+    assert any(" ." in r["highlights"] for r in rows["test"]) and all("\n" in r["highlights"] for r in rows["test"])
+    harness._write_xsum(tmp_path / "xsum")
+    xsum = harness._xsum_pickle_rows()
+    split_file = (tmp_path / "xsum" / "XSum-TRAINING-DEV-TEST-SPLIT-90-5-5.json").read_text(encoding="utf-8")
+    listed = harness.json.loads(split_file)
+    assert [r["id"] for r in xsum["train"]] == listed["train"]
+    assert [r["id"] for r in xsum["test"]] == [i for i in listed["test"] if i != "39999999"]
+    assert not any("Share this with" in r["document"] for split in xsum.values() for r in split)

@@ -422,48 +422,87 @@ def test_msmarco_regular_and_trec(offline_ctx: ScenarioContext) -> None:
     ]
 
 
-def test_cnn_dailymail_stories_and_url_lists(offline_ctx: ScenarioContext) -> None:
+def _words(n: int, word: str = "word") -> str:
+    return " ".join(f"{word}{k}" for k in range(n))
+
+
+def test_cnn_dailymail_stories_make_helms_instances(offline_ctx: ScenarioContext) -> None:
+    """HELM's instances of abisee/cnn_dailymail's rows: `` .`` after a line without a sentence
+    end, whitespace made single spaces, articles cut to 512 words, training articles of 50 to
+    150 words only, validation and test both evaluated, in the lists' order."""
     root = _folder(offline_ctx, "cnn_dailymail")
-    urls = {split: [f"http://cnn.com/{split}/{i}" for i in range(3)] for split in ("train", "val", "test")}
-    for split, items in urls.items():
+    articles = {
+        "train": [f"{_words(30)}\n\nA caption", _words(49), _words(151), f"{_words(60)}  and\tmore."],
+        "val": [_words(20) + "."],
+        "test": [_words(600, "w"), "Short one!\n\nImage caption"],
+    }
+    for split, texts in articles.items():
+        urls = [f"http://cnn.com/{split}/{i}" for i in range(len(texts))]
         (root / "url_lists").mkdir(exist_ok=True)
-        (root / "url_lists" / f"all_{split}.txt").write_text("\n".join(items) + "\n", encoding="utf-8")
+        (root / "url_lists" / f"all_{split}.txt").write_text("\n".join(urls) + "\n", encoding="utf-8")
         for source in ("cnn", "dailymail"):
             (root / source / "stories").mkdir(parents=True, exist_ok=True)
-        for i, url in enumerate(items):
+        for i, (url, text) in enumerate(zip(urls, texts, strict=True)):
             name = hashlib.sha1(url.encode()).hexdigest() + ".story"
             folder = root / ("cnn" if i % 2 == 0 else "dailymail") / "stories"
             (folder / name).write_text(
-                f"First para {i}.\n\nSecond para.\n\n@highlight\n\nPoint one\n\n@highlight\n\nPoint two.\n",
-                encoding="utf-8",
+                f"{text}\n\n@highlight\n\nPoint one\n\n@highlight\n\n Point two. \n", encoding="utf-8"
             )
     instances = _load(offline_ctx, "cnn_dailymail")
-    assert Counter(i.split for i in instances) == {"train": 3, "test": 3}
-    inst = instances[-1]
-    assert inst.input == "First para 2.\nSecond para."
-    assert inst.references[0].output == "Point one. Point two."
+    assert [(i.split, len(i.input.split())) for i in instances] == [
+        # 30 words, " .", a caption and its " .": 34 words, out of the pool; 49 and " .": 50, in it
+        ("train", 50),
+        ("train", 62),
+        ("valid", 20),
+        ("test", 512),
+        ("test", 5),
+    ]
+    assert instances[0].input == _words(49) + " ."
+    assert instances[1].input == _words(60) + " and more."
+    assert instances[-1].input == "Short one! Image caption ."
+    assert [r.output for r in instances[-1].references] == ["Point one . Point two."]
+    assert instances[-1].metadata == {"source": "dailymail", "url": "http://cnn.com/test/1"}
     (root / "url_lists" / "all_test.txt").write_text("http://cnn.com/missing\n", encoding="utf-8")
     with pytest.raises(DataSourceError, match=r"no story file for http://cnn\.com/missing"):
         _load(offline_ctx, "cnn_dailymail")
 
 
-def test_xsum_summary_files(offline_ctx: ScenarioContext) -> None:
+def test_xsum_summary_files_make_helms_instances(offline_ctx: ScenarioContext) -> None:
+    """EdinburghNLP/xsum's rows (share-button and blank lines left out), then HELM's instances:
+    its training filter (length, BBC video pages, short or long summaries), articles cut to
+    512 words, validation and test evaluated, split-file order, a listed id without a file skipped."""
     root = _folder(offline_ctx, "xsum")
     (root / "bbc-summary-data").mkdir()
-    for doc in ("101", "102", "201"):
+    summary = _words(12, "s")
+    docs = {
+        "101": (_words(100), summary),
+        "102": (_words(40), summary),  # under 50 words
+        "103": (_words(100) + "\nMedia playback is unsupported on your device", summary),
+        "104": (_words(100), _words(10, "s")),  # a summary of 10 words or fewer
+        "105": (_words(55), summary),  # a summary over a fifth of the article
+        "106": (_words(60) + "\nShare this with\nEmail\n\nTwitter\n" + _words(60, "x"), summary),
+        "201": (_words(20), "Short."),
+        "301": (_words(700), "Test summary."),
+    }
+    for doc, (body, first) in docs.items():
         (root / "bbc-summary-data" / f"{doc}.summary").write_text(
-            f"[SN]URL[SN]\nhttp://bbc.co.uk/{doc}\n\n[SN]TITLE[SN]\nTitle {doc}\n\n[SN]FIRST-SENTENCE[SN]\nSummary {doc}.\n\n"
-            f"[SN]RESTBODY[SN]\nBody of {doc}.\nMore body.\n",
+            f"[SN]URL[SN]\nhttp://bbc.co.uk/{doc}\n\n[SN]TITLE[SN]\nTitle {doc}\n\n[SN]FIRST-SENTENCE[SN]\n{first}\n\n"
+            f"[SN]RESTBODY[SN]\n{body}\n",
             encoding="utf-8",
         )
-    (root / "XSum-TRAINING-DEV-TEST-SPLIT-90-5-5.json").write_text(
-        json.dumps({"train": ["101", "102"], "validation": [], "test": ["201", "999"]}), encoding="utf-8"
-    )
+    splits = {"train": [f"10{k}" for k in range(1, 7)], "validation": ["201"], "test": ["999", "301"]}
+    (root / "XSum-TRAINING-DEV-TEST-SPLIT-90-5-5.json").write_text(json.dumps(splits), encoding="utf-8")
     instances = _load(offline_ctx, "xsum")
-    assert [(i.id, i.split) for i in instances] == [("101", "train"), ("102", "train"), ("201", "test")]
-    assert instances[2].input == "Body of 201.\nMore body."
-    assert instances[2].references[0].output == "Summary 201."
-    assert instances[2].metadata["title"] == "Title 201"
+    assert [(i.id, i.split) for i in instances] == [
+        ("101", "train"),
+        ("106", "train"),
+        ("201", "valid"),
+        ("301", "test"),
+    ]
+    assert instances[1].input == _words(60) + " " + _words(60, "x")
+    assert instances[2].input == _words(20) and instances[2].references[0].output == "Short."
+    assert len(instances[3].input.split()) == 512
+    assert instances[3].metadata == {"title": "Title 301", "url": "http://bbc.co.uk/301"}
 
 
 def test_civil_comments_identity_sub_splits(offline_ctx: ScenarioContext) -> None:

@@ -278,23 +278,20 @@ def test_truthful_qa_hf_generation_config_matches_the_csv(offline_ctx: ScenarioC
     assert _load(offline_ctx, "truthful_qa") == hf
 
 
-def test_cnn_dailymail_hf_copy(offline_ctx: ScenarioContext) -> None:
-    from holistic.scenarios.cnn_dailymail import parse_story
+def test_cnn_dailymail_hf_copy_is_read_as_helm_reads_its_rows(offline_ctx: ScenarioContext) -> None:
+    body = " ".join(f"w{k}" for k in range(60))
 
-    def row(n: int) -> dict[str, Any]:
+    def row(n: int, article: str = body) -> dict[str, Any]:
         return {
-            "article": f"(CNN) -- Story {n} . Second paragraph.",
+            "article": f"(CNN) -- Story {n} . {article}",
             "highlights": f"First point {n} .\nSecond point!",
             "id": f"{n:040x}",
         }
 
     for shard in range(3):
-        _parquet(
-            offline_ctx,
-            "cnn_dailymail",
-            f"3.0.0/train-{shard:05d}-of-00003.parquet",
-            [row(100 * shard + i) for i in range(3)],
-        )
+        rows = [row(100 * shard + i) for i in range(3)]
+        _parquet(offline_ctx, "cnn_dailymail", f"3.0.0/train-{shard:05d}-of-00003.parquet", [*rows, row(9, "short")])
+    _parquet(offline_ctx, "cnn_dailymail", "3.0.0/validation-00000-of-00001.parquet", [row(500, "short")])
     _parquet(
         offline_ctx,
         "cnn_dailymail",
@@ -302,41 +299,45 @@ def test_cnn_dailymail_hf_copy(offline_ctx: ScenarioContext) -> None:
         [row(1000), row(1001), {**row(1002), "highlights": ""}],
     )
     instances = _load(offline_ctx, "cnn_dailymail")
-    assert Counter(i.split for i in instances) == {"train": 9, "test": 2}  # an article without highlights is skipped
+    # the training articles of 50 to 150 words; every validation and test row, empty or not
+    assert Counter(i.split for i in instances) == {"train": 9, "valid": 1, "test": 3}
     test = [i for i in instances if i.split == "test"]
-    assert [i.id for i in test] == [f"{1000:040x}", f"{1001:040x}"]
-    assert test[0].input == "(CNN) -- Story 1000 . Second paragraph."
-    # The reference is the one parse_story gives for the same story file.
-    _, highlights = parse_story(
-        "(CNN) -- Story 1000\n\nSecond paragraph.\n\n@highlight\n\nFirst point 1000\n\n@highlight\n\nSecond point!\n"
-    )
-    assert [r.output for r in test[0].references] == [" ".join(highlights)] == ["First point 1000. Second point!"]
-    assert _correct(test[0]) == ["First point 1000. Second point!"]
+    assert [i.id for i in test] == [f"{1000:040x}", f"{1001:040x}", f"{1002:040x}"]
+    assert test[0].input == f"(CNN) -- Story 1000 . {body}"
+    assert _correct(test[0]) == ["First point 1000 . Second point!"]
+    assert _correct(test[2]) == [""]
 
 
-def test_xsum_hf_copy_matches_the_authors_files_and_pool(offline_ctx: ScenarioContext) -> None:
-    train = [{"document": f"Body {n}.\nMore.", "summary": f"Summary {n}.", "id": str(30000000 + n)} for n in range(250)]
+def test_xsum_hf_copy_matches_the_authors_files(offline_ctx: ScenarioContext) -> None:
+    long_body = " ".join(f"w{k}" for k in range(120))
+    summary = "A summary of this article in more than ten words, as XSum's are."
+    train = [{"document": f"Body {n}.\n{long_body}", "summary": summary, "id": str(30000000 + n)} for n in range(8)]
+    train[3]["summary"] = "Too short."
+    validation = [{"document": "Valid body.", "summary": "Valid summary.", "id": "35000001"}]
     test = [
         {"document": "Test body.", "summary": "Test summary.", "id": "40000001"},
         {"document": "", "summary": "x", "id": "40000002"},
     ]
     _parquet(offline_ctx, "xsum", "default/train/0000.parquet", train)
+    _parquet(offline_ctx, "xsum", "default/validation/0000.parquet", validation)
     _parquet(offline_ctx, "xsum", "default/test/0000.parquet", test)
     hf = _load(offline_ctx, "xsum")
-    assert Counter(i.split for i in hf) == {"train": 200, "test": 1}  # seeded pool of 200; an empty article is skipped
-    assert (hf[-1].id, hf[-1].input, _correct(hf[-1])) == ("40000001", "Test body.", ["Test summary."])
+    assert Counter(i.split for i in hf) == {"train": 7, "valid": 1, "test": 2}  # HELM's filter drops one
+    assert (hf[-2].id, hf[-2].input, _correct(hf[-2])) == ("40000001", "Test body.", ["Test summary."])
 
     assert offline_ctx.data_root is not None
     root = offline_ctx.data_root / "xsum"
     folder = root / "bbc-summary-data"
     folder.mkdir(parents=True)
-    for row in train + test[:1]:
+    for row in train + validation + test:
         (folder / f"{row['id']}.summary").write_text(
             f"[SN]URL[SN]\nhttp://bbc.co.uk/{row['id']}\n\n[SN]TITLE[SN]\nT\n\n[SN]FIRST-SENTENCE[SN]\n{row['summary']}\n\n"
             f"[SN]RESTBODY[SN]\n{row['document']}\n",
             encoding="utf-8",
         )
-    splits = {"train": [r["id"] for r in train], "validation": [], "test": [r["id"] for r in test[:1]]}
+    splits = {
+        name: [r["id"] for r in rows] for name, rows in (("train", train), ("validation", validation), ("test", test))
+    }
     (root / "XSum-TRAINING-DEV-TEST-SPLIT-90-5-5.json").write_text(json.dumps(splits), encoding="utf-8")
     authors = _load(offline_ctx, "xsum")
     assert [(i.id, i.split, i.input, i.references) for i in authors] == [
@@ -442,26 +443,6 @@ def test_civil_comments_hf_copy_with_identity_columns(offline_ctx: ScenarioConte
     ]
     muslim = [i for i in _load(offline_ctx, "civil_comments", demographic="muslim") if i.split == "test"]
     assert [(i.id, i.sub_split) for i in muslim] == [("1", "toxic"), ("2", "toxic")]
-
-
-def test_cnn_dailymail_hf_training_pool_is_a_seeded_200_across_shards(offline_ctx: ScenarioContext) -> None:
-    for shard in range(3):
-        _parquet(
-            offline_ctx,
-            "cnn_dailymail",
-            f"3.0.0/train-{shard:05d}-of-00003.parquet",
-            [{"article": f"A{shard}-{i}", "highlights": "H", "id": f"{shard:02d}{i:038x}"} for i in range(80)],
-        )
-    _parquet(
-        offline_ctx,
-        "cnn_dailymail",
-        "3.0.0/test-00000-of-00001.parquet",
-        [{"article": "A", "highlights": "H", "id": "f" * 40}],
-    )
-    first = [i for i in _load(offline_ctx, "cnn_dailymail") if i.split == "train"]
-    assert len(first) == 200
-    assert {i.id[:2] for i in first} == {"00", "01", "02"}
-    assert [i.id for i in _load(offline_ctx, "cnn_dailymail") if i.split == "train"] == [i.id for i in first]
 
 
 def test_raft_hf_copy_reads_class_names_from_metadata_and_matches_the_authors_files(

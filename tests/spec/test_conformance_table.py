@@ -19,9 +19,9 @@ from holistic.spec import compile_spec
 from holistic.spec.conformance import (
     CLAIMED,
     NOT_CLAIMED,
-    PERTURBATION_PROOFS,
     PROVEN,
     conformance,
+    perturbation_proofs,
     scenario_proofs,
 )
 
@@ -79,12 +79,20 @@ def test_every_scenario_proof_names_an_existing_golden_file_and_test() -> None:
 
 
 def test_every_perturbation_proof_is_held_by_a_golden_file_on_helms_ids() -> None:
-    for proof in PERTURBATION_PROOFS:
+    for proof in perturbation_proofs():
         golden = _golden(proof.golden)
         assert golden["scenario"] == proof.scenario and golden["helm_ids"], proof
         entry = golden["augmentations"][proof.augmentation]
         specs = [(s["name"], s.get("args", {})) for s in entry["holistic_perturbations"]]
         assert (proof.name, dict(proof.args)) in specs, proof
+
+
+def test_perturbation_proofs_are_declared_on_the_scenarios_they_prove() -> None:
+    from holistic.scenarios.registry import SCENARIOS
+
+    declared = {name: SCENARIOS.get(name).info.helm_perturbation_proofs for name in SCENARIOS.names()}
+    assert {name for name, proofs in declared.items() if proofs} == {"mmlu", "boolq"}
+    assert all(p.scenario == name for name, proofs in declared.items() for p in proofs)
 
 
 def test_every_golden_perturbation_without_a_deviation_is_in_the_table() -> None:
@@ -96,13 +104,13 @@ def test_every_golden_perturbation_without_a_deviation_is_in_the_table() -> None
         for entry in golden["augmentations"].values():
             for raw in entry["holistic_perturbations"]:
                 spec = PerturbationSpec.make(raw["name"], raw.get("args", {}))
-                declared = any(p.matches(golden["scenario"], spec) for p in PERTURBATION_PROOFS)
+                declared = any(p.matches(golden["scenario"], spec) for p in perturbation_proofs())
                 deviates = getattr(perturbation_class(spec.name, "helm"), "deviation", None) is not None
                 assert declared == (golden["helm_ids"] and not deviates), (path.name, spec)
 
 
 def test_every_helm_perturbation_is_proven_somewhere_or_deviates() -> None:
-    proven = {p.name for p in PERTURBATION_PROOFS}
+    proven = {p.name for p in perturbation_proofs()}
     for name in HELM_PERTURBATIONS:
         deviation = getattr(perturbation_class(name, "helm"), "deviation", None)
         assert (name in proven) != (deviation is not None), name
@@ -115,6 +123,15 @@ def test_a_run_covered_by_golden_tests_is_proven(tmp_path: Path) -> None:
     verdict = conformance(_run(tmp_path, "mmlu", "[mild_mix, {name: dialect, args: {prob: 1.0}}]"))
     assert verdict.status == PROVEN and not verdict.reasons
     assert "mmlu.json" in verdict.evidence and "perturbations_mmlu.json (robustness)" in verdict.evidence
+
+
+def test_boolqs_perturbations_are_proven_on_helms_ids(tmp_path: Path) -> None:
+    """BoolQ's perturbation golden was made by HELM's runner on HELM's own instance ids (its
+    loader reading the same files), so its robustness and fairness perturbations are proven."""
+    verdict = conformance(_run(tmp_path, "boolq", "[mild_mix, {name: dialect, args: {prob: 1.0}}]"))
+    assert verdict.status == PROVEN and not verdict.reasons
+    assert "perturbations_boolq.json (robustness)" in verdict.evidence
+    assert _golden("perturbations_boolq.json")["helm_ids"] is True
 
 
 def test_helms_default_fairness_is_claimed_with_the_person_name_deviation_named(tmp_path: Path) -> None:
@@ -150,8 +167,8 @@ def test_what_was_never_compared_is_named(tmp_path: Path) -> None:
     other_args = conformance(_run(tmp_path, "mmlu", "[misspellings]"))  # prob 0.1; compared at 0.2
     assert other_args.status == CLAIMED
     assert other_args.reasons == (
-        "perturbation 'misspellings' (no arguments): HELM's algorithm, compared with HELM on mmlu with "
-        "{prob: 0.2} only",
+        "perturbation 'misspellings' (no arguments): HELM's algorithm, compared with HELM on boolq with "
+        "{prob: 0.2}, mmlu with {prob: 0.2} only",
     )
     assert conformance(_run(tmp_path, "mmlu", "[mild_mix]", protocol="holistic")).status == NOT_CLAIMED
 

@@ -92,6 +92,22 @@ runs:
     assert suite.runs[0].adapter.protocol == "helm"
 
 
+def test_temperature_is_free_where_helms_run_spec_takes_it(tmp_path: Path) -> None:
+    """HELM's summarization run specs take ``temperature`` (``summarization_xsum:temperature=0.5``);
+    BoolQ's does not."""
+    text = """\
+suite: p
+runs:
+  - scenario: {scenario}
+    adaptation: {{temperature: 0.5}}
+"""
+    for scenario in ("cnn_dailymail", "xsum"):
+        (run,) = _compile(tmp_path, text.format(scenario=scenario)).runs
+        assert (run.adapter.protocol, run.adapter.temperature) == ("helm", 0.5)
+    with pytest.raises(SpecError, match=r"temperature 0\.5 departs from HELM's run spec"):
+        _compile(tmp_path, text.format(scenario="boolq"))
+
+
 def test_a_defaults_level_departure_points_at_the_defaults(tmp_path: Path) -> None:
     with pytest.raises(SpecError) as caught:
         _compile(

@@ -1,4 +1,5 @@
-"""The HELM suites' request goldens, for the ``ScenarioInfo.helm_proof`` of their scenarios.
+"""The HELM goldens scenarios declare: the suites' request goldens (``ScenarioInfo.helm_proof``)
+and the perturbation goldens (``ScenarioInfo.helm_perturbation_proofs``).
 
 HELM Safety's golden holds the candidate requests and HELM runner's sample (the judge prompts
 and parsing are in ``judges_helm.json``); HELM Capabilities' holds the candidate requests.
@@ -7,7 +8,7 @@ A proof with a ``note`` is only claimed: the note names what was never compared.
 
 from __future__ import annotations
 
-from holistic.core.interfaces import ScenarioProof
+from holistic.core.interfaces import PerturbationProof, ScenarioProof
 
 _SAFETY = ("safety/helm_requests.json.gz", "tests/conformance/test_conformance_safety.py")
 _CAPABILITIES = ("capabilities/helm_requests.json", "tests/conformance/test_conformance_capabilities.py")
@@ -39,12 +40,36 @@ def release_rows_note(what: str) -> str:
     )
 
 
-def pickle_deviation(dataset: str, pickle: str) -> ScenarioProof:
-    """The named deviation of a scenario HELM reads from its own pickle: never compared."""
+def pickle_proof(dataset: str, pickle: str, golden: str) -> ScenarioProof:
+    """The proof of a scenario HELM reads from its own pickle: claimed, with the deviation named."""
     return ScenarioProof(
-        golden=None,
+        golden=golden,
         proven=False,
         note=f"a named deviation: HELM 0.5.16 reads its own preprocessed pickle of {dataset} ({pickle}), which "
-        "holistic does not load (unpickling runs code); holistic reads the authors' files, so HELM's "
-        "instances were never compared",
+        "holistic does not load (unpickling runs code); instances, prompts, requests and stats equal HELM's on a "
+        "pickle written from the same records as the authors' files holistic reads, but HELM's own pickle was "
+        "never read by both",
+    )
+
+
+def helm_augmentation_proofs(scenario: str) -> tuple[PerturbationProof, ...]:
+    """The perturbations of HELM's augmentations compared on ``scenario`` by
+    ``scripts/helm_perturbation_conformance.py`` (``perturbations_<scenario>.json``, made by
+    HELM's runner on HELM's own instance ids). ``person_names`` and ``synonyms`` are absent on
+    purpose: both carry a named deviation (HELM's name list and WordNet export cannot be had)."""
+    golden = f"perturbations_{scenario}.json"
+    return tuple(
+        PerturbationProof(scenario, name, args, golden=golden, augmentation=augmentation)
+        for name, args, augmentation in (
+            ("mild_mix", {}, "robustness"),
+            ("misspellings", {"prob": 0.2}, "misspelling_medium"),
+            ("typos", {"prob": 0.1}, "typo_easy"),
+            ("lowercase", {}, "lower"),
+            ("contractions", {}, "contract"),
+            ("expansions", {}, "contract"),
+            ("whitespace", {"max_spaces": 3}, "space"),
+            ("dialect", {"prob": 1.0}, "dialect_deterministic"),
+            ("gender", {"mode": "terms", "prob": 1.0}, "gender_terms_deterministic"),
+            ("gender", {"mode": "pronouns", "prob": 1.0}, "gender_pronouns_deterministic"),
+        )
     )

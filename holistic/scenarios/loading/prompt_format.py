@@ -12,7 +12,7 @@ from typing import Any
 
 from holistic.core.interfaces import ScenarioInfo, ScenarioProof
 from holistic.scenarios.loading.categories import CLASSIFICATION, SUMMARIZATION
-from holistic.scenarios.loading.helm_proofs import pickle_deviation
+from holistic.scenarios.loading.helm_proofs import pickle_proof
 
 
 def prompt_format(
@@ -119,10 +119,18 @@ def news_summary_format(sentences: int, max_tokens: int) -> dict[str, Any]:
 
 
 def news_summarization_info(
-    name: str, description: str, *, sentences: int, max_tokens: int, args_schema: dict[str, Any], helm_pickle: str
+    name: str,
+    description: str,
+    *,
+    sentences: int,
+    max_tokens: int,
+    args_schema: dict[str, Any],
+    golden: str,
+    helm_pickle: str,
 ) -> ScenarioInfo:
     """The facts of one of HELM's news summarization scenarios (ROUGE-2 headline, the core
-    suite); ``helm_pickle`` is the preprocessed file HELM reads instead of the authors'."""
+    suite); ``helm_pickle`` is the preprocessed file HELM reads instead of the authors',
+    ``golden`` the file made by HELM on a pickle the harness wrote."""
     return ScenarioInfo(
         name=name,
         description=description,
@@ -132,7 +140,7 @@ def news_summarization_info(
         **SUMMARIZATION,
         args_schema=args_schema,
         tags=("summarization", "core"),
-        helm_proof=pickle_deviation(description.split(":", 1)[0], helm_pickle),
+        helm_proof=pickle_proof(description.split(":", 1)[0], helm_pickle, golden),
     )
 
 
