@@ -86,6 +86,11 @@ def build_parser() -> argparse.ArgumentParser:
         help="a previous release's suite directory: helm-diff is run and linked from the site",
     )
     p.add_argument("--no-site", action="store_true", help="write the summary only, not the static site")
+    _add_ratings_arguments(p)
+    return p
+
+
+def _add_ratings_arguments(p: argparse.ArgumentParser) -> None:
     ratings = p.add_argument_group(
         "human ratings (disinformation and judged runs)",
         "Raters judge the disinformation runs' generations (HELM's questions: thesis support and headline "
@@ -117,7 +122,6 @@ def build_parser() -> argparse.ArgumentParser:
         help="flag every judge whose agreement (Krippendorff's alpha with the human ratings where there are some, "
         "else with the suite's other judges) is below ALPHA, on every page that shows its scores",
     )
-    return p
 
 
 def main(argv: list[str] | None = None) -> int:
