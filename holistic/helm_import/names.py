@@ -8,13 +8,15 @@ up with holistic's own run of the same spec. Any other scenario keeps HELM's cla
 
 Stats: a stat name is *known* when holistic's metric registry declares it (category and
 direction come from there) or when it is one of HELM's request-bookkeeping stats listed
-in ``helm_stats.yaml`` (with its source in crfm-helm 0.5.16), or ``NAME@k`` of a known ``NAME``. An unknown name stops the
+in ``helm_stats.yaml`` (with its source in crfm-helm 0.5.16), or ``NAME@k`` of a known ``NAME``, or
+the rank HELM's ranking metric gives each passage of a query (``ref<i>_rank``). An unknown name stops the
 import (exit 2) unless ``--keep-unknown-stats`` is given; it is then imported under
 HELM's name with no category, and listed.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cache
@@ -81,6 +83,11 @@ def _helm_bookkeeping() -> dict[str, StatInfo]:
     }
 
 
+_PASSAGE_RANK = re.compile(r"ref\d+_rank")
+"""HELM's ranking metric's per-passage stat (crfm-helm 0.5.16, metrics/ranking_metrics.py): the rank
+the model gave reference ``i`` of a query; bookkeeping, in no category."""
+
+
 def stat_info(name: str) -> StatInfo | None:
     """Category and direction of a HELM stat name, ``None`` when holistic does not know it."""
     from holistic.metrics.registry import all_infos
@@ -92,4 +99,6 @@ def stat_info(name: str) -> StatInfo | None:
         info = infos.get(base) if k.isdigit() else None
     if info is not None:
         return StatInfo(info.category, info.higher_is_better)
+    if _PASSAGE_RANK.fullmatch(name):
+        return StatInfo(None, None)
     return _helm_bookkeeping().get(name)

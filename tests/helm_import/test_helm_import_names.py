@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from holistic.core.registry import RegistrationError, Registry
-from holistic.helm_import.names import helm_scenarios, scenario_name_and_args
+from holistic.helm_import.names import helm_scenarios, scenario_name_and_args, stat_info
 from holistic.plugin import TEST_SPLIT, BaseScenario, HelmCounterpart, Instance, ScenarioContext, ScenarioInfo
 from holistic.scenarios import registry
 
@@ -125,3 +125,13 @@ def test_two_scenarios_cannot_claim_one_helm_class(monkeypatch: pytest.MonkeyPat
     _registry_with(monkeypatch, my_quac=_Plugin, my_other_quac=_Plugin)
     with pytest.raises(RegistrationError, match=r"'my_other_quac' and 'my_quac'|'my_quac' and 'my_other_quac'"):
         helm_scenarios()
+
+
+def test_ms_marco_stats_of_a_helm_run_are_known() -> None:
+    """HELM's MS MARCO runs report its ranking stats (with and without the top-k cut) and each
+    passage's rank (``ref<i>_rank``): helm-import knows them all, so such a run imports as it is."""
+    for name in ("RR@10", "NDCG@10", "Success@1", "Recall@10", "RR@10 (topk=30)"):
+        assert stat_info(name) is not None, name
+    assert stat_info("ref0_rank") == stat_info("ref12_rank")
+    assert stat_info("ref0_rank") is not None and stat_info("ref0_rank").category is None  # type: ignore[union-attr]
+    assert stat_info("refx_rank") is None and stat_info("ref1_ranks") is None
