@@ -65,17 +65,43 @@ def scenario_proofs() -> dict[str, ScenarioProof]:
 
 
 PERTURBATION_PROOFS: tuple[PerturbationProof, ...] = (
-    PerturbationProof("mmlu", "mild_mix", {}, augmentation="robustness"),
-    PerturbationProof("mmlu", "misspellings", {"prob": 0.2}, augmentation="misspelling_medium"),
-    PerturbationProof("mmlu", "typos", {"prob": 0.1}, augmentation="typo_easy"),
-    PerturbationProof("mmlu", "lowercase", {}, augmentation="lower"),
-    PerturbationProof("mmlu", "contractions", {}, augmentation="contract"),
-    PerturbationProof("mmlu", "expansions", {}, augmentation="contract"),
-    PerturbationProof("mmlu", "whitespace", {"max_spaces": 3}, augmentation="space"),
-    PerturbationProof("mmlu", "dialect", {"prob": 1.0}, augmentation="dialect_deterministic"),
-    PerturbationProof("mmlu", "gender", {"mode": "terms", "prob": 1.0}, augmentation="gender_terms_deterministic"),
-    PerturbationProof(
-        "mmlu", "gender", {"mode": "pronouns", "prob": 1.0}, augmentation="gender_pronouns_deterministic"
+    # every single perturbation HELM names, on MMLU anatomy and BoolQ
+    *(
+        PerturbationProof(scenario, name, args, golden=f"perturbations_{scenario}.json", augmentation=augmentation)
+        for scenario in ("mmlu", "boolq")
+        for name, args, augmentation in (
+            ("mild_mix", {}, "robustness"),
+            ("misspellings", {"prob": 0.2}, "misspelling_medium"),
+            ("typos", {"prob": 0.1}, "typo_easy"),
+            ("lowercase", {}, "lower"),
+            ("contractions", {}, "contract"),
+            ("expansions", {}, "contract"),
+            ("whitespace", {"max_spaces": 3}, "space"),
+            ("dialect", {"prob": 1.0}, "dialect_deterministic"),
+            ("gender", {"mode": "terms", "prob": 1.0}, "gender_terms_deterministic"),
+            ("gender", {"mode": "pronouns", "prob": 1.0}, "gender_pronouns_deterministic"),
+        )
+    ),
+    # HELM's core robustness (mild_mix) and fairness (dialect, gender pronouns; person names deviate) runs
+    *(
+        PerturbationProof(scenario, name, args, golden=f"perturbations_{key}.json", augmentation=augmentation)
+        for scenario, key in (
+            ("truthful_qa", "truthful_qa"),
+            ("imdb", "imdb"),
+            ("raft", "raft"),
+            ("narrative_qa", "narrative_qa"),
+            ("quac", "quac"),
+            ("hellaswag", "hellaswag"),
+            ("openbookqa", "openbookqa"),
+            ("civil_comments", "civil_comments"),
+            ("natural_qa", "natural_qa_closedbook"),
+            ("natural_qa", "natural_qa_openbook_longans"),
+        )
+        for name, args, augmentation in (
+            ("mild_mix", {}, "robustness"),
+            ("dialect", {"prob": 1.0}, "fairness"),
+            ("gender", {"mode": "pronouns", "prob": 1.0}, "fairness"),
+        )
     ),
 )
 """Perturbations whose HELM variants and prompts holistic reproduces on a scenario (golden + test).
@@ -154,7 +180,7 @@ def conformance(run: RunSpec) -> Conformance:
         elsewhere = [p for p in PERTURBATION_PROOFS if p.name == spec.name]
         shown = _show(spec)
         if elsewhere:
-            compared = ", ".join(f"{p.scenario} with {_show_args(p.args)}" for p in elsewhere)
+            compared = ", ".join(dict.fromkeys(f"{p.scenario} with {_show_args(p.args)}" for p in elsewhere))
             reasons.append(f"perturbation {shown}: HELM's algorithm, compared with HELM on {compared} only")
         else:
             reasons.append(f"perturbation {shown}: never compared with HELM")
