@@ -54,7 +54,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import helm_conformance as hc
 
 ROOT = hc.ROOT
-SCENARIOS = {key: spec for key, spec in hc.SCENARIOS.items() if key not in hc.AUGMENTED}
+SCENARIOS = {
+    key: spec
+    for key, spec in hc.SCENARIOS.items()
+    if key not in hc.AUGMENTED and spec[0] not in hc.PERTURBATIONS_NOT_COMPARED
+}
 """Where HELM's perturbations are compared: every core scenario the harness runs unperturbed, each
 read by HELM's own loader from the files the harness gives it (``helm_conformance.scenario_data_root``
 and ``prepare_helm_instances``), so HELM's runner numbers the instances (``id<n>``) and seeds every
