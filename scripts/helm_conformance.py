@@ -147,6 +147,20 @@ AUGMENTED: dict[str, tuple[str, list[dict[str, Any]], list[str]]] = {
 """Keys run with HELM's ``data_augmentation``: the unperturbed key whose files they read, holistic's
 perturbations (``protocol: helm``) for HELM's, and the metric categories that add their stats."""
 
+PERTURBATIONS_NOT_COMPARED = ("msmarco", "cnn_dailymail", "xsum")
+"""Scenarios whose HELM robustness and fairness runs the harness does not compare (not yet)."""
+
+for _key in [k for k, v in SCENARIOS.items() if k not in AUGMENTED and v[0] not in ("mmlu", "boolq")]:
+    if SCENARIOS[_key][0] in PERTURBATIONS_NOT_COMPARED:
+        continue
+    # HELM's robustness and fairness runs of the other core scenarios (their variants and prompts
+    # are also compared without a model by scripts/helm_perturbation_conformance.py)
+    _name, _args, _entry = SCENARIOS[_key]
+    for _augmentation, _perturbations in (("robustness", [{"name": "mild_mix"}]), ("fairness", _HELM_FAIRNESS)):
+        _joined = f"{_entry}{',' if ':' in _entry else ':'}data_augmentation={_augmentation}"
+        SCENARIOS[f"{_key}_{_augmentation}"] = (_name, _args, _joined)
+        AUGMENTED[f"{_key}_{_augmentation}"] = (_key, _perturbations, [_augmentation])
+
 
 GREEDY = {"cnn_dailymail_greedy": "cnn_dailymail", "xsum_greedy": "xsum"}
 """Keys run at temperature 0 on both sides (HELM's ``temperature=0`` run expander, holistic's

@@ -2,12 +2,18 @@
 """Run HELM's own perturbations and holistic's (``protocol: helm``) on the same instances, and compare.
 
 HELM (crfm-helm 0.5.16, installed in its own environment by ``helm_conformance.helm_venv``)
-runs ``helm-run --dry-run`` on MMLU anatomy, read by HELM's own loader from the authors'
-CSV files, once per ``data_augmentation`` HELM names (``robustness``, ``fairness`` and the
-single perturbations): its runner gives the instances their ids, samples the evaluation
-instances, perturbs them with its ``DataAugmenter`` and builds every prompt with its
-adapter; ``--dry-run`` stops before the model, so no model answers are needed (the
-model's tokenizer is, for fitting prompts into the window).
+runs ``helm-run --dry-run`` on every core scenario the conformance harness runs unperturbed
+(``helm_conformance.SCENARIOS``), each read by HELM's own loader from the files that harness
+gives both tools (``scenario_data_root``, ``prepare_helm_instances``), once per
+``data_augmentation``: on MMLU anatomy and BoolQ every one HELM names (``robustness``,
+``fairness`` and the single perturbations), elsewhere ``robustness`` and ``fairness``. Its
+runner gives the instances their ids, samples the evaluation instances, perturbs them with
+its ``DataAugmenter`` (seeded per instance by those ids) and builds every prompt with its
+adapter; ``--dry-run`` stops before the model, so no model answers are needed (the model's
+tokenizer is, for fitting prompts into the window). Each run entry reads the scenario with
+HELM's loader afresh (no ``--cache-instances``: HELM reads cached instances back as a plain
+``Input``, and would then drop the unchanged variants its ``PassageQuestionInput``
+scenarios keep).
 
 HELM's resources are placed where its download would put them (``ensure_file_downloaded``
 skips an existing file): the SAE->AAVE dictionary from the data root
@@ -17,15 +23,16 @@ comparison then proves HELM's algorithm on holistic's names, a named deviation).
 HELM's synonyms cannot run here (spaCy's ``en_core_web_sm`` and HELM's WordNet export
 cannot be downloaded); they are reported as not compared.
 
-holistic then perturbs the same instances (its own MMLU loader, HELM's ids by position)
-with the matching specs under ``protocol: helm`` and builds its prompts; the report
+holistic then perturbs the same instances (its own loader, HELM's ids by position) with
+the matching specs under ``protocol: helm`` (keeping unchanged variants where the scenario
+declares HELM does) and builds its prompts; the report
 counts, per augmentation, the variants whose input, references and prompt are
 byte-identical, and the variants one side made and the other did not.
 
     python scripts/helm_perturbation_conformance.py --data-root DATA \\
         --golden tests/conformance --report perturbation_conformance.json
 
-``--golden DIR`` writes ``perturbations_mmlu.json`` (HELM's variants and prompt hashes) for
+``--golden DIR`` writes ``perturbations_<scenario>.json`` (HELM's variants and prompt hashes) for
 ``tests/conformance/test_perturbations_golden_helm.py``, which checks holistic against it
 without HELM. Runs are ``nice``d; the dry runs take a few minutes on two cores.
 """
@@ -36,10 +43,10 @@ import argparse
 import hashlib
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -47,14 +54,26 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import helm_conformance as hc
 
 ROOT = hc.ROOT
-SCENARIOS = {"mmlu": hc.SCENARIOS["mmlu"], "boolq": hc.SCENARIOS["boolq"]}
-"""Where HELM's perturbations are compared, each read by HELM's own loader from the files
-``helm_conformance.prepare_helm_instances`` places (HELM's ids, ``id<n>``, seed the variants):
-MMLU anatomy, and BoolQ, whose passages have the names and pronouns anatomy questions lack."""
-HELM_IDS = {"mmlu": True, "boolq": True}
+SCENARIOS = {
+    key: spec
+    for key, spec in hc.SCENARIOS.items()
+    if key not in hc.AUGMENTED and spec[0] not in hc.PERTURBATIONS_NOT_COMPARED
+}
+"""Where HELM's perturbations are compared: every core scenario the harness runs unperturbed, each
+read by HELM's own loader from the files the harness gives it (``helm_conformance.scenario_data_root``
+and ``prepare_helm_instances``), so HELM's runner numbers the instances (``id<n>``) and seeds every
+variant with those ids; holistic's instances take the same ids by position."""
 MAX_EVAL = {"mmlu": 40, "boolq": 20}
-"""Evaluation instances HELM samples per scenario (``--max-eval-instances`` overrides)."""
-"""Whether HELM's runner gave the instances its own ids (``id<n>``) there."""
+"""Evaluation instances HELM samples per scenario (10 elsewhere; ``--max-eval-instances`` overrides)."""
+EVERY = ("mmlu", "boolq")
+"""Scenarios run with every augmentation in :data:`AUGMENTATIONS`; the others with HELM's
+``robustness`` and ``fairness`` (the runs ``data_augmentation`` names in HELM's core suite)."""
+
+
+def augmentations_of(key: str) -> list[str]:
+    """The augmentations compared on ``key`` by default."""
+    return list(AUGMENTATIONS) if key in EVERY else ["robustness", "fairness"]
+
 
 AUGMENTATIONS: dict[str, list[dict[str, Any]]] = {
     "robustness": [{"name": "mild_mix"}],
@@ -258,14 +277,21 @@ def place_helm_resources(out: Path, data_root: Path) -> None:
         names.write_text("\n".join(helm_name_file_lines()) + "\n", encoding="utf-8")
 
 
-def run_helm_dry(out: Path, helm_python: Path, prod_env: Path, key: str, n: int, augmentations: list[str]) -> None:
+def run_helm_dry(
+    out: Path, helm_python: Path, prod_env: Path, key: str, n: int, augmentations: list[str], patches: dict[str, Any]
+) -> None:
+    """``helm-run --dry-run`` of ``key`` once per augmentation, with the harness's changes to
+    HELM's process (``helm_conformance.helm_patches``: RAFT's dataset call)."""
     base = SCENARIOS[key][2]
     entries = [f"{base}{',' if ':' in base else ':'}data_augmentation={a},model={hc.HELM_MODEL}" for a in augmentations]
     env = {**os.environ, "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1"}
     subprocess.run(
         [
             "nice",
-            str(helm_python.parent / "helm-run"),
+            str(helm_python),
+            "-c",
+            hc._HELM_MAIN,
+            json.dumps(patches),
             "--run-entries",
             *entries,
             "--suite",
@@ -277,7 +303,6 @@ def run_helm_dry(out: Path, helm_python: Path, prod_env: Path, key: str, n: int,
             "--local-path",
             str(prod_env),
             "--dry-run",
-            "--cache-instances",
             "--num-threads",
             "1",
         ],
@@ -289,11 +314,16 @@ def run_helm_dry(out: Path, helm_python: Path, prod_env: Path, key: str, n: int,
 
 def helm_run_dir(out: Path, key: str, augmentation: str) -> Path:
     base = out / "runs" / "perturbations"
-    wanted = f"data_augmentation={HELM_RUN_NAMES.get(augmentation, augmentation)}"
+    name, *args = re.split("[:,]", SCENARIOS[key][2])
+    wanted = {*args, f"data_augmentation={HELM_RUN_NAMES.get(augmentation, augmentation)}"}
     for path in sorted(base.iterdir()):
         # "mmlu:subject=anatomy,...,data_augmentation=lower,model=..." or "boolq,data_augmentation=lower:model=..."
-        parts = path.name.replace(":", ",").split(",")
-        if parts[0] == key and wanted in parts and (path / "scenario_state.json").is_file():
+        their_name, *theirs = re.split("[:,]", path.name)
+        if (
+            their_name == name
+            and wanted == {a for a in theirs if not a.startswith("model=")}
+            and (path / "scenario_state.json").is_file()
+        ):
             return path
     raise SystemExit(f"HELM wrote no scenario state for data_augmentation={augmentation} under {base}")
 
@@ -305,37 +335,54 @@ def _refs(raw: list[dict[str, Any]]) -> list[list[Any]]:
 def helm_variants(run_dir: Path, id_map: dict[str, str]) -> dict[str, Any]:
     """HELM's evaluation instances and perturbed variants (one trial), with their prompts."""
     states = json.loads((run_dir / "scenario_state.json").read_text())["request_states"]
-    originals: dict[str, Any] = {}
-    variants: list[dict[str, Any]] = []
     spec = json.loads((run_dir / "run_spec.json").read_text())["adapter_spec"]
     dropped = any(s["num_train_instances"] < spec["max_train_instances"] for s in states)
+    rows: dict[tuple[str, str | None], dict[str, Any]] = {}
     for s in states:
         if s.get("train_trial_index", 0) != 0:
             continue
         inst = s["instance"]
-        row = {
-            "id": id_map[inst["id"]],
-            "helm_id": inst["id"],
-            "split": inst["split"],
-            "input": inst["input"]["text"],
-            "references": _refs(inst["references"]),
-            "prompt_sha256": hashlib.sha256(s["request"]["prompt"].encode("utf-8")).hexdigest(),
-            "prompt": s["request"]["prompt"],
-        }
         pert = inst.get("perturbation")
-        if pert is None:
-            originals[row["id"]] = row
-        else:
+        row = rows.setdefault(
+            (inst["id"], pert and pert["name"]),
+            {
+                "id": id_map[inst["id"]],
+                "helm_id": inst["id"],
+                "split": inst["split"],
+                "input": inst["input"]["text"],
+                "references": _refs(inst["references"]),
+                "requests": [],
+            },
+        )
+        mode = s.get("request_mode") or "original"
+        row["requests"].append((s.get("reference_index"), hc._ROLES.get(mode, mode), s["request"]["prompt"]))
+        if pert is not None:
             row["perturbation"] = HELM_NAMES[pert["name"]]
             row["helm_perturbation"] = {
                 k: v for k, v in pert.items() if k != "mapping_file_path" and k != "name_file_path"
             }
-            variants.append(row)
+    originals: dict[str, Any] = {}
+    variants: list[dict[str, Any]] = []
+    for row in rows.values():
+        row["prompt"] = joined_prompt(row.pop("requests"))
+        row["prompt_sha256"] = hashlib.sha256(row["prompt"].encode("utf-8")).hexdigest()
+        (variants.append(row) if "perturbation" in row else originals.setdefault(row["id"], row))
     return {"originals": originals, "variants": variants, "examples_dropped": dropped}
 
 
+def joined_prompt(requests: list[tuple[int | None, str, str]]) -> str:
+    """The prompts of one instance's requests as one text: the prompt itself where there is one
+    request; for separate scoring (a request per choice, HELM echoing the choice in its prompt,
+    and a calibration request per choice) every request's text, ordered by choice and role,
+    joined by ``\\n\\x00\\n``. The golden test joins holistic's the same way."""
+    if len(requests) == 1:
+        return requests[0][2]
+    ordered = sorted(requests, key=lambda r: (-1 if r[0] is None else r[0], r[1]))
+    return "\n\x00\n".join(text for _, _, text in ordered)
+
+
 def holistic_variants(
-    key: str, originals: list[Any], train: list[Any], specs: list[dict[str, Any]], data_root: Path
+    key: str, originals: list[Any], train: list[Any], specs: list[dict[str, Any]], data_root: Path, keep: bool
 ) -> dict[tuple[str, str], dict[str, Any]]:
     """holistic's variants (protocol helm) of ``originals`` and their prompts: (id, name) -> row."""
     from holistic.adaptation import adapt
@@ -344,7 +391,9 @@ def holistic_variants(
     from holistic.perturbations import apply_perturbations
 
     perturbation_specs = [PerturbationSpec.make(s["name"], s.get("args", {})) for s in specs]
-    out = apply_perturbations(originals, perturbation_specs, seed=0, protocol="helm", data_root=data_root, offline=True)
+    out = apply_perturbations(
+        originals, perturbation_specs, seed=0, protocol="helm", data_root=data_root, offline=True, keep_unchanged=keep
+    )
     variants = [v for v in out if v.perturbation is not None]
     from holistic.models.counting import local_tokenizer
 
@@ -360,12 +409,20 @@ def holistic_variants(
         if state.trial != 0 or pert is None:
             continue
         # a deviation's tag ("person_names~holistic_names") is holistic's label, not part of the text compared
-        rows[(inst.id, pert.name.split("~")[0])] = {
-            "input": inst.input,
-            "references": [[r.output, list(r.tags)] for r in inst.references],
-            "prompt": state.request.prompt,
-        }
+        row = rows.setdefault(
+            (inst.id, pert.name.split("~")[0]),
+            {"input": inst.input, "references": [[r.output, list(r.tags)] for r in inst.references], "requests": []},
+        )
+        row["requests"].append((state.reference_index, str(state.role), sent_text(state)))
+    for row in rows.values():
+        row["prompt"] = joined_prompt(row.pop("requests"))
     return rows
+
+
+def sent_text(state: Any) -> str:
+    """A request's text as HELM's ``prompt`` holds it (a scored continuation echoed after the prompt)."""
+    request = state.request
+    return str(request.prompt) + (request.continuation if request.kind == "loglikelihood" else "")
 
 
 def _adapter(key: str) -> Any:
@@ -386,22 +443,15 @@ def _adapter(key: str) -> Any:
     return run.adapter
 
 
-def compare(
-    augmentation: str, helm: dict[str, Any], ours: dict[tuple[str, str], dict[str, Any]], scenario: str = ""
-) -> dict[str, Any]:
+def compare(augmentation: str, helm: dict[str, Any], ours: dict[tuple[str, str], dict[str, Any]]) -> dict[str, Any]:
     theirs = {(v["id"], v["perturbation"]): v for v in helm["variants"]}
-
-    def refs(rows: list[list[Any]]) -> list[list[Any]]:
-        # HELM's BoolQ loader gives the correct reference only; holistic lists every label
-        return [r for r in rows if "correct" in r[1]] if scenario in hc._CORRECT_ONLY else rows
-
     same_input = same_refs = same_prompt = 0
     for key, h in theirs.items():
         mine = ours.get(key)
         if mine is None:
             continue
         same_input += mine["input"] == h["input"]
-        same_refs += refs(mine["references"]) == refs(h["references"])
+        same_refs += mine["references"] == h["references"]
         same_prompt += mine["prompt"] == h["prompt"]
     return {
         "augmentation": augmentation,
@@ -420,8 +470,13 @@ def compare(
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--data-root", type=Path, default=Path(os.environ.get("HOLISTIC_DATA_ROOT", "../shared/data")))
-    p.add_argument("--max-eval-instances", type=int, help="default: 40 for MMLU, 20 for BoolQ")
-    p.add_argument("--augmentations", nargs="*", default=list(AUGMENTATIONS), choices=list(AUGMENTATIONS))
+    p.add_argument("--max-eval-instances", type=int, help="default: 40 for MMLU, 20 for BoolQ, 10 elsewhere")
+    p.add_argument(
+        "--augmentations",
+        nargs="*",
+        choices=list(AUGMENTATIONS),
+        help="default: every one on MMLU and BoolQ, robustness and fairness elsewhere",
+    )
     p.add_argument("--scenarios", nargs="*", default=list(SCENARIOS), choices=list(SCENARIOS))
     p.add_argument(
         "--work-dir", type=Path, default=Path.home() / ".cache" / "holistic" / "peers" / "helm_perturbations"
@@ -447,18 +502,19 @@ def main(argv: list[str] | None = None) -> int:
         hc.write_prod_env(work / "prod_env", converted_gguf_dir(embedded_gguf_path()))
         place_helm_resources(out, data_root)
         for key in args.scenarios:
-            # the files both read: the authors' (MMLU) or written in their format (BoolQ)
-            hc.prepare_helm_instances(key, out, hc.scenario_data_root(key, data_root, work), helm_python)
-            n = args.max_eval_instances or MAX_EVAL[key]
-            run_helm_dry(out, helm_python, work / "prod_env", key, n, args.augmentations)
-        run_helm_direct(out, helm_python, args.augmentations)
+            root = hc.scenario_data_root(key, data_root, work)  # the files the harness gives both tools
+            hc.prepare_helm_instances(key, out, root, helm_python)
+            n = args.max_eval_instances or MAX_EVAL.get(key, 10)
+            augmentations = args.augmentations or augmentations_of(key)
+            run_helm_dry(out, helm_python, work / "prod_env", key, n, augmentations, hc.helm_patches(key, root))
+        run_helm_direct(out, helm_python, args.augmentations or list(AUGMENTATIONS))
 
     results = []
     for key in args.scenarios:
-        n = args.max_eval_instances or MAX_EVAL[key]
+        n = args.max_eval_instances or MAX_EVAL.get(key, 10)
         root = hc.scenario_data_root(key, data_root, work)
-        results += compare_scenario(key, out, root, args.augmentations, n, args.golden)
-    results += compare_crafted(out, data_root, args.augmentations, args.golden)
+        results += compare_scenario(key, out, root, args.augmentations or augmentations_of(key), n, args.golden)
+    results += compare_crafted(out, data_root, args.augmentations or list(AUGMENTATIONS), args.golden)
     print()
     print(format_table(results))
     if args.report:
@@ -487,23 +543,30 @@ def compare_scenario(
     key: str, out: Path, data_root: Path, augmentations: list[str], n: int, golden_dir: Path | None
 ) -> list[dict[str, Any]]:
     """Compare every augmentation HELM ran on ``key``; write its golden file into ``golden_dir``."""
-    from holistic.perturbations.helm_base import HELM_ID_KEY, with_helm_ids
+    from holistic.core.types import ScenarioSpec
+    from holistic.perturbations.helm_base import with_helm_ids
+    from holistic.scenarios.registry import create_scenario
 
     loaded = hc.holistic_instances(key, data_root)
-    if HELM_IDS[key]:
-        id_map = {f"id{i}": inst.id for i, inst in enumerate(loaded)}
-        by_id = {inst.id: inst for inst in with_helm_ids(loaded)}
-    else:  # HELM kept the ids it read from its instance cache: holistic's
-        id_map = {inst.id: inst.id for inst in loaded}
-        by_id = {inst.id: replace(inst, metadata={**inst.metadata, HELM_ID_KEY: inst.id}) for inst in loaded}
+    # HELM's runner numbered the instances its loader made (id<n>); holistic's are the same, in order
+    id_map = {f"id{i}": inst.id for i, inst in enumerate(loaded)}
+    by_id = {inst.id: inst for inst in with_helm_ids(loaded)}
     train = [i for i in loaded if i.split == "train"]
-    results, golden, first = [], {}, None
+    # HELM keeps a variant whose input is unchanged on its PassageQuestionInput scenarios
+    keep = create_scenario(ScenarioSpec.make(SCENARIOS[key][0], SCENARIOS[key][1])).helm_keeps_unchanged_variants
+    correct_only = key in hc._CORRECT_ONLY
+    results, golden, first, shown = [], {}, None, []
     for augmentation in augmentations:
         helm = helm_variants(helm_run_dir(out, key, augmentation), id_map)
         first = first or helm
+        # a variant's prompt may fit in-context examples its original's had no room for
+        shown += [row["prompt"] for row in [*helm["originals"].values(), *helm["variants"]]]
         originals = [by_id[i] for i in helm["originals"]]
-        ours = holistic_variants(key, originals, train, AUGMENTATIONS[augmentation], data_root)
-        result = {"scenario": key, **compare(augmentation, helm, ours, key)}
+        ours = holistic_variants(key, originals, train, AUGMENTATIONS[augmentation], data_root, keep)
+        if correct_only:  # HELM's loader gives the correct reference alone (neither prompt nor score reads the others)
+            for row in ours.values():
+                row["references"] = [r for r in row["references"] if "correct" in r[1]]
+        result = {"scenario": key, **compare(augmentation, helm, ours)}
         results.append(result)
         print(format_row(result), flush=True)
         golden[augmentation] = {
@@ -518,28 +581,31 @@ def compare_scenario(
             ],
         }
     if golden_dir is not None and first is not None:
-        shown = [o["prompt"] for o in first["originals"].values()]
+        dropped = any(g["examples_dropped"] for g in golden.values())
         name, args, entry = SCENARIOS[key]
         doc = {
             "made_by": f"crfm-helm {hc.HELM_VERSION} helm-run --dry-run, scripts/helm_perturbation_conformance.py",
             "scenario": name,
             "args": args,
             "helm_run_entry": entry,
-            "helm_ids": HELM_IDS[key],
+            "helm_ids": True,
+            # HELM's loader lists the correct reference alone where holistic lists every label
+            "correct_references_only": correct_only,
             # HELM left out in-context examples to fit some prompt into the window: the tests
             # then count with the model's own tokenizer, as HELM did.
-            "examples_dropped": any(g["examples_dropped"] for g in golden.values()),
+            "examples_dropped": dropped,
             "max_eval_instances": n,
             "not_run": NOT_RUN,
             "originals": [
                 {k: o[k] for k in ("id", "helm_id", "split", "input", "references")}
                 for o in first["originals"].values()
             ],
-            # The pool in order (HELM's draw reads it); only the examples the prompts show carry their text.
+            # The pool in order (HELM's draw reads it); only the examples the prompts show carry their
+            # text, unless HELM left some out to fit a prompt (then every one: the fit counts them).
             "train": [
                 {
                     "id": t.id,
-                    "input": t.input if any(t.input in p for p in shown) else None,
+                    "input": t.input if dropped or any(t.input in p for p in shown) else None,
                     "references": [[r.output, list(r.tags)] for r in t.references],
                 }
                 for t in train

@@ -21,6 +21,9 @@ instances):
   Under ``protocol: helm`` a log-likelihood request counts as HELM's echoed prompt: its
   completion tokens are the prompt's and the scored text's (HELM sends ``echo_prompt``
   with no new tokens, and its client returns the whole sequence).
+  Under ``protocol: helm`` an instance with several requests also keeps its smallest
+  request's value of these four (``details["request_min"]``): HELM's worst cases over
+  variants take the minimum over single requests, not over the variants' means.
 
 Per instance (summed over its requests): ``num_requests`` and ``cost_usd`` (the
 provider's own cost when it reports one, else the tokens times the deployment's
@@ -35,12 +38,22 @@ model's coefficients go to the artifacts under ``efficiency``.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 
 from holistic.core.interfaces import MetricContext, MetricResult, ScenarioInfo
-from holistic.core.types import AdapterSpec, MetricName, ModelDeployment, RequestResult, RequestState, Stat
+from holistic.core.types import (
+    AdapterSpec,
+    MetricName,
+    ModelDeployment,
+    PerInstanceStat,
+    RequestResult,
+    RequestState,
+    Stat,
+)
 from holistic.metrics.base import BaseMetric, infos
+from holistic.metrics.robustness import REQUEST_MIN
 from holistic.metrics.runtime_model import fit_runtime_model
-from holistic.metrics.states import group_units, perturbation_name, succeeded
+from holistic.metrics.states import Unit, group_units, perturbation_name, succeeded
 
 
 def request_cost(state: RequestState, deployment: ModelDeployment) -> float:
@@ -85,12 +98,24 @@ class EfficiencyMetric(BaseMetric):
         needs_references=False,
     )
 
-    def __init__(self, echo_scored: bool = False) -> None:
+    def __init__(self, echo_scored: bool = False, request_minimum: bool = False) -> None:
         self.echo_scored = echo_scored
+        self.request_minimum = request_minimum
 
     @classmethod
     def configure(cls, info: ScenarioInfo, adapter: AdapterSpec, deployment: ModelDeployment) -> EfficiencyMetric:
-        return cls(echo_scored=adapter.protocol == "helm")
+        helm = adapter.protocol == "helm"
+        return cls(echo_scored=helm, request_minimum=helm)
+
+    def _per_request(self, unit: Unit, name: str, values: Sequence[float]) -> PerInstanceStat:
+        """The instance's mean over its requests; with ``request_minimum`` (``protocol: helm``) and
+        several requests (separate scoring), also the smallest single request's value, which
+        HELM's worst case takes (its per-instance stat keeps every request's value, and the worst
+        case is that stat's minimum over the original's and the variants' requests)."""
+        stat = unit.stat(name, _mean(values))
+        if self.request_minimum and len(values) > 1:
+            return replace(stat, details={REQUEST_MIN: float(min(values))})
+        return stat
 
     def __repr__(self) -> str:
         return f"EfficiencyMetric(echo_scored={self.echo_scored!r})"
@@ -116,11 +141,12 @@ class EfficiencyMetric(BaseMetric):
             answered = [s.result for s in unit.states if s.result is not None]
             if answered:
                 runtimes = [r.latency_s for r in answered]
-                result.per_instance.append(unit.stat("inference_runtime", _mean(runtimes)))
-                result.per_instance.append(unit.stat("inference_denoised_runtime", _mean(runtimes)))
-                result.per_instance.append(unit.stat("num_prompt_tokens", _mean([r.prompt_tokens for r in answered])))
-                counted = [self._completion_tokens(s) for s in unit.states if s.result is not None]
-                result.per_instance.append(unit.stat("num_completion_tokens", _mean(counted)))
+                result.per_instance.append(self._per_request(unit, "inference_runtime", runtimes))
+                result.per_instance.append(self._per_request(unit, "inference_denoised_runtime", runtimes))
+                prompt_tokens = [float(r.prompt_tokens) for r in answered]
+                result.per_instance.append(self._per_request(unit, "num_prompt_tokens", prompt_tokens))
+                counted = [float(self._completion_tokens(s)) for s in unit.states if s.result is not None]
+                result.per_instance.append(self._per_request(unit, "num_completion_tokens", counted))
             result.per_instance.append(unit.stat("num_requests", len(unit.states)))
             result.per_instance.append(unit.stat("cost_usd", sum(request_cost(s, ctx.deployment) for s in unit.states)))
             successful = [r for r in answered if r.success]

@@ -43,6 +43,9 @@ DIRECTIONAL_SUFFIX = "_directional"
 WORST = "worst"
 ORIGINAL = "original"
 CONTRAST_SET = "contrast_set"
+REQUEST_MIN = "request_min"
+"""``PerInstanceStat.details`` key: the smallest of the single requests' values behind a
+per-instance mean (separate scoring under ``protocol: helm``), which worst cases take as HELM does."""
 
 
 def worst_name(perturbation: str) -> str:
@@ -75,6 +78,14 @@ def _flags(instances: Sequence[Instance]) -> dict[str, tuple[bool, bool]]:
             old = out.get(p.name, (False, False))
             out[p.name] = (old[0] or p.robustness, old[1] or p.fairness)
     return out
+
+
+def _lowest(stat: PerInstanceStat) -> float:
+    """The value a worst case takes of ``stat``: its single requests' minimum where it keeps one
+    (:data:`REQUEST_MIN`), else the value itself."""
+    if stat.details and REQUEST_MIN in stat.details:
+        return float(stat.details[REQUEST_MIN])
+    return stat.value
 
 
 def worst_case(
@@ -115,22 +126,25 @@ def worst_case(
     for key in sorted(groups):
         members = groups[key]
         name = members[0].name
-        original = [s.value for s in members if s.name.perturbation is None]
+        originals = [s for s in members if s.name.perturbation is None]
+        original = [s.value for s in originals]
+        lowest = [_lowest(s) for s in originals]
         variants = sorted(
             (s for s in members if s.name.perturbation is not None), key=lambda s: str(s.name.perturbation)
         )
         for index, family in enumerate(WORST_CASE_FAMILIES):
-            values = original + [s.value for s in variants if flags[str(s.name.perturbation)][index]]
+            counted = [s for s in variants if flags[str(s.name.perturbation)][index]]
+            values = original + [s.value for s in counted]
             if not values:
                 continue
-            emit(key, name, family, min(values))
+            emit(key, name, family, min(lowest + [_lowest(s) for s in counted]))
             if directional and higher_is_better is not None and not higher_is_better(name.name):
                 emit(key, name, family + DIRECTIONAL_SUFFIX, max(values))
             elif directional:
                 emit(key, name, family + DIRECTIONAL_SUFFIX, min(values))
         for variant in variants:
             pert = str(variant.name.perturbation)
-            emit(key, name, worst_name(pert), min([variant.value, *original]))
+            emit(key, name, worst_name(pert), min([_lowest(variant), *lowest]))
             if original:
                 emit(key, name, original_name(pert), original[0])
     return sorted(

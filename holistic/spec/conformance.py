@@ -128,7 +128,7 @@ def conformance(run: RunSpec) -> Conformance:
         elsewhere = [p for p in proofs if p.name == spec.name]
         shown = _show(spec)
         if elsewhere:
-            compared = ", ".join(f"{p.scenario} with {_show_args(p.args)}" for p in elsewhere)
+            compared = ", ".join(dict.fromkeys(f"{p.scenario} with {_show_args(p.args)}" for p in elsewhere))
             reasons.append(f"perturbation {shown}: HELM's algorithm, compared with HELM on {compared} only")
         else:
             reasons.append(f"perturbation {shown}: never compared with HELM")

@@ -26,11 +26,13 @@ from typing import Any
 import pytest
 
 from holistic.adaptation import adapt
-from holistic.core.types import Instance, PerturbationSpec, Reference
+from holistic.core.types import Instance, PerturbationSpec, Reference, RequestState, ScenarioSpec
 from holistic.models.registry import ModelRegistry
 from holistic.perturbations import apply_perturbations
 from holistic.perturbations.helm_base import HELM_ID_KEY
+from holistic.scenarios.registry import create_scenario
 from holistic.spec import compile_spec
+from holistic.spec.conformance import perturbation_proofs
 from tests.conformance.test_conformance_golden import _embedded_tokenizer, _RoomyTokenizer
 
 HERE = Path(__file__).resolve().parent
@@ -105,7 +107,13 @@ def _variants(golden: dict[str, Any], augmentation: str) -> tuple[dict[str, Any]
         )
     originals = _originals(golden)
     evaluated = [originals[i] for i in entry["evaluated"]]
-    out = apply_perturbations(evaluated, specs, seed=0, protocol="helm", data_root=root, offline=True)
+    # HELM keeps a variant whose input is unchanged on its PassageQuestionInput scenarios (where
+    # HELM's loader made the instances): what the scenario declares, as a run reads it
+    scenario = create_scenario(ScenarioSpec.make(golden["scenario"], golden["args"]))
+    keep = golden["helm_ids"] and scenario.helm_keeps_unchanged_variants
+    out = apply_perturbations(
+        evaluated, specs, seed=0, protocol="helm", data_root=root, offline=True, keep_unchanged=keep
+    )
     return entry, [v for v in out if v.perturbation is not None]
 
 
@@ -115,7 +123,12 @@ def _key(inst: Instance) -> tuple[str, str]:
 
 
 def test_golden_files_exist() -> None:
-    assert {"perturbations_mmlu", "perturbations_boolq"} <= {p.stem for p in GOLDEN}
+    """Each golden file the proof declarations name (every core scenario the harness runs
+    unperturbed) holds HELM's robustness and fairness runs."""
+    named = {proof.golden for proof in perturbation_proofs()}
+    assert {"perturbations_mmlu.json", "perturbations_boolq.json", "perturbations_quac.json"} <= named
+    for name in named:
+        assert {"robustness", "fairness"} <= set(_golden(HERE / name)["augmentations"]), name
 
 
 @pytest.mark.parametrize(("path", "augmentation"), CASES, ids=IDS)
@@ -130,7 +143,9 @@ def test_holistic_makes_helms_variants(path: Path, augmentation: str) -> None:
         assert mine[key].input == theirs["input"], key
         # the golden keeps a variant's references only where HELM rewrote them
         references = theirs.get("references", originals[key[0]]["references"])
-        assert [[r.output, list(r.tags)] for r in mine[key].references] == references, key
+        # where HELM's loader lists the correct reference alone, holistic's others are left out
+        made = [r for r in mine[key].references if r.is_correct or not golden.get("correct_references_only")]
+        assert [[r.output, list(r.tags)] for r in made] == references, key
 
 
 @pytest.mark.parametrize(("path", "augmentation"), CASES, ids=IDS)
@@ -144,12 +159,33 @@ def test_prompts_of_the_variants_are_helms(path: Path, augmentation: str, tmp_pa
     ]
     deployment = ModelRegistry().get(MODEL)
     states = adapt(train, ours, _adapter(golden, tmp_path), deployment, _tokenizer(golden), seed=0)
-    prompts = {_key(s.instance): s.request.prompt for s in states if s.trial == 0}
+    requests: dict[tuple[str, str], list[RequestState]] = {}
+    for state in states:
+        if state.trial == 0:
+            requests.setdefault(_key(state.instance), []).append(state)
+    prompts = {key: _joined_prompt(made) for key, made in requests.items()}
     for theirs in entry["variants"]:
         prompt = prompts[(theirs["id"], theirs["perturbation"])]
         if "prompt" in theirs:
             assert prompt == theirs["prompt"]
         assert hashlib.sha256(prompt.encode("utf-8")).hexdigest() == theirs["prompt_sha256"], theirs["id"]
+
+
+def _joined_prompt(states: list[RequestState]) -> str:
+    """A variant's prompts as the golden file hashes them: the prompt of its one request; for
+    separate scoring each choice's request (prompt and the continuation HELM echoes in it) and
+    calibration request, ordered by choice and role, joined by ``\\n\\x00\\n``."""
+    sent = [
+        (
+            -1 if s.reference_index is None else s.reference_index,
+            str(s.role),
+            s.request.prompt + (s.request.continuation if s.request.kind == "loglikelihood" else ""),
+        )
+        for s in states
+    ]
+    if len(sent) == 1:
+        return sent[0][2]
+    return "\n\x00\n".join(text for _, _, text in sorted(sent))
 
 
 def test_mild_mix_draws_spaces_after_misspellings_as_helm() -> None:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Literal
+
 import pytest
 
 from holistic.core.interfaces import MetricContext, ScenarioInfo
@@ -158,3 +160,42 @@ def test_group_fairness_metric_uses_the_main_metric_per_sub_split() -> None:
         ("group_score", "identities=female"): 1.0,
         ("group_gap", "identities"): 0.0,
     }
+
+
+@pytest.mark.parametrize(("protocol", "worst"), [("helm", 20.0), ("holistic", 25.0)])
+def test_worst_case_of_a_per_request_count_is_helms_single_request_minimum(
+    protocol: Literal["helm", "holistic"], worst: float
+) -> None:
+    """Separate scoring (a request per choice): HELM's per-instance ``num_prompt_tokens`` keeps
+    every request's count, and its worst case is their minimum over the original's and the
+    variants' requests (HellaSwag on the model: 23.0, where the minimum of the means gave 24.5).
+    Under ``protocol: helm`` holistic takes the same; the per-instance values stay the means."""
+    from holistic.core.types import AdapterSpec
+    from holistic.metrics.efficiency import EfficiencyMetric
+    from holistic.metrics.stats import with_worst_case
+
+    def states(instance: Instance, counts: tuple[int, int]) -> list[RequestState]:
+        return [
+            RequestState(
+                instance=instance,
+                request=Request(model="m", kind="loglikelihood", prompt="p", continuation=f" {i}"),
+                reference_index=i,
+                request_index=i,
+                result=RequestResult(success=True, completions=(Completion(" x", -1.0),), prompt_tokens=n),
+            )
+            for i, n in enumerate(counts)
+        ]
+
+    variant = BASE.with_input("Q", MIX)
+    made = [*states(BASE, (20, 30)), *states(variant, (22, 28))]
+    deployment = ModelDeployment("m", "simple", "m")
+    metric = EfficiencyMetric.configure(ScenarioInfo("s"), AdapterSpec(protocol=protocol), deployment)
+    per_instance = metric.evaluate(made, MetricContext("run", deployment, ScenarioInfo("s"))).per_instance
+    rows = {
+        s.name.perturbation: s.value
+        for s in with_worst_case(per_instance, [BASE, variant])
+        if s.name.name == "num_prompt_tokens"
+    }
+    assert rows[None] == rows["mild_mix"] == 25.0  # each request set's mean
+    assert rows["mild_mix:original"] == 25.0
+    assert rows["robustness"] == rows["mild_mix:worst"] == rows["fairness"] == worst

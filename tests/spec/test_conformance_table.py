@@ -41,8 +41,12 @@ def _compile(tmp_path: Path, text: str) -> Any:
     return compile_spec(path)
 
 
-def _run(tmp_path: Path, scenario: str, perturbations: str, protocol: str = "helm") -> Any:
-    args = "\n    args: {subject: anatomy}" if scenario == "mmlu" else ""
+def _run(
+    tmp_path: Path, scenario: str, perturbations: str, protocol: str = "helm", args: dict[str, str] | None = None
+) -> Any:
+    if args is None:
+        args = {"subject": "anatomy"} if scenario == "mmlu" else {}
+    args_line = f"\n    args: {json.dumps(args)}" if args else ""
     suite = _compile(
         tmp_path,
         f"""\
@@ -50,7 +54,7 @@ suite: c
 protocol: {protocol}
 models: [simple/echo]
 runs:
-  - scenario: {scenario}{args}
+  - scenario: {scenario}{args_line}
     max_eval_instances: 3
     perturbations: {perturbations}
 """,
@@ -91,7 +95,12 @@ def test_perturbation_proofs_are_declared_on_the_scenarios_they_prove() -> None:
     from holistic.scenarios.registry import SCENARIOS
 
     declared = {name: SCENARIOS.get(name).info.helm_perturbation_proofs for name in SCENARIOS.names()}
-    assert {name for name, proofs in declared.items() if proofs} == {"mmlu", "boolq"}
+    assert {name for name, proofs in declared.items() if proofs} == {
+        "mmlu",
+        "boolq",
+        *("truthful_qa", "imdb", "raft", "narrative_qa", "quac", "hellaswag", "openbookqa"),
+        *("civil_comments", "natural_qa"),
+    }
     assert all(p.scenario == name for name, proofs in declared.items() for p in proofs)
 
 
@@ -171,6 +180,44 @@ def test_what_was_never_compared_is_named(tmp_path: Path) -> None:
         "{prob: 0.2}, mmlu with {prob: 0.2} only",
     )
     assert conformance(_run(tmp_path, "mmlu", "[mild_mix]", protocol="holistic")).status == NOT_CLAIMED
+
+
+FAIRNESS = (
+    "[mild_mix, {name: dialect, args: {prob: 1.0}}, {name: gender, args: {mode: pronouns, prob: 1.0}},"
+    " {name: person_names, args: {prob: 1.0}}]"
+)
+"""HELM's robustness and fairness runs as holistic's perturbations (person names: a named deviation)."""
+
+
+@pytest.mark.parametrize(
+    ("scenario", "args"),
+    [
+        ("mmlu", {"subject": "anatomy"}),
+        ("boolq", {}),
+        ("truthful_qa", {}),
+        ("imdb", {}),
+        ("raft", {"subset": "ade_corpus_v2"}),
+        ("narrative_qa", {}),
+        ("quac", {}),
+        ("hellaswag", {}),
+        ("openbookqa", {}),
+        ("civil_comments", {"demographic": "all"}),
+        ("natural_qa", {"mode": "closedbook"}),
+        ("natural_qa", {"mode": "openbook_longans"}),
+    ],
+)
+def test_helms_robustness_and_fairness_are_proven_on_every_core_scenario(
+    tmp_path: Path, scenario: str, args: dict[str, str]
+) -> None:
+    """mild_mix, dialect and gender pronouns rest on the scenario's own golden file (HELM's
+    variants and prompts); only person names stay a named deviation."""
+    verdict = conformance(_run(tmp_path, scenario, FAIRNESS, args=args))
+    perturbations = [r for r in verdict.reasons if r.startswith("perturbation")]
+    assert len(perturbations) == 1 and "'person_names' deviates from HELM" in perturbations[0], perturbations
+    assert not any("only" in r for r in verdict.reasons), verdict.reasons
+    key = scenario if scenario != "natural_qa" else "natural_qa_closedbook"
+    assert f"perturbations_{key}.json (robustness)" in verdict.evidence
+    assert len([e for e in verdict.evidence if e.startswith(f"perturbations_{key}.json")]) >= 2, verdict.evidence
 
 
 # -- where it is shown --------------------------------------------------------------------------

@@ -52,6 +52,23 @@ def pickle_proof(dataset: str, pickle: str, golden: str) -> ScenarioProof:
     )
 
 
+def helm_core_augmentation_proofs(scenario: str, *keys: str) -> tuple[PerturbationProof, ...]:
+    """The perturbations of HELM's core robustness (``mild_mix``) and fairness runs (dialect,
+    gender pronouns) compared on ``scenario`` by ``scripts/helm_perturbation_conformance.py``
+    (``perturbations_<key>.json`` for each key, default the scenario's name: HELM's loader on
+    the files the conformance harness writes, its ids and per-instance seeding). Person names
+    are absent on purpose: HELM's name list cannot be had (a named deviation)."""
+    return tuple(
+        PerturbationProof(scenario, name, args, golden=f"perturbations_{key}.json", augmentation=augmentation)
+        for key in keys or (scenario,)
+        for name, args, augmentation in (
+            ("mild_mix", {}, "robustness"),
+            ("dialect", {"prob": 1.0}, "fairness"),
+            ("gender", {"mode": "pronouns", "prob": 1.0}, "fairness"),
+        )
+    )
+
+
 def helm_augmentation_proofs(scenario: str) -> tuple[PerturbationProof, ...]:
     """The perturbations of HELM's augmentations compared on ``scenario`` by
     ``scripts/helm_perturbation_conformance.py`` (``perturbations_<scenario>.json``, made by

@@ -12,7 +12,7 @@ from typing import Any
 
 from holistic.core.interfaces import ScenarioInfo, ScenarioProof
 from holistic.scenarios.loading.categories import CLASSIFICATION, SUMMARIZATION
-from holistic.scenarios.loading.helm_proofs import pickle_proof
+from holistic.scenarios.loading.helm_proofs import helm_core_augmentation_proofs, pickle_proof
 
 
 def prompt_format(
@@ -102,6 +102,7 @@ def commonsense_info(name: str, description: str, *, method: str, args_schema: d
         args_schema=args_schema,
         tags=("knowledge", "commonsense", "multiple_choice", "core"),
         helm_proof=ScenarioProof(golden=f"{name}.json"),
+        helm_perturbation_proofs=helm_core_augmentation_proofs(name),
     )
 
 
