@@ -20,11 +20,13 @@ Targets: summary and site ≤ 90 s and ≤ 3 GB peak; the instance browser's fir
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -76,17 +78,52 @@ def existing_suite(out: Path, runs: int, instances: int) -> Path | None:
 def summarize(out: Path, repeat: int) -> list[dict[str, Any]]:
     results = []
     for _ in range(repeat):
-        proc = subprocess.run(
+        proc = subprocess.Popen(
             [sys.executable, "-c", CHILD, str(out), "bench"],
-            capture_output=True,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
             text=True,
             cwd=ROOT,
         )
-        lines = proc.stdout.strip().splitlines()
+        tree_peak = [0]
+        watcher = threading.Thread(target=_watch_tree, args=(proc, tree_peak), daemon=True)
+        watcher.start()
+        stdout, stderr = proc.communicate()
+        watcher.join()
+        lines = stdout.strip().splitlines()
         if proc.returncode != 0 or not lines:
-            raise SystemExit(f"bench_summarize: helm-summarize failed (exit {proc.returncode}):\n{proc.stderr[-3000:]}")
-        results.append(json.loads(lines[-1]))
+            raise SystemExit(f"bench_summarize: helm-summarize failed (exit {proc.returncode}):\n{stderr[-3000:]}")
+        results.append({**json.loads(lines[-1]), "tree_peak_rss_mb": tree_peak[0] / 1024})
     return results
+
+
+def _watch_tree(proc: subprocess.Popen[str], peak: list[int]) -> None:
+    """The largest sum of resident memory (KiB) of ``proc`` and its descendants (the workers that
+    build the instance browsers), sampled every 0.2 s from ``/proc`` until it ends."""
+    while proc.poll() is None:
+        peak[0] = max(peak[0], sum(_rss_kib(pid) for pid in _tree(proc.pid)))
+        time.sleep(0.2)
+
+
+def _tree(pid: int) -> list[int]:
+    out, todo = [], [pid]
+    while todo:
+        p = todo.pop()
+        out.append(p)
+        for task in Path(f"/proc/{p}/task").glob("*/children"):
+            with contextlib.suppress(OSError):
+                todo += [int(c) for c in task.read_text().split()]
+    return out
+
+
+def _rss_kib(pid: int) -> int:
+    try:
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1])
+    except OSError:
+        pass
+    return 0
 
 
 def browse_pages(site: Path, count: int) -> list[Path]:
@@ -164,6 +201,7 @@ def main(argv: list[str] | None = None) -> int:
         "summary_and_site_seconds_median": round(statistics.median(r["seconds"] for r in results), 2),
         "summary_and_site_seconds_all": [round(r["seconds"], 2) for r in results],
         "peak_rss_mb_max": round(max(r["peak_rss_mb"] for r in results)),
+        "tree_peak_rss_mb_max": round(max(r["tree_peak_rss_mb"] for r in results)),
         "browser_first_page_seconds_max": round(max(timings.values()), 3),
         "browser_first_page_seconds": {k: round(v, 3) for k, v in timings.items()},
         "targets": {
@@ -188,7 +226,11 @@ def print_report(r: dict[str, Any]) -> None:
         f"summary and site: {secs:.1f} s median of {r['summary_and_site_seconds_all']} "
         f"(target <= {TARGET_SECONDS:.0f} s: {verdict(secs <= TARGET_SECONDS)})"
     )
-    print(f"peak memory: {peak} MB (target <= {TARGET_PEAK_MB} MB: {verdict(peak <= TARGET_PEAK_MB)})")
+    tree = r["tree_peak_rss_mb_max"]
+    print(
+        f"peak memory: {tree} MB, helm-summarize and its workers together (target <= {TARGET_PEAK_MB} MB: "
+        f"{verdict(tree <= TARGET_PEAK_MB)}); the main process alone {peak} MB"
+    )
     print(
         f"instance browser, first page: {browse:.2f} s at most over {len(r['browser_first_page_seconds'])} runs "
         f"(target <= {TARGET_BROWSER_SECONDS:.0f} s for any run: {verdict(browse <= TARGET_BROWSER_SECONDS)})"
