@@ -64,7 +64,6 @@ def main(argv: list[str] | None = None) -> int:
         work = (args.work or Path(tmp)).resolve()
         out, cache = work / "output", work / "cache"
         run = child("run", [str(args.spec), "--output-dir", str(out), "--cache-dir", str(cache), "--quiet"])
-        suite = json.loads((out / "runs.json").read_text()) if (out / "runs.json").exists() else None
         names = [p.name for p in out.iterdir() if p.is_dir()]
         summ = child("summarize", ["--suite", names[0], "--output-dir", str(out)]) if len(names) == 1 else None
     report = {
@@ -77,7 +76,6 @@ def main(argv: list[str] | None = None) -> int:
         "summarize_seconds": round(summ["wall_s"], 1) if summ else None,
         "summarize_peak_rss_mb": round(summ["peak_rss_mb"]) if summ else None,
         "target_seconds": TARGET_SECONDS,
-        "runs_json": suite,
     }
     verdict = "met" if run["wall_s"] <= TARGET_SECONDS else f"MISSED by {run['wall_s'] - TARGET_SECONDS:.0f} s"
     print(run["summary_line"])

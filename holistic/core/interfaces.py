@@ -131,7 +131,8 @@ class PerturbationProof:
     scenario: str
     name: str
     args: Mapping[str, Any] = field(default_factory=dict)
-    golden: str = "perturbations_mmlu.json"
+    golden: str = field(kw_only=True)
+    """The golden file (``tests/conformance/``) HELM's variants of it are kept in."""
     augmentation: str = ""
     """HELM's ``data_augmentation`` the golden file holds it under."""
 

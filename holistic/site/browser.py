@@ -65,9 +65,8 @@ def _cut_text(array: pa.Array, limit: int, where: str) -> pa.Array:
         keys, items = _cut_text(old_keys, limit, where), _cut_text(old_items, limit, where)
         if keys is old_keys and items is old_items:
             return array
-        whole = pa.concat_arrays([array]) if array.offset else array  # offsets from 0, as from_arrays needs
-        if whole is not array:
-            return _cut_text(whole, limit, where)
+        if array.offset:  # a slice: its offsets index the whole child arrays, its mask would not line up
+            return _cut_text(pa.concat_arrays([array]), limit, where)
         mask = array.is_null() if array.null_count else None
         return pa.MapArray.from_arrays(array.offsets, keys, items, type=kind, mask=mask)
     if pa.types.is_list(kind) or pa.types.is_large_list(kind):

@@ -38,10 +38,9 @@ def render_run_pages(
     as its last run is built: a suite of thousands of runs never holds every run's predictions."""
     compared = comparisons(summary.runs, summary.system_of_run)
     by_id = {run.run_id: run for run in summary.runs}
-    in_comparison = {run_id for c in compared for run_id in c.run_ids}
-    order = [by_id[r] for c in compared for r in c.run_ids] + [r for r in summary.runs if r.run_id not in in_comparison]
-    closes = {c.run_ids[-1]: c for c in compared}
     compare_of = {run_id: c for c in compared for run_id in c.run_ids}
+    order = [by_id[r] for c in compared for r in c.run_ids] + [r for r in summary.runs if r.run_id not in compare_of]
+    closes = {c.run_ids[-1]: c for c in compared}
     predictions: dict[str, dict[str, dict[str, Any]]] = {}
     run_links: dict[str, dict[str, str]] = {}
     compare_links: dict[str, dict[str, str]] = {}

@@ -114,13 +114,13 @@ def conformance(run: RunSpec) -> Conformance:
                 reasons.append(
                     f"scenario {scenario!r} with {name} {args[name]!r}: HELM's run was compared with {name} {value!r} only"
                 )
+    proofs = perturbation_proofs() if run.perturbations else ()
     for spec in run.perturbations:
         deviation = perturbation_deviation(spec)
         if deviation is not None:
             deviations.append(deviation)
             reasons.append(deviation)
             continue
-        proofs = perturbation_proofs()
         found = next((p for p in proofs if p.matches(scenario, spec)), None)
         if found is not None:
             evidence.append(f"{found.golden} ({found.augmentation})")
