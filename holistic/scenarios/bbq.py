@@ -39,7 +39,7 @@ from holistic.scenarios.loading.common import check_choice, choice_references, o
 from holistic.scenarios.loading.helm_proofs import safety_proof
 from holistic.scenarios.loading.part_files import collect_parts, github_file, parts_report
 from holistic.scenarios.loading.prompt_format import multiple_choice_joint_format
-from holistic.scenarios.loading.readers import iter_numbered_jsonl, require
+from holistic.scenarios.loading.readers import iter_located_jsonl, require
 from holistic.scenarios.loading.sources import DataNeeds
 
 _REPO = "nyu-mll/BBQ"
@@ -103,8 +103,7 @@ def answer_roles(row: dict[str, Any], where: str) -> tuple[int | None, int | Non
 
 def read_category(path: Path, category: str) -> list[Instance]:
     out = []
-    for number, row in iter_numbered_jsonl(path):
-        where = f"{path}:{number}"
+    for _, where, row in iter_located_jsonl(path):
         answers = [str(require(row, f"ans{i}", where)) for i in range(3)]
         label = require(row, "label", where)
         condition = require(row, "context_condition", where)

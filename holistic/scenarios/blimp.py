@@ -28,7 +28,7 @@ from holistic.scenarios.base import BaseScenario
 from holistic.scenarios.loading.common import check_choice, object_schema
 from holistic.scenarios.loading.part_files import collect_parts, github_file, parts_report
 from holistic.scenarios.loading.prompt_format import prompt_format
-from holistic.scenarios.loading.readers import iter_numbered_jsonl, require
+from holistic.scenarios.loading.readers import iter_located_jsonl, require
 from holistic.scenarios.loading.sources import DataNeeds
 
 _REPO = "alexwarstadt/blimp"
@@ -118,8 +118,7 @@ def paradigms_of(phenomenon: str) -> list[str]:
 def read_paradigm(path: Path) -> list[Instance]:
     """The minimal pairs of one paradigm file; a malformed row names its file and line."""
     out = []
-    for number, row in iter_numbered_jsonl(path):
-        where = f"{path}:{number}"
+    for _, where, row in iter_located_jsonl(path):
         good, bad = require(row, "sentence_good", where), require(row, "sentence_bad", where)
         uid, term = require(row, "UID", where), require(row, "linguistics_term", where)
         pair_id = require(row, "pairID", where)

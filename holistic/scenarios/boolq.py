@@ -30,7 +30,7 @@ from holistic.scenarios.loading.helm_proofs import helm_augmentation_proofs
 from holistic.scenarios.loading.hf_copy import HubCopy, read_parquet_rows, row_where
 from holistic.scenarios.loading.hub_fallback import HubFallbackScenario
 from holistic.scenarios.loading.prompt_format import prompt_format
-from holistic.scenarios.loading.readers import iter_jsonl, require
+from holistic.scenarios.loading.readers import iter_located_jsonl, require
 from holistic.scenarios.loading.sources import DataFile, DataNeeds, Download, ResolvedData
 
 _SUPERGLUE_ZIP = "https://dl.fbaipublicfiles.com/glue/superglue/data/v2/BoolQ.zip"
@@ -81,8 +81,7 @@ def _without_title(passage: str) -> str:
 
 def _read(path: Path, split: str) -> list[Instance]:
     out = []
-    for number, row in enumerate(iter_jsonl(path), start=1):
-        where = f"{path}:{number}"
+    for number, (_, where, row) in enumerate(iter_located_jsonl(path), start=1):
         question = str(require(row, "question", where))
         passage = str(require(row, "passage", where)).strip()
         if "title" in row:  # Google's release: the passage has no title to strip

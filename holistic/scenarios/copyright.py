@@ -38,7 +38,7 @@ from holistic.core.types import CORRECT_TAG, TEST_SPLIT, Instance, Reference
 from holistic.scenarios.loading.common import FileScenario, object_schema
 from holistic.scenarios.loading.part_files import user_copy_note
 from holistic.scenarios.loading.prompt_format import completion_format
-from holistic.scenarios.loading.readers import iter_numbered_jsonl, read_json
+from holistic.scenarios.loading.readers import iter_located_jsonl, read_json
 from holistic.scenarios.loading.sources import DataFile, DataNeeds, ResolvedData
 
 FOLDER = "copyright"
@@ -111,8 +111,7 @@ def read_passages_jsonl(path: Path, num_tokens: int) -> list[Instance]:
     """One passage per line: ``text`` (required), ``id`` (optional), other fields kept as metadata."""
     out = []
     seen: dict[str, int] = {}
-    for number, row in iter_numbered_jsonl(path):
-        where = f"{path}:{number}"
+    for number, where, row in iter_located_jsonl(path):
         text = row.get("text")
         if not isinstance(text, str):
             raise DataSourceError(

@@ -39,7 +39,7 @@ from holistic.core.interfaces import ScenarioInfo
 from holistic.core.types import CORRECT_TAG, TRAIN_SPLIT, VALID_SPLIT, Instance, Reference
 from holistic.scenarios.loading.common import FileScenario, check_choice, object_schema
 from holistic.scenarios.loading.prompt_format import completion_format, prompt_format
-from holistic.scenarios.loading.readers import iter_numbered_jsonl, require, require_text
+from holistic.scenarios.loading.readers import iter_located_jsonl, require, require_text
 from holistic.scenarios.loading.sources import DataFile, DataNeeds, Download, ResolvedData
 
 FOLDER = "disinformation"
@@ -74,8 +74,7 @@ WEDGING_FORMAT = {
 def read_reiteration(path: Path, topic: str) -> list[Instance]:
     """The narratives of ``topic``: the thesis as input, its headlines as one reference (HELM's layout)."""
     out = []
-    for number, row in iter_numbered_jsonl(path):
-        where = f"{path}:{number}"
+    for number, where, row in iter_located_jsonl(path):
         thesis = require_text(row, "thesis", where)
         headlines = require(row, "headlines", where)
         if not isinstance(headlines, list) or not headlines or not all(isinstance(h, str) for h in headlines):
@@ -100,8 +99,7 @@ def read_reiteration(path: Path, topic: str) -> list[Instance]:
 def read_wedging(path: Path) -> list[Instance]:
     """One instance per prompt, without references, all evaluated."""
     out = []
-    for number, row in iter_numbered_jsonl(path):
-        where = f"{path}:{number}"
+    for number, where, row in iter_located_jsonl(path):
         prompt = require_text(row, "prompt", where)
         action = require_text(row, "targeted_action", where)
         group = require_text(row, "targeted_group", where)

@@ -26,7 +26,7 @@ from holistic.scenarios.loading.categories import worked_answer
 from holistic.scenarios.loading.common import FileScenario, object_schema, with_train_pool
 from holistic.scenarios.loading.part_files import github_file
 from holistic.scenarios.loading.prompt_format import prompt_format
-from holistic.scenarios.loading.readers import iter_numbered_jsonl, require
+from holistic.scenarios.loading.readers import iter_located_jsonl, require
 from holistic.scenarios.loading.sources import DataFile, DataNeeds, ResolvedData
 
 _REPO = "openai/grade-school-math"
@@ -45,8 +45,7 @@ def helm_answer(answer: str) -> str:
 
 def read_gsm8k(path: Path, split: str) -> list[Instance]:
     out = []
-    for number, row in iter_numbered_jsonl(path):
-        where = f"{path}:{number}"
+    for number, where, row in iter_located_jsonl(path):
         question, answer = require(row, "question", where), require(row, "answer", where)
         if not isinstance(answer, str) or "####" not in answer:
             raise DataSourceError(f"{where}: answer has no '#### <number>' final answer")

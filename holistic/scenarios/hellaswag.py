@@ -26,7 +26,7 @@ from holistic.scenarios.loading.common import choice_references, github_raw
 from holistic.scenarios.loading.hf_copy import HF_PARQUET_BRANCH, HubCopy, read_parquet_rows, row_where
 from holistic.scenarios.loading.hub_fallback import SplitFilesHubScenario
 from holistic.scenarios.loading.prompt_format import commonsense_info
-from holistic.scenarios.loading.readers import iter_jsonl, require
+from holistic.scenarios.loading.readers import iter_located_jsonl, require
 from holistic.scenarios.loading.sources import Download
 
 _REPO = "rowanz/hellaswag"
@@ -56,8 +56,7 @@ def _instance(row: dict[str, Any], label: Any, default_ind: int, split: str, whe
 
 def _read(path: Path, split: str) -> list[Instance]:
     out = []
-    for number, row in enumerate(iter_jsonl(path), start=1):
-        where = f"{path}:{number}"
+    for number, (_, where, row) in enumerate(iter_located_jsonl(path), start=1):
         label = require(row, "label", where)
         if not isinstance(label, int):
             raise DataSourceError(f"{where}: expected a list of endings and an integer label indexing it")

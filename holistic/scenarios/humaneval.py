@@ -26,7 +26,7 @@ from holistic.core.types import CORRECT_TAG, TEST_SPLIT, Instance, Reference
 from holistic.scenarios.loading.code_common import check_parses, code_info
 from holistic.scenarios.loading.common import FileScenario, object_schema
 from holistic.scenarios.loading.part_files import github_file
-from holistic.scenarios.loading.readers import iter_numbered_jsonl, require
+from holistic.scenarios.loading.readers import iter_located_jsonl, require
 from holistic.scenarios.loading.sources import DataNeeds, ResolvedData
 
 _REPO = "openai/human-eval"
@@ -38,8 +38,7 @@ STOP_SEQUENCES = ("\nclass", "\ndef", "\nif", "\nprint")
 
 def read_humaneval(path: Path, sandbox: dict[str, Any]) -> list[Instance]:
     out = []
-    for number, row in iter_numbered_jsonl(path):
-        where = f"{path}:{number}"
+    for _, where, row in iter_located_jsonl(path):
         fields = {k: require(row, k, where) for k in ("task_id", "prompt", "canonical_solution", "test", "entry_point")}
         for key, value in fields.items():
             if not isinstance(value, str):

@@ -32,7 +32,7 @@ from holistic.core.types import TEST_SPLIT, Instance
 from holistic.scenarios.loading.common import FileScenario, object_schema
 from holistic.scenarios.loading.helm_proofs import capabilities_proof
 from holistic.scenarios.loading.part_files import github_file
-from holistic.scenarios.loading.readers import iter_numbered_jsonl, require
+from holistic.scenarios.loading.readers import iter_located_jsonl, require
 from holistic.scenarios.loading.sources import DataFile, DataNeeds, ResolvedData
 
 _REPO = "google-research/google-research"
@@ -69,7 +69,7 @@ def read_row(row: dict[str, Any], where: str) -> Instance:
 
 
 def read_ifeval(path: Path) -> list[Instance]:
-    return [read_row(row, f"{path}:{number}") for number, row in iter_numbered_jsonl(path)]
+    return [read_row(row, where) for _, where, row in iter_located_jsonl(path)]
 
 
 class IFEvalScenario(FileScenario):

@@ -43,7 +43,7 @@ from holistic.core.judges import VerdictRule
 from holistic.core.types import CHAT_HISTORY_KEY, CORRECT_TAG, TEST_SPLIT, Instance, Reference
 from holistic.scenarios.loading.common import SplitFilesScenario
 from holistic.scenarios.loading.helm_proofs import capabilities_proof, release_rows_note
-from holistic.scenarios.loading.readers import iter_numbered_jsonl, require
+from holistic.scenarios.loading.readers import iter_located_jsonl, require
 from holistic.scenarios.loading.sources import DataFile, DataNeeds, Download, ResolvedData
 from holistic.scenarios.safety import HELM_SAFETY_ADAPTER, fill_placeholders, helm_judge, judged_info
 
@@ -129,8 +129,7 @@ class OmniMATHScenario(_JudgedTestSet):
 
     def read(self, path: Path, split: str) -> list[Instance]:
         out = []
-        for index, (number, row) in enumerate(iter_numbered_jsonl(path)):
-            where = f"{path}:{number}"
+        for index, (_, where, row) in enumerate(iter_located_jsonl(path)):
             out.append(
                 Instance(
                     id=f"id{index}",
@@ -156,7 +155,7 @@ def _wildbench_rows(path: Path) -> list[tuple[str, dict[str, Any]]]:
         except ValueError as exc:
             raise DataSourceError(f"{path}: not a JSON array: {exc}") from None
         return [(f"{path}: row {i + 1}", r) for i, r in enumerate(rows)]
-    return [(f"{path}:{n}", r) for n, r in iter_numbered_jsonl(path)]
+    return [(where, r) for _, where, r in iter_located_jsonl(path)]
 
 
 def wildbench_instance(row: Any, where: str, split: str) -> Instance:

@@ -28,7 +28,7 @@ from holistic.core.types import TEST_SPLIT, TRAIN_SPLIT, VALID_SPLIT, Instance
 from holistic.scenarios.loading.categories import CLASSIFICATION
 from holistic.scenarios.loading.common import SplitFilesScenario, choice_references, object_schema
 from holistic.scenarios.loading.prompt_format import multiple_choice_joint_format
-from holistic.scenarios.loading.readers import iter_numbered_jsonl, require, require_text
+from holistic.scenarios.loading.readers import iter_located_jsonl, require, require_text
 from holistic.scenarios.loading.sources import Download
 
 _ZIP = "https://docs.google.com/uc?export=download&id=1PVoyddrCHChMxYrLhsI-zu7Xzs5S8N77"
@@ -44,8 +44,7 @@ def _parenthetical(row: dict[str, Any], key: str, where: str) -> str:
 
 def read_legal_support(path: Path, split: str) -> list[Instance]:
     out = []
-    for number, row in iter_numbered_jsonl(path):
-        where = f"{path}:{number}"
+    for number, where, row in iter_located_jsonl(path):
         passage = require_text(row, "context", where)
         choices = [_parenthetical(row, f"citation_{label}", where) for label in LABELS]
         label = require(row, "label", where)

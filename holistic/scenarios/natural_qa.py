@@ -32,7 +32,7 @@ from holistic.scenarios.loading.categories import OPEN_QA
 from holistic.scenarios.loading.common import FileScenario, check_choice, object_schema
 from holistic.scenarios.loading.helm_proofs import helm_core_augmentation_proofs
 from holistic.scenarios.loading.prompt_format import prompt_format
-from holistic.scenarios.loading.readers import iter_jsonl, require
+from holistic.scenarios.loading.readers import iter_located_jsonl, require
 from holistic.scenarios.loading.sources import DataFile, DataNeeds, Download, ResolvedData
 
 MODES = ("closedbook", "openbook_longans")
@@ -77,8 +77,7 @@ def _span_reader(row: dict[str, Any], where: str) -> Any:
 
 def _read_raw(path: Path) -> list[_Raw]:
     out = []
-    for number, row in enumerate(iter_jsonl(path), start=1):
-        where = f"{path}:{number}"
+    for number, (_, where, row) in enumerate(iter_located_jsonl(path), start=1):
         annotations = require(row, "annotations", where)
         if not any(a.get("short_answers") for a in annotations):
             continue

@@ -33,7 +33,7 @@ from holistic.scenarios.loading.common import choice_references
 from holistic.scenarios.loading.hf_copy import AuthorsOrHub, HubCopy, read_parquet_rows, row_where
 from holistic.scenarios.loading.hub_fallback import SplitFilesHubScenario
 from holistic.scenarios.loading.prompt_format import commonsense_info
-from holistic.scenarios.loading.readers import iter_jsonl, open_text, require
+from holistic.scenarios.loading.readers import iter_located_jsonl, open_text, require
 from holistic.scenarios.loading.sources import DataFile, DataNeeds, Download, ResolvedData
 
 _ZIP = "https://ai2-public-datasets.s3.amazonaws.com/open_book_qa/OpenBookQA-V1-Sep2018.zip"
@@ -61,8 +61,7 @@ def _instance(
 
 def _read(path: Path, split: str) -> list[Instance]:
     out = []
-    for number, row in enumerate(iter_jsonl(path), start=1):
-        where = f"{path}:{number}"
+    for number, (_, where, row) in enumerate(iter_located_jsonl(path), start=1):
         question = require(row, "question", where)
         if not isinstance(question, dict):
             raise DataSourceError(f"{where}: 'question' must be an object with stem and choices")

@@ -25,7 +25,7 @@ from holistic.core.types import TEST_SPLIT, Instance
 from holistic.scenarios.loading.common import FileScenario, object_schema
 from holistic.scenarios.loading.part_files import github_file
 from holistic.scenarios.loading.prompt_format import completion_format
-from holistic.scenarios.loading.readers import iter_numbered_jsonl, require
+from holistic.scenarios.loading.readers import iter_located_jsonl, require
 from holistic.scenarios.loading.sources import DataFile, DataNeeds, Download, ResolvedData
 
 _AI2 = "https://ai2-public-datasets.s3.amazonaws.com/realtoxicityprompts/realtoxicityprompts-data.tar.gz"
@@ -38,8 +38,7 @@ COMPLETION_FORMAT = completion_format(max_tokens=20, temperature=0.9)
 
 def read_prompts(path: Path) -> list[Instance]:
     out = []
-    for number, row in iter_numbered_jsonl(path):
-        where = f"{path}:{number}"
+    for number, where, row in iter_located_jsonl(path):
         prompt = require(row, "prompt", where)
         if not isinstance(prompt, dict) or not isinstance(prompt.get("text"), str):
             raise DataSourceError(f"{where}: 'prompt' must be an object with a 'text' string")

@@ -31,7 +31,7 @@ from holistic.core.types import CORRECT_TAG, TEST_SPLIT, TRAIN_SPLIT, VALID_SPLI
 from holistic.scenarios.loading.categories import OPEN_QA
 from holistic.scenarios.loading.common import SplitFilesScenario, check_choice, object_schema
 from holistic.scenarios.loading.prompt_format import prompt_format
-from holistic.scenarios.loading.readers import iter_numbered_jsonl, require, require_text
+from holistic.scenarios.loading.readers import iter_located_jsonl, require, require_text
 from holistic.scenarios.loading.sources import Download
 
 _BUNDLE = "https://worksheets.codalab.org/rest/bundles/0x8c3b60eb7c6b462e822a150f194d3b35/contents/blob"
@@ -176,8 +176,7 @@ def read_wikifact(path: Path, split: str, relation: str = ALL) -> list[Instance]
     """The triples of one split file (of one relation unless ``relation`` is ``all``)."""
     wanted = None if relation == ALL else RELATIONS[relation]
     out = []
-    for number, row in iter_numbered_jsonl(path):
-        where = f"{path}:{number}"
+    for number, where, row in iter_located_jsonl(path):
         pid = require(row, "property", where)
         if wanted is not None and pid != wanted:
             continue

@@ -130,6 +130,33 @@ def test_hellaswag(offline_ctx: ScenarioContext) -> None:
     assert [r.is_correct for r in instances[2].references] == [True, False, True, False]
 
 
+@pytest.mark.parametrize(
+    ("name", "file", "good", "bad", "message"),
+    [
+        (
+            "hellaswag",
+            "hellaswag_val.jsonl",
+            {"ind": 1, "ctx_a": "a", "ctx_b": "b", "endings": ["x", "y"], "label": 0},
+            {"ind": 2, "ctx_a": "a", "ctx_b": "b", "endings": ["x", "y"], "label": "0"},
+            "integer label",
+        ),
+        ("boolq", "val.jsonl", {"question": "q", "passage": "t -- p", "label": True}, {"passage": "p"}, "'question'"),
+    ],
+)
+def test_a_bad_row_after_a_blank_line_names_the_files_own_line(
+    offline_ctx: ScenarioContext, name: str, file: str, good: dict[str, Any], bad: dict[str, Any], message: str
+) -> None:
+    """JSON Lines loaders skip blank lines; the error names the line a user opens in an editor
+    (line 4 here), not the row's position among the non-blank ones (3)."""
+    folder = _folder(offline_ctx, name)
+    if name == "hellaswag":  # its loader needs the training file beside the validation file
+        _jsonl(folder / "hellaswag_train.jsonl", [good])
+    path = folder / file
+    path.write_text(f"{json.dumps(good)}\n{json.dumps(good)}\n\n{json.dumps(bad)}\n", encoding="utf-8")
+    with pytest.raises(DataSourceError, match=rf"{file}:4: .*{message}"):
+        _load(offline_ctx, name)
+
+
 def test_openbookqa(offline_ctx: ScenarioContext) -> None:
     root = _folder(offline_ctx, "openbookqa")
 

@@ -79,10 +79,11 @@ def iter_numbered_jsonl(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
         yield from numbered_json_objects(fh, path, DataSourceError)
 
 
-def iter_jsonl(path: Path) -> Iterator[dict[str, Any]]:
-    """Objects of a JSON Lines file (blank lines skipped); a bad line names its number."""
-    for _, value in iter_numbered_jsonl(path):
-        yield value
+def iter_located_jsonl(path: Path) -> Iterator[tuple[int, str, dict[str, Any]]]:
+    """(line number, ``path:line`` for messages, object) of each line of a JSON Lines file
+    (blank lines skipped, so the number is the file's own line, not the object's position)."""
+    for number, value in iter_numbered_jsonl(path):
+        yield number, f"{path}:{number}", value
 
 
 def read_json(path: Path) -> Any:
