@@ -33,7 +33,15 @@ LANGUAGE_MODELING = "language_modeling"
 RANKING = "ranking_binary"
 
 SCORING_METHODS: tuple[str, ...] = (SEPARATE, CALIBRATED, LANGUAGE_MODELING, RANKING)
-"""Methods whose requests are log-likelihood scores (always plain-text prompts)."""
+"""Methods whose requests are log-likelihood scores (always plain-text prompts), except
+``ranking_binary`` under ``protocol: helm`` (see :func:`scores_loglikelihood`)."""
+
+
+def scores_loglikelihood(spec: AdapterSpec) -> bool:
+    """Whether ``spec``'s requests score given text by log-likelihood (the model needs prompt
+    log-probabilities). ``ranking_binary`` under ``protocol: helm`` generates HELM's yes/no
+    answer per passage instead, which any model can give."""
+    return spec.method in SCORING_METHODS and not (spec.method == RANKING and spec.protocol == "helm")
 
 
 class AdaptationError(HolisticError):
@@ -78,7 +86,7 @@ def validate_adapter_spec(spec: AdapterSpec) -> None:
         raise SpecError("must be >= 1", path="adaptation.num_outputs")
     if not 0.0 <= spec.mmr_lambda <= 1.0:
         raise SpecError(f"must be between 0 and 1, got {spec.mmr_lambda}", path="adaptation.mmr_lambda")
-    if spec.prompt_format == PromptFormat.CHAT and spec.method in SCORING_METHODS:
+    if spec.prompt_format == PromptFormat.CHAT and scores_loglikelihood(spec):
         raise SpecError(
             f"method {spec.method!r} scores text by log-likelihood and always uses plain prompts; "
             "use prompt_format 'auto' or 'plain'",

@@ -198,6 +198,8 @@ class RankingMetric(BaseMetric):
 
     @classmethod
     def not_applicable(cls, info: ScenarioInfo, adapter: AdapterSpec, deployment: ModelDeployment) -> str | None:
+        if adapter.protocol == "helm" and adapter.method == "ranking_binary":
+            return None  # HELM's generated yes/no answers: any model can give them
         return scoring_problem(adapter, deployment, "ranking_binary", "ranking metrics need", "yes/no answers")
 
     def evaluate(self, states: Sequence[RequestState], ctx: MetricContext) -> MetricResult:

@@ -380,7 +380,7 @@ class _EntryExpander:
         model_at: Written,
         metrics: Sequence[Written],
         method: Written | None,
-        method_value: str,
+        adapter: AdapterSpec,
     ) -> None:
         caps = deployment.capabilities
         if not caps.logprobs:
@@ -392,11 +392,11 @@ class _EntryExpander:
                         "does not return them; drop the metric or the model (categories such as 'calibration' "
                         "are marked not applicable instead)",
                     )
-        if method_value in self.catalog.scoring_methods() and not caps.prompt_logprobs:
+        if self.catalog.scores_loglikelihood(adapter) and not caps.prompt_logprobs:
             where = method.path if method is not None else model_at.path
             raise self.error(
                 where,
-                f"method {method_value!r} scores text by log-probability, but model {deployment.name!r} "
+                f"method {adapter.method!r} scores text by log-probability, but model {deployment.name!r} "
                 "cannot score a given continuation (no prompt log-probabilities); use generation or "
                 "multiple_choice_joint",
             )
@@ -451,7 +451,7 @@ class _EntryExpander:
                         user[field].path, f"{message} ({claim}); set protocol: holistic on the run to use it"
                     )
                 for deployment, model_at in models:
-                    self.check_capabilities(deployment, model_at, metric_items, user.get("method"), adapter.method)
+                    self.check_capabilities(deployment, model_at, metric_items, user.get("method"), adapter)
                     scenario_spec = ScenarioSpec.make(scenario, {k: w.value for k, w in args.items()})
                     name = run_name(label, scenario_spec, adapter, deployment.name, shown_fields)
                     out.append(

@@ -144,5 +144,11 @@ def test_scoring_methods_need_a_model_that_scores_text() -> None:
     assert selection.metrics == []
     assert "cannot score choices" in selection.not_applicable["accuracy"]
     rank = ScenarioInfo(name="msmarco", task="ranking", main_metric="rr@10")
-    ranking = select_metrics(["accuracy"], rank, AdapterSpec(method="ranking_binary"), NO_LOGPROBS)
+    own = AdapterSpec(method="ranking_binary", protocol="holistic")  # " Yes" and " No" scored
+    ranking = select_metrics(["accuracy"], rank, own, NO_LOGPROBS)
     assert "cannot score yes/no answers" in ranking.not_applicable["accuracy"]
+    # HELM's ranking generates the answers: measured on the same model
+    helm_ranking = select_metrics(
+        ["accuracy"], rank, AdapterSpec(method="ranking_binary", protocol="helm"), NO_LOGPROBS
+    )
+    assert "accuracy" not in helm_ranking.not_applicable and helm_ranking.metrics

@@ -153,3 +153,25 @@ def test_plan_from_the_command_line_shows_the_protocol(tmp_path: Path) -> None:
     rows = [line for line in out.splitlines() if line.strip().startswith(("boolq", "arithmetic"))]
     assert any(" helm " in r for r in rows if r.strip().startswith("boolq"))
     assert any(" holistic " in r for r in rows if r.strip().startswith("arithmetic"))
+
+
+def test_helms_ranking_needs_no_prompt_logprobs_where_holistics_scoring_does(tmp_path: Path) -> None:
+    """Under HELM's protocol MS MARCO asks for a generated yes/no answer per passage, which an
+    API model without prompt log-probabilities gives; holistic's own ranking scores " Yes" and
+    " No" by log-likelihood, which such a model cannot, and says so at the model's line."""
+    models = tmp_path / "models.yaml"
+    models.write_text(
+        "models:\n  - name: simple/chatty\n    provider: simple\n    model_id: echo\n"
+        "    capabilities: {logprobs: false, prompt_logprobs: false}\n",
+        encoding="utf-8",
+    )
+    spec = tmp_path / "spec.yaml"
+    text = "suite: r\nmodels: [simple/chatty]\nruns:\n  - scenario: msmarco\n    args: {track: regular}\n"
+    spec.write_text(text, encoding="utf-8")
+    (run,) = compile_spec(spec, models_file=models).runs
+    assert (run.adapter.protocol, run.adapter.method) == ("helm", "ranking_binary")
+    cells = {c.category: c for c in make_plan(compile_spec(spec, models_file=models)).coverage}
+    assert cells["accuracy"].status == "measured"
+    spec.write_text(text + "    protocol: holistic\n", encoding="utf-8")
+    with pytest.raises(SpecError, match=r"ranking_binary.*simple/chatty.*no prompt log-probabilities"):
+        compile_spec(spec, models_file=models)
