@@ -1713,7 +1713,9 @@ def excluded_reason(key: str, scenario_key: str = "") -> str | None:
     """Why the shared metric ``key`` (``name[split]``) of ``scenario_key``'s run (a harness key) is not
     held to the target, or ``None`` when it is."""
     name = key.split("[")[0]
-    if name in EXCLUDED_FOR.get(scenario_key, {}):
+    # a worst case is HELM's per-instance minimum (a mean over instances, not pooled over requests)
+    worst = key.endswith(("{robustness}", "{fairness}", ":worst}"))
+    if name in EXCLUDED_FOR.get(scenario_key, {}) and not worst:
         return EXCLUDED_FOR[scenario_key][name]
     if scenario_key in SAMPLED and name not in _PROMPT_STATS:
         return SAMPLED_REASON
