@@ -147,8 +147,10 @@ AUGMENTED: dict[str, tuple[str, list[dict[str, Any]], list[str]]] = {
 """Keys run with HELM's ``data_augmentation``: the unperturbed key whose files they read, holistic's
 perturbations (``protocol: helm``) for HELM's, and the metric categories that add their stats."""
 
-PERTURBATIONS_NOT_COMPARED = ("msmarco", "cnn_dailymail", "xsum")
-"""Scenarios whose HELM robustness and fairness runs the harness does not compare (not yet)."""
+PERTURBATIONS_NOT_COMPARED = ("cnn_dailymail", "xsum")
+"""Scenarios whose HELM robustness and fairness runs the harness does not run on the model: HELM's
+core runs of them are unperturbed (their variants and prompts are compared without a model by
+scripts/helm_perturbation_conformance.py)."""
 
 for _key in [k for k, v in SCENARIOS.items() if k not in AUGMENTED and v[0] not in ("mmlu", "boolq")]:
     if SCENARIOS[_key][0] in PERTURBATIONS_NOT_COMPARED:
@@ -1611,23 +1613,37 @@ def rescored_ranking(
 ) -> dict[str, float]:
     """|delta| of every ranking stat HELM reports against holistic's ranking metric scoring
     HELM's own answers (text and log-probability) on holistic's instances: the ranking itself
-    compared without the log-probabilities of HELM's local client (see :data:`EXCLUDED`)."""
+    compared without the log-probabilities of HELM's local client (see :data:`EXCLUDED`). On an
+    :data:`AUGMENTED` key a perturbed state scores holistic's instance tagged as holistic's
+    variant (the perturbation rewrites no relevance or rank), and the worst cases are holistic's."""
     sys.path.insert(0, str(ROOT))
+    from dataclasses import replace
+
     from holistic.core.interfaces import MetricContext
-    from holistic.core.types import Completion, Request, RequestResult, RequestState, Token
+    from holistic.core.types import Completion, PerturbationSpec, Request, RequestResult, RequestState, Token
     from holistic.metrics.ranking import RankingMetric
+    from holistic.metrics.stats import with_worst_case
     from holistic.models.registry import ModelRegistry
+    from holistic.perturbations.registry import create_perturbation
 
     ours = {i.id: i for i in holistic_instances(key, data_root)}
+    described = {
+        spec["name"]: create_perturbation(PerturbationSpec.make(spec["name"], spec.get("args", {})), "helm")
+        for spec in AUGMENTED.get(key, ("", [], []))[1]
+    }
     built = []
     for index, s in enumerate(states):
+        instance = ours[id_map[s["instance"]["id"]]]
+        if s["instance"].get("perturbation"):
+            name = HELM_PERTURBATION_NAMES[s["instance"]["perturbation"]["name"]]
+            instance = replace(instance, perturbation=described[name].description())
         completions = tuple(
             Completion(c["text"], c["logprob"], tuple(Token(t["text"], t["logprob"]) for t in c.get("tokens", [])))
             for c in s["result"]["completions"]
         )
         built.append(
             RequestState(
-                instance=ours[id_map[s["instance"]["id"]]],
+                instance=instance,
                 request=Request(model=MODEL, prompt=s["request"]["prompt"]),
                 trial=s["train_trial_index"],
                 reference_index=s["reference_index"],
@@ -1640,8 +1656,10 @@ def rescored_ranking(
 
     ctx = MetricContext(run_id="rescored", deployment=deployment, scenario_info=Catalog().scenario_info("msmarco"))
     values: dict[str, list[float]] = {}
-    for stat in RankingMetric().evaluate(built, ctx).per_instance:
-        values.setdefault(_stat_key(stat.name.name, stat.name.split, None), []).append(stat.value)
+    scored = RankingMetric().evaluate(built, ctx).per_instance
+    for stat in with_worst_case(scored, [b.instance for b in built]):
+        name = stat.name
+        values.setdefault(_stat_key(name.name, name.split, None, name.perturbation), []).append(stat.value)
     return {name: abs(helm_stats[name] - sum(v) / len(v)) for name, v in sorted(values.items()) if name in helm_stats}
 
 
@@ -1675,7 +1693,11 @@ _POOLED = (
     "queries have different numbers of passages, the two differ slightly (a named deviation; the "
     "per-instance values are equal: tests/conformance/test_conformance_golden.py)."
 )
-EXCLUDED_FOR = {f"msmarco_{track}": {"num_prompt_tokens": _POOLED} for track in ("regular", "trec")}
+EXCLUDED_FOR = {
+    f"msmarco_{track}{run}": {"num_prompt_tokens": _POOLED}
+    for track in ("regular", "trec")
+    for run in ("", "_robustness", "_fairness")
+}
 """Shared metrics not held to the target on one scenario key, each with its reason."""
 
 SAMPLED_REASON = (
@@ -1691,7 +1713,9 @@ def excluded_reason(key: str, scenario_key: str = "") -> str | None:
     """Why the shared metric ``key`` (``name[split]``) of ``scenario_key``'s run (a harness key) is not
     held to the target, or ``None`` when it is."""
     name = key.split("[")[0]
-    if name in EXCLUDED_FOR.get(scenario_key, {}):
+    # a worst case is HELM's per-instance minimum (a mean over instances, not pooled over requests)
+    worst = key.endswith(("{robustness}", "{fairness}", ":worst}"))
+    if name in EXCLUDED_FOR.get(scenario_key, {}) and not worst:
         return EXCLUDED_FOR[scenario_key][name]
     if scenario_key in SAMPLED and name not in _PROMPT_STATS:
         return SAMPLED_REASON

@@ -13,8 +13,8 @@ through the entry-point groups ``holistic.scenarios``, ``holistic.models``,
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Collection, Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
@@ -135,10 +135,17 @@ class PerturbationProof:
     """The golden file (``tests/conformance/``) HELM's variants of it are kept in."""
     augmentation: str = ""
     """HELM's ``data_augmentation`` the golden file holds it under."""
+    scenario_args: Mapping[str, Any] = field(default_factory=dict)
+    """The scenario's arguments in the golden file's run where they pick one of several (MS MARCO's
+    ``track``): a run with these (or without them) cites this golden file first."""
 
     def matches(self, scenario: str, spec: PerturbationSpec) -> bool:
         """Whether ``spec`` on ``scenario`` is this one."""
         return scenario == self.scenario and spec.name == self.name and dict(spec.args_dict) == dict(self.args)
+
+    def fits(self, args: Mapping[str, Any]) -> bool:
+        """Whether a run with the scenario arguments ``args`` is the golden file's run."""
+        return all(args.get(name, value) == value for name, value in self.scenario_args.items())
 
 
 @dataclass(frozen=True)
@@ -177,6 +184,11 @@ class ScenarioInfo:
     still left out, with its reason."""
     not_applicable_reasons: Mapping[str, str] = field(default_factory=dict)
     """Why a category does not apply (shown in the coverage table)."""
+    unperturbed_by_default: Mapping[str, str] = field(default_factory=dict)
+    """Perturbation categories (``robustness``, ``fairness``, among :attr:`metric_categories`) whose
+    default perturbations a run does not get: they are measured only on a run that names its
+    perturbations (``perturbations:``). Each with the reason, which the coverage table shows for
+    a run without them (HELM's core runs of CNN/DailyMail and XSum are unperturbed)."""
     args_schema: Mapping[str, Any] = field(default_factory=dict)
     """JSON Schema (object) of the scenario's arguments."""
     tags: tuple[str, ...] = ()
@@ -194,6 +206,15 @@ class ScenarioInfo:
     """The perturbations compared variant by variant with HELM's on this scenario (golden + test)."""
     helm_counterpart: HelmCounterpart | None = None
     """The HELM scenario this one reproduces (``None``: HELM has none, or holistic's differs)."""
+
+    def perturbed_by(self, kinds: Collection[str | None]) -> ScenarioInfo:
+        """These facts for a run whose perturbations are of ``kinds`` (``robustness``,
+        ``fairness``): a category of :attr:`unperturbed_by_default` the run has no
+        perturbation of does not apply, for the scenario's reason."""
+        missing = {c: reason for c, reason in self.unperturbed_by_default.items() if c not in kinds}
+        if not missing:
+            return self
+        return replace(self, not_applicable_reasons={**self.not_applicable_reasons, **missing})
 
 
 # ---------------------------------------------------------------------------

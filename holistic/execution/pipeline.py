@@ -419,6 +419,7 @@ def execute_run(
     """Execute ``run`` and write its shards; raises on a run-level failure."""
     from holistic.adaptation import adapt, postprocess
     from holistic.metrics.registry import select_metrics
+    from holistic.perturbations.registry import PERTURBATIONS
     from holistic.scenarios.registry import create_scenario
 
     progress.start_run(position[0], position[1], run.run_id, run.name)
@@ -427,7 +428,8 @@ def execute_run(
         scenario = create_scenario(run.scenario)
     except (TypeError, ValueError) as exc:
         raise ScenarioArgsError(f"scenario {run.scenario.name!r} rejects its arguments: {exc}") from None
-    info = with_headline(scenario.info, run.adapter)
+    kinds = {PERTURBATIONS.get(p.name).category for p in run.perturbations}
+    info = with_headline(scenario.info, run.adapter).perturbed_by(kinds)
     selection = select_metrics(run.metrics, info, run.adapter, deployment)
     train, evaluation = _load_instances(run, scenario, ctx.options, ctx.tokenizers)
     warnings: list[str] = []

@@ -55,6 +55,7 @@ from holistic.core.interfaces import HelmCounterpart, ScenarioInfo, ScenarioProo
 from holistic.core.types import CORRECT_TAG, TRAIN_SPLIT, VALID_SPLIT, Instance, Reference
 from holistic.scenarios.loading.categories import RANKING
 from holistic.scenarios.loading.common import FileScenario, check_choice, object_schema, with_train_pool
+from holistic.scenarios.loading.helm_proofs import helm_augmentation_proofs
 from holistic.scenarios.loading.readers import open_text
 from holistic.scenarios.loading.sources import DataFile, DataNeeds, Download, ResolvedData
 
@@ -312,6 +313,9 @@ class MSMARCOScenario(FileScenario):
         ),
         tags=("information_retrieval", "ranking", "core"),
         helm_proof=ScenarioProof(golden="msmarco_regular.json", requires={"source": HELM_SOURCE}),
+        helm_perturbation_proofs=helm_augmentation_proofs(
+            "msmarco", msmarco_regular={"track": "regular"}, msmarco_trec={"track": "trec"}
+        ),
         helm_counterpart=HelmCounterpart(
             "helm.benchmark.scenarios.msmarco_scenario.MSMARCOScenario",
             args={"track": "track", "valid_topk": "num_candidates"},

@@ -30,7 +30,7 @@ from holistic.core.interfaces import ScenarioInfo, ScenarioProof
 from holistic.core.types import CORRECT_TAG, TRAIN_SPLIT, VALID_SPLIT, Instance, Reference
 from holistic.scenarios.loading.categories import OPEN_QA
 from holistic.scenarios.loading.common import FileScenario, check_choice, object_schema
-from holistic.scenarios.loading.helm_proofs import helm_core_augmentation_proofs
+from holistic.scenarios.loading.helm_proofs import helm_augmentation_proofs
 from holistic.scenarios.loading.prompt_format import prompt_format
 from holistic.scenarios.loading.readers import iter_located_jsonl, require
 from holistic.scenarios.loading.sources import DataFile, DataNeeds, Download, ResolvedData
@@ -141,8 +141,10 @@ class NaturalQAScenario(FileScenario):
         tags=("question_answering", "knowledge", "core"),
         # both modes: natural_qa_closedbook.json and natural_qa_openbook_longans.json
         helm_proof=ScenarioProof(golden="natural_qa_closedbook.json"),
-        helm_perturbation_proofs=helm_core_augmentation_proofs(
-            "natural_qa", "natural_qa_closedbook", "natural_qa_openbook_longans"
+        helm_perturbation_proofs=helm_augmentation_proofs(
+            "natural_qa",
+            natural_qa_closedbook={"mode": "closedbook"},
+            natural_qa_openbook_longans={"mode": "openbook_longans"},
         ),
     )
     num_instances = 3610

@@ -43,7 +43,7 @@ from holistic.scenarios.loading.common import (
     github_raw,
     pinned_sha256,
 )
-from holistic.scenarios.loading.helm_proofs import helm_core_augmentation_proofs
+from holistic.scenarios.loading.helm_proofs import helm_augmentation_proofs
 from holistic.scenarios.loading.hf_copy import (
     HF_PARQUET_BRANCH,
     AuthorsOrHub,
@@ -107,7 +107,7 @@ class RAFTScenario(HubFallbackScenario):
         ),
         tags=("classification", "core"),
         helm_proof=ScenarioProof(golden="raft.json"),
-        helm_perturbation_proofs=helm_core_augmentation_proofs("raft"),
+        helm_perturbation_proofs=helm_augmentation_proofs("raft"),
         helm_counterpart=HelmCounterpart(
             "helm.benchmark.scenarios.raft_scenario.RAFTScenario", args={"subset": "subset"}
         ),

@@ -121,7 +121,8 @@ def conformance(run: RunSpec) -> Conformance:
             deviations.append(deviation)
             reasons.append(deviation)
             continue
-        found = next((p for p in proofs if p.matches(scenario, spec)), None)
+        matching = [p for p in proofs if p.matches(scenario, spec)]
+        found = next((p for p in matching if p.fits(run.scenario.args_dict)), next(iter(matching), None))
         if found is not None:
             evidence.append(f"{found.golden} ({found.augmentation})")
             continue

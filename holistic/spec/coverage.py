@@ -8,7 +8,8 @@ For each run, every metric category is one of:
   (``ScenarioInfo.metric_categories`` / ``not_applicable_reasons``), the metric
   selection rules it out for this model (``select_metrics``'s ``not_applicable``,
   e.g. calibration on a model without log-probabilities), or — for robustness and
-  fairness — the run has no perturbation of that kind;
+  fairness — the run has no perturbation of that kind (a scenario unperturbed by
+  default, ``ScenarioInfo.unperturbed_by_default``, says why);
 - *not requested* — the suite does not ask for it.
 
 A cell of the table merges the runs of one scenario: ``measured`` when every run
@@ -65,6 +66,8 @@ def run_coverage(
     select_metrics: Callable[..., Any] | None,
 ) -> RunCoverage:
     """Which categories this run measures, and why the others are not."""
+    kinds = {perturbation_category(p.name) for p in run.perturbations}
+    info = info.perturbed_by(kinds)
     asked: list[str] = []
     for entry in run.metrics:
         category = entry if entry in METRIC_CATEGORIES else metric_category(entry)
@@ -79,7 +82,6 @@ def run_coverage(
         if category not in info.metric_categories and category not in not_applicable:
             not_applicable[category] = info.not_applicable_reasons.get(category, "does not apply to this scenario")
 
-    kinds = {perturbation_category(p.name) for p in run.perturbations}
     reasons: dict[str, str | None] = {}
     for category in METRIC_CATEGORIES:
         if category not in asked:

@@ -281,7 +281,8 @@ class _EntryExpander:
         (under ``helm``, HELM's: an argument HELM does not have is an error at its line)."""
         chosen = layered(self.entry, self.defaults, "perturbations", self.at)
         if chosen is None:
-            wanted = [c for c in PERTURBATION_CATEGORIES if c in metrics and c in info.metric_categories]
+            perturbed = set(info.metric_categories) - set(info.unperturbed_by_default)
+            wanted = [c for c in PERTURBATION_CATEGORIES if c in metrics and c in perturbed]
             if not wanted:
                 return ()
             return tuple(self.catalog.default_perturbations(wanted))

@@ -93,3 +93,15 @@ def test_the_pickle_for_helm_holds_the_records_of_the_authors_files(tmp_path: Pa
     assert [r["id"] for r in xsum["train"]] == listed["train"]
     assert [r["id"] for r in xsum["test"]] == [i for i in listed["test"] if i != "39999999"]
     assert not any("Share this with" in r["document"] for split in xsum.values() for r in split)
+
+
+def test_ms_marco_perturbation_runs_compare_the_worst_cases_helm_does_not_pool() -> None:
+    """HELM pools a ranking run's num_prompt_tokens over every request (a named exclusion), but
+    its worst cases take each query's smallest request, a mean over queries: those are compared."""
+    harness = _harness()
+    for key in ("msmarco_regular", "msmarco_regular_robustness", "msmarco_trec_fairness"):
+        assert harness.excluded_reason("num_prompt_tokens[valid]", key) == harness._POOLED
+        assert harness.excluded_reason("num_prompt_tokens[valid]{mild_mix}", key) == harness._POOLED
+        for worst in ("robustness", "fairness", "dialect:worst"):
+            assert harness.excluded_reason(f"num_prompt_tokens[valid]{{{worst}}}", key) is None
+    assert {"msmarco_regular_robustness", "msmarco_trec_fairness"} <= set(harness.AUGMENTED)

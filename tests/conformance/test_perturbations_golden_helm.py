@@ -1,10 +1,11 @@
 """holistic's perturbations under ``protocol: helm`` against HELM's own, without installing HELM.
 
 ``perturbations_<scenario>.json`` were written by ``scripts/helm_perturbation_conformance.py``
-from ``helm-run --dry-run`` (crfm-helm 0.5.16), once per HELM ``data_augmentation``: on MMLU
-anatomy HELM's loader, ids, sample, ``DataAugmenter`` and adapter; on BoolQ (whose passages
-have the names and pronouns the fairness perturbations rewrite) holistic's instances and ids
-given to HELM through its instance cache. For each
+from ``helm-run --dry-run`` (crfm-helm 0.5.16) on every core scenario (MS MARCO's two tracks,
+CNN/DailyMail and XSum included), once per HELM ``data_augmentation`` (its robustness run, the
+single perturbations, the deterministic fairness runs, its fairness run and ``canonical``):
+HELM's loader on the files the conformance harness writes, its ids, sample, ``DataAugmenter``
+and adapter. For each
 augmentation the tests perturb the same originals with the corresponding holistic specs
 and check that holistic makes exactly HELM's variants (HELM drops the unchanged ones),
 with HELM's input and references byte for byte, and that the prompts holistic builds
@@ -122,13 +123,39 @@ def _key(inst: Instance) -> tuple[str, str]:
     return inst.id, inst.perturbation.name.split("~")[0]
 
 
+AUGMENTATIONS = (
+    *("robustness", "misspelling_medium", "typo_easy", "lower", "contract", "space"),
+    *("dialect_deterministic", "gender_terms_deterministic", "gender_pronouns_deterministic"),
+    *("person_name_first_deterministic", "person_name_last_deterministic", "fairness", "canonical"),
+)
+"""HELM's augmentations every golden file holds: its robustness run, the single robustness
+perturbations, the deterministic fairness runs, its fairness run and its core setting (canonical)."""
+
+
 def test_golden_files_exist() -> None:
-    """Each golden file the proof declarations name (every core scenario the harness runs
-    unperturbed) holds HELM's robustness and fairness runs."""
+    """Each golden file the proof declarations name (every core scenario, MS MARCO's two tracks
+    and the summarization scenarios included) holds every one of HELM's augmentations."""
     named = {proof.golden for proof in perturbation_proofs()}
-    assert {"perturbations_mmlu.json", "perturbations_boolq.json", "perturbations_quac.json"} <= named
+    assert {p.name for p in GOLDEN} == named
+    assert {"perturbations_msmarco_regular.json", "perturbations_msmarco_trec.json"} <= named
+    assert {"perturbations_cnn_dailymail.json", "perturbations_xsum.json"} <= named
     for name in named:
-        assert {"robustness", "fairness"} <= set(_golden(HERE / name)["augmentations"]), name
+        assert set(_golden(HERE / name)["augmentations"]) == set(AUGMENTATIONS), name
+
+
+def test_core_suite_asks_for_helms_canonical_perturbations() -> None:
+    """HELM's core entries run ``data_augmentation=canonical`` (its robustness and fairness
+    perturbations in one ``DataAugmenter``); each run of runspecs/core.yaml asks for the same
+    perturbations in the same order, whose variants and prompts the golden files' ``canonical``
+    entries hold. CNN/DailyMail and XSum are unperturbed, as HELM's core entries are."""
+    scenarios = {_golden(path)["scenario"]: _golden(path) for path in GOLDEN}
+    for run in compile_spec(HERE.parents[1] / "runspecs" / "core.yaml").runs:
+        if run.scenario.name in ("cnn_dailymail", "xsum"):
+            assert run.perturbations == (), run.run_id
+            continue
+        entry = scenarios[run.scenario.name]["augmentations"]["canonical"]
+        wanted = [PerturbationSpec.make(s["name"], s.get("args", {})) for s in entry["holistic_perturbations"]]
+        assert list(run.perturbations) == wanted, run.run_id
 
 
 @pytest.mark.parametrize(("path", "augmentation"), CASES, ids=IDS)

@@ -8,6 +8,7 @@ import pytest
 
 from holistic.core.interfaces import MetricContext, ScenarioInfo
 from holistic.core.types import (
+    AdapterSpec,
     Completion,
     Instance,
     MetricName,
@@ -117,6 +118,32 @@ def test_prediction_changed_counts_answers_that_move_under_a_perturbation() -> N
     assert [(s.name.name, s.name.perturbation, s.value) for s in fair.per_instance] == [
         ("counterfactual_prediction_changed", "dialect", 1.0)
     ]
+
+
+def test_prediction_changed_on_ranking_reads_every_passages_answer() -> None:
+    """MS MARCO (``ranking_binary``: one answer per passage) has robustness runs in HELM; a
+    variant's prediction is every passage's answer, so it changes when any one does."""
+    query = Instance("q1", "when was the map bought", (Reference("p0", ("correct",)), Reference("p1")))
+    moved = query.with_input("when was teh map bought", MIX)
+    kept = query.with_input("when was the map  bought", TYPOS)
+
+    def answers(instance: Instance, *texts: str) -> list[RequestState]:
+        return [
+            RequestState(
+                instance=instance,
+                request=Request(model="m", prompt=f"{instance.input} {i}"),
+                reference_index=i,
+                request_index=i,
+                result=RequestResult(success=True, completions=(Completion(text),)),
+            )
+            for i, text in enumerate(texts)
+        ]
+
+    states = [*answers(query, " Yes", " No"), *answers(moved, " Yes", " Yes"), *answers(kept, "yes", "No")]
+    adapter, deployment = AdapterSpec(method="ranking_binary"), ModelDeployment("m", "simple", "m")
+    assert RobustnessMetric.not_applicable(ScenarioInfo("msmarco"), adapter, deployment) is None
+    result = RobustnessMetric.configure(ScenarioInfo("msmarco"), adapter, deployment).evaluate(states, _ctx())
+    assert sorted((s.name.perturbation, s.value) for s in result.per_instance) == [("mild_mix", 1.0), ("typos", 0.0)]
 
 
 def test_variants_with_rewritten_references_are_not_compared() -> None:

@@ -95,12 +95,7 @@ def test_perturbation_proofs_are_declared_on_the_scenarios_they_prove() -> None:
     from holistic.scenarios.registry import SCENARIOS
 
     declared = {name: SCENARIOS.get(name).info.helm_perturbation_proofs for name in SCENARIOS.names()}
-    assert {name for name, proofs in declared.items() if proofs} == {
-        "mmlu",
-        "boolq",
-        *("truthful_qa", "imdb", "raft", "narrative_qa", "quac", "hellaswag", "openbookqa"),
-        *("civil_comments", "natural_qa"),
-    }
+    assert {name for name, proofs in declared.items() if proofs} == set(CORE)
     assert all(p.scenario == name for name, proofs in declared.items() for p in proofs)
 
 
@@ -175,12 +170,36 @@ def test_what_was_never_compared_is_named(tmp_path: Path) -> None:
     assert imdb.status == CLAIMED and "pinned order" in imdb.reasons[0]
     other_args = conformance(_run(tmp_path, "mmlu", "[misspellings]"))  # prob 0.1; compared at 0.2
     assert other_args.status == CLAIMED
-    assert other_args.reasons == (
-        "perturbation 'misspellings' (no arguments): HELM's algorithm, compared with HELM on boolq with "
-        "{prob: 0.2}, mmlu with {prob: 0.2} only",
-    )
+    (reason,) = other_args.reasons
+    assert reason.startswith("perturbation 'misspellings' (no arguments): HELM's algorithm, compared with HELM on ")
+    assert "mmlu with {prob: 0.2}" in reason and "msmarco with {prob: 0.2}" in reason and reason.endswith(" only")
     assert conformance(_run(tmp_path, "mmlu", "[mild_mix]", protocol="holistic")).status == NOT_CLAIMED
 
+
+CORE = (
+    *("mmlu", "boolq", "truthful_qa", "imdb", "raft", "narrative_qa", "quac", "hellaswag", "openbookqa"),
+    *("civil_comments", "natural_qa", "msmarco", "cnn_dailymail", "xsum"),
+)
+"""HELM's core scenarios: each declares HELM's perturbations it was compared on."""
+CORE_RUNS = [
+    *((name, {}) for name in ("boolq", "truthful_qa", "imdb", "narrative_qa", "quac", "hellaswag", "openbookqa")),
+    ("mmlu", {"subject": "anatomy"}),
+    ("raft", {"subset": "ade_corpus_v2"}),
+    ("civil_comments", {"demographic": "all"}),
+    ("natural_qa", {"mode": "closedbook"}),
+    ("natural_qa", {"mode": "openbook_longans"}),
+    ("msmarco", {"track": "regular"}),
+    ("msmarco", {"track": "trec"}),
+    ("cnn_dailymail", {}),
+    ("xsum", {}),
+]
+"""A run of each: the scenario and the arguments its golden files were made with."""
+GOLDEN_KEY = {
+    ("natural_qa", "closedbook"): "natural_qa_closedbook",
+    ("natural_qa", "openbook_longans"): "natural_qa_openbook_longans",
+    ("msmarco", "regular"): "msmarco_regular",
+    ("msmarco", "trec"): "msmarco_trec",
+}
 
 FAIRNESS = (
     "[mild_mix, {name: dialect, args: {prob: 1.0}}, {name: gender, args: {mode: pronouns, prob: 1.0}},"
@@ -189,35 +208,46 @@ FAIRNESS = (
 """HELM's robustness and fairness runs as holistic's perturbations (person names: a named deviation)."""
 
 
-@pytest.mark.parametrize(
-    ("scenario", "args"),
-    [
-        ("mmlu", {"subject": "anatomy"}),
-        ("boolq", {}),
-        ("truthful_qa", {}),
-        ("imdb", {}),
-        ("raft", {"subset": "ade_corpus_v2"}),
-        ("narrative_qa", {}),
-        ("quac", {}),
-        ("hellaswag", {}),
-        ("openbookqa", {}),
-        ("civil_comments", {"demographic": "all"}),
-        ("natural_qa", {"mode": "closedbook"}),
-        ("natural_qa", {"mode": "openbook_longans"}),
-    ],
+SINGLE = (
+    "[{name: misspellings, args: {prob: 0.2}}, {name: typos, args: {prob: 0.1}}, lowercase, contractions,"
+    " expansions, {name: whitespace, args: {max_spaces: 3}}, {name: dialect, args: {prob: 1.0}},"
+    " {name: gender, args: {mode: terms, prob: 1.0}}, {name: gender, args: {mode: pronouns, prob: 1.0}}]"
 )
+"""HELM's single robustness perturbations and its deterministic dialect and gender runs."""
+
+
+def _golden_key(scenario: str, args: dict[str, str]) -> str:
+    return GOLDEN_KEY.get((scenario, next(iter(args.values()), "")), scenario)
+
+
+@pytest.mark.parametrize(("scenario", "args"), CORE_RUNS)
 def test_helms_robustness_and_fairness_are_proven_on_every_core_scenario(
     tmp_path: Path, scenario: str, args: dict[str, str]
 ) -> None:
-    """mild_mix, dialect and gender pronouns rest on the scenario's own golden file (HELM's
-    variants and prompts); only person names stay a named deviation."""
+    """mild_mix, dialect and gender pronouns (HELM's robustness, fairness and canonical runs) rest
+    on the scenario's own golden file (HELM's variants and prompts); only person names stay a
+    named deviation (and CNN/DailyMail and XSum keep their scenario's: HELM's pickle)."""
     verdict = conformance(_run(tmp_path, scenario, FAIRNESS, args=args))
     perturbations = [r for r in verdict.reasons if r.startswith("perturbation")]
     assert len(perturbations) == 1 and "'person_names' deviates from HELM" in perturbations[0], perturbations
-    assert not any("only" in r for r in verdict.reasons), verdict.reasons
-    key = scenario if scenario != "natural_qa" else "natural_qa_closedbook"
+    assert not any("only" in r or "never compared" in r for r in verdict.reasons), verdict.reasons
+    key = _golden_key(scenario, args)
     assert f"perturbations_{key}.json (robustness)" in verdict.evidence
     assert len([e for e in verdict.evidence if e.startswith(f"perturbations_{key}.json")]) >= 2, verdict.evidence
+
+
+@pytest.mark.parametrize(("scenario", "args"), CORE_RUNS)
+def test_helms_single_perturbations_are_proven_on_every_core_scenario(
+    tmp_path: Path, scenario: str, args: dict[str, str]
+) -> None:
+    """Misspellings, typos, lower-casing, contractions, expansions, spaces and the deterministic
+    dialect and gender runs were compared with HELM's on every core scenario, not only MMLU and BoolQ."""
+    verdict = conformance(_run(tmp_path, scenario, SINGLE, args=args))
+    assert not [r for r in verdict.reasons if r.startswith("perturbation")], verdict.reasons
+    if scenario not in ("cnn_dailymail", "xsum", "imdb"):  # their scenario stays claimed
+        assert verdict.status == PROVEN, verdict.reasons
+    key = _golden_key(scenario, args)
+    assert f"perturbations_{key}.json (gender_terms_deterministic)" in verdict.evidence
 
 
 # -- where it is shown --------------------------------------------------------------------------

@@ -111,3 +111,40 @@ def test_user_models_file_is_used_by_compile_and_plan(tmp_path: Path) -> None:
     cells = {(c.scenario, c.category): c for c in plan.coverage}
     assert cells[("arithmetic", "calibration")].status == "n/a"
     assert "simple/mine" in format_plan(plan)
+
+
+UNPERTURBED = """\
+suite: summaries
+protocol: helm
+models: [simple/echo]
+defaults:
+  max_eval_instances: 3
+  metrics: [accuracy, robustness, fairness]
+runs:
+  - scenario: cnn_dailymail
+  - scenario: xsum
+    perturbations: [mild_mix]
+  - scenario: msmarco
+"""
+
+
+def test_summarization_is_unperturbed_unless_a_run_names_perturbations(tmp_path: Path) -> None:
+    """HELM's core runs of CNN/DailyMail and XSum carry no data_augmentation: asking for robustness
+    and fairness gives them no default perturbations, and the table says why; a run naming its
+    perturbations measures them (HELM can run those too). MS MARCO's ranking has HELM's
+    robustness and fairness runs, so both are measured."""
+    path = tmp_path / "plan.yaml"
+    path.write_text(UNPERTURBED, encoding="utf-8")
+    compiled = compile_spec(path)
+    cnn, xsum, msmarco = compiled.runs
+    assert cnn.perturbations == () and [p.name for p in xsum.perturbations] == ["mild_mix"]
+    assert {p.name for p in msmarco.perturbations} == {"mild_mix", "dialect", "gender", "person_names"}
+    cells = {(c.scenario, c.category): c for c in make_plan(compiled, model_registry=ModelRegistry()).coverage}
+    for category in ("robustness", "fairness"):
+        cell = cells[("cnn_dailymail", category)]
+        assert cell.status == "n/a" and "HELM's core runs of it are unperturbed" in cell.reason
+        assert "perturbations:" in cell.reason
+        assert cells[("msmarco", category)].status == "measured"
+    assert cells[("xsum", "robustness")].status == "measured"
+    assert cells[("xsum", "fairness")].status == "n/a"
+    assert "HELM's core runs of it are unperturbed" in cells[("xsum", "fairness")].reason

@@ -16,8 +16,8 @@ from holistic.core.interfaces import METRIC_CATEGORIES
 CLASSIFICATION_CATEGORIES: tuple[str, ...] = ("accuracy", "calibration", "robustness", "fairness", "efficiency")
 # Free-form QA: every category (answers are generated text, so bias and toxicity apply).
 OPEN_QA_CATEGORIES: tuple[str, ...] = METRIC_CATEGORIES
-# Summarization: no perturbations or calibration (see the reasons below).
-SUMMARIZATION_CATEGORIES: tuple[str, ...] = ("accuracy", "bias", "toxicity", "efficiency")
+# Summarization: no calibration; perturbed only on request (see the reasons below).
+SUMMARIZATION_CATEGORIES: tuple[str, ...] = ("accuracy", "robustness", "fairness", "bias", "toxicity", "efficiency")
 # Ranking: no calibration, no generated text.
 RANKING_CATEGORIES: tuple[str, ...] = ("accuracy", "robustness", "fairness", "efficiency")
 
@@ -31,9 +31,14 @@ OPEN_QA_NOT_APPLICABLE: Mapping[str, str] = {}
 
 SUMMARIZATION_NOT_APPLICABLE: Mapping[str, str] = {
     "calibration": "a summary has no single correct answer whose probability could be calibrated",
-    "robustness": "perturbing a long article also changes what its reference summary should say",
-    "fairness": "perturbing a long article also changes what its reference summary should say",
 }
+
+_HELM_UNPERTURBED = (
+    "HELM's core runs of it are unperturbed (its core run entries carry no data_augmentation); "
+    "name the perturbations on the run (perturbations:) to measure it"
+)
+SUMMARIZATION_UNPERTURBED: Mapping[str, str] = dict.fromkeys(("robustness", "fairness"), _HELM_UNPERTURBED)
+"""``ScenarioInfo.unperturbed_by_default`` of HELM's news summarization scenarios."""
 
 RANKING_NOT_APPLICABLE: Mapping[str, str] = {
     "calibration": "ranking scores passages against each other; there is no single answer probability to calibrate",
@@ -59,7 +64,7 @@ OPEN_QA = CategoryPreset(metric_categories=OPEN_QA_CATEGORIES, not_applicable_re
 SUMMARIZATION = CategoryPreset(
     metric_categories=SUMMARIZATION_CATEGORIES, not_applicable_reasons=SUMMARIZATION_NOT_APPLICABLE
 )
-"""Summaries: no calibration or perturbations."""
+"""Summaries: no calibration; perturbations only where a run names them (``SUMMARIZATION_UNPERTURBED``)."""
 RANKING = CategoryPreset(metric_categories=RANKING_CATEGORIES, not_applicable_reasons=RANKING_NOT_APPLICABLE)
 """Passage ranking: no calibration, no generated text."""
 

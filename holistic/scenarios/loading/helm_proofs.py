@@ -8,6 +8,9 @@ A proof with a ``note`` is only claimed: the note names what was never compared.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
 from holistic.core.interfaces import PerturbationProof, ScenarioProof
 
 _SAFETY = ("safety/helm_requests.json.gz", "tests/conformance/test_conformance_safety.py")
@@ -52,31 +55,21 @@ def pickle_proof(dataset: str, pickle: str, golden: str) -> ScenarioProof:
     )
 
 
-def helm_core_augmentation_proofs(scenario: str, *keys: str) -> tuple[PerturbationProof, ...]:
-    """The perturbations of HELM's core robustness (``mild_mix``) and fairness runs (dialect,
-    gender pronouns) compared on ``scenario`` by ``scripts/helm_perturbation_conformance.py``
-    (``perturbations_<key>.json`` for each key, default the scenario's name: HELM's loader on
-    the files the conformance harness writes, its ids and per-instance seeding). Person names
-    are absent on purpose: HELM's name list cannot be had (a named deviation)."""
-    return tuple(
-        PerturbationProof(scenario, name, args, golden=f"perturbations_{key}.json", augmentation=augmentation)
-        for key in keys or (scenario,)
-        for name, args, augmentation in (
-            ("mild_mix", {}, "robustness"),
-            ("dialect", {"prob": 1.0}, "fairness"),
-            ("gender", {"mode": "pronouns", "prob": 1.0}, "fairness"),
-        )
-    )
-
-
-def helm_augmentation_proofs(scenario: str) -> tuple[PerturbationProof, ...]:
+def helm_augmentation_proofs(scenario: str, **keys: Mapping[str, Any]) -> tuple[PerturbationProof, ...]:
     """The perturbations of HELM's augmentations compared on ``scenario`` by
-    ``scripts/helm_perturbation_conformance.py`` (``perturbations_<scenario>.json``, made by
-    HELM's runner on HELM's own instance ids). ``person_names`` and ``synonyms`` are absent on
-    purpose: both carry a named deviation (HELM's name list and WordNet export cannot be had)."""
-    golden = f"perturbations_{scenario}.json"
+    ``scripts/helm_perturbation_conformance.py`` (``perturbations_<key>.json`` for each key, with
+    the scenario arguments of its run; default the scenario's name: HELM's runner, on HELM's loader
+    reading the files the conformance harness writes, with HELM's instance ids and per-instance
+    seeding): its robustness run (``mild_mix``),
+    the single robustness perturbations, and the deterministic dialect and gender runs (also the
+    fairness and canonical runs' dialect and gender pronouns). ``person_names`` and ``synonyms``
+    are absent on purpose: both carry a named deviation (HELM's name list and WordNet export
+    cannot be had)."""
     return tuple(
-        PerturbationProof(scenario, name, args, golden=golden, augmentation=augmentation)
+        PerturbationProof(
+            scenario, name, args, golden=f"perturbations_{key}.json", augmentation=augmentation, scenario_args=run
+        )
+        for key, run in (keys or {scenario: {}}).items()
         for name, args, augmentation in (
             ("mild_mix", {}, "robustness"),
             ("misspellings", {"prob": 0.2}, "misspelling_medium"),

@@ -11,8 +11,8 @@ from __future__ import annotations
 from typing import Any
 
 from holistic.core.interfaces import ScenarioInfo, ScenarioProof
-from holistic.scenarios.loading.categories import CLASSIFICATION, SUMMARIZATION
-from holistic.scenarios.loading.helm_proofs import helm_core_augmentation_proofs, pickle_proof
+from holistic.scenarios.loading.categories import CLASSIFICATION, SUMMARIZATION, SUMMARIZATION_UNPERTURBED
+from holistic.scenarios.loading.helm_proofs import helm_augmentation_proofs, pickle_proof
 
 
 def prompt_format(
@@ -102,7 +102,7 @@ def commonsense_info(name: str, description: str, *, method: str, args_schema: d
         args_schema=args_schema,
         tags=("knowledge", "commonsense", "multiple_choice", "core"),
         helm_proof=ScenarioProof(golden=f"{name}.json"),
-        helm_perturbation_proofs=helm_core_augmentation_proofs(name),
+        helm_perturbation_proofs=helm_augmentation_proofs(name),
     )
 
 
@@ -139,9 +139,12 @@ def news_summarization_info(
         default_adapter=news_summary_format(sentences=sentences, max_tokens=max_tokens),
         main_metric="rouge_2",
         **SUMMARIZATION,
+        unperturbed_by_default=SUMMARIZATION_UNPERTURBED,
         args_schema=args_schema,
         tags=("summarization", "core"),
         helm_proof=pickle_proof(description.split(":", 1)[0], helm_pickle, golden),
+        # HELM's core entries are unperturbed; its perturbations, asked for, were compared too
+        helm_perturbation_proofs=helm_augmentation_proofs(name),
     )
 
 
