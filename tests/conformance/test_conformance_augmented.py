@@ -118,11 +118,13 @@ CASES = [pytest.param(path, id=path.name.removesuffix(".json.gz")) for path in G
 
 
 def test_golden_files_exist() -> None:
-    """Both of HELM's augmentations on MMLU and BoolQ, and on a scenario of each scoring shape:
-    generation (NarrativeQA), separate scoring (HellaSwag), classification (IMDB)."""
+    """One per key the harness runs with HELM's ``data_augmentation``: robustness and fairness on
+    MMLU, BoolQ and every other core scenario it runs augmented (generation, joint and separate
+    multiple choice, classification)."""
     keys = {path.name.removesuffix(".json.gz") for path in GOLDEN}
     assert {"mmlu_robustness", "mmlu_fairness", "boolq_robustness", "boolq_fairness"} <= keys
     assert {"narrative_qa_robustness", "hellaswag_robustness", "imdb_robustness"} <= keys
+    assert keys == set(_harness().AUGMENTED)
 
 
 @pytest.mark.parametrize("path", CASES)
