@@ -44,7 +44,10 @@ never dropped silently; the stats only one side reports are listed as well. ``--
 golden files made from HELM's output (the digest of every instance, prompts, request
 parameters, completions, per-instance stats for the first ``--golden-instances``
 instances) that the tests check
-holistic against without installing HELM.
+holistic against without installing HELM; for a key of :data:`AUGMENTED`, ``DIR/augmented/
+<key>.json.gz`` holds HELM's whole perturbed run instead (every original's and variant's
+request and completions, their per-instance stats, and the run's perturbed, original and
+worst-case stats: :func:`write_augmented_golden`).
 
     python scripts/helm_conformance.py --data-root DATA --max-eval-instances 10 \\
         --golden tests/conformance --report conformance.json
@@ -173,6 +176,10 @@ SAMPLED = {"cnn_dailymail": 0.3, "xsum": 0.3}
 """Keys whose requests sample (temperature > 0): each tool draws its own completions, so their
 prediction agreement and the stats of the completions are named exclusions (``SAMPLED_REASON``);
 instances, prompts, request parameters and prompt token counts are compared."""
+
+
+AUGMENTED_GOLDENS = "augmented"
+"""The folder (under ``--golden``) of the :data:`AUGMENTED` keys' golden files."""
 
 
 def base_key(key: str) -> str:
@@ -1786,6 +1793,20 @@ def _our_stats(run_dir: Path) -> dict[str, float]:
 # ---------------------------------------------------------------------------
 
 
+def _golden_head(key: str) -> dict[str, Any]:
+    """What every golden file says first: who made it, the scenario, HELM's run entry, the deviations."""
+    name, args, entry = SCENARIOS[key]
+    return {
+        "made_by": f"crfm-helm {HELM_VERSION}, scripts/helm_conformance.py, model {HELM_MODEL} "
+        "(holistic's embedded SmolLM2-135M-Instruct weights as a local Hugging Face directory)",
+        "scenario": name,
+        "args": args,
+        "helm_run_entry": entry,
+        "harness_key": key,
+        "deviations": DEVIATIONS.get(base_key(key), []),
+    }
+
+
 def write_golden(key: str, helm_dir: Path, data_root: Path, target: Path, k: int) -> None:
     """HELM's own prompts, requests, completions and per-instance stats for ``k`` instances."""
     states = helm_states(helm_dir)
@@ -1807,16 +1828,9 @@ def write_golden(key: str, helm_dir: Path, data_root: Path, target: Path, k: int
             )
     kept = [s["request"]["prompt"] for s in states if s["instance"]["id"] in keep]
     all_inputs = any(s["num_train_instances"] < run_spec["adapter_spec"]["max_train_instances"] for s in states)
-    name, args, entry = SCENARIOS[key]
     rows = helm_instance_rows(key, helm_cached_instances(helm_dir.parents[2], key))
     golden = {
-        "made_by": f"crfm-helm {HELM_VERSION}, scripts/helm_conformance.py, model {HELM_MODEL} "
-        "(holistic's embedded SmolLM2-135M-Instruct weights as a local Hugging Face directory)",
-        "scenario": name,
-        "args": args,
-        "helm_run_entry": entry,
-        "harness_key": key,
-        "deviations": DEVIATIONS.get(base_key(key), []),
+        **_golden_head(key),
         # Every instance HELM's loader made, as instances_digest of helm_instance_rows.
         "helm_instances": {"count": len(rows), "sha256": instances_digest(rows)},
         "adapter_spec": run_spec["adapter_spec"],
@@ -1838,49 +1852,100 @@ def write_golden(key: str, helm_dir: Path, data_root: Path, target: Path, k: int
         "selected_eval_ids": list(
             dict.fromkeys(id_map[s["instance"]["id"]] for s in states if s["train_trial_index"] == 0)
         ),
-        "request_states": [
-            {
-                "instance": {
-                    "id": id_map[s["instance"]["id"]],
-                    "input": s["instance"]["input"]["text"],
-                    "split": s["instance"]["split"],
-                    "sub_split": s["instance"].get("sub_split"),
-                    "references": [[r["output"]["text"], r.get("tags", [])] for r in s["instance"]["references"]],
-                },
-                "trial": s["train_trial_index"],
-                # separate scoring: the choice this request scores, and "original" or "calibration"
-                "reference_index": s.get("reference_index"),
-                "request_mode": s.get("request_mode"),
-                "prompt": s["request"]["prompt"],
-                "request": {
-                    f: s["request"].get(f)
-                    for f in (
-                        "max_tokens",
-                        "temperature",
-                        "stop_sequences",
-                        "num_completions",
-                        "top_k_per_token",
-                        "echo_prompt",
-                    )
-                },
-                "output_mapping": s.get("output_mapping"),
-                "num_train_instances": s["num_train_instances"],
-                "completions": [
-                    {
-                        "text": c["text"],
-                        "logprob": c["logprob"],
-                        "tokens": [[t["text"], t["logprob"]] for t in c.get("tokens", [])],
-                    }
-                    for c in s["result"]["completions"]
-                ],
-            }
-            for s in states
-            if s["instance"]["id"] in keep
-        ],
+        "request_states": [golden_state(s, id_map) for s in states if s["instance"]["id"] in keep],
         "per_instance_stats": stats,
     }
     target.mkdir(parents=True, exist_ok=True)
     (target / f"{key}.json").write_text(json.dumps(golden, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+
+
+def golden_state(s: dict[str, Any], id_map: dict[str, str]) -> dict[str, Any]:
+    """One of HELM's request states as the golden files keep it: the instance (holistic's id;
+    a perturbed variant's HELM ``PerturbationDescription``), the request, its completions."""
+    instance = s["instance"]
+    return {
+        "instance": {
+            "id": id_map[instance["id"]],
+            "input": instance["input"]["text"],
+            "split": instance["split"],
+            "sub_split": instance.get("sub_split"),
+            "references": [[r["output"]["text"], r.get("tags", [])] for r in instance["references"]],
+            **({"perturbation": instance["perturbation"]} if instance.get("perturbation") else {}),
+        },
+        "trial": s["train_trial_index"],
+        # separate scoring: the choice this request scores, and "original" or "calibration"
+        "reference_index": s.get("reference_index"),
+        "request_mode": s.get("request_mode"),
+        "prompt": s["request"]["prompt"],
+        "request": {
+            f: s["request"].get(f)
+            for f in (
+                "max_tokens",
+                "temperature",
+                "stop_sequences",
+                "num_completions",
+                "top_k_per_token",
+                "echo_prompt",
+            )
+        },
+        "output_mapping": s.get("output_mapping"),
+        "num_train_instances": s["num_train_instances"],
+        "completions": [
+            {
+                "text": c["text"],
+                "logprob": c["logprob"],
+                "tokens": [[t["text"], t["logprob"]] for t in c.get("tokens", [])],
+            }
+            for c in s["result"]["completions"]
+        ],
+    }
+
+
+def write_augmented_golden(key: str, helm_dir: Path, data_root: Path, target: Path) -> Path:
+    """For a key of :data:`AUGMENTED`: every request state of HELM's run (the originals and their
+    variants: prompts, requests, completions), HELM's per-instance stats of each original and
+    variant, and its run's stats (perturbed, ``computed_on=original`` and ``worst``, and the
+    ``robustness`` / ``fairness`` worst cases), gzipped as ``<key>.json.gz``. The run is kept
+    whole (keep it small), since its worst cases are means over all its instances."""
+    import gzip
+
+    states = helm_states(helm_dir)
+    id_map = helm_instance_ids(key, data_root, states)
+    run_spec = json.loads((helm_dir / "run_spec.json").read_text())
+    # HELM lists an instance (and variant) once per metric class that scored it: merged
+    per_instance: dict[tuple[str, int, str | None], dict[str, float]] = {}
+    for p in json.loads((helm_dir / "per_instance_stats.json").read_text()):
+        place = (id_map[p["instance_id"]], p.get("train_trial_index", 0), helm_perturbation(p.get("perturbation")))
+        per_instance.setdefault(place, {}).update(
+            (st["name"]["name"], st["mean"])
+            for st in p["stats"]
+            if "mean" in st and st.get("count", 0) and not any(t in st["name"]["name"] for t in _TIMING)
+        )
+    base, perturbations, categories = AUGMENTED[key]
+    golden = {
+        **_golden_head(key),
+        "unperturbed_key": base,
+        # holistic's perturbations (protocol: helm) for HELM's data_augmentation, and the
+        # metric categories that report their worst cases
+        "holistic_perturbations": perturbations,
+        "metrics": ["accuracy", "calibration", "efficiency", "bias", *categories],
+        "adapter_spec": run_spec["adapter_spec"],
+        "max_eval_instances": run_spec["adapter_spec"]["max_eval_instances"],
+        "request_states": [golden_state(s, id_map) for s in states],
+        # HELM's per-instance stats of each original (perturbation None) and variant (holistic's
+        # name of HELM's perturbation), timing aside
+        "per_instance_stats": [
+            {"id": i, "trial": trial, "perturbation": pert, "stats": stats}
+            for (i, trial, pert), stats in per_instance.items()
+        ],
+        # HELM's run stats, name[split]{perturbation} (helm_perturbation's naming), timing aside
+        "stats": {k: v for k, v in _helm_stats(helm_dir).items() if not any(t in k for t in _TIMING)},
+    }
+    target.mkdir(parents=True, exist_ok=True)
+    path = target / f"{key}.json.gz"
+    with gzip.GzipFile(path, "wb", mtime=0) as fh:
+        fh.write((json.dumps(golden, indent=0, ensure_ascii=False) + "\n").encode("utf-8"))
+    return path
 
 
 # ---------------------------------------------------------------------------
@@ -1901,7 +1966,11 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--num-train-trials", type=int, default=1)
     p.add_argument("--work-dir", type=Path, default=Path.home() / ".cache" / "holistic" / "peers" / "helm_conformance")
     p.add_argument("--helm-venv", type=Path, default=Path.home() / ".cache" / "holistic" / "peers" / "helm")
-    p.add_argument("--golden", type=Path, help="write golden files made from HELM's output into this folder")
+    p.add_argument(
+        "--golden",
+        type=Path,
+        help="write golden files made from HELM's output into this folder (the augmented keys' into its augmented/)",
+    )
     p.add_argument("--golden-instances", type=int, default=5)
     p.add_argument("--report", type=Path, help="write the comparison as JSON")
     p.add_argument(
@@ -1956,7 +2025,9 @@ def main(argv: list[str] | None = None) -> int:
             ours_dir = run_holistic(key, ours_out, root, args.max_eval_instances, args.num_train_trials)
         result = compare(key, helm_dir, ours_dir, root)
         results.append(result)
-        if args.golden and key not in AUGMENTED and key not in GREEDY:  # perturbed variants have their own goldens
+        if args.golden and key in AUGMENTED:  # HELM's whole perturbed run, beside the scenario's golden
+            write_augmented_golden(key, helm_dir, root, args.golden / AUGMENTED_GOLDENS)
+        elif args.golden and key not in GREEDY:
             write_golden(key, helm_dir, root, args.golden, args.golden_instances)
         print(format_row(result), flush=True)
 

@@ -55,19 +55,18 @@ def _instance(raw: dict[str, Any], split: str) -> Instance:
 
 def _adapter(golden: dict[str, Any], tmp_path: Path) -> RunSpec:
     trials = max(s["trial"] for s in golden["request_states"]) + 1
+    return golden_run(golden, tmp_path, num_train_trials=trials)
+
+
+def golden_run(golden: dict[str, Any], folder: Path, **fields: Any) -> RunSpec:
+    """The golden's scenario as holistic compiles it (``protocol: helm``), with the run's other ``fields``."""
+    run_fields = {"scenario": golden["scenario"], "args": golden["args"], **fields}
     spec = {
         "suite": "golden",
         "models": [MODEL],
-        "runs": [
-            {
-                "scenario": golden["scenario"],
-                "args": golden["args"],
-                "num_train_trials": trials,
-                "max_eval_instances": golden["max_eval_instances"],
-            }
-        ],
+        "runs": [{**run_fields, "max_eval_instances": golden["max_eval_instances"]}],
     }
-    path = tmp_path / "golden.yaml"
+    path = folder / "golden.yaml"
     path.write_text(json.dumps(spec), encoding="utf-8")
     (run,) = compile_spec(path).runs
     assert run.adapter.protocol == "helm"
@@ -240,6 +239,21 @@ def _request_and_result(helm: dict[str, Any]) -> tuple[Request, RequestResult]:
     return request, result
 
 
+def golden_request_state(helm: dict[str, Any], instance: Instance, index: int) -> RequestState:
+    """A golden request state as holistic's, on ``instance``, answered with HELM's completions."""
+    request, result = _request_and_result(helm)
+    return RequestState(
+        instance=instance,
+        request=request,
+        trial=helm["trial"],
+        output_mapping=helm["output_mapping"],
+        result=result,
+        reference_index=helm.get("reference_index"),
+        role=RequestRole(_ROLES[helm.get("request_mode")]),
+        request_index=index,
+    )
+
+
 def test_helms_completions_score_as_helm_scored_them(golden: dict[str, Any], tmp_path: Path) -> None:
     from holistic.metrics.registry import select_metrics
     from holistic.spec.catalog import Catalog
@@ -251,19 +265,7 @@ def test_helms_completions_score_as_helm_scored_them(golden: dict[str, Any], tmp
     own = _ranking_instances(golden, tmp_path)
     for index, helm in enumerate(golden["request_states"]):
         inst = own.get(helm["instance"]["id"]) or _instance(helm["instance"], helm["instance"]["split"])
-        request, result = _request_and_result(helm)
-        states.append(
-            RequestState(
-                instance=inst,
-                request=request,
-                trial=helm["trial"],
-                output_mapping=helm["output_mapping"],
-                result=result,
-                reference_index=helm.get("reference_index"),
-                role=RequestRole(_ROLES[helm.get("request_mode")]),
-                request_index=index,
-            )
-        )
+        states.append(golden_request_state(helm, inst, index))
     ctx = MetricContext(run_id="golden", deployment=deployment, scenario_info=info)
     ours: dict[tuple[str, str], float] = {}
     for metric in select_metrics(["accuracy", "calibration", "efficiency"], info, run.adapter, deployment).metrics:

@@ -1,0 +1,174 @@
+"""holistic's perturbed stats and worst cases against HELM's own, without installing HELM.
+
+Each ``tests/conformance/augmented/<key>.json.gz`` holds one of HELM's runs with
+``data_augmentation=robustness`` or ``=fairness`` on holistic's embedded model, written by
+``scripts/helm_conformance.py --golden`` (crfm-helm 0.5.16): every request state of the
+run (the originals and their variants, with HELM's completions), HELM's per-instance stats
+of each original and variant, and its run's stats: the variants' (``computed_on=perturbed``),
+their originals' (``computed_on=original``), the worst case per perturbation
+(``computed_on=worst``) and the ``robustness`` / ``fairness`` worst cases. The tests score
+HELM's completions with holistic's metrics and aggregate them as a holistic run does under
+``protocol: helm`` (worst cases included), and compare every stat both report.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import tempfile
+from dataclasses import replace
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from holistic.core.interfaces import MetricContext
+from holistic.core.types import (
+    Instance,
+    PerturbationDescription,
+    PerturbationSpec,
+    Reference,
+    RequestState,
+    ScenarioSpec,
+)
+from holistic.models.registry import ModelRegistry
+from tests.conformance.test_conformance_golden import _embedded_tokenizer, _harness, golden_request_state, golden_run
+
+HERE = Path(__file__).resolve().parent
+GOLDEN = sorted((HERE / "augmented").glob("*.json.gz"))
+MODEL = "embedded/smollm2-135m-instruct"
+ABS = 1e-9
+
+
+@cache
+def _load(path: Path) -> dict[str, Any]:
+    with gzip.open(path, "rt", encoding="utf-8") as fh:
+        data: dict[str, Any] = json.load(fh)
+    return data
+
+
+def _descriptions(golden: dict[str, Any]) -> dict[str, PerturbationDescription]:
+    """HELM's perturbation name -> the description holistic gives its variants of it (under
+    ``protocol: helm``; a named deviation's name carries its tag and counts toward no worst case)."""
+    from holistic.perturbations.registry import create_perturbation
+
+    harness = _harness()
+    ours = {}
+    for raw in golden["holistic_perturbations"]:
+        made = create_perturbation(PerturbationSpec.make(raw["name"], raw.get("args", {})), "helm")
+        ours[made.description().name.split("~")[0]] = made.description()
+    return {helm: ours[name] for helm, name in harness.HELM_PERTURBATION_NAMES.items() if name in ours}
+
+
+def _instance(raw: dict[str, Any], descriptions: dict[str, PerturbationDescription]) -> Instance:
+    perturbation = raw.get("perturbation")
+    return Instance(
+        id=raw["id"],
+        input=raw["input"],
+        references=tuple(Reference(text, tuple(tags)) for text, tags in raw["references"]),
+        split=raw["split"],
+        sub_split=raw.get("sub_split"),
+        perturbation=descriptions[perturbation["name"]] if perturbation else None,
+    )
+
+
+def _states(golden: dict[str, Any]) -> tuple[list[RequestState], list[Instance]]:
+    """HELM's request states as holistic's, answered with HELM's completions, and the run's
+    instances (each original and variant once, originals first)."""
+    descriptions = _descriptions(golden)
+    instances: dict[tuple[str, str | None], Instance] = {}
+    tokenizer = None
+    states = []
+    for index, helm in enumerate(golden["request_states"]):
+        inst = _instance(helm["instance"], descriptions)
+        inst = instances.setdefault((inst.id, inst.perturbation.name if inst.perturbation else None), inst)
+        state = golden_request_state(helm, inst, index)
+        if state.request.kind == "generate" and state.result is not None:
+            # holistic's engine counts a generated request's prompt with the model's tokenizer
+            tokenizer = tokenizer or _embedded_tokenizer()
+            state = replace(state, result=replace(state.result, prompt_tokens=tokenizer.count(helm["prompt"])))
+        states.append(state)
+    ordered = sorted(instances.values(), key=lambda i: i.perturbation is not None)
+    return states, ordered
+
+
+@cache
+def _scored(path: Path) -> Any:
+    """holistic's per-instance values and run stats of HELM's completions, as a run scores them
+    (once per golden file: both tests read them)."""
+    from holistic.execution.pipeline import _score, with_headline
+    from holistic.metrics.registry import select_metrics
+    from holistic.scenarios.registry import create_scenario
+
+    golden = _load(path)
+    with tempfile.TemporaryDirectory() as folder:
+        fields = {"metrics": golden["metrics"], "perturbations": golden["holistic_perturbations"]}
+        run = golden_run(golden, Path(folder), **fields)
+    deployment = ModelRegistry().get(MODEL)
+    scenario = create_scenario(ScenarioSpec.make(golden["scenario"], golden["args"]))
+    info = with_headline(scenario.info, run.adapter)
+    metrics = select_metrics(run.metrics, info, run.adapter, deployment).metrics
+    states, instances = _states(golden)
+    ctx = MetricContext(run_id="golden", deployment=deployment, scenario_info=info)
+    return _score(run, states, metrics, ctx, instances)
+
+
+CASES = [pytest.param(path, id=path.name.removesuffix(".json.gz")) for path in GOLDEN]
+
+
+def test_golden_files_exist() -> None:
+    """One per key the harness runs with HELM's ``data_augmentation``: robustness and fairness on
+    MMLU, BoolQ and every other core scenario it runs augmented (generation, joint and separate
+    multiple choice, classification)."""
+    keys = {path.name.removesuffix(".json.gz") for path in GOLDEN}
+    assert {"mmlu_robustness", "mmlu_fairness", "boolq_robustness", "boolq_fairness"} <= keys
+    assert {"narrative_qa_robustness", "hellaswag_robustness", "imdb_robustness"} <= keys
+    assert keys == set(_harness().AUGMENTED)
+
+
+@pytest.mark.parametrize("path", CASES)
+def test_per_instance_stats_of_originals_and_variants_are_helms(path: Path) -> None:
+    """holistic's metrics on HELM's completions give HELM's per-instance stats, on each original
+    and each of its variants (a variant of a named deviation aside: its name is not HELM's)."""
+    golden = _load(path)
+    scored = _scored(path)
+    ours = {
+        (s.instance_id, s.trial, s.name.perturbation, s.name.name): s.value
+        for s in scored.per_instance
+        if not s.name.perturbation or "~" not in s.name.perturbation
+    }
+    compared = 0
+    perturbed = 0
+    for entry in golden["per_instance_stats"]:
+        for name, value in entry["stats"].items():
+            place = (entry["id"], entry["trial"], entry["perturbation"], name)
+            if place not in ours:
+                continue
+            assert ours[place] == pytest.approx(value, abs=ABS), place
+            compared += 1
+            perturbed += entry["perturbation"] is not None
+    assert compared >= 2 * len(golden["per_instance_stats"])
+    assert perturbed > 0
+
+
+@pytest.mark.parametrize("path", CASES)
+def test_run_stats_and_worst_cases_are_helms(path: Path) -> None:
+    """holistic's run stats of HELM's completions, aggregated under ``protocol: helm``, are HELM's:
+    the variants', their originals' (``P:original``), the worst case per perturbation
+    (``P:worst``) and the ``robustness`` / ``fairness`` worst cases, for every stat both report."""
+    harness = _harness()
+    golden = _load(path)
+    scored = _scored(path)
+    ours = {
+        harness._stat_key(s.name.name, s.name.split, s.name.sub_split, s.name.perturbation): s.mean
+        for s in scored.stats
+        if s.mean is not None
+    }
+    shared = [k for k in golden["stats"] if k in ours]
+    for key in shared:
+        assert ours[key] == pytest.approx(golden["stats"][key], abs=ABS), key
+    family = "fairness" if golden["harness_key"].endswith("_fairness") else "robustness"
+    worst = [k for k in shared if k.endswith(f"{{{family}}}")]
+    assert worst, f"no {family} worst case compared"
+    assert any(k.endswith(":worst}") for k in shared) and any(k.endswith(":original}") for k in shared)
