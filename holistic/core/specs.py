@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, fields, replace
 from enum import StrEnum
 from typing import Any, Literal, Self, get_args
 
@@ -182,6 +182,16 @@ class AdapterSpec:
     def replace(self, **changes: Any) -> AdapterSpec:
         return replace(self, **changes)
 
+    def as_dict(self) -> dict[str, Any]:
+        """The fields by name: what ``dataclasses.asdict`` gives, without its deep copy (every
+        field is a scalar, an enum or a tuple of strings, so the values are shared as they are;
+        a plan of 50,000 runs hashes each run's adapter)."""
+        return {name: getattr(self, name) for name in ADAPTER_FIELDS}
+
+
+ADAPTER_FIELDS: tuple[str, ...] = tuple(f.name for f in fields(AdapterSpec))
+"""AdapterSpec's field names, in declaration order."""
+
 
 @dataclass(frozen=True)
 class NamedSpec:
@@ -233,12 +243,10 @@ class RunSpec:
     def canonical(self) -> dict[str, Any]:
         """JSON-compatible form used for hashing and ``run_spec.json`` (``judges`` only when
         the run has some, so the ids of unjudged runs do not change)."""
-        from dataclasses import asdict
-
         out: dict[str, Any] = {
             "name": self.name,
             "scenario": {"name": self.scenario.name, "args": dict(self.scenario.args)},
-            "adapter": asdict(self.adapter),
+            "adapter": self.adapter.as_dict(),
             "model": self.model,
             "metrics": list(self.metrics),
             "perturbations": [{"name": p.name, "args": dict(p.args)} for p in self.perturbations],

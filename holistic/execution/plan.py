@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import Any
 
 from holistic.adaptation import count_requests
 from holistic.core.interfaces import METRIC_CATEGORIES
@@ -138,6 +139,7 @@ def make_plan(
 
     rows: list[PlanRow] = []
     verdicts: list[RunCoverage] = []
+    coverage_of: dict[tuple[Any, ...], RunCoverage] = {}
     built_requests = 0
     for run in compiled.runs:
         cls = catalog.scenario_class(run.scenario.name)
@@ -171,8 +173,10 @@ def make_plan(
             if warning not in notes:
                 notes.append(warning)
         notes.extend(n for n in cls.data_notes(run.scenario.args_dict, data_root) if n not in notes)
-        verdicts.append(
-            run_coverage(
+        # a run's coverage depends on these alone: runs that differ only in scenario args share it
+        key = (run.scenario.name, run.model, run.adapter, run.metrics, tuple(p.name for p in run.perturbations))
+        if key not in coverage_of:
+            coverage_of[key] = run_coverage(
                 run,
                 info,
                 deployment,
@@ -180,7 +184,7 @@ def make_plan(
                 perturbation_category=catalog.perturbation_category,
                 select_metrics=select_metrics,
             )
-        )
+        verdicts.append(coverage_of[key])
     return Plan(
         suite=compiled.suite,
         description=compiled.description,
@@ -369,13 +373,18 @@ def _conformance_lines(plan: Plan) -> list[str]:
         "HELM conformance (proven = a golden test against HELM's own output covers the scenario and "
         "every perturbation):"
     ]
+    notes: dict[str, int] = {}  # each reason once, numbered in order of first use
     for row in plan.rows:
         verdict = row.conformance
         if verdict is None:
             continue
-        lines.append(f"  {row.run_id}: {verdict.status}")
+        marks = ""
         if verdict.status == "claimed":
-            lines.extend(f"      - {reason}" for reason in verdict.reasons)
+            marks = "".join(f" [{notes.setdefault(reason, len(notes) + 1)}]" for reason in verdict.reasons)
+        lines.append(f"  {row.run_id}: {verdict.status}{marks}")
+    if notes:
+        lines.append("  Why claimed:")
+        lines.extend(f"  [{number}] {reason}" for reason, number in notes.items())
     return lines
 
 

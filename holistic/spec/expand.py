@@ -29,13 +29,14 @@ import itertools
 import math
 import os
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from holistic.core.errors import ModelError, ScenarioArgError, SpecError, UnknownNameError, did_you_mean
 from holistic.core.interfaces import ScenarioInfo
 from holistic.core.judges import JudgeSpec, VerdictRule, template_field_problem
+from holistic.core.specs import ADAPTER_FIELDS
 from holistic.core.types import AdapterSpec, ModelDeployment, PerturbationSpec, RunSpec, ScenarioSpec
 from holistic.spec.catalog import Catalog
 from holistic.spec.layers import NON_MULTIPLYING_FIELDS, Written, adaptation_layer, axes, layered
@@ -48,8 +49,6 @@ DEFAULT_MODEL = "embedded/smollm2-135m-instruct"
 """The model runs use when the spec names none (offline, no key)."""
 
 PERTURBATION_CATEGORIES = ("robustness", "fairness")
-
-_ADAPTER_FIELDS = tuple(f.name for f in fields(AdapterSpec))
 
 
 @dataclass(frozen=True)
@@ -176,7 +175,7 @@ class _EntryExpander:
         adaptation_schema = runspec_schema()["$defs"]["adaptation"]
         for key, value in info.default_adapter.items():
             where = (*self.at, "scenario")
-            if key not in _ADAPTER_FIELDS:
+            if key not in ADAPTER_FIELDS:
                 raise self.error(
                     where, f"scenario {name!r} recommends an unknown adaptation field {key!r} (a bug in the scenario)"
                 )

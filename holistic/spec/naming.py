@@ -10,13 +10,13 @@ from __future__ import annotations
 
 import json
 from collections.abc import Collection
-from dataclasses import fields
 from typing import Any
 
+from holistic.core.specs import ADAPTER_FIELDS
 from holistic.core.types import AdapterSpec, ScenarioSpec
 
 _MAX_SHOWN_CHARS = 24
-_ADAPTER_FIELDS = frozenset(f.name for f in fields(AdapterSpec))
+_ADAPTER_FIELDS = frozenset(ADAPTER_FIELDS)
 
 
 def run_name(

@@ -274,8 +274,21 @@ runs:
     text = format_plan(make_plan(suite))
     proven, claimed = suite.runs
     assert f"  {proven.run_id}: proven" in text
-    assert f"  {claimed.run_id}: claimed" in text
+    assert f"  {claimed.run_id}: claimed [1]" in text
+    assert "  [1] perturbation 'person_names' deviates from HELM" in text
     assert "warning: protocol 'helm' with a named deviation: perturbation 'person_names' deviates from HELM" in text
+
+
+def test_plan_gives_a_reason_shared_by_many_runs_once() -> None:
+    """core.yaml's 38 runs share the person-name deviation: one footnote, cited by every run."""
+    suite = compile_spec(REPO / "runspecs" / "core.yaml")
+    text = format_plan(make_plan(suite))
+    section = text.split("HELM conformance (", 1)[1].split("\n\n", 1)[0]
+    assert section.count("perturbation 'person_names' deviates from HELM") == 1
+    cited = [line for line in section.splitlines() if line.startswith("  ") and ": claimed" in line]
+    assert len(cited) == len(suite.runs)
+    imdb = next(line for line in cited if line.lstrip().startswith("imdb_"))
+    assert imdb.count("[") == 2  # its scenario's own reason and the shared one
 
 
 def test_no_core_run_is_proven_while_its_fairness_defaults_deviate() -> None:
