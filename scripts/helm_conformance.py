@@ -29,8 +29,9 @@ and the prediction is the choice picked (``predicted_index``). For ranking (MS M
 generated answer per passage) the instances are compared with each passage's relevance and
 first-stage rank, and the ranking stats also by scoring HELM's own answers with holistic's
 ranking metric (``rescored_abs_delta``, held to the same target). The keys in
-:data:`AUGMENTED` run HELM's ``data_augmentation`` (robustness: ``mild_mix``) beside
-holistic's perturbations, and compare perturbed prompts and worst-case stats too.
+:data:`AUGMENTED` run HELM's ``data_augmentation`` (robustness: ``mild_mix``; fairness: dialect,
+gender pronouns, person names; ``boolq_canonical``: both in one run, as HELM's core entries do)
+beside holistic's perturbations, and compare perturbed prompts and worst-case stats too.
 CNN/DailyMail and XSum: HELM unpickles preprocessed files of its own; the harness writes
 the authors' files for holistic and, from the same records, that pickle for HELM
 (:data:`DEVIATIONS`). HELM's core entries sample (temperature 0.3), so their completions and
@@ -112,6 +113,8 @@ SCENARIOS: dict[str, tuple[str, dict[str, Any], str]] = {
         "mmlu:subject=anatomy,method=multiple_choice_joint,data_augmentation=fairness",
     ),
     "boolq_fairness": ("boolq", {}, "boolq:data_augmentation=fairness"),
+    # HELM's core entries' setting: robustness and fairness in one run (data_augmentation=canonical)
+    "boolq_canonical": ("boolq", {}, "boolq:data_augmentation=canonical"),
     # HELM's core summarization runs (its official entries: temperature 0.3, device cpu), and
     # the same at temperature 0 (HELM's temperature run expander), whose predictions compare
     "cnn_dailymail": ("cnn_dailymail", {}, "summarization_cnndm:temperature=0.3,device=cpu"),
@@ -146,6 +149,7 @@ AUGMENTED: dict[str, tuple[str, list[dict[str, Any]], list[str]]] = {
     "boolq_robustness": ("boolq", [{"name": "mild_mix"}], ["robustness"]),
     "mmlu_fairness": ("mmlu", _HELM_FAIRNESS, ["fairness"]),
     "boolq_fairness": ("boolq", _HELM_FAIRNESS, ["fairness"]),
+    "boolq_canonical": ("boolq", [{"name": "mild_mix"}, *_HELM_FAIRNESS], ["robustness", "fairness"]),
 }
 """Keys run with HELM's ``data_augmentation``: the unperturbed key whose files they read, holistic's
 perturbations (``protocol: helm``) for HELM's, and the metric categories that add their stats."""

@@ -1,14 +1,17 @@
 """holistic's perturbed stats and worst cases against HELM's own, without installing HELM.
 
 Each ``tests/conformance/augmented/<key>.json.gz`` holds one of HELM's runs with
-``data_augmentation=robustness`` or ``=fairness`` on holistic's embedded model, written by
+``data_augmentation=robustness``, ``=fairness`` or ``=canonical`` (both in one run) on
+holistic's embedded model, written by
 ``scripts/helm_conformance.py --golden`` (crfm-helm 0.5.16): every request state of the
 run (the originals and their variants, with HELM's completions), HELM's per-instance stats
 of each original and variant, and its run's stats: the variants' (``computed_on=perturbed``),
 their originals' (``computed_on=original``), the worst case per perturbation
 (``computed_on=worst``) and the ``robustness`` / ``fairness`` worst cases. The tests score
 HELM's completions with holistic's metrics and aggregate them as a holistic run does under
-``protocol: helm`` (worst cases included), and compare every stat both report.
+``protocol: helm`` (worst cases included), and compare every stat both report. On MS MARCO
+every passage's request is a state of its query, so holistic's ranking metric ranks each
+query's passages (original and variant apart) over all their answers, as HELM's does.
 """
 
 from __future__ import annotations
@@ -73,15 +76,32 @@ def _instance(raw: dict[str, Any], descriptions: dict[str, PerturbationDescripti
     )
 
 
-def _states(golden: dict[str, Any]) -> tuple[list[RequestState], list[Instance]]:
+def _ranking_instances(golden: dict[str, Any], folder: Path) -> dict[str, Instance]:
+    """For a ranking golden, holistic's own instances by id (their passages' grades and first-stage
+    ranks, which HELM keeps in its tags), loaded from the files the harness writes for HELM's
+    loader; ``{}`` for any other golden."""
+    if golden["adapter_spec"]["method"] != "ranking_binary":
+        return {}
+    harness = _harness()
+    key = golden["unperturbed_key"]
+    instances = harness.holistic_instances(key, harness.scenario_data_root(key, folder, folder))
+    return {i.id: i for i in instances}
+
+
+def _states(golden: dict[str, Any], folder: Path) -> tuple[list[RequestState], list[Instance]]:
     """HELM's request states as holistic's, answered with HELM's completions, and the run's
-    instances (each original and variant once, originals first)."""
+    instances (each original and variant once, originals first). On a ranking run every passage's
+    request is a state of its query's instance (holistic's, carrying the passages' grades), so
+    holistic's ranking metric ranks a query's passages, original and variant apart, as HELM's does."""
     descriptions = _descriptions(golden)
+    own = _ranking_instances(golden, folder)
     instances: dict[tuple[str, str | None], Instance] = {}
     tokenizer = None
     states = []
     for index, helm in enumerate(golden["request_states"]):
         inst = _instance(helm["instance"], descriptions)
+        if inst.id in own:  # the query's text as HELM's variant has it, the passages holistic's
+            inst = replace(own[inst.id], input=inst.input, perturbation=inst.perturbation)
         inst = instances.setdefault((inst.id, inst.perturbation.name if inst.perturbation else None), inst)
         state = golden_request_state(helm, inst, index)
         if state.request.kind == "generate" and state.result is not None:
@@ -105,11 +125,11 @@ def _scored(path: Path) -> Any:
     with tempfile.TemporaryDirectory() as folder:
         fields = {"metrics": golden["metrics"], "perturbations": golden["holistic_perturbations"]}
         run = golden_run(golden, Path(folder), **fields)
+        states, instances = _states(golden, Path(folder))
     deployment = ModelRegistry().get(MODEL)
     scenario = create_scenario(ScenarioSpec.make(golden["scenario"], golden["args"]))
     info = with_headline(scenario.info, run.adapter)
     metrics = select_metrics(run.metrics, info, run.adapter, deployment).metrics
-    states, instances = _states(golden)
     ctx = MetricContext(run_id="golden", deployment=deployment, scenario_info=info)
     return _score(run, states, metrics, ctx, instances)
 
@@ -120,10 +140,12 @@ CASES = [pytest.param(path, id=path.name.removesuffix(".json.gz")) for path in G
 def test_golden_files_exist() -> None:
     """One per key the harness runs with HELM's ``data_augmentation``: robustness and fairness on
     MMLU, BoolQ and every other core scenario it runs augmented (generation, joint and separate
-    multiple choice, classification)."""
+    multiple choice, classification, ranking), and BoolQ with both in one run (HELM's
+    ``data_augmentation=canonical``, its core entries' setting)."""
     keys = {path.name.removesuffix(".json.gz") for path in GOLDEN}
-    assert {"mmlu_robustness", "mmlu_fairness", "boolq_robustness", "boolq_fairness"} <= keys
+    assert {"mmlu_robustness", "mmlu_fairness", "boolq_robustness", "boolq_fairness", "boolq_canonical"} <= keys
     assert {"narrative_qa_robustness", "hellaswag_robustness", "imdb_robustness"} <= keys
+    assert {f"msmarco_{track}_{run}" for track in ("regular", "trec") for run in ("robustness", "fairness")} <= keys
     assert keys == set(_harness().AUGMENTED)
 
 
@@ -156,7 +178,8 @@ def test_per_instance_stats_of_originals_and_variants_are_helms(path: Path) -> N
 def test_run_stats_and_worst_cases_are_helms(path: Path) -> None:
     """holistic's run stats of HELM's completions, aggregated under ``protocol: helm``, are HELM's:
     the variants', their originals' (``P:original``), the worst case per perturbation
-    (``P:worst``) and the ``robustness`` / ``fairness`` worst cases, for every stat both report."""
+    (``P:worst``) and the ``robustness`` / ``fairness`` worst cases, for every stat both report; on
+    MS MARCO every ranking stat HELM reports (its first-stage ``topk`` ones too), worst cases included."""
     harness = _harness()
     golden = _load(path)
     scored = _scored(path)
@@ -168,7 +191,10 @@ def test_run_stats_and_worst_cases_are_helms(path: Path) -> None:
     shared = [k for k in golden["stats"] if k in ours]
     for key in shared:
         assert ours[key] == pytest.approx(golden["stats"][key], abs=ABS), key
-    family = "fairness" if golden["harness_key"].endswith("_fairness") else "robustness"
-    worst = [k for k in shared if k.endswith(f"{{{family}}}")]
-    assert worst, f"no {family} worst case compared"
+    for family in {"robustness", "fairness"} & set(golden["metrics"]):
+        worst = [k for k in shared if k.endswith(f"{{{family}}}")]
+        assert worst, f"no {family} worst case compared"
     assert any(k.endswith(":worst}") for k in shared) and any(k.endswith(":original}") for k in shared)
+    if golden["adapter_spec"]["method"] == "ranking_binary":  # each query ranked over all its passages
+        ranking = [k for k in golden["stats"] if k.startswith(harness._RANKING)]
+        assert ranking and all(k in ours for k in ranking), sorted(set(ranking) - set(ours))

@@ -33,6 +33,7 @@ def test_a_helm_run_folder_matches_only_the_entry_with_every_argument() -> None:
     assert matching(f"boolq:{model}") == ["boolq"]
     assert matching(f"boolq,data_augmentation=robustness:{model}") == ["boolq_robustness"]
     assert matching(f"boolq,data_augmentation=fairness:{model}") == ["boolq_fairness"]
+    assert matching(f"boolq,data_augmentation=canonical:{model}") == ["boolq_canonical"]
     assert matching(f"mmlu:subject=anatomy,method=multiple_choice_joint,{model}") == ["mmlu"]
     assert matching(f"mmlu:subject=anatomy,method=multiple_choice_joint,data_augmentation=robustness,{model}") == [
         "mmlu_robustness"
