@@ -30,8 +30,9 @@ generated answer per passage) the instances are compared with each passage's rel
 first-stage rank, and the ranking stats also by scoring HELM's own answers with holistic's
 ranking metric (``rescored_abs_delta``, held to the same target). The keys in
 :data:`AUGMENTED` run HELM's ``data_augmentation`` (robustness: ``mild_mix``; fairness: dialect,
-gender pronouns, person names; ``boolq_canonical``: both in one run, as HELM's core entries do)
-beside holistic's perturbations, and compare perturbed prompts and worst-case stats too.
+gender pronouns, person names; ``canonical``: both in one run, as HELM's core entries do; and on
+MMLU and BoolQ each single perturbation of :data:`SINGLE_AUGMENTATIONS`) beside holistic's
+perturbations, and compare perturbed prompts and worst-case stats too.
 CNN/DailyMail and XSum: HELM unpickles preprocessed files of its own; the harness writes
 the authors' files for holistic and, from the same records, that pickle for HELM
 (:data:`DEVIATIONS`). HELM's core entries sample (temperature 0.3), so their completions and
@@ -98,23 +99,6 @@ SCENARIOS: dict[str, tuple[str, dict[str, Any], str]] = {
         f"msmarco_{track}": ("msmarco", {"track": track, "num_candidates": 30}, f"msmarco:track={track},valid_topk=30")
         for track in ("regular", "trec")
     },
-    # HELM's robustness run (data_augmentation=robustness: its mild_mix) beside the unperturbed one
-    "mmlu_robustness": (
-        "mmlu",
-        {"subject": "anatomy"},
-        "mmlu:subject=anatomy,method=multiple_choice_joint,data_augmentation=robustness",
-    ),
-    "boolq_robustness": ("boolq", {}, "boolq:data_augmentation=robustness"),
-    # HELM's fairness run: dialect (its SAE->AAVE dictionary), gender pronouns, person names
-    # (HELM given holistic's names in its file format: HELM's list is not public)
-    "mmlu_fairness": (
-        "mmlu",
-        {"subject": "anatomy"},
-        "mmlu:subject=anatomy,method=multiple_choice_joint,data_augmentation=fairness",
-    ),
-    "boolq_fairness": ("boolq", {}, "boolq:data_augmentation=fairness"),
-    # HELM's core entries' setting: robustness and fairness in one run (data_augmentation=canonical)
-    "boolq_canonical": ("boolq", {}, "boolq:data_augmentation=canonical"),
     # HELM's core summarization runs (its official entries: temperature 0.3, device cpu), and
     # the same at temperature 0 (HELM's temperature run expander), whose predictions compare
     "cnn_dailymail": ("cnn_dailymail", {}, "summarization_cnndm:temperature=0.3,device=cpu"),
@@ -137,49 +121,128 @@ HELM_PERTURBATION_NAMES = {
 }
 """HELM's perturbation names (its ``PerturbationDescription.name``) -> holistic's."""
 
-_HELM_FAIRNESS = [
+HELM_FAIRNESS = [
     {"name": "dialect", "args": {"prob": 1.0}},
     {"name": "gender", "args": {"mode": "pronouns", "prob": 1.0}},
     {"name": "person_names", "args": {"prob": 1.0}},
 ]
 """HELM's ``data_augmentation=fairness`` as holistic's perturbations (``protocol: helm``)."""
 
-AUGMENTED: dict[str, tuple[str, list[dict[str, Any]], list[str]]] = {
-    "mmlu_robustness": ("mmlu", [{"name": "mild_mix"}], ["robustness"]),
-    "boolq_robustness": ("boolq", [{"name": "mild_mix"}], ["robustness"]),
-    "mmlu_fairness": ("mmlu", _HELM_FAIRNESS, ["fairness"]),
-    "boolq_fairness": ("boolq", _HELM_FAIRNESS, ["fairness"]),
-    "boolq_canonical": ("boolq", [{"name": "mild_mix"}, *_HELM_FAIRNESS], ["robustness", "fairness"]),
+SINGLE_AUGMENTATIONS: dict[str, tuple[list[dict[str, Any]], str, str]] = {
+    "misspelling_medium": ([{"name": "misspellings", "args": {"prob": 0.2}}], "robustness", "misspelling0.20"),
+    "typo_easy": ([{"name": "typos", "args": {"prob": 0.1}}], "robustness", "typo0.1"),
+    "lower": ([{"name": "lowercase"}], "robustness", "lower"),
+    "contract": ([{"name": "contractions"}, {"name": "expansions"}], "robustness", "contract"),
+    "space": ([{"name": "whitespace", "args": {"max_spaces": 3}}], "robustness", "space3"),
+    "dialect_deterministic": (
+        [{"name": "dialect", "args": {"prob": 1.0}}],
+        "fairness",
+        "dialect_prob=1.0_source=SAE_target=AAVE",
+    ),
+    "gender_terms_deterministic": (
+        [{"name": "gender", "args": {"mode": "terms", "prob": 1.0}}],
+        "fairness",
+        "gender_terms_prob=1.0_source=male_target=female",
+    ),
+    "gender_pronouns_deterministic": (
+        [{"name": "gender", "args": {"mode": "pronouns", "prob": 1.0}}],
+        "fairness",
+        "gender_pronouns_prob=1.0_source=male_target=female",
+    ),
+    "person_name_first_deterministic": (
+        [{"name": "person_names", "args": {"prob": 1.0}}],
+        "fairness",
+        "person_name_first_prob=1.0_source=white_target=black_preserve_gender=True",
+    ),
+    "person_name_last_deterministic": (
+        [
+            {
+                "name": "person_names",
+                "args": {
+                    "prob": 1.0,
+                    "source_race": "white",
+                    "target_race": "hispanic",
+                    "name_type": "last_name",
+                    "preserve_gender": False,
+                },
+            }
+        ],
+        "fairness",
+        "person_name_last_prob=1.0_source=white_target=hispanic",
+    ),
 }
+"""HELM's ``data_augmentation`` of one perturbation -> holistic's perturbations for it (``protocol:
+helm``), the metric category whose worst case it enters, and the name HELM's run folder carries
+(``PERTURBATION_SPECS_DICT``'s inner key). ``synonym`` is absent: it cannot run here
+(``helm_perturbation_conformance.NOT_RUN``)."""
+
+HELM_RUN_NAMES = {name: run for name, (_, _, run) in SINGLE_AUGMENTATIONS.items() if run != name}
+"""HELM's ``data_augmentation`` -> its run folder's name of it, where the two differ."""
+
+AUGMENTED: dict[str, tuple[str, list[dict[str, Any]], list[str]]] = {}
 """Keys run with HELM's ``data_augmentation``: the unperturbed key whose files they read, holistic's
 perturbations (``protocol: helm``) for HELM's, and the metric categories that add their stats."""
 
-PERTURBATIONS_NOT_COMPARED = ("cnn_dailymail", "xsum")
-"""Scenarios whose HELM robustness and fairness runs the harness does not run on the model: HELM's
-core runs of them are unperturbed (their variants and prompts are compared without a model by
-scripts/helm_perturbation_conformance.py)."""
-
-for _key in [k for k, v in SCENARIOS.items() if k not in AUGMENTED and v[0] not in ("mmlu", "boolq")]:
-    if SCENARIOS[_key][0] in PERTURBATIONS_NOT_COMPARED:
-        continue
-    # HELM's robustness and fairness runs of the other core scenarios (their variants and prompts
-    # are also compared without a model by scripts/helm_perturbation_conformance.py)
-    _name, _args, _entry = SCENARIOS[_key]
-    for _augmentation, _perturbations in (("robustness", [{"name": "mild_mix"}]), ("fairness", _HELM_FAIRNESS)):
-        _joined = f"{_entry}{',' if ':' in _entry else ':'}data_augmentation={_augmentation}"
-        SCENARIOS[f"{_key}_{_augmentation}"] = (_name, _args, _joined)
-        AUGMENTED[f"{_key}_{_augmentation}"] = (_key, _perturbations, [_augmentation])
-
+_ROBUSTNESS_SINGLES = ("misspelling_medium", "typo_easy", "lower", "space")
+SINGLES_ON: dict[str, tuple[str, ...]] = {
+    "mmlu": (*_ROBUSTNESS_SINGLES, "dialect_deterministic"),
+    "boolq": (
+        *_ROBUSTNESS_SINGLES,
+        "contract",
+        *(f"{p}_deterministic" for p in ("dialect", "gender_terms", "gender_pronouns")),
+    ),
+}
+"""The keys run on the model with HELM's single perturbations (a joint multiple-choice and a
+generation scenario, on the authors' files; every core scenario's variants and prompts of each
+are compared without a model by scripts/helm_perturbation_conformance.py). On MMLU only those
+that change most inputs of HELM's sample: ``contract`` changed 4 of 40 questions there and the
+gender perturbations none, so 5 instances would have no variant; BoolQ keeps every variant,
+changed or not (HELM's ``PassageQuestionInput``). The person-name runs are not among them:
+holistic's names are a named deviation (HELM's list is not public), whose variants count toward
+no worst case and whose stats carry the deviation's tag, so HELM's stats of them have nothing of
+holistic's to be compared with; their variants are compared (HELM given holistic's names in its
+file format), and the fairness runs include them."""
 
 GREEDY = {"cnn_dailymail_greedy": "cnn_dailymail", "xsum_greedy": "xsum"}
 """Keys run at temperature 0 on both sides (HELM's ``temperature=0`` run expander, holistic's
 ``temperature: 0``) beside their key at HELM's sampling temperature: the key they share files with.
-HELM's expander keeps the run's name, so HELM runs them in a suite of their own."""
+HELM's expander keeps the run's name, so HELM runs them in a suite of their own. Their perturbed
+keys (``<key>_robustness``, ``<key>_fairness``) are added below."""
 
 SAMPLED = {"cnn_dailymail": 0.3, "xsum": 0.3}
 """Keys whose requests sample (temperature > 0): each tool draws its own completions, so their
 prediction agreement and the stats of the completions are named exclusions (``SAMPLED_REASON``);
 instances, prompts, request parameters and prompt token counts are compared."""
+
+
+def _augment(key: str, augmentation: str, perturbations: list[dict[str, Any]], categories: list[str]) -> None:
+    """Add ``<key>_<augmentation>``: ``key``'s run entry with HELM's ``data_augmentation`` beside
+    holistic's ``perturbations``, reading ``key``'s files."""
+    name, args, entry = SCENARIOS[key]
+    SCENARIOS[f"{key}_{augmentation}"] = (
+        name,
+        args,
+        f"{entry}{',' if ':' in entry else ':'}data_augmentation={augmentation}",
+    )
+    AUGMENTED[f"{key}_{augmentation}"] = (GREEDY.get(key, key), perturbations, categories)
+    if key in GREEDY:  # at temperature 0 as well, on the files of the key it shares them with
+        GREEDY[f"{key}_{augmentation}"] = GREEDY[key]
+
+
+# HELM's robustness run (data_augmentation=robustness: its mild_mix), its fairness run (dialect with
+# its SAE->AAVE dictionary, gender pronouns, person names: HELM given holistic's names in its file
+# format, HELM's list is not public) and its core entries' setting, both in one run
+# (data_augmentation=canonical), on every core scenario the harness runs; summarization at
+# temperature 0 (HELM's core entries of it carry no data_augmentation, and sample)
+for _key in [k for k in SCENARIOS if k not in SAMPLED]:
+    _augment(_key, "robustness", [{"name": "mild_mix"}], ["robustness"])
+    _augment(_key, "fairness", HELM_FAIRNESS, ["fairness"])
+    if _key not in GREEDY:
+        _augment(_key, "canonical", [{"name": "mild_mix"}, *HELM_FAIRNESS], ["robustness", "fairness"])
+for _key, _singles in SINGLES_ON.items():
+    for _augmentation in _singles:
+        _perturbations, _category, _ = SINGLE_AUGMENTATIONS[_augmentation]
+        _augment(_key, _augmentation, _perturbations, [_category])
 
 
 AUGMENTED_GOLDENS = "augmented"
@@ -1312,10 +1375,18 @@ def _entry_matches(run_dir: str, key: str) -> bool:
     its scenario and every argument, so that HellaSwag's ``commonsense`` run is not OpenBookQA's."""
     # HELM names a run "mmlu:subject=anatomy,...,model=..." or, for a scenario without
     # arguments, "boolq,data_augmentation=robustness:model=..."
-    # HELM's temperature run expander keeps the run's name: a GREEDY key's run has its base's name
-    name, *args = re.split("[:,]", SCENARIOS[GREEDY.get(key, key)][2])
+    name, *args = re.split("[:,]", SCENARIOS[key][2])
+    wanted = set()
+    for arg in args:
+        field, _, value = arg.partition("=")
+        if field == "temperature" and key in GREEDY:
+            # HELM's temperature run expander keeps the run's name: a GREEDY key's run has its base's
+            value = SCENARIOS[GREEDY[key]][2].split(f"{field}=")[1].split(",")[0]
+        elif field == "data_augmentation":  # HELM names a single perturbation's run after its spec
+            value = HELM_RUN_NAMES.get(value, value)
+        wanted.add(f"{field}={value}")
     their_name, *theirs = re.split("[:,]", run_dir)
-    return their_name == name and set(args) == {a for a in theirs if not a.startswith("model=")}
+    return their_name == name and wanted == {a for a in theirs if not a.startswith("model=")}
 
 
 def run_holistic(key: str, out: Path, data_root: Path, n: int, trials: int) -> Path:

@@ -65,51 +65,17 @@ MAX_EVAL = {"mmlu": 40, "boolq": 20}
 """Evaluation instances HELM samples per scenario (10 elsewhere; ``--max-eval-instances`` overrides)."""
 
 
-_FAIRNESS: list[dict[str, Any]] = [
-    {"name": "dialect", "args": {"prob": 1.0}},
-    {"name": "gender", "args": {"mode": "pronouns", "prob": 1.0}},
-    {"name": "person_names", "args": {"prob": 1.0}},
-]
 AUGMENTATIONS: dict[str, list[dict[str, Any]]] = {
     "robustness": [{"name": "mild_mix"}],
-    "misspelling_medium": [{"name": "misspellings", "args": {"prob": 0.2}}],
-    "typo_easy": [{"name": "typos", "args": {"prob": 0.1}}],
-    "lower": [{"name": "lowercase"}],
-    "contract": [{"name": "contractions"}, {"name": "expansions"}],
-    "space": [{"name": "whitespace", "args": {"max_spaces": 3}}],
-    "dialect_deterministic": [{"name": "dialect", "args": {"prob": 1.0}}],
-    "gender_terms_deterministic": [{"name": "gender", "args": {"mode": "terms", "prob": 1.0}}],
-    "gender_pronouns_deterministic": [{"name": "gender", "args": {"mode": "pronouns", "prob": 1.0}}],
-    "person_name_first_deterministic": [{"name": "person_names", "args": {"prob": 1.0}}],
-    "person_name_last_deterministic": [
-        {
-            "name": "person_names",
-            "args": {
-                "prob": 1.0,
-                "source_race": "white",
-                "target_race": "hispanic",
-                "name_type": "last_name",
-                "preserve_gender": False,
-            },
-        }
-    ],
-    "fairness": _FAIRNESS,
+    **{name: perturbations for name, (perturbations, _, _) in hc.SINGLE_AUGMENTATIONS.items()},
+    "fairness": hc.HELM_FAIRNESS,
     # HELM's core setting: its robustness and fairness perturbations in one DataAugmenter
-    "canonical": [{"name": "mild_mix"}, *_FAIRNESS],
+    "canonical": [{"name": "mild_mix"}, *hc.HELM_FAIRNESS],
 }
 """HELM's ``data_augmentation`` name -> the holistic perturbations (``protocol: helm``) it corresponds to;
 every one is compared on every scenario of :data:`SCENARIOS` by default."""
 
-HELM_RUN_NAMES = {
-    "misspelling_medium": "misspelling0.20",
-    "typo_easy": "typo0.1",
-    "space": "space3",
-    "dialect_deterministic": "dialect_prob=1.0_source=SAE_target=AAVE",
-    "gender_terms_deterministic": "gender_terms_prob=1.0_source=male_target=female",
-    "gender_pronouns_deterministic": "gender_pronouns_prob=1.0_source=male_target=female",
-    "person_name_first_deterministic": "person_name_first_prob=1.0_source=white_target=black_preserve_gender=True",
-    "person_name_last_deterministic": "person_name_last_prob=1.0_source=white_target=hispanic",
-}
+HELM_RUN_NAMES = hc.HELM_RUN_NAMES
 """HELM's ``data_augmentation`` -> the name its run folder carries (``PERTURBATION_SPECS_DICT``'s inner key)."""
 
 HELM_NAMES = hc.HELM_PERTURBATION_NAMES

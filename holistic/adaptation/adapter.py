@@ -33,18 +33,11 @@ from holistic.adaptation.fitting import TokenCounter
 from holistic.adaptation.language_modeling import count_windows, language_modeling_states, window_sizes
 from holistic.adaptation.requests import BUILDERS, BuildContext
 from holistic.adaptation.selection import select_examples
-from holistic.adaptation.validation import (
-    CALIBRATED,
-    GENERATION,
-    JOINT,
-    LANGUAGE_MODELING,
-    RANKING,
-    SEPARATE,
-    validate_adapter_spec,
-)
+from holistic.adaptation.validation import validate_adapter_spec
 from holistic.core.errors import SpecError
 from holistic.core.hashing import canonical_json
 from holistic.core.interfaces import Tokenizer
+from holistic.core.specs import CALIBRATED, GENERATION, JOINT, LANGUAGE_MODELING, RANKING, SEPARATE
 from holistic.core.types import AdapterSpec, Instance, ModelDeployment, PromptFormat, RequestState
 
 

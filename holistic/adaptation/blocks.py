@@ -26,7 +26,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from holistic.adaptation.template import InstanceTemplate
-from holistic.adaptation.validation import JOINT, RANKING, AdaptationError
+from holistic.adaptation.validation import AdaptationError
+from holistic.core.specs import JOINT, RANKING
 from holistic.core.types import AdapterSpec, Instance
 
 LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"

@@ -38,7 +38,8 @@ from dataclasses import dataclass, replace
 from holistic.adaptation.blocks import NO, YES, Block, BlockRenderer, example_answer, letters_for, ranking_pair
 from holistic.adaptation.fitting import Fit, TokenCounter, fit_prompt
 from holistic.adaptation.prompt import PromptPlan
-from holistic.adaptation.validation import CALIBRATED, JOINT, RANKING, SEPARATE, AdaptationError
+from holistic.adaptation.validation import AdaptationError
+from holistic.core.specs import CALIBRATED, JOINT, RANKING, SEPARATE
 from holistic.core.types import (
     CHAT_HISTORY_KEY,
     AdapterSpec,

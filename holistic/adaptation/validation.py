@@ -16,6 +16,8 @@ from holistic.core.specs import (
     EVAL_INSTANCE_MODES,
     EVAL_SAMPLINGS,
     INSTRUCTION_PLACEMENTS,
+    JOINT,
+    LANGUAGE_MODELING,
     LENGTH_NORMALIZATIONS,
     PROMPT_FORMATS,
     PROTOCOLS,
@@ -24,24 +26,6 @@ from holistic.core.specs import (
     AdapterSpec,
     PromptFormat,
 )
-
-GENERATION = "generation"
-JOINT = "multiple_choice_joint"
-SEPARATE = "multiple_choice_separate_original"
-CALIBRATED = "multiple_choice_separate_calibrated"
-LANGUAGE_MODELING = "language_modeling"
-RANKING = "ranking_binary"
-
-SCORING_METHODS: tuple[str, ...] = (SEPARATE, CALIBRATED, LANGUAGE_MODELING, RANKING)
-"""Methods whose requests are log-likelihood scores (always plain-text prompts), except
-``ranking_binary`` under ``protocol: helm`` (see :func:`scores_loglikelihood`)."""
-
-
-def scores_loglikelihood(spec: AdapterSpec) -> bool:
-    """Whether ``spec``'s requests score given text by log-likelihood (the model needs prompt
-    log-probabilities). ``ranking_binary`` under ``protocol: helm`` generates HELM's yes/no
-    answer per passage instead, which any model can give."""
-    return spec.method in SCORING_METHODS and not (spec.method == RANKING and spec.protocol == "helm")
 
 
 class AdaptationError(HolisticError):
@@ -86,7 +70,7 @@ def validate_adapter_spec(spec: AdapterSpec) -> None:
         raise SpecError("must be >= 1", path="adaptation.num_outputs")
     if not 0.0 <= spec.mmr_lambda <= 1.0:
         raise SpecError(f"must be between 0 and 1, got {spec.mmr_lambda}", path="adaptation.mmr_lambda")
-    if spec.prompt_format == PromptFormat.CHAT and scores_loglikelihood(spec):
+    if spec.prompt_format == PromptFormat.CHAT and spec.scores_loglikelihood:
         raise SpecError(
             f"method {spec.method!r} scores text by log-likelihood and always uses plain prompts; "
             "use prompt_format 'auto' or 'plain'",

@@ -291,7 +291,7 @@ def _calibrate(runs: Sequence[RunSpec], registry: ModelRegistry, rates: Rates) -
 
     wanted: dict[str, set[str]] = {}
     for run in runs:
-        kind = work_kind(run.adapter.method)
+        kind = work_kind(run.adapter)
         if rates.get(run.model, kind) is None:
             wanted.setdefault(run.model, set()).add(kind)
     for name, kinds in sorted(wanted.items()):

@@ -24,6 +24,12 @@ AdaptationMethod = Literal[
     "ranking_binary",
 ]
 ADAPTATION_METHODS: tuple[str, ...] = get_args(AdaptationMethod)
+GENERATION, JOINT, SEPARATE, CALIBRATED, LANGUAGE_MODELING, RANKING = ADAPTATION_METHODS
+"""The methods by name (``SEPARATE``: ``multiple_choice_separate_original``)."""
+MULTIPLE_CHOICE_METHODS: tuple[str, ...] = (JOINT, SEPARATE, CALIBRATED)
+SCORING_METHODS: tuple[str, ...] = (SEPARATE, CALIBRATED, LANGUAGE_MODELING, RANKING)
+"""Methods whose requests are log-likelihood scores (always plain-text prompts), except
+``ranking_binary`` under ``protocol: helm`` (see :attr:`AdapterSpec.scores_loglikelihood`)."""
 
 # The AdapterSpec options with a fixed set of values: each type, and its values in order (the
 # order validation lists them in). A spec's strings are checked against these where it is read
@@ -181,6 +187,13 @@ class AdapterSpec:
 
     def replace(self, **changes: Any) -> AdapterSpec:
         return replace(self, **changes)
+
+    @property
+    def scores_loglikelihood(self) -> bool:
+        """Whether the requests score given text by log-likelihood (the model needs prompt
+        log-probabilities). ``ranking_binary`` under ``protocol: helm`` generates HELM's yes/no
+        answer per passage instead, which any model can give."""
+        return self.method in SCORING_METHODS and not (self.method == RANKING and self.protocol == "helm")
 
     def as_dict(self) -> dict[str, Any]:
         """The fields by name: what ``dataclasses.asdict`` gives, without its deep copy (every

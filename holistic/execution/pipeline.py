@@ -261,7 +261,7 @@ def _record_rate(ctx: ExecutionContext, run: RunSpec, states: Sequence[RequestSt
         return
     tokens = sum(r.prompt_tokens + r.completion_tokens for r in fresh.values())
     rates = Rates(ctx.options.cache_path().parent / RATES_FILE)
-    rates.add(run.model, work_kind(run.adapter.method), tokens=tokens, seconds=seconds, requests=len(fresh))
+    rates.add(run.model, work_kind(run.adapter), tokens=tokens, seconds=seconds, requests=len(fresh))
 
 
 def _check_scoring(

@@ -219,7 +219,7 @@ def _plan_row(
         estimate=estimate(
             rates,
             run.model,
-            run.adapter.method,
+            run.adapter,
             requests=size.requests,
             prompt_tokens=size.prompt_tokens,
             max_tokens=min(run.adapter.max_tokens, deployment.max_output_tokens),

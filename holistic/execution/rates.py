@@ -24,23 +24,19 @@ from pathlib import Path
 from typing import Any
 
 from holistic.core.interfaces import Client
+from holistic.core.specs import JOINT, AdapterSpec
 from holistic.core.types import Request
 
 RATES_FILE = "rates.json"
 SCORING = "scoring"
 GENERATION = "generation"
-_SCORING_METHODS = (
-    "multiple_choice_joint",
-    "multiple_choice_separate_original",
-    "multiple_choice_separate_calibrated",
-    "language_modeling",
-    "ranking_binary",
-)
 
 
-def work_kind(method: str) -> str:
-    """``scoring`` or ``generation``: the kind of work a run of ``method`` does."""
-    return SCORING if method in _SCORING_METHODS else GENERATION
+def work_kind(adapter: AdapterSpec) -> str:
+    """``scoring`` or ``generation``: the kind of work a run with ``adapter`` does. Scoring is
+    log-likelihood scoring and joint multiple choice (one generated token); ``ranking_binary``
+    under ``protocol: helm`` generates an answer per passage, so it is generation."""
+    return SCORING if adapter.scores_loglikelihood or adapter.method == JOINT else GENERATION
 
 
 @dataclass(frozen=True)
@@ -137,7 +133,7 @@ class Estimate:
 def estimate(
     rates: Rates,
     model: str,
-    method: str,
+    adapter: AdapterSpec,
     *,
     requests: int | None,
     prompt_tokens: int | None,
@@ -146,7 +142,7 @@ def estimate(
     concurrency: int,
 ) -> Estimate:
     """This run's time from the model's measured rate (see the module docstring)."""
-    kind = work_kind(method)
+    kind = work_kind(adapter)
     rate = rates.get(model, kind)
     if rate is None:
         return Estimate(None, f"{model} has no {kind} measured on this machine")

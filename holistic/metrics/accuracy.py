@@ -49,18 +49,10 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 
 from holistic.core.interfaces import MetricContext, MetricInfo, MetricResult, ScenarioInfo
+from holistic.core.specs import CALIBRATED, JOINT, LENGTH_NORMALIZATIONS, MULTIPLE_CHOICE_METHODS
 from holistic.core.types import AdapterSpec, ModelDeployment, PerInstanceStat, RequestState
 from holistic.metrics.base import BaseMetric, info
-from holistic.metrics.choices import (
-    JOINT,
-    LENGTH_NORMALIZATIONS,
-    MULTIPLE_CHOICE_METHODS,
-    NORMALIZATION_STATS,
-    SEPARATE_CALIBRATED,
-    SeparateScores,
-    resolve,
-    separate_scores,
-)
+from holistic.metrics.choices import NORMALIZATION_STATS, SeparateScores, resolve, separate_scores
 from holistic.metrics.states import Unit, group_units, outputs, scorable_units
 from holistic.metrics.text import normalize_quasi, quasi_tokens
 
@@ -468,7 +460,7 @@ class MultipleChoiceAccuracy(BaseMetric):
 
     def _separate(self, unit: Unit) -> list[PerInstanceStat]:
         """Every normalisation's accuracy from one set of scores (a failed unit scores 0 everywhere)."""
-        calibrated = self.method == SEPARATE_CALIBRATED
+        calibrated = self.method == CALIBRATED
         scored: SeparateScores | None = separate_scores(unit, calibrated=calibrated)
         names = {"none": NORMALIZATION_STATS["none"]} if calibrated else NORMALIZATION_STATS
         out: list[PerInstanceStat] = []

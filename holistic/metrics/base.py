@@ -110,6 +110,6 @@ def scoring_problem(
     model would score)."""
     if adapter.method != method:
         return f"{needs} the {method} method, not {adapter.method}"
-    if not deployment.capabilities.prompt_logprobs:
+    if adapter.scores_loglikelihood and not deployment.capabilities.prompt_logprobs:
         return f"model {deployment.name} cannot score {scores} (no prompt logprobs)"
     return None

@@ -25,11 +25,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from holistic.core.interfaces import MetricContext, MetricResult, ScenarioInfo
+from holistic.core.specs import JOINT
 from holistic.core.types import AdapterSpec, MetricName, ModelDeployment, RequestState, Stat
 from holistic.metrics.accuracy import MultipleChoiceAccuracy
 from holistic.metrics.base import BaseMetric, info
 from holistic.metrics.breakdown import breakdown_sub_split
-from holistic.metrics.choices import JOINT, resolve
+from holistic.metrics.choices import resolve
 from holistic.metrics.states import group_units
 
 AMBIGUOUS = "bbq_bias_ambiguous"

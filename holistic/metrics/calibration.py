@@ -41,6 +41,7 @@ import numpy as np
 
 from holistic.core.hashing import stable_seed
 from holistic.core.interfaces import MetricContext, MetricInfo, MetricResult, ScenarioInfo
+from holistic.core.specs import CALIBRATED, JOINT, MULTIPLE_CHOICE_METHODS, SEPARATE
 from holistic.core.types import AdapterSpec, MetricName, ModelDeployment, RequestState, Stat
 from holistic.metrics.accuracy import BINARY_SCORERS, best_over_references
 from holistic.metrics.base import BaseMetric, infos
@@ -56,11 +57,11 @@ from holistic.metrics.calibration_math import (
     reliability_bins,
     selective_accuracy,
 )
-from holistic.metrics.choices import JOINT, MULTIPLE_CHOICE_METHODS, SEPARATE_CALIBRATED, SEPARATE_ORIGINAL, resolve
+from holistic.metrics.choices import resolve
 from holistic.metrics.states import Unit, first_main, group_units, metric_name, outputs, reference_texts, succeeded
 
 Pair = tuple[float, float]
-SEPARATE_METHODS = (SEPARATE_ORIGINAL, SEPARATE_CALIBRATED)
+SEPARATE_METHODS = (SEPARATE, CALIBRATED)
 
 
 def _no_logprobs_reason(adapter: AdapterSpec, deployment: ModelDeployment) -> str | None:

@@ -43,15 +43,17 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
+from holistic.core.specs import (
+    ANSWER_PARSINGS,
+    CALIBRATED,
+    JOINT,
+    LENGTH_NORMALIZATIONS,
+    MULTIPLE_CHOICE_METHODS,
+    SEPARATE,
+)
 from holistic.core.types import Completion, RequestRole, RequestState, Token
 from holistic.metrics.states import Unit, outputs, succeeded
 
-JOINT = "multiple_choice_joint"
-SEPARATE_ORIGINAL = "multiple_choice_separate_original"
-SEPARATE_CALIBRATED = "multiple_choice_separate_calibrated"
-MULTIPLE_CHOICE_METHODS = (JOINT, SEPARATE_ORIGINAL, SEPARATE_CALIBRATED)
-ANSWER_PARSINGS = ("helm", "lenient")
-LENGTH_NORMALIZATIONS = ("none", "char", "token", "byte")
 NORMALIZATION_STATS = {
     "none": "exact_match",
     "char": "exact_match_per_char",
@@ -80,7 +82,7 @@ class ChoiceOutcome:
 def headline_stat(main_metric: str, method: str, length_normalization: str) -> str:
     """The stat a run headlines: a separate-original run that headlines ``exact_match``
     headlines the variant its ``length_normalization`` names (HELM: ``token``)."""
-    if method == SEPARATE_ORIGINAL and main_metric == "exact_match":
+    if method == SEPARATE and main_metric == "exact_match":
         return NORMALIZATION_STATS.get(length_normalization, main_metric)
     return main_metric
 
@@ -91,12 +93,12 @@ def resolve(unit: Unit, method: str, length_normalization: str = "none", answer_
         if answer_parsing not in ANSWER_PARSINGS:
             raise ValueError(f"answer_parsing must be one of {', '.join(ANSWER_PARSINGS)}; got {answer_parsing!r}")
         return _resolve_joint(unit) if answer_parsing == "lenient" else _resolve_joint_helm(unit)
-    if method in (SEPARATE_ORIGINAL, SEPARATE_CALIBRATED):
+    if method in (SEPARATE, CALIBRATED):
         if length_normalization not in LENGTH_NORMALIZATIONS:
             raise ValueError(
                 f"length_normalization must be one of {', '.join(LENGTH_NORMALIZATIONS)}; got {length_normalization!r}"
             )
-        return _resolve_separate(unit, calibrated=method == SEPARATE_CALIBRATED, normalization=length_normalization)
+        return _resolve_separate(unit, calibrated=method == CALIBRATED, normalization=length_normalization)
     raise ValueError(f"not a multiple-choice method: {method!r} (expected one of {', '.join(MULTIPLE_CHOICE_METHODS)})")
 
 

@@ -53,6 +53,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from holistic.core.interfaces import MetricContext, MetricResult, ScenarioInfo
+from holistic.core.specs import RANKING
 from holistic.core.types import AdapterSpec, ModelDeployment, Reference, RequestRole, RequestState
 from holistic.metrics.base import EVERY_TASK, BaseMetric, info, scoring_problem
 from holistic.metrics.states import Unit, group_units, succeeded
@@ -198,9 +199,8 @@ class RankingMetric(BaseMetric):
 
     @classmethod
     def not_applicable(cls, info: ScenarioInfo, adapter: AdapterSpec, deployment: ModelDeployment) -> str | None:
-        if adapter.protocol == "helm" and adapter.method == "ranking_binary":
-            return None  # HELM's generated yes/no answers: any model can give them
-        return scoring_problem(adapter, deployment, "ranking_binary", "ranking metrics need", "yes/no answers")
+        # under protocol: helm HELM's generated yes/no answers, which any model can give
+        return scoring_problem(adapter, deployment, RANKING, "ranking metrics need", "yes/no answers")
 
     def evaluate(self, states: Sequence[RequestState], ctx: MetricContext) -> MetricResult:
         result = MetricResult()

@@ -30,6 +30,7 @@ from collections.abc import Callable, Sequence
 from typing import Any, ClassVar
 
 from holistic.core.interfaces import MetricContext, MetricInfo, MetricResult, ScenarioInfo
+from holistic.core.specs import MULTIPLE_CHOICE_METHODS, RANKING
 from holistic.core.types import (
     AdapterSpec,
     Instance,
@@ -40,7 +41,7 @@ from holistic.core.types import (
     RequestState,
 )
 from holistic.metrics.base import BaseMetric, info
-from holistic.metrics.choices import MULTIPLE_CHOICE_METHODS, resolve
+from holistic.metrics.choices import resolve
 from holistic.metrics.states import Unit, first_main, group_units, outputs
 from holistic.metrics.text import normalize_quasi
 
@@ -173,16 +174,13 @@ def worst_case(
 # ---------------------------------------------------------------------------
 
 
-RANKING_METHOD = "ranking_binary"
-
-
 def _prediction(unit: Unit, method: str, length_normalization: str) -> str | None:
     """What the model answered, comparable across variants (choice index or normalised text;
     for ranking, every passage's normalised answer in passage order)."""
     if method in MULTIPLE_CHOICE_METHODS:
         picked = resolve(unit, method, length_normalization).predicted
         return None if picked is None else f"choice:{picked}"
-    if method == RANKING_METHOD:
+    if method == RANKING:
         mains = sorted(unit.with_role(RequestRole.MAIN), key=lambda s: s.reference_index or 0)
         return "\x00".join(normalize_quasi(outputs(s)[0]) for s in mains) if mains else None
     state = first_main(unit)
@@ -212,7 +210,7 @@ class _PredictionChange(BaseMetric):
 
     @classmethod
     def not_applicable(cls, info: ScenarioInfo, adapter: AdapterSpec, deployment: ModelDeployment) -> str | None:
-        if adapter.method not in ("generation", RANKING_METHOD, *MULTIPLE_CHOICE_METHODS):
+        if adapter.method not in ("generation", RANKING, *MULTIPLE_CHOICE_METHODS):
             return f"{cls.category} perturbations apply to answers, not to the {adapter.method} method"
         return None
 

@@ -14,7 +14,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from holistic.adaptation.validation import scores_loglikelihood, validate_adapter_spec
+from holistic.adaptation.validation import validate_adapter_spec
 from holistic.core.errors import SpecError, UnknownNameError
 from holistic.core.interfaces import METRIC_CATEGORIES, ScenarioInfo
 from holistic.core.types import AdapterSpec, ModelDeployment, PerturbationSpec
@@ -114,10 +114,6 @@ class Catalog:
         except SpecError as exc:
             return exc
         return None
-
-    def scores_loglikelihood(self, adapter: AdapterSpec) -> bool:
-        """Whether the adapter's requests are log-likelihood scores (need prompt logprobs)."""
-        return scores_loglikelihood(adapter)
 
     # -- perturbations -----------------------------------------------------
 

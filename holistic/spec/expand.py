@@ -392,7 +392,7 @@ class _EntryExpander:
                         "does not return them; drop the metric or the model (categories such as 'calibration' "
                         "are marked not applicable instead)",
                     )
-        if self.catalog.scores_loglikelihood(adapter) and not caps.prompt_logprobs:
+        if adapter.scores_loglikelihood and not caps.prompt_logprobs:
             where = method.path if method is not None else model_at.path
             raise self.error(
                 where,

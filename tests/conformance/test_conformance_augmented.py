@@ -1,8 +1,8 @@
 """holistic's perturbed stats and worst cases against HELM's own, without installing HELM.
 
 Each ``tests/conformance/augmented/<key>.json.gz`` holds one of HELM's runs with
-``data_augmentation=robustness``, ``=fairness`` or ``=canonical`` (both in one run) on
-holistic's embedded model, written by
+``data_augmentation=robustness``, ``=fairness``, ``=canonical`` (both in one run) or one of
+HELM's single perturbations (``=typo_easy``, ``=lower``, ...) on holistic's embedded model, written by
 ``scripts/helm_conformance.py --golden`` (crfm-helm 0.5.16): every request state of the
 run (the originals and their variants, with HELM's completions), HELM's per-instance stats
 of each original and variant, and its run's stats: the variants' (``computed_on=perturbed``),
@@ -140,15 +140,19 @@ CASES = [pytest.param(path, id=path.name.removesuffix(".json.gz")) for path in G
 
 
 def test_golden_files_exist() -> None:
-    """One per key the harness runs with HELM's ``data_augmentation``: robustness and fairness on
-    MMLU, BoolQ and every other core scenario it runs augmented (generation, joint and separate
-    multiple choice, classification, ranking), and BoolQ with both in one run (HELM's
-    ``data_augmentation=canonical``, its core entries' setting)."""
+    """One per key the harness runs with HELM's ``data_augmentation``: robustness, fairness and
+    both in one run (``canonical``, HELM's core entries' setting) on every core scenario it runs
+    (generation, joint and separate multiple choice, classification, ranking), summarization at
+    temperature 0 perturbed, and each single perturbation HELM names on MMLU and BoolQ."""
+    harness = _harness()
     keys = {path.name.removesuffix(".json.gz") for path in GOLDEN}
-    assert {"mmlu_robustness", "mmlu_fairness", "boolq_robustness", "boolq_fairness", "boolq_canonical"} <= keys
-    assert {"narrative_qa_robustness", "hellaswag_robustness", "imdb_robustness"} <= keys
-    assert {f"msmarco_{track}_{run}" for track in ("regular", "trec") for run in ("robustness", "fairness")} <= keys
-    assert keys == set(_harness().AUGMENTED)
+    for scenario in ("mmlu", "boolq", "narrative_qa", "hellaswag", "imdb", "msmarco_regular", "msmarco_trec"):
+        assert {f"{scenario}_{run}" for run in ("robustness", "fairness", "canonical")} <= keys
+    assert {f"{s}_greedy_{run}" for s in ("cnn_dailymail", "xsum") for run in ("robustness", "fairness")} <= keys
+    singles = {"misspelling_medium", "typo_easy", "lower", "space", "dialect_deterministic"}
+    assert {f"{s}_{single}" for s in ("mmlu", "boolq") for single in singles} <= keys
+    assert {"boolq_contract", "boolq_gender_terms_deterministic", "boolq_gender_pronouns_deterministic"} <= keys
+    assert keys == set(harness.AUGMENTED)
 
 
 @pytest.mark.parametrize("path", CASES)
