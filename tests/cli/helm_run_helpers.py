@@ -5,6 +5,7 @@ from __future__ import annotations
 import glob
 import os
 import resource
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -89,6 +90,13 @@ def cli_env(call_log: Path) -> dict[str, str]:
     return env
 
 
+def interruptible() -> None:
+    """In the child, before helm-run starts: Ctrl-C's default disposition. A shell starts a
+    background job with SIGINT ignored, and Python then never raises KeyboardInterrupt; the
+    interrupt tests send SIGINT as a terminal would, however the tests themselves were started."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def helm_run_process(args: list[str], call_log: Path, cwd: Path) -> subprocess.Popen[str]:
     return subprocess.Popen(
         [sys.executable, "-m", "holistic.cli.run", *args],
@@ -97,6 +105,7 @@ def helm_run_process(args: list[str], call_log: Path, cwd: Path) -> subprocess.P
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
+        preexec_fn=interruptible,
     )
 
 

@@ -30,6 +30,7 @@ from tests.cli.helm_run_helpers import (
     capped,
     cli_env,
     helm_run_process,
+    interruptible,
     run_dirs,
     write_slow_models,
     write_spec,
@@ -215,6 +216,7 @@ def test_an_interrupt_stops_requests_to_a_trickling_server_within_seconds(
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             text=True,
+            preexec_fn=interruptible,
         )
         deadline = time.monotonic() + 120
         while server.requests < 4:  # the ok run's 2 requests, then both of the trickling run's in flight
