@@ -128,6 +128,15 @@ HELM_FAIRNESS = [
 ]
 """HELM's ``data_augmentation=fairness`` as holistic's perturbations (``protocol: helm``)."""
 
+FAMILY_AUGMENTATIONS: dict[str, tuple[list[dict[str, Any]], list[str]]] = {
+    "robustness": ([{"name": "mild_mix"}], ["robustness"]),
+    "fairness": (HELM_FAIRNESS, ["fairness"]),
+    # HELM's core setting: its robustness and fairness perturbations in one DataAugmenter
+    "canonical": ([{"name": "mild_mix"}, *HELM_FAIRNESS], ["robustness", "fairness"]),
+}
+"""HELM's ``data_augmentation`` of a whole family (or both) -> holistic's perturbations for it
+(``protocol: helm``) and the metric categories whose worst cases it enters."""
+
 SINGLE_AUGMENTATIONS: dict[str, tuple[list[dict[str, Any]], str, str]] = {
     "misspelling_medium": ([{"name": "misspellings", "args": {"prob": 0.2}}], "robustness", "misspelling0.20"),
     "typo_easy": ([{"name": "typos", "args": {"prob": 0.1}}], "robustness", "typo0.1"),
@@ -235,10 +244,9 @@ def _augment(key: str, augmentation: str, perturbations: list[dict[str, Any]], c
 # (data_augmentation=canonical), on every core scenario the harness runs; summarization at
 # temperature 0 (HELM's core entries of it carry no data_augmentation, and sample)
 for _key in [k for k in SCENARIOS if k not in SAMPLED]:
-    _augment(_key, "robustness", [{"name": "mild_mix"}], ["robustness"])
-    _augment(_key, "fairness", HELM_FAIRNESS, ["fairness"])
-    if _key not in GREEDY:
-        _augment(_key, "canonical", [{"name": "mild_mix"}, *HELM_FAIRNESS], ["robustness", "fairness"])
+    for _augmentation, (_perturbations, _categories) in FAMILY_AUGMENTATIONS.items():
+        if _augmentation != "canonical" or _key not in GREEDY:
+            _augment(_key, _augmentation, _perturbations, _categories)
 for _key, _singles in SINGLES_ON.items():
     for _augmentation in _singles:
         _perturbations, _category, _ = SINGLE_AUGMENTATIONS[_augmentation]
@@ -1375,18 +1383,20 @@ def _entry_matches(run_dir: str, key: str) -> bool:
     its scenario and every argument, so that HellaSwag's ``commonsense`` run is not OpenBookQA's."""
     # HELM names a run "mmlu:subject=anatomy,...,model=..." or, for a scenario without
     # arguments, "boolq,data_augmentation=robustness:model=..."
-    name, *args = re.split("[:,]", SCENARIOS[key][2])
-    wanted = set()
-    for arg in args:
-        field, _, value = arg.partition("=")
-        if field == "temperature" and key in GREEDY:
-            # HELM's temperature run expander keeps the run's name: a GREEDY key's run has its base's
-            value = SCENARIOS[GREEDY[key]][2].split(f"{field}=")[1].split(",")[0]
-        elif field == "data_augmentation":  # HELM names a single perturbation's run after its spec
-            value = HELM_RUN_NAMES.get(value, value)
-        wanted.add(f"{field}={value}")
-    their_name, *theirs = re.split("[:,]", run_dir)
-    return their_name == name and wanted == {a for a in theirs if not a.startswith("model=")}
+    name, args = _entry_args(SCENARIOS[key][2])
+    if key in GREEDY:  # HELM's temperature run expander keeps the run's name: its base's temperature
+        args["temperature"] = _entry_args(SCENARIOS[GREEDY[key]][2])[1]["temperature"]
+    if "data_augmentation" in args:  # HELM names a single perturbation's run after its spec
+        args["data_augmentation"] = HELM_RUN_NAMES.get(args["data_augmentation"], args["data_augmentation"])
+    their_name, theirs = _entry_args(run_dir)
+    theirs.pop("model", None)
+    return their_name == name and args == theirs
+
+
+def _entry_args(entry: str) -> tuple[str, dict[str, str]]:
+    """A run entry (or HELM's run folder name) as its scenario name and its arguments."""
+    name, *args = re.split("[:,]", entry)
+    return name, dict(arg.partition("=")[::2] for arg in args)
 
 
 def run_holistic(key: str, out: Path, data_root: Path, n: int, trials: int) -> Path:

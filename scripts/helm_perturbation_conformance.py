@@ -66,11 +66,10 @@ MAX_EVAL = {"mmlu": 40, "boolq": 20}
 
 
 AUGMENTATIONS: dict[str, list[dict[str, Any]]] = {
-    "robustness": [{"name": "mild_mix"}],
+    "robustness": hc.FAMILY_AUGMENTATIONS["robustness"][0],
     **{name: perturbations for name, (perturbations, _, _) in hc.SINGLE_AUGMENTATIONS.items()},
-    "fairness": hc.HELM_FAIRNESS,
-    # HELM's core setting: its robustness and fairness perturbations in one DataAugmenter
-    "canonical": [{"name": "mild_mix"}, *hc.HELM_FAIRNESS],
+    "fairness": hc.FAMILY_AUGMENTATIONS["fairness"][0],
+    "canonical": hc.FAMILY_AUGMENTATIONS["canonical"][0],
 }
 """HELM's ``data_augmentation`` name -> the holistic perturbations (``protocol: helm``) it corresponds to;
 every one is compared on every scenario of :data:`SCENARIOS` by default."""

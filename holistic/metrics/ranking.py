@@ -199,7 +199,7 @@ class RankingMetric(BaseMetric):
 
     @classmethod
     def not_applicable(cls, info: ScenarioInfo, adapter: AdapterSpec, deployment: ModelDeployment) -> str | None:
-        # under protocol: helm HELM's generated yes/no answers, which any model can give
+        # under protocol: helm the answers are generated (HELM's yes/no), which needs no prompt logprobs
         return scoring_problem(adapter, deployment, RANKING, "ranking metrics need", "yes/no answers")
 
     def evaluate(self, states: Sequence[RequestState], ctx: MetricContext) -> MetricResult:

@@ -30,7 +30,7 @@ from collections.abc import Callable, Sequence
 from typing import Any, ClassVar
 
 from holistic.core.interfaces import MetricContext, MetricInfo, MetricResult, ScenarioInfo
-from holistic.core.specs import MULTIPLE_CHOICE_METHODS, RANKING
+from holistic.core.specs import GENERATION, MULTIPLE_CHOICE_METHODS, RANKING
 from holistic.core.types import (
     AdapterSpec,
     Instance,
@@ -210,7 +210,7 @@ class _PredictionChange(BaseMetric):
 
     @classmethod
     def not_applicable(cls, info: ScenarioInfo, adapter: AdapterSpec, deployment: ModelDeployment) -> str | None:
-        if adapter.method not in ("generation", RANKING, *MULTIPLE_CHOICE_METHODS):
+        if adapter.method not in (GENERATION, RANKING, *MULTIPLE_CHOICE_METHODS):
             return f"{cls.category} perturbations apply to answers, not to the {adapter.method} method"
         return None
 
