@@ -143,9 +143,11 @@ def fit_prompt(
         # encode the whole input once per example
         return _cut_input(measure, full_text, budget, counter, side)
     k = num_examples
-    while k > 0 and measure(k, None) > budget:
+    size = measure(k, None)  # each prompt measured once (the one that fits was measured twice)
+    while k > 0 and size > budget:
         k -= 1
-    if measure(k, None) <= budget:
+        size = measure(k, None)
+    if size <= budget:
         return Fit(k, None)
     return _cut_input(measure, full_text, budget, counter, side)
 
