@@ -72,7 +72,7 @@ class LastWordClient:
             start = time.perf_counter()
             if request.kind != "generate":
                 # One failed request is a result, never an exception.
-                results.append(RequestResult(success=False, error="last_word only generates", error_kind="fatal"))
+                results.append(RequestResult.failure("last_word only generates", "fatal"))
                 continue
             text = self._tokenizer.render_chat(request.messages) if request.messages else request.prompt
             words = text.split()

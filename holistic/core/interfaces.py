@@ -254,7 +254,7 @@ class Client(Protocol):
 
     def process(self, requests: Sequence[Request]) -> list[RequestResult]:
         """Serve a batch; one result per request, in order. Never raises for one bad
-        request: failures come back as ``RequestResult(success=False, error=...)``."""
+        request: failures come back as ``RequestResult.failure(error, kind)``."""
         ...
 
     def begin_run(self) -> None:

@@ -267,6 +267,12 @@ class RequestResult:
     engine: str = ""
     """Which engine served it (e.g. ``transformers``, ``llama.cpp``)."""
 
+    @classmethod
+    def failure(cls, error: str, kind: str, **facts: Any) -> RequestResult:
+        """A failed request: what went wrong and its kind (``error_kind``) are required;
+        ``facts`` are the other fields (``attempts``, ``latency_s``, ``engine``...)."""
+        return cls(success=False, error=error, error_kind=kind, **facts)
+
 
 # ---------------------------------------------------------------------------
 # Adaptation output

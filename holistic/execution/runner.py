@@ -32,7 +32,7 @@ from holistic.models.registry import ModelRegistry, runs_in_process
 from holistic.results.fs import UriPath
 from holistic.results.lock import suite_lock
 from holistic.results.schemas import STATS_TABLE
-from holistic.results.store import SuiteInfo, SuiteStore
+from holistic.results.store import SuiteStore
 from holistic.spec.compiler import CompiledSuite
 
 
@@ -104,14 +104,7 @@ def run_suite(
 def _run_locked(
     compiled: CompiledSuite, options: RunOptions, selected: Sequence[RunSpec], store: SuiteStore, progress: Progress
 ) -> SuiteReport:
-    store.open(
-        SuiteInfo(
-            suite=compiled.suite,
-            spec_path=str(compiled.spec_path),
-            spec_sha256=compiled.spec_sha256,
-            description=compiled.description,
-        )
-    )
+    store.open(spec_path=str(compiled.spec_path), spec_sha256=compiled.spec_sha256, description=compiled.description)
     if options.use_cache:
         RequestCache(options.cache_path()).close()  # fail now, not in the first run, on a bad cache path
 

@@ -78,10 +78,10 @@ def _call_batch(client: Client, requests: Sequence[Request]) -> list[RequestResu
         raise
     except Exception as exc:
         message = f"{type(exc).__name__}: {exc}"
-        return [RequestResult(success=False, error=message, error_kind="client") for _ in requests]
+        return [RequestResult.failure(message, "client") for _ in requests]
     if len(results) != len(requests):
         message = f"provider returned {len(results)} results for {len(requests)} requests"
-        return [RequestResult(success=False, error=message, error_kind="client") for _ in requests]
+        return [RequestResult.failure(message, "client") for _ in requests]
     elapsed = time.perf_counter() - start
     share = elapsed / max(len(requests), 1)
     # A provider that does not time single requests gets its share of the batch's wall time.

@@ -60,7 +60,7 @@ from holistic.results.schemas import (
     STATS_TABLE,
     table_from_rows,
 )
-from holistic.results.store import RunWriter, SuiteInfo, SuiteStore
+from holistic.results.store import RunWriter, SuiteStore
 
 BATCH_ROWS = 2000
 """Rows held before a batch is written (requests and per-instance stats)."""
@@ -68,14 +68,21 @@ BATCH_ROWS = 2000
 
 @dataclass(frozen=True)
 class ImportOptions:
+    """What ``helm-import`` is asked to do (its command-line options)."""
+
     output_dir: Path
+    """Where suites live; the import writes ``output_dir/suite``."""
     suite: str
     force: bool = False
+    """Import into an existing suite: runs of the same HELM run spec are replaced, others kept."""
     keep_unknown_stats: bool = False
+    """Import stat names holistic does not know (under HELM's names, no category) instead of stopping."""
     model_map: Mapping[str, str] = field(default_factory=dict)
     """HELM model (or deployment) name -> holistic model name."""
     helm_version: str | None = None
+    """The HELM version that wrote the runs, recorded with them (HELM's folders do not say)."""
     seed: int = 0
+    """Seed of the bootstrap that gives HELM's means their intervals."""
 
 
 @dataclass
@@ -100,11 +107,15 @@ class RunImport:
 
 @dataclass(frozen=True)
 class _Prepared:
+    """One HELM run folder, checked before anything is written."""
+
     folder: Path
     facts: RunSpecFacts
     run_spec: dict[str, Any]
+    """HELM's ``run_spec.json``, as read."""
     run_spec_sha256: str
     unknown_stats: tuple[str, ...]
+    """Stat names holistic does not know (kept only under ``keep_unknown_stats``)."""
 
 
 def _file_facts(path: Path, sha256: str) -> dict[str, Any]:
@@ -513,9 +524,7 @@ def import_helm(
     for p in prepared:
         digest.update(p.run_spec_sha256.encode())
     with suite_lock(store.suite_dir, wait=False):
-        store.open(
-            SuiteInfo(suite=options.suite, spec_path=f"helm-import {Path(source).name}", spec_sha256=digest.hexdigest())
-        )
+        store.open(spec_path=f"helm-import {Path(source).name}", spec_sha256=digest.hexdigest())
         for run_id, p in zip(ids, prepared, strict=True):
             try:
                 report = import_run(store, p, options)

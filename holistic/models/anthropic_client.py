@@ -77,13 +77,7 @@ class AnthropicClient(ApiClient):
             usage = response.usage
             prompt_tokens = max(prompt_tokens, int(getattr(usage, "input_tokens", 0) or 0))
             completion_tokens += int(getattr(usage, "output_tokens", 0) or 0)
-        return RequestResult(
-            success=True,
-            completions=tuple(completions),
-            prompt_tokens=prompt_tokens,
-            completion_tokens=completion_tokens,
-            has_logprobs=False,
-        )
+        return self._answered(request, completions, prompt_tokens, completion_tokens)
 
     @staticmethod
     def messages(request: Request) -> tuple[str, list[dict[str, str]]]:

@@ -18,7 +18,7 @@ through :meth:`Attempts.send`. The base class:
   code that already runs an event loop (notebooks), and the sync SDK clients share one
   connection pool safely between threads;
 - retries through :mod:`holistic.models.reliability` and records a request that still
-  fails as ``RequestResult(success=False, error, error_kind, attempts)``;
+  fails as ``RequestResult.failure(error, error_kind, attempts=...)``;
 - prices the result from the registry (``cost_usd``) and removes the API key from
   every error message.
 """
@@ -36,7 +36,7 @@ from typing import Any, TypeVar
 from holistic.core.errors import ModelError, did_you_mean
 from holistic.core.hashing import canonical_json, sha256_hex
 from holistic.core.interfaces import Tokenizer
-from holistic.core.types import ModelDeployment, Request, RequestResult, Token
+from holistic.core.types import Completion, ModelDeployment, Request, RequestResult, Token
 from holistic.models.adaptive import AdaptiveLimit
 from holistic.models.approx_tokenizer import ApproxTokenizer
 from holistic.models.keys import api_key, redact
@@ -254,6 +254,30 @@ class ApiClient:
         """Why this deployment cannot serve ``request`` (``None`` when it can)."""
         return None
 
+    def _answered(
+        self,
+        request: Request,
+        completions: Sequence[Completion],
+        prompt_tokens: int,
+        completion_tokens: int,
+        want_logprobs: bool = False,
+        prompt_logprobs: tuple[Token, ...] | None = None,
+    ) -> RequestResult:
+        """The result of an answered request. A server that reports no usage gets its token
+        counts estimated with :meth:`tokenizer`; ``has_logprobs`` only when asked for and every
+        non-empty completion carries its tokens."""
+        if not prompt_tokens:
+            prompt_tokens = self.tokenizer().count(request.text)
+            completion_tokens = sum(self.tokenizer().count(c.text) for c in completions)
+        return RequestResult(
+            success=True,
+            completions=tuple(completions),
+            prompt_tokens=prompt_tokens,
+            completion_tokens=completion_tokens,
+            prompt_logprobs=prompt_logprobs,
+            has_logprobs=want_logprobs and all(c.tokens or not c.text for c in completions),
+        )
+
     # -- internals ---------------------------------------------------------------
 
     def _concurrency_limit(self, args: Any) -> Limit:
@@ -277,7 +301,7 @@ class ApiClient:
     def _process_one(self, request: Request) -> RequestResult:
         reason = self.unsupported(request)
         if reason is not None:
-            return RequestResult(success=False, error=reason, error_kind="unsupported", attempts=0, engine=self.engine)
+            return RequestResult.failure(reason, "unsupported", attempts=0, engine=self.engine)
         attempts = Attempts(self, sha256_hex(canonical_json(request.canonical())))
         try:
             result = self._serve(request, attempts)
@@ -300,14 +324,7 @@ class ApiClient:
         message = redact(failure.message, [self._api_key])
         if len(message) > MAX_ERROR_CHARS:
             message = message[:MAX_ERROR_CHARS] + "..."
-        return RequestResult(
-            success=False,
-            error=message,
-            error_kind=failure.kind,
-            attempts=attempts,
-            latency_s=latency_s,
-            engine=self.engine,
-        )
+        return RequestResult.failure(message, failure.kind, attempts=attempts, latency_s=latency_s, engine=self.engine)
 
     def cost(self, prompt_tokens: int, completion_tokens: int) -> float:
         """US dollars for these token counts at the registry's prices."""

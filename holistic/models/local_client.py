@@ -299,7 +299,7 @@ class LocalClient:
         )
 
     def _error(self, message: str, kind: str) -> RequestResult:
-        return RequestResult(success=False, error=message, error_kind=kind, engine=self.engine.name)
+        return RequestResult.failure(message, kind, engine=self.engine.name)
 
 
 def _move_trailing_space(context: str, continuation: str) -> tuple[str, str]:

@@ -295,7 +295,7 @@ class OpenAIClient(ApiClient):
                 top = {t.token: float(t.logprob) for t in (item.top_logprobs or [])} if request.top_k_logprobs else {}
                 tokens.append(Token(item.token, float(item.logprob), top))
             completions.append(self._completion(text, tokens, choice.finish_reason, local_stops))
-        return self._result(request, completions, prompt_tokens, completion_tokens, want_logprobs, None)
+        return self._answered(request, completions, prompt_tokens, completion_tokens, want_logprobs, None)
 
     def _complete(self, request: Request, attempts: Attempts) -> RequestResult:
         params, local_stops = self._common(request, "max_tokens")
@@ -335,7 +335,7 @@ class OpenAIClient(ApiClient):
                 else []
             )
             completions.append(self._completion(text, tokens, choice.finish_reason, local_stops))
-        return self._result(request, completions, prompt_tokens, completion_tokens, want_logprobs, prompt_logprobs)
+        return self._answered(request, completions, prompt_tokens, completion_tokens, want_logprobs, prompt_logprobs)
 
     def _score(self, context: str, continuation: str, request: Request, attempts: Attempts) -> RequestResult:
         full = context + continuation
@@ -426,27 +426,6 @@ class OpenAIClient(ApiClient):
     def _completion(self, text: str, tokens: list[Token], finish: str | None, local_stops: list[str]) -> Completion:
         text, kept, finish = stop_locally(text, tokens, finish, local_stops)
         return Completion(text=text, logprob=sum(t.logprob for t in kept), tokens=kept, finish_reason=finish)
-
-    def _result(
-        self,
-        request: Request,
-        completions: list[Completion],
-        prompt_tokens: int,
-        completion_tokens: int,
-        want_logprobs: bool,
-        prompt_logprobs: tuple[Token, ...] | None,
-    ) -> RequestResult:
-        if not prompt_tokens:  # a server that reports no usage: estimate
-            prompt_tokens = self.tokenizer().count(request.text)
-            completion_tokens = sum(self.tokenizer().count(c.text) for c in completions)
-        return RequestResult(
-            success=True,
-            completions=tuple(completions),
-            prompt_tokens=prompt_tokens,
-            completion_tokens=completion_tokens,
-            prompt_logprobs=prompt_logprobs,
-            has_logprobs=want_logprobs and all(c.tokens or not c.text for c in completions),
-        )
 
 
 def create_openai_client(deployment: ModelDeployment) -> OpenAIClient:

@@ -130,9 +130,7 @@ class SimpleClient:
             rate = 1.0
         if rate <= 0 or stable_seed("fail", request.text, request.continuation or "") % 1000 >= rate * 1000:
             return None
-        return RequestResult(
-            success=False, error="simple: HTTP 500 (injected failure)", error_kind="server", engine="simple"
-        )
+        return RequestResult.failure("simple: HTTP 500 (injected failure)", "server", engine="simple")
 
     def _one(self, request: Request) -> RequestResult:
         logprobs = self.deployment.capabilities.logprobs
@@ -140,9 +138,7 @@ class SimpleClient:
         prompt_tokens = self._tokenizer.count(text)
         if request.kind in ("loglikelihood", "rolling_loglikelihood"):
             if not self.deployment.capabilities.prompt_logprobs:
-                return RequestResult(
-                    success=False, error="simple/no-logprobs cannot score text", error_kind="fatal", engine="simple"
-                )
+                return RequestResult.failure("simple/no-logprobs cannot score text", "fatal", engine="simple")
             target = request.continuation if request.kind == "loglikelihood" else text
             toks = self._tokenizer.tokens(target)
             jitter = (stable_seed(text, target) % 1000) / 1000.0

@@ -85,14 +85,13 @@ def checked(result: RequestResult) -> RequestResult:
         problem = result_problem(result)
         if problem is None:
             return result
-        return RequestResult(success=False, error=f"unusable failure report: {problem}", error_kind="invalid_response")
+        return RequestResult.failure(f"unusable failure report: {problem}", "invalid_response")
     problem = result_problem(result)
     if problem is None:
         return result
-    return RequestResult(
-        success=False,
-        error=f"the model's answer cannot be used: {problem}",
-        error_kind="invalid_response",
+    return RequestResult.failure(
+        f"the model's answer cannot be used: {problem}",
+        "invalid_response",
         attempts=result.attempts if isinstance(result.attempts, int) and 0 <= result.attempts <= MAX_COUNT else 1,
         engine=result.engine if isinstance(result.engine, str) and result.engine.isprintable() else "",
     )

@@ -95,6 +95,20 @@ class Item:
     completion: str
 
 
+@dataclass(frozen=True)
+class Rating:
+    """One rater's answer to one question about one item."""
+
+    item: Item
+    rater: str
+    question: str
+    """Name of the question (a key of the questions the ratings are checked against)."""
+    value: float
+    """The answer on the question's scale."""
+    source: str
+    """``file:line`` the rating came from."""
+
+
 def _format(path: Path) -> str:
     suffix = path.suffix.lower()
     if suffix not in FORMATS:
@@ -290,16 +304,6 @@ def _number(value: Any, where: str, name: str) -> float | None:
     if not math.isfinite(number):
         raise RatingsError(f"{where}: field {name!r}: {value!r} is not a finite number")
     return number
-
-
-@dataclass(frozen=True)
-class Rating:
-    item: Item
-    rater: str
-    question: str
-    value: float
-    source: str
-    """``file:line`` the rating came from."""
 
 
 def parse_ratings(

@@ -18,6 +18,7 @@ any error text that might repeat them goes through :meth:`UriPath.redact`.
 from __future__ import annotations
 
 import io
+import json
 import posixpath
 import re
 import sys
@@ -356,6 +357,20 @@ def parquet_bytes(table: pa.Table) -> bytes:
     sink = io.BytesIO()
     pq.write_table(table, sink, **parquet_options(table))
     return sink.getvalue()
+
+
+def read_json_object(loc: Location, what: str) -> dict[str, Any]:
+    """The JSON object in ``loc``, which holds ``what`` (named in the :class:`StoreError`
+    a missing, unreadable or non-object file raises)."""
+    try:
+        data = json.loads(loc.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise StoreError(f"{loc}: missing ({what})") from None
+    except (OSError, ValueError) as exc:
+        raise StoreError(f"{loc}: cannot read {what}: {type(exc).__name__}: {exc}") from None
+    if not isinstance(data, dict):
+        raise StoreError(f"{loc}: not {what} (expected a JSON object)")
+    return data
 
 
 def read_parquet(loc: Location, columns: Sequence[str] | None = None) -> pa.Table:

@@ -10,7 +10,6 @@ the same way.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cached_property
@@ -22,7 +21,15 @@ import pyarrow.compute as pc
 
 from holistic.core.errors import StoreError
 from holistic.results import manifest
-from holistic.results.fs import Location, UriPath, location, parquet_dataset, read_parquet, read_parquet_schema
+from holistic.results.fs import (
+    Location,
+    UriPath,
+    location,
+    parquet_dataset,
+    read_json_object,
+    read_parquet,
+    read_parquet_schema,
+)
 from holistic.results.layout import (
     ARTIFACTS_FILE,
     PER_INSTANCE_RATINGS_FILE,
@@ -37,18 +44,6 @@ from holistic.results.layout import (
     table_file,
 )
 from holistic.results.schemas import SCHEMA_VERSION, TABLES, check_schema_version
-
-
-def _read_json(path: Location, what: str) -> dict[str, Any]:
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise StoreError(f"{path}: missing ({what})") from None
-    except (OSError, ValueError) as exc:
-        raise StoreError(f"{path}: cannot read {what}: {type(exc).__name__}: {exc}") from None
-    if not isinstance(data, dict):
-        raise StoreError(f"{path}: not {what} (expected a JSON object)")
-    return data
 
 
 @dataclass(frozen=True)
@@ -84,13 +79,13 @@ class RunReader:
     @cached_property
     def spec(self) -> dict[str, Any]:
         """``run_spec.json``: the canonical run spec plus facts about the run."""
-        return _read_json(self.folder / RUN_SPEC_FILE, "a run spec")
+        return read_json_object(self.folder / RUN_SPEC_FILE, "a run spec")
 
     @cached_property
     def artifacts(self) -> dict[str, Any]:
         """``artifacts.json`` (``{}`` when the run wrote none)."""
         path = self.folder / ARTIFACTS_FILE
-        return _read_json(path, "run artifacts") if path.exists() else {}
+        return read_json_object(path, "run artifacts") if path.exists() else {}
 
     def table_path(self, table: str) -> Location:
         if table not in TABLES:
@@ -138,7 +133,7 @@ class SuiteReader:
             raise StoreError(f"cannot reach {path}: {shown}; check --output-dir") from None
         if not found_file:
             raise StoreError(f"{self.suite_dir}: not a suite directory (no {SUITE_FILE}); run helm-run first")
-        self.meta = _read_json(path, "a suite file")
+        self.meta = read_json_object(path, "a suite file")
         found = self.meta.get("schema_version")
         check_schema_version(
             found,

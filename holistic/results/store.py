@@ -22,14 +22,13 @@ import json
 import os
 import uuid
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any
 
 import pyarrow as pa
 
 from holistic.core.errors import StoreError
 from holistic.results import atomic, manifest
-from holistic.results.fs import Location, UriPath, location
+from holistic.results.fs import Location, UriPath, location, read_json_object
 from holistic.results.layout import (
     ARTIFACTS_FILE,
     COMPLETE_MARKER,
@@ -60,16 +59,6 @@ def dump_json(data: Any) -> str:
     return json.dumps(data, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
 
 
-@dataclass(frozen=True)
-class SuiteInfo:
-    """What ``suite.json`` records about the spec a suite was run from."""
-
-    suite: str
-    spec_path: str
-    spec_sha256: str
-    description: str = ""
-
-
 class SuiteStore:
     """Reads and writes one suite folder."""
 
@@ -93,13 +82,7 @@ class SuiteStore:
                 self.suite_file.redact(f"{type(exc).__name__}: {exc}") if isinstance(self.suite_file, UriPath) else exc
             )
             raise StoreError(f"cannot reach {self.suite_file}: {shown}; check --output-dir") from None
-        try:
-            data = json.loads(self.suite_file.read_text(encoding="utf-8"))
-        except (OSError, ValueError) as exc:
-            raise StoreError(f"{self.suite_file}: cannot read the existing suite file: {exc}") from None
-        if not isinstance(data, dict):
-            raise StoreError(f"{self.suite_file}: not a suite file (expected a JSON object)")
-        return data
+        return read_json_object(self.suite_file, "a suite file")
 
     def check_compatible(self) -> dict[str, Any] | None:
         """Refuse an existing suite written with another store layout."""
@@ -146,8 +129,10 @@ class SuiteStore:
                 f"or choose another --output-dir"
             ) from None
 
-    def open(self, info: SuiteInfo) -> None:
-        """Check the folder is writable and compatible, then write/refresh ``suite.json``."""
+    def open(self, *, spec_path: str, spec_sha256: str, description: str = "") -> None:
+        """Check the folder is writable and compatible, then write/refresh ``suite.json``, which
+        records the spec the suite is run from: its path (an imported suite: ``helm-import
+        <folder>``), the sha256 of its bytes (of the HELM run specs) and its description."""
         existing = self.check_compatible()
         self.check_writable()
         atomic.remove_stale_temporaries(self.suite_dir)
@@ -157,9 +142,9 @@ class SuiteStore:
             schema_version=SCHEMA_VERSION,
             package_version=package_version(),
             suite=self.suite,
-            description=info.description,
-            spec_path=info.spec_path,
-            spec_sha256=info.spec_sha256,
+            description=description,
+            spec_path=spec_path,
+            spec_sha256=spec_sha256,
             updated=now,
         )
         data.setdefault("created", now)

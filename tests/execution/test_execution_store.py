@@ -16,10 +16,10 @@ from holistic.core.types import AdapterSpec, MetricName, PerInstanceStat, RunSpe
 from holistic.execution import shards
 from holistic.results import COMPLETE_MARKER, atomic
 from holistic.results.schemas import SCHEMA_VERSION, TABLES, arrow_schema, describe
-from holistic.results.store import SuiteInfo, SuiteStore
+from holistic.results.store import SuiteStore
 
 REPO = Path(__file__).resolve().parents[2]
-INFO = SuiteInfo(suite="s", spec_path="spec.yaml", spec_sha256="ab" * 32, description="d")
+INFO = {"spec_path": "spec.yaml", "spec_sha256": "ab" * 32, "description": "d"}
 
 
 def _run(scenario: str, model: str) -> RunSpec:
@@ -30,7 +30,7 @@ def _run(scenario: str, model: str) -> RunSpec:
 
 def test_suite_json_records_spec_version_and_keeps_created_on_reopen(tmp_path: Path) -> None:
     store = SuiteStore(tmp_path, "s")
-    store.open(INFO)
+    store.open(**INFO)
     first = json.loads(store.suite_file.read_text())
     assert first["schema_version"] == SCHEMA_VERSION
     assert first["spec_sha256"] == "ab" * 32
@@ -38,7 +38,7 @@ def test_suite_json_records_spec_version_and_keeps_created_on_reopen(tmp_path: P
     assert first["runs"] == []
     store.record_runs([{"run_id": "r1", "status": "pending"}])
     store.record_runs([{"run_id": "r1", "status": "complete"}, {"run_id": "r2", "status": "failed"}])
-    SuiteStore(tmp_path, "s").open(SuiteInfo(suite="s", spec_path="other.yaml", spec_sha256="cd" * 32))
+    SuiteStore(tmp_path, "s").open(spec_path="other.yaml", spec_sha256="cd" * 32)
     again = json.loads(store.suite_file.read_text())
     assert again["created"] == first["created"]
     assert again["spec_path"] == "other.yaml"
@@ -49,14 +49,14 @@ def test_incompatible_schema_version_is_refused(tmp_path: Path) -> None:
     (tmp_path / "s").mkdir()
     (tmp_path / "s" / "suite.json").write_text(json.dumps({"schema_version": SCHEMA_VERSION + 41, "runs": []}))
     with pytest.raises(StoreError, match=rf"newer holistic.*schema_version {SCHEMA_VERSION + 41}.*upgrade"):
-        SuiteStore(tmp_path, "s").open(INFO)
+        SuiteStore(tmp_path, "s").open(**INFO)
 
 
 def test_unwritable_output_dir_is_a_clear_error(tmp_path: Path) -> None:
     blocker = tmp_path / "not-a-dir"
     blocker.write_text("x")
     with pytest.raises(StoreError, match="cannot write results to"):
-        SuiteStore(blocker / "out", "s").open(INFO)
+        SuiteStore(blocker / "out", "s").open(**INFO)
 
 
 def test_suite_name_must_be_a_plain_folder_name(tmp_path: Path) -> None:
@@ -74,7 +74,7 @@ def test_failed_atomic_write_leaves_neither_file_nor_temporary(tmp_path: Path) -
 
 def test_begin_run_clears_leftovers_of_an_interrupted_attempt(tmp_path: Path) -> None:
     store = SuiteStore(tmp_path, "s")
-    store.open(INFO)
+    store.open(**INFO)
     folder = store.run_dir("r1")
     folder.mkdir(parents=True)
     (folder / ".stats.parquet.99999999-abc.tmp").write_bytes(b"partial, writer killed")
@@ -93,7 +93,7 @@ def test_begin_run_clears_leftovers_of_an_interrupted_attempt(tmp_path: Path) ->
 
 def test_shards_of_a_suite_read_as_one_table(tmp_path: Path) -> None:
     store = SuiteStore(tmp_path, "s")
-    store.open(INFO)
+    store.open(**INFO)
     for run in (_run("arith", "simple/echo"), _run("reasoning", "simple/no-logprobs")):
         keys = shards.JoinKeys.of("s", run)
         name = MetricName("exact_match")

@@ -110,3 +110,19 @@ def test_loglikelihood_is_recorded_as_not_supported_without_a_call(server: tuple
     assert "not supported" in (results[0].error or "")
     assert results[1].success
     assert len(calls) == 1
+
+
+def test_a_server_that_reports_no_usage_gets_its_tokens_estimated(monkeypatch: pytest.MonkeyPatch) -> None:
+    # A Messages-compatible proxy may omit usage: the efficiency metrics then count the
+    # tokens with the deployment's tokenizer, as the openai provider does, instead of 0.
+    monkeypatch.setenv("TEST_ANTHROPIC_KEY", "sk-ant-test-0123456789abcdef")
+    body = {k: v for k, v in MESSAGE_BODY.items() if k != "usage"}
+    http = httpx.Client(transport=httpx.MockTransport(lambda request: httpx.Response(200, json=body)))
+    client = AnthropicClient(DEPLOYMENT, http_client=http, policy=RetryPolicy(jitter=0.0), sleep=lambda s: None)
+    request = Request(model="m", prompt="What is the capital of France? Answer in one line.")
+    [result] = client.process([request])
+    assert result.success, result.error
+    tokenizer = client.tokenizer()
+    assert result.prompt_tokens == tokenizer.count(request.text) > 0
+    assert result.completion_tokens == tokenizer.count(result.completions[0].text) > 0
+    assert result.cost_usd > 0
