@@ -143,7 +143,7 @@ def fit_prompt(
         # encode the whole input once per example
         return _cut_input(measure, full_text, budget, counter, side)
     k = num_examples
-    size = measure(k, None)  # each prompt measured once (the one that fits was measured twice)
+    size = measure(k, None)  # each candidate prompt is measured once
     while k > 0 and size > budget:
         k -= 1
         size = measure(k, None)

@@ -268,10 +268,11 @@ class RequestResult:
     """Which engine served it (e.g. ``transformers``, ``llama.cpp``)."""
 
     @classmethod
-    def failure(cls, error: str, kind: str, **facts: Any) -> RequestResult:
-        """A failed request: what went wrong and its kind (``error_kind``) are required;
-        ``facts`` are the other fields (``attempts``, ``latency_s``, ``engine``...)."""
-        return cls(success=False, error=error, error_kind=kind, **facts)
+    def failure(
+        cls, error: str, kind: str, *, attempts: int = 1, latency_s: float = 0.0, engine: str = ""
+    ) -> RequestResult:
+        """A failed request: what went wrong and its kind (``error_kind``) are required."""
+        return cls(success=False, error=error, error_kind=kind, attempts=attempts, latency_s=latency_s, engine=engine)
 
 
 # ---------------------------------------------------------------------------

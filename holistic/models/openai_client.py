@@ -295,7 +295,7 @@ class OpenAIClient(ApiClient):
                 top = {t.token: float(t.logprob) for t in (item.top_logprobs or [])} if request.top_k_logprobs else {}
                 tokens.append(Token(item.token, float(item.logprob), top))
             completions.append(self._completion(text, tokens, choice.finish_reason, local_stops))
-        return self._answered(request, completions, prompt_tokens, completion_tokens, want_logprobs, None)
+        return self._answered(request, completions, prompt_tokens, completion_tokens, want_logprobs)
 
     def _complete(self, request: Request, attempts: Attempts) -> RequestResult:
         params, local_stops = self._common(request, "max_tokens")
