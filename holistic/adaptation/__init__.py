@@ -11,7 +11,7 @@ Public surface:
 - :class:`Embedder` / :class:`MiniLMEmbedder` for MMR selection;
 - :data:`POST_PROCESSORS` to register more post-processors.
 
-See ``README.md`` in this folder for the prompt anatomy of every method. Importing this
+See ``docs/adaptation.md`` for the prompt anatomy of every method. Importing this
 package does not import torch (the MMR embedder loads sentence-transformers lazily).
 """
 

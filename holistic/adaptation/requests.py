@@ -15,8 +15,8 @@
   answer cue alone (``role="calibration"``, ``request_index=2j+1``; the cue is the
   output prefix without trailing spaces, ``"Answer:"`` when there is none). The metric
   scores ``calibrated_score(main, calibration)``.
-- ``ranking_binary``: per passage ``j`` (a reference of the instance, see the
-  adaptation README), one prompt asking whether the passage answers the query and two
+- ``ranking_binary``: per passage ``j`` (a reference of the instance, see
+  ``docs/adaptation.md``), one prompt asking whether the passage answers the query and two
   ``loglikelihood`` requests: `` Yes`` (``role="yes"``, ``request_index=2j``) and `` No``
   (``role="no"``, ``request_index=2j+1``), both with ``reference_index=j``. Under
   ``protocol: helm`` HELM's instead: one ``generate`` request per passage (``role="main"``,

@@ -280,7 +280,7 @@ _ONE_WORD = "one word"  # "x AAAA...": the test tokenizer counts the field as tw
 _PROSE = "prose"  # words, as a real field holds: the prompt is cut to the window, the instance keeps it all
 HELM_RUN_ONE_HUGE_TOKEN_CAP = 2 * 1024**3
 """helm-run with a 200 MB field that is one token, so the prompt holds all of it, twice: about
-1.7 GB of address space (2.35 GB before); see the README's reliability section."""
+1.7 GB of address space (2.35 GB before); see docs/reliability.md."""
 
 
 def _huge_field(size: int, kind: str) -> str:
