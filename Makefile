@@ -1,13 +1,13 @@
 # The two set-up commands of the README:
 #   make demo   set up (or re-use) .venv and run runspecs/quickstart.yaml offline on the embedded model
-#   make test   set up (or re-use) .venv with the test tools and run the whole test suite
+#   make test   set up (or re-use) .venv with the test tools, build the docs and run the whole test suite
 VENV ?= .venv
 PYTHON ?= python3
 # A CPU build of PyTorch; override (e.g. TORCH_SPEC=torch) to take another build.
 TORCH_SPEC ?= torch==2.13.0
 BIN := $(VENV)/bin
 
-.PHONY: demo test test-fast install install-test lint bench clean
+.PHONY: demo test test-fast install install-test lint docs bench clean
 
 # Quiet installs: one line per step; pip still prints its warnings and errors.
 PIP := $(BIN)/python -m pip install -q --disable-pip-version-check --progress-bar off
@@ -63,7 +63,11 @@ lint: install-test
 	$(BIN)/ruff format --check $(LINT_PATHS)
 	$(BIN)/mypy
 
-test: lint
+# The user manual (mkdocs.yml, docs/) into build/site/, every warning an error; offline.
+docs: $(VENV)/.installed-test
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --quiet
+
+test: lint docs
 	$(BIN)/python -m pytest -q -rs
 
 # The fast tests only (no real model, browser or server): for the edit-test loop.

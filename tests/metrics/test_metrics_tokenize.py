@@ -57,7 +57,8 @@ def test_word_tokenize_splits_clitics_and_sentence_final_periods_without_network
 
 
 def _real_texts() -> list[str]:
-    texts = [p.read_text(encoding="utf-8") for p in [REPO / "README.md", *sorted((REPO / "design").glob("*.md"))]]
+    manual = [REPO / "README.md", *sorted((REPO / "docs").rglob("*.md")), *sorted((REPO / "design").glob("*.md"))]
+    texts = [p.read_text(encoding="utf-8") for p in manual]
     import os
 
     root = Path(os.environ.get("HOLISTIC_DATA_ROOT", REPO.parent / "shared" / "data"))

@@ -292,7 +292,7 @@ def test_plan_gives_a_reason_shared_by_many_runs_once() -> None:
 
 
 def test_no_core_run_is_proven_while_its_fairness_defaults_deviate() -> None:
-    """What runspecs/core.yaml's comments and the README say (``--plan`` shows these verdicts)."""
+    """What runspecs/core.yaml's comments and docs/helm-comparability.md say (``--plan`` shows these verdicts)."""
     runs = compile_spec(REPO / "runspecs" / "core.yaml").runs
     verdicts = [conformance(run) for run in runs]
     assert runs and {v.status for v in verdicts} == {CLAIMED}
