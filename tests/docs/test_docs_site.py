@@ -86,12 +86,16 @@ def test_the_extending_page_includes_contributing_instead_of_copying_it() -> Non
     assert not copied, f"CONTRIBUTING.md's text is copied into docs/extending.md: {copied}"
 
 
+def _without_comments(block: str) -> str:
+    return "\n".join(line.split(" #", 1)[0] for line in block.splitlines())
+
+
 def _complete_specs() -> list[tuple[str, str]]:
     """Every YAML block of the README and the pages that is a whole run spec (no placeholders)."""
     found = []
     for path in [README, *sorted(DOCS.rglob("*.md"))]:
         for block in _blocks(path.read_text(encoding="utf-8"), "yaml"):
-            if block.startswith("suite:") and "..." not in block:
+            if block.startswith("suite:") and "..." not in _without_comments(block):
                 found.append((path.relative_to(REPO).as_posix(), block))
     return found
 
