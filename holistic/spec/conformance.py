@@ -10,7 +10,7 @@ golden files of the conformance suite by its tests.
 
 ``--plan``, every run's ``run_spec.json`` (``helm_conformance``) and the site's run page
 show the verdict; a perturbation with a named deviation (HELM's data cannot be had
-here: :class:`holistic.perturbations.helm_base.Deviation`) gets a warning in ``--plan``.
+here: :class:`holistic.helm.perturbations.base.Deviation`) gets a warning in ``--plan``.
 """
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ from typing import Any
 
 from holistic.core.types import PerturbationSpec, RunSpec
 from holistic.helm.proofs import perturbation_proofs, scenario_proof
+from holistic.spec.protocol import HELM
 
 PROVEN = "proven"
 CLAIMED = "claimed"
@@ -58,13 +59,13 @@ def perturbation_deviation(spec: PerturbationSpec) -> str | None:
     """The named deviation of HELM's algorithm for ``spec`` under ``protocol: helm`` (``None``: none)."""
     from holistic.perturbations.registry import perturbation_class
 
-    deviation = getattr(perturbation_class(spec.name, "helm"), "deviation", None)
+    deviation = getattr(perturbation_class(spec.name, helm=True), "deviation", None)
     return None if deviation is None else f"perturbation {spec.name!r} deviates from HELM: {deviation.reason}"
 
 
 def conformance(run: RunSpec) -> Conformance:
     """The verdict for ``run`` (see the module docstring)."""
-    if run.adapter.protocol != "helm":
+    if run.adapter.protocol != HELM:
         return Conformance(NOT_CLAIMED, ("protocol 'holistic': HELM's protocol is not claimed",))
     scenario = run.scenario.name
     reasons: list[str] = []

@@ -31,7 +31,7 @@ from holistic.core.types import Instance, PerturbationSpec, Reference, RequestSt
 from holistic.helm.proofs import keeps_unchanged_variants, perturbation_proofs
 from holistic.models.registry import ModelRegistry
 from holistic.perturbations import apply_perturbations
-from holistic.perturbations.helm_base import HELM_ID_KEY
+from holistic.perturbations.base import HELM_ID_KEY
 from holistic.spec import compile_spec
 from tests.conformance.test_conformance_golden import _embedded_tokenizer, _RoomyTokenizer
 
@@ -110,9 +110,7 @@ def _variants(golden: dict[str, Any], augmentation: str) -> tuple[dict[str, Any]
     # HELM keeps a variant whose input is unchanged on its PassageQuestionInput scenarios (where
     # HELM's loader made the instances): what the HELM layer records, as a run reads it
     keep = golden["helm_ids"] and keeps_unchanged_variants(golden["scenario"], golden["args"])
-    out = apply_perturbations(
-        evaluated, specs, seed=0, protocol="helm", data_root=root, offline=True, keep_unchanged=keep
-    )
+    out = apply_perturbations(evaluated, specs, seed=0, helm=True, data_root=root, offline=True, keep_unchanged=keep)
     return entry, [v for v in out if v.perturbation is not None]
 
 
@@ -248,7 +246,7 @@ def test_helms_data_augmenter_on_crafted_sentences(augmentation: str) -> None:
         )
         for i, (text, refs) in enumerate(golden["crafted"])
     ]
-    made = apply_perturbations(originals, specs, seed=0, protocol="helm", data_root=root, offline=True)
+    made = apply_perturbations(originals, specs, seed=0, helm=True, data_root=root, offline=True)
     ours = [
         {
             "helm_id": v.metadata[HELM_ID_KEY],

@@ -50,13 +50,13 @@ def test_helms_passage_question_scenarios_keep_unchanged_variants() -> None:
     scenarios (BoolQ, NarrativeQA, NaturalQuestions with a passage, CivilComments) it keeps
     a variant whose text did not change; elsewhere it drops it."""
     from holistic.helm.proofs import keeps_unchanged_variants
-    from holistic.perturbations.helm_base import with_helm_ids
+    from holistic.perturbations.base import with_helm_ids
 
     (original,) = with_helm_ids([Instance("a", "no pronoun here", split="valid")])
     specs = [PerturbationSpec.make("lowercase")]  # the text is lower-case already
-    dropped = apply_perturbations([original], specs, seed=0, protocol="helm", offline=True)
+    dropped = apply_perturbations([original], specs, seed=0, helm=True, offline=True)
     assert [i.perturbation for i in dropped] == [None]
-    kept = apply_perturbations([original], specs, seed=0, protocol="helm", offline=True, keep_unchanged=True)
+    kept = apply_perturbations([original], specs, seed=0, helm=True, offline=True, keep_unchanged=True)
     assert [i.input for i in kept] == ["no pronoun here", "no pronoun here"]
     assert kept[1].perturbation is not None and kept[1].perturbation.name == "lowercase"
     flags = {

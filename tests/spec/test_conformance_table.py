@@ -14,9 +14,9 @@ import pytest
 from holistic.core.errors import SpecError
 from holistic.core.types import PerturbationSpec
 from holistic.execution.plan import format_plan, make_plan
+from holistic.helm.proofs import perturbation_proofs, records, scenario_proofs
 from holistic.perturbations.registry import HELM_PERTURBATIONS, perturbation_class
 from holistic.spec import compile_spec
-from holistic.helm.proofs import perturbation_proofs, records, scenario_proofs
 from holistic.spec.conformance import CLAIMED, NOT_CLAIMED, PROVEN, conformance
 
 REPO = Path(__file__).resolve().parents[2]
@@ -104,14 +104,14 @@ def test_every_golden_perturbation_without_a_deviation_is_in_the_table() -> None
             for raw in entry["holistic_perturbations"]:
                 spec = PerturbationSpec.make(raw["name"], raw.get("args", {}))
                 declared = any(p.matches(golden["scenario"], spec) for p in perturbation_proofs())
-                deviates = getattr(perturbation_class(spec.name, "helm"), "deviation", None) is not None
+                deviates = getattr(perturbation_class(spec.name, helm=True), "deviation", None) is not None
                 assert declared == (golden["helm_ids"] and not deviates), (path.name, spec)
 
 
 def test_every_helm_perturbation_is_proven_somewhere_or_deviates() -> None:
     proven = {p.name for p in perturbation_proofs()}
     for name in HELM_PERTURBATIONS:
-        deviation = getattr(perturbation_class(name, "helm"), "deviation", None)
+        deviation = getattr(perturbation_class(name, helm=True), "deviation", None)
         assert (name in proven) != (deviation is not None), name
 
 

@@ -75,7 +75,7 @@ class StatInfo:
 
 @cache
 def _helm_bookkeeping() -> dict[str, StatInfo]:
-    text = resources.files("holistic.helm_import").joinpath("helm_stats.yaml").read_text(encoding="utf-8")
+    text = resources.files("holistic.helm.imports").joinpath("helm_stats.yaml").read_text(encoding="utf-8")
     data = yaml.safe_load(text)
     return {
         str(name): StatInfo(entry.get("category"), entry.get("higher_is_better"))
