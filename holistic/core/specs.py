@@ -190,7 +190,9 @@ class AdapterSpec:
     scoring; a departing option is a compile-time error) or ``holistic`` (holistic's own
     options allowed; its defaults are ``eval_sampling: stable`` and ``answer_parsing:
     lenient``). The run spec compiler sets it (``protocol:`` at the top, in ``defaults`` or
-    per run; default ``helm`` for HELM's core scenarios, ``holistic`` otherwise)."""
+    per run; default ``helm`` for HELM's core scenarios, ``holistic`` otherwise). It is the
+    record of the claim: what the protocol means is :attr:`behaviour`, which nothing but the
+    compiler derives from it."""
 
     eval_sampling: EvalSampling = "helm"
     """How evaluation instances are down-sampled: ``helm`` (HELM's runner: NumPy's

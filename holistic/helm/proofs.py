@@ -63,6 +63,8 @@ class PerturbationProof:
     scenario_args: Mapping[str, Any] = field(default_factory=dict)
     """The scenario's arguments in the golden file's run where they pick one of several (MS MARCO's
     ``track``): a run with these (or without them) cites this golden file first."""
+    test: str = PERTURBATION_TEST
+    """The conformance suite's test module that checks holistic's variants against it."""
 
     def matches(self, scenario: str, spec: PerturbationSpec) -> bool:
         """Whether ``spec`` on ``scenario`` is this one."""

@@ -81,6 +81,7 @@ def test_every_scenario_proof_names_an_existing_golden_file_and_test() -> None:
 
 def test_every_perturbation_proof_is_held_by_a_golden_file_on_helms_ids() -> None:
     for proof in perturbation_proofs():
+        assert (GOLDEN_DIR / proof.test).is_file()  # named relative to the conformance suite
         golden = _golden(proof.golden)
         assert golden["scenario"] == proof.scenario and golden["helm_ids"], proof
         entry = golden["augmentations"][proof.augmentation]
