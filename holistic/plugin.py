@@ -19,7 +19,6 @@ from holistic.core.errors import ModelError, ScenarioArgError
 from holistic.core.interfaces import (
     METRIC_CATEGORIES,
     Client,
-    HelmCounterpart,
     MetricContext,
     MetricInfo,
     MetricResult,
@@ -153,7 +152,6 @@ __all__ = [
     "Download",
     "FileScenario",
     "GgufModel",
-    "HelmCounterpart",
     "Instance",
     "Message",
     "MetricContext",

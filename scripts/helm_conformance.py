@@ -1720,7 +1720,7 @@ def rescored_ranking(
 
     ours = {i.id: i for i in holistic_instances(key, data_root)}
     described = {
-        spec["name"]: create_perturbation(PerturbationSpec.make(spec["name"], spec.get("args", {})), "helm")
+        spec["name"]: create_perturbation(PerturbationSpec.make(spec["name"], spec.get("args", {})), helm=True)
         for spec in AUGMENTED.get(key, ("", [], []))[1]
     }
     built = []

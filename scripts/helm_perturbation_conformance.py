@@ -165,7 +165,7 @@ def compare_crafted(
     """holistic's variants of :data:`CRAFTED` against HELM's, per augmentation (inputs and references)."""
     from holistic.core.types import Instance, PerturbationSpec, Reference
     from holistic.perturbations import apply_perturbations
-    from holistic.perturbations.helm_base import HELM_ID_KEY
+    from holistic.perturbations.base import HELM_ID_KEY
 
     helm = json.loads((out / "crafted_variants.json").read_text(encoding="utf-8"))
     originals = [
@@ -181,7 +181,7 @@ def compare_crafted(
     golden: dict[str, Any] = {}
     for augmentation in augmentations:
         specs = [PerturbationSpec.make(s["name"], s.get("args", {})) for s in AUGMENTATIONS[augmentation]]
-        made = apply_perturbations(originals, specs, seed=0, protocol="helm", data_root=data_root, offline=True)
+        made = apply_perturbations(originals, specs, seed=0, helm=True, data_root=data_root, offline=True)
         ours = {(str(v.metadata[HELM_ID_KEY]), v.perturbation.name.split("~")[0]): v for v in made if v.perturbation}
         theirs = {(v["helm_id"], HELM_NAMES[v["perturbation"]]): v for v in helm[augmentation]}
         same = sum(
@@ -224,8 +224,8 @@ def compare_crafted(
 def place_helm_resources(out: Path, data_root: Path) -> None:
     """HELM's dialect dictionary and a person-name file where HELM's downloads would write them."""
     sys.path.insert(0, str(ROOT))
-    from holistic.perturbations.helm_fairness import helm_name_file_lines
-    from holistic.perturbations.helm_resources import DIALECT, resource_path
+    from holistic.helm.perturbations.fairness import helm_name_file_lines
+    from holistic.helm.perturbations.resources import DIALECT, resource_path
 
     for base in (out, out / "benchmark_output"):
         dialect = base / "perturbations" / "dialect" / "SAE_to_AAVE_mapping.json"
@@ -355,7 +355,7 @@ def holistic_variants(
 
     perturbation_specs = [PerturbationSpec.make(s["name"], s.get("args", {})) for s in specs]
     out = apply_perturbations(
-        originals, perturbation_specs, seed=0, protocol="helm", data_root=data_root, offline=True, keep_unchanged=keep
+        originals, perturbation_specs, seed=0, helm=True, data_root=data_root, offline=True, keep_unchanged=keep
     )
     variants = [v for v in out if v.perturbation is not None]
     from holistic.models.counting import local_tokenizer
@@ -506,9 +506,8 @@ def compare_scenario(
     key: str, out: Path, data_root: Path, augmentations: list[str], n: int, golden_dir: Path | None
 ) -> list[dict[str, Any]]:
     """Compare every augmentation HELM ran on ``key``; write its golden file into ``golden_dir``."""
-    from holistic.core.types import ScenarioSpec
-    from holistic.perturbations.helm_base import with_helm_ids
-    from holistic.scenarios.registry import create_scenario
+    from holistic.helm.proofs import keeps_unchanged_variants
+    from holistic.perturbations.base import with_helm_ids
 
     loaded = hc.holistic_instances(key, data_root)
     # HELM's runner numbered the instances its loader made (id<n>); holistic's are the same, in order
@@ -516,7 +515,7 @@ def compare_scenario(
     by_id = {inst.id: inst for inst in with_helm_ids(loaded)}
     train = [i for i in loaded if i.split == "train"]
     # HELM keeps a variant whose input is unchanged on its PassageQuestionInput scenarios
-    keep = create_scenario(ScenarioSpec.make(SCENARIOS[key][0], SCENARIOS[key][1])).helm_keeps_unchanged_variants
+    keep = keeps_unchanged_variants(SCENARIOS[key][0], SCENARIOS[key][1])
     correct_only = key in hc._CORRECT_ONLY
     results, golden, first, shown = [], {}, None, []
     for augmentation in augmentations:

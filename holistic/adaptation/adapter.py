@@ -11,9 +11,10 @@ With sampling (``temperature > 0``) all trials are built, and a request that rep
 one of an earlier trial gets ``Request.trial_tag = "trial=<t>"`` so the cache gives it
 its own sample; otherwise ``trial_tag`` stays empty.
 
-Prompt format ``auto`` under the ``helm`` protocol: plain text wherever the deployment
-takes plain prompts (HELM sends the embedded and other local models their raw prompt,
-no chat template). Under ``holistic``: chat messages only for ``generation`` on a deployment with
+Prompt format ``auto`` without :attr:`~holistic.core.specs.ProtocolBehaviour.auto_chat`
+(``protocol: helm``): plain text wherever the deployment takes plain prompts (HELM sends the
+embedded and other local models their raw prompt, no chat template). With it (``holistic``):
+chat messages only for ``generation`` on a deployment with
 ``capabilities.chat`` (or for ``generation`` and ``multiple_choice_joint`` on a chat-only
 deployment, one without ``capabilities.completions``). Joint multiple choice stays
 plain text on models that also take plain prompts because a chat template wrapping a
@@ -37,7 +38,7 @@ from holistic.adaptation.validation import validate_adapter_spec
 from holistic.core.errors import SpecError
 from holistic.core.hashing import canonical_json
 from holistic.core.interfaces import Tokenizer
-from holistic.core.specs import CALIBRATED, GENERATION, JOINT, LANGUAGE_MODELING, RANKING, SEPARATE
+from holistic.core.specs import CALIBRATED, GENERATION, JOINT, LANGUAGE_MODELING, RANKING, SEEDED_SELECTION, SEPARATE
 from holistic.core.types import AdapterSpec, Instance, ModelDeployment, PromptFormat, RequestState
 
 
@@ -52,14 +53,14 @@ def uses_chat(spec: AdapterSpec, deployment: ModelDeployment) -> bool:
         return False
     if not caps.completions:
         return caps.chat
-    return caps.chat and spec.method == GENERATION and spec.protocol != "helm"
+    return caps.chat and spec.method == GENERATION and spec.behaviour.auto_chat
 
 
 def effective_trials(spec: AdapterSpec) -> int:
     """How many trials are built (see the module docstring)."""
     if spec.method == LANGUAGE_MODELING:
         return 1
-    examples_vary = spec.max_train_instances > 0 and spec.selection == "helm"
+    examples_vary = spec.max_train_instances > 0 and spec.selection == SEEDED_SELECTION
     return spec.num_train_trials if examples_vary or spec.temperature > 0 else 1
 
 
@@ -133,7 +134,7 @@ def count_requests(
         return sum(count_windows(n, window, context) for n in n_tokens)
     if method in (GENERATION, JOINT):
         per_trial = n_eval
-    elif method == SEPARATE or (method == RANKING and spec.protocol == "helm"):
+    elif method == SEPARATE or (method == RANKING and spec.behaviour.ranking_generates):
         per_trial = sum(refs)  # HELM's ranking: one generated answer per passage
     elif method in (CALIBRATED, RANKING):
         per_trial = 2 * sum(refs)

@@ -9,7 +9,8 @@ With placement ``after``, the instructions (plus ``\\n``) go after the evaluated
 instance's input and choices, right before its answer cue (for template blocks, which
 have no separate cue, at the end of the block). Trailing spaces and tabs of the eval
 block are removed, so a prompt ends with ``Answer:`` rather than ``Answer: `` (the
-model's answer then starts with its own space token). Under the ``helm`` protocol only the
+model's answer then starts with its own space token). With
+:attr:`~holistic.core.specs.ProtocolBehaviour.strip_cue_only` (``protocol: helm``) only the
 answer cue is stripped (of all trailing whitespace), as HELM's adapter strips its output
 prefix: an input that ends in a space keeps it when there is no cue (HarmBench,
 XSTest and SimpleSafetyTests have such prompts).
@@ -24,7 +25,7 @@ suffix wrap the first and last user turns.
 An instance that is a conversation (metadata ``chat_history``, see
 :data:`holistic.core.types.CHAT_HISTORY_KEY`) has its earlier turns sent as messages right
 before its own user turn, role and content as written (HELM's ``ChatAdapter`` sends
-WildBench's ``conversation_input`` so). Under the ``helm`` protocol the last user turn is
+WildBench's ``conversation_input`` so). With ``strip_cue_only`` the last user turn is
 not stripped either: HELM sends a conversation's turns, and a prompt a chat client wraps
 as one user message, verbatim. A plain prompt shows the earlier turns as
 ``USER: ...`` / ``ASSISTANT: ...`` paragraphs, then ``USER: `` and the evaluated block.
@@ -62,7 +63,7 @@ class PromptPlan:
         middle = self.spec.instructions + "\n" if self._after else ""
         if not strip:
             return block.query + middle + block.cue
-        if self.spec.protocol == "helm":
+        if self.spec.behaviour.strip_cue_only:
             return block.query + middle + block.cue.rstrip()
         return (block.query + middle + block.cue).rstrip(" \t")
 
@@ -87,7 +88,7 @@ class PromptPlan:
     def messages(self) -> tuple[Message, ...]:
         spec = self.spec
         system = [Message("system", spec.instructions)] if self._before else []
-        last = self._eval_text() if spec.protocol == "helm" else self._eval_text().strip()
+        last = self._eval_text() if spec.behaviour.strip_cue_only else self._eval_text().strip()
         if spec.chat_examples == "single_turn" and not self.history:
             turns = [Message("user", self._body().strip())]
         else:

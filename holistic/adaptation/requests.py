@@ -18,13 +18,13 @@
 - ``ranking_binary``: per passage ``j`` (a reference of the instance, see
   ``docs/adaptation.md``), one prompt asking whether the passage answers the query and two
   ``loglikelihood`` requests: `` Yes`` (``role="yes"``, ``request_index=2j``) and `` No``
-  (``role="no"``, ``request_index=2j+1``), both with ``reference_index=j``. Under
-  ``protocol: helm`` HELM's instead: one ``generate`` request per passage (``role="main"``,
+  (``role="no"``, ``request_index=2j+1``), both with ``reference_index=j``. With
+  ``ranking_generates`` (``protocol: helm``) HELM's instead: one ``generate`` request per passage (``role="main"``,
   ``request_index=j``), each in-context example a training query shown with every one of
   its passages in order (``Yes`` for a relevant one, else ``No``).
 
-A continuation starts with a space when the prompt does not end in whitespace. Under
-``protocol: helm`` a separate-scoring request sends HELM's text instead: the eval block
+A continuation starts with a space when the prompt does not end in whitespace. With
+``score_after_block`` (``protocol: helm``) a separate-scoring request sends HELM's text instead: the eval block
 with its trailing spaces, then the choice, the continuation being `` <choice>``
 (:func:`_scored_split`; an input ending in a space keeps it). The calibration request
 scores the choice after the answer cue alone in either case.
@@ -91,7 +91,7 @@ def _helm_ranking_example(ctx: BuildContext, ex: Instance) -> Block:
 def _example_blocks(ctx: BuildContext, examples: tuple[Instance, ...]) -> list[tuple[Instance, Block]]:
     blocks = []
     for position, ex in enumerate(examples):
-        if ctx.spec.method == RANKING and ctx.spec.protocol == "helm":
+        if ctx.spec.method == RANKING and ctx.spec.behaviour.ranking_generates:
             blocks.append((ex, _helm_ranking_example(ctx, ex)))
         elif ctx.spec.method == RANKING:
             pair = ranking_pair(ex, position)
@@ -289,12 +289,12 @@ def build_separate(
 def _scored_split(ctx: BuildContext, plan: PromptPlan, prompt: str, choice: str) -> tuple[str, str]:
     """The (prompt, continuation) of a separate-scoring request for ``choice``.
 
-    Under ``protocol: helm`` the text sent is HELM's: the eval block as laid out, its
+    With ``score_after_block`` the text sent is HELM's: the eval block as laid out, its
     trailing spaces kept (an input that ends in a space keeps it before the output
     prefix), then the choice; the continuation scored is `` <choice>`` as HELM's metric
     counts it (the tokens of the choice with a space before it), the rest is the prompt.
     Otherwise the prompt's trailing spaces are gone and one space joins the choice."""
-    if ctx.spec.protocol != "helm" or ctx.spec.global_suffix:
+    if not ctx.spec.behaviour.score_after_block or ctx.spec.global_suffix:
         return prompt, continuation_for(prompt, choice)
     full = plan.plain(strip=False) + choice
     scored = " " + choice if full.endswith(" " + choice) and len(full) > len(choice) else choice
@@ -304,7 +304,7 @@ def _scored_split(ctx: BuildContext, plan: PromptPlan, prompt: str, choice: str)
 def build_ranking(
     ctx: BuildContext, instance: Instance, examples: tuple[Instance, ...], trial: int
 ) -> list[RequestState]:
-    if ctx.spec.protocol == "helm":
+    if ctx.spec.behaviour.ranking_generates:
         return build_ranking_helm(ctx, instance, examples, trial)
 
     def reserve(prompt: str) -> int:

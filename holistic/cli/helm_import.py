@@ -8,7 +8,7 @@ from pathlib import Path
 
 from holistic.cli.common import run_main
 from holistic.core.errors import StoreError
-from holistic.helm_import.layout import REQUIRED as HELM_RUN_FILES
+from holistic.helm.imports.layout import REQUIRED as HELM_RUN_FILES
 
 
 def _model_pair(text: str) -> tuple[str, str]:
@@ -74,7 +74,7 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _run(args: argparse.Namespace) -> int:
-    from holistic.helm_import import ImportOptions, import_helm
+    from holistic.helm.imports.importer import ImportOptions, import_helm
     from holistic.results import check_suite_name
 
     check_suite_name(args.suite, where="--suite")
@@ -92,7 +92,7 @@ def _run(args: argparse.Namespace) -> int:
     def show(report: object) -> None:
         if args.quiet:
             return
-        from holistic.helm_import import RunImport
+        from holistic.helm.imports.importer import RunImport
 
         assert isinstance(report, RunImport)
         print(

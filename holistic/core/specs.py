@@ -29,7 +29,7 @@ GENERATION, JOINT, SEPARATE, CALIBRATED, LANGUAGE_MODELING, RANKING = ADAPTATION
 MULTIPLE_CHOICE_METHODS: tuple[str, ...] = (JOINT, SEPARATE, CALIBRATED)
 SCORING_METHODS: tuple[str, ...] = (SEPARATE, CALIBRATED, LANGUAGE_MODELING, RANKING)
 """Methods whose requests are log-likelihood scores (always plain-text prompts), except
-``ranking_binary`` under ``protocol: helm`` (see :attr:`AdapterSpec.scores_loglikelihood`)."""
+``ranking_binary`` when it generates (see :attr:`AdapterSpec.scores_loglikelihood`)."""
 
 # The AdapterSpec options with a fixed set of values: each type, and its values in order (the
 # order validation lists them in). A spec's strings are checked against these where it is read
@@ -40,12 +40,16 @@ ChatExamples = Literal["multi_turn", "single_turn"]
 CHAT_EXAMPLES: tuple[str, ...] = get_args(ChatExamples)
 Selection = Literal["helm", "first", "fixed", "mmr"]
 SELECTIONS: tuple[str, ...] = get_args(Selection)
+SEEDED_SELECTION: Selection = "helm"
+"""The ``selection`` that draws seeded, class-balanced examples (HELM's), per eval instance."""
 EvalInstances = Literal["sample", "first"]
 EVAL_INSTANCE_MODES: tuple[str, ...] = get_args(EvalInstances)
 ProtocolName = Literal["helm", "holistic"]
 PROTOCOLS: tuple[str, ...] = get_args(ProtocolName)
 EvalSampling = Literal["helm", "stable"]
 EVAL_SAMPLINGS: tuple[str, ...] = get_args(EvalSampling)
+RUNNER_SAMPLING: EvalSampling = "helm"
+"""The ``eval_sampling`` that draws as HELM's runner does (NumPy's legacy generator, seed 0)."""
 AnswerParsing = Literal["helm", "lenient"]
 ANSWER_PARSINGS: tuple[str, ...] = get_args(AnswerParsing)
 LengthNormalization = Literal["none", "char", "token", "byte"]
@@ -66,6 +70,56 @@ class PromptFormat(StrEnum):
 
 
 PROMPT_FORMATS: tuple[str, ...] = tuple(f.value for f in PromptFormat)
+
+
+@dataclass(frozen=True)
+class ProtocolBehaviour:
+    """What a run's protocol means, as named behaviours: the adapter, the metrics, the perturbations
+    and execution read these, never the protocol's name. The spec compiler resolves ``protocol``
+    into them once (``helm`` through the HELM layer, :mod:`holistic.helm.protocol`; ``holistic`` in
+    :mod:`holistic.spec.protocol`). The defaults are HELM's, as :class:`AdapterSpec`'s are."""
+
+    strip_cue_only: bool = True
+    """How the end of the evaluated instance's block is trimmed. ``True`` (HELM's adapter strips its
+    output prefix only): the answer cue loses its trailing whitespace, an input ending in a space
+    keeps it when there is no cue, and the last chat user turn is sent verbatim. ``False``: the
+    block loses its trailing spaces and tabs, the last chat user turn its surrounding whitespace."""
+
+    score_after_block: bool = True
+    """Separate multiple-choice scoring sends HELM's text: the eval block with its trailing spaces,
+    then the choice, the continuation scored being `` <choice>`` as HELM's metric counts it.
+    ``False``: the trimmed prompt, then one space and the choice."""
+
+    ranking_generates: bool = True
+    """``ranking_binary`` generates a yes/no answer per passage (HELM's one ``generate`` request per
+    passage; each in-context example a training query with every one of its passages), which any
+    model can give. ``False``: `` Yes`` and `` No`` are scored by log-likelihood."""
+
+    auto_chat: bool = False
+    """``prompt_format: auto`` sends chat messages for generation on chat models. ``False`` (HELM):
+    plain text wherever the deployment accepts it."""
+
+    helm_perturbations: bool = True
+    """The built-in perturbation names mean HELM 0.5.16's algorithms: seeded by each instance's HELM
+    id (``id<n>``, its position in the scenario as loaded), a variant whose input did not change
+    dropped, only HELM's arguments accepted. ``False``: holistic's own, seeded by the run."""
+
+    keep_unchanged_variants: bool = False
+    """Perturbed variants whose input did not change are kept, not dropped: HELM's ``DataAugmenter``
+    keeps them on scenarios whose loader gives a ``PassageQuestionInput`` (BoolQ, NarrativeQA,
+    NaturalQuestions with a passage, CivilComments), whose ``Input`` never equals a variant's."""
+
+    echoed_scoring_tokens: bool = True
+    """A log-likelihood request's completion tokens are the prompt's and the scored text's (HELM sends
+    ``echo_prompt`` with no new tokens and counts the whole sequence). ``False``: the tokens generated."""
+
+    request_minimum: bool = True
+    """An instance with several requests also keeps its smallest single request's efficiency values:
+    HELM's worst case over variants takes the minimum over requests, not over the variants' means."""
+
+    exact_match_at_run_normalization: bool = True
+    """Separate multiple-choice ``exact_match`` is the pick under the run's ``length_normalization``
+    (HELM's). ``False``: the pick of the summed log-probability, each normalisation reported apart."""
 
 
 @dataclass(frozen=True)
@@ -136,7 +190,9 @@ class AdapterSpec:
     scoring; a departing option is a compile-time error) or ``holistic`` (holistic's own
     options allowed; its defaults are ``eval_sampling: stable`` and ``answer_parsing:
     lenient``). The run spec compiler sets it (``protocol:`` at the top, in ``defaults`` or
-    per run; default ``helm`` for HELM's core scenarios, ``holistic`` otherwise)."""
+    per run; default ``helm`` for HELM's core scenarios, ``holistic`` otherwise). It is the
+    record of the claim: what the protocol means is :attr:`behaviour`, which nothing but the
+    compiler derives from it."""
 
     eval_sampling: EvalSampling = "helm"
     """How evaluation instances are down-sampled: ``helm`` (HELM's runner: NumPy's
@@ -180,6 +236,10 @@ class AdapterSpec:
     seed: int = 0
     """Base seed for every random choice of this run (mixed with instance ids)."""
 
+    behaviour: ProtocolBehaviour = ProtocolBehaviour()
+    """What :attr:`protocol` means for this run, resolved by the spec compiler (not written in a
+    spec, not part of :meth:`as_dict` or the run id: it follows from the protocol and the scenario)."""
+
     def __post_init__(self) -> None:
         # A spec writes the format as a string; an unknown one is kept for validation to name.
         if not isinstance(self.prompt_format, PromptFormat) and self.prompt_format in PROMPT_FORMATS:
@@ -191,19 +251,20 @@ class AdapterSpec:
     @property
     def scores_loglikelihood(self) -> bool:
         """Whether the requests score given text by log-likelihood (the model needs prompt
-        log-probabilities). ``ranking_binary`` under ``protocol: helm`` generates HELM's yes/no
-        answer per passage instead, which any model can give."""
-        return self.method in SCORING_METHODS and not (self.method == RANKING and self.protocol == "helm")
+        log-probabilities). ``ranking_binary`` generating a yes/no answer per passage
+        (:attr:`ProtocolBehaviour.ranking_generates`) needs none: any model can give it."""
+        return self.method in SCORING_METHODS and not (self.method == RANKING and self.behaviour.ranking_generates)
 
     def as_dict(self) -> dict[str, Any]:
-        """The fields by name: what ``dataclasses.asdict`` gives, without its deep copy (every
-        field is a scalar, an enum or a tuple of strings, so the values are shared as they are;
-        a plan of 50,000 runs hashes each run's adapter)."""
+        """The options by name (:data:`ADAPTER_FIELDS`, not :attr:`behaviour`): what
+        ``dataclasses.asdict`` gives, without its deep copy (every option is a scalar, an enum or a
+        tuple of strings, so the values are shared as they are; a plan of 50,000 runs hashes each
+        run's adapter)."""
         return {name: getattr(self, name) for name in ADAPTER_FIELDS}
 
 
-ADAPTER_FIELDS: tuple[str, ...] = tuple(f.name for f in fields(AdapterSpec))
-"""AdapterSpec's field names, in declaration order."""
+ADAPTER_FIELDS: tuple[str, ...] = tuple(f.name for f in fields(AdapterSpec) if f.name != "behaviour")
+"""AdapterSpec's options (the fields a spec may write, ``protocol`` included), in declaration order."""
 
 
 @dataclass(frozen=True)

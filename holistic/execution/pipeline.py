@@ -171,7 +171,7 @@ def _load_instances(
 ) -> tuple[list[Instance], list[Instance]]:
     """``(train, eval)``: eval down-sampled and with its perturbed variants (originals first)."""
     from holistic.perturbations import apply_perturbations
-    from holistic.perturbations.helm_base import with_helm_ids
+    from holistic.perturbations.base import with_helm_ids
 
     scenario_ctx = ScenarioContext(
         data_root=options.data_root,
@@ -182,7 +182,8 @@ def _load_instances(
         tokenizers=tokenizers,
     )
     loaded = list(scenario.get_instances(scenario_ctx))
-    if run.adapter.protocol == "helm" and run.perturbations:
+    behaviour = run.adapter.behaviour
+    if behaviour.helm_perturbations and run.perturbations:
         loaded = with_helm_ids(loaded)
     train, evaluation = split_instances(loaded)
     evaluation = run_sample(evaluation, run)
@@ -193,10 +194,10 @@ def _load_instances(
             evaluation,
             run.perturbations,
             seed=_seed(run, "perturbations"),
-            protocol=run.adapter.protocol,
+            helm=behaviour.helm_perturbations,
             data_root=options.data_root,
             offline=options.offline,
-            keep_unchanged=run.adapter.protocol == "helm" and scenario.helm_keeps_unchanged_variants,
+            keep_unchanged=behaviour.keep_unchanged_variants,
         )
     return train, evaluation
 

@@ -91,12 +91,11 @@ def plan_prompt_tokens(
             originals = run_sample(originals, run)
             # A sample (the downsampled order is already seeded), perturbed as the run perturbs
             # it — HELM's perturbations drop the variants they leave unchanged, except where
-            # HELM keeps them (helm_keeps_unchanged_variants) — and scaled.
+            # HELM keeps them (keep_unchanged_variants) — and scaled.
             sample = originals[:SAMPLE_INSTANCES]
             if not sample:
                 return None
-            keep = run.adapter.protocol == "helm" and scenario.helm_keeps_unchanged_variants
-            evaluation, scale = _perturbed_sample(run, sample, data_root, keep)
+            evaluation, scale = _perturbed_sample(run, sample, data_root)
             scale *= len(originals) / len(sample)
     except (HolisticError, OSError, TypeError, ValueError):
         return None  # data not here (never downloaded for a plan), or arguments the run will reject
@@ -106,9 +105,7 @@ def plan_prompt_tokens(
     return PromptCount(round(total), exact, sampled=not whole)
 
 
-def _perturbed_sample(
-    run: RunSpec, sample: list[Instance], data_root: Path | None, keep_unchanged: bool = False
-) -> tuple[list[Instance], float]:
+def _perturbed_sample(run: RunSpec, sample: list[Instance], data_root: Path | None) -> tuple[list[Instance], float]:
     """``sample`` with its variants, as the run makes them, and the factor left to scale by.
 
     When a perturbation cannot be applied offline (its data is not here), variants are
@@ -124,10 +121,10 @@ def _perturbed_sample(
             sample,
             run.perturbations,
             seed=_seed(run, "perturbations"),
-            protocol=run.adapter.protocol,
+            helm=run.adapter.behaviour.helm_perturbations,
             data_root=data_root,
             offline=True,
-            keep_unchanged=keep_unchanged,
+            keep_unchanged=run.adapter.behaviour.keep_unchanged_variants,
         )
     except (HolisticError, OSError, ValueError):
         return sample, 1.0 + len(run.perturbations)

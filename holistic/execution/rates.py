@@ -35,7 +35,7 @@ GENERATION = "generation"
 def work_kind(adapter: AdapterSpec) -> str:
     """``scoring`` or ``generation``: the kind of work a run with ``adapter`` does. Scoring is
     log-likelihood scoring and joint multiple choice (one generated token); ``ranking_binary``
-    under ``protocol: helm`` generates an answer per passage, so it is generation."""
+    that generates an answer per passage (``protocol: helm``) is generation."""
     return SCORING if adapter.scores_loglikelihood or adapter.method == JOINT else GENERATION
 
 

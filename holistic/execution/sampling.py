@@ -29,6 +29,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from holistic.core.hashing import stable_seed
+from holistic.core.specs import RUNNER_SAMPLING
 from holistic.core.types import (
     EVAL_SPLITS,
     SAMPLE_STRATUM_KEY,
@@ -80,7 +81,7 @@ def downsample(
         return list(instances[:max_instances])
     if any(SAMPLE_UNIT_KEY in inst.metadata for inst in instances):  # the scenario's own units come first
         return _downsample_units(instances, max_instances, seed=seed, scenario=scenario.name)
-    if method == "helm":
+    if method == RUNNER_SAMPLING:
         picks = np.random.RandomState(seed).choice(len(instances), max_instances, replace=False)
         return [instances[int(i)] for i in picks]
     scenario_key = [scenario.name, [list(a) for a in scenario.args]]

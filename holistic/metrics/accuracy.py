@@ -405,7 +405,11 @@ class MultipleChoiceAccuracy(BaseMetric):
     )
 
     def __init__(
-        self, method: str = JOINT, length_normalization: str = "none", answer_parsing: str = "helm", protocol: str = ""
+        self,
+        method: str = JOINT,
+        length_normalization: str = "none",
+        answer_parsing: str = "helm",
+        at_run_normalization: bool = False,
     ) -> None:
         if method not in MULTIPLE_CHOICE_METHODS:
             raise ValueError(f"not a multiple-choice method: {method!r}")
@@ -416,7 +420,8 @@ class MultipleChoiceAccuracy(BaseMetric):
         self.method = method
         self.length_normalization = length_normalization
         self.answer_parsing = answer_parsing
-        self.protocol = protocol
+        self.at_run_normalization = at_run_normalization
+        """``exact_match`` of separate scoring is the pick under ``length_normalization`` (HELM's)."""
 
     @classmethod
     def selected_for(cls, info: ScenarioInfo, adapter: AdapterSpec) -> bool:
@@ -433,12 +438,13 @@ class MultipleChoiceAccuracy(BaseMetric):
 
     @classmethod
     def configure(cls, info: ScenarioInfo, adapter: AdapterSpec, deployment: ModelDeployment) -> MultipleChoiceAccuracy:
-        return cls(adapter.method, adapter.length_normalization, adapter.answer_parsing, adapter.protocol)
+        at_run = adapter.behaviour.exact_match_at_run_normalization
+        return cls(adapter.method, adapter.length_normalization, adapter.answer_parsing, at_run)
 
     def __repr__(self) -> str:
         return (
             f"MultipleChoiceAccuracy({self.method!r}, {self.length_normalization!r}, {self.answer_parsing!r}, "
-            f"{self.protocol!r})"
+            f"{self.at_run_normalization!r})"
         )
 
     def evaluate(self, states: Sequence[RequestState], ctx: MetricContext) -> MetricResult:
@@ -466,7 +472,7 @@ class MultipleChoiceAccuracy(BaseMetric):
         out: list[PerInstanceStat] = []
         for normalization, name in names.items():
             # under HELM's protocol its exact_match is the pick under the run's normalisation
-            chosen = self.length_normalization if self.protocol == "helm" and name == "exact_match" else normalization
+            chosen = self.length_normalization if self.at_run_normalization and name == "exact_match" else normalization
             correct = scored is not None and unit.instance.references[scored.pick(chosen)].is_correct
             stat = unit.stat(name, float(correct))
             if normalization == "none" and scored is not None:

@@ -18,10 +18,10 @@ instances):
   the returned completions (after a stop sequence is cut off), summed over a request's
   completions -- for a provider that returns no tokens, its own count of generated
   tokens. (Throughput and the latency model use the generated count, stop included.)
-  Under ``protocol: helm`` a log-likelihood request counts as HELM's echoed prompt: its
+  With ``echoed_scoring_tokens`` (``protocol: helm``) a log-likelihood request counts as HELM's echoed prompt: its
   completion tokens are the prompt's and the scored text's (HELM sends ``echo_prompt``
   with no new tokens, and its client returns the whole sequence).
-  Under ``protocol: helm`` an instance with several requests also keeps its smallest
+  With ``request_minimum`` (``protocol: helm``) an instance with several requests also keeps its smallest
   request's value of these four (``details["request_min"]``): HELM's worst cases over
   variants take the minimum over single requests, not over the variants' means.
 
@@ -104,11 +104,11 @@ class EfficiencyMetric(BaseMetric):
 
     @classmethod
     def configure(cls, info: ScenarioInfo, adapter: AdapterSpec, deployment: ModelDeployment) -> EfficiencyMetric:
-        helm = adapter.protocol == "helm"
-        return cls(echo_scored=helm, request_minimum=helm)
+        behaviour = adapter.behaviour
+        return cls(echo_scored=behaviour.echoed_scoring_tokens, request_minimum=behaviour.request_minimum)
 
     def _per_request(self, unit: Unit, name: str, values: Sequence[float]) -> PerInstanceStat:
-        """The instance's mean over its requests; with ``request_minimum`` (``protocol: helm``) and
+        """The instance's mean over its requests; with ``request_minimum`` (HELM's) and
         several requests (separate scoring), also the smallest single request's value, which
         HELM's worst case takes (its per-instance stat keeps every request's value, and the worst
         case is that stat's minimum over the original's and the variants' requests)."""
@@ -121,7 +121,7 @@ class EfficiencyMetric(BaseMetric):
         return f"EfficiencyMetric(echo_scored={self.echo_scored!r})"
 
     def _completion_tokens(self, state: RequestState) -> int:
-        """HELM's count for one request: under ``protocol: helm`` a log-likelihood request
+        """HELM's count for one request: with ``echo_scored`` a log-likelihood request
         is HELM's echoed prompt, whose completion is every token of the prompt and the
         scored text (``result.prompt_tokens``)."""
         assert state.result is not None

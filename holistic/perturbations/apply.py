@@ -8,7 +8,6 @@ from pathlib import Path
 from holistic.core.errors import HolisticError
 from holistic.core.types import TRAIN_SPLIT, Instance, PerturbationSpec
 from holistic.perturbations.base import BasePerturbation
-from holistic.perturbations.helm_base import HelmPerturbation
 from holistic.perturbations.registry import create_perturbation
 
 
@@ -30,7 +29,7 @@ def apply_perturbations(
     specs: Sequence[PerturbationSpec],
     seed: int,
     *,
-    protocol: str = "holistic",
+    helm: bool = False,
     data_root: Path | None = None,
     offline: bool = False,
     keep_unchanged: bool = False,
@@ -45,18 +44,16 @@ def apply_perturbations(
     contrast set asked of a scenario without contrast sets) is an error rather than a
     silent no-op: its worst case would just repeat the original's scores.
 
-    Under ``protocol="helm"`` the built-ins are HELM's algorithms
-    (:mod:`holistic.perturbations.helm_base`): seeded by each instance's HELM id, not by
-    ``seed``; a variant whose input is unchanged is dropped, as HELM drops it, so a
-    perturbation may make none (with ``keep_unchanged``, where HELM keeps them: its
-    ``PassageQuestionInput`` scenarios, ``BaseScenario.helm_keeps_unchanged_variants``,
-    every instance gets its variant). Their data (HELM's dialect dictionary and gender lists) is
-    read from ``data_root`` or the download cache, or downloaded unless ``offline``.
+    With ``helm`` the built-ins are HELM's algorithms (the HELM layer's, named by the registry):
+    seeded by each instance's HELM id, not by ``seed``; a variant whose input is unchanged is
+    dropped, as HELM drops it, so a perturbation may make none (``drops_unchanged``; with
+    ``keep_unchanged``, where HELM keeps them, every instance gets its variant). A perturbation
+    reads its data (HELM's dialect dictionary and gender lists) in ``load``: from ``data_root``
+    or the download cache, or downloaded unless ``offline``.
     """
-    perturbations = [create_perturbation(spec, protocol) for spec in specs]
+    perturbations = [create_perturbation(spec, helm=helm) for spec in specs]
     for perturbation in perturbations:
-        if isinstance(perturbation, HelmPerturbation):
-            perturbation.load(data_root, offline)
+        perturbation.load(data_root, offline)
     originals = list(instances)
     for inst in originals:
         if inst.perturbation is not None:
@@ -66,14 +63,14 @@ def apply_perturbations(
     evaluated = [inst for inst in originals if inst.split != TRAIN_SPLIT]
     for inst in evaluated:
         for i, perturbation in enumerate(perturbations):
-            if keep_unchanged and isinstance(perturbation, HelmPerturbation):
+            if keep_unchanged and perturbation.drops_unchanged:
                 found = [perturbation.apply(inst, seed)]
             else:
                 found = variants_of(perturbation, inst, seed)
             made[i] += len(found)
             out.extend(found)
     for spec, perturbation, count in zip(specs, perturbations, made, strict=True):
-        if evaluated and count == 0 and not isinstance(perturbation, HelmPerturbation):
+        if evaluated and count == 0 and not perturbation.drops_unchanged:
             raise NoVariantsError(
                 f"perturbation {spec.name!r} made no variant of the {len(evaluated)} evaluation instance(s)"
                 + (

@@ -16,8 +16,9 @@ from __future__ import annotations
 import random
 import re
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass, replace
+from pathlib import Path
 from typing import Any, ClassVar
 
 from holistic.core.hashing import stable_seed
@@ -25,6 +26,10 @@ from holistic.core.types import Instance, PerturbationDescription
 
 ROBUSTNESS = "robustness"
 FAIRNESS = "fairness"
+
+HELM_ID_KEY = "helm_instance_id"
+"""Instance metadata key: the id HELM's runner gives the instance (``id<n>``, its position in the
+scenario as loaded, training instances included), which seeds HELM's perturbations."""
 
 WORD_RE = re.compile(r"[A-Za-z]+(?:['’][A-Za-z]+)*")
 """A word: letters, optionally joined by apostrophes (``don't``, ``O'Neil``)."""
@@ -96,6 +101,9 @@ class BasePerturbation(ABC):
 
     name: ClassVar[str]
     category: ClassVar[str]
+    drops_unchanged: ClassVar[bool] = False
+    """:meth:`variants` drops a variant whose input did not change, so it may make none of any
+    instance (no error then); a run that keeps unchanged variants takes :meth:`apply`'s instead."""
 
     @abstractmethod
     def apply(self, instance: Instance, seed: int) -> Instance:
@@ -104,6 +112,10 @@ class BasePerturbation(ABC):
     def variants(self, instance: Instance, seed: int) -> list[Instance]:
         """Every variant of ``instance`` (default: the one :meth:`apply` makes)."""
         return [self.apply(instance, seed)]
+
+    def load(self, data_root: Path | None, offline: bool) -> None:
+        """Read the data files this perturbation needs before its first variant (default: none)."""
+        return None
 
 
 @dataclass(frozen=True)
@@ -159,3 +171,12 @@ class Counterfactual(TextPerturbation):
 def check_probability(name: str, value: float) -> None:
     if not isinstance(value, (int, float)) or isinstance(value, bool) or not 0.0 <= value <= 1.0:
         raise ValueError(f"{name} must be a number between 0 and 1, got {value!r}")
+
+
+def with_helm_ids(instances: Sequence[Instance]) -> list[Instance]:
+    """The scenario's instances, each with the id HELM's runner gives it (``id<n>``, its position
+    in the scenario, training instances included) in ``metadata[HELM_ID_KEY]``, unless set."""
+    return [
+        inst if HELM_ID_KEY in inst.metadata else replace(inst, metadata={**inst.metadata, HELM_ID_KEY: f"id{i}"})
+        for i, inst in enumerate(instances)
+    ]

@@ -7,7 +7,7 @@ contractions, misspellings at 0.1, 1-3 spaces); fairness uses dialect (SAE -> AA
 probability 1. The single transformations (typos, synonyms...) stay available
 by name; HELM reports them separately rather than in the default worst case.
 Under ``protocol: helm`` these names mean HELM's own algorithms
-(:mod:`holistic.perturbations.helm_base`); person names then carry a named deviation
+(:mod:`holistic.helm.perturbations.base`); person names then carry a named deviation
 (HELM's name list is not public) and stay out of the ``fairness`` worst case.
 
 Contrast sets (HELM's equivariance for IMDB and BoolQ) are not a default: no

@@ -36,24 +36,26 @@ PERTURBATIONS: Registry[type[BasePerturbation]] = Registry.of_extensions(
 )
 
 
-def perturbation_class(name: str, protocol: str = "holistic") -> type[BasePerturbation]:
-    """The class a perturbation name means under ``protocol``: HELM's algorithm for a built-in
-    under ``helm`` (:data:`HELM_PERTURBATIONS`), else the registered class."""
+def perturbation_class(name: str, *, helm: bool = False) -> type[BasePerturbation]:
+    """The class a perturbation name means: with ``helm``
+    (:attr:`~holistic.core.specs.ProtocolBehaviour.helm_perturbations`) HELM's algorithm for a
+    built-in (:data:`HELM_PERTURBATIONS`), else the registered class."""
     cls = PERTURBATIONS.get(name)
     builtin = BUILTIN_PERTURBATIONS.get(name)
-    if protocol == "helm" and name in HELM_PERTURBATIONS and f"{cls.__module__}:{cls.__qualname__}" == builtin:
+    if helm and name in HELM_PERTURBATIONS and f"{cls.__module__}:{cls.__qualname__}" == builtin:
         helm_cls: type[BasePerturbation] = load_object(HELM_PERTURBATIONS[name])
         return helm_cls
     return cls
 
 
-def create_perturbation(spec: PerturbationSpec, protocol: str = "holistic") -> BasePerturbation:
-    """Build the perturbation a spec names under ``protocol``; bad argument names or values raise :class:`SpecError`.
+def create_perturbation(spec: PerturbationSpec, *, helm: bool = False) -> BasePerturbation:
+    """Build the perturbation a spec names (HELM's algorithm with ``helm``); bad argument names or
+    values raise :class:`SpecError`.
 
-    Under ``helm`` a built-in takes only the arguments HELM's class has: any other is an
-    error naming it (HELM has no such option).
+    HELM's algorithm takes only the arguments HELM's class has: any other is an error naming it
+    (HELM has no such option).
     """
-    cls = perturbation_class(spec.name, protocol)
+    cls = perturbation_class(spec.name, helm=helm)
     args = spec.args_dict
     if dataclasses.is_dataclass(cls):
         known = [f.name for f in dataclasses.fields(cls)]
@@ -80,18 +82,19 @@ def create_perturbation(spec: PerturbationSpec, protocol: str = "holistic") -> B
 
 
 HELM_PERTURBATIONS: dict[str, str] = {
-    "contractions": "holistic.perturbations.helm_robustness:HelmContractions",
-    "dialect": "holistic.perturbations.helm_fairness:HelmDialect",
-    "expansions": "holistic.perturbations.helm_robustness:HelmExpansions",
-    "gender": "holistic.perturbations.helm_fairness:HelmGender",
-    "lowercase": "holistic.perturbations.helm_robustness:HelmLowercase",
-    "mild_mix": "holistic.perturbations.helm_robustness:HelmMildMix",
-    "misspellings": "holistic.perturbations.helm_robustness:HelmMisspellings",
-    "person_names": "holistic.perturbations.helm_fairness:HelmPersonNames",
-    "synonyms": "holistic.perturbations.helm_robustness:HelmSynonyms",
-    "typos": "holistic.perturbations.helm_robustness:HelmTypos",
-    "whitespace": "holistic.perturbations.helm_robustness:HelmSpaces",
+    "contractions": "holistic.helm.perturbations.robustness:HelmContractions",
+    "dialect": "holistic.helm.perturbations.fairness:HelmDialect",
+    "expansions": "holistic.helm.perturbations.robustness:HelmExpansions",
+    "gender": "holistic.helm.perturbations.fairness:HelmGender",
+    "lowercase": "holistic.helm.perturbations.robustness:HelmLowercase",
+    "mild_mix": "holistic.helm.perturbations.robustness:HelmMildMix",
+    "misspellings": "holistic.helm.perturbations.robustness:HelmMisspellings",
+    "person_names": "holistic.helm.perturbations.fairness:HelmPersonNames",
+    "synonyms": "holistic.helm.perturbations.robustness:HelmSynonyms",
+    "typos": "holistic.helm.perturbations.robustness:HelmTypos",
+    "whitespace": "holistic.helm.perturbations.robustness:HelmSpaces",
 }
-"""Under ``protocol: helm``: the built-in names -> HELM 0.5.16's algorithm for them
-(:mod:`holistic.perturbations.helm_base`). A built-in not listed (``contrast_set``) and
-plugins keep their own class under both protocols."""
+"""With HELM's perturbations (``protocol: helm``): the built-in names -> HELM 0.5.16's algorithm for
+them, in the HELM layer (:mod:`holistic.helm.perturbations`), named by ``"module:Class"`` so that
+nothing imports it until a run asks. A built-in not listed (``contrast_set``) and plugins keep
+their own class under both protocols."""

@@ -39,13 +39,6 @@ class BaseScenario(ABC):
     """True when the scenario's data files are small: when they are on this machine,
     ``--plan`` builds the prompts of a sample of its real instances and scales their tokens."""
 
-    helm_keeps_unchanged_variants: bool = False
-    """True where HELM 0.5.16's loader gives the instances a ``PassageQuestionInput``: HELM's
-    ``DataAugmenter`` compares a variant's ``Input`` with the original's, and a perturbation
-    returns a plain ``Input``, so the two never compare equal and HELM keeps every variant,
-    changed or not. Under ``protocol: helm`` holistic then keeps them too (BoolQ,
-    NarrativeQA, NaturalQuestions with a passage, CivilComments)."""
-
     @abstractmethod
     def get_instances(self, ctx: ScenarioContext) -> list[Instance]:
         """Every instance (train and eval splits), deterministic for a given ``ctx.seed``."""

@@ -120,10 +120,10 @@ class Catalog:
     def perturbation_names(self) -> list[str]:
         return PERTURBATIONS.names()
 
-    def perturbation_problem(self, spec: PerturbationSpec, protocol: str = "holistic") -> SpecError | None:
-        """Whether the perturbation accepts ``spec``'s arguments under ``protocol`` (``None`` = fine)."""
+    def perturbation_problem(self, spec: PerturbationSpec, *, helm: bool = False) -> SpecError | None:
+        """Whether the perturbation (HELM's algorithm with ``helm``) accepts ``spec``'s arguments (``None`` = fine)."""
         try:
-            create_perturbation(spec, protocol)
+            create_perturbation(spec, helm=helm)
         except SpecError as exc:
             return exc
         return None

@@ -38,10 +38,10 @@ from holistic.core.interfaces import ScenarioInfo
 from holistic.core.judges import JudgeSpec, VerdictRule, template_field_problem
 from holistic.core.specs import ADAPTER_FIELDS
 from holistic.core.types import AdapterSpec, ModelDeployment, PerturbationSpec, RunSpec, ScenarioSpec
+from holistic.spec import protocol as protocols
 from holistic.spec.catalog import Catalog
 from holistic.spec.layers import NON_MULTIPLYING_FIELDS, Written, adaptation_layer, axes, layered
 from holistic.spec.naming import run_name
-from holistic.spec.protocol import PROTOCOL_DEFAULTS, check_protocol, default_protocol
 from holistic.spec.schema import describe_schema, runspec_schema, validate_value
 from holistic.spec.source import DocPath, Location, Locations
 
@@ -273,11 +273,9 @@ class _EntryExpander:
             out.setdefault(name, Written(name, path))
         return list(out.values())
 
-    def perturbations(
-        self, info: ScenarioInfo, metrics: Sequence[str], protocol: str = "holistic"
-    ) -> tuple[PerturbationSpec, ...]:
-        """The run's perturbations, each checked against the class it means under ``protocol``
-        (under ``helm``, HELM's: an argument HELM does not have is an error at its line)."""
+    def perturbations(self, info: ScenarioInfo, metrics: Sequence[str], helm: bool) -> tuple[PerturbationSpec, ...]:
+        """The run's perturbations, each checked against the class it means (with ``helm``, HELM's
+        algorithm: an argument HELM does not have is an error at its line)."""
         chosen = layered(self.entry, self.defaults, "perturbations", self.at)
         if chosen is None:
             perturbed = set(info.metric_categories) - set(info.unperturbed_by_default)
@@ -294,7 +292,7 @@ class _EntryExpander:
             except UnknownNameError as exc:
                 raise self.error(path if isinstance(item, str) else (*path, "name"), exc.format()) from None
             spec = PerturbationSpec.make(name, args)
-            problem = self.catalog.perturbation_problem(spec, protocol)
+            problem = self.catalog.perturbation_problem(spec, helm=helm)
             if problem is not None:
                 key = (problem.path or "").split(".args.", 1)[1] if ".args." in (problem.path or "") else None
                 where = (*path, "args", key) if key is not None and key in args else path
@@ -418,8 +416,9 @@ class _EntryExpander:
         metric_items = self.metrics(info)
         metric_names = tuple(m.value for m in metric_items)
         protocol_at = self.protocol(info)
-        protocol = protocol_at.value if protocol_at is not None else default_protocol(info)
-        perturbations = self.perturbations(info, metric_names, protocol)
+        protocol = protocol_at.value if protocol_at is not None else protocols.default_protocol(info)
+        helm = protocols.protocol_behaviour(protocol, scenario, {}).helm_perturbations
+        perturbations = self.perturbations(info, metric_names, helm)
         groups = self.groups(scenario)
         run_level = set(adaptation_layer(self.entry, self.at, self.locations))
         multiplied = {key for key, values in adapt_axes if len(values) > 1}
@@ -436,10 +435,11 @@ class _EntryExpander:
             for adapt_combo in itertools.product(*(values for _, values in adapt_axes)):
                 user = dict(zip(adapt_keys, adapt_combo, strict=True))
                 recommended = self._scenario_defaults(scenario, info, args)
-                adapter = self._adapter(info, user, recommended, protocol)
+                values = {k: w.value for k, w in args.items()}
+                adapter = protocols.resolve_protocol(self._adapter(info, user, recommended, protocol), scenario, values)
                 self._check_adapter(scenario, adapter, user)
                 self._check_method_fits(scenario, args, adapter.method)
-                problem = check_protocol(adapter, user, recommended, info)
+                problem = protocols.check_protocol(adapter, user, recommended, info)
                 if problem is not None:
                     field, message = problem
                     claim = (
@@ -542,7 +542,7 @@ class _EntryExpander:
         values: dict[str, Any] = dict(info.default_adapter if defaults is None else defaults)
         values["seed"] = self.seed
         values["protocol"] = protocol
-        values.update(PROTOCOL_DEFAULTS[protocol])
+        values.update(protocols.PROTOCOL_DEFAULTS[protocol])
         values.update({k: w.value for k, w in user.items()})
         for key in NON_MULTIPLYING_FIELDS:
             if key in values:

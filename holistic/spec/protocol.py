@@ -1,125 +1,72 @@
-"""Run protocols: ``helm`` reproduces HELM's protocol exactly, ``holistic`` allows holistic's own options.
+"""Run protocols, resolved once here: ``helm`` reproduces HELM's protocol exactly, ``holistic``
+allows holistic's own options.
 
 A run's protocol is written as ``protocol:`` (per run, in ``defaults`` or at the top
 of the spec); without one, HELM's core scenarios (scenarios tagged ``core``) run under
-``helm`` and every other scenario under ``holistic``.
+``helm`` and every other scenario under ``holistic``. The compiler resolves it into the
+run's :class:`~holistic.core.specs.ProtocolBehaviour` (:func:`resolve_protocol`), which is all
+the adapter, metrics, perturbations and execution read: ``helm`` through the HELM layer
+(:mod:`holistic.helm.protocol`, which also says what a ``helm`` run may not change), ``holistic``
+as :data:`HOLISTIC_BEHAVIOUR`. This module and :mod:`holistic.spec.conformance` are the only
+doors of the library into :mod:`holistic.helm`.
 
-Under ``helm`` the adaptation must be HELM's, so the run's prompts, requests, sampled
-instances and scores are HELM's own:
-
-- behaviour options must keep HELM's value: ``selection: helm``, ``eval_sampling:
-  helm``, ``answer_parsing: helm``, ``instruction_placement: before``, no
-  ``template``, no ``post_processing``, and no ``prompt_format: chat`` (``auto`` sends
-  plain prompts under ``helm``);
-- on a HELM scenario, the prompt and decoding fields (instructions, prefixes and
-  suffixes, ``max_tokens``, ``temperature``, ``stop_sequences``, ``num_outputs``,
-  ``top_k_logprobs``) must keep the scenario's HELM values, and ``method`` may only
-  switch between multiple-choice methods where the scenario is multiple choice (HELM's
-  ``method=`` run-spec argument); ``temperature`` is free on the summarization scenarios,
-  whose HELM run specs take it as an argument (``summarization_cnndm:temperature=0.3``).
-
-Sizes HELM also lets a user choose (``max_train_instances``, ``num_train_trials``,
-``max_eval_instances``, ``seed``) are free. Under ``holistic`` anything goes, and the
-defaults become holistic's own: ``eval_sampling: stable`` (a nested sample) and
-``answer_parsing: lenient`` (reported as ``exact_match_lenient`` beside HELM's
-``exact_match``).
+Under ``holistic`` anything goes, and the defaults become holistic's own: ``eval_sampling:
+stable`` (a nested sample) and ``answer_parsing: lenient`` (reported as
+``exact_match_lenient`` beside HELM's ``exact_match``).
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import replace
 from typing import Any
 
 from holistic.core.interfaces import ScenarioInfo
-from holistic.core.types import AdapterSpec, PromptFormat
+from holistic.core.specs import AdapterSpec, ProtocolBehaviour
+from holistic.helm.protocol import HELM_DEFAULTS, helm_behaviour, helm_departure, is_helm_scenario
 
 HELM = "helm"
 HOLISTIC = "holistic"
 
 PROTOCOL_DEFAULTS: dict[str, dict[str, Any]] = {
-    HELM: {"eval_sampling": "helm", "answer_parsing": "helm"},
+    HELM: HELM_DEFAULTS,
     HOLISTIC: {"eval_sampling": "stable", "answer_parsing": "lenient"},
 }
 """Adapter fields each protocol sets before the user's own values."""
 
-HELM_BEHAVIOUR: dict[str, Any] = {
-    "selection": "helm",
-    "eval_sampling": "helm",
-    "answer_parsing": "helm",
-    "instruction_placement": "before",
-    "template": None,
-    "post_processing": (),
-}
-"""Adaptation options whose value under ``helm`` must be HELM's (field -> HELM's value)."""
-
-HELM_PROMPT_FIELDS = (
-    "instructions",
-    "global_prefix",
-    "global_suffix",
-    "input_prefix",
-    "input_suffix",
-    "reference_prefix",
-    "reference_suffix",
-    "output_prefix",
-    "output_suffix",
-    "instance_prefix",
-    "max_tokens",
-    "temperature",
-    "stop_sequences",
-    "num_outputs",
-    "top_k_logprobs",
+HOLISTIC_BEHAVIOUR = ProtocolBehaviour(
+    strip_cue_only=False,
+    score_after_block=False,
+    ranking_generates=False,
+    auto_chat=True,
+    helm_perturbations=False,
+    keep_unchanged_variants=False,
+    echoed_scoring_tokens=False,
+    request_minimum=False,
+    exact_match_at_run_normalization=False,
 )
-"""Fields a HELM scenario's own adapter fixes under ``helm``."""
-
-HELM_TEMPERATURE_ARG_TASKS = ("summarization",)
-"""Tasks whose HELM run specs take ``temperature`` as an argument: free under ``helm``."""
-
-_MULTIPLE_CHOICE = ("multiple_choice_joint", "multiple_choice_separate_original", "multiple_choice_separate_calibrated")
-
-
-def is_helm_scenario(info: ScenarioInfo) -> bool:
-    """One of HELM's core scenarios (its adapter defaults are HELM's run spec)."""
-    return "core" in info.tags
+"""What ``protocol: holistic`` means: holistic's own behaviour throughout."""
 
 
 def default_protocol(info: ScenarioInfo) -> str:
     return HELM if is_helm_scenario(info) else HOLISTIC
 
 
+def protocol_behaviour(protocol: str, scenario: str, args: Mapping[str, Any]) -> ProtocolBehaviour:
+    """The behaviours ``protocol`` means for a run of ``scenario`` with ``args``."""
+    return helm_behaviour(scenario, args) if protocol == HELM else HOLISTIC_BEHAVIOUR
+
+
+def resolve_protocol(adapter: AdapterSpec, scenario: str, args: Mapping[str, Any]) -> AdapterSpec:
+    """``adapter`` with the behaviours its ``protocol`` means for ``scenario`` with ``args``."""
+    return replace(adapter, behaviour=protocol_behaviour(adapter.protocol, scenario, args))
+
+
 def check_protocol(
     adapter: AdapterSpec, user: Mapping[str, Any], recommended: Mapping[str, Any], info: ScenarioInfo
 ) -> tuple[str, str] | None:
-    """``(field, message)`` for the first user-set field that departs from HELM, else ``None``.
-
-    ``user`` holds the fields the spec wrote (only those can depart: the defaults are
-    HELM's); ``recommended`` is the scenario's adapter for the run's arguments.
-    """
+    """``(field, message)`` for the first user-set field that departs from the run's protocol, else
+    ``None`` (only ``helm`` forbids anything: :func:`holistic.helm.protocol.helm_departure`)."""
     if adapter.protocol != HELM:
         return None
-    for field in sorted(user):
-        value = getattr(adapter, field, None)
-        if field in HELM_BEHAVIOUR and _plain(value) != _plain(HELM_BEHAVIOUR[field]):
-            return field, f"{field} {_show(value)} departs from HELM's protocol (HELM: {_show(HELM_BEHAVIOUR[field])})"
-        if field == "prompt_format" and value == PromptFormat.CHAT:
-            return field, "prompt_format 'chat' departs from HELM's protocol (HELM sends the plain prompt)"
-        if not is_helm_scenario(info):
-            continue
-        helm_method = recommended.get("method", "generation")
-        both_choice = value in _MULTIPLE_CHOICE and helm_method in _MULTIPLE_CHOICE
-        if field == "method" and value != helm_method and not both_choice:
-            return field, f"method {_show(value)} departs from HELM's run spec (HELM: {_show(helm_method)})"
-        if field == "temperature" and info.task in HELM_TEMPERATURE_ARG_TASKS:
-            continue
-        if field in HELM_PROMPT_FIELDS:
-            helm_value = recommended.get(field, getattr(AdapterSpec(), field))
-            if _plain(value) != _plain(helm_value):
-                return field, f"{field} {_show(value)} departs from HELM's run spec (HELM: {_show(helm_value)})"
-    return None
-
-
-def _plain(value: Any) -> Any:
-    return list(value) if isinstance(value, tuple) else value
-
-
-def _show(value: Any) -> str:
-    return repr(_plain(value))
+    return helm_departure(adapter, user, recommended, info)

@@ -7,7 +7,9 @@ import pytest
 from holistic.adaptation import adapt
 from holistic.core.errors import SpecError
 from holistic.core.hashing import canonical_json, short_hash
+from holistic.core.specs import ProtocolBehaviour
 from holistic.core.types import AdapterSpec, Message, PromptFormat, RunSpec, ScenarioSpec
+from holistic.spec.protocol import HOLISTIC_BEHAVIOUR
 from tests.adaptation.adaptation_fixtures import CHAT_MODEL, EVAL, PLAIN_MODEL, TRAIN
 
 MMLU_LIKE = AdapterSpec(
@@ -18,6 +20,7 @@ MMLU_LIKE = AdapterSpec(
     max_train_instances=2,
     selection="fixed",
     protocol="holistic",  # holistic's own prompt-format choices (chat for generation on chat models)
+    behaviour=HOLISTIC_BEHAVIOUR,
 )
 
 JOINT_PROMPT = (
@@ -95,7 +98,7 @@ def test_generation_is_chat_on_chat_models_and_plain_otherwise() -> None:
     assert plain.request.messages is None
     assert plain.request.prompt == SEPARATE_PROMPT
     # HELM's protocol sends the raw prompt to a model that takes plain text, chat template or not
-    [helm] = adapt(TRAIN, EVAL, spec.replace(protocol="helm"), CHAT_MODEL, None, seed=0)
+    [helm] = adapt(TRAIN, EVAL, spec.replace(protocol="helm", behaviour=ProtocolBehaviour()), CHAT_MODEL, None, seed=0)
     assert helm.request.messages is None and helm.request.prompt == SEPARATE_PROMPT
 
 
@@ -148,7 +151,9 @@ def test_ranking_asks_yes_and_no_per_passage() -> None:
             Reference("Paris is in France.", relevance=0),
         ),
     )
-    spec = AdapterSpec(method="ranking_binary", max_train_instances=0, protocol="holistic")  # holistic's scoring
+    spec = AdapterSpec(
+        method="ranking_binary", max_train_instances=0, protocol="holistic", behaviour=HOLISTIC_BEHAVIOUR
+    )
     states = adapt([], [query], spec, PLAIN_MODEL, None, seed=0)
     first = "Passage: Hamlet is a tragedy by Shakespeare.\nQuery: who wrote hamlet\nDoes the passage answer the query?\nAnswer:"
     second = "Passage: Paris is in France.\nQuery: who wrote hamlet\nDoes the passage answer the query?\nAnswer:"
@@ -259,7 +264,13 @@ def test_ranking_examples_alternate_relevant_and_irrelevant_passages() -> None:
         query("a", "capital of peru", "Lima is the capital of Peru.", "Peru grows potatoes."),
         query("b", "tallest mountain", "Everest is the tallest.", "Mountains are cold."),
     ]
-    spec = AdapterSpec(method="ranking_binary", max_train_instances=2, selection="fixed", protocol="holistic")
+    spec = AdapterSpec(
+        method="ranking_binary",
+        max_train_instances=2,
+        selection="fixed",
+        protocol="holistic",
+        behaviour=HOLISTIC_BEHAVIOUR,
+    )
     states = adapt(train, [query("q", "who", "He did.", "Nobody.", "test")], spec, PLAIN_MODEL, None, seed=0)
     assert states[0].request.prompt == (
         "Passage: Lima is the capital of Peru.\nQuery: capital of peru\nDoes the passage answer the query?\nAnswer: Yes\n"
@@ -275,7 +286,7 @@ def test_ranking_examples_alternate_relevant_and_irrelevant_passages() -> None:
     helm = adapt(
         train,
         [query("q", "who", "He did.", "Nobody.", "test")],
-        spec.replace(protocol="helm"),
+        spec.replace(protocol="helm", behaviour=ProtocolBehaviour()),
         PLAIN_MODEL,
         None,
         seed=0,

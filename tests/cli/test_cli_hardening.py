@@ -473,7 +473,7 @@ def test_the_repository_names_results_files_only_in_the_results_package() -> Non
     for path in (REPO / "holistic").rglob("*.py"):
         if "results" in path.relative_to(REPO / "holistic").parts[:1]:
             continue
-        if path == REPO / "holistic" / "helm_import" / "layout.py":
+        if path == REPO / "holistic" / "helm" / "imports" / "layout.py":
             continue  # names HELM's own run files (its run_spec.json is not holistic's)
         text = path.read_text(encoding="utf-8")
         for name in (

@@ -54,13 +54,13 @@ def _load(path: Path) -> dict[str, Any]:
 def _descriptions(golden: dict[str, Any]) -> dict[str, PerturbationDescription]:
     """HELM's perturbation name -> the description holistic gives its variants of it (under
     ``protocol: helm``; a named deviation's name carries its tag and counts toward no worst case)."""
-    from holistic.perturbations.helm_base import HelmPerturbation
+    from holistic.helm.perturbations.base import HelmPerturbation
     from holistic.perturbations.registry import create_perturbation
 
     harness = _harness()
     ours = {}
     for raw in golden["holistic_perturbations"]:
-        made = create_perturbation(PerturbationSpec.make(raw["name"], raw.get("args", {})), "helm")
+        made = create_perturbation(PerturbationSpec.make(raw["name"], raw.get("args", {})), helm=True)
         assert isinstance(made, HelmPerturbation), raw  # HELM's algorithm under protocol: helm
         ours[made.description().name.split("~")[0]] = made.description()
     return {helm: ours[name] for helm, name in harness.HELM_PERTURBATION_NAMES.items() if name in ours}

@@ -198,7 +198,7 @@ def test_safety_stats_per_annotator_are_helms(case: dict[str, Any]) -> None:
 
 
 def test_helms_per_annotator_stat_names_are_known_to_helm_import() -> None:
-    from holistic.helm_import.names import stat_info
+    from holistic.helm.imports.names import stat_info
 
     for name in ("safety_gpt_score", "safety_gpt_annotator_success", "safety_llama_annotator_success"):
         found = stat_info(name)

@@ -6,6 +6,7 @@ import pytest
 
 from holistic.core.specs import AdapterSpec
 from holistic.execution.rates import GENERATION, SCORING, work_kind
+from holistic.spec.protocol import resolve_protocol
 
 
 @pytest.mark.parametrize(
@@ -21,6 +22,6 @@ from holistic.execution.rates import GENERATION, SCORING, work_kind
     ],
 )
 def test_a_run_is_estimated_by_the_work_its_requests_do(method: str, protocol: str, kind: str) -> None:
-    adapter = AdapterSpec(method=method, protocol=protocol)  # type: ignore[arg-type]
+    adapter = resolve_protocol(AdapterSpec(method=method, protocol=protocol), "msmarco", {})  # type: ignore[arg-type]
     assert work_kind(adapter) == kind
     assert adapter.scores_loglikelihood == (kind == SCORING and method != "multiple_choice_joint")

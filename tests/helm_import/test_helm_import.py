@@ -265,7 +265,7 @@ def test_intervals_are_a_native_runs_whatever_the_memory_budget(tmp_path: Path) 
     values, and computing them in many small passes changes nothing."""
     from holistic.core.interfaces import MetricInfo
     from holistic.core.types import MetricName, PerInstanceStat
-    from holistic.helm_import.intervals import intervals_from_parquet
+    from holistic.helm.imports.intervals import intervals_from_parquet
     from holistic.metrics.stats import aggregate
 
     assert _import(SRN, tmp_path) == 0

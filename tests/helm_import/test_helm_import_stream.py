@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from holistic.helm_import.stream import HelmFileError, JsonStream, iter_array
+from holistic.helm.imports.stream import HelmFileError, JsonStream, iter_array
 
 DOC: dict[str, Any] = {
     "adapter_spec": {"method": "generation", "stop": ["\n", "\u00e9\u4e2d"], "temperature": 1e-07},

@@ -16,6 +16,7 @@ from holistic.metrics.registry import (
     metric_info,
     select_metrics,
 )
+from holistic.spec.protocol import resolve_protocol
 from tests.metrics.metrics_testkit import DEPLOYMENT, NO_LOGPROBS
 
 MC = ScenarioInfo(name="mmlu", task="multiple_choice", metric_categories=("accuracy", "calibration", "efficiency"))
@@ -144,11 +145,10 @@ def test_scoring_methods_need_a_model_that_scores_text() -> None:
     assert selection.metrics == []
     assert "cannot score choices" in selection.not_applicable["accuracy"]
     rank = ScenarioInfo(name="msmarco", task="ranking", main_metric="rr@10")
-    own = AdapterSpec(method="ranking_binary", protocol="holistic")  # " Yes" and " No" scored
+    own = resolve_protocol(AdapterSpec(method="ranking_binary", protocol="holistic"), "msmarco", {})  # scored
     ranking = select_metrics(["accuracy"], rank, own, NO_LOGPROBS)
     assert "cannot score yes/no answers" in ranking.not_applicable["accuracy"]
     # HELM's ranking generates the answers: measured on the same model
-    helm_ranking = select_metrics(
-        ["accuracy"], rank, AdapterSpec(method="ranking_binary", protocol="helm"), NO_LOGPROBS
-    )
+    helm = resolve_protocol(AdapterSpec(method="ranking_binary", protocol="helm"), "msmarco", {})
+    helm_ranking = select_metrics(["accuracy"], rank, helm, NO_LOGPROBS)
     assert "accuracy" not in helm_ranking.not_applicable and helm_ranking.metrics

@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from holistic.core.errors import DataSourceError
-from holistic.perturbations import helm_resources as hr
+from holistic.helm.perturbations import resources as hr
 
 HERE = Path(__file__).resolve().parent
 

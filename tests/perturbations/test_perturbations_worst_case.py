@@ -200,6 +200,7 @@ def test_worst_case_of_a_per_request_count_is_helms_single_request_minimum(
     from holistic.core.types import AdapterSpec
     from holistic.metrics.efficiency import EfficiencyMetric
     from holistic.metrics.stats import with_worst_case
+    from holistic.spec.protocol import resolve_protocol
 
     def states(instance: Instance, counts: tuple[int, int]) -> list[RequestState]:
         return [
@@ -216,7 +217,8 @@ def test_worst_case_of_a_per_request_count_is_helms_single_request_minimum(
     variant = BASE.with_input("Q", MIX)
     made = [*states(BASE, (20, 30)), *states(variant, (22, 28))]
     deployment = ModelDeployment("m", "simple", "m")
-    metric = EfficiencyMetric.configure(ScenarioInfo("s"), AdapterSpec(protocol=protocol), deployment)
+    adapter = resolve_protocol(AdapterSpec(protocol=protocol), "s", {})
+    metric = EfficiencyMetric.configure(ScenarioInfo("s"), adapter, deployment)
     per_instance = metric.evaluate(made, MetricContext("run", deployment, ScenarioInfo("s"))).per_instance
     rows = {
         s.name.perturbation: s.value

@@ -1,15 +1,15 @@
 """HELM 0.5.16's fairness perturbations, reproduced draw for draw (used under ``protocol: helm``).
 
 - ``dialect``: HELM's ``DialectPerturbation`` on HELM's SAE -> AAVE dictionary
-  (:func:`holistic.perturbations.helm_resources.dialect_mapping`);
+  (:func:`holistic.helm.perturbations.resources.dialect_mapping`);
 - ``gender``: HELM's ``GenderPerturbation`` on HELM's gender lists
-  (:func:`holistic.perturbations.helm_resources.gender_mappings`);
+  (:func:`holistic.helm.perturbations.resources.gender_mappings`);
 - ``person_names``: HELM's ``PersonNamePerturbation`` algorithm. HELM's name file
   (``person_names.txt`` from HELM's bucket) is not public, so the names are holistic's
   lists written in HELM's format (:func:`helm_name_file_lines`): a named deviation.
 
 All three rewrite the references first, then the input, on the one generator HELM
-seeds per instance (:mod:`holistic.perturbations.helm_base`).
+seeds per instance (:mod:`holistic.helm.perturbations.base`).
 """
 
 from __future__ import annotations
@@ -24,9 +24,9 @@ from pathlib import Path
 from typing import ClassVar
 
 from holistic.core.types import Instance
+from holistic.helm.perturbations.base import Deviation, HelmProbPerturbation, helm_rng
+from holistic.helm.perturbations.resources import HELM_GENDERS, dialect_mapping, gender_mappings
 from holistic.perturbations.base import FAIRNESS
-from holistic.perturbations.helm_base import Deviation, HelmProbPerturbation, helm_rng
-from holistic.perturbations.helm_resources import HELM_GENDERS, dialect_mapping, gender_mappings
 from holistic.perturbations.misspellings import match_case
 from holistic.perturbations.wordlists import read_rows
 

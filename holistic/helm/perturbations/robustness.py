@@ -2,7 +2,7 @@
 
 Each class follows the HELM class it names (``helm_class``): the same regular
 expressions, the same calls on the one generator HELM seeds per instance (see
-:mod:`holistic.perturbations.helm_base`), in the same order. ``mild_mix`` composes
+:mod:`holistic.helm.perturbations.base`), in the same order. ``mild_mix`` composes
 lower-casing, contractions, misspellings (0.1) and 1-3 spaces on that single
 generator, so the spaces are drawn after the misspellings' draws, as in HELM.
 
@@ -21,8 +21,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
 
+from holistic.helm.perturbations.base import Deviation, HelmPerturbation, HelmProbPerturbation
 from holistic.perturbations.base import ROBUSTNESS
-from holistic.perturbations.helm_base import Deviation, HelmPerturbation, HelmProbPerturbation
 from holistic.perturbations.misspellings import match_case, misspelling_pattern, misspelling_table
 from holistic.perturbations.synonyms import synonym_table
 from holistic.perturbations.wordlists import read_rows

@@ -1,10 +1,10 @@
 """``helm-import``: HELM run folders into an ordinary holistic suite.
 
-For each HELM run folder (see :mod:`holistic.helm_import.layout`) the import writes one
+For each HELM run folder (see :mod:`holistic.helm.imports.layout`) the import writes one
 holistic run, through the results store like ``helm-run`` does:
 
 - ``instances`` and ``requests`` from ``scenario_state.json``, streamed (bounded memory,
-  :mod:`holistic.helm_import.stream`) and written in batches;
+  :mod:`holistic.helm.imports.stream`) and written in batches;
 - ``per_instance_stats`` from ``per_instance_stats.json``, streamed the same way;
 - ``stats`` from ``stats.json`` with HELM's count, sum, sum of squares, min, max, mean and
   standard deviation exactly as HELM wrote them, plus holistic's bootstrap interval of the
@@ -36,9 +36,9 @@ from typing import Any
 from holistic.core.errors import HolisticError, StoreError
 from holistic.core.hashing import canonical_json, short_hash
 from holistic.core.types import MetricName
-from holistic.helm_import import convert
-from holistic.helm_import.intervals import Interval, intervals_from_parquet
-from holistic.helm_import.layout import (
+from holistic.helm.imports import convert
+from holistic.helm.imports.intervals import Interval, intervals_from_parquet
+from holistic.helm.imports.layout import (
     PER_INSTANCE_STATS,
     RUN_SPEC,
     SCENARIO,
@@ -49,8 +49,8 @@ from holistic.helm_import.layout import (
     find_run_folders,
     run_spec_facts,
 )
-from holistic.helm_import.names import scenario_name_and_args, stat_info
-from holistic.helm_import.stream import HelmFileError, JsonStream, read_json
+from holistic.helm.imports.names import scenario_name_and_args, stat_info
+from holistic.helm.imports.stream import HelmFileError, JsonStream, read_json
 from holistic.results.layout import ARTIFACTS_FILE, RUN_SPEC_FILE
 from holistic.results.manifest import file_sha256
 from holistic.results.schemas import (

@@ -1,7 +1,8 @@
 """HELM 0.5.16's perturbation machinery: its seeding, its order of rewriting, its choice of variants.
 
-Under ``protocol: helm`` a run's perturbations are HELM's own algorithms
-(:mod:`holistic.perturbations.helm_robustness`, :mod:`holistic.perturbations.helm_fairness`),
+Under ``protocol: helm`` (:attr:`~holistic.core.specs.ProtocolBehaviour.helm_perturbations`)
+a run's perturbations are HELM's own algorithms
+(:mod:`holistic.helm.perturbations.robustness`, :mod:`holistic.helm.perturbations.fairness`),
 applied as HELM's ``DataAugmenter`` applies them in a run it expands with
 ``data_augmentation=...``:
 
@@ -26,16 +27,11 @@ from __future__ import annotations
 
 import random
 from abc import abstractmethod
-from collections.abc import Sequence
 from dataclasses import asdict, dataclass, replace
-from pathlib import Path
 from typing import Any, ClassVar
 
 from holistic.core.types import Instance, PerturbationDescription
-from holistic.perturbations.base import FAIRNESS, ROBUSTNESS, BasePerturbation, check_probability
-
-HELM_ID_KEY = "helm_instance_id"
-"""Instance metadata key: the id HELM's runner gives the instance (``id<n>``), which seeds its perturbations."""
+from holistic.perturbations.base import FAIRNESS, HELM_ID_KEY, ROBUSTNESS, BasePerturbation, check_probability
 
 DEVIATION_SEPARATOR = "~"
 
@@ -70,9 +66,7 @@ class HelmPerturbation(BasePerturbation):
     """HELM's class (``helm.benchmark.augmentations...``) this reproduces."""
     perturb_references: ClassVar[bool] = False
     deviation: ClassVar[Deviation | None] = None
-
-    def load(self, data_root: Path | None, offline: bool) -> None:
-        """Read the data files this perturbation needs (default: none)."""
+    drops_unchanged: ClassVar[bool] = True
 
     @abstractmethod
     def perturb(self, text: str, rng: random.Random) -> str:
@@ -116,12 +110,3 @@ class HelmProbPerturbation(HelmPerturbation):
 
     def __post_init__(self) -> None:
         check_probability("prob", self.prob)
-
-
-def with_helm_ids(instances: Sequence[Instance]) -> list[Instance]:
-    """The scenario's instances, each with the id HELM's runner gives it (``id<n>``, its position
-    in the scenario, training instances included) in ``metadata[HELM_ID_KEY]``, unless set."""
-    return [
-        inst if HELM_ID_KEY in inst.metadata else replace(inst, metadata={**inst.metadata, HELM_ID_KEY: f"id{i}"})
-        for i, inst in enumerate(instances)
-    ]

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from holistic.helm_import.stream import HelmFileError
+from holistic.helm.imports.stream import HelmFileError
 
 RUN_SPEC = "run_spec.json"
 SCENARIO_STATE = "scenario_state.json"
