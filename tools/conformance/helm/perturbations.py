@@ -1,9 +1,8 @@
-#!/usr/bin/env python
 """Run HELM's own perturbations and holistic's (``protocol: helm``) on the same instances, and compare.
 
-HELM (crfm-helm 0.5.16, installed in its own environment by ``helm_conformance.helm_venv``)
+HELM (crfm-helm 0.5.16, installed in its own environment by ``tools.conformance.helm.environment.helm_venv``)
 runs ``helm-run --dry-run`` on every core scenario the conformance harness runs unperturbed
-(``helm_conformance.SCENARIOS``: MS MARCO's two tracks, and CNN/DailyMail and XSum at HELM's
+(``tools.conformance.helm.keys.SCENARIOS``: MS MARCO's two tracks, and CNN/DailyMail and XSum at HELM's
 core temperature, included), each read by HELM's own loader from the files that harness
 gives both tools (``scenario_data_root``, ``prepare_helm_instances``), once per
 ``data_augmentation`` in :data:`AUGMENTATIONS`: ``robustness``, the single robustness
@@ -31,7 +30,7 @@ declares HELM does) and builds its prompts (on MS MARCO, one per passage); the r
 counts, per augmentation, the variants whose input, references and prompt are
 byte-identical, and the variants one side made and the other did not.
 
-    python scripts/helm_perturbation_conformance.py --data-root DATA \\
+    python -m tools.conformance.helm.perturbations --data-root DATA \\
         --golden tests/conformance --report perturbation_conformance.json
 
 ``--golden DIR`` writes ``perturbations_<scenario>.json`` (HELM's variants and prompt hashes) for
@@ -42,49 +41,30 @@ without HELM. Runs are ``nice``d; the dry runs take about ten minutes on two cor
 from __future__ import annotations
 
 import argparse
-import hashlib
 import json
 import os
-import re
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-import helm_conformance as hc
-
-ROOT = hc.ROOT
-SCENARIOS = {key: spec for key, spec in hc.SCENARIOS.items() if key not in hc.AUGMENTED and key not in hc.GREEDY}
-"""Where HELM's perturbations are compared: every core scenario the harness runs unperturbed, each
-read by HELM's own loader from the files the harness gives it (``helm_conformance.scenario_data_root``
-and ``prepare_helm_instances``), so HELM's runner numbers the instances (``id<n>``) and seeds every
-variant with those ids; holistic's instances take the same ids by position."""
-MAX_EVAL = {"mmlu": 40, "boolq": 20}
-"""Evaluation instances HELM samples per scenario (10 elsewhere; ``--max-eval-instances`` overrides)."""
-
-
-AUGMENTATIONS: dict[str, list[dict[str, Any]]] = {
-    "robustness": hc.FAMILY_AUGMENTATIONS["robustness"][0],
-    **{name: perturbations for name, (perturbations, _, _) in hc.SINGLE_AUGMENTATIONS.items()},
-    "fairness": hc.FAMILY_AUGMENTATIONS["fairness"][0],
-    "canonical": hc.FAMILY_AUGMENTATIONS["canonical"][0],
-}
-"""HELM's ``data_augmentation`` name -> the holistic perturbations (``protocol: helm``) it corresponds to;
-every one is compared on every scenario of :data:`SCENARIOS` by default."""
-
-HELM_RUN_NAMES = hc.HELM_RUN_NAMES
-"""HELM's ``data_augmentation`` -> the name its run folder carries (``PERTURBATION_SPECS_DICT``'s inner key)."""
-
-HELM_NAMES = hc.HELM_PERTURBATION_NAMES
-"""HELM's perturbation names (its ``PerturbationDescription.name``) -> holistic's."""
-
-NOT_RUN = {
-    "synonym": "HELM's SynonymPerturbation needs spaCy's en_core_web_sm and HELM's wordnet_synonyms.json, "
-    "downloaded from hosts this machine does not reach",
-}
-
+from tools.common import PEERS_CACHE, default_data_root
+from tools.conformance.helm.compare import CORRECT_ONLY
+from tools.conformance.helm.environment import helm_venv, write_prod_env
+from tools.conformance.helm.keys import HELM_MODEL, HELM_VERSION
+from tools.conformance.helm.perturbation_runs import (
+    AUGMENTATIONS,
+    HELM_NAMES,
+    MAX_EVAL,
+    NOT_RUN,
+    SCENARIOS,
+    compare,
+    helm_run_dir,
+    helm_variants,
+    holistic_variants,
+)
+from tools.conformance.helm.running import HELM_RUN_PATCHED
+from tools.conformance.helm.staging import helm_patches, holistic_instances, prepare_helm_instances, scenario_data_root
 
 CRAFTED: list[tuple[str, list[tuple[str, bool]]]] = [
     (
@@ -116,42 +96,15 @@ CRAFTED: list[tuple[str, list[tuple[str, bool]]]] = [
 terms and SAE words, and references that name the same people (so the name choices must persist
 across references and input as HELM keeps them). HELM's ``DataAugmenter`` perturbs them directly."""
 
-_HELM_DIRECT = r"""
-import json, sys
-from helm.benchmark.augmentations.data_augmenter import DataAugmenter
-from helm.benchmark.augmentations.perturbation import create_perturbation
-from helm.benchmark.run_expander import PERTURBATION_SPECS_DICT
-from helm.benchmark.scenarios.scenario import Input, Instance, Output, Reference
-
-crafted, augmentations = json.loads(sys.argv[1]), json.loads(sys.argv[2])
-instances = [
-    Instance(
-        input=Input(text=text),
-        references=[Reference(output=Output(text=r), tags=["correct"] if ok else []) for r, ok in refs],
-        split="test",
-        id=f"id{i}",
-    )
-    for i, (text, refs) in enumerate(crafted)
-]
-out = {}
-for name in augmentations:
-    (specs,) = PERTURBATION_SPECS_DICT[name].values()
-    augmenter = DataAugmenter(perturbations=[create_perturbation(s) for s in specs])
-    made = augmenter.generate(instances, include_original=True, skip_unchanged=True, seeds_per_instance=1)
-    out[name] = [
-        {"helm_id": m.id, "perturbation": m.perturbation.name, "input": m.input.text,
-         "references": [[r.output.text, r.tags] for r in m.references]}
-        for m in made if m.perturbation is not None
-    ]
-json.dump(out, open(sys.argv[3], "w"), indent=1)
-"""
+HELM_CRAFTED = Path(__file__).with_name("peer") / "helm_perturb_crafted.py"
+"""HELM's ``DataAugmenter`` on :data:`CRAFTED`: a program run by HELM's interpreter."""
 
 
 def run_helm_direct(out: Path, helm_python: Path, augmentations: list[str]) -> Path:
     """HELM's ``DataAugmenter`` (as its runner calls it) on :data:`CRAFTED`; returns its output file."""
     target = out / "crafted_variants.json"
     subprocess.run(
-        ["nice", str(helm_python), "-c", _HELM_DIRECT, json.dumps(CRAFTED), json.dumps(augmentations), str(target)],
+        ["nice", str(helm_python), str(HELM_CRAFTED), json.dumps(CRAFTED), json.dumps(augmentations), str(target)],
         cwd=out,
         check=True,
         env={**os.environ, "HF_HUB_OFFLINE": "1"},
@@ -212,7 +165,7 @@ def compare_crafted(
         }
     if golden_dir is not None:
         doc = {
-            "made_by": f"crfm-helm {hc.HELM_VERSION} DataAugmenter, scripts/helm_perturbation_conformance.py",
+            "made_by": f"crfm-helm {HELM_VERSION} DataAugmenter, tools.conformance.helm.perturbations",
             "crafted": CRAFTED,
             "augmentations": golden,
         }
@@ -223,7 +176,6 @@ def compare_crafted(
 
 def place_helm_resources(out: Path, data_root: Path) -> None:
     """HELM's dialect dictionary and a person-name file where HELM's downloads would write them."""
-    sys.path.insert(0, str(ROOT))
     from holistic.perturbations.helm_fairness import helm_name_file_lines
     from holistic.perturbations.helm_resources import DIALECT, resource_path
 
@@ -240,16 +192,15 @@ def run_helm_dry(
     out: Path, helm_python: Path, prod_env: Path, key: str, n: int, augmentations: list[str], patches: dict[str, Any]
 ) -> None:
     """``helm-run --dry-run`` of ``key`` once per augmentation, with the harness's changes to
-    HELM's process (``helm_conformance.helm_patches``: RAFT's dataset call)."""
+    HELM's process (``staging.helm_patches``: RAFT's dataset call)."""
     base = SCENARIOS[key][2]
-    entries = [f"{base}{',' if ':' in base else ':'}data_augmentation={a},model={hc.HELM_MODEL}" for a in augmentations]
+    entries = [f"{base}{',' if ':' in base else ':'}data_augmentation={a},model={HELM_MODEL}" for a in augmentations]
     env = {**os.environ, "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1"}
     subprocess.run(
         [
             "nice",
             str(helm_python),
-            "-c",
-            hc._HELM_MAIN,
+            str(HELM_RUN_PATCHED),
             json.dumps(patches),
             "--run-entries",
             *entries,
@@ -271,168 +222,9 @@ def run_helm_dry(
     )
 
 
-def helm_run_dir(out: Path, key: str, augmentation: str) -> Path:
-    base = out / "runs" / "perturbations"
-    name, *args = re.split("[:,]", SCENARIOS[key][2])
-    wanted = {*args, f"data_augmentation={HELM_RUN_NAMES.get(augmentation, augmentation)}"}
-    for path in sorted(base.iterdir()):
-        # "mmlu:subject=anatomy,...,data_augmentation=lower,model=..." or "boolq,data_augmentation=lower:model=..."
-        their_name, *theirs = re.split("[:,]", path.name)
-        if (
-            their_name == name
-            and wanted == {a for a in theirs if not a.startswith("model=")}
-            and (path / "scenario_state.json").is_file()
-        ):
-            return path
-    raise SystemExit(f"HELM wrote no scenario state for data_augmentation={augmentation} under {base}")
-
-
-def _refs(raw: list[dict[str, Any]]) -> list[list[Any]]:
-    """HELM's references as [text, tags]. HELM's ranking loader (MS MARCO) also tags each passage
-    with its ``docid=``, ``rank=`` and ``relevance=``, which holistic keeps as the reference's
-    fields, not tags (the scenario goldens compare them; no perturbation rewrites them): of
-    those tags only ``correct`` is kept."""
-    return [[r["output"]["text"], [t for t in r.get("tags", []) if "=" not in t]] for r in raw]
-
-
-def helm_variants(run_dir: Path, id_map: dict[str, str]) -> dict[str, Any]:
-    """HELM's evaluation instances and perturbed variants (one trial), with their prompts."""
-    states = json.loads((run_dir / "scenario_state.json").read_text())["request_states"]
-    spec = json.loads((run_dir / "run_spec.json").read_text())["adapter_spec"]
-    dropped = any(s["num_train_instances"] < spec["max_train_instances"] for s in states)
-    rows: dict[tuple[str, str | None], dict[str, Any]] = {}
-    for s in states:
-        if s.get("train_trial_index", 0) != 0:
-            continue
-        inst = s["instance"]
-        pert = inst.get("perturbation")
-        row = rows.setdefault(
-            (inst["id"], pert and pert["name"]),
-            {
-                "id": id_map[inst["id"]],
-                "helm_id": inst["id"],
-                "split": inst["split"],
-                "input": inst["input"]["text"],
-                "references": _refs(inst["references"]),
-                "requests": [],
-            },
-        )
-        mode = s.get("request_mode") or "original"
-        row["requests"].append((s.get("reference_index"), hc._ROLES.get(mode, mode), s["request"]["prompt"]))
-        if pert is not None:
-            row["perturbation"] = HELM_NAMES[pert["name"]]
-            row["helm_perturbation"] = {
-                k: v for k, v in pert.items() if k != "mapping_file_path" and k != "name_file_path"
-            }
-    originals: dict[str, Any] = {}
-    variants: list[dict[str, Any]] = []
-    for row in rows.values():
-        row["prompt"] = joined_prompt(row.pop("requests"))
-        row["prompt_sha256"] = hashlib.sha256(row["prompt"].encode("utf-8")).hexdigest()
-        (variants.append(row) if "perturbation" in row else originals.setdefault(row["id"], row))
-    return {"originals": originals, "variants": variants, "examples_dropped": dropped}
-
-
-def joined_prompt(requests: list[tuple[int | None, str, str]]) -> str:
-    """The prompts of one instance's requests as one text: the prompt itself where there is one
-    request; for separate scoring (a request per choice, HELM echoing the choice in its prompt,
-    and a calibration request per choice) every request's text, ordered by choice and role,
-    joined by ``\\n\\x00\\n``. The golden test joins holistic's the same way."""
-    if len(requests) == 1:
-        return requests[0][2]
-    ordered = sorted(requests, key=lambda r: (-1 if r[0] is None else r[0], r[1]))
-    return "\n\x00\n".join(text for _, _, text in ordered)
-
-
-def holistic_variants(
-    key: str, originals: list[Any], train: list[Any], specs: list[dict[str, Any]], data_root: Path, keep: bool
-) -> dict[tuple[str, str], dict[str, Any]]:
-    """holistic's variants (protocol helm) of ``originals`` and their prompts: (id, name) -> row."""
-    from holistic.adaptation import adapt
-    from holistic.core.types import PerturbationSpec
-    from holistic.models.registry import ModelRegistry
-    from holistic.perturbations import apply_perturbations
-
-    perturbation_specs = [PerturbationSpec.make(s["name"], s.get("args", {})) for s in specs]
-    out = apply_perturbations(
-        originals, perturbation_specs, seed=0, protocol="helm", data_root=data_root, offline=True, keep_unchanged=keep
-    )
-    variants = [v for v in out if v.perturbation is not None]
-    from holistic.models.counting import local_tokenizer
-
-    adapter = _adapter(key)
-    deployment = ModelRegistry().get(hc.MODEL)
-    tokenizer = local_tokenizer(deployment)  # the tokenizer HELM fitted prompts with
-    if tokenizer is None:
-        raise SystemExit(f"no local tokenizer for {hc.MODEL}: run holistic once on it first")
-    states = adapt(train, variants, adapter, deployment, tokenizer, seed=0)
-    rows: dict[tuple[str, str], dict[str, Any]] = {}
-    for state in states:
-        inst, pert = state.instance, state.instance.perturbation
-        if state.trial != 0 or pert is None:
-            continue
-        # a deviation's tag ("person_names~holistic_names") is holistic's label, not part of the text compared
-        row = rows.setdefault(
-            (inst.id, pert.name.split("~")[0]),
-            {"input": inst.input, "references": [[r.output, list(r.tags)] for r in inst.references], "requests": []},
-        )
-        row["requests"].append((state.reference_index, str(state.role), sent_text(state)))
-    for row in rows.values():
-        row["prompt"] = joined_prompt(row.pop("requests"))
-    return rows
-
-
-def sent_text(state: Any) -> str:
-    """A request's text as HELM's ``prompt`` holds it (a scored continuation echoed after the prompt)."""
-    request = state.request
-    return str(request.prompt) + (request.continuation if request.kind == "loglikelihood" else "")
-
-
-def _adapter(key: str) -> Any:
-    import tempfile
-
-    from holistic.spec import compile_spec
-
-    spec = {
-        "suite": "perturbation-conformance",
-        "protocol": "helm",
-        "models": [hc.MODEL],
-        "runs": [{"scenario": SCENARIOS[key][0], "args": SCENARIOS[key][1], "perturbations": []}],
-    }
-    with tempfile.TemporaryDirectory() as tmp:
-        path = Path(tmp) / "spec.yaml"
-        path.write_text(json.dumps(spec), encoding="utf-8")
-        (run,) = compile_spec(path).runs
-    return run.adapter
-
-
-def compare(augmentation: str, helm: dict[str, Any], ours: dict[tuple[str, str], dict[str, Any]]) -> dict[str, Any]:
-    theirs = {(v["id"], v["perturbation"]): v for v in helm["variants"]}
-    same_input = same_refs = same_prompt = 0
-    for key, h in theirs.items():
-        mine = ours.get(key)
-        if mine is None:
-            continue
-        same_input += mine["input"] == h["input"]
-        same_refs += mine["references"] == h["references"]
-        same_prompt += mine["prompt"] == h["prompt"]
-    return {
-        "augmentation": augmentation,
-        "perturbations": [s["name"] for s in AUGMENTATIONS[augmentation]],
-        "originals": len(helm["originals"]),
-        "helm_variants": len(theirs),
-        "holistic_variants": len(ours),
-        "only_helm": sorted(f"{i}/{n}" for i, n in theirs if (i, n) not in ours),
-        "only_holistic": sorted(f"{i}/{n}" for i, n in ours if (i, n) not in theirs),
-        "inputs_identical": same_input,
-        "references_identical": same_refs,
-        "prompts_identical": same_prompt,
-    }
-
-
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("--data-root", type=Path, default=Path(os.environ.get("HOLISTIC_DATA_ROOT", "../shared/data")))
+    p.add_argument("--data-root", type=Path, default=default_data_root())
     p.add_argument("--max-eval-instances", type=int, help="default: 40 for MMLU, 20 for BoolQ, 10 elsewhere")
     p.add_argument(
         "--augmentations",
@@ -441,41 +233,38 @@ def main(argv: list[str] | None = None) -> int:
         help="default: every one",
     )
     p.add_argument("--scenarios", nargs="*", default=list(SCENARIOS), choices=list(SCENARIOS))
-    p.add_argument(
-        "--work-dir", type=Path, default=Path.home() / ".cache" / "holistic" / "peers" / "helm_perturbations"
-    )
-    p.add_argument("--helm-venv", type=Path, default=Path.home() / ".cache" / "holistic" / "peers" / "helm")
+    p.add_argument("--work-dir", type=Path, default=PEERS_CACHE / "helm_perturbations")
+    p.add_argument("--helm-venv", type=Path, default=PEERS_CACHE / "helm")
     p.add_argument("--golden", type=Path, help="write perturbations_<scenario>.json (HELM's variants) into this folder")
     p.add_argument("--report", type=Path)
     p.add_argument("--compare-only", action="store_true", help="compare the HELM runs already in --work-dir")
     p.add_argument("--keep", action="store_true", help="keep --work-dir (and the HELM runs already in it)")
     args = p.parse_args(argv)
 
-    sys.path.insert(0, str(ROOT))
     from holistic.models.weights import converted_gguf_dir, embedded_gguf_path
 
     data_root = args.data_root.resolve()
     work = args.work_dir.resolve()
     out = work / "helm"
     if not args.compare_only:
-        helm_python = hc.helm_venv(args.helm_venv)
+        helm_python = helm_venv(args.helm_venv)
         if work.exists() and not args.keep:
             shutil.rmtree(work)
         out.mkdir(parents=True, exist_ok=True)
-        hc.write_prod_env(work / "prod_env", converted_gguf_dir(embedded_gguf_path()))
+        write_prod_env(work / "prod_env", converted_gguf_dir(embedded_gguf_path()))
         place_helm_resources(out, data_root)
         for key in args.scenarios:
-            root = hc.scenario_data_root(key, data_root, work)  # the files the harness gives both tools
-            hc.prepare_helm_instances(key, out, root, helm_python)
+            root = scenario_data_root(key, data_root, work)  # the files the harness gives both tools
+            prepare_helm_instances(key, out, root, helm_python)
             n = args.max_eval_instances or MAX_EVAL.get(key, 10)
             augmentations = args.augmentations or list(AUGMENTATIONS)
-            run_helm_dry(out, helm_python, work / "prod_env", key, n, augmentations, hc.helm_patches(key, root))
+            run_helm_dry(out, helm_python, work / "prod_env", key, n, augmentations, helm_patches(key, root))
         run_helm_direct(out, helm_python, args.augmentations or list(AUGMENTATIONS))
 
     results = []
     for key in args.scenarios:
         n = args.max_eval_instances or MAX_EVAL.get(key, 10)
-        root = hc.scenario_data_root(key, data_root, work)
+        root = scenario_data_root(key, data_root, work)
         results += compare_scenario(key, out, root, args.augmentations or list(AUGMENTATIONS), n, args.golden)
     results += compare_crafted(out, data_root, args.augmentations or list(AUGMENTATIONS), args.golden)
     print()
@@ -510,14 +299,14 @@ def compare_scenario(
     from holistic.perturbations.helm_base import with_helm_ids
     from holistic.scenarios.registry import create_scenario
 
-    loaded = hc.holistic_instances(key, data_root)
+    loaded = holistic_instances(key, data_root)
     # HELM's runner numbered the instances its loader made (id<n>); holistic's are the same, in order
     id_map = {f"id{i}": inst.id for i, inst in enumerate(loaded)}
     by_id = {inst.id: inst for inst in with_helm_ids(loaded)}
     train = [i for i in loaded if i.split == "train"]
     # HELM keeps a variant whose input is unchanged on its PassageQuestionInput scenarios
     keep = create_scenario(ScenarioSpec.make(SCENARIOS[key][0], SCENARIOS[key][1])).helm_keeps_unchanged_variants
-    correct_only = key in hc._CORRECT_ONLY
+    correct_only = key in CORRECT_ONLY
     results, golden, first, shown = [], {}, None, []
     for augmentation in augmentations:
         helm = helm_variants(helm_run_dir(out, key, augmentation), id_map)
@@ -547,7 +336,7 @@ def compare_scenario(
         dropped = any(g["examples_dropped"] for g in golden.values())
         name, args, entry = SCENARIOS[key]
         doc = {
-            "made_by": f"crfm-helm {hc.HELM_VERSION} helm-run --dry-run, scripts/helm_perturbation_conformance.py",
+            "made_by": f"crfm-helm {HELM_VERSION} helm-run --dry-run, tools.conformance.helm.perturbations",
             "scenario": name,
             "args": args,
             "helm_run_entry": entry,

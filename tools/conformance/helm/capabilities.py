@@ -326,8 +326,9 @@ def main(argv: list[str] | None = None) -> int:
     )
     args = parser.parse_args(argv)
 
-    from holistic.scenarios.gpqa import PASSWORD
     from holistic.testing.ifeval_responses import all_responses
+
+    from holistic.scenarios.gpqa import PASSWORD
 
     data = Path(args.data_root)
     with tempfile.TemporaryDirectory() as tmp:

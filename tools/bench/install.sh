@@ -3,7 +3,7 @@
 # weights, no request cache. pip's own cache is left as it is (run the script twice
 # to measure with a warm cache, the figure the README quotes).
 #
-#   scripts/bench_install.sh [REV]     # REV defaults to HEAD of this repository
+#   tools/bench/install.sh [REV]     # REV defaults to HEAD of this repository
 #
 # C and C++ compilers are hidden (CC, CXX and friends point at `false`), so the
 # measurement fails if anything on the default path needs a compiler.
@@ -11,7 +11,7 @@
 # the temporary clone for inspection.
 set -euo pipefail
 
-repo="$(cd "$(dirname "$0")/.." && pwd)"
+repo="$(cd "$(dirname "$0")/../.." && pwd)"
 rev="${1:-HEAD}"
 work="$(mktemp -d "${TMPDIR:-/tmp}/holistic-bench-install.XXXXXX")"
 cleanup() { if [ "${KEEP:-0}" = 1 ]; then echo "kept: $work"; else rm -rf "$work"; fi; }
