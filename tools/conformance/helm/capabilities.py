@@ -1,4 +1,3 @@
-#!/usr/bin/env python
 """Golden files for the capabilities suite, made by HELM's own code (crfm-helm 0.5.16).
 
 HELM's scenario classes, run-spec functions and adapters build the requests of its
@@ -22,19 +21,19 @@ For every evaluated instance it records the instance id, the sha256 of HELM's pr
 questions are not published in plain text), the request parameters, and for MMLU-Pro
 the prompt itself. It also records HELM's ``chain_of_thought_correctness`` answer
 parsing on a set of responses, and HELM's ``IFEvalMetric`` value
-(``ifeval_strict_accuracy``) on each response of :mod:`holistic.testing.ifeval_responses`
+(``ifeval_strict_accuracy``) on each response of :mod:`tests.support.ifeval_responses`
 (``helm_ifeval_strict.jsonl.gz``; langdetect seeded with 0 and holistic's Punkt model,
 as holistic runs them). ``tests/conformance/test_conformance_capabilities.py``
 checks holistic against the file without HELM.
 
 HELM runs in its own virtual environment (``~/.cache/holistic/peers/helm``, made by
-``scripts/helm_conformance.py``; ``--helm-python`` to point elsewhere). Its IFEval
+``python -m tools.conformance.helm``; ``--helm-python`` to point elsewhere). Its IFEval
 checkers need two packages of HELM's optional extras that its base install lacks
 (langdetect, immutabledict): they are installed once with ``pip install --target`` into
 ``<cache>/peers/helm_ifeval_extras`` and put on that process's ``PYTHONPATH``, leaving
 HELM's venv unchanged.
 
-    HOLISTIC_DATA_ROOT=/path/to/data python scripts/capabilities_helm_goldens.py \
+    HOLISTIC_DATA_ROOT=/path/to/data python -m tools.conformance.helm.capabilities \
         --out tests/conformance/capabilities/helm_requests.json
 """
 
@@ -48,8 +47,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
+from tools.common import PEERS_CACHE, REPO, default_data_root
 
 MMLU_PRO_ROWS = [
     {
@@ -152,121 +150,9 @@ COT_RESPONSES = [
 ]
 """Responses whose answer letter HELM's chain-of-thought metric parses."""
 
-ROOMY_WINDOW = r"""
-class RoomyWindow:  # every prompt fits (the golden is about prompt text, not a model's window)
-    def fits_within_context_window(self, text, expected_completion_token_length=0): return True
-    def truncate_from_right(self, text, expected_completion_token_length=0): return text
-adapter_module.WindowServiceFactory.get_window_service = staticmethod(lambda *a, **k: RoomyWindow())
-"""
-"""HELM-side code (needs ``adapter_module``, HELM's adapter module): a window every prompt fits in."""
 
-# Runs inside HELM's venv: HELM's scenarios, run specs and adapters on the given data.
-_HELM = r"""
-import csv, hashlib, io, json, sys, zipfile
-import datasets, pandas as pd
-from helm.benchmark.adaptation.adapters.adapter_factory import AdapterFactory
-from helm.benchmark.metrics.gpqa_chain_of_thought_metric import extract_answer
-from helm.benchmark.run_specs.capabilities_run_specs import get_gpqa_spec, get_ifeval_spec, get_mmlu_pro_spec
-from helm.benchmark.scenarios.gpqa_scenario import GPQAScenario
-from helm.benchmark.scenarios.ifeval_scenario import IFEvalScenario
-from helm.benchmark.scenarios.mmlu_pro_scenario import MMLUProScenario
-from helm.benchmark.scenarios.scenario import TEST_SPLIT, with_instance_ids
-import helm.benchmark.scenarios.gpqa_scenario as gpqa_module
-import helm.benchmark.scenarios.ifeval_scenario as ifeval_module
-import helm.benchmark.scenarios.mmlu_pro_scenario as mmlu_pro_module
-import helm.benchmark.adaptation.adapters.adapter as adapter_module
-
-args = json.loads(sys.argv[1])
-
-"""
-_HELM += ROOMY_WINDOW
-_HELM += r"""
-def requests(run_spec, instances):
-    adapter = AdapterFactory.get_adapter(run_spec.adapter_spec, None)
-    out = []
-    if any(instance.id is None for instance in instances):  # HELM's runner does this
-        instances = with_instance_ids(instances)
-    for instance in instances:
-        if instance.split != TEST_SPLIT:
-            continue
-        (state,) = adapter.generate_requests(instance, 0, [])
-        r = state.request
-        out.append({
-            "id": instance.id,
-            "prompt_sha256": hashlib.sha256(r.prompt.encode("utf-8")).hexdigest(),
-            "prompt": r.prompt if args["keep_text"] == run_spec.name.split(":")[0] else None,
-            "temperature": r.temperature, "max_tokens": r.max_tokens, "stop_sequences": list(r.stop_sequences),
-            "num_completions": r.num_completions,
-        })
-    return out
-
-result = {}
-with zipfile.ZipFile(args["gpqa_zip"]) as archive:
-    frame = pd.read_csv(io.BytesIO(archive.read("dataset/gpqa_main.csv", pwd=args["gpqa_password"].encode())))
-gpqa_module.datasets.load_dataset = lambda *a, **k: datasets.Dataset.from_pandas(frame)
-spec = get_gpqa_spec("gpqa_main", "true", "false")
-result["gpqa"] = {"run_spec": spec.name, "requests": requests(spec, GPQAScenario("gpqa_main").get_instances(args["tmp"]))}
-
-rows = [json.loads(line) for line in open(args["ifeval"], encoding="utf-8") if line.strip()]
-names = sorted({k for row in rows for kw in row["kwargs"] for k in kw})
-for row in rows:
-    row["kwargs"] = [{n: kw.get(n) for n in names} for kw in row["kwargs"]]
-ifeval_module.datasets.load_dataset = lambda *a, **k: datasets.Dataset.from_list(rows)
-spec = get_ifeval_spec()
-result["ifeval"] = {"run_spec": spec.name, "requests": requests(spec, IFEvalScenario().get_instances(args["tmp"]))}
-
-table = pd.read_parquet(args["mmlu_pro_test"])
-valid = pd.read_parquet(args["mmlu_pro_validation"])
-mmlu_pro_module.load_dataset = lambda *a, **k: datasets.DatasetDict(
-    {"test": datasets.Dataset.from_pandas(table), "validation": datasets.Dataset.from_pandas(valid)})
-spec = get_mmlu_pro_spec("all", "true", "false")
-result["mmlu_pro"] = {"run_spec": spec.name, "requests": requests(spec, MMLUProScenario("all").get_instances(args["tmp"]))}
-
-result["chain_of_thought_answers"] = [[text, extract_answer(text)] for text in args["responses"]]
-
-# HELM's IFEvalMetric on the generated responses (its own checkers, its own stripping)
-import langdetect
-langdetect.DetectorFactory.seed = 0
-from helm.benchmark.adaptation.request_state import RequestState
-from helm.benchmark.metrics.ifeval_metrics import IFEvalMetric
-from helm.common.request import GeneratedOutput, Request, RequestResult
-by_id = {i.id: i for i in IFEvalScenario().get_instances(args["tmp"])}
-metric = IFEvalMetric()
-with open(args["ifeval_responses"], encoding="utf-8") as src, open(args["ifeval_values"], "w", encoding="utf-8") as out:
-    for item in map(json.loads, src):
-        state = RequestState(
-            instance=by_id["id%d" % item["key"]], reference_index=None, request_mode=None, train_trial_index=0,
-            output_mapping=None, request=Request(model="x/y", model_deployment="x/y", prompt=""),
-            result=RequestResult(success=True, embedding=[], completions=[GeneratedOutput(text=item["response"], logprob=0.0, tokens=[])], cached=False),
-            num_train_instances=0, prompt_truncated=False,
-        )
-        (stat,) = metric.evaluate_generation(spec.adapter_spec, state, None, "")
-        out.write(json.dumps({"key": item["key"], "variant": item["variant"], stat.name.name: stat.mean}, separators=(",", ":")) + "\n")
-
-# WildBench (after IFEval: datasets.load_dataset is answered with its rows from here on)
-from helm.benchmark.run_specs.capabilities_run_specs import get_wildbench_spec
-from helm.benchmark.scenarios.wildbench_scenario import WildBenchScenario
-import helm.benchmark.scenarios.wildbench_scenario as wildbench_module
-wildbench_module.datasets.load_dataset = lambda *a, **k: datasets.Dataset.from_list(args["wildbench_rows"])
-wildbench_spec = get_wildbench_spec("v2")
-adapter = AdapterFactory.get_adapter(wildbench_spec.adapter_spec, None)
-chat = []
-for instance in with_instance_ids(WildBenchScenario("v2").get_instances(args["tmp"])):
-    (state,) = adapter.generate_requests(instance, 0, [])
-    r = state.request
-    chat.append({"id": instance.id, "prompt": r.prompt, "messages": r.messages, "temperature": r.temperature,
-                 "max_tokens": r.max_tokens, "stop_sequences": list(r.stop_sequences), "num_completions": r.num_completions})
-result["wildbench"] = {"run_spec": wildbench_spec.name, "requests": chat}
-
-from helm.benchmark.run_specs.capabilities_run_specs import get_omni_math_spec
-from helm.benchmark.scenarios.omni_math_scenario import OmniMATHScenario
-import helm.benchmark.scenarios.omni_math_scenario as omni_math_module
-omni_math_module.datasets.load_dataset = lambda *a, **k: datasets.Dataset.from_list(args["omni_math_rows"])
-spec = get_omni_math_spec()
-args["keep_text"] = "omni_math"
-result["omni_math"] = {"run_spec": spec.name, "requests": requests(spec, OmniMATHScenario().get_instances(args["tmp"]))}
-print(json.dumps(result))
-"""
+PEER_PROGRAM = Path(__file__).with_name("peer") / "helm_capabilities_requests.py"
+"""The program HELM's interpreter runs: HELM's own code on the given data."""
 
 
 def write_mmlu_pro(folder: Path) -> tuple[Path, Path]:
@@ -308,27 +194,22 @@ def write_gz(path: Path, text: str) -> None:
 def helm_parser(description: str) -> argparse.ArgumentParser:
     """The options of a script that runs HELM on the data mirror: ``--data-root`` and ``--helm-python``."""
     parser = argparse.ArgumentParser(description=description)
-    parser.add_argument(
-        "--data-root", default=os.environ.get("HOLISTIC_DATA_ROOT", str(ROOT.parent / "shared" / "data"))
-    )
-    parser.add_argument(
-        "--helm-python", default=str(Path.home() / ".cache" / "holistic" / "peers" / "helm" / "bin" / "python")
-    )
+    parser.add_argument("--data-root", default=str(default_data_root()))
+    parser.add_argument("--helm-python", default=str(PEERS_CACHE / "helm" / "bin" / "python"))
     return parser
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = helm_parser(__doc__.split("\n\n")[0])
-    parser.add_argument("--out", default=str(ROOT / "tests" / "conformance" / "capabilities" / "helm_requests.json"))
+    parser.add_argument("--out", default=str(REPO / "tests" / "conformance" / "capabilities" / "helm_requests.json"))
     parser.add_argument("--cache", default=str(Path.home() / ".cache" / "holistic"), help="peer extras go here")
     parser.add_argument(
-        "--ifeval-out", default=str(ROOT / "tests" / "conformance" / "capabilities" / "helm_ifeval_strict.jsonl.gz")
+        "--ifeval-out", default=str(REPO / "tests" / "conformance" / "capabilities" / "helm_ifeval_strict.jsonl.gz")
     )
     args = parser.parse_args(argv)
 
-    from holistic.testing.ifeval_responses import all_responses
-
     from holistic.scenarios.gpqa import PASSWORD
+    from tests.support.ifeval_responses import all_responses
 
     data = Path(args.data_root)
     with tempfile.TemporaryDirectory() as tmp:
@@ -354,9 +235,9 @@ def main(argv: list[str] | None = None) -> int:
             "ifeval_values": str(values),
         }
         extras = ifeval_extras(args.helm_python, Path(args.cache) / "peers" / "helm_ifeval_extras")
-        env = {**os.environ, "NLTK_DATA": str(ROOT / "holistic" / "metrics" / "nltk_data"), "PYTHONPATH": str(extras)}
+        env = {**os.environ, "NLTK_DATA": str(REPO / "holistic" / "metrics" / "nltk_data"), "PYTHONPATH": str(extras)}
         done = subprocess.run(
-            [args.helm_python, "-c", _HELM, json.dumps(payload)], capture_output=True, text=True, env=env
+            [args.helm_python, str(PEER_PROGRAM), json.dumps(payload)], capture_output=True, text=True, env=env
         )
         if done.returncode != 0:
             sys.exit(f"capabilities_helm_goldens: HELM failed:\n{done.stderr[-4000:]}")
