@@ -1,8 +1,7 @@
-#!/usr/bin/env python
 """API concurrency at the rate limit: holistic, lm-evaluation-harness and HELM on one endpoint.
 
 A loopback OpenAI-compatible server (127.0.0.1 only; bounded in requests and time, it
-stops by itself: :mod:`holistic.testing.rate_limited_server`) answers each completion
+stops by itself: :mod:`tests.support.rate_limited_server`) answers each completion
 after a fixed latency and refuses a request that arrives while ``--limit`` others are
 being served with 429, ``Retry-After`` and ``retry-after-ms``. The same ``--requests``
 prompts (4 tokens each) are sent, one tool after the other, by:
@@ -33,8 +32,8 @@ lm-eval with its ``api`` extra; for HELM, the openai SDK HELM asks for (``crfm-h
 in a small venv that reads the installed HELM (``--helm-venv``) from a ``.pth`` file, so
 HELM itself is neither installed again nor changed.
 
-    python scripts/bench_api.py                                  # 2,000 requests, 200 ms, limit 8
-    python scripts/bench_api.py --requests 100 --latency 0.05 --limit 4   # a quick check
+    python -m tools.bench.api                                  # 2,000 requests, 200 ms, limit 8
+    python -m tools.bench.api --requests 100 --latency 0.05 --limit 4   # a quick check
 """
 
 from __future__ import annotations
@@ -51,41 +50,15 @@ import time
 from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "scripts"))
-
-from bench_peers import LM_EVAL, TORCH, _env, add_common_args, install_peer, json_task  # noqa: E402
-
-from holistic.testing.rate_limited_server import RateLimitedServer  # noqa: E402
+from tests.support.rate_limited_server import RateLimitedServer
+from tools.common import REPO
+from tools.peers import LM_EVAL, PEER, TORCH, add_common_args, install_peer, json_task, peer_env
 
 HELM_OPENAI = ("openai~=2.8", "tiktoken~=0.7")
 """What ``crfm-helm[openai]`` 0.5.16 requires beyond HELM itself."""
 TARGET_PCT = 90.0
 TARGET_429_SHARE = 0.05
 MAX_TOKENS = 4
-
-# Runs in the HELM venv: HELM's client, HELM's retry, HELM's parallel map.
-_HELM_DRIVER = r"""
-import json, sys
-from helm.clients.openai_client import OpenAILegacyCompletionsClient
-from helm.common.cache import BlackHoleCacheConfig
-from helm.common.general import parallel_map
-from helm.common.request import Request
-from helm.proxy.retry import retry_request
-
-url, threads, prompts_file, max_tokens = sys.argv[1], int(sys.argv[2]), sys.argv[3], int(sys.argv[4])
-prompts = [json.loads(line)["prompt"] for line in open(prompts_file, encoding="utf-8")]
-client = OpenAILegacyCompletionsClient(cache_config=BlackHoleCacheConfig(), api_key="bench", base_url=url)
-
-@retry_request
-def send(prompt):
-    return client.make_request(Request(model="openai/bench", model_deployment="openai/bench", prompt=prompt,
-                                       max_tokens=max_tokens, temperature=0.0, stop_sequences=["\n"]))
-
-results = parallel_map(send, prompts, parallelism=threads)
-print(json.dumps({"succeeded": sum(r.success for r in results), "requests": len(results)}))
-"""
 
 
 def helm_python(cache: Path, helm_venv: Path) -> Path:
@@ -143,7 +116,7 @@ def run_holistic(url: str, prompts: Path, work: Path, n: int) -> dict[str, Any]:
     shutil.rmtree(out, ignore_errors=True)
     helm_run = Path(sys.executable).with_name("helm-run")
     cmd = [str(helm_run), str(spec), "--models-file", str(models), "--output-dir", str(out), "--no-cache", "--quiet"]
-    return _timed(cmd, work, "holistic", _env(PYTHONPATH=str(ROOT), OPENAI_API_KEY="bench"))
+    return _timed(cmd, work, "holistic", peer_env(PYTHONPATH=str(REPO), OPENAI_API_KEY="bench"))
 
 
 def run_lm_eval(python: Path, url: str, prompts: Path, work: Path, concurrency: int) -> dict[str, Any]:
@@ -176,48 +149,17 @@ def run_lm_eval(python: Path, url: str, prompts: Path, work: Path, concurrency: 
         "--output_path",
         str(work / "out-lm_eval"),
     ]
-    return _timed(cmd, work, "lm_eval", _env(HF_DATASETS_CACHE=str(work / "ds-lm_eval"), OPENAI_API_KEY="bench"))
-
-
-_FLOOR_DRIVER = r"""
-import http.client, json, sys, threading, urllib.parse
-url, threads, prompts_path, max_tokens = sys.argv[1], int(sys.argv[2]), sys.argv[3], int(sys.argv[4])
-parts = urllib.parse.urlsplit(url)
-prompts = [json.loads(line)["prompt"] for line in open(prompts_path, encoding="utf-8")]
-failed = []
-
-def worker(mine):
-    conn = http.client.HTTPConnection(parts.hostname, parts.port, timeout=60)
-    for prompt in mine:
-        body = json.dumps({"model": "bench", "prompt": prompt, "max_tokens": max_tokens, "temperature": 0})
-        conn.request("POST", parts.path + "/completions", body, {"Content-Type": "application/json"})
-        response = conn.getresponse()
-        response.read()
-        if response.status != 200:
-            failed.append(response.status)
-        if response.getheader("Connection", "").lower() == "close" or response.version == 10:
-            conn.close()
-            conn = http.client.HTTPConnection(parts.hostname, parts.port, timeout=60)
-
-pool = [threading.Thread(target=worker, args=(prompts[k::threads],)) for k in range(threads)]
-for t in pool:
-    t.start()
-for t in pool:
-    t.join()
-print(f"floor: {len(prompts) - len(failed)} answered, {len(failed)} refused")
-sys.exit(1 if failed else 0)
-"""
-"""The floor client: plain ``http.client`` on a fixed number of threads, nothing else."""
+    return _timed(cmd, work, "lm_eval", peer_env(HF_DATASETS_CACHE=str(work / "ds-lm_eval"), OPENAI_API_KEY="bench"))
 
 
 def run_floor(url: str, prompts: Path, work: Path, concurrency: int) -> dict[str, Any]:
-    cmd = [sys.executable, "-c", _FLOOR_DRIVER, url, str(concurrency), str(prompts), str(MAX_TOKENS)]
-    return _timed(cmd, work, "floor", _env())
+    cmd = [sys.executable, str(PEER / "floor_driver.py"), url, str(concurrency), str(prompts), str(MAX_TOKENS)]
+    return _timed(cmd, work, "floor", peer_env())
 
 
 def run_helm(python: Path, url: str, prompts: Path, work: Path, concurrency: int) -> dict[str, Any]:
-    cmd = [str(python), "-c", _HELM_DRIVER, url, str(concurrency), str(prompts), str(MAX_TOKENS)]
-    return _timed(cmd, work, "helm", _env())
+    cmd = [str(python), str(PEER / "helm_api_driver.py"), url, str(concurrency), str(prompts), str(MAX_TOKENS)]
+    return _timed(cmd, work, "helm", peer_env())
 
 
 def _timed(cmd: list[str], work: Path, tag: str, env: dict[str, str]) -> dict[str, Any]:

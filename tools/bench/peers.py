@@ -1,4 +1,3 @@
-#!/usr/bin/env python
 """holistic against lm-evaluation-harness and HELM on identical work, on this machine.
 
 Three workloads, each run as alternating pairs (peer, holistic, peer, holistic, ...)
@@ -19,7 +18,7 @@ folder, which both peers load as a local model):
 - ``gsm8k`` vs lm-evaluation-harness 0.4.13: GSM8K 5-shot chain of thought, greedy
   generation up to ``--max-tokens`` (256), ``--questions-gsm8k`` (20) questions, lm-eval's
   own ``gsm8k_cot`` task against holistic's ``selection: first`` on the same exemplars;
-  prompts checked byte-identical before timing (``scripts/bench_peers_gsm8k.py``).
+  prompts checked byte-identical before timing (``tools.bench.peers_gsm8k``).
 
 Per run: wall time, peak resident memory of the process tree's largest process,
 forward passes and padded positions through the model (counted for the peers by
@@ -34,163 +33,54 @@ Peers are installed (once) in their own virtual environments under
 ``<cache>/peers/bench/`` (``--cache``, default ``~/.cache/holistic``); they are never
 holistic dependencies. A file lock keeps two concurrent installs apart.
 
-    python scripts/bench_peers.py --pairs 3 --out bench_peers.json
+    python -m tools.bench.peers --pairs 3 --out bench_peers.json
 """
 
 from __future__ import annotations
 
 import argparse
 import csv
-import fcntl
 import json
 import os
 import platform
 import shutil
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
+from tools.bench import peers_gsm8k
+from tools.common import REPO
+from tools.peers import (
+    COUNTER_SHIM,
+    HELM,
+    HELM_MODEL,
+    LM_EVAL,
+    MODEL,
+    TORCH,
+    add_common_args,
+    data_root,
+    first_context,
+    install_peer,
+    json_task,
+    lm_eval_run,
+    measure,
+    model_dir,
+    peer_env,
+    run_holistic,
+)
 
-LM_EVAL = "lm_eval[hf,api]==0.4.13"
-HELM = "crfm-helm==0.5.16"
-TORCH = "torch==2.13.0"
-MODEL = "embedded/smollm2-135m-instruct"
-HELM_MODEL = "local/smollm2-135m-instruct"
 SUBJECTS = ("abstract_algebra", "anatomy", "astronomy")
 """The separate workload's 300 questions: the first test questions of these subjects, in order."""
-
-# Runs inside a peer's venv: counts the model's forward passes and padded positions,
-# then hands over to the peer's own command line.
-_COUNTER_SHIM = r"""
-import atexit, json, os, runpy, sys
-import torch
-counts = {"forward_calls": 0, "padded_positions": 0}
-original = torch.nn.Module.__call__
-def counting(self, *args, **kwargs):
-    if type(self).__name__.endswith("ForCausalLM"):
-        ids = kwargs.get("input_ids", args[0] if args else None)
-        if ids is not None:
-            counts["forward_calls"] += 1
-            counts["padded_positions"] += int(ids.numel())
-    return original(self, *args, **kwargs)
-torch.nn.Module.__call__ = counting
-atexit.register(lambda: open(os.environ["BENCH_COUNTS"], "w").write(json.dumps(counts)))
-module = sys.argv[1]
-sys.argv = sys.argv[1:]
-runpy.run_module(module, run_name="__main__", alter_sys=True)
-"""
-
-# Runs a command and prints the peak RSS of its largest descendant (kilobytes).
-_PEAK_WRAPPER = r"""
-import resource, subprocess, sys
-rc = subprocess.call(sys.argv[1:])
-print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss, file=sys.stderr)
-sys.exit(rc)
-"""
 
 
 # -- set-up --------------------------------------------------------------------------------
 
 
-def data_root(given: str | None, needs: str = "mmlu/test") -> Path:
-    """The data root holding ``needs`` (a folder or file under it)."""
-    for candidate in (given, os.environ.get("HOLISTIC_DATA_ROOT"), str(ROOT.parent / "shared" / "data")):
-        if candidate and (Path(candidate) / needs).exists():
-            return Path(candidate).resolve()
-    sys.exit(f"bench_peers: {needs} not found; pass --data-root (a folder holding {needs}) or set HOLISTIC_DATA_ROOT")
-
-
-@contextmanager
-def _lock(path: Path) -> Iterator[None]:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with path.open("w") as fh:
-        fcntl.flock(fh, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(fh, fcntl.LOCK_UN)
-
-
-def install_peer(folder: Path, packages: Sequence[str], post: Sequence[str] = ()) -> Path:
-    """A venv at ``folder`` with ``packages`` (installed once; a marker records what)."""
-    marker = folder / "bench-installed.txt"
-    wanted = " ".join(packages)
-    with _lock(folder.parent / f".{folder.name}.lock"):
-        if marker.is_file() and marker.read_text() == wanted:
-            return folder / "bin" / "python"
-        print(f"installing {wanted} into {folder} (once) ...", flush=True)
-        subprocess.run([sys.executable, "-m", "venv", "--clear", str(folder)], check=True)
-        pip = [str(folder / "bin" / "python"), "-m", "pip", "install", "-q"]
-        subprocess.run([*pip, *packages], check=True)
-        if post:
-            subprocess.run([str(folder / "bin" / "python"), "-m", "pip", *post], check=True)
-        marker.write_text(wanted)
-    return folder / "bin" / "python"
-
-
-def model_dir() -> Path:
-    from holistic.models.weights import converted_gguf_dir, embedded_gguf_path
-
-    return converted_gguf_dir(embedded_gguf_path())
-
-
 # -- measuring a run ---------------------------------------------------------------------------
-
-
-def measure(cmd: Sequence[str], *, cwd: Path, env: dict[str, str], log: Path) -> tuple[float, float]:
-    """Run ``cmd``; returns (wall seconds, peak RSS in MB). Fails loudly with the log's tail."""
-    start = time.perf_counter()
-    with log.open("w") as out:
-        proc = subprocess.run(
-            [sys.executable, "-c", _PEAK_WRAPPER, *cmd], cwd=cwd, env=env, stdout=out, stderr=subprocess.PIPE, text=True
-        )
-    wall = time.perf_counter() - start
-    lines = proc.stderr.strip().splitlines()
-    with log.open("a") as out:
-        out.write("\n".join(lines[:-1]))
-    if proc.returncode != 0:
-        tail = "\n".join(log.read_text().splitlines()[-30:])
-        raise SystemExit(f"bench_peers: {' '.join(cmd[:3])} ... failed (exit {proc.returncode}):\n{tail}")
-    return wall, int(lines[-1]) / 1024
-
-
-def _env(**extra: str) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTHON", "VIRTUAL_ENV"))}
-    env.update(HF_HUB_OFFLINE="1", TRANSFORMERS_OFFLINE="1", HF_DATASETS_OFFLINE="1", TOKENIZERS_PARALLELISM="false")
-    env.update(extra)
-    return env
-
-
-def run_holistic(spec: Path, work: Path, tag: str) -> dict[str, Any]:
-    out, cache = work / f"out-{tag}", work / f"cache-{tag}"
-    shutil.rmtree(out, ignore_errors=True)
-    shutil.rmtree(cache, ignore_errors=True)
-    helm_run = Path(sys.executable).with_name("helm-run")
-    cmd = [str(helm_run), str(spec), "--output-dir", str(out), "--cache-dir", str(cache), "--quiet"]
-    wall, peak = measure(cmd, cwd=work, env=_env(PYTHONPATH=str(ROOT)), log=work / f"{tag}.log")
-    import pyarrow.parquet as pq
-
-    run_dir = next((out / spec.stem).glob("runs/*"))
-    table = pq.read_table(run_dir / "requests.parquet").to_pylist()
-    facts = json.loads((run_dir / "artifacts.json").read_text())["execution"]
-    return {
-        "wall_s": wall,
-        "peak_mb": peak,
-        "requests": table,
-        "forward_calls": facts.get("engine_forward_calls", 0),
-        "forward_tokens": facts.get("engine_forward_tokens", 0),
-        "padded_positions": facts.get("engine_padded_positions", 0),
-        "scoring_s": sum(r["latency_s"] for r in table),
-        "quiet_line": (work / f"{tag}.log").read_text().strip().splitlines()[-1:],
-    }
 
 
 # -- workload 1: 0-shot choice by choice, against lm-eval ---------------------------------------
@@ -248,19 +138,6 @@ def separate_spec(data: Path, work: Path, n: int) -> Path:
     return spec
 
 
-def json_task(folder: Path, task: str, data: Path, settings: str) -> Path:
-    """An lm-eval task ``task`` over the JSON-lines file ``data`` (its test split), with the
-    task's own ``settings`` (YAML lines) after the common part; returns the folder, for
-    ``--include_path``."""
-    folder.mkdir(exist_ok=True)
-    (folder / f"{task}.yaml").write_text(
-        f"task: {task}\ndataset_path: json\ndataset_kwargs:\n  data_files:\n    test: {data}\ntest_split: test\n"
-        + settings,
-        encoding="utf-8",
-    )
-    return folder
-
-
 def lm_eval_task(data: Path, work: Path) -> Path:
     return json_task(
         work / "lm_eval_tasks",
@@ -275,44 +152,6 @@ def lm_eval_task(data: Path, work: Path) -> Path:
     )
 
 
-def lm_eval_run(
-    python: Path, tasks: Path, task: str, model: Path, work: Path, tag: str, batch_size: int = 16
-) -> dict[str, Any]:
-    """lm-eval's ``hf`` model on ``task`` (from ``tasks``), timed: wall, peak, forward counts, logged samples."""
-    out = work / f"out-{tag}"
-    shutil.rmtree(out, ignore_errors=True)
-    counts = work / f"{tag}.counts.json"
-    cmd = [
-        str(python),
-        "-c",
-        _COUNTER_SHIM,
-        "lm_eval",
-        "--model",
-        "hf",
-        "--model_args",
-        f"pretrained={model},dtype=float32",
-        "--device",
-        "cpu",
-        "--batch_size",
-        str(batch_size),
-        "--tasks",
-        task,
-        "--include_path",
-        str(tasks),
-        "--log_samples",
-        "--output_path",
-        str(out),
-    ]
-    wall, peak = measure(
-        cmd,
-        cwd=work,
-        env=_env(BENCH_COUNTS=str(counts), HF_DATASETS_CACHE=str(work / f"ds-{tag}")),
-        log=work / f"{tag}.log",
-    )
-    samples = [json.loads(line) for f in sorted(out.rglob("samples_*.jsonl")) for line in f.open()]
-    return {"wall_s": wall, "peak_mb": peak, "samples": samples, **json.loads(counts.read_text())}
-
-
 def run_lm_eval(python: Path, tasks: Path, model: Path, work: Path, tag: str) -> dict[str, Any]:
     run = lm_eval_run(python, tasks, "bench_mmlu_separate", model, work, tag)
     samples = run.pop("samples")
@@ -320,14 +159,8 @@ def run_lm_eval(python: Path, tasks: Path, model: Path, work: Path, tag: str) ->
         s["doc"]["id"]: max(range(len(s["filtered_resps"])), key=lambda k: float(s["filtered_resps"][k][0]))
         for s in samples
     }
-    prompts = {s["doc"]["id"]: _first_context(s["arguments"]) for s in samples}
+    prompts = {s["doc"]["id"]: first_context(s["arguments"]) for s in samples}
     return {**run, "preds": preds, "prompts": prompts}
-
-
-def _first_context(arguments: Any) -> str:
-    """The context of a sample's first request (lm-eval logs a list or a ``gen_args_<k>`` mapping)."""
-    first = arguments["gen_args_0"]["arg_0"] if isinstance(arguments, dict) else arguments[0][0]
-    return str(first)
 
 
 def holistic_separate_preds(run: dict[str, Any]) -> tuple[dict[str, int], dict[str, str]]:
@@ -398,8 +231,7 @@ def run_helm(python: Path, root: Path, model: Path, work: Path, tag: str, n: int
     entry = f"mmlu:subject=anatomy,method=multiple_choice_joint,model={HELM_MODEL}"
     cmd = [
         str(python),
-        "-c",
-        _COUNTER_SHIM,
+        str(COUNTER_SHIM),
         "helm.benchmark.run",
         "--run-entries",
         entry,
@@ -413,7 +245,7 @@ def run_helm(python: Path, root: Path, model: Path, work: Path, tag: str, n: int
         str(base / "benchmark_output"),
         "--disable-cache" if False else "--skip-completed-runs",
     ]
-    wall, peak = measure(cmd, cwd=base, env=_env(BENCH_COUNTS=str(counts)), log=work / f"{tag}.log")
+    wall, peak = measure(cmd, cwd=base, env=peer_env(BENCH_COUNTS=str(counts)), log=work / f"{tag}.log")
     state_file = next((base / "benchmark_output" / "runs" / "bench").glob("mmlu*/scenario_state.json"))
     states = json.loads(state_file.read_text())["request_states"]
     items = []
@@ -574,17 +406,6 @@ def report(name: str, peer: str, peers: list[dict[str, Any]], ours: list[dict[st
     return summary
 
 
-def add_common_args(ap: argparse.ArgumentParser) -> None:
-    """``--cache`` (where the peers' venvs live), ``--work`` and ``--out``: every peer benchmark has them."""
-    ap.add_argument(
-        "--cache",
-        default=os.environ.get("HOLISTIC_CACHE_DIR", str(Path.home() / ".cache" / "holistic")),
-        help="where the peers' virtual environments live (under peers/bench/)",
-    )
-    ap.add_argument("--work", help="scratch folder (default: a new temporary folder)")
-    ap.add_argument("--out", help="write the results as JSON here")
-
-
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--pairs", type=int, default=3, help="alternating peer/holistic pairs per workload (default 3)")
@@ -679,7 +500,7 @@ def main(argv: list[str] | None = None) -> int:
                 "--quiet",
             ],
             cwd=work,
-            env=_env(PYTHONPATH=str(ROOT)),
+            env=peer_env(PYTHONPATH=str(REPO)),
             log=work / "rerun.log",
         )
         summary.update(cached_rerun_s=wall, cached_rerun_peak_mb=peak, cached_source_s=cached["wall_s"])
@@ -687,9 +508,7 @@ def main(argv: list[str] | None = None) -> int:
         results["workloads"]["joint"] = summary
 
     if args.only in (None, "gsm8k"):
-        import bench_peers_gsm8k
-
-        results["workloads"]["gsm8k"] = bench_peers_gsm8k.run_workload(args, root, work, peers_dir, model)
+        results["workloads"]["gsm8k"] = peers_gsm8k.run_workload(args, root, work, peers_dir, model)
 
     if args.out:
         Path(args.out).write_text(json.dumps(results, indent=1), encoding="utf-8")

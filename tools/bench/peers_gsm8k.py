@@ -1,4 +1,4 @@
-"""The ``gsm8k`` workload of ``scripts/bench_peers.py``: GSM8K, 5-shot chain of thought,
+"""The ``gsm8k`` workload of ``python -m tools.bench.peers``: GSM8K, 5-shot chain of thought,
 greedy generation, against lm-evaluation-harness 0.4.13 on byte-identical prompts.
 
 lm-eval runs its own ``gsm8k_cot`` task (``lm_eval/tasks/gsm8k/gsm8k-cot.yaml`` of the
@@ -28,10 +28,11 @@ import statistics
 from pathlib import Path
 from typing import Any
 
-import bench_peers as bp
+from tools import peers as bp
+from tools.common import REPO
 
 TARGET_RATIO = 0.4
-CONFORMANCE = Path(__file__).resolve().parents[1] / "tests" / "conformance" / "lm_eval" / "gsm8k_cot.json"
+CONFORMANCE = REPO / "tests" / "conformance" / "lm_eval" / "gsm8k_cot.json"
 LAYOUT = json.loads(CONFORMANCE.read_text(encoding="utf-8"))
 """holistic's adaptation for lm-eval's gsm8k_cot layout, recorded with the prompt lm-eval
 logged for it (``tests/conformance/test_conformance_lm_eval_gsm8k.py`` checks the two agree)."""
@@ -115,7 +116,7 @@ def run_lm_eval(python: Path, tasks: Path, model: Path, work: Path, tag: str, ba
     samples = run.pop("samples")
     return {
         **run,
-        "prompts": {s["doc"]["id"]: bp._first_context(s["arguments"]) for s in samples},
+        "prompts": {s["doc"]["id"]: bp.first_context(s["arguments"]) for s in samples},
         "completions": {s["doc"]["id"]: str(s["resps"][0][0]) for s in samples},
     }
 

@@ -25,9 +25,10 @@ def main() -> None:
     ap.add_argument("--instances", type=int, default=100_000)
     ap.add_argument("--chromium", default="/usr/bin/chromium")
     args = ap.parse_args()
+    from holistic.testing.fake_suite import FakeRun, write_fake_suite
+
     from holistic.site import render_site
     from holistic.summarize import summarize_suite, write_summary
-    from holistic.testing.fake_suite import FakeRun, write_fake_suite
 
     with tempfile.TemporaryDirectory() as tmp:
         t0 = time.perf_counter()

@@ -1,8 +1,7 @@
-#!/usr/bin/env python
 """holistic's IFEval checkers against lm-evaluation-harness's, verdict by verdict.
 
 Both implementations get the same responses to all 541 IFEval prompts: the
-deterministic set of :mod:`holistic.testing.ifeval_responses` (the prompt itself,
+deterministic set of :mod:`tests.support.ifeval_responses` (the prompt itself,
 transformations of it, a response built to follow every instruction, and that response
 broken one instruction at a time, ~8,000 responses), optionally plus responses of a
 real model read from a JSONL file (``--responses FILE``, lines ``{"key", "response"}``).
@@ -22,7 +21,7 @@ ask for the frequency of ``#`` and ``!``, which the peer replaces by a random le
 (the authors' current code counts the character asked for, as holistic does); their
 verdicts are counted as ``excused_*``, every other verdict must be equal.
 
-    HOLISTIC_DATA_ROOT=/path/to/data python scripts/ifeval_conformance.py \
+    HOLISTIC_DATA_ROOT=/path/to/data python -m tools.conformance.ifeval \
         --golden tests/metrics/data/ifeval_peer_verdicts.jsonl.gz
 
 ``--golden`` writes the peer's verdicts for the generated responses (keyed by prompt key
@@ -42,41 +41,18 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "scripts"))
-
-from bench_peers import install_peer  # noqa: E402
+from tools.common import REPO, default_data_root
+from tools.peers import install_peer
 
 LM_EVAL = "lm_eval==0.4.13"
 PEER_PACKAGES = ("langdetect==1.0.9", "nltk>=3.9.1", "immutabledict", "packaging")
 
-# Runs inside the peer's venv: lm-evaluation-harness's ifeval checkers on every (row, response).
-_PEER = r"""
-import json, random, sys, types
-from pathlib import Path
-import lm_eval
-tasks = types.ModuleType("lm_eval.tasks")
-tasks.__path__ = [str(Path(lm_eval.__file__).parent / "tasks")]
-sys.modules["lm_eval.tasks"] = tasks          # skip the task manager's heavy imports
-import langdetect
-langdetect.DetectorFactory.seed = 0
-from lm_eval.tasks.ifeval import utils
-random.seed(0)
-rows = {row["key"]: row for row in map(json.loads, open(sys.argv[1], encoding="utf-8"))}
-with open(sys.argv[2], encoding="utf-8") as src, open(sys.argv[3], "w", encoding="utf-8") as out:
-    for line in src:
-        item = json.loads(line)
-        row = rows[item["key"]]
-        inp = utils.InputExample(row["key"], row["instruction_id_list"], row["prompt"], row["kwargs"])
-        strict = utils.test_instruction_following_strict(inp, item["response"]).follow_instruction_list
-        loose = utils.test_instruction_following_loose(inp, item["response"]).follow_instruction_list
-        out.write(json.dumps({"strict": [bool(v) for v in strict], "loose": [bool(v) for v in loose]}) + "\n")
-"""
+PEER_CHECKS = Path(__file__).with_name("peer") / "lm_eval_ifeval_checks.py"
+"""lm-evaluation-harness's checkers on every (row, response): a program run by the peer's interpreter."""
 
 
 def data_file(given: str | None) -> Path:
-    for candidate in (given, os.environ.get("HOLISTIC_DATA_ROOT"), str(ROOT.parent / "shared" / "data")):
+    for candidate in (given, str(default_data_root())):
         if candidate and (Path(candidate) / "ifeval" / "input_data.jsonl").is_file():
             return Path(candidate).resolve() / "ifeval" / "input_data.jsonl"
     sys.exit("ifeval_conformance: ifeval/input_data.jsonl not found; pass --data-root or set HOLISTIC_DATA_ROOT")
@@ -111,8 +87,8 @@ def peer_verdicts(python: Path, data: Path, items: list[dict[str, Any]], work: P
     with responses.open("w", encoding="utf-8") as fh:
         for item in items:
             fh.write(json.dumps({"key": item["key"], "response": item["response"]}) + "\n")
-    env = {**os.environ, "NLTK_DATA": str(ROOT / "holistic" / "metrics" / "nltk_data")}
-    subprocess.run([str(python), "-c", _PEER, str(data), str(responses), str(verdicts)], check=True, env=env)
+    env = {**os.environ, "NLTK_DATA": str(REPO / "holistic" / "metrics" / "nltk_data")}
+    subprocess.run([str(python), str(PEER_CHECKS), str(data), str(responses), str(verdicts)], check=True, env=env)
     with verdicts.open(encoding="utf-8") as fh:
         return [json.loads(line) for line in fh]
 
@@ -177,7 +153,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", help="write the full report (JSON) here")
     args = parser.parse_args(argv)
 
-    from holistic.testing.ifeval_responses import all_responses, random_letter_slots
+    from tests.support.ifeval_responses import all_responses, random_letter_slots
 
     data = data_file(args.data_root)
     rows = read_rows(data)

@@ -1,8 +1,7 @@
-#!/usr/bin/env python
 """Make the HELM run folders that ``tests/helm_import/`` imports, with HELM itself.
 
 crfm-helm 0.5.16 runs in its own virtual environment (``~/.cache/holistic/peers/helm``,
-made by ``scripts/helm_conformance.py``'s ``helm_venv`` on first use; never a dependency
+made by ``tools.conformance.helm.environment.helm_venv`` on first use; never a dependency
 of holistic) on the embedded SmolLM2-135M-Instruct weights, given to HELM as a local
 Hugging Face directory exactly as the conformance harness does (its ``prod_env``). Two
 run entries, in one ``helm-run`` of suite ``fixtures``:
@@ -18,7 +17,7 @@ run entries, in one ``helm-run`` of suite ``fixtures``:
 ``per_instance_stats.json``) are copied unchanged into ``--target``
 (default ``tests/helm_import/helm_runs/fixtures``).
 
-    nice .venv/bin/python scripts/helm_import_fixtures.py --data-root DATA
+    nice .venv/bin/python -m tools.conformance.helm.import_fixtures --data-root DATA
 
 The machine's cores are shared: HELM runs ``nice``d with one thread.
 """
@@ -29,15 +28,13 @@ import argparse
 import os
 import shutil
 import subprocess
-import sys
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "scripts"))
-sys.path.insert(0, str(ROOT))
-
-import helm_conformance as conformance  # noqa: E402  (the conformance harness's HELM environment)
+from tools.common import PEERS_CACHE, REPO, default_data_root
+from tools.conformance.helm.environment import helm_venv, write_prod_env
+from tools.conformance.helm.keys import HELM_MODEL
+from tools.conformance.helm.staging import prepare_helm_instances
 
 ENTRIES = (
     "mmlu:subject=anatomy,method=multiple_choice_joint",
@@ -49,31 +46,31 @@ RUN_FILES = ("run_spec.json", "scenario.json", "scenario_state.json", "stats.jso
 
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("--data-root", type=Path, default=Path(os.environ.get("HOLISTIC_DATA_ROOT", "../shared/data")))
+    p.add_argument("--data-root", type=Path, default=default_data_root())
     p.add_argument("--max-eval-instances", type=int, default=5)
-    p.add_argument("--work-dir", type=Path, default=Path.home() / ".cache" / "holistic" / "peers" / "helm_fixtures")
-    p.add_argument("--helm-venv", type=Path, default=Path.home() / ".cache" / "holistic" / "peers" / "helm")
-    p.add_argument("--target", type=Path, default=ROOT / "tests" / "helm_import" / "helm_runs" / SUITE)
+    p.add_argument("--work-dir", type=Path, default=PEERS_CACHE / "helm_fixtures")
+    p.add_argument("--helm-venv", type=Path, default=PEERS_CACHE / "helm")
+    p.add_argument("--target", type=Path, default=REPO / "tests" / "helm_import" / "helm_runs" / SUITE)
     args = p.parse_args(argv)
 
     from holistic.models.weights import converted_gguf_dir, embedded_gguf_path
 
-    helm_python = conformance.helm_venv(args.helm_venv)
+    helm_python = helm_venv(args.helm_venv)
     work = args.work_dir.resolve()
     if work.exists():
         shutil.rmtree(work)
     out = work / "benchmark_output"
     out.mkdir(parents=True)
-    conformance.write_prod_env(work / "prod_env", converted_gguf_dir(embedded_gguf_path()))
-    conformance.prepare_helm_instances("mmlu", out, args.data_root.resolve(), helm_python)
+    write_prod_env(work / "prod_env", converted_gguf_dir(embedded_gguf_path()))
+    prepare_helm_instances("mmlu", out, args.data_root.resolve(), helm_python)
 
-    entries = [f"{e}{',' if ':' in e else ':'}model={conformance.HELM_MODEL}" for e in ENTRIES]
+    entries = [f"{e}{',' if ':' in e else ':'}model={HELM_MODEL}" for e in ENTRIES]
     env = {
         **os.environ,
         "HF_HUB_OFFLINE": "1",
         "TRANSFORMERS_OFFLINE": "1",
         "HF_DATASETS_OFFLINE": "1",
-        "NLTK_DATA": str(ROOT / "holistic" / "metrics" / "nltk_data"),
+        "NLTK_DATA": str(REPO / "holistic" / "metrics" / "nltk_data"),
         "OMP_NUM_THREADS": "1",
     }
     command = [

@@ -1,10 +1,10 @@
 """HELM's judge prompts and verdict parsing (Safety, WildBench, Omni-MATH), made by HELM's own annotators.
 
 Run with the Python of a virtual environment that has crfm-helm 0.5.16 installed (never
-holistic's own environment; ``scripts/helm_conformance.py`` makes one under
+holistic's own environment; ``python -m tools.conformance.helm`` makes one under
 ``~/.cache/holistic/peers/helm``)::
 
-    ~/.cache/holistic/peers/helm/bin/python scripts/helm_judge_goldens.py \
+    ~/.cache/holistic/peers/helm/bin/python tools/conformance/helm/peer/helm_judge_goldens.py \
         --prompts holistic/scenarios/data/helm_judge_prompts.json \
         --golden tests/conformance/judges_helm.json
 

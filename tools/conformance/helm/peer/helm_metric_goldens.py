@@ -1,10 +1,10 @@
 """Golden metric values computed by HELM's own functions, for holistic's conformance tests.
 
 Run with the Python of a virtual environment that has crfm-helm 0.5.16 installed (never
-holistic's own environment; ``scripts/helm_conformance.py`` makes one under
+holistic's own environment; ``python -m tools.conformance.helm`` makes one under
 ``~/.cache/holistic/peers/helm``)::
 
-    ~/.cache/holistic/peers/helm/bin/python scripts/helm_metric_goldens.py \
+    ~/.cache/holistic/peers/helm/bin/python tools/conformance/helm/peer/helm_metric_goldens.py \
         --out tests/conformance/metrics_helm.json
 
 The script does not import holistic. It feeds fixed inputs (written below, plus the
@@ -25,7 +25,7 @@ import sys
 from importlib.metadata import version
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[4]
 os.environ.setdefault("NLTK_DATA", str(REPO / "holistic" / "metrics" / "nltk_data"))
 
 PAIRS = [
@@ -312,7 +312,7 @@ def main(argv: list[str] | None = None) -> int:
     real_texts = [chunk for chunk in readme.split("\n\n") if chunk.strip()][:150]
     goldens = {
         "made_by": {
-            "script": "scripts/helm_metric_goldens.py",
+            "script": "tools/conformance/helm/peer/helm_metric_goldens.py",
             "crfm-helm": version("crfm-helm"),
             "nltk": version("nltk"),
             "numpy": version("numpy"),

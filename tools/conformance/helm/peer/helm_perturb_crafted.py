@@ -1,6 +1,8 @@
 """HELM's ``DataAugmenter`` (as its runner calls it) on crafted instances; runs in HELM's interpreter::
 
-<helm venv>/bin/python helm_perturb_crafted.py CRAFTED_JSON AUGMENTATIONS_JSON OUT_JSON
+    <helm venv>/bin/python helm_perturb_crafted.py CRAFTED_JSON AUGMENTATIONS_JSON OUT_JSON
+
+writes HELM's variants of every crafted instance, per augmentation, to ``OUT_JSON``.
 """
 
 import json
