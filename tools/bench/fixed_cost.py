@@ -10,8 +10,8 @@ torch alone, and the interpreter starting and doing nothing.
 
 Target: the one-request run in ≤ 1.5 s wall (median).
 
-    python scripts/bench_fixed_cost.py              # 5 alternating rounds
-    python scripts/bench_fixed_cost.py --rounds 9 --out fixed_cost.json
+    python -m tools.bench.fixed_cost              # 5 alternating rounds
+    python -m tools.bench.fixed_cost --rounds 9 --out fixed_cost.json
 """
 
 from __future__ import annotations
@@ -26,7 +26,8 @@ import tempfile
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+from tools.common import REPO
+
 TARGET_SECONDS = 1.5
 MODEL = "embedded/smollm2-135m-instruct"
 
@@ -89,8 +90,8 @@ def main(argv: list[str] | None = None) -> int:
         one_run(spec, work, -1)  # warms the OS file cache and converts the weights once, as after an install
         for k in range(args.rounds):
             runs.append(one_run(spec, work, k))
-            torch_import.append(timed([sys.executable, "-c", "import torch"], env, ROOT))
-            bare.append(timed([sys.executable, "-c", "pass"], env, ROOT))
+            torch_import.append(timed([sys.executable, "-c", "import torch"], env, REPO))
+            bare.append(timed([sys.executable, "-c", "pass"], env, REPO))
             print(f"round {k + 1}: run {runs[-1]:.2f} s, import torch {torch_import[-1]:.2f} s", flush=True)
     report = {
         "rounds": args.rounds,

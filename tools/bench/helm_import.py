@@ -1,4 +1,3 @@
-#!/usr/bin/env python
 """Peak memory of ``helm-import`` on a large HELM run, made from a small real one.
 
 Takes a HELM run folder (default: the committed MMLU fixture made by HELM itself),
@@ -8,7 +7,7 @@ its request states and per-instance entries under new instance ids until
 are HELM's). It then runs ``helm-import`` on it in a child process and reports the
 child's wall time and peak resident memory (``ru_maxrss``), beside the file sizes.
 
-    nice .venv/bin/python scripts/bench_helm_import.py --mb 500
+    nice .venv/bin/python -m tools.bench.helm_import --mb 500
 """
 
 from __future__ import annotations
@@ -23,8 +22,9 @@ import tempfile
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-FIXTURE = ROOT / "tests" / "helm_import" / "helm_runs" / "fixtures"
+from tools.common import REPO
+
+FIXTURE = REPO / "tests" / "helm_import" / "helm_runs" / "fixtures"
 
 
 def _default_run() -> Path:
@@ -105,7 +105,7 @@ def main(argv: list[str] | None = None) -> int:
                 str(work / "out"),
                 "--quiet",
             ],
-            cwd=ROOT,
+            cwd=REPO,
             capture_output=True,
             text=True,
             check=False,

@@ -8,8 +8,8 @@ model (from the run's summary line).
 
 Target: the run in ≤ 15 minutes on this machine.
 
-    python scripts/bench_longcontext.py
-    python scripts/bench_longcontext.py --spec runspecs/longcontext.yaml --out longcontext.json
+    python -m tools.bench.longcontext
+    python -m tools.bench.longcontext --spec runspecs/longcontext.yaml --out longcontext.json
 """
 
 from __future__ import annotations
@@ -25,25 +25,16 @@ import time
 from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parents[1]
-TARGET_SECONDS = 15 * 60.0
+from tools.common import REPO
 
-CHILD = r"""
-import json, resource, sys, time
-start = time.perf_counter()
-if sys.argv[1] == "run":
-    from holistic.cli.run import main
-else:
-    from holistic.cli.summarize import main
-code = main(sys.argv[2:])
-print(json.dumps({"seconds": time.perf_counter() - start, "exit": code,
-                  "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}))
-"""
+TARGET_SECONDS = 15 * 60.0
 
 
 def child(kind: str, args: list[str]) -> dict[str, Any]:
     start = time.perf_counter()
-    proc = subprocess.run([sys.executable, "-c", CHILD, kind, *args], capture_output=True, text=True, cwd=ROOT)
+    proc = subprocess.run(
+        [sys.executable, "-m", "tools.bench.timed_cli", kind, *args], capture_output=True, text=True, cwd=REPO
+    )
     wall = time.perf_counter() - start
     lines = proc.stdout.strip().splitlines()
     if proc.returncode not in (0, 3) or not lines:
@@ -56,7 +47,7 @@ def child(kind: str, args: list[str]) -> dict[str, Any]:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--spec", type=Path, default=ROOT / "runspecs" / "longcontext.yaml", help="the run spec")
+    ap.add_argument("--spec", type=Path, default=REPO / "runspecs" / "longcontext.yaml", help="the run spec")
     ap.add_argument("--work", type=Path, help="output folder (default: a temporary one, removed afterwards)")
     ap.add_argument("--out", type=Path, help="write the results as JSON here")
     args = ap.parse_args(argv)

@@ -1,4 +1,3 @@
-#!/usr/bin/env python
 """Benchmark the embedded model (SmolLM2-135M-Instruct) on this machine, both engines.
 
 Measures, for ``transformers`` and ``llama_cpp``:
@@ -15,7 +14,7 @@ Measures, for ``transformers`` and ``llama_cpp``:
 
 Every timing is the median of ``--repeats`` runs. Results are printed and written as JSON.
 
-    python scripts/bench_models.py --out bench_models.json
+    python -m tools.bench.models --out bench_models.json
 """
 
 from __future__ import annotations
@@ -35,12 +34,9 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
-
-from holistic.core.types import ModelDeployment, Request  # noqa: E402
-from holistic.models.prefix_plan import common_prefix_len  # noqa: E402
-from holistic.models.registry import ModelRegistry, create_client  # noqa: E402
+from holistic.core.types import ModelDeployment, Request
+from holistic.models.prefix_plan import common_prefix_len
+from holistic.models.registry import ModelRegistry, create_client
 
 MODEL = "embedded/smollm2-135m-instruct"
 ENGINES = ("transformers", "llama_cpp")
@@ -147,17 +143,17 @@ def scoring_requests(n: int, seed: int = 1) -> list[Request]:
 def start_time(engine: str, cache_dir: str) -> float:
     """Seconds from a fresh interpreter to the first answer."""
     code = (
-        "import sys, time; t0 = time.perf_counter(); sys.path.insert(0, sys.argv[1]);"
+        "import sys, time; t0 = time.perf_counter(); "
         "from dataclasses import replace;"
         "from holistic.core.types import Request;"
         "from holistic.models.registry import ModelRegistry, create_client;"
-        "d = ModelRegistry().get(sys.argv[2]); d = replace(d, args={**d.args, 'engine': sys.argv[3]});"
+        "d = ModelRegistry().get(sys.argv[1]); d = replace(d, args={**d.args, 'engine': sys.argv[2]});"
         "c = create_client(d); r = c.process([Request(model=d.name, prompt='Hi', max_tokens=1)]);"
         "assert r[0].success, r[0].error; print(time.perf_counter() - t0)"
     )
     env = {**os.environ, "HOLISTIC_CACHE_DIR": cache_dir}
     out = subprocess.run(
-        [sys.executable, "-c", code, str(ROOT), MODEL, engine], env=env, capture_output=True, text=True, check=True
+        [sys.executable, "-c", code, MODEL, engine], env=env, capture_output=True, text=True, check=True
     )
     return float(out.stdout.strip().splitlines()[-1])
 

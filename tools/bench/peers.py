@@ -416,7 +416,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--max-tokens", type=int, default=256, help="tokens generated at most per gsm8k question (256)")
     ap.add_argument("--lm-eval-batch-size", type=int, default=16, help="lm-eval's --batch_size for gsm8k (16)")
     ap.add_argument(
-        "--data-root", help="folder holding mmlu/ and gsm8k/ (default: $HOLISTIC_DATA_ROOT or ../shared/data)"
+        "--data-root",
+        help="folder holding mmlu/ and gsm8k/ (default: $HOLISTIC_DATA_ROOT or the data mirror beside the clone)",
     )
     add_common_args(ap)
     args = ap.parse_args(argv)

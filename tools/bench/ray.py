@@ -11,7 +11,7 @@ with an empty request cache, so both compute everything:
 Prints one JSON line per measurement and a summary with medians and the local/ray
 ratio of wall times. Needs the ``ray`` extra.
 
-    python scripts/bench_ray.py [--workers 2] [--pairs 3] [--max-eval-instances 10]
+    python -m tools.bench.ray [--workers 2] [--pairs 3] [--max-eval-instances 10]
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ import tempfile
 import time
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parents[1]
+from tools.common import REPO
 
 SLOW_MODEL = """\
 models:

@@ -4,7 +4,7 @@ Reports the time to render the site (summary + pages + instance browser data),
 the site's size per 10,000 instances, and the time until the instance browser's
 first page is on screen in headless Chromium (opened from file://).
 
-    python scripts/bench_site.py [--instances 100000] [--chromium /usr/bin/chromium]
+    python -m tools.bench.site [--instances 100000] [--chromium /usr/bin/chromium]
 """
 
 from __future__ import annotations
@@ -25,10 +25,9 @@ def main() -> None:
     ap.add_argument("--instances", type=int, default=100_000)
     ap.add_argument("--chromium", default="/usr/bin/chromium")
     args = ap.parse_args()
-    from holistic.testing.fake_suite import FakeRun, write_fake_suite
-
     from holistic.site import render_site
     from holistic.summarize import summarize_suite, write_summary
+    from tests.support.fake_suite import FakeRun, write_fake_suite
 
     with tempfile.TemporaryDirectory() as tmp:
         t0 = time.perf_counter()

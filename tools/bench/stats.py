@@ -1,6 +1,6 @@
 """Measure holistic.metrics.stats: bootstrap CIs for a large run.
 
-Usage: python scripts/bench_stats.py [--instances 10000] [--resamples 1000] [--metrics 1] [--repeat 5]
+Usage: python -m tools.bench.stats [--instances 10000] [--resamples 1000] [--metrics 1] [--repeat 5]
 
 Prints the best wall time of ``aggregate`` over the repeats for ``--metrics`` value
 names sharing ``--instances`` instances (one trial), each with a 95% bootstrap CI of

@@ -1,6 +1,6 @@
 """Benchmark: helm-summarize (summary and site) at HELM's scale, and the instance browser.
 
-A synthetic suite in the real results format (``holistic.testing.fake_suite``) of
+A synthetic suite in the real results format (``tests.support.fake_suite``) of
 ``--runs`` runs × ``--instances`` instances (default 5,000 × 1,000, about what HELM
 Classic had: 500 scenarios × 10 models, each instance also in one perturbed variant)
 is written once; then ``helm-summarize`` builds the summary and the site, ``--repeat``
@@ -13,8 +13,8 @@ is taken for each: the target is for *any* run, so the slowest one is reported.
 Targets: summary and site ≤ 90 s and ≤ 3 GB peak; the instance browser's first page
 ≤ 1 s for any run.
 
-    python scripts/bench_summarize.py                           # 5,000 x 1,000
-    python scripts/bench_summarize.py --runs 40 --instances 50  # a quick check
+    python -m tools.bench.summarize                           # 5,000 x 1,000
+    python -m tools.bench.summarize --runs 40 --instances 50  # a quick check
 """
 
 from __future__ import annotations
@@ -31,25 +31,16 @@ import time
 from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parents[1]
+from tools.common import REPO
+
 TARGET_SECONDS = 90.0
 TARGET_PEAK_MB = 3 * 1024
 TARGET_BROWSER_SECONDS = 1.0
 MODELS = 10
 
-CHILD = r"""
-import json, resource, sys, time
-from holistic.cli.summarize import main
-start = time.perf_counter()
-code = main(["--suite", sys.argv[2], "--output-dir", sys.argv[1]])
-elapsed = time.perf_counter() - start
-print(json.dumps({"seconds": elapsed, "exit": code,
-                  "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}))
-"""
-
 
 def write_suite(out: Path, runs: int, instances: int) -> Path:
-    from holistic.testing.fake_suite import FakeRun, write_fake_suite
+    from tests.support.fake_suite import FakeRun, write_fake_suite
 
     models = [f"model/{i:02d}" for i in range(min(MODELS, runs))]
     scenarios = [f"scenario_{j:04d}" for j in range(max(1, runs // len(models)))]
@@ -79,11 +70,11 @@ def summarize(out: Path, repeat: int) -> list[dict[str, Any]]:
     results = []
     for _ in range(repeat):
         proc = subprocess.Popen(
-            [sys.executable, "-c", CHILD, str(out), "bench"],
+            [sys.executable, "-m", "tools.bench.timed_cli", "summarize", "--suite", "bench", "--output-dir", str(out)],
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             text=True,
-            cwd=ROOT,
+            cwd=REPO,
         )
         tree_peak = [0]
         watcher = threading.Thread(target=_watch_tree, args=(proc, tree_peak), daemon=True)
