@@ -1,13 +1,19 @@
-"""Report the package's structure: import circles, large modules and functions, provider branches.
+"""Report the structure of the package and of the tools: import circles, large modules and functions,
+provider branches.
 
-    python scripts/check_structure.py [--quiet]
-    python scripts/check_structure.py --graph          # the package layering, bottom first
-    python scripts/check_structure.py --update-doc     # write that layering into design/contracts.md
+    python -m tools.structure [--quiet]
+    python -m tools.structure --graph          # the package layering, bottom first
+    python -m tools.structure --update-doc     # write that layering into design/contracts.md
 
 Imports are read from the source (``ast``), at module level and inside functions alike. A
 circle is a strongly connected set of modules (or of top-level packages: ``holistic.models``,
-``holistic.execution`` ...) that import each other, directly or around a loop; a package's
-``__init__`` importing its own submodules does not count. Exit 1 when any limit is broken.
+``holistic.execution`` ...) that import each other, directly or around a loop. A package's
+``__init__`` is a module like any other: when it imports its submodules (a facade), a submodule
+that imports a name from the package itself (``from holistic.results import ...`` inside
+``holistic.results.reader``, even ``from holistic.results import manifest``, which runs the
+``__init__`` first) closes a circle: a submodule imports its siblings by their full name
+(``from holistic.results.manifest import ...``). ``holistic/`` and ``tools/`` are both checked (the provider-name rule
+applies to the package only). Exit 1 when any limit is broken.
 """
 
 from __future__ import annotations
@@ -19,8 +25,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1] / "holistic"
+TOOLS = ROOT.parent / "tools"
 CONTRACTS_DOC = ROOT.parent / "design" / "contracts.md"
-GRAPH_START = "<!-- package graph: python scripts/check_structure.py --update-doc -->"
+GRAPH_START = "<!-- package graph: python -m tools.structure --update-doc -->"
 GRAPH_END = "<!-- end of package graph -->"
 MAX_MODULE_LINES = 600
 MAX_FUNCTION_LINES = 100
@@ -54,6 +61,8 @@ def _module_name(path: Path, root: Path) -> str:
 
 
 def _imported(node: ast.AST, module: str, is_package: bool) -> list[str]:
+    """The names ``node`` imports; ``from X import y`` imports ``X`` (its ``__init__`` runs first and
+    ``y`` is looked up on it) and ``X.y`` when that is a submodule."""
     if isinstance(node, ast.Import):
         return [a.name for a in node.names]
     if isinstance(node, ast.ImportFrom):
@@ -129,7 +138,8 @@ def _provider_branches(tree: ast.AST, module: str) -> Iterable[str]:
                     yield f"{module}:{node.lineno} compares with {value.value!r}"
 
 
-def check(root: Path = ROOT) -> Report:
+def check(root: Path = ROOT, providers: bool = True) -> Report:
+    """The structure of the package at ``root``; ``providers``: report branches on a provider's name."""
     files = {_module_name(p, root): p for p in sorted(root.rglob("*.py"))}
     trees = {m: ast.parse(p.read_text(encoding="utf-8")) for m, p in files.items()}
     graph: dict[str, set[str]] = {m: set() for m in files}
@@ -139,7 +149,7 @@ def check(root: Path = ROOT) -> Report:
             for name in _imported(node, module, is_package):
                 while name and name not in files:
                     name = name.rpartition(".")[0]
-                if name and name != module and not (is_package and name.startswith(module + ".")):
+                if name and name != module:
                     graph[module].add(name)
     report = Report(module_circles=_strongly_connected(graph))
     packages: dict[str, set[str]] = {}
@@ -168,7 +178,7 @@ def check(root: Path = ROOT) -> Report:
                 length = node.end_lineno - node.lineno + 1
                 if length > MAX_FUNCTION_LINES:
                     report.long_functions.append((length, f"{module}.{node.name}"))
-        if not module.rpartition(".")[2].startswith(PROVIDER_MODULE_PREFIXES):
+        if providers and not module.rpartition(".")[2].startswith(PROVIDER_MODULE_PREFIXES):
             report.provider_branches.extend(_provider_branches(trees[module], module))
     report.large_modules.sort(reverse=True)
     report.long_functions.sort(reverse=True)
@@ -210,6 +220,24 @@ def documented_block(doc: Path = CONTRACTS_DOC) -> str:
     return text[start:end]
 
 
+def print_report(title: str, report: Report, quiet: bool) -> None:
+    print(f"{title}: module circles: {len(report.module_circles)}")
+    for circle in report.module_circles:
+        print("   " + " ".join(circle))
+    print(f"{title}: package circles: {len(report.package_circles)}")
+    for circle in report.package_circles:
+        print("   " + " ".join(circle))
+    if not quiet:
+        for edge in report.package_edges:
+            print("      " + edge)
+    print(f"{title}: modules over {MAX_MODULE_LINES} lines: {len(report.large_modules)}")
+    for lines, module in report.large_modules:
+        print(f"   {lines} {module}")
+    print(f"{title}: functions over {MAX_FUNCTION_LINES} lines: {len(report.long_functions)}")
+    for lines, function in report.long_functions:
+        print(f"   {lines} {function}")
+
+
 def main(argv: list[str]) -> int:
     report = check()
     if "--graph" in argv:
@@ -219,25 +247,13 @@ def main(argv: list[str]) -> int:
         text = CONTRACTS_DOC.read_text(encoding="utf-8")
         CONTRACTS_DOC.write_text(text.replace(documented_block(), graph_block(report)), encoding="utf-8")
         return 0
-    print(f"module circles: {len(report.module_circles)}")
-    for circle in report.module_circles:
-        print("   " + " ".join(circle))
-    print(f"package circles: {len(report.package_circles)}")
-    for circle in report.package_circles:
-        print("   " + " ".join(circle))
-    if "--quiet" not in argv:
-        for edge in report.package_edges:
-            print("      " + edge)
-    print(f"modules over {MAX_MODULE_LINES} lines: {len(report.large_modules)}")
-    for lines, module in report.large_modules:
-        print(f"   {lines} {module}")
-    print(f"functions over {MAX_FUNCTION_LINES} lines: {len(report.long_functions)}")
-    for lines, function in report.long_functions:
-        print(f"   {lines} {function}")
-    print(f"provider-name comparisons outside the providers: {len(report.provider_branches)}")
+    tools = check(TOOLS, providers=False)
+    print_report(ROOT.name, report, "--quiet" in argv)
+    print(f"{ROOT.name}: provider-name comparisons outside the providers: {len(report.provider_branches)}")
     for branch in report.provider_branches:
         print("   " + branch)
-    return 1 if report.broken or report.provider_branches else 0
+    print_report(TOOLS.name, tools, "--quiet" in argv)
+    return 1 if report.broken or report.provider_branches or tools.broken else 0
 
 
 if __name__ == "__main__":

@@ -406,6 +406,80 @@ def report(name: str, peer: str, peers: list[dict[str, Any]], ours: list[dict[st
     return summary
 
 
+def separate_workload(args: argparse.Namespace, root: Path, work: Path, peers_dir: Path, model: Path) -> dict[str, Any]:
+    """The ``separate`` workload against lm-evaluation-harness, with holistic's efficiency against the floor."""
+    python = install_peer(peers_dir / "lm_eval", [TORCH, LM_EVAL])
+    data = write_separate_data(root, work, args.questions)
+    spec, tasks = separate_spec(data, work, args.questions), lm_eval_task(data, work)
+    peers, ours = [], []
+    for k in range(args.pairs):
+        peers.append(run_lm_eval(python, tasks, model, work, f"lm_eval-{k}"))
+        ours.append(run_holistic(spec, work, f"holistic-sep-{k}"))
+        _pair_line(k, "lm-eval", peers[-1], ours[-1])
+    h_preds, h_prompts = holistic_separate_preds(ours[0])
+    same = sum(h_preds[i] == p for i, p in peers[0]["preds"].items() if i in h_preds)
+    same_prompts = sum(h_prompts.get(i) == p for i, p in peers[0]["prompts"].items())
+    agree = f"{same}/{len(peers[0]['preds'])} identical, prompts {same_prompts}/{len(peers[0]['prompts'])} identical"
+    summary = report("0-shot choice by choice, MMLU test", "lm-eval", peers, ours, agree)
+    floor_tokens = work_tokens(ours[0]["requests"], model)
+    rate = forward_rate(model)
+    floor_s = floor_tokens / rate
+    summary.update(
+        unique_tokens=floor_tokens,
+        forward_rate=rate,
+        floor_s=floor_s,
+        scoring_vs_floor=summary["holistic_scoring_s"] / floor_s,
+    )
+    print(
+        f"holistic efficiency: {summary['holistic_tokens']:.0f} tokens through the model for {floor_tokens} "
+        f"unique; scoring {summary['holistic_scoring_s']:.1f} s vs floor {floor_s:.1f} s "
+        f"({floor_tokens} tokens at {rate:.0f} tokens/s): {summary['scoring_vs_floor']:.2f}x the floor"
+    )
+    return summary
+
+
+def joint_workload(args: argparse.Namespace, root: Path, work: Path, peers_dir: Path, model: Path) -> dict[str, Any]:
+    """The ``joint`` workload against HELM, and a fully cached rerun of holistic's."""
+    python = install_peer(
+        peers_dir / "helm", [TORCH, "torchvision==0.28.0", HELM], post=["uninstall", "-y", "-q", "torchvision"]
+    )
+    peers, ours = [], []
+    spec = None
+    for k in range(args.pairs):
+        peers.append(run_helm(python, root, model, work, f"helm-{k}", args.instances))
+        if spec is None:
+            spec = joint_spec(peers[0]["items"], work)
+        ours.append(run_holistic(spec, work, f"holistic-joint-{k}"))
+        _pair_line(k, "HELM", peers[-1], ours[-1])
+    by_id = {r["instance_id"]: r for r in ours[0]["requests"]}
+    helm_items = peers[0]["items"]
+    same = sum((by_id[i["id"]]["completion"] or "").strip() == i["completion"].strip() for i in helm_items)
+    same_prompts = sum(by_id[i["id"]]["prompt"] == i["prompt"] for i in helm_items)
+    agree = f"{same}/{len(helm_items)} identical, prompts {same_prompts}/{len(helm_items)} identical"
+    summary = report("MMLU anatomy 5-shot joint", "HELM", peers, ours, agree)
+    cached = run_holistic(spec, work, "holistic-joint-cached-src")  # fills a cache ...
+    rerun_out = work / "out-holistic-joint-rerun"
+    shutil.rmtree(rerun_out, ignore_errors=True)
+    helm_run = Path(sys.executable).with_name("helm-run")
+    wall, peak = measure(
+        [
+            str(helm_run),
+            str(spec),
+            "--output-dir",
+            str(rerun_out),
+            "--cache-dir",
+            str(work / "cache-holistic-joint-cached-src"),
+            "--quiet",
+        ],
+        cwd=work,
+        env=peer_env(PYTHONPATH=str(REPO)),
+        log=work / "rerun.log",
+    )
+    summary.update(cached_rerun_s=wall, cached_rerun_peak_mb=peak, cached_source_s=cached["wall_s"])
+    print(f"fully cached rerun into a fresh output folder: {wall:.1f} s, peak {peak:.0f} MB")
+    return summary
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--pairs", type=int, default=3, help="alternating peer/holistic pairs per workload (default 3)")
@@ -437,77 +511,9 @@ def main(argv: list[str] | None = None) -> int:
     print(f"bench_peers: work folder {work}; model {model}")
 
     if args.only in (None, "separate"):
-        python = install_peer(peers_dir / "lm_eval", [TORCH, LM_EVAL])
-        data = write_separate_data(root, work, args.questions)
-        spec, tasks = separate_spec(data, work, args.questions), lm_eval_task(data, work)
-        peers, ours = [], []
-        for k in range(args.pairs):
-            peers.append(run_lm_eval(python, tasks, model, work, f"lm_eval-{k}"))
-            ours.append(run_holistic(spec, work, f"holistic-sep-{k}"))
-            _pair_line(k, "lm-eval", peers[-1], ours[-1])
-        h_preds, h_prompts = holistic_separate_preds(ours[0])
-        same = sum(h_preds[i] == p for i, p in peers[0]["preds"].items() if i in h_preds)
-        same_prompts = sum(h_prompts.get(i) == p for i, p in peers[0]["prompts"].items())
-        agree = (
-            f"{same}/{len(peers[0]['preds'])} identical, prompts {same_prompts}/{len(peers[0]['prompts'])} identical"
-        )
-        summary = report("0-shot choice by choice, MMLU test", "lm-eval", peers, ours, agree)
-        floor_tokens = work_tokens(ours[0]["requests"], model)
-        rate = forward_rate(model)
-        floor_s = floor_tokens / rate
-        summary.update(
-            unique_tokens=floor_tokens,
-            forward_rate=rate,
-            floor_s=floor_s,
-            scoring_vs_floor=summary["holistic_scoring_s"] / floor_s,
-        )
-        print(
-            f"holistic efficiency: {summary['holistic_tokens']:.0f} tokens through the model for {floor_tokens} "
-            f"unique; scoring {summary['holistic_scoring_s']:.1f} s vs floor {floor_s:.1f} s "
-            f"({floor_tokens} tokens at {rate:.0f} tokens/s): {summary['scoring_vs_floor']:.2f}x the floor"
-        )
-        results["workloads"]["separate"] = summary
-
+        results["workloads"]["separate"] = separate_workload(args, root, work, peers_dir, model)
     if args.only in (None, "joint"):
-        python = install_peer(
-            peers_dir / "helm", [TORCH, "torchvision==0.28.0", HELM], post=["uninstall", "-y", "-q", "torchvision"]
-        )
-        peers, ours = [], []
-        spec = None
-        for k in range(args.pairs):
-            peers.append(run_helm(python, root, model, work, f"helm-{k}", args.instances))
-            if spec is None:
-                spec = joint_spec(peers[0]["items"], work)
-            ours.append(run_holistic(spec, work, f"holistic-joint-{k}"))
-            _pair_line(k, "HELM", peers[-1], ours[-1])
-        by_id = {r["instance_id"]: r for r in ours[0]["requests"]}
-        helm_items = peers[0]["items"]
-        same = sum((by_id[i["id"]]["completion"] or "").strip() == i["completion"].strip() for i in helm_items)
-        same_prompts = sum(by_id[i["id"]]["prompt"] == i["prompt"] for i in helm_items)
-        agree = f"{same}/{len(helm_items)} identical, prompts {same_prompts}/{len(helm_items)} identical"
-        summary = report("MMLU anatomy 5-shot joint", "HELM", peers, ours, agree)
-        cached = run_holistic(spec, work, "holistic-joint-cached-src")  # fills a cache ...
-        rerun_out = work / "out-holistic-joint-rerun"
-        shutil.rmtree(rerun_out, ignore_errors=True)
-        helm_run = Path(sys.executable).with_name("helm-run")
-        wall, peak = measure(
-            [
-                str(helm_run),
-                str(spec),
-                "--output-dir",
-                str(rerun_out),
-                "--cache-dir",
-                str(work / "cache-holistic-joint-cached-src"),
-                "--quiet",
-            ],
-            cwd=work,
-            env=peer_env(PYTHONPATH=str(REPO)),
-            log=work / "rerun.log",
-        )
-        summary.update(cached_rerun_s=wall, cached_rerun_peak_mb=peak, cached_source_s=cached["wall_s"])
-        print(f"fully cached rerun into a fresh output folder: {wall:.1f} s, peak {peak:.0f} MB")
-        results["workloads"]["joint"] = summary
-
+        results["workloads"]["joint"] = joint_workload(args, root, work, peers_dir, model)
     if args.only in (None, "gsm8k"):
         results["workloads"]["gsm8k"] = peers_gsm8k.run_workload(args, root, work, peers_dir, model)
 
