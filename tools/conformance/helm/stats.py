@@ -34,14 +34,14 @@ def metric_names(keys: Iterable[str]) -> list[str]:
     return sorted({k.split("[")[0] for k in keys if not any(t in k for t in TIMING)})
 
 
-_POOLED = (
+POOLED = (
     "HELM pools a per-request stat over every request of the run (its run value is the sum over all "
     "requests divided by their number), holistic averages each instance's mean; on a ranking run, whose "
     "queries have different numbers of passages, the two differ slightly (a named deviation; the "
     "per-instance values are equal: tests/conformance/test_conformance_golden.py)."
 )
 EXCLUDED_FOR = {
-    f"msmarco_{track}{run}": {"num_prompt_tokens": _POOLED}
+    f"msmarco_{track}{run}": {"num_prompt_tokens": POOLED}
     for track in ("regular", "trec")
     for run in ("", "_robustness", "_fairness")
 }
