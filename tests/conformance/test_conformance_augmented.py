@@ -3,7 +3,7 @@
 Each ``tests/conformance/augmented/<key>.json.gz`` holds one of HELM's runs with
 ``data_augmentation=robustness``, ``=fairness``, ``=canonical`` (both in one run) or one of
 HELM's single perturbations (``=typo_easy``, ``=lower``, ...) on holistic's embedded model, written by
-``scripts/helm_conformance.py --golden`` (crfm-helm 0.5.16): every request state of the
+``python -m tools.conformance.helm --golden`` (crfm-helm 0.5.16): every request state of the
 run (the originals and their variants, with HELM's completions), HELM's per-instance stats
 of each original and variant, and its run's stats: the variants' (``computed_on=perturbed``),
 their originals' (``computed_on=original``), the worst case per perturbation

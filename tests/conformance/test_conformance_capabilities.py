@@ -1,6 +1,6 @@
 """The capabilities suite's requests against HELM's own (crfm-helm 0.5.16), without HELM.
 
-``capabilities/helm_requests.json`` was written by ``scripts/capabilities_helm_goldens.py``:
+``capabilities/helm_requests.json`` was written by ``tools/conformance/helm/capabilities.py``:
 HELM's scenario classes, Capabilities run specs and adapters on the same bytes (the real
 GPQA zip and IFEval file, and MMLU-Pro rows in the release's schema that the file
 holds). Here holistic builds the runs of ``runspecs/capabilities.yaml`` and every
@@ -32,10 +32,10 @@ from holistic.models.registry import ModelRegistry
 from holistic.scenarios.ifeval import read_row
 from holistic.scenarios.registry import create_scenario, scenario_info
 from holistic.spec import compile_spec
-from holistic.testing.ifeval_responses import all_responses, random_letter_slots
 from tests.conformance.test_conformance_golden import _RoomyTokenizer
 from tests.metrics.metrics_testkit import ctx, gen_state
 from tests.scenarios.conftest import shared_data_root
+from tests.support.ifeval_responses import all_responses, random_letter_slots
 
 GOLDEN = json.loads((Path(__file__).parent / "capabilities" / "helm_requests.json").read_text(encoding="utf-8"))
 SPEC = Path(__file__).resolve().parents[2] / "runspecs" / "capabilities.yaml"

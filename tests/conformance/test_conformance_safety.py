@@ -1,6 +1,6 @@
 """The safety suite's candidate requests against HELM's own (crfm-helm 0.5.16), without HELM.
 
-``safety/helm_requests.json.gz`` was written by ``scripts/safety_helm_goldens.py``: HELM's
+``safety/helm_requests.json.gz`` was written by ``tools/conformance/helm/safety.py``: HELM's
 scenario classes, its safety run-spec functions (HELM Safety's BBQ run entry, through HELM's
 run expanders), adapters and runner sampling on the same bytes (the authors' HarmBench,
 XSTest, SimpleSafetyTests and BBQ files; red-team attempts in the published format that the

@@ -1,6 +1,6 @@
 """holistic's perturbations under ``protocol: helm`` against HELM's own, without installing HELM.
 
-``perturbations_<scenario>.json`` were written by ``scripts/helm_perturbation_conformance.py``
+``perturbations_<scenario>.json`` were written by ``tools/conformance/helm/perturbations.py``
 from ``helm-run --dry-run`` (crfm-helm 0.5.16) on every core scenario (MS MARCO's two tracks,
 CNN/DailyMail and XSum included), once per HELM ``data_augmentation`` (its robustness run, the
 single perturbations, the deterministic fairness runs, its fairness run and ``canonical``):

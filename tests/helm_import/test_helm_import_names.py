@@ -64,7 +64,7 @@ def _helm_scenarios_source() -> Path:
     venv = Path(os.environ.get("HOLISTIC_HELM_VENV", Path.home() / ".cache" / "holistic" / "peers" / "helm"))
     found = sorted(venv.glob("lib/python*/site-packages/helm/benchmark/scenarios"))
     if not found:
-        pytest.skip(f"HELM's source is not installed under {venv} (scripts/helm_conformance.py installs it)")
+        pytest.skip(f"HELM's source is not installed under {venv} (tools/conformance/helm/ installs it)")
     return found[0]
 
 

@@ -1,8 +1,8 @@
 """holistic's IFEval verdicts equal lm-evaluation-harness 0.4.13's on every prompt.
 
 The golden file holds the peer's strict and loose verdicts on the deterministic
-responses of ``holistic.testing.ifeval_responses`` to all 541 prompts (written by
-``scripts/ifeval_conformance.py --golden``, which ran the peer itself); this test
+responses of ``tests.support.ifeval_responses`` to all 541 prompts (written by
+``python -m tools.conformance.ifeval --golden``, which ran the peer itself); this test
 rebuilds the same responses from the real data and checks every verdict, without the peer.
 """
 
@@ -17,8 +17,8 @@ import pytest
 
 from holistic.core.ifeval import instruction_args
 from holistic.metrics.ifeval_checks import loose_verdicts, strict_verdicts
-from holistic.testing.ifeval_responses import all_responses, random_letter_slots
 from tests.scenarios.conftest import shared_data_root
+from tests.support.ifeval_responses import all_responses, random_letter_slots
 
 GOLDEN = Path(__file__).with_name("data") / "ifeval_peer_verdicts.jsonl.gz"
 

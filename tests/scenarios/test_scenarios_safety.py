@@ -1,7 +1,7 @@
 """HELM Safety's scenarios: HELM's judge prompts byte for byte, HELM's verdict parsing, the loaders.
 
 ``tests/conformance/judges_helm.json`` was made by HELM 0.5.16's own annotators
-(``scripts/helm_judge_goldens.py``, run in HELM's environment): the prompt each annotator
+(``tools/conformance/helm/peer/helm_judge_goldens.py``, run in HELM's environment): the prompt each annotator
 sent its judge for fixed candidate prompts and answers, and what HELM read from a list of
 judge answers.
 """

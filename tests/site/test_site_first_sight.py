@@ -11,7 +11,7 @@ import pytest
 
 from holistic.site import render_site
 from holistic.summarize import summarize_suite, write_summary
-from holistic.testing.fake_suite import FakeRun, write_fake_suite
+from tests.support.fake_suite import FakeRun, write_fake_suite
 
 pytestmark = pytest.mark.slow
 WIDTH, HEIGHT = 1280, 800

@@ -13,7 +13,7 @@ from holistic.results.layout import COMPLETE_MARKER
 from holistic.results.manifest import build_manifest
 from holistic.site import render_site
 from holistic.summarize import summarize_suite, write_summary
-from holistic.testing.fake_suite import FakeRun, write_fake_suite
+from tests.support.fake_suite import FakeRun, write_fake_suite
 
 pytestmark = pytest.mark.slow
 

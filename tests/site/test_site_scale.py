@@ -9,7 +9,7 @@ import pytest
 
 from holistic.site import render_site
 from holistic.summarize import summarize_suite
-from holistic.testing.fake_suite import FakeRun, write_fake_suite
+from tests.support.fake_suite import FakeRun, write_fake_suite
 
 pytestmark = pytest.mark.slow
 

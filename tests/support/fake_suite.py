@@ -1,6 +1,6 @@
 """Write a synthetic suite in the real results-store format, fast.
 
-Used by tests and by the summarize/site benchmarks (``scripts/``). Values are
+Used by tests and by the summarize/site benchmarks (``tools/bench/``). Values are
 drawn from a seeded generator: each model has a skill, and an instance is
 correct with that probability, so leaderboards have a known order.
 """

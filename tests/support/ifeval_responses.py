@@ -1,6 +1,6 @@
 """Deterministic responses to IFEval prompts that exercise every checker both ways.
 
-Used by ``scripts/ifeval_conformance.py`` (which feeds the same responses to holistic's
+Used by ``python -m tools.conformance.ifeval`` (which feeds the same responses to holistic's
 checkers and to lm-evaluation-harness's) and by the test that compares holistic with
 the peer's recorded verdicts. For each prompt:
 

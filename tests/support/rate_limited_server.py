@@ -1,6 +1,6 @@
 """A loopback OpenAI-compatible server with a fixed latency and a concurrency limit.
 
-Used by the adaptive-concurrency tests and by ``scripts/bench_api.py``. It answers
+Used by the adaptive-concurrency tests and by ``python -m tools.bench.api``. It answers
 ``POST /v1/completions`` and ``POST /v1/chat/completions`` after ``latency_s`` with a
 deterministic completion (with logprobs, as the legacy completions API gives them). A
 request that arrives while ``limit`` others are being served is refused at once with

@@ -57,7 +57,7 @@ def pickle_proof(dataset: str, pickle: str, golden: str) -> ScenarioProof:
 
 def helm_augmentation_proofs(scenario: str, **keys: Mapping[str, Any]) -> tuple[PerturbationProof, ...]:
     """The perturbations of HELM's augmentations compared on ``scenario`` by
-    ``scripts/helm_perturbation_conformance.py`` (``perturbations_<key>.json`` for each key, with
+    ``tools/conformance/helm/perturbations.py`` (``perturbations_<key>.json`` for each key, with
     the scenario arguments of its run; default the scenario's name: HELM's runner, on HELM's loader
     reading the files the conformance harness writes, with HELM's instance ids and per-instance
     seeding): its robustness run (``mild_mix``),
