@@ -383,7 +383,7 @@ def report(name: str, peer: str, peers: list[dict[str, Any]], ours: list[dict[st
             f"{'':>4}  {'holistic':<10} {h['wall_s']:7.1f} {h['peak_mb']:8.0f} {h['forward_calls']:13d} "
             f"{h['padded_positions']:10d} {h['wall_s'] / p['wall_s']:6.2f}"
         )
-    summary = {
+    summary: dict[str, Any] = {
         "peer": peer,
         "peer_wall_s": _median(peers, "wall_s"),
         "holistic_wall_s": _median(ours, "wall_s"),
@@ -444,13 +444,14 @@ def joint_workload(args: argparse.Namespace, root: Path, work: Path, peers_dir: 
         peers_dir / "helm", [TORCH, "torchvision==0.28.0", HELM], post=["uninstall", "-y", "-q", "torchvision"]
     )
     peers, ours = [], []
-    spec = None
+    spec: Path | None = None
     for k in range(args.pairs):
         peers.append(run_helm(python, root, model, work, f"helm-{k}", args.instances))
         if spec is None:
             spec = joint_spec(peers[0]["items"], work)
         ours.append(run_holistic(spec, work, f"holistic-joint-{k}"))
         _pair_line(k, "HELM", peers[-1], ours[-1])
+    assert spec is not None, "no pair was run (--pairs 0)"
     by_id = {r["instance_id"]: r for r in ours[0]["requests"]}
     helm_items = peers[0]["items"]
     same = sum((by_id[i["id"]]["completion"] or "").strip() == i["completion"].strip() for i in helm_items)

@@ -316,7 +316,9 @@ def write_msmarco(folder: Path) -> None:
     _write_split(folder, "train", train_q, train_qrels, train_topk)
 
     # the regular track (dev small): binary judgements
-    dev_q, dev_qrels, dev_topk = [], [], []
+    dev_q: list[list[Any]] = []
+    dev_qrels: list[list[Any]] = []
+    dev_topk: list[list[Any]] = []
     for i in range(12):
         qid = 1_000 + 7 * i
         dev_q.append([qid, query(i + 1)])
@@ -329,7 +331,9 @@ def write_msmarco(folder: Path) -> None:
     _write_split(folder, "regular", dev_q, dev_qrels, dev_topk)
 
     # TREC DL 2019: graded judgements 0-3, separated by spaces
-    trec_q, trec_qrels, trec_topk = [], [], []
+    trec_q: list[list[Any]] = []
+    trec_qrels: list[list[Any]] = []
+    trec_topk: list[list[Any]] = []
     for i in range(9):
         qid = 19_000 + 13 * i
         trec_q.append(["0" + str(qid) if i == 2 else qid, query(i + 2)])

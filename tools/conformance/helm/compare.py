@@ -35,7 +35,9 @@ from tools.conformance.helm.stats import (
 
 
 def helm_states(run_dir: Path) -> list[dict[str, Any]]:
-    return json.loads((run_dir / "scenario_state.json").read_text())["request_states"]
+    """HELM's request states of a run, as its ``scenario_state.json`` lists them."""
+    states: list[dict[str, Any]] = json.loads((run_dir / "scenario_state.json").read_text())["request_states"]
+    return states
 
 
 def helm_instance_ids(key: str, data_root: Path, states: list[dict[str, Any]]) -> dict[str, str]:
@@ -293,6 +295,7 @@ def rescored_ranking(
     from holistic.metrics.ranking import RankingMetric
     from holistic.metrics.stats import with_worst_case
     from holistic.models.registry import ModelRegistry
+    from holistic.perturbations.base import TextPerturbation
     from holistic.perturbations.registry import create_perturbation
 
     ours = {i.id: i for i in holistic_instances(key, data_root)}
@@ -305,7 +308,9 @@ def rescored_ranking(
         instance = ours[id_map[s["instance"]["id"]]]
         if s["instance"].get("perturbation"):
             name = HELM_PERTURBATION_NAMES[s["instance"]["perturbation"]["name"]]
-            instance = replace(instance, perturbation=described[name].description())
+            perturbation = described[name]
+            assert isinstance(perturbation, TextPerturbation), perturbation  # HELM's are all text perturbations
+            instance = replace(instance, perturbation=perturbation.description())
         completions = tuple(
             Completion(c["text"], c["logprob"], tuple(Token(t["text"], t["logprob"]) for t in c.get("tokens", [])))
             for c in s["result"]["completions"]
@@ -327,6 +332,8 @@ def rescored_ranking(
     values: dict[str, list[float]] = {}
     scored = RankingMetric().evaluate(built, ctx).per_instance
     for stat in with_worst_case(scored, [b.instance for b in built]):
-        name = stat.name
-        values.setdefault(stat_key(name.name, name.split, None, name.perturbation), []).append(stat.value)
+        stat_name = stat.name
+        values.setdefault(stat_key(stat_name.name, stat_name.split, None, stat_name.perturbation), []).append(
+            stat.value
+        )
     return {name: abs(helm_stats[name] - sum(v) / len(v)) for name, v in sorted(values.items()) if name in helm_stats}

@@ -93,7 +93,8 @@ def _held_out_pool(key: str, data_root: Path) -> set[str]:
 def _stage_boolq(data_root: Path, folder: Path) -> None:
     """Google's BoolQ format (question, title, answer, passage) from the SuperGLUE val.jsonl."""
     pool = _held_out_pool("boolq", data_root)
-    train, dev = [], []
+    train: list[str] = []
+    dev: list[str] = []
     with (data_root / "boolq" / "val.jsonl").open(encoding="utf-8") as fh:
         for line in fh:
             row = json.loads(line)
