@@ -10,7 +10,6 @@ the per-instance stats. The tests rebuild the requests with holistic under the
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 from typing import Any
 
@@ -31,6 +30,7 @@ from holistic.core.types import (
 )
 from holistic.models.registry import ModelRegistry
 from holistic.spec import compile_spec
+from tests.support.data import find_data_root, skip_without_data
 from tools.conformance.helm import compare, staging
 
 HERE = Path(__file__).resolve().parent
@@ -253,6 +253,7 @@ def golden_request_state(helm: dict[str, Any], instance: Instance, index: int) -
     )
 
 
+@pytest.mark.needs_data
 def test_helms_completions_score_as_helm_scored_them(golden: dict[str, Any], tmp_path: Path) -> None:
     from holistic.metrics.registry import select_metrics
     from holistic.spec.catalog import Catalog
@@ -294,11 +295,7 @@ def _ranking_instances(golden: dict[str, Any], tmp_path: Path) -> dict[str, Inst
 
 
 def _data_root() -> Path | None:
-    env = os.environ.get("HOLISTIC_DATA_ROOT")
-    for candidate in ([Path(env)] if env else []) + [HERE.parents[2] / "shared" / "data"]:
-        if candidate.is_dir():
-            return candidate
-    return None
+    return find_data_root()
 
 
 def _scenario_root(golden: dict[str, Any], tmp_path: Path) -> Path:
@@ -308,11 +305,12 @@ def _scenario_root(golden: dict[str, Any], tmp_path: Path) -> Path:
     if key not in staging.WRITTEN:
         source = "imdb" if key == "imdb" else golden["scenario"]
         if root is None or not (root / source).is_dir():
-            pytest.skip("real benchmark files not available (set HOLISTIC_DATA_ROOT or place them at ../shared/data)")
+            skip_without_data(f"{source}/")
     path: Path = staging.scenario_data_root(key, root or tmp_path, tmp_path)
     return path
 
 
+@pytest.mark.needs_data
 def test_holistic_loads_the_instances_helm_had(golden: dict[str, Any], tmp_path: Path) -> None:
     """holistic's own loader, on the bytes HELM's loader read, makes every instance HELM's made
     (input, references, split), in HELM's order; and the training pool and evaluation pool ids

@@ -15,7 +15,7 @@ from holistic.site import render_site
 from holistic.summarize import summarize_suite, write_summary
 from tests.support.fake_suite import FakeRun, write_fake_suite
 
-pytestmark = pytest.mark.slow
+pytestmark = pytest.mark.browser
 
 XSS_COMPLETION = '<script>window.__xss = 1</script>"><img src=x onerror="window.__xss = 2">'
 XSS_REFERENCE = '"><img src=x onerror="window.__xss = 3"><script>window.__xss = 4</script>'
