@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import gzip
 import json
-import os
 from pathlib import Path
 from typing import Any
 
@@ -17,7 +16,6 @@ from holistic.execution.plan import format_plan, make_plan
 from holistic.perturbations.registry import HELM_PERTURBATIONS, perturbation_class
 from holistic.spec import compile_spec
 from holistic.spec.conformance import (
-from tests.support.data import need
     CLAIMED,
     NOT_CLAIMED,
     PROVEN,
@@ -25,6 +23,7 @@ from tests.support.data import need
     perturbation_proofs,
     scenario_proofs,
 )
+from tests.support.data import need
 
 REPO = Path(__file__).resolve().parents[2]
 GOLDEN_DIR = REPO / "tests" / "conformance"
