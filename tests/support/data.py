@@ -20,10 +20,10 @@ DATA_MISSING = "benchmark data not available"
 """How every skip for want of data begins (the ``needs_data`` hook recognises it)."""
 
 
-def find_data_root() -> Path | None:
-    """The data mirror, or ``None`` when there is none on this machine."""
+def find_data_root(repo: Path = REPO) -> Path | None:
+    """The data mirror of the clone at ``repo``, or ``None`` when there is none on this machine."""
     env = os.environ.get("HOLISTIC_DATA_ROOT")
-    candidate = Path(env) if env else REPO.parent / "shared" / "data"
+    candidate = Path(env) if env else repo.parent / "shared" / "data"
     return candidate if candidate.is_dir() else None
 
 

@@ -325,7 +325,8 @@ def forward_rate(model: Path, seconds: float = 8.0) -> float:
     import torch
     from transformers import AutoModelForCausalLM
 
-    lm = AutoModelForCausalLM.from_pretrained(str(model), dtype=torch.float32).eval()
+    lm: Any = AutoModelForCausalLM.from_pretrained(str(model), dtype=torch.float32)
+    lm.eval()
     ids = torch.randint(100, 20000, (4, 256))
     best = 0.0
     end = time.perf_counter() + seconds

@@ -26,6 +26,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any, cast
 
 from tools.common import REPO
 
@@ -86,7 +87,8 @@ def main() -> None:
 
     os.environ.setdefault("RAY_AUTH_MODE", "disabled")
     ctx = ray.init(num_cpus=args.workers, include_dashboard=False, log_to_driver=False)
-    os.environ["RAY_ADDRESS"] = ctx.address_info["address"]  # the children join this cluster (started once)
+    address = cast(Any, ctx).address_info["address"]  # a RayContext (ray.init is typed as giving its base)
+    os.environ["RAY_ADDRESS"] = address  # the children join this cluster (started once)
     summary: dict[str, dict[str, float]] = {}
     try:
         with tempfile.TemporaryDirectory() as tmp:

@@ -26,7 +26,7 @@ EXCLUDED = {
 }
 """Shared metrics not held to the target, each with its reason (reported with both values)."""
 _CALIBRATION = ("ece_", "selective_", "platt_")
-_RANKING = ("RR@", "NDCG@", "Success@", "Recall@")
+RANKING = ("RR@", "NDCG@", "Success@", "Recall@")
 
 
 def metric_names(keys: Iterable[str]) -> list[str]:
@@ -70,7 +70,7 @@ def excluded_reason(key: str, scenario_key: str = "") -> str | None:
         return EXCLUDED[name]
     if name.startswith(_CALIBRATION):
         return EXCLUDED["max_prob"]
-    if name.startswith(_RANKING):
+    if name.startswith(RANKING):
         return EXCLUDED["ranking"]
     return None
 
