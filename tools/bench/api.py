@@ -51,6 +51,7 @@ from pathlib import Path
 from typing import Any
 
 from tests.support.rate_limited_server import RateLimitedServer
+from tools.bench.docs import add_docs_option, figures, write_results
 from tools.common import REPO
 from tools.peers import LM_EVAL, PEER, TORCH, add_common_args, install_peer, json_task, peer_env
 
@@ -186,6 +187,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     ap.add_argument("--helm-venv", help="the venv HELM 0.5.16 is installed in (default: <cache>/peers/helm)")
     add_common_args(ap)
+    add_docs_option(ap)
     args = ap.parse_args(argv)
     tools = [t.strip() for t in args.tools.split(",") if t.strip()]
     unknown = sorted(set(tools) - {"holistic", "lm-eval", "helm", "floor"})
@@ -251,6 +253,8 @@ def main(argv: list[str] | None = None) -> int:
     report(results)
     if args.out:
         Path(args.out).write_text(json.dumps(results, indent=1), encoding="utf-8")
+    if args.write_docs:
+        print(f"wrote {write_results('api', figures(results))}")
     return 0
 
 

@@ -26,6 +26,7 @@ import tempfile
 import time
 from pathlib import Path
 
+from tools.bench.docs import add_docs_option, figures, write_results
 from tools.common import REPO
 
 TARGET_SECONDS = 1.5
@@ -76,6 +77,7 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--rounds", type=int, default=5, help="alternating rounds (default 5); medians are reported")
     ap.add_argument("--out", type=Path, help="write the results as JSON here")
+    add_docs_option(ap)
     args = ap.parse_args(argv)
     if args.rounds < 1:
         ap.error("--rounds must be at least 1")
@@ -110,6 +112,8 @@ def main(argv: list[str] | None = None) -> int:
     )
     if args.out:
         args.out.write_text(json.dumps(report, indent=1), encoding="utf-8")
+    if args.write_docs:
+        print(f"wrote {write_results('fixed_cost', figures(report))}")
     return 0
 
 

@@ -22,6 +22,7 @@ import tempfile
 import time
 from pathlib import Path
 
+from tools.bench.docs import add_docs_option, figures, write_results
 from tools.common import REPO
 
 FIXTURE = REPO / "tests" / "helm_import" / "helm_runs" / "fixtures"
@@ -84,6 +85,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--run", type=Path, default=None, help="a HELM run folder to enlarge (default: the MMLU fixture)")
     p.add_argument("--mb", type=int, default=500, help="size of the scenario_state.json to make, in MB")
     p.add_argument("--work-dir", type=Path, default=None)
+    add_docs_option(p)
     args = p.parse_args(argv)
     work = Path(tempfile.mkdtemp(prefix="bench-helm-import-", dir=args.work_dir))
     try:
@@ -125,6 +127,8 @@ def main(argv: list[str] | None = None) -> int:
             "output": proc.stdout.strip().splitlines()[-1:] or proc.stderr.strip().splitlines()[-3:],
         }
         print(json.dumps(result, indent=1))
+        if args.write_docs:
+            print(f"wrote {write_results('helm_import', figures(result))}")
         return proc.returncode
     finally:
         shutil.rmtree(work, ignore_errors=True)

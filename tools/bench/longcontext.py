@@ -25,6 +25,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from tools.bench.docs import add_docs_option, figures, write_results
 from tools.common import REPO
 
 TARGET_SECONDS = 15 * 60.0
@@ -50,6 +51,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--spec", type=Path, default=REPO / "runspecs" / "longcontext.yaml", help="the run spec")
     ap.add_argument("--work", type=Path, help="output folder (default: a temporary one, removed afterwards)")
     ap.add_argument("--out", type=Path, help="write the results as JSON here")
+    add_docs_option(ap)
     args = ap.parse_args(argv)
     with tempfile.TemporaryDirectory(prefix="bench_longcontext-") as tmp:
         work = (args.work or Path(tmp)).resolve()
@@ -78,6 +80,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"helm-summarize: {summ['wall_s']:.1f} s wall, peak {summ['peak_rss_mb']:.0f} MB")
     if args.out:
         args.out.write_text(json.dumps(report, indent=1), encoding="utf-8")
+    if args.write_docs:
+        print(f"wrote {write_results('longcontext', figures(report))}")
     return 0
 
 

@@ -37,6 +37,7 @@ from typing import Any
 from holistic.core.types import ModelDeployment, Request
 from holistic.models.prefix_plan import common_prefix_len
 from holistic.models.registry import ModelRegistry, create_client
+from tools.bench.docs import add_docs_option, write_results
 
 MODEL = "embedded/smollm2-135m-instruct"
 ENGINES = ("transformers", "llama_cpp")
@@ -253,6 +254,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, default=Path("bench_models.json"), help="JSON results file")
     parser.add_argument("--repeats", type=int, default=3, help="runs per timing (median reported)")
     parser.add_argument("--engines", nargs="+", default=list(ENGINES), choices=ENGINES)
+    add_docs_option(parser)
     args = parser.parse_args(argv)
     cache_dir = os.environ.get("HOLISTIC_CACHE_DIR", str(Path.home() / ".cache" / "holistic"))
     report: dict[str, Any] = {
@@ -274,6 +276,10 @@ def main(argv: list[str] | None = None) -> int:
     report["machine"]["load_avg_1m_at_end"] = os.getloadavg()[0]
     args.out.write_text(json.dumps(report, indent=2), encoding="utf-8")
     print(f"wrote {args.out}")
+    if args.write_docs:
+        print(
+            f"wrote {write_results('models', [{'engine': e, **{k: v for k, v in r.items() if isinstance(v, int | float)}} for e, r in report['engines'].items()])}"
+        )
     return 0
 
 

@@ -53,6 +53,7 @@ from pathlib import Path
 from typing import Any
 
 from tools.bench import peers_gsm8k
+from tools.bench.docs import add_docs_option, figures, write_results
 from tools.common import REPO
 from tools.peers import (
     COUNTER_SHIM,
@@ -496,6 +497,7 @@ def main(argv: list[str] | None = None) -> int:
         help="folder holding mmlu/ and gsm8k/ (default: $HOLISTIC_DATA_ROOT or the data mirror beside the clone)",
     )
     add_common_args(ap)
+    add_docs_option(ap)
     args = ap.parse_args(argv)
 
     root = data_root(args.data_root, "gsm8k/train.jsonl" if args.only == "gsm8k" else "mmlu/test")
@@ -521,6 +523,8 @@ def main(argv: list[str] | None = None) -> int:
 
     if args.out:
         Path(args.out).write_text(json.dumps(results, indent=1), encoding="utf-8")
+    if args.write_docs:
+        print(f"wrote {write_results('peers', figures(results))}")
     return 0
 
 

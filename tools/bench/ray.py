@@ -28,6 +28,7 @@ import time
 from pathlib import Path
 from typing import Any, cast
 
+from tools.bench.docs import add_docs_option, figures, write_results
 from tools.common import REPO
 
 SLOW_MODEL = """\
@@ -81,6 +82,7 @@ def main() -> None:
     ap.add_argument("--pairs", type=int, default=3)
     ap.add_argument("--max-eval-instances", type=int, default=10)
     ap.add_argument("--workloads", default="embedded,api-like")
+    add_docs_option(ap)
     args = ap.parse_args()
 
     import ray
@@ -130,6 +132,10 @@ def main() -> None:
     finally:
         ray.shutdown()
     print(json.dumps({"workers": args.workers, "pairs": args.pairs, "summary": summary}, indent=2))
+    if args.write_docs:
+        print(
+            f"wrote {write_results('ray', figures({'workers': args.workers, 'pairs': args.pairs, 'summary': summary}))}"
+        )
 
 
 if __name__ == "__main__":

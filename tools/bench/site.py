@@ -15,6 +15,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from tools.bench.docs import add_docs_option, figures, write_results
+
 
 def _size(path: Path) -> int:
     return sum(p.stat().st_size for p in path.rglob("*") if p.is_file())
@@ -24,6 +26,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--instances", type=int, default=100_000)
     ap.add_argument("--chromium", default="/usr/bin/chromium")
+    add_docs_option(ap)
     args = ap.parse_args()
     from holistic.site import render_site
     from holistic.summarize import summarize_suite, write_summary
@@ -75,6 +78,8 @@ def main() -> None:
         except Exception as exc:  # the browser is optional for the size/render numbers
             result["browser_error"] = str(exc)
     print(json.dumps(result, indent=1))
+    if args.write_docs:
+        print(f"wrote {write_results('site', figures(result))}")
 
 
 if __name__ == "__main__":

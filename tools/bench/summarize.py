@@ -31,6 +31,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from tools.bench.docs import add_docs_option, figures, write_results
 from tools.common import REPO
 
 TARGET_SECONDS = 90.0
@@ -165,6 +166,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     ap.add_argument("--generate-only", action="store_true", help="write the suite into --work and stop (no timing)")
     ap.add_argument("--out", help="write the results as JSON here")
+    add_docs_option(ap)
     args = ap.parse_args(argv)
     if args.runs < 1 or args.instances < 1:
         ap.error("--runs and --instances must be at least 1")
@@ -204,6 +206,8 @@ def main(argv: list[str] | None = None) -> int:
     print_report(report)
     if args.out:
         Path(args.out).write_text(json.dumps(report, indent=1), encoding="utf-8")
+    if args.write_docs:
+        print(f"wrote {write_results('summarize', figures(report))}")
     return 0
 
 
