@@ -18,6 +18,7 @@ applies to the package only). Exit 1 when any limit is broken.
 
 from __future__ import annotations
 
+import argparse
 import ast
 import sys
 from collections.abc import Iterable
@@ -239,20 +240,25 @@ def print_report(title: str, report: Report, quiet: bool) -> None:
 
 
 def main(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(prog="python -m tools.structure", description=__doc__.splitlines()[0])
+    parser.add_argument("--quiet", action="store_true", help="leave out the import edges of package circles")
+    parser.add_argument("--graph", action="store_true", help="print the package layering, bottom first")
+    parser.add_argument("--update-doc", action="store_true", help="write the layering into design/contracts.md")
+    args = parser.parse_args(argv)
     report = check()
-    if "--graph" in argv:
+    if args.graph:
         print(package_layers(report.package_deps))
         return 0
-    if "--update-doc" in argv:
+    if args.update_doc:
         text = CONTRACTS_DOC.read_text(encoding="utf-8")
         CONTRACTS_DOC.write_text(text.replace(documented_block(), graph_block(report)), encoding="utf-8")
         return 0
     tools = check(TOOLS, providers=False)
-    print_report(ROOT.name, report, "--quiet" in argv)
+    print_report(ROOT.name, report, args.quiet)
     print(f"{ROOT.name}: provider-name comparisons outside the providers: {len(report.provider_branches)}")
     for branch in report.provider_branches:
         print("   " + branch)
-    print_report(TOOLS.name, tools, "--quiet" in argv)
+    print_report(TOOLS.name, tools, args.quiet)
     return 1 if report.broken or report.provider_branches or tools.broken else 0
 
 
