@@ -12,8 +12,8 @@ circle is a strongly connected set of modules (or of top-level packages: ``holis
 that imports a name from the package itself (``from holistic.results import ...`` inside
 ``holistic.results.reader``, even ``from holistic.results import manifest``, which runs the
 ``__init__`` first) closes a circle: a submodule imports its siblings by their full name
-(``from holistic.results.manifest import ...``). ``holistic/`` and ``tools/`` are both checked (the provider-name rule
-applies to the package only). Exit 1 when any limit is broken.
+(``from holistic.results.manifest import ...``). ``holistic/``, ``tools/`` and ``tests/`` are all
+checked (the provider-name rule applies to the package only). Exit 1 when any limit is broken.
 """
 
 from __future__ import annotations
@@ -27,6 +27,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1] / "holistic"
 TOOLS = ROOT.parent / "tools"
+TESTS = ROOT.parent / "tests"
 CONTRACTS_DOC = ROOT.parent / "design" / "contracts.md"
 GRAPH_START = "<!-- package graph: python -m tools.structure --update-doc -->"
 GRAPH_END = "<!-- end of package graph -->"
@@ -253,13 +254,16 @@ def main(argv: list[str]) -> int:
         text = CONTRACTS_DOC.read_text(encoding="utf-8")
         CONTRACTS_DOC.write_text(text.replace(documented_block(), graph_block(report)), encoding="utf-8")
         return 0
-    tools = check(TOOLS, providers=False)
     print_report(ROOT.name, report, args.quiet)
     print(f"{ROOT.name}: provider-name comparisons outside the providers: {len(report.provider_branches)}")
     for branch in report.provider_branches:
         print("   " + branch)
-    print_report(TOOLS.name, tools, args.quiet)
-    return 1 if report.broken or report.provider_branches or tools.broken else 0
+    broken = report.broken or bool(report.provider_branches)
+    for root in (TOOLS, TESTS):
+        other = check(root, providers=False)
+        print_report(root.name, other, args.quiet)
+        broken = broken or other.broken
+    return 1 if broken else 0
 
 
 if __name__ == "__main__":

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from tools import structure
 
 
@@ -56,8 +58,9 @@ def test_the_checker_finds_a_circle_a_long_function_and_a_provider_branch(tmp_pa
     assert report.provider_branches == ["pkg.b.y:105 compares with 'huggingface'"]
 
 
-def test_the_tools_have_no_circle_no_long_module_and_no_long_function() -> None:
-    report = structure.check(structure.TOOLS, providers=False)
+@pytest.mark.parametrize("root", [structure.TOOLS, structure.TESTS], ids=["tools", "tests"])
+def test_the_tools_and_tests_have_no_circle_no_long_module_and_no_long_function(root: Path) -> None:
+    report = structure.check(root, providers=False)
     assert not report.broken, (
         report.module_circles,
         report.package_circles,
