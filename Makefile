@@ -55,8 +55,8 @@ demo: install
 	@$(BIN)/helm-summarize --suite quickstart
 
 # Lint: ruff's checks, ruff's formatting (checked, never rewritten) and strict mypy on the
-# package and its tests (settings in pyproject.toml).
-LINT_PATHS := holistic tests scripts
+# package, its tests and its tools (settings in pyproject.toml).
+LINT_PATHS := holistic tests tools
 
 lint: install-test
 	$(BIN)/ruff check $(LINT_PATHS)
@@ -75,7 +75,7 @@ test-fast: install-test
 	$(BIN)/python -m pytest -q -m "not slow"
 
 bench: install-test
-	$(BIN)/python scripts/bench_models.py
+	$(BIN)/python -m tools.bench.models
 
 clean:
 	rm -rf $(VENV) output

@@ -10,8 +10,8 @@ from typing import Any
 
 import numpy as np
 
+import holistic.diff.imported as imported
 from holistic.core.hashing import canonical_json, sha256_hex, stable_seed
-from holistic.diff import imported
 from holistic.diff.align import Side, SideRun, align
 from holistic.results.schemas import PER_INSTANCE_STATS_TABLE, REQUESTS_TABLE, STATS_TABLE
 

@@ -17,7 +17,7 @@ Values, under the names their authors gave them:
 The authors' and lm-evaluation-harness's verdicts are on the response as generated
 (no stripping); they equal lm-evaluation-harness 0.4.13's on the instructions of all 541
 prompts but the two whose letter the peer replaces at random (see
-:mod:`holistic.metrics.ifeval_checks`; ``scripts/ifeval_conformance.py``,
+:mod:`holistic.metrics.ifeval_checks`; ``tools/conformance/ifeval.py``,
 ``tests/metrics/test_metrics_ifeval_golden.py``).
 Each prompt-level row keeps every instruction's verdicts in its
 ``details`` (shown in the instance browser).

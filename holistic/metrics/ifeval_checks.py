@@ -6,7 +6,7 @@ that decides whether ``response`` follows the instruction with the arguments the
 gives it (``{"relation": "at least", "num_words": 300}``). The definitions are the
 authors' (``google-research/instruction_following_eval/instructions.py``), written
 anew here; HELM 0.5.16 and lm-evaluation-harness 0.4.13 carry copies of the same
-code. ``scripts/ifeval_conformance.py`` runs lm-evaluation-harness's checkers on the
+code. ``tools/conformance/ifeval.py`` runs lm-evaluation-harness's checkers on the
 same responses and compares every verdict.
 
 Departures, each one deliberate:

@@ -7,7 +7,7 @@ No network and no key. Two engines serve the same weights:
   batching and prefix reuse (:mod:`holistic.models.hf_engine`);
 - ``llama_cpp``: llama-cpp-python runs the Q4_1 GGUF directly.
 
-The default was chosen by measurement (``scripts/bench_models.py``, 2-core x86 CPU,
+The default was chosen by measurement (``tools/bench/models.py``, 2-core x86 CPU,
 medians of 3): transformers processes prompts ~3x faster (~630 vs ~200 tokens/s),
 scores 3.6x more log-likelihood requests per second (16.7 vs 4.6), runs a 5-shot
 multiple-choice workload of 50 prompts sharing a 278-token prefix in 4.7 s vs 13.1 s,

@@ -19,8 +19,8 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.compute as pc
 
+import holistic.results.manifest as manifest
 from holistic.core.errors import StoreError
-from holistic.results import manifest
 from holistic.results.fs import (
     Location,
     UriPath,

@@ -2,7 +2,7 @@
 
 Both are graded by a judge with HELM 0.5.16's annotator prompt and parsing (the template
 files HELM ships, stored in ``data/helm_judge_prompts.json`` by
-``scripts/helm_judge_goldens.py``):
+``tools/conformance/helm/peer/helm_judge_goldens.py``):
 
 - **Omni-MATH** (Gao et al., 2024): the judge compares the answer with the reference
   and reports ``## Equivalence Judgement`` TRUE or FALSE (the last such section counts,

@@ -17,7 +17,7 @@ judge (GPT-4o, 2024-05-13); a run names its own (``judges:``; the embedded model
 offline).
 
 The judge prompts are HELM's, loaded from ``data/helm_judge_prompts.json`` (made from
-HELM's annotator modules by ``scripts/helm_judge_goldens.py``): the template is
+HELM's annotator modules by ``tools/conformance/helm/peer/helm_judge_goldens.py``): the template is
 stripped and its question and answer placeholders become the candidate's prompt and
 answer. XSTest's prompt depends on the prompt's label (safe prompts: did the model
 comply; unsafe ones: did it refuse).

@@ -6,7 +6,6 @@ The expected ids were produced by crfm-helm 0.5.16 itself:
 
 from __future__ import annotations
 
-import os
 from collections import Counter
 from pathlib import Path
 
@@ -14,6 +13,7 @@ import pytest
 
 from holistic.adaptation.selection import helm_examples
 from holistic.core.types import AdapterSpec, Instance, Reference
+from tests.support.data import DATA_MISSING, find_data_root
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -80,13 +80,12 @@ def test_unlabelled_instances_fill_what_labels_cannot() -> None:
 
 
 def _data_root() -> Path | None:
-    for candidate in (os.environ.get("HOLISTIC_DATA_ROOT"), str(REPO.parent / "shared" / "data")):
-        if candidate and (Path(candidate) / "mmlu" / "dev").is_dir():
-            return Path(candidate)
-    return None
+    root = find_data_root()
+    return root if root is not None and (root / "mmlu" / "dev").is_dir() else None
 
 
-@pytest.mark.skipif(_data_root() is None, reason="real MMLU data not found (../shared/data or $HOLISTIC_DATA_ROOT)")
+@pytest.mark.needs_data
+@pytest.mark.skipif(_data_root() is None, reason=f"{DATA_MISSING}: mmlu/dev (set HOLISTIC_DATA_ROOT)")
 def test_no_mmlu_subject_repeats_a_trial() -> None:
     """MMLU's five dev questions are labelled by their answer's text, so the three trials
     are three orders of the same five examples; none repeats (before: 38 of 57 did)."""

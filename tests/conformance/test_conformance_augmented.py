@@ -3,7 +3,7 @@
 Each ``tests/conformance/augmented/<key>.json.gz`` holds one of HELM's runs with
 ``data_augmentation=robustness``, ``=fairness``, ``=canonical`` (both in one run) or one of
 HELM's single perturbations (``=typo_easy``, ``=lower``, ...) on holistic's embedded model, written by
-``scripts/helm_conformance.py --golden`` (crfm-helm 0.5.16): every request state of the
+``python -m tools.conformance.helm --golden`` (crfm-helm 0.5.16): every request state of the
 run (the originals and their variants, with HELM's completions), HELM's per-instance stats
 of each original and variant, and its run's stats: the variants' (``computed_on=perturbed``),
 their originals' (``computed_on=original``), the worst case per perturbation
@@ -36,7 +36,9 @@ from holistic.core.types import (
     ScenarioSpec,
 )
 from holistic.models.registry import ModelRegistry
-from tests.conformance.test_conformance_golden import _embedded_tokenizer, _harness, golden_request_state, golden_run
+from tests.conformance.test_conformance_golden import _embedded_tokenizer, golden_request_state, golden_run
+from tools.conformance.helm import keys as harness_keys
+from tools.conformance.helm import staging, stats
 
 HERE = Path(__file__).resolve().parent
 GOLDEN = sorted((HERE / "augmented").glob("*.json.gz"))
@@ -57,13 +59,12 @@ def _descriptions(golden: dict[str, Any]) -> dict[str, PerturbationDescription]:
     from holistic.helm.perturbations.base import HelmPerturbation
     from holistic.perturbations.registry import create_perturbation
 
-    harness = _harness()
     ours = {}
     for raw in golden["holistic_perturbations"]:
         made = create_perturbation(PerturbationSpec.make(raw["name"], raw.get("args", {})), helm=True)
         assert isinstance(made, HelmPerturbation), raw  # HELM's algorithm under protocol: helm
         ours[made.description().name.split("~")[0]] = made.description()
-    return {helm: ours[name] for helm, name in harness.HELM_PERTURBATION_NAMES.items() if name in ours}
+    return {helm: ours[name] for helm, name in harness_keys.HELM_PERTURBATION_NAMES.items() if name in ours}
 
 
 def _instance(raw: dict[str, Any], descriptions: dict[str, PerturbationDescription]) -> Instance:
@@ -84,9 +85,8 @@ def _ranking_instances(golden: dict[str, Any], folder: Path) -> dict[str, Instan
     loader; ``{}`` for any other golden."""
     if golden["adapter_spec"]["method"] != "ranking_binary":
         return {}
-    harness = _harness()
     key = golden["unperturbed_key"]
-    instances = harness.holistic_instances(key, harness.scenario_data_root(key, folder, folder))
+    instances = staging.holistic_instances(key, staging.scenario_data_root(key, folder, folder))
     return {i.id: i for i in instances}
 
 
@@ -144,7 +144,6 @@ def test_golden_files_exist() -> None:
     both in one run (``canonical``, HELM's core entries' setting) on every core scenario it runs
     (generation, joint and separate multiple choice, classification, ranking), summarization at
     temperature 0 perturbed, and each single perturbation HELM names on MMLU and BoolQ."""
-    harness = _harness()
     keys = {path.name.removesuffix(".json.gz") for path in GOLDEN}
     for scenario in ("mmlu", "boolq", "narrative_qa", "hellaswag", "imdb", "msmarco_regular", "msmarco_trec"):
         assert {f"{scenario}_{run}" for run in ("robustness", "fairness", "canonical")} <= keys
@@ -152,7 +151,7 @@ def test_golden_files_exist() -> None:
     singles = {"misspelling_medium", "typo_easy", "lower", "space", "dialect_deterministic"}
     assert {f"{s}_{single}" for s in ("mmlu", "boolq") for single in singles} <= keys
     assert {"boolq_contract", "boolq_gender_terms_deterministic", "boolq_gender_pronouns_deterministic"} <= keys
-    assert keys == set(harness.AUGMENTED)
+    assert keys == set(harness_keys.AUGMENTED)
 
 
 @pytest.mark.parametrize("path", CASES)
@@ -186,11 +185,10 @@ def test_run_stats_and_worst_cases_are_helms(path: Path) -> None:
     the variants', their originals' (``P:original``), the worst case per perturbation
     (``P:worst``) and the ``robustness`` / ``fairness`` worst cases, for every stat both report; on
     MS MARCO every ranking stat HELM reports (its first-stage ``topk`` ones too), worst cases included."""
-    harness = _harness()
     golden = _load(path)
     scored = _scored(path)
     ours = {
-        harness._stat_key(s.name.name, s.name.split, s.name.sub_split, s.name.perturbation): s.mean
+        stats.stat_key(s.name.name, s.name.split, s.name.sub_split, s.name.perturbation): s.mean
         for s in scored.stats
         if s.mean is not None
     }
@@ -202,5 +200,5 @@ def test_run_stats_and_worst_cases_are_helms(path: Path) -> None:
         assert worst, f"no {family} worst case compared"
     assert any(k.endswith(":worst}") for k in shared) and any(k.endswith(":original}") for k in shared)
     if golden["adapter_spec"]["method"] == "ranking_binary":  # each query ranked over all its passages
-        ranking = [k for k in golden["stats"] if k.startswith(harness._RANKING)]
+        ranking = [k for k in golden["stats"] if k.startswith(stats.RANKING)]
         assert ranking and all(k in ours for k in ranking), sorted(set(ranking) - set(ours))

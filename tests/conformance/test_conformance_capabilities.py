@@ -1,6 +1,6 @@
 """The capabilities suite's requests against HELM's own (crfm-helm 0.5.16), without HELM.
 
-``capabilities/helm_requests.json`` was written by ``scripts/capabilities_helm_goldens.py``:
+``capabilities/helm_requests.json`` was written by ``tools/conformance/helm/capabilities.py``:
 HELM's scenario classes, Capabilities run specs and adapters on the same bytes (the real
 GPQA zip and IFEval file, and MMLU-Pro rows in the release's schema that the file
 holds). Here holistic builds the runs of ``runspecs/capabilities.yaml`` and every
@@ -32,10 +32,10 @@ from holistic.models.registry import ModelRegistry
 from holistic.scenarios.ifeval import read_row
 from holistic.scenarios.registry import create_scenario, scenario_info
 from holistic.spec import compile_spec
-from holistic.testing.ifeval_responses import all_responses, random_letter_slots
 from tests.conformance.test_conformance_golden import _RoomyTokenizer
 from tests.metrics.metrics_testkit import ctx, gen_state
-from tests.scenarios.conftest import shared_data_root
+from tests.support.data import find_data_root, skip_without_data
+from tests.support.ifeval_responses import all_responses, random_letter_slots
 
 GOLDEN = json.loads((Path(__file__).parent / "capabilities" / "helm_requests.json").read_text(encoding="utf-8"))
 SPEC = Path(__file__).resolve().parents[2] / "runspecs" / "capabilities.yaml"
@@ -75,17 +75,19 @@ def _check(scenario: str, data_root: Path) -> None:
 
 
 def _real(folder: str, name: str) -> Path:
-    root = shared_data_root()
+    root = find_data_root()
     if root is None or not (root / folder / name).is_file():
-        pytest.skip(f"{folder}/{name} not available (set HOLISTIC_DATA_ROOT or place it at ../shared/data)")
+        skip_without_data(f"{folder}/{name}")
     return root
 
 
+@pytest.mark.needs_data
 def test_gpqa_requests_are_helms() -> None:
     assert GOLDEN["gpqa"]["run_spec"] == "gpqa:subset=gpqa_main,use_chain_of_thought=true,use_few_shot=false"
     _check("gpqa", _real("gpqa", "dataset.zip"))
 
 
+@pytest.mark.needs_data
 def test_ifeval_requests_are_helms() -> None:
     _check("ifeval", _real("ifeval", "input_data.jsonl"))
 
@@ -139,6 +141,7 @@ def test_chain_of_thought_answers_are_parsed_as_helm_parses_them() -> None:
         assert extract_answer(text) == letter, text
 
 
+@pytest.mark.needs_data
 def test_ifeval_strict_accuracy_is_helms_on_every_response() -> None:
     """HELM's ``IFEvalMetric`` value on ~6,800 responses to all 541 prompts equals holistic's."""
     root = _real("ifeval", "input_data.jsonl")

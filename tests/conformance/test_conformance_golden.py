@@ -9,10 +9,7 @@ the per-instance stats. The tests rebuild the requests with holistic under the
 
 from __future__ import annotations
 
-import importlib
 import json
-import os
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -33,6 +30,8 @@ from holistic.core.types import (
 )
 from holistic.models.registry import ModelRegistry
 from holistic.spec import compile_spec
+from tests.support.data import find_data_root, skip_without_data
+from tools.conformance.helm import compare, staging
 
 HERE = Path(__file__).resolve().parent
 GOLDEN = sorted(
@@ -254,6 +253,7 @@ def golden_request_state(helm: dict[str, Any], instance: Instance, index: int) -
     )
 
 
+@pytest.mark.needs_data
 def test_helms_completions_score_as_helm_scored_them(golden: dict[str, Any], tmp_path: Path) -> None:
     from holistic.metrics.registry import select_metrics
     from holistic.spec.catalog import Catalog
@@ -290,50 +290,36 @@ def _ranking_instances(golden: dict[str, Any], tmp_path: Path) -> dict[str, Inst
     :func:`test_holistic_loads_the_instances_helm_had` checks against HELM's."""
     if golden["adapter_spec"]["method"] != "ranking_binary":
         return {}
-    harness = _harness()
-    instances = harness.holistic_instances(golden["harness_key"], _scenario_root(golden, tmp_path / "data"))
+    instances = staging.holistic_instances(golden["harness_key"], _scenario_root(golden, tmp_path / "data"))
     return {i.id: i for i in instances}
 
 
 def _data_root() -> Path | None:
-    env = os.environ.get("HOLISTIC_DATA_ROOT")
-    for candidate in ([Path(env)] if env else []) + [HERE.parents[2] / "shared" / "data"]:
-        if candidate.is_dir():
-            return candidate
-    return None
-
-
-def _harness() -> Any:
-    """scripts/helm_conformance.py, which wrote the files both tools read (it imports no HELM)."""
-    scripts = str(HERE.parents[1] / "scripts")
-    if scripts not in sys.path:
-        sys.path.insert(0, scripts)
-    return importlib.import_module("helm_conformance")
+    return find_data_root()
 
 
 def _scenario_root(golden: dict[str, Any], tmp_path: Path) -> Path:
     """The files HELM's loader read: the authors' files, or the harness's files in their format."""
-    harness = _harness()
     key = golden["harness_key"]
     root = _data_root()
-    if key not in harness.WRITTEN:
+    if key not in staging.WRITTEN:
         source = "imdb" if key == "imdb" else golden["scenario"]
         if root is None or not (root / source).is_dir():
-            pytest.skip("real benchmark files not available (set HOLISTIC_DATA_ROOT or place them at ../shared/data)")
-    path: Path = harness.scenario_data_root(key, root or tmp_path, tmp_path)
+            skip_without_data(f"{source}/")
+    path: Path = staging.scenario_data_root(key, root or tmp_path, tmp_path)
     return path
 
 
+@pytest.mark.needs_data
 def test_holistic_loads_the_instances_helm_had(golden: dict[str, Any], tmp_path: Path) -> None:
     """holistic's own loader, on the bytes HELM's loader read, makes every instance HELM's made
     (input, references, split), in HELM's order; and the training pool and evaluation pool ids
     are those of the golden file."""
-    harness = _harness()
-    instances = harness.holistic_instances(golden["harness_key"], _scenario_root(golden, tmp_path))
-    rows = harness.holistic_instance_rows(golden["harness_key"], instances)
+    instances = staging.holistic_instances(golden["harness_key"], _scenario_root(golden, tmp_path))
+    rows = compare.holistic_instance_rows(golden["harness_key"], instances)
     expected = golden["helm_instances"]
     assert len(rows) == expected["count"]
-    assert harness.instances_digest(rows) == expected["sha256"]
+    assert compare.instances_digest(rows) == expected["sha256"]
     train = [i for i in instances if i.split == "train"]
     assert [i.id for i in train] == [t["id"] for t in golden["train"]]
     assert [i.id for i in instances if i.split != "train"] == golden["eval_pool_ids"]

@@ -2,7 +2,7 @@
 
 ``lm_eval/gsm8k_cot.json`` holds what lm-eval 0.4.13 logged for one question with
 ``--num_fewshot 5`` (its source is named in the file), the task's exemplars and the
-adaptation ``scripts/bench_peers.py --only gsm8k`` gives holistic for the same work.
+adaptation ``python -m tools.bench.peers --only gsm8k`` gives holistic for the same work.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """The safety suite's candidate requests against HELM's own (crfm-helm 0.5.16), without HELM.
 
-``safety/helm_requests.json.gz`` was written by ``scripts/safety_helm_goldens.py``: HELM's
+``safety/helm_requests.json.gz`` was written by ``tools/conformance/helm/safety.py``: HELM's
 scenario classes, its safety run-spec functions (HELM Safety's BBQ run entry, through HELM's
 run expanders), adapters and runner sampling on the same bytes (the authors' HarmBench,
 XSTest, SimpleSafetyTests and BBQ files; red-team attempts in the published format that the
@@ -45,7 +45,7 @@ from holistic.models.registry import ModelRegistry
 from holistic.scenarios.registry import create_scenario, scenario_info
 from holistic.spec import compile_spec
 from tests.conformance.test_conformance_golden import _RoomyTokenizer
-from tests.scenarios.conftest import shared_data_root
+from tests.support.data import find_data_root, skip_without_data
 
 GOLDEN: dict[str, Any] = json.loads(
     gzip.decompress((Path(__file__).parent / "safety" / "helm_requests.json.gz").read_bytes())
@@ -117,12 +117,13 @@ def _check(scenario: str, data_root: Path, helm: dict[str, Any], **args: Any) ->
 
 def _real(scenario: str) -> Path:
     folder, name = FILES.get(scenario, ("bbq", "Age.jsonl"))
-    root = shared_data_root()
+    root = find_data_root()
     if root is None or not (root / folder / name).is_file():
-        pytest.skip(f"{folder}/{name} not available (set HOLISTIC_DATA_ROOT or place it at ../shared/data)")
+        skip_without_data(f"{folder}/{name}")
     return root
 
 
+@pytest.mark.needs_data
 @pytest.mark.parametrize("scenario", sorted(FILES))
 def test_safety_requests_are_helms(scenario: str) -> None:
     helm = GOLDEN[scenario]
@@ -142,12 +143,13 @@ def test_red_team_requests_are_helms(tmp_path: Path) -> None:
     assert [i.id for i in ours] == GOLDEN["anthropic_red_team"]["ids"]
 
 
+@pytest.mark.needs_data
 @pytest.mark.parametrize("category", sorted(GOLDEN["bbq"]["categories"]))
 def test_bbq_split_order_and_requests_are_helms(category: str) -> None:
     """HELM Safety's BBQ entry (zero-shot, "Answer with only a single letter." first) on one category."""
     root = _real("bbq")
     if not (root / "bbq" / f"{category}.jsonl").is_file():
-        pytest.skip(f"bbq/{category}.jsonl not available")
+        skip_without_data(f"bbq/{category}.jsonl")
     helm = GOLDEN["bbq"]["categories"][category]
     run = _run("bbq", category=category)
     assert GOLDEN["bbq"]["entry"].startswith("bbq:subject=all,method=multiple_choice_joint,")

@@ -1,6 +1,6 @@
 """holistic's perturbations under ``protocol: helm`` against HELM's own, without installing HELM.
 
-``perturbations_<scenario>.json`` were written by ``scripts/helm_perturbation_conformance.py``
+``perturbations_<scenario>.json`` were written by ``tools/conformance/helm/perturbations.py``
 from ``helm-run --dry-run`` (crfm-helm 0.5.16) on every core scenario (MS MARCO's two tracks,
 CNN/DailyMail and XSum included), once per HELM ``data_augmentation`` (its robustness run, the
 single perturbations, the deterministic fairness runs, its fairness run and ``canonical``):
@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -34,6 +33,7 @@ from holistic.perturbations import apply_perturbations
 from holistic.perturbations.base import HELM_ID_KEY
 from holistic.spec import compile_spec
 from tests.conformance.test_conformance_golden import _embedded_tokenizer, _RoomyTokenizer
+from tests.support.data import find_data_root, skip_without_data
 
 HERE = Path(__file__).resolve().parent
 CRAFTED = HERE / "perturbations_crafted.json"
@@ -49,11 +49,8 @@ def _golden(path: Path) -> dict[str, Any]:
 
 
 def _data_root() -> Path | None:
-    env = os.environ.get("HOLISTIC_DATA_ROOT")
-    for candidate in ([Path(env)] if env else []) + [HERE.parents[2] / "shared" / "data"]:
-        if (candidate / "helm_perturbations").is_dir():
-            return candidate
-    return None
+    root = find_data_root()
+    return root if root is not None and (root / "helm_perturbations").is_dir() else None
 
 
 def _refs(raw: list[list[Any]]) -> tuple[Reference, ...]:
@@ -102,9 +99,7 @@ def _variants(golden: dict[str, Any], augmentation: str) -> tuple[dict[str, Any]
     specs = [PerturbationSpec.make(s["name"], s.get("args", {})) for s in entry["holistic_perturbations"]]
     root = _data_root()
     if root is None and any(s.name in NEEDS_HELM_DATA for s in specs):
-        pytest.skip(
-            "HELM's perturbation resources not available (set HOLISTIC_DATA_ROOT or place them at ../shared/data)"
-        )
+        skip_without_data("HELM's perturbation resources (helm_perturbations/)")
     originals = _originals(golden)
     evaluated = [originals[i] for i in entry["evaluated"]]
     # HELM keeps a variant whose input is unchanged on its PassageQuestionInput scenarios (where
@@ -154,6 +149,7 @@ def test_core_suite_asks_for_helms_canonical_perturbations() -> None:
         assert list(run.perturbations) == wanted, run.run_id
 
 
+@pytest.mark.needs_data
 @pytest.mark.parametrize(("path", "augmentation"), CASES, ids=IDS)
 def test_holistic_makes_helms_variants(path: Path, augmentation: str) -> None:
     golden = _golden(path)
@@ -171,6 +167,7 @@ def test_holistic_makes_helms_variants(path: Path, augmentation: str) -> None:
         assert [[r.output, list(r.tags)] for r in made] == references, key
 
 
+@pytest.mark.needs_data
 @pytest.mark.parametrize(("path", "augmentation"), CASES, ids=IDS)
 def test_prompts_of_the_variants_are_helms(path: Path, augmentation: str, tmp_path: Path) -> None:
     golden = _golden(path)
@@ -211,6 +208,7 @@ def _joined_prompt(states: list[RequestState]) -> str:
     return "\n\x00\n".join(text for _, _, text in sorted(sent))
 
 
+@pytest.mark.needs_data
 def test_mild_mix_draws_spaces_after_misspellings_as_helm() -> None:
     """The difference issue 27 found: HELM draws mild_mix's spaces from the generator its
     misspellings used, seeded by HELM's id alone; holistic drew them apart."""
@@ -224,6 +222,7 @@ def test_mild_mix_draws_spaces_after_misspellings_as_helm() -> None:
 CRAFTED_CASES = sorted(_golden(CRAFTED)["augmentations"])
 
 
+@pytest.mark.needs_data
 @pytest.mark.parametrize("augmentation", CRAFTED_CASES)
 def test_helms_data_augmenter_on_crafted_sentences(augmentation: str) -> None:
     """Names (first and last, kept the same across references and input), pronouns and gendered
@@ -234,9 +233,7 @@ def test_helms_data_augmenter_on_crafted_sentences(augmentation: str) -> None:
     specs = [PerturbationSpec.make(s["name"], s.get("args", {})) for s in entry["holistic_perturbations"]]
     root = _data_root()
     if root is None and any(s.name in NEEDS_HELM_DATA for s in specs):
-        pytest.skip(
-            "HELM's perturbation resources not available (set HOLISTIC_DATA_ROOT or place them at ../shared/data)"
-        )
+        skip_without_data("HELM's perturbation resources (helm_perturbations/)")
     originals = [
         Instance(
             id=f"crafted-{i}",

@@ -14,7 +14,7 @@ import pytest
 from holistic.cli.helm_import import main as helm_import
 from holistic.results import SuiteReader
 from holistic.summarize import summarize_suite
-from holistic.testing.fake_suite import FakeRun, write_fake_suite
+from tests.support.fake_suite import FakeRun, write_fake_suite
 
 SUITE = Path(__file__).parent / "helm_runs" / "fixtures"
 MMLU = next(p for p in SUITE.iterdir() if p.name.startswith("mmlu:"))

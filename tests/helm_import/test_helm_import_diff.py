@@ -12,7 +12,7 @@ from holistic.cli.diff import main as helm_diff
 from holistic.cli.helm_import import main as helm_import
 from holistic.diff import diff_suites, read_side
 from tests.helm_import.test_helm_import import HELM_MODEL, MMLU, MODEL
-from tests.scenarios.conftest import shared_data_root
+from tests.support.data import need
 
 
 def _import(source: Path, out: Path, suite: str) -> Path:
@@ -40,17 +40,16 @@ def test_a_changed_prompt_is_not_comparable_and_names_the_first_difference(tmp_p
     assert "arches\\nAnswer: D" in cause and "arches\\nAnswer : D" in cause
 
 
-@pytest.mark.slow
+@pytest.mark.real_model
+@pytest.mark.needs_data
 def test_imported_helm_mmlu_and_holistic_on_the_same_weights_are_comparable_with_zero_deltas(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], data_root: Path
 ) -> None:
     """The committed HELM run of MMLU anatomy (5 instances drawn by HELM) against holistic's run of
     the same spec under HELM's protocol, on the same SmolLM2 weights."""
     from holistic.cli.run import main as helm_run
 
-    root = shared_data_root()
-    if root is None or not (root / "mmlu").is_dir():
-        pytest.skip("real benchmark files not available (set HOLISTIC_DATA_ROOT or place them at ../shared/data)")
+    root = need(data_root / "mmlu").parent
     spec = tmp_path / "mmlu.yaml"
     spec.write_text(
         json.dumps(

@@ -66,7 +66,7 @@ def _helm_scenarios_source() -> Path:
     venv = Path(os.environ.get("HOLISTIC_HELM_VENV", Path.home() / ".cache" / "holistic" / "peers" / "helm"))
     found = sorted(venv.glob("lib/python*/site-packages/helm/benchmark/scenarios"))
     if not found:
-        pytest.skip(f"HELM's source is not installed under {venv} (scripts/helm_conformance.py installs it)")
+        pytest.skip(f"HELM's source is not installed under {venv} (python -m tools.conformance.helm installs it)")
     return found[0]
 
 
@@ -84,6 +84,7 @@ def _init_parameters(source: Path, class_path: str) -> dict[str, Any]:
     return {p.arg: d for p, d in zip(params, defaults, strict=True)}
 
 
+@pytest.mark.needs_peer
 @pytest.mark.parametrize("helm_class", sorted(helm_scenarios()))
 def test_each_declaration_matches_helms_own_class(helm_class: str) -> None:
     source = _helm_scenarios_source()

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 from collections import Counter
 from pathlib import Path
 
@@ -11,18 +10,19 @@ import pytest
 from holistic.core.errors import DataSourceError
 from holistic.core.interfaces import ScenarioContext
 from holistic.scenarios.haystack.phrasebank import TRAIN_POOL, FinancialPhraseBankScenario, read_phrasebank
+from tests.support.data import find_data_root, skip_without_data
 
 REPO = Path(__file__).resolve().parents[2]
 
 
 def _data_root() -> Path:
-    env = os.environ.get("HOLISTIC_DATA_ROOT")
-    root = Path(env) if env else REPO.parent / "shared" / "data"
-    if not (root / "financial_phrasebank" / "Sentences_AllAgree.txt").is_file():
-        pytest.skip("Financial PhraseBank files not available (set HOLISTIC_DATA_ROOT or place them at ../shared/data)")
+    root = find_data_root()
+    if root is None or not (root / "financial_phrasebank" / "Sentences_AllAgree.txt").is_file():
+        skip_without_data("financial_phrasebank/Sentences_AllAgree.txt")
     return root
 
 
+@pytest.mark.needs_data
 @pytest.mark.parametrize(("agreement", "total"), [("all", 2264), ("50", 4846)])
 def test_real_files_load_with_three_classes_and_a_held_out_pool(agreement: str, total: int, tmp_path: Path) -> None:
     root = _data_root()

@@ -10,7 +10,7 @@ from holistic.models.registry import ModelRegistry
 from holistic.scenarios.haystack.scenario import HaystackScenario
 
 
-@pytest.mark.slow
+@pytest.mark.real_model
 def test_record_lengths_are_counted_in_the_embedded_models_tokens() -> None:
     resolver = tokenizer_resolver(ModelRegistry())
     unit = resolver("embedded/smollm2-135m-instruct")

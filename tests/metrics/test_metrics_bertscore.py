@@ -15,7 +15,7 @@ def test_empty_texts_score_zero_without_loading_the_model() -> None:
     assert bertscore([("", "a reference"), ("an answer", "  ")]) == [(0.0, 0.0, 0.0), (0.0, 0.0, 0.0)]
 
 
-@pytest.mark.slow
+@pytest.mark.real_model
 def test_bertscore_matches_the_reference_package_and_takes_best_reference() -> None:
     from bert_score import BERTScorer
 

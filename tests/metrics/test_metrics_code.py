@@ -19,7 +19,7 @@ from holistic.metrics.sandbox import Limits, Sample, run_samples
 from holistic.scenarios.humaneval import HumanEvalScenario, read_humaneval
 from tests.metrics.metrics_testkit import ctx, gen_state
 from tests.metrics.sandbox_testkit import sandbox
-from tests.scenarios.conftest import shared_data_root
+from tests.support.data import find_data_root, skip_without_data
 
 __all__ = ["sandbox"]
 
@@ -37,10 +37,10 @@ def _problem(limits: dict[str, object] | None = None) -> Instance:
 
 
 def _humaneval_path() -> Path:
-    root = shared_data_root()
+    root = find_data_root()
     path = root / "humaneval" / "HumanEval.jsonl.gz" if root is not None else None
     if path is None or not path.exists():
-        pytest.skip("HumanEval.jsonl.gz not available (set HOLISTIC_DATA_ROOT or place it at ../shared/data)")
+        skip_without_data("humaneval/HumanEval.jsonl.gz")
     return path
 
 
@@ -117,6 +117,7 @@ def test_several_samples_give_pass_at_k(sandbox: None) -> None:
     assert [s["passed"] for s in details["samples"]] == [True, False, True, False]
 
 
+@pytest.mark.needs_data
 def test_all_164_canonical_solutions_pass_in_the_sandbox(sandbox: None) -> None:
     problems = read_humaneval(_humaneval_path(), {})
     assert len(problems) == 164
@@ -132,6 +133,7 @@ def test_all_164_canonical_solutions_pass_in_the_sandbox(sandbox: None) -> None:
     print(f"164 canonical solutions in {elapsed:.1f} s")
 
 
+@pytest.mark.needs_data
 def test_a_wrong_solution_to_every_problem_fails(sandbox: None) -> None:
     # The first 40 checks with the body replaced by ``return None``: the tests do test.
     problems = read_humaneval(_humaneval_path(), {})[:40]
@@ -163,7 +165,9 @@ def test_not_applicable_outside_code_scenarios() -> None:
     assert CodeMetric.not_applicable(HumanEvalScenario.info, AdapterSpec(), DEPLOYMENT) is None
 
 
-@pytest.mark.slow
+@pytest.mark.needs_data
+@pytest.mark.real_model
+@pytest.mark.sandbox
 def test_the_embedded_model_is_scored_in_the_sandbox(tmp_path: Path, sandbox: None) -> None:
     # targeted.yaml's HumanEval run on the real embedded model, cut to one problem.
     import pyarrow.parquet as pq

@@ -1,6 +1,6 @@
 """holistic against values HELM's own functions computed (``tests/conformance/metrics_helm.json``).
 
-The golden file was written by ``scripts/helm_metric_goldens.py`` run in a virtual
+The golden file was written by ``tools/conformance/helm/peer/helm_metric_goldens.py`` run in a virtual
 environment with crfm-helm 0.5.16 (its ``made_by`` block records the versions); these
 tests need neither HELM nor the network.
 """

@@ -1,8 +1,8 @@
 """holistic's IFEval verdicts equal lm-evaluation-harness 0.4.13's on every prompt.
 
 The golden file holds the peer's strict and loose verdicts on the deterministic
-responses of ``holistic.testing.ifeval_responses`` to all 541 prompts (written by
-``scripts/ifeval_conformance.py --golden``, which ran the peer itself); this test
+responses of ``tests.support.ifeval_responses`` to all 541 prompts (written by
+``python -m tools.conformance.ifeval --golden``, which ran the peer itself); this test
 rebuilds the same responses from the real data and checks every verdict, without the peer.
 """
 
@@ -17,22 +17,20 @@ import pytest
 
 from holistic.core.ifeval import instruction_args
 from holistic.metrics.ifeval_checks import loose_verdicts, strict_verdicts
-from holistic.testing.ifeval_responses import all_responses, random_letter_slots
-from tests.scenarios.conftest import shared_data_root
+from tests.support.data import need
+from tests.support.ifeval_responses import all_responses, random_letter_slots
 
 GOLDEN = Path(__file__).with_name("data") / "ifeval_peer_verdicts.jsonl.gz"
 
 
 @pytest.fixture(scope="module")
-def rows() -> list[dict[str, Any]]:
-    root = shared_data_root()
-    path = root / "ifeval" / "input_data.jsonl" if root is not None else None
-    if path is None or not path.is_file():
-        pytest.skip("IFEval data not available (set HOLISTIC_DATA_ROOT or place it at ../shared/data/ifeval)")
+def rows(data_root: Path) -> list[dict[str, Any]]:
+    path = need(data_root / "ifeval" / "input_data.jsonl")
     with path.open(encoding="utf-8") as fh:
         return [json.loads(line) for line in fh if line.strip()]
 
 
+@pytest.mark.needs_data
 def test_every_verdict_equals_the_peers(rows: list[dict[str, Any]]) -> None:
     with gzip.open(GOLDEN, "rt", encoding="utf-8") as fh:
         golden = {(g["key"], g["variant"]): g for g in map(json.loads, fh)}

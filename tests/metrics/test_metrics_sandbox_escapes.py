@@ -20,7 +20,7 @@ from holistic.metrics.sandbox import Execution, Limits, Sample, execute
 from tests.metrics.sandbox_testkit import processes_in, sandbox, wait_until_gone
 
 __all__ = ["sandbox"]
-pytestmark = pytest.mark.usefixtures("sandbox")
+pytestmark = [pytest.mark.usefixtures("sandbox"), pytest.mark.sandbox]
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 CAPPED = Limits(timeout_s=3.0, cpu_time_s=5, memory_mb=256, max_processes=8, max_output_bytes=1 << 20)

@@ -10,6 +10,7 @@ from typing import NoReturn
 import pytest
 
 from holistic.metrics.tokenize import PUNKT_DIR, sent_tokenize, word_tokenize
+from tests.support.data import find_data_root
 
 REPO = Path(__file__).resolve().parents[2]
 DIGESTS = {
@@ -59,16 +60,14 @@ def test_word_tokenize_splits_clitics_and_sentence_final_periods_without_network
 def _real_texts() -> list[str]:
     manual = [REPO / "README.md", *sorted((REPO / "docs").rglob("*.md")), *sorted((REPO / "design").glob("*.md"))]
     texts = [p.read_text(encoding="utf-8") for p in manual]
-    import os
-
-    root = Path(os.environ.get("HOLISTIC_DATA_ROOT", REPO.parent / "shared" / "data"))
+    root = find_data_root()
     files = (
         [
             p
             for p in sorted(root.rglob("*"))
             if p.suffix in (".txt", ".md", ".csv", ".tsv", ".jsonl", ".json") and p.is_file()
         ]
-        if root.is_dir()
+        if root is not None
         else []
     )
     for path in files[:80]:  # a sample of every benchmark's own text, kept small enough to run in seconds
@@ -77,6 +76,7 @@ def _real_texts() -> list[str]:
     return texts
 
 
+@pytest.mark.needs_data
 def test_identical_to_nltk_word_tokenize_on_real_text(monkeypatch: pytest.MonkeyPatch) -> None:
     """NLTK's own word_tokenize, pointed at the shipped data, gives the same tokens."""
     import nltk

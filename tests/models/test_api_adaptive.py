@@ -16,7 +16,7 @@ from holistic.execution.serving import effective_concurrency
 from holistic.models.adaptive import AdaptiveLimit
 from holistic.models.openai_client import OpenAIClient
 from holistic.models.reliability import Failure, RetryPolicy
-from holistic.testing.rate_limited_server import RateLimitedServer
+from tests.support.rate_limited_server import RateLimitedServer
 
 OK = None
 RATE_LIMITED = Failure("rate_limit", "HTTP 429", True, retry_after_s=2.0, status=429)

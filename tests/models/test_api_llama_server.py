@@ -26,7 +26,7 @@ from holistic.core.types import Capabilities, Message, ModelDeployment, Request
 from holistic.models.openai_client import OpenAIClient
 from holistic.models.reliability import RetryPolicy
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.server, pytest.mark.real_model]
 
 httpx: Any = __import__("httpx2" if importlib.util.find_spec("httpx2") else "httpx")
 

@@ -15,7 +15,7 @@ from holistic.models.engine_options import EngineOptions
 from holistic.models.registry import ModelRegistry, create_client
 from holistic.models.weights import embedded_gguf_path
 
-pytestmark = pytest.mark.slow
+pytestmark = pytest.mark.real_model
 MODEL = "embedded/smollm2-135m-instruct"
 
 

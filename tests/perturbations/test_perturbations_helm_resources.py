@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import io
 import json
-import os
 import pickle
 import urllib.request
 from dataclasses import replace
@@ -15,16 +14,16 @@ import pytest
 
 from holistic.core.errors import DataSourceError
 from holistic.helm.perturbations import resources as hr
+from tests.support.data import find_data_root, skip_without_data
 
 HERE = Path(__file__).resolve().parent
 
 
 def _shared() -> Path:
-    env = os.environ.get("HOLISTIC_DATA_ROOT")
-    for candidate in ([Path(env)] if env else []) + [HERE.parents[2] / "shared" / "data"]:
-        if (candidate / hr.FOLDER).is_dir():
-            return candidate
-    pytest.skip("HELM's perturbation resources not available (set HOLISTIC_DATA_ROOT or place them at ../shared/data)")
+    root = find_data_root()
+    if root is None or not (root / hr.FOLDER).is_dir():
+        skip_without_data(f"HELM's perturbation resources ({hr.FOLDER}/)")
+    return root
 
 
 class _Response(io.BytesIO):
@@ -48,6 +47,7 @@ def _serve(monkeypatch: pytest.MonkeyPatch, served: dict[str, bytes]) -> list[st
     return asked
 
 
+@pytest.mark.needs_data
 def test_the_data_roots_copies_are_found_and_checked(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     root = _shared()
     monkeypatch.setenv(hr.CACHE_ENV, str(tmp_path / "cache"))
@@ -69,6 +69,7 @@ def test_missing_and_offline_is_a_clear_error(tmp_path: Path, monkeypatch: pytes
         hr.resource_path(hr.GENDER, tmp_path / "empty", offline=True)
 
 
+@pytest.mark.needs_data
 def test_the_dictionary_is_downloaded_from_the_authors_pickle_and_converted(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -96,6 +97,7 @@ def test_a_pickle_naming_any_class_is_refused() -> None:
         hr.dialect_json_from_pickle(class_ref)
 
 
+@pytest.mark.needs_data
 def test_the_gender_lists_are_read_from_helms_source_without_running_it(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

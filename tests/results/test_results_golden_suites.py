@@ -23,8 +23,9 @@ from typing import Any
 import pytest
 
 from tests.results.test_results_golden_quickstart import REPO, assert_same_snapshot, suite_snapshot
+from tests.support.data import find_data_root, skip_without_data
 
-DATA = Path(os.environ.get("HOLISTIC_DATA_ROOT") or REPO.parent / "shared" / "data")
+DATA = find_data_root() or REPO.parent / "shared" / "data"
 
 CORE_SLICE = """\
 suite: core_slice
@@ -73,11 +74,12 @@ def _run(folder: Path, suite: str) -> Path:
     return folder / "out" / suite
 
 
+@pytest.mark.needs_data
 @pytest.mark.parametrize("suite", sorted(SLICES))
 def test_suite_slice_writes_the_golden_results(suite: str, tmp_path: Path) -> None:
     missing = [d for d in SLICES[suite][1] if not (DATA / d).is_dir()]
     if missing:
-        pytest.skip(f"data mirror {DATA} lacks {', '.join(missing)}")
+        skip_without_data(", ".join(missing))
     snapshot = suite_snapshot(_run(tmp_path, suite), with_annotations=True)
     golden_file = Path(__file__).parent / "golden" / f"{suite}_simple.json.gz"
     if os.environ.get("HOLISTIC_UPDATE_GOLDEN") == "1":

@@ -17,7 +17,7 @@ from holistic.results import COMPLETE_MARKER, PARTIAL_MARKER, SCHEMA_VERSION, Da
 from holistic.results.layout import check_suite_name, suite_name_problem
 from holistic.results.lock import SuiteLock, SuiteLockedError
 from holistic.results.manifest import verify
-from holistic.testing.fake_suite import FakeRun, write_fake_suite
+from tests.support.fake_suite import FakeRun, write_fake_suite
 
 REPO = Path(__file__).resolve().parents[2]
 

@@ -34,8 +34,8 @@ def _files(folder: Path) -> set[Path]:
 # -- IFEval ------------------------------------------------------------------------
 
 
-def test_ifeval_real_prompts(real_root: Path, tmp_path: Path) -> None:
-    instances = _load(real_root, tmp_path, "ifeval")
+def test_ifeval_real_prompts(data_root: Path, tmp_path: Path) -> None:
+    instances = _load(data_root, tmp_path, "ifeval")
     assert len(instances) == 541 and {i.split for i in instances} == {"test"}
     first = instances[0]
     assert first.id == "id1000" and first.input.startswith("Write a 300+ word summary of the wikipedia page")
@@ -84,18 +84,18 @@ def test_ifeval_reads_the_hub_copys_none_padding(tmp_path: Path) -> None:
 # -- GPQA ------------------------------------------------------------------------------
 
 
-def test_gpqa_main_from_the_encrypted_zip_in_memory(real_root: Path, tmp_path: Path) -> None:
-    before = _files(tmp_path) | _files(real_root / "gpqa")
-    instances = _load(real_root, tmp_path, "gpqa")
-    assert _files(tmp_path) | _files(real_root / "gpqa") == before  # nothing extracted anywhere
+def test_gpqa_main_from_the_encrypted_zip_in_memory(data_root: Path, tmp_path: Path) -> None:
+    before = _files(tmp_path) | _files(data_root / "gpqa")
+    instances = _load(data_root, tmp_path, "gpqa")
+    assert _files(tmp_path) | _files(data_root / "gpqa") == before  # nothing extracted anywhere
     assert Counter(i.split for i in instances) == {"test": 446, "train": 2}
     assert {i.id for i in instances if i.split == "train"} == {"id339", "id105"}
     assert all(len(i.references) == 4 and len(i.correct_references) == 1 for i in instances)
     # shuffled as HELM shuffles (one Random(42) in file order): the correct answer moves
     positions = Counter(next(k for k, r in enumerate(i.references) if r.is_correct) for i in instances)
     assert len(positions) == 4 and max(positions.values()) < 200
-    assert _load(real_root, tmp_path, "gpqa") == instances
-    diamond = _load(real_root, tmp_path, "gpqa", subset="gpqa_diamond")
+    assert _load(data_root, tmp_path, "gpqa") == instances
+    diamond = _load(data_root, tmp_path, "gpqa", subset="gpqa_diamond")
     assert Counter(i.split for i in diamond) == {"test": 196, "train": 2}
 
 

@@ -37,8 +37,8 @@ def _write_humaneval(folder: Path, rows: list[dict[str, str]]) -> Path:
     return path
 
 
-def test_real_humaneval_has_164_problems_in_helms_form(real_root: Path) -> None:
-    instances = HumanEvalScenario().get_instances(ScenarioContext(data_root=real_root, offline=True))
+def test_real_humaneval_has_164_problems_in_helms_form(data_root: Path) -> None:
+    instances = HumanEvalScenario().get_instances(ScenarioContext(data_root=data_root, offline=True))
     assert len(instances) == 164
     first = instances[0]
     assert first.id == "HumanEval_0" and first.split == "test"
@@ -156,13 +156,13 @@ def test_with_user_namespaces_disabled_a_code_run_exits_2(
 
 
 def test_a_spec_without_code_scoring_runs_without_the_sandbox(
-    tmp_path: Path, real_root: Path, host_path: Path, fresh_probe: None, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, data_root: Path, host_path: Path, fresh_probe: None, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # Asking only for efficiency: the completions are generated, nothing is executed.
     spec = tmp_path / "code.yaml"
     spec.write_text(SPEC + "    metrics: [efficiency]\n", encoding="utf-8")
     monkeypatch.setenv("PATH", str(host_path))
     out = tmp_path / "out"
-    args = [str(spec), "--output-dir", str(out), "--data-root", str(real_root), "--limit", "2", "--quiet"]
+    args = [str(spec), "--output-dir", str(out), "--data-root", str(data_root), "--limit", "2", "--quiet"]
     assert main(args) == 0
     assert (out / "code").is_dir()

@@ -19,8 +19,8 @@ def _load(root: Path, tmp_path: Path, name: str, **args: object) -> list[Instanc
     return create_scenario(ScenarioSpec.make(name, args)).get_instances(ctx)
 
 
-def test_mmlu_anatomy_has_135_test_questions_with_the_right_gold(real_root: Path, tmp_path: Path) -> None:
-    instances = _load(real_root, tmp_path, "mmlu", subject="anatomy")
+def test_mmlu_anatomy_has_135_test_questions_with_the_right_gold(data_root: Path, tmp_path: Path) -> None:
+    instances = _load(data_root, tmp_path, "mmlu", subject="anatomy")
     assert Counter(i.split for i in instances) == {"train": 5, "valid": 14, "test": 135}
     test = [i for i in instances if i.split == "test"]
     first = test[0]
@@ -33,16 +33,16 @@ def test_mmlu_anatomy_has_135_test_questions_with_the_right_gold(real_root: Path
     assert len({i.id for i in instances}) == len(instances)
 
 
-def test_mmlu_every_subject_matches_the_declared_sizes(real_root: Path, tmp_path: Path) -> None:
+def test_mmlu_every_subject_matches_the_declared_sizes(data_root: Path, tmp_path: Path) -> None:
     assert len(SUBJECTS) == 57
     for subject in SUBJECTS:
-        counts = Counter(i.split for i in _load(real_root, tmp_path, "mmlu", subject=subject))
+        counts = Counter(i.split for i in _load(data_root, tmp_path, "mmlu", subject=subject))
         assert (counts["valid"], counts["test"]) == SUBJECT_SIZES[subject], subject
         assert counts["train"] == 5
 
 
-def test_boolq_validation_file(real_root: Path, tmp_path: Path) -> None:
-    instances = _load(real_root, tmp_path, "boolq")
+def test_boolq_validation_file(data_root: Path, tmp_path: Path) -> None:
+    instances = _load(data_root, tmp_path, "boolq")
     assert len(instances) == 3270
     counts = Counter(i.split for i in instances)
     assert counts == {"valid": 3170, "train": 100}
@@ -52,11 +52,11 @@ def test_boolq_validation_file(real_root: Path, tmp_path: Path) -> None:
     assert [r.output for r in first.correct_references] == ["No"]
     answers = Counter(i.correct_references[0].output for i in instances)
     assert answers["Yes"] > answers["No"] > 0  # BoolQ is about 62% yes
-    assert _load(real_root, tmp_path, "boolq") == instances  # the train pool is fixed
+    assert _load(data_root, tmp_path, "boolq") == instances  # the train pool is fixed
 
 
-def test_imdb_labelled_lines(real_root: Path, tmp_path: Path) -> None:
-    instances = _load(real_root, tmp_path, "imdb")
+def test_imdb_labelled_lines(data_root: Path, tmp_path: Path) -> None:
+    instances = _load(data_root, tmp_path, "imdb")
     assert Counter(i.split for i in instances) == {"valid": 950, "train": 50}
     first = next(i for i in instances if i.id == "imdb_1000-00001")
     assert first.input.startswith("seriously , i do n't understand how justin long")
@@ -65,12 +65,12 @@ def test_imdb_labelled_lines(real_root: Path, tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize("subset", SUBSETS)
-def test_raft_tasks_use_task_json_labels(real_root: Path, tmp_path: Path, subset: str) -> None:
-    instances = _load(real_root, tmp_path, "raft", subset=subset)
+def test_raft_tasks_use_task_json_labels(data_root: Path, tmp_path: Path, subset: str) -> None:
+    instances = _load(data_root, tmp_path, "raft", subset=subset)
     assert Counter(i.split for i in instances) == {"train": 10, "test": 40}
     import json
 
-    meta = json.loads((real_root / "raft" / subset / "task.json").read_text(encoding="utf-8"))
+    meta = json.loads((data_root / "raft" / subset / "task.json").read_text(encoding="utf-8"))
     names = next(iter(meta["label_columns"].values()))
     for inst in instances:
         assert [r.output for r in inst.references] == names

@@ -17,15 +17,15 @@ import pytest
 from holistic.cli.run import main as run_main
 from holistic.scenarios.safety import judge_template
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.real_model, pytest.mark.needs_data]
 
 EMBEDDED = "embedded/smollm2-135m-instruct"
 
 
 def test_xstest_with_the_embedded_model_as_candidate_and_judge(
-    real_root: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+    data_root: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    monkeypatch.setenv("HOLISTIC_DATA_ROOT", str(real_root))
+    monkeypatch.setenv("HOLISTIC_DATA_ROOT", str(data_root))
     spec = tmp_path / "spec.yaml"
     spec.write_text(
         "suite: xstest_e2e\n"

@@ -44,9 +44,9 @@ def _blimp_row(uid: str, pair: int, good: str = "The cat sleeps.", bad: str = "T
 # --- real files -------------------------------------------------------------------------
 
 
-def test_blimp_loads_every_paradigm_present_with_good_sentence_correct(real_root: Path, tmp_path: Path) -> None:
-    present = sorted(p.stem for p in (real_root / "blimp").glob("*.jsonl"))
-    instances = _load(real_root, tmp_path, "blimp")
+def test_blimp_loads_every_paradigm_present_with_good_sentence_correct(data_root: Path, tmp_path: Path) -> None:
+    present = sorted(p.stem for p in (data_root / "blimp").glob("*.jsonl"))
+    instances = _load(data_root, tmp_path, "blimp")
     by_paradigm = Counter(i.metadata["paradigm"] for i in instances)
     assert sorted(by_paradigm) == present and set(by_paradigm.values()) == {1000}
     first = next(i for i in instances if i.id == "wh_island-0")
@@ -55,13 +55,13 @@ def test_blimp_loads_every_paradigm_present_with_good_sentence_correct(real_root
     ]
     assert first.references[1].output == "Who have those men revealed who helped?"
     assert first.metadata["phenomenon"] == "island_effects"
-    only = _load(real_root, tmp_path, "blimp", phenomenon="island_effects")
+    only = _load(data_root, tmp_path, "blimp", phenomenon="island_effects")
     assert {i.metadata["paradigm"] for i in only} == {p for p in present if PARADIGMS[p] == "island_effects"}
 
 
-def test_bbq_loads_every_category_present_with_answer_roles(real_root: Path, tmp_path: Path) -> None:
-    instances = _load(real_root, tmp_path, "bbq")
-    present = {p.stem for p in (real_root / "bbq").glob("*.jsonl")}
+def test_bbq_loads_every_category_present_with_answer_roles(data_root: Path, tmp_path: Path) -> None:
+    instances = _load(data_root, tmp_path, "bbq")
+    present = {p.stem for p in (data_root / "bbq").glob("*.jsonl")}
     assert set(Counter(i.metadata["category"] for i in instances)) == present
     assert Counter(i.split for i in instances)["test"] == 1000
     first = next(i for i in instances if i.id == "Age-0")  # grandfather (old) / grandson (nonOld) / Can't be determined
@@ -81,8 +81,8 @@ def test_bbq_loads_every_category_present_with_answer_roles(real_root: Path, tmp
     )
 
 
-def test_gsm8k_train_only_holds_out_an_example_pool(real_root: Path, tmp_path: Path) -> None:
-    instances = _load(real_root, tmp_path, "gsm8k")
+def test_gsm8k_train_only_holds_out_an_example_pool(data_root: Path, tmp_path: Path) -> None:
+    instances = _load(data_root, tmp_path, "gsm8k")
     assert Counter(i.split for i in instances) == {"valid": 7373, "train": 100}
     first = next(i for i in instances if i.id == "train-1")
     assert first.input.startswith("Natalia sold clips to 48 of her friends in April")
@@ -90,16 +90,16 @@ def test_gsm8k_train_only_holds_out_an_example_pool(real_root: Path, tmp_path: P
     assert answer.endswith("The answer is 72.") and "\n" not in answer and "####" not in answer
 
 
-def test_wikitext2_articles_as_helm_splits_them(real_root: Path, tmp_path: Path) -> None:
-    instances = _load(real_root, tmp_path, "wikitext", version=2)
+def test_wikitext2_articles_as_helm_splits_them(data_root: Path, tmp_path: Path) -> None:
+    instances = _load(data_root, tmp_path, "wikitext", version=2)
     assert len(instances) == 60
     assert instances[0].metadata["title"] == "Robert <unk>"
     assert instances[0].input.startswith(" \n = Robert <unk> = \n \n Robert <unk> is an English film")
     assert all(" = = " not in i.metadata["title"] for i in instances)
 
 
-def test_real_toxicity_prompts_subsets(real_root: Path, tmp_path: Path) -> None:
-    instances = _load(real_root, tmp_path, "real_toxicity_prompts")
+def test_real_toxicity_prompts_subsets(data_root: Path, tmp_path: Path) -> None:
+    instances = _load(data_root, tmp_path, "real_toxicity_prompts")
     assert len(instances) == 1000
     second = instances[1]  # prompt toxicity 0.61
     assert second.input.startswith("This sickening display") and second.metadata["subset"] == "toxic"
@@ -108,8 +108,8 @@ def test_real_toxicity_prompts_subsets(real_root: Path, tmp_path: Path) -> None:
     assert subsets["toxic"] > 0 and subsets["non-toxic"] > subsets["toxic"]
 
 
-def test_bold_first_prompt_per_page_by_domain_and_group(real_root: Path, tmp_path: Path) -> None:
-    instances = _load(real_root, tmp_path, "bold")
+def test_bold_first_prompt_per_page_by_domain_and_group(data_root: Path, tmp_path: Path) -> None:
+    instances = _load(data_root, tmp_path, "bold")
     assert len(instances) == 7201  # one per Wikipedia page, as HELM
     assert Counter(i.split for i in instances)["test"] == 1000
     domains = Counter(i.metadata["domain"] for i in instances)
@@ -122,11 +122,11 @@ def test_bold_first_prompt_per_page_by_domain_and_group(real_root: Path, tmp_pat
     }
     jacob = next(i for i in instances if i.metadata["page"] == "Jacob_Zachar")
     assert jacob.input == "Jacob Zachar is an American actor whose " and jacob.metadata["group"] == "American_actors"
-    assert len(_load(real_root, tmp_path, "bold", domain="religious_ideology", prompts="all")) == 639
+    assert len(_load(data_root, tmp_path, "bold", domain="religious_ideology", prompts="all")) == 639
 
 
-def test_babi_twenty_tasks_story_and_path_words(real_root: Path, tmp_path: Path) -> None:
-    instances = _load(real_root, tmp_path, "babi_qa")
+def test_babi_twenty_tasks_story_and_path_words(data_root: Path, tmp_path: Path) -> None:
+    instances = _load(data_root, tmp_path, "babi_qa")
     assert Counter(i.metadata["task"] for i in instances if i.split == "test") == {t: 1000 for t in range(1, 21)}
     first = next(i for i in instances if i.id == "qa1-test-3")
     assert first.input == "John travelled to the hallway.\nMary journeyed to the bathroom.\nQuestion: Where is John?"
@@ -137,8 +137,8 @@ def test_babi_twenty_tasks_story_and_path_words(real_root: Path, tmp_path: Path)
     )
 
 
-def test_lsat_splits_and_question_types(real_root: Path, tmp_path: Path) -> None:
-    instances = _load(real_root, tmp_path, "lsat_qa")
+def test_lsat_splits_and_question_types(data_root: Path, tmp_path: Path) -> None:
+    instances = _load(data_root, tmp_path, "lsat_qa")
     assert Counter(i.split for i in instances) == {"train": 1630, "valid": 231, "test": 230}
     first = next(i for i in instances if i.id == "200006_1-G_1_1")
     assert first.input.endswith(
@@ -147,19 +147,19 @@ def test_lsat_splits_and_question_types(real_root: Path, tmp_path: Path) -> None
     )
     assert [r.output for r in first.correct_references] == ["Juan, Nita, Trisha"]  # answer E
     assert first.metadata["question_type"] == "complex ordering"
-    ordering = _load(real_root, tmp_path, "lsat_qa", task="ordering")
+    ordering = _load(data_root, tmp_path, "lsat_qa", task="ordering")
     assert 0 < len(ordering) < len(instances) and {i.metadata["type_family"] for i in ordering} == {"ordering"}
 
 
-def test_math_answers_and_chain_of_thought_references(real_root: Path, tmp_path: Path) -> None:
-    plain = _load(real_root, tmp_path, "math")
+def test_math_answers_and_chain_of_thought_references(data_root: Path, tmp_path: Path) -> None:
+    plain = _load(data_root, tmp_path, "math")
     assert len(plain) == 1014 and Counter(i.split for i in plain) == {"test": 914, "train": 100}
     assert Counter(i.metadata["subject"] for i in plain) == {"counting_and_probability": 474, "number_theory": 540}
-    cot = {i.id: i for i in _load(real_root, tmp_path, "math", chain_of_thought=True)}
+    cot = {i.id: i for i in _load(data_root, tmp_path, "math", chain_of_thought=True)}
     sample = next(i for i in plain if i.metadata["subject"] == "number_theory" and i.split == "test")
     assert sample.references[0].output == sample.metadata["answer"]
     assert "\\boxed{" + sample.metadata["answer"] + "}" in cot[sample.id].references[0].output
-    level5 = _load(real_root, tmp_path, "math", subject="number_theory", level="5")
+    level5 = _load(data_root, tmp_path, "math", subject="number_theory", level="5")
     assert len(level5) == 154 and {i.metadata["level"] for i in level5} == {"5"}
 
 

@@ -172,7 +172,7 @@ def test_yaml_only_dataset_compiles() -> None:
     assert labels == ["positive", "negative"]  # an array-typed arg: one run, not two
 
 
-@pytest.mark.slow
+@pytest.mark.real_model
 def test_yaml_only_dataset_runs_end_to_end_on_the_embedded_model(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import csv
 import json
-import os
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +19,7 @@ from holistic.core.interfaces import ScenarioContext
 from holistic.core.types import Instance, ScenarioSpec
 from holistic.scenarios.registry import create_scenario
 from holistic.summarize import summarize_suite
+from tests.support.data import find_data_root, skip_without_data
 
 REPO = Path(__file__).resolve().parents[2]
 CTX = ScenarioContext(offline=True)
@@ -35,10 +35,7 @@ def _gold(instance: Instance) -> str:
 
 
 def _data_root() -> Path | None:
-    for candidate in (os.environ.get("HOLISTIC_DATA_ROOT"), str(REPO.parent / "shared" / "data")):
-        if candidate and Path(candidate).is_dir():
-            return Path(candidate)
-    return None
+    return find_data_root()
 
 
 # --- PIQA: labels in a second file, one per line -----------------------------------
@@ -196,11 +193,12 @@ MC1_ARGS: dict[str, Any] = {
 }
 
 
+@pytest.mark.needs_data
 def test_truthfulqa_mc1_from_its_csv_puts_the_best_answer_first() -> None:
     root = _data_root()
     csv_path = root / "truthful_qa" / "TruthfulQA.csv" if root else None
     if csv_path is None or not csv_path.is_file():
-        pytest.skip("the authors' TruthfulQA.csv is not on this machine (set HOLISTIC_DATA_ROOT)")
+        skip_without_data("truthful_qa/TruthfulQA.csv")
     instances = _load(path=str(csv_path), **MC1_ARGS)
     with csv_path.open(encoding="utf-8-sig", newline="") as fh:
         rows = list(csv.DictReader(fh))
@@ -363,6 +361,7 @@ def test_the_builtin_openbookqa_reads_the_authors_tsv_as_it_reads_their_jsonl(tm
     assert _gold(from_tsv[0]) == "plants sprouting, blooming and wilting"
 
 
+@pytest.mark.needs_data
 def test_piqa_openbookqa_and_truthfulqa_run_from_yaml_alone(tmp_path: Path) -> None:
     questions, label_file = _write_piqa(tmp_path)
     obqa = tmp_path / "test.tsv"

@@ -8,7 +8,7 @@ from pathlib import Path
 from holistic.site import render_site
 from holistic.site.run_pages import RUNS_PER_BROWSER_JOB, browser_jobs
 from holistic.summarize import summarize_suite
-from holistic.testing.fake_suite import FakeRun, write_fake_suite
+from tests.support.fake_suite import FakeRun, write_fake_suite
 
 
 def _files(root: Path) -> dict[str, bytes]:

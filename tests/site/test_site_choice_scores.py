@@ -14,7 +14,7 @@ from holistic.cli.run import main as helm_run
 from holistic.cli.summarize import main as helm_summarize
 from tests.scenarios.arc_fixture import ARC_SPEC as SPEC
 
-pytestmark = pytest.mark.slow
+pytestmark = pytest.mark.browser
 
 
 def test_browser_shows_every_choice_score_with_the_chosen_and_the_gold_marked(

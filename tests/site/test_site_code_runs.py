@@ -13,10 +13,9 @@ import pytest
 from holistic.cli.run import main as helm_run
 from holistic.cli.summarize import main as helm_summarize
 from tests.metrics.sandbox_testkit import sandbox
-from tests.scenarios.conftest import real_root
 
-__all__ = ["real_root", "sandbox"]
-pytestmark = pytest.mark.slow
+__all__ = ["sandbox"]
+pytestmark = [pytest.mark.browser, pytest.mark.sandbox, pytest.mark.needs_data]
 
 SPEC = """
 suite: code
@@ -28,12 +27,12 @@ runs:
 
 
 def test_browser_shows_each_sandbox_run(
-    tmp_path: Path, real_root: Path, sandbox: None, page: Any, capsys: pytest.CaptureFixture[str]
+    tmp_path: Path, data_root: Path, sandbox: None, page: Any, capsys: pytest.CaptureFixture[str]
 ) -> None:
     spec = tmp_path / "code.yaml"
     spec.write_text(SPEC, encoding="utf-8")
     out = tmp_path / "out"
-    args = [str(spec), "--output-dir", str(out), "--data-root", str(real_root), "--quiet", "--limit", "3"]
+    args = [str(spec), "--output-dir", str(out), "--data-root", str(data_root), "--quiet", "--limit", "3"]
     assert helm_run(args) == 0
     (run_dir,) = (out / "code" / "runs").iterdir()
     rows = pq.read_table(run_dir / "per_instance_stats.parquet").to_pylist()

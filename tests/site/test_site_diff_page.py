@@ -41,7 +41,7 @@ def test_terminal_diff_puts_each_runs_main_metric_first(releases: dict[str, obje
         assert f"{run.main_metric} (main)" in block
 
 
-@pytest.mark.slow
+@pytest.mark.browser
 def test_diff_pages_use_the_site_style_and_navigation_and_fit_1280px(
     releases: dict[str, object],  # noqa: F811
     tmp_path: Path,

@@ -11,9 +11,9 @@ import pytest
 
 from holistic.site import render_site
 from holistic.summarize import summarize_suite, write_summary
-from holistic.testing.fake_suite import FakeRun, write_fake_suite
+from tests.support.fake_suite import FakeRun, write_fake_suite
 
-pytestmark = pytest.mark.slow
+pytestmark = pytest.mark.browser
 WIDTH, HEIGHT = 1280, 800
 MODEL = "vendor/model-with-a-rather-long-deployment-name-v2"
 

@@ -12,7 +12,7 @@ from holistic.cli.run import main as run_main
 from holistic.cli.summarize import main as summarize_main
 from tests.execution.judge_fixture import judge_entry, write_suite
 
-pytestmark = pytest.mark.slow
+pytestmark = pytest.mark.browser
 
 
 @pytest.fixture(scope="module")

@@ -13,9 +13,9 @@ from holistic.results.layout import COMPLETE_MARKER
 from holistic.results.manifest import build_manifest
 from holistic.site import render_site
 from holistic.summarize import summarize_suite, write_summary
-from holistic.testing.fake_suite import FakeRun, write_fake_suite
+from tests.support.fake_suite import FakeRun, write_fake_suite
 
-pytestmark = pytest.mark.slow
+pytestmark = pytest.mark.browser
 
 XSS_COMPLETION = '<script>window.__xss = 1</script>"><img src=x onerror="window.__xss = 2">'
 XSS_REFERENCE = '"><img src=x onerror="window.__xss = 3"><script>window.__xss = 4</script>'

@@ -13,7 +13,7 @@ import pytest
 from holistic.cli.run import main as helm_run
 from holistic.cli.summarize import main as helm_summarize
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.browser, pytest.mark.real_model]
 ROOT = Path(__file__).resolve().parents[2]
 
 

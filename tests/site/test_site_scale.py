@@ -9,9 +9,9 @@ import pytest
 
 from holistic.site import render_site
 from holistic.summarize import summarize_suite
-from holistic.testing.fake_suite import FakeRun, write_fake_suite
+from tests.support.fake_suite import FakeRun, write_fake_suite
 
-pytestmark = pytest.mark.slow
+pytestmark = pytest.mark.browser
 
 
 def test_hundred_thousand_instances_first_page_renders(tmp_path: Path, page: Any) -> None:

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import gzip
 import json
-import os
 from pathlib import Path
 from typing import Any
 
@@ -18,6 +17,7 @@ from holistic.helm.proofs import perturbation_proofs, records, scenario_proofs
 from holistic.perturbations.registry import HELM_PERTURBATIONS, perturbation_class
 from holistic.spec import compile_spec
 from holistic.spec.conformance import CLAIMED, NOT_CLAIMED, PROVEN, conformance
+from tests.support.data import need
 
 REPO = Path(__file__).resolve().parents[2]
 GOLDEN_DIR = REPO / "tests" / "conformance"
@@ -314,10 +314,9 @@ runs:
     _compile(tmp_path, text.replace("protocol: helm", "protocol: holistic"))
 
 
-def test_run_spec_json_and_the_run_page_state_the_verdict(tmp_path: Path) -> None:
-    root = os.environ.get("HOLISTIC_DATA_ROOT") or str(REPO.parent / "shared" / "data")
-    if not (Path(root) / "mmlu").is_dir():
-        pytest.skip("MMLU's files not available (set HOLISTIC_DATA_ROOT or place them at ../shared/data)")
+@pytest.mark.needs_data
+def test_run_spec_json_and_the_run_page_state_the_verdict(tmp_path: Path, data_root: Path) -> None:
+    root = str(need(data_root / "mmlu").parent)
     from holistic.cli.run import main as helm_run
     from holistic.results.reader import SuiteReader
     from holistic.site import render_site

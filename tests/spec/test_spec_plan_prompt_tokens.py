@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import dataclasses
 import glob
-import os
 import shutil
 from pathlib import Path
 
@@ -17,6 +16,7 @@ from holistic.core.types import RunSpec
 from holistic.execution.plan import make_plan
 from holistic.models.registry import ModelRegistry
 from holistic.spec import compile_spec
+from tests.support.data import find_data_root, skip_without_data
 
 RUNSPECS = Path(__file__).resolve().parents[2] / "runspecs"
 
@@ -78,7 +78,7 @@ def _client_counts(runs: tuple[RunSpec, ...], data_root: Path | None = None) -> 
     return out
 
 
-@pytest.mark.slow
+@pytest.mark.real_model
 @pytest.mark.parametrize("name", ["quickstart.yaml", "my_dataset.yaml", "longcontext.yaml"])
 def test_plan_prompt_tokens_match_the_embedded_models_own_count(
     name: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
@@ -102,7 +102,8 @@ def test_plan_prompt_tokens_match_the_embedded_models_own_count(
     assert formats == ({"chat", "plain"} if name == "quickstart.yaml" else {"chat"})
 
 
-@pytest.mark.slow
+@pytest.mark.needs_data
+@pytest.mark.real_model
 def test_plan_sizes_core_runs_from_a_sample_of_their_real_prompts(tmp_path: Path) -> None:
     """core.yaml (HELM's plain prompts) on the runs whose authors' files are here: the plan
     builds the prompts of a sample of the instances and scales, within 15% of the real count."""
@@ -123,8 +124,7 @@ def test_plan_sizes_core_runs_from_a_sample_of_their_real_prompts(tmp_path: Path
 
 
 def _data_root() -> Path:
-    env = os.environ.get("HOLISTIC_DATA_ROOT")
-    for candidate in ([Path(env)] if env else []) + [RUNSPECS.parents[1] / "shared" / "data"]:
-        if all((candidate / name).is_dir() for name in ("mmlu", "raft", "imdb")):
-            return candidate
-    pytest.skip("real benchmark files not available (set HOLISTIC_DATA_ROOT or place them at ../shared/data)")
+    root = find_data_root()
+    if root is None or not all((root / name).is_dir() for name in ("mmlu", "raft", "imdb")):
+        skip_without_data("mmlu/, raft/ and imdb/")
+    return root

@@ -11,7 +11,7 @@ from holistic.summarize.baselines import score_references
 from holistic.summarize.build import summarize_suite
 from holistic.summarize.load import eval_references
 from holistic.summarize.tables import to_markdown
-from holistic.testing.fake_suite import FakeRun, write_fake_suite
+from tests.support.fake_suite import FakeRun, write_fake_suite
 
 MODEL = "simple/echo"
 

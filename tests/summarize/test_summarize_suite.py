@@ -7,7 +7,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from holistic.summarize import summarize_suite, write_summary
-from holistic.testing.fake_suite import FakeRun, write_fake_suite
+from tests.support.fake_suite import FakeRun, write_fake_suite
 
 
 def _suite(tmp_path: Path) -> Path:

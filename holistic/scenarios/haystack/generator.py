@@ -22,8 +22,8 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
+import holistic.scenarios.haystack.vocabulary as vocab
 from holistic.core.hashing import stable_seed
-from holistic.scenarios.haystack import vocabulary as vocab
 from holistic.scenarios.haystack.corpus import SENTIMENTS, Article, Corpus, make_corpus
 
 SENTIMENT_WEIGHTS: tuple[float, ...] = (0.15, 0.2, 0.3, 0.2, 0.15)

@@ -49,10 +49,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+import holistic.scenarios.haystack.prompts as prompts
 from holistic.core.errors import ScenarioArgError
 from holistic.core.hashing import stable_seed
 from holistic.core.types import SAMPLE_STRATUM_KEY, SAMPLE_UNIT_KEY
-from holistic.scenarios.haystack import prompts
 from holistic.scenarios.haystack.clauses import CorpusIndex
 from holistic.scenarios.haystack.queries import Query, Task, sample_queries
 from holistic.scenarios.haystack.tokens import LengthUnit

@@ -49,10 +49,10 @@ import math
 from pathlib import Path
 from typing import Any
 
+import holistic.scenarios.haystack.prompts as prompts
 from holistic.core.interfaces import ScenarioContext, ScenarioInfo
 from holistic.core.types import CORRECT_TAG, TEST_SPLIT, Instance, Reference
 from holistic.scenarios.base import BaseScenario
-from holistic.scenarios.haystack import prompts
 from holistic.scenarios.haystack.clauses import CorpusIndex
 from holistic.scenarios.haystack.corpus import Corpus
 from holistic.scenarios.haystack.generator import DEFAULT_SIZE, cached_corpus

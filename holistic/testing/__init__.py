@@ -1,1 +1,0 @@
-"""Helpers for tests and benchmarks (fake suites in the real store format)."""

@@ -1,0 +1,236 @@
+"""Benchmark: helm-summarize (summary and site) at HELM's scale, and the instance browser.
+
+A synthetic suite in the real results format (``tests.support.fake_suite``) of
+``--runs`` runs × ``--instances`` instances (default 5,000 × 1,000, about what HELM
+Classic had: 500 scenarios × 10 models, each instance also in one perturbed variant)
+is written once; then ``helm-summarize`` builds the summary and the site, ``--repeat``
+times, each in a fresh process, so its wall time and peak resident memory are its own.
+Last, headless Chromium (through Playwright, ``--chromium``) opens the instance
+browser of ``--browse`` runs spread over the suite (the first, the last and ones in
+between) from ``file://``, and the time until the first page of instances is on screen
+is taken for each: the target is for *any* run, so the slowest one is reported.
+
+Targets: summary and site ≤ 90 s and ≤ 3 GB peak; the instance browser's first page
+≤ 1 s for any run.
+
+    python -m tools.bench.summarize                           # 5,000 x 1,000
+    python -m tools.bench.summarize --runs 40 --instances 50  # a quick check
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import json
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+from tools.bench.docs import add_docs_option, figures, write_results
+from tools.common import REPO
+
+TARGET_SECONDS = 90.0
+TARGET_PEAK_MB = 3 * 1024
+TARGET_BROWSER_SECONDS = 1.0
+MODELS = 10
+
+
+def write_suite(out: Path, runs: int, instances: int) -> Path:
+    from tests.support.fake_suite import FakeRun, write_fake_suite
+
+    models = [f"model/{i:02d}" for i in range(min(MODELS, runs))]
+    scenarios = [f"scenario_{j:04d}" for j in range(max(1, runs // len(models)))]
+    fake = [
+        FakeRun(sc, m, skill=0.3 + 0.05 * i, num_instances=instances, perturbations=("typos",), with_requests=True)
+        for i, m in enumerate(models)
+        for sc in scenarios
+    ]
+    return write_fake_suite(out, "bench", fake)
+
+
+SIZE_FILE = "bench_size.json"
+"""Written last into a generated suite: its ``[runs, instances]``, so a complete one can be re-used."""
+
+
+def existing_suite(out: Path, runs: int, instances: int) -> Path | None:
+    """The suite a previous ``--work`` run left complete in ``out`` at this size, else None."""
+    size = out / "bench" / SIZE_FILE
+    try:
+        same = json.loads(size.read_text(encoding="utf-8")) == [runs, instances]
+    except (OSError, ValueError):
+        return None
+    return out / "bench" if same else None
+
+
+def summarize(out: Path, repeat: int) -> list[dict[str, Any]]:
+    results = []
+    for _ in range(repeat):
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "tools.bench.timed_cli", "summarize", "--suite", "bench", "--output-dir", str(out)],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            cwd=REPO,
+        )
+        tree_peak = [0]
+        watcher = threading.Thread(target=_watch_tree, args=(proc, tree_peak), daemon=True)
+        watcher.start()
+        stdout, stderr = proc.communicate()
+        watcher.join()
+        lines = stdout.strip().splitlines()
+        if proc.returncode != 0 or not lines:
+            raise SystemExit(f"bench_summarize: helm-summarize failed (exit {proc.returncode}):\n{stderr[-3000:]}")
+        results.append({**json.loads(lines[-1]), "tree_peak_rss_mb": tree_peak[0] / 1024})
+    return results
+
+
+def _watch_tree(proc: subprocess.Popen[str], peak: list[int]) -> None:
+    """The largest sum of resident memory (KiB) of ``proc`` and its descendants (the workers that
+    build the instance browsers), sampled every 0.2 s from ``/proc`` until it ends."""
+    while proc.poll() is None:
+        peak[0] = max(peak[0], sum(_rss_kib(pid) for pid in _tree(proc.pid)))
+        time.sleep(0.2)
+
+
+def _tree(pid: int) -> list[int]:
+    out, todo = [], [pid]
+    while todo:
+        p = todo.pop()
+        out.append(p)
+        for task in Path(f"/proc/{p}/task").glob("*/children"):
+            with contextlib.suppress(OSError):
+                todo += [int(c) for c in task.read_text().split()]
+    return out
+
+
+def _rss_kib(pid: int) -> int:
+    try:
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1])
+    except OSError:
+        pass
+    return 0
+
+
+def browse_pages(site: Path, count: int) -> list[Path]:
+    """The instance-browser pages of ``count`` runs spread over the suite (first and last included)."""
+    pages = sorted((site / "runs" / "browse").glob("*.html"))
+    if not pages:
+        raise SystemExit(f"bench_summarize: no instance-browser pages under {site / 'runs' / 'browse'}")
+    if count >= len(pages):
+        return pages
+    step = (len(pages) - 1) / max(count - 1, 1)
+    return [pages[round(k * step)] for k in range(count)]
+
+
+def first_page_seconds(pages: list[Path], chromium: str) -> dict[str, float]:
+    """Seconds until each page's first instance records are on screen, in a fresh browser tab."""
+    from playwright.sync_api import sync_playwright
+
+    out: dict[str, float] = {}
+    with sync_playwright() as p:
+        browser = p.chromium.launch(
+            executable_path=chromium,
+            args=["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"],
+        )
+        try:
+            for page_file in pages:
+                page = browser.new_page()
+                start = time.perf_counter()
+                page.goto(page_file.as_uri())
+                page.wait_for_selector("article.record")
+                out[page_file.stem] = time.perf_counter() - start
+                page.close()
+        finally:
+            browser.close()
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--runs", type=int, default=5000, help="runs in the suite (default 5,000)")
+    ap.add_argument("--instances", type=int, default=1000, help="instances per run (default 1,000)")
+    ap.add_argument("--repeat", type=int, default=3, help="helm-summarize runs, each in a fresh process (3)")
+    ap.add_argument("--browse", type=int, default=5, help="runs whose instance browser is opened (5)")
+    ap.add_argument("--chromium", default="/usr/bin/chromium", help="the Chromium binary Playwright drives")
+    ap.add_argument(
+        "--work",
+        help="folder for the suite, kept afterwards; a complete suite of the same size already there is re-used "
+        "(default: a temporary folder, removed afterwards)",
+    )
+    ap.add_argument("--generate-only", action="store_true", help="write the suite into --work and stop (no timing)")
+    ap.add_argument("--out", help="write the results as JSON here")
+    add_docs_option(ap)
+    args = ap.parse_args(argv)
+    if args.runs < 1 or args.instances < 1:
+        ap.error("--runs and --instances must be at least 1")
+    if args.generate_only and not args.work:
+        ap.error("--generate-only needs --work, the folder to keep the suite in")
+
+    with tempfile.TemporaryDirectory(prefix="bench_summarize-") as tmp:
+        out = Path(args.work or tmp).resolve()
+        t0 = time.perf_counter()
+        suite = existing_suite(out, args.runs, args.instances)
+        if suite is None:
+            suite = write_suite(out, args.runs, args.instances)
+            (suite / SIZE_FILE).write_text(json.dumps([args.runs, args.instances]), encoding="utf-8")
+        generate = time.perf_counter() - t0
+        runs = sum(1 for _ in (suite / "runs").iterdir())
+        print(f"bench_summarize: {runs} runs x {args.instances} instances ready in {generate:.1f} s", flush=True)
+        if args.generate_only:
+            return 0
+        results = summarize(out, args.repeat)
+        timings = first_page_seconds(browse_pages(suite / "site", args.browse), args.chromium)
+    report = {
+        "runs": runs,
+        "instances_per_run": args.instances,
+        "generate_seconds": round(generate, 1),
+        "summary_and_site_seconds_median": round(statistics.median(r["seconds"] for r in results), 2),
+        "summary_and_site_seconds_all": [round(r["seconds"], 2) for r in results],
+        "peak_rss_mb_max": round(max(r["peak_rss_mb"] for r in results)),
+        "tree_peak_rss_mb_max": round(max(r["tree_peak_rss_mb"] for r in results)),
+        "browser_first_page_seconds_max": round(max(timings.values()), 3),
+        "browser_first_page_seconds": {k: round(v, 3) for k, v in timings.items()},
+        "targets": {
+            "seconds": TARGET_SECONDS,
+            "peak_rss_mb": TARGET_PEAK_MB,
+            "browser_seconds": TARGET_BROWSER_SECONDS,
+        },
+    }
+    print_report(report)
+    if args.out:
+        Path(args.out).write_text(json.dumps(report, indent=1), encoding="utf-8")
+    if args.write_docs:
+        print(f"wrote {write_results('summarize', figures(report))}")
+    return 0
+
+
+def print_report(r: dict[str, Any]) -> None:
+    def verdict(ok: bool) -> str:
+        return "met" if ok else "MISSED"
+
+    secs, peak, browse = r["summary_and_site_seconds_median"], r["peak_rss_mb_max"], r["browser_first_page_seconds_max"]
+    print(f"{r['runs']} runs x {r['instances_per_run']} instances (suite ready in {r['generate_seconds']} s)")
+    print(
+        f"summary and site: {secs:.1f} s median of {r['summary_and_site_seconds_all']} "
+        f"(target <= {TARGET_SECONDS:.0f} s: {verdict(secs <= TARGET_SECONDS)})"
+    )
+    tree = r["tree_peak_rss_mb_max"]
+    print(
+        f"peak memory: {tree} MB, helm-summarize and its workers together (target <= {TARGET_PEAK_MB} MB: "
+        f"{verdict(tree <= TARGET_PEAK_MB)}); the main process alone {peak} MB"
+    )
+    print(
+        f"instance browser, first page: {browse:.2f} s at most over {len(r['browser_first_page_seconds'])} runs "
+        f"(target <= {TARGET_BROWSER_SECONDS:.0f} s for any run: {verdict(browse <= TARGET_BROWSER_SECONDS)})"
+    )
+
+
+if __name__ == "__main__":
+    sys.exit(main())
