@@ -152,7 +152,7 @@ def test_summarize_names_the_ratings_command_for_its_old_flags(
     assert not (suite / "disinfo" / "summary").exists()  # stopped before summarizing
 
 
-def test_ratings_command_help_and_a_uri_suite_cannot_be_imported_into(
+def test_ratings_command_help_and_a_missing_file(
     suite: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     with pytest.raises(SystemExit) as help_exit:
@@ -163,6 +163,7 @@ def test_ratings_command_help_and_a_uri_suite_cannot_be_imported_into(
         helm_ratings(["export", "--suite", "disinfo"])  # no FILE
     assert missing.value.code == 2
     capsys.readouterr()
-    uri = f"file://{suite}"
-    assert helm_ratings(["import", "--suite", "disinfo", "--output-dir", uri, str(tmp_path / "a.csv")]) == 2
-    assert "give its local path" in capsys.readouterr().err
+    missing_file = tmp_path / "a.csv"
+    assert helm_ratings(["import", "--suite", "disinfo", "--output-dir", str(suite), str(missing_file)]) == 2
+    assert f"{missing_file}: cannot read" in capsys.readouterr().err
+    assert not (suite / "disinfo" / "ratings").exists()
