@@ -56,10 +56,15 @@ class Selection:
     ``--scenarios``, ``--max-eval-instances`` and ``--limit``)."""
 
     suite: str | None = None
+    """The suite name, replacing the spec's ``suite:``."""
     models: tuple[str, ...] = ()
+    """Glob patterns of the models to keep (none: all)."""
     scenarios: tuple[str, ...] = ()
+    """Glob patterns of the scenarios to keep (none: all)."""
     max_eval_instances: int | None = None
+    """A seeded sample of at most this many instances per run."""
     limit: int | None = None
+    """The first this many instances of each run."""
 
 
 @dataclass(frozen=True)
@@ -74,11 +79,11 @@ class Prepared:
     """The options, with ``max_eval_instances`` and ``limit`` applied."""
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class PlanResult(Prepared):
     """What :func:`plan` returns: the plan as data, and the text ``helm-run --plan`` prints."""
 
-    plan: Plan | None = None
+    plan: Plan
     """One row per run (scenario, model, method, sizes, time estimate, HELM conformance), totals and the
     scenario x metric-category coverage."""
     not_runnable: str | None = None
@@ -90,7 +95,6 @@ class PlanResult(Prepared):
         """The plan as ``helm-run --plan`` prints it."""
         from holistic.execution.plan import format_plan
 
-        assert self.plan is not None
         return format_plan(self.plan)
 
 
@@ -151,11 +155,11 @@ class RunResult:
         return self.report.summary()
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class FetchResult(Prepared):
     """What :func:`fetch` returns: one report per scenario whose data was fetched."""
 
-    reports: tuple[FetchReport, ...] = ()
+    reports: tuple[FetchReport, ...]
     """Per scenario: the files and where each came from (the mirror, the cache, the network)."""
 
 

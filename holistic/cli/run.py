@@ -256,7 +256,6 @@ def _main(args: argparse.Namespace) -> int:
 
         planned = api.plan(args.spec, suite=args.suite, calibrate=args.calibrate, on_message=_say, **selected)
         plan = planned.plan
-        assert plan is not None
         print(format_plan(plan))
         if planned.not_runnable is not None:  # the plan is still worth seeing; running would stop here
             print(f"\nNot runnable yet: {planned.not_runnable}")

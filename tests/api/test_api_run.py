@@ -67,7 +67,7 @@ def test_run_on_the_quickstart_spec_writes_the_golden_results(tmp_path: Path, mo
 def test_plan_is_the_data_behind_helm_run_plan(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     spec = write_spec(tmp_path, models=("simple/echo", "simple/no-logprobs"))
     planned = holistic.plan(spec, models=["simple/echo"], max_eval_instances=3)
-    assert planned.plan is not None and planned.not_runnable is None
+    assert planned.not_runnable is None and planned.plan.suite == "tiny"
     assert [row.model for row in planned.plan.rows] == ["simple/echo", "simple/echo"]
     assert [row.run_id for row in planned.plan.rows] == [r.run_id for r in planned.runs]
     assert all(r.adapter.max_eval_instances == 3 for r in planned.runs)
