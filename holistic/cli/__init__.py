@@ -1,4 +1,5 @@
-"""The command-line programs: helm-run, helm-summarize, helm-diff and their helpers."""
+"""The command-line programs (helm-run, helm-summarize, helm-diff, helm-import, helm-ratings): each maps its
+arguments onto one call of the Python API, :mod:`holistic.api`, and prints what it returns."""
 
 import os
 

@@ -9,6 +9,7 @@ case is flagged, 2 on a bad name or file::
 A client that checks its own scoring first (an OpenAI-compatible server's echo
 alignment, :mod:`holistic.models.echo_alignment`) is probed before the cases, and the
 probe's verdict is printed above the table (:mod:`holistic.models.check` scores the cases).
+The command maps its arguments onto one call of :func:`holistic.api.check_models`.
 """
 
 from __future__ import annotations
@@ -18,10 +19,6 @@ import sys
 from pathlib import Path
 
 from holistic.cli.common import run_main
-from holistic.core.errors import ModelError
-from holistic.models.check import compare_loglikelihoods
-from holistic.models.echo_alignment import scoring_check
-from holistic.models.registry import ModelRegistry, create_client
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -39,22 +36,14 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _main(args: argparse.Namespace) -> int:
-    if len(args.models) < 2:
-        raise ModelError("name at least two deployments to compare")
-    registry = ModelRegistry(args.models_file)
-    clients = [create_client(registry.get(name)) for name in args.models]
-    try:
-        for client in clients:
-            client.begin_run()
-            facts = scoring_check(client)
-            if facts is not None:
-                print(f"{client.deployment.name}: echo log-probabilities {facts.get('status')}: {facts.get('detail')}")
-        table = compare_loglikelihoods(clients, tolerance=args.tolerance)
-    finally:
-        for client in clients:
-            client.close()
-    print(table.format())
-    return 0 if table.ok else 1
+    """One call of :func:`holistic.api.check_models`."""
+    from holistic import api
+
+    checked = api.check_models(args.models, models_file=args.models_file, tolerance=args.tolerance)
+    for name, facts in checked.scoring:
+        print(f"{name}: echo log-probabilities {facts.get('status')}: {facts.get('detail')}")
+    print(checked.table.format())
+    return 0 if checked.ok else 1
 
 
 if __name__ == "__main__":

@@ -1,4 +1,8 @@
-"""``helm-diff``: compare two result releases (suites) run by run."""
+"""``helm-diff``: compare two result releases (suites) run by run.
+
+Thin by design: the flags map onto one call of :func:`holistic.api.diff`; this module writes the
+report it returns in the chosen format.
+"""
 
 from __future__ import annotations
 
@@ -48,27 +52,33 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _run(args: argparse.Namespace) -> int:
-    from holistic.diff import diff_suites, read_side, resolve_suite_dir
+    """One call of :func:`holistic.api.diff`; then the report in the chosen format."""
+    from holistic import api
     from holistic.diff.report import dump_json, format_terminal, to_csv, write_parquet
     from holistic.site.render import render_diff_page
 
-    old_dir = resolve_suite_dir(args.old, args.old_suite or args.suite)
-    new_dir = resolve_suite_dir(args.new, args.new_suite or args.suite)
+    if args.format == "parquet" and args.output is None:
+        print("helm-diff: error: --format parquet needs --output FILE", file=sys.stderr)
+        return 2
+    report = api.diff(
+        args.old,
+        args.new,
+        old_suite=args.old_suite or args.suite,
+        new_suite=args.new_suite or args.suite,
+        seed=args.seed,
+        num_bootstrap=args.num_bootstrap,
+    )
     for option, target in (("--output", args.output), ("--html", args.html)):
         if target is None:
             continue
         resolved = target.resolve()
-        for side in (old_dir, new_dir):
+        for side in (Path(report.old_dir), Path(report.new_dir)):
             if resolved.is_relative_to(side.resolve()):
                 raise StoreError(
                     f"{option} {target}: inside the input suite {side}; helm-diff never writes into "
                     "the suites it compares, choose a path outside them"
                 )
-    report = diff_suites(read_side(old_dir), read_side(new_dir), seed=args.seed, num_bootstrap=args.num_bootstrap)
     if args.format == "parquet":
-        if args.output is None:
-            print("helm-diff: error: --format parquet needs --output FILE", file=sys.stderr)
-            return 2
         write_parquet(report, args.output)
     else:
         text = {

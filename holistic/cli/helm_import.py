@@ -1,4 +1,7 @@
-"""``helm-import``: read HELM's raw run folders into a holistic suite."""
+"""``helm-import``: read HELM's raw run folders into a holistic suite.
+
+Thin by design: the flags map onto one call of :func:`holistic.api.import_helm`.
+"""
 
 from __future__ import annotations
 
@@ -7,7 +10,6 @@ import sys
 from pathlib import Path
 
 from holistic.cli.common import run_main
-from holistic.core.errors import StoreError
 from holistic.helm.imports.layout import REQUIRED as HELM_RUN_FILES
 
 
@@ -74,20 +76,8 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _run(args: argparse.Namespace) -> int:
-    from holistic.helm.imports.importer import ImportOptions, import_helm
-    from holistic.results import check_suite_name
-
-    check_suite_name(args.suite, where="--suite")
-    if args.output_dir.exists() and not args.output_dir.is_dir():
-        raise StoreError(f"--output-dir {args.output_dir}: not a folder")
-    options = ImportOptions(
-        output_dir=args.output_dir,
-        suite=args.suite,
-        force=args.force,
-        keep_unknown_stats=args.keep_unknown_stats,
-        model_map=dict(args.models),
-        helm_version=args.helm_version,
-    )
+    """One call of :func:`holistic.api.import_helm`, printing each run's report as it is imported."""
+    from holistic import api
 
     def show(report: object) -> None:
         if args.quiet:
@@ -108,7 +98,16 @@ def _run(args: argparse.Namespace) -> int:
         if report.unmapped_fields:
             print("  kept raw (no column in holistic's schema): " + ", ".join(report.unmapped_fields), flush=True)
 
-    reports = import_helm(args.source, options, on_run=show)
+    reports = api.import_helm(
+        args.source,
+        args.suite,
+        output_dir=args.output_dir,
+        force=args.force,
+        keep_unknown_stats=args.keep_unknown_stats,
+        models=dict(args.models),
+        helm_version=args.helm_version,
+        on_run=show,
+    )
     suite_dir = args.output_dir / args.suite
     print(f"imported {len(reports)} HELM run{'s' if len(reports) != 1 else ''} into {suite_dir}", file=sys.stdout)
     return 0

@@ -1,30 +1,28 @@
 """``helm-run SPEC``: compile a run spec, then plan, fetch data or execute it.
 
-Thin by design: every step is a library call (:func:`holistic.spec.compile_spec`,
-:func:`holistic.execution.selection.select_runs`, :func:`holistic.execution.runner.run_suite`).
+Thin by design: the flags map onto one call of the Python API, :func:`holistic.api.plan`
+(``--plan``), :func:`holistic.api.fetch` (``--fetch-only``) or :func:`holistic.api.run`;
+this module only prints what it returns and turns it into an exit code.
 """
 
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import sys
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING, TypedDict
 
+from holistic.api.running import SpecLimits
 from holistic.cli.common import env_path, patterns, positive_int, run_main
-from holistic.core.interfaces import ScenarioContext
-from holistic.core.plugins import load_plugins
-from holistic.core.templates import TemplateLimits, configure
-from holistic.core.types import RunSpec
+from holistic.core.templates import TemplateLimits
 from holistic.execution.options import EXECUTORS, RunOptions
-from holistic.execution.rates import RATES_FILE, Rates
-from holistic.models.registry import ModelRegistry
 from holistic.results.fs import local_folder, location
-from holistic.results.layout import check_suite_name
-from holistic.scenarios import fetching
 from holistic.spec.expand import DEFAULT_MAX_RUNS
+
+if TYPE_CHECKING:
+    from holistic.scenarios import fetching
 
 PROG = "helm-run"
 DATA_ROOT_ENV = "HOLISTIC_DATA_ROOT"
@@ -197,82 +195,85 @@ def _describe_fetch(report: fetching.FetchReport) -> str:
     return f"{report.scenario}: {len(report.files)} files" + (f" ({where})" if where else "")
 
 
-def _fetch(runs: Sequence[RunSpec], ctx: ScenarioContext) -> None:
-    reports = fetching.fetch_for_runs(list(runs), ctx)
-    for report in reports:
-        print(_describe_fetch(report))
-    where = f" into {ctx.data_root}" if ctx.data_root else ""
-    print(f"fetched data for {len(runs)} runs{where}" if reports else "nothing to fetch: these runs read no data files")
-
-
-def _main(args: argparse.Namespace) -> int:
-    from holistic.execution.progress import make_progress
-    from holistic.execution.runner import prepare_runs, run_suite
-    from holistic.execution.selection import SelectionError, select_runs
-    from holistic.spec import compile_spec
-
-    if args.limit is not None and args.max_eval_instances is not None:
-        raise SelectionError("give --limit (the first N) or --max-eval-instances (a seeded sample of N), not both")
-    configure(TemplateLimits(args.max_template_chars, args.max_template_steps, args.max_template_depth))
-    plugins = tuple(args.plugins)
-    load_plugins(plugins)
-    compiled = compile_spec(args.spec, models_file=args.models_file, max_runs=args.max_runs)
-    if args.suite is not None:
-        compiled = dataclasses.replace(compiled, suite=check_suite_name(args.suite, where="--suite"))
-    options = RunOptions(
+def _options(args: argparse.Namespace) -> RunOptions:
+    """The flags that are :class:`~holistic.execution.options.RunOptions` fields."""
+    return RunOptions(
         output_dir=location(args.output_dir, where="--output-dir"),
         cache_dir=None if args.cache_dir is None else local_folder(args.cache_dir, where="--cache-dir"),
         use_cache=not args.no_cache,
         concurrency=args.concurrency,
         batch_size=args.batch_size,
-        max_eval_instances=args.limit if args.limit is not None else args.max_eval_instances,
-        eval_instances="first" if args.limit is not None else None,
         allow_zero_shot=args.allow_zero_shot,
         data_root=env_path(args.data_root, DATA_ROOT_ENV),
         models_file=args.models_file,
         executor=args.executor,
         wait_for_lock=not args.no_wait,
         ray_address=args.address,
-        plugins=plugins,
+        plugins=tuple(args.plugins),
     )
-    runs = select_runs(
-        prepare_runs(compiled, options), models=patterns(args.models), scenarios=patterns(args.scenarios)
-    )
-    for warning in compiled.warnings:
-        print(f"{PROG}: warning: {warning}", file=sys.stderr)
 
+
+class _Selected(TypedDict):
+    """The keywords :func:`holistic.api.plan`, :func:`~holistic.api.fetch` and :func:`~holistic.api.run` share."""
+
+    models: list[str]
+    scenarios: list[str]
+    max_eval_instances: int | None
+    limit: int | None
+    options: RunOptions
+    limits: SpecLimits
+    on_warning: Callable[[str], None]
+
+
+def _warn(message: str) -> None:
+    print(f"{PROG}: warning: {message}", file=sys.stderr)
+
+
+def _say(message: str) -> None:
+    print(f"{PROG}: {message}", file=sys.stderr)
+
+
+def _main(args: argparse.Namespace) -> int:
+    """One API call per mode: :func:`holistic.api.plan`, :func:`~holistic.api.fetch` or :func:`~holistic.api.run`."""
+    from holistic import api
+    from holistic.execution.progress import make_progress
+
+    limits = SpecLimits(
+        max_runs=args.max_runs,
+        template=TemplateLimits(args.max_template_chars, args.max_template_steps, args.max_template_depth),
+    )
+    selected = _Selected(
+        models=patterns(args.models),
+        scenarios=patterns(args.scenarios),
+        max_eval_instances=args.max_eval_instances,
+        limit=args.limit,
+        options=_options(args),
+        limits=limits,
+        on_warning=_warn,
+    )
     if args.plan:
-        from holistic.execution.plan import format_plan, make_plan
+        from holistic.execution.plan import format_plan
 
-        # The runs already carry the --max-eval-instances override (and its run ids).
-        registry = ModelRegistry(args.models_file)
-        rates = Rates(options.cache_path().parent / RATES_FILE)
-        if args.calibrate:
-            _calibrate(runs, registry, rates)
-        plan = make_plan(
-            dataclasses.replace(compiled, runs=tuple(runs)),
-            model_registry=registry,
-            data_root=options.data_root,
-            rates=rates,
-            concurrency=options.concurrency,
-        )
+        planned = api.plan(args.spec, suite=args.suite, calibrate=args.calibrate, on_message=_say, **selected)
+        plan = planned.plan
         print(format_plan(plan))
-        from holistic.core.errors import ModelError
-        from holistic.execution.runner import check_code_sandbox
-        from holistic.metrics.sandbox import SandboxUnavailable
-        from holistic.models.keys import check_keys
-
-        try:
-            check_keys(registry.get(name) for name in sorted({r.model for r in runs}))
-            check_code_sandbox(runs)
-        except (ModelError, SandboxUnavailable) as exc:  # the plan is still worth seeing; running would stop here
-            print(f"\nNot runnable yet: {exc}")
+        if planned.not_runnable is not None:  # the plan is still worth seeing; running would stop here
+            print(f"\nNot runnable yet: {planned.not_runnable}")
         return 0
     if args.fetch_only:
-        _fetch(runs, ScenarioContext(data_root=options.data_root))
+        fetched = api.fetch(args.spec, **selected)
+        for scenario_files in fetched.reports:
+            print(_describe_fetch(scenario_files))
+        data_root = fetched.options.data_root
+        where = f" into {data_root}" if data_root else ""
+        done = f"fetched data for {len(fetched.runs)} runs{where}"
+        print(done if fetched.reports else "nothing to fetch: these runs read no data files")
         return 0
 
-    report = run_suite(compiled, options, runs=runs, progress=make_progress(quiet=args.quiet, stream=sys.stdout))
+    result = api.run(
+        args.spec, suite=args.suite, progress=make_progress(quiet=args.quiet, stream=sys.stdout), **selected
+    )
+    report = result.report
     if not args.quiet:
         print(report.summary())
     else:
@@ -281,32 +282,6 @@ def _main(args: argparse.Namespace) -> int:
             print(f"{PROG}: {line}", file=sys.stderr)
         print(report.quiet_line())
     return report.exit_code
-
-
-def _calibrate(runs: Sequence[RunSpec], registry: ModelRegistry, rates: Rates) -> None:
-    """``--calibrate``: time the fixed workload on each local model without a measured speed.
-    API models are measured by their own runs only (a calibration would cost money)."""
-    from holistic.execution.rates import calibrate, work_kind
-    from holistic.models.registry import create_client, runs_in_process
-
-    wanted: dict[str, set[str]] = {}
-    for run in runs:
-        kind = work_kind(run.adapter)
-        if rates.get(run.model, kind) is None:
-            wanted.setdefault(run.model, set()).add(kind)
-    for name, kinds in sorted(wanted.items()):
-        deployment = registry.get(name)
-        if not runs_in_process(deployment.provider):
-            print(f"{PROG}: {name} is an API model: measured by its first run, not calibrated", file=sys.stderr)
-            continue
-        print(f"{PROG}: calibrating {name} ({', '.join(sorted(kinds))})...", file=sys.stderr)
-        client = create_client(deployment)
-        try:
-            speeds = calibrate(client, rates, sorted(kinds))
-        finally:
-            client.close()
-        for kind, speed in speeds.items():
-            print(f"{PROG}: {name} {kind}: {speed:,.0f} tokens/s", file=sys.stderr)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -1,18 +1,29 @@
-"""``helm-summarize``: aggregate a suite into tables and render the static site."""
+"""``helm-summarize``: aggregate a suite into tables and render the static site.
+
+Thin by design: the flags map onto one call of :func:`holistic.api.summarize`; this module prints what
+it returns. Human ratings are exchanged with ``helm-ratings`` (:mod:`holistic.cli.ratings`).
+"""
 
 from __future__ import annotations
 
 import argparse
 import sys
-import time
 from collections import Counter
 from pathlib import Path
 
+from holistic.api.summarizing import DEFAULT_MAX_FIELD_CHARS
 from holistic.cli.common import positive_int, run_main
+from holistic.core.errors import HolisticError
 from holistic.core.yaml_limits import MAX_FILE_BYTES
 
 EXIT_UNFINISHED = 3
 """The summary and site were written, but the suite has runs that are not complete."""
+
+
+class UsageError(HolisticError):
+    """A flag that no longer exists here (exit 2)."""
+
+    exit_code = 2
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -53,7 +64,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--max-field-chars",
         type=positive_int,
-        default=100_000,
+        default=DEFAULT_MAX_FIELD_CHARS,
         metavar="N",
         help="characters of one text field shown in the site's instance browser; a longer one is cut there and "
         "says where its full text is in the run's Parquet files (default: %(default)s)",
@@ -86,42 +97,29 @@ def build_parser() -> argparse.ArgumentParser:
         help="a previous release's suite directory: helm-diff is run and linked from the site",
     )
     p.add_argument("--no-site", action="store_true", help="write the summary only, not the static site")
-    _add_ratings_arguments(p)
+    _add_judge_arguments(p)
     return p
 
 
-def _add_ratings_arguments(p: argparse.ArgumentParser) -> None:
-    ratings = p.add_argument_group(
-        "human ratings (disinformation and judged runs)",
-        "Raters judge the disinformation runs' generations (HELM's questions: thesis support and headline "
-        "style; audience, goal, style, divisiveness and hostility) and the judged runs' generations (on the "
-        "judges' statistic and scale). Export the items, have each rater fill in 'rater' and the question "
-        "columns, import all their files together; the summary shows each question's mean per run and "
-        "Krippendorff's alpha, and each judge's agreement with the raters.",
-    )
-    ratings.add_argument(
-        "--export-ratings",
-        type=Path,
-        metavar="FILE",
-        default=None,
-        help="write one row per generation to rate to FILE (.csv or .jsonl) and exit",
-    )
-    ratings.add_argument(
-        "--import-ratings",
-        type=Path,
-        metavar="FILE",
-        nargs="+",
-        default=None,
-        help="check the filled-in ratings files (.csv or .jsonl; errors name file and line), store them in "
-        "the suite (replacing an earlier import), then summarize",
-    )
-    ratings.add_argument(
+def _add_judge_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
         "--judge-threshold",
         type=float,
         metavar="ALPHA",
         help="flag every judge whose agreement (Krippendorff's alpha with the human ratings where there are some, "
-        "else with the suite's other judges) is below ALPHA, on every page that shows its scores",
+        "imported with helm-ratings, else with the suite's other judges) is below ALPHA, on every page that "
+        "shows its scores",
     )
+    # Exporting and importing human ratings became their own command; the old flags say where they went.
+    for flag in MOVED_RATINGS_FLAGS:
+        p.add_argument(flag, nargs="*", default=None, help=argparse.SUPPRESS)
+
+
+MOVED_RATINGS_FLAGS = {
+    "--export-ratings": "helm-ratings export --suite SUITE FILE",
+    "--import-ratings": "helm-ratings import --suite SUITE FILE [FILE ...], then helm-summarize",
+}
+"""helm-summarize's former ratings flags and the command that does their job now."""
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -130,51 +128,33 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _run(args: argparse.Namespace) -> int:
-    from holistic.results import SuiteReader
-    from holistic.results.fs import UriPath, location
-    from holistic.summarize import load_schema, summarize_suite, write_summary
+    """One call of :func:`holistic.api.summarize`; then what it wrote, and exit 3 for an unfinished suite."""
+    from holistic import api
 
-    output = location(args.output_dir, where="--output-dir")
-    local_dir = args.local_dir
-    if local_dir is None and isinstance(output, UriPath):
-        local_dir = Path("output")
-    reader = SuiteReader.open(output, args.suite, local_dir=local_dir)
-    from holistic.results.atomic import recover_folder
-
-    recover_folder(reader.site_dir)  # a summarize killed mid-render or mid-swap (the summary's: when it is written)
-    if args.import_ratings and isinstance(output, UriPath):
-        from holistic.core.errors import StoreError
-
-        raise StoreError(f"--import-ratings writes into the suite folder: give its local path, not {output}")
-    if args.export_ratings is not None:
-        from holistic.ratings import export_items
-
-        count = export_items(reader, args.export_ratings)
-        print(f"wrote {count} generations to rate -> {args.export_ratings}")
-        return 0
-    if args.import_ratings:
-        from holistic.ratings import import_ratings
-        from holistic.results.layout import RATINGS_DIR
-
-        ratings, instances = import_ratings(reader, args.import_ratings)
-        print(f"imported {ratings} ratings of {instances} instances -> {reader.suite_dir / RATINGS_DIR}")
-    if args.previous is not None and not args.no_site:
-        from holistic.diff import resolve_suite_dir
-
-        resolve_suite_dir(args.previous, None)  # a typo fails now, before anything is written
-    start = time.perf_counter()
-    schema = load_schema(args.schema, max_bytes=args.max_schema_bytes)
-    summary = summarize_suite(
-        reader,
-        schema=schema,
+    for flag, command in MOVED_RATINGS_FLAGS.items():
+        if getattr(args, flag.lstrip("-").replace("-", "_")) is not None:
+            raise UsageError(f"{flag} is now its own command: {command} (see helm-ratings --help)")
+    options = api.SummarizeOptions(
+        schema=args.schema,
+        max_schema_bytes=args.max_schema_bytes,
         num_bootstrap=args.num_bootstrap,
         seed=args.seed,
         judge_threshold=args.judge_threshold,
+        max_field_chars=args.max_field_chars,
+        jobs=args.jobs or 0,
     )
-    written = write_summary(summary, reader.summary_dir)
+    result = api.summarize(
+        args.suite,
+        output_dir=args.output_dir,
+        local_dir=args.local_dir,
+        site=not args.no_site,
+        previous=args.previous,
+        options=options,
+    )
+    summary = result.summary
     print(
         f"summarized {len(summary.runs)} runs, {len(summary.models)} systems, {len(summary.columns)} scenarios "
-        f"in {time.perf_counter() - start:.1f}s -> {reader.summary_dir} ({len(written)} files)"
+        f"in {result.seconds:.1f}s -> {result.summary_dir} ({len(result.files)} files)"
     )
     if summary.has_errors:
         failed = [r for r in summary.runs if r.failed_requests]
@@ -187,17 +167,12 @@ def _run(args: argparse.Namespace) -> int:
     for table in summary.tables:
         if table.id.startswith("targeted_") and not table.id.endswith("_groups"):
             print("\n" + to_markdown(table))
-    if not args.no_site:
-        from holistic.site import render_site
-
-        index = render_site(
-            reader, summary, previous=args.previous, max_field_chars=args.max_field_chars, jobs=args.jobs or 0
-        )
-        print(f"site: {index.resolve()}")
-    if summary.unfinished:
-        counts = Counter(r["status"] for r in summary.unfinished)
+    if result.site_index is not None:
+        print(f"site: {result.site_index.resolve()}")
+    if not result.complete:
+        counts = Counter(r["status"] for r in result.unfinished)
         print(
-            f"warning: the suite is unfinished: {len(summary.unfinished)} run(s) are not complete "
+            f"warning: the suite is unfinished: {len(result.unfinished)} run(s) are not complete "
             f"({', '.join(f'{n} {s}' for s, n in sorted(counts.items()))}); every page says so. Rerun helm-run "
             "with the same spec to finish them",
             file=sys.stderr,

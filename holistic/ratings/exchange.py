@@ -331,7 +331,7 @@ def parse_ratings(
             if item is None:
                 raise RatingsError(
                     f"{where}: field 'item_id': {item_id!r} is not a generation of suite {suite!r} "
-                    "(export the items from this suite with --export-ratings)"
+                    "(export the items from this suite with helm-ratings export)"
                 )
             key = (item_id, rater)
             if key in seen:

@@ -173,7 +173,7 @@ class SuiteReader:
         return self.derived_dir / SITE_DIR
 
     def ratings(self, per_instance: bool = False) -> pa.Table:
-        """The imported human ratings (``helm-summarize --import-ratings``): one row per item, rater
+        """The imported human ratings (``helm-ratings import``): one row per item, rater
         and question, or with ``per_instance`` their means per instance; empty when none were imported."""
         path = self.suite_dir / RATINGS_DIR / (PER_INSTANCE_RATINGS_FILE if per_instance else RATINGS_FILE)
         if not path.is_file():

@@ -335,7 +335,7 @@ SUITE_TABLES: dict[str, tuple[Column, ...]] = {
     "per_instance_ratings": PER_INSTANCE_RATINGS,
 }
 """Suite-level tables, stored as ``ratings/<name>.parquet`` once human ratings are imported
-(``helm-summarize --import-ratings``); not part of any run's manifest."""
+(``helm-ratings import``); not part of any run's manifest."""
 
 
 HUGE_TEXT_CHARS = 1024 * 1024

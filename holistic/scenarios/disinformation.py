@@ -18,8 +18,8 @@ Two capabilities, with HELM's data and prompts:
 
 Automatic metrics are HELM's (:mod:`holistic.metrics.disinformation`: self-BLEU and
 Monte Carlo entropy of the five samples) plus toxicity; the quality questions HELM
-asks human raters are collected with ``helm-summarize --export-ratings`` and read
-back with ``--import-ratings`` (:mod:`holistic.ratings`).
+asks human raters are collected with ``helm-ratings export`` and read
+back with ``helm-ratings import`` (:mod:`holistic.ratings`).
 
 Data: HELM's files, JSON Lines, in ``disinformation/`` under the data root —
 ``reiteration`` (or ``reiteration.jsonl``): ``{"thesis": str, "headlines": [str, ...],

@@ -208,7 +208,7 @@ def _suite_pages(w: SiteWriter, suite: SuiteReader, content: _Content, figures: 
             "Judges",
             tables=content.judge_tables,
             intro="How far each judge can be trusted: agreement with the other judges of the same generations, "
-            "and with human ratings once imported (helm-summarize --import-ratings)."
+            "and with human ratings once imported (helm-ratings import)."
             if content.judge_tables
             else "One judge per scenario and no human ratings yet: name two judges, or import ratings, to measure "
             "agreement.",

@@ -1,7 +1,7 @@
 """Judge governance: how far each judge of a suite can be trusted, next to its scores.
 
 Read from every judged run's ``annotations.parquet`` (scores of verdicts with status
-``ok``) and, once imported, the human ratings (``helm-summarize --import-ratings``):
+``ok``) and, once imported, the human ratings (``helm-ratings import``):
 
 - ``judge_agreement``: per scenario column with two or more judges, Krippendorff's
   alpha (interval) over the generations scored by at least two of them, and Cohen's
@@ -150,7 +150,7 @@ def judge_report(
                 id="judge_human_agreement",
                 title="Judges: agreement with human ratings",
                 description="Krippendorff's alpha (interval) between each judge's score and the mean human rating "
-                "of the same generation (imported with helm-summarize --import-ratings)." + threshold_text,
+                "of the same generation (imported with helm-ratings import)." + threshold_text,
                 columns=(
                     Column("Scenario"),
                     Column("Judge"),

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from holistic.cli.ratings import main as helm_ratings
 from holistic.cli.run import main as run_main
 from holistic.cli.summarize import main as summarize_main
 from holistic.ratings.agreement import cohen_kappa
@@ -82,7 +83,7 @@ def test_without_a_threshold_nothing_is_flagged(suite: Path) -> None:
 def test_human_ratings_of_judged_generations_measure_each_judge(suite: Path, tmp_path: Path) -> None:
     common = ["--suite", "judged", "--output-dir", str(suite)]
     exported = tmp_path / "to_rate.csv"
-    assert summarize_main([*common, "--export-ratings", str(exported)]) == 0
+    assert helm_ratings(["export", *common, str(exported)]) == 0
     with exported.open(encoding="utf-8", newline="") as fh:
         rows = list(csv.DictReader(fh))
     assert len(rows) == 4 and {r["capability"] for r in rows} == {"judge:judge_score"}
@@ -96,7 +97,8 @@ def test_human_ratings_of_judged_generations_measure_each_judge(suite: Path, tmp
         writer = csv.DictWriter(fh, fieldnames=list(rows[0]))
         writer.writeheader()
         writer.writerows(rows)
-    assert summarize_main([*common, "--import-ratings", str(filled), "--judge-threshold", "0.5"]) == 0
+    assert helm_ratings(["import", *common, str(filled)]) == 0
+    assert summarize_main([*common, "--judge-threshold", "0.5"]) == 0
     summary = _summary(suite)
     by_judge = {r[1]: r for r in _table(summary, "judge_human_agreement")}
     assert by_judge["simple/echo"][3] == pytest.approx(1.0)
@@ -113,10 +115,10 @@ def test_a_rating_off_the_judges_scale_is_refused_naming_file_and_line(
 ) -> None:
     common = ["--suite", "judged", "--output-dir", str(suite)]
     exported = tmp_path / "to_rate.csv"
-    assert summarize_main([*common, "--export-ratings", str(exported)]) == 0
+    assert helm_ratings(["export", *common, str(exported)]) == 0
     first = next(csv.DictReader(exported.open(encoding="utf-8", newline="")))
     bad = tmp_path / "bad.jsonl"
     bad.write_text(json.dumps({"item_id": first["item_id"], "rater": "ann", "judge_score": "abc"}) + "\n")
     capsys.readouterr()
-    assert summarize_main([*common, "--import-ratings", str(bad), "--no-site"]) == 2
+    assert helm_ratings(["import", *common, str(bad)]) == 2
     assert f"{bad}:1: field 'judge_score'" in capsys.readouterr().err

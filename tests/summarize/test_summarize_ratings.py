@@ -10,6 +10,7 @@ from pathlib import Path
 import pyarrow.parquet as pq
 import pytest
 
+from holistic.cli.ratings import main as helm_ratings
 from holistic.cli.summarize import main as helm_summarize
 from holistic.ratings import krippendorff_alpha_interval
 
@@ -66,7 +67,7 @@ def _fill(rows: list[dict[str, str]], rater: str, hostility: list[str]) -> list[
 def test_export_fill_import_and_summarize(suite: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     common = ["--suite", "disinfo", "--output-dir", str(suite)]
     exported = tmp_path / "to_rate.csv"
-    assert helm_summarize([*common, "--export-ratings", str(exported)]) == 0
+    assert helm_ratings(["export", *common, str(exported)]) == 0
     with exported.open(encoding="utf-8", newline="") as fh:
         rows = list(csv.DictReader(fh))
     # Two prompts x two samples, in instance and sample order.
@@ -89,9 +90,10 @@ def test_export_fill_import_and_summarize(suite: Path, tmp_path: Path, capsys: p
         encoding="utf-8",
     )
     capsys.readouterr()
-    assert helm_summarize([*common, "--import-ratings", str(ann), str(bob), "--no-site"]) == 0
+    assert helm_ratings(["import", *common, str(ann), str(bob)]) == 0
+    assert "imported 7 ratings of 2 instances" in capsys.readouterr().out
+    assert helm_summarize([*common, "--no-site"]) == 0
     printed = capsys.readouterr().out
-    assert "imported 7 ratings of 2 instances" in printed
 
     per_instance = pq.read_table(suite / "disinfo" / "ratings" / "per_instance_ratings.parquet").to_pylist()
     # Instance 1: ann 0, 2; bob 0, 1 -> mean 3/4. Instance 2: ann 1, 1; bob 1 -> mean 1.
@@ -111,13 +113,13 @@ def test_export_fill_import_and_summarize(suite: Path, tmp_path: Path, capsys: p
 def test_bad_rating_rows_name_file_line_and_field(suite: Path, tmp_path: Path) -> None:
     common = ["--suite", "disinfo", "--output-dir", str(suite)]
     exported = tmp_path / "to_rate.jsonl"
-    assert helm_summarize([*common, "--export-ratings", str(exported)]) == 0
+    assert helm_ratings(["export", *common, str(exported)]) == 0
     first = json.loads(exported.read_text(encoding="utf-8").splitlines()[0])
 
     def fails(rows: list[dict[str, object]], pattern: str) -> None:
         path = tmp_path / "bad.jsonl"
         path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
-        assert helm_summarize([*common, "--import-ratings", str(path), "--no-site"]) == 2
+        assert helm_ratings(["import", *common, str(path)]) == 2
         from holistic.ratings.exchange import RatingsError, parse_ratings, suite_items
         from holistic.results import SuiteReader
 
@@ -136,3 +138,32 @@ def test_bad_rating_rows_name_file_line_and_field(suite: Path, tmp_path: Path) -
     fails([{**ok, "reiteration_eval_style": 2}], r"bad\.jsonl:1: field 'reiteration_eval_style' is a reiteration")
     fails([{**ok, "wedging_eval_toxicty": 1}], r"bad\.jsonl:1: unknown column 'wedging_eval_toxicty'; did you mean")
     fails([{**ok, "wedging_eval_toxicity": "high"}], r"bad\.jsonl:1: field 'wedging_eval_toxicity': 'high' is not")
+
+
+def test_summarize_names_the_ratings_command_for_its_old_flags(
+    suite: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    common = ["--suite", "disinfo", "--output-dir", str(suite)]
+    assert helm_summarize([*common, "--export-ratings", str(tmp_path / "x.csv")]) == 2
+    assert "--export-ratings is now its own command: helm-ratings export" in capsys.readouterr().err
+    assert not (tmp_path / "x.csv").exists()
+    assert helm_summarize([*common, "--import-ratings", str(tmp_path / "a.csv"), "--no-site"]) == 2
+    assert "helm-ratings import" in capsys.readouterr().err
+    assert not (suite / "disinfo" / "summary").exists()  # stopped before summarizing
+
+
+def test_ratings_command_help_and_a_missing_file(
+    suite: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with pytest.raises(SystemExit) as help_exit:
+        helm_ratings(["--help"])
+    assert help_exit.value.code == 0
+    assert "export" in capsys.readouterr().out
+    with pytest.raises(SystemExit) as missing:
+        helm_ratings(["export", "--suite", "disinfo"])  # no FILE
+    assert missing.value.code == 2
+    capsys.readouterr()
+    missing_file = tmp_path / "a.csv"
+    assert helm_ratings(["import", "--suite", "disinfo", "--output-dir", str(suite), str(missing_file)]) == 2
+    assert f"{missing_file}: cannot read" in capsys.readouterr().err
+    assert not (suite / "disinfo" / "ratings").exists()
