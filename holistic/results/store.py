@@ -46,9 +46,9 @@ def package_version() -> str:
     try:
         return importlib.metadata.version("holistic")
     except importlib.metadata.PackageNotFoundError:
-        import holistic
+        from holistic.core.version import __version__
 
-        return str(getattr(holistic, "__version__", "0+unknown"))
+        return __version__
 
 
 def utc_now() -> str:

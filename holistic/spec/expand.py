@@ -33,12 +33,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import holistic.spec.protocol as protocols
 from holistic.core.errors import ModelError, ScenarioArgError, SpecError, UnknownNameError, did_you_mean
 from holistic.core.interfaces import ScenarioInfo
 from holistic.core.judges import JudgeSpec, VerdictRule, template_field_problem
 from holistic.core.specs import ADAPTER_FIELDS
 from holistic.core.types import AdapterSpec, ModelDeployment, PerturbationSpec, RunSpec, ScenarioSpec
-from holistic.spec import protocol as protocols
 from holistic.spec.catalog import Catalog
 from holistic.spec.layers import NON_MULTIPLYING_FIELDS, Written, adaptation_layer, axes, layered
 from holistic.spec.naming import run_name
