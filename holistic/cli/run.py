@@ -144,6 +144,11 @@ def _add_how_to_run(p: argparse.ArgumentParser) -> None:
         help="no progress and no summary: warnings and errors (on stderr) and one final line "
         "(runs, requests, model work)",
     )
+    p.add_argument(
+        "--show-ids",
+        action="store_true",
+        help="name runs by their run ids (their folders' names) too, in --plan and in the closing scores",
+    )
     p.add_argument("--data-root", metavar="DIR", help=f"local data mirror for scenarios (default: ${DATA_ROOT_ENV})")
     p.add_argument("--fetch-only", action="store_true", help="fetch the data the runs need, then stop")
     p.add_argument(
@@ -256,7 +261,7 @@ def _main(args: argparse.Namespace) -> int:
             rates=rates,
             concurrency=options.concurrency,
         )
-        print(format_plan(plan))
+        print(format_plan(plan, show_ids=args.show_ids))
         from holistic.core.errors import ModelError
         from holistic.execution.runner import check_code_sandbox
         from holistic.metrics.sandbox import SandboxUnavailable
@@ -274,10 +279,10 @@ def _main(args: argparse.Namespace) -> int:
 
     report = run_suite(compiled, options, runs=runs, progress=make_progress(quiet=args.quiet, stream=sys.stdout))
     if not args.quiet:
-        print(report.summary())
+        print(report.summary(show_ids=args.show_ids))
     else:
         # Warnings change what the results mean (a zero-shot run): --quiet never hides them.
-        for line in report.warning_lines():
+        for line in report.warning_lines(show_ids=args.show_ids):
             print(f"{PROG}: {line}", file=sys.stderr)
         print(report.quiet_line())
     return report.exit_code

@@ -1,0 +1,74 @@
+"""Run names as people read them (holistic.core.naming): the rules the site, --plan and helm-run's
+scores share."""
+
+from __future__ import annotations
+
+from holistic.core.naming import NAME_WIDTH, RunFacts, cut, display_names, run_title, system_names
+
+
+def _run(run_id: str, args: dict[str, object], model: str = "m/one", **adapter: object) -> RunFacts:
+    return RunFacts(
+        run_id=run_id, scenario="arithmetic", args=args, model=model, adapter={"method": "generation", **adapter}
+    )
+
+
+def test_a_title_shows_the_arguments_that_tell_runs_apart_and_leaves_out_the_rest() -> None:
+    args = {"digits": 1, "num_test": 40, "seed": 3, "path": "/data/sets/arith.jsonl", "mapping": {"a": "b"}}
+    assert run_title("arithmetic", args, "m/one") == "arithmetic (digits=1, path=arith.jsonl) · m/one"
+    assert run_title("boolq", {}, "m/one") == "boolq · m/one"
+
+
+def test_systems_carry_the_settings_that_differ_for_the_same_model_and_arguments() -> None:
+    runs = [
+        _run("a", {"digits": 1}, prompt_format="plain", temperature=0.0),
+        _run("b", {"digits": 1}, prompt_format="chat", temperature=0.0),
+        _run("c", {"digits": 2}, model="m/two", prompt_format="plain", temperature=0.0),
+    ]
+    assert system_names(runs) == {
+        "a": "m/one [prompt_format=plain]",
+        "b": "m/one [prompt_format=chat]",
+        "c": "m/two [prompt_format=plain]",
+    }
+    names = display_names(runs)
+    assert names["a"] == "arithmetic (digits=1) · m/one [prompt_format=plain]"
+    assert names["c"] == "arithmetic (digits=2) · m/two [prompt_format=plain]"
+
+
+def test_a_label_is_the_name_and_two_runs_that_would_read_alike_get_their_hashes() -> None:
+    runs = [
+        _run("arithmetic_m_one-aaaaaaaaaa", {"digits": 1}),
+        _run("arithmetic_m_one-bbbbbbbbbb", {"digits": 1}),
+        RunFacts("arithmetic_m_one-cccccccccc", "arithmetic", {"digits": 2}, "m/one", label="my sums"),
+    ]
+    assert display_names(runs) == {
+        "arithmetic_m_one-aaaaaaaaaa": "arithmetic (digits=1) · m/one #aaaaaa",
+        "arithmetic_m_one-bbbbbbbbbb": "arithmetic (digits=1) · m/one #bbbbbb",
+        "arithmetic_m_one-cccccccccc": "my sums",
+    }
+
+
+def test_facts_read_the_same_from_a_canonical_spec_as_from_run_spec_json() -> None:
+    spec = {
+        "scenario": {"name": "arithmetic", "args": {"digits": 1}},
+        "adapter": {"method": "generation", "prompt_format": "plain"},
+        "model": "m/one",
+        "groups": ["arithmetic"],
+        "label": "sums",
+        "run_id": "ignored",
+    }
+    facts = RunFacts.of(spec, "x")
+    assert (facts.run_id, facts.scenario, facts.model, facts.method, facts.label) == (
+        "x",
+        "arithmetic",
+        "m/one",
+        "generation",
+        "sums",
+    )
+
+
+def test_a_long_name_is_cut_in_its_middle_keeping_the_model_at_its_end() -> None:
+    name = "haystack (formatting=plain, tasks=company) · vendor/" + "a-very-long-deployment-name-" * 4 + "v2"
+    short = cut(name)
+    assert len(short) == NAME_WIDTH and "…" in short
+    assert short.startswith("haystack (formatting=plain") and short.endswith("deployment-name-v2")
+    assert cut("short") == "short"
