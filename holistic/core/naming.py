@@ -37,7 +37,7 @@ _IGNORED_FIELDS = frozenset({"method"})
 _MAX_SHOWN_CHARS = 24
 _ADAPTER_FIELDS = frozenset(ADAPTER_FIELDS)
 
-NAME_WIDTH = 72
+NAME_WIDTH = 80
 """Widest a run's name is printed in a terminal table (longer names are cut in the middle)."""
 
 
@@ -83,21 +83,22 @@ def short_value(value: Any) -> str | None:
     return text if len(text) <= _MAX_VALUE else None
 
 
-def key_args(args: Mapping[str, Any]) -> list[str]:
-    """``name=value`` for the arguments that tell runs of one scenario apart."""
+def key_args(args: Mapping[str, Any], also: Collection[str] = ()) -> list[str]:
+    """``name=value`` for the arguments that tell runs of one scenario apart: up to four, without
+    counts, seeds, revisions or values too long to read, except the ``also`` ones, always shown."""
     out = []
     for name in sorted(args):
-        if name.startswith(_MINOR_ARGS):
+        if name in also:
             continue
-        text = short_value(args[name])
+        text = None if name.startswith(_MINOR_ARGS) else short_value(args[name])
         if text is not None:
             out.append(f"{name}={text}")
-    return out[:_MAX_ARGS]
+    return out[:_MAX_ARGS] + [f"{name}={value_text(args[name])}" for name in sorted(also) if name in args]
 
 
-def run_title(scenario: str, args: Mapping[str, Any], system: str) -> str:
-    """``scenario (key=value, ...) · system``."""
-    shown = key_args(args)
+def run_title(scenario: str, args: Mapping[str, Any], system: str, also: Collection[str] = ()) -> str:
+    """``scenario (key=value, ...) · system`` (``also``: arguments shown whatever they are)."""
+    shown = key_args(args, also)
     return f"{scenario}{' (' + ', '.join(shown) + ')' if shown else ''} · {system}"
 
 
@@ -115,24 +116,27 @@ def setting_text(value: Any, limit: int = 32) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-def _same(value: Any) -> str:
-    return json.dumps(value, sort_keys=True, default=str)
+def _differ(a: Any, b: Any) -> bool:
+    """Whether two spec values differ (``True`` and ``1`` do)."""
+    return a != b or type(a) is not type(b)
 
 
 def varying_fields(runs: Iterable[RunFacts]) -> list[str]:
     """Adaptation fields whose value differs between runs of one model on the same scenario arguments."""
     groups: dict[str, list[Mapping[str, Any]]] = defaultdict(list)
     for run in runs:
-        key = _same([run.model, run.scenario, run.args, run.method, list(run.groups)])
+        key = json.dumps([run.model, run.scenario, run.args, run.method, list(run.groups)], sort_keys=True, default=str)
         groups[key].append(run.adapter)
     fields: set[str] = set()
     for adapters in groups.values():
         if len(adapters) < 2:
             continue
+        first = adapters[0]
         for name in set().union(*adapters):
             if name in _IGNORED_FIELDS or name in fields:
                 continue
-            if len({_same(a.get(name)) for a in adapters}) > 1:
+            value = first.get(name)
+            if any(_differ(a.get(name), value) for a in adapters):
                 fields.add(name)
     return sorted(fields)
 
@@ -150,17 +154,32 @@ def system_names(runs: Sequence[RunFacts]) -> dict[str, str]:
     return {run.run_id: system_name(run.model, run.adapter, fields) for run in runs}
 
 
-def titles(runs: Sequence[RunFacts]) -> dict[str, str]:
-    """run_id -> the run's ``label``, else its title with its system (two runs may share one)."""
-    systems = system_names(runs)
+def titles(runs: Sequence[RunFacts], systems: Mapping[str, str] | None = None) -> dict[str, str]:
+    """run_id -> the run's ``label``, else its title with its system (two runs may share one);
+    ``systems``: :func:`system_names` of ``runs`` when known."""
+    systems = system_names(runs) if systems is None else systems
     return {run.run_id: run.label or run_title(run.scenario, run.args, systems[run.run_id]) for run in runs}
 
 
 def display_names(runs: Sequence[RunFacts]) -> dict[str, str]:
-    """run_id -> the run's name as people read it: its :func:`titles`, where two runs share one
-    (they differ only in what a title leaves out: perturbations, long arguments) followed by
-    ``#`` and the start of the run id's hash."""
-    names = titles(runs)
+    """run_id -> the run's name as people read it: its :func:`titles`; where unnamed runs share one,
+    each shows the arguments that tell them apart (counts and long values included), and where
+    they still share one (they differ in perturbations, say), ``#`` and the start of its run id's hash."""
+    systems = system_names(runs)
+    names = titles(runs, systems)
+    sharing: dict[str, list[RunFacts]] = defaultdict(list)
+    for run in runs:
+        sharing[names[run.run_id]].append(run)
+    for members in sharing.values():
+        unnamed = [run for run in members if run.label is None]
+        if len(members) < 2 or not unnamed:
+            continue
+        first = unnamed[0].args
+        keys = set().union(*(run.args for run in unnamed))
+        differing = {key for key in keys if any(_differ(run.args.get(key), first.get(key)) for run in unnamed)}
+        if differing:
+            for run in unnamed:
+                names[run.run_id] = run_title(run.scenario, run.args, systems[run.run_id], differing)
     counts = Counter(names.values())
     return {
         run_id: f"{name} #{run_id.rsplit('-', 1)[-1][:6]}" if counts[name] > 1 else name
@@ -169,13 +188,37 @@ def display_names(runs: Sequence[RunFacts]) -> dict[str, str]:
 
 
 def cut(text: str, width: int = NAME_WIDTH) -> str:
-    """``text`` in at most ``width`` characters: a longer one keeps its start and its end (the
-    model and settings), joined by ``…``."""
+    """``text`` in at most ``width`` characters, cut where a run name can best spare it: first the
+    model's name in its middle (every run of a table shares it), down to :data:`_MODEL_KEPT`
+    characters, then the end of the scenario's arguments; what is still too long keeps its start
+    and its end. E.g. ``synthetic_reasoning (mode=variable_subs…) · embedded…instruct [prompt_format=plain]``."""
     if len(text) <= width:
         return text
-    head = (width - 1) * 3 // 5
-    tail = width - 1 - head
-    return f"{text[:head].rstrip()}…{text[len(text) - tail :].lstrip()}"
+    head, sep, system = text.rpartition(" · ")
+    if sep:
+        model, bracket, settings = system.partition(" [")
+        over = len(text) - width
+        model = _middle(model, max(len(model) - over, min(len(model), _MODEL_KEPT)))
+        room = width - len(sep) - len(model) - len(bracket) - len(settings)
+        if room >= len(head):
+            return f"{head}{sep}{model}{bracket}{settings}"
+        if room >= 12:
+            closing = ")" if head.endswith(")") and "(" in head[: room - 2] else ""
+            return f"{head[: room - 1 - len(closing)].rstrip()}…{closing}{sep}{model}{bracket}{settings}"
+    return _middle(text, width)
+
+
+_MODEL_KEPT = 18
+"""Characters of a model's name :func:`cut` keeps at least."""
+
+
+def _middle(text: str, width: int) -> str:
+    """``text`` in ``width`` characters: its start and its end joined by ``…``."""
+    if len(text) <= width:
+        return text
+    start = (width - 1) * 3 // 5
+    end = width - 1 - start
+    return f"{text[:start].rstrip()}…{text[len(text) - end :].lstrip()}"
 
 
 def run_name(

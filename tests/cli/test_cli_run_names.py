@@ -92,7 +92,7 @@ def test_plan_scores_and_site_name_every_run_alike(tmp_path: Path, capsys: pytes
 
 def test_a_long_name_is_cut_to_the_terminal_in_the_plan(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     spec = tmp_path / "spec.yaml"
-    long_name = "sums with a rather long and descriptive name that goes on and on"
+    long_name = "sums with a rather long and descriptive name that goes on and on and on"
     spec.write_text(
         "suite: long\nmodels: [simple/echo]\nruns:\n"
         f"  - scenario: arithmetic\n    name: '{long_name}'\n    args: {{digits: [1, 2]}}\n",

@@ -47,6 +47,14 @@ def test_a_label_is_the_name_and_two_runs_that_would_read_alike_get_their_hashes
     }
 
 
+def test_runs_a_title_would_merge_show_the_arguments_that_differ_even_counts() -> None:
+    runs = [_run("a", {"digits": 1, "num_test": 10}), _run("b", {"digits": 1, "num_test": 20})]
+    assert display_names(runs) == {
+        "a": "arithmetic (digits=1, num_test=10) · m/one",
+        "b": "arithmetic (digits=1, num_test=20) · m/one",
+    }
+
+
 def test_facts_read_the_same_from_a_canonical_spec_as_from_run_spec_json() -> None:
     spec = {
         "scenario": {"name": "arithmetic", "args": {"digits": 1}},
@@ -66,9 +74,18 @@ def test_facts_read_the_same_from_a_canonical_spec_as_from_run_spec_json() -> No
     )
 
 
-def test_a_long_name_is_cut_in_its_middle_keeping_the_model_at_its_end() -> None:
+def test_a_long_name_spares_what_tells_runs_apart_first() -> None:
     name = "haystack (formatting=plain, tasks=company) · vendor/" + "a-very-long-deployment-name-" * 4 + "v2"
     short = cut(name)
-    assert len(short) == NAME_WIDTH and "…" in short
-    assert short.startswith("haystack (formatting=plain") and short.endswith("deployment-name-v2")
+    assert len(short) == NAME_WIDTH
+    assert short.startswith("haystack (formatting=plain, tasks=company) · vendor/") and short.endswith("-name-v2")
+    # a model's name shared by every run gives way first, then the end of the arguments; settings stay
+    long_args = (
+        "synthetic_reasoning (mode=variable_substitution) · embedded/smollm2-135m-instruct [prompt_format=plain]"
+    )
+    short = cut(long_args)
+    assert len(short) <= NAME_WIDTH
+    assert short.startswith("synthetic_reasoning (mode=variable_") and short.endswith(" [prompt_format=plain]")
+    assert "…) · embedded/" in short
     assert cut("short") == "short"
+    assert cut("x" * 200) == "x" * 47 + "…" + "x" * 32  # any other text: its start and its end
