@@ -42,6 +42,12 @@ def _named(text: str, heading: str) -> dict[str, str]:
     return {run_id: name for name, run_id in found}
 
 
+def _links(page: Path) -> dict[str, str]:
+    """run id -> the text of the page's link to the run's page."""
+    links = re.findall(r'<a href="runs/([^"]+)\.html">([^<]+)</a>', page.read_text(encoding="utf-8"))
+    return {run_id: html.unescape(text) for run_id, text in links}
+
+
 def _plan_table(text: str) -> dict[str, str]:
     """run id -> name, from --plan --show-ids's run table (columns: run, run id, ...)."""
     rows = [re.split(r"\s{2,}", line.strip()) for line in _section(text, "Runs (5):\n").splitlines()[1:]]
@@ -63,10 +69,8 @@ def test_plan_scores_and_site_name_every_run_alike(tmp_path: Path, capsys: pytes
     scores = capsys.readouterr().out
 
     site = render_site(out / "names", summarize_suite(out / "names", num_bootstrap=10))
-    links = re.findall(
-        r'<a href="runs/([^"]+)\.html">([^<]+)</a>', (site.parent / "runs.html").read_text(encoding="utf-8")
-    )
-    on_site = {run_id: html.unescape(text) for run_id, text in links}
+    on_site = _links(site.parent / "runs.html")
+    assert _links(site.parent / "scenario_arithmetic.html") == on_site  # the scenario's page lists them alike
 
     expected = {
         "arithmetic (digits=1) · simple/echo [max_train_instances=1]",
