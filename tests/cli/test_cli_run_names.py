@@ -83,6 +83,9 @@ def test_plan_scores_and_site_name_every_run_alike(tmp_path: Path, capsys: pytes
     # --plan with ids: each run's name beside its id, in the run table and the conformance list
     assert _plan_table(plan_ids) == on_site
     assert _named(plan_ids, "HELM conformance") == on_site
+    # the progress lines of the run: each run's id (its folder) and its name as it starts
+    for run_id, name in on_site.items():
+        assert f"{run_id}: start {name}\n" in scores_ids
     # the closing scores with ids
     assert _named(scores_ids, "scores (main metric") == on_site
     # without --show-ids, the same names and no hashed ids
