@@ -110,7 +110,7 @@ def _pareto_plots(plt: Any, summary: Summary, cells: _Cells, out_dir: Path) -> l
             fontsize=7,
             loc="upper left",
             bbox_to_anchor=(0, -0.17),
-            ncol=1 if len(pts) <= 12 else 2,
+            ncol=1 if len(pts) <= _ONE_COLUMN else 2,
             frameon=False,
         )
         place_labels(fig, ax, pts, [str(k) for k in range(1, len(pts) + 1)])
@@ -132,7 +132,10 @@ def _pareto_plots(plt: Any, summary: Summary, cells: _Cells, out_dir: Path) -> l
 
 
 LEGEND_NAME_WIDTH = 80
-"""Widest a system's name is written in a plot's key (longer names are cut in the middle)."""
+"""Widest a system's name is written in a plot's key (longer names are cut in the middle); half
+as wide when the key has two columns."""
+_ONE_COLUMN = 12
+"""Systems a plot's key lists in one column (more: two)."""
 _COLORS = ("#0b5cad", "#c2410c", "#15803d", "#7e22ce", "#a16207", "#0e7490", "#be185d", "#4d7c0f", "#475569", "#9f1239")
 _MARKERS = ("o", "s", "^", "D", "v", "P")
 
@@ -159,7 +162,7 @@ def _draw_systems(
             alpha=0.9,
             elinewidth=1,
             capsize=2.5,
-            label=f"{k + 1}  {cut(name, LEGEND_NAME_WIDTH)}",
+            label=f"{k + 1}  {cut(name, LEGEND_NAME_WIDTH if len(pts) <= _ONE_COLUMN else LEGEND_NAME_WIDTH // 2)}",
             zorder=2,
         )
         drawn_all.append(drawn)
@@ -278,7 +281,7 @@ def _trial_spread_plots(plt: Any, suite: SuiteReader, summary: Summary, out_dir:
             ys = per_model[m]
             ax.scatter([i] * len(ys), ys, color="#0b5cad", s=14)
             ax.hlines(float(np.mean(ys)), i - 0.25, i + 0.25, color="#b42318")
-        ax.set_xticks(range(len(models)), models, rotation=30, ha="right", fontsize=7)
+        ax.set_xticks(range(len(models)), [cut(m, 40) for m in models], rotation=30, ha="right", fontsize=7)
         ax.set_ylabel("main metric per trial")
         ax.set_title(f"{col}: spread across trials", fontsize=9)
         caption = f"{col}: each dot is one trial's mean (sub-runs averaged); the red bar is the mean."
