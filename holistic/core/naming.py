@@ -83,22 +83,24 @@ def short_value(value: Any) -> str | None:
     return text if len(text) <= _MAX_VALUE else None
 
 
-def key_args(args: Mapping[str, Any], also: Collection[str] = ()) -> list[str]:
-    """``name=value`` for the arguments that tell runs of one scenario apart: up to four, without
-    counts, seeds, revisions or values too long to read, except the ``also`` ones, always shown."""
-    out = []
-    for name in sorted(args):
-        if name in also:
-            continue
-        text = None if name.startswith(_MINOR_ARGS) else short_value(args[name])
+def key_args(args: Mapping[str, Any], also: Collection[str] = (), first: Collection[str] = ()) -> list[str]:
+    """``name=value`` for the arguments that tell runs of one scenario apart: the ``also`` ones
+    whatever they are, then up to four others without counts, seeds, revisions or values too long
+    to read, the ``first`` ones (those that differ between the scenario's runs) before the rest."""
+    shown = [f"{name}={value_text(args[name])}" for name in sorted(also) if name in args]
+    others = []
+    for name in sorted(args, key=lambda n: (n not in first, n)):
+        text = None if name in also or name.startswith(_MINOR_ARGS) else short_value(args[name])
         if text is not None:
-            out.append(f"{name}={text}")
-    return out[:_MAX_ARGS] + [f"{name}={value_text(args[name])}" for name in sorted(also) if name in args]
+            others.append(f"{name}={text}")
+    return shown + others[:_MAX_ARGS]
 
 
-def run_title(scenario: str, args: Mapping[str, Any], system: str, also: Collection[str] = ()) -> str:
-    """``scenario (key=value, ...) · system`` (``also``: arguments shown whatever they are)."""
-    shown = key_args(args, also)
+def run_title(
+    scenario: str, args: Mapping[str, Any], system: str, also: Collection[str] = (), first: Collection[str] = ()
+) -> str:
+    """``scenario (key=value, ...) · system`` (``also`` and ``first``: as :func:`key_args` takes them)."""
+    shown = key_args(args, also, first)
     return f"{scenario}{' (' + ', '.join(shown) + ')' if shown else ''} · {system}"
 
 
@@ -154,11 +156,27 @@ def system_names(runs: Sequence[RunFacts]) -> dict[str, str]:
     return {run.run_id: system_name(run.model, run.adapter, fields) for run in runs}
 
 
+def _differing(runs: Iterable[RunFacts]) -> set[str]:
+    """The arguments whose values differ between ``runs`` (or that some of them lack)."""
+    runs = list(runs)
+    first = runs[0].args
+    keys: set[str] = set().union(*(run.args for run in runs))
+    return {key for key in keys if any(key not in run.args or _differ(run.args[key], first.get(key)) for run in runs)}
+
+
 def titles(runs: Sequence[RunFacts], systems: Mapping[str, str] | None = None) -> dict[str, str]:
-    """run_id -> the run's ``label``, else its title with its system (two runs may share one);
-    ``systems``: :func:`system_names` of ``runs`` when known."""
+    """run_id -> the run's ``label``, else its title with its system, the arguments that differ
+    between the scenario's runs first (two runs may share one); ``systems``: :func:`system_names`
+    of ``runs`` when known."""
     systems = system_names(runs) if systems is None else systems
-    return {run.run_id: run.label or run_title(run.scenario, run.args, systems[run.run_id]) for run in runs}
+    by_scenario: dict[str, list[RunFacts]] = defaultdict(list)
+    for run in runs:
+        by_scenario[run.scenario].append(run)
+    varying = {scenario: _differing(members) for scenario, members in by_scenario.items()}
+    return {
+        run.run_id: run.label or run_title(run.scenario, run.args, systems[run.run_id], first=varying[run.scenario])
+        for run in runs
+    }
 
 
 def display_names(runs: Sequence[RunFacts]) -> dict[str, str]:
@@ -174,9 +192,7 @@ def display_names(runs: Sequence[RunFacts]) -> dict[str, str]:
         unnamed = [run for run in members if run.label is None]
         if len(members) < 2 or not unnamed:
             continue
-        first = unnamed[0].args
-        keys = set().union(*(run.args for run in unnamed))
-        differing = {key for key in keys if any(_differ(run.args.get(key), first.get(key)) for run in unnamed)}
+        differing = _differing(unnamed)
         if differing:
             for run in unnamed:
                 names[run.run_id] = run_title(run.scenario, run.args, systems[run.run_id], differing)

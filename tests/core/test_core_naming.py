@@ -50,9 +50,21 @@ def test_a_label_is_the_name_and_two_runs_that_would_read_alike_get_their_hashes
 def test_runs_a_title_would_merge_show_the_arguments_that_differ_even_counts() -> None:
     runs = [_run("a", {"digits": 1, "num_test": 10}), _run("b", {"digits": 1, "num_test": 20})]
     assert display_names(runs) == {
-        "a": "arithmetic (digits=1, num_test=10) · m/one",
-        "b": "arithmetic (digits=1, num_test=20) · m/one",
+        "a": "arithmetic (num_test=10, digits=1) · m/one",
+        "b": "arithmetic (num_test=20, digits=1) · m/one",
     }
+
+
+def test_the_arguments_that_differ_between_a_scenarios_runs_come_first_and_survive_a_cut() -> None:
+    common = {"depth_bins": 4, "formatting": "plain", "hard_negative_share": [0.1, 0.2]}
+    runs = [
+        _run(p, {**common, "instruction_placement": p}, model="vendor/" + "long-model-name-" * 3)
+        for p in ("before", "after")
+    ]
+    names = display_names(runs)
+    assert names["before"].startswith("arithmetic (instruction_placement=before, depth_bins=4, ")
+    assert cut(names["before"]) != cut(names["after"])
+    assert "instruction_placement=after" in cut(names["after"])
 
 
 def test_facts_read_the_same_from_a_canonical_spec_as_from_run_spec_json() -> None:
