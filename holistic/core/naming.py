@@ -26,7 +26,7 @@ from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from holistic.core.specs import ADAPTER_FIELDS, AdapterSpec, ScenarioSpec
+from holistic.core.specs import ADAPTER_FIELDS, AdapterSpec, RunSpec, ScenarioSpec
 
 _MINOR_ARGS = ("num_", "seed", "revision", "hf_revision", "dataset_splits", "cache")
 _MAX_ARGS = 4
@@ -66,6 +66,19 @@ class RunFacts:
             adapter=dict(spec.get("adapter") or {}),
             groups=tuple(spec.get("groups") or ()),
             label=spec.get("label") or None,
+        )
+
+    @staticmethod
+    def of_run(run: RunSpec) -> RunFacts:
+        """The facts of a run (as :meth:`of` reads them from its canonical form, without building it)."""
+        return RunFacts(
+            run.run_id,
+            run.scenario.name,
+            run.scenario.args_dict,
+            run.model,
+            run.adapter.as_dict(),
+            run.groups,
+            run.label,
         )
 
     @property
@@ -129,18 +142,26 @@ def varying_fields(runs: Iterable[RunFacts]) -> list[str]:
     for run in runs:
         key = json.dumps([run.model, run.scenario, run.args, run.method, list(run.groups)], sort_keys=True, default=str)
         groups[key].append(run.adapter)
-    fields: set[str] = set()
+    fields: set[str] = set(_IGNORED_FIELDS)
     for adapters in groups.values():
         if len(adapters) < 2:
             continue
-        first = adapters[0]
-        for name in set().union(*adapters):
-            if name in _IGNORED_FIELDS or name in fields:
+        first = _without(adapters[0], fields)
+        for adapter in adapters[1:]:
+            if _without(adapter, fields) == first:  # (a fast test: most adapters differ in known fields only)
                 continue
-            value = first.get(name)
-            if any(_differ(a.get(name), value) for a in adapters):
-                fields.add(name)
-    return sorted(fields)
+            for name in set(adapter) | set(first):
+                if name not in fields and _differ(adapter.get(name), first.get(name)):
+                    fields.add(name)
+            first = _without(adapters[0], fields)
+    return sorted(fields - _IGNORED_FIELDS)
+
+
+def _without(adapter: Mapping[str, Any], fields: Collection[str]) -> dict[str, Any]:
+    out = dict(adapter)
+    for name in fields:
+        out.pop(name, None)
+    return out
 
 
 def system_name(model: str, adapter: Mapping[str, Any], fields: Sequence[str]) -> str:

@@ -188,7 +188,7 @@ def make_plan(
                 select_metrics=select_metrics,
             )
         verdicts.append(coverage_of[key])
-    titles = display_names([RunFacts.of(run.canonical(), run.run_id) for run in compiled.runs])
+    titles = display_names([RunFacts.of_run(run) for run in compiled.runs])
     return Plan(
         suite=compiled.suite,
         description=compiled.description,

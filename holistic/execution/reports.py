@@ -111,7 +111,7 @@ class RunReport:
             model=run.model,
             method=run.adapter.method,
             status=status,
-            naming=RunFacts.of(run.canonical(), run.run_id),
+            naming=RunFacts.of_run(run),
             **facts,
         )
 

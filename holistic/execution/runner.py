@@ -98,7 +98,7 @@ def run_suite(
         )
     store.check_compatible()
     store.check_writable()
-    names = {k: cut(v) for k, v in display_names([RunFacts.of(r.canonical(), r.run_id) for r in selected]).items()}
+    names = {k: cut(v) for k, v in display_names([RunFacts.of_run(r) for r in selected]).items()}
     with suite_lock(store.suite_dir, wait=options.wait_for_lock):
         return _run_locked(compiled, options, selected, store, NamedProgress(progress, names))
 

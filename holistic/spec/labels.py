@@ -121,7 +121,7 @@ def check_run_names(runs: Sequence[tuple[RunSpec, int]], locations: Locations) -
     the suite has too (``runs``: the expanded runs with the index of their entry)."""
     if not any(run.label is not None for run, _ in runs):
         return
-    names = titles([RunFacts.of(run.canonical(), run.run_id) for run, _ in runs])
+    names = titles([RunFacts.of_run(run) for run, _ in runs])
     first: dict[str, tuple[RunSpec, int]] = {}
     for run, entry in runs:
         name = names[run.run_id]

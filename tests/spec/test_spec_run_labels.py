@@ -33,6 +33,21 @@ def test_a_single_run_is_shown_by_its_name_and_its_id_ignores_the_label(tmp_path
     assert dataclasses.replace(run, label=None).run_id == run.run_id  # identity is what runs, not its label
 
 
+def test_a_runs_naming_facts_are_the_same_from_the_run_as_from_its_run_spec_json(tmp_path: Path) -> None:
+    import json
+
+    from holistic.core.naming import RunFacts, display_names
+
+    runs = _compile(
+        tmp_path,
+        "  - scenario: arithmetic\n    args: {digits: [1, 2]}\n    adaptation: {max_train_instances: [0, 2]}\n"
+        "  - scenario: arithmetic\n    name: 'mine {digits}'\n    args: {digits: 3}\n",
+    )
+    from_runs = display_names([RunFacts.of_run(r) for r in runs])
+    from_files = display_names([RunFacts.of(json.loads(json.dumps(r.canonical())), r.run_id) for r in runs])
+    assert from_runs == from_files and "mine 3" in from_runs.values()
+
+
 def test_an_unnamed_run_has_no_label_in_its_spec(tmp_path: Path) -> None:
     (run,) = _compile(tmp_path, "  - scenario: arithmetic\n    args: {digits: 1}\n")
     assert run.label is None and "label" not in run.canonical()
