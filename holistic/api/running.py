@@ -403,27 +403,16 @@ def run(
 
 
 def _outcomes(runs: Sequence[RunSpec], report: SuiteReport) -> tuple[RunOutcome, ...]:
-    """The reports of ``runs`` with their display names, made as the site makes them: the scenario with
-    its distinguishing arguments, and the system (the model, and the adaptation settings that differ)."""
-    from holistic.site.titles import run_title
-    from holistic.summarize.load import RunInfo
-    from holistic.summarize.systems import system_names
+    """The reports of ``runs`` with their display names, as the site, ``--plan`` and the closing
+    scores name them (:func:`holistic.core.naming.display_names`)."""
+    from holistic.core.naming import RunFacts, display_names
 
-    specs = {r.run_id: r for r in runs}
-    systems = system_names(
-        [
-            RunInfo(
-                run_id=r.run_id, name=r.name, scenario=r.scenario.name, scenario_args=dict(r.scenario.args),
-                model=r.model, method=r.adapter.method, groups=r.groups, main_metric=None, spec=r.canonical(),
-            )
-            for r in runs
-        ]
-    )  # fmt: skip
+    names = display_names([RunFacts.of_run(r) for r in runs])
     return tuple(
         RunOutcome(
             run_id=r.run_id,
             name=r.name,
-            title=run_title(r.scenario, dict(specs[r.run_id].scenario.args), systems.get(r.run_id, r.model)),
+            title=names.get(r.run_id, r.name),
             status=r.status,
             headline=r.headline,
             folder=r.folder,

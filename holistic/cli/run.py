@@ -142,6 +142,11 @@ def _add_how_to_run(p: argparse.ArgumentParser) -> None:
         help="no progress and no summary: warnings and errors (on stderr) and one final line "
         "(runs, requests, model work)",
     )
+    p.add_argument(
+        "--show-ids",
+        action="store_true",
+        help="name runs by their run ids (their folders' names) too, in --plan and in the closing scores",
+    )
     p.add_argument("--data-root", metavar="DIR", help=f"local data mirror for scenarios (default: ${DATA_ROOT_ENV})")
     p.add_argument("--fetch-only", action="store_true", help="fetch the data the runs need, then stop")
     p.add_argument(
@@ -256,7 +261,7 @@ def _main(args: argparse.Namespace) -> int:
 
         planned = api.plan(args.spec, suite=args.suite, calibrate=args.calibrate, on_message=_say, **selected)
         plan = planned.plan
-        print(format_plan(plan))
+        print(format_plan(plan, show_ids=args.show_ids))
         if planned.not_runnable is not None:  # the plan is still worth seeing; running would stop here
             print(f"\nNot runnable yet: {planned.not_runnable}")
         return 0
@@ -275,10 +280,10 @@ def _main(args: argparse.Namespace) -> int:
     )
     report = result.report
     if not args.quiet:
-        print(report.summary())
+        print(report.summary(show_ids=args.show_ids))
     else:
         # Warnings change what the results mean (a zero-shot run): --quiet never hides them.
-        for line in report.warning_lines():
+        for line in report.warning_lines(show_ids=args.show_ids):
             print(f"{PROG}: {line}", file=sys.stderr)
         print(report.quiet_line())
     return report.exit_code

@@ -313,10 +313,14 @@ class RunSpec:
     """Run groups for summarisation (defaults to the scenario name)."""
     judges: tuple[JudgeSpec, ...] = ()
     """Models that grade this run's generations (the annotation stage), in the spec's order."""
+    label: str | None = None
+    """The run's own name from its spec entry's ``name:`` (templates filled, suffixed when the entry
+    makes several runs), shown instead of the name made from its facts (:mod:`holistic.core.naming`);
+    ``None`` for an unnamed entry. Not part of the run id: ``name`` already carries the entry's ``name:``."""
 
     def canonical(self) -> dict[str, Any]:
-        """JSON-compatible form used for hashing and ``run_spec.json`` (``judges`` only when
-        the run has some, so the ids of unjudged runs do not change)."""
+        """JSON-compatible form used for ``run_spec.json`` and (without ``label``) for hashing
+        (``judges`` and ``label`` only when the run has them, so the ids of other runs do not change)."""
         out: dict[str, Any] = {
             "name": self.name,
             "scenario": {"name": self.scenario.name, "args": dict(self.scenario.args)},
@@ -328,6 +332,8 @@ class RunSpec:
         }
         if self.judges:
             out["judges"] = [j.canonical() for j in self.judges]
+        if self.label is not None:
+            out["label"] = self.label
         return out
 
     @functools.cached_property
@@ -335,7 +341,9 @@ class RunSpec:
         """Stable id: a readable, filesystem-safe name plus a short hash of the spec (computed once:
         a plan of many runs asks for it often)."""
         readable = _slug(f"{self.scenario.name}_{self.model}")
-        return f"{readable}-{short_hash(canonical_json(self.canonical()))}"
+        identity = self.canonical()
+        identity.pop("label", None)
+        return f"{readable}-{short_hash(canonical_json(identity))}"
 
 
 def _slug(text: str) -> str:

@@ -16,6 +16,7 @@ from typing import Any
 
 from holistic.adaptation import count_requests
 from holistic.core.interfaces import METRIC_CATEGORIES
+from holistic.core.naming import RunFacts, cut, display_names, format_value
 from holistic.core.specs import ProtocolName
 from holistic.core.types import ModelDeployment, RunSpec
 from holistic.execution.prompt_sizes import PromptCount, plan_prompt_tokens
@@ -27,7 +28,6 @@ from holistic.spec.compiler import CompiledSuite
 from holistic.spec.conformance import Conformance, conformance
 from holistic.spec.coverage import CoverageCell, RunCoverage, coverage_table, run_coverage
 from holistic.spec.estimates import RunSize, estimate_run
-from holistic.spec.naming import format_value
 
 
 @dataclass(frozen=True)
@@ -52,6 +52,9 @@ class PlanRow:
     """Whether the run's HELM conformance is proven, only claimed, or not claimed (and why)."""
     judges: tuple[str, ...] = ()
     """Labels of the run's judges (each grades every generation once)."""
+    title: str = ""
+    """The run's name as people read it, as the site and helm-run's scores name it
+    (:func:`holistic.core.naming.display_names`; empty: named by its run id)."""
 
 
 @dataclass(frozen=True)
@@ -185,12 +188,13 @@ def make_plan(
                 select_metrics=select_metrics,
             )
         verdicts.append(coverage_of[key])
+    titles = display_names([RunFacts.of_run(run) for run in compiled.runs])
     return Plan(
         suite=compiled.suite,
         description=compiled.description,
         spec_path=str(compiled.spec_path),
         spec_sha256=compiled.spec_sha256,
-        rows=tuple(rows),
+        rows=tuple(replace(row, title=titles[row.run_id]) for row in rows),
         coverage=tuple(coverage_table(verdicts)),
         notes=tuple(notes),
         missing_data=_missing_data(compiled.runs, data_root),
@@ -273,20 +277,23 @@ def _prompt_tokens(
 # ---------------------------------------------------------------------------
 
 
-def format_plan(plan: Plan) -> str:
-    """The plan as text: header, one line per run, totals, coverage table with reasons."""
+def format_plan(plan: Plan, *, show_ids: bool = False) -> str:
+    """The plan as text: header, one line per run, totals, coverage table with reasons.
+
+    Runs are named as the site and helm-run's scores name them (cut to a terminal's width);
+    ``show_ids`` adds each run's id (its folder's name) beside its name."""
     lines = [f"Suite {plan.suite}" + (f": {plan.description.strip()}" if plan.description.strip() else "")]
     lines.append(f"Spec {plan.spec_path} (sha256 {plan.spec_sha256[:12]})")
     lines.append("")
     lines.append(f"Runs ({plan.total_runs}):")
     timed = any(row.estimate is not None for row in plan.rows)
-    header = ("run id", "scenario + args", "model", "method", "protocol", "instances", "requests", "~prompt tokens")
+    ids = ("run id",) if show_ids else ()
+    header = ("run", *ids, "method", "protocol", "instances", "requests", "~prompt tokens")
     table: list[tuple[str, ...]] = [(*header, "~time") if timed else header]
     for row in plan.rows:
         cells = (
-            row.run_id,
-            f"{row.scenario}:{row.args}" if row.args else row.scenario,
-            row.model,
+            _name(row),
+            *((row.run_id,) if show_ids else ()),
             row.method,
             row.protocol,
             _instances(row),
@@ -294,7 +301,8 @@ def format_plan(plan: Plan) -> str:
             _count(row.size.prompt_tokens),
         )
         table.append((*cells, format_seconds(row.estimate.seconds if row.estimate else None)) if timed else cells)
-    lines.extend("  " + line for line in _columns(table, right={5, 6, 7, 8}))
+    first_number = len(ids) + 3
+    lines.extend("  " + line for line in _columns(table, right=set(range(first_number, first_number + 4))))
     lines.append("")
     unknown = f" ({plan.runs_with_unknown_size} run(s) not fully sized)" if plan.runs_with_unknown_size else ""
     variants = " (with perturbed variants)" if any(row.perturbations for row in plan.rows) else ""
@@ -314,7 +322,7 @@ def format_plan(plan: Plan) -> str:
             "generation, through the request cache), more when unparseable answers are asked again"
         )
     lines.append("")
-    lines.extend(_conformance_lines(plan))
+    lines.extend(_conformance_lines(plan, show_ids))
     lines.append("")
     lines.extend(_coverage_lines(plan))
     if plan.notes:
@@ -367,7 +375,11 @@ def _missing_data_lines(plan: Plan) -> list[str]:
     return lines
 
 
-def _conformance_lines(plan: Plan) -> list[str]:
+def _name(row: PlanRow) -> str:
+    return cut(row.title or row.run_id)
+
+
+def _conformance_lines(plan: Plan, show_ids: bool) -> list[str]:
     """Per run: is its HELM conformance proven by a golden test, only claimed (and why), or not claimed."""
     lines = [
         "HELM conformance (proven = a golden test against HELM's own output covers the scenario and "
@@ -381,7 +393,7 @@ def _conformance_lines(plan: Plan) -> list[str]:
         marks = ""
         if verdict.status == "claimed":
             marks = "".join(f" [{notes.setdefault(reason, len(notes) + 1)}]" for reason in verdict.reasons)
-        lines.append(f"  {row.run_id}: {verdict.status}{marks}")
+        lines.append(f"  {_name(row)}{f' ({row.run_id})' if show_ids else ''}: {verdict.status}{marks}")
     if notes:
         lines.append("  Why claimed:")
         lines.extend(f"  [{number}] {reason}" for reason, number in notes.items())

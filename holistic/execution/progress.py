@@ -10,7 +10,13 @@ from __future__ import annotations
 
 import sys
 import time
+from collections.abc import Mapping
 from typing import Any, Protocol, TextIO
+
+from holistic.core.naming import cut
+
+_BAR_NAME_WIDTH = 48
+"""Widest a run's name is in a progress bar's description (the bar takes the rest of the line)."""
 
 
 class Progress(Protocol):
@@ -126,7 +132,7 @@ class BarProgress:
         self.counts.reset(0)
         self.bar = tqdm(
             total=None,
-            desc=f"[{index}/{total_runs}] {run_id}",
+            desc=f"[{index}/{total_runs}] {cut(name, _BAR_NAME_WIDTH)}",
             unit="inst",
             file=self.stream,
             dynamic_ncols=True,
@@ -168,6 +174,33 @@ class BarProgress:
         if self.bar is not None:
             self.bar.close()
             self.bar = None
+
+
+class NamedProgress:
+    """``inner``, told each run's name as people read it (``names``: run id -> name, as the site,
+    ``--plan`` and the closing scores name runs) instead of its full ``RunSpec.name``."""
+
+    def __init__(self, inner: Progress, names: Mapping[str, str]) -> None:
+        self.inner = inner
+        self.names = names
+
+    def start_run(self, index: int, total_runs: int, run_id: str, name: str) -> None:
+        self.inner.start_run(index, total_runs, run_id, self.names.get(run_id, name))
+
+    def set_total(self, instances: int, requests: int) -> None:
+        self.inner.set_total(instances, requests)
+
+    def advance(self, instances: int, cache_hits: int, errors: int) -> None:
+        self.inner.advance(instances, cache_hits, errors)
+
+    def end_run(self, status: str, detail: str = "") -> None:
+        self.inner.end_run(status, detail)
+
+    def message(self, text: str) -> None:
+        self.inner.message(text)
+
+    def close(self) -> None:
+        self.inner.close()
 
 
 def make_progress(*, quiet: bool = False, stream: TextIO | None = None) -> Progress:

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from holistic.core.naming import RunFacts, cut, display_names
 from holistic.core.types import RunSpec
 from holistic.results.fs import Location
 from holistic.results.layout import RUNS_DIR, SUITE_FILE, table_file
@@ -97,6 +98,8 @@ class RunReport:
     shown even with ``--quiet``."""
     headline: Headline | None = None
     """The run's main metric with its interval (``None``: failed, or nothing to headline)."""
+    naming: RunFacts | None = None
+    """What the run's name as people read it is made of (``None``: named by its run id)."""
 
     @classmethod
     def of(cls, run: RunSpec, status: str, **facts: Any) -> RunReport:
@@ -108,6 +111,7 @@ class RunReport:
             model=run.model,
             method=run.adapter.method,
             status=status,
+            naming=RunFacts.of_run(run),
             **facts,
         )
 
@@ -172,9 +176,22 @@ class SuiteReport:
             line += f"; {sum(r.forward_tokens for r in done)} tokens through the model in {passes} forward passes"
         return line
 
-    def warning_lines(self) -> list[str]:
-        """One line per warning of a run, prefixed with its run id."""
-        return [f"WARNING {r.run_id}: {w}" for r in self.runs for w in r.warnings]
+    def names(self, *, show_ids: bool = False) -> dict[str, str]:
+        """run_id -> the run's name as the site and ``--plan`` show it (:mod:`holistic.core.naming`),
+        cut to a terminal's width; ``show_ids`` adds the run id, which names the run's folder."""
+        facts = [r.naming for r in self.runs if r.naming is not None]
+        names = {run_id: cut(name) for run_id, name in display_names(facts).items()}
+        return {
+            r.run_id: f"{names[r.run_id]} ({r.run_id})"
+            if show_ids and r.run_id in names
+            else names.get(r.run_id, r.run_id)
+            for r in self.runs
+        }
+
+    def warning_lines(self, *, show_ids: bool = False) -> list[str]:
+        """One line per warning of a run, prefixed with its name."""
+        names = self.names(show_ids=show_ids)
+        return [f"WARNING {names[r.run_id]}: {w}" for r in self.runs for w in r.warnings]
 
     def quiet_line(self) -> str:
         """The one line ``--quiet`` prints: run counts and :meth:`work_line`."""
@@ -185,8 +202,10 @@ class SuiteReport:
         work = self.work_line()
         return f"{runs}; {work}" if work else runs
 
-    def summary(self) -> str:
-        """Human-readable lines: what was written where, and how to read it."""
+    def summary(self, *, show_ids: bool = False) -> str:
+        """Human-readable lines: what was written where, and how to read it. Runs are named as the
+        site and ``--plan`` name them; ``show_ids`` adds each run's id."""
+        names = self.names(show_ids=show_ids)
         lines = [
             f"suite {self.suite!r}: {self.count(COMPLETE)} runs written, {self.count(SKIPPED)} already complete, "
             f"{self.count(FAILED)} failed"
@@ -196,18 +215,18 @@ class SuiteReport:
             lines.append(self.work_line())
         for r in self.runs:
             if r.status == FAILED:
-                lines.append(f"  FAILED {r.run_id}: {r.error}")
+                lines.append(f"  FAILED {names[r.run_id]}: {r.error}")
             elif r.status == PARTIAL:
                 lines.append(
-                    f"  PARTIAL {r.run_id}: {r.failed_requests}/{r.requests} requests failed "
+                    f"  PARTIAL {names[r.run_id]}: {r.failed_requests}/{r.requests} requests failed "
                     f"({r.error_rate:.1%}); rerun the same command to retry them"
                 )
-        lines.extend(f"  {line}" for line in self.warning_lines())
+        lines.extend(f"  {line}" for line in self.warning_lines(show_ids=show_ids))
         scored = [r for r in self.runs if r.headline is not None]
         if scored:
             lines.append("scores (main metric, 95% bootstrap interval over instances):")
-            width = max(len(r.run_id) for r in scored)
-            lines.extend(f"  {r.run_id:<{width}}  {r.headline.text()}" for r in scored if r.headline is not None)
+            width = max(len(names[r.run_id]) for r in scored)
+            lines.extend(f"  {names[r.run_id]:<{width}}  {r.headline.text()}" for r in scored if r.headline is not None)
         lines.append(f"results: {self.suite_dir}/{SUITE_FILE} and {self.suite_dir}/{RUNS_DIR}/<run_id>/*.parquet")
         if self.cache_path is not None:
             lines.append(f"request cache: {self.cache_path}")

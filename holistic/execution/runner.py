@@ -19,10 +19,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from holistic.core.errors import StoreError
+from holistic.core.naming import RunFacts, cut, display_names
 from holistic.core.types import RunSpec
 from holistic.execution.executors import EXECUTOR_FUNCTIONS, check_executor
 from holistic.execution.options import RunOptions
-from holistic.execution.progress import NullProgress, Progress
+from holistic.execution.progress import NamedProgress, NullProgress, Progress
 from holistic.execution.reports import SKIPPED, Headline, RunReport, SuiteReport
 from holistic.execution.selection import override_max_eval_instances, unique_runs
 from holistic.models.cache import RequestCache
@@ -97,8 +98,9 @@ def run_suite(
         )
     store.check_compatible()
     store.check_writable()
+    names = {k: cut(v) for k, v in display_names([RunFacts.of_run(r) for r in selected]).items()}
     with suite_lock(store.suite_dir, wait=options.wait_for_lock):
-        return _run_locked(compiled, options, selected, store, progress)
+        return _run_locked(compiled, options, selected, store, NamedProgress(progress, names))
 
 
 def _run_locked(

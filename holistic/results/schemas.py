@@ -399,7 +399,7 @@ SUITE_FIELDS: dict[str, str] = {
 
 RUN_FILES: dict[str, str] = {
     "run_spec.json": "RunSpec.canonical() fields at the top level (name, scenario, adapter, model, metrics, "
-    "perturbations, groups) plus suite, run_id, main_metric, scenario_info, metrics_selected, "
+    "perturbations, groups, and label: the spec entry's own name for the run, when it has one) plus suite, run_id, main_metric, scenario_info, metrics_selected, "
     "metrics_not_applicable (category -> reason) and helm_conformance ({status: 'proven'|'claimed'|"
     "'not claimed', reasons, deviations, evidence}). A run written by helm-import has imported_from instead of the "
     "execution facts: {tool, helm_version, layout, run_spec_name, run_folder, helm_model, helm_model_deployment, "

@@ -14,10 +14,14 @@ from typing import Any
 
 import numpy as np
 
+from holistic.core.naming import cut
 from holistic.results import SuiteReader
 from holistic.results.schemas import PER_INSTANCE_STATS_TABLE
 from holistic.summarize.summary import Summary
 from holistic.summarize.tables import anchor
+
+_Cells = dict[tuple[str, str, str], tuple[float, float | None, float | None]]
+"""(group, system, column) -> the cell's value and its 95% interval."""
 
 
 def _pyplot() -> Any:
@@ -51,8 +55,10 @@ def pareto_front(points: list[tuple[float, float]]) -> list[int]:
 def render_plots(suite: SuiteReader, summary: Summary, out_dir: Path) -> list[dict[str, Any]]:
     """Write every plot under ``out_dir``; returns figure descriptions (src relative to the site root)."""
     plt = _pyplot()
-    cells: dict[tuple[str, str, str], float] = {
-        (c["group"], c["model"], c["column"]): c["value"] for c in summary.cells if c["value"] is not None
+    cells: _Cells = {
+        (c["group"], c["model"], c["column"]): (c["value"], c.get("ci_low"), c.get("ci_high"))
+        for c in summary.cells
+        if c["value"] is not None
     }
     figures = _pareto_plots(plt, summary, cells, out_dir)
     figures += _reliability_plots(plt, suite, summary, out_dir)
@@ -70,31 +76,48 @@ def _figure(fig: Any, out_dir: Path, rel: str, alt: str, caption: str, **where: 
     return {"src": rel, "alt": alt, "caption": caption, **where}
 
 
-def _pareto_plots(
-    plt: Any, summary: Summary, cells: dict[tuple[str, str, str], float], out_dir: Path
-) -> list[dict[str, Any]]:
-    """Accuracy against efficiency, per scenario, with the Pareto frontier."""
+def _pareto_plots(plt: Any, summary: Summary, cells: _Cells, out_dir: Path) -> list[dict[str, Any]]:
+    """Accuracy against efficiency, per scenario: each system with its 95% intervals, and the Pareto frontier."""
     figures = []
     for col in summary.columns:
-        pts, names = [], []
+        pts, names, reach = [], [], []
         for m in summary.models:
             acc, eff = cells.get(("accuracy", m, col)), cells.get(("efficiency", m, col))
-            if acc is not None and eff is not None and np.isfinite(acc) and np.isfinite(eff):
-                pts.append((float(eff), float(acc)))
+            if acc is not None and eff is not None and np.isfinite(acc[0]) and np.isfinite(eff[0]):
+                pts.append((float(eff[0]), float(acc[0])))
                 names.append(m)
+                reach.append((_reach(eff), _reach(acc)))
         if not pts:
             continue
-        fig, ax = plt.subplots(figsize=(5, 3.6))
-        ax.scatter([p[0] for p in pts], [p[1] for p in pts], color="#0b5cad")
-        for (x, y), n in zip(pts, names, strict=True):
-            ax.annotate(n, (x, y), fontsize=7, xytext=(3, 3), textcoords="offset points")
+        fig, ax = plt.subplots(figsize=(5.6, 3.8))
+        systems = _draw_systems(ax, pts, names, reach)
         front = pareto_front(pts)
-        ax.plot([pts[i][0] for i in front], [pts[i][1] for i in front], color="#b42318", lw=1, label="Pareto frontier")
+        (frontier,) = ax.plot(
+            [pts[i][0] for i in front],
+            [pts[i][1] for i in front],
+            color="#b42318",
+            lw=1,
+            zorder=1,
+            label="Pareto frontier",
+        )
         ax.set_xlabel("mean latency per request (s)")
         ax.set_ylabel("accuracy (main metric)")
-        ax.set_title(col)
-        ax.legend(fontsize=7)
-        caption = f"{col}: accuracy against efficiency; the red line is the Pareto frontier."
+        ax.set_title(cut(col, 60), fontsize=10)
+        ax.margins(0.1)
+        # The key below the axes names each numbered point in full (cut only past LEGEND_NAME_WIDTH).
+        ax.legend(
+            handles=[*systems, frontier],
+            fontsize=7,
+            loc="upper left",
+            bbox_to_anchor=(0, -0.17),
+            ncol=1 if len(pts) <= _ONE_COLUMN else 2,
+            frameon=False,
+        )
+        place_labels(fig, ax, pts, [str(k) for k in range(1, len(pts) + 1)])
+        caption = (
+            f"{col}: accuracy against efficiency; each numbered point is a system (named in the key), its bars "
+            "the 95% intervals (bootstrap over instances); the red line is the Pareto frontier."
+        )
         figures.append(
             _figure(
                 fig,
@@ -106,6 +129,92 @@ def _pareto_plots(
             )
         )
     return figures
+
+
+LEGEND_NAME_WIDTH = 80
+"""Widest a system's name is written in a plot's key (longer names are cut in the middle); half
+as wide when the key has two columns."""
+_ONE_COLUMN = 12
+"""Systems a plot's key lists in one column (more: two)."""
+_COLORS = ("#0b5cad", "#c2410c", "#15803d", "#7e22ce", "#a16207", "#0e7490", "#be185d", "#4d7c0f", "#475569", "#9f1239")
+_MARKERS = ("o", "s", "^", "D", "v", "P")
+
+
+def _draw_systems(
+    ax: Any,
+    pts: list[tuple[float, float]],
+    names: list[str],
+    reach: list[tuple[tuple[float, float], tuple[float, float]]],
+) -> list[Any]:
+    """One numbered point per system with its 95% intervals as bars, in its own colour and marker;
+    returns what the key shows for each."""
+    drawn_all = []
+    for k, ((x, y), name, (x_reach, y_reach)) in enumerate(zip(pts, names, reach, strict=True)):
+        color = _COLORS[k % len(_COLORS)]
+        drawn = ax.errorbar(
+            [x],
+            [y],
+            xerr=[[x_reach[0]], [x_reach[1]]],
+            yerr=[[y_reach[0]], [y_reach[1]]],
+            fmt=_MARKERS[k // len(_COLORS) % len(_MARKERS)],
+            color=color,
+            ecolor=color,
+            alpha=0.9,
+            elinewidth=1,
+            capsize=2.5,
+            label=f"{k + 1}  {cut(name, LEGEND_NAME_WIDTH if len(pts) <= _ONE_COLUMN else LEGEND_NAME_WIDTH // 2)}",
+            zorder=2,
+        )
+        drawn_all.append(drawn)
+        drawn.lines[0].set_gid(f"point_{k + 1}")
+        for i, bars in enumerate(drawn.lines[2]):  # latency, then accuracy (ids the site's tests read)
+            bars.set_gid(f"intervals_{k + 1}_{i}")
+    return drawn_all
+
+
+def _reach(cell: tuple[float, float | None, float | None]) -> tuple[float, float]:
+    """How far a cell's 95% interval reaches below and above its value (0 where it has none)."""
+    value, low, high = cell
+    below = value - low if low is not None and np.isfinite(low) else 0.0
+    above = high - value if high is not None and np.isfinite(high) else 0.0
+    return max(below, 0.0), max(above, 0.0)
+
+
+_PLACEMENTS = ((3, 3, "left", "bottom"), (-3, 3, "right", "bottom"), (3, -3, "left", "top"), (-3, -3, "right", "top"))
+"""Where a point's label may go: offset (points) and alignment, up-right first."""
+
+
+def place_labels(fig: Any, ax: Any, pts: list[tuple[float, float]], labels: list[str]) -> None:
+    """Write each point's label beside it, inside the axes: the first placement (up-right, up-left,
+    down-right, down-left) that fits and overlaps no label placed before, else the first that fits
+    (centred above the point when none does)."""
+    fig.canvas.draw()  # the axes' final limits, and a renderer that measures text
+    renderer = fig.canvas.get_renderer()
+    box = ax.get_window_extent(renderer)
+    placed: list[Any] = []
+    for k, (point, text) in enumerate(zip(pts, labels, strict=True)):
+        fits = []
+        for dx, dy, ha, va in _PLACEMENTS:
+            label = ax.annotate(
+                text, point, xytext=(dx, dy), textcoords="offset points", fontsize=8, weight="bold", ha=ha, va=va
+            )
+            extent = label.get_window_extent(renderer)
+            if extent.x0 >= box.x0 and extent.x1 <= box.x1 and extent.y0 >= box.y0 and extent.y1 <= box.y1:
+                fits.append((label, extent))
+            else:
+                label.remove()
+        if not fits:
+            label = ax.annotate(
+                text, point, xytext=(0, 4), textcoords="offset points", fontsize=8, weight="bold", ha="center"
+            )
+            fits.append((label, label.get_window_extent(renderer)))
+        free = [f for f in fits if not any(f[1].overlaps(other) for other in placed)]
+        chosen, extent = (free or fits)[0]
+        for other, _ in fits:
+            if other is not chosen:
+                other.remove()
+        chosen.set_gid(f"pointlabel_{k + 1}")
+        placed.append(extent)
 
 
 def _reliability_plots(plt: Any, suite: SuiteReader, summary: Summary, out_dir: Path) -> list[dict[str, Any]]:
@@ -124,23 +233,22 @@ def _reliability_plots(plt: Any, suite: SuiteReader, summary: Summary, out_dir: 
         ax.set_ylim(0, 1)
         ax.set_xlabel("confidence")
         ax.set_ylabel("accuracy")
-        ax.set_title(f"{run.scenario} · {run.model}", fontsize=8)
+        name = summary.name_of_run.get(run.run_id, run.name)
+        ax.set_title(cut(name, 56), fontsize=8)
         ax.legend(fontsize=7)
         caption = "Reliability diagram (equal-mass bins): accuracy against confidence."
         rel = f"plots/reliability_{run.run_id}.svg"
-        figures.append(_figure(fig, out_dir, rel, f"Reliability diagram of {run.name}", caption, run_id=run.run_id))
+        figures.append(_figure(fig, out_dir, rel, f"Reliability diagram of {name}", caption, run_id=run.run_id))
     return figures
 
 
-def _correlation_plot(
-    plt: Any, summary: Summary, cells: dict[tuple[str, str, str], float], out_dir: Path
-) -> list[dict[str, Any]]:
+def _correlation_plot(plt: Any, summary: Summary, cells: _Cells, out_dir: Path) -> list[dict[str, Any]]:
     """The correlation of metric groups across model x scenario cells (with two groups and two models or more)."""
     groups = sorted({g for g, _, _ in cells})
     if len(groups) < 2 or len(summary.models) < 2:
         return []
     keys = sorted({(m, c) for _, m, c in cells})
-    matrix = np.array([[cells.get((g, m, c), np.nan) for (m, c) in keys] for g in groups])
+    matrix = np.array([[cells[(g, m, c)][0] if (g, m, c) in cells else np.nan for (m, c) in keys] for g in groups])
     corr = np.full((len(groups), len(groups)), np.nan)
     for i in range(len(groups)):
         for j in range(len(groups)):
@@ -173,7 +281,7 @@ def _trial_spread_plots(plt: Any, suite: SuiteReader, summary: Summary, out_dir:
             ys = per_model[m]
             ax.scatter([i] * len(ys), ys, color="#0b5cad", s=14)
             ax.hlines(float(np.mean(ys)), i - 0.25, i + 0.25, color="#b42318")
-        ax.set_xticks(range(len(models)), models, rotation=30, ha="right", fontsize=7)
+        ax.set_xticks(range(len(models)), [cut(m, 40) for m in models], rotation=30, ha="right", fontsize=7)
         ax.set_ylabel("main metric per trial")
         ax.set_title(f"{col}: spread across trials", fontsize=9)
         caption = f"{col}: each dot is one trial's mean (sub-runs averaged); the red bar is the mean."

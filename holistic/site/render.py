@@ -168,8 +168,8 @@ def _scenario_pages(w: SiteWriter, content: _Content, figures: list[dict[str, An
         rel = f"scenario_{anchor(col)}.html"
         ids = set(summary.column_runs.get(col, []))
         runs = [r for r in summary.runs if r.run_id in ids]
-        run_links = [
-            {"href": f"runs/{r.run_id}.html", "text": r.name, "note": summary.system_of_run.get(r.run_id, r.model)}
+        run_links = [  # named as the runs page, --plan and helm-run's scores name them
+            {"href": f"runs/{r.run_id}.html", "text": summary.name_of_run.get(r.run_id, r.name), "note": ""}
             for r in runs
         ]
         scores = [content.tables[f"scenario_{anchor(col)}"]] if f"scenario_{anchor(col)}" in content.tables else []

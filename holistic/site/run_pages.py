@@ -10,12 +10,12 @@ from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import Any
 
+from holistic.core.naming import run_title
 from holistic.results import RunReader, SuiteReader, references_from_rows
 from holistic.results.schemas import INSTANCES_TABLE, STATS_TABLE
 from holistic.site.browser import BrowserData, build_browser
 from holistic.site.compare import Comparison, comparisons, write_comparison
 from holistic.site.haystack import haystack_tables, render_haystack
-from holistic.site.titles import run_title
 from holistic.site.writer import SiteWriter, clean, judge_flags, rows_of
 from holistic.summarize.load import RunInfo
 from holistic.summarize.summary import Summary
@@ -59,7 +59,7 @@ def render_run_pages(
         note = f"{data.count} instances"
         if run.failed_requests:
             note += f"; error rate {run.error_rate:.1%}" + ("" if run.rankable else " (not ranked)")
-        short = run_title(run.scenario, run.scenario_args, summary.system_of_run.get(run.run_id, run.model))
+        short = _name(summary, run)
         run_links[run.run_id] = {"href": f"runs/{run.run_id}.html", "text": short, "note": note}
         done = closes.get(run.run_id)
         if done is not None:
@@ -121,7 +121,7 @@ def _run_pages(
     reader = suite.run(run.run_id)
     haystack = render_haystack(reader, w.site_dir / "plots", src_prefix="plots/", run_id=run.run_id)
     system = summary.system_of_run.get(run.run_id, run.model)
-    short = run_title(run.scenario, run.scenario_args, system)
+    short = _name(summary, run)
     run_flags = judge_flags(summary, judges.judged_runs.get(run.run_id, []))
     column = next((c for c, ids in summary.column_runs.items() if run.run_id in ids), "")
     judged = [
@@ -203,6 +203,13 @@ def _train_examples(reader: RunReader) -> list[dict[str, Any]]:
                 answer = next((ref.output for ref in references_from_rows(r["references"]) if ref.is_correct), "")
                 examples.append({"id": r["instance_id"], "input": r["input"], "answer": answer})
     return examples
+
+
+def _name(summary: Summary, run: RunInfo) -> str:
+    """The run's name as the plan and helm-run's scores name it too."""
+    return summary.name_of_run.get(run.run_id) or run_title(
+        run.scenario, run.scenario_args, summary.system_of_run.get(run.run_id, run.model)
+    )
 
 
 def _compare_page(

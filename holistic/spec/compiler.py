@@ -19,6 +19,7 @@ from holistic.results.layout import suite_name_problem
 from holistic.spec.catalog import Catalog
 from holistic.spec.expand import DEFAULT_MAX_RUNS, expand
 from holistic.spec.includes import load_with_includes
+from holistic.spec.labels import check_run_names
 from holistic.spec.schema import validate_document
 from holistic.spec.source import Locations
 from holistic.spec.templates import check_templates
@@ -81,6 +82,7 @@ def compile_spec(
     seed = int(doc.get("seed", 0))
     catalog = Catalog(Path(models_file) if models_file is not None else None, model_registry)
     expansion = expand(doc, merged.locations, catalog, seed=seed, max_runs=max_runs)
+    check_run_names([(r.spec, r.entry) for r in expansion.runs], merged.locations)
     top = merged.sources[0]
     return CompiledSuite(
         suite=doc["suite"],

@@ -37,11 +37,12 @@ import holistic.spec.protocol as protocols
 from holistic.core.errors import ModelError, ScenarioArgError, SpecError, UnknownNameError, did_you_mean
 from holistic.core.interfaces import ScenarioInfo
 from holistic.core.judges import JudgeSpec, VerdictRule, template_field_problem
+from holistic.core.naming import run_name
 from holistic.core.specs import ADAPTER_FIELDS
 from holistic.core.types import AdapterSpec, ModelDeployment, PerturbationSpec, RunSpec, ScenarioSpec
 from holistic.spec.catalog import Catalog
+from holistic.spec.labels import entry_name
 from holistic.spec.layers import NON_MULTIPLYING_FIELDS, Written, adaptation_layer, axes, layered
-from holistic.spec.naming import run_name
 from holistic.spec.schema import describe_schema, runspec_schema, validate_value
 from holistic.spec.source import DocPath, Location, Locations
 
@@ -404,10 +405,10 @@ class _EntryExpander:
     def expand(self) -> list[RunSpec]:
         scenario, info = self.scenario()
         self._info_adapter = info.default_adapter
-        label = self.entry.get("name", scenario)
         arg_axes = self.arg_axes(scenario, info)
         adapt_axes = self.adaptation_axes()
         models = self.models()
+        named = entry_name(self.entry, self.at, self.locations, arg_axes, adapt_axes, len(models) > 1)
         if self.count is not None:
             factors = [(len(v), v[0].path[:-1]) for _, v in (*arg_axes, *adapt_axes) if len(v) > 1]
             if len(models) > 1:
@@ -452,20 +453,13 @@ class _EntryExpander:
                     )
                 for deployment, model_at in models:
                     self.check_capabilities(deployment, model_at, metric_items, user.get("method"), adapter)
-                    scenario_spec = ScenarioSpec.make(scenario, {k: w.value for k, w in args.items()})
+                    values = {k: w.value for k, w in args.items()}
+                    scenario_spec = ScenarioSpec.make(scenario, values)
+                    label = named.base(values, adapter, deployment.name) if named else scenario
                     name = run_name(label, scenario_spec, adapter, deployment.name, shown_fields)
-                    out.append(
-                        RunSpec(
-                            name=name,
-                            scenario=scenario_spec,
-                            adapter=adapter,
-                            model=deployment.name,
-                            metrics=metric_names,
-                            perturbations=perturbations,
-                            groups=groups,
-                            judges=judges,
-                        )
-                    )
+                    own = named.of(values, adapter, deployment.name) if named else None
+                    facts = (scenario_spec, adapter, deployment.name, metric_names, perturbations, groups, judges)
+                    out.append(RunSpec(name, *facts, label=own))
         return out
 
     def _check_adapter(self, scenario: str, adapter: AdapterSpec, user: Mapping[str, Written]) -> None:

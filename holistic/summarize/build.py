@@ -47,7 +47,7 @@ from holistic.summarize.summary import (
     error_rate_column,
     stat_index,
 )
-from holistic.summarize.systems import system_names
+from holistic.summarize.systems import run_names, system_names
 from holistic.summarize.tables import Cell, Column, Table, anchor
 from holistic.summarize.targeted import targeted_tables
 
@@ -110,6 +110,7 @@ def summarize_suite(
         columns=columns,
         models=models,
         system_of_run=systems,
+        name_of_run=run_names(data.runs),
         system_model={systems[r.run_id]: r.model for r in data.runs},
     )
     for run in data.runs:

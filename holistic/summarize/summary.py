@@ -49,6 +49,8 @@ class Summary:
     """System -> its model deployment's name."""
     system_of_run: dict[str, str] = field(default_factory=dict)
     """Run id -> system."""
+    name_of_run: dict[str, str] = field(default_factory=dict)
+    """Run id -> the run's name as people read it (:func:`holistic.core.naming.display_names`)."""
     baselines: list[dict[str, Any]] = field(default_factory=list)
     """Reference cells: group, kind (chance | majority), column, value, note."""
     baseline_scores: dict[str, BaselineScores | None] = field(default_factory=dict, repr=False)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 
@@ -26,10 +27,11 @@ def test_helm_run_prints_each_runs_headline_score_with_its_interval(
             for r in pq.read_table(run_dir / "stats.parquet").to_pylist()
             if r["metric"] == "exact_match" and r["perturbation"] is None and r["sub_split"] is None
         ]
-        line = (
-            f"  {run_dir.name}  exact_match {row['mean']:.3f} [{row['ci_low']:.3f}, {row['ci_high']:.3f}] (test, n=6)"
-        )
-        assert line in printed.splitlines()
+        score = f"  exact_match {row['mean']:.3f} [{row['ci_low']:.3f}, {row['ci_high']:.3f}] (test, n=6)"
+        digits = json.loads((run_dir / "run_spec.json").read_text(encoding="utf-8"))["scenario"]["args"]["digits"]
+        # named as the site names the run; its id (the folder's name) only with --show-ids
+        assert f"  arithmetic (digits={digits}) · simple/echo{score}" in printed.splitlines()
+        assert run_dir.name not in printed.split("scores (main metric", 1)[1]
     # A rerun skips the complete runs and still shows their scores, read back from their stats.
     assert main([str(spec), "--output-dir", str(out)]) == 0
     again = capsys.readouterr().out

@@ -28,7 +28,7 @@ def test_terminal_gets_a_bar_with_rate_cache_hits_and_eta() -> None:
     assert isinstance(progress, BarProgress)
     _drive(progress)
     text = stream.getvalue()
-    assert "[1/2] run-abc" in text
+    assert "[1/2] arithmetic:digits=1" in text  # a bar shows the run by its name (helm-run: as the site does)
     assert "20/20" in text
     assert "inst/s" in text
     assert "cached=20" in text

@@ -267,10 +267,12 @@ runs:
     perturbations: [{name: person_names, args: {prob: 1.0}}]
 """,
     )
-    text = format_plan(make_plan(suite))
-    proven, claimed = suite.runs
-    assert f"  {proven.run_id}: proven" in text
-    assert f"  {claimed.run_id}: claimed [1]" in text
+    plan = make_plan(suite)
+    text = format_plan(plan)
+    proven, claimed = plan.rows
+    assert f"  {proven.title}: proven" in text
+    assert f"  {claimed.title}: claimed [1]" in text
+    assert f"  {claimed.title} ({claimed.run_id}): claimed [1]" in format_plan(plan, show_ids=True)
     assert "  [1] perturbation 'person_names' deviates from HELM" in text
     assert "warning: protocol 'helm' with a named deviation: perturbation 'person_names' deviates from HELM" in text
 
@@ -283,7 +285,7 @@ def test_plan_gives_a_reason_shared_by_many_runs_once() -> None:
     assert section.count("perturbation 'person_names' deviates from HELM") == 1
     cited = [line for line in section.splitlines() if line.startswith("  ") and ": claimed" in line]
     assert len(cited) == len(suite.runs)
-    imdb = next(line for line in cited if line.lstrip().startswith("imdb_"))
+    imdb = next(line for line in cited if line.lstrip().startswith("imdb "))
     assert imdb.count("[") == 2  # its scenario's own reason and the shared one
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -41,10 +42,11 @@ def test_plan_rows_and_totals(tmp_path: Path) -> None:
     assert all(row.size.requests is not None and row.size.requests >= 10 for row in plan.rows)
     assert plan.total_prompt_tokens > 0
     text = format_plan(plan)
-    for row in plan.rows:
-        assert row.run_id in text
+    for row in plan.rows:  # named as the site names them; the hashed ids only on request
+        assert f"  {row.title}  " in text and row.run_id not in text
+        assert re.search(rf"^  {re.escape(row.title)} +{row.run_id}  ", format_plan(plan, show_ids=True), re.M)
     assert "Totals: 4 runs, 40 eval instances" in text
-    assert "digits=1,num_test=40" in text
+    assert "  arithmetic (digits=1) · simple/echo  " in text
 
 
 def test_override_caps_eval_instances(tmp_path: Path) -> None:

@@ -135,7 +135,7 @@ def test_core_spec_is_helms_protocol_plain_prompts_no_extra_instructions_and_pla
         if run.scenario.name == "mmlu":
             assert (run.adapter.max_tokens, run.adapter.stop_sequences) == (1, ())
     text = format_plan(make_plan(suite, model_registry=registry))
-    header = next(line for line in text.splitlines() if "run id" in line)
+    header = next(line for line in text.splitlines() if line.startswith("  run  "))
     assert "protocol" in header
     assert sum(" helm " in line for line in text.splitlines()) == len(suite.runs)
 
