@@ -29,7 +29,7 @@ print(json.dumps({
 """
 
 
-@pytest.mark.slow
+@pytest.mark.real_model
 def test_the_quickstart_from_python_is_the_demo(tmp_path: Path) -> None:
     env = {**os.environ, "PYTHONPATH": str(REPO) + os.pathsep + os.environ.get("PYTHONPATH", "")}
     env.pop("HOLISTIC_DATA_ROOT", None)
