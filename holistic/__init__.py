@@ -8,6 +8,7 @@ imported on first use, so ``import holistic`` stays light.
 
 from __future__ import annotations
 
+import sys
 from typing import TYPE_CHECKING, Any
 
 from holistic.core.version import __version__
@@ -22,6 +23,11 @@ __all__ = ["RunOptions", "SpecLimits", "SummarizeOptions", "__version__", "diff"
 
 def __getattr__(name: str) -> Any:
     """``holistic.run`` and the rest of the API's front door, imported from :mod:`holistic.api` on first use."""
+    package = sys.modules.get(f"{__name__}.{name}")
+    if package is not None:
+        # ``holistic.diff`` and ``holistic.summarize`` are packages too: while one is being imported
+        # (its name not yet bound here), ``import holistic.diff.x as x`` must find the package.
+        return package
     if name in _API:
         from holistic import api
 
