@@ -13,9 +13,11 @@ MODULE|PATH``), or, for an installed package, with entry points in the groups
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TypeVar, cast
+from typing import TypeVar
 
+from holistic.core.arguments import arg
 from holistic.core.errors import ModelError, ScenarioArgError
+from holistic.core.registry import RegistrationError
 from holistic.core.interfaces import (
     METRIC_CATEGORIES,
     Client,
@@ -32,6 +34,7 @@ from holistic.core.types import (
     TEST_SPLIT,
     TRAIN_SPLIT,
     VALID_SPLIT,
+    AdapterDefaults,
     AdapterSpec,
     Completion,
     Instance,
@@ -53,9 +56,10 @@ from holistic.metrics.base import EVERY_TASK, BaseMetric, info, infos
 from holistic.metrics.registry import METRICS
 from holistic.metrics.states import group_units, metric_name, outputs, reference_texts, scorable_units, succeeded
 from holistic.metrics.text import normalize_quasi
-from holistic.models.provider import ClientFactory, Provider, declared_provider
+from holistic.models.base_client import BaseClient
+from holistic.models.provider import ClientFactory, Provider
 from holistic.models.registry import PROVIDERS
-from holistic.models.tokens import API_TOKENS, GgufModel, OwnTokenizer, TokenCounting
+from holistic.models.tokens import GgufModel, OwnTokenizer, TokenCounting
 from holistic.perturbations.base import (
     FAIRNESS,
     ROBUSTNESS,
@@ -65,7 +69,7 @@ from holistic.perturbations.base import (
     check_probability,
 )
 from holistic.perturbations.registry import PERTURBATIONS
-from holistic.scenarios.base import BaseScenario
+from holistic.scenarios.base import BaseScenario, PlanFacts
 from holistic.scenarios.loading.common import FileScenario
 from holistic.scenarios.loading.sources import DataFile, DataNeeds, Download, ResolvedData
 from holistic.scenarios.registry import SCENARIOS
@@ -73,60 +77,50 @@ from holistic.scenarios.registry import SCENARIOS
 ScenarioT = TypeVar("ScenarioT", bound=type[BaseScenario])
 MetricT = TypeVar("MetricT", bound=type[BaseMetric])
 PerturbationT = TypeVar("PerturbationT", bound=type[BasePerturbation])
-ProviderT = TypeVar("ProviderT", bound=Callable[..., object])
-"""A :class:`Provider` subclass, or (the earlier form) a client factory."""
+ProviderT = TypeVar("ProviderT", bound=type[Provider])
 
 
-def register_scenario(name: str) -> Callable[[ScenarioT], ScenarioT]:
-    """Class decorator: the scenario a run spec names ``name`` (``scenario: name``)."""
-
-    def decorator(cls: ScenarioT) -> ScenarioT:
-        SCENARIOS.add(name, cls)
-        return cls
-
-    return decorator
+def _class_only(decorator: str, obj: object, says: str) -> None:
+    if not isinstance(obj, type):
+        raise RegistrationError(
+            f"@{decorator} takes the class itself, not {obj!r}: the name comes from {says} "
+            f"(write @{decorator}, not @{decorator}(...))"
+        )
 
 
-def register_metric(name: str) -> Callable[[MetricT], MetricT]:
-    """Class decorator: the metric a run spec names ``name`` (``metrics: [name]``; its category
-    also selects it)."""
-
-    def decorator(cls: MetricT) -> MetricT:
-        METRICS.add(name, cls)
-        return cls
-
-    return decorator
+def register_scenario(cls: ScenarioT) -> ScenarioT:
+    """Class decorator: the scenario a run spec names ``cls.info.name`` (``scenario: name``)."""
+    _class_only("register_scenario", cls, "the class's info.name")
+    SCENARIOS.add(cls.info.name, cls)
+    return cls
 
 
-def register_perturbation(name: str) -> Callable[[PerturbationT], PerturbationT]:
-    """Class decorator: the perturbation a run spec names ``name`` (``perturbations: [name]``)."""
-
-    def decorator(cls: PerturbationT) -> PerturbationT:
-        PERTURBATIONS.add(name, cls)
-        return cls
-
-    return decorator
+def register_metric(cls: MetricT) -> MetricT:
+    """Class decorator: the metric a run spec names ``cls.name`` (``metrics: [name]``; its
+    category also selects it)."""
+    _class_only("register_metric", cls, "the class's name attribute")
+    METRICS.add(cls.name, cls)
+    return cls
 
 
-def register_provider(name: str, *, tokens: TokenCounting | None = None) -> Callable[[ProviderT], ProviderT]:
+def register_perturbation(cls: PerturbationT) -> PerturbationT:
+    """Class decorator: the perturbation a run spec names ``cls.name`` (``perturbations: [name]``)."""
+    _class_only("register_perturbation", cls, "the class's name attribute")
+    PERTURBATIONS.add(cls.name, cls)
+    return cls
+
+
+def register_provider(name: str) -> Callable[[ProviderT], ProviderT]:
     """Class decorator: the :class:`Provider` of the models whose ``provider:`` is ``name`` in a
-    models file (its class attributes declare its facts, its ``create_client`` builds clients).
-
-    A plain client factory ``(ModelDeployment) -> Client`` is accepted too (the form of earlier
-    versions): it becomes a remote provider whose models count tokens with ``tokens`` (e.g.
-    ``OwnTokenizer(lambda deployment: MyTokenizer())``), else by the registry entry's
-    ``tokenizer`` field."""
+    models file (its class attributes declare its facts, its ``create_client`` builds clients)."""
 
     def decorator(obj: ProviderT) -> ProviderT:
-        if isinstance(obj, type) and issubclass(obj, Provider):
-            if tokens is not None:
-                raise TypeError(f"provider {name!r}: declare tokens as the class's `tokens` attribute")
-            PROVIDERS.add(name, obj)
-        else:
-            PROVIDERS.add(
-                name,
-                declared_provider(name, cast(ClientFactory, obj), tokens=tokens if tokens is not None else API_TOKENS),
+        if not (isinstance(obj, type) and issubclass(obj, Provider)):
+            raise RegistrationError(
+                f"provider {name!r}: register_provider takes a Provider subclass, got {obj!r}; a bare client "
+                "factory is no longer accepted: subclass Provider and return the client from create_client"
             )
+        PROVIDERS.add(name, obj)
         return obj
 
     return decorator
@@ -141,7 +135,9 @@ __all__ = [
     "TEST_SPLIT",
     "TRAIN_SPLIT",
     "VALID_SPLIT",
+    "AdapterDefaults",
     "AdapterSpec",
+    "BaseClient",
     "BaseMetric",
     "BasePerturbation",
     "BaseScenario",
@@ -166,6 +162,7 @@ __all__ = [
     "PerInstanceStat",
     "PerturbRandom",
     "PerturbationDescription",
+    "PlanFacts",
     "PromptFormat",
     "Provider",
     "Reference",
@@ -182,6 +179,7 @@ __all__ = [
     "Token",
     "TokenCounting",
     "Tokenizer",
+    "arg",
     "check_probability",
     "group_units",
     "info",

@@ -9,7 +9,10 @@ on first lookup and imported only when their name is asked for. Code that is not
 
 When a registry has a ``base`` class, every object it hands out is checked to subclass it,
 so the extension's optional hooks (declared on the base with defaults) can be called
-directly; a plugin that does not subclass it is a clear error naming it.
+directly; a plugin that does not subclass it is a clear error naming it. An extension states
+its name once, in its class (a scenario's ``info.name``, a metric's or a perturbation's
+``name``): the decorators read it there, and a table's or an entry point's key (an index for
+importing lazily) is checked to be that name when the class is imported.
 """
 
 from __future__ import annotations
@@ -51,10 +54,12 @@ class Registry(Generic[T]):
     """
 
     @classmethod
-    def of_extensions(cls, kind: str, base: type, builtins: Mapping[str, str]) -> Registry[T]:
+    def of_extensions(
+        cls, kind: str, base: type, builtins: Mapping[str, str], name_of: Callable[[Any], str] | None = None
+    ) -> Registry[T]:
         """The registry of one extension kind: its built-ins, the entry-point group
-        ``holistic.<kind>s`` and its base class."""
-        return cls(kind, group=f"holistic.{kind}s", builtins=builtins, base=base)
+        ``holistic.<kind>s``, its base class and where a class states its name."""
+        return cls(kind, group=f"holistic.{kind}s", builtins=builtins, base=base, name_of=name_of)
 
     def __init__(
         self,
@@ -63,8 +68,11 @@ class Registry(Generic[T]):
         *,
         builtins: Mapping[str, str] | None = None,
         base: type | None = None,
+        name_of: Callable[[Any], str] | None = None,
     ) -> None:
+        """``name_of``: the name an object declares for itself (checked against its key)."""
         self.kind = kind
+        self.name_of = name_of
         self.group = group
         self.base = base
         self._items: dict[str, T] = {}
@@ -86,6 +94,12 @@ class Registry(Generic[T]):
             raise RegistrationError(
                 f"{self.kind} {name!r} ({origin}) must be a subclass of {base.__module__}.{base.__qualname__} "
                 f"(import it from holistic.plugin); got {obj!r}"
+            )
+        declared = self.name_of(obj) if self.name_of is not None else name
+        if declared != name:
+            raise RegistrationError(
+                f"{self.kind} {name!r} ({origin}) declares the name {declared!r}: an entry point's or a table's "
+                "name must be the one the class declares"
             )
         return cast(T, obj)
 

@@ -43,11 +43,6 @@ class Catalog:
     def scenario_info(self, name: str) -> ScenarioInfo:
         return self.scenario_class(name).info
 
-    def estimate_num_instances(self, name: str, args: Mapping[str, Any]) -> int | None:
-        """The scenario's cheap estimate of its eval instances (``None``: it cannot tell without data)."""
-        value = self.scenario_class(name).estimate_num_instances(dict(args))
-        return None if value is None else int(value)
-
     # -- models ------------------------------------------------------------
 
     @property

@@ -5,8 +5,8 @@ For each entry of ``runs`` (in file order):
 1. the scenario name, its arguments, models, metrics and perturbations are checked
    against the registries (unknown names get "did you mean");
 2. ``defaults`` are layered under the entry (the entry's own values win);
-3. list-valued scenario args (unless the scenario's ``args_schema`` declares the
-   argument an array) and list-valued adaptation fields (except ``stop_sequences``
+3. list-valued scenario args (unless the scenario declares the argument a sequence,
+   an array in its derived schema) and list-valued adaptation fields (except ``stop_sequences``
    and ``post_processing``) multiply, as do models. Order: args in sorted key
    order (values in the given order), then adaptation fields in sorted key order,
    then models;
@@ -33,6 +33,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from holistic.core.arguments import unknown_argument
 from holistic.core.errors import ModelError, ScenarioArgError, SpecError, UnknownNameError, did_you_mean
 from holistic.core.interfaces import ScenarioInfo
 from holistic.core.judges import JudgeSpec, VerdictRule, template_field_problem
@@ -192,43 +193,38 @@ class _EntryExpander:
                     "(a bug in the scenario)",
                 ) from None
 
-    def arg_axes(self, name: str, info: ScenarioInfo) -> list[tuple[str, list[Written]]]:
+    def arg_axes(self, name: str) -> list[tuple[str, list[Written]]]:
         args: Mapping[str, Any] = self.entry.get("args") or {}
-        schema = info.args_schema or {}
-        props: Mapping[str, Any] = schema.get("properties") or {}
-        extra = schema.get("additionalProperties", not props)
-        if props and extra in (False, None):
-            for key in args:
-                if key not in props:
-                    known = sorted(props)
-                    msg = f"unknown argument {key!r} of scenario {name!r}"
-                    hint = did_you_mean(key, known)
-                    if hint:
-                        msg += "; did you mean " + " or ".join(repr(h) for h in hint) + "?"
-                    msg += f" (arguments: {', '.join(known)})"
-                    raise self.locations.key((*self.at, "args"), key).error(
-                        msg, path=(*self.locations.display_path((*self.at, "args")), key)
-                    )
-        if not props and args and extra is False:
-            raise self.error((*self.at, "args"), f"scenario {name!r} takes no arguments")
+        props: Mapping[str, Any] = self.catalog.scenario_class(name).args_schema()["properties"]
+        for key in args:
+            if key not in props:
+                if not props:
+                    raise self.error((*self.at, "args"), f"scenario {name!r} takes no arguments")
+                msg = unknown_argument("scenario", name, key, props)
+                raise self.locations.key((*self.at, "args"), key).error(
+                    msg, path=(*self.locations.display_path((*self.at, "args")), key)
+                )
         written = {k: Written(v, (*self.at, "args", k)) for k, v in args.items()}
         for key, value in written.items():
             if isinstance(value.value, list) and not value.value and not _declares_array(props.get(key)):
                 raise self.error(value.path, "an empty list here multiplies to no runs; give at least one value")
         return axes(written, multiplies=lambda key: not _declares_array(props.get(key)))
 
-    def check_args(self, name: str, info: ScenarioInfo, combo: Mapping[str, Written]) -> None:
-        if not info.args_schema:
-            return
+    def check_args(self, name: str, combo: Mapping[str, Written]) -> None:
+        """The arguments against the scenario's derived schema, then the scenario's own checks of
+        values that fit together (its construction, which loads no data)."""
+        cls = self.catalog.scenario_class(name)
         values = {k: w.value for k, w in combo.items()}
         # Point errors at the value actually used (the list item when the arg multiplied).
         shifted = _ComboLocations(self.locations, combo, (*self.at, "args"))
-        validate_value(values, info.args_schema, shifted, (*self.at, "args"), what=f"argument of scenario {name!r}")
-        try:  # a scenario's own checks of values that fit together (without loading data)
-            self.catalog.scenario_class(name).check_args(values)
+        validate_value(values, cls.args_schema(), shifted, (*self.at, "args"), what=f"argument of scenario {name!r}")
+        try:
+            cls(**values).check_args()
         except ScenarioArgError as exc:
             at = combo[exc.field].path if exc.field in combo else (*self.at, "args")
             raise self.error(at, str(exc)) from None
+        except (TypeError, ValueError) as exc:
+            raise self.error((*self.at, "args"), f"scenario {name!r}: {exc}") from None
 
     def adaptation_axes(self) -> list[tuple[str, list[Written]]]:
         layer = dict(self.default_layer)
@@ -407,7 +403,7 @@ class _EntryExpander:
         scenario, info = self.scenario()
         self._info_adapter = info.default_adapter
         label = self.entry.get("name", scenario)
-        arg_axes = self.arg_axes(scenario, info)
+        arg_axes = self.arg_axes(scenario)
         adapt_axes = self.adaptation_axes()
         models = self.models()
         if self.count is not None:
@@ -429,8 +425,8 @@ class _EntryExpander:
         adapt_keys = [k for k, _ in adapt_axes]
         out: list[RunSpec] = []
         for arg_combo in itertools.product(*(values for _, values in arg_axes)):
-            args = self._resolve_paths(info, dict(zip(arg_keys, arg_combo, strict=True)))
-            self.check_args(scenario, info, args)
+            args = self._resolve_paths(scenario, dict(zip(arg_keys, arg_combo, strict=True)))
+            self.check_args(scenario, args)
             self._preflight(scenario, args)
             judges = self.judges(scenario, info, args)
             for adapt_combo in itertools.product(*(values for _, values in adapt_axes)):
@@ -502,10 +498,10 @@ class _EntryExpander:
         if problems:
             self._raise_at_arg(args, problems[0])
 
-    def _resolve_paths(self, info: ScenarioInfo, args: dict[str, Written]) -> dict[str, Written]:
+    def _resolve_paths(self, scenario: str, args: dict[str, Written]) -> dict[str, Written]:
         """Relative file arguments (schema ``x-path``) that do not exist from the working
         directory but do from the spec file's folder are rewritten to point there."""
-        props = (info.args_schema or {}).get("properties", {})
+        props = self.catalog.scenario_class(scenario).args_schema()["properties"]
         base = Path(self.locations.file).parent
         out = dict(args)
         for key, written in args.items():

@@ -22,6 +22,11 @@ from holistic.spec.source import DocPath, Locations
 SCHEMA_PATH = project_path("schemas", "runspec.schema.json")
 """The run-spec schema, in the repository's ``schemas/`` folder."""
 
+RETIRED_FIELDS: Mapping[str, str] = {"splits": "split_map"}
+"""Field names earlier versions accepted -> the name that replaced them (a user file's ``splits``)."""
+RETIRED_VALUES: Mapping[str, Mapping[str, str]] = {"selection": {"fixed": "first"}}
+"""Field -> values earlier versions accepted -> the value that replaced them."""
+
 
 @lru_cache(maxsize=1)
 def runspec_schema() -> dict[str, Any]:
@@ -89,7 +94,9 @@ def explain(
         key = bad[0] if bad else "?"
         msg = f"unknown field {key!r}"
         hint = did_you_mean(key, allowed)
-        if hint:
+        if RETIRED_FIELDS.get(key) in allowed:
+            msg = f"field {key!r} is no longer accepted: it is now named {RETIRED_FIELDS[key]!r}"
+        elif hint:
             msg += "; did you mean " + " or ".join(repr(h) for h in hint) + "?"
         else:
             msg += f" (valid fields: {', '.join(allowed)})"
@@ -104,7 +111,11 @@ def explain(
     if kind == "enum":
         options = [str(v) for v in err.validator_value]
         msg = f"got {got}; expected one of {', '.join(repr(o) for o in options)}"
-        if isinstance(err.instance, str):
+        field = next((str(p) for p in reversed(path) if isinstance(p, str)), "")
+        new = RETIRED_VALUES.get(field, {}).get(err.instance) if isinstance(err.instance, str) else None
+        if new in options:
+            msg = f"{field} {err.instance!r} is no longer accepted: it is now spelled {new!r}"
+        elif isinstance(err.instance, str):
             hint = did_you_mean(err.instance, options)
             if hint:
                 msg += "; did you mean " + " or ".join(repr(h) for h in hint) + "?"

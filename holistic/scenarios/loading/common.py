@@ -13,7 +13,7 @@ from urllib.parse import urlparse
 from holistic.core.hashing import stable_seed
 from holistic.core.interfaces import ScenarioContext, ScenarioInfo
 from holistic.core.types import CORRECT_TAG, TRAIN_SPLIT, Instance, Reference
-from holistic.scenarios.base import BaseScenario
+from holistic.scenarios.base import BaseScenario, PlanFacts
 from holistic.scenarios.loading.sources import DataFile, DataNeeds, Download, ResolvedData, default_data_root, resolve
 
 _CHECKSUMS = tuple(
@@ -92,21 +92,11 @@ class FileScenario(BaseScenario):
     """``--plan`` says when this scenario's files are not under the data root (set it for data
     that is not pinned by sha256, or that only a data root can supply)."""
 
-    @classmethod
-    def estimate_num_instances(cls, args: dict[str, Any]) -> int | None:
-        return cls.num_instances
-
-    @classmethod
-    def data_notes(cls, args: dict[str, Any], data_root: Path | None) -> list[str]:
-        """With :attr:`notes_missing_files`: the :func:`missing_files_note` of these arguments' files."""
-        if not cls.notes_missing_files:
-            return []
-        try:
-            needs = cls(**args).data_needs()
-        except (TypeError, ValueError):
-            return []
-        note = missing_files_note(needs, data_root)
-        return [note] if note else []
+    def plan_facts(self, data_root: Path | None, max_eval_instances: int | None) -> PlanFacts:
+        """:attr:`num_instances`, and with :attr:`notes_missing_files` the :func:`missing_files_note`
+        of these arguments' files."""
+        note = missing_files_note(self.data_needs(), data_root) if self.notes_missing_files else None
+        return PlanFacts(num_instances=self.num_instances, notes=(note,) if note else ())
 
     def data_needs(self) -> DataNeeds:
         raise NotImplementedError
