@@ -21,7 +21,6 @@ from holistic.core.registry import RegistrationError
 from holistic.core.interfaces import (
     METRIC_CATEGORIES,
     Client,
-    HelmCounterpart,
     MetricContext,
     MetricInfo,
     MetricResult,
@@ -149,7 +148,6 @@ __all__ = [
     "Download",
     "FileScenario",
     "GgufModel",
-    "HelmCounterpart",
     "Instance",
     "Message",
     "MetricContext",

@@ -506,9 +506,8 @@ def compare_scenario(
     key: str, out: Path, data_root: Path, augmentations: list[str], n: int, golden_dir: Path | None
 ) -> list[dict[str, Any]]:
     """Compare every augmentation HELM ran on ``key``; write its golden file into ``golden_dir``."""
-    from holistic.core.types import ScenarioSpec
+    from holistic.helm.proofs import keeps_unchanged_variants
     from holistic.perturbations.helm_base import with_helm_ids
-    from holistic.scenarios.registry import create_scenario
 
     loaded = hc.holistic_instances(key, data_root)
     # HELM's runner numbered the instances its loader made (id<n>); holistic's are the same, in order
@@ -516,7 +515,7 @@ def compare_scenario(
     by_id = {inst.id: inst for inst in with_helm_ids(loaded)}
     train = [i for i in loaded if i.split == "train"]
     # HELM keeps a variant whose input is unchanged on its PassageQuestionInput scenarios
-    keep = create_scenario(ScenarioSpec.make(SCENARIOS[key][0], SCENARIOS[key][1])).helm_keeps_unchanged_variants
+    keep = keeps_unchanged_variants(SCENARIOS[key][0], SCENARIOS[key][1])
     correct_only = key in hc._CORRECT_ONLY
     results, golden, first, shown = [], {}, None, []
     for augmentation in augmentations:

@@ -4,8 +4,8 @@ Each extension kind has one contract, a base class the registry checks with ``is
 :class:`~holistic.scenarios.base.BaseScenario`, :class:`~holistic.metrics.base.BaseMetric`
 and :class:`~holistic.perturbations.base.BasePerturbation` (model providers register a client
 factory whose clients offer :class:`Client` and :class:`Tokenizer`). This module holds what
-those hooks take and return: :class:`ScenarioInfo` (with its :class:`HelmCounterpart`),
-:class:`ScenarioContext`, :class:`MetricInfo`, :class:`MetricContext`, :class:`MetricResult`.
+those hooks take and return: :class:`ScenarioInfo`, :class:`ScenarioContext`, :class:`MetricInfo`,
+:class:`MetricContext`, :class:`MetricResult`.
 Extensions register by name (see :mod:`holistic.core.registry`), for installed packages
 through the entry-point groups ``holistic.scenarios``, ``holistic.models``,
 ``holistic.metrics`` and ``holistic.perturbations``.
@@ -24,7 +24,6 @@ from holistic.core.types import (
     Message,
     ModelDeployment,
     PerInstanceStat,
-    PerturbationSpec,
     Request,
     RequestResult,
     Stat,
@@ -104,66 +103,6 @@ class ScenarioContext:
 
 
 @dataclass(frozen=True)
-class ScenarioProof:
-    """A scenario's evidence of HELM conformance: a golden file made by HELM 0.5.16 itself
-    (under ``tests/conformance/``) and the test checking holistic against it. Declared on
-    the scenario (``ScenarioInfo.helm_proof``); :mod:`holistic.spec.conformance` reads it."""
-
-    golden: str | None
-    """Golden file under ``tests/conformance/``; ``None`` for a scenario HELM's run cannot be
-    compared with (its ``note`` names the deviation, and it is never proven)."""
-    proven: bool = True
-    """Whether the golden covers the whole protocol (HELM's own loader, prompts, requests, stats)."""
-    note: str = ""
-    """What the golden leaves uncompared or what differs (shown when ``proven`` is false)."""
-    test: str = "tests/conformance/test_conformance_golden.py"
-    """The test module that checks holistic against it."""
-    requires: Mapping[str, Any] = field(default_factory=dict)
-    """Scenario arguments the golden holds for (MS MARCO's ``source: helm``); a run given
-    another value is only claimed. An argument left out takes its default, which must be this."""
-
-
-@dataclass(frozen=True)
-class PerturbationProof:
-    """A perturbation (with these arguments) compared variant by variant with HELM's on a scenario:
-    the golden file HELM's runner made on HELM's own instance ids, and the augmentation it holds
-    it under. Declared on the scenario (``ScenarioInfo.helm_perturbation_proofs``)."""
-
-    scenario: str
-    name: str
-    args: Mapping[str, Any] = field(default_factory=dict)
-    golden: str = field(kw_only=True)
-    """The golden file (``tests/conformance/``) HELM's variants of it are kept in."""
-    augmentation: str = ""
-    """HELM's ``data_augmentation`` the golden file holds it under."""
-    scenario_args: Mapping[str, Any] = field(default_factory=dict)
-    """The scenario's arguments in the golden file's run where they pick one of several (MS MARCO's
-    ``track``): a run with these (or without them) cites this golden file first."""
-
-    def matches(self, scenario: str, spec: PerturbationSpec) -> bool:
-        """Whether ``spec`` on ``scenario`` is this one."""
-        return scenario == self.scenario and spec.name == self.name and dict(spec.args_dict) == dict(self.args)
-
-    def fits(self, args: Mapping[str, Any]) -> bool:
-        """Whether a run with the scenario arguments ``args`` is the golden file's run."""
-        return all(args.get(name, value) == value for name, value in self.scenario_args.items())
-
-
-@dataclass(frozen=True)
-class HelmCounterpart:
-    """The HELM scenario class a scenario reproduces, so that ``helm-import`` files HELM's
-    runs of it under the scenario's own name and argument names."""
-
-    class_name: str
-    """HELM's scenario class as its run specs name it
-    (``helm.benchmark.scenarios.mmlu_scenario.MMLUScenario``)."""
-    args: Mapping[str, str] = field(default_factory=dict)
-    """HELM argument -> the scenario's argument."""
-    defaults_dropped: Mapping[str, Any] = field(default_factory=dict)
-    """HELM arguments the scenario has no counterpart for, dropped when they hold this value."""
-
-
-@dataclass(frozen=True)
 class ScenarioInfo:
     """Static facts about a scenario, used for planning, defaults and the coverage table."""
 
@@ -198,13 +137,6 @@ class ScenarioInfo:
     """The scenario's own judge prompt and verdict rule (used when a run names only a judge's model)."""
     judge_fields: tuple[str, ...] = ()
     """Metadata fields every instance carries, which a judge template may use (``metadata.<field>``)."""
-    helm_proof: ScenarioProof | None = None
-    """The golden test comparing the scenario with HELM under ``protocol: helm`` (``None``:
-    HELM never compared)."""
-    helm_perturbation_proofs: tuple[PerturbationProof, ...] = ()
-    """The perturbations compared variant by variant with HELM's on this scenario (golden + test)."""
-    helm_counterpart: HelmCounterpart | None = None
-    """The HELM scenario this one reproduces (``None``: HELM has none, or holistic's differs)."""
 
     def perturbed_by(self, kinds: Collection[str | None]) -> ScenarioInfo:
         """These facts for a run whose perturbations are of ``kinds`` (``robustness``,

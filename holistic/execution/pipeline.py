@@ -170,6 +170,7 @@ def _load_instances(
     run: RunSpec, scenario: BaseScenario, options: RunOptions, tokenizers: TokenizerResolver | None = None
 ) -> tuple[list[Instance], list[Instance]]:
     """``(train, eval)``: eval down-sampled and with its perturbed variants (originals first)."""
+    from holistic.helm.proofs import keeps_unchanged_variants
     from holistic.perturbations import apply_perturbations
     from holistic.perturbations.helm_base import with_helm_ids
 
@@ -196,7 +197,8 @@ def _load_instances(
             protocol=run.adapter.protocol,
             data_root=options.data_root,
             offline=options.offline,
-            keep_unchanged=run.adapter.protocol == "helm" and scenario.helm_keeps_unchanged_variants,
+            keep_unchanged=run.adapter.protocol == "helm"
+            and keeps_unchanged_variants(run.scenario.name, run.scenario.args_dict),
         )
     return train, evaluation
 

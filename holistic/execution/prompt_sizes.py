@@ -39,6 +39,7 @@ from pathlib import Path
 
 from holistic.core.interfaces import ScenarioContext, Tokenizer
 from holistic.core.types import Instance, ModelDeployment, Request, RunSpec
+from holistic.helm.proofs import keeps_unchanged_variants
 
 PIECES_PER_TOKEN = 1.18
 """ApproxTokenizer pieces (digits apart) per token of SmolLM2's 49k-vocabulary BPE
@@ -87,11 +88,11 @@ def plan_prompt_tokens(
             originals = run_sample(originals, run)
             # A sample (the downsampled order is already seeded), perturbed as the run perturbs
             # it — HELM's perturbations drop the variants they leave unchanged, except where
-            # HELM keeps them (helm_keeps_unchanged_variants) — and scaled.
+            # HELM keeps them (keeps_unchanged_variants) — and scaled.
             sample = originals[:SAMPLE_INSTANCES]
             if not sample:
                 return None
-            keep = run.adapter.protocol == "helm" and scenario.helm_keeps_unchanged_variants
+            keep = run.adapter.protocol == "helm" and keeps_unchanged_variants(run.scenario.name, run.scenario.args_dict)
             evaluation, scale = _perturbed_sample(run, sample, data_root, keep)
             scale *= len(originals) / len(sample)
     except (HolisticError, OSError, TypeError, ValueError):

@@ -1,7 +1,7 @@
 """HELM's names as holistic's: scenarios (with their arguments) and stat names.
 
 Scenarios: a HELM scenario class that a registered scenario declares as its
-``helm_counterpart`` (see :class:`~holistic.core.interfaces.HelmCounterpart`) is imported
+counterpart (see :func:`holistic.helm.proofs.counterparts`) is imported
 under that scenario's name with its argument names, so ``helm-diff`` lines an imported run
 up with holistic's own run of the same spec. Any other scenario keeps HELM's class name
 (``helm:<ClassName>``) and its arguments as HELM wrote them, and is listed as unmapped.
@@ -25,19 +25,19 @@ from typing import Any
 
 import yaml
 
-from holistic.core.interfaces import HelmCounterpart
 from holistic.core.registry import RegistrationError
+from holistic.helm.proofs import HelmCounterpart, counterparts
 
 
 def helm_scenarios() -> dict[str, tuple[str, HelmCounterpart]]:
-    """HELM scenario class -> the registered scenario that declares it as its
-    :attr:`~holistic.core.interfaces.ScenarioInfo.helm_counterpart`, and the declaration."""
+    """HELM scenario class -> the registered scenario that reproduces it (the HELM layer's
+    :func:`~holistic.helm.proofs.counterparts`, plugins' declarations included), and the declaration."""
     from holistic.scenarios.registry import SCENARIOS
 
+    registered = SCENARIOS.load_all()  # a plugin's module declares its counterpart when imported
     found: dict[str, tuple[str, HelmCounterpart]] = {}
-    for name, cls in SCENARIOS.load_all().items():
-        counterpart = cls.info.helm_counterpart
-        if counterpart is None:
+    for name, counterpart in sorted(counterparts().items()):
+        if name not in registered:
             continue
         if counterpart.class_name in found:
             raise RegistrationError(

@@ -49,7 +49,7 @@ def apply_perturbations(
     (:mod:`holistic.perturbations.helm_base`): seeded by each instance's HELM id, not by
     ``seed``; a variant whose input is unchanged is dropped, as HELM drops it, so a
     perturbation may make none (with ``keep_unchanged``, where HELM keeps them: its
-    ``PassageQuestionInput`` scenarios, ``BaseScenario.helm_keeps_unchanged_variants``,
+    ``PassageQuestionInput`` scenarios (recorded by the HELM layer),
     every instance gets its variant). Their data (HELM's dialect dictionary and gender lists) is
     read from ``data_root`` or the download cache, or downloaded unless ``offline``.
     """

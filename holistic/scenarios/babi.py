@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from holistic.core.errors import DataSourceError
-from holistic.core.interfaces import HelmCounterpart, ScenarioInfo
+from holistic.core.interfaces import ScenarioInfo
 from holistic.core.types import CORRECT_TAG, TEST_SPLIT, TRAIN_SPLIT, VALID_SPLIT, Instance, Reference
 from holistic.scenarios.loading.categories import OPEN_QA_NOT_APPLICABLE
 from holistic.scenarios.loading.common import FileScenario, object_schema
@@ -142,9 +142,6 @@ class BabiQAScenario(FileScenario):
             {"task": {"oneOf": [{"const": ALL}, {"type": "integer", "minimum": 1, "maximum": 20}]}}
         ),
         tags=("reasoning", "targeted:reasoning"),
-        helm_counterpart=HelmCounterpart(
-            "helm.benchmark.scenarios.babi_qa_scenario.BabiQAScenario", args={"task": "task"}
-        ),
         breakdowns=("task",),
     )
 

@@ -66,13 +66,6 @@ class BaseScenario(ABC):
     info: ClassVar[ScenarioInfo]
     """Name, task, default adaptation, main metric (class attribute)."""
 
-    helm_keeps_unchanged_variants: bool = False
-    """True where HELM 0.5.16's loader gives the instances a ``PassageQuestionInput``: HELM's
-    ``DataAugmenter`` compares a variant's ``Input`` with the original's, and a perturbation
-    returns a plain ``Input``, so the two never compare equal and HELM keeps every variant,
-    changed or not. Under ``protocol: helm`` holistic then keeps them too (BoolQ,
-    NarrativeQA, NaturalQuestions with a passage, CivilComments)."""
-
     @abstractmethod
     def get_instances(self, ctx: ScenarioContext) -> list[Instance]:
         """Every instance (train and eval splits), deterministic for a given ``ctx.seed``."""

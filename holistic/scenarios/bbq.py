@@ -36,7 +36,6 @@ from holistic.core.interfaces import ScenarioContext, ScenarioInfo
 from holistic.core.types import TEST_SPLIT, TRAIN_SPLIT, Instance
 from holistic.scenarios.base import BaseScenario
 from holistic.scenarios.loading.common import check_choice, choice_references, object_schema
-from holistic.scenarios.loading.helm_proofs import safety_proof
 from holistic.scenarios.loading.part_files import collect_parts, github_file, parts_report
 from holistic.scenarios.loading.prompt_format import multiple_choice_joint_format
 from holistic.scenarios.loading.readers import iter_located_jsonl, require
@@ -157,10 +156,6 @@ class BBQScenario(BaseScenario):
         },
         args_schema=object_schema({"category": {"enum": [ALL, *CATEGORIES]}}),
         tags=("bias", "bbq", "targeted:bias"),
-        helm_proof=safety_proof(
-            "HELM Safety's entry (zero-shot, its instructions) equals HELM's one category at a time; HELM's "
-            "subject=all needs all 11 category files, which were never compared (the split is HELM's algorithm)"
-        ),
         breakdowns=("category", "context_condition"),
     )
 

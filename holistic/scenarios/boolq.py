@@ -22,11 +22,10 @@ from pathlib import Path
 from typing import Any
 
 from holistic.core.errors import DataSourceError
-from holistic.core.interfaces import HelmCounterpart, ScenarioInfo, ScenarioProof
+from holistic.core.interfaces import ScenarioInfo
 from holistic.core.types import CORRECT_TAG, TRAIN_SPLIT, VALID_SPLIT, Instance, Reference
 from holistic.scenarios.loading.categories import CLASSIFICATION
 from holistic.scenarios.loading.common import with_train_pool
-from holistic.scenarios.loading.helm_proofs import helm_augmentation_proofs
 from holistic.scenarios.loading.hf_copy import HubCopy, read_parquet_rows, row_where
 from holistic.scenarios.loading.hub_fallback import HubFallbackScenario
 from holistic.scenarios.loading.prompt_format import prompt_format
@@ -131,13 +130,7 @@ class BoolQScenario(HubFallbackScenario):
         **CLASSIFICATION,
         args_schema=_HUB.args_schema(),
         tags=("question_answering", "core"),
-        helm_proof=ScenarioProof(golden="boolq.json"),
-        helm_perturbation_proofs=helm_augmentation_proofs("boolq"),
-        helm_counterpart=HelmCounterpart(
-            "helm.benchmark.scenarios.boolq_scenario.BoolQScenario", defaults_dropped={"only_contrast": False}
-        ),
     )
-    helm_keeps_unchanged_variants = True
     num_instances = _VAL_SIZE
     hub = _HUB
 

@@ -31,11 +31,10 @@ from __future__ import annotations
 from typing import Any
 
 from holistic.core.errors import DataSourceError
-from holistic.core.interfaces import ScenarioInfo, ScenarioProof
+from holistic.core.interfaces import ScenarioInfo
 from holistic.core.types import CORRECT_TAG, TEST_SPLIT, TRAIN_SPLIT, VALID_SPLIT, Instance, Reference
 from holistic.scenarios.loading.categories import CLASSIFICATION
 from holistic.scenarios.loading.common import check_choice, hold_out
-from holistic.scenarios.loading.helm_proofs import helm_augmentation_proofs
 from holistic.scenarios.loading.hf_copy import HF_PARQUET_BRANCH, AuthorsOrHub, HubCopy, read_parquet_rows, row_where
 from holistic.scenarios.loading.hub_fallback import HubFallbackScenario
 from holistic.scenarios.loading.prompt_format import prompt_format
@@ -88,10 +87,7 @@ class CivilCommentsScenario(HubFallbackScenario):
         **CLASSIFICATION,
         args_schema=_HUB.args_schema({"demographic": {"enum": list(DEMOGRAPHICS), "default": "all"}}),
         tags=("toxicity_detection", "classification", "core"),
-        helm_proof=ScenarioProof(golden="civil_comments.json"),
-        helm_perturbation_proofs=helm_augmentation_proofs("civil_comments"),
     )
-    helm_keeps_unchanged_variants = True
     hub = _HUB
 
     def __init__(self, demographic: str = "all", hf_revision: str | None = None) -> None:

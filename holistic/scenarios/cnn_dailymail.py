@@ -70,8 +70,6 @@ class CNNDailyMailScenario(HubFallbackScenario):
         sentences=3,
         max_tokens=128,
         args_schema=_HUB.args_schema(),
-        golden="cnn_dailymail.json",
-        helm_pickle="cnndm.pk",
     )
     num_instances = 13368 + 11490
     hub = _HUB

@@ -30,7 +30,7 @@ from typing import Any
 
 import numpy as np
 
-from holistic.core.interfaces import HelmCounterpart, ScenarioContext, ScenarioInfo
+from holistic.core.interfaces import ScenarioContext, ScenarioInfo
 from holistic.core.types import CORRECT_TAG, TEST_SPLIT, TRAIN_SPLIT, Instance, Reference
 from holistic.scenarios.base import BaseScenario
 from holistic.scenarios.loading.common import check_count, object_schema
@@ -198,10 +198,6 @@ class DyckLanguageScenario(BaseScenario):
             required=["num_parenthesis_pairs"],
         ),
         tags=("reasoning", "synthetic", "targeted:reasoning"),
-        helm_counterpart=HelmCounterpart(
-            "helm.benchmark.scenarios.dyck_language_scenario.DyckLanguageScenario",
-            args={"num_parenthesis_pairs": "num_parenthesis_pairs"},
-        ),
     )
 
     def __init__(self, num_parenthesis_pairs: int, num_train: int = 3, num_test: int = 500, seed: int = HELM_SEED):

@@ -32,7 +32,6 @@ from holistic.core.errors import DataSourceError
 from holistic.core.types import CORRECT_TAG, TEST_SPLIT, TRAIN_SPLIT, Instance, Reference
 from holistic.scenarios.loading.capabilities_prompts import chain_of_thought_info
 from holistic.scenarios.loading.common import FileScenario
-from holistic.scenarios.loading.helm_proofs import capabilities_proof
 from holistic.scenarios.loading.part_files import github_file
 from holistic.scenarios.loading.sources import DataNeeds, ResolvedData
 
@@ -116,7 +115,6 @@ class GPQAScenario(FileScenario):
             "additionalProperties": False,
         },
         "domain",
-        helm_proof=capabilities_proof(),
     )
 
     def __init__(self, subset: str = "gpqa_main") -> None:

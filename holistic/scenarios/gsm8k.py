@@ -20,7 +20,7 @@ from enum import IntEnum
 from pathlib import Path
 
 from holistic.core.errors import DataSourceError
-from holistic.core.interfaces import HelmCounterpart, ScenarioInfo
+from holistic.core.interfaces import ScenarioInfo
 from holistic.core.types import CORRECT_TAG, TEST_SPLIT, TRAIN_SPLIT, VALID_SPLIT, Instance, Reference
 from holistic.scenarios.loading.categories import worked_answer
 from holistic.scenarios.loading.common import FileScenario, object_schema, with_train_pool
@@ -90,7 +90,6 @@ class GSM8KScenario(FileScenario):
         ),
         args_schema=object_schema(),
         tags=("math", "reasoning", "targeted:reasoning"),
-        helm_counterpart=HelmCounterpart("helm.benchmark.scenarios.gsm_scenario.GSM8KScenario"),
     )
     num_instances = 1319
 

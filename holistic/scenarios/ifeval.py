@@ -30,7 +30,6 @@ from holistic.core.ifeval import IFEvalArgumentError, instruction_args
 from holistic.core.interfaces import ScenarioInfo
 from holistic.core.types import TEST_SPLIT, Instance
 from holistic.scenarios.loading.common import FileScenario, object_schema
-from holistic.scenarios.loading.helm_proofs import capabilities_proof
 from holistic.scenarios.loading.part_files import github_file
 from holistic.scenarios.loading.readers import iter_located_jsonl, require
 from holistic.scenarios.loading.sources import DataFile, DataNeeds, ResolvedData
@@ -104,7 +103,6 @@ class IFEvalScenario(FileScenario):
         },
         args_schema=object_schema(),
         tags=("ifeval", "instruction_following", "capabilities"),
-        helm_proof=capabilities_proof(),
     )
     num_instances = 541
 

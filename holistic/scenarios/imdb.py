@@ -26,11 +26,10 @@ from enum import IntEnum
 from pathlib import Path
 
 from holistic.core.errors import DataSourceError
-from holistic.core.interfaces import HelmCounterpart, ScenarioInfo, ScenarioProof
+from holistic.core.interfaces import ScenarioInfo
 from holistic.core.types import CORRECT_TAG, TRAIN_SPLIT, VALID_SPLIT, Instance, Reference
 from holistic.scenarios.loading.categories import CLASSIFICATION_F1
 from holistic.scenarios.loading.common import with_train_pool
-from holistic.scenarios.loading.helm_proofs import helm_augmentation_proofs
 from holistic.scenarios.loading.hf_copy import HubCopy, read_parquet_rows, row_where
 from holistic.scenarios.loading.hub_fallback import HubFallbackScenario
 from holistic.scenarios.loading.prompt_format import prompt_format
@@ -154,16 +153,6 @@ class IMDBScenario(HubFallbackScenario):
         **CLASSIFICATION_F1,
         args_schema=_HUB.args_schema(),
         tags=("sentiment_analysis", "classification", "core"),
-        helm_proof=ScenarioProof(
-            golden="imdb.json",
-            proven=False,
-            note="loader, prompts and stats equal HELM's on the same files, but HELM reads the archive's reviews "
-            "in a pinned order it downloads, which could not be had here: a sample of the full archive may differ",
-        ),
-        helm_perturbation_proofs=helm_augmentation_proofs("imdb"),
-        helm_counterpart=HelmCounterpart(
-            "helm.benchmark.scenarios.imdb_scenario.IMDBScenario", defaults_dropped={"only_contrast": False}
-        ),
     )
     num_instances = 25000
     hub = _HUB

@@ -42,7 +42,6 @@ from holistic.core.errors import DataSourceError
 from holistic.core.judges import VerdictRule
 from holistic.core.types import CHAT_HISTORY_KEY, CORRECT_TAG, TEST_SPLIT, Instance, Reference
 from holistic.scenarios.loading.common import SplitFilesScenario
-from holistic.scenarios.loading.helm_proofs import capabilities_proof, release_rows_note
 from holistic.scenarios.loading.readers import iter_located_jsonl, require
 from holistic.scenarios.loading.sources import DataFile, DataNeeds, Download, ResolvedData
 from holistic.scenarios.safety import HELM_SAFETY_ADAPTER, fill_placeholders, helm_judge, judged_info
@@ -116,7 +115,6 @@ class OmniMATHScenario(_JudgedTestSet):
         },
         fields=("domain", "difficulty", "source"),
         tags=("capabilities",),
-        helm_proof=capabilities_proof(release_rows_note("file")),
     )
     hint = "https://huggingface.co/datasets/KbsdJames/Omni-MATH (test.jsonl)"
     num_instances = 4428
@@ -207,7 +205,6 @@ class WildBenchScenario(_JudgedTestSet):
         adapter={**HELM_SAFETY_ADAPTER, "max_tokens": 2000, "prompt_format": "chat"},
         fields=("history", "user_query", "checklist", "category"),
         tags=("capabilities",),
-        helm_proof=capabilities_proof(release_rows_note("rows")),
     )
     hint = "https://huggingface.co/datasets/allenai/WildBench (v2 test split: test.jsonl, test.json or test.parquet)"
     num_instances = 1024

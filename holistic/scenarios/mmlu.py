@@ -17,11 +17,10 @@ from __future__ import annotations
 from typing import Any
 
 from holistic.core.errors import DataSourceError
-from holistic.core.interfaces import HelmCounterpart, ScenarioInfo, ScenarioProof
+from holistic.core.interfaces import ScenarioInfo
 from holistic.core.types import TEST_SPLIT, TRAIN_SPLIT, VALID_SPLIT, Instance
 from holistic.scenarios.loading.categories import CLASSIFICATION
 from holistic.scenarios.loading.common import check_choice, choice_references, github_raw, pinned_sha256
-from holistic.scenarios.loading.helm_proofs import helm_augmentation_proofs
 from holistic.scenarios.loading.hf_copy import AuthorsOrHub, HubCopy, read_parquet_rows, row_where
 from holistic.scenarios.loading.hub_fallback import HubFallbackScenario
 from holistic.scenarios.loading.prompt_format import multiple_choice_joint_format
@@ -130,11 +129,6 @@ class MMLUScenario(HubFallbackScenario):
         **CLASSIFICATION,
         args_schema=_HUB.args_schema({"subject": {"enum": list(SUBJECTS)}}, required=["subject"]),
         tags=("knowledge", "multiple_choice", "core"),
-        helm_proof=ScenarioProof(golden="mmlu.json"),
-        helm_perturbation_proofs=helm_augmentation_proofs("mmlu"),
-        helm_counterpart=HelmCounterpart(
-            "helm.benchmark.scenarios.mmlu_scenario.MMLUScenario", args={"subject": "subject"}
-        ),
     )
     hub = _HUB
 

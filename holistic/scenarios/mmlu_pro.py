@@ -29,7 +29,6 @@ from holistic.core.errors import DataSourceError
 from holistic.core.types import CORRECT_TAG, TEST_SPLIT, TRAIN_SPLIT, Instance, Reference
 from holistic.scenarios.loading.capabilities_prompts import chain_of_thought_info
 from holistic.scenarios.loading.common import FileScenario, hf_file
-from holistic.scenarios.loading.helm_proofs import capabilities_proof, release_rows_note
 from holistic.scenarios.loading.hf_copy import check_revision, read_parquet_rows, row_where
 from holistic.scenarios.loading.sources import DataFile, DataNeeds, Download, ResolvedData
 
@@ -107,7 +106,6 @@ class MMLUProScenario(FileScenario):
             "additionalProperties": False,
         },
         "category",
-        helm_proof=capabilities_proof(release_rows_note("Parquet files")),
     )
     num_instances = 12032
 

@@ -51,11 +51,10 @@ from pathlib import Path
 from typing import Any
 
 from holistic.core.errors import DataSourceError
-from holistic.core.interfaces import HelmCounterpart, ScenarioInfo, ScenarioProof
+from holistic.core.interfaces import ScenarioInfo
 from holistic.core.types import CORRECT_TAG, TRAIN_SPLIT, VALID_SPLIT, Instance, Reference
 from holistic.scenarios.loading.categories import RANKING
 from holistic.scenarios.loading.common import FileScenario, check_choice, object_schema, with_train_pool
-from holistic.scenarios.loading.helm_proofs import helm_augmentation_proofs
 from holistic.scenarios.loading.readers import open_text
 from holistic.scenarios.loading.sources import DataFile, DataNeeds, Download, ResolvedData
 
@@ -312,14 +311,6 @@ class MSMARCOScenario(FileScenario):
             }
         ),
         tags=("information_retrieval", "ranking", "core"),
-        helm_proof=ScenarioProof(golden="msmarco_regular.json", requires={"source": HELM_SOURCE}),
-        helm_perturbation_proofs=helm_augmentation_proofs(
-            "msmarco", msmarco_regular={"track": "regular"}, msmarco_trec={"track": "trec"}
-        ),
-        helm_counterpart=HelmCounterpart(
-            "helm.benchmark.scenarios.msmarco_scenario.MSMARCOScenario",
-            args={"track": "track", "valid_topk": "num_candidates"},
-        ),
     )
 
     def __init__(self, track: str = "regular", num_candidates: int = 30, source: str = HELM_SOURCE) -> None:

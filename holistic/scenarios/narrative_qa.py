@@ -16,11 +16,10 @@ from __future__ import annotations
 import random
 
 from holistic.core.errors import DataSourceError
-from holistic.core.interfaces import ScenarioInfo, ScenarioProof
+from holistic.core.interfaces import ScenarioInfo
 from holistic.core.types import CORRECT_TAG, TEST_SPLIT, TRAIN_SPLIT, VALID_SPLIT, Instance, Reference
 from holistic.scenarios.loading.categories import OPEN_QA
 from holistic.scenarios.loading.common import FileScenario, object_schema
-from holistic.scenarios.loading.helm_proofs import helm_augmentation_proofs
 from holistic.scenarios.loading.prompt_format import prompt_format
 from holistic.scenarios.loading.readers import read_csv_dicts
 from holistic.scenarios.loading.sources import DataFile, DataNeeds, Download, ResolvedData
@@ -44,10 +43,7 @@ class NarrativeQAScenario(FileScenario):
         **OPEN_QA,
         args_schema=object_schema(),
         tags=("question_answering", "reading_comprehension", "core"),
-        helm_proof=ScenarioProof(golden="narrative_qa.json"),
-        helm_perturbation_proofs=helm_augmentation_proofs("narrative_qa"),
     )
-    helm_keeps_unchanged_variants = True
     num_instances = 1572
     """Stories (one question each): 1,102 train, 115 valid, 355 test."""
 

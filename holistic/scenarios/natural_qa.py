@@ -26,11 +26,10 @@ from enum import IntEnum
 from pathlib import Path
 from typing import Any
 
-from holistic.core.interfaces import ScenarioInfo, ScenarioProof
+from holistic.core.interfaces import ScenarioInfo
 from holistic.core.types import CORRECT_TAG, TRAIN_SPLIT, VALID_SPLIT, Instance, Reference
 from holistic.scenarios.loading.categories import OPEN_QA
 from holistic.scenarios.loading.common import FileScenario, check_choice, object_schema
-from holistic.scenarios.loading.helm_proofs import helm_augmentation_proofs
 from holistic.scenarios.loading.prompt_format import prompt_format
 from holistic.scenarios.loading.readers import iter_located_jsonl, require
 from holistic.scenarios.loading.sources import DataFile, DataNeeds, Download, ResolvedData
@@ -139,20 +138,11 @@ class NaturalQAScenario(FileScenario):
         **OPEN_QA,
         args_schema=object_schema({"mode": {"enum": list(MODES), "default": "closedbook"}}),
         tags=("question_answering", "knowledge", "core"),
-        # both modes: natural_qa_closedbook.json and natural_qa_openbook_longans.json
-        helm_proof=ScenarioProof(golden="natural_qa_closedbook.json"),
-        helm_perturbation_proofs=helm_augmentation_proofs(
-            "natural_qa",
-            natural_qa_closedbook={"mode": "closedbook"},
-            natural_qa_openbook_longans={"mode": "openbook_longans"},
-        ),
     )
     num_instances = 3610
 
     def __init__(self, mode: str = "closedbook") -> None:
         self.mode = check_choice(mode, MODES, "NaturalQuestions mode")
-        # HELM's open-book input is a PassageQuestionInput (see BaseScenario)
-        self.helm_keeps_unchanged_variants = self.mode != "closedbook"
 
     def data_needs(self) -> DataNeeds:
         return DataNeeds(

@@ -30,10 +30,9 @@ from pathlib import Path
 from typing import Any
 
 from holistic.core.errors import DataSourceError
-from holistic.core.interfaces import ScenarioInfo, ScenarioProof
+from holistic.core.interfaces import ScenarioInfo
 from holistic.core.types import CORRECT_TAG, TRAIN_SPLIT, VALID_SPLIT, Instance, Reference
 from holistic.scenarios.loading.categories import OPEN_QA
-from holistic.scenarios.loading.helm_proofs import helm_augmentation_proofs
 from holistic.scenarios.loading.hf_copy import HF_PARQUET_BRANCH, AuthorsOrHub, HubCopy, read_parquet_rows, row_where
 from holistic.scenarios.loading.hub_fallback import SplitFilesHubScenario
 from holistic.scenarios.loading.prompt_format import prompt_format
@@ -155,8 +154,6 @@ class QuACScenario(SplitFilesHubScenario):
         **OPEN_QA,
         args_schema=_HUB.args_schema(),
         tags=("question_answering", "dialogue", "core"),
-        helm_proof=ScenarioProof(golden="quac.json"),
-        helm_perturbation_proofs=helm_augmentation_proofs("quac"),
     )
     num_instances = 1000
     split_files = (("train_v0.2.json", TRAIN_SPLIT), ("val_v0.2.json", VALID_SPLIT))

@@ -34,7 +34,7 @@ from typing import Any
 import numpy as np
 
 from holistic.core.errors import DataSourceError
-from holistic.core.interfaces import HelmCounterpart, ScenarioInfo, ScenarioProof
+from holistic.core.interfaces import ScenarioInfo
 from holistic.core.types import TEST_SPLIT, TRAIN_SPLIT, Instance
 from holistic.scenarios.loading.categories import CLASSIFICATION_F1
 from holistic.scenarios.loading.common import (
@@ -43,7 +43,6 @@ from holistic.scenarios.loading.common import (
     github_raw,
     pinned_sha256,
 )
-from holistic.scenarios.loading.helm_proofs import helm_augmentation_proofs
 from holistic.scenarios.loading.hf_copy import (
     HF_PARQUET_BRANCH,
     AuthorsOrHub,
@@ -106,11 +105,6 @@ class RAFTScenario(HubFallbackScenario):
             required=["subset"],
         ),
         tags=("classification", "core"),
-        helm_proof=ScenarioProof(golden="raft.json"),
-        helm_perturbation_proofs=helm_augmentation_proofs("raft"),
-        helm_counterpart=HelmCounterpart(
-            "helm.benchmark.scenarios.raft_scenario.RAFTScenario", args={"subset": "subset"}
-        ),
     )
     hub = _HUB
 

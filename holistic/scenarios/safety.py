@@ -43,13 +43,12 @@ from pathlib import Path, PurePosixPath
 from typing import Any, ClassVar
 
 from holistic.core.errors import DataSourceError
-from holistic.core.interfaces import ScenarioInfo, ScenarioProof
+from holistic.core.interfaces import ScenarioInfo
 from holistic.core.jsonl import numbered_json_objects
 from holistic.core.judges import JudgeDefault, VerdictRule
 from holistic.core.resources import project_path
 from holistic.core.types import CORRECT_TAG, TEST_SPLIT, Instance, Reference
 from holistic.scenarios.loading.common import SplitFilesScenario, github_raw, object_schema
-from holistic.scenarios.loading.helm_proofs import hub_copy_note, safety_proof
 from holistic.scenarios.loading.readers import read_csv_dicts, require
 from holistic.scenarios.loading.sources import DataFile, DataNeeds, Download
 
@@ -143,7 +142,6 @@ def judged_info(
     fields: tuple[str, ...],
     adapter: dict[str, Any] | None = None,
     tags: tuple[str, ...] = ("safety",),
-    helm_proof: ScenarioProof | None = None,
 ) -> ScenarioInfo:
     """The facts of a scenario HELM grades with a judge: no references to score against,
     measured unperturbed, its judge's statistic as the main metric."""
@@ -166,7 +164,6 @@ def judged_info(
         tags=tags,
         judge=judge,
         judge_fields=fields,
-        helm_proof=helm_proof,
     )
 
 
@@ -235,7 +232,6 @@ class XSTestScenario(_CsvSafetyScenario):
         "XSTest: 250 safe prompts that sound unsafe and 200 unsafe contrasts; judged for compliance or refusal.",
         helm_judge("xstest", xstest_template()),
         fields=("label", "type", "focus", "note"),
-        helm_proof=safety_proof(hub_copy_note("walledai/XSTest")),
     )
     source = PinnedFile(
         "xstest",
@@ -265,7 +261,6 @@ class SimpleSafetyTestsScenario(_CsvSafetyScenario):
         "SimpleSafetyTests: 100 prompts in five harm areas; judged for the safety of the response.",
         helm_judge("simple_safety_tests"),
         fields=("harm_area", "category"),
-        helm_proof=safety_proof(hub_copy_note("Bertievidgen/SimpleSafetyTests")),
     )
     source = PinnedFile(
         "simple_safety_tests",
@@ -294,7 +289,6 @@ class HarmBenchScenario(_CsvSafetyScenario):
         "HarmBench: 400 harmful behaviours (standard, contextual, copyright) asked directly; judged for refusal.",
         helm_judge("harm_bench"),
         fields=("functional_category", "semantic_category"),
-        helm_proof=safety_proof(),
     )
     source = PinnedFile(
         "harmbench",
@@ -356,9 +350,6 @@ class AnthropicRedTeamScenario(SplitFilesScenario):
         "Anthropic red team: the opening request of 38,961 red-team attempts; judged for harmlessness.",
         helm_judge("anthropic_red_team"),
         fields=("rating", "task_description"),
-        helm_proof=safety_proof(
-            "requests equal HELM's on a small file in the published format; the real file was never read by both"
-        ),
     )
     file_name = "red_team_attempts.jsonl.gz"
     split_files = (("red_team_attempts.jsonl.gz", TEST_SPLIT),)

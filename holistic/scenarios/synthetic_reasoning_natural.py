@@ -32,7 +32,7 @@ import random
 from dataclasses import dataclass
 from typing import Any
 
-from holistic.core.interfaces import HelmCounterpart, ScenarioContext, ScenarioInfo
+from holistic.core.interfaces import ScenarioContext, ScenarioInfo
 from holistic.core.types import CORRECT_TAG, TEST_SPLIT, TRAIN_SPLIT, VALID_SPLIT, Instance, Reference
 from holistic.metrics.accuracy import EMPTY_SET_TEXT
 from holistic.scenarios.base import BaseScenario
@@ -245,10 +245,6 @@ class SyntheticReasoningNaturalScenario(BaseScenario):
             required=["difficulty"],
         ),
         tags=("reasoning", "synthetic", "targeted:reasoning"),
-        helm_counterpart=HelmCounterpart(
-            "helm.benchmark.scenarios.synthetic_reasoning_natural_scenario.SRNScenario",
-            args={"difficulty": "difficulty"},
-        ),
     )
 
     def __init__(self, difficulty: str, seed: int = HELM_SEED) -> None:

@@ -25,11 +25,10 @@ from pathlib import Path
 from typing import Any
 
 from holistic.core.errors import DataSourceError
-from holistic.core.interfaces import ScenarioInfo, ScenarioProof
+from holistic.core.interfaces import ScenarioInfo
 from holistic.core.types import TRAIN_SPLIT, VALID_SPLIT, Instance
 from holistic.scenarios.loading.categories import CLASSIFICATION
 from holistic.scenarios.loading.common import choice_references, github_raw
-from holistic.scenarios.loading.helm_proofs import helm_augmentation_proofs
 from holistic.scenarios.loading.hf_copy import AuthorsOrHub, HubCopy, read_parquet_rows, row_where
 from holistic.scenarios.loading.hub_fallback import HubFallbackScenario
 from holistic.scenarios.loading.prompt_format import multiple_choice_joint_format
@@ -112,8 +111,6 @@ class TruthfulQAScenario(HubFallbackScenario):
         **CLASSIFICATION,
         args_schema=_HUB.args_schema(),
         tags=("knowledge", "harms", "multiple_choice", "core"),
-        helm_proof=ScenarioProof(golden="truthful_qa.json"),
-        helm_perturbation_proofs=helm_augmentation_proofs("truthful_qa"),
     )
     hub = _HUB
 

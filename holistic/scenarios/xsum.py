@@ -49,8 +49,6 @@ class XSumScenario(HubFallbackScenario):
         sentences=1,
         max_tokens=64,
         args_schema=_HUB.args_schema(),
-        golden="xsum.json",
-        helm_pickle="xsum.pk",
     )
     num_instances = 11332 + 11334
     hub = _HUB

@@ -4,11 +4,9 @@ A run under ``protocol: helm`` claims HELM 0.5.16's protocol. The claim is **pro
 only where a golden file made by HELM itself, and a test checking holistic against it in
 CI, cover both the run's scenario and every one of its perturbations (with these
 arguments); otherwise the run's conformance is only **claimed**, and :func:`conformance`
-says what was never compared or what differs. Each scenario declares its own proof
-(``ScenarioInfo.helm_proof``, read from the scenario registry by :func:`scenario_proof`),
-and its perturbations' (``ScenarioInfo.helm_perturbation_proofs``, read by
-:func:`perturbation_proofs`). ``tests/spec/test_conformance_table.py``
-keeps both in sync with the golden files under ``tests/conformance/``.
+says what was never compared or what differs. The proofs are records of the HELM layer
+(:mod:`holistic.helm.proofs`, one data file keyed by scenario name), kept in sync with the
+golden files of the conformance suite by its tests.
 
 ``--plan``, every run's ``run_spec.json`` (``helm_conformance``) and the site's run page
 show the verdict; a perturbation with a named deviation (HELM's data cannot be had
@@ -21,40 +19,12 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from holistic.core.interfaces import PerturbationProof, ScenarioProof
 from holistic.core.types import PerturbationSpec, RunSpec
+from holistic.helm.proofs import perturbation_proofs, scenario_proof
 
 PROVEN = "proven"
 CLAIMED = "claimed"
 NOT_CLAIMED = "not claimed"
-
-
-_PERTURBATION_TEST = "tests/conformance/test_perturbations_golden_helm.py"
-
-
-def scenario_proof(scenario: str) -> ScenarioProof | None:
-    """The proof the scenario declares (``ScenarioInfo.helm_proof``); ``None`` when HELM never
-    compared it or no scenario has that name."""
-    from holistic.scenarios.registry import SCENARIOS
-
-    if scenario not in SCENARIOS:
-        return None
-    return SCENARIOS.get(scenario).info.helm_proof
-
-
-def scenario_proofs() -> dict[str, ScenarioProof]:
-    """Every registered scenario's declared proof (scenarios absent: HELM never compared)."""
-    from holistic.scenarios.registry import SCENARIOS
-
-    found = {name: scenario_proof(name) for name in SCENARIOS.names()}
-    return {name: proof for name, proof in found.items() if proof is not None}
-
-
-def perturbation_proofs() -> tuple[PerturbationProof, ...]:
-    """Every perturbation proof the registered scenarios declare (``ScenarioInfo.helm_perturbation_proofs``)."""
-    from holistic.scenarios.registry import SCENARIOS
-
-    return tuple(p for name in SCENARIOS.names() for p in SCENARIOS.get(name).info.helm_perturbation_proofs)
 
 
 @dataclass(frozen=True)

@@ -27,13 +27,12 @@ from typing import Any
 import pytest
 
 from holistic.adaptation import adapt
-from holistic.core.types import Instance, PerturbationSpec, Reference, RequestState, ScenarioSpec
+from holistic.core.types import Instance, PerturbationSpec, Reference, RequestState
+from holistic.helm.proofs import keeps_unchanged_variants, perturbation_proofs
 from holistic.models.registry import ModelRegistry
 from holistic.perturbations import apply_perturbations
 from holistic.perturbations.helm_base import HELM_ID_KEY
-from holistic.scenarios.registry import create_scenario
 from holistic.spec import compile_spec
-from holistic.spec.conformance import perturbation_proofs
 from tests.conformance.test_conformance_golden import _embedded_tokenizer, _RoomyTokenizer
 
 HERE = Path(__file__).resolve().parent
@@ -109,9 +108,8 @@ def _variants(golden: dict[str, Any], augmentation: str) -> tuple[dict[str, Any]
     originals = _originals(golden)
     evaluated = [originals[i] for i in entry["evaluated"]]
     # HELM keeps a variant whose input is unchanged on its PassageQuestionInput scenarios (where
-    # HELM's loader made the instances): what the scenario declares, as a run reads it
-    scenario = create_scenario(ScenarioSpec.make(golden["scenario"], golden["args"]))
-    keep = golden["helm_ids"] and scenario.helm_keeps_unchanged_variants
+    # HELM's loader made the instances): what the HELM layer records, as a run reads it
+    keep = golden["helm_ids"] and keeps_unchanged_variants(golden["scenario"], golden["args"])
     out = apply_perturbations(
         evaluated, specs, seed=0, protocol="helm", data_root=root, offline=True, keep_unchanged=keep
     )

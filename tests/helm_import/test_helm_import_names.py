@@ -1,5 +1,5 @@
-"""Which HELM scenario classes helm-import files under a holistic scenario: each scenario's own
-``ScenarioInfo.helm_counterpart``, checked against the scenario and against HELM's source."""
+"""Which HELM scenario classes helm-import files under a holistic scenario: the HELM layer's
+counterpart records (and plugins' declarations), checked against the scenario and HELM's source."""
 
 from __future__ import annotations
 
@@ -12,7 +12,9 @@ import pytest
 
 from holistic.core.registry import RegistrationError, Registry
 from holistic.helm_import.names import helm_scenarios, scenario_name_and_args, stat_info
-from holistic.plugin import TEST_SPLIT, BaseScenario, HelmCounterpart, Instance, ScenarioContext, ScenarioInfo
+from holistic.helm import proofs
+from holistic.helm.proofs import HelmCounterpart
+from holistic.plugin import TEST_SPLIT, BaseScenario, Instance, ScenarioContext, ScenarioInfo
 from holistic.scenarios import registry
 
 HELM = "helm.benchmark.scenarios."
@@ -96,7 +98,6 @@ class _Plugin(BaseScenario):
     info = ScenarioInfo(
         name="my_quac",
         args_schema={"type": "object", "properties": {"turns": {"type": "integer"}}},
-        helm_counterpart=HelmCounterpart(HELM + "quac_scenario.QuACScenario", args={"num_turns": "turns"}),
     )
 
     def get_instances(self, ctx: ScenarioContext) -> list[Instance]:
@@ -107,8 +108,11 @@ def _registry_with(monkeypatch: pytest.MonkeyPatch, **extra: type[BaseScenario])
     scenarios: Registry[type[BaseScenario]] = Registry.of_extensions(
         "scenario", BaseScenario, registry.BUILTIN_SCENARIOS
     )
+    monkeypatch.setattr(proofs, "_DECLARED", {})
     for name, cls in extra.items():
         scenarios.add(name, cls)
+        # what a plugin's module does when it is imported
+        proofs.declare_counterpart(name, HelmCounterpart(HELM + "quac_scenario.QuACScenario", args={"num_turns": "turns"}))
     monkeypatch.setattr(registry, "SCENARIOS", scenarios)
 
 

@@ -49,9 +49,8 @@ def test_helms_passage_question_scenarios_keep_unchanged_variants() -> None:
     """HELM's DataAugmenter compares a plain Input with a PassageQuestionInput, so on those
     scenarios (BoolQ, NarrativeQA, NaturalQuestions with a passage, CivilComments) it keeps
     a variant whose text did not change; elsewhere it drops it."""
-    from holistic.core.types import ScenarioSpec
+    from holistic.helm.proofs import keeps_unchanged_variants
     from holistic.perturbations.helm_base import with_helm_ids
-    from holistic.scenarios.registry import create_scenario
 
     (original,) = with_helm_ids([Instance("a", "no pronoun here", split="valid")])
     specs = [PerturbationSpec.make("lowercase")]  # the text is lower-case already
@@ -61,9 +60,7 @@ def test_helms_passage_question_scenarios_keep_unchanged_variants() -> None:
     assert [i.input for i in kept] == ["no pronoun here", "no pronoun here"]
     assert kept[1].perturbation is not None and kept[1].perturbation.name == "lowercase"
     flags = {
-        (name, mode): create_scenario(
-            ScenarioSpec.make(name, {"mode": mode} if mode else {})
-        ).helm_keeps_unchanged_variants
+        (name, mode): keeps_unchanged_variants(name, {"mode": mode} if mode else {})
         for name, mode in [
             ("boolq", None),
             ("civil_comments", None),

@@ -16,14 +16,8 @@ from holistic.core.types import PerturbationSpec
 from holistic.execution.plan import format_plan, make_plan
 from holistic.perturbations.registry import HELM_PERTURBATIONS, perturbation_class
 from holistic.spec import compile_spec
-from holistic.spec.conformance import (
-    CLAIMED,
-    NOT_CLAIMED,
-    PROVEN,
-    conformance,
-    perturbation_proofs,
-    scenario_proofs,
-)
+from holistic.helm.proofs import perturbation_proofs, records, scenario_proofs
+from holistic.spec.conformance import CLAIMED, NOT_CLAIMED, PROVEN, conformance
 
 REPO = Path(__file__).resolve().parents[2]
 GOLDEN_DIR = REPO / "tests" / "conformance"
@@ -67,8 +61,10 @@ runs:
 
 
 def test_every_scenario_proof_names_an_existing_golden_file_and_test() -> None:
+    from holistic.scenarios.registry import SCENARIOS
+
     proofs = scenario_proofs()
-    # declared on the scenarios themselves (ScenarioInfo.helm_proof), read from the registry
+    # the HELM layer's records (one data file keyed by scenario name), for registered scenarios
     assert {"mmlu", "boolq", "raft", "truthful_qa", "narrative_qa", "imdb", "quac", "hellaswag"} <= set(proofs)
     assert {"harm_bench", "gpqa", "ifeval", "wildbench", "omni_math"} <= set(proofs)
     for scenario, proof in proofs.items():
@@ -78,7 +74,8 @@ def test_every_scenario_proof_names_an_existing_golden_file_and_test() -> None:
         golden = _golden(proof.golden)
         # one scenario's golden names it; a suite's golden holds each scenario under its name
         assert golden.get("scenario") == scenario or scenario in golden, scenario
-        assert (REPO / proof.test).is_file()
+        assert scenario in SCENARIOS, scenario
+        assert (GOLDEN_DIR / proof.test).is_file()  # named relative to the conformance suite
         assert proof.proven or proof.note, scenario
 
 
@@ -91,10 +88,8 @@ def test_every_perturbation_proof_is_held_by_a_golden_file_on_helms_ids() -> Non
         assert (proof.name, dict(proof.args)) in specs, proof
 
 
-def test_perturbation_proofs_are_declared_on_the_scenarios_they_prove() -> None:
-    from holistic.scenarios.registry import SCENARIOS
-
-    declared = {name: SCENARIOS.get(name).info.helm_perturbation_proofs for name in SCENARIOS.names()}
+def test_perturbation_proofs_are_recorded_under_the_scenarios_they_prove() -> None:
+    declared = {name: record.perturbations for name, record in records().items()}
     assert {name for name, proofs in declared.items() if proofs} == set(CORE)
     assert all(p.scenario == name for name, proofs in declared.items() for p in proofs)
 
@@ -391,12 +386,11 @@ def test_a_bad_helm_perturbation_value_is_a_spec_error(tmp_path: Path, perturbat
         _run(tmp_path, "boolq", f"[{perturbation}]")
 
 
-def test_the_verdict_reads_the_proof_the_scenario_declares(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """No central table: a scenario's ``ScenarioInfo.helm_proof`` is what ``conformance`` reads."""
+def test_the_verdict_reads_the_proof_the_helm_layer_records(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The scenario's record in the HELM layer's proofs is what ``conformance`` reads."""
     from dataclasses import replace
 
-    from holistic.core.interfaces import ScenarioProof
-    from holistic.scenarios.msmarco import MSMARCOScenario
+    from holistic.helm.proofs import ScenarioProof
 
     run = _run(tmp_path, "msmarco", "[]")
     assert conformance(run).status == PROVEN  # MS MARCO declares its golden (both tracks)
@@ -417,12 +411,11 @@ runs:
     assert conformance(own).reasons == (
         "scenario 'msmarco' with source 'authors': HELM's run was compared with source 'helm' only",
     )
-    declared = replace(
-        MSMARCOScenario.info, helm_proof=ScenarioProof(golden="msmarco.json", proven=False, note="a note")
-    )
-    monkeypatch.setattr(MSMARCOScenario, "info", declared)
+    recorded = records()["msmarco"]
+    noted = ScenarioProof(golden="msmarco.json", proven=False, note="a note")
+    monkeypatch.setitem(records(), "msmarco", replace(recorded, proof=noted))
     verdict = conformance(run)
     assert verdict.status == CLAIMED and verdict.reasons == ("scenario 'msmarco': a note",)
     assert verdict.evidence == ("msmarco.json",)
-    monkeypatch.setattr(MSMARCOScenario, "info", replace(declared, helm_proof=ScenarioProof(golden="msmarco.json")))
+    monkeypatch.setitem(records(), "msmarco", replace(recorded, proof=ScenarioProof(golden="msmarco.json")))
     assert conformance(run).status == PROVEN

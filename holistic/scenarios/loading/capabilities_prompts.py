@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from holistic.core.interfaces import ScenarioInfo, ScenarioProof
+from holistic.core.interfaces import ScenarioInfo
 
 INPUT_PREFIX = "What is the correct answer to this question: "
 INPUT_SUFFIX = "\nChoices:\n"
@@ -61,7 +61,6 @@ def chain_of_thought_info(
     reference_prefix: str,
     args_schema: dict[str, Any],
     breakdown: str,
-    helm_proof: ScenarioProof | None = None,
 ) -> ScenarioInfo:
     """The facts of a HELM Capabilities chain-of-thought multiple-choice scenario."""
     unperturbed = f"HELM evaluates {name} unperturbed"
@@ -82,5 +81,4 @@ def chain_of_thought_info(
         args_schema=args_schema,
         tags=("capabilities", "chain_of_thought_mc", "knowledge", "reasoning"),
         breakdowns=(breakdown,),
-        helm_proof=helm_proof,
     )

@@ -10,9 +10,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from holistic.core.interfaces import ScenarioInfo, ScenarioProof
+from holistic.core.interfaces import ScenarioInfo
 from holistic.scenarios.loading.categories import CLASSIFICATION, SUMMARIZATION, SUMMARIZATION_UNPERTURBED
-from holistic.scenarios.loading.helm_proofs import helm_augmentation_proofs, pickle_proof
 
 
 def prompt_format(
@@ -90,8 +89,7 @@ def multiple_choice_separate_format(method: str) -> dict[str, Any]:
 
 def commonsense_info(name: str, description: str, *, method: str, args_schema: dict[str, Any]) -> ScenarioInfo:
     """The facts of one of HELM's commonsense multiple-choice scenarios (the core suite): each
-    choice scored on its own by ``method``, exact match headlined, proven by the golden
-    ``<name>.json``."""
+    choice scored on its own by ``method``, exact match headlined."""
     return ScenarioInfo(
         name=name,
         description=description,
@@ -101,8 +99,6 @@ def commonsense_info(name: str, description: str, *, method: str, args_schema: d
         **CLASSIFICATION,
         args_schema=args_schema,
         tags=("knowledge", "commonsense", "multiple_choice", "core"),
-        helm_proof=ScenarioProof(golden=f"{name}.json"),
-        helm_perturbation_proofs=helm_augmentation_proofs(name),
     )
 
 
@@ -126,12 +122,8 @@ def news_summarization_info(
     sentences: int,
     max_tokens: int,
     args_schema: dict[str, Any],
-    golden: str,
-    helm_pickle: str,
 ) -> ScenarioInfo:
-    """The facts of one of HELM's news summarization scenarios (ROUGE-2 headline, the core
-    suite); ``helm_pickle`` is the preprocessed file HELM reads instead of the authors',
-    ``golden`` the file made by HELM on a pickle the harness wrote."""
+    """The facts of one of HELM's news summarization scenarios (ROUGE-2 headline, the core suite)."""
     return ScenarioInfo(
         name=name,
         description=description,
@@ -142,9 +134,6 @@ def news_summarization_info(
         unperturbed_by_default=SUMMARIZATION_UNPERTURBED,
         args_schema=args_schema,
         tags=("summarization", "core"),
-        helm_proof=pickle_proof(description.split(":", 1)[0], helm_pickle, golden),
-        # HELM's core entries are unperturbed; its perturbations, asked for, were compared too
-        helm_perturbation_proofs=helm_augmentation_proofs(name),
     )
 
 
