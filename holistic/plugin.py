@@ -17,7 +17,6 @@ from typing import TypeVar
 
 from holistic.core.arguments import arg
 from holistic.core.errors import ModelError, ScenarioArgError
-from holistic.core.registry import RegistrationError
 from holistic.core.interfaces import (
     METRIC_CATEGORIES,
     Client,
@@ -28,6 +27,7 @@ from holistic.core.interfaces import (
     ScenarioInfo,
     Tokenizer,
 )
+from holistic.core.registry import RegistrationError
 from holistic.core.types import (
     CORRECT_TAG,
     TEST_SPLIT,

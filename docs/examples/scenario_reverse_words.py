@@ -38,7 +38,12 @@ class ReverseWordsScenario(BaseScenario):
         name="reverse_words",
         description="Spell a common English word backwards.",
         task="generation",
-        default_adapter={"method": "generation", "max_tokens": 8, "input_prefix": "Word: ", "output_prefix": "Reversed: "},
+        default_adapter={
+            "method": "generation",
+            "max_tokens": 8,
+            "input_prefix": "Word: ",
+            "output_prefix": "Reversed: ",
+        },
         main_metric="exact_match",
         metric_categories=("accuracy", "efficiency"),
     )

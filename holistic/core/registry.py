@@ -55,7 +55,7 @@ class Registry(Generic[T]):
 
     @classmethod
     def of_extensions(
-        cls, kind: str, base: type, builtins: Mapping[str, str], name_of: Callable[[Any], str] | None = None
+        cls, kind: str, base: type, builtins: Mapping[str, str], name_of: Callable[[Any], str | None] | None = None
     ) -> Registry[T]:
         """The registry of one extension kind: its built-ins, the entry-point group
         ``holistic.<kind>s``, its base class and where a class states its name."""
@@ -68,7 +68,7 @@ class Registry(Generic[T]):
         *,
         builtins: Mapping[str, str] | None = None,
         base: type | None = None,
-        name_of: Callable[[Any], str] | None = None,
+        name_of: Callable[[Any], str | None] | None = None,
     ) -> None:
         """``name_of``: the name an object declares for itself (checked against its key)."""
         self.kind = kind

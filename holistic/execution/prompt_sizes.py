@@ -92,7 +92,9 @@ def plan_prompt_tokens(
             sample = originals[:SAMPLE_INSTANCES]
             if not sample:
                 return None
-            keep = run.adapter.protocol == "helm" and keeps_unchanged_variants(run.scenario.name, run.scenario.args_dict)
+            keep = run.adapter.protocol == "helm" and keeps_unchanged_variants(
+                run.scenario.name, run.scenario.args_dict
+            )
             evaluation, scale = _perturbed_sample(run, sample, data_root, keep)
             scale *= len(originals) / len(sample)
     except (HolisticError, OSError, TypeError, ValueError):

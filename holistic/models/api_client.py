@@ -317,7 +317,9 @@ class ApiClient(BaseClient):
         message = redact(failure.message, [self._api_key])
         if len(message) > MAX_ERROR_CHARS:
             message = message[:MAX_ERROR_CHARS] + "..."
-        return RequestResult.failure(message, failure.kind, attempts=attempts, latency_s=latency_s, engine=self.engine_name)
+        return RequestResult.failure(
+            message, failure.kind, attempts=attempts, latency_s=latency_s, engine=self.engine_name
+        )
 
     def cost(self, prompt_tokens: int, completion_tokens: int) -> float:
         """US dollars for these token counts at the registry's prices."""

@@ -50,9 +50,11 @@ class BaseClient(ABC):
 
     def begin_run(self) -> None:
         """Nothing kept between runs."""
+        return None
 
     def close(self) -> None:
         """Nothing to release."""
+        return None
 
     def usage(self) -> dict[str, int]:
         """Nothing counted (no in-process engine)."""

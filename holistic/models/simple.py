@@ -31,7 +31,6 @@ import re
 import time
 from collections.abc import Sequence
 from dataclasses import replace
-from typing import Any
 
 from holistic.core.hashing import canonical_json, sha256_hex, stable_seed
 from holistic.core.types import Completion, Message, ModelDeployment, Request, RequestResult, Token

@@ -26,8 +26,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from holistic.core.arguments import args_schema
-from holistic.core.interfaces import AdapterDefaults, ScenarioContext, ScenarioInfo
-from holistic.core.types import Instance
+from holistic.core.interfaces import ScenarioContext, ScenarioInfo
+from holistic.core.types import AdapterDefaults, Instance
 
 if TYPE_CHECKING:
     from holistic.scenarios.loading.sources import DataNeeds

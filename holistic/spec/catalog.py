@@ -10,9 +10,8 @@ document path.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
 
 from holistic.adaptation.validation import validate_adapter_spec
 from holistic.core.errors import SpecError, UnknownNameError

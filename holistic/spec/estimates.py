@@ -31,9 +31,8 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any
-
 from pathlib import Path
+from typing import Any
 
 from holistic.core.errors import HolisticError
 from holistic.core.interfaces import ScenarioInfo

@@ -34,7 +34,7 @@ from pathlib import Path
 from typing import Any
 
 from holistic.core.arguments import unknown_argument
-from holistic.core.errors import ModelError, ScenarioArgError, SpecError, UnknownNameError, did_you_mean
+from holistic.core.errors import ModelError, ScenarioArgError, SpecError, UnknownNameError
 from holistic.core.interfaces import ScenarioInfo
 from holistic.core.judges import JudgeSpec, VerdictRule, template_field_problem
 from holistic.core.specs import ADAPTER_FIELDS

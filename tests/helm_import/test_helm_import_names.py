@@ -11,9 +11,9 @@ from typing import Any
 import pytest
 
 from holistic.core.registry import RegistrationError, Registry
-from holistic.helm_import.names import helm_scenarios, scenario_name_and_args, stat_info
 from holistic.helm import proofs
 from holistic.helm.proofs import HelmCounterpart
+from holistic.helm_import.names import helm_scenarios, scenario_name_and_args, stat_info
 from holistic.plugin import TEST_SPLIT, BaseScenario, Instance, ScenarioContext, ScenarioInfo
 from holistic.scenarios import registry
 
@@ -112,7 +112,9 @@ def _registry_with(monkeypatch: pytest.MonkeyPatch, **extra: type[BaseScenario])
     for name, cls in extra.items():
         scenarios.add(name, cls)
         # what a plugin's module does when it is imported
-        proofs.declare_counterpart(name, HelmCounterpart(HELM + "quac_scenario.QuACScenario", args={"num_turns": "turns"}))
+        proofs.declare_counterpart(
+            name, HelmCounterpart(HELM + "quac_scenario.QuACScenario", args={"num_turns": "turns"})
+        )
     monkeypatch.setattr(registry, "SCENARIOS", scenarios)
 
 

@@ -14,9 +14,9 @@ import pytest
 from holistic.core.errors import SpecError
 from holistic.core.types import PerturbationSpec
 from holistic.execution.plan import format_plan, make_plan
+from holistic.helm.proofs import perturbation_proofs, records, scenario_proofs
 from holistic.perturbations.registry import HELM_PERTURBATIONS, perturbation_class
 from holistic.spec import compile_spec
-from holistic.helm.proofs import perturbation_proofs, records, scenario_proofs
 from holistic.spec.conformance import CLAIMED, NOT_CLAIMED, PROVEN, conformance
 
 REPO = Path(__file__).resolve().parents[2]

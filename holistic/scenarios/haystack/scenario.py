@@ -172,7 +172,9 @@ class HaystackScenario(BaseScenario):
             self.settings.formatting,
             self.settings.placement,
         )
-        check_fit(self.settings, mean_chars / ESTIMATE_CHARS_PER_TOKEN, math.ceil(len(fixed) / ESTIMATE_CHARS_PER_TOKEN))
+        check_fit(
+            self.settings, mean_chars / ESTIMATE_CHARS_PER_TOKEN, math.ceil(len(fixed) / ESTIMATE_CHARS_PER_TOKEN)
+        )
 
     def plan_facts(self, data_root: Path | None, max_eval_instances: int | None) -> PlanFacts:
         """Two records (needle, zero-needle) per task, length and ``records_per_length``; the
@@ -198,9 +200,7 @@ class HaystackScenario(BaseScenario):
             f"({state}; k = {self.min_needles}..{self.max_needles} needles at independent depths, "
             f"{self.depth_bins} depth bins); the same records under every placement/formatting value"
         )
-        return PlanFacts(
-            num_instances=total, input_chars=int(4 * sum(lengths) / max(n_lengths, 1)), notes=(note,)
-        )
+        return PlanFacts(num_instances=total, input_chars=int(4 * sum(lengths) / max(n_lengths, 1)), notes=(note,))
 
     def load_corpus(self) -> Corpus:
         if self.corpus == "synthetic":

@@ -16,15 +16,15 @@ match it (see :mod:`holistic.scenarios.loading.sources`).
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from enum import IntEnum
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
-from holistic.core.errors import DataSourceError
 from holistic.core.arguments import arg
+from holistic.core.errors import DataSourceError
 from holistic.scenarios.loading.common import hf_file
 from holistic.scenarios.loading.sources import DataFile, DataNeeds, Download
 

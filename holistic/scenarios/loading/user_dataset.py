@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import Any, Final
 
 from holistic.core.arguments import arg
 from holistic.core.interfaces import ScenarioInfo
@@ -21,7 +21,7 @@ from holistic.scenarios.loading.user_fields import FIELDS_SCHEMA, LABEL_FORMATS,
 from holistic.scenarios.loading.user_shaping import COLUMNS_SCHEMA, Column, add_columns, parse_columns
 from holistic.scenarios.loading.user_tables import Row
 
-PARTIAL_SCORING_METHOD = "multiple_choice_separate_original"
+PARTIAL_SCORING_METHOD: Final = "multiple_choice_separate_original"
 USER_DEFAULT_ADAPTER: AdapterDefaults = prompt_format(input_prefix="Input: ", output_prefix="Output: ", max_tokens=50)
 
 
@@ -46,7 +46,10 @@ class UserDatasetScenario(BaseScenario):
     fields: Mapping[str, Any] = arg(schema=FIELDS_SCHEMA)
     labels: Any = arg(
         None,
-        schema={"type": ["array", "object"], "description": "Label names in order, or a mapping from raw label values to names."},
+        schema={
+            "type": ["array", "object"],
+            "description": "Label names in order, or a mapping from raw label values to names.",
+        },
     )
     template: str | None = arg(None, description="Jinja2 template of the input over the row's columns.")
     label_format: str | None = arg(
@@ -98,15 +101,21 @@ class UserDatasetScenario(BaseScenario):
         """Joint multiple choice when the mapping has choices; generation otherwise. Zero-shot
         when the data can have no in-context pool (no split field, no train file, no ``num_train``)."""
         fields = args.get("fields") or {}
-        adapter = AdapterDefaults(USER_DEFAULT_ADAPTER)
+        adapter: AdapterDefaults = {**USER_DEFAULT_ADAPTER}
         if isinstance(fields, Mapping) and "continuation" in fields:
             # Partial scoring: the prompt is the choice's own context, the continuation follows it
             # after a space (lm-evaluation-harness's winogrande), with no prefixes around either.
             adapter.update(
-                method=PARTIAL_SCORING_METHOD, input_prefix="", input_suffix="", output_prefix="", output_suffix="\n"
+                {
+                    "method": PARTIAL_SCORING_METHOD,
+                    "input_prefix": "",
+                    "input_suffix": "",
+                    "output_prefix": "",
+                    "output_suffix": "\n",
+                }
             )
         elif isinstance(fields, Mapping) and "choices" in fields:
-            adapter.update(method="multiple_choice_joint", output_prefix="Answer: ", max_tokens=5)
+            adapter.update({"method": "multiple_choice_joint", "output_prefix": "Answer: ", "max_tokens": 5})
         if not cls.may_have_train_pool(args):
             adapter["max_train_instances"] = 0
         return adapter
