@@ -79,33 +79,22 @@ PerturbationT = TypeVar("PerturbationT", bound=type[BasePerturbation])
 ProviderT = TypeVar("ProviderT", bound=type[Provider])
 
 
-def _class_only(decorator: str, obj: object, says: str) -> None:
-    if not isinstance(obj, type):
-        raise RegistrationError(
-            f"@{decorator} takes the class itself, not {obj!r}: the name comes from {says} "
-            f"(write @{decorator}, not @{decorator}(...))"
-        )
-
-
 def register_scenario(cls: ScenarioT) -> ScenarioT:
     """Class decorator: the scenario a run spec names ``cls.info.name`` (``scenario: name``)."""
-    _class_only("register_scenario", cls, "the class's info.name")
-    SCENARIOS.add(cls.info.name, cls)
+    SCENARIOS.add_declared(cls, "register_scenario")
     return cls
 
 
 def register_metric(cls: MetricT) -> MetricT:
     """Class decorator: the metric a run spec names ``cls.name`` (``metrics: [name]``; its
     category also selects it)."""
-    _class_only("register_metric", cls, "the class's name attribute")
-    METRICS.add(cls.name, cls)
+    METRICS.add_declared(cls, "register_metric")
     return cls
 
 
 def register_perturbation(cls: PerturbationT) -> PerturbationT:
     """Class decorator: the perturbation a run spec names ``cls.name`` (``perturbations: [name]``)."""
-    _class_only("register_perturbation", cls, "the class's name attribute")
-    PERTURBATIONS.add(cls.name, cls)
+    PERTURBATIONS.add_declared(cls, "register_perturbation")
     return cls
 
 
@@ -164,6 +153,7 @@ __all__ = [
     "PromptFormat",
     "Provider",
     "Reference",
+    "RegistrationError",
     "Request",
     "RequestResult",
     "RequestRole",

@@ -95,12 +95,6 @@ class Registry(Generic[T]):
                 f"{self.kind} {name!r} ({origin}) must be a subclass of {base.__module__}.{base.__qualname__} "
                 f"(import it from holistic.plugin); got {obj!r}"
             )
-        declared = self.name_of(obj) if self.name_of is not None else name
-        if declared != name:
-            raise RegistrationError(
-                f"{self.kind} {name!r} ({origin}) declares the name {declared!r}: an entry point's or a table's "
-                "name must be the one the class declares"
-            )
         return cast(T, obj)
 
     def add(self, name: str, obj: T) -> None:
@@ -109,6 +103,21 @@ class Registry(Generic[T]):
         origin = obj.__module__ if isinstance(obj, type) else type(obj).__module__
         self._items[name] = self._check(name, obj, origin)
         self._lazy.pop(name, None)
+
+    def add_declared(self, obj: T, decorator: str) -> T:
+        """Register a class under the name it declares (``name_of``): what ``@decorator`` does.
+        Anything but a class of the base, or a class declaring no name, is a clear error."""
+        if not isinstance(obj, type):
+            raise RegistrationError(
+                f"@{decorator} takes the class itself, not {obj!r}: the name is the one the class declares "
+                f"(write @{decorator}, not @{decorator}(...))"
+            )
+        self._check(obj.__qualname__, obj, obj.__module__)
+        name = self.name_of(obj) if self.name_of is not None else None
+        if not isinstance(name, str) or not name:
+            raise RegistrationError(f"{self.kind} {obj.__module__}.{obj.__qualname__} declares no name")
+        self.add(name, cast(T, obj))
+        return obj
 
     def _load_entry_points(self) -> None:
         if self._loaded_entry_points:
@@ -127,7 +136,18 @@ class Registry(Generic[T]):
         # Importing the module may have registered it already (a module that also uses the decorator).
         if name not in self._items:
             self._items[name] = self._check(name, obj, target)
+            self._check_name(name, obj, target)
         self._lazy.pop(name, None)
+
+    def _check_name(self, name: str, obj: object, origin: str) -> None:
+        """A table's or an entry point's key is the name the class declares (what the
+        decorators register it under)."""
+        declared = self.name_of(obj) if self.name_of is not None else name
+        if declared != name:
+            raise RegistrationError(
+                f"{self.kind} {name!r} ({origin}) declares the name {declared!r}: an entry point's or a table's "
+                "name must be the one the class declares"
+            )
 
     def pending(self, name: str) -> str | None:
         """The ``"module:attribute"`` a name is declared with while it is not imported yet."""

@@ -7,7 +7,7 @@ name here).
 from __future__ import annotations
 
 import functools
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass, fields, replace
 from enum import StrEnum
 from typing import Any, Literal, Self, TypedDict, get_args
@@ -236,10 +236,10 @@ class AdapterDefaults(TypedDict, total=False):
     num_outputs: int
     temperature: float
     max_tokens: int
-    stop_sequences: Sequence[str]
+    stop_sequences: tuple[str, ...]
     length_normalization: LengthNormalization
     truncation_side: TruncationSide
-    post_processing: Sequence[str]
+    post_processing: tuple[str, ...]
     top_k_logprobs: int
     language_modeling_window: int
     language_modeling_context: int

@@ -37,7 +37,7 @@ def _write_task(root: Path) -> dict[str, Path]:
 
 def test_split_fields_and_instructions_are_helms(tmp_path: Path) -> None:
     paths = _write_task(tmp_path)
-    instances = RAFTScenario("neurips_impact_statement_risks").load(ResolvedData("raft", 0, paths))
+    instances = RAFTScenario(subset="neurips_impact_statement_risks").load(ResolvedData("raft", 0, paths))
     train = [i for i in instances if i.split == "train"]
     test = [i for i in instances if i.split == "test"]
     assert [i.id for i in train] == [f"neurips_impact_statement_risks-{r}" for r in HELM_TRAIN_ROWS]

@@ -11,7 +11,7 @@ import pytest
 from holistic.core.errors import DataSourceError
 from holistic.core.interfaces import ScenarioContext
 from holistic.core.types import Instance, ScenarioSpec
-from holistic.scenarios.registry import create_scenario, scenario_info
+from holistic.scenarios.registry import create_scenario
 
 REPO = Path(__file__).resolve().parents[2]
 ARABIC_CSV = REPO / "runspecs" / "data" / "reviews_ar.csv"
@@ -161,7 +161,7 @@ def test_huggingface_without_datasets_says_how_to_fix(monkeypatch: pytest.Monkey
     )
     with pytest.raises(DataSourceError, match=r"needs the 'datasets' package.*pip install datasets"):
         scenario.get_instances(CTX)
-    assert "revision" in scenario_info("huggingface").args_schema["required"]
+    assert "revision" in type(scenario).args_schema()["required"]
 
 
 def test_yaml_only_dataset_compiles() -> None:
