@@ -43,7 +43,7 @@ from holistic.spec.catalog import Catalog
 from holistic.spec.layers import NON_MULTIPLYING_FIELDS, Written, adaptation_layer, axes, layered
 from holistic.spec.naming import run_name
 from holistic.spec.protocol import PROTOCOL_DEFAULTS, check_protocol, default_protocol
-from holistic.spec.schema import describe_schema, runspec_schema, validate_value
+from holistic.spec.schema import describe_schema, retired_field, runspec_schema, validate_value
 from holistic.spec.source import DocPath, Location, Locations
 
 DEFAULT_MODEL = "embedded/smollm2-135m-instruct"
@@ -200,7 +200,8 @@ class _EntryExpander:
             if key not in props:
                 if not props:
                     raise self.error((*self.at, "args"), f"scenario {name!r} takes no arguments")
-                msg = unknown_argument("scenario", name, key, props)
+                retired = retired_field(key, props)
+                msg = f"argument {retired}" if retired else unknown_argument("scenario", name, key, props)
                 raise self.locations.key((*self.at, "args"), key).error(
                     msg, path=(*self.locations.display_path((*self.at, "args")), key)
                 )

@@ -8,7 +8,7 @@ keys get a "did you mean" from the valid ones).
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from functools import lru_cache
 from typing import Any
 
@@ -26,6 +26,12 @@ RETIRED_FIELDS: Mapping[str, str] = {"splits": "split_map"}
 """Field names earlier versions accepted -> the name that replaced them (a user file's ``splits``)."""
 RETIRED_VALUES: Mapping[str, Mapping[str, str]] = {"selection": {"fixed": "first"}}
 """Field -> values earlier versions accepted -> the value that replaced them."""
+
+
+def retired_field(key: str, allowed: Collection[str]) -> str | None:
+    """The message for a field name earlier versions accepted, when its new name is allowed here."""
+    new = RETIRED_FIELDS.get(key)
+    return f"{key!r} is no longer accepted: it is now named {new!r}" if new in allowed else None
 
 
 @lru_cache(maxsize=1)
@@ -94,8 +100,9 @@ def explain(
         key = bad[0] if bad else "?"
         msg = f"unknown field {key!r}"
         hint = did_you_mean(key, allowed)
-        if RETIRED_FIELDS.get(key) in allowed:
-            msg = f"field {key!r} is no longer accepted: it is now named {RETIRED_FIELDS[key]!r}"
+        retired = retired_field(key, allowed)
+        if retired:
+            msg = f"field {retired}"
         elif hint:
             msg += "; did you mean " + " or ".join(repr(h) for h in hint) + "?"
         else:

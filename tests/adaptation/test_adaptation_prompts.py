@@ -16,7 +16,7 @@ MMLU_LIKE = AdapterSpec(
     input_prefix="Question: ",
     output_prefix="Answer: ",
     max_train_instances=2,
-    selection="fixed",
+    selection="first",
     protocol="holistic",  # holistic's own prompt-format choices (chat for generation on chat models)
 )
 
@@ -259,7 +259,7 @@ def test_ranking_examples_alternate_relevant_and_irrelevant_passages() -> None:
         query("a", "capital of peru", "Lima is the capital of Peru.", "Peru grows potatoes."),
         query("b", "tallest mountain", "Everest is the tallest.", "Mountains are cold."),
     ]
-    spec = AdapterSpec(method="ranking_binary", max_train_instances=2, selection="fixed", protocol="holistic")
+    spec = AdapterSpec(method="ranking_binary", max_train_instances=2, selection="first", protocol="holistic")
     states = adapt(train, [query("q", "who", "He did.", "Nobody.", "test")], spec, PLAIN_MODEL, None, seed=0)
     assert states[0].request.prompt == (
         "Passage: Lima is the capital of Peru.\nQuery: capital of peru\nDoes the passage answer the query?\nAnswer: Yes\n"
