@@ -13,8 +13,8 @@
   ``haystack/`` is one family in several modules).
 
 A scenario is a frozen dataclass whose fields are its arguments (their JSON Schema is
-derived). Optional hooks, used without loading data: ``plan_facts(data_root,
-max_eval_instances) -> PlanFacts`` (what ``--plan`` may know) and the class method
-``default_adapter_for(args) -> AdapterDefaults`` (adapter defaults that depend on the args,
-e.g. the MMLU subject or the RAFT task in the instructions).
+derived). Optional hooks, asked of the scenario constructed from a run's arguments without
+loading data: ``plan_facts(data_root, max_eval_instances) -> PlanFacts`` (what ``--plan``
+may know) and ``adapter_defaults() -> AdapterDefaults`` (adapter defaults that depend on the
+args, e.g. the MMLU subject or the RAFT task in the instructions).
 """

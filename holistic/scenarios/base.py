@@ -12,7 +12,9 @@ arguments, and the JSON Schema they are validated against is derived from the fi
 :func:`~holistic.core.arguments.arg`). Checks of values that fit together go in
 ``__post_init__`` (raise :class:`~holistic.core.errors.ScenarioArgError` naming the argument):
 the spec compiler constructs the scenario, which loads nothing, so they are spec errors (and
-calls :meth:`BaseScenario.check_args` for checks that need more). The
+calls :meth:`BaseScenario.check_args` for checks that need more). Every other hook is asked of
+the scenario so constructed, so it reads its arguments (with their defaults) from its fields;
+none may load the dataset. The
 hooks that take ``args`` are class methods: they run while a spec is compiled, before any
 instance exists, and must not load the dataset.
 """
@@ -20,7 +22,6 @@ instance exists, and must not load the dataset.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
@@ -80,28 +81,24 @@ class BaseScenario(ABC):
         context fits; raise :class:`~holistic.core.errors.ScenarioArgError` naming the argument."""
         return None
 
-    @classmethod
-    def preflight(cls, args: Mapping[str, Any]) -> list[ArgProblem]:
-        """A cheap look at the data named by ``args`` (e.g. the first rows of a user file); the
+    def preflight(self) -> list[ArgProblem]:
+        """A cheap look at the data the arguments name (e.g. the first rows of a user file); the
         first problem becomes a spec error at that argument."""
         return []
 
-    @classmethod
-    def adapter_problem(cls, args: Mapping[str, Any], method: str) -> ArgProblem | None:
+    def adapter_problem(self, method: str) -> ArgProblem | None:
         """Why these arguments cannot be adapted by ``method`` (an error at that argument when
         the spec compiles), or ``None``."""
         return None
 
-    @classmethod
-    def judge_fields_for(cls, args: dict[str, Any]) -> tuple[str, ...] | None:
+    def judge_fields(self) -> tuple[str, ...] | None:
         """Metadata fields a judge template may use with these arguments (default:
         ``info.judge_fields``; ``None``: not known before the data is read)."""
-        return cls.info.judge_fields
+        return self.info.judge_fields
 
-    @classmethod
-    def default_adapter_for(cls, args: dict[str, Any]) -> AdapterDefaults:
+    def adapter_defaults(self) -> AdapterDefaults:
         """Recommended adapter fields for these arguments (default: ``info.default_adapter``)."""
-        return cls.info.default_adapter
+        return self.info.default_adapter
 
     @classmethod
     def args_schema(cls) -> dict[str, Any]:

@@ -33,7 +33,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from holistic.core.arguments import arg
 from holistic.core.errors import DataSourceError
@@ -146,10 +145,9 @@ class DisinformationScenario(FileScenario):
         check_choice(self.capability, CAPABILITIES, "disinformation capability")
         check_choice(self.topic, TOPICS, "disinformation topic")
 
-    @classmethod
-    def default_adapter_for(cls, args: dict[str, Any]) -> AdapterDefaults:
+    def adapter_defaults(self) -> AdapterDefaults:
         """HELM's adaptation for the chosen capability."""
-        return WEDGING_FORMAT if args.get("capability") == WEDGING else REITERATION_FORMAT
+        return WEDGING_FORMAT if self.capability == WEDGING else REITERATION_FORMAT
 
     def data_needs(self) -> DataNeeds:
         name = self.capability

@@ -23,7 +23,6 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
 
 from holistic.core.arguments import arg
 from holistic.core.errors import DataSourceError
@@ -117,9 +116,8 @@ class MATHScenario(BaseScenario):
         if self.chain_of_thought:
             object.__setattr__(self, "info", replace(type(self).info, main_metric="math_equiv_chain_of_thought"))
 
-    @classmethod
-    def default_adapter_for(cls, args: dict[str, Any]) -> AdapterDefaults:
-        return math_adapter(bool(args.get("chain_of_thought", False)))
+    def adapter_defaults(self) -> AdapterDefaults:
+        return math_adapter(self.chain_of_thought)
 
     def plan_facts(self, data_root: Path | None, max_eval_instances: int | None) -> PlanFacts:
         return PlanFacts(num_instances=5000 if self.subject == ALL else 700)

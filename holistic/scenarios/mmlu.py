@@ -16,7 +16,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
 
 from holistic.core.arguments import arg
 from holistic.core.errors import DataSourceError
@@ -146,15 +145,11 @@ class MMLUScenario(HubFallbackScenario):
             super().plan_facts(data_root, max_eval_instances), num_instances=sum(SUBJECT_SIZES[self.subject])
         )
 
-    @classmethod
-    def default_adapter_for(cls, args: dict[str, Any]) -> AdapterDefaults:
+    def adapter_defaults(self) -> AdapterDefaults:
         """Adapter defaults naming the subject in the instructions, as HELM's prompt does."""
-        subject = str(args.get("subject", ""))
-        if subject not in SUBJECT_SIZES:
-            return cls.info.default_adapter
-        topic = subject.replace("_", " ")
+        topic = self.subject.replace("_", " ")
         return {
-            **cls.info.default_adapter,
+            **self.info.default_adapter,
             "instructions": f"The following are multiple choice questions (with answers) about {topic}.",
         }
 

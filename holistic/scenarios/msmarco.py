@@ -328,12 +328,11 @@ class MSMARCOScenario(FileScenario):
         if self.source == HELM_SOURCE and not _HELM_MIN_TOPK <= num_candidates <= 1000:
             raise ValueError(f"num_candidates must be {_HELM_MIN_TOPK} to 1000 with source 'helm' (HELM's valid_topk)")
 
-    @classmethod
-    def default_adapter_for(cls, args: dict[str, Any]) -> AdapterDefaults:
+    def adapter_defaults(self) -> AdapterDefaults:
         """HELM's adapter; with ``source: authors`` four examples, alternately a relevant and a
         non-relevant passage (holistic's own pool has many passages per query)."""
-        adapter: AdapterDefaults = {**cls.info.default_adapter}
-        if args.get("source") == AUTHORS_SOURCE:
+        adapter: AdapterDefaults = {**type(self).info.default_adapter}
+        if self.source == AUTHORS_SOURCE:
             adapter["max_train_instances"] = 4
         return adapter
 

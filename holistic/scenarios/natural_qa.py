@@ -157,11 +157,10 @@ class NaturalQAScenario(FileScenario):
             hint="https://ai.google.com/research/NaturalQuestions/download (v1.0 dev shards)",
         )
 
-    @classmethod
-    def default_adapter_for(cls, args: dict[str, Any]) -> AdapterDefaults:
+    def adapter_defaults(self) -> AdapterDefaults:
         """HELM's: the question is cued ``Question: `` in closed book only."""
-        adapter: AdapterDefaults = {**cls.info.default_adapter}
-        if args.get("mode", "closedbook") != "closedbook":
+        adapter: AdapterDefaults = {**self.info.default_adapter}
+        if self.mode != "closedbook":
             adapter["input_prefix"] = ""
         return adapter
 

@@ -117,11 +117,10 @@ class RAFTScenario(HubFallbackScenario):
     def plan_facts(self, data_root: Path | None, max_eval_instances: int | None) -> PlanFacts:
         return replace(super().plan_facts(data_root, max_eval_instances), num_instances=_TRAIN_SIZE - self.num_train)
 
-    @classmethod
-    def default_adapter_for(cls, args: dict[str, Any]) -> AdapterDefaults:
+    def adapter_defaults(self) -> AdapterDefaults:
         """Adapter defaults for these args: the task's own instructions (without reading data)."""
-        text = TASK_INSTRUCTIONS.get(str(args.get("subset")))
-        return {**cls.info.default_adapter, **({"instructions": text} if text else {})}
+        text = TASK_INSTRUCTIONS.get(self.subset)
+        return {**self.info.default_adapter, **({"instructions": text} if text else {})}
 
     def data_needs(self) -> DataNeeds:
         return DataNeeds(

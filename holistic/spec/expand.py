@@ -39,6 +39,7 @@ from holistic.core.interfaces import ScenarioInfo
 from holistic.core.judges import JudgeSpec, VerdictRule, template_field_problem
 from holistic.core.specs import ADAPTER_FIELDS
 from holistic.core.types import AdapterSpec, ModelDeployment, PerturbationSpec, RunSpec, ScenarioSpec
+from holistic.scenarios.base import BaseScenario
 from holistic.spec.catalog import Catalog
 from holistic.spec.layers import NON_MULTIPLYING_FIELDS, Written, adaptation_layer, axes, layered
 from holistic.spec.naming import run_name
@@ -211,21 +212,24 @@ class _EntryExpander:
                 raise self.error(value.path, "an empty list here multiplies to no runs; give at least one value")
         return axes(written, multiplies=lambda key: not _declares_array(props.get(key)))
 
-    def check_args(self, name: str, combo: Mapping[str, Written]) -> None:
+    def check_args(self, name: str, combo: Mapping[str, Written]) -> BaseScenario:
         """The arguments against the scenario's derived schema, then the scenario's own checks of
-        values that fit together (its construction, which loads no data)."""
+        values that fit together (its construction, which loads no data): the scenario the
+        other hooks are asked of."""
         cls = self.catalog.scenario_class(name)
         values = {k: w.value for k, w in combo.items()}
         # Point errors at the value actually used (the list item when the arg multiplied).
         shifted = _ComboLocations(self.locations, combo, (*self.at, "args"))
         validate_value(values, cls.args_schema(), shifted, (*self.at, "args"), what=f"argument of scenario {name!r}")
         try:
-            cls(**values).check_args()
+            scenario = cls(**values)
+            scenario.check_args()
         except ScenarioArgError as exc:
             at = combo[exc.field].path if exc.field in combo else (*self.at, "args")
             raise self.error(at, str(exc)) from None
         except (TypeError, ValueError) as exc:
             raise self.error((*self.at, "args"), f"scenario {name!r}: {exc}") from None
+        return scenario
 
     def adaptation_axes(self) -> list[tuple[str, list[Written]]]:
         layer = dict(self.default_layer)
@@ -305,14 +309,14 @@ class _EntryExpander:
         """The protocol the run claims, where it was written (``None``: the scenario's default)."""
         return layered(self.entry, self.defaults, "protocol", self.at) or self.top_protocol
 
-    def judges(self, scenario: str, info: ScenarioInfo, args: Mapping[str, Written]) -> tuple[JudgeSpec, ...]:
+    def judges(self, scenario: str, info: ScenarioInfo, declared: Sequence[str] | None) -> tuple[JudgeSpec, ...]:
         """The run's judges (the entry's, else ``defaults``', else the spec's), each checked:
         the model is in the registry, the template refers only to what the scenario's
-        instances have, the verdict rule is valid."""
+        instances have (``declared``: their metadata fields, ``None`` if unknown), the verdict
+        rule is valid."""
         chosen = layered(self.entry, self.defaults, "judges", self.at) or self.top_judges
         if chosen is None:
             return ()
-        declared = self.catalog.scenario_class(scenario).judge_fields_for({k: w.value for k, w in args.items()})
         out: list[JudgeSpec] = []
         for i, item in enumerate(chosen.value):
             at = (*chosen.path, i)
@@ -427,15 +431,19 @@ class _EntryExpander:
         out: list[RunSpec] = []
         for arg_combo in itertools.product(*(values for _, values in arg_axes)):
             args = self._resolve_paths(scenario, dict(zip(arg_keys, arg_combo, strict=True)))
-            self.check_args(scenario, args)
-            self._preflight(scenario, args)
-            judges = self.judges(scenario, info, args)
+            made = self.check_args(scenario, args)
+            self._preflight(scenario, made, args)
+            judges = self.judges(scenario, info, made.judge_fields())
+            # The scenario's recommended adapter fields for these args (MMLU names the subject,
+            # RAFT its task; by default its info's default_adapter).
+            recommended: Mapping[str, Any] = dict(made.adapter_defaults())
             for adapt_combo in itertools.product(*(values for _, values in adapt_axes)):
                 user = dict(zip(adapt_keys, adapt_combo, strict=True))
-                recommended = self._scenario_defaults(scenario, info, args)
                 adapter = self._adapter(info, user, recommended, protocol)
                 self._check_adapter(scenario, adapter, user)
-                self._check_method_fits(scenario, args, adapter.method)
+                problem_of_method = made.adapter_problem(adapter.method)  # the scenario's own objection
+                if problem_of_method is not None:
+                    self._raise_at_arg(args, problem_of_method)
                 problem = check_protocol(adapter, user, recommended, info)
                 if problem is not None:
                     field, message = problem
@@ -475,25 +483,18 @@ class _EntryExpander:
         origin = f" (scenario {scenario!r} recommends this value)" if field in dict(self._info_adapter) else ""
         raise self.error((*self.at, "scenario"), f"adaptation.{field}: {problem.message}{origin}")
 
-    def _check_method_fits(self, scenario: str, args: Mapping[str, Written], method: str) -> None:
-        """The scenario's own objection to adapting these arguments by ``method``, at the argument."""
-        values = {k: w.value for k, w in args.items()}
-        problem = self.catalog.scenario_class(scenario).adapter_problem(values, method)
-        if problem is not None:
-            self._raise_at_arg(args, problem)
-
     def _raise_at_arg(self, args: Mapping[str, Written], problem: tuple[tuple[str | int, ...], str]) -> None:
         where, message = problem
         head = args.get(str(where[0])) if where else None
         path = (*head.path, *where[1:]) if head is not None else (*self.at, "args", *where)
         raise self.error(path, message)
 
-    def _preflight(self, scenario: str, args: Mapping[str, Written]) -> None:
-        """A scenario's own cheap look at its data (``preflight(args)``, e.g. the ``file``
+    def _preflight(self, scenario: str, made: BaseScenario, args: Mapping[str, Written]) -> None:
+        """A scenario's own cheap look at its data (``preflight()``, e.g. the ``file``
         scenario checking its field paths against the first rows): the first problem is an
         error at the argument it concerns."""
         try:
-            problems = self.catalog.scenario_class(scenario).preflight({k: w.value for k, w in args.items()})
+            problems = made.preflight()
         except (TypeError, ValueError) as exc:
             raise self.error((*self.at, "args"), f"scenario {scenario!r}: {exc}") from None
         if problems:
@@ -523,11 +524,6 @@ class _EntryExpander:
                     ]
                     out[key] = Written(items, written.path)
         return out
-
-    def _scenario_defaults(self, scenario: str, info: ScenarioInfo, args: Mapping[str, Written]) -> Mapping[str, Any]:
-        """The scenario's recommended adapter fields for these args: ``default_adapter_for(args)``
-        (MMLU names the subject, RAFT its task; by default ``info.default_adapter``)."""
-        return dict(self.catalog.scenario_class(scenario).default_adapter_for({k: w.value for k, w in args.items()}))
 
     def _adapter(
         self,

@@ -46,6 +46,7 @@ def test_the_schema_is_derived_from_the_fields() -> None:
 def test_the_derived_schema_checks_what_the_constructor_takes() -> None:
     schema = args_schema(_Example)
     jsonschema.validate({"subject": "anatomy", "fields": {"input": "q"}}, schema)
+    bad: dict[str, Any]
     for bad in ({"fields": {}}, {"subject": "law", "fields": {}}, {"subject": "anatomy", "fields": {}, "shots": -1}):
         with pytest.raises(jsonschema.ValidationError):
             jsonschema.validate(bad, schema)

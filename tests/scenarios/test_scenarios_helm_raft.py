@@ -44,7 +44,7 @@ def test_split_fields_and_instructions_are_helms(tmp_path: Path) -> None:
     assert len(test) == 40 and not {i.id for i in test} & {i.id for i in train}
     # HELM shows the authors' fields in the authors' order, without the paper link
     assert train[0].input == "Impact statement: Statement 0\nPaper title: Title 0"
-    instructions = RAFTScenario.default_adapter_for({"subset": "neurips_impact_statement_risks"})["instructions"]
+    instructions = RAFTScenario(subset="neurips_impact_statement_risks").adapter_defaults()["instructions"]
     assert instructions == task_instructions("neurips_impact_statement_risks")
     assert instructions.endswith(
         "\nPossible labels:\n1. doesn't mention a harmful application\n2. mentions a harmful application"

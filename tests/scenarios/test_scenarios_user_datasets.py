@@ -127,7 +127,8 @@ def test_multiple_choice_template_metadata_and_held_out_train(tmp_path: Path) ->
             assert [i.correct_references[0].output for i in got] == expected
     from holistic.scenarios.loading.user_file import FileDatasetScenario
 
-    assert FileDatasetScenario.default_adapter_for({"fields": {"choices": "opts"}})["method"] == "multiple_choice_joint"
+    scenario = FileDatasetScenario(path="qa.csv", fields={"input": "q", "choices": "opts", "label": "a"})
+    assert scenario.adapter_defaults()["method"] == "multiple_choice_joint"
 
 
 def test_errors_name_the_row_and_the_nearest_column(tmp_path: Path) -> None:

@@ -46,6 +46,7 @@ twin; also ``sample_unit``, with ``sample_stratum`` = task|length, for down-samp
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -112,8 +113,8 @@ class HaystackScenario(BaseScenario):
         tags=("long_context", "retrieval", "finance", "targeted"),
     )
 
-    tasks: tuple[str, ...] = arg(BUILTIN_TASKS, minItems=1)
-    lengths: tuple[int, ...] = arg(DEFAULT_LENGTHS, minItems=1, items={"type": "integer", "minimum": 64})
+    tasks: Sequence[str] = arg(BUILTIN_TASKS, minItems=1)
+    lengths: Sequence[int] = arg(DEFAULT_LENGTHS, minItems=1, items={"type": "integer", "minimum": 64})
     tokenizer: str | None = arg(None, type=["string", "null"])
     instruction_placement: str = arg("before", enum=PLACEMENTS)
     formatting: str = arg("plain", enum=FORMATTINGS)
@@ -121,7 +122,7 @@ class HaystackScenario(BaseScenario):
     num_queries: int = arg(20, minimum=1)
     min_needles: int = arg(1, minimum=1)
     max_needles: int = arg(10, minimum=1)
-    hard_negative_share: tuple[float, float] = arg(
+    hard_negative_share: Sequence[float] = arg(
         (0.1, 0.2), minItems=2, maxItems=2, items={"type": "number", "minimum": 0, "maximum": 0.8}
     )
     depth_bins: int = arg(4, minimum=1, maximum=20)

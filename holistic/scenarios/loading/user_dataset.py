@@ -89,20 +89,16 @@ class UserDatasetScenario(BaseScenario):
         """``rows`` with the computed columns added (what the field mapping then reads)."""
         return add_columns(rows, self.computed_columns)
 
-    @classmethod
-    def judge_fields_for(cls, args: dict[str, Any]) -> tuple[str, ...] | None:
+    def judge_fields(self) -> tuple[str, ...] | None:
         """The columns ``fields.metadata`` copies into every instance."""
-        fields = args.get("fields")
-        metadata = fields.get("metadata") if isinstance(fields, Mapping) else None
+        metadata = self.fields.get("metadata")
         return tuple(str(m) for m in metadata) if isinstance(metadata, list) else ()
 
-    @classmethod
-    def default_adapter_for(cls, args: Mapping[str, Any]) -> AdapterDefaults:
+    def adapter_defaults(self) -> AdapterDefaults:
         """Joint multiple choice when the mapping has choices; generation otherwise. Zero-shot
         when the data can have no in-context pool (no split field, no train file, no ``num_train``)."""
-        fields = args.get("fields") or {}
         adapter: AdapterDefaults = {**USER_DEFAULT_ADAPTER}
-        if isinstance(fields, Mapping) and "continuation" in fields:
+        if "continuation" in self.fields:
             # Partial scoring: the prompt is the choice's own context, the continuation follows it
             # after a space (lm-evaluation-harness's winogrande), with no prefixes around either.
             adapter.update(
@@ -114,18 +110,16 @@ class UserDatasetScenario(BaseScenario):
                     "output_suffix": "\n",
                 }
             )
-        elif isinstance(fields, Mapping) and "choices" in fields:
+        elif "choices" in self.fields:
             adapter.update({"method": "multiple_choice_joint", "output_prefix": "Answer: ", "max_tokens": 5})
-        if not cls.may_have_train_pool(args):
+        if not self.may_have_train_pool():
             adapter["max_train_instances"] = 0
         return adapter
 
-    @classmethod
-    def adapter_problem(cls, args: Mapping[str, Any], method: str) -> ArgProblem | None:
+    def adapter_problem(self, method: str) -> ArgProblem | None:
         """Partial scoring (``fields.continuation``) is scored choice by choice: any other
         method is an error at that field."""
-        fields = args.get("fields") or {}
-        if isinstance(fields, Mapping) and "continuation" in fields and method != PARTIAL_SCORING_METHOD:
+        if "continuation" in self.fields and method != PARTIAL_SCORING_METHOD:
             return (
                 ("fields", "continuation"),
                 f"partial scoring (fields.continuation) scores each choice's context by log-likelihood: it needs "
@@ -133,8 +127,6 @@ class UserDatasetScenario(BaseScenario):
             )
         return None
 
-    @classmethod
-    def may_have_train_pool(cls, args: Mapping[str, Any]) -> bool:
+    def may_have_train_pool(self) -> bool:
         """Whether these arguments can give in-context examples (a split field may hold train rows)."""
-        fields = args.get("fields") or {}
-        return bool(args.get("num_train")) or (isinstance(fields, Mapping) and "split" in fields)
+        return bool(self.num_train) or "split" in self.fields

@@ -123,20 +123,14 @@ class FileDatasetScenario(UserDatasetScenario):
                 )
         raise DataSourceError(f"dataset file {path!r} not found; looked in: " + ", ".join(str(p) for p in tried))
 
-    @classmethod
-    def may_have_train_pool(cls, args: Mapping[str, Any]) -> bool:
-        path = args.get("path")
-        files_give_train = isinstance(path, Mapping) and any(
-            SPLIT_ALIASES.get(str(k).lower()) == TRAIN_SPLIT for k in path
-        )
-        return files_give_train or super().may_have_train_pool(args)
+    def may_have_train_pool(self) -> bool:
+        return TRAIN_SPLIT in self.paths or super().may_have_train_pool()
 
-    @classmethod
-    def preflight(cls, args: Mapping[str, Any]) -> list[tuple[tuple[str | int, ...], str]]:
+    def preflight(self) -> list[tuple[tuple[str | int, ...], str]]:
         """Problems found by reading the first rows of each file that can be found now
         (``(argument path, message)``): field paths that do not fit, a template that
         does not render. Files not found yet (a data mirror given at run time) are skipped."""
-        scenario = cls(**args)
+        scenario = self
         problems: list[tuple[tuple[str | int, ...], str]] = []
         for split, path in scenario.paths.items():
             located = _find_now(path)
@@ -145,7 +139,7 @@ class FileDatasetScenario(UserDatasetScenario):
             try:
                 rows = scenario.read_split(split, located, _find_now, limit=_PREFLIGHT_ROWS)
             except DataSourceError as exc:
-                problems.append((("path",) if split is None else ("path", _split_key(args, split)), str(exc)))
+                problems.append((("path",) if split is None else ("path", _split_key(self.path, split)), str(exc)))
                 continue
             for row in rows:
                 for key, _, message in scenario.mapping.check(row.values):
@@ -194,8 +188,7 @@ def _find_now(path: str) -> Path | None:
     return next((p for p in places if p.is_file()), None)
 
 
-def _split_key(args: Mapping[str, Any], split: str) -> str:
-    paths = args.get("path")
+def _split_key(paths: str | Mapping[str, str], split: str) -> str:
     if isinstance(paths, Mapping):
         for key in paths:
             if SPLIT_ALIASES.get(str(key).lower()) == split:

@@ -21,7 +21,6 @@ from __future__ import annotations
 import importlib.util
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
-from typing import Any
 
 from holistic.core.arguments import arg
 from holistic.core.errors import DataSourceError
@@ -55,12 +54,12 @@ class HuggingFaceDatasetScenario(UserDatasetScenario):
             if str(split).lower() not in SPLIT_ALIASES:
                 raise ValueError(f"dataset_splits: {name!r} maps to {split!r}; use train, valid or test")
 
-    @classmethod
-    def may_have_train_pool(cls, args: Mapping[str, Any]) -> bool:
-        splits = args.get("dataset_splits") or _DEFAULT_SPLITS
-        return any(
-            str(v).lower() in ("train", "dev", "few_shot", "fewshot") for v in splits.values()
-        ) or super().may_have_train_pool(args)
+    def may_have_train_pool(self) -> bool:
+        splits = self.dataset_splits.values()
+        return (
+            any(str(v).lower() in ("train", "dev", "few_shot", "fewshot") for v in splits)
+            or super().may_have_train_pool()
+        )
 
     def get_instances(self, ctx: ScenarioContext) -> list[Instance]:
         if importlib.util.find_spec("datasets") is None:
