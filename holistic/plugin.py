@@ -3,8 +3,10 @@
 A plugin adds scenarios, metrics, perturbations or model providers without touching holistic.
 Import from here only: the modules behind these names are private and may move.
 
-Register with the decorators below (the module is then loaded with ``helm-run --plugins
-MODULE|PATH``), or, for an installed package, with entry points in the groups
+Register with the decorators below, which read the name the class declares (a scenario's
+``info.name``, a metric's or perturbation's ``name``; a provider's is given to
+``@register_provider``); the module is then loaded with ``helm-run --plugins MODULE|PATH``.
+An installed package declares entry points instead, in the groups
 ``holistic.scenarios``, ``holistic.metrics``, ``holistic.perturbations`` and ``holistic.models``
 (``name = "package.module:Class"``; a provider's entry point names its :class:`Provider` subclass).
 ``CONTRIBUTING.md`` walks through one complete example of each.
