@@ -14,9 +14,7 @@ arguments, and the JSON Schema they are validated against is derived from the fi
 the spec compiler constructs the scenario, which loads nothing, so they are spec errors (and
 calls :meth:`BaseScenario.check_args` for checks that need more). Every other hook is asked of
 the scenario so constructed, so it reads its arguments (with their defaults) from its fields;
-none may load the dataset. The
-hooks that take ``args`` are class methods: they run while a spec is compiled, before any
-instance exists, and must not load the dataset.
+none may load the dataset (they run while a spec is compiled or planned).
 """
 
 from __future__ import annotations
