@@ -206,8 +206,9 @@ ADAPTER_FIELDS: tuple[str, ...] = tuple(f.name for f in fields(AdapterSpec))
 
 
 class AdapterDefaults(TypedDict, total=False):
-    """The :class:`AdapterSpec` fields a scenario recommends (``ScenarioInfo.default_adapter``),
-    each typed as the field is, so a misspelt key or a wrong value type is a type error."""
+    """The :class:`AdapterSpec` options (:data:`ADAPTER_FIELDS`) a scenario recommends
+    (``ScenarioInfo.default_adapter``), each typed as the field is, so a misspelt key or a wrong
+    value type is a type error."""
 
     method: AdaptationMethod
     instructions: str

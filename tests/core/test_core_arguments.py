@@ -11,6 +11,7 @@ import jsonschema
 import pytest
 
 from holistic.core.arguments import arg, args_schema, unknown_argument
+from holistic.core.specs import ADAPTER_FIELDS
 from holistic.core.types import AdapterDefaults, AdapterSpec
 
 NESTED = {"type": "object", "properties": {"input": {"type": "string"}}, "additionalProperties": False}
@@ -65,8 +66,9 @@ def test_an_unknown_argument_names_the_nearest() -> None:
     )
 
 
-def test_adapter_defaults_has_exactly_adapter_specs_fields_and_types() -> None:
+def test_adapter_defaults_has_exactly_adapter_specs_options_and_types() -> None:
     declared = get_type_hints(AdapterDefaults)
     spec = get_type_hints(AdapterSpec)
-    assert list(declared) == [f.name for f in fields(AdapterSpec)]
+    assert list(declared) == list(ADAPTER_FIELDS)  # every option a spec may write, in order
+    assert set(ADAPTER_FIELDS) <= {f.name for f in fields(AdapterSpec)}
     assert {name: spec[name] for name in declared} == declared
