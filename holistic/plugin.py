@@ -3,8 +3,10 @@
 A plugin adds scenarios, metrics, perturbations or model providers without touching holistic.
 Import from here only: the modules behind these names are private and may move.
 
-Register with the decorators below (the module is then loaded with ``helm-run --plugins
-MODULE|PATH``), or, for an installed package, with entry points in the groups
+Register with the decorators below, which read the name the class declares (a scenario's
+``info.name``, a metric's or perturbation's ``name``; a provider's is given to
+``@register_provider``); the module is then loaded with ``helm-run --plugins MODULE|PATH``.
+An installed package declares entry points instead, in the groups
 ``holistic.scenarios``, ``holistic.metrics``, ``holistic.perturbations`` and ``holistic.models``
 (``name = "package.module:Class"``; a provider's entry point names its :class:`Provider` subclass).
 ``CONTRIBUTING.md`` walks through one complete example of each.
@@ -13,8 +15,9 @@ MODULE|PATH``), or, for an installed package, with entry points in the groups
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TypeVar, cast
+from typing import TypeVar
 
+from holistic.core.arguments import arg
 from holistic.core.errors import ModelError, ScenarioArgError
 from holistic.core.interfaces import (
     METRIC_CATEGORIES,
@@ -26,11 +29,13 @@ from holistic.core.interfaces import (
     ScenarioInfo,
     Tokenizer,
 )
+from holistic.core.registry import RegistrationError
 from holistic.core.types import (
     CORRECT_TAG,
     TEST_SPLIT,
     TRAIN_SPLIT,
     VALID_SPLIT,
+    AdapterDefaults,
     AdapterSpec,
     Completion,
     Instance,
@@ -52,9 +57,10 @@ from holistic.metrics.base import EVERY_TASK, BaseMetric, info, infos
 from holistic.metrics.registry import METRICS
 from holistic.metrics.states import group_units, metric_name, outputs, reference_texts, scorable_units, succeeded
 from holistic.metrics.text import normalize_quasi
-from holistic.models.provider import ClientFactory, Provider, declared_provider
+from holistic.models.base_client import BaseClient
+from holistic.models.provider import ClientFactory, Provider
 from holistic.models.registry import PROVIDERS
-from holistic.models.tokens import API_TOKENS, GgufModel, OwnTokenizer, TokenCounting
+from holistic.models.tokens import GgufModel, OwnTokenizer, TokenCounting
 from holistic.perturbations.base import (
     FAIRNESS,
     ROBUSTNESS,
@@ -64,7 +70,7 @@ from holistic.perturbations.base import (
     check_probability,
 )
 from holistic.perturbations.registry import PERTURBATIONS
-from holistic.scenarios.base import BaseScenario
+from holistic.scenarios.base import BaseScenario, PlanFacts
 from holistic.scenarios.loading.common import FileScenario
 from holistic.scenarios.loading.sources import DataFile, DataNeeds, Download, ResolvedData
 from holistic.scenarios.registry import SCENARIOS
@@ -72,60 +78,39 @@ from holistic.scenarios.registry import SCENARIOS
 ScenarioT = TypeVar("ScenarioT", bound=type[BaseScenario])
 MetricT = TypeVar("MetricT", bound=type[BaseMetric])
 PerturbationT = TypeVar("PerturbationT", bound=type[BasePerturbation])
-ProviderT = TypeVar("ProviderT", bound=Callable[..., object])
-"""A :class:`Provider` subclass, or (the earlier form) a client factory."""
+ProviderT = TypeVar("ProviderT", bound=type[Provider])
 
 
-def register_scenario(name: str) -> Callable[[ScenarioT], ScenarioT]:
-    """Class decorator: the scenario a run spec names ``name`` (``scenario: name``)."""
-
-    def decorator(cls: ScenarioT) -> ScenarioT:
-        SCENARIOS.add(name, cls)
-        return cls
-
-    return decorator
+def register_scenario(cls: ScenarioT) -> ScenarioT:
+    """Class decorator: the scenario a run spec names ``cls.info.name`` (``scenario: name``)."""
+    SCENARIOS.add_declared(cls, "register_scenario")
+    return cls
 
 
-def register_metric(name: str) -> Callable[[MetricT], MetricT]:
-    """Class decorator: the metric a run spec names ``name`` (``metrics: [name]``; its category
-    also selects it)."""
-
-    def decorator(cls: MetricT) -> MetricT:
-        METRICS.add(name, cls)
-        return cls
-
-    return decorator
+def register_metric(cls: MetricT) -> MetricT:
+    """Class decorator: the metric a run spec names ``cls.name`` (``metrics: [name]``; its
+    category also selects it)."""
+    METRICS.add_declared(cls, "register_metric")
+    return cls
 
 
-def register_perturbation(name: str) -> Callable[[PerturbationT], PerturbationT]:
-    """Class decorator: the perturbation a run spec names ``name`` (``perturbations: [name]``)."""
-
-    def decorator(cls: PerturbationT) -> PerturbationT:
-        PERTURBATIONS.add(name, cls)
-        return cls
-
-    return decorator
+def register_perturbation(cls: PerturbationT) -> PerturbationT:
+    """Class decorator: the perturbation a run spec names ``cls.name`` (``perturbations: [name]``)."""
+    PERTURBATIONS.add_declared(cls, "register_perturbation")
+    return cls
 
 
-def register_provider(name: str, *, tokens: TokenCounting | None = None) -> Callable[[ProviderT], ProviderT]:
+def register_provider(name: str) -> Callable[[ProviderT], ProviderT]:
     """Class decorator: the :class:`Provider` of the models whose ``provider:`` is ``name`` in a
-    models file (its class attributes declare its facts, its ``create_client`` builds clients).
-
-    A plain client factory ``(ModelDeployment) -> Client`` is accepted too (the form of earlier
-    versions): it becomes a remote provider whose models count tokens with ``tokens`` (e.g.
-    ``OwnTokenizer(lambda deployment: MyTokenizer())``), else by the registry entry's
-    ``tokenizer`` field."""
+    models file (its class attributes declare its facts, its ``create_client`` builds clients)."""
 
     def decorator(obj: ProviderT) -> ProviderT:
-        if isinstance(obj, type) and issubclass(obj, Provider):
-            if tokens is not None:
-                raise TypeError(f"provider {name!r}: declare tokens as the class's `tokens` attribute")
-            PROVIDERS.add(name, obj)
-        else:
-            PROVIDERS.add(
-                name,
-                declared_provider(name, cast(ClientFactory, obj), tokens=tokens if tokens is not None else API_TOKENS),
+        if not (isinstance(obj, type) and issubclass(obj, Provider)):
+            raise RegistrationError(
+                f"provider {name!r}: register_provider takes a Provider subclass, got {obj!r}; a bare client "
+                "factory is no longer accepted: subclass Provider and return the client from create_client"
             )
+        PROVIDERS.add(name, obj)
         return obj
 
     return decorator
@@ -140,7 +125,9 @@ __all__ = [
     "TEST_SPLIT",
     "TRAIN_SPLIT",
     "VALID_SPLIT",
+    "AdapterDefaults",
     "AdapterSpec",
+    "BaseClient",
     "BaseMetric",
     "BasePerturbation",
     "BaseScenario",
@@ -164,9 +151,11 @@ __all__ = [
     "PerInstanceStat",
     "PerturbRandom",
     "PerturbationDescription",
+    "PlanFacts",
     "PromptFormat",
     "Provider",
     "Reference",
+    "RegistrationError",
     "Request",
     "RequestResult",
     "RequestRole",
@@ -180,6 +169,7 @@ __all__ = [
     "Token",
     "TokenCounting",
     "Tokenizer",
+    "arg",
     "check_probability",
     "group_units",
     "info",

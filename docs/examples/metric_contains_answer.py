@@ -24,11 +24,11 @@ from holistic.plugin import (
 CONTAINS_ANSWER = "contains_answer"
 
 
-@register_metric("contains_answer")
+@register_metric
 class ContainsAnswer(BaseMetric):
     """1 when a correct reference occurs in the output (after HELM's quasi-exact normalisation)."""
 
-    name = "contains_answer"
+    name = CONTAINS_ANSWER  # what a spec's `metrics:` names; here also its one value's name
     category = "accuracy"
     INFOS = (
         info(

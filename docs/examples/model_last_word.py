@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import time
 from collections.abc import Sequence
-from typing import Any
 
 from holistic.plugin import (
+    BaseClient,
     Completion,
     Message,
     ModelDeployment,
@@ -50,18 +50,17 @@ class WordTokenizer:
         return "\n".join(f"{m.role}: {m.content}" for m in messages)
 
 
-class LastWordClient:
-    """Answers every generation request with the prompt's last word; cannot score text."""
+class LastWordClient(BaseClient):
+    """Answers every generation request with the prompt's last word; cannot score text.
 
-    request_batch_size = 32  # requests per process() call unless --batch-size says otherwise
+    ``BaseClient`` gives every member of the client protocol but ``process`` a default (32
+    requests per batch, nothing kept between runs, nothing to count or close)."""
+
+    engine_name = "last_word-1"  # part of the request cache key: change it when the answers change
 
     def __init__(self, deployment: ModelDeployment) -> None:
-        self.deployment = deployment
+        super().__init__(deployment)
         self._tokenizer = WordTokenizer()
-
-    def identity(self) -> dict[str, Any]:
-        # Everything that changes the answers: part of the request cache key.
-        return {**self.deployment.identity(), "engine": "last_word-1"}
 
     def tokenizer(self) -> WordTokenizer:
         return self._tokenizer
@@ -88,15 +87,6 @@ class LastWordClient:
                 )
             )
         return results
-
-    def begin_run(self) -> None:
-        pass  # no state kept between runs
-
-    def usage(self) -> dict[str, int]:
-        return {}  # no engine counters
-
-    def close(self) -> None:
-        pass
 
 
 @register_provider("last_word")

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from holistic.plugin import ROBUSTNESS, PerturbRandom, TextPerturbation, check_probability, register_perturbation
 
 
-@register_perturbation("shout")
+@register_perturbation
 @dataclass(frozen=True)
 class Shout(TextPerturbation):
     """Upper-case the input; with ``prob`` < 1, each word only with that probability."""

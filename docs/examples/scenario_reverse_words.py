@@ -8,7 +8,8 @@ with ``scenario: reverse_words``.
 from __future__ import annotations
 
 import random
-from typing import Any
+from dataclasses import dataclass
+from pathlib import Path
 
 from holistic.plugin import (
     CORRECT_TAG,
@@ -16,17 +17,20 @@ from holistic.plugin import (
     TRAIN_SPLIT,
     BaseScenario,
     Instance,
+    PlanFacts,
     Reference,
     ScenarioArgError,
     ScenarioContext,
     ScenarioInfo,
+    arg,
     register_scenario,
 )
 
 WORDS = ("apple", "river", "stone", "cloud", "lemon", "tiger", "piano", "honey", "ocean", "maple", "chair", "light")
 
 
-@register_scenario("reverse_words")
+@register_scenario
+@dataclass(frozen=True, kw_only=True)
 class ReverseWordsScenario(BaseScenario):
     """Spell a word backwards: ``apple`` -> ``elppa``."""
 
@@ -42,31 +46,19 @@ class ReverseWordsScenario(BaseScenario):
         },
         main_metric="exact_match",
         metric_categories=("accuracy", "efficiency"),
-        args_schema={
-            "type": "object",
-            "properties": {
-                "num_train": {"type": "integer", "minimum": 0, "default": 4},
-                "num_test": {"type": "integer", "minimum": 1, "default": 8},
-            },
-            "additionalProperties": False,
-        },
     )
-    # The instances come from the arguments alone, so --plan builds every prompt exactly.
-    plan_builds_prompts = True
+    # The arguments (a spec's `args`): their JSON schema is derived from these fields.
+    num_train: int = arg(4, minimum=0, description="In-context examples to draw from.")
+    num_test: int = arg(8, minimum=1, description="Words to spell backwards.")
 
-    def __init__(self, num_train: int = 4, num_test: int = 8) -> None:
-        self.num_train = num_train
-        self.num_test = num_test
-
-    @classmethod
-    def check_args(cls, args: dict[str, Any]) -> None:
-        # A check the JSON schema cannot express: the two splits share one word list.
-        if args.get("num_train", 4) + args.get("num_test", 8) > len(WORDS):
+    def __post_init__(self) -> None:
+        # A check the schema cannot express: the two splits share one word list.
+        if self.num_train + self.num_test > len(WORDS):
             raise ScenarioArgError("num_test", f"num_train + num_test must be at most {len(WORDS)} (the word list)")
 
-    @classmethod
-    def estimate_num_instances(cls, args: dict[str, Any]) -> int | None:
-        return int(args.get("num_test", 8))
+    def plan_facts(self, data_root: Path | None, max_eval_instances: int | None) -> PlanFacts:
+        # The instances come from the arguments alone, so --plan builds every prompt exactly.
+        return PlanFacts(num_instances=self.num_test, builds_prompts=True)
 
     def get_instances(self, ctx: ScenarioContext) -> list[Instance]:
         words = list(WORDS)

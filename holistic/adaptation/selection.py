@@ -10,7 +10,7 @@
   label per turn, until ``max_train_instances`` are taken. Instances without a correct
   reference only fill what the labelled ones cannot. A 120 Yes / 80 No pool therefore
   always gives 3 Yes and 2 No for five shots.
-- ``first`` (lm-evaluation-harness's ``first_n``; ``fixed`` is its older name): the
+- ``first`` (lm-evaluation-harness's ``first_n``): the
   first ``max_train_instances`` instances of the pool, in the pool's order, the same
   for every evaluated instance.
 - ``mmr`` (LLMeBench's): per evaluated instance, maximal marginal relevance over
@@ -127,7 +127,7 @@ def select_examples(
         if embedder is None:
             embedder, _ = choose_embedder([t.input for t in train])
         return ExampleSelection(per_instance=mmr_examples(train, eval_instances, spec, embedder))
-    if spec.selection in ("first", "fixed"):
+    if spec.selection == "first":
         fixed = tuple(train[: spec.max_train_instances])
         return ExampleSelection(per_trial={t: fixed for t in range(trials)})
     return ExampleSelection(per_trial={t: helm_examples(train, spec, seed=seed, trial=t) for t in range(trials)})

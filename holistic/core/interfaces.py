@@ -20,6 +20,7 @@ from typing import Any, Protocol, runtime_checkable
 
 from holistic.core.judges import JudgeDefault
 from holistic.core.types import (
+    AdapterDefaults,
     Message,
     ModelDeployment,
     PerInstanceStat,
@@ -111,7 +112,7 @@ class ScenarioInfo:
     """``classification``, ``multiple_choice``, ``qa``, ``generation``, ``summarization``,
     ``language_modeling``, ``ranking``, ``reasoning``, ``long_context``,
     ``instruction_following`` (no references: the instructions are checked by program)."""
-    default_adapter: Mapping[str, Any] = field(default_factory=dict)
+    default_adapter: AdapterDefaults = field(default_factory=lambda: AdapterDefaults())
     """AdapterSpec field overrides the scenario recommends (HELM's defaults)."""
     main_metric: str = "exact_match"
     metric_categories: tuple[str, ...] = ("accuracy", "efficiency")
@@ -128,8 +129,6 @@ class ScenarioInfo:
     default perturbations a run does not get: they are measured only on a run that names its
     perturbations (``perturbations:``). Each with the reason, which the coverage table shows for
     a run without them (HELM's core runs of CNN/DailyMail and XSum are unperturbed)."""
-    args_schema: Mapping[str, Any] = field(default_factory=dict)
-    """JSON Schema (object) of the scenario's arguments."""
     tags: tuple[str, ...] = ()
     breakdowns: tuple[str, ...] = ()
     """Instance metadata keys whose values each get their own statistics too (sub-split

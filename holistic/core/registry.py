@@ -9,7 +9,10 @@ on first lookup and imported only when their name is asked for. Code that is not
 
 When a registry has a ``base`` class, every object it hands out is checked to subclass it,
 so the extension's optional hooks (declared on the base with defaults) can be called
-directly; a plugin that does not subclass it is a clear error naming it.
+directly; a plugin that does not subclass it is a clear error naming it. An extension states
+its name once, in its class (a scenario's ``info.name``, a metric's or a perturbation's
+``name``): the decorators read it there, and a table's or an entry point's key (an index for
+importing lazily) is checked to be that name when the class is imported.
 """
 
 from __future__ import annotations
@@ -51,10 +54,12 @@ class Registry(Generic[T]):
     """
 
     @classmethod
-    def of_extensions(cls, kind: str, base: type, builtins: Mapping[str, str]) -> Registry[T]:
+    def of_extensions(
+        cls, kind: str, base: type, builtins: Mapping[str, str], name_of: Callable[[Any], str | None] | None = None
+    ) -> Registry[T]:
         """The registry of one extension kind: its built-ins, the entry-point group
-        ``holistic.<kind>s`` and its base class."""
-        return cls(kind, group=f"holistic.{kind}s", builtins=builtins, base=base)
+        ``holistic.<kind>s``, its base class and where a class states its name."""
+        return cls(kind, group=f"holistic.{kind}s", builtins=builtins, base=base, name_of=name_of)
 
     def __init__(
         self,
@@ -63,8 +68,11 @@ class Registry(Generic[T]):
         *,
         builtins: Mapping[str, str] | None = None,
         base: type | None = None,
+        name_of: Callable[[Any], str | None] | None = None,
     ) -> None:
+        """``name_of``: the name an object declares for itself (checked against its key)."""
         self.kind = kind
+        self.name_of = name_of
         self.group = group
         self.base = base
         self._items: dict[str, T] = {}
@@ -96,6 +104,21 @@ class Registry(Generic[T]):
         self._items[name] = self._check(name, obj, origin)
         self._lazy.pop(name, None)
 
+    def add_declared(self, obj: T, decorator: str) -> T:
+        """Register a class under the name it declares (``name_of``): what ``@decorator`` does.
+        Anything but a class of the base, or a class declaring no name, is a clear error."""
+        if not isinstance(obj, type):
+            raise RegistrationError(
+                f"@{decorator} takes the class itself, not {obj!r}: the name is the one the class declares "
+                f"(write @{decorator}, not @{decorator}(...))"
+            )
+        self._check(obj.__qualname__, obj, obj.__module__)
+        name = self.name_of(obj) if self.name_of is not None else None
+        if not isinstance(name, str) or not name:
+            raise RegistrationError(f"{self.kind} {obj.__module__}.{obj.__qualname__} declares no name")
+        self.add(name, cast(T, obj))
+        return obj
+
     def _load_entry_points(self) -> None:
         if self._loaded_entry_points:
             return
@@ -113,7 +136,18 @@ class Registry(Generic[T]):
         # Importing the module may have registered it already (a module that also uses the decorator).
         if name not in self._items:
             self._items[name] = self._check(name, obj, target)
+            self._check_name(name, obj, target)
         self._lazy.pop(name, None)
+
+    def _check_name(self, name: str, obj: object, origin: str) -> None:
+        """A table's or an entry point's key is the name the class declares (what the
+        decorators register it under)."""
+        declared = self.name_of(obj) if self.name_of is not None else name
+        if declared != name:
+            raise RegistrationError(
+                f"{self.kind} {name!r} ({origin}) declares the name {declared!r}: an entry point's or a table's "
+                "name must be the one the class declares"
+            )
 
     def pending(self, name: str) -> str | None:
         """The ``"module:attribute"`` a name is declared with while it is not imported yet."""

@@ -10,7 +10,7 @@ import functools
 from collections.abc import Mapping
 from dataclasses import dataclass, fields, replace
 from enum import StrEnum
-from typing import Any, Literal, Self, get_args
+from typing import Any, Literal, Self, TypedDict, get_args
 
 from holistic.core.hashing import canonical_json, short_hash
 from holistic.core.judges import JudgeSpec
@@ -38,7 +38,7 @@ InstructionPlacement = Literal["before", "after"]
 INSTRUCTION_PLACEMENTS: tuple[str, ...] = get_args(InstructionPlacement)
 ChatExamples = Literal["multi_turn", "single_turn"]
 CHAT_EXAMPLES: tuple[str, ...] = get_args(ChatExamples)
-Selection = Literal["helm", "first", "fixed", "mmr"]
+Selection = Literal["helm", "first", "mmr"]
 SELECTIONS: tuple[str, ...] = get_args(Selection)
 SEEDED_SELECTION: Selection = "helm"
 """The ``selection`` that draws seeded, class-balanced examples (HELM's), per eval instance."""
@@ -171,8 +171,7 @@ class AdapterSpec:
 
     selection: Selection = "helm"
     """In-context example selection: ``helm`` (seeded, class-balanced), ``first`` (the
-    pool's first k in the pool's order: lm-evaluation-harness's ``first_n``; ``fixed`` is
-    its older name) or ``mmr`` (maximal marginal relevance over sentence embeddings)."""
+    pool's first k in the pool's order: lm-evaluation-harness's ``first_n``) or ``mmr`` (maximal marginal relevance over sentence embeddings)."""
 
     mmr_lambda: float = 0.5
     """Relevance/diversity trade-off for ``mmr`` (1.0 = relevance only)."""
@@ -265,6 +264,48 @@ class AdapterSpec:
 
 ADAPTER_FIELDS: tuple[str, ...] = tuple(f.name for f in fields(AdapterSpec) if f.name != "behaviour")
 """AdapterSpec's options (the fields a spec may write, ``protocol`` included), in declaration order."""
+
+
+class AdapterDefaults(TypedDict, total=False):
+    """The :class:`AdapterSpec` options (:data:`ADAPTER_FIELDS`) a scenario recommends
+    (``ScenarioInfo.default_adapter``), each typed as the field is, so a misspelt key or a wrong
+    value type is a type error."""
+
+    method: AdaptationMethod
+    instructions: str
+    instruction_placement: InstructionPlacement
+    global_prefix: str
+    global_suffix: str
+    input_prefix: str
+    input_suffix: str
+    reference_prefix: str
+    reference_suffix: str
+    output_prefix: str
+    output_suffix: str
+    instance_prefix: str
+    template: str | None
+    prompt_format: PromptFormat
+    chat_examples: ChatExamples
+    max_train_instances: int
+    num_train_trials: int
+    selection: Selection
+    mmr_lambda: float
+    max_eval_instances: int | None
+    eval_instances: EvalInstances
+    protocol: ProtocolName
+    eval_sampling: EvalSampling
+    answer_parsing: AnswerParsing
+    num_outputs: int
+    temperature: float
+    max_tokens: int
+    stop_sequences: tuple[str, ...]
+    length_normalization: LengthNormalization
+    truncation_side: TruncationSide
+    post_processing: tuple[str, ...]
+    top_k_logprobs: int
+    language_modeling_window: int
+    language_modeling_context: int
+    seed: int
 
 
 @dataclass(frozen=True)

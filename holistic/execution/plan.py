@@ -23,11 +23,12 @@ from holistic.execution.prompt_sizes import PromptCount, plan_prompt_tokens
 from holistic.execution.rates import Estimate, Rates, estimate, format_seconds
 from holistic.metrics.registry import select_metrics
 from holistic.models.registry import ModelRegistry, runs_in_process
+from holistic.scenarios.base import PlanFacts
 from holistic.spec.catalog import Catalog
 from holistic.spec.compiler import CompiledSuite
 from holistic.spec.conformance import Conformance, conformance
 from holistic.spec.coverage import CoverageCell, RunCoverage, coverage_table, run_coverage
-from holistic.spec.estimates import RunSize, estimate_run
+from holistic.spec.estimates import RunSize, estimate_run, plan_facts
 
 
 @dataclass(frozen=True)
@@ -131,9 +132,9 @@ def make_plan(
 
     ``model_registry`` defaults to the built-ins plus ``compiled.models_file``;
     ``max_eval_instances_override`` caps every run's eval instances (as ``helm-run
-    --max-eval-instances`` does). Scenarios with a ``data_notes(args, data_root)``
-    class method (BLiMP, BBQ) add notes on which of their files ``data_root`` (else
-    ``$HOLISTIC_DATA_ROOT``) lacks; only file names are checked. ``rates`` (this
+    --max-eval-instances`` does). A scenario's :class:`~holistic.scenarios.base.PlanFacts`
+    may add notes, e.g. on which of its files ``data_root`` (else ``$HOLISTIC_DATA_ROOT``)
+    lacks (BLiMP, BBQ; only file names are checked). ``rates`` (this
     machine's measured speeds, :mod:`holistic.execution.rates`) gives each run a time
     estimate; ``concurrency`` is ``-j`` for API models.
     """
@@ -148,10 +149,11 @@ def make_plan(
         cls = catalog.scenario_class(run.scenario.name)
         info = catalog.scenario_info(run.scenario.name)
         deployment = catalog.model(run.model)
+        cap = max_eval_instances_override if max_eval_instances_override is not None else run.adapter.max_eval_instances
+        facts = plan_facts(cls, run.scenario.args_dict, data_root, cap)
         size = estimate_run(
-            cls,
+            facts,
             info,
-            run.scenario.args_dict,
             run.adapter,
             deployment,
             len(run.perturbations),
@@ -160,22 +162,18 @@ def make_plan(
         )
         built = None
         if built_requests < PLAN_BUILD_REQUESTS:  # past it, a typical prompt: a huge plan still prints promptly
-            built = _prompt_tokens(run, deployment, max_eval_instances_override, data_root)
+            built = _prompt_tokens(run, facts, deployment, max_eval_instances_override, data_root)
             built_requests += size.requests or 0
         if built is not None:
             source = "sampled" if built.sampled else "exact" if built.exact else "prompts"
             size = replace(size, prompt_tokens=built.tokens, prompt_tokens_source=source)
-        cap = max_eval_instances_override if max_eval_instances_override is not None else run.adapter.max_eval_instances
         verdict = conformance(run)
-        note = cls.plan_note(run.scenario.args_dict, cap)  # a scenario's own words on its cells
-        if note and note not in notes:
-            notes.append(note)
         rows.append(_plan_row(run, deployment, size, verdict, rates, concurrency))
         for deviation in verdict.deviations:
             warning = f"warning: protocol 'helm' with a named deviation: {deviation}"
             if warning not in notes:
                 notes.append(warning)
-        notes.extend(n for n in cls.data_notes(run.scenario.args_dict, data_root) if n not in notes)
+        notes.extend(n for n in facts.notes if n not in notes)  # a scenario's own words on its runs and data
         # a run's coverage depends on these alone: runs that differ only in scenario args share it
         key = (run.scenario.name, run.model, run.adapter, run.metrics, tuple(p.name for p in run.perturbations))
         if key not in coverage_of:
@@ -263,13 +261,15 @@ def _missing_data(runs: tuple[RunSpec, ...] | list[RunSpec], data_root: Path | N
 
 
 def _prompt_tokens(
-    run: RunSpec, deployment: ModelDeployment, cap: int | None, data_root: Path | None
+    run: RunSpec, facts: PlanFacts, deployment: ModelDeployment, cap: int | None, data_root: Path | None
 ) -> PromptCount | None:
     """Prompt tokens of a run counted on its prompts (see :mod:`holistic.execution.prompt_sizes`);
     ``None`` when they are neither cheap to make nor their data here."""
+    if not facts.builds_prompts and not facts.samples_prompts:
+        return None
     if cap is not None:
         run = replace(run, adapter=run.adapter.replace(max_eval_instances=cap))
-    return plan_prompt_tokens(run, deployment, data_root=data_root)
+    return plan_prompt_tokens(run, deployment, data_root=data_root, whole=facts.builds_prompts)
 
 
 # ---------------------------------------------------------------------------

@@ -1,11 +1,10 @@
 """Prompt sizes for ``--plan`` from the prompts themselves, where that is cheap.
 
-A scenario whose class sets ``plan_builds_prompts = True`` makes its instances without
-downloading anything (procedural scenarios, the user's own files). For its runs the
+A scenario whose :class:`~holistic.scenarios.base.PlanFacts` say ``builds_prompts`` makes
+its instances without downloading anything (procedural scenarios, the user's own files). For its runs the
 plan builds every request exactly as the run will (same sampling, perturbations,
 in-context examples and window fitting) and counts their tokens instead of guessing
-from typical lengths. A scenario with small data files sets ``plan_samples_prompts =
-True``: when its files are on this machine (``--data-root``, ``$HOLISTIC_DATA_ROOT``
+from typical lengths. A scenario with small data files says ``samples_prompts``: when its files are on this machine (``--data-root``, ``$HOLISTIC_DATA_ROOT``
 or the data cache; a plan never downloads), the plan reads them, builds the requests
 of the first :data:`SAMPLE_INSTANCES` eval instances of the run's sample and of their
 perturbed variants (in-context examples drawn as the run draws them; a perturbation
@@ -64,21 +63,18 @@ class PromptCount:
 
 
 def plan_prompt_tokens(
-    run: RunSpec, deployment: ModelDeployment, *, data_root: Path | None = None
+    run: RunSpec, deployment: ModelDeployment, *, data_root: Path | None = None, whole: bool = True
 ) -> PromptCount | None:
-    """Prompt tokens of every request of ``run``; ``None`` when its instances are neither
-    cheap to make nor on this machine (see the module docstring)."""
+    """Prompt tokens of every request of ``run`` (``whole``: its instances are made from its
+    arguments, so all are built; else a sample of the real instances, scaled); ``None`` when
+    they are not on this machine (see the module docstring)."""
     from holistic.adaptation import adapt
     from holistic.core.errors import HolisticError
     from holistic.execution.options import RunOptions
     from holistic.execution.pipeline import _load_instances
     from holistic.execution.sampling import run_sample, split_instances
-    from holistic.scenarios.registry import SCENARIOS, create_scenario
+    from holistic.scenarios.registry import create_scenario
 
-    cls = SCENARIOS.get(run.scenario.name)
-    whole = cls.plan_builds_prompts
-    if not whole and not cls.plan_samples_prompts:
-        return None
     options = RunOptions(offline=True, data_root=data_root)
     try:
         scenario = create_scenario(run.scenario)

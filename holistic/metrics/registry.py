@@ -76,7 +76,9 @@ _BUILTIN_CATEGORY: dict[str, str] = {
     name: category for category, table in BUILTIN_METRICS_BY_CATEGORY.items() for name in table
 }
 
-METRICS: Registry[type[BaseMetric]] = Registry.of_extensions("metric", BaseMetric, BUILTIN_METRICS)
+METRICS: Registry[type[BaseMetric]] = Registry.of_extensions(
+    "metric", BaseMetric, BUILTIN_METRICS, name_of=lambda cls: getattr(cls, "name", None)
+)
 _info_cache: tuple[tuple[str, ...], dict[str, MetricInfo]] | None = None
 
 

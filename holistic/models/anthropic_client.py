@@ -29,7 +29,7 @@ _FINISH = {"end_turn": "stop", "stop_sequence": "stop", "max_tokens": "length"}
 class AnthropicClient(ApiClient):
     """Generation through the Messages API (see the module docstring)."""
 
-    engine = "anthropic-api"
+    engine_name = "anthropic-api"
     provider_args = PROVIDER_ARGS
 
     def _connect(self, **options: Any) -> anthropic.Anthropic:

@@ -39,6 +39,7 @@ from holistic.core.interfaces import Tokenizer
 from holistic.core.types import Completion, ModelDeployment, Request, RequestResult, Token
 from holistic.models.adaptive import AdaptiveLimit
 from holistic.models.approx_tokenizer import ApproxTokenizer
+from holistic.models.base_client import BaseClient
 from holistic.models.keys import api_key, redact
 from holistic.models.reliability import (
     OPERATIONAL_ARGS,
@@ -152,11 +153,10 @@ class Attempts:
         return outcome.value
 
 
-class ApiClient:
+class ApiClient(BaseClient):
     """Base class of the HTTP API providers (see the module docstring)."""
 
-    engine = "api"
-    request_batch_size = 32
+    engine_name = "api"
     """Engine name recorded in results and the identity."""
     provider_args: frozenset[str] = OPERATIONAL_ARGS
     """Deployment args this provider understands; any other is refused with a suggestion."""
@@ -181,7 +181,7 @@ class ApiClient:
                 f"model {deployment.name!r}: unknown {deployment.provider} arg {unknown[0]!r}"
                 + (f"; did you mean {hint[0]!r}?" if hint else f" (valid: {', '.join(sorted(self.provider_args))})")
             )
-        self.deployment = deployment
+        super().__init__(deployment)
         self.policy = policy if policy is not None else RetryPolicy.from_args(deployment.args)
         self._sleep = sleep
         self._clock = clock
@@ -204,7 +204,7 @@ class ApiClient:
         """Provider, model id, endpoint and engine; no key and no operational settings."""
         ident = self.deployment.identity()
         ident["args"] = {k: v for k, v in ident["args"].items() if k not in OPERATIONAL_ARGS}
-        return {**ident, "engine": self.engine}
+        return {**ident, "engine": self.engine_name}
 
     def tokenizer(self) -> Tokenizer:
         """The registry's ``tokenizer`` (a local path or hub id, loaded with transformers), or
@@ -217,13 +217,6 @@ class ApiClient:
 
     def process(self, requests: Sequence[Request]) -> list[RequestResult]:
         return map_concurrently(self._process_one, list(requests), self.max_concurrency)
-
-    def begin_run(self) -> None:
-        pass
-
-    def usage(self) -> dict[str, int]:
-        """Nothing to count (no in-process engine)."""
-        return {}
 
     def close(self) -> None:
         self._sdk.close()
@@ -301,7 +294,7 @@ class ApiClient:
     def _process_one(self, request: Request) -> RequestResult:
         reason = self.unsupported(request)
         if reason is not None:
-            return RequestResult.failure(reason, "unsupported", attempts=0, engine=self.engine)
+            return RequestResult.failure(reason, "unsupported", attempts=0, engine=self.engine_name)
         attempts = Attempts(self, sha256_hex(canonical_json(request.canonical())))
         try:
             result = self._serve(request, attempts)
@@ -317,14 +310,16 @@ class ApiClient:
             attempts=attempts.count,
             latency_s=attempts.latency_s,
             cost_usd=self.cost(result.prompt_tokens, result.completion_tokens),
-            engine=self.engine,
+            engine=self.engine_name,
         )
 
     def _failed(self, failure: Failure, attempts: int, latency_s: float) -> RequestResult:
         message = redact(failure.message, [self._api_key])
         if len(message) > MAX_ERROR_CHARS:
             message = message[:MAX_ERROR_CHARS] + "..."
-        return RequestResult.failure(message, failure.kind, attempts=attempts, latency_s=latency_s, engine=self.engine)
+        return RequestResult.failure(
+            message, failure.kind, attempts=attempts, latency_s=latency_s, engine=self.engine_name
+        )
 
     def cost(self, prompt_tokens: int, completion_tokens: int) -> float:
         """US dollars for these token counts at the registry's prices."""

@@ -32,6 +32,7 @@ from holistic.core.errors import ModelError
 from holistic.core.hashing import stable_seed
 from holistic.core.interfaces import Tokenizer
 from holistic.core.types import Completion, ModelDeployment, Request, RequestResult, Token
+from holistic.models.base_client import BaseClient
 from holistic.models.local_engine import Generated, GenerateJob, LocalEngine, ScoreJob, TokenScore
 from holistic.models.stops import cut_at_stop
 
@@ -55,7 +56,7 @@ class _Plan:
     score_text: str = ""
 
 
-class LocalClient:
+class LocalClient(BaseClient):
     """A :class:`~holistic.core.interfaces.Client` over a :class:`LocalEngine`."""
 
     request_batch_size = 256
@@ -63,7 +64,7 @@ class LocalClient:
     memory budgets, so bigger batches mean fewer, fuller passes (and less padding)."""
 
     def __init__(self, deployment: ModelDeployment, engine: LocalEngine, identity_extra: dict[str, Any]) -> None:
-        self.deployment = deployment
+        super().__init__(deployment)
         self.engine = engine
         self._identity = {**deployment.identity(), **identity_extra, "engine": engine.name}
         self._special = engine.special_ids()

@@ -115,7 +115,7 @@ def split_stops(stops: Sequence[str], limit: int) -> tuple[list[str], list[str]]
 class OpenAIClient(ApiClient):
     """Chat and completions through the ``openai`` SDK (see the module docstring)."""
 
-    engine = "openai-api"
+    engine_name = "openai-api"
     provider_args = PROVIDER_ARGS
 
     def __init__(self, deployment: ModelDeployment, **options: Any) -> None:

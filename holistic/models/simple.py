@@ -31,10 +31,10 @@ import re
 import time
 from collections.abc import Sequence
 from dataclasses import replace
-from typing import Any
 
 from holistic.core.hashing import canonical_json, sha256_hex, stable_seed
 from holistic.core.types import Completion, Message, ModelDeployment, Request, RequestResult, Token
+from holistic.models.base_client import BaseClient
 
 _TOKEN_RE = re.compile(r"\s+|\w+|[^\w\s]")
 _WORD_RE = re.compile(r"\w+")
@@ -76,31 +76,18 @@ class SimpleTokenizer:
         return "".join(f"<|{m.role}|>\n{m.content}\n" for m in messages) + "<|assistant|>\n"
 
 
-class SimpleClient:
+class SimpleClient(BaseClient):
     """The deterministic test model."""
 
-    request_batch_size = 32
+    engine_name = "simple-1"
 
     def __init__(self, deployment: ModelDeployment) -> None:
-        self.deployment = deployment
+        super().__init__(deployment)
         self._tokenizer = SimpleTokenizer()
         self._log = os.environ.get("HOLISTIC_SIMPLE_CALL_LOG")
 
-    def identity(self) -> dict[str, Any]:
-        return {**self.deployment.identity(), "engine": "simple-1"}
-
     def tokenizer(self) -> SimpleTokenizer:
         return self._tokenizer
-
-    def begin_run(self) -> None:
-        pass
-
-    def usage(self) -> dict[str, int]:
-        """Nothing to count (no in-process engine)."""
-        return {}
-
-    def close(self) -> None:
-        pass
 
     def process(self, requests: Sequence[Request]) -> list[RequestResult]:
         delay = float(self.deployment.args.get("delay_s", 0.0))

@@ -1,7 +1,8 @@
 """Shared machinery of the built-in text perturbations.
 
 A built-in perturbation is a frozen dataclass whose fields are its arguments
-(so a run spec's ``args`` map one-to-one onto them) and which implements
+(so a run spec's ``args`` map one-to-one onto them; :mod:`holistic.core.arguments`, shared
+with scenarios, derives their JSON Schema) and which implements
 :meth:`TextPerturbation.perturb` on one string. The base class turns that into
 the contract every perturbation meets, :class:`BasePerturbation`: it seeds the
 randomness from the run seed, the perturbation's name and arguments and the

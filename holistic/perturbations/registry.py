@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 
+from holistic.core.arguments import argument_fields
 from holistic.core.errors import SpecError, did_you_mean
 from holistic.core.registry import Registry, load_object
 from holistic.core.types import PerturbationSpec
@@ -32,7 +33,7 @@ BUILTIN_PERTURBATIONS: dict[str, str] = {
 (imported on first lookup of the name)."""
 
 PERTURBATIONS: Registry[type[BasePerturbation]] = Registry.of_extensions(
-    "perturbation", BasePerturbation, BUILTIN_PERTURBATIONS
+    "perturbation", BasePerturbation, BUILTIN_PERTURBATIONS, name_of=lambda cls: getattr(cls, "name", None)
 )
 
 
@@ -58,7 +59,7 @@ def create_perturbation(spec: PerturbationSpec, *, helm: bool = False) -> BasePe
     cls = perturbation_class(spec.name, helm=helm)
     args = spec.args_dict
     if dataclasses.is_dataclass(cls):
-        known = [f.name for f in dataclasses.fields(cls)]
+        known = [f.name for f in argument_fields(cls)]
         helm_class = getattr(cls, "helm_class", None)
         for key in args:
             if key not in known:

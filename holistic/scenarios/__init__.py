@@ -12,8 +12,9 @@
 - Every other module is one scenario family (``mmlu``, ``boolq``, ``raft``, ``synthetic``...;
   ``haystack/`` is one family in several modules).
 
-Optional class methods a scenario may offer, used without loading data:
-``estimate_num_instances(args) -> int | None`` (for ``--plan``) and
-``default_adapter_for(args) -> dict`` (adapter defaults that depend on the args,
-e.g. the MMLU subject or the RAFT task in the instructions).
+A scenario is a frozen dataclass whose fields are its arguments (their JSON Schema is
+derived). Optional hooks, asked of the scenario constructed from a run's arguments without
+loading data: ``plan_facts(data_root, max_eval_instances) -> PlanFacts`` (what ``--plan``
+may know) and ``adapter_defaults() -> AdapterDefaults`` (adapter defaults that depend on the
+args, e.g. the MMLU subject or the RAFT task in the instructions).
 """

@@ -29,16 +29,18 @@ per-test limits summed (plus start-up) rather than HELM's global 11 s.
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 from enum import IntEnum
 from pathlib import Path
 from typing import Any
 
-from holistic.core.code_execution import EXECUTES_CODE_TAG, LIMIT_ARGS, SANDBOX_KEY, limit_args
+from holistic.core.arguments import arg
+from holistic.core.code_execution import EXECUTES_CODE_TAG, SANDBOX_KEY, SandboxLimitArgs
 from holistic.core.errors import DataSourceError
 from holistic.core.interfaces import ScenarioInfo
 from holistic.core.types import CORRECT_TAG, TEST_SPLIT, TRAIN_SPLIT, Instance, Reference
 from holistic.scenarios.loading.code_common import code_info
-from holistic.scenarios.loading.common import FileScenario, check_choice, object_schema, with_train_pool
+from holistic.scenarios.loading.common import FileScenario, check_choice, with_train_pool
 from holistic.scenarios.loading.sources import DataFile, DataNeeds, Download, ResolvedData
 
 _TARBALL = "https://people.eecs.berkeley.edu/~hendrycks/APPS.tar.gz"
@@ -154,7 +156,8 @@ class _Layout(IntEnum):
     """``test`` alone (in-context examples come from it)."""
 
 
-class APPSScenario(FileScenario):
+@dataclass(frozen=True, kw_only=True)
+class APPSScenario(FileScenario, SandboxLimitArgs):
     """Programming-contest problems (three difficulty levels), scored by their test cases in the sandbox."""
 
     notes_missing_files = True
@@ -169,15 +172,15 @@ class APPSScenario(FileScenario):
             stop_sequences=STOP_SEQUENCES,
             unperturbed="HELM evaluates APPS unperturbed",
         ),
-        args_schema=object_schema({"difficulty": {"enum": [ALL, *DIFFICULTIES]}, **LIMIT_ARGS}),
         tags=("code", "reasoning", "targeted:reasoning", EXECUTES_CODE_TAG),
         breakdowns=("difficulty",),
     )
     num_instances = 5000
 
-    def __init__(self, difficulty: str = ALL, **limits: Any) -> None:
-        self.difficulty = check_choice(difficulty, [ALL, *DIFFICULTIES], "APPS difficulty")
-        self.sandbox = limit_args(limits)
+    difficulty: str = arg(ALL, enum=(ALL, *DIFFICULTIES))
+
+    def __post_init__(self) -> None:
+        check_choice(self.difficulty, [ALL, *DIFFICULTIES], "APPS difficulty")
 
     def data_needs(self) -> DataNeeds:
         test = DataFile("test", downloads=(Download(_TARBALL, member="APPS/test/"),), is_dir=True)

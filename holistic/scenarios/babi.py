@@ -17,15 +17,18 @@ valid: ``qa<N>_{train,valid,test}.txt``), which is used when present.
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass, replace
 from enum import IntEnum
 from pathlib import Path
 from typing import Any
 
+from holistic.core.arguments import arg
 from holistic.core.errors import DataSourceError
 from holistic.core.interfaces import ScenarioInfo
 from holistic.core.types import CORRECT_TAG, TEST_SPLIT, TRAIN_SPLIT, VALID_SPLIT, Instance, Reference
+from holistic.scenarios.base import PlanFacts
 from holistic.scenarios.loading.categories import OPEN_QA_NOT_APPLICABLE
-from holistic.scenarios.loading.common import FileScenario, object_schema
+from holistic.scenarios.loading.common import FileScenario
 from holistic.scenarios.loading.part_files import github_file
 from holistic.scenarios.loading.prompt_format import prompt_format
 from holistic.scenarios.loading.readers import open_text
@@ -121,10 +124,11 @@ class _Layout(IntEnum):
     """The ``en`` files of the release."""
 
 
+@dataclass(frozen=True, kw_only=True)
 class BabiQAScenario(FileScenario):
     """Story-based reasoning questions (20 tasks)."""
 
-    plan_samples_prompts = True
+    samples_prompts = True
 
     info = ScenarioInfo(
         name="babi_qa",
@@ -138,20 +142,21 @@ class BabiQAScenario(FileScenario):
             "bias": "answers are one or two words",
             "toxicity": "answers are one or two words",
         },
-        args_schema=object_schema(
-            {"task": {"oneOf": [{"const": ALL}, {"type": "integer", "minimum": 1, "maximum": 20}]}}
-        ),
         tags=("reasoning", "targeted:reasoning"),
         breakdowns=("task",),
     )
 
-    def __init__(self, task: int | str = ALL) -> None:
-        self.tasks = _tasks(task)
-        self.task = task
+    task: int | str = arg(ALL, schema={"oneOf": [{"const": ALL}, {"type": "integer", "minimum": 1, "maximum": 20}]})
 
-    @classmethod
-    def estimate_num_instances(cls, args: dict[str, Any]) -> int:
-        return 1000 * len(_tasks(args.get("task", ALL)))
+    def __post_init__(self) -> None:
+        _tasks(self.task)
+
+    @property
+    def tasks(self) -> list[int]:
+        return _tasks(self.task)
+
+    def plan_facts(self, data_root: Path | None, max_eval_instances: int | None) -> PlanFacts:
+        return replace(super().plan_facts(data_root, max_eval_instances), num_instances=1000 * len(self.tasks))
 
     def data_needs(self) -> DataNeeds:
         helm: list[DataFile] = []

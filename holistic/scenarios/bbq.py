@@ -27,15 +27,16 @@ Which answer is the stereotyped target, the non-target and "unknown" comes from
 from __future__ import annotations
 
 import random
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from holistic.core.arguments import arg
 from holistic.core.errors import DataSourceError
 from holistic.core.interfaces import ScenarioContext, ScenarioInfo
 from holistic.core.types import TEST_SPLIT, TRAIN_SPLIT, Instance
-from holistic.scenarios.base import BaseScenario
-from holistic.scenarios.loading.common import check_choice, choice_references, object_schema
+from holistic.scenarios.base import BaseScenario, PlanFacts
+from holistic.scenarios.loading.common import check_choice, choice_references
 from holistic.scenarios.loading.part_files import collect_parts, github_file, parts_report
 from holistic.scenarios.loading.prompt_format import multiple_choice_joint_format
 from holistic.scenarios.loading.readers import iter_located_jsonl, require
@@ -134,10 +135,9 @@ def read_category(path: Path, category: str) -> list[Instance]:
     return out
 
 
+@dataclass(frozen=True, kw_only=True)
 class BBQScenario(BaseScenario):
     """Social bias in question answering, in ambiguous and disambiguated contexts."""
-
-    plan_samples_prompts = True
 
     info = ScenarioInfo(
         name="bbq",
@@ -154,26 +154,21 @@ class BBQScenario(BaseScenario):
             "fairness": "HELM measures BBQ unperturbed; a typo can change which group a context names",
             "toxicity": "the output is a choice letter",
         },
-        args_schema=object_schema({"category": {"enum": [ALL, *CATEGORIES]}}),
         tags=("bias", "bbq", "targeted:bias"),
         breakdowns=("category", "context_condition"),
     )
 
-    def __init__(self, category: str = ALL) -> None:
-        self.category = check_choice(category, [ALL, *CATEGORIES], "BBQ category")
+    category: str = arg(ALL, enum=(ALL, *CATEGORIES))
+
+    def __post_init__(self) -> None:
+        check_choice(self.category, [ALL, *CATEGORIES], "BBQ category")
 
     def _wanted(self) -> list[str]:
         return list(CATEGORIES) if self.category == ALL else [self.category]
 
-    @classmethod
-    def estimate_num_instances(cls, args: dict[str, Any]) -> int:
-        return TEST_SIZE
-
-    @classmethod
-    def data_notes(cls, args: dict[str, Any], data_root: Path | None) -> list[str]:
-        wanted = list(CATEGORIES) if args.get("category", ALL) == ALL else [args["category"]]
-        note = parts_report(data_root, "bbq", wanted, _SUFFIX, "categories")
-        return [note] if note else []
+    def plan_facts(self, data_root: Path | None, max_eval_instances: int | None) -> PlanFacts:
+        note = parts_report(data_root, "bbq", self._wanted(), _SUFFIX, "categories")
+        return PlanFacts(num_instances=TEST_SIZE, notes=(note,) if note else (), samples_prompts=True)
 
     def data_needs(self) -> DataNeeds:
         files = tuple(github_file("bbq", f"{c}{_SUFFIX}", _REPO, _COMMIT, f"data/{c}{_SUFFIX}") for c in CATEGORIES)

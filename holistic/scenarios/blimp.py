@@ -18,14 +18,15 @@ does not know; only when none is present are the wanted ones fetched.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
+from holistic.core.arguments import arg
 from holistic.core.errors import DataSourceError
 from holistic.core.interfaces import ScenarioContext, ScenarioInfo
 from holistic.core.types import CORRECT_TAG, TEST_SPLIT, Instance, Reference
-from holistic.scenarios.base import BaseScenario
-from holistic.scenarios.loading.common import check_choice, object_schema
+from holistic.scenarios.base import BaseScenario, PlanFacts
+from holistic.scenarios.loading.common import check_choice
 from holistic.scenarios.loading.part_files import collect_parts, github_file, parts_report
 from holistic.scenarios.loading.prompt_format import prompt_format
 from holistic.scenarios.loading.readers import iter_located_jsonl, require
@@ -138,10 +139,9 @@ def read_paradigm(path: Path) -> list[Instance]:
     return out
 
 
+@dataclass(frozen=True, kw_only=True)
 class BLiMPScenario(BaseScenario):
     """Minimal pairs: does the model prefer the grammatical sentence?"""
-
-    plan_samples_prompts = True
 
     info = ScenarioInfo(
         name="blimp",
@@ -164,22 +164,19 @@ class BLiMPScenario(BaseScenario):
             "bias": "nothing is generated",
             "toxicity": "nothing is generated",
         },
-        args_schema=object_schema({"phenomenon": {"enum": [ALL, *PHENOMENA]}}),
         tags=("language", "targeted:language"),
         breakdowns=("paradigm", "phenomenon"),
     )
 
-    def __init__(self, phenomenon: str = ALL) -> None:
-        self.phenomenon = check_choice(phenomenon, [ALL, *PHENOMENA], "BLiMP phenomenon")
+    phenomenon: str = arg(ALL, enum=(ALL, *PHENOMENA))
 
-    @classmethod
-    def estimate_num_instances(cls, args: dict[str, Any]) -> int:
-        return 1000 * len(paradigms_of(args.get("phenomenon", ALL)))
+    def __post_init__(self) -> None:
+        check_choice(self.phenomenon, [ALL, *PHENOMENA], "BLiMP phenomenon")
 
-    @classmethod
-    def data_notes(cls, args: dict[str, Any], data_root: Path | None) -> list[str]:
-        note = parts_report(data_root, "blimp", paradigms_of(args.get("phenomenon", ALL)), _SUFFIX, "paradigms")
-        return [note] if note else []
+    def plan_facts(self, data_root: Path | None, max_eval_instances: int | None) -> PlanFacts:
+        paradigms = paradigms_of(self.phenomenon)
+        note = parts_report(data_root, "blimp", paradigms, _SUFFIX, "paradigms")
+        return PlanFacts(num_instances=1000 * len(paradigms), notes=(note,) if note else (), samples_prompts=True)
 
     def data_needs(self) -> DataNeeds:
         files = tuple(

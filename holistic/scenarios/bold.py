@@ -18,14 +18,15 @@ at a pinned commit (CC BY-SA 4.0): ``{group: {page: [prompt, ...]}}``.
 
 from __future__ import annotations
 
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import Literal
 
+from holistic.core.arguments import arg
 from holistic.core.errors import DataSourceError
 from holistic.core.interfaces import ScenarioInfo
 from holistic.core.types import TEST_SPLIT, TRAIN_SPLIT, Instance
-from holistic.scenarios.loading.common import FileScenario, check_choice, hold_out, object_schema
+from holistic.scenarios.loading.common import FileScenario, check_choice, hold_out
 from holistic.scenarios.loading.part_files import github_file
 from holistic.scenarios.loading.readers import read_json
 from holistic.scenarios.loading.sources import DataNeeds, ResolvedData
@@ -65,16 +66,17 @@ def read_domain(path: Path, domain: str, first_only: bool) -> list[Instance]:
     return out
 
 
+@dataclass(frozen=True, kw_only=True)
 class BOLDScenario(FileScenario):
     """Toxicity and bias of continuations of prompts about demographic groups."""
 
-    plan_samples_prompts = True
+    samples_prompts = True
 
     info = ScenarioInfo(
         name="bold",
         description="BOLD: continuations of Wikipedia sentence beginnings about groups, scored for toxicity and bias.",
         task="generation",
-        default_adapter=dict(COMPLETION_FORMAT),
+        default_adapter={**COMPLETION_FORMAT},
         main_metric="expected_max_toxicity",
         metric_categories=("toxicity", "bias", "efficiency"),
         not_applicable_reasons={
@@ -83,18 +85,17 @@ class BOLDScenario(FileScenario):
             "robustness": "HELM measures the prompts as published",
             "fairness": "HELM measures the prompts as published",
         },
-        args_schema=object_schema({"domain": {"enum": [ALL, *DOMAINS]}, "prompts": {"enum": ["first", "all"]}}),
         tags=("toxicity", "bias", "targeted:toxicity"),
         breakdowns=("domain", "group"),
     )
 
-    def __init__(self, domain: str = ALL, prompts: str = "first") -> None:
-        self.domain = check_choice(domain, [ALL, *DOMAINS], "BOLD domain")
-        self.prompts = check_choice(prompts, ["first", "all"], "BOLD prompts")
+    num_instances = TEST_SIZE
+    domain: str = arg(ALL, enum=(ALL, *DOMAINS))
+    prompts: Literal["first", "all"] = "first"
 
-    @classmethod
-    def estimate_num_instances(cls, args: dict[str, Any]) -> int:
-        return TEST_SIZE
+    def __post_init__(self) -> None:
+        check_choice(self.domain, [ALL, *DOMAINS], "BOLD domain")
+        check_choice(self.prompts, ["first", "all"], "BOLD prompts")
 
     def _domains(self) -> list[str]:
         return list(DOMAINS) if self.domain == ALL else [self.domain]

@@ -17,6 +17,7 @@ splits are the same as from ``train.jsonl``/``val.jsonl``. The ``hf_revision`` a
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from enum import IntEnum
 from pathlib import Path
 from typing import Any
@@ -112,10 +113,11 @@ class _Layout(IntEnum):
     """The Hugging Face Parquet copy."""
 
 
+@dataclass(frozen=True, kw_only=True)
 class BoolQScenario(HubFallbackScenario):
     """Yes/no reading comprehension."""
 
-    plan_samples_prompts = True
+    samples_prompts = True
 
     info = ScenarioInfo(
         name="boolq",
@@ -128,11 +130,11 @@ class BoolQScenario(HubFallbackScenario):
         ),
         main_metric="quasi_exact_match",
         **CLASSIFICATION,
-        args_schema=_HUB.args_schema(),
         tags=("question_answering", "core"),
     )
     num_instances = _VAL_SIZE
     hub = _HUB
+    hf_revision: str = _HUB.revision_arg()
 
     def data_needs(self) -> DataNeeds:
         return DataNeeds(

@@ -28,11 +28,15 @@ reproducible runs.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
+from holistic.core.arguments import arg
 from holistic.core.errors import DataSourceError
 from holistic.core.interfaces import ScenarioInfo
 from holistic.core.types import CORRECT_TAG, TEST_SPLIT, TRAIN_SPLIT, VALID_SPLIT, Instance, Reference
+from holistic.scenarios.base import PlanFacts
 from holistic.scenarios.loading.categories import CLASSIFICATION
 from holistic.scenarios.loading.common import check_choice, hold_out
 from holistic.scenarios.loading.hf_copy import HF_PARQUET_BRANCH, AuthorsOrHub, HubCopy, read_parquet_rows, row_where
@@ -74,6 +78,7 @@ def _number(value: Any, column: str, where: str) -> float:
     return float(value)
 
 
+@dataclass(frozen=True, kw_only=True)
 class CivilCommentsScenario(HubFallbackScenario):
     """Is an online comment toxic? Accuracy per sub-split (toxic, non-toxic) and across identity groups."""
 
@@ -85,18 +90,19 @@ class CivilCommentsScenario(HubFallbackScenario):
         default_adapter=prompt_format(input_prefix="Passage: ", output_prefix="Answer: ", max_tokens=5),
         main_metric="quasi_exact_match",
         **CLASSIFICATION,
-        args_schema=_HUB.args_schema({"demographic": {"enum": list(DEMOGRAPHICS), "default": "all"}}),
         tags=("toxicity_detection", "classification", "core"),
     )
     hub = _HUB
 
-    def __init__(self, demographic: str = "all", hf_revision: str | None = None) -> None:
-        self.demographic = check_choice(demographic, DEMOGRAPHICS, "CivilComments demographic")
-        super().__init__(hf_revision)
+    demographic: str = arg("all", enum=DEMOGRAPHICS)
+    hf_revision: str = _HUB.revision_arg()
 
-    @classmethod
-    def estimate_num_instances(cls, args: dict[str, Any]) -> int | None:
-        return None if args.get("demographic", "all") != "all" else 179_000
+    def __post_init__(self) -> None:
+        check_choice(self.demographic, DEMOGRAPHICS, "CivilComments demographic")
+        super().__post_init__()
+
+    def plan_facts(self, data_root: Path | None, max_eval_instances: int | None) -> PlanFacts:
+        return PlanFacts(num_instances=None if self.demographic != "all" else 179_000)
 
     def data_needs(self) -> DataNeeds:
         return DataNeeds(

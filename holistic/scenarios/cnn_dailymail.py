@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 
 from holistic.core.errors import DataSourceError
@@ -61,6 +62,7 @@ def _story_path(folders: tuple[Path, Path], url: str) -> Path | None:
     return None
 
 
+@dataclass(frozen=True, kw_only=True)
 class CNNDailyMailScenario(HubFallbackScenario):
     """Multi-sentence news summarization."""
 
@@ -69,10 +71,10 @@ class CNNDailyMailScenario(HubFallbackScenario):
         "CNN/DailyMail: summarize a news article in a few sentences.",
         sentences=3,
         max_tokens=128,
-        args_schema=_HUB.args_schema(),
     )
     num_instances = 13368 + 11490
     hub = _HUB
+    hf_revision: str = _HUB.revision_arg()
 
     def data_needs(self) -> DataNeeds:
         lists = tuple(

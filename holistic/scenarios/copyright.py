@@ -27,15 +27,17 @@ text after its prompt is an error naming it.
 
 from __future__ import annotations
 
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from enum import IntEnum
 from pathlib import Path
 from typing import Any
 
+from holistic.core.arguments import arg
 from holistic.core.errors import DataSourceError
 from holistic.core.interfaces import ScenarioInfo
 from holistic.core.types import CORRECT_TAG, TEST_SPLIT, Instance, Reference
-from holistic.scenarios.loading.common import FileScenario, object_schema
+from holistic.scenarios.base import PlanFacts
+from holistic.scenarios.loading.common import FileScenario
 from holistic.scenarios.loading.part_files import user_copy_note
 from holistic.scenarios.loading.prompt_format import completion_format
 from holistic.scenarios.loading.readers import iter_located_jsonl, read_json
@@ -154,6 +156,7 @@ class _Layout(IntEnum):
     """A folder of ``.txt`` files."""
 
 
+@dataclass(frozen=True, kw_only=True)
 class CopyrightScenario(FileScenario):
     """Verbatim continuation of passages from the user's own text collection."""
 
@@ -171,38 +174,25 @@ class CopyrightScenario(FileScenario):
             "bias": "HELM reports regurgitation only for this scenario",
             "toxicity": "HELM reports regurgitation only for this scenario",
         },
-        args_schema=object_schema(
-            {
-                "collection": {"type": "string", "pattern": "^[A-Za-z0-9][A-Za-z0-9_.-]*$"},
-                "prefix_tokens": {"type": "integer", "minimum": 1},
-                "normalize_by_prefix_length": {"type": "boolean"},
-                "normalize_newline_space_tab": {"type": "boolean"},
-            }
-        ),
         tags=("copyright", "memorization", "targeted:memorization"),
     )
 
-    def __init__(
-        self,
-        collection: str = "texts",
-        prefix_tokens: int = DEFAULT_PREFIX_TOKENS,
-        normalize_by_prefix_length: bool = True,
-        normalize_newline_space_tab: bool = False,
-    ) -> None:
+    collection: str = arg("texts", pattern="^[A-Za-z0-9][A-Za-z0-9_.-]*$")
+    prefix_tokens: int = arg(DEFAULT_PREFIX_TOKENS, minimum=1)
+    normalize_by_prefix_length: bool = True
+    normalize_newline_space_tab: bool = False
+
+    def __post_init__(self) -> None:
+        collection = self.collection
         if not collection or "/" in collection or "\\" in collection or collection.startswith("."):
             raise ValueError(f"copyright collection must be a plain file or folder name, not {collection!r}")
-        if prefix_tokens < 1:
-            raise ValueError(f"prefix_tokens must be at least 1, not {prefix_tokens}")
-        self.collection = collection
-        self.prefix_tokens = prefix_tokens
-        self.normalize_by_prefix_length = normalize_by_prefix_length
-        self.normalize_newline_space_tab = normalize_newline_space_tab
+        if self.prefix_tokens < 1:
+            raise ValueError(f"prefix_tokens must be at least 1, not {self.prefix_tokens}")
 
-    @classmethod
-    def data_notes(cls, args: dict[str, Any], data_root: Path | None) -> list[str]:
-        name = str(args.get("collection", "texts"))
+    def plan_facts(self, data_root: Path | None, max_eval_instances: int | None) -> PlanFacts:
+        name = self.collection
         note = user_copy_note(data_root, FOLDER, (f"{name}.json", f"{name}.jsonl", name), "your text collection")
-        return [note] if note else []
+        return PlanFacts(notes=(note,) if note else ())
 
     def data_needs(self) -> DataNeeds:
         name = self.collection

@@ -26,14 +26,16 @@ closing sequence.
 from __future__ import annotations
 
 import random
-from typing import Any
+from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 
+from holistic.core.arguments import arg
 from holistic.core.interfaces import ScenarioContext, ScenarioInfo
 from holistic.core.types import CORRECT_TAG, TEST_SPLIT, TRAIN_SPLIT, Instance, Reference
-from holistic.scenarios.base import BaseScenario
-from holistic.scenarios.loading.common import check_count, object_schema
+from holistic.scenarios.base import BaseScenario, PlanFacts
+from holistic.scenarios.loading.common import check_count
 from holistic.scenarios.loading.prompt_format import prompt_format
 
 PAIRS: tuple[tuple[str, str], ...] = (("(", ")"), ("[", "]"), ("{", "}"), ("<", ">"))
@@ -160,10 +162,9 @@ def generate(num_pairs: int, num_train: int = 3, num_test: int = 500, seed: int 
     return out
 
 
+@dataclass(frozen=True, kw_only=True)
 class DyckLanguageScenario(BaseScenario):
     """Complete the closing brackets of a Dyck-n prefix."""
-
-    plan_builds_prompts = True
 
     info = ScenarioInfo(
         name="dyck_language",
@@ -188,29 +189,27 @@ class DyckLanguageScenario(BaseScenario):
             "bias": "outputs are brackets, not text about social groups",
             "toxicity": "outputs are brackets, not free text",
         },
-        args_schema=object_schema(
-            {
-                "num_parenthesis_pairs": {"type": "integer", "minimum": 1, "maximum": len(PAIRS)},
-                "num_train": {"type": "integer", "minimum": 0, "default": 3},
-                "num_test": {"type": "integer", "minimum": 1, "default": 500},
-                "seed": {"type": "integer", "default": HELM_SEED},
-            },
-            required=["num_parenthesis_pairs"],
-        ),
         tags=("reasoning", "synthetic", "targeted:reasoning"),
     )
 
-    def __init__(self, num_parenthesis_pairs: int, num_train: int = 3, num_test: int = 500, seed: int = HELM_SEED):
-        self.num_pairs = check_count("num_parenthesis_pairs", num_parenthesis_pairs, 1)
-        if self.num_pairs > len(PAIRS):
-            raise ValueError(f"num_parenthesis_pairs must be 1..{len(PAIRS)}, got {num_parenthesis_pairs!r}")
-        self.num_train = check_count("num_train", num_train, 0)
-        self.num_test = check_count("num_test", num_test, 1)
-        self.seed = check_count("seed", seed, 0)
+    num_parenthesis_pairs: int = arg(minimum=1, maximum=len(PAIRS))
+    num_train: int = arg(3, minimum=0)
+    num_test: int = arg(500, minimum=1)
+    seed: int = HELM_SEED
 
-    @classmethod
-    def estimate_num_instances(cls, args: dict[str, Any]) -> int | None:
-        return int(args.get("num_test", 500))
+    def __post_init__(self) -> None:
+        if check_count("num_parenthesis_pairs", self.num_parenthesis_pairs, 1) > len(PAIRS):
+            raise ValueError(f"num_parenthesis_pairs must be 1..{len(PAIRS)}, got {self.num_parenthesis_pairs!r}")
+        check_count("num_train", self.num_train, 0)
+        check_count("num_test", self.num_test, 1)
+        check_count("seed", self.seed, 0)
+
+    @property
+    def num_pairs(self) -> int:
+        return self.num_parenthesis_pairs
+
+    def plan_facts(self, data_root: Path | None, max_eval_instances: int | None) -> PlanFacts:
+        return PlanFacts(num_instances=self.num_test, builds_prompts=True)
 
     def get_instances(self, ctx: ScenarioContext) -> list[Instance]:
         return generate(self.num_pairs, self.num_train, self.num_test, self.seed)

@@ -33,15 +33,17 @@ from __future__ import annotations
 import csv
 import io
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
+from holistic.core.arguments import arg
 from holistic.core.errors import DataSourceError
 from holistic.core.interfaces import ScenarioInfo
 from holistic.core.types import CORRECT_TAG, TEST_SPLIT, TRAIN_SPLIT, VALID_SPLIT, Instance, Reference
 from holistic.scenarios.loading.categories import OPEN_QA
-from holistic.scenarios.loading.common import FileScenario, check_choice, object_schema
+from holistic.scenarios.loading.common import FileScenario, check_choice
 from holistic.scenarios.loading.prompt_format import prompt_format
 from holistic.scenarios.loading.readers import open_text
 from holistic.scenarios.loading.sources import DataFile, DataNeeds, Download, ResolvedData
@@ -155,6 +157,7 @@ def imputation_instances(table: Table, column: str, dataset: str, seed: int) -> 
     return out
 
 
+@dataclass(frozen=True, kw_only=True)
 class EntityDataImputationScenario(FileScenario):
     """Impute a missing cell of a table row (Buy manufacturer, Restaurant city)."""
 
@@ -168,18 +171,16 @@ class EntityDataImputationScenario(FileScenario):
         ),
         main_metric="quasi_exact_match",
         **OPEN_QA,
-        args_schema=object_schema(
-            {"dataset": {"enum": list(DATASETS)}, "seed": {"type": "integer", "default": HELM_SEED}},
-            required=["dataset"],
-        ),
         tags=("structured_data", "reasoning", "targeted:reasoning"),
     )
 
-    def __init__(self, dataset: str, seed: int = HELM_SEED) -> None:
-        self.dataset = check_choice(dataset, list(DATASETS), "data imputation dataset")
-        if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
-            raise ValueError(f"seed must be a non-negative integer, got {seed!r}")
-        self.seed = seed
+    dataset: str = arg(enum=tuple(DATASETS))
+    seed: int = HELM_SEED
+
+    def __post_init__(self) -> None:
+        check_choice(self.dataset, list(DATASETS), "data imputation dataset")
+        if isinstance(self.seed, bool) or not isinstance(self.seed, int) or self.seed < 0:
+            raise ValueError(f"seed must be a non-negative integer, got {self.seed!r}")
 
     def data_needs(self) -> DataNeeds:
         name = DATASETS[self.dataset][0]

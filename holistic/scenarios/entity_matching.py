@@ -23,11 +23,14 @@ reached to take sha256 sums).
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
+from holistic.core.arguments import arg
 from holistic.core.errors import DataSourceError
 from holistic.core.interfaces import ScenarioInfo
 from holistic.core.types import CORRECT_TAG, TEST_SPLIT, TRAIN_SPLIT, VALID_SPLIT, Instance, Reference
 from holistic.scenarios.loading.categories import CLASSIFICATION
-from holistic.scenarios.loading.common import FileScenario, check_choice, hold_out, object_schema
+from holistic.scenarios.loading.common import FileScenario, check_choice, hold_out
 from holistic.scenarios.loading.prompt_format import prompt_format
 from holistic.scenarios.loading.sources import DataFile, DataNeeds, Download, ResolvedData
 from holistic.scenarios.loading.tabular import Table, read_table, serialise
@@ -109,6 +112,7 @@ def balanced(pairs: list[tuple[Instance, bool]], purpose: str) -> list[Instance]
     return [i for i, m in pairs if m or i.id in kept]
 
 
+@dataclass(frozen=True, kw_only=True)
 class EntityMatchingScenario(FileScenario):
     """Do two table rows describe the same entity? (Yes / No)"""
 
@@ -124,12 +128,13 @@ class EntityMatchingScenario(FileScenario):
         ),
         main_metric="quasi_exact_match",
         **CLASSIFICATION,
-        args_schema=object_schema({"dataset": {"enum": list(DATASETS)}}, required=["dataset"]),
         tags=("structured_data", "reasoning", "targeted:reasoning"),
     )
 
-    def __init__(self, dataset: str) -> None:
-        self.dataset = check_choice(dataset, list(DATASETS), "entity matching dataset")
+    dataset: str = arg(enum=tuple(DATASETS))
+
+    def __post_init__(self) -> None:
+        check_choice(self.dataset, list(DATASETS), "entity matching dataset")
 
     def data_needs(self) -> DataNeeds:
         folder = DATASETS[self.dataset]

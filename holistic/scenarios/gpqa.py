@@ -25,11 +25,14 @@ import csv
 import io
 import random
 import zipfile
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from holistic.core.arguments import arg
 from holistic.core.errors import DataSourceError
 from holistic.core.types import CORRECT_TAG, TEST_SPLIT, TRAIN_SPLIT, Instance, Reference
+from holistic.scenarios.base import PlanFacts
 from holistic.scenarios.loading.capabilities_prompts import chain_of_thought_info
 from holistic.scenarios.loading.common import FileScenario
 from holistic.scenarios.loading.part_files import github_file
@@ -100,33 +103,29 @@ def read_gpqa(path: Path, subset: str) -> list[Instance]:
     return out
 
 
+@dataclass(frozen=True, kw_only=True)
 class GPQAScenario(FileScenario):
     """GPQA, zero-shot chain of thought as HELM Capabilities runs it."""
 
-    plan_samples_prompts = True
+    samples_prompts = True
 
     info = chain_of_thought_info(
         "gpqa",
         "GPQA: graduate-level science questions (4 choices), zero-shot chain of thought, answer letter parsed.",
         "(A) ",
-        {
-            "type": "object",
-            "properties": {"subset": {"enum": list(SUBSETS), "default": "gpqa_main"}},
-            "additionalProperties": False,
-        },
         "domain",
     )
 
-    def __init__(self, subset: str = "gpqa_main") -> None:
-        if subset not in SUBSETS:
-            raise ValueError(f"subset must be one of {', '.join(SUBSETS)}, not {subset!r}")
-        self.subset = subset
+    subset: str = arg("gpqa_main", enum=SUBSETS)
 
-    @classmethod
-    def estimate_num_instances(cls, args: dict[str, Any]) -> int | None:
+    def __post_init__(self) -> None:
+        if self.subset not in SUBSETS:
+            raise ValueError(f"subset must be one of {', '.join(SUBSETS)}, not {self.subset!r}")
+
+    def plan_facts(self, data_root: Path | None, max_eval_instances: int | None) -> PlanFacts:
         sizes = {"gpqa_main": 448, "gpqa_diamond": 198, "gpqa_extended": 546}
-        subset = args.get("subset", "gpqa_main")
-        return sizes[subset] - len(TRAIN_ROWS[subset]) if subset in sizes else None
+        facts = super().plan_facts(data_root, max_eval_instances)
+        return replace(facts, num_instances=sizes[self.subset] - len(TRAIN_ROWS[self.subset]))
 
     def data_needs(self) -> DataNeeds:
         return DataNeeds(

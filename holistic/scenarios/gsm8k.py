@@ -23,7 +23,7 @@ from holistic.core.errors import DataSourceError
 from holistic.core.interfaces import ScenarioInfo
 from holistic.core.types import CORRECT_TAG, TEST_SPLIT, TRAIN_SPLIT, VALID_SPLIT, Instance, Reference
 from holistic.scenarios.loading.categories import worked_answer
-from holistic.scenarios.loading.common import FileScenario, object_schema, with_train_pool
+from holistic.scenarios.loading.common import FileScenario, with_train_pool
 from holistic.scenarios.loading.part_files import github_file
 from holistic.scenarios.loading.prompt_format import prompt_format
 from holistic.scenarios.loading.readers import iter_located_jsonl, require
@@ -72,7 +72,7 @@ class _Layout(IntEnum):
 class GSM8KScenario(FileScenario):
     """Maths word problems answered with chain-of-thought reasoning."""
 
-    plan_samples_prompts = True
+    samples_prompts = True
 
     info = ScenarioInfo(
         name="gsm8k",
@@ -88,7 +88,6 @@ class GSM8KScenario(FileScenario):
         **worked_answer(
             answer="a worked answer", unperturbed="HELM evaluates GSM8K unperturbed (a typo can change a number)"
         ),
-        args_schema=object_schema(),
         tags=("math", "reasoning", "targeted:reasoning"),
     )
     num_instances = 1319

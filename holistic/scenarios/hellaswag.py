@@ -17,6 +17,7 @@ is not pinned: pin a commit of it for reproducible runs.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -71,22 +72,23 @@ def _read_hf(path: Path, split: str) -> list[Instance]:
     return [_instance(row, row["label"], index, split, row_where(path, index)) for index, row in enumerate(rows)]
 
 
+@dataclass(frozen=True, kw_only=True)
 class HellaSwagScenario(SplitFilesHubScenario):
     """Commonsense continuation choice."""
 
-    plan_samples_prompts = True
+    samples_prompts = True
 
     info = commonsense_info(
         "hellaswag",
         "HellaSwag: choose the most plausible continuation (commonsense reasoning).",
         method="multiple_choice_separate_original",
-        args_schema=_HUB.args_schema(),
     )
     num_instances = 10042
     split_files = (("hellaswag_train.jsonl", TRAIN_SPLIT), ("hellaswag_val.jsonl", VALID_SPLIT))
     hint = "https://github.com/rowanz/hellaswag/tree/master/data"
     read = staticmethod(_read)
     hub = _HUB
+    hf_revision: str = _HUB.revision_arg()
     hf_files = _HF_FILES
     read_hf = staticmethod(_read_hf)
 

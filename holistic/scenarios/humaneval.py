@@ -16,15 +16,16 @@ run) when it is read; one that does not parse is reported at its line.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from holistic.core.code_execution import EXECUTES_CODE_TAG, LIMIT_ARGS, SANDBOX_KEY, limit_args
+from holistic.core.code_execution import EXECUTES_CODE_TAG, SANDBOX_KEY, SandboxLimitArgs
 from holistic.core.errors import DataSourceError
 from holistic.core.interfaces import ScenarioInfo
 from holistic.core.types import CORRECT_TAG, TEST_SPLIT, Instance, Reference
 from holistic.scenarios.loading.code_common import check_parses, code_info
-from holistic.scenarios.loading.common import FileScenario, object_schema
+from holistic.scenarios.loading.common import FileScenario
 from holistic.scenarios.loading.part_files import github_file
 from holistic.scenarios.loading.readers import iter_located_jsonl, require
 from holistic.scenarios.loading.sources import DataNeeds, ResolvedData
@@ -66,10 +67,11 @@ def read_humaneval(path: Path, sandbox: dict[str, Any]) -> list[Instance]:
     return out
 
 
-class HumanEvalScenario(FileScenario):
+@dataclass(frozen=True, kw_only=True)
+class HumanEvalScenario(FileScenario, SandboxLimitArgs):
     """Python functions completed from their docstring, scored by their unit tests in the sandbox."""
 
-    plan_samples_prompts = True
+    samples_prompts = True
 
     info = ScenarioInfo(
         name="humaneval",
@@ -81,13 +83,9 @@ class HumanEvalScenario(FileScenario):
             stop_sequences=STOP_SEQUENCES,
             unperturbed="HELM evaluates HumanEval unperturbed (a perturbed docstring can change the task)",
         ),
-        args_schema=object_schema(LIMIT_ARGS),
         tags=("code", "reasoning", "targeted:reasoning", EXECUTES_CODE_TAG),
     )
     num_instances = 164
-
-    def __init__(self, **limits: Any) -> None:
-        self.sandbox = limit_args(limits)
 
     def data_needs(self) -> DataNeeds:
         return DataNeeds(

@@ -22,14 +22,16 @@ Gender filtering from the speakers' metadata (HELM's ``gender``) is not offered.
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
 
+from holistic.core.arguments import arg
 from holistic.core.errors import DataSourceError
 from holistic.core.interfaces import ScenarioContext, ScenarioInfo
 from holistic.core.types import TEST_SPLIT, Instance
+from holistic.scenarios.base import PlanFacts
 from holistic.scenarios.loading.categories import bits_per_byte
-from holistic.scenarios.loading.common import FileScenario, check_choice, object_schema
+from holistic.scenarios.loading.common import FileScenario, check_choice
 from holistic.scenarios.loading.part_files import places
 
 FOLDER = "ice"
@@ -223,6 +225,7 @@ def read_region(region: str, base: Path, category: str) -> list[Instance]:
     return out
 
 
+@dataclass(frozen=True, kw_only=True)
 class ICEScenario(FileScenario):
     """Bits per byte on the International Corpus of English, per region."""
 
@@ -233,33 +236,32 @@ class ICEScenario(FileScenario):
             robustness="HELM scores the texts unperturbed",
             fairness="the comparison between regions is the measurement itself (see the per-region rows)",
         ),
-        args_schema=object_schema({"subset": {"enum": [ALL, *REGIONS]}, "category": {"enum": list(CATEGORIES)}}),
         tags=("language_modeling", "dialect", "targeted:language"),
         breakdowns=("region",),
     )
 
-    def __init__(self, subset: str = ALL, category: str = ALL) -> None:
-        self.subset = check_choice(subset, [ALL, *REGIONS], "ICE subset")
-        self.category = check_choice(category, CATEGORIES, "ICE category")
+    subset: str = arg(ALL, enum=(ALL, *REGIONS))
+    category: str = arg(ALL, enum=CATEGORIES)
 
-    @classmethod
-    def estimate_num_instances(cls, args: dict[str, Any]) -> int:
-        return 500 * (len(REGIONS) if args.get("subset", ALL) == ALL else 1)
+    def __post_init__(self) -> None:
+        check_choice(self.subset, [ALL, *REGIONS], "ICE subset")
+        check_choice(self.category, CATEGORIES, "ICE category")
 
-    @classmethod
-    def data_notes(cls, args: dict[str, Any], data_root: Path | None) -> list[str]:
-        wanted = list(REGIONS) if args.get("subset", ALL) == ALL else [str(args["subset"])]
+    def plan_facts(self, data_root: Path | None, max_eval_instances: int | None) -> PlanFacts:
+        wanted = self.regions()
         roots = places(ScenarioContext(data_root=data_root), FOLDER)
         present = [r for r in wanted if any((root / REGIONS[r]).is_dir() for root in roots)]
         missing = [r for r in wanted if r not in present]
+        facts = PlanFacts(num_instances=500 * len(wanted))
         if not missing:
-            return []
+            return facts
         where = " or ".join(str(r) for r in roots)
         use = "runs use those" if present else "ICE cannot be downloaded: extract your licensed archives there"
-        return [
+        note = (
             f"ice: {len(present)} of {len(wanted)} regional corpora present under {where}; {use}; "
             f"missing: {', '.join(f'{REGIONS[r]}/ ({r})' for r in missing)}"
-        ]
+        )
+        return replace(facts, notes=(note,))
 
     def regions(self) -> list[str]:
         return list(REGIONS) if self.subset == ALL else [self.subset]

@@ -29,7 +29,7 @@ from holistic.core.errors import DataSourceError, UnknownNameError
 from holistic.core.ifeval import IFEvalArgumentError, instruction_args
 from holistic.core.interfaces import ScenarioInfo
 from holistic.core.types import TEST_SPLIT, Instance
-from holistic.scenarios.loading.common import FileScenario, object_schema
+from holistic.scenarios.loading.common import FileScenario
 from holistic.scenarios.loading.part_files import github_file
 from holistic.scenarios.loading.readers import iter_located_jsonl, require
 from holistic.scenarios.loading.sources import DataFile, DataNeeds, ResolvedData
@@ -74,7 +74,7 @@ def read_ifeval(path: Path) -> list[Instance]:
 class IFEvalScenario(FileScenario):
     """Instruction following, verified by program: IFEval's 541 prompts."""
 
-    plan_samples_prompts = True
+    samples_prompts = True
 
     info = ScenarioInfo(
         name="ifeval",
@@ -101,7 +101,6 @@ class IFEvalScenario(FileScenario):
             "bias": "HELM Capabilities measures no bias here (its run spec has the basic metrics only)",
             "toxicity": "HELM Capabilities measures no toxicity here (its run spec has the basic metrics only)",
         },
-        args_schema=object_schema(),
         tags=("ifeval", "instruction_following", "capabilities"),
     )
     num_instances = 541

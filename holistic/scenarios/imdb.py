@@ -22,6 +22,7 @@ Two formats are read:
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from enum import IntEnum
 from pathlib import Path
 
@@ -136,10 +137,11 @@ class _Layout(IntEnum):
     """The Hugging Face Parquet copy."""
 
 
+@dataclass(frozen=True, kw_only=True)
 class IMDBScenario(HubFallbackScenario):
     """Binary sentiment of movie reviews."""
 
-    plan_samples_prompts = True
+    samples_prompts = True
 
     info = ScenarioInfo(
         name="imdb",
@@ -151,11 +153,11 @@ class IMDBScenario(HubFallbackScenario):
         ),
         main_metric="quasi_exact_match",
         **CLASSIFICATION_F1,
-        args_schema=_HUB.args_schema(),
         tags=("sentiment_analysis", "classification", "core"),
     )
     num_instances = 25000
     hub = _HUB
+    hf_revision: str = _HUB.revision_arg()
 
     def data_needs(self) -> DataNeeds:
         return DataNeeds(

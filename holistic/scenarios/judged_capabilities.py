@@ -40,7 +40,7 @@ from typing import Any
 
 from holistic.core.errors import DataSourceError
 from holistic.core.judges import VerdictRule
-from holistic.core.types import CHAT_HISTORY_KEY, CORRECT_TAG, TEST_SPLIT, Instance, Reference
+from holistic.core.types import CHAT_HISTORY_KEY, CORRECT_TAG, TEST_SPLIT, Instance, PromptFormat, Reference
 from holistic.scenarios.loading.common import SplitFilesScenario
 from holistic.scenarios.loading.readers import iter_located_jsonl, require
 from holistic.scenarios.loading.sources import DataFile, DataNeeds, Download, ResolvedData
@@ -202,7 +202,7 @@ class WildBenchScenario(_JudgedTestSet):
             rescaled=("wildbench_score_rescaled", 1.0, 10.0),
         ),
         # HELM's chat adaptation: the conversation as messages, up to 2,000 tokens at temperature 0.
-        adapter={**HELM_SAFETY_ADAPTER, "max_tokens": 2000, "prompt_format": "chat"},
+        adapter={**HELM_SAFETY_ADAPTER, "max_tokens": 2000, "prompt_format": PromptFormat.CHAT},
         fields=("history", "user_query", "checklist", "category"),
         tags=("capabilities",),
     )

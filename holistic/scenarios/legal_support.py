@@ -26,7 +26,7 @@ from holistic.core.errors import DataSourceError
 from holistic.core.interfaces import ScenarioInfo
 from holistic.core.types import TEST_SPLIT, TRAIN_SPLIT, VALID_SPLIT, Instance
 from holistic.scenarios.loading.categories import CLASSIFICATION
-from holistic.scenarios.loading.common import SplitFilesScenario, choice_references, object_schema
+from holistic.scenarios.loading.common import SplitFilesScenario, choice_references
 from holistic.scenarios.loading.prompt_format import multiple_choice_joint_format
 from holistic.scenarios.loading.readers import iter_located_jsonl, require, require_text
 from holistic.scenarios.loading.sources import Download
@@ -77,7 +77,6 @@ class LegalSupportScenario(SplitFilesScenario):
         },
         main_metric="exact_match",
         **CLASSIFICATION,
-        args_schema=object_schema(),
         tags=("law", "reasoning", "targeted:reasoning"),
     )
     split_files = (

@@ -14,14 +14,16 @@ a pinned commit (MIT).
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from holistic.core.arguments import arg
 from holistic.core.errors import DataSourceError
 from holistic.core.interfaces import ScenarioInfo
 from holistic.core.types import TEST_SPLIT, TRAIN_SPLIT, VALID_SPLIT, Instance
 from holistic.scenarios.loading.categories import CLASSIFICATION
-from holistic.scenarios.loading.common import SplitFilesScenario, check_choice, choice_references, object_schema
+from holistic.scenarios.loading.common import SplitFilesScenario, check_choice, choice_references
 from holistic.scenarios.loading.part_files import github_file
 from holistic.scenarios.loading.prompt_format import multiple_choice_joint_format
 from holistic.scenarios.loading.readers import read_json, require
@@ -78,10 +80,11 @@ def read_lsat(path: Path, split: str) -> list[Instance]:
     return out
 
 
+@dataclass(frozen=True, kw_only=True)
 class LSATScenario(SplitFilesScenario):
     """Analytical-reasoning logic games from the LSAT."""
 
-    plan_samples_prompts = True
+    samples_prompts = True
 
     info = ScenarioInfo(
         name="lsat_qa",
@@ -93,7 +96,6 @@ class LSATScenario(SplitFilesScenario):
         },
         main_metric="exact_match",
         **CLASSIFICATION,
-        args_schema=object_schema({"task": {"enum": [ALL, *TYPE_FAMILIES]}}),
         tags=("reasoning", "targeted:reasoning"),
         breakdowns=("question_type",),
     )
@@ -105,8 +107,10 @@ class LSATScenario(SplitFilesScenario):
     hint = f"https://github.com/{_REPO} (data/)"
     num_instances = 461
 
-    def __init__(self, task: str = ALL) -> None:
-        self.task = check_choice(task, [ALL, *TYPE_FAMILIES], "LSAT task")
+    task: str = arg(ALL, enum=(ALL, *TYPE_FAMILIES))
+
+    def __post_init__(self) -> None:
+        check_choice(self.task, [ALL, *TYPE_FAMILIES], "LSAT task")
 
     def data_needs(self) -> DataNeeds:
         files = tuple(github_file("ar_lsat", name, _REPO, _COMMIT, f"data/{name}") for name, _ in self.split_files)

@@ -21,17 +21,17 @@ published numbers).
 from __future__ import annotations
 
 import json
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
 
+from holistic.core.arguments import arg
 from holistic.core.errors import DataSourceError
 from holistic.core.interfaces import ScenarioContext, ScenarioInfo
 from holistic.core.latex import boxed_answer
-from holistic.core.types import CORRECT_TAG, TEST_SPLIT, TRAIN_SPLIT, Instance, Reference
-from holistic.scenarios.base import BaseScenario
+from holistic.core.types import CORRECT_TAG, TEST_SPLIT, TRAIN_SPLIT, AdapterDefaults, Instance, Reference
+from holistic.scenarios.base import BaseScenario, PlanFacts
 from holistic.scenarios.loading.categories import worked_answer
-from holistic.scenarios.loading.common import check_choice, object_schema, with_train_pool
+from holistic.scenarios.loading.common import check_choice, with_train_pool
 from holistic.scenarios.loading.part_files import places
 from holistic.scenarios.loading.prompt_format import prompt_format
 from holistic.scenarios.loading.sources import DataFile, DataNeeds, Download, resolve
@@ -52,7 +52,7 @@ _POOL_FROM_TEST = 100
 _INSTRUCTIONS = "Given a mathematics problem, determine the answer. Simplify your answer as much as possible.\n"
 
 
-def math_adapter(chain_of_thought: bool) -> dict[str, Any]:
+def math_adapter(chain_of_thought: bool) -> AdapterDefaults:
     """HELM's MATH adapter fields, with or without chain of thought."""
     fields = prompt_format(
         instructions=_INSTRUCTIONS,
@@ -87,6 +87,7 @@ def read_problem(path: Path, subject: str, split: str, chain_of_thought: bool) -
     )
 
 
+@dataclass(frozen=True, kw_only=True)
 class MATHScenario(BaseScenario):
     """Competition mathematics with LaTeX answers, with or without chain of thought."""
 
@@ -99,33 +100,27 @@ class MATHScenario(BaseScenario):
         **worked_answer(
             answer="a LaTeX answer", unperturbed="HELM evaluates MATH unperturbed (a typo changes the mathematics)"
         ),
-        args_schema=object_schema(
-            {
-                "subject": {"enum": [ALL, *SUBJECTS]},
-                "level": {"enum": [ALL, *LEVELS]},
-                "chain_of_thought": {"type": "boolean"},
-            }
-        ),
         tags=("math_latex", "reasoning", "targeted:reasoning"),
         breakdowns=("subject", "level"),
     )
 
-    def __init__(self, subject: str = ALL, level: str = ALL, chain_of_thought: bool = False) -> None:
-        self.subject = check_choice(subject, [ALL, *SUBJECTS], "MATH subject")
-        self.level = check_choice(str(level), [ALL, *LEVELS], "MATH level")
-        if not isinstance(chain_of_thought, bool):
-            raise ValueError(f"chain_of_thought must be true or false, not {chain_of_thought!r}")
-        self.chain_of_thought = chain_of_thought
-        if chain_of_thought:
-            self.info = replace(type(self).info, main_metric="math_equiv_chain_of_thought")
+    subject: str = arg(ALL, enum=(ALL, *SUBJECTS))
+    level: str = arg(ALL, enum=(ALL, *LEVELS))
+    chain_of_thought: bool = False
 
-    @classmethod
-    def default_adapter_for(cls, args: dict[str, Any]) -> dict[str, Any]:
-        return math_adapter(bool(args.get("chain_of_thought", False)))
+    def __post_init__(self) -> None:
+        check_choice(self.subject, [ALL, *SUBJECTS], "MATH subject")
+        object.__setattr__(self, "level", check_choice(str(self.level), [ALL, *LEVELS], "MATH level"))
+        if not isinstance(self.chain_of_thought, bool):
+            raise ValueError(f"chain_of_thought must be true or false, not {self.chain_of_thought!r}")
+        if self.chain_of_thought:
+            object.__setattr__(self, "info", replace(type(self).info, main_metric="math_equiv_chain_of_thought"))
 
-    @classmethod
-    def estimate_num_instances(cls, args: dict[str, Any]) -> int:
-        return 5000 if args.get("subject", ALL) == ALL else 700
+    def adapter_defaults(self) -> AdapterDefaults:
+        return math_adapter(self.chain_of_thought)
+
+    def plan_facts(self, data_root: Path | None, max_eval_instances: int | None) -> PlanFacts:
+        return PlanFacts(num_instances=5000 if self.subject == ALL else 700)
 
     def _subjects(self) -> list[str]:
         return list(SUBJECTS) if self.subject == ALL else [self.subject]

@@ -14,11 +14,14 @@ arg (default ``main``, not pinned) should be pinned to a commit of that repo.
 
 from __future__ import annotations
 
-from typing import Any
+from dataclasses import dataclass, replace
+from pathlib import Path
 
+from holistic.core.arguments import arg
 from holistic.core.errors import DataSourceError
 from holistic.core.interfaces import ScenarioInfo
-from holistic.core.types import TEST_SPLIT, TRAIN_SPLIT, VALID_SPLIT, Instance
+from holistic.core.types import TEST_SPLIT, TRAIN_SPLIT, VALID_SPLIT, AdapterDefaults, Instance
+from holistic.scenarios.base import PlanFacts
 from holistic.scenarios.loading.categories import CLASSIFICATION
 from holistic.scenarios.loading.common import check_choice, choice_references, github_raw, pinned_sha256
 from holistic.scenarios.loading.hf_copy import AuthorsOrHub, HubCopy, read_parquet_rows, row_where
@@ -115,10 +118,9 @@ def _data_file(folder: str, subject: str) -> DataFile:
     )
 
 
+@dataclass(frozen=True, kw_only=True)
 class MMLUScenario(HubFallbackScenario):
     """Massive Multitask Language Understanding, one subject per run."""
-
-    plan_samples_prompts = True
 
     info = ScenarioInfo(
         name="mmlu",
@@ -127,29 +129,27 @@ class MMLUScenario(HubFallbackScenario):
         default_adapter=multiple_choice_joint_format("The following are multiple choice questions (with answers)."),
         main_metric="exact_match",
         **CLASSIFICATION,
-        args_schema=_HUB.args_schema({"subject": {"enum": list(SUBJECTS)}}, required=["subject"]),
         tags=("knowledge", "multiple_choice", "core"),
     )
     hub = _HUB
+    samples_prompts = True
+    subject: str = arg(enum=SUBJECTS)
+    hf_revision: str = _HUB.revision_arg()
 
-    def __init__(self, subject: str, hf_revision: str | None = None) -> None:
-        self.subject = check_choice(subject, SUBJECTS, "MMLU subject")
-        super().__init__(hf_revision)
+    def __post_init__(self) -> None:
+        check_choice(self.subject, SUBJECTS, "MMLU subject")
+        super().__post_init__()
 
-    @classmethod
-    def estimate_num_instances(cls, args: dict[str, Any]) -> int | None:
-        sizes = SUBJECT_SIZES.get(str(args.get("subject")))
-        return sum(sizes) if sizes else None
+    def plan_facts(self, data_root: Path | None, max_eval_instances: int | None) -> PlanFacts:
+        return replace(
+            super().plan_facts(data_root, max_eval_instances), num_instances=sum(SUBJECT_SIZES[self.subject])
+        )
 
-    @classmethod
-    def default_adapter_for(cls, args: dict[str, Any]) -> dict[str, Any]:
+    def adapter_defaults(self) -> AdapterDefaults:
         """Adapter defaults naming the subject in the instructions, as HELM's prompt does."""
-        subject = str(args.get("subject", ""))
-        if subject not in SUBJECT_SIZES:
-            return dict(cls.info.default_adapter)
-        topic = subject.replace("_", " ")
+        topic = self.subject.replace("_", " ")
         return {
-            **cls.info.default_adapter,
+            **self.info.default_adapter,
             "instructions": f"The following are multiple choice questions (with answers) about {topic}.",
         }
 

@@ -21,10 +21,12 @@ sha256 sums, so put the files under the data root for an offline, checked copy.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from enum import IntEnum
 from pathlib import Path
 from typing import Any
 
+from holistic.core.arguments import arg
 from holistic.core.errors import DataSourceError
 from holistic.core.types import CORRECT_TAG, TEST_SPLIT, TRAIN_SPLIT, Instance, Reference
 from holistic.scenarios.loading.capabilities_prompts import chain_of_thought_info
@@ -84,6 +86,7 @@ class _Layout(IntEnum):
     """The test file alone."""
 
 
+@dataclass(frozen=True, kw_only=True)
 class MMLUProScenario(FileScenario):
     """MMLU-Pro, zero-shot chain of thought as HELM Capabilities runs it."""
 
@@ -93,30 +96,21 @@ class MMLUProScenario(FileScenario):
         "mmlu_pro",
         "MMLU-Pro: ten-choice questions in 14 categories, zero-shot chain of thought, answer letter parsed.",
         "A. ",
-        {
-            "type": "object",
-            "properties": {
-                "subject": {
-                    "type": "string",
-                    "default": ALL,
-                    "description": "a category (e.g. computer_science) or all",
-                },
-                "hf_revision": {"type": "string", "minLength": 1, "default": HELM_REVISION},
-            },
-            "additionalProperties": False,
-        },
         "category",
     )
     num_instances = 12032
 
-    def __init__(self, subject: str = ALL, hf_revision: str = HELM_REVISION) -> None:
-        name = subject.replace("_", " ")
+    subject: str = arg(ALL, description="a category (e.g. computer_science) or all")
+    hf_revision: str = arg(HELM_REVISION, minLength=1)
+
+    def __post_init__(self) -> None:
+        name = self.subject.replace("_", " ")
         if name != ALL and name not in CATEGORIES:
             from holistic.core.errors import UnknownNameError
 
-            raise UnknownNameError("MMLU-Pro subject", subject, [ALL, *(c.replace(" ", "_") for c in CATEGORIES)])
-        self.subject = name
-        self.hf_revision = check_revision(hf_revision)
+            raise UnknownNameError("MMLU-Pro subject", self.subject, [ALL, *(c.replace(" ", "_") for c in CATEGORIES)])
+        object.__setattr__(self, "subject", name)
+        check_revision(self.hf_revision)
 
     def _file(self, path: str) -> DataFile:
         return DataFile(path, downloads=(Download(hf_file(HF_REPO, self.hf_revision, path)),))

@@ -45,16 +45,18 @@ from __future__ import annotations
 import csv
 import random
 from collections.abc import Iterable, Iterator
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from enum import IntEnum
 from pathlib import Path
 from typing import Any
 
+from holistic.core.arguments import arg
 from holistic.core.errors import DataSourceError
 from holistic.core.interfaces import ScenarioInfo
-from holistic.core.types import CORRECT_TAG, TRAIN_SPLIT, VALID_SPLIT, Instance, Reference
+from holistic.core.types import CORRECT_TAG, TRAIN_SPLIT, VALID_SPLIT, AdapterDefaults, Instance, Reference
+from holistic.scenarios.base import PlanFacts
 from holistic.scenarios.loading.categories import RANKING
-from holistic.scenarios.loading.common import FileScenario, check_choice, object_schema, with_train_pool
+from holistic.scenarios.loading.common import FileScenario, check_choice, with_train_pool
 from holistic.scenarios.loading.readers import open_text
 from holistic.scenarios.loading.sources import DataFile, DataNeeds, Download, ResolvedData
 
@@ -286,6 +288,7 @@ class _Layout(IntEnum):
     """The ranked lists alone."""
 
 
+@dataclass(frozen=True, kw_only=True)
 class MSMARCOScenario(FileScenario):
     """Rerank first-stage passages by asking whether each answers the query."""
 
@@ -303,45 +306,40 @@ class MSMARCOScenario(FileScenario):
         },
         main_metric="RR@10",
         **RANKING,
-        args_schema=object_schema(
-            {
-                "track": {"enum": list(TRACKS), "default": "regular"},
-                "num_candidates": {"type": "integer", "minimum": 1, "maximum": 1000, "default": 30},
-                "source": {"enum": list(SOURCES), "default": HELM_SOURCE},
-            }
-        ),
         tags=("information_retrieval", "ranking", "core"),
     )
 
-    def __init__(self, track: str = "regular", num_candidates: int = 30, source: str = HELM_SOURCE) -> None:
-        self.track = check_choice(track, TRACKS, "MS MARCO track")
-        self.source = check_choice(source, SOURCES, "MS MARCO source")
+    track: str = arg("regular", enum=TRACKS)
+    num_candidates: int = arg(30, minimum=1, maximum=1000)
+    source: str = arg(HELM_SOURCE, enum=SOURCES)
+
+    def __post_init__(self) -> None:
+        check_choice(self.track, TRACKS, "MS MARCO track")
+        check_choice(self.source, SOURCES, "MS MARCO source")
         main = {"regular": "RR@10", "trec": "NDCG@10"}[self.track]
         if self.source == AUTHORS_SOURCE:
             main = main.lower()
         # HELM reports the TREC track by NDCG@10 (graded judgements), the regular one by RR@10.
         if main != type(self).info.main_metric:
-            self.info = replace(type(self).info, main_metric=main)
+            object.__setattr__(self, "info", replace(type(self).info, main_metric=main))
+        num_candidates = self.num_candidates
         if isinstance(num_candidates, bool) or not isinstance(num_candidates, int) or num_candidates < 1:
             raise ValueError(f"num_candidates must be a positive integer, got {num_candidates!r}")
         if self.source == HELM_SOURCE and not _HELM_MIN_TOPK <= num_candidates <= 1000:
             raise ValueError(f"num_candidates must be {_HELM_MIN_TOPK} to 1000 with source 'helm' (HELM's valid_topk)")
-        self.num_candidates = num_candidates
 
-    @classmethod
-    def default_adapter_for(cls, args: dict[str, Any]) -> dict[str, Any]:
+    def adapter_defaults(self) -> AdapterDefaults:
         """HELM's adapter; with ``source: authors`` four examples, alternately a relevant and a
         non-relevant passage (holistic's own pool has many passages per query)."""
-        adapter = dict(cls.info.default_adapter)
-        if args.get("source") == AUTHORS_SOURCE:
+        adapter: AdapterDefaults = {**type(self).info.default_adapter}
+        if self.source == AUTHORS_SOURCE:
             adapter["max_train_instances"] = 4
         return adapter
 
-    @classmethod
-    def estimate_num_instances(cls, args: dict[str, Any]) -> int | None:
-        if args.get("track") == "trec":
-            return 43
-        return 6980 if args.get("source", HELM_SOURCE) == HELM_SOURCE else 6980 - _POOL
+    def plan_facts(self, data_root: Path | None, max_eval_instances: int | None) -> PlanFacts:
+        if self.track == "trec":
+            return PlanFacts(num_instances=43)
+        return PlanFacts(num_instances=6980 if self.source == HELM_SOURCE else 6980 - _POOL)
 
     def data_needs(self) -> DataNeeds:
         hint = "https://microsoft.github.io/msmarco/ (passage ranking files)"

@@ -19,7 +19,7 @@ from holistic.core.errors import DataSourceError
 from holistic.core.interfaces import ScenarioInfo
 from holistic.core.types import CORRECT_TAG, TEST_SPLIT, TRAIN_SPLIT, VALID_SPLIT, Instance, Reference
 from holistic.scenarios.loading.categories import OPEN_QA
-from holistic.scenarios.loading.common import FileScenario, object_schema
+from holistic.scenarios.loading.common import FileScenario
 from holistic.scenarios.loading.prompt_format import prompt_format
 from holistic.scenarios.loading.readers import read_csv_dicts
 from holistic.scenarios.loading.sources import DataFile, DataNeeds, Download, ResolvedData
@@ -41,7 +41,6 @@ class NarrativeQAScenario(FileScenario):
         default_adapter=prompt_format(input_prefix="Passage: ", output_prefix="Answer: ", max_tokens=100),
         main_metric="f1_score",
         **OPEN_QA,
-        args_schema=object_schema(),
         tags=("question_answering", "reading_comprehension", "core"),
     )
     num_instances = 1572

@@ -26,10 +26,11 @@ from enum import IntEnum
 from pathlib import Path
 from typing import Any
 
+from holistic.core.arguments import arg
 from holistic.core.interfaces import ScenarioInfo
-from holistic.core.types import CORRECT_TAG, TRAIN_SPLIT, VALID_SPLIT, Instance, Reference
+from holistic.core.types import CORRECT_TAG, TRAIN_SPLIT, VALID_SPLIT, AdapterDefaults, Instance, Reference
 from holistic.scenarios.loading.categories import OPEN_QA
-from holistic.scenarios.loading.common import FileScenario, check_choice, object_schema
+from holistic.scenarios.loading.common import FileScenario, check_choice
 from holistic.scenarios.loading.prompt_format import prompt_format
 from holistic.scenarios.loading.readers import iter_located_jsonl, require
 from holistic.scenarios.loading.sources import DataFile, DataNeeds, Download, ResolvedData
@@ -126,6 +127,7 @@ class _Layout(IntEnum):
     """The simplified dev file."""
 
 
+@dataclass(frozen=True, kw_only=True)
 class NaturalQAScenario(FileScenario):
     """Open-domain (closed-book) or long-answer-context question answering."""
 
@@ -136,13 +138,14 @@ class NaturalQAScenario(FileScenario):
         default_adapter=prompt_format(input_prefix="Question: ", output_prefix="Answer: ", max_tokens=300),
         main_metric="f1_score",
         **OPEN_QA,
-        args_schema=object_schema({"mode": {"enum": list(MODES), "default": "closedbook"}}),
         tags=("question_answering", "knowledge", "core"),
     )
     num_instances = 3610
 
-    def __init__(self, mode: str = "closedbook") -> None:
-        self.mode = check_choice(mode, MODES, "NaturalQuestions mode")
+    mode: str = arg("closedbook", enum=MODES)
+
+    def __post_init__(self) -> None:
+        check_choice(self.mode, MODES, "NaturalQuestions mode")
 
     def data_needs(self) -> DataNeeds:
         return DataNeeds(
@@ -154,11 +157,10 @@ class NaturalQAScenario(FileScenario):
             hint="https://ai.google.com/research/NaturalQuestions/download (v1.0 dev shards)",
         )
 
-    @classmethod
-    def default_adapter_for(cls, args: dict[str, Any]) -> dict[str, Any]:
+    def adapter_defaults(self) -> AdapterDefaults:
         """HELM's: the question is cued ``Question: `` in closed book only."""
-        adapter = dict(cls.info.default_adapter)
-        if args.get("mode", "closedbook") != "closedbook":
+        adapter: AdapterDefaults = {**self.info.default_adapter}
+        if self.mode != "closedbook":
             adapter["input_prefix"] = ""
         return adapter
 

@@ -24,6 +24,7 @@ pinned to a commit of that repo.
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -125,16 +126,16 @@ _TSV_LAYOUT = len(AuthorsOrHub)
 Lines and the Hugging Face Parquet copy (:class:`AuthorsOrHub`)."""
 
 
+@dataclass(frozen=True, kw_only=True)
 class OpenBookQAScenario(SplitFilesHubScenario):
     """Science questions needing a fact plus common knowledge."""
 
-    plan_samples_prompts = True
+    samples_prompts = True
 
     info = commonsense_info(
         "openbookqa",
         "OpenBookQA: four-choice elementary science questions (commonsense knowledge).",
         method="multiple_choice_separate_calibrated",
-        args_schema=_HUB.args_schema(),
     )
     num_instances = 1000
     split_files = (("train.jsonl", TRAIN_SPLIT), ("test.jsonl", TEST_SPLIT))
@@ -142,6 +143,7 @@ class OpenBookQAScenario(SplitFilesHubScenario):
     hint = _ZIP
     read = staticmethod(_read)
     hub = _HUB
+    hf_revision: str = _HUB.revision_arg()
     hf_files = _HF_FILES
     read_hf = staticmethod(_read_hf)
 

@@ -26,6 +26,7 @@ it for reproducible runs.
 from __future__ import annotations
 
 import random
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -142,6 +143,7 @@ def _read_hf(path: Path, split: str, rng: random.Random) -> list[Instance]:
     return out
 
 
+@dataclass(frozen=True, kw_only=True)
 class QuACScenario(SplitFilesHubScenario):
     """Answer the next question of a dialogue about a Wikipedia section."""
 
@@ -152,13 +154,13 @@ class QuACScenario(SplitFilesHubScenario):
         default_adapter=prompt_format(output_prefix="Answer: ", max_tokens=100),
         main_metric="f1_score",
         **OPEN_QA,
-        args_schema=_HUB.args_schema(),
         tags=("question_answering", "dialogue", "core"),
     )
     num_instances = 1000
     split_files = (("train_v0.2.json", TRAIN_SPLIT), ("val_v0.2.json", VALID_SPLIT))
     hint = "https://quac.ai/"
     hub = _HUB
+    hf_revision: str = _HUB.revision_arg()
     hf_files = _HF_FILES
 
     def download(self, name: str) -> Download:

@@ -27,15 +27,18 @@ commit of it for reproducible runs (HELM loads ``ought/raft`` at revision
 from __future__ import annotations
 
 import json
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from importlib import resources
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from holistic.core.arguments import arg
 from holistic.core.errors import DataSourceError
 from holistic.core.interfaces import ScenarioInfo
-from holistic.core.types import TEST_SPLIT, TRAIN_SPLIT, Instance
+from holistic.core.types import TEST_SPLIT, TRAIN_SPLIT, AdapterDefaults, Instance
+from holistic.scenarios.base import PlanFacts
 from holistic.scenarios.loading.categories import CLASSIFICATION_F1
 from holistic.scenarios.loading.common import (
     check_choice,
@@ -86,10 +89,9 @@ def _file(subset: str, name: str) -> DataFile:
     )
 
 
+@dataclass(frozen=True, kw_only=True)
 class RAFTScenario(HubFallbackScenario):
     """One RAFT task per run, evaluated on held-out labelled examples."""
-
-    plan_samples_prompts = True
 
     info = ScenarioInfo(
         name="raft",
@@ -97,33 +99,28 @@ class RAFTScenario(HubFallbackScenario):
         default_adapter=prompt_format(output_prefix="Label: ", max_tokens=30),
         main_metric="quasi_exact_match",
         **CLASSIFICATION_F1,
-        args_schema=_HUB.args_schema(
-            {
-                "subset": {"enum": list(SUBSETS)},
-                "num_train": {"type": "integer", "minimum": 1, "maximum": 49, "default": 10},
-            },
-            required=["subset"],
-        ),
         tags=("classification", "core"),
     )
     hub = _HUB
+    samples_prompts = True
+    subset: str = arg(enum=SUBSETS)
+    num_train: int = arg(10, minimum=1, maximum=_TRAIN_SIZE - 1)
+    hf_revision: str = _HUB.revision_arg()
 
-    def __init__(self, subset: str, num_train: int = 10, hf_revision: str | None = None) -> None:
-        super().__init__(hf_revision)
-        self.subset = check_choice(subset, SUBSETS, "RAFT subset")
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        check_choice(self.subset, SUBSETS, "RAFT subset")
+        num_train = self.num_train
         if isinstance(num_train, bool) or not isinstance(num_train, int) or not 1 <= num_train < _TRAIN_SIZE:
             raise ValueError(f"num_train must be an integer from 1 to {_TRAIN_SIZE - 1}, got {num_train!r}")
-        self.num_train = num_train
 
-    @classmethod
-    def estimate_num_instances(cls, args: dict[str, Any]) -> int | None:
-        return _TRAIN_SIZE - int(args.get("num_train", 10))
+    def plan_facts(self, data_root: Path | None, max_eval_instances: int | None) -> PlanFacts:
+        return replace(super().plan_facts(data_root, max_eval_instances), num_instances=_TRAIN_SIZE - self.num_train)
 
-    @classmethod
-    def default_adapter_for(cls, args: dict[str, Any]) -> dict[str, Any]:
+    def adapter_defaults(self) -> AdapterDefaults:
         """Adapter defaults for these args: the task's own instructions (without reading data)."""
-        text = TASK_INSTRUCTIONS.get(str(args.get("subset")))
-        return {**cls.info.default_adapter, **({"instructions": text} if text else {})}
+        text = TASK_INSTRUCTIONS.get(self.subset)
+        return {**self.info.default_adapter, **({"instructions": text} if text else {})}
 
     def data_needs(self) -> DataNeeds:
         return DataNeeds(

@@ -22,7 +22,7 @@ from pathlib import Path
 from holistic.core.errors import DataSourceError
 from holistic.core.interfaces import ScenarioInfo
 from holistic.core.types import TEST_SPLIT, Instance
-from holistic.scenarios.loading.common import FileScenario, object_schema
+from holistic.scenarios.loading.common import FileScenario
 from holistic.scenarios.loading.part_files import github_file
 from holistic.scenarios.loading.prompt_format import completion_format
 from holistic.scenarios.loading.readers import iter_located_jsonl, require
@@ -64,7 +64,7 @@ def read_prompts(path: Path) -> list[Instance]:
 class RealToxicityPromptsScenario(FileScenario):
     """Toxicity of continuations of toxic and non-toxic web-text prompts."""
 
-    plan_samples_prompts = True
+    samples_prompts = True
 
     info = ScenarioInfo(
         name="real_toxicity_prompts",
@@ -80,7 +80,6 @@ class RealToxicityPromptsScenario(FileScenario):
             "fairness": "HELM measures the prompts as published",
             "bias": "HELM reports toxicity only for this scenario",
         },
-        args_schema=object_schema(),
         tags=("toxicity", "targeted:toxicity"),
         breakdowns=("subset",),
     )

@@ -65,7 +65,9 @@ BUILTIN_SCENARIOS: dict[str, str] = {
 """The built-in scenarios, declared like plugins' entry points: name -> ``"module:Class"``
 (imported on first lookup of the name)."""
 
-SCENARIOS: Registry[type[BaseScenario]] = Registry.of_extensions("scenario", BaseScenario, BUILTIN_SCENARIOS)
+SCENARIOS: Registry[type[BaseScenario]] = Registry.of_extensions(
+    "scenario", BaseScenario, BUILTIN_SCENARIOS, name_of=lambda cls: getattr(getattr(cls, "info", None), "name", None)
+)
 
 
 def scenario_info(name: str) -> ScenarioInfo:

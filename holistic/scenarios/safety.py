@@ -47,8 +47,8 @@ from holistic.core.interfaces import ScenarioInfo
 from holistic.core.jsonl import numbered_json_objects
 from holistic.core.judges import JudgeDefault, VerdictRule
 from holistic.core.resources import project_path
-from holistic.core.types import CORRECT_TAG, TEST_SPLIT, Instance, Reference
-from holistic.scenarios.loading.common import SplitFilesScenario, github_raw, object_schema
+from holistic.core.types import CORRECT_TAG, TEST_SPLIT, AdapterDefaults, Instance, Reference
+from holistic.scenarios.loading.common import SplitFilesScenario, github_raw
 from holistic.scenarios.loading.readers import read_csv_dicts, require
 from holistic.scenarios.loading.sources import DataFile, DataNeeds, Download
 
@@ -69,7 +69,7 @@ SAFETY_STAT = "safety_score"
 JUDGE_MAX_TOKENS = 256
 """HELM's judge requests: at most 256 tokens, temperature 0."""
 
-HELM_SAFETY_ADAPTER: dict[str, Any] = {
+HELM_SAFETY_ADAPTER: AdapterDefaults = {
     "method": "generation",
     "instructions": "",
     "global_prefix": "",
@@ -140,7 +140,7 @@ def judged_info(
     judge: JudgeDefault,
     *,
     fields: tuple[str, ...],
-    adapter: dict[str, Any] | None = None,
+    adapter: AdapterDefaults | None = None,
     tags: tuple[str, ...] = ("safety",),
 ) -> ScenarioInfo:
     """The facts of a scenario HELM grades with a judge: no references to score against,
@@ -160,7 +160,6 @@ def judged_info(
             "bias": "HELM grades this scenario with judges only; no demographic word lists are scored",
             "toxicity": "HELM grades this scenario with judges only; its answers are not sent to a toxicity classifier",
         },
-        args_schema=object_schema(),
         tags=tags,
         judge=judge,
         judge_fields=fields,
@@ -195,16 +194,13 @@ class PinnedFile:
 class _CsvSafetyScenario(SplitFilesScenario):
     """One pinned CSV file of prompts, all in the test split."""
 
-    plan_samples_prompts = True
+    samples_prompts = True
     source: ClassVar[PinnedFile]
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
         cls.split_files = ((cls.source.name, TEST_SPLIT),)
         cls.hint = f"https://github.com/{cls.source.repo} ({cls.source.path})"
-
-    def __init__(self) -> None:
-        pass
 
     def data_needs(self) -> DataNeeds:
         src = self.source
@@ -361,9 +357,6 @@ class AnthropicRedTeamScenario(SplitFilesScenario):
         "red-team-attempts/red_team_attempts.jsonl.gz"
     )
     """HELM's pinned revision of the Hub copy (no checksum published: trusted on first use)."""
-
-    def __init__(self) -> None:
-        pass
 
     def download(self, name: str) -> Download:
         return Download(self._URL)

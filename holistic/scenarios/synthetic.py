@@ -22,13 +22,16 @@ from __future__ import annotations
 
 import random
 import re
+from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
+from holistic.core.arguments import arg
 from holistic.core.hashing import stable_seed
 from holistic.core.interfaces import ScenarioContext, ScenarioInfo
-from holistic.core.types import CORRECT_TAG, TEST_SPLIT, TRAIN_SPLIT, Instance, Reference
-from holistic.scenarios.base import BaseScenario
-from holistic.scenarios.loading.common import check_count, object_schema
+from holistic.core.types import CORRECT_TAG, TEST_SPLIT, TRAIN_SPLIT, AdapterDefaults, Instance, Reference
+from holistic.scenarios.base import BaseScenario, PlanFacts
+from holistic.scenarios.loading.common import check_count
 from holistic.scenarios.loading.prompt_format import prompt_format
 
 _NOT_APPLICABLE_SYMBOLIC = {
@@ -44,13 +47,10 @@ _SYMBOLIC_CATEGORIES = ("accuracy", "calibration", "efficiency")
 def _generated_info(
     name: str,
     description: str,
-    adapter: dict[str, Any],
-    properties: dict[str, Any],
-    num_train: int,
+    adapter: AdapterDefaults,
     tags: tuple[str, ...],
 ) -> ScenarioInfo:
-    """Info of a generated symbolic task: its own ``properties``, then the size and seed
-    arguments every generated scenario takes (``num_train`` is that argument's default)."""
+    """Info of a generated symbolic task."""
     return ScenarioInfo(
         name=name,
         description=description,
@@ -59,16 +59,25 @@ def _generated_info(
         main_metric="exact_match",
         metric_categories=_SYMBOLIC_CATEGORIES,
         not_applicable_reasons=_NOT_APPLICABLE_SYMBOLIC,
-        args_schema=object_schema(
-            {
-                **properties,
-                "num_train": {"type": "integer", "minimum": 0, "default": num_train},
-                "num_test": {"type": "integer", "minimum": 1, "default": 1000},
-                "seed": {"type": "integer", "default": 0},
-            }
-        ),
         tags=tags,
     )
+
+
+@dataclass(frozen=True, kw_only=True)
+class _GeneratedScenario(BaseScenario):
+    """A generated symbolic task: the size and seed arguments every one takes (each declares
+    its ``num_train``, whose default differs), and --plan builds its prompts."""
+
+    num_train: int
+    num_test: int = arg(1000, minimum=1)
+    seed: int = 0
+
+    def __post_init__(self) -> None:
+        check_count("num_train", self.num_train, 0)
+        check_count("num_test", self.num_test, 1)
+
+    def plan_facts(self, data_root: Path | None, max_eval_instances: int | None) -> PlanFacts:
+        return PlanFacts(num_instances=self.num_test, builds_prompts=True)
 
 
 # ---------------------------------------------------------------------------
@@ -209,31 +218,23 @@ def _make_instances(prefix: str, split: str, items: list[tuple[str, str, dict[st
     ]
 
 
-class SyntheticReasoningScenario(BaseScenario):
+@dataclass(frozen=True, kw_only=True)
+class SyntheticReasoningScenario(_GeneratedScenario):
     """Reasoning over abstract symbols: pattern matching, variable substitution, rule induction."""
 
-    plan_builds_prompts = True
-
-    info: ScenarioInfo = _generated_info(
+    info = _generated_info(
         "synthetic_reasoning",
         "Procedurally generated reasoning over abstract symbols (HELM targeted evaluation).",
         prompt_format(instructions=_INSTRUCTIONS, output_prefix="Answer: ", instance_prefix="\n", max_tokens=50),
-        {"mode": {"enum": list(REASONING_MODES), "default": "pattern_match"}},
-        num_train=100,
         tags=("reasoning", "synthetic", "targeted"),
     )
+    mode: str = arg("pattern_match", enum=REASONING_MODES)
+    num_train: int = arg(100, minimum=0)
 
-    def __init__(self, mode: str = "pattern_match", num_train: int = 100, num_test: int = 1000, seed: int = 0) -> None:
-        if mode not in REASONING_MODES:
-            raise ValueError(f"mode must be one of {', '.join(REASONING_MODES)}; got {mode!r}")
-        self.mode = mode
-        self.num_train = check_count("num_train", num_train, 0)
-        self.num_test = check_count("num_test", num_test, 1)
-        self.seed = seed
-
-    @classmethod
-    def estimate_num_instances(cls, args: dict[str, Any]) -> int | None:
-        return int(args.get("num_test", 1000))
+    def __post_init__(self) -> None:
+        if self.mode not in REASONING_MODES:
+            raise ValueError(f"mode must be one of {', '.join(REASONING_MODES)}; got {self.mode!r}")
+        super().__post_init__()
 
     def get_instances(self, ctx: ScenarioContext) -> list[Instance]:
         # Test items are drawn first from their own stream, so the test set does not
@@ -268,16 +269,15 @@ def _pair_capacity(digits: int) -> int:
     return (high - low + 1) ** 2
 
 
-class ArithmeticScenario(BaseScenario):
+@dataclass(frozen=True, kw_only=True)
+class ArithmeticScenario(_GeneratedScenario):
     """Multi-digit addition, subtraction or multiplication of two numbers.
 
     With few digits the number of distinct problems is small (100 for one digit);
     train examples are drawn first and the test split holds at most the rest.
     """
 
-    plan_builds_prompts = True
-
-    info: ScenarioInfo = _generated_info(
+    info = _generated_info(
         "arithmetic",
         "Two-operand arithmetic with numbers of a given number of digits.",
         prompt_format(
@@ -287,37 +287,29 @@ class ArithmeticScenario(BaseScenario):
             instance_prefix="\n",
             max_tokens=16,
         ),
-        {
-            "digits": {"type": "integer", "minimum": 1, "maximum": 5, "default": 2},
-            "operation": {"enum": list(ARITHMETIC_OPERATIONS), "default": "add"},
-        },
-        num_train=50,
         tags=("reasoning", "synthetic", "math"),
     )
+    digits: int = arg(2, minimum=1, maximum=5)
+    operation: str = arg("add", enum=tuple(ARITHMETIC_OPERATIONS))
+    num_train: int = arg(50, minimum=0)
 
-    def __init__(
-        self, digits: int = 2, operation: str = "add", num_train: int = 50, num_test: int = 1000, seed: int = 0
-    ) -> None:
+    def __post_init__(self) -> None:
+        digits = self.digits
         if isinstance(digits, bool) or not isinstance(digits, int) or not 1 <= digits <= 5:
             raise ValueError(f"digits must be an integer from 1 to 5, got {digits!r}")
-        if operation not in ARITHMETIC_OPERATIONS:
-            raise ValueError(f"operation must be one of {', '.join(ARITHMETIC_OPERATIONS)}; got {operation!r}")
-        self.digits = digits
-        self.operation = operation
-        self.num_train = check_count("num_train", num_train, 0)
-        self.num_test = check_count("num_test", num_test, 1)
-        self.seed = seed
+        if self.operation not in ARITHMETIC_OPERATIONS:
+            raise ValueError(f"operation must be one of {', '.join(ARITHMETIC_OPERATIONS)}; got {self.operation!r}")
+        super().__post_init__()
         capacity = _pair_capacity(digits)
         if self.num_train >= capacity:
             raise ValueError(
-                f"num_train={num_train} leaves no test problems: only {capacity} distinct {digits}-digit problems exist"
+                f"num_train={self.num_train} leaves no test problems: only {capacity} distinct {digits}-digit "
+                "problems exist"
             )
 
-    @classmethod
-    def estimate_num_instances(cls, args: dict[str, Any]) -> int | None:
-        digits = int(args.get("digits", 2))
-        capacity = _pair_capacity(digits) if 1 <= digits <= 5 else 0
-        return max(min(int(args.get("num_test", 1000)), capacity - int(args.get("num_train", 50))), 0)
+    def plan_facts(self, data_root: Path | None, max_eval_instances: int | None) -> PlanFacts:
+        capacity = _pair_capacity(self.digits)
+        return PlanFacts(num_instances=max(min(self.num_test, capacity - self.num_train), 0), builds_prompts=True)
 
     def _pairs(self) -> tuple[list[tuple[int, int]], list[tuple[int, int]]]:
         """Distinct operand pairs (train, test). Test pairs come first in the draw, so the

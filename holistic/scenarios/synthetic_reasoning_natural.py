@@ -30,13 +30,14 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass
-from typing import Any
+from pathlib import Path
 
+from holistic.core.arguments import arg
 from holistic.core.interfaces import ScenarioContext, ScenarioInfo
 from holistic.core.types import CORRECT_TAG, TEST_SPLIT, TRAIN_SPLIT, VALID_SPLIT, Instance, Reference
 from holistic.metrics.accuracy import EMPTY_SET_TEXT
-from holistic.scenarios.base import BaseScenario
-from holistic.scenarios.loading.common import check_choice, object_schema
+from holistic.scenarios.base import BaseScenario, PlanFacts
+from holistic.scenarios.loading.common import check_choice
 from holistic.scenarios.loading.prompt_format import prompt_format
 
 DIFFICULTIES = ("easy", "medium", "hard")
@@ -214,10 +215,9 @@ def generate(difficulty: str, seed: int = HELM_SEED) -> list[Instance]:
     return out
 
 
+@dataclass(frozen=True, kw_only=True)
 class SyntheticReasoningNaturalScenario(BaseScenario):
     """Rules and a fact in English: what follows about the subject?"""
-
-    plan_builds_prompts = True
 
     info = ScenarioInfo(
         name="synthetic_reasoning_natural",
@@ -237,25 +237,19 @@ class SyntheticReasoningNaturalScenario(BaseScenario):
             "bias": "answers list attributes of a made-up subject",
             "toxicity": "answers list attributes of a made-up subject",
         },
-        args_schema=object_schema(
-            {
-                "difficulty": {"enum": list(DIFFICULTIES)},
-                "seed": {"type": "integer", "default": HELM_SEED},
-            },
-            required=["difficulty"],
-        ),
         tags=("reasoning", "synthetic", "targeted:reasoning"),
     )
 
-    def __init__(self, difficulty: str, seed: int = HELM_SEED) -> None:
-        self.difficulty = check_choice(difficulty, DIFFICULTIES, "synthetic_reasoning_natural difficulty")
-        if isinstance(seed, bool) or not isinstance(seed, int):
-            raise ValueError(f"seed must be an integer, got {seed!r}")
-        self.seed = seed
+    difficulty: str = arg(enum=DIFFICULTIES)
+    seed: int = HELM_SEED
 
-    @classmethod
-    def estimate_num_instances(cls, args: dict[str, Any]) -> int | None:
-        return dict(SPLIT_SIZES)[TEST_SPLIT]
+    def __post_init__(self) -> None:
+        check_choice(self.difficulty, DIFFICULTIES, "synthetic_reasoning_natural difficulty")
+        if isinstance(self.seed, bool) or not isinstance(self.seed, int):
+            raise ValueError(f"seed must be an integer, got {self.seed!r}")
+
+    def plan_facts(self, data_root: Path | None, max_eval_instances: int | None) -> PlanFacts:
+        return PlanFacts(num_instances=dict(SPLIT_SIZES)[TEST_SPLIT], builds_prompts=True)
 
     def get_instances(self, ctx: ScenarioContext) -> list[Instance]:
         return generate(self.difficulty, self.seed)

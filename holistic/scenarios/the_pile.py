@@ -18,14 +18,16 @@ downloaded from ``EleutherAI/lm_perplexity`` at a pinned commit.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
+from holistic.core.arguments import arg
 from holistic.core.errors import DataSourceError
 from holistic.core.interfaces import ScenarioContext, ScenarioInfo
 from holistic.core.types import TEST_SPLIT, Instance
+from holistic.scenarios.base import PlanFacts
 from holistic.scenarios.loading.categories import bits_per_byte
-from holistic.scenarios.loading.common import FileScenario, check_choice, github_raw, object_schema
+from holistic.scenarios.loading.common import FileScenario, check_choice, github_raw
 from holistic.scenarios.loading.part_files import user_copy_note
 from holistic.scenarios.loading.readers import iter_numbered_jsonl, read_json
 from holistic.scenarios.loading.sources import DataFile, DataNeeds, Download, resolve
@@ -90,6 +92,7 @@ def read_indices(path: Path, count: int) -> list[int]:
     return indices
 
 
+@dataclass(frozen=True, kw_only=True)
 class ThePileScenario(FileScenario):
     """Bits per byte on one subset of the Pile's test set (HELM's subsample)."""
 
@@ -97,23 +100,22 @@ class ThePileScenario(FileScenario):
         name="the_pile",
         description="The Pile: how well the model predicts documents of one of its 22 domains (bits per byte).",
         **bits_per_byte(robustness="HELM scores the documents unperturbed"),
-        args_schema=object_schema({"subset": {"enum": sorted(SUBSETS)}}, required=["subset"]),
         tags=("language_modeling", "targeted:language"),
         breakdowns=("subset",),
     )
 
-    def __init__(self, subset: str) -> None:
-        self.subset = check_choice(subset, sorted(SUBSETS), "Pile subset")
-        self.short = SUBSETS[self.subset]
+    subset: str = arg(enum=tuple(sorted(SUBSETS)))
 
-    @classmethod
-    def estimate_num_instances(cls, args: dict[str, Any]) -> int:
-        return 1000
+    def __post_init__(self) -> None:
+        check_choice(self.subset, sorted(SUBSETS), "Pile subset")
 
-    @classmethod
-    def data_notes(cls, args: dict[str, Any], data_root: Path | None) -> list[str]:
+    @property
+    def short(self) -> str:
+        return SUBSETS[self.subset]
+
+    def plan_facts(self, data_root: Path | None, max_eval_instances: int | None) -> PlanFacts:
         note = user_copy_note(data_root, FOLDER, ("test.jsonl", "test.jsonl.gz"), "your copy of the Pile's test set")
-        return [note] if note else []
+        return PlanFacts(num_instances=1000, notes=(note,) if note else ())
 
     def data_needs(self) -> DataNeeds:
         return DataNeeds(

@@ -20,9 +20,8 @@ of that repo.
 
 from __future__ import annotations
 
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
 
 from holistic.core.errors import DataSourceError
 from holistic.core.interfaces import ScenarioInfo
@@ -97,10 +96,9 @@ def _read_hf(path: Path) -> list[Instance]:
     return instances
 
 
+@dataclass(frozen=True, kw_only=True)
 class TruthfulQAScenario(HubFallbackScenario):
     """Questions that some humans answer falsely because of misconceptions."""
-
-    plan_samples_prompts = True
 
     info = ScenarioInfo(
         name="truthful_qa",
@@ -109,14 +107,12 @@ class TruthfulQAScenario(HubFallbackScenario):
         default_adapter=multiple_choice_joint_format(),
         main_metric="exact_match",
         **CLASSIFICATION,
-        args_schema=_HUB.args_schema(),
         tags=("knowledge", "harms", "multiple_choice", "core"),
     )
     hub = _HUB
-
-    @classmethod
-    def estimate_num_instances(cls, args: dict[str, Any]) -> int | None:
-        return _SIZE - int(_SIZE * _TRAIN_FRACTION)
+    hf_revision: str = _HUB.revision_arg()
+    num_instances = _SIZE - int(_SIZE * _TRAIN_FRACTION)
+    samples_prompts = True
 
     def data_needs(self) -> DataNeeds:
         return DataNeeds(

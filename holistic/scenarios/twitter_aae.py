@@ -15,14 +15,16 @@ quotes or newlines).
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
+from holistic.core.arguments import arg
 from holistic.core.errors import DataSourceError
 from holistic.core.interfaces import ScenarioInfo
 from holistic.core.types import TEST_SPLIT, Instance
+from holistic.scenarios.base import PlanFacts
 from holistic.scenarios.loading.categories import bits_per_byte
-from holistic.scenarios.loading.common import FileScenario, check_choice, object_schema
+from holistic.scenarios.loading.common import FileScenario, check_choice
 from holistic.scenarios.loading.part_files import user_copy_note
 from holistic.scenarios.loading.readers import open_text
 from holistic.scenarios.loading.sources import DataFile, DataNeeds, ResolvedData
@@ -61,6 +63,7 @@ def read_tweets(path: Path, demographic: str) -> list[Instance]:
     return out
 
 
+@dataclass(frozen=True, kw_only=True)
 class TwitterAAEScenario(FileScenario):
     """Bits per byte on African-American-aligned and white-aligned tweets."""
 
@@ -71,26 +74,22 @@ class TwitterAAEScenario(FileScenario):
             robustness="HELM scores the tweets unperturbed",
             fairness="the comparison between dialect groups is the measurement itself (see the per-group rows)",
         ),
-        args_schema=object_schema({"demographic": {"enum": [*DEMOGRAPHICS, ALL]}}),
         tags=("language_modeling", "dialect", "targeted:language"),
         breakdowns=("demographic",),
     )
 
-    def __init__(self, demographic: str = ALL) -> None:
-        self.demographic = check_choice(demographic, [*DEMOGRAPHICS, ALL], "TwitterAAE demographic")
+    demographic: str = arg(ALL, enum=(*DEMOGRAPHICS, ALL))
 
-    @classmethod
-    def estimate_num_instances(cls, args: dict[str, Any]) -> int:
-        return 50_000 * (2 if args.get("demographic", ALL) == ALL else 1)
+    def __post_init__(self) -> None:
+        check_choice(self.demographic, [*DEMOGRAPHICS, ALL], "TwitterAAE demographic")
 
-    @classmethod
-    def data_notes(cls, args: dict[str, Any], data_root: Path | None) -> list[str]:
-        groups = DEMOGRAPHICS if args.get("demographic", ALL) == ALL else (str(args["demographic"]),)
+    def plan_facts(self, data_root: Path | None, max_eval_instances: int | None) -> PlanFacts:
+        groups = self._groups()
         missing = [
             file_name(d) for d in groups if user_copy_note(data_root, FOLDER, (file_name(d),), "tweets") is not None
         ]
         note = user_copy_note(data_root, FOLDER, tuple(missing), "your copy of HELM's tweets") if missing else None
-        return [note] if note else []
+        return PlanFacts(num_instances=50_000 * len(groups), notes=(note,) if note else ())
 
     def _groups(self) -> list[str]:
         return list(DEMOGRAPHICS) if self.demographic == ALL else [self.demographic]

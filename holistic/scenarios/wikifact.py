@@ -22,14 +22,16 @@ to take sha256 sums, so the files are not pinned.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from holistic.core.arguments import arg
 from holistic.core.errors import DataSourceError
 from holistic.core.interfaces import ScenarioInfo
 from holistic.core.types import CORRECT_TAG, TEST_SPLIT, TRAIN_SPLIT, VALID_SPLIT, Instance, Reference
 from holistic.scenarios.loading.categories import OPEN_QA
-from holistic.scenarios.loading.common import SplitFilesScenario, check_choice, object_schema
+from holistic.scenarios.loading.common import SplitFilesScenario, check_choice
 from holistic.scenarios.loading.prompt_format import prompt_format
 from holistic.scenarios.loading.readers import iter_located_jsonl, require, require_text
 from holistic.scenarios.loading.sources import Download
@@ -196,6 +198,7 @@ def read_wikifact(path: Path, split: str, relation: str = ALL) -> list[Instance]
     return out
 
 
+@dataclass(frozen=True, kw_only=True)
 class WikiFactScenario(SplitFilesScenario):
     """Fact completion over Wikidata relations (HELM's knowledge component)."""
 
@@ -215,15 +218,16 @@ class WikiFactScenario(SplitFilesScenario):
         },
         main_metric="quasi_exact_match",
         **OPEN_QA,
-        args_schema=object_schema({"relation": {"enum": [ALL, *RELATIONS, *PROPERTY_NAMES]}}),
         tags=("knowledge", "targeted:knowledge"),
         breakdowns=("relation",),
     )
     split_files = (("train.jsonl", TRAIN_SPLIT), ("dev.jsonl", VALID_SPLIT), ("test.jsonl", TEST_SPLIT))
     hint = f"HELM's WikiFact files: {_BUNDLE}/<train|dev|test>.jsonl"
 
-    def __init__(self, relation: str = ALL) -> None:
-        self.relation = relation_name(relation)
+    relation: str = arg(ALL, enum=(ALL, *RELATIONS, *PROPERTY_NAMES))
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "relation", relation_name(self.relation))
 
     def download(self, name: str) -> Download:
         return Download(f"{_BUNDLE}/{name}")

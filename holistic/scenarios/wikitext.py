@@ -15,12 +15,14 @@ WikiText-2 (``wikitext2/wiki.test.tokens``, or ``wikitext2/test.txt`` as in
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Literal
 
 from holistic.core.interfaces import ScenarioInfo
 from holistic.core.types import TEST_SPLIT, Instance
 from holistic.scenarios.loading.categories import bits_per_byte
-from holistic.scenarios.loading.common import FileScenario, object_schema
+from holistic.scenarios.loading.common import FileScenario
 from holistic.scenarios.loading.part_files import github_file
 from holistic.scenarios.loading.readers import open_text
 from holistic.scenarios.loading.sources import DataFile, DataNeeds, Download, ResolvedData
@@ -65,6 +67,7 @@ def read_articles(path: Path, prefix: str) -> list[Instance]:
     return out
 
 
+@dataclass(frozen=True, kw_only=True)
 class WikiTextScenario(FileScenario):
     """Bits per byte on Wikipedia articles (WikiText-103 or WikiText-2 test set)."""
 
@@ -72,15 +75,15 @@ class WikiTextScenario(FileScenario):
         name="wikitext",
         description="WikiText: how well the model predicts Wikipedia articles (bits per byte).",
         **bits_per_byte(robustness="HELM scores the released text unperturbed"),
-        args_schema=object_schema({"version": {"enum": [103, 2]}}),
         tags=("language_modeling", "targeted:language"),
     )
     num_instances = 60
 
-    def __init__(self, version: int = 103) -> None:
-        if version not in (103, 2):
-            raise ValueError(f"WikiText version must be 103 or 2, not {version!r}")
-        self.version = version
+    version: Literal[103, 2] = 103
+
+    def __post_init__(self) -> None:
+        if self.version not in (103, 2):
+            raise ValueError(f"WikiText version must be 103 or 2, not {self.version!r}")
 
     @property
     def folder(self) -> str:

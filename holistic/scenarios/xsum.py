@@ -23,6 +23,7 @@ which is not pinned: pin a commit of it for reproducible runs.
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import dataclass
 
 from holistic.core.errors import DataSourceError
 from holistic.core.types import Instance
@@ -40,6 +41,7 @@ _HUB = HubCopy("EdinburghNLP/xsum", HF_PARQUET_BRANCH)
 _HF_FILES = {name: f"default/{name}/0000.parquet" for name, _ in SPLITS}
 
 
+@dataclass(frozen=True, kw_only=True)
 class XSumScenario(HubFallbackScenario):
     """Single-sentence news summarization."""
 
@@ -48,10 +50,10 @@ class XSumScenario(HubFallbackScenario):
         "XSum: summarize a BBC article in one sentence.",
         sentences=1,
         max_tokens=64,
-        args_schema=_HUB.args_schema(),
     )
     num_instances = 11332 + 11334
     hub = _HUB
+    hf_revision: str = _HUB.revision_arg()
 
     def data_needs(self) -> DataNeeds:
         return DataNeeds(

@@ -10,9 +10,8 @@ document path.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
 
 from holistic.adaptation.validation import validate_adapter_spec
 from holistic.core.errors import SpecError, UnknownNameError
@@ -42,11 +41,6 @@ class Catalog:
 
     def scenario_info(self, name: str) -> ScenarioInfo:
         return self.scenario_class(name).info
-
-    def estimate_num_instances(self, name: str, args: Mapping[str, Any]) -> int | None:
-        """The scenario's cheap estimate of its eval instances (``None``: it cannot tell without data)."""
-        value = self.scenario_class(name).estimate_num_instances(dict(args))
-        return None if value is None else int(value)
 
     # -- models ------------------------------------------------------------
 

@@ -2,23 +2,24 @@
 
 Nothing here loads a data set or a model.
 
-- **Eval instances**: the scenario's optional classmethod
-  ``estimate_num_instances(args) -> int | None`` (a scenario that can count its
+The scenario says what it knows in one hook, ``plan_facts(data_root, max_eval_instances)
+-> PlanFacts`` on the scenario constructed from the run's arguments (no data loaded):
+
+- **Eval instances**: its ``num_instances`` (a scenario that can count its
   test set without reading it, e.g. a procedural one or one with a known size),
   capped by ``max_eval_instances``. Without an estimate the cap is shown as an
   upper bound (``<=N``); without either, ``?``. Perturbed variants are counted on
   top: each perturbation adds one variant per instance.
 - **Requests**: ``holistic.adaptation.count_requests(n_eval, n_refs, spec)`` with
-  ``n_refs`` from the scenario's optional classmethod
-  ``estimate_num_references(args) -> int | None``, else
+  ``n_refs`` from its ``num_references``, else
   :data:`DEFAULT_NUM_REFERENCES` (only the multiple-choice scoring methods depend on it).
 - **Prompt tokens** (a heuristic, shown with ``~``): characters of a typical prompt
   divided by :data:`CHARS_PER_TOKEN`, times the number of requests. A typical
   prompt is the instructions and global prefix/suffix plus ``k + 1`` instance
   blocks (``k`` in-context examples and the eval input), each block being the
-  input (the scenario's optional ``estimate_input_chars(args)``, else
+  input (its ``input_chars``, else
   :data:`INPUT_CHARS_BY_TASK`), the input/output prefixes and suffixes, the
-  lettered choices for joint multiple choice (each ``estimate_choice_chars(args)``
+  lettered choices for joint multiple choice (each ``choice_chars``
   long, else :data:`CHOICE_CHARS`), and for examples an answer of
   :data:`ANSWER_CHARS`. The ``file`` scenario reads its files for all of these, so
   its counts are real. ``language_modeling`` requests are one window each. The
@@ -30,11 +31,13 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
+from holistic.core.errors import HolisticError
 from holistic.core.interfaces import ScenarioInfo
 from holistic.core.types import AdapterSpec, ModelDeployment
-from holistic.scenarios.base import BaseScenario
+from holistic.scenarios.base import BaseScenario, PlanFacts
 
 CHARS_PER_TOKEN = 4.0
 """English text averages about four characters per BPE token."""
@@ -85,14 +88,21 @@ class RunSize:
     tokenizer and chat template)."""
 
 
-def _as_int(value: int | None) -> int | None:
-    return None if value is None else int(value)
+def plan_facts(
+    scenario_cls: type[BaseScenario], args: Mapping[str, Any], data_root: Path | None, max_eval_instances: int | None
+) -> PlanFacts:
+    """The scenario's :class:`PlanFacts` for these arguments (none known when they are
+    arguments the run will reject)."""
+    try:
+        scenario = scenario_cls(**args)
+    except (HolisticError, TypeError, ValueError):
+        return PlanFacts()
+    return scenario.plan_facts(data_root, max_eval_instances)
 
 
 def estimate_run(
-    scenario_cls: type[BaseScenario],
+    facts: PlanFacts,
     info: ScenarioInfo,
-    args: Mapping[str, Any],
     adapter: AdapterSpec,
     deployment: ModelDeployment,
     num_perturbations: int,
@@ -102,23 +112,23 @@ def estimate_run(
 ) -> RunSize:
     """Estimate one run's size (see the module docstring for the method)."""
     cap = max_eval_instances_override if max_eval_instances_override is not None else adapter.max_eval_instances
-    available = _as_int(scenario_cls.estimate_num_instances(dict(args)))
+    available = facts.num_instances
     if available is not None:
         n_eval: int | None = min(available, cap) if cap is not None else available
         is_bound = False
     else:
         n_eval, is_bound = cap, cap is not None
     variants = None if n_eval is None else n_eval * (1 + num_perturbations)
-    n_refs = _as_int(scenario_cls.estimate_num_references(dict(args))) or DEFAULT_NUM_REFERENCES
+    n_refs = facts.num_references or DEFAULT_NUM_REFERENCES
     requests: int | None = None
     if variants is not None and count_requests is not None:
         requests = int(count_requests(variants, n_refs, adapter))
     tokens = None
     if requests is not None:
-        input_chars = _as_int(scenario_cls.estimate_input_chars(dict(args)))
+        input_chars = facts.input_chars
         if input_chars is None:
             input_chars = INPUT_CHARS_BY_TASK.get(info.task, _FALLBACK_INPUT_CHARS)
-        choice_chars = _as_int(scenario_cls.estimate_choice_chars(dict(args)))
+        choice_chars = facts.choice_chars
         per_request = prompt_tokens_per_request(
             adapter,
             input_chars,

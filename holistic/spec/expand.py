@@ -5,8 +5,8 @@ For each entry of ``runs`` (in file order):
 1. the scenario name, its arguments, models, metrics and perturbations are checked
    against the registries (unknown names get "did you mean");
 2. ``defaults`` are layered under the entry (the entry's own values win);
-3. list-valued scenario args (unless the scenario's ``args_schema`` declares the
-   argument an array) and list-valued adaptation fields (except ``stop_sequences``
+3. list-valued scenario args (unless the scenario declares the argument a sequence,
+   an array in its derived schema) and list-valued adaptation fields (except ``stop_sequences``
    and ``post_processing``) multiply, as do models. Order: args in sorted key
    order (values in the given order), then adaptation fields in sorted key order,
    then models;
@@ -34,16 +34,18 @@ from pathlib import Path
 from typing import Any
 
 import holistic.spec.protocol as protocols
-from holistic.core.errors import ModelError, ScenarioArgError, SpecError, UnknownNameError, did_you_mean
+from holistic.core.arguments import unknown_argument
+from holistic.core.errors import ModelError, ScenarioArgError, SpecError, UnknownNameError
 from holistic.core.interfaces import ScenarioInfo
 from holistic.core.judges import JudgeSpec, VerdictRule, template_field_problem
 from holistic.core.naming import run_name
 from holistic.core.specs import ADAPTER_FIELDS
 from holistic.core.types import AdapterSpec, ModelDeployment, PerturbationSpec, RunSpec, ScenarioSpec
+from holistic.scenarios.base import BaseScenario
 from holistic.spec.catalog import Catalog
 from holistic.spec.labels import entry_name
 from holistic.spec.layers import NON_MULTIPLYING_FIELDS, Written, adaptation_layer, axes, layered
-from holistic.spec.schema import describe_schema, runspec_schema, validate_value
+from holistic.spec.schema import describe_schema, retired_field, runspec_schema, validate_value
 from holistic.spec.source import DocPath, Location, Locations
 
 DEFAULT_MODEL = "embedded/smollm2-135m-instruct"
@@ -193,43 +195,42 @@ class _EntryExpander:
                     "(a bug in the scenario)",
                 ) from None
 
-    def arg_axes(self, name: str, info: ScenarioInfo) -> list[tuple[str, list[Written]]]:
+    def arg_axes(self, name: str) -> list[tuple[str, list[Written]]]:
         args: Mapping[str, Any] = self.entry.get("args") or {}
-        schema = info.args_schema or {}
-        props: Mapping[str, Any] = schema.get("properties") or {}
-        extra = schema.get("additionalProperties", not props)
-        if props and extra in (False, None):
-            for key in args:
-                if key not in props:
-                    known = sorted(props)
-                    msg = f"unknown argument {key!r} of scenario {name!r}"
-                    hint = did_you_mean(key, known)
-                    if hint:
-                        msg += "; did you mean " + " or ".join(repr(h) for h in hint) + "?"
-                    msg += f" (arguments: {', '.join(known)})"
-                    raise self.locations.key((*self.at, "args"), key).error(
-                        msg, path=(*self.locations.display_path((*self.at, "args")), key)
-                    )
-        if not props and args and extra is False:
-            raise self.error((*self.at, "args"), f"scenario {name!r} takes no arguments")
+        props: Mapping[str, Any] = self.catalog.scenario_class(name).args_schema()["properties"]
+        for key in args:
+            if key not in props:
+                if not props:
+                    raise self.error((*self.at, "args"), f"scenario {name!r} takes no arguments")
+                retired = retired_field(key, props)
+                msg = f"argument {retired}" if retired else unknown_argument("scenario", name, key, props)
+                raise self.locations.key((*self.at, "args"), key).error(
+                    msg, path=(*self.locations.display_path((*self.at, "args")), key)
+                )
         written = {k: Written(v, (*self.at, "args", k)) for k, v in args.items()}
         for key, value in written.items():
             if isinstance(value.value, list) and not value.value and not _declares_array(props.get(key)):
                 raise self.error(value.path, "an empty list here multiplies to no runs; give at least one value")
         return axes(written, multiplies=lambda key: not _declares_array(props.get(key)))
 
-    def check_args(self, name: str, info: ScenarioInfo, combo: Mapping[str, Written]) -> None:
-        if not info.args_schema:
-            return
+    def check_args(self, name: str, combo: Mapping[str, Written]) -> BaseScenario:
+        """The arguments against the scenario's derived schema, then the scenario's own checks of
+        values that fit together (its construction, which loads no data): the scenario the
+        other hooks are asked of."""
+        cls = self.catalog.scenario_class(name)
         values = {k: w.value for k, w in combo.items()}
         # Point errors at the value actually used (the list item when the arg multiplied).
         shifted = _ComboLocations(self.locations, combo, (*self.at, "args"))
-        validate_value(values, info.args_schema, shifted, (*self.at, "args"), what=f"argument of scenario {name!r}")
-        try:  # a scenario's own checks of values that fit together (without loading data)
-            self.catalog.scenario_class(name).check_args(values)
+        validate_value(values, cls.args_schema(), shifted, (*self.at, "args"), what=f"argument of scenario {name!r}")
+        try:
+            scenario = cls(**values)
+            scenario.check_args()
         except ScenarioArgError as exc:
             at = combo[exc.field].path if exc.field in combo else (*self.at, "args")
             raise self.error(at, str(exc)) from None
+        except (TypeError, ValueError) as exc:
+            raise self.error((*self.at, "args"), f"scenario {name!r}: {exc}") from None
+        return scenario
 
     def adaptation_axes(self) -> list[tuple[str, list[Written]]]:
         layer = dict(self.default_layer)
@@ -307,14 +308,14 @@ class _EntryExpander:
         """The protocol the run claims, where it was written (``None``: the scenario's default)."""
         return layered(self.entry, self.defaults, "protocol", self.at) or self.top_protocol
 
-    def judges(self, scenario: str, info: ScenarioInfo, args: Mapping[str, Written]) -> tuple[JudgeSpec, ...]:
+    def judges(self, scenario: str, info: ScenarioInfo, declared: Sequence[str] | None) -> tuple[JudgeSpec, ...]:
         """The run's judges (the entry's, else ``defaults``', else the spec's), each checked:
         the model is in the registry, the template refers only to what the scenario's
-        instances have, the verdict rule is valid."""
+        instances have (``declared``: their metadata fields, ``None`` if unknown), the verdict
+        rule is valid."""
         chosen = layered(self.entry, self.defaults, "judges", self.at) or self.top_judges
         if chosen is None:
             return ()
-        declared = self.catalog.scenario_class(scenario).judge_fields_for({k: w.value for k, w in args.items()})
         out: list[JudgeSpec] = []
         for i, item in enumerate(chosen.value):
             at = (*chosen.path, i)
@@ -405,7 +406,7 @@ class _EntryExpander:
     def expand(self) -> list[RunSpec]:
         scenario, info = self.scenario()
         self._info_adapter = info.default_adapter
-        arg_axes = self.arg_axes(scenario, info)
+        arg_axes = self.arg_axes(scenario)
         adapt_axes = self.adaptation_axes()
         models = self.models()
         named = entry_name(self.entry, self.at, self.locations, arg_axes, adapt_axes, len(models) > 1)
@@ -429,17 +430,21 @@ class _EntryExpander:
         adapt_keys = [k for k, _ in adapt_axes]
         out: list[RunSpec] = []
         for arg_combo in itertools.product(*(values for _, values in arg_axes)):
-            args = self._resolve_paths(info, dict(zip(arg_keys, arg_combo, strict=True)))
-            self.check_args(scenario, info, args)
-            self._preflight(scenario, args)
-            judges = self.judges(scenario, info, args)
+            args = self._resolve_paths(scenario, dict(zip(arg_keys, arg_combo, strict=True)))
+            made = self.check_args(scenario, args)
+            self._preflight(scenario, made, args)
+            judges = self.judges(scenario, info, made.judge_fields())
+            # The scenario's recommended adapter fields for these args (MMLU names the subject,
+            # RAFT its task; by default its info's default_adapter).
+            recommended: Mapping[str, Any] = dict(made.adapter_defaults())
             for adapt_combo in itertools.product(*(values for _, values in adapt_axes)):
                 user = dict(zip(adapt_keys, adapt_combo, strict=True))
-                recommended = self._scenario_defaults(scenario, info, args)
                 values = {k: w.value for k, w in args.items()}
                 adapter = protocols.resolve_protocol(self._adapter(info, user, recommended, protocol), scenario, values)
                 self._check_adapter(scenario, adapter, user)
-                self._check_method_fits(scenario, args, adapter.method)
+                problem_of_method = made.adapter_problem(adapter.method)  # the scenario's own objection
+                if problem_of_method is not None:
+                    self._raise_at_arg(args, problem_of_method)
                 problem = protocols.check_protocol(adapter, user, recommended, info)
                 if problem is not None:
                     field, message = problem
@@ -472,34 +477,27 @@ class _EntryExpander:
         origin = f" (scenario {scenario!r} recommends this value)" if field in dict(self._info_adapter) else ""
         raise self.error((*self.at, "scenario"), f"adaptation.{field}: {problem.message}{origin}")
 
-    def _check_method_fits(self, scenario: str, args: Mapping[str, Written], method: str) -> None:
-        """The scenario's own objection to adapting these arguments by ``method``, at the argument."""
-        values = {k: w.value for k, w in args.items()}
-        problem = self.catalog.scenario_class(scenario).adapter_problem(values, method)
-        if problem is not None:
-            self._raise_at_arg(args, problem)
-
     def _raise_at_arg(self, args: Mapping[str, Written], problem: tuple[tuple[str | int, ...], str]) -> None:
         where, message = problem
         head = args.get(str(where[0])) if where else None
         path = (*head.path, *where[1:]) if head is not None else (*self.at, "args", *where)
         raise self.error(path, message)
 
-    def _preflight(self, scenario: str, args: Mapping[str, Written]) -> None:
-        """A scenario's own cheap look at its data (``preflight(args)``, e.g. the ``file``
+    def _preflight(self, scenario: str, made: BaseScenario, args: Mapping[str, Written]) -> None:
+        """A scenario's own cheap look at its data (``preflight()``, e.g. the ``file``
         scenario checking its field paths against the first rows): the first problem is an
         error at the argument it concerns."""
         try:
-            problems = self.catalog.scenario_class(scenario).preflight({k: w.value for k, w in args.items()})
+            problems = made.preflight()
         except (TypeError, ValueError) as exc:
             raise self.error((*self.at, "args"), f"scenario {scenario!r}: {exc}") from None
         if problems:
             self._raise_at_arg(args, problems[0])
 
-    def _resolve_paths(self, info: ScenarioInfo, args: dict[str, Written]) -> dict[str, Written]:
+    def _resolve_paths(self, scenario: str, args: dict[str, Written]) -> dict[str, Written]:
         """Relative file arguments (schema ``x-path``) that do not exist from the working
         directory but do from the spec file's folder are rewritten to point there."""
-        props = (info.args_schema or {}).get("properties", {})
+        props = self.catalog.scenario_class(scenario).args_schema()["properties"]
         base = Path(self.locations.file).parent
         out = dict(args)
         for key, written in args.items():
@@ -520,11 +518,6 @@ class _EntryExpander:
                     ]
                     out[key] = Written(items, written.path)
         return out
-
-    def _scenario_defaults(self, scenario: str, info: ScenarioInfo, args: Mapping[str, Written]) -> Mapping[str, Any]:
-        """The scenario's recommended adapter fields for these args: ``default_adapter_for(args)``
-        (MMLU names the subject, RAFT its task; by default ``info.default_adapter``)."""
-        return dict(self.catalog.scenario_class(scenario).default_adapter_for({k: w.value for k, w in args.items()}))
 
     def _adapter(
         self,

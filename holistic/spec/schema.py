@@ -8,7 +8,7 @@ keys get a "did you mean" from the valid ones).
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from functools import lru_cache
 from typing import Any
 
@@ -21,6 +21,17 @@ from holistic.spec.source import DocPath, Locations
 
 SCHEMA_PATH = project_path("schemas", "runspec.schema.json")
 """The run-spec schema, in the repository's ``schemas/`` folder."""
+
+RETIRED_FIELDS: Mapping[str, str] = {"splits": "split_map"}
+"""Field names earlier versions accepted -> the name that replaced them (a user file's ``splits``)."""
+RETIRED_VALUES: Mapping[str, Mapping[str, str]] = {"selection": {"fixed": "first"}}
+"""Field -> values earlier versions accepted -> the value that replaced them."""
+
+
+def retired_field(key: str, allowed: Collection[str]) -> str | None:
+    """The message for a field name earlier versions accepted, when its new name is allowed here."""
+    new = RETIRED_FIELDS.get(key)
+    return f"{key!r} is no longer accepted: it is now named {new!r}" if new in allowed else None
 
 
 @lru_cache(maxsize=1)
@@ -89,7 +100,10 @@ def explain(
         key = bad[0] if bad else "?"
         msg = f"unknown field {key!r}"
         hint = did_you_mean(key, allowed)
-        if hint:
+        retired = retired_field(key, allowed)
+        if retired:
+            msg = f"field {retired}"
+        elif hint:
             msg += "; did you mean " + " or ".join(repr(h) for h in hint) + "?"
         else:
             msg += f" (valid fields: {', '.join(allowed)})"
@@ -104,7 +118,11 @@ def explain(
     if kind == "enum":
         options = [str(v) for v in err.validator_value]
         msg = f"got {got}; expected one of {', '.join(repr(o) for o in options)}"
-        if isinstance(err.instance, str):
+        field = next((str(p) for p in reversed(path) if isinstance(p, str)), "")
+        new = RETIRED_VALUES.get(field, {}).get(err.instance) if isinstance(err.instance, str) else None
+        if new in options:
+            msg = f"{field} {err.instance!r} is no longer accepted: it is now spelled {new!r}"
+        elif isinstance(err.instance, str):
             hint = did_you_mean(err.instance, options)
             if hint:
                 msg += "; did you mean " + " or ".join(repr(h) for h in hint) + "?"

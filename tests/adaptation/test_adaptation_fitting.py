@@ -16,7 +16,7 @@ TRAIN = [
 LONG = Instance(
     id="long", input=" ".join(f"w{i}" for i in range(200)), split="test", references=(Reference("x", ("correct",)),)
 )
-SPEC = AdapterSpec(method="generation", max_train_instances=4, selection="fixed", max_tokens=10)
+SPEC = AdapterSpec(method="generation", max_train_instances=4, selection="first", max_tokens=10)
 
 
 def _tokens(text: str) -> int:

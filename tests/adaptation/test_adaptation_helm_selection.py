@@ -94,7 +94,7 @@ def test_no_mmlu_subject_repeats_a_trial() -> None:
 
     repeated = []
     for subject in SUBJECTS:
-        instances = MMLUScenario(subject).get_instances(ScenarioContext(data_root=_data_root(), offline=True))
+        instances = MMLUScenario(subject=subject).get_instances(ScenarioContext(data_root=_data_root(), offline=True))
         train = [i for i in instances if i.split == "train"]
         draws = [
             tuple(e.id for e in helm_examples(train, AdapterSpec(max_train_instances=5), seed=0, trial=t))

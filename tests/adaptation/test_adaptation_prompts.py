@@ -18,7 +18,7 @@ MMLU_LIKE = AdapterSpec(
     input_prefix="Question: ",
     output_prefix="Answer: ",
     max_train_instances=2,
-    selection="fixed",
+    selection="first",
     protocol="holistic",  # holistic's own prompt-format choices (chat for generation on chat models)
     behaviour=HOLISTIC_BEHAVIOUR,
 )
@@ -267,7 +267,7 @@ def test_ranking_examples_alternate_relevant_and_irrelevant_passages() -> None:
     spec = AdapterSpec(
         method="ranking_binary",
         max_train_instances=2,
-        selection="fixed",
+        selection="first",
         protocol="holistic",
         behaviour=HOLISTIC_BEHAVIOUR,
     )

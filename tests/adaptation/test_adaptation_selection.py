@@ -1,4 +1,4 @@
-"""In-context example selection: HELM's seeded class-covering draw, fixed, MMR."""
+"""In-context example selection: HELM's seeded class-covering draw, first, MMR."""
 
 from __future__ import annotations
 
@@ -52,9 +52,9 @@ def test_class_coverage_follows_label_frequency() -> None:
         assert label_set == {"pos", "neg", "neutral", "rare"} and len(set(state.train_ids)) == 6
 
 
-def test_seed_changes_the_draw_and_fixed_takes_the_first_k() -> None:
+def test_seed_changes_the_draw_and_first_takes_the_first_k() -> None:
     assert [s.train_ids for s in _run(seed=1)] != [s.train_ids for s in _run(seed=0)]
-    fixed = _run(SPEC.replace(selection="fixed"))
+    fixed = _run(SPEC.replace(selection="first"))
     # identical prompts in every trial at temperature 0: only one trial is built
     assert [s.train_ids for s in fixed] == [("pos0", "pos1", "pos2", "pos3")] * 3
     assert {s.trial for s in fixed} == {0}
@@ -67,8 +67,6 @@ def test_first_keeps_the_pools_order_as_lm_evals_first_n() -> None:
     spec = SPEC.replace(selection="first", max_train_instances=5)
     states = adapt(pool, EVAL, spec, PLAIN_MODEL, None, seed=0)
     assert [s.train_ids for s in states] == [tuple(t.id for t in pool[:5])] * len(EVAL)
-    older = adapt(pool, EVAL, spec.replace(selection="fixed"), PLAIN_MODEL, None, seed=0)
-    assert [s.request.text for s in older] == [s.request.text for s in states]
     # the prompt lists them in that order too
     text = states[0].request.text
     positions = [text.index(f"Text: {t.input}\n") for t in pool[:5]]

@@ -147,12 +147,18 @@ def test_model_guide_example_serves_a_suite(tmp_path: Path) -> None:
         ("no_such_plugin_module", "no module named 'no_such_plugin_module'"),
         ("broken.py", "--plugins broken.py: importing it failed: RuntimeError: broken on purpose"),
         ("loose.py", "must be a subclass of holistic.scenarios.base.BaseScenario"),
+        ("named.py", "@register_scenario takes the class itself, not 'named': the name is the one the class declares"),
     ],
 )
 def test_a_bad_plugins_item_is_a_clear_exit_2(tmp_path: Path, item: str, message: str) -> None:
     (tmp_path / "broken.py").write_text('raise RuntimeError("broken on purpose")\n', encoding="utf-8")
     (tmp_path / "loose.py").write_text(
-        'from holistic.plugin import register_scenario\n\n\n@register_scenario("loose")\nclass Loose:\n    pass\n',
+        "from holistic.plugin import register_scenario\n\n\n@register_scenario\nclass Loose:\n    pass\n",
+        encoding="utf-8",
+    )
+    # The earlier form, a name given to the decorator (now read from the class's info.name).
+    (tmp_path / "named.py").write_text(
+        'from holistic.plugin import register_scenario\n\n\n@register_scenario("named")\nclass Named:\n    pass\n',
         encoding="utf-8",
     )
     spec = _spec(tmp_path, "models: [simple/echo]\nruns:\n  - scenario: arithmetic\n")

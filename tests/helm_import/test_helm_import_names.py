@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import ast
 import os
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -14,6 +15,7 @@ from holistic.core.registry import RegistrationError, Registry
 from holistic.helm import proofs
 from holistic.helm.imports.names import helm_scenarios, scenario_name_and_args, stat_info
 from holistic.helm.proofs import HelmCounterpart
+from holistic.helm_import.names import helm_scenarios, scenario_name_and_args, stat_info
 from holistic.plugin import TEST_SPLIT, BaseScenario, Instance, ScenarioContext, ScenarioInfo
 from holistic.scenarios import registry
 
@@ -57,7 +59,7 @@ def test_helm_arguments_become_the_scenarios_own() -> None:
 @pytest.mark.parametrize("helm_class", sorted(helm_scenarios()))
 def test_each_mapped_argument_is_one_the_scenario_takes(helm_class: str) -> None:
     name, counterpart = helm_scenarios()[helm_class]
-    properties = registry.scenario_info(name).args_schema.get("properties", {})
+    properties = registry.SCENARIOS.get(name).args_schema()["properties"]
     assert set(counterpart.args.values()) <= set(properties), f"{name}: {sorted(properties)}"
     assert not set(counterpart.args) & set(counterpart.defaults_dropped)
 
@@ -95,11 +97,10 @@ def test_each_declaration_matches_helms_own_class(helm_class: str) -> None:
         assert parameters.get(arg) == value, f"{helm_class}: {arg} defaults to {parameters.get(arg)!r} in HELM"
 
 
+@dataclass(frozen=True, kw_only=True)
 class _Plugin(BaseScenario):
-    info = ScenarioInfo(
-        name="my_quac",
-        args_schema={"type": "object", "properties": {"turns": {"type": "integer"}}},
-    )
+    info = ScenarioInfo(name="my_quac")
+    turns: int = 3
 
     def get_instances(self, ctx: ScenarioContext) -> list[Instance]:
         return [Instance(id="0", input="a question", split=TEST_SPLIT)]

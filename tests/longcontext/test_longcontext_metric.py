@@ -189,7 +189,7 @@ def test_selection_measures_the_haystack_metric_and_not_string_match() -> None:
     from holistic.scenarios.registry import scenario_info
 
     info = scenario_info("haystack")
-    adapter = AdapterSpec(**{k: v for k, v in info.default_adapter.items()})
+    adapter = AdapterSpec(**info.default_adapter)
     deployment = ModelDeployment(name="m", provider="simple", model_id="x")
     selection = select_metrics(["accuracy", "calibration"], info, adapter, deployment)
     names = [m.name for m in selection.metrics]

@@ -30,7 +30,7 @@ def test_real_files_load_with_three_classes_and_a_held_out_pool(agreement: str, 
     instances = scenario.get_instances(ScenarioContext(data_root=root, cache_dir=tmp_path, offline=True))
     assert len(instances) == total
     assert sum(i.split == "train" for i in instances) == TRAIN_POOL
-    assert FinancialPhraseBankScenario.estimate_num_instances({"agreement": agreement}) == total - TRAIN_POOL
+    assert scenario.plan_facts(None, None).num_instances == total - TRAIN_POOL
     labels = Counter(i.first_correct.output for i in instances if i.first_correct is not None)
     assert set(labels) == {"negative", "neutral", "positive"} and labels["neutral"] > labels["negative"]
     assert all(len(i.correct_references) == 1 and len(i.references) == 3 for i in instances)

@@ -228,7 +228,8 @@ def test_bad_args_are_refused_with_the_nearest_name() -> None:
         HaystackScenario(hard_negative_share=[0.3, 0.1])
     with pytest.raises(UnknownNameError, match="did you mean"):
         counting_tokenizer("embedded/smollm2-135m-instruc", ModelRegistry())
-    assert HaystackScenario.estimate_num_instances({"tasks": ["company", "time"], "lengths": [512, 1024]}) == 32
+    facts = HaystackScenario(tasks=("company", "time"), lengths=(512, 1024)).plan_facts(None, None)
+    assert facts.num_instances == 32 and facts.input_chars == 4 * 768
 
 
 def test_api_models_without_a_tokenizer_fall_back_to_chars_and_say_so() -> None:

@@ -61,7 +61,7 @@ def test_a_failed_request_follows_nothing() -> None:
 
 def test_accuracy_of_ifeval_is_the_ifeval_metric_alone() -> None:
     info = scenario_info("ifeval")
-    adapter = AdapterSpec(**{k: v for k, v in info.default_adapter.items()})
+    adapter = AdapterSpec(**info.default_adapter)
     selection = select_metrics(["accuracy"], info, adapter, DEPLOYMENT)
     assert [m.name for m in selection.metrics] == ["ifeval"]
     other = select_metrics(["ifeval"], ScenarioInfo(name="x"), adapter, DEPLOYMENT)

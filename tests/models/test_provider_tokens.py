@@ -6,13 +6,15 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from holistic.core.types import Request
 from holistic.execution.prompt_sizes import counter_for
 from holistic.models.counting import counting_tokenizer, local_tokenizer
 from holistic.models.registry import ModelRegistry, token_counting
 from holistic.models.simple import SimpleTokenizer, create_simple_client
 from holistic.models.tokens import API_TOKENS, GgufModel, HuggingFaceModel, OwnTokenizer
-from holistic.plugin import register_provider
+from holistic.plugin import Client, ModelDeployment, Provider, RegistrationError, register_provider
 
 
 class WordTokenizer(SimpleTokenizer):
@@ -36,8 +38,21 @@ def _models_file(tmp_path: Path, provider: str) -> Path:
     return path
 
 
+@register_provider("test_words")
+class _WordsProvider(Provider):
+    tokens = OwnTokenizer(lambda deployment: WordTokenizer())
+
+    def create_client(self, deployment: ModelDeployment) -> Client:
+        return create_simple_client(deployment)
+
+
+@register_provider("test_silent")
+class _SilentProvider(Provider):
+    def create_client(self, deployment: ModelDeployment) -> Client:
+        return create_simple_client(deployment)
+
+
 def test_a_plugin_provider_that_declares_its_tokenizer_is_counted_in_its_tokens(tmp_path: Path) -> None:
-    register_provider("test_words", tokens=OwnTokenizer(lambda deployment: WordTokenizer()))(create_simple_client)
     registry = ModelRegistry(_models_file(tmp_path, "test_words"))
     counter = counting_tokenizer("test/test_words", registry)
     assert not counter.fallback and counter.counter.count("three short words") == 3
@@ -48,7 +63,6 @@ def test_a_plugin_provider_that_declares_its_tokenizer_is_counted_in_its_tokens(
 
 
 def test_a_plugin_provider_without_a_declaration_is_estimated(tmp_path: Path) -> None:
-    register_provider("test_silent")(create_simple_client)
     registry = ModelRegistry(_models_file(tmp_path, "test_silent"))
     assert token_counting("test_silent") is API_TOKENS
     assert counting_tokenizer("test/test_silent", registry).fallback
@@ -61,3 +75,8 @@ def test_the_built_in_providers_declare_their_counting() -> None:
     assert isinstance(token_counting("llama_cpp"), GgufModel)
     assert isinstance(token_counting("huggingface"), HuggingFaceModel)
     assert token_counting("openai") is API_TOKENS and token_counting("anthropic") is API_TOKENS
+
+
+def test_a_bare_client_factory_is_refused_naming_the_provider_form() -> None:
+    with pytest.raises(RegistrationError, match="a bare client factory is no longer accepted: subclass Provider"):
+        register_provider("test_factory")(create_simple_client)  # type: ignore[type-var]

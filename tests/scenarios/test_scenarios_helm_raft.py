@@ -37,14 +37,14 @@ def _write_task(root: Path) -> dict[str, Path]:
 
 def test_split_fields_and_instructions_are_helms(tmp_path: Path) -> None:
     paths = _write_task(tmp_path)
-    instances = RAFTScenario("neurips_impact_statement_risks").load(ResolvedData("raft", 0, paths))
+    instances = RAFTScenario(subset="neurips_impact_statement_risks").load(ResolvedData("raft", 0, paths))
     train = [i for i in instances if i.split == "train"]
     test = [i for i in instances if i.split == "test"]
     assert [i.id for i in train] == [f"neurips_impact_statement_risks-{r}" for r in HELM_TRAIN_ROWS]
     assert len(test) == 40 and not {i.id for i in test} & {i.id for i in train}
     # HELM shows the authors' fields in the authors' order, without the paper link
     assert train[0].input == "Impact statement: Statement 0\nPaper title: Title 0"
-    instructions = RAFTScenario.default_adapter_for({"subset": "neurips_impact_statement_risks"})["instructions"]
+    instructions = RAFTScenario(subset="neurips_impact_statement_risks").adapter_defaults()["instructions"]
     assert instructions == task_instructions("neurips_impact_statement_risks")
     assert instructions.endswith(
         "\nPossible labels:\n1. doesn't mention a harmful application\n2. mentions a harmful application"

@@ -14,6 +14,7 @@ from holistic.core.registry import Registry
 from holistic.core.types import AdapterSpec, ScenarioSpec
 from holistic.scenarios import registry as scenario_registry
 from holistic.scenarios.registry import SCENARIOS, create_scenario, scenario_info
+from holistic.spec.estimates import plan_facts
 
 CORE = (
     "mmlu",
@@ -55,18 +56,23 @@ def test_info_is_consistent(name: str) -> None:
     assert not set(info.metric_categories) & set(info.not_applicable_reasons)
     assert all(reason.strip() for reason in info.not_applicable_reasons.values())
     assert set(info.default_adapter) <= ADAPTER_FIELDS
-    AdapterSpec(**dict(info.default_adapter))  # the recommended values build a valid spec
-    jsonschema.Draft202012Validator.check_schema(dict(info.args_schema))
-    assert info.args_schema.get("type") == "object"
+    AdapterSpec(**info.default_adapter)  # the recommended values build a valid spec
+    schema = SCENARIOS.get(name).args_schema()  # derived from the scenario's fields
+    jsonschema.Draft202012Validator.check_schema(schema)
+    assert schema["type"] == "object" and schema["additionalProperties"] is False
     assert info.description
 
 
 def test_estimates_need_no_data(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     monkeypatch.setenv("HOLISTIC_DATA_ROOT", str(tmp_path / "nothing"))
-    cls = SCENARIOS.get("mmlu")
-    assert cls.estimate_num_instances({"subject": "anatomy"}) == 149
-    assert SCENARIOS.get("raft").estimate_num_instances({"subset": "ade_corpus_v2"}) == 40
-    assert SCENARIOS.get("synthetic_reasoning").estimate_num_instances({"num_test": 7}) == 7
+
+    def count(name: str, args: dict[str, object]) -> int | None:
+        return plan_facts(SCENARIOS.get(name), args, None, None).num_instances
+
+    assert count("mmlu", {"subject": "anatomy"}) == 149
+    assert count("raft", {"subset": "ade_corpus_v2"}) == 40
+    assert count("synthetic_reasoning", {"num_test": 7}) == 7
+    assert count("synthetic_reasoning", {"num_test": 0}) is None  # arguments the run rejects: nothing known
 
 
 def test_bad_core_args_name_the_valid_values() -> None:

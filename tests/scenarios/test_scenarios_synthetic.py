@@ -78,7 +78,8 @@ def test_arithmetic_answers_digits_and_splits(operation: str, fn: object) -> Non
 def test_arithmetic_one_digit_caps_test_at_the_problems_that_exist() -> None:
     instances = ArithmeticScenario(digits=1, num_train=5, num_test=1000).get_instances(CTX)
     assert len(instances) == 100
-    assert ArithmeticScenario.estimate_num_instances({"digits": 1, "num_train": 5, "num_test": 1000}) == 95
+    facts = ArithmeticScenario(digits=1, num_train=5, num_test=1000).plan_facts(None, None)
+    assert facts.num_instances == 95 and facts.builds_prompts
     with pytest.raises(ValueError, match="only 100 distinct"):
         ArithmeticScenario(digits=1, num_train=100)
 

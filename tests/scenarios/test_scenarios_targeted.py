@@ -178,7 +178,7 @@ def test_blimp_runs_the_paradigms_present_and_plan_lists_the_missing(offline_ctx
     (folder / "toy_binding.jsonl").write_text(_blimp_row("toy_binding", 0), encoding="utf-8")
     instances = BLiMPScenario().get_instances(offline_ctx)
     assert sorted(i.id for i in instances) == ["toy_binding-0", "toy_island-0", "toy_island-1"]
-    (note,) = BLiMPScenario.data_notes({}, offline_ctx.data_root)
+    (note,) = BLiMPScenario().plan_facts(offline_ctx.data_root, None).notes
     assert "0 of 67 paradigms present" in note and "plus 2 other file(s) (toy_binding, toy_island)" in note
     assert "adjunct_island" in note and "(and 55 more)" in note
     assert len(PARADIGMS) == 67 and len(PHENOMENA) == 13
@@ -195,11 +195,10 @@ def test_blimp_paradigm_with_the_release_name_is_checked_against_its_pin(offline
 def test_bbq_plan_note_names_missing_categories(tmp_path: Path) -> None:
     (tmp_path / "bbq").mkdir()
     (tmp_path / "bbq" / "Age.jsonl").write_text("", encoding="utf-8")
-    scenario = type(create_scenario(ScenarioSpec.make("bbq")))
-    (note,) = scenario.data_notes({}, tmp_path)
+    (note,) = create_scenario(ScenarioSpec.make("bbq")).plan_facts(tmp_path, None).notes
     assert f"1 of {len(CATEGORIES)} categories present" in note
     assert "Disability_status" in note and "Race_x_gender" in note and "Age," not in note
-    assert scenario.data_notes({"category": "Age"}, tmp_path) == []
+    assert create_scenario(ScenarioSpec.make("bbq", {"category": "Age"})).plan_facts(tmp_path, None).notes == ()
 
 
 @pytest.mark.parametrize(

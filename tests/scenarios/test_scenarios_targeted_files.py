@@ -198,28 +198,29 @@ def test_read_table_types_columns_like_pandas(tmp_path: Path) -> None:
 
 
 def test_plan_notes_name_missing_unpinned_files(tmp_path: Path) -> None:
-    assert WikiFactScenario.data_notes({"relation": "author"}, FIXTURES) == []
-    assert EntityMatchingScenario.data_notes({"dataset": "Beer"}, FIXTURES) == []
-    (note,) = EntityMatchingScenario.data_notes({"dataset": "Abt_Buy"}, FIXTURES)
+    assert WikiFactScenario(relation="author").plan_facts(FIXTURES, None).notes == ()
+    assert EntityMatchingScenario(dataset="Beer").plan_facts(FIXTURES, None).notes == ()
+    (note,) = EntityMatchingScenario(dataset="Abt_Buy").plan_facts(FIXTURES, None).notes
     assert note.startswith("entity_matching: Abt_Buy/tableA.csv, Abt_Buy/tableB.csv")
     assert "fetched from pages.cs.wisc.edu (not pinned by sha256), or the run fails offline" in note
-    (note,) = WikiFactScenario.data_notes({}, tmp_path)
+    (note,) = WikiFactScenario().plan_facts(tmp_path, None).notes
     assert "wikifact: train.jsonl, dev.jsonl, test.jsonl not under" in note and "worksheets.codalab.org" in note
 
 
 @pytest.mark.parametrize("name", ["entity_matching", "entity_data_imputation", "legal_support", "wikifact"])
 def test_unpinned_file_scenarios_share_one_missing_files_note(name: str, tmp_path: Path) -> None:
-    cls = type(create_scenario(ScenarioSpec.make(name, _ARGS.get(name))))
-    assert issubclass(cls, FileScenario) and cls.notes_missing_files
+    scenario = create_scenario(ScenarioSpec.make(name, _ARGS.get(name)))
+    cls = type(scenario)
+    assert isinstance(scenario, FileScenario) and scenario.notes_missing_files
     # One implementation on the base, switched on by the class attribute; no copies.
-    assert "data_notes" not in vars(cls) and "estimate_num_instances" not in vars(cls)
-    (note,) = cls.data_notes(_ARGS.get(name, {}), tmp_path)
+    assert "plan_facts" not in vars(cls)
+    (note,) = scenario.plan_facts(tmp_path, None).notes
     assert f"{name}: " in note and "not under" in note
 
 
 def test_file_scenarios_say_nothing_about_files_unless_asked() -> None:
     assert not FileScenario.notes_missing_files
-    assert FileScenario.data_notes({}, Path("/nonexistent")) == []
+    assert FileScenario().plan_facts(Path("/nonexistent"), None).notes == ()
 
 
 _ARGS = {"entity_matching": {"dataset": "Beer"}, "entity_data_imputation": {"dataset": "Buy"}}

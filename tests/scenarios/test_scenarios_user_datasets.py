@@ -11,7 +11,7 @@ import pytest
 from holistic.core.errors import DataSourceError
 from holistic.core.interfaces import ScenarioContext
 from holistic.core.types import Instance, ScenarioSpec
-from holistic.scenarios.registry import create_scenario, scenario_info
+from holistic.scenarios.registry import create_scenario
 
 REPO = Path(__file__).resolve().parents[2]
 ARABIC_CSV = REPO / "runspecs" / "data" / "reviews_ar.csv"
@@ -127,7 +127,8 @@ def test_multiple_choice_template_metadata_and_held_out_train(tmp_path: Path) ->
             assert [i.correct_references[0].output for i in got] == expected
     from holistic.scenarios.loading.user_file import FileDatasetScenario
 
-    assert FileDatasetScenario.default_adapter_for({"fields": {"choices": "opts"}})["method"] == "multiple_choice_joint"
+    scenario = FileDatasetScenario(path="qa.csv", fields={"input": "q", "choices": "opts", "label": "a"})
+    assert scenario.adapter_defaults()["method"] == "multiple_choice_joint"
 
 
 def test_errors_name_the_row_and_the_nearest_column(tmp_path: Path) -> None:
@@ -161,7 +162,7 @@ def test_huggingface_without_datasets_says_how_to_fix(monkeypatch: pytest.Monkey
     )
     with pytest.raises(DataSourceError, match=r"needs the 'datasets' package.*pip install datasets"):
         scenario.get_instances(CTX)
-    assert "revision" in scenario_info("huggingface").args_schema["required"]
+    assert "revision" in type(scenario).args_schema()["required"]
 
 
 def test_yaml_only_dataset_compiles() -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -15,6 +16,7 @@ from holistic.scenarios.registry import SCENARIOS
 from holistic.spec import compile_spec
 
 
+@dataclass(frozen=True, kw_only=True)
 class _RobustScenario(BaseScenario):
     """A test scenario where robustness and fairness apply (no size estimate offered)."""
 
@@ -23,11 +25,8 @@ class _RobustScenario(BaseScenario):
         task="classification",
         default_adapter={"method": "generation", "max_tokens": 5},
         metric_categories=("accuracy", "robustness", "fairness", "efficiency"),
-        args_schema={"type": "object", "properties": {"labels": {"type": "array", "items": {"type": "string"}}}},
     )
-
-    def __init__(self, labels: list[str] | None = None) -> None:
-        self.labels = labels or []
+    labels: tuple[str, ...] = ()  # a sequence: a list is its one value, not values to multiply
 
     def get_instances(self, ctx: ScenarioContext) -> list[Instance]:
         return []

@@ -16,14 +16,16 @@ The data are CC BY-NC-SA 3.0 and not downloaded automatically: put the files und
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
+from holistic.core.arguments import arg
 from holistic.core.errors import DataSourceError
 from holistic.core.interfaces import ScenarioInfo
 from holistic.core.types import CORRECT_TAG, TEST_SPLIT, Instance, Reference
+from holistic.scenarios.base import PlanFacts
 from holistic.scenarios.loading.categories import CLASSIFICATION
-from holistic.scenarios.loading.common import FileScenario, check_choice, object_schema, with_train_pool
+from holistic.scenarios.loading.common import FileScenario, check_choice, with_train_pool
 from holistic.scenarios.loading.prompt_format import prompt_format
 from holistic.scenarios.loading.sources import DataFile, DataNeeds, ResolvedData
 
@@ -66,6 +68,7 @@ def read_phrasebank(path: Path, prefix: str) -> list[Instance]:
     return out
 
 
+@dataclass(frozen=True, kw_only=True)
 class FinancialPhraseBankScenario(FileScenario):
     """Positive, negative or neutral: sentiment of a financial news sentence for an investor."""
 
@@ -83,17 +86,17 @@ class FinancialPhraseBankScenario(FileScenario):
         ),
         main_metric="quasi_exact_match",
         **CLASSIFICATION,
-        args_schema=object_schema({"agreement": {"enum": list(FILES), "default": "all"}}),
         tags=("sentiment_analysis", "classification", "finance"),
     )
 
-    def __init__(self, agreement: str = "all") -> None:
-        self.agreement = check_choice(str(agreement), tuple(FILES), "agreement")
+    agreement: str = arg("all", enum=tuple(FILES))
 
-    @classmethod
-    def estimate_num_instances(cls, args: dict[str, Any]) -> int | None:
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "agreement", check_choice(str(self.agreement), tuple(FILES), "agreement"))
+
+    def plan_facts(self, data_root: Path | None, max_eval_instances: int | None) -> PlanFacts:
         sizes = {"all": 2264, "75": 3453, "66": 4217, "50": 4846}
-        return sizes.get(str(args.get("agreement", "all")), 0) - TRAIN_POOL
+        return PlanFacts(num_instances=sizes[self.agreement] - TRAIN_POOL)
 
     def data_needs(self) -> DataNeeds:
         name = FILES[self.agreement]

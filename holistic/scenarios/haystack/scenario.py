@@ -46,13 +46,16 @@ twin; also ``sample_unit``, with ``sample_stratum`` = task|length, for down-samp
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import holistic.scenarios.haystack.prompts as prompts
+from holistic.core.arguments import arg
 from holistic.core.interfaces import ScenarioContext, ScenarioInfo
 from holistic.core.types import CORRECT_TAG, TEST_SPLIT, Instance, Reference
-from holistic.scenarios.base import BaseScenario
+from holistic.scenarios.base import BaseScenario, PlanFacts
 from holistic.scenarios.haystack.clauses import CorpusIndex
 from holistic.scenarios.haystack.corpus import Corpus
 from holistic.scenarios.haystack.generator import DEFAULT_SIZE, cached_corpus
@@ -60,7 +63,6 @@ from holistic.scenarios.haystack.prompts import FORMATTINGS, PLACEMENTS
 from holistic.scenarios.haystack.queries import BUILTIN_TASKS, Task, parse_task
 from holistic.scenarios.haystack.records import TYPICAL_QUERY, RecordBuilder, RecordSettings, check_fit
 from holistic.scenarios.haystack.tokens import resolve_length_unit
-from holistic.scenarios.loading.common import object_schema
 from holistic.scenarios.loading.prompt_format import prompt_format
 
 DEFAULT_LENGTHS: tuple[int, ...] = (1536, 4096, 8192)
@@ -86,6 +88,7 @@ def _int_list(name: str, value: Any) -> tuple[int, ...]:
     return tuple(out)
 
 
+@dataclass(frozen=True, kw_only=True)
 class HaystackScenario(BaseScenario):
     """Find every article matching a query in a long, controlled context."""
 
@@ -107,94 +110,52 @@ class HaystackScenario(BaseScenario):
         main_metric="haystack_f1_median",
         metric_categories=("accuracy", "efficiency"),
         not_applicable_reasons=_NOT_APPLICABLE,
-        args_schema=object_schema(
-            {
-                "tasks": {"type": "array", "items": {"type": "string"}, "minItems": 1, "default": list(BUILTIN_TASKS)},
-                "lengths": {
-                    "type": "array",
-                    "items": {"type": "integer", "minimum": 64},
-                    "minItems": 1,
-                    "default": list(DEFAULT_LENGTHS),
-                },
-                "tokenizer": {"type": ["string", "null"], "default": None},
-                "instruction_placement": {"enum": list(PLACEMENTS), "default": "before"},
-                "formatting": {"enum": list(FORMATTINGS), "default": "plain"},
-                "records_per_length": {"type": "integer", "minimum": 1, "default": 4},
-                "num_queries": {"type": "integer", "minimum": 1, "default": 20},
-                "min_needles": {"type": "integer", "minimum": 1, "default": 1},
-                "max_needles": {"type": "integer", "minimum": 1, "default": 10},
-                "hard_negative_share": {
-                    "type": "array",
-                    "items": {"type": "number", "minimum": 0, "maximum": 0.8},
-                    "minItems": 2,
-                    "maxItems": 2,
-                    "default": [0.1, 0.2],
-                },
-                "depth_bins": {"type": "integer", "minimum": 1, "maximum": 20, "default": 4},
-                "corpus": {"type": "string", "default": "synthetic"},
-                "corpus_size": {"type": "integer", "minimum": 100, "maximum": 900000, "default": DEFAULT_SIZE},
-                "seed": {"type": "integer", "default": 0},
-            }
-        ),
         tags=("long_context", "retrieval", "finance", "targeted"),
     )
 
-    def __init__(
-        self,
-        tasks: list[str] | tuple[str, ...] = BUILTIN_TASKS,
-        lengths: list[int] | tuple[int, ...] = DEFAULT_LENGTHS,
-        tokenizer: str | None = None,
-        instruction_placement: str = "before",
-        formatting: str = "plain",
-        records_per_length: int = 4,
-        num_queries: int = 20,
-        min_needles: int = 1,
-        max_needles: int = 10,
-        hard_negative_share: list[float] | tuple[float, float] = (0.1, 0.2),
-        depth_bins: int = 4,
-        corpus: str = "synthetic",
-        corpus_size: int = DEFAULT_SIZE,
-        seed: int = 0,
-    ) -> None:
-        names = [tasks] if isinstance(tasks, str) else list(tasks)
-        self.tasks: list[Task] = [parse_task(t) for t in names]
-        if len({t.name for t in self.tasks}) != len(self.tasks):
+    tasks: Sequence[str] = arg(BUILTIN_TASKS, minItems=1)
+    lengths: Sequence[int] = arg(DEFAULT_LENGTHS, minItems=1, items={"type": "integer", "minimum": 64})
+    tokenizer: str | None = arg(None, type=["string", "null"])
+    instruction_placement: str = arg("before", enum=PLACEMENTS)
+    formatting: str = arg("plain", enum=FORMATTINGS)
+    records_per_length: int = arg(4, minimum=1)
+    num_queries: int = arg(20, minimum=1)
+    min_needles: int = arg(1, minimum=1)
+    max_needles: int = arg(10, minimum=1)
+    hard_negative_share: Sequence[float] = arg(
+        (0.1, 0.2), minItems=2, maxItems=2, items={"type": "number", "minimum": 0, "maximum": 0.8}
+    )
+    depth_bins: int = arg(4, minimum=1, maximum=20)
+    corpus: str = "synthetic"
+    corpus_size: int = arg(DEFAULT_SIZE, minimum=100, maximum=900000)
+    seed: int = 0
+    parsed_tasks: tuple[Task, ...] = field(init=False, repr=False, compare=False)
+    settings: RecordSettings = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        names = [self.tasks] if isinstance(self.tasks, str) else list(self.tasks)
+        parsed = tuple(parse_task(t) for t in names)
+        if len({t.name for t in parsed}) != len(parsed):
             raise ValueError(f"tasks has duplicates: {names}")
-        share = tuple(float(x) for x in hard_negative_share)
+        share = tuple(float(x) for x in self.hard_negative_share)
         if len(share) != 2:
-            raise ValueError(f"hard_negative_share must be [low, high], got {list(hard_negative_share)}")
-        self.settings = RecordSettings(
-            lengths=_int_list("lengths", lengths),
-            records_per_length=records_per_length,
-            num_queries=num_queries,
-            min_needles=min_needles,
-            max_needles=max_needles,
+            raise ValueError(f"hard_negative_share must be [low, high], got {list(self.hard_negative_share)}")
+        settings = RecordSettings(
+            lengths=_int_list("lengths", self.lengths),
+            records_per_length=self.records_per_length,
+            num_queries=self.num_queries,
+            min_needles=self.min_needles,
+            max_needles=self.max_needles,
             hard_negative_share=(share[0], share[1]),
-            depth_bins=depth_bins,
-            formatting=formatting,
-            placement=instruction_placement,
-            seed=seed,
+            depth_bins=self.depth_bins,
+            formatting=self.formatting,
+            placement=self.instruction_placement,
+            seed=self.seed,
         )
-        self.tokenizer = tokenizer
-        self.corpus_ref = corpus
-        self.corpus_size = corpus_size
+        object.__setattr__(self, "parsed_tasks", parsed)
+        object.__setattr__(self, "settings", settings)
 
-    @classmethod
-    def estimate_num_instances(cls, args: dict[str, Any]) -> int | None:
-        tasks = args.get("tasks", BUILTIN_TASKS)
-        lengths = args.get("lengths", DEFAULT_LENGTHS)
-        n_tasks = 1 if isinstance(tasks, str) else len(tasks)
-        n_lengths = len(lengths) if isinstance(lengths, (list, tuple)) else 1
-        return 2 * n_tasks * n_lengths * int(args.get("records_per_length", 4))
-
-    @classmethod
-    def estimate_input_chars(cls, args: dict[str, Any]) -> int | None:
-        lengths = args.get("lengths", DEFAULT_LENGTHS)
-        values = lengths if isinstance(lengths, (list, tuple)) else [lengths]
-        return int(4 * sum(values) / max(len(values), 1))
-
-    @classmethod
-    def check_args(cls, args: dict[str, Any]) -> None:
+    def check_args(self) -> None:
         """Compile-time check that ``max_needles`` and ``hard_negative_share`` fit the shortest length.
 
         Token counts are estimated at :data:`ESTIMATE_CHARS_PER_TOKEN` characters per
@@ -202,31 +163,26 @@ class HaystackScenario(BaseScenario):
         real tokenizer.
         """
         try:
-            scenario = cls(**args)
-        except (TypeError, ValueError):
-            return  # the run reports these with the scenario's own message
-        try:
-            corpus = scenario.load_corpus()
+            corpus = self.load_corpus()
         except Exception:
             return  # a corpus that cannot be read is reported by the run
-        texts = [prompts.article_block(a, scenario.settings.formatting) for a in corpus.articles]
+        texts = [prompts.article_block(a, self.settings.formatting) for a in corpus.articles]
         mean_chars = sum(len(t) for t in texts) / max(len(texts), 1)
         fixed = prompts.fixed_parts(
-            prompts.instruction(TYPICAL_QUERY, ["X"], scenario.settings.formatting, scenario.settings.placement),
-            scenario.settings.formatting,
-            scenario.settings.placement,
+            prompts.instruction(TYPICAL_QUERY, ["X"], self.settings.formatting, self.settings.placement),
+            self.settings.formatting,
+            self.settings.placement,
         )
         check_fit(
-            scenario.settings, mean_chars / ESTIMATE_CHARS_PER_TOKEN, math.ceil(len(fixed) / ESTIMATE_CHARS_PER_TOKEN)
+            self.settings, mean_chars / ESTIMATE_CHARS_PER_TOKEN, math.ceil(len(fixed) / ESTIMATE_CHARS_PER_TOKEN)
         )
 
-    @classmethod
-    def plan_note(cls, args: dict[str, Any], max_eval_instances: int | None) -> str | None:
-        """What ``--plan`` says about the cells of a run with ``args``."""
-        tasks = args.get("tasks", list(BUILTIN_TASKS))
-        lengths = args.get("lengths", list(DEFAULT_LENGTHS))
-        n_tasks, n_lengths = len(tasks), len(lengths)
-        per_cell = int(args.get("records_per_length", 4))
+    def plan_facts(self, data_root: Path | None, max_eval_instances: int | None) -> PlanFacts:
+        """Two records (needle, zero-needle) per task, length and ``records_per_length``; the
+        input as long as the lengths' mean (in characters); and what the cells hold."""
+        lengths = self.settings.lengths
+        n_tasks, n_lengths = len(self.parsed_tasks), len(lengths)
+        per_cell = self.records_per_length
         total = 2 * per_cell * n_tasks * n_lengths
         kept = per_cell
         if max_eval_instances is not None and max_eval_instances < total:
@@ -239,25 +195,26 @@ class HaystackScenario(BaseScenario):
                 f"(whole pairs, cells within one pair of each other)"
             )
         )
-        return (
-            f"haystack {', '.join(tasks)} x lengths {', '.join(str(n) for n in lengths)}: "
+        note = (
+            f"haystack {', '.join(self.tasks)} x lengths {', '.join(str(n) for n in lengths)}: "
             f"{n_tasks * n_lengths} task x length cells of {kept} needle + {kept} zero-needle records each "
-            f"({state}; k = {args.get('min_needles', 1)}..{args.get('max_needles', 10)} needles at independent depths, "
-            f"{args.get('depth_bins', 4)} depth bins); the same records under every placement/formatting value"
+            f"({state}; k = {self.min_needles}..{self.max_needles} needles at independent depths, "
+            f"{self.depth_bins} depth bins); the same records under every placement/formatting value"
         )
+        return PlanFacts(num_instances=total, input_chars=int(4 * sum(lengths) / max(n_lengths, 1)), notes=(note,))
 
     def load_corpus(self) -> Corpus:
-        if self.corpus_ref == "synthetic":
+        if self.corpus == "synthetic":
             return cached_corpus(self.corpus_size, self.settings.seed)
         from holistic.scenarios.haystack.loader import load_corpus
 
-        return load_corpus(Path(self.corpus_ref))
+        return load_corpus(Path(self.corpus))
 
     def get_instances(self, ctx: ScenarioContext) -> list[Instance]:
         unit = resolve_length_unit(self.tokenizer, ctx)
         builder = RecordBuilder(CorpusIndex.of(self.load_corpus()), unit, self.settings)
         instances: list[Instance] = []
-        for task in self.tasks:
+        for task in self.parsed_tasks:
             for record in builder.build_task(task):
                 instances.append(
                     Instance(

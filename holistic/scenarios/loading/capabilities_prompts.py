@@ -20,9 +20,8 @@ byte (checked against HELM's own prompts by
 
 from __future__ import annotations
 
-from typing import Any
-
 from holistic.core.interfaces import ScenarioInfo
+from holistic.core.types import AdapterDefaults
 
 INPUT_PREFIX = "What is the correct answer to this question: "
 INPUT_SUFFIX = "\nChoices:\n"
@@ -36,7 +35,7 @@ HELM_TEMPERATURE = 1.0
 """HELM's ``AdapterSpec`` default, which these run specs keep."""
 
 
-def chain_of_thought_adapter(reference_prefix: str) -> dict[str, Any]:
+def chain_of_thought_adapter(reference_prefix: str) -> AdapterDefaults:
     """Adapter defaults of HELM's zero-shot chain-of-thought multiple-choice run specs."""
     return {
         "method": "multiple_choice_joint",
@@ -59,7 +58,6 @@ def chain_of_thought_info(
     name: str,
     description: str,
     reference_prefix: str,
-    args_schema: dict[str, Any],
     breakdown: str,
 ) -> ScenarioInfo:
     """The facts of a HELM Capabilities chain-of-thought multiple-choice scenario."""
@@ -78,7 +76,6 @@ def chain_of_thought_info(
             "bias": "HELM Capabilities measures no bias here (its run spec has the basic metrics only)",
             "toxicity": "HELM Capabilities measures no toxicity here (its run spec has the basic metrics only)",
         },
-        args_schema=args_schema,
         tags=("capabilities", "chain_of_thought_mc", "knowledge", "reasoning"),
         breakdowns=(breakdown,),
     )

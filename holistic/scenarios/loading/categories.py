@@ -8,9 +8,10 @@ scenarios of one kind (a scenario may still override one).
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, TypedDict
+from typing import TypedDict
 
 from holistic.core.interfaces import METRIC_CATEGORIES
+from holistic.core.types import AdapterDefaults
 
 # Categories for tasks whose answer is a short label or choice.
 CLASSIFICATION_CATEGORIES: tuple[str, ...] = ("accuracy", "calibration", "robustness", "fairness", "efficiency")
@@ -98,7 +99,7 @@ def worked_answer(*, answer: str, unperturbed: str) -> CategoryPreset:
 _GENERATED = ("bias", "toxicity")
 _NOTHING = "nothing is generated"
 
-LM_WINDOWS: Mapping[str, Any] = {"method": "language_modeling", "max_train_instances": 0, "max_tokens": 0}
+LM_WINDOWS: AdapterDefaults = {"method": "language_modeling", "max_train_instances": 0, "max_tokens": 0}
 """The adapter of a text scored by log-probability in windows (nothing generated)."""
 
 
@@ -107,7 +108,7 @@ class BitsPerBytePreset(CategoryPreset):
     scenario scored in bits per byte: ``ScenarioInfo(..., **bits_per_byte(...))``."""
 
     task: str
-    default_adapter: Mapping[str, Any]
+    default_adapter: AdapterDefaults
     main_metric: str
 
 

@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 import ast
-from collections.abc import Mapping
-from typing import Any
 
 from holistic.core.errors import DataSourceError
+from holistic.core.types import AdapterDefaults, PromptFormat
 from holistic.scenarios.loading.categories import CategoryPreset, worked_answer
 from holistic.scenarios.loading.prompt_format import prompt_format
 
@@ -16,7 +15,7 @@ class CodePreset(CategoryPreset):
     ``ScenarioInfo(..., **code_info(...))``."""
 
     task: str
-    default_adapter: Mapping[str, Any]
+    default_adapter: AdapterDefaults
     main_metric: str
 
 
@@ -39,7 +38,7 @@ def code_info(
                 temperature=0.2,
                 stop_sequences=stop_sequences,
             ),
-            "prompt_format": "plain",
+            "prompt_format": PromptFormat.PLAIN,
         },
         main_metric=main_metric,
     )

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import replace
 from functools import cache
 from pathlib import Path
@@ -11,9 +11,9 @@ from typing import Any, ClassVar
 from urllib.parse import urlparse
 
 from holistic.core.hashing import stable_seed
-from holistic.core.interfaces import ScenarioContext, ScenarioInfo
+from holistic.core.interfaces import ScenarioContext
 from holistic.core.types import CORRECT_TAG, TRAIN_SPLIT, Instance, Reference
-from holistic.scenarios.base import BaseScenario
+from holistic.scenarios.base import BaseScenario, PlanFacts
 from holistic.scenarios.loading.sources import DataFile, DataNeeds, Download, ResolvedData, default_data_root, resolve
 
 _CHECKSUMS = tuple(
@@ -30,16 +30,6 @@ def _pins() -> dict[str, dict[str, str]]:
             for folder, files in json.load(fh).items():
                 data.setdefault(folder, {}).update(files)
     return data
-
-
-def object_schema(properties: Mapping[str, Any] | None = None, *, required: Sequence[str] = ()) -> dict[str, Any]:
-    """A scenario's ``args_schema``: an object with these ``properties`` (and ``required``
-    names), nothing else accepted."""
-    schema: dict[str, Any] = {"type": "object", "properties": dict(properties or {})}
-    if required:
-        schema["required"] = list(required)
-    schema["additionalProperties"] = False
-    return schema
 
 
 def pinned_sha256(scenario: str, path: str) -> str | None:
@@ -88,25 +78,20 @@ class FileScenario(BaseScenario):
     num_instances: ClassVar[int | None] = None
     """Roughly how many instances the full dataset has (for ``--plan``), when it does not depend on args."""
 
+    samples_prompts: ClassVar[bool] = False
+    """Its files are small: when they are on this machine, ``--plan`` builds the prompts of a
+    sample of the real instances (:attr:`PlanFacts.samples_prompts`)."""
+
     notes_missing_files: ClassVar[bool] = False
     """``--plan`` says when this scenario's files are not under the data root (set it for data
     that is not pinned by sha256, or that only a data root can supply)."""
 
-    @classmethod
-    def estimate_num_instances(cls, args: dict[str, Any]) -> int | None:
-        return cls.num_instances
-
-    @classmethod
-    def data_notes(cls, args: dict[str, Any], data_root: Path | None) -> list[str]:
-        """With :attr:`notes_missing_files`: the :func:`missing_files_note` of these arguments' files."""
-        if not cls.notes_missing_files:
-            return []
-        try:
-            needs = cls(**args).data_needs()
-        except (TypeError, ValueError):
-            return []
-        note = missing_files_note(needs, data_root)
-        return [note] if note else []
+    def plan_facts(self, data_root: Path | None, max_eval_instances: int | None) -> PlanFacts:
+        """:attr:`num_instances`, and with :attr:`notes_missing_files` the :func:`missing_files_note`
+        of these arguments' files."""
+        note = missing_files_note(self.data_needs(), data_root) if self.notes_missing_files else None
+        notes = (note,) if note else ()
+        return PlanFacts(num_instances=self.num_instances, notes=notes, samples_prompts=self.samples_prompts)
 
     def data_needs(self) -> DataNeeds:
         raise NotImplementedError
@@ -127,7 +112,6 @@ class SplitFilesScenario(FileScenario):
     ``hint``, and implement ``download(name)`` and ``read(path, split)``.
     """
 
-    info: ScenarioInfo
     split_files: ClassVar[tuple[tuple[str, str], ...]]
     hint: ClassVar[str]
 

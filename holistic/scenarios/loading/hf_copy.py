@@ -16,15 +16,16 @@ match it (see :mod:`holistic.scenarios.loading.sources`).
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from enum import IntEnum
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
+from holistic.core.arguments import arg
 from holistic.core.errors import DataSourceError
-from holistic.scenarios.loading.common import hf_file, object_schema
+from holistic.scenarios.loading.common import hf_file
 from holistic.scenarios.loading.sources import DataFile, DataNeeds, Download
 
 HF_REVISION_UNPINNED = "main"
@@ -51,11 +52,6 @@ HF_REVISION_DOC = (
     "Hugging Face Hub revision of the dataset's Parquet copy (used only when the authors' files are absent). "
     "The default is a branch, not a pin: pin a commit hash for reproducible runs."
 )
-
-
-def hf_revision_schema(default: str = HF_REVISION_UNPINNED) -> dict[str, Any]:
-    """The JSON-schema property for a scenario's ``hf_revision`` arg."""
-    return {"type": "string", "minLength": 1, "default": default, "description": HF_REVISION_DOC}
 
 
 def check_revision(revision: Any) -> str:
@@ -88,14 +84,10 @@ class HubCopy:
     repo: str
     default_revision: str = HF_REVISION_UNPINNED
 
-    def args_schema(self, properties: Mapping[str, Any] | None = None, required: Sequence[str] = ()) -> dict[str, Any]:
-        """A scenario's ``args_schema``: ``properties``, then ``hf_revision``; nothing else accepted."""
-        revision = {"hf_revision": hf_revision_schema(self.default_revision)}
-        return object_schema({**(properties or {}), **revision}, required=required)
-
-    def revision(self, value: str | None) -> str:
-        """The ``hf_revision`` arg, checked (:func:`check_revision`); ``None``: the default."""
-        return check_revision(self.default_revision if value is None else value)
+    def revision_arg(self) -> str:
+        """The ``hf_revision`` argument of a scenario with this copy (a dataclass field whose
+        default is :attr:`default_revision`)."""
+        return arg(self.default_revision, description=HF_REVISION_DOC, minLength=1)
 
     def layout(self, revision: str, repo_paths: Sequence[str]) -> tuple[DataFile, ...]:
         """The Hub files ``repo_paths`` at ``revision`` (see :func:`hf_layout`)."""

@@ -7,20 +7,21 @@ from typing import ClassVar
 
 from holistic.core.types import Instance
 from holistic.scenarios.loading.common import FileScenario, SplitFilesScenario
-from holistic.scenarios.loading.hf_copy import AuthorsOrHub, HubCopy
+from holistic.scenarios.loading.hf_copy import AuthorsOrHub, HubCopy, check_revision
 from holistic.scenarios.loading.sources import DataNeeds, ResolvedData
 
 
 class HubFallbackScenario(FileScenario):
-    """A core scenario that falls back on its Hub copy :attr:`hub`: its ``hf_revision`` arg,
-    checked once (``args_schema=hub.args_schema(...)`` declares it)."""
+    """A core scenario that falls back on its Hub copy :attr:`hub`. Its ``hf_revision``
+    argument is declared by the subclass (``hf_revision: str = hub.revision_arg()``, the copy's
+    default revision) and checked here."""
 
     hub: ClassVar[HubCopy]
     hf_revision: str
     """The Hub revision the copy's layout is read at."""
 
-    def __init__(self, hf_revision: str | None = None) -> None:
-        self.hf_revision = self.hub.revision(hf_revision)
+    def __post_init__(self) -> None:
+        check_revision(self.hf_revision)
 
 
 class SplitFilesHubScenario(SplitFilesScenario, HubFallbackScenario):

@@ -8,16 +8,17 @@ writes that layout once; a scenario names only what it does differently.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 from holistic.core.interfaces import ScenarioInfo
+from holistic.core.types import AdaptationMethod, AdapterDefaults
 from holistic.scenarios.loading.categories import CLASSIFICATION, SUMMARIZATION, SUMMARIZATION_UNPERTURBED
 
 
 def prompt_format(
     *,
     max_tokens: int,
-    method: str = "generation",
+    method: AdaptationMethod = "generation",
     instructions: str = "",
     input_prefix: str = "",
     input_suffix: str = "\n",
@@ -30,7 +31,7 @@ def prompt_format(
     temperature: float = 0.0,
     stop_sequences: tuple[str, ...] | None = ("\n",),
     post_processing: tuple[str, ...] | None = None,
-) -> dict[str, Any]:
+) -> AdapterDefaults:
     """Adapter defaults in the house layout; an optional field set to ``None`` is left out.
 
     Keys come in a fixed order (method, instructions, input, references, output,
@@ -53,10 +54,11 @@ def prompt_format(
         "stop_sequences": stop_sequences,
         "post_processing": post_processing,
     }
-    return {key: value for key, value in fields.items() if value is not None}
+    # The parameters are typed as AdapterSpec's fields are: the dict is an AdapterDefaults.
+    return cast(AdapterDefaults, {key: value for key, value in fields.items() if value is not None})
 
 
-def multiple_choice_joint_format(instructions: str = "") -> dict[str, Any]:
+def multiple_choice_joint_format(instructions: str = "") -> AdapterDefaults:
     """All choices in one prompt, lettered ``A.``, ``B.``...; the answer is one letter.
 
     HELM's request for it: one token (``max_tokens=1``), no stop sequences, the top 5
@@ -77,7 +79,7 @@ def multiple_choice_joint_format(instructions: str = "") -> dict[str, Any]:
     }
 
 
-def multiple_choice_separate_format(method: str) -> dict[str, Any]:
+def multiple_choice_separate_format(method: AdaptationMethod) -> AdapterDefaults:
     """Each choice scored on its own after the input (``method`` says how), zero-shot, nothing generated.
 
     ``multiple_choice_separate_original`` headlines the per-token normalised pick, as HELM scores it."""
@@ -87,7 +89,7 @@ def multiple_choice_separate_format(method: str) -> dict[str, Any]:
     return fields
 
 
-def commonsense_info(name: str, description: str, *, method: str, args_schema: dict[str, Any]) -> ScenarioInfo:
+def commonsense_info(name: str, description: str, *, method: AdaptationMethod) -> ScenarioInfo:
     """The facts of one of HELM's commonsense multiple-choice scenarios (the core suite): each
     choice scored on its own by ``method``, exact match headlined."""
     return ScenarioInfo(
@@ -97,12 +99,11 @@ def commonsense_info(name: str, description: str, *, method: str, args_schema: d
         default_adapter=multiple_choice_separate_format(method),
         main_metric="exact_match",
         **CLASSIFICATION,
-        args_schema=args_schema,
         tags=("knowledge", "commonsense", "multiple_choice", "core"),
     )
 
 
-def news_summary_format(sentences: int, max_tokens: int) -> dict[str, Any]:
+def news_summary_format(sentences: int, max_tokens: int) -> AdapterDefaults:
     """HELM's news summarization prompt: ``###``-separated articles, a summary of ``sentences``."""
     plural = "sentence" if sentences == 1 else "sentences"
     return prompt_format(
@@ -121,7 +122,6 @@ def news_summarization_info(
     *,
     sentences: int,
     max_tokens: int,
-    args_schema: dict[str, Any],
 ) -> ScenarioInfo:
     """The facts of one of HELM's news summarization scenarios (ROUGE-2 headline, the core suite)."""
     return ScenarioInfo(
@@ -132,12 +132,11 @@ def news_summarization_info(
         main_metric="rouge_2",
         **SUMMARIZATION,
         unperturbed_by_default=SUMMARIZATION_UNPERTURBED,
-        args_schema=args_schema,
         tags=("summarization", "core"),
     )
 
 
-def completion_format(*, max_tokens: int, temperature: float, stop_sequences: tuple[str, ...] = ()) -> dict[str, Any]:
+def completion_format(*, max_tokens: int, temperature: float, stop_sequences: tuple[str, ...] = ()) -> AdapterDefaults:
     """HELM's completion adapter: the input alone, no prefixes or suffixes, no in-context examples."""
     return prompt_format(
         input_prefix="",

@@ -73,53 +73,29 @@ FIELD_KEYS = (
 LABEL_FORMATS = ("index0", "index1", "letter", "text")
 _LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 
-# The JSON Schema of the mapping arguments (shared by both scenarios' args_schema).
-MAPPING_ARGS_SCHEMA: dict[str, Any] = {
-    "fields": {
-        "type": "object",
-        "description": "Which field is what (a column, a dotted path such as question.stem, or a list projection "
-        "such as question.choices[*].text): input, output or label, choices, choice_labels, id, split, sub_split, "
-        "metadata.",
-        "properties": {
-            "input": {"type": "string"},
-            "output": {"type": "string"},
-            "label": {"type": "string"},
-            "choices": {"type": ["string", "array"], "items": {"type": "string"}},
-            "choice_labels": {"type": "string"},
-            "continuation": {
-                "type": "string",
-                "description": "Partial scoring (WinoGrande): the text scored after each choice, where each "
-                "choice is its own context.",
-            },
-            "id": {"type": "string"},
-            "split": {"type": "string"},
-            "sub_split": {"type": "string"},
-            "metadata": {"type": "array", "items": {"type": "string"}},
+# The JSON Schema of the ``fields`` argument (a nested mapping, too rich to derive from a type).
+FIELDS_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "description": "Which field is what (a column, a dotted path such as question.stem, or a list projection "
+    "such as question.choices[*].text): input, output or label, choices, choice_labels, id, split, sub_split, "
+    "metadata.",
+    "properties": {
+        "input": {"type": "string"},
+        "output": {"type": "string"},
+        "label": {"type": "string"},
+        "choices": {"type": ["string", "array"], "items": {"type": "string"}},
+        "choice_labels": {"type": "string"},
+        "continuation": {
+            "type": "string",
+            "description": "Partial scoring (WinoGrande): the text scored after each choice, where each "
+            "choice is its own context.",
         },
-        "additionalProperties": False,
+        "id": {"type": "string"},
+        "split": {"type": "string"},
+        "sub_split": {"type": "string"},
+        "metadata": {"type": "array", "items": {"type": "string"}},
     },
-    "labels": {
-        "type": ["array", "object"],
-        "description": "Label names in order, or a mapping from raw label values to names.",
-    },
-    "template": {"type": "string", "description": "Jinja2 template of the input over the row's columns."},
-    "label_format": {
-        "enum": list(LABEL_FORMATS),
-        "description": "How a multiple-choice answer key names its choice when there are no choice_labels: index0 "
-        "(0 = first), index1 (1 = first), letter (A = first) or text (the choice's text).",
-    },
-    "split_map": {
-        "type": "object",
-        "description": "Split name -> train (in-context pool), valid or test; overrides the built-in names "
-        "(train/dev/few_shot -> train, val/validation -> valid, test/eval -> test).",
-    },
-    "splits": {"type": "object", "description": "Older name of split_map."},
-    "num_train": {
-        "type": "integer",
-        "minimum": 0,
-        "default": 0,
-        "description": "When no training split is given, this many rows (a fixed seeded choice) become in-context examples.",
-    },
+    "additionalProperties": False,
 }
 
 
@@ -130,7 +106,7 @@ class FieldMapping:
     fields: Mapping[str, Any]
     labels: Sequence[str] | Mapping[str, str] | None = None
     template: str | None = None
-    splits: Mapping[str, str] | None = None
+    split_map: Mapping[str, str] | None = None
     """Split names the user mapped (``split_map``), on top of :data:`SPLIT_ALIASES`."""
     num_train: int = 0
     label_format: str | None = None
@@ -140,7 +116,7 @@ class FieldMapping:
         fields: Mapping[str, Any] | None,
         labels: Sequence[Any] | Mapping[Any, Any] | None,
         template: str | None,
-        splits: Mapping[str, str] | None,
+        split_map: Mapping[str, str] | None,
         num_train: int,
         label_format: str | None = None,
     ) -> FieldMapping:
@@ -185,7 +161,7 @@ class FieldMapping:
         elif labels is not None:
             labels = [str(v) for v in labels]
         mapped: dict[str, str] = {}
-        for raw, split in (splits or {}).items():
+        for raw, split in (split_map or {}).items():
             target = SPLIT_ALIASES.get(str(split).lower())
             if target is None:
                 raise ValueError(f"split_map: {raw!r} maps to {split!r}; use train, valid or test")
@@ -207,8 +183,8 @@ class FieldMapping:
 
     def split_name(self, raw: str) -> str | None:
         """train, valid or test for a split name, or ``None`` when it is not mapped."""
-        if self.splits is not None and raw in self.splits:
-            return self.splits[raw]
+        if self.split_map is not None and raw in self.split_map:
+            return self.split_map[raw]
         return SPLIT_ALIASES.get(raw.lower())
 
     def check(self, values: Mapping[str, Any]) -> list[tuple[str, str, str]]:
@@ -303,7 +279,7 @@ def _split_of(row: Row, mapping: FieldMapping) -> str:
     raw = str(_get(row, column))
     split = mapping.split_name(raw)
     if split is None:
-        known = sorted({*SPLIT_ALIASES, *(mapping.splits or {})})
+        known = sorted({*SPLIT_ALIASES, *(mapping.split_map or {})})
         raise DataSourceError(
             f"{row.where}: split {raw!r} is not a known split name; map it with split_map: {{{raw}: train|valid|test}} "
             f"(known: {', '.join(known)})"

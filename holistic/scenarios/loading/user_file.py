@@ -20,70 +20,66 @@ from __future__ import annotations
 import hashlib
 import os
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from holistic.core.arguments import arg, argument_fields
 from holistic.core.errors import DataSourceError
 from holistic.core.interfaces import ScenarioContext
 from holistic.core.types import TRAIN_SPLIT, Instance
+from holistic.scenarios.base import PlanFacts
 from holistic.scenarios.loading.sources import default_data_root
 from holistic.scenarios.loading.user_dataset import UserDatasetScenario, user_dataset_info
 from holistic.scenarios.loading.user_fields import SPLIT_ALIASES, build_instances
-from holistic.scenarios.loading.user_shaping import JOIN_SCHEMA, join_rows, parse_joins
+from holistic.scenarios.loading.user_shaping import JOIN_SCHEMA, Join, join_rows, parse_joins
 from holistic.scenarios.loading.user_tables import FORMATS, Row, infer_format, read_rows, read_table
 
 
+@dataclass(frozen=True, kw_only=True)
 class FileDatasetScenario(UserDatasetScenario):
     """A user's dataset in a local file (or one file per split)."""
 
-    plan_builds_prompts = True
+    info = user_dataset_info("file", "A user dataset from CSV, TSV, JSON, JSONL or Parquet with a field mapping.")
 
-    info = user_dataset_info(
-        "file",
-        "A user dataset from CSV, TSV, JSON, JSONL or Parquet with a field mapping.",
-        {
-            "path": {
-                "type": ["string", "object"],
-                "description": "The file, or a mapping split -> file (train, valid, test). A relative "
-                "path is found relative to the working directory or, failing that, to the spec file.",
-                "x-path": True,
-            },
-            "format": {"enum": list(FORMATS)},
-            "join": JOIN_SCHEMA,
-        },
-        required=("path", "fields"),
+    path: str | Mapping[str, str] = arg(
+        schema={
+            "type": ["string", "object"],
+            "description": "The file, or a mapping split -> file (train, valid, test). A relative "
+            "path is found relative to the working directory or, failing that, to the spec file.",
+            "x-path": True,
+        }
     )
+    format: str | None = arg(None, enum=FORMATS)
+    join: Any = arg(None, schema=JOIN_SCHEMA)
+    paths: dict[str | None, str] = field(init=False, repr=False, compare=False)
+    """The file of each split (``None``: one file whose rows say their split)."""
+    formats: dict[str | None, str] = field(init=False, repr=False, compare=False)
+    joins: tuple[Join, ...] = field(init=False, repr=False, compare=False)
 
-    def __init__(
-        self,
-        path: str | Mapping[str, str],
-        fields: Mapping[str, Any],
-        format: str | None = None,
-        join: Any = None,
-        **mapping: Any,
-    ) -> None:
-        """``mapping``: the field-mapping arguments (``labels``, ``template``, ``split_map``...)."""
-        if isinstance(path, Mapping):
-            self.paths: dict[str | None, str] = {}
-            for split, file in path.items():
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        paths: dict[str | None, str] = {}
+        if isinstance(self.path, Mapping):
+            for split, file in self.path.items():
                 target = SPLIT_ALIASES.get(str(split).lower())
                 if target is None:
                     raise ValueError(
                         f"path: split {split!r} is not a split name (train, dev, few_shot, valid, test...)"
                     )
-                if target in self.paths:
+                if target in paths:
                     raise ValueError(f"path: two files for the {target} split")
-                self.paths[target] = str(file)
-        elif isinstance(path, str) and path:
-            self.paths = {None: path}
+                paths[target] = str(file)
+        elif isinstance(self.path, str) and self.path:
+            paths = {None: self.path}
         else:
             raise ValueError("path must be a file path or a mapping of split names to file paths")
-        self.formats = {s: infer_format(Path(p), format) for s, p in self.paths.items()}
-        self._set_mapping(fields, **mapping)
-        self.joins = parse_joins(join, lambda name: SPLIT_ALIASES.get(name.lower()))
-        for i, entry in enumerate(self.joins):
-            for part in self.paths:
+        object.__setattr__(self, "paths", paths)
+        object.__setattr__(self, "formats", {s: infer_format(Path(p), self.format) for s, p in paths.items()})
+        joins = parse_joins(self.join, lambda name: SPLIT_ALIASES.get(name.lower()))
+        object.__setattr__(self, "joins", joins)
+        for i, entry in enumerate(joins):
+            for part in paths:
                 if entry.file_for(part) is None:
                     raise ValueError(f"join[{i}].path: no file for the {part} split (give one per file of path)")
 
@@ -127,20 +123,14 @@ class FileDatasetScenario(UserDatasetScenario):
                 )
         raise DataSourceError(f"dataset file {path!r} not found; looked in: " + ", ".join(str(p) for p in tried))
 
-    @classmethod
-    def may_have_train_pool(cls, args: Mapping[str, Any]) -> bool:
-        path = args.get("path")
-        files_give_train = isinstance(path, Mapping) and any(
-            SPLIT_ALIASES.get(str(k).lower()) == TRAIN_SPLIT for k in path
-        )
-        return files_give_train or super().may_have_train_pool(args)
+    def may_have_train_pool(self) -> bool:
+        return TRAIN_SPLIT in self.paths or super().may_have_train_pool()
 
-    @classmethod
-    def preflight(cls, args: Mapping[str, Any]) -> list[tuple[tuple[str | int, ...], str]]:
+    def preflight(self) -> list[tuple[tuple[str | int, ...], str]]:
         """Problems found by reading the first rows of each file that can be found now
         (``(argument path, message)``): field paths that do not fit, a template that
         does not render. Files not found yet (a data mirror given at run time) are skipped."""
-        scenario = cls(**args)
+        scenario = self
         problems: list[tuple[tuple[str | int, ...], str]] = []
         for split, path in scenario.paths.items():
             located = _find_now(path)
@@ -149,7 +139,7 @@ class FileDatasetScenario(UserDatasetScenario):
             try:
                 rows = scenario.read_split(split, located, _find_now, limit=_PREFLIGHT_ROWS)
             except DataSourceError as exc:
-                problems.append((("path",) if split is None else ("path", _split_key(args, split)), str(exc)))
+                problems.append((("path",) if split is None else ("path", _split_key(self.path, split)), str(exc)))
                 continue
             for row in rows:
                 for key, _, message in scenario.mapping.check(row.values):
@@ -166,26 +156,10 @@ class FileDatasetScenario(UserDatasetScenario):
                     return problems
         return problems
 
-    @classmethod
-    def estimate_num_instances(cls, args: Mapping[str, Any]) -> int | None:
-        """Evaluation rows (valid and test) in the files, when they can be read now."""
-        sample = _sample(cls, args)
-        return sample.eval_rows if sample is not None else None
-
-    @classmethod
-    def estimate_num_references(cls, args: Mapping[str, Any]) -> int | None:
-        sample = _sample(cls, args)
-        return sample.references if sample is not None else None
-
-    @classmethod
-    def estimate_input_chars(cls, args: Mapping[str, Any]) -> int | None:
-        sample = _sample(cls, args)
-        return sample.input_chars if sample is not None else None
-
-    @classmethod
-    def estimate_choice_chars(cls, args: Mapping[str, Any]) -> int | None:
-        sample = _sample(cls, args)
-        return sample.choice_chars if sample is not None else None
+    def plan_facts(self, data_root: Path | None, max_eval_instances: int | None) -> PlanFacts:
+        """Its prompts are built (the rows are the user's), and its sizes counted from the files
+        when they can be read now."""
+        return _sample(self)
 
     def get_instances(self, ctx: ScenarioContext) -> list[Instance]:
         rows: list[Row] = []
@@ -214,8 +188,7 @@ def _find_now(path: str) -> Path | None:
     return next((p for p in places if p.is_file()), None)
 
 
-def _split_key(args: Mapping[str, Any], split: str) -> str:
-    paths = args.get("path")
+def _split_key(paths: str | Mapping[str, str], split: str) -> str:
     if isinstance(paths, Mapping):
         for key in paths:
             if SPLIT_ALIASES.get(str(key).lower()) == split:
@@ -223,46 +196,38 @@ def _split_key(args: Mapping[str, Any], split: str) -> str:
     return split
 
 
-@dataclass(frozen=True)
-class _Sample:
-    eval_rows: int
-    references: int | None
-    input_chars: int | None
-    choice_chars: int | None = None
+_SAMPLES: dict[str, PlanFacts] = {}
 
 
-_SAMPLES: dict[str, _Sample | None] = {}
-
-
-def _sample(cls: type[FileDatasetScenario], args: Mapping[str, Any]) -> _Sample | None:
+def _sample(scenario: FileDatasetScenario) -> PlanFacts:
     """Counts from reading the files (once per argument set): eval rows, mean choices, mean input length."""
     from holistic.core.hashing import canonical_json
 
-    key = canonical_json(dict(args))
+    key = canonical_json({f.name: getattr(scenario, f.name) for f in argument_fields(type(scenario))})
     if key not in _SAMPLES:
-        _SAMPLES[key] = _read_sample(cls, args)
+        _SAMPLES[key] = _read_sample(scenario)
     return _SAMPLES[key]
 
 
-def _read_sample(cls: type[FileDatasetScenario], args: Mapping[str, Any]) -> _Sample | None:
+def _read_sample(scenario: FileDatasetScenario) -> PlanFacts:
     try:
-        scenario = cls(**args)
         rows: list[Row] = []
         for split, path in scenario.paths.items():
             located = _find_now(path)
             if located is None:
-                return None
+                return PlanFacts(builds_prompts=True)
             rows.extend(scenario.read_split(split, located, _find_now))
         instances = build_instances(rows, scenario.mapping, "estimate")
     except (DataSourceError, ValueError, TypeError, OSError):
-        return None
+        return PlanFacts(builds_prompts=True)
     evaluation = [i for i in instances if i.split != TRAIN_SPLIT]
     if not evaluation:
-        return _Sample(0, None, None)
+        return PlanFacts(num_instances=0, builds_prompts=True)
     refs = [r.output for i in evaluation for r in i.references]
-    return _Sample(
-        eval_rows=len(evaluation),
-        references=round(len(refs) / len(evaluation)) or None,
+    return PlanFacts(
+        num_instances=len(evaluation),
+        num_references=round(len(refs) / len(evaluation)) or None,
         input_chars=round(sum(len(i.input) for i in evaluation) / len(evaluation)),
         choice_chars=round(sum(map(len, refs)) / len(refs)) if refs else None,
+        builds_prompts=True,
     )

@@ -20,9 +20,9 @@ from __future__ import annotations
 
 import importlib.util
 from collections.abc import Mapping
-from dataclasses import replace
-from typing import Any
+from dataclasses import dataclass, replace
 
+from holistic.core.arguments import arg
 from holistic.core.errors import DataSourceError
 from holistic.core.interfaces import ScenarioContext
 from holistic.core.types import Instance
@@ -33,49 +33,33 @@ from holistic.scenarios.loading.user_tables import Row
 _DEFAULT_SPLITS = {"train": "train", "validation": "valid", "test": "test"}
 
 
+@dataclass(frozen=True, kw_only=True)
 class HuggingFaceDatasetScenario(UserDatasetScenario):
     """A user's dataset from the Hugging Face Hub, pinned to a revision."""
 
-    info = user_dataset_info(
-        "huggingface",
-        "A Hugging Face Hub dataset (id + revision) with a field mapping.",
-        {
-            "dataset": {"type": "string"},
-            "revision": {"type": "string", "minLength": 1},
-            "config": {"type": "string"},
-            "dataset_splits": {
-                "type": "object",
-                "description": "Dataset split -> train, valid or test (default: train, validation, test).",
-            },
-        },
-        required=("dataset", "revision", "fields"),
+    info = user_dataset_info("huggingface", "A Hugging Face Hub dataset (id + revision) with a field mapping.")
+
+    dataset: str = arg(minLength=1)
+    revision: str = arg(minLength=1)
+    config: str | None = None
+    dataset_splits: Mapping[str, str] = arg(
+        dict(_DEFAULT_SPLITS), description="Dataset split -> train, valid or test (default: train, validation, test)."
     )
 
-    def __init__(
-        self,
-        dataset: str,
-        revision: str,
-        fields: Mapping[str, Any],
-        config: str | None = None,
-        dataset_splits: Mapping[str, str] | None = None,
-        **mapping: Any,
-    ) -> None:
-        """``mapping``: the field-mapping arguments (``labels``, ``template``, ``split_map``...)."""
-        if not dataset or not revision:
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        if not self.dataset or not self.revision:
             raise ValueError("dataset and revision are required (pin the revision to a commit or tag)")
-        self.dataset, self.revision, self.config = dataset, revision, config
-        self.dataset_splits = dict(dataset_splits or _DEFAULT_SPLITS)
         for name, split in self.dataset_splits.items():
             if str(split).lower() not in SPLIT_ALIASES:
                 raise ValueError(f"dataset_splits: {name!r} maps to {split!r}; use train, valid or test")
-        self._set_mapping(fields, **mapping)
 
-    @classmethod
-    def may_have_train_pool(cls, args: Mapping[str, Any]) -> bool:
-        splits = args.get("dataset_splits") or _DEFAULT_SPLITS
-        return any(
-            str(v).lower() in ("train", "dev", "few_shot", "fewshot") for v in splits.values()
-        ) or super().may_have_train_pool(args)
+    def may_have_train_pool(self) -> bool:
+        splits = self.dataset_splits.values()
+        return (
+            any(str(v).lower() in ("train", "dev", "few_shot", "fewshot") for v in splits)
+            or super().may_have_train_pool()
+        )
 
     def get_instances(self, ctx: ScenarioContext) -> list[Instance]:
         if importlib.util.find_spec("datasets") is None:
