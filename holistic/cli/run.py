@@ -258,14 +258,16 @@ def _main(args: argparse.Namespace) -> int:
         )
         print(format_plan(plan))
         from holistic.core.errors import ModelError
-        from holistic.execution.runner import check_code_sandbox
+        from holistic.core.extras import MissingExtraError
+        from holistic.execution.runner import check_code_sandbox, check_metric_extras
         from holistic.metrics.sandbox import SandboxUnavailable
         from holistic.models.keys import check_keys
 
         try:
             check_keys(registry.get(name) for name in sorted({r.model for r in runs}))
             check_code_sandbox(runs)
-        except (ModelError, SandboxUnavailable) as exc:  # the plan is still worth seeing; running would stop here
+            check_metric_extras(runs, registry)
+        except (ModelError, SandboxUnavailable, MissingExtraError) as exc:  # the plan is still worth seeing; running would stop here
             print(f"\nNot runnable yet: {exc}")
         return 0
     if args.fetch_only:
