@@ -267,7 +267,11 @@ def _main(args: argparse.Namespace) -> int:
             check_keys(registry.get(name) for name in sorted({r.model for r in runs}))
             check_code_sandbox(runs)
             check_metric_extras(runs, registry)
-        except (ModelError, SandboxUnavailable, MissingExtraError) as exc:  # the plan is still worth seeing; running would stop here
+        except (
+            ModelError,
+            SandboxUnavailable,
+            MissingExtraError,
+        ) as exc:  # the plan is still worth seeing; running would stop here
             print(f"\nNot runnable yet: {exc}")
         return 0
     if args.fetch_only:

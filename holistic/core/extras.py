@@ -3,7 +3,7 @@ provides, and the check that what a run needs is installed.
 
 The core (specs, execution, results, summaries, the site, diff, import, the ``simple``
 models and the API clients' plumbing) installs without any of them. A provider or a metric
-that needs one declares its name once (``Provider.extra``, ``BaseMetric.extra``); the spec
+that needs one declares its name once (``Provider.needs_extra``, ``BaseMetric.needs_extra``); the spec
 compiler and ``run_suite`` call :func:`require_extra` before anything is written, so a run
 that needs a missing extra stops at once (exit 2) with the pip command that installs it.
 
@@ -39,8 +39,11 @@ EXTRAS: dict[str, Extra] = {
             ("torch", "transformers", "gguf"),
             "models run in this process by transformers: the embedded model (default engine) and huggingface/...",
         ),
-        Extra("llama_cpp", ("llama_cpp",), "GGUF models run by llama.cpp: llama_cpp/... and the embedded model's "
-              "llama_cpp engine"),
+        Extra(
+            "llama_cpp",
+            ("llama_cpp",),
+            "GGUF models run by llama.cpp: llama_cpp/... and the embedded model's llama_cpp engine",
+        ),
         Extra("openai", ("openai",), "openai/... models: the OpenAI API and OpenAI-compatible servers"),
         Extra("anthropic", ("anthropic",), "anthropic/... models: the Anthropic API"),
         Extra(

@@ -83,7 +83,8 @@ def check_metric_extras(runs: Sequence[RunSpec], registry: ModelRegistry) -> Non
         kinds = {PERTURBATIONS.get(p.name).category for p in run.perturbations}
         info = with_headline(scenario_info(run.scenario.name), run.adapter).perturbed_by(kinds)
         for metric in select_metrics(run.metrics, info, run.adapter, registry.get(run.model)).metrics:
-            problem = missing_extra(metric.extra, f"the metric {metric.name} ({run.name})") if metric.extra else None
+            needed = type(metric).needs_extra
+            problem = missing_extra(needed, f"the metric {metric.name} ({run.name})") if needed else None
             if problem is not None:
                 raise MissingExtraError(problem)
 

@@ -78,7 +78,7 @@ class BertScoreMetric(BaseMetric):
     name = "bertscore"
     category = "accuracy"
     accuracy_tasks = ("summarization",)
-    extra = "metrics"
+    needs_extra = "metrics"
     INFOS = tuple(
         info(
             n,

@@ -28,7 +28,7 @@ class HuggingFaceProvider(Provider):
     in_process = True
     needs_torch = True
     tokens = HuggingFaceModel()
-    extra = "local"
+    needs_extra = "local"
 
     def create_client(self, deployment: ModelDeployment) -> Client:
         from holistic.models.huggingface import create_huggingface_client
@@ -53,7 +53,7 @@ class EmbeddedProvider(Provider):
     in_process = True
     needs_torch = True
     tokens = GgufModel(embedded_gguf)
-    extra = "local"
+    needs_extra = "local"
 
     def create_client(self, deployment: ModelDeployment) -> Client:
         from holistic.models.embedded import create_embedded_client
@@ -80,11 +80,11 @@ BUILTIN_PROVIDERS: dict[str, type[Provider]] = {
         "holistic.models.llama_cpp:create_llama_cpp_client",
         in_process=True,
         tokens=GgufModel(model_id_gguf),
-        extra="llama_cpp",
+        needs_extra="llama_cpp",
     ),
-    "openai": declared_provider("openai", "holistic.models.openai_client:create_openai_client", extra="openai"),
+    "openai": declared_provider("openai", "holistic.models.openai_client:create_openai_client", needs_extra="openai"),
     "anthropic": declared_provider(
-        "anthropic", "holistic.models.anthropic_client:create_anthropic_client", extra="anthropic"
+        "anthropic", "holistic.models.anthropic_client:create_anthropic_client", needs_extra="anthropic"
     ),
 }
 """Name (a models file's ``provider:``) -> provider."""

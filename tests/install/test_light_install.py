@@ -43,7 +43,9 @@ class Env:
     def python(self) -> Path:
         return self.root / "bin" / "python"
 
-    def run(self, command: str, *args: object, cwd: Path, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    def run(
+        self, command: str, *args: object, cwd: Path, env: dict[str, str] | None = None
+    ) -> subprocess.CompletedProcess[str]:
         """One of the environment's console scripts (``helm-run``...), as a user would start it."""
         return subprocess.run(
             [str(self.root / "bin" / command), *map(str, args)],
@@ -147,7 +149,11 @@ def test_the_core_install_has_no_torch_and_runs_summarizes_diffs_and_imports(cor
     assert core_env.importable(*HEAVY, "openai", "anthropic") == []
     out = tmp_path / "out"
     for suite, digits in (("old", 1), ("new", 2)):
-        _ok(core_env.run("helm-run", _spec(tmp_path, suite, "simple/echo", digits=digits), "--output-dir", out, cwd=tmp_path))
+        _ok(
+            core_env.run(
+                "helm-run", _spec(tmp_path, suite, "simple/echo", digits=digits), "--output-dir", out, cwd=tmp_path
+            )
+        )
     summary = _ok(core_env.run("helm-summarize", "--suite", "new", "--output-dir", out, cwd=tmp_path))
     assert (out / "new" / "site" / "index.html").is_file(), summary
     assert list((out / "new" / "site").rglob("*.png")) or list((out / "new" / "site").rglob("*.svg"))
@@ -212,7 +218,13 @@ def test_the_openai_install_runs_a_spec_against_a_loopback_server_without_torch(
         spec = _spec(tmp_path, "api", "loopback/tiny")
         ran = _ok(
             openai_env.run(
-                "helm-run", spec, "--models-file", models, "--output-dir", out, cwd=tmp_path,
+                "helm-run",
+                spec,
+                "--models-file",
+                models,
+                "--output-dir",
+                out,
+                cwd=tmp_path,
                 env={"OPENAI_API_KEY": "sk-test"},
             )
         )
