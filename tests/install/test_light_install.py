@@ -113,7 +113,8 @@ def _fresh_env(tmp_path_factory: pytest.TempPathFactory, wheel: Path, name: str,
     root = tmp_path_factory.mktemp(name)
     subprocess.run([sys.executable, "-m", "venv", str(root)], check=True, timeout=INSTALL_TIMEOUT_S)
     env = Env(root)
-    _pip(env.python, "install", f"{wheel}{extras}", cwd=root)
+    # --no-compile: byte-compiling every installed module would cost more than the tests save by it
+    _pip(env.python, "install", "--no-compile", f"{wheel}{extras}", cwd=root)
     return env
 
 
