@@ -13,7 +13,6 @@ import os
 import shutil
 import subprocess
 import sys
-from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -80,54 +79,71 @@ def _clean_env(cwd: Path) -> dict[str, str]:
     return env
 
 
-def _pip(python: Path, *args: str, cwd: Path) -> None:
-    done = subprocess.run(
+def _pip(python: Path, *args: str, cwd: Path) -> subprocess.Popen[str]:
+    """``pip ARGS`` started (quiet); :func:`_finish` waits for it."""
+    return subprocess.Popen(
         [str(python), "-m", "pip", *args, "-q", "--progress-bar", "off"],
         cwd=cwd,
         env=_clean_env(cwd),
-        capture_output=True,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
         text=True,
-        timeout=INSTALL_TIMEOUT_S,
-        check=False,
     )
-    assert done.returncode == 0, f"pip {' '.join(args)} failed:\n{done.stdout}\n{done.stderr}"
 
 
-@pytest.fixture(scope="session")
-def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """holistic's wheel, built once from a copy of the package's sources."""
-    source = tmp_path_factory.mktemp("source")
+def _finish(pip: subprocess.Popen[str]) -> None:
+    try:
+        out, err = pip.communicate(timeout=INSTALL_TIMEOUT_S)
+    except subprocess.TimeoutExpired:
+        pip.kill()
+        out, err = pip.communicate()
+    assert pip.returncode == 0, f"{pip.args!r} failed:\n{out}\n{err}"
+
+
+def _wheel(folder: Path) -> Path:
+    """holistic's wheel, built from a copy of the package's sources."""
+    source = folder / "source"
     for name in WHEEL_SOURCES:
         origin = REPO / name
         if origin.is_dir():
             shutil.copytree(origin, source / name, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
         else:
+            source.mkdir(parents=True, exist_ok=True)
             shutil.copy2(origin, source / name)
-    out = tmp_path_factory.mktemp("wheel")
-    _pip(Path(sys.executable), "wheel", "--no-deps", "--wheel-dir", str(out), str(source), cwd=out)
+    out = folder / "wheel"
+    _finish(_pip(Path(sys.executable), "wheel", "--no-deps", "--wheel-dir", str(out), str(source), cwd=folder))
     (built,) = out.glob("holistic-*.whl")
     return built
 
 
-def _fresh_env(tmp_path_factory: pytest.TempPathFactory, wheel: Path, name: str, extras: str = "") -> Env:
-    root = tmp_path_factory.mktemp(name)
-    subprocess.run([sys.executable, "-m", "venv", str(root)], check=True, timeout=INSTALL_TIMEOUT_S)
-    env = Env(root)
+@pytest.fixture(scope="session")
+def envs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Env]:
+    """Fresh environments by the extras installed in them (``""``: none, ``"[openai]"``), from one
+    wheel built for the session. They install side by side: pip mostly waits for its index."""
+    root = tmp_path_factory.mktemp("install")
+    wheel = _wheel(root)
+    envs = {extras: Env(root / f"env{extras or '-core'}") for extras in ("", "[openai]")}
+    for env in envs.values():
+        subprocess.run([sys.executable, "-m", "venv", str(env.root)], check=True, timeout=INSTALL_TIMEOUT_S)
     # --no-compile: byte-compiling every installed module would cost more than the tests save by it
-    _pip(env.python, "install", "--no-compile", f"{wheel}{extras}", cwd=root)
-    return env
+    installs = [
+        _pip(env.python, "install", "--no-compile", f"{wheel}{extras}", cwd=env.root) for extras, env in envs.items()
+    ]
+    for pip in installs:
+        _finish(pip)
+    return envs
 
 
-@pytest.fixture(scope="module")
-def core_env(tmp_path_factory: pytest.TempPathFactory, wheel: Path) -> Iterator[Env]:
+@pytest.fixture
+def core_env(envs: dict[str, Env]) -> Env:
     """``pip install holistic``: no extras."""
-    yield _fresh_env(tmp_path_factory, wheel, "core-env")
+    return envs[""]
 
 
-@pytest.fixture(scope="module")
-def openai_env(tmp_path_factory: pytest.TempPathFactory, wheel: Path) -> Iterator[Env]:
+@pytest.fixture
+def openai_env(envs: dict[str, Env]) -> Env:
     """``pip install 'holistic[openai]'``: an API model's user."""
-    yield _fresh_env(tmp_path_factory, wheel, "openai-env", "[openai]")
+    return envs["[openai]"]
 
 
 def _spec(folder: Path, suite: str, model: str, *, digits: int = 1, metrics: str = "accuracy, efficiency") -> Path:
