@@ -144,13 +144,20 @@ def check_obtainable(deployment: ModelDeployment) -> None:
     """Raise :class:`~holistic.core.errors.ModelError` when the deployment cannot be served
     here: an extra its provider needs is not installed (the message names the pip command), or its weights cannot be had now (a Hugging Face Hub id offline and not
     cached); cheap, loads nothing."""
-    facts = _facts(deployment.provider)
-    for extra in dict.fromkeys(facts.extras(deployment)):
+    check_extras(deployment)
+    _facts(deployment.provider).check_obtainable(deployment)
+
+
+def check_extras(deployment: ModelDeployment) -> None:
+    """Raise :class:`~holistic.core.errors.ModelError` naming the extra and its pip command when
+    one that the deployment's provider needs (:meth:`Provider.extras`) is not installed."""
+    for extra in dict.fromkeys(_facts(deployment.provider).extras(deployment)):
         problem = missing_extra(extra, f"the model {deployment.name}")
         if problem is not None:
             raise ModelError(problem)
-    facts.check_obtainable(deployment)
 
 
 def create_client(deployment: ModelDeployment) -> Client:
+    """The client of ``deployment``; a missing extra is named, not a failed import."""
+    check_extras(deployment)
     return provider(deployment.provider).create_client(deployment)

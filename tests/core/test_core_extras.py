@@ -17,7 +17,7 @@ from holistic.cli.run import main as helm_run
 from holistic.core import extras
 from holistic.core.errors import ModelError, SpecError
 from holistic.core.extras import EXTRAS, MissingExtraError, require_extra
-from holistic.models.registry import ModelRegistry, check_obtainable
+from holistic.models.registry import ModelRegistry, check_obtainable, create_client
 from holistic.spec import compile_spec
 from tests.cli.helm_run_helpers import write_spec
 
@@ -94,8 +94,9 @@ def test_each_provider_declares_the_extra_its_models_need(
     deployment = ModelRegistry().get(model)
     check_obtainable(deployment)
     hide(hidden)
-    with pytest.raises(ModelError, match=re.escape(f"the model {model} needs the `{extra}` extra")):
-        check_obtainable(deployment)
+    for call in (check_obtainable, create_client):  # compiling a spec, and anything making a client
+        with pytest.raises(ModelError, match=re.escape(f"the model {model} needs the `{extra}` extra")):
+            call(deployment)
 
 
 def test_the_embedded_models_llama_cpp_engine_needs_the_llama_cpp_extra(
