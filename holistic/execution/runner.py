@@ -66,7 +66,7 @@ def check_metric_extras(runs: Sequence[RunSpec], registry: ModelRegistry) -> Non
     measure needs an extra that is not installed (bertscore: ``metrics``); names the extra,
     the run and the pip command. Nothing is chosen twice: runs that differ only in their
     scenario's arguments measure the same metrics."""
-    from holistic.core.extras import EXTRAS, MissingExtraError, missing_extra, missing_modules
+    from holistic.core.extras import EXTRAS, missing_modules, require_extra
     from holistic.execution.pipeline import with_headline
     from holistic.metrics.registry import select_metrics
     from holistic.perturbations.registry import PERTURBATIONS
@@ -83,10 +83,7 @@ def check_metric_extras(runs: Sequence[RunSpec], registry: ModelRegistry) -> Non
         kinds = {PERTURBATIONS.get(p.name).category for p in run.perturbations}
         info = with_headline(scenario_info(run.scenario.name), run.adapter).perturbed_by(kinds)
         for metric in select_metrics(run.metrics, info, run.adapter, registry.get(run.model)).metrics:
-            needed = type(metric).needs_extra
-            problem = missing_extra(needed, f"the metric {metric.name} ({run.name})") if needed else None
-            if problem is not None:
-                raise MissingExtraError(problem)
+            require_extra(type(metric).needs_extra, f"the metric {metric.name} ({run.name})")
 
 
 def run_suite(
