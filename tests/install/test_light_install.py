@@ -13,6 +13,7 @@ import os
 import shutil
 import subprocess
 import sys
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -117,7 +118,7 @@ def _wheel(folder: Path) -> Path:
 
 
 @pytest.fixture(scope="session")
-def envs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Env]:
+def envs(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Env]]:
     """Fresh environments by the extras installed in them (``""``: none, ``"[openai]"``), from one
     wheel built for the session. They install side by side: pip mostly waits for its index."""
     root = tmp_path_factory.mktemp("install")
@@ -131,7 +132,8 @@ def envs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Env]:
     ]
     for pip in installs:
         _finish(pip)
-    return envs
+    yield envs
+    shutil.rmtree(root, ignore_errors=True)  # about 1.5 GB: not kept with pytest's last temporary folders
 
 
 @pytest.fixture
