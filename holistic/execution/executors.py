@@ -10,6 +10,7 @@ import os
 from collections.abc import Callable, Iterator, Sequence
 
 from holistic.core.errors import HolisticError
+from holistic.core.extras import missing_extra
 from holistic.core.types import RunSpec
 from holistic.execution.context import ExecutionContext
 from holistic.execution.options import EXECUTORS, RunOptions
@@ -35,13 +36,9 @@ def check_executor(name: str, address: str | None = None) -> None:
     if address and name != "ray":
         raise ExecutorError(f"--address {address} names a Ray cluster; it needs --executor ray")
     if name == "ray":
-        try:
-            import ray  # noqa: F401
-        except ImportError:
-            raise ExecutorError(
-                "--executor ray needs Ray, which is not installed; pip install 'holistic[ray]' "
-                "(or ray>=2.9), or use --executor local"
-            ) from None
+        problem = missing_extra("ray", "--executor ray")
+        if problem is not None:
+            raise ExecutorError(f"{problem} (or use --executor local)")
         from holistic.execution.ray_executor import probe_address
 
         probe_address(address or os.environ.get("RAY_ADDRESS") or "auto")  # before anything is written

@@ -62,6 +62,31 @@ def check_code_sandbox(runs: Sequence[RunSpec]) -> None:
         )
 
 
+def check_metric_extras(runs: Sequence[RunSpec], registry: ModelRegistry) -> None:
+    """Raise :class:`~holistic.core.extras.MissingExtraError` (exit 2) when a metric a run would
+    measure needs an extra that is not installed (bertscore: ``metrics``); names the extra,
+    the run and the pip command. Nothing is chosen twice: runs that differ only in their
+    scenario's arguments measure the same metrics."""
+    from holistic.core.extras import EXTRAS, missing_modules, require_extra
+    from holistic.execution.pipeline import with_headline
+    from holistic.metrics.registry import select_metrics
+    from holistic.perturbations.registry import PERTURBATIONS
+    from holistic.scenarios.registry import scenario_info
+
+    if not any(missing_modules(name) for name in EXTRAS):
+        return  # everything is installed: nothing to choose
+    seen: set[object] = set()
+    for run in runs:
+        key = (run.scenario.name, run.model, run.adapter, run.metrics, tuple(p.name for p in run.perturbations))
+        if key in seen:
+            continue
+        seen.add(key)
+        kinds = {PERTURBATIONS.get(p.name).category for p in run.perturbations}
+        info = with_headline(scenario_info(run.scenario.name), run.adapter).perturbed_by(kinds)
+        for metric in select_metrics(run.metrics, info, run.adapter, registry.get(run.model)).metrics:
+            require_extra(type(metric).needs_extra, f"the metric {metric.name} ({run.name})")
+
+
 def run_suite(
     compiled: CompiledSuite,
     options: RunOptions,
@@ -78,6 +103,8 @@ def run_suite(
     check_keys(registry.get(name) for name in sorted({r.model for r in selected}))
     # Runs scored by executing the model's code need the OS sandbox: refused now, never run unsandboxed.
     check_code_sandbox(selected)
+    # A model-based metric without its extra: named now, not after the models have answered.
+    check_metric_extras(selected, registry)
 
     store = SuiteStore(options.output_dir, compiled.suite)
     if options.executor == "ray" and isinstance(store.output_dir, UriPath) and store.output_dir.protocol == "memory":

@@ -48,6 +48,9 @@ class BaseMetric(ABC):
     ``extra_metrics`` (never chosen for its category alone)."""
     directional_worst_case: ClassVar[bool] = False
     """Worst case over perturbed variants follows each value's direction (rather than the minimum)."""
+    needs_extra: ClassVar[str | None] = None
+    """The extra of ``pip install 'holistic[...]'`` it needs (``metrics`` for a model-based score),
+    checked before a run writes anything (:mod:`holistic.core.extras`); ``None``: the core suffices."""
 
     def infos(self) -> Sequence[MetricInfo]:
         return self.INFOS

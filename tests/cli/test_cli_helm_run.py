@@ -234,7 +234,7 @@ def test_ray_executor_without_ray_is_a_clear_error(
     spec = write_spec(tmp_path)
     assert _run(spec, "--output-dir", tmp_path / "out", "--executor", "ray") == 2
     err = capsys.readouterr().err
-    assert "needs Ray" in err and "pip install 'holistic[ray]'" in err
+    assert "--executor ray needs the `ray` extra" in err and "pip install 'holistic[ray]'" in err
     assert call_count(call_log) == 0
 
 
