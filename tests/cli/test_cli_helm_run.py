@@ -262,20 +262,24 @@ def test_fetch_only_calls_the_scenarios_fetch_hook(
 def test_a_failing_run_is_recorded_and_the_suite_goes_on(
     tmp_path: Path, call_log: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
+    # The compiler checks a file's first rows; a bad row further down fails the run when its
+    # instances are read, which must not stop the suite's other runs.
+    rows = [json.dumps({"id": str(i), "question": f"{i}+0", "answer": str(i)}) for i in range(60)]
+    (tmp_path / "late_bad_row.jsonl").write_text("\n".join([*rows, "{not json"]) + "\n", encoding="utf-8")
     spec = tmp_path / "spec.yaml"
     spec.write_text(
         "suite: mixed\nmodels: [simple/echo]\ndefaults: {max_eval_instances: 3, metrics: [accuracy]}\nruns:\n"
-        "  - scenario: arithmetic\n    args: {digits: 1, num_train: 100, num_test: 5}\n"
+        "  - scenario: file\n    args: {path: late_bad_row.jsonl, fields: {input: question, output: answer, id: id}}\n"
         "  - scenario: arithmetic\n    args: {digits: 1, num_train: 5, num_test: 5}\n"
     )
     assert _run(spec, "--output-dir", tmp_path / "out") == 1
     captured = capsys.readouterr()
     assert "1 runs written, 0 already complete, 1 failed" in captured.out
-    assert "FAILED" in captured.out and "num_train=100" in captured.out
+    assert "FAILED" in captured.out and "late_bad_row.jsonl" in captured.out
     assert "Traceback" not in captured.out + captured.err
     suite = json.loads((tmp_path / "out" / "mixed" / "suite.json").read_text())
     assert [r["status"] for r in suite["runs"]] == ["failed", "complete"]
-    assert "rejects its arguments" in suite["runs"][0]["error"]
+    assert "late_bad_row.jsonl:61" in suite["runs"][0]["error"]
 
 
 def test_perturbed_variants_are_stored_with_worst_case_stats(tmp_path: Path, call_log: Path) -> None:
