@@ -55,7 +55,7 @@ def data_file(given: str | None) -> Path:
     for candidate in (given, str(default_data_root())):
         if candidate and (Path(candidate) / "ifeval" / "input_data.jsonl").is_file():
             return Path(candidate).resolve() / "ifeval" / "input_data.jsonl"
-    sys.exit("ifeval_conformance: ifeval/input_data.jsonl not found; pass --data-root or set HOLISTIC_DATA_ROOT")
+    sys.exit("tools.conformance.ifeval: ifeval/input_data.jsonl not found; pass --data-root or set HOLISTIC_DATA_ROOT")
 
 
 def read_rows(path: Path) -> list[dict[str, Any]]:

@@ -240,7 +240,7 @@ def main(argv: list[str] | None = None) -> int:
             [args.helm_python, str(PEER_PROGRAM), json.dumps(payload)], capture_output=True, text=True, env=env
         )
         if done.returncode != 0:
-            sys.exit(f"capabilities_helm_goldens: HELM failed:\n{done.stderr[-4000:]}")
+            sys.exit(f"tools.conformance.helm.capabilities: HELM failed:\n{done.stderr[-4000:]}")
         write_gz(Path(args.ifeval_out), values.read_text(encoding="utf-8"))
     result = json.loads(done.stdout.strip().splitlines()[-1])
     result["mmlu_pro_rows"] = MMLU_PRO_ROWS

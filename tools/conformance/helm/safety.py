@@ -130,7 +130,7 @@ def main(argv: list[str] | None = None) -> int:
             [args.helm_python, str(PEER_PROGRAM), json.dumps(payload)], capture_output=True, text=True
         )
     if done.returncode != 0:
-        sys.exit(f"safety_helm_goldens: HELM failed:\n{done.stderr[-4000:]}")
+        sys.exit(f"tools.conformance.helm.safety: HELM failed:\n{done.stderr[-4000:]}")
     result = json.loads(done.stdout.strip().splitlines()[-1])
     result["red_team_rows"] = RED_TEAM_ROWS
     result["max_eval_instances"] = MAX_EVAL_INSTANCES
