@@ -15,7 +15,6 @@ from holistic.core.registry import RegistrationError, Registry
 from holistic.helm import proofs
 from holistic.helm.imports.names import helm_scenarios, scenario_name_and_args, stat_info
 from holistic.helm.proofs import HelmCounterpart
-from holistic.helm.imports.names import helm_scenarios, scenario_name_and_args, stat_info
 from holistic.plugin import TEST_SPLIT, BaseScenario, Instance, ScenarioContext, ScenarioInfo
 from holistic.scenarios import registry
 
