@@ -145,7 +145,7 @@ def write_golden(path: Path, items: list[dict[str, Any]], peer: list[dict[str, l
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(prog="python -m tools.conformance.ifeval", description=__doc__.split("\n\n")[0])
     parser.add_argument("--data-root", help="folder holding ifeval/input_data.jsonl (default $HOLISTIC_DATA_ROOT)")
     parser.add_argument("--cache", default=str(Path.home() / ".cache" / "holistic"), help="peers are installed here")
     parser.add_argument("--responses", help="JSONL of extra responses (a model's), lines {key, response}")

@@ -111,7 +111,7 @@ PEER_PROGRAM = Path(__file__).with_name("peer") / "helm_safety_requests.py"
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = helm_parser(__doc__.split("\n\n")[0])
+    parser = helm_parser("tools.conformance.helm.safety", __doc__.split("\n\n")[0])
     parser.add_argument("--out", default=str(REPO / "tests" / "conformance" / "safety" / "helm_requests.json.gz"))
     args = parser.parse_args(argv)
     data = Path(args.data_root)
