@@ -11,5 +11,6 @@ resolves ``protocol: helm`` into named :class:`~holistic.core.specs.ProtocolBeha
 (:mod:`holistic.spec.protocol`) and turns the proofs into a run's verdict
 (:mod:`holistic.spec.conformance`, which ``--plan``, ``run_spec.json`` and the run page show);
 the perturbation registry names HELM's algorithms by ``"module:Class"`` strings; the
-``helm-import`` command imports :mod:`.imports`. This module imports none of its submodules.
+``helm-import`` command and :func:`holistic.api.import_helm`, the call it maps onto, import
+:mod:`.imports`. This module imports none of its submodules.
 """

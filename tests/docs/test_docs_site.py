@@ -8,8 +8,11 @@ run specs the README and the pages show compile.
 
 from __future__ import annotations
 
+import ast
+import importlib
 import re
 import shutil
+from collections.abc import Collection
 from pathlib import Path
 
 import pytest
@@ -116,3 +119,35 @@ def test_every_whole_run_spec_shown_in_the_docs_compiles(tmp_path: Path, source:
     spec.write_text(block, encoding="utf-8")
     suite = compile_spec(spec)
     assert suite.runs, source
+
+
+def _python_blocks() -> list[tuple[str, str]]:
+    return [
+        (path.relative_to(REPO).as_posix(), block)
+        for path in [README, *sorted(DOCS.rglob("*.md"))]
+        for block in _blocks(path.read_text(encoding="utf-8"), "python")
+    ]
+
+
+def _names_used(tree: ast.AST, modules: Collection[str]) -> list[tuple[str, str]]:
+    """(module, name) for every ``module.name`` and ``from module import name`` in ``tree``."""
+    used = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id in modules:
+            used.append((node.value.id, node.attr))
+        elif isinstance(node, ast.ImportFrom) and node.module and node.module.split(".")[0] == "holistic":
+            used += [(node.module, alias.name) for alias in node.names]
+    return used
+
+
+def test_the_python_the_readme_and_the_pages_show_names_what_the_api_has() -> None:
+    aliases = {"holistic": "holistic", "api": "holistic.api"}  # `from holistic import api`, as the pages write it
+    blocks = _python_blocks()
+    assert {"README.md", "docs/python-api.md"} <= {source for source, _ in blocks}
+    missing = []
+    for source, block in blocks:
+        tree = ast.parse(block, filename=source)  # a syntax error fails here, naming the page
+        for module, name in _names_used(tree, aliases):
+            if not hasattr(importlib.import_module(aliases.get(module, module)), name):
+                missing.append(f"{source}: {module}.{name}")
+    assert not missing

@@ -174,7 +174,7 @@ def _timed(cmd: list[str], work: Path, tag: str, env: dict[str, str]) -> dict[st
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap = argparse.ArgumentParser(prog="python -m tools.bench.api", description=__doc__.split("\n\n")[0])
     ap.add_argument("--requests", type=int, default=2000, help="requests per tool (default 2000)")
     ap.add_argument("--latency", type=float, default=0.2, help="server latency per request in seconds (0.2)")
     ap.add_argument("--limit", type=int, default=8, help="requests the server serves at once; more get 429 (8)")

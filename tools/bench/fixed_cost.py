@@ -74,7 +74,11 @@ def one_run(spec: Path, work: Path, k: int) -> float:
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = argparse.ArgumentParser(
+        prog="python -m tools.bench.fixed_cost",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     ap.add_argument("--rounds", type=int, default=5, help="alternating rounds (default 5); medians are reported")
     ap.add_argument("--out", type=Path, help="write the results as JSON here")
     add_docs_option(ap)

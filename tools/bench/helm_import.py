@@ -81,7 +81,7 @@ def make_large_run(source: Path, target: Path, megabytes: int) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p = argparse.ArgumentParser(prog="python -m tools.bench.helm_import", description=__doc__.split("\n\n")[0])
     p.add_argument("--run", type=Path, default=None, help="a HELM run folder to enlarge (default: the MMLU fixture)")
     p.add_argument("--mb", type=int, default=500, help="size of the scenario_state.json to make, in MB")
     p.add_argument("--work-dir", type=Path, default=None)

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Time `make demo` as a new user meets it: a clean clone, no .venv, no converted
 # weights, no request cache. pip's own cache is left as it is (run the script twice
-# to measure with a warm cache, the figure the README quotes).
+# to measure with a warm cache, the figure docs/benchmarks/install.md quotes).
 #
 #   tools/bench/install.sh [REV]     # REV defaults to HEAD of this repository
 #

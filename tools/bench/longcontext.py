@@ -47,7 +47,11 @@ def child(kind: str, args: list[str]) -> dict[str, Any]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = argparse.ArgumentParser(
+        prog="python -m tools.bench.longcontext",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     ap.add_argument("--spec", type=Path, default=REPO / "runspecs" / "longcontext.yaml", help="the run spec")
     ap.add_argument("--work", type=Path, help="output folder (default: a temporary one, removed afterwards)")
     ap.add_argument("--out", type=Path, help="write the results as JSON here")

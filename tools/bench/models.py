@@ -250,7 +250,7 @@ def five_shot(client: Any, repeats: int, n: int = 50) -> dict[str, Any]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog="python -m tools.bench.models", description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=Path, default=Path("bench_models.json"), help="JSON results file")
     parser.add_argument("--repeats", type=int, default=3, help="runs per timing (median reported)")
     parser.add_argument("--engines", nargs="+", default=list(ENGINES), choices=ENGINES)

@@ -484,7 +484,7 @@ def joint_workload(args: argparse.Namespace, root: Path, work: Path, peers_dir: 
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap = argparse.ArgumentParser(prog="python -m tools.bench.peers", description=__doc__.split("\n\n")[0])
     ap.add_argument("--pairs", type=int, default=3, help="alternating peer/holistic pairs per workload (default 3)")
     ap.add_argument("--only", choices=("separate", "joint", "gsm8k"), help="run one workload")
     ap.add_argument("--questions", type=int, default=300, help="questions of the separate workload (default 300)")

@@ -77,7 +77,9 @@ def _run(spec: Path, out: Path, executor: str, extra: list[str]) -> dict[str, fl
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = argparse.ArgumentParser(
+        prog="python -m tools.bench.ray", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     ap.add_argument("--workers", type=int, default=2, help="CPUs of the local Ray cluster")
     ap.add_argument("--pairs", type=int, default=3)
     ap.add_argument("--max-eval-instances", type=int, default=10)

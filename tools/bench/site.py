@@ -23,7 +23,9 @@ def _size(path: Path) -> int:
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = argparse.ArgumentParser(
+        prog="python -m tools.bench.site", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     ap.add_argument("--instances", type=int, default=100_000)
     ap.add_argument("--chromium", default="/usr/bin/chromium")
     add_docs_option(ap)

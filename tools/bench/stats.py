@@ -20,7 +20,7 @@ from holistic.metrics.stats import aggregate
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog="python -m tools.bench.stats", description=__doc__.splitlines()[0])
     parser.add_argument("--instances", type=int, default=10_000)
     parser.add_argument("--resamples", type=int, default=1_000)
     parser.add_argument("--metrics", type=int, default=1)

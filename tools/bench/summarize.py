@@ -153,7 +153,11 @@ def first_page_seconds(pages: list[Path], chromium: str) -> dict[str, float]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = argparse.ArgumentParser(
+        prog="python -m tools.bench.summarize",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     ap.add_argument("--runs", type=int, default=5000, help="runs in the suite (default 5,000)")
     ap.add_argument("--instances", type=int, default=1000, help="instances per run (default 1,000)")
     ap.add_argument("--repeat", type=int, default=3, help="helm-summarize runs, each in a fresh process (3)")

@@ -55,7 +55,7 @@ def data_file(given: str | None) -> Path:
     for candidate in (given, str(default_data_root())):
         if candidate and (Path(candidate) / "ifeval" / "input_data.jsonl").is_file():
             return Path(candidate).resolve() / "ifeval" / "input_data.jsonl"
-    sys.exit("ifeval_conformance: ifeval/input_data.jsonl not found; pass --data-root or set HOLISTIC_DATA_ROOT")
+    sys.exit("tools.conformance.ifeval: ifeval/input_data.jsonl not found; pass --data-root or set HOLISTIC_DATA_ROOT")
 
 
 def read_rows(path: Path) -> list[dict[str, Any]]:
@@ -145,7 +145,7 @@ def write_golden(path: Path, items: list[dict[str, Any]], peer: list[dict[str, l
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(prog="python -m tools.conformance.ifeval", description=__doc__.split("\n\n")[0])
     parser.add_argument("--data-root", help="folder holding ifeval/input_data.jsonl (default $HOLISTIC_DATA_ROOT)")
     parser.add_argument("--cache", default=str(Path.home() / ".cache" / "holistic"), help="peers are installed here")
     parser.add_argument("--responses", help="JSONL of extra responses (a model's), lines {key, response}")

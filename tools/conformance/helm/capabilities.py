@@ -191,16 +191,17 @@ def write_gz(path: Path, text: str) -> None:
         fh.write(text.encode("utf-8"))
 
 
-def helm_parser(description: str) -> argparse.ArgumentParser:
-    """The options of a script that runs HELM on the data mirror: ``--data-root`` and ``--helm-python``."""
-    parser = argparse.ArgumentParser(description=description)
+def helm_parser(module: str, description: str) -> argparse.ArgumentParser:
+    """The options of a script that runs HELM on the data mirror: ``--data-root`` and ``--helm-python``
+    (``module``: the script's module, as ``python -m`` runs it)."""
+    parser = argparse.ArgumentParser(prog=f"python -m {module}", description=description)
     parser.add_argument("--data-root", default=str(default_data_root()))
     parser.add_argument("--helm-python", default=str(PEERS_CACHE / "helm" / "bin" / "python"))
     return parser
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = helm_parser(__doc__.split("\n\n")[0])
+    parser = helm_parser("tools.conformance.helm.capabilities", __doc__.split("\n\n")[0])
     parser.add_argument("--out", default=str(REPO / "tests" / "conformance" / "capabilities" / "helm_requests.json"))
     parser.add_argument("--cache", default=str(Path.home() / ".cache" / "holistic"), help="peer extras go here")
     parser.add_argument(
@@ -240,7 +241,7 @@ def main(argv: list[str] | None = None) -> int:
             [args.helm_python, str(PEER_PROGRAM), json.dumps(payload)], capture_output=True, text=True, env=env
         )
         if done.returncode != 0:
-            sys.exit(f"capabilities_helm_goldens: HELM failed:\n{done.stderr[-4000:]}")
+            sys.exit(f"tools.conformance.helm.capabilities: HELM failed:\n{done.stderr[-4000:]}")
         write_gz(Path(args.ifeval_out), values.read_text(encoding="utf-8"))
     result = json.loads(done.stdout.strip().splitlines()[-1])
     result["mmlu_pro_rows"] = MMLU_PRO_ROWS

@@ -45,7 +45,9 @@ RUN_FILES = ("run_spec.json", "scenario.json", "scenario_state.json", "stats.jso
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p = argparse.ArgumentParser(
+        prog="python -m tools.conformance.helm.import_fixtures", description=__doc__.split("\n\n")[0]
+    )
     p.add_argument("--data-root", type=Path, default=default_data_root())
     p.add_argument("--max-eval-instances", type=int, default=5)
     p.add_argument("--work-dir", type=Path, default=PEERS_CACHE / "helm_fixtures")

@@ -223,7 +223,9 @@ def run_helm_dry(
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p = argparse.ArgumentParser(
+        prog="python -m tools.conformance.helm.perturbations", description=__doc__.split("\n\n")[0]
+    )
     p.add_argument("--data-root", type=Path, default=default_data_root())
     p.add_argument("--max-eval-instances", type=int, help="default: 40 for MMLU, 20 for BoolQ, 10 elsewhere")
     p.add_argument(

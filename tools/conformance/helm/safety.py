@@ -111,7 +111,7 @@ PEER_PROGRAM = Path(__file__).with_name("peer") / "helm_safety_requests.py"
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = helm_parser(__doc__.split("\n\n")[0])
+    parser = helm_parser("tools.conformance.helm.safety", __doc__.split("\n\n")[0])
     parser.add_argument("--out", default=str(REPO / "tests" / "conformance" / "safety" / "helm_requests.json.gz"))
     args = parser.parse_args(argv)
     data = Path(args.data_root)
@@ -130,7 +130,7 @@ def main(argv: list[str] | None = None) -> int:
             [args.helm_python, str(PEER_PROGRAM), json.dumps(payload)], capture_output=True, text=True
         )
     if done.returncode != 0:
-        sys.exit(f"safety_helm_goldens: HELM failed:\n{done.stderr[-4000:]}")
+        sys.exit(f"tools.conformance.helm.safety: HELM failed:\n{done.stderr[-4000:]}")
     result = json.loads(done.stdout.strip().splitlines()[-1])
     result["red_team_rows"] = RED_TEAM_ROWS
     result["max_eval_instances"] = MAX_EVAL_INSTANCES
