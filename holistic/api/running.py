@@ -256,9 +256,8 @@ def plan(
     from holistic.core.extras import MissingExtraError
     from holistic.execution.plan import make_plan
     from holistic.execution.rates import RATES_FILE, Rates
-    from holistic.execution.runner import check_code_sandbox, check_metric_extras
+    from holistic.execution.runner import check_runnable
     from holistic.metrics.sandbox import SandboxUnavailable
-    from holistic.models.keys import check_keys
     from holistic.models.registry import ModelRegistry
 
     selection = Selection(suite, tuple(models), tuple(scenarios), max_eval_instances, limit)
@@ -277,9 +276,7 @@ def plan(
     )
     not_runnable = None
     try:
-        check_keys(registry.get(name) for name in sorted({r.model for r in runs}))
-        check_code_sandbox(runs)
-        check_metric_extras(runs, registry)
+        check_runnable(runs, registry)
     except (
         ModelError,
         SandboxUnavailable,

@@ -87,6 +87,16 @@ def check_metric_extras(runs: Sequence[RunSpec], registry: ModelRegistry) -> Non
             require_extra(type(metric).needs_extra, f"the metric {metric.name} ({run.name})")
 
 
+def check_runnable(runs: Sequence[RunSpec], registry: ModelRegistry) -> None:
+    """What stops ``runs`` before anything is written or any model is called (``--plan`` reports
+    it as "Not runnable yet"): every API key they need; the OS sandbox for runs scored by executing
+    the model's code (refused now, never run unsandboxed); the extra of a model-based metric
+    (named now, not after the models have answered)."""
+    check_keys(registry.get(name) for name in sorted({r.model for r in runs}))
+    check_code_sandbox(runs)
+    check_metric_extras(runs, registry)
+
+
 def run_suite(
     compiled: CompiledSuite,
     options: RunOptions,
@@ -100,11 +110,7 @@ def run_suite(
     selected = unique_runs(runs) if runs is not None else prepare_runs(compiled, options)
     # Every API key the runs need, before anything is written or any model is called.
     registry = ModelRegistry(options.models_file)
-    check_keys(registry.get(name) for name in sorted({r.model for r in selected}))
-    # Runs scored by executing the model's code need the OS sandbox: refused now, never run unsandboxed.
-    check_code_sandbox(selected)
-    # A model-based metric without its extra: named now, not after the models have answered.
-    check_metric_extras(selected, registry)
+    check_runnable(selected, registry)
 
     store = SuiteStore(options.output_dir, compiled.suite)
     if options.executor == "ray" and isinstance(store.output_dir, UriPath) and store.output_dir.protocol == "memory":
