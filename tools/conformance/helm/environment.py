@@ -6,6 +6,8 @@ from __future__ import annotations
 import subprocess
 import sys
 import textwrap
+import time
+from collections.abc import Callable
 from pathlib import Path
 
 from tools.conformance.helm.deviations import PYTREC_EVAL
@@ -89,3 +91,18 @@ def write_prod_env(prod_env: Path, model_dir: Path) -> None:
             tags: [TEXT_MODEL_TAG, FULL_FUNCTIONALITY_TEXT_MODEL_TAG, LIMITED_FUNCTIONALITY_TEXT_MODEL_TAG]
         """)
     )
+
+
+def wait_for_helm(proc: subprocess.Popen[bytes], written: Callable[[], bool], grace_s: float = 60) -> None:
+    """Wait for a helm-run process. helm-run 0.5.16 can linger after it has written everything
+    (threads of the Hugging Face server): once ``written()`` holds and ``grace_s`` has passed, it
+    is stopped."""
+    finished_at = None
+    while proc.poll() is None:
+        if finished_at is None and written():
+            finished_at = time.monotonic()
+        if finished_at is not None and time.monotonic() - finished_at > grace_s:
+            proc.kill()
+            proc.wait()
+            break
+        time.sleep(5)

@@ -28,11 +28,10 @@ import argparse
 import os
 import shutil
 import subprocess
-import time
 from pathlib import Path
 
 from tools.common import PEERS_CACHE, REPO, default_data_root
-from tools.conformance.helm.environment import helm_venv, write_prod_env
+from tools.conformance.helm.environment import helm_venv, wait_for_helm, write_prod_env
 from tools.conformance.helm.keys import HELM_MODEL
 from tools.conformance.helm.staging import prepare_helm_instances
 
@@ -96,16 +95,12 @@ def main(argv: list[str] | None = None) -> int:
     ]
     proc = subprocess.Popen(command, env=env, cwd=work)
     runs = out / "runs" / SUITE
-    finished_at = None
-    while proc.poll() is None:  # helm-run 0.5.16 can linger after it has written everything
-        done = runs.is_dir() and sum((d / "per_instance_stats.json").is_file() for d in runs.iterdir()) == len(entries)
-        if done and finished_at is None:
-            finished_at = time.monotonic()
-        if finished_at is not None and time.monotonic() - finished_at > 60:
-            proc.kill()
-            proc.wait()
-            break
-        time.sleep(5)
+    wait_for_helm(
+        proc,
+        lambda: (
+            runs.is_dir() and sum((d / "per_instance_stats.json").is_file() for d in runs.iterdir()) == len(entries)
+        ),
+    )
     folders = sorted(d for d in runs.iterdir() if d.is_dir() and (d / "per_instance_stats.json").is_file())
     if len(folders) != len(entries):
         raise SystemExit(f"HELM wrote {len(folders)} of {len(entries)} runs under {runs} (exit {proc.returncode})")

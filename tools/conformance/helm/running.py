@@ -8,12 +8,11 @@ import os
 import re
 import subprocess
 import sys
-import time
 from pathlib import Path
 from typing import Any
 
 from tools.common import REPO
-from tools.conformance.helm.environment import helm_ranking_extra
+from tools.conformance.helm.environment import helm_ranking_extra, wait_for_helm
 from tools.conformance.helm.keys import (
     AUGMENTED,
     GREEDY,
@@ -86,17 +85,7 @@ def run_helm(
         env=env,
         cwd=out,
     )
-    # helm-run 0.5.16 can linger after "Done." (threads of the Hugging Face server); once its
-    # results are written and a minute has passed, it is stopped.
-    finished_at = None
-    while proc.poll() is None:
-        if finished_at is None and helm_run_dir(out, key) is not None:
-            finished_at = time.monotonic()
-        if finished_at is not None and time.monotonic() - finished_at > 60:
-            proc.kill()
-            proc.wait()
-            break
-        time.sleep(5)
+    wait_for_helm(proc, lambda: helm_run_dir(out, key) is not None)
     found = helm_run_dir(out, key)
     if found is None:
         raise SystemExit(
