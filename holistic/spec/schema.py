@@ -187,6 +187,8 @@ def describe_schema(schema: Mapping[str, Any], root: Mapping[str, Any]) -> str:
         text += f" with at least {schema['minItems']} item(s)"
     if "minLength" in schema:
         text += " (not empty)"
+    if "maxLength" in schema:
+        text += f" of at most {schema['maxLength']} characters"
     if "minimum" in schema and "maximum" in schema:
         text += f" from {schema['minimum']} to {schema['maximum']}"
     elif "minimum" in schema:

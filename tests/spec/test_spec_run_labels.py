@@ -11,6 +11,7 @@ import pytest
 from holistic.core.errors import SpecError
 from holistic.core.types import RunSpec
 from holistic.spec import compile_spec
+from tests.cli.helm_run_helpers import capped
 
 
 def _compile(tmp_path: Path, runs: str, models: str = "[simple/echo]") -> tuple[RunSpec, ...]:
@@ -108,6 +109,22 @@ def test_unsafe_characters_are_a_schema_error_at_the_name(tmp_path: Path) -> Non
     assert (err.line, err.path) == (5, "runs[0].name")
     err = _error(tmp_path, '  - scenario: arithmetic\n    name: "two\\nlines"\n')
     assert (err.line, err.path) == (5, "runs[0].name")
+
+
+def test_a_name_over_80_characters_is_refused_at_its_line_within_the_caps(tmp_path: Path) -> None:
+    """The limit on a name's length, under the hostile-input caps: a 100,000-character name stops
+    helm-run at the name, saying the limit, before anything is written."""
+    spec = tmp_path / "spec.yaml"
+    spec.write_text(
+        f"suite: named\nmodels: [simple/echo]\nruns:\n  - scenario: arithmetic\n    name: {'a' * 100_000}\n",
+        encoding="utf-8",
+    )
+    done = capped("holistic.cli.run", [str(spec), "--output-dir", str(tmp_path / "out")], tmp_path)
+    assert done.returncode == 2, done.stderr
+    assert "spec.yaml:5:11: at runs[0].name:" in done.stderr
+    assert "of at most 80 characters" in done.stderr
+    assert len(done.stderr) < 2_000  # the name is not echoed whole
+    assert not (tmp_path / "out").exists()
 
 
 def test_two_entries_with_one_name_is_an_error_at_the_second(tmp_path: Path) -> None:
