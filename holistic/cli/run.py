@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, TypedDict
 
 from holistic.api.running import SpecLimits
+from holistic.cli import helm_entries
 from holistic.cli.common import env_path, patterns, positive_int, run_main
 from holistic.core.templates import TemplateLimits
 from holistic.execution.options import EXECUTORS, RunOptions
@@ -41,6 +42,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_what_to_run(p)
     _add_how_to_run(p)
     _add_limits(p)
+    helm_entries.add_arguments(p)
     p.add_argument(
         "--address",
         metavar="HOST:PORT",
@@ -52,7 +54,9 @@ def build_parser() -> argparse.ArgumentParser:
 
 def _add_what_to_run(p: argparse.ArgumentParser) -> None:
     """The spec, what to do with it (plan, calibrate) and which of its runs, where results go."""
-    p.add_argument("spec", type=Path, help="run spec YAML file (see runspecs/)")
+    p.add_argument(
+        "spec", type=Path, nargs="?", help="run spec YAML file (see runspecs/); or HELM's --run-entries/--conf-paths"
+    )
     p.add_argument(
         "--plan",
         "--dry-run",
@@ -289,10 +293,31 @@ def _main(args: argparse.Namespace) -> int:
     return report.exit_code
 
 
+def _main_entries(args: argparse.Namespace) -> int:
+    """HELM's run entries and conf files: translated into a spec, then :func:`_main` on it."""
+    if args.print_spec:
+        print(helm_entries.spec_text(args), end="")
+        return 0
+    with helm_entries.translated_spec(args) as spec:
+        args.spec, args.max_eval_instances = spec, None  # the spec holds --max-eval-instances as HELM applies it
+        args.suite = args.suite or helm_entries.DEFAULT_SUITE
+        return _main(args)
+
+
 def main(argv: list[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    entries = helm_entries.wants_entries(args)
+    if entries == (args.spec is not None):
+        parser.error("give either SPEC or HELM's --run-entries/--conf-paths (one of them)")
+    if not entries and (args.priority is not None or args.models_to_run or args.num_train_trials or args.print_spec):
+        parser.error(
+            "--priority, --models-to-run, --num-train-trials and --print-spec go with --run-entries/--conf-paths"
+        )
     return run_main(
-        PROG, lambda: _main(args), on_interrupt="finished requests are cached; run the same command again to resume"
+        PROG,
+        lambda: _main_entries(args) if entries else _main(args),
+        on_interrupt="finished requests are cached; run the same command again to resume",
     )
 
 

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from holistic.helm.entry_table import FAMILY_AUGMENTATIONS, SINGLE_AUGMENTATIONS
+
 HELM_VERSION = "0.5.16"
 HELM_MODEL = "holistic/smollm2-135m-instruct"
 MODEL = "embedded/smollm2-135m-instruct"
@@ -49,70 +51,6 @@ HELM_PERTURBATION_NAMES = {
     "person_name": "person_names",
 }
 """HELM's perturbation names (its ``PerturbationDescription.name``) -> holistic's."""
-
-HELM_FAIRNESS = [
-    {"name": "dialect", "args": {"prob": 1.0}},
-    {"name": "gender", "args": {"mode": "pronouns", "prob": 1.0}},
-    {"name": "person_names", "args": {"prob": 1.0}},
-]
-"""HELM's ``data_augmentation=fairness`` as holistic's perturbations (``protocol: helm``)."""
-
-FAMILY_AUGMENTATIONS: dict[str, tuple[list[dict[str, Any]], list[str]]] = {
-    "robustness": ([{"name": "mild_mix"}], ["robustness"]),
-    "fairness": (HELM_FAIRNESS, ["fairness"]),
-    # HELM's core setting: its robustness and fairness perturbations in one DataAugmenter
-    "canonical": ([{"name": "mild_mix"}, *HELM_FAIRNESS], ["robustness", "fairness"]),
-}
-"""HELM's ``data_augmentation`` of a whole family (or both) -> holistic's perturbations for it
-(``protocol: helm``) and the metric categories whose worst cases it enters."""
-
-SINGLE_AUGMENTATIONS: dict[str, tuple[list[dict[str, Any]], str, str]] = {
-    "misspelling_medium": ([{"name": "misspellings", "args": {"prob": 0.2}}], "robustness", "misspelling0.20"),
-    "typo_easy": ([{"name": "typos", "args": {"prob": 0.1}}], "robustness", "typo0.1"),
-    "lower": ([{"name": "lowercase"}], "robustness", "lower"),
-    "contract": ([{"name": "contractions"}, {"name": "expansions"}], "robustness", "contract"),
-    "space": ([{"name": "whitespace", "args": {"max_spaces": 3}}], "robustness", "space3"),
-    "dialect_deterministic": (
-        [{"name": "dialect", "args": {"prob": 1.0}}],
-        "fairness",
-        "dialect_prob=1.0_source=SAE_target=AAVE",
-    ),
-    "gender_terms_deterministic": (
-        [{"name": "gender", "args": {"mode": "terms", "prob": 1.0}}],
-        "fairness",
-        "gender_terms_prob=1.0_source=male_target=female",
-    ),
-    "gender_pronouns_deterministic": (
-        [{"name": "gender", "args": {"mode": "pronouns", "prob": 1.0}}],
-        "fairness",
-        "gender_pronouns_prob=1.0_source=male_target=female",
-    ),
-    "person_name_first_deterministic": (
-        [{"name": "person_names", "args": {"prob": 1.0}}],
-        "fairness",
-        "person_name_first_prob=1.0_source=white_target=black_preserve_gender=True",
-    ),
-    "person_name_last_deterministic": (
-        [
-            {
-                "name": "person_names",
-                "args": {
-                    "prob": 1.0,
-                    "source_race": "white",
-                    "target_race": "hispanic",
-                    "name_type": "last_name",
-                    "preserve_gender": False,
-                },
-            }
-        ],
-        "fairness",
-        "person_name_last_prob=1.0_source=white_target=hispanic",
-    ),
-}
-"""HELM's ``data_augmentation`` of one perturbation -> holistic's perturbations for it (``protocol:
-helm``), the metric category whose worst case it enters, and the name HELM's run folder carries
-(``PERTURBATION_SPECS_DICT``'s inner key). ``synonym`` is absent: it cannot run here
-(``tools.conformance.helm.perturbations.NOT_RUN``)."""
 
 HELM_RUN_NAMES = {name: run for name, (_, _, run) in SINGLE_AUGMENTATIONS.items() if run != name}
 """HELM's ``data_augmentation`` -> its run folder's name of it, where the two differ."""
