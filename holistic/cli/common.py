@@ -34,7 +34,10 @@ REPORT_HINT = (
 
 def fail(prog: str, exc: HolisticError) -> int:
     """Print ``prog: error: message`` (no traceback) and return the error's exit code."""
-    print(f"{prog}: error: {str(exc).strip()}", file=sys.stderr)
+    from holistic.core.untrusted import terminal_safe
+
+    # a message may quote hostile input (a file's name, a HELM run's name): no terminal control codes
+    print(f"{prog}: error: {terminal_safe(str(exc).strip(), keep_newlines=True)}", file=sys.stderr)
     return exc.exit_code
 
 

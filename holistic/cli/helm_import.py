@@ -75,6 +75,13 @@ def main(argv: list[str] | None = None) -> int:
     return run_main("helm-import", lambda: _run(args))
 
 
+def say(text: str) -> None:
+    """A line of the import's report: what HELM's files name is escaped (no terminal control codes)."""
+    from holistic.core.untrusted import terminal_safe
+
+    print(terminal_safe(text), flush=True)
+
+
 def _run(args: argparse.Namespace) -> int:
     """One call of :func:`holistic.api.import_helm`, printing each run's report as it is imported."""
     from holistic import api
@@ -85,18 +92,17 @@ def _run(args: argparse.Namespace) -> int:
         from holistic.helm.imports.importer import RunImport
 
         assert isinstance(report, RunImport)
-        print(
+        say(
             f"{report.helm_name} -> {report.run_id}: {report.instances} instances, {report.requests} requests"
             + (f" ({report.failed_requests} failed in HELM)" if report.failed_requests else "")
-            + f", {report.stats} stats",
-            flush=True,
+            + f", {report.stats} stats"
         )
         if not report.scenario_mapped:
-            print(f"  scenario not mapped to holistic's: kept as {report.scenario}", flush=True)
+            say(f"  scenario not mapped to holistic's: kept as {report.scenario}")
         if report.unknown_stats:
-            print("  stat names kept as HELM's (unknown to holistic): " + ", ".join(report.unknown_stats), flush=True)
+            say("  stat names kept as HELM's (unknown to holistic): " + ", ".join(report.unknown_stats))
         if report.unmapped_fields:
-            print("  kept raw (no column in holistic's schema): " + ", ".join(report.unmapped_fields), flush=True)
+            say("  kept raw (no column in holistic's schema): " + ", ".join(report.unmapped_fields))
 
     reports = api.import_helm(
         args.source,

@@ -173,9 +173,13 @@ def test_truncated_scenario_state_exits_2_and_nothing_is_complete(
     err = capsys.readouterr().err
     assert f"{run / 'scenario_state.json'}: truncated" in err
     suite = tmp_path / "out" / "helm"
-    assert not list(suite.glob("runs/*"))  # the half-written run was removed
-    (entry,) = json.loads((suite / "suite.json").read_text())["runs"]
-    assert entry["status"] == "failed" and "truncated" in entry["error"]
+    assert not suite.exists()  # a new suite with no run imported is removed: a rerun needs no --force
+    assert _import(MMLU, tmp_path / "out") == 0
+    assert _import(run, tmp_path / "out", "--force") == 2  # into an existing suite: the failure is recorded
+    assert not list(suite.glob("runs/*-*/scenario_state*"))
+    entries = json.loads((suite / "suite.json").read_text())["runs"]
+    assert [e["status"] for e in entries if e.get("error")] == ["failed"]
+    assert "truncated" in next(e["error"] for e in entries if e.get("error"))
 
 
 def test_missing_file_exits_2_naming_it(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -216,7 +220,8 @@ def test_unknown_stat_name_exits_2_unless_kept_raw_and_listed(
 ) -> None:
     run = _copy(MMLU, tmp_path)
     stats = json.loads((run / "stats.json").read_text())
-    stats.append({**stats[0], "name": {"name": "my_custom_stat", "split": "test"}, "mean": 0.25})
+    consistent = {"count": 1, "sum": 0.25, "sum_squared": 0.0625, "min": 0.25, "max": 0.25, "mean": 0.25}
+    stats.append({**stats[0], "name": {"name": "my_custom_stat", "split": "test"}, **consistent})
     (run / "stats.json").write_text(json.dumps(stats, indent=2))
     assert _import(run, tmp_path / "out") == 2
     err = capsys.readouterr().err

@@ -18,7 +18,7 @@ DOC: dict[str, Any] = {
         {
             "id": f"id{i}",
             "text": "é中" * (i % 37) + '\\"quoted"',
-            "n": 12345678901234567890 + i,
+            "n": 1234567890123456789 + i,  # 19 digits: the longest a 64-bit integer has
             "f": -1.25e-7 * i,
             "ok": i % 2 == 0,
             "none": None,

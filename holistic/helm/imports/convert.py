@@ -13,6 +13,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from holistic.core.untrusted import check_type
 from holistic.core.hashing import canonical_json
 
 WORST_FAMILIES = frozenset({"robustness", "fairness"})
@@ -126,7 +127,7 @@ def stat_values(stat: dict[str, Any]) -> StatValues:
     sum_sq = number("sum_squared", required=True)
     stat.pop("variance", None)  # stddev squared; derived
     assert total is not None and sum_sq is not None
-    return StatValues(
+    values = StatValues(
         count=count,
         sum=total,
         sum_sq=sum_sq,
@@ -135,6 +136,28 @@ def stat_values(stat: dict[str, Any]) -> StatValues:
         mean=number("mean", required=count > 0),
         stddev=number("stddev", required=False),
     )
+    _check_consistent(values)
+    return values
+
+
+def _close(a: float, b: float) -> bool:
+    return abs(a - b) <= 1e-6 * max(1.0, abs(a), abs(b))
+
+
+def _check_consistent(v: StatValues) -> None:
+    """HELM's numbers of one stat agree with each other (its ``Stat`` computes them together): a
+    stat whose mean is not its sum over its count, or outside its min and max, is not HELM's."""
+    if v.count == 0 and (v.sum != 0 or v.sum_sq != 0):
+        raise ValueError(f"count: 0 values cannot sum to {v.sum}")
+    if v.sum_sq < 0:
+        raise ValueError(f"sum_squared: {v.sum_sq} is negative")
+    if v.count > 0 and v.mean is not None and not _close(v.mean, v.sum / v.count):
+        raise ValueError(f"mean: {v.mean} contradicts sum / count = {v.sum} / {v.count}")
+    if v.min is not None and v.max is not None and v.min > v.max:
+        raise ValueError(f"min: {v.min} is above max {v.max}")
+    if v.mean is not None and v.min is not None and v.max is not None and v.count > 0:
+        if not (v.min - 1e-9 * max(1.0, abs(v.min)) <= v.mean <= v.max + 1e-9 * max(1.0, abs(v.max))):
+            raise ValueError(f"mean: {v.mean} is outside min {v.min} and max {v.max}")
 
 
 @dataclass(frozen=True)
@@ -254,9 +277,14 @@ def request_row(
     if not request:
         raise ValueError("request: missing or not an object")
     result = _pop_dict(st, "result")
-    completions = result.pop("completions", None) or []
+    completions = check_type(result.pop("completions", None) or [], "a list", "result.completions")
+    for i, completion in enumerate(completions):
+        check_type(completion, "an object", f"result.completions[{i}]")
     first = completions[0] if completions else None
     messages = request.pop("messages", None)
+    if messages is not None:
+        for i, message in enumerate(check_type(messages, "a list", "request.messages")):
+            check_type(message, "an object", f"request.messages[{i}]")
     prompt = request.pop("prompt", "")
     kind = _request_kind(request, method)
     mode = st.pop("request_mode", None)

@@ -35,6 +35,7 @@ from typing import Any
 
 from holistic.core.errors import HolisticError, StoreError
 from holistic.core.hashing import canonical_json, short_hash
+from holistic.core.untrusted import UntrustedValueError, check_inside, check_type, name_problem, terminal_safe
 from holistic.core.types import MetricName
 from holistic.helm.imports import convert
 from holistic.helm.imports.intervals import Interval, intervals_from_parquet
@@ -154,11 +155,35 @@ def _check_stat_names(path: Path, keep_unknown: bool) -> tuple[str, ...]:
     return tuple(unknown)
 
 
-def prepare(folder: Path, options: ImportOptions) -> _Prepared:
+def _check_untrusted_paths(folder: Path, root: Path) -> None:
+    """Every file the import reads stays inside the folder given (a symbolic link out is refused)."""
+    for name in (RUN_SPEC, SCENARIO_STATE, PER_INSTANCE_STATS, STATS, SCENARIO):
+        if (folder / name).exists() or (folder / name).is_symlink():
+            try:
+                check_inside(folder / name, root)
+            except UntrustedValueError as exc:
+                raise HelmFileError(folder / name, exc.problem) from None
+
+
+def _check_names(facts: RunSpecFacts, model: str, path: Path) -> None:
+    """The run's and the model's names obey native names' rules (shown on pages and terminals)."""
+    for what, value, field_name in (
+        ("run name", facts.name, "name"),
+        ("model name", model, "adapter_spec.model"),
+        ("model name", facts.model, "adapter_spec.model"),
+    ):
+        problem = name_problem(value, what)
+        if problem is not None:
+            raise HelmFileError(path, f"{problem}; {terminal_safe(repr(value)[:80])} is refused", field=field_name)
+
+
+def prepare(folder: Path, options: ImportOptions, root: Path | None = None) -> _Prepared:
     """The checks of one run folder that need no writing."""
+    _check_untrusted_paths(folder, folder if root is None else root)
     check_files(folder)
     data, sha = read_json(folder / RUN_SPEC)
     facts = run_spec_facts(data, folder / RUN_SPEC)
+    _check_names(facts, _model_name(facts, options.model_map), folder / RUN_SPEC)
     unknown = _check_stat_names(folder / STATS, options.keep_unknown_stats)
     return _Prepared(folder=folder, facts=facts, run_spec=data, run_spec_sha256=sha, unknown_stats=unknown)
 
@@ -217,7 +242,7 @@ def _import_states(
     """Stream ``scenario_state.json``; returns the other top-level members, the sha256 and
     the number of failed requests."""
     counter = convert.RequestCounter()
-    seen: set[tuple[str, str | None]] = set()
+    seen: dict[tuple[str, str | None], str] = {}
     failed = 0
     with_logprobs = 0
     others: dict[str, Any] = {}
@@ -235,15 +260,23 @@ def _import_states(
                     raise HelmFileError(path, "expected a request state object", field=f"request_states[{i}]")
                 try:
                     row, inst = convert.request_row(state, method, counter, unmapped)
-                except (ValueError, TypeError, AttributeError) as exc:
+                except (ValueError, TypeError, AttributeError, KeyError, IndexError, OverflowError) as exc:
                     raise _field_error(path, f"request_states[{i}]", exc) from None
                 requests.add(row)
                 failed += not row["success"]
                 with_logprobs += row["has_logprobs"]
                 key_ = (inst["instance_id"], inst["perturbation"])
+                content = short_hash(canonical_json({k: v for k, v in inst.items() if k != "split"}))
                 if key_ not in seen:
-                    seen.add(key_)
+                    seen[key_] = content
                     instances.add(inst)
+                elif seen[key_] != content:  # two instances under one id: never merged silently
+                    raise HelmFileError(
+                        path,
+                        f"instance id {terminal_safe(key_[0])!r} names two different instances (an earlier "
+                        "request state's instance has other text or references); HELM gives each its own id",
+                        field=f"request_states[{i}].instance.id",
+                    )
         stream.finish()
     if not found_states:
         raise HelmFileError(path, "missing (not a HELM scenario state)", field="request_states")
@@ -277,13 +310,13 @@ def _import_per_instance(path: Path, rows: _Batched, unmapped: convert.Unmapped)
                 if not isinstance(stat, dict) or not isinstance(stat.get("name"), dict):
                     raise HelmFileError(path, "expected a stat with a name", field=at)
                 stat = dict(stat)
-                name_data = dict(stat.pop("name"))
-                if "perturbation" not in name_data and entry_pert:
-                    name_data["perturbation"] = {**entry_pert, "computed_on": "perturbed"}
                 try:
+                    name_data = dict(check_type(stat.pop("name"), "an object", "name"))
+                    if "perturbation" not in name_data and entry_pert:
+                        name_data["perturbation"] = {**entry_pert, "computed_on": "perturbed"}
                     name, rest = convert.stat_name(name_data, unmapped, "per_instance_stats[].stats[]")
                     numbers = convert.stat_values(stat)
-                except ValueError as exc:
+                except (ValueError, TypeError, KeyError, AttributeError, OverflowError) as exc:
                     raise _field_error(path, at, exc) from None
                 unmapped.note("per_instance_stats[].stats[]", stat)
                 rest.update(stat)
@@ -322,7 +355,7 @@ def _import_stats(
         try:
             name, rest = convert.stat_name(dict(stat.pop("name")), unmapped, "stats[]")
             numbers = convert.stat_values(stat)
-        except (ValueError, TypeError, KeyError) as exc:
+        except (ValueError, TypeError, KeyError, AttributeError, OverflowError) as exc:
             raise _field_error(path, f"[{i}]", exc) from None
         unmapped.note("stats[]", stat)
         rest.update(stat)
@@ -503,9 +536,10 @@ def import_helm(
     from holistic.results.lock import suite_lock
 
     folders = find_run_folders(source)
-    prepared = [prepare(folder, options) for folder in folders]  # every check before any write
+    prepared = [prepare(folder, options, Path(source)) for folder in folders]  # every check before any write
     store = SuiteStore(options.output_dir, options.suite)
-    if store.read_suite_json() is not None and not options.force:
+    existed = store.read_suite_json() is not None
+    if existed and not options.force:
         raise StoreError(
             f"{store.suite_file}: suite {options.suite!r} already exists; pass --force to import into it "
             "(runs of the same HELM run spec are replaced, the others kept) or choose another --suite"
@@ -523,29 +557,37 @@ def import_helm(
     digest = hashlib.sha256()
     for p in prepared:
         digest.update(p.run_spec_sha256.encode())
-    with suite_lock(store.suite_dir, wait=False):
-        store.open(spec_path=f"helm-import {Path(source).name}", spec_sha256=digest.hexdigest())
-        for run_id, p in zip(ids, prepared, strict=True):
-            try:
-                report = import_run(store, p, options)
-            except HolisticError as exc:  # its folder is removed: the suite says why the run is missing
-                store.record_runs([_failed_entry(run_id, p, str(exc))])
-                raise
-            store.record_runs([_suite_entry(report)])
-            reports.append(report)
-            if on_run is not None:
-                on_run(report)
+    try:
+        with suite_lock(store.suite_dir, wait=False):
+            store.open(spec_path=f"helm-import {Path(source).name}", spec_sha256=digest.hexdigest())
+            # every run pending first: an import killed midway leaves them so, and helm-summarize says so
+            store.record_runs([_entry(run_id, p, "pending") for run_id, p in zip(ids, prepared, strict=True)])
+            for run_id, p in zip(ids, prepared, strict=True):
+                try:
+                    report = import_run(store, p, options)
+                except HolisticError as exc:  # its folder is removed: the suite says why the run is missing
+                    store.record_runs([_entry(run_id, p, "failed", str(exc))])
+                    raise
+                store.record_runs([_suite_entry(report)])
+                reports.append(report)
+                if on_run is not None:
+                    on_run(report)
+    except HolisticError:
+        if not existed and not reports:  # a suite this import made and filled with nothing: none is left
+            with contextlib.suppress(OSError):
+                shutil.rmtree(store.suite_dir)
+        raise
     return reports
 
 
-def _failed_entry(run_id: str, prepared: _Prepared, error: str) -> dict[str, Any]:
+def _entry(run_id: str, prepared: _Prepared, status: str, error: str | None = None) -> dict[str, Any]:
     return {
         "run_id": run_id,
         "name": prepared.facts.name,
         "scenario": prepared.facts.scenario_class,
         "model": prepared.facts.model,
         "method": prepared.facts.method,
-        "status": "failed",
+        "status": status,
         "error": error,
         "requests": 0,
         "failed_requests": 0,

@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from holistic.core.errors import HolisticError
+from holistic.core.untrusted import UntrustedValueError, check_value
 
 BLOCK = 1 << 20
 """Bytes read at a time."""
@@ -129,6 +130,8 @@ class JsonStream:
         while True:
             try:
                 value, end = self._decoder.raw_decode(self._buf, self._pos)
+            except RecursionError:
+                raise HelmFileError(self.path, f"{what} is nested too deeply to be a HELM file") from None
             except json.JSONDecodeError as exc:
                 if not self._needs_more(exc):
                     raise HelmFileError(
@@ -141,6 +144,8 @@ class JsonStream:
                 if not self._fill():
                     raise self._truncated(what) from None
                 continue
+            except ValueError as exc:  # an integer past Python's digit limit
+                raise HelmFileError(self.path, f"{what}: {exc}") from None
             # a number at the very end of the buffer may go on in the next block
             if end == len(self._buf) and isinstance(value, int | float) and self._fill():
                 continue
@@ -154,6 +159,15 @@ class JsonStream:
         return exc.pos >= len(self._buf) - _TOKEN_SLACK
 
     # -- the file's shape ----------------------------------------------------
+
+    def checked(self, value: Any, field: str) -> Any:
+        """``value`` once :func:`~holistic.core.untrusted.check_value` took it (depth, sizes, 64-bit
+        integers, finite floats), else a :class:`HelmFileError` naming the file and the field."""
+        try:
+            check_value(value, field)
+        except UntrustedValueError as exc:
+            raise HelmFileError(self.path, exc.problem, field=exc.field or None) from None
+        return value
 
     def begin(self) -> str:
         """Consume the opening ``{`` or ``[`` of the top-level value and return it."""
@@ -171,7 +185,7 @@ class JsonStream:
             if not isinstance(key, str):
                 raise HelmFileError(self.path, f"not valid JSON: a member name must be a string, found {key!r}")
             self._expect(":", "':' after a member name")
-            yield (key, None) if key == streamed else (key, self._value(f"the value of {key!r}"))
+            yield (key, None) if key == streamed else (key, self.checked(self._value(f"the value of {key!r}"), key))
             if self._expect(",}", "',' or '}' after a member") == "}":
                 return
 
@@ -179,16 +193,20 @@ class JsonStream:
         """The elements of the file's top-level array (an object there is an error naming ``what``)."""
         if self._peek("a JSON array") != "[":
             raise HelmFileError(self.path, f"expected a JSON array of {what}, found {self._buf[self._pos]!r}")
-        return self.elements(what)
+        return self.elements(what, field="")
 
-    def elements(self, what: str) -> Iterator[Any]:
-        """The elements of the array that comes next, one at a time."""
+    def elements(self, what: str, field: str | None = None) -> Iterator[Any]:
+        """The elements of the array that comes next, one at a time, each checked as ``field[i]``
+        (default: ``what[i]``)."""
+        prefix = what if field is None else field
         self._expect("[", f"an array ({what})")
         if self._peek(f"the elements of {what}") == "]":
             self._pos += 1
             return
+        index = 0
         while True:
-            yield self._value(f"an element of {what}")
+            yield self.checked(self._value(f"an element of {what}"), f"{prefix}[{index}]")
+            index += 1
             if self._expect(",]", f"',' or ']' in {what}") == "]":
                 return
 
@@ -227,7 +245,7 @@ class _Utf8Decoder:
 def read_json(path: Path) -> tuple[Any, str]:
     """A small HELM JSON file, whole, with its sha256."""
     with JsonStream(path) as stream:
-        value = stream._value("the file's JSON value")
+        value = stream.checked(stream._value("the file's JSON value"), "")
         stream.finish()
         return value, stream.sha256
 
