@@ -86,7 +86,7 @@ def check_value(value: Any, field: str = "", *, limits: ValueLimits = DEFAULT_LI
                 raise UntrustedValueError(where, f"more than {limits.max_items:,} members in one value")
             pairs = current.items() if isinstance(current, dict) else enumerate(current)
             for key, inner in pairs:
-                if isinstance(current, dict) and len(key) > limits.max_string:
+                if isinstance(key, str) and len(key) > limits.max_string:
                     raise UntrustedValueError(where, "a member name is too long")
                 stack.append((inner, _join(where, key), depth + 1))
             continue

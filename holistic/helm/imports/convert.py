@@ -13,8 +13,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from holistic.core.untrusted import check_type
 from holistic.core.hashing import canonical_json
+from holistic.core.untrusted import check_type
 
 WORST_FAMILIES = frozenset({"robustness", "fairness"})
 """HELM's perturbation names for the combined worst case, which holistic names the same way."""
@@ -155,9 +155,11 @@ def _check_consistent(v: StatValues) -> None:
         raise ValueError(f"mean: {v.mean} contradicts sum / count = {v.sum} / {v.count}")
     if v.min is not None and v.max is not None and v.min > v.max:
         raise ValueError(f"min: {v.min} is above max {v.max}")
-    if v.mean is not None and v.min is not None and v.max is not None and v.count > 0:
-        if not (v.min - 1e-9 * max(1.0, abs(v.min)) <= v.mean <= v.max + 1e-9 * max(1.0, abs(v.max))):
-            raise ValueError(f"mean: {v.mean} is outside min {v.min} and max {v.max}")
+    if v.mean is None or v.min is None or v.max is None or v.count == 0:
+        return
+    slack = 1e-9 * max(1.0, abs(v.min), abs(v.max))
+    if not v.min - slack <= v.mean <= v.max + slack:
+        raise ValueError(f"mean: {v.mean} is outside min {v.min} and max {v.max}")
 
 
 @dataclass(frozen=True)

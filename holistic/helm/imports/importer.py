@@ -35,9 +35,10 @@ from typing import Any
 
 from holistic.core.errors import HolisticError, StoreError
 from holistic.core.hashing import canonical_json, short_hash
-from holistic.core.untrusted import UntrustedValueError, check_inside, check_type, name_problem, terminal_safe
 from holistic.core.types import MetricName
+from holistic.core.untrusted import check_type, terminal_safe
 from holistic.helm.imports import convert
+from holistic.helm.imports.checks import check_names, check_untrusted_paths
 from holistic.helm.imports.intervals import Interval, intervals_from_parquet
 from holistic.helm.imports.layout import (
     PER_INSTANCE_STATS,
@@ -155,35 +156,13 @@ def _check_stat_names(path: Path, keep_unknown: bool) -> tuple[str, ...]:
     return tuple(unknown)
 
 
-def _check_untrusted_paths(folder: Path, root: Path) -> None:
-    """Every file the import reads stays inside the folder given (a symbolic link out is refused)."""
-    for name in (RUN_SPEC, SCENARIO_STATE, PER_INSTANCE_STATS, STATS, SCENARIO):
-        if (folder / name).exists() or (folder / name).is_symlink():
-            try:
-                check_inside(folder / name, root)
-            except UntrustedValueError as exc:
-                raise HelmFileError(folder / name, exc.problem) from None
-
-
-def _check_names(facts: RunSpecFacts, model: str, path: Path) -> None:
-    """The run's and the model's names obey native names' rules (shown on pages and terminals)."""
-    for what, value, field_name in (
-        ("run name", facts.name, "name"),
-        ("model name", model, "adapter_spec.model"),
-        ("model name", facts.model, "adapter_spec.model"),
-    ):
-        problem = name_problem(value, what)
-        if problem is not None:
-            raise HelmFileError(path, f"{problem}; {terminal_safe(repr(value)[:80])} is refused", field=field_name)
-
-
 def prepare(folder: Path, options: ImportOptions, root: Path | None = None) -> _Prepared:
     """The checks of one run folder that need no writing."""
-    _check_untrusted_paths(folder, folder if root is None else root)
+    check_untrusted_paths(folder, folder if root is None else root)
     check_files(folder)
     data, sha = read_json(folder / RUN_SPEC)
     facts = run_spec_facts(data, folder / RUN_SPEC)
-    _check_names(facts, _model_name(facts, options.model_map), folder / RUN_SPEC)
+    check_names(facts, _model_name(facts, options.model_map), folder / RUN_SPEC)
     unknown = _check_stat_names(folder / STATS, options.keep_unknown_stats)
     return _Prepared(folder=folder, facts=facts, run_spec=data, run_spec_sha256=sha, unknown_stats=unknown)
 
@@ -573,8 +552,8 @@ def import_helm(
                 if on_run is not None:
                     on_run(report)
     except HolisticError:
-        if not existed and not reports:  # a suite this import made and filled with nothing: none is left
-            with contextlib.suppress(OSError):
+        if not existed and not reports and isinstance(store.suite_dir, Path):
+            with contextlib.suppress(OSError):  # a suite this import made and filled with nothing: none is left
                 shutil.rmtree(store.suite_dir)
         raise
     return reports
