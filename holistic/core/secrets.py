@@ -6,7 +6,10 @@
 - :func:`scrub` masks such values in nested data and credentials in URLs
   (``user:pass@host``, ``?api-key=...``) — applied to ``run_spec.json`` facts.
 - :class:`Redactor` replaces known secret *values* (the keys named by the model
-  registry, read from the environment) in any text: completions, errors, logs.
+  registry, read from the environment, and every secret its ``args`` hold:
+  :func:`secret_values`) in any text: completions, errors, logs.
+- A models file marks any value secret, whatever its name, as ``{secret: true, value: ...}``;
+  :func:`reveal` gives clients the value itself.
 """
 
 from __future__ import annotations
@@ -85,8 +88,59 @@ def url_secrets(text: str) -> list[str]:
     return [s for s in found if s]
 
 
+def is_marked_secret(value: object) -> bool:
+    """A value the models file marks secret whatever its name: ``{secret: true, value: ...}``."""
+    return isinstance(value, Mapping) and value.get("secret") is True and set(value) == {"secret", "value"}
+
+
+def secret_values(value: Any) -> list[str]:
+    """Every secret a models file's ``args`` hold, at any depth: the strings under secret-named keys
+    (``extra_body: {api_key: ...}``), the values marked ``{secret: true, value: ...}``, URL
+    credentials. A :class:`Redactor` of them scrubs a server's echo of them from all that is written."""
+    found: list[str] = []
+    stack = [value]
+    while stack:
+        current = stack.pop()
+        if is_marked_secret(current):
+            found.append(str(current["value"]))
+        elif isinstance(current, Mapping):
+            for k, v in current.items():
+                if isinstance(v, str | int) and not isinstance(v, bool) and is_secret_name(k):
+                    found.append(str(v))
+                else:
+                    stack.append(v)
+        elif isinstance(current, list | tuple):
+            stack.extend(current)
+        elif isinstance(current, str):
+            found.extend(url_secrets(current))
+    return [s for s in found if s]
+
+
+def reveal(value: Any) -> Any:
+    """``value`` with each ``{secret: true, value: X}`` replaced by ``X``: what a client sends."""
+    if is_marked_secret(value):
+        return value["value"]
+    if isinstance(value, Mapping):
+        return {k: reveal(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [reveal(v) for v in value]
+    return value
+
+
+def conceal(revealed: Any, original: Any) -> Any:
+    """``revealed`` (what :func:`reveal` made of ``original``) without the entries ``original`` marks
+    secret: a client's identity (cache keys, ``run_spec.json``) never holds a marked value."""
+    if isinstance(revealed, Mapping) and isinstance(original, Mapping):
+        return {k: conceal(v, original.get(k)) for k, v in revealed.items() if not is_marked_secret(original.get(k))}
+    if isinstance(revealed, list | tuple) and isinstance(original, list | tuple) and len(revealed) == len(original):
+        return [REDACTED if is_marked_secret(o) else conceal(v, o) for v, o in zip(revealed, original, strict=True)]
+    return revealed
+
+
 def scrub(value: Any) -> Any:
     """A copy of ``value`` with secret-named entries masked and URL credentials removed (recursively)."""
+    if is_marked_secret(value):
+        return REDACTED
     if isinstance(value, Mapping):
         return {
             str(k): (
@@ -106,7 +160,7 @@ def scrub(value: Any) -> Any:
 def drop_secrets(value: Any) -> Any:
     """``value`` with every secret-named mapping entry removed (recursively); for hashing identities."""
     if isinstance(value, Mapping):
-        return {str(k): drop_secrets(v) for k, v in value.items() if not is_secret_name(k)}
+        return {str(k): drop_secrets(v) for k, v in value.items() if not is_secret_name(k) and not is_marked_secret(v)}
     if isinstance(value, list | tuple):
         return [drop_secrets(v) for v in value]
     return value

@@ -27,8 +27,8 @@ from dataclasses import dataclass, field, replace
 
 from holistic.core.errors import HolisticError
 from holistic.core.interfaces import Client
-from holistic.core.secrets import Redactor
-from holistic.core.types import Request, RequestResult, RequestState
+from holistic.core.secrets import REDACTED, Redactor
+from holistic.core.types import Completion, Request, RequestResult, RequestState, Token
 from holistic.models.cache import ResultCache, cache_key
 from holistic.models.registry import runs_in_process
 from holistic.models.reliability import completed_concurrently
@@ -92,11 +92,35 @@ def redact_result(result: RequestResult, redactor: Redactor | None) -> RequestRe
     """``result`` with known secret values removed from its completions and error."""
     if not redactor:
         return result
-    completions = tuple(replace(c, text=redactor.text(c.text)) for c in result.completions)
+    completions = tuple(_redact_completion(c, redactor) for c in result.completions)
     error = redactor.text(result.error) if result.error else result.error
-    if completions == result.completions and error == result.error:
+    prompt_tokens = result.prompt_logprobs
+    if prompt_tokens is not None and _leaks(prompt_tokens, redactor):
+        prompt_tokens = tuple(replace(t, text=REDACTED, top_logprobs={}) for t in prompt_tokens)
+    if completions == result.completions and error == result.error and prompt_tokens is result.prompt_logprobs:
         return result
-    return replace(result, completions=completions, error=error)
+    return replace(result, completions=completions, error=error, prompt_logprobs=prompt_tokens)
+
+
+def _leaks(tokens: Sequence[Token], redactor: Redactor) -> bool:
+    """Whether a secret shows in the tokens' text (joined: a key may be split across tokens) or
+    in their alternatives."""
+    joined = "".join(t.text for t in tokens)
+    return redactor.text(joined) != joined or any(redactor.text(alt) != alt for t in tokens for alt in t.top_logprobs)
+
+
+def _redact_completion(completion: Completion, redactor: Redactor) -> Completion:
+    """A completion with known secrets removed from its text and, where they show in its tokens
+    (split across them or not), every token's text masked (their log-probabilities are kept)."""
+    text = redactor.text(completion.text)
+    tokens = completion.tokens
+    if tokens and _leaks(tokens, redactor):
+        tokens = tuple(replace(t, text=REDACTED, top_logprobs={}) for t in tokens)
+    reason = completion.finish_reason
+    reason = redactor.text(reason) if reason else reason
+    if text == completion.text and tokens is completion.tokens and reason == completion.finish_reason:
+        return completion
+    return replace(completion, text=text, tokens=tokens, finish_reason=reason)
 
 
 def serve(

@@ -12,7 +12,7 @@ import os
 from collections.abc import Iterable, Mapping
 
 from holistic.core.errors import ModelError
-from holistic.core.secrets import REDACTED, Redactor
+from holistic.core.secrets import REDACTED, Redactor, secret_values
 from holistic.core.types import ModelDeployment
 
 DEFAULT_KEY_ENV: Mapping[str, str] = {"openai": "OPENAI_API_KEY", "anthropic": "ANTHROPIC_API_KEY"}
@@ -82,5 +82,11 @@ def key_variables(deployments: Iterable[ModelDeployment]) -> list[str]:
 
 
 def registry_redactor(deployments: Iterable[ModelDeployment], environ: Mapping[str, str] | None = None) -> Redactor:
-    """A :class:`Redactor` of the values of every key the registry declares (those set in the environment)."""
-    return Redactor.from_environment(key_variables(deployments), environ)
+    """A :class:`Redactor` of every secret the registry knows: the keys it declares (those set in the
+    environment) and the secrets its deployments' ``args`` hold (:func:`~holistic.core.secrets.secret_values`:
+    ``extra_body: {api_key: ...}``, values marked ``secret: true``), so a server's echo of any is scrubbed."""
+    deployments = list(deployments)
+    environ = os.environ if environ is None else environ
+    from_args = [value for d in deployments for value in secret_values(d.args)]
+    keys = [environ.get(v, "").strip() for v in key_variables(deployments)]
+    return Redactor([*keys, *from_args])

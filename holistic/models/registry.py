@@ -16,13 +16,16 @@ The file format is ``schemas/models.schema.json``; see :mod:`holistic.models.reg
 
 from __future__ import annotations
 
+from collections.abc import Iterator, Mapping
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 from holistic.core.errors import ModelError, UnknownNameError
 from holistic.core.extras import missing_extra
 from holistic.core.interfaces import Client
 from holistic.core.registry import Registry
+from holistic.core.secrets import conceal, is_marked_secret, reveal
 from holistic.core.types import ModelDeployment
 from holistic.models.provider import Provider
 from holistic.models.providers import BUILTIN_PROVIDERS
@@ -160,4 +163,27 @@ def check_extras(deployment: ModelDeployment) -> None:
 def create_client(deployment: ModelDeployment) -> Client:
     """The client of ``deployment``; a missing extra is named, not a failed import."""
     check_extras(deployment)
-    return provider(deployment.provider).create_client(deployment)
+    if not any(is_marked_secret(v) for v in _nested(deployment.args)):
+        return provider(deployment.provider).create_client(deployment)
+    # the client sends a marked value itself; its identity (cache keys, run_spec.json) never holds it
+    client = provider(deployment.provider).create_client(replace(deployment, args=reveal(dict(deployment.args))))
+    revealed_identity = client.identity
+
+    def identity() -> dict[str, Any]:
+        found = dict(revealed_identity())
+        found["args"] = conceal(found.get("args") or {}, deployment.args)
+        return found
+
+    setattr(client, "identity", identity)  # noqa: B010 (an instance's own method, not the class's)
+    return client
+
+
+def _nested(value: Any) -> Iterator[Any]:
+    stack = [value]
+    while stack:
+        current = stack.pop()
+        yield current
+        if isinstance(current, Mapping) and not is_marked_secret(current):
+            stack.extend(current.values())
+        elif isinstance(current, list | tuple):
+            stack.extend(current)

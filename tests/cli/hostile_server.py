@@ -23,7 +23,30 @@ MODES = (
     "endless",
     "huge_length",
     "silent",
+    "echo",
+    "echo_error",
 )
+
+
+def _echo(payload: dict[str, Any]) -> bytes:
+    """A server that echoes what it was sent (its whole JSON body), in 5-character tokens: a key in
+    it is split across tokens, and shows in the finish reason too."""
+    text = json.dumps(payload, sort_keys=True)
+    pieces = [text[i : i + 5] for i in range(0, len(text), 5)]
+    choice = {
+        "index": 0,
+        "text": text,
+        "finish_reason": "stop",
+        "logprobs": {
+            "tokens": pieces,
+            "token_logprobs": [-0.5] * len(pieces),
+            "top_logprobs": [{p: -0.5} for p in pieces],
+            "text_offset": [5 * i for i in range(len(pieces))],
+        },
+    }
+    usage = {"prompt_tokens": 5, "completion_tokens": len(pieces), "total_tokens": 5 + len(pieces)}
+    body = {"id": "x", "object": "text_completion", "created": 0, "model": "echo", "choices": [choice], "usage": usage}
+    return json.dumps(body).encode()
 
 
 def _answer(mode: str, model: str) -> bytes:
@@ -53,6 +76,7 @@ class HostileServer:
     def __init__(self) -> None:
         self.healed = False
         self.requests = 0
+        self.payloads: list[dict[str, Any]] = []
         self._lock = threading.Lock()
         server = self
 
@@ -67,17 +91,18 @@ class HostileServer:
                 payload = json.loads(self.rfile.read(length) or b"{}")
                 with server._lock:
                     server.requests += 1
+                    server.payloads.append(payload)
                 model = str(payload.get("model", "ok"))
                 mode = "ok" if server.healed else model
                 with contextlib.suppress(BrokenPipeError, ConnectionResetError):  # the client gave up
-                    server._respond(self, mode, model)
+                    server._respond(self, mode, model, payload)
 
         self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self._httpd.daemon_threads = True
         self.port = self._httpd.server_address[1]
         self._thread = threading.Thread(target=self._httpd.serve_forever, daemon=True)
 
-    def _respond(self, handler: BaseHTTPRequestHandler, mode: str, model: str) -> None:
+    def _respond(self, handler: BaseHTTPRequestHandler, mode: str, model: str, payload: dict[str, Any]) -> None:
         if mode == "silent":  # headers never come
             time.sleep(600)
             return
@@ -107,7 +132,15 @@ class HostileServer:
             chunk = b" " * 65536
             while True:
                 handler.wfile.write(b"%x\r\n%s\r\n" % (len(chunk), chunk))
-        body = _answer(mode, model)
+        if mode == "echo_error":  # a rejected request whose error message quotes the request
+            error = json.dumps({"error": {"message": "bad request: " + json.dumps(payload), "type": "invalid"}})
+            handler.send_response(400)
+            handler.send_header("Content-Type", "application/json")
+            handler.send_header("Content-Length", str(len(error.encode())))
+            handler.end_headers()
+            handler.wfile.write(error.encode())
+            return
+        body = _echo(payload) if mode == "echo" else _answer(mode, model)
         handler.send_response(200)
         handler.send_header("Content-Type", "application/json")
         handler.send_header("Content-Length", str(len(body)))
