@@ -16,6 +16,7 @@ if TYPE_CHECKING:
     from holistic.results.fs import Location
     from holistic.results.reader import SuiteReader
     from holistic.summarize.build import Summary
+    from holistic.summarize.schema import SummarySchema
 
 
 DEFAULT_MAX_FIELD_CHARS = 100_000
@@ -119,7 +120,7 @@ def summarize(
             folder.
     """
     from holistic.results.atomic import recover_folder
-    from holistic.summarize import load_schema, summarize_suite, write_summary
+    from holistic.summarize import summarize_suite, write_summary
 
     options = options or SummarizeOptions()
     reader = open_suite(suite, output_dir, None if local_dir is None else Path(local_dir))
@@ -130,7 +131,7 @@ def summarize(
 
         resolve_suite_dir(previous_dir, None)  # a typo fails now, before anything is written
     start = time.perf_counter()
-    schema = load_schema(options.schema, max_bytes=options.max_schema_bytes)
+    schema = _schema(options)
     summary = summarize_suite(
         reader, schema=schema, num_bootstrap=options.num_bootstrap, seed=options.seed,
         judge_threshold=options.judge_threshold,
@@ -213,3 +214,27 @@ def import_ratings(
         raise StoreError(f"importing ratings writes into the suite folder: give its local path, not {reader.suite_dir}")
     ratings, instances = store_ratings(reader, [Path(p) for p in paths])
     return RatingsImport(ratings=ratings, instances=instances, folder=reader.suite_dir / RATINGS_DIR)
+
+
+def _schema(options: SummarizeOptions) -> SummarySchema:
+    """The ``--schema`` file (HELM's ``schema_*.yaml``: its run groups, translated by
+    :mod:`holistic.helm.schema`), else the built-in schema."""
+    import tempfile
+
+    import yaml
+
+    from holistic.core.located_yaml import load_source
+    from holistic.helm.schema import is_helm_schema, translate
+    from holistic.summarize import load_schema
+    from holistic.summarize.schema import BUILTIN_SCHEMA
+
+    if options.schema is None:
+        return load_schema(None)
+    data = load_source(options.schema, str(options.schema), limit=options.max_schema_bytes).data
+    if not is_helm_schema(data):
+        return load_schema(options.schema, max_bytes=options.max_schema_bytes)
+    builtin = yaml.safe_load(BUILTIN_SCHEMA.read_text(encoding="utf-8")) or {}
+    with tempfile.TemporaryDirectory(prefix="holistic-helm-schema-") as folder:
+        path = Path(folder) / "schema.yaml"
+        path.write_text(yaml.safe_dump(translate(data, builtin), sort_keys=False), encoding="utf-8")
+        return load_schema(path, max_bytes=max(options.max_schema_bytes, path.stat().st_size))

@@ -59,7 +59,8 @@ def build_parser() -> argparse.ArgumentParser:
         "--schema",
         type=Path,
         default=None,
-        help="summary schema YAML (metric groups and run groups) replacing the built-in one",
+        help="summary schema YAML (metric groups and run groups) replacing the built-in one; or HELM's own "
+        "schema_*.yaml, whose run groups then group the leaderboards as HELM's site does",
     )
     p.add_argument(
         "--max-field-chars",
