@@ -40,6 +40,7 @@ from holistic.core.types import Completion, ModelDeployment, Request, RequestRes
 from holistic.models.adaptive import AdaptiveLimit
 from holistic.models.approx_tokenizer import ApproxTokenizer
 from holistic.models.base_client import BaseClient
+from holistic.models.batch_spec import BATCH_ARGS
 from holistic.models.keys import api_key, redact
 from holistic.models.reliability import (
     OPERATIONAL_ARGS,
@@ -203,7 +204,7 @@ class ApiClient(BaseClient):
     def identity(self) -> dict[str, Any]:
         """Provider, model id, endpoint and engine; no key and no operational settings."""
         ident = self.deployment.identity()
-        ident["args"] = {k: v for k, v in ident["args"].items() if k not in OPERATIONAL_ARGS}
+        ident["args"] = {k: v for k, v in ident["args"].items() if k not in OPERATIONAL_ARGS | BATCH_ARGS}
         return {**ident, "engine": self.engine_name}
 
     def tokenizer(self) -> Tokenizer:
@@ -291,11 +292,13 @@ class ApiClient(BaseClient):
             )
         return ConcurrencyLimit(ceiling)
 
-    def _process_one(self, request: Request) -> RequestResult:
+    def _process_one(self, request: Request, attempts: Attempts | None = None) -> RequestResult:
+        """Serve one request; ``attempts`` may answer its SDK calls some other way (batch mode's replay)."""
         reason = self.unsupported(request)
         if reason is not None:
             return RequestResult.failure(reason, "unsupported", attempts=0, engine=self.engine_name)
-        attempts = Attempts(self, sha256_hex(canonical_json(request.canonical())))
+        if attempts is None:
+            attempts = Attempts(self, sha256_hex(canonical_json(request.canonical())))
         try:
             result = self._serve(request, attempts)
         except RequestFailed as exc:
