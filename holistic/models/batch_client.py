@@ -35,7 +35,7 @@ import contextlib
 import json
 import sys
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import IO, Any
@@ -151,7 +151,8 @@ class BatchClient(BaseClient):
             base_url=d.args.get("base_url"),
             max_retries=0,
             timeout=BATCH_IO_TIMEOUT_S,
-            http_client=bounded_client(deadline_s=BATCH_IO_TIMEOUT_S, max_bytes=self.settings.max_results_bytes),
+            # results files are bounded as they are read (answers before the bound are kept)
+            http_client=bounded_client(deadline_s=BATCH_IO_TIMEOUT_S, max_bytes=2**62),
         )
         self._io_sdk = io_sdk
         self.vendor = vendor_for(d.provider, inner._sdk, io_sdk)
@@ -365,7 +366,8 @@ class BatchClient(BaseClient):
         try:
             for opener in self.vendor.result_streams(batch_id):
                 with opener() as response:
-                    for raw in read_lines(self.vendor.chunks(response), self._max_line_bytes):
+                    chunks = bounded(self.vendor.chunks(response), self.settings.max_results_bytes)
+                    for raw in read_lines(chunks, self._max_line_bytes):
                         line = self._line(raw, endpoint, problems)
                         if line is None:
                             continue
@@ -477,6 +479,20 @@ class BatchClient(BaseClient):
             f"{self.deployment.name}: {len(waiting)} batch(es) submitted or waiting ({', '.join(sorted(waiting))}); "
             "not waiting (--no-wait): run the same command again to collect the answers and finish the suite"
         )
+
+
+def bounded(chunks: Iterator[bytes], max_bytes: int) -> Iterator[bytes]:
+    """``chunks`` until ``max_bytes`` have passed; then :class:`ResultsTooLarge`."""
+    seen = 0
+    for chunk in chunks:
+        seen += len(chunk)
+        if seen > max_bytes:
+            raise ResultsTooLarge(f"the results file is larger than {max_bytes:,} bytes (batch_max_results_bytes)")
+        yield chunk
+
+
+class ResultsTooLarge(Exception):
+    """A results file past ``batch_max_results_bytes``."""
 
 
 def _examples(ids: list[str]) -> str:

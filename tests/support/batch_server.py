@@ -10,7 +10,8 @@ batch answer equals the online one.
 A batch ends after ``polls_to_end`` looks at it. ``mode`` makes it misbehave: ``never`` (never
 ends), ``expire_first`` (the first batch expires without answering), ``garbage`` (lines that are
 not JSON), ``dupes`` (every answer twice, and an unknown custom_id), ``huge`` (a results file of
-``huge_bytes`` padding after the answers), ``bad_status`` (a status the API does not define).
+``huge_bytes`` padding after the answers), ``bad_status`` (a status the API does not define),
+``nan`` (log-probabilities that are not numbers).
 
 Bounded: 127.0.0.1 only, at most ``MAX_BODY_BYTES`` per request, ``max_requests`` in all, and it
 shuts itself down ``deadline_s`` after it starts.
@@ -177,7 +178,8 @@ class BatchServer:
             out = {"custom_id": custom_id, "result": {"type": "expired"}}
         else:
             out = {"custom_id": custom_id, "result": {"type": "succeeded", "message": message_answer(body)}}
-        return json.dumps(out).encode() + b"\n"
+        data = json.dumps(out).encode() + b"\n"
+        return data.replace(b"-0.5", b"NaN") if self.mode == "nan" else data
 
     def openai_batch(self, batch: _Batch) -> dict[str, Any]:
         status = "bogus" if self.mode == "bad_status" else ("in_progress" if batch.output is None else "completed")
