@@ -20,7 +20,7 @@ import json
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, Any
+from typing import Any, ClassVar
 
 from holistic.models.reliability import Failure
 
@@ -80,7 +80,7 @@ def _http_failure(status: object, message: str) -> Failure:
 class OpenAIBatches:
     """OpenAI's Batch API (see the module docstring)."""
 
-    endpoints = {"chat": "/v1/chat/completions", "completions": "/v1/completions"}
+    endpoints: ClassVar[dict[str, str]] = {"chat": "/v1/chat/completions", "completions": "/v1/completions"}
     opening, separator, closing = b"", b"", b""
 
     def __init__(self, sdk: Any, io_sdk: Any) -> None:
@@ -102,9 +102,7 @@ class OpenAIBatches:
         def upload_and_create() -> str:
             with path.open("rb") as f:
                 uploaded = self._io.files.create(file=(path.name, f), purpose="batch")
-            batch = self._sdk.batches.create(
-                input_file_id=uploaded.id, endpoint=endpoint, completion_window="24h"
-            )
+            batch = self._sdk.batches.create(input_file_id=uploaded.id, endpoint=endpoint, completion_window="24h")
             return str(batch.id)
 
         return upload_and_create
@@ -219,8 +217,8 @@ class AnthropicBatches:
             return Line(custom_id, answer=Message.construct(**result["message"]))
         if kind in ("canceled", "expired"):
             return Line(custom_id, failure=Failure(f"batch_{kind}", f"batch line {kind}", True))
-        outer = result.get("error") if isinstance(result.get("error"), dict) else {}
-        error = outer.get("error") if isinstance(outer.get("error"), dict) else outer
+        outer: dict[str, Any] = result["error"] if isinstance(result.get("error"), dict) else {}
+        error: dict[str, Any] = outer["error"] if isinstance(outer.get("error"), dict) else outer
         error_type = str(error.get("type") or kind or "unknown")
         message = f"batch line failed ({error_type}): {str(error.get('message') or '')[:500]}"
         retry = error_type not in ("invalid_request_error", "authentication_error", "permission_error")
@@ -275,10 +273,12 @@ def read_lines(chunks: Iterator[bytes], max_line_bytes: int) -> Iterator[bytes |
         yield b"".join(parts)
 
 
+VENDORS: dict[str, type[OpenAIBatches] | type[AnthropicBatches]] = {
+    "openai": OpenAIBatches,
+    "anthropic": AnthropicBatches,
+}
+"""The batch API of each provider in :data:`holistic.models.batch_spec.BATCH_PROVIDERS`."""
+
+
 def vendor_for(provider: str, sdk: Any, io_sdk: Any) -> OpenAIBatches | AnthropicBatches:
-    return AnthropicBatches(sdk, io_sdk) if provider == "anthropic" else OpenAIBatches(sdk, io_sdk)
-
-
-def write_bytes(f: IO[bytes], data: bytes) -> int:
-    f.write(data)
-    return len(data)
+    return VENDORS[provider](sdk, io_sdk)

@@ -56,7 +56,7 @@ AnswerHook = Callable[[Request, RequestResult], None]
 """Called with each request and its result as batch answers are read (a spending tracker's hook)."""
 
 
-class _NeedCall(BaseException):  # noqa: N818 - a signal, not an error: passes through ``except Exception``
+class _NeedCall(BaseException):
     """The online code asked for an SDK call that has no batch answer yet."""
 
     def __init__(self, index: int, call: Callable[[], Any]) -> None:
@@ -434,7 +434,9 @@ class BatchClient(BaseClient):
             return False
         if self.cache is None:
             return True
-        return any(len(self.cache.get_many(keys[i : i + 500])) < len(set(keys[i : i + 500])) for i in range(0, len(keys), 500))
+        return any(
+            len(self.cache.get_many(keys[i : i + 500])) < len(set(keys[i : i + 500])) for i in range(0, len(keys), 500)
+        )
 
     # -- results -------------------------------------------------------------------------
 
@@ -467,7 +469,9 @@ class BatchClient(BaseClient):
         if why == "batch_unreadable":
             message = "its batch's status cannot be read now; it is kept for the next run"
         elif why == "batch_timeout":
-            message = f"its batch had not ended after batch_timeout_s={self.settings.timeout_s:g}s; run again to collect"
+            message = (
+                f"its batch had not ended after batch_timeout_s={self.settings.timeout_s:g}s; run again to collect"
+            )
         else:
             message = "waiting in a provider batch (--no-wait); run the same command again to collect"
         if job.last_failure is not None and why != "batch_pending":

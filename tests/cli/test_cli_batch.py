@@ -62,7 +62,12 @@ def _args(tmp_path: Path, server: BatchServer, out: str, *extra: str) -> list[st
 
 def _helm_run(args: list[str], cwd: Path) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "holistic.cli.run", *args], cwd=cwd, env=_env(), capture_output=True, text=True, timeout=300
+        [sys.executable, "-m", "holistic.cli.run", *args],
+        cwd=cwd,
+        env=_env(),
+        capture_output=True,
+        text=True,
+        timeout=300,
     )
 
 
@@ -71,12 +76,16 @@ def _tables(suite_dir: Path) -> dict[str, list[str]]:
     for run in SuiteReader(suite_dir).runs:
         for name in ("instances", "requests", "per_instance_stats", "stats"):
             rows = pq.read_table(run.table_path(name)).to_pylist()
-            out[f"{run.run_id}/{name}"] = sorted(repr(sorted((k, v) for k, v in r.items() if k not in VARIES)) for r in rows)
+            out[f"{run.run_id}/{name}"] = sorted(
+                repr(sorted((k, v) for k, v in r.items() if k not in VARIES)) for r in rows
+            )
     return out
 
 
 def _batch_column(suite_dir: Path) -> set[bool]:
-    return {r["batch"] for run in SuiteReader(suite_dir).runs for r in pq.read_table(run.table_path("requests")).to_pylist()}
+    return {
+        r["batch"] for run in SuiteReader(suite_dir).runs for r in pq.read_table(run.table_path("requests")).to_pylist()
+    }
 
 
 def test_batch_suite_equals_online_suite_and_sends_nothing_online(tmp_path: Path) -> None:

@@ -59,7 +59,10 @@ def batch_client(d: ModelDeployment, folder: Path, **kw: Any) -> tuple[BatchClie
 
 
 def requests(d: ModelDeployment, n: int = 6) -> list[Request]:
-    plain = [Request(model=d.name, prompt=f"What is {i} + {i}?", max_tokens=3, logprobs=True, top_k_logprobs=2) for i in range(n)]
+    plain = [
+        Request(model=d.name, prompt=f"What is {i} + {i}?", max_tokens=3, logprobs=True, top_k_logprobs=2)
+        for i in range(n)
+    ]
     chat = Request(model=d.name, messages=(Message("system", "Be brief."), Message("user", "Hi?")), max_tokens=2)
     return [*plain, chat]
 
@@ -127,7 +130,7 @@ def test_expired_lines_go_online_with_batch_retry_online(server: BatchServer, tm
 def test_garbage_results_fail_each_request_bounded_and_cache_nothing(server: BatchServer, tmp_path: Path) -> None:
     server.mode = "garbage"
     d = deployment(server, batch_max_retries=1)
-    client, cache, said = batch_client(d, tmp_path)
+    client, cache, _ = batch_client(d, tmp_path)
     got = client.process(requests(d, 3))
     assert not any(r.success for r in got)
     assert all("not answered after 2 batch(es)" in (r.error or "") and "cannot be read" in (r.error or "") for r in got)
@@ -160,7 +163,7 @@ def test_answers_that_cannot_be_stored_are_failed_requests(server: BatchServer, 
 def test_a_results_file_past_its_bound_keeps_what_was_read(server: BatchServer, tmp_path: Path) -> None:
     server.mode, server.huge_bytes = "huge", 3_000_000
     d = deployment(server, batch_max_results_bytes=1_000_000)
-    client, cache, said = batch_client(d, tmp_path)
+    client, _, said = batch_client(d, tmp_path)
     got = client.process(requests(d, 3))
     assert all(r.success for r in got)  # every answer came before the padding
     assert any("larger than 1,000,000 bytes" in s for s in said)
@@ -169,7 +172,7 @@ def test_a_results_file_past_its_bound_keeps_what_was_read(server: BatchServer, 
 def test_a_batch_that_never_ends_leaves_requests_failed_and_is_resumed(server: BatchServer, tmp_path: Path) -> None:
     server.mode = "never"
     d = deployment(server, batch_timeout_s=0.2)
-    client, cache, said = batch_client(d, tmp_path, clock=iter(range(0, 10**6)).__next__)
+    client, _, _ = batch_client(d, tmp_path, clock=iter(range(0, 10**6)).__next__)
     got = client.process(requests(d, 2))
     assert all(r.error_kind == "batch_timeout" for r in got)
     assert len(BatchJournal(tmp_path / "batches.sqlite").open_batches(client.scope)) == 2

@@ -93,6 +93,7 @@ class BatchServer:
         self._batches: dict[str, _Batch] = {}
         self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
         self._httpd.daemon_threads = True
+        self._httpd.handle_error = lambda request, address: None  # type: ignore[method-assign]  # a client hanging up
         self._thread = threading.Thread(target=self._httpd.serve_forever, name="batch-server", daemon=True)
         self._timer = threading.Timer(deadline_s, self.stop)
         self._timer.daemon = True
@@ -197,7 +198,11 @@ class BatchServer:
             "created_at": 0,
             "output_file_id": None if batch.output is None or batch.expired else f"file-out-{batch.id}",
             "error_file_id": f"file-out-{batch.id}" if batch.output is not None and batch.expired else None,
-            "request_counts": {"total": total, "completed": 0 if batch.expired else done, "failed": done if batch.expired else 0},
+            "request_counts": {
+                "total": total,
+                "completed": 0 if batch.expired else done,
+                "failed": done if batch.expired else 0,
+            },
         }
 
     def anthropic_batch(self, batch: _Batch) -> dict[str, Any]:
@@ -249,7 +254,8 @@ class BatchServer:
 
             def _body(self) -> bytes | None:
                 if self.headers.get("Transfer-Encoding", "").lower() == "chunked":
-                    parts, size = [], 0
+                    parts: list[bytes] = []
+                    size = 0
                     while True:
                         n = int(self.rfile.readline().strip() or b"0", 16)
                         size += n
