@@ -104,15 +104,23 @@ def sdk_call(create: Callable[..., T], params: dict[str, Any]) -> Callable[[], T
     """``create(**params)`` as a thunk; fields the installed SDK does not declare (SDKs drop
     sampling parameters from their signatures over time) travel in ``extra_body``, so the
     request on the wire is the same whatever the SDK version."""
-    try:
-        declared = set(inspect.signature(create).parameters)
-    except (TypeError, ValueError):
+    declared = _declared(getattr(create, "__func__", create))
+    if declared is None:
         return functools.partial(create, **params)
     known = {k: v for k, v in params.items() if k in declared}
     extra = {k: v for k, v in params.items() if k not in declared}
     if extra:
         known["extra_body"] = {**extra, **dict(params.get("extra_body") or {})}
     return functools.partial(create, **known)
+
+
+@functools.lru_cache(maxsize=64)
+def _declared(function: Callable[..., Any]) -> frozenset[str] | None:
+    """The parameter names ``function`` declares (``None`` when it cannot be inspected); read once each."""
+    try:
+        return frozenset(inspect.signature(function).parameters)
+    except (TypeError, ValueError):
+        return None
 
 
 class RequestFailed(Exception):
