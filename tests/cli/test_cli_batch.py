@@ -54,8 +54,20 @@ def _env() -> dict[str, str]:
     return env
 
 
-def _args(tmp_path: Path, server: BatchServer, out: str, *extra: str) -> list[str]:
+JUDGE = """\
+    judges:
+      - model: loop/gpt
+        name: g
+        template: "Question {{ prompt }} Answer {{ completion }}"
+        parse: {regex: "(?P<s>w)", score: s, values: {w: 1}}
+        retries: 0
+"""
+
+
+def _args(tmp_path: Path, server: BatchServer, out: str, *extra: str, judged: bool = False) -> list[str]:
     spec = write_spec(tmp_path, models=("loop/gpt", "loop/claude"), digits=(1,), max_eval=5, metrics=("accuracy",))
+    if judged:
+        spec.write_text(spec.read_text(encoding="utf-8") + JUDGE, encoding="utf-8")
     models = _models(tmp_path / "models.yaml", server)
     return [str(spec), "--models-file", str(models), "--output-dir", str(tmp_path / out), *extra]
 
@@ -74,7 +86,9 @@ def _helm_run(args: list[str], cwd: Path) -> subprocess.CompletedProcess[str]:
 def _tables(suite_dir: Path) -> dict[str, list[str]]:
     out: dict[str, list[str]] = {}
     for run in SuiteReader(suite_dir).runs:
-        for name in ("instances", "requests", "per_instance_stats", "stats"):
+        for name in ("instances", "requests", "per_instance_stats", "stats", "annotations"):
+            if not run.has_table(name):
+                continue
             rows = pq.read_table(run.table_path(name)).to_pylist()
             out[f"{run.run_id}/{name}"] = sorted(
                 repr(sorted((k, v) for k, v in r.items() if k not in VARIES)) for r in rows
@@ -90,16 +104,19 @@ def _batch_column(suite_dir: Path) -> set[bool]:
 
 def test_batch_suite_equals_online_suite_and_sends_nothing_online(tmp_path: Path) -> None:
     with BatchServer(polls_to_end=2) as server:
-        online = _helm_run(_args(tmp_path, server, "online"), tmp_path)
+        online = _helm_run(_args(tmp_path, server, "online", judged=True), tmp_path)
         assert online.returncode == 0, online.stderr
         sent_online = server.seen.online
         assert sent_online > 0 and server.seen.batches_created == 0
-        batch = _helm_run(_args(tmp_path, server, "batched", "--batch"), tmp_path)
+        batch = _helm_run(_args(tmp_path, server, "batched", "--batch", judged=True), tmp_path)
         assert batch.returncode == 0, batch.stderr
         assert server.seen.online == sent_online, "batch mode sent requests online"
-        assert server.seen.batches_created == 2  # one per deployment
+        # one per deployment's generations, one of judge prompts (both models answer alike, so the
+        # second run's judge prompts are the first's, answered from the cache)
+        assert server.seen.batches_created == 3
     assert "submitted batch" in batch.stderr and "completed" in batch.stderr and "ended" in batch.stderr
     online_tables, batch_tables = _tables(tmp_path / "online" / "tiny"), _tables(tmp_path / "batched" / "tiny")
+    assert any(name.endswith("/annotations") and rows for name, rows in online_tables.items())
     assert online_tables == batch_tables
     assert _batch_column(tmp_path / "online" / "tiny") == {False}
     assert _batch_column(tmp_path / "batched" / "tiny") == {True}
@@ -142,6 +159,7 @@ def test_no_wait_submits_then_the_same_command_collects(tmp_path: Path) -> None:
     with BatchServer(polls_to_end=3) as server:
         args = _args(tmp_path, server, "out", "--batch", "--no-wait")
         first = _helm_run(args, tmp_path)
+        assert first.returncode == 3, first.stderr  # partial: some requests wait in batches
         assert "run the same command again" in first.stderr
         assert server.seen.batches_created == 2
         assert not any(run.status == "complete" for run in SuiteReader(tmp_path / "out" / "tiny").runs)
