@@ -326,7 +326,7 @@ class BatchClient(BaseClient):
                     )
                 if status.ended:
                     self.journal.set_state(batch_id, status.state)
-                    self._collect(batch_id, jobs)
+                    unreadable |= not self._collect(batch_id, jobs)
                     remaining.discard(batch_id)
             if not remaining:
                 break
@@ -354,8 +354,9 @@ class BatchClient(BaseClient):
             self.notify(f"WARNING: {self.deployment.name}: cannot read batch {batch_id}: {exc}; it is kept for later")
             return None
 
-    def _collect(self, batch_id: str, jobs: dict[str, _Job]) -> None:
-        """Read an ended batch's results into the jobs and the request cache."""
+    def _collect(self, batch_id: str, jobs: dict[str, _Job]) -> bool:
+        """Read an ended batch's results into the jobs and the request cache; ``False`` when the
+        download broke off (the batch stays in the journal: nothing it holds is sent again)."""
         sent = self.journal.lines_of(batch_id)
         endpoint = next((b.endpoint for b in self.journal.open_batches(self.scope) if b.batch_id == batch_id), "")
         seen: set[str] = set()
@@ -379,8 +380,15 @@ class BatchClient(BaseClient):
                             seen.add(line.custom_id)
                             if not self._take(line, sent[line.custom_id], jobs):
                                 foreign.append(sent[line.custom_id][0])
-        except Exception as exc:  # a broken or oversized download: keep what was read, resend the rest
-            problems.append(f"reading its results stopped: {type(exc).__name__}: {str(exc)[:300]}")
+        except ResultsTooLarge as exc:  # read up to the bound: the lines past it are sent again
+            problems.append(str(exc))
+        except Exception as exc:  # a broken download: keep what was read, read the batch again later
+            self._flush_cache()
+            self.notify(
+                f"WARNING: {self.deployment.name}: batch {batch_id}: reading its results failed "
+                f"({type(exc).__name__}: {str(exc)[:300]}); the answers read are kept, the batch is read again later"
+            )
+            return False
         self._flush_cache()
         self._read.add(batch_id)
         if not self._unread_elsewhere(foreign):
@@ -399,6 +407,7 @@ class BatchClient(BaseClient):
                 job = jobs.get(sent[custom_id][0])
                 if job is not None and job.result is None:
                     job.last_failure = Failure("batch_unanswered", f"batch {batch_id}: {reason}", True)
+        return True
 
     def _line(self, raw: bytes | None, endpoint: str, problems: list[str]) -> Line | None:
         if raw is None:
@@ -467,7 +476,7 @@ class BatchClient(BaseClient):
         if job.result is not None:
             return job.result
         if why == "batch_unreadable":
-            message = "its batch's status cannot be read now; it is kept for the next run"
+            message = "its batch's status or results cannot be read now; it is kept for the next run"
         elif why == "batch_timeout":
             message = (
                 f"its batch had not ended after batch_timeout_s={self.settings.timeout_s:g}s; run again to collect"

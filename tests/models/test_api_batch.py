@@ -205,6 +205,21 @@ def test_a_status_the_api_does_not_define_keeps_the_batch(server: BatchServer, t
     assert server.seen.batches_created == 1
 
 
+def test_a_broken_download_keeps_the_batch_for_later_and_sends_nothing_again(
+    server: BatchServer, tmp_path: Path
+) -> None:
+    server.mode = "cut"
+    d = deployment(server, "anthropic", max_attempts=1)
+    client, cache, _ = batch_client(d, tmp_path)
+    got = client.process(requests(d, 3))
+    assert any(r.error_kind == "batch_unreadable" for r in got)
+    assert len(cache) == sum(r.success for r in got)  # the answers read before the break are kept
+    server.mode = "ok"
+    again = batch_client(d, tmp_path)[0].process(requests(d, 3))
+    assert all(r.success for r in again)
+    assert server.seen.batches_created == 1
+
+
 def test_batch_settings_are_checked(server: BatchServer, tmp_path: Path) -> None:
     with pytest.raises(ModelError, match="batch_retry must be one of batch, online"):
         batch_client(deployment(server, batch_retry="later"), tmp_path)

@@ -11,7 +11,7 @@ A batch ends after ``polls_to_end`` looks at it. ``mode`` makes it misbehave: ``
 ends), ``expire_first`` (the first batch expires without answering), ``garbage`` (lines that are
 not JSON), ``dupes`` (every answer twice, and an unknown custom_id), ``huge`` (a results file of
 ``huge_bytes`` padding after the answers), ``bad_status`` (a status the API does not define),
-``nan`` (log-probabilities that are not numbers).
+``nan`` (log-probabilities that are not numbers), ``cut`` (results downloads that break off).
 
 Bounded: 127.0.0.1 only, at most ``MAX_BODY_BYTES`` per request, ``max_requests`` in all, and it
 shuts itself down ``deadline_s`` after it starts.
@@ -238,9 +238,15 @@ class BatchServer:
 
             def _send(self, status: int, body: dict[str, Any] | bytes, content_type: str = "application/json") -> None:
                 data = body if isinstance(body, bytes) else json.dumps(body).encode()
+                cut = server.mode == "cut" and content_type != "application/json"
                 self.send_response(status)
                 self.send_header("Content-Type", content_type)
-                self.send_header("Content-Length", str(len(data)))
+                self.send_header("Content-Length", str(len(data) + (1000 if cut else 0)))
+                if cut:  # a results download that breaks off halfway
+                    self.end_headers()
+                    self.wfile.write(data[: len(data) // 2])
+                    self.close_connection = True
+                    return
                 self.end_headers()
                 self.wfile.write(data)
 
