@@ -93,7 +93,7 @@ class BatchServer:
         self._batches: dict[str, _Batch] = {}
         self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
         self._httpd.daemon_threads = True
-        self._httpd.handle_error = lambda request, address: None  # type: ignore[method-assign]  # a client hanging up
+        self._httpd.handle_error = lambda request, client_address: None  # type: ignore[method-assign]  # a client hanging up
         self._thread = threading.Thread(target=self._httpd.serve_forever, name="batch-server", daemon=True)
         self._timer = threading.Timer(deadline_s, self.stop)
         self._timer.daemon = True
