@@ -224,7 +224,6 @@ class BatchClient(BaseClient):
             for custom_id in self.journal.lines_of(batch.batch_id):
                 in_flight[custom_id] = batch.batch_id
         needed: dict[str, tuple[str, int]] = {}
-        calls: list[tuple[str, str, int, Callable[[], Any]]] = []
         for key, job in jobs.items():
             if job.result is not None:
                 continue
@@ -232,21 +231,20 @@ class BatchClient(BaseClient):
             if need is None:
                 self._answered(key, job)
                 continue
-            custom_id = line_id(key, need.index)
-            needed[custom_id] = (key, need.index)
-            if custom_id not in in_flight:
-                calls.append((custom_id, key, need.index, need.call))
+            needed[line_id(key, need.index)] = (key, need.index)
         waiting = {in_flight[c] for c in needed if c in in_flight}
-        waiting |= self._submit(calls, jobs)
+        waiting |= self._submit([(c, k, i) for c, (k, i) in needed.items() if c not in in_flight], jobs)
         return {c: kc for c, kc in needed.items() if jobs[kc[0]].result is None}, waiting
 
-    def _submit(self, calls: list[tuple[str, str, int, Callable[[], Any]]], jobs: dict[str, _Job]) -> set[str]:
-        """Write the lines to batch files (split by limits) and submit them; returns the new batch ids."""
-        tries = self.journal.tries([c[0] for c in calls])
+    def _submit(self, lines: list[tuple[str, str, int]], jobs: dict[str, _Job]) -> set[str]:
+        """Write the lines to batch files (split by limits) and submit them; returns the new batch ids.
+
+        Each line's body is built again from its request as it is written (nothing holds the bodies)."""
+        tries = self.journal.tries([line[0] for line in lines])
         limits = self.settings.limits
         chunks: dict[str, _Chunk] = {}
         ready: list[_Chunk] = []
-        for custom_id, key, index, call in calls:
+        for custom_id, key, index in lines:
             job = jobs[key]
             sent = tries.get(custom_id, 0)
             if sent > self.settings.max_retries:
@@ -256,8 +254,10 @@ class BatchClient(BaseClient):
                 job.result = self.inner._process_one(job.request)
                 self._answered(key, job)
                 continue
+            need = self._replay(key, job)
+            assert need is not None and need.index == index
             try:
-                owner, body = call_body(call)
+                owner, body = call_body(need.call)
                 endpoint = self.vendor.endpoint(owner)
                 data = self.vendor.line(custom_id, endpoint, body)
             except (TypeError, ValueError, UnicodeError) as exc:
