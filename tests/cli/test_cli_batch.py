@@ -2,13 +2,15 @@
 that speaks both batch APIs (:mod:`tests.support.batch_server`).
 
 A suite run with ``--batch`` gives the same answers and Parquet tables as the same suite online,
-and the server sees no online request; a helm-run killed (SIGKILL) once its batch is submitted
+the same site (timing figures aside, as between any two online runs), and the server sees
+no online request; a helm-run killed (SIGKILL) once its batch is submitted
 and started again creates no second batch and completes the suite; ``--no-wait`` submits and
 leaves the suite partial, and the same command collects it."""
 
 from __future__ import annotations
 
 import os
+import re
 import signal
 import sqlite3
 import subprocess
@@ -96,6 +98,40 @@ def _tables(suite_dir: Path) -> dict[str, list[str]]:
     return out
 
 
+TIMING = (
+    (re.compile(r'"latency_s":[-0-9.e]+'), '"latency_s":T'),  # the instance browser's request rows
+    (re.compile(r'<td class="num" data-sort="[^"]*">[^<]*</td>(\s*</tr>)'), r"<td>T</td>\1"),  # models: latency
+)
+
+
+def _site(suite_dir: Path) -> dict[str, str]:
+    """Every file of the suite's site, its timing figures masked."""
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "holistic.cli.summarize",
+            "--suite",
+            suite_dir.name,
+            "--output-dir",
+            str(suite_dir.parent),
+        ],
+        env=_env(),
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr
+    out: dict[str, str] = {}
+    for path in sorted((suite_dir / "site").rglob("*")):
+        if path.is_file():
+            text = path.read_text(encoding="utf-8", errors="replace")
+            for pattern, mask in TIMING:
+                text = pattern.sub(mask, text)
+            out[str(path.relative_to(suite_dir / "site"))] = text
+    return out
+
+
 def _batch_column(suite_dir: Path) -> set[bool]:
     return {
         r["batch"] for run in SuiteReader(suite_dir).runs for r in pq.read_table(run.table_path("requests")).to_pylist()
@@ -118,6 +154,9 @@ def test_batch_suite_equals_online_suite_and_sends_nothing_online(tmp_path: Path
     online_tables, batch_tables = _tables(tmp_path / "online" / "tiny"), _tables(tmp_path / "batched" / "tiny")
     assert any(name.endswith("/annotations") and rows for name, rows in online_tables.items())
     assert online_tables == batch_tables
+    online_site, batch_site = _site(tmp_path / "online" / "tiny"), _site(tmp_path / "batched" / "tiny")
+    assert "models.html" in online_site and any(name.startswith("data/") for name in online_site)
+    assert online_site == batch_site
     assert _batch_column(tmp_path / "online" / "tiny") == {False}
     assert _batch_column(tmp_path / "batched" / "tiny") == {True}
 
