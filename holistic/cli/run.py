@@ -156,7 +156,14 @@ def _add_how_to_run(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--no-wait",
         action="store_true",
-        help="if another helm-run is writing the same suite, stop at once (exit 2) instead of waiting",
+        help="if another helm-run is writing the same suite, stop at once (exit 2) instead of waiting; in batch "
+        "mode, submit the batches and stop (the suite is partial: the same command later collects the answers)",
+    )
+    p.add_argument(
+        "--batch",
+        action="store_true",
+        help="send the requests of every openai and anthropic deployment (judges included) through the provider's "
+        "batch API (half the price, answers within 24 h); resumable: a rerun polls the batches already submitted",
     )
     p.add_argument(
         "--executor",
@@ -217,6 +224,8 @@ def _options(args: argparse.Namespace) -> RunOptions:
         models_file=args.models_file,
         executor=args.executor,
         wait_for_lock=not args.no_wait,
+        batch=args.batch,
+        wait_for_batches=not args.no_wait,
         ray_address=args.address,
         plugins=tuple(args.plugins),
     )

@@ -268,6 +268,8 @@ class RequestResult:
     cost_usd: float = 0.0
     engine: str = ""
     """Which engine served it (e.g. ``transformers``, ``llama.cpp``)."""
+    batch: bool = False
+    """Answered through the provider's batch API (priced at its batch rate)."""
 
     @classmethod
     def failure(

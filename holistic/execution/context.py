@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from holistic.core.interfaces import Client, TokenizerResolver
 from holistic.core.secrets import Redactor
-from holistic.core.types import ModelDeployment
+from holistic.core.types import ModelDeployment, Request, RequestResult
 from holistic.execution.options import RunOptions
 from holistic.models.cache import RequestCache, ResultCache
 from holistic.models.counting import tokenizer_resolver
@@ -24,6 +25,8 @@ class ExecutionContext:
     cache: ResultCache | None
     redactor: Redactor = field(default_factory=Redactor)
     """Values of every API key the registry declares: scrubbed from answers before they are written."""
+    on_batch_answer: Callable[[Request, RequestResult], None] | None = None
+    """Called with each request and its result as batch answers are read (a spending tracker's hook)."""
     _clients: dict[str, Client] = field(default_factory=dict)
     _tokenizers: TokenizerResolver | None = None
 
@@ -51,8 +54,32 @@ class ExecutionContext:
 
     def client(self, deployment: ModelDeployment) -> Client:
         if deployment.name not in self._clients:
-            self._clients[deployment.name] = create_client(deployment)
+            self._clients[deployment.name] = self._batched(create_client(deployment))
         return self._clients[deployment.name]
+
+    def _batched(self, client: Client) -> Client:
+        """``client`` itself, or its batch-mode wrapper when ``batch: true`` or ``--batch`` asks for it."""
+        from holistic.models.batch_spec import wants_batch
+
+        d = client.deployment
+        if not wants_batch(d.provider, d.args, self.options.batch):
+            return client
+        from holistic.execution.serving import redact_result
+        from holistic.models.api_client import ApiClient
+        from holistic.models.batch_client import BatchClient
+        from holistic.models.validate import checked
+
+        if not isinstance(client, ApiClient):
+            return client
+        redactor = self.redactor
+        return BatchClient(
+            client,
+            folder=self.options.cache_path().parent,
+            cache=self.cache,
+            clean=lambda result: checked(redact_result(result, redactor)),
+            wait=self.options.wait_for_batches,
+            on_answer=self.on_batch_answer,
+        )
 
     def close(self) -> None:
         clients, self._clients = self._clients, {}

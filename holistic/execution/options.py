@@ -68,6 +68,11 @@ class RunOptions:
 
     wait_for_lock: bool = True
     """Another process writing the same suite: wait for it (``True``) or stop at once (``--no-wait``)."""
+    batch: bool = False
+    """``--batch``: every deployment whose provider has a batch API goes by batch (``batch: true`` in a
+    models file does it for one deployment); see :mod:`holistic.models.batch_client`."""
+    wait_for_batches: bool = True
+    """Batch mode: wait for the batches (``True``) or submit them and leave the suite partial (``--no-wait``)."""
     ray_address: str | None = None
     """Ray cluster to join (``--address``; default ``$RAY_ADDRESS``, else a local cluster)."""
     plugins: tuple[str, ...] = ()

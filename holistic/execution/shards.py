@@ -158,6 +158,7 @@ def requests_table(keys: JoinKeys, states: Sequence[RequestState], cache_keys: S
                 "cached": bool(res is not None and res.cached),
                 "attempts": res.attempts if res is not None else 0,
                 "cost_usd": float(res.cost_usd) if res is not None else 0.0,
+                "batch": bool(res is not None and res.batch),
                 "engine": res.engine if res is not None else "",
                 "cache_key": key,
             }

@@ -19,9 +19,10 @@ import anthropic
 
 from holistic.core.types import Completion, ModelDeployment, Request, RequestResult
 from holistic.models.api_client import ApiClient, Attempts, sdk_call, stop_locally
+from holistic.models.batch_spec import BATCH_ARGS
 from holistic.models.reliability import OPERATIONAL_ARGS, Failure, classify
 
-PROVIDER_ARGS = frozenset({"base_url"}) | OPERATIONAL_ARGS
+PROVIDER_ARGS = frozenset({"base_url"}) | OPERATIONAL_ARGS | BATCH_ARGS
 
 _FINISH = {"end_turn": "stop", "stop_sequence": "stop", "max_tokens": "length"}
 

@@ -40,6 +40,7 @@ from holistic.core.types import Completion, ModelDeployment, Request, RequestRes
 from holistic.models.adaptive import AdaptiveLimit
 from holistic.models.approx_tokenizer import ApproxTokenizer
 from holistic.models.base_client import BaseClient
+from holistic.models.batch_spec import BATCH_ARGS
 from holistic.models.keys import api_key, redact
 from holistic.models.reliability import (
     OPERATIONAL_ARGS,
@@ -103,15 +104,23 @@ def sdk_call(create: Callable[..., T], params: dict[str, Any]) -> Callable[[], T
     """``create(**params)`` as a thunk; fields the installed SDK does not declare (SDKs drop
     sampling parameters from their signatures over time) travel in ``extra_body``, so the
     request on the wire is the same whatever the SDK version."""
-    try:
-        declared = set(inspect.signature(create).parameters)
-    except (TypeError, ValueError):
+    declared = _declared(getattr(create, "__func__", create))
+    if declared is None:
         return functools.partial(create, **params)
     known = {k: v for k, v in params.items() if k in declared}
     extra = {k: v for k, v in params.items() if k not in declared}
     if extra:
         known["extra_body"] = {**extra, **dict(params.get("extra_body") or {})}
     return functools.partial(create, **known)
+
+
+@functools.lru_cache(maxsize=64)
+def _declared(function: Callable[..., Any]) -> frozenset[str] | None:
+    """The parameter names ``function`` declares (``None`` when it cannot be inspected); read once each."""
+    try:
+        return frozenset(inspect.signature(function).parameters)
+    except (TypeError, ValueError):
+        return None
 
 
 class RequestFailed(Exception):
@@ -203,7 +212,7 @@ class ApiClient(BaseClient):
     def identity(self) -> dict[str, Any]:
         """Provider, model id, endpoint and engine; no key and no operational settings."""
         ident = self.deployment.identity()
-        ident["args"] = {k: v for k, v in ident["args"].items() if k not in OPERATIONAL_ARGS}
+        ident["args"] = {k: v for k, v in ident["args"].items() if k not in OPERATIONAL_ARGS | BATCH_ARGS}
         return {**ident, "engine": self.engine_name}
 
     def tokenizer(self) -> Tokenizer:
@@ -291,11 +300,13 @@ class ApiClient(BaseClient):
             )
         return ConcurrencyLimit(ceiling)
 
-    def _process_one(self, request: Request) -> RequestResult:
+    def _process_one(self, request: Request, attempts: Attempts | None = None) -> RequestResult:
+        """Serve one request; ``attempts`` may answer its SDK calls some other way (batch mode's replay)."""
         reason = self.unsupported(request)
         if reason is not None:
             return RequestResult.failure(reason, "unsupported", attempts=0, engine=self.engine_name)
-        attempts = Attempts(self, sha256_hex(canonical_json(request.canonical())))
+        if attempts is None:
+            attempts = Attempts(self, sha256_hex(canonical_json(request.canonical())))
         try:
             result = self._serve(request, attempts)
         except RequestFailed as exc:

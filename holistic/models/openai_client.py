@@ -39,6 +39,7 @@ import openai
 
 from holistic.core.types import Completion, ModelDeployment, Request, RequestResult, Token
 from holistic.models.api_client import ApiClient, Attempts, RequestFailed, sdk_call, stop_locally
+from holistic.models.batch_spec import BATCH_ARGS
 from holistic.models.echo_alignment import PROBE_PROMPT, SHIFTED, EchoAlignment, judge, shifted_logprobs
 from holistic.models.reliability import OPERATIONAL_ARGS, Failure, ProviderFailure, classify
 
@@ -55,6 +56,7 @@ PROVIDER_ARGS = (
         }
     )
     | OPERATIONAL_ARGS
+    | BATCH_ARGS
 )
 
 MAX_COMPLETIONS_LOGPROBS = 5

@@ -25,6 +25,7 @@ from holistic.core.located_yaml import DocPath, Locations, load_source
 from holistic.core.resources import project_path
 from holistic.core.secrets import is_secret_name
 from holistic.core.types import Capabilities, ModelDeployment
+from holistic.models.batch_spec import BATCH_PROVIDERS, no_batch_api
 
 SCHEMA_PATH = project_path("schemas", "models.schema.json")
 """The registry file schema, in the repository's ``schemas/`` folder."""
@@ -150,6 +151,8 @@ def _validate(data: Any, where: Locations, known_providers: Collection[str]) -> 
                 msg = f"unknown provider {entry['provider']!r}"
                 msg += f"; did you mean {hint[0]!r}?" if hint else f" (known: {', '.join(sorted(known_providers))})"
                 raise where.error((section, i, "provider"), msg)
+            if entry.get("batch") and entry["provider"] not in BATCH_PROVIDERS:
+                raise where.error((section, i, "batch"), f"batch: true: {no_batch_api(entry['provider'])}")
             label = entry.get("name") if section == "models" else entry.get("pattern")
             if isinstance(label, str):
                 problem = model_name_problem(label)
@@ -204,7 +207,7 @@ def _deployment(entry: Mapping[str, Any], name: str, default_model_id: str) -> M
         name=name,
         provider=entry["provider"],
         model_id=entry.get("model_id", default_model_id),
-        args=dict(entry.get("args") or {}),
+        args={**dict(entry.get("args") or {}), **({"batch": True} if entry.get("batch") else {})},
         tokenizer=entry.get("tokenizer"),
         context_window=int(entry.get("context_window", 2048)),
         max_output_tokens=int(entry.get("max_output_tokens", 512)),

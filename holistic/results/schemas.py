@@ -210,6 +210,12 @@ REQUESTS: tuple[Column, ...] = (
     Column("cached", pa.bool_(), "Served from the request cache in this execution."),
     Column("attempts", pa.int64(), "Attempts made (retries + 1)."),
     Column("cost_usd", pa.float64(), "Estimated price of the call."),
+    Column(
+        "batch",
+        pa.bool_(),
+        "Answered through the provider's batch API (see docs/models.md); null where not recorded (imports).",
+        nullable=True,
+    ),
     Column("engine", pa.string(), "Engine that served the request (e.g. transformers, llama.cpp)."),
     Column("cache_key", pa.string(), "Request cache key (sha256 of model identity + canonical request)."),
     RAW_COLUMN,

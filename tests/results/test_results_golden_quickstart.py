@@ -65,16 +65,16 @@ def suite_snapshot(suite_dir: Path, *, with_annotations: bool = False) -> dict[s
 
 
 def assert_same_snapshot(snapshot: dict[str, Any], golden: dict[str, Any]) -> None:
-    """Every golden row is in ``snapshot`` value for value; a column added since is null everywhere."""
+    """Every golden row is in ``snapshot`` value for value; a column added since is null (or false) everywhere."""
     assert sorted(snapshot) == sorted(golden), "the run ids changed"
     for run_id, tables in golden.items():
         for table, rows in tables.items():
             got = snapshot[run_id][table]
             assert len(got) == len(rows), f"{run_id}/{table}: {len(got)} rows, golden has {len(rows)}"
             for i, (row, want) in enumerate(zip(got, rows, strict=True)):
-                # A column added since the golden was written is no change while it is null
-                # everywhere (a nullable column for a feature this suite does not use).
-                added = sorted(c for c in set(row) - set(want) if row[c] is not None)
+                # A column added since the golden was written is no change while it is null (or
+                # false) everywhere (a column for a feature this suite does not use).
+                added = sorted(c for c in set(row) - set(want) if row[c] is not None and row[c] is not False)
                 assert not added and set(want) <= set(row), f"{run_id}/{table} row {i}: columns changed {added}"
                 for column, value in want.items():
                     assert row[column] == value, (
