@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, TypedDict
 
 from holistic.api.running import SpecLimits
-from holistic.cli.common import env_path, patterns, positive_int, run_main
+from holistic.cli.common import dollars, env_path, patterns, positive_int, run_main
 from holistic.core.templates import TemplateLimits
 from holistic.execution.options import EXECUTORS, RunOptions
 from holistic.results.fs import local_folder, location
@@ -183,6 +183,15 @@ def _add_limits(p: argparse.ArgumentParser) -> None:
         help="runs one spec may make, counted before expanding; --plan says how many a spec makes "
         f"(default: {DEFAULT_MAX_RUNS})",
     )
+    limits.add_argument(
+        "--max-cost",
+        type=dollars,
+        metavar="USD",
+        help="a budget in US dollars: a suite whose forecast upper bound (--plan's cost, from the models file's "
+        "prices) is above it is refused before anything is sent, and once this execution has spent it (from the "
+        "providers' reported usage) nothing new is sent: the suite stays partial (exit 3) and a rerun with a "
+        "higher --max-cost finishes it (default: no budget)",
+    )
     template_defaults = TemplateLimits()
     for option, default, what in (
         ("--max-template-chars", template_defaults.max_chars, "characters one render of a user template may build"),
@@ -215,6 +224,7 @@ def _options(args: argparse.Namespace) -> RunOptions:
         wait_for_lock=not args.no_wait,
         ray_address=args.address,
         plugins=tuple(args.plugins),
+        max_cost_usd=args.max_cost,
     )
 
 
