@@ -146,6 +146,24 @@ def test_a_budget_reached_mid_run_leaves_a_partial_suite_that_a_higher_budget_co
         total += execution["cost_usd"]
     assert suite["cost_usd"] == pytest.approx(total)
     assert f"cost: ${total:,.2f}" in out
+    assert_site_shows_costs(tmp_path / "out", total)
+
+
+def assert_site_shows_costs(out: Path, total: float) -> None:
+    """The run pages show each run's cost and the models page the model's."""
+    from holistic.cli.summarize import main as summarize
+
+    assert summarize(["--suite", "priced", "--output-dir", str(out)]) == 0
+    site = out / "priced" / "site"
+    shown = 0.0
+    for run in (out / "priced" / "runs").iterdir():
+        cost = json.loads((run / "artifacts.json").read_text())["execution"]["cost_usd"]
+        page = (site / "runs" / f"{run.name}.html").read_text()
+        assert f'<th scope="row">Cost</th><td class="cost">${cost:.4f}' in page
+        shown += cost
+    assert shown == pytest.approx(total)
+    models = (site / "models.html").read_text()
+    assert "Cost (USD)" in models and f">{total:.4f}</td>" in models  # the model's requests, summed
 
 
 def max_request_usd(tmp_path: Path) -> float:
