@@ -28,6 +28,7 @@ from pathlib import Path
 from holistic.core.types import ModelDeployment, RequestState, RunSpec
 from holistic.execution.rates import _read, _write
 from holistic.models.pricing import format_usd, is_priced, request_price
+from holistic.models.registry import runs_in_process
 
 OUTPUT_LENGTHS_FILE = "output_lengths.json"
 
@@ -60,6 +61,9 @@ class CostForecast:
             tuple(dict.fromkeys((*self.unpriced, *other.unpriced))),
             self.unsized or other.unsized,
         )
+
+
+FREE = CostForecast(expected_from="free")
 
 
 class OutputLengths:
@@ -106,6 +110,8 @@ def forecast_run(
     recorded: OutputLengths | None,
 ) -> CostForecast:
     """The run's forecast (see the module docstring)."""
+    if not run.judges and runs_in_process(deployment.provider):
+        return FREE  # a model on this machine, unjudged: nothing to price (a plan of 50,000 runs stays prompt)
     names = [deployment.name, *(j.model for j in run.judges)]
     deployments = {deployment.name: deployment, **{j.model: judge_deployment(j.model) for j in run.judges}}
     unpriced = tuple(dict.fromkeys(n for n in names if not is_priced(deployments[n])))

@@ -187,7 +187,7 @@ def make_plan(
             judge_deployment=catalog.model,
             recorded=output_lengths,
         )
-        rows.append(replace(_plan_row(run, deployment, size, verdict, rates, concurrency), cost=cost))
+        rows.append(_plan_row(run, deployment, size, verdict, rates, concurrency, cost))
         for deviation in verdict.deviations:
             warning = f"warning: protocol 'helm' with a named deviation: {deviation}"
             if warning not in notes:
@@ -225,6 +225,7 @@ def _plan_row(
     verdict: Conformance,
     rates: Rates | None,
     concurrency: int,
+    cost: CostForecast | None = None,
 ) -> PlanRow:
     """One run's row: its size, its time estimate (when ``rates`` are known) and its conformance."""
     return PlanRow(
@@ -251,6 +252,7 @@ def _plan_row(
         else None,
         conformance=verdict,
         judges=tuple(j.label for j in run.judges),
+        cost=cost,
     )
 
 
