@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 
 from holistic.core.templates import TemplateLimits
 from holistic.execution.options import RunOptions
+from holistic.scenarios.loading.data_limits import DataLimits
 from holistic.spec.expand import DEFAULT_MAX_RUNS
 
 if TYPE_CHECKING:
@@ -48,6 +49,10 @@ class SpecLimits:
     template: TemplateLimits = field(default_factory=TemplateLimits)
     """Characters, loop steps and nesting of one render of a user template
     (``--max-template-chars``, ``--max-template-steps``, ``--max-template-depth``)."""
+
+    data: DataLimits = field(default_factory=DataLimits)
+    """What reading and shaping one data file may spend: decompression ratio, size, field size, pattern time
+    (``--max-data-*``, ``--max-pattern-seconds``)."""
 
 
 @dataclass(frozen=True)
@@ -182,6 +187,7 @@ def prepare(
     from holistic.execution.runner import prepare_runs
     from holistic.execution.selection import SelectionError, select_runs
     from holistic.results.layout import check_suite_name
+    from holistic.scenarios.loading.data_limits import configure_data_limits
     from holistic.spec import compile_spec
 
     if selection.limit is not None and selection.max_eval_instances is not None:
@@ -191,6 +197,7 @@ def prepare(
     elif selection.max_eval_instances is not None:
         options = dataclasses.replace(options, max_eval_instances=selection.max_eval_instances)
     configure(limits.template)
+    configure_data_limits(limits.data)
     load_plugins(options.plugins)
     compiled = compile_spec(Path(spec), models_file=options.models_file, max_runs=limits.max_runs)
     if selection.suite is not None:
