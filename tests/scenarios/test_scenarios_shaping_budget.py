@@ -145,7 +145,7 @@ def test_the_docs_keyed_join_works_and_a_bare_on_says_why_it_is_now_key(tmp_path
     example = example.replace("answers.jsonl", str(tmp_path / "answers.jsonl"))
     args = f"      path: {tmp_path / 'q.jsonl'}\n      {example}\n      fields: {{input: q, output: gold_a}}\n"
     code, out, err = plan(tmp_path, args)
-    assert code == 0, err
+    assert code == 0 and "Runs (1):" in out, err
     code, _, err = plan(tmp_path, args.replace("key: qid, right_key:", "on: qid, right_on:"))
     assert code == 2
     one_error_line(err, "spec.yaml:7:", "YAML 1.1 reads a bare 'on:' as true", "now named 'key'")
