@@ -286,7 +286,7 @@ def _make_plan(
     prepared: Prepared, registry: ModelRegistry, *, calibrate: bool = False, on_message: Messages | None = None
 ) -> Plan:
     """The plan of ``prepared``'s runs, with this machine's speeds and recorded completion lengths."""
-    from holistic.execution.forecast import OUTPUT_LENGTHS_FILE, OutputLengths
+    from holistic.execution.costs import OUTPUT_LENGTHS_FILE, OutputLengths
     from holistic.execution.plan import make_plan
     from holistic.execution.rates import RATES_FILE, Rates
 

@@ -158,8 +158,7 @@ def annotate_with(
 
     pending = sorted(prompts)
     last_error: dict[int, str] = {}
-    hits = calls = 0
-    cost = 0.0
+    hits, calls, cost = 0, 0, 0.0
     for attempt in range(judge.retries + 1):
         if not pending:
             break

@@ -44,7 +44,7 @@ from holistic.core.types import AdapterSpec, Instance, ModelDeployment, PerInsta
 from holistic.execution import shards
 from holistic.execution.annotation import JudgeStats, annotate
 from holistic.execution.context import ExecutionContext
-from holistic.execution.forecast import run_cost
+from holistic.execution.costs import run_cost
 from holistic.execution.options import RunOptions
 from holistic.execution.progress import Progress
 from holistic.execution.reports import COMPLETE, PARTIAL, Headline, RunReport
@@ -265,7 +265,7 @@ def _record_rate(ctx: ExecutionContext, run: RunSpec, states: Sequence[RequestSt
     rates = Rates(ctx.options.cache_path().parent / RATES_FILE)
     rates.add(run.model, work_kind(run.adapter), tokens=tokens, seconds=seconds, requests=len(fresh))
     if not run.adapter.scores_loglikelihood:  # what --plan's cost forecast expects a completion to be
-        from holistic.execution.forecast import OUTPUT_LENGTHS_FILE, OutputLengths
+        from holistic.execution.costs import OUTPUT_LENGTHS_FILE, OutputLengths
 
         lengths = OutputLengths(ctx.options.cache_path().parent / OUTPUT_LENGTHS_FILE)
         generated = sum(r.completion_tokens for r in fresh.values())

@@ -19,7 +19,8 @@ from holistic.core.interfaces import METRIC_CATEGORIES
 from holistic.core.naming import RunFacts, cut, display_names, format_value
 from holistic.core.specs import ProtocolName
 from holistic.core.types import ModelDeployment, RunSpec
-from holistic.execution.forecast import CostForecast, OutputLengths, cost_lines, forecast_run, total
+from holistic.execution.costs import OutputLengths
+from holistic.execution.forecast import CostForecast, cost_lines, forecast_run, total
 from holistic.execution.prompt_sizes import PromptCount, plan_prompt_tokens
 from holistic.execution.rates import Estimate, Rates, estimate, format_seconds
 from holistic.metrics.registry import select_metrics
