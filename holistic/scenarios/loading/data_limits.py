@@ -50,7 +50,7 @@ class DataLimits:
     """Decompressed bytes per byte of a gzip file (``--max-data-decompression-ratio``)."""
     max_file_mib: int = 256
     """Decompressed MiB of a file read whole (``--max-data-file-mib``)."""
-    max_field_chars: int = 10_000_000
+    max_field_chars: int = 200_000_000
     """Characters of one field (``--max-data-field-chars``)."""
     max_field_items: int = 100_000
     """List elements of one field, e.g. a ``concat`` column (``--max-data-field-items``)."""

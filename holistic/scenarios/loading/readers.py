@@ -19,7 +19,7 @@ from holistic.core.errors import DataSourceError
 from holistic.core.jsonl import numbered_json_objects
 from holistic.scenarios.loading.data_limits import DataLimits, configure_data_limits, open_binary
 
-# Some benchmark CSVs hold whole articles in one field: up to the field limit (10 M characters by default).
+# Some benchmark CSVs hold whole articles in one field: up to the field limit (200 M characters by default).
 configure_data_limits(DataLimits())
 
 
