@@ -221,3 +221,15 @@ def test_spending_refuses_once_reached_and_counts_refusals() -> None:
     assert not spending.allows() and not spending.allows()
     assert spending.refused == 2 and spending.reached
     assert "--max-cost $1.00 was reached" in spending.refusal()
+
+
+def test_the_python_api_holds_the_same_budget(tmp_path: Path, server: RateLimitedServer) -> None:
+    import holistic
+    from holistic.core.errors import LimitError
+    from holistic.execution.options import RunOptions
+
+    argv = write_suite(tmp_path, server.url)
+    options = RunOptions(models_file=Path(argv[2]), max_cost_usd=0.10)
+    with pytest.raises(LimitError, match=r"--max-cost \$0.10: refused before sending anything"):
+        holistic.run(argv[0], output_dir=tmp_path / "out", options=options)
+    assert server.stats().served == 0
