@@ -233,3 +233,24 @@ def test_the_python_api_holds_the_same_budget(tmp_path: Path, server: RateLimite
     with pytest.raises(LimitError, match=r"--max-cost \$0.10: refused before sending anything"):
         holistic.run(argv[0], output_dir=tmp_path / "out", options=options)
     assert server.stats().served == 0
+
+
+def test_plan_prices_the_judges_at_their_deployments_prices(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from tests.execution.judge_fixture import MODELS, judge_entry
+    from tests.execution.judge_fixture import write_suite as write_judged
+
+    spec = write_judged(tmp_path, [judge_entry("loopback/judge")])
+    (tmp_path / "models.yaml").write_text(
+        MODELS + "  - name: loopback/judge\n    provider: openai\n    model_id: judge\n    max_output_tokens: 64\n"
+        "    args: {base_url: 'http://127.0.0.1:9/v1'}\n    price: {input_per_million: 1000, output_per_million: 2000}\n",
+        encoding="utf-8",
+    )
+    assert main([str(spec), "--models-file", str(tmp_path / "models.yaml"), "--plan"]) == 0
+    out = capsys.readouterr().out
+    online_expected, online_upper, _, batch_upper = dollars(out, "total")
+    judges = float(out.split("(judges included: up to $")[1].split()[0])
+    assert judges == pytest.approx(online_upper, abs=0.01) and online_upper > 0  # the candidate is free
+    # four verdicts of at most 64 tokens (the judge's max_output_tokens) at $2000/M, and four prompts of the
+    # template, the question and the answer at $1000/M
+    assert 4 * 64 * 2000 / 1e6 < online_upper < 4 * (64 * 2000 + 300 * 1000) / 1e6
+    assert batch_upper == pytest.approx(online_upper / 2, abs=0.01) and online_expected <= online_upper
