@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 
 from holistic.core.templates import TemplateLimits
 from holistic.execution.options import RunOptions
+from holistic.scenarios.loading.data_limits import DataLimits
 from holistic.spec.expand import DEFAULT_MAX_RUNS
 
 if TYPE_CHECKING:
@@ -48,6 +49,10 @@ class SpecLimits:
     template: TemplateLimits = field(default_factory=TemplateLimits)
     """Characters, loop steps and nesting of one render of a user template
     (``--max-template-chars``, ``--max-template-steps``, ``--max-template-depth``)."""
+
+    data: DataLimits = field(default_factory=DataLimits)
+    """What reading and shaping one data file may spend: decompression ratio, size, field size, pattern time
+    (``--max-data-*``, ``--max-pattern-seconds``)."""
 
 
 @dataclass(frozen=True)
@@ -182,6 +187,7 @@ def prepare(
     from holistic.execution.runner import prepare_runs
     from holistic.execution.selection import SelectionError, select_runs
     from holistic.results.layout import check_suite_name
+    from holistic.scenarios.loading.data_limits import configure_data_limits
     from holistic.spec import compile_spec
 
     if selection.limit is not None and selection.max_eval_instances is not None:
@@ -191,6 +197,7 @@ def prepare(
     elif selection.max_eval_instances is not None:
         options = dataclasses.replace(options, max_eval_instances=selection.max_eval_instances)
     configure(limits.template)
+    configure_data_limits(limits.data)
     load_plugins(options.plugins)
     compiled = compile_spec(Path(spec), models_file=options.models_file, max_runs=limits.max_runs)
     if selection.suite is not None:
@@ -254,8 +261,6 @@ def plan(
     """
     from holistic.core.errors import ModelError
     from holistic.core.extras import MissingExtraError
-    from holistic.execution.plan import make_plan
-    from holistic.execution.rates import RATES_FILE, Rates
     from holistic.execution.runner import check_runnable
     from holistic.metrics.sandbox import SandboxUnavailable
     from holistic.models.registry import ModelRegistry
@@ -264,16 +269,7 @@ def plan(
     prepared = prepare(spec, selection, run_options(options, None), limits or SpecLimits(), on_warning)
     runs, options = prepared.runs, prepared.options
     registry = ModelRegistry(options.models_file)
-    rates = Rates(options.cache_path().parent / RATES_FILE)
-    if calibrate:
-        _calibrate(runs, registry, rates, on_message or _log.info)
-    made = make_plan(
-        dataclasses.replace(prepared.compiled, runs=runs),
-        model_registry=registry,
-        data_root=options.data_root,
-        rates=rates,
-        concurrency=options.concurrency,
-    )
+    made = _make_plan(prepared, registry, calibrate=calibrate, on_message=on_message)
     not_runnable = None
     try:
         check_runnable(runs, registry)
@@ -284,6 +280,62 @@ def plan(
     ) as exc:  # the plan is still worth seeing; running would stop here
         not_runnable = str(exc)
     return PlanResult(prepared.compiled, prepared.runs, prepared.options, plan=made, not_runnable=not_runnable)
+
+
+def _make_plan(
+    prepared: Prepared, registry: ModelRegistry, *, calibrate: bool = False, on_message: Messages | None = None
+) -> Plan:
+    """The plan of ``prepared``'s runs, with this machine's speeds and recorded completion lengths."""
+    from holistic.execution.costs import OUTPUT_LENGTHS_FILE, OutputLengths
+    from holistic.execution.plan import make_plan
+    from holistic.execution.rates import RATES_FILE, Rates
+
+    options = prepared.options
+    rates = Rates(options.cache_path().parent / RATES_FILE)
+    if calibrate:
+        _calibrate(prepared.runs, registry, rates, on_message or _log.info)
+    return make_plan(
+        dataclasses.replace(prepared.compiled, runs=prepared.runs),
+        model_registry=registry,
+        data_root=options.data_root,
+        rates=rates,
+        concurrency=options.concurrency,
+        output_lengths=OutputLengths(options.cache_path().parent / OUTPUT_LENGTHS_FILE),
+    )
+
+
+def check_budget(prepared: Prepared) -> None:
+    """Refuse, before anything is sent, a suite whose forecast upper bound is above ``--max-cost``
+    (:class:`~holistic.core.errors.LimitError`, exit 2, with the figures); also one with a model
+    that has no price or a run whose size is unknown, since no budget can hold for them."""
+    from holistic.core.errors import LimitError
+    from holistic.models.pricing import format_usd
+    from holistic.models.registry import ModelRegistry
+
+    limit = prepared.options.max_cost_usd
+    if limit is None:
+        return
+    plan = _make_plan(prepared, ModelRegistry(prepared.options.models_file))
+    cost = plan.cost
+    if cost.unpriced:
+        raise LimitError(
+            f"--max-cost {format_usd(limit)}: {', '.join(cost.unpriced)} ha{'s' if len(cost.unpriced) == 1 else 've'} "
+            "no price in the models file, so no budget can hold; give it a price: {input_per_million, "
+            "output_per_million} (helm-run SPEC --plan shows the forecast)"
+        )
+    unsized = [row.run_id for row in plan.rows if row.cost is not None and row.cost.unsized]
+    if unsized:
+        raise LimitError(
+            f"--max-cost {format_usd(limit)}: the size of {len(unsized)} run(s) is unknown ({', '.join(unsized[:3])}), "
+            "so their cost cannot be bounded; cap them with --max-eval-instances or --limit"
+        )
+    if cost.online_upper > limit:
+        raise LimitError(
+            f"--max-cost {format_usd(limit)}: refused before sending anything: the suite's forecast is up to "
+            f"{format_usd(cost.online_upper)} online (expected {format_usd(cost.online_expected)}; in batch mode "
+            f"{format_usd(cost.batch_expected)} expected, up to {format_usd(cost.batch_upper)}). Raise --max-cost, "
+            "or run fewer instances (--max-eval-instances, --limit); helm-run SPEC --plan shows it per run"
+        )
 
 
 def _calibrate(runs: Sequence[RunSpec], registry: ModelRegistry, rates: Rates, say: Messages) -> None:
@@ -397,6 +449,7 @@ def run(
 
     selection = Selection(suite, tuple(models), tuple(scenarios), max_eval_instances, limit)
     prepared = prepare(spec, selection, run_options(options, output_dir), limits or SpecLimits(), on_warning)
+    check_budget(prepared)
     if isinstance(progress, bool):
         progress = make_progress() if progress else NullProgress()
     report = run_suite(prepared.compiled, prepared.options, runs=prepared.runs, progress=progress)

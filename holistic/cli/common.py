@@ -13,6 +13,7 @@ Exit codes: 0 success; 1 finished but some run failed; 2 bad input or environmen
 from __future__ import annotations
 
 import argparse
+import math
 import os
 import signal
 import sys
@@ -94,6 +95,28 @@ def patterns(values: Sequence[str] | None) -> list[str]:
     for value in values or ():
         out.extend(p.strip() for p in value.split(",") if p.strip())
     return out
+
+
+def dollars(text: str) -> float:
+    """argparse type: a finite amount of US dollars >= 0 (``5``, ``2.50``, ``$10``)."""
+    try:
+        value = float(text.strip().removeprefix("$"))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected an amount of US dollars such as 2.50, got {text!r}") from None
+    if not math.isfinite(value) or value < 0:
+        raise argparse.ArgumentTypeError(f"expected a finite amount of dollars >= 0, got {text!r}")
+    return value
+
+
+def positive_float(text: str) -> float:
+    """argparse type: a finite number > 0."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
+    if not math.isfinite(value) or value <= 0:
+        raise argparse.ArgumentTypeError(f"expected a finite number > 0, got {text!r}")
+    return value
 
 
 def positive_int(text: str) -> int:

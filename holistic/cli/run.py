@@ -16,10 +16,11 @@ from typing import TYPE_CHECKING, TypedDict
 
 from holistic.api.running import SpecLimits
 from holistic.cli import helm_entries
-from holistic.cli.common import env_path, patterns, positive_int, run_main
+from holistic.cli.common import dollars, env_path, patterns, positive_float, positive_int, run_main
 from holistic.core.templates import TemplateLimits
 from holistic.execution.options import EXECUTORS, RunOptions
 from holistic.results.fs import local_folder, location
+from holistic.scenarios.loading.data_limits import DataLimits
 from holistic.spec.expand import DEFAULT_MAX_RUNS
 
 if TYPE_CHECKING:
@@ -194,6 +195,16 @@ def _add_limits(p: argparse.ArgumentParser) -> None:
         help="runs one spec may make, counted before expanding; --plan says how many a spec makes "
         f"(default: {DEFAULT_MAX_RUNS})",
     )
+    limits.add_argument(
+        "--max-cost",
+        type=dollars,
+        metavar="USD",
+        help="a budget in US dollars: a suite whose forecast upper bound (--plan's cost, from the models file's "
+        "prices) is above it is refused before anything is sent, and once this execution has spent it (from the "
+        "providers' reported usage) nothing new is sent: the suite stays partial (exit 3) and a rerun with a "
+        "higher --max-cost finishes it (default: no budget)",
+    )
+    _add_data_limits(limits)
     template_defaults = TemplateLimits()
     for option, default, what in (
         ("--max-template-chars", template_defaults.max_chars, "characters one render of a user template may build"),
@@ -203,6 +214,25 @@ def _add_limits(p: argparse.ArgumentParser) -> None:
         limits.add_argument(
             option, type=positive_int, default=default, metavar="N", help=f"{what} (default: {default})"
         )
+
+
+def _add_data_limits(limits: argparse._ArgumentGroup) -> None:
+    """What reading and shaping one data file may spend (:mod:`holistic.scenarios.loading.data_limits`)."""
+    d = DataLimits()
+    for option, kind, default, what in (
+        (
+            "--max-data-decompression-ratio",
+            positive_float,
+            d.max_decompression_ratio,
+            "times a gzip data file may expand",
+        ),
+        ("--max-data-file-mib", positive_int, d.max_file_mib, "MiB of text (decompressed) in a data file read whole"),
+        ("--max-data-field-chars", positive_int, d.max_field_chars, "characters of one field of a data file"),
+        ("--max-data-field-items", positive_int, d.max_field_items, "list elements of one field (a concat column)"),
+        ("--max-pattern-seconds", positive_float, d.pattern_seconds, "seconds all split patterns of one file take"),
+    ):
+        metavar = "N" if kind is positive_int else "X"
+        limits.add_argument(option, type=kind, default=default, metavar=metavar, help=f"{what} (default: {default:,})")
 
 
 def _describe_fetch(report: fetching.FetchReport) -> str:
@@ -228,6 +258,7 @@ def _options(args: argparse.Namespace) -> RunOptions:
         wait_for_batches=not args.no_wait,
         ray_address=args.address,
         plugins=tuple(args.plugins),
+        max_cost_usd=args.max_cost,
     )
 
 
@@ -259,6 +290,13 @@ def _main(args: argparse.Namespace) -> int:
     limits = SpecLimits(
         max_runs=args.max_runs,
         template=TemplateLimits(args.max_template_chars, args.max_template_steps, args.max_template_depth),
+        data=DataLimits(
+            args.max_data_decompression_ratio,
+            args.max_data_file_mib,
+            args.max_data_field_chars,
+            args.max_data_field_items,
+            args.max_pattern_seconds,
+        ),
     )
     selected = _Selected(
         models=patterns(args.models),

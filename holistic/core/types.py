@@ -148,6 +148,12 @@ class ModelDeployment:
     capabilities: Capabilities = Capabilities()
     price_input_per_million: float = 0.0
     price_output_per_million: float = 0.0
+    price_cached_input_per_million: float | None = None
+    """Dollars per million prompt tokens the provider served from its prompt cache (``None``: as input)."""
+    price_batch_discount: float | None = None
+    """Fraction off a batch request (``None``: the provider's default, :mod:`holistic.models.pricing`)."""
+    priced: bool = False
+    """Whether the models file gives a ``price`` (what an API deployment without one costs is unknown)."""
     api_key_env: str | None = None
     """Environment variable holding the API key (the key itself is never stored)."""
 

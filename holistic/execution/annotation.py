@@ -51,6 +51,8 @@ class JudgeStats:
     """Verdicts no attempt of which the rule could read (counted in the error rate)."""
     skipped: int = 0
     """Requests not judged because they had failed themselves."""
+    cost_usd: float = 0.0
+    """What the judges' answers cost (attempts included; from the cache: their original price)."""
 
     def __add__(self, other: JudgeStats) -> JudgeStats:
         return JudgeStats(*(getattr(self, f) + getattr(other, f) for f in self.__dataclass_fields__))
@@ -156,7 +158,7 @@ def annotate_with(
 
     pending = sorted(prompts)
     last_error: dict[int, str] = {}
-    hits = calls = 0
+    hits, calls, cost = 0, 0, 0.0
     for attempt in range(judge.retries + 1):
         if not pending:
             break
@@ -172,6 +174,7 @@ def annotate_with(
         )
         hits += served.cache_hits
         calls += served.model_calls
+        cost += sum(s.result.cost_usd for s in answered if s.result is not None)
         retry: list[int] = []
         for i, state, key in zip(pending, answered, keys, strict=True):
             result = state.result
@@ -208,6 +211,7 @@ def annotate_with(
         failed=statuses.count("failed"),
         unparseable=statuses.count("unparseable"),
         skipped=skipped,
+        cost_usd=cost,
     )
 
 

@@ -77,6 +77,9 @@ class RunOptions:
     """Ray cluster to join (``--address``; default ``$RAY_ADDRESS``, else a local cluster)."""
     plugins: tuple[str, ...] = ()
     """``--plugins`` items (module names, .py files, folders); Ray workers load them too."""
+    max_cost_usd: float | None = None
+    """``--max-cost``: refuse a suite whose forecast upper bound is above it, and send nothing new once this
+    execution has spent it (:mod:`holistic.models.pricing`); ``None``: no budget."""
 
     def cache_path(self) -> Path:
         if self.cache_dir is not None:

@@ -44,6 +44,7 @@ from holistic.core.types import AdapterSpec, Instance, ModelDeployment, PerInsta
 from holistic.execution import shards
 from holistic.execution.annotation import JudgeStats, annotate
 from holistic.execution.context import ExecutionContext
+from holistic.execution.costs import run_cost
 from holistic.execution.options import RunOptions
 from holistic.execution.progress import Progress
 from holistic.execution.reports import COMPLETE, PARTIAL, Headline, RunReport
@@ -263,6 +264,12 @@ def _record_rate(ctx: ExecutionContext, run: RunSpec, states: Sequence[RequestSt
     tokens = sum(r.prompt_tokens + r.completion_tokens for r in fresh.values())
     rates = Rates(ctx.options.cache_path().parent / RATES_FILE)
     rates.add(run.model, work_kind(run.adapter), tokens=tokens, seconds=seconds, requests=len(fresh))
+    if not run.adapter.scores_loglikelihood:  # what --plan's cost forecast expects a completion to be
+        from holistic.execution.costs import OUTPUT_LENGTHS_FILE, OutputLengths
+
+        lengths = OutputLengths(ctx.options.cache_path().parent / OUTPUT_LENGTHS_FILE)
+        generated = sum(r.completion_tokens for r in fresh.values())
+        lengths.add(run.model, run.scenario.name, requests=len(fresh), completion_tokens=generated)
 
 
 def _check_scoring(
@@ -468,6 +475,7 @@ def execute_run(
         redactor=ctx.redactor,
     )
     _record_rate(ctx, run, states, time.perf_counter() - started)
+    cost = run_cost(states, keys)
     states = postprocess(states, run.adapter)
     judged: JudgeStats | None = None
     metrics = list(selection.metrics)
@@ -482,6 +490,7 @@ def execute_run(
     join = shards.JoinKeys.of(store.suite, run)
     stats_table = _write_tables(writer, join, run, (train, evaluation), states, keys, scored, judged is not None)
     execution = _execution_facts(evaluation, states, served, judged)
+    execution.update(cost.facts(judged.cost_usd if judged is not None else 0.0))
     if scoring_check is not None:
         execution["loglikelihood_check"] = scoring_check
     if run.adapter.selection == "mmr" and train and run.adapter.max_train_instances:
@@ -501,4 +510,5 @@ def execute_run(
         instances=len(evaluation),
         warnings=tuple(warnings),
         headline=Headline.pick(stats_table.to_pylist(), info.main_metric),
+        cost_usd=execution["cost_usd"],
     )

@@ -19,6 +19,8 @@ from holistic.core.interfaces import METRIC_CATEGORIES
 from holistic.core.naming import RunFacts, cut, display_names, format_value
 from holistic.core.specs import ProtocolName
 from holistic.core.types import ModelDeployment, RunSpec
+from holistic.execution.costs import OutputLengths
+from holistic.execution.forecast import CostForecast, cost_lines, forecast_run, total
 from holistic.execution.prompt_sizes import PromptCount, plan_prompt_tokens
 from holistic.execution.rates import Estimate, Rates, estimate, format_seconds
 from holistic.metrics.registry import select_metrics
@@ -56,6 +58,8 @@ class PlanRow:
     title: str = ""
     """The run's name as people read it, as the site and helm-run's scores name it
     (:func:`holistic.core.naming.display_names`; empty: named by its run id)."""
+    cost: CostForecast | None = None
+    """What the run would cost in US dollars, online and in batch mode (:mod:`holistic.execution.forecast`)."""
 
 
 @dataclass(frozen=True)
@@ -110,6 +114,11 @@ class Plan:
         return sum(known) if known else None
 
     @property
+    def cost(self) -> CostForecast:
+        """The suite's cost forecast: the sum of its runs'."""
+        return total([r.cost for r in self.rows])
+
+    @property
     def runs_with_unknown_size(self) -> int:
         return sum(1 for r in self.rows if r.size.requests is None or r.size.eval_instances_is_bound)
 
@@ -127,6 +136,7 @@ def make_plan(
     data_root: Path | None = None,
     rates: Rates | None = None,
     concurrency: int = 1,
+    output_lengths: OutputLengths | None = None,
 ) -> Plan:
     """Size every run and build the coverage table (no data or model is loaded).
 
@@ -136,7 +146,8 @@ def make_plan(
     may add notes, e.g. on which of its files ``data_root`` (else ``$HOLISTIC_DATA_ROOT``)
     lacks (BLiMP, BBQ; only file names are checked). ``rates`` (this
     machine's measured speeds, :mod:`holistic.execution.rates`) gives each run a time
-    estimate; ``concurrency`` is ``-j`` for API models.
+    estimate; ``concurrency`` is ``-j`` for API models. ``output_lengths`` (completions recorded on this
+    machine) gives the cost forecast its expected output lengths.
     """
     catalog = Catalog(compiled.models_file, model_registry)
     notes = list(compiled.warnings)
@@ -168,7 +179,16 @@ def make_plan(
             source = "sampled" if built.sampled else "exact" if built.exact else "prompts"
             size = replace(size, prompt_tokens=built.tokens, prompt_tokens_source=source)
         verdict = conformance(run)
-        rows.append(_plan_row(run, deployment, size, verdict, rates, concurrency))
+        cost = forecast_run(
+            run,
+            deployment,
+            requests=size.requests,
+            prompt_tokens=size.prompt_tokens,
+            reference_tokens=built.reference_tokens if built is not None else None,
+            judge_deployment=catalog.model,
+            recorded=output_lengths,
+        )
+        rows.append(_plan_row(run, deployment, size, verdict, rates, concurrency, cost))
         for deviation in verdict.deviations:
             warning = f"warning: protocol 'helm' with a named deviation: {deviation}"
             if warning not in notes:
@@ -206,6 +226,7 @@ def _plan_row(
     verdict: Conformance,
     rates: Rates | None,
     concurrency: int,
+    cost: CostForecast | None = None,
 ) -> PlanRow:
     """One run's row: its size, its time estimate (when ``rates`` are known) and its conformance."""
     return PlanRow(
@@ -232,6 +253,7 @@ def _plan_row(
         else None,
         conformance=verdict,
         judges=tuple(j.label for j in run.judges),
+        cost=cost,
     )
 
 
@@ -312,6 +334,7 @@ def format_plan(plan: Plan, *, show_ids: bool = False) -> str:
     )
     lines.append(_prompt_token_note(plan))
     lines.extend(_time_lines(plan))
+    lines.extend(cost_lines([(_name(row), row.cost) for row in plan.rows]))
     lines.extend(_missing_data_lines(plan))
     judged = [row for row in plan.rows if row.judges]
     if judged:

@@ -36,9 +36,13 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from holistic.core.interfaces import ScenarioContext, Tokenizer
 from holistic.core.types import Instance, ModelDeployment, Request, RunSpec
+
+if TYPE_CHECKING:
+    from holistic.models.approx_tokenizer import ApproxTokenizer
 
 PIECES_PER_TOKEN = 1.18
 """ApproxTokenizer pieces (digits apart) per token of SmolLM2's 49k-vocabulary BPE
@@ -60,6 +64,9 @@ class PromptCount:
     """Counted with the model's own tokenizer and chat template (else approximated)."""
     sampled: bool = False
     """Built for a sample of the eval instances and scaled to all of them."""
+    reference_tokens: int | None = None
+    """Approximate tokens of every request's first correct reference, as many as ``tokens`` counts
+    (``None``: the instances have none): the expected completion length of ``--plan``'s cost forecast."""
 
 
 def plan_prompt_tokens(
@@ -98,7 +105,10 @@ def plan_prompt_tokens(
     tokenizer, count, exact = counter_for(deployment)
     states = adapt(train, evaluation, run.adapter, deployment, tokenizer, seed=run.adapter.seed)
     total = sum(count(state.request) for state in states) * scale
-    return PromptCount(round(total), exact, sampled=not whole)
+    answers = [next((r.output for r in s.instance.references if r.is_correct), None) for s in states]
+    known = [approx_text_tokens(a) for a in answers if a is not None]
+    reference = round(sum(known) / len(known) * len(states) * scale) if known else None
+    return PromptCount(round(total), exact, sampled=not whole, reference_tokens=reference)
 
 
 def _perturbed_sample(run: RunSpec, sample: list[Instance], data_root: Path | None) -> tuple[list[Instance], float]:
@@ -158,18 +168,22 @@ def counter_for(deployment: ModelDeployment) -> tuple[Tokenizer, RequestCounter,
 
     approx = ApproxTokenizer()
 
-    def count_text(text: str) -> float:
-        digits = 0
-        other = 0
-        for piece in approx.pieces(text):
-            n = len(_DIGIT.findall(piece))
-            digits += n
-            other += 0 if n else 1
-        return digits + other / PIECES_PER_TOKEN
-
     def approx_count(request: Request) -> float:
         text = approx.render_chat(request.messages) if request.messages else request.prompt
-        scored = count_text(request.continuation) if request.kind == "loglikelihood" else 0.0
-        return count_text(text) + scored
+        scored = approx_text_tokens(request.continuation, approx) if request.kind == "loglikelihood" else 0.0
+        return approx_text_tokens(text, approx) + scored
 
     return approx, approx_count, False
+
+
+def approx_text_tokens(text: str, approx: ApproxTokenizer | None = None) -> float:
+    """Tokens of ``text`` as an API provider would count them, approximately (see the module docstring)."""
+    from holistic.models.approx_tokenizer import ApproxTokenizer
+
+    digits = 0
+    other = 0
+    for piece in (approx or ApproxTokenizer()).pieces(text):
+        n = len(_DIGIT.findall(piece))
+        digits += n
+        other += 0 if n else 1
+    return digits + other / PIECES_PER_TOKEN

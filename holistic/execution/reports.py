@@ -9,6 +9,7 @@ from typing import Any
 
 from holistic.core.naming import RunFacts, cut, display_names
 from holistic.core.types import RunSpec
+from holistic.models.pricing import format_usd
 from holistic.results.fs import Location
 from holistic.results.layout import RUNS_DIR, SUITE_FILE, table_file
 from holistic.results.schemas import STATS_TABLE
@@ -100,6 +101,8 @@ class RunReport:
     """The run's main metric with its interval (``None``: failed, or nothing to headline)."""
     naming: RunFacts | None = None
     """What the run's name as people read it is made of (``None``: named by its run id)."""
+    cost_usd: float = 0.0
+    """What the run's requests and its judges' cost in US dollars (``artifacts.json``'s ``execution.cost_usd``)."""
 
     @classmethod
     def of(cls, run: RunSpec, status: str, **facts: Any) -> RunReport:
@@ -132,7 +135,18 @@ class RunReport:
             "requests": self.requests,
             "failed_requests": self.failed_requests,
             "error_rate": self.error_rate,
+            "cost_usd": self.cost_usd,
         }
+
+
+@dataclass(frozen=True)
+class Budget:
+    """What ``--max-cost`` allowed and what this execution spent."""
+
+    limit_usd: float
+    spent_usd: float
+    refused: int
+    """Requests not sent because the budget was reached."""
 
 
 @dataclass(frozen=True)
@@ -143,6 +157,29 @@ class SuiteReport:
     suite_dir: Location
     cache_path: Path | None
     runs: tuple[RunReport, ...] = field(default_factory=tuple)
+    budget: Budget | None = None
+    """How ``--max-cost`` went (``None``: no budget)."""
+
+    @property
+    def cost_usd(self) -> float:
+        """What the suite's runs cost, in US dollars (runs complete from before included)."""
+        return sum(r.cost_usd for r in self.runs)
+
+    def cost_lines(self) -> list[str]:
+        """The suite's cost, and the budget's state when there was one."""
+        lines = []
+        if self.cost_usd > 0 or self.budget is not None:
+            lines.append(f"cost: {format_usd(self.cost_usd)} for the suite's requests and judges (US dollars)")
+        if self.budget is not None:
+            b = self.budget
+            line = f"budget --max-cost {format_usd(b.limit_usd)}: {format_usd(b.spent_usd)} spent by this execution"
+            if b.refused:
+                line += (
+                    f"; REACHED, {b.refused} request(s) not sent: the suite is partial, rerun with a higher "
+                    "--max-cost to finish it (answers already paid for come from the request cache)"
+                )
+            lines.append(line)
+        return lines
 
     def count(self, status: str) -> int:
         return sum(1 for r in self.runs if r.status == status)
@@ -213,6 +250,7 @@ class SuiteReport:
         ]
         if self.work_line():
             lines.append(self.work_line())
+        lines.extend(self.cost_lines())
         for r in self.runs:
             if r.status == FAILED:
                 lines.append(f"  FAILED {names[r.run_id]}: {r.error}")

@@ -21,14 +21,15 @@ from collections.abc import Sequence
 from holistic.core.errors import StoreError
 from holistic.core.naming import RunFacts, cut, display_names
 from holistic.core.types import RunSpec
-from holistic.execution.executors import EXECUTOR_FUNCTIONS, check_executor
+from holistic.execution.executors import EXECUTOR_FUNCTIONS, ExecutorError, check_executor
 from holistic.execution.options import RunOptions
 from holistic.execution.progress import NamedProgress, NullProgress, Progress
-from holistic.execution.reports import SKIPPED, Headline, RunReport, SuiteReport
+from holistic.execution.reports import SKIPPED, Budget, Headline, RunReport, SuiteReport
 from holistic.execution.selection import override_max_eval_instances, unique_runs
 from holistic.models.cache import RequestCache
 from holistic.models.endpoints import check_endpoints
 from holistic.models.keys import check_keys
+from holistic.models.pricing import spending_limit
 from holistic.models.registry import ModelRegistry, runs_in_process
 from holistic.results.fs import UriPath
 from holistic.results.lock import suite_lock
@@ -107,6 +108,10 @@ def run_suite(
     """Execute ``runs`` (default: every run of ``compiled``, after :func:`prepare_runs`)."""
     progress = progress or NullProgress()
     check_executor(options.executor, options.ray_address)
+    if options.max_cost_usd is not None and options.executor != "local":
+        raise ExecutorError(
+            f"--max-cost is tracked in this process: it needs --executor local, not {options.executor!r}"
+        )
     selected = unique_runs(runs) if runs is not None else prepare_runs(compiled, options)
     # Every API key the runs need, before anything is written or any model is called.
     registry = ModelRegistry(options.models_file)
@@ -150,10 +155,9 @@ def _run_locked(
         if why is not None and why.startswith("damaged"):
             progress.message(f"run {run.run_id}: {why}; redoing it (answers come from the request cache)")
         if why is None:
+            headline, cost = _stored_facts(store, run.run_id)
             reports.append(
-                RunReport.of(
-                    run, SKIPPED, folder=store.run_dir(run.run_id), headline=_stored_headline(store, run.run_id)
-                )
+                RunReport.of(run, SKIPPED, folder=store.run_dir(run.run_id), headline=headline, cost_usd=cost)
             )
         else:
             todo.append(run)
@@ -174,30 +178,47 @@ def _run_locked(
         progress.message(f"{len(reports)} of {len(selected)} runs already complete in {store.suite_dir}; skipping them")
 
     execute = EXECUTOR_FUNCTIONS[options.executor]
-    try:
-        for report in execute(todo, store, options, progress, len(selected)):
-            reports.append(report)
-            store.record_runs([report.suite_entry()])
-    finally:
-        progress.close()
+    with spending_limit(options.max_cost_usd) as spending:
+        try:
+            for report in execute(todo, store, options, progress, len(selected)):
+                reports.append(report)
+                store.record_runs([report.suite_entry()])
+        finally:
+            progress.close()
+    budget = None
+    if options.max_cost_usd is not None and spending is not None:
+        budget = Budget(spending.limit_usd, spending.spent_usd, spending.refused)
     order = {r.run_id: i for i, r in enumerate(selected)}
     reports.sort(key=lambda r: order[r.run_id])
+    suite_json = store.read_suite_json() or {}
+    store.write_suite_json({**suite_json, "cost_usd": sum(r.cost_usd for r in reports)})
     return SuiteReport(
         suite=compiled.suite,
         suite_dir=store.suite_dir,
         cache_path=options.cache_path() if options.use_cache else None,
         runs=tuple(reports),
+        budget=budget,
     )
 
 
-def _stored_headline(store: SuiteStore, run_id: str) -> Headline | None:
-    """The headline of a run completed earlier, read back from its ``stats.parquet``."""
+def _stored_facts(store: SuiteStore, run_id: str) -> tuple[Headline | None, float]:
+    """The headline of a run completed earlier, read back from its ``stats.parquet``, and its cost
+    (``artifacts.json``)."""
     from holistic.core.errors import HolisticError
     from holistic.results.reader import RunReader
 
     try:
         run = RunReader.at(store.run_dir(run_id))
+    except (HolisticError, OSError, ValueError, KeyError):  # an old or unreadable run: no facts, never a failure
+        return None, 0.0
+    headline = None
+    try:
         columns = ["metric", "split", "sub_split", "perturbation", "mean", "ci_low", "ci_high", "count"]
-        return Headline.pick(run.table(STATS_TABLE, columns).to_pylist(), run.spec.get("main_metric"))
-    except (HolisticError, OSError, ValueError, KeyError):  # an old or unreadable run: no headline, never a failure
-        return None
+        headline = Headline.pick(run.table(STATS_TABLE, columns).to_pylist(), run.spec.get("main_metric"))
+    except (HolisticError, OSError, ValueError, KeyError):
+        pass
+    try:
+        cost = run.artifacts.get("execution", {}).get("cost_usd", 0.0)
+    except (HolisticError, OSError, ValueError, AttributeError):
+        cost = 0.0
+    return headline, float(cost) if isinstance(cost, (int, float)) and cost >= 0 else 0.0

@@ -54,19 +54,19 @@ from holistic.metrics.base import BaseMetric, infos
 from holistic.metrics.robustness import REQUEST_MIN
 from holistic.metrics.runtime_model import fit_runtime_model
 from holistic.metrics.states import Unit, group_units, perturbation_name, succeeded
+from holistic.models.pricing import request_price
 
 
 def request_cost(state: RequestState, deployment: ModelDeployment) -> float:
-    """Price of one request in US dollars."""
+    """Price of one request in US dollars: the price recorded when it was answered, else its tokens at the
+    registry's prices (discounted when the request went through a batch API: its ``batch`` mark)."""
     result = state.result
     if result is None:
         return 0.0
     if result.cost_usd > 0:
         return result.cost_usd
-    return (
-        result.prompt_tokens * deployment.price_input_per_million
-        + result.completion_tokens * deployment.price_output_per_million
-    ) / 1e6
+    batch = bool(getattr(result, "batch", False))
+    return request_price(deployment, result.prompt_tokens, result.completion_tokens, batch=batch)
 
 
 class EfficiencyMetric(BaseMetric):

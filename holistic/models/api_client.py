@@ -42,6 +42,7 @@ from holistic.models.approx_tokenizer import ApproxTokenizer
 from holistic.models.base_client import BaseClient
 from holistic.models.batch_spec import BATCH_ARGS
 from holistic.models.keys import api_key, redact
+from holistic.models.pricing import BUDGET_ERROR_KIND, current_spending, request_price
 from holistic.models.reliability import (
     OPERATIONAL_ARGS,
     ConcurrencyLimit,
@@ -305,6 +306,9 @@ class ApiClient(BaseClient):
         reason = self.unsupported(request)
         if reason is not None:
             return RequestResult.failure(reason, "unsupported", attempts=0, engine=self.engine_name)
+        spending = current_spending()
+        if spending is not None and not spending.allows():  # --max-cost reached: nothing new is sent
+            return RequestResult.failure(spending.refusal(), BUDGET_ERROR_KIND, attempts=0, engine=self.engine_name)
         if attempts is None:
             attempts = Attempts(self, sha256_hex(canonical_json(request.canonical())))
         try:
@@ -316,12 +320,11 @@ class ApiClient(BaseClient):
         except Exception as exc:  # a bug in parsing a response must not sink the batch
             failure = Failure("fatal", f"{type(exc).__name__}: {exc}", False)
             return self._failed(failure, max(attempts.count, 1), attempts.latency_s)
+        cost = self.cost(result.prompt_tokens, result.completion_tokens)
+        if spending is not None:
+            spending.add(cost)
         return replace(
-            result,
-            attempts=attempts.count,
-            latency_s=attempts.latency_s,
-            cost_usd=self.cost(result.prompt_tokens, result.completion_tokens),
-            engine=self.engine_name,
+            result, attempts=attempts.count, latency_s=attempts.latency_s, cost_usd=cost, engine=self.engine_name
         )
 
     def _failed(self, failure: Failure, attempts: int, latency_s: float) -> RequestResult:
@@ -333,6 +336,6 @@ class ApiClient(BaseClient):
         )
 
     def cost(self, prompt_tokens: int, completion_tokens: int) -> float:
-        """US dollars for these token counts at the registry's prices."""
-        d = self.deployment
-        return (prompt_tokens * d.price_input_per_million + completion_tokens * d.price_output_per_million) / 1e6
+        """US dollars for these token counts at the registry's prices, online (the batch path prices its
+        requests with :func:`holistic.models.pricing.request_price` and ``batch=True``)."""
+        return request_price(self.deployment, prompt_tokens, completion_tokens)

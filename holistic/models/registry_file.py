@@ -11,6 +11,7 @@ the line, the field path and, where a name is wrong, the nearest valid one.
 from __future__ import annotations
 
 import json
+import math
 import unicodedata
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field, replace
@@ -146,6 +147,7 @@ def _validate(data: Any, where: Locations, known_providers: Collection[str]) -> 
     seen: dict[str, int] = {}
     for section in ("models", "patterns"):
         for i, entry in enumerate(data.get(section) or []):
+            _check_price(entry.get("price") or {}, where, (section, i, "price"))
             if entry["provider"] not in known_providers:
                 hint = did_you_mean(entry["provider"], known_providers)
                 msg = f"unknown provider {entry['provider']!r}"
@@ -166,6 +168,13 @@ def _validate(data: Any, where: Locations, known_providers: Collection[str]) -> 
                         (section, i, "name"), f"duplicate model name {name!r} (first at models[{seen[name]}])"
                     )
                 seen[name] = i
+
+
+def _check_price(price: Mapping[str, Any], where: Locations, path: DocPath) -> None:
+    """A price is a finite number (the schema lets NaN and infinity through: YAML's ``.nan``, ``.inf``)."""
+    for key, value in price.items():
+        if isinstance(value, float) and not math.isfinite(value):
+            raise where.error((*path, key), f"price {key} must be a finite number of dollars, not {value}")
 
 
 def _check_no_secrets(data: Any, where: Locations) -> None:
@@ -214,9 +223,16 @@ def _deployment(entry: Mapping[str, Any], name: str, default_model_id: str) -> M
         capabilities=Capabilities(**dict(entry.get("capabilities") or {})),
         price_input_per_million=float(price.get("input_per_million", 0.0)),
         price_output_per_million=float(price.get("output_per_million", 0.0)),
+        price_cached_input_per_million=_optional_float(price.get("cached_input_per_million")),
+        price_batch_discount=_optional_float(price.get("batch_discount")),
+        priced=bool(price),
         api_key_env=entry.get("api_key_env"),
         description=str(entry.get("description", "")).strip(),
     )
+
+
+def _optional_float(value: Any) -> float | None:
+    return None if value is None else float(value)
 
 
 def read_registry_file(path: Path, known_providers: Collection[str], display: str | None = None) -> RegistryFile:

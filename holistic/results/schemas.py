@@ -400,7 +400,10 @@ SUITE_FIELDS: dict[str, str] = {
     "created": "string: ISO 8601 UTC time the suite folder was created.",
     "updated": "string: ISO 8601 UTC time of the last write.",
     "runs": "array of {run_id, name, scenario, model, method, status ('complete'|'partial'|'failed'|'pending'), error, "
-    "requests, failed_requests, error_rate} (plus imported_from: 'crfm-helm' for a run written by helm-import).",
+    "requests, failed_requests, error_rate, cost_usd} (plus imported_from: 'crfm-helm' for a run written by "
+    "helm-import).",
+    "cost_usd": "number: what the suite's runs cost in US dollars (requests and judges, each run's "
+    "artifacts.json execution.cost_usd summed; written at the end of each helm-run).",
 }
 
 RUN_FILES: dict[str, str] = {
@@ -417,7 +420,9 @@ RUN_FILES: dict[str, str] = {
     "stats.parquet": "Table 'stats'.",
     "annotations.parquet": "Table 'annotations': one row per judged request and judge (only in runs that name judges).",
     "artifacts.json": "{'execution': {instances, requests, unique_requests, cache_hits, model_calls, "
-    "failed_requests, error_rate, errors, and for judged runs judge_requests, judge_cache_hits, judge_model_calls, "
+    "failed_requests, error_rate, errors, cost_usd (requests and judges, US dollars), requests_cost_usd, "
+    "judge_cost_usd, cost_usd_sent_now (of which sent to providers by the execution that wrote the run), "
+    "batch_requests, and for judged runs judge_requests, judge_cache_hits, judge_model_calls, "
     "judge_failed, judge_unparseable, judge_skipped}, 'metrics': the metrics' JSON artifacts merged (each metric names its keys; a clash "
     "is prefixed with '<metric>.')}.",
     "_COMPLETE": "Written last when every request succeeded: JSON manifest {status: 'complete', schema_version, "

@@ -280,6 +280,9 @@ def _models_table(suite: SuiteReader, summary: Summary) -> Table:
             tot["requests"] += len(t.get(cols[0], [])) if cols else 0
             for c in ("prompt_tokens", "completion_tokens", "cost_usd", "latency_s"):
                 tot[c] += sum(v or 0 for v in t.get(c, []))
+        judges_usd = (reader.artifacts.get("execution") or {}).get("judge_cost_usd")
+        if isinstance(judges_usd, (int, float)):
+            totals[run.model]["judge_cost_usd"] += judges_usd
     rows = []
     for m in sorted({r.model for r in summary.runs}):
         f, tot = facts.get(m, {}), totals.get(m, {})
@@ -297,6 +300,7 @@ def _models_table(suite: SuiteReader, summary: Summary) -> Table:
                 Cell(tot.get("prompt_tokens")),
                 Cell(tot.get("completion_tokens")),
                 Cell(tot.get("cost_usd")),
+                Cell(tot.get("judge_cost_usd")),
                 Cell(tot.get("latency_s")),
             )
         )
@@ -319,6 +323,7 @@ def _models_table(suite: SuiteReader, summary: Summary) -> Table:
             num("Prompt tokens"),
             num("Completion tokens"),
             num("Cost (USD)", 4),
+            num("Judges' cost (USD)", 4),
             num("Model time (s)", 1),
         ),
         rows=tuple(rows),

@@ -22,15 +22,21 @@ from holistic.spec.source import DocPath, Locations
 SCHEMA_PATH = project_path("schemas", "runspec.schema.json")
 """The run-spec schema, in the repository's ``schemas/`` folder."""
 
-RETIRED_FIELDS: Mapping[str, str] = {"splits": "split_map"}
-"""Field names earlier versions accepted -> the name that replaced them (a user file's ``splits``)."""
+RETIRED_FIELDS: Mapping[str, str] = {"splits": "split_map", "on": "key", "right_on": "right_key"}
+"""Field names earlier versions accepted -> the name that replaced them (a user file's ``splits``; a
+join's ``on`` and ``right_on``, since YAML 1.1 reads a bare ``on:`` as ``true:``)."""
 RETIRED_VALUES: Mapping[str, Mapping[str, str]] = {"selection": {"fixed": "first"}}
 """Field -> values earlier versions accepted -> the value that replaced them."""
 
 
-def retired_field(key: str, allowed: Collection[str]) -> str | None:
+def retired_field(key: object, allowed: Collection[str]) -> str | None:
     """The message for a field name earlier versions accepted, when its new name is allowed here."""
-    new = RETIRED_FIELDS.get(key)
+    if key in (True, "True") and "key" in allowed:  # a join's bare `on:`, read by YAML 1.1 as `true:`
+        return (
+            "True (YAML 1.1 reads a bare 'on:' as true) is no longer accepted: a join's key column is now "
+            "named 'key' (key: qid, and right_key: for the joined file's column)"
+        )
+    new = RETIRED_FIELDS.get(key) if isinstance(key, str) else None
     return f"{key!r} is no longer accepted: it is now named {new!r}" if new in allowed else None
 
 

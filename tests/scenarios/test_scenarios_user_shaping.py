@@ -95,7 +95,7 @@ def test_a_table_joined_on_a_key_adds_its_columns_under_a_prefix(tmp_path: Path)
     answers.write_text('{"id": "q2", "answer": "Lima"}\n{"id": "q1", "answer": "Paris"}\n', encoding="utf-8")
     instances = _load(
         path=str(main_file),
-        join=[{"path": str(answers), "on": "qid", "right_on": "id", "prefix": "gold_"}],
+        join=[{"path": str(answers), "key": "qid", "right_key": "id", "prefix": "gold_"}],
         fields={"id": "qid", "input": "question", "output": "gold_answer"},
     )
     assert {i.id: _gold(i) for i in instances} == {"q1": "Paris", "q2": "Lima"}
@@ -103,7 +103,7 @@ def test_a_table_joined_on_a_key_adds_its_columns_under_a_prefix(tmp_path: Path)
     with pytest.raises(DataSourceError, match=r"q.csv:3: no row of .*a.jsonl has id='q2'"):
         _load(
             path=str(main_file),
-            join=[{"path": str(answers), "on": "qid", "right_on": "id", "prefix": "gold_"}],
+            join=[{"path": str(answers), "key": "qid", "right_key": "id", "prefix": "gold_"}],
             fields={"id": "qid", "input": "question", "output": "gold_answer"},
         )
 

@@ -11,23 +11,23 @@ import csv
 import gzip
 import io
 import json
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import IO, Any
 
 from holistic.core.errors import DataSourceError
 from holistic.core.jsonl import numbered_json_objects
+from holistic.scenarios.loading.data_limits import DataLimits, configure_data_limits, open_binary
 
-# Some benchmark CSVs hold whole articles in one field.
-csv.field_size_limit(min(sys.maxsize, 2**31 - 1))
+# Some benchmark CSVs hold whole articles in one field: up to the field limit (200 M characters by default).
+configure_data_limits(DataLimits())
 
 
-def open_text(path: Path, encoding: str = "utf-8-sig") -> IO[str]:
-    """Open a text file (transparently gunzipped when it ends in ``.gz``)."""
-    if path.suffix == ".gz":
-        return io.TextIOWrapper(gzip.open(path, "rb"), encoding=encoding, newline="")
-    return path.open("r", encoding=encoding, newline="")
+def open_text(path: Path, encoding: str = "utf-8-sig", *, whole: bool = False) -> IO[str]:
+    """Open a text file (transparently gunzipped when it ends in ``.gz``, within the decompression
+    ratio of :mod:`~holistic.scenarios.loading.data_limits`); ``whole``: it will be read whole, so its
+    size is bounded too."""
+    return io.TextIOWrapper(open_binary(path, whole=whole), encoding=encoding, newline="")
 
 
 def first_bad_utf8_line(path: Path) -> int | None:
@@ -87,7 +87,7 @@ def iter_located_jsonl(path: Path) -> Iterator[tuple[int, str, dict[str, Any]]]:
 
 
 def read_json(path: Path) -> Any:
-    with open_text(path) as fh:
+    with open_text(path, whole=True) as fh:
         try:
             return json.load(fh)
         except json.JSONDecodeError as exc:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from pathlib import Path
 from typing import Any, Final
 
 from holistic.core.arguments import arg
@@ -85,9 +86,10 @@ class UserDatasetScenario(BaseScenario):
         # This dataset's own task and headline metric (the class info describes the general case).
         object.__setattr__(self, "info", replace(type(self).info, task=mapping.task, main_metric=mapping.main_metric))
 
-    def shape(self, rows: Sequence[Row]) -> list[Row]:
-        """``rows`` with the computed columns added (what the field mapping then reads)."""
-        return add_columns(rows, self.computed_columns)
+    def shape(self, rows: Sequence[Row], source: Path | str | None = None) -> list[Row]:
+        """``rows`` with the computed columns added (what the field mapping then reads); ``source``
+        names the rows' file (or dataset), whose pattern time they share."""
+        return add_columns(rows, self.computed_columns, source)
 
     def judge_fields(self) -> tuple[str, ...] | None:
         """The columns ``fields.metadata`` copies into every instance."""

@@ -33,7 +33,7 @@ from holistic.scenarios.loading.sources import default_data_root
 from holistic.scenarios.loading.user_dataset import UserDatasetScenario, user_dataset_info
 from holistic.scenarios.loading.user_fields import SPLIT_ALIASES, build_instances
 from holistic.scenarios.loading.user_shaping import JOIN_SCHEMA, Join, join_rows, parse_joins
-from holistic.scenarios.loading.user_tables import FORMATS, Row, infer_format, read_rows, read_table
+from holistic.scenarios.loading.user_tables import FORMATS, Row, infer_format, iter_table, read_rows
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -101,10 +101,10 @@ class FileDatasetScenario(UserDatasetScenario):
             other = find(name)
             if other is None:
                 raise DataSourceError(f"join: file {name!r} not found")
-            by_key = entry.on != "line"
-            right = read_table(other, entry.format, limit=None if by_key else limit)
+            by_key = entry.key != "line"
+            right = iter_table(other, entry.format, limit=None if by_key else limit)
             rows = join_rows(rows, entry, right, str(other), complete=limit is None)
-        return self.shape(rows)
+        return self.shape(rows, located)
 
     def locate(self, path: str, ctx: ScenarioContext) -> Path:
         candidate = Path(path).expanduser()
@@ -166,7 +166,8 @@ class FileDatasetScenario(UserDatasetScenario):
         digests: list[str] = []
         for split, path in self.paths.items():
             located = self.locate(path, ctx)
-            digests.append(f"{split}={hashlib.sha256(located.read_bytes()).hexdigest()}")
+            with located.open("rb") as fh:  # streamed: never the whole file in memory for its digest
+                digests.append(f"{split}={hashlib.file_digest(fh, 'sha256').hexdigest()}")
             rows.extend(self.read_split(split, located, lambda name: self.locate(name, ctx)))
         # The pool is seeded by the files' contents, not their paths: the same data gives
         # the same split wherever it is stored and whichever folder helm-run starts in.

@@ -102,4 +102,4 @@ class HuggingFaceDatasetScenario(UserDatasetScenario):
         mapping = self.mapping
         if label_names is not None and mapping.labels is None and mapping.task == "classification":
             mapping = replace(mapping, labels={str(i): n for i, n in enumerate(label_names)})
-        return build_instances(self.shape(rows), mapping, f"huggingface:{self.dataset}")
+        return build_instances(self.shape(rows, f"huggingface:{self.dataset}"), mapping, f"huggingface:{self.dataset}")

@@ -22,23 +22,29 @@ ships its labels beside its questions:
 
 - ``{path: valid-labels.lst, column: label}`` — a ``lines`` file (``.lst``, ``.txt``,
   or ``format: lines``): the n-th line is the value of ``column`` on the n-th row;
-- ``{path: extra.csv, on: id}`` — a table (any ``file`` format), joined on a key column
-  both files have (``right_on`` names the other file's column when it differs), or by
-  row number with ``on: line`` (the default); its columns are added under ``prefix``.
+- ``{path: extra.csv, key: id}`` — a table (any ``file`` format), joined on a key column
+  both files have (``right_key`` names the other file's column when it differs), or by
+  row number with ``key: line`` (the default); its columns are added under ``prefix``.
+  A null or NaN key never matches. The joined file is streamed: by key, only the rows
+  the data needs are kept. (``key`` was spelled ``on``, which YAML 1.1 reads as ``true``;
+  ``on`` and ``right_on`` are errors that say so.)
 
 ``path`` may map splits to files like the main ``path`` (``{train: train-labels.lst,
 valid: valid-labels.lst}``). Row counts that differ, a key missing or repeated, a
 column that would overwrite one the row has: each is an error naming the file and line.
+Field sizes and pattern time are bounded per file (:mod:`~holistic.scenarios.loading.data_limits`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+import contextlib
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from holistic.core.errors import DataSourceError, did_you_mean
+from holistic.scenarios.loading.data_limits import PatternClock, check_field, is_null
 from holistic.scenarios.loading.field_paths import FieldPath, FieldPathError
 from holistic.scenarios.loading.user_fields import compile_row_template
 from holistic.scenarios.loading.user_tables import FORMATS, LINES, LINES_EXTENSIONS, Row, infer_format
@@ -47,7 +53,10 @@ COLUMN_OPERATIONS = ("split", "concat", "template", "value")
 _SPLIT_KEYS = frozenset({"split", "sep", "pattern", "skip"})
 _MAX_PATTERN = 500
 _REGEX_TIMEOUT_S = 1.0
-JOIN_KEYS = ("path", "format", "column", "on", "right_on", "prefix")
+JOIN_KEYS = ("path", "format", "column", "key", "right_key", "prefix")
+RETIRED_JOIN_KEYS = {"on": "key", "right_on": "right_key"}
+"""Join keys earlier versions spelled otherwise: a bare ``on:`` is read by YAML 1.1 as ``true:``, so the
+README's own ``on: qid`` never worked; ``key`` cannot be misread."""
 
 COLUMNS_SCHEMA: dict[str, Any] = {
     "type": "object",
@@ -70,15 +79,16 @@ COLUMNS_SCHEMA: dict[str, Any] = {
 JOIN_SCHEMA: dict[str, Any] = {
     "type": "array",
     "description": "Columns read from other files: a lines file (one value per line, into `column`) or a table, "
-    "matched by row number (on: line) or by a key column (on: KEY, right_on: ITS KEY).",
+    "matched by row number (key: line) or by a key column (key: KEY, right_key: ITS KEY; null and NaN keys "
+    "never match).",
     "items": {
         "type": "object",
         "properties": {
             "path": {"type": ["string", "object"], "x-path": True},
             "format": {"type": "string"},
             "column": {"type": "string", "minLength": 1},
-            "on": {"type": "string", "minLength": 1, "default": "line"},
-            "right_on": {"type": "string", "minLength": 1},
+            "key": {"type": "string", "minLength": 1, "default": "line"},
+            "right_key": {"type": "string", "minLength": 1},
             "prefix": {"type": "string"},
         },
         "required": ["path"],
@@ -139,8 +149,9 @@ class Column:
             raise ValueError(f"{where}.value: expected a string, number or boolean, got {value!r}")
         return Column(name, operation, dict(spec))
 
-    def compute(self, values: Mapping[str, Any], where: str) -> Any:
-        """This column's value on one row (``where`` names the row in errors)."""
+    def compute(self, values: Mapping[str, Any], where: str, clock: PatternClock | None = None) -> Any:
+        """This column's value on one row (``where`` names the row in errors; ``clock``: the pattern time
+        left to the row's file)."""
         at = f"{where}: columns.{self.name}"
         if self.operation == "value":
             return self.spec["value"]
@@ -156,16 +167,22 @@ class Column:
                 value = _get(values, path, at)
                 out.extend(value if isinstance(value, (list, tuple)) else [value])
             return out
-        return self._split(values, at)
+        return self._split(values, at, clock)
 
-    def _split(self, values: Mapping[str, Any], at: str) -> list[str]:
+    def _split(self, values: Mapping[str, Any], at: str, clock: PatternClock | None) -> list[str]:
         text = _get(values, self.spec["split"], at)
         if not isinstance(text, str):
             raise DataSourceError(f"{at}: {self.spec['split']!r} holds {type(text).__name__} {text!r}, not text")
         if self.pattern is not None:
+            left = clock.left() if clock is not None else _REGEX_TIMEOUT_S
+            if left <= 0 and clock is not None:
+                raise clock.exhausted(self.name)
             try:
-                parts = self.pattern.split(text, timeout=_REGEX_TIMEOUT_S)
+                with clock.timing() if clock is not None else contextlib.nullcontext():
+                    parts = self.pattern.split(text, timeout=min(_REGEX_TIMEOUT_S, left))
             except TimeoutError:
+                if clock is not None and left < _REGEX_TIMEOUT_S:
+                    raise clock.exhausted(self.name) from None
                 raise DataSourceError(
                     f"{at}: the pattern took more than {_REGEX_TIMEOUT_S:g} s on this row; simplify it"
                 ) from None
@@ -227,11 +244,14 @@ def parse_columns(spec: Mapping[str, Any] | None) -> tuple[Column, ...]:
     return tuple(Column.parse(str(name), op) for name, op in spec.items())
 
 
-def add_columns(rows: Sequence[Row], columns: Sequence[Column]) -> list[Row]:
+def add_columns(rows: Sequence[Row], columns: Sequence[Column], source: Path | str | None = None) -> list[Row]:
     """``rows`` with every computed column added (in order); a clash with a column the
-    row already has is an error naming the row."""
+    row already has is an error naming the row. Each value is held to the field limits, and the
+    ``split`` patterns to the pattern time of ``source`` (the rows' file; see
+    :mod:`~holistic.scenarios.loading.data_limits`)."""
     if not columns:
         return list(rows)
+    clock = PatternClock(source) if source is not None and any(c.pattern is not None for c in columns) else None
     out = []
     for row in rows:
         values = dict(row.values)
@@ -241,7 +261,9 @@ def add_columns(rows: Sequence[Row], columns: Sequence[Column]) -> list[Row]:
                     f"{row.where}: columns.{column.name}: the row already has a column {column.name!r}; "
                     "give the new column another name"
                 )
-            values[column.name] = column.compute(values, row.where)
+            value = column.compute(values, row.where, clock)
+            check_field(value, row.where, column.name)
+            values[column.name] = value
         out.append(replace(row, values=values))
     return out
 
@@ -259,8 +281,10 @@ class Join:
     """Split (``None`` for one file for every row) -> file."""
     format: str
     column: str | None
-    on: str
-    right_on: str
+    key: str
+    """The key column of the rows (``line``: joined by row number)."""
+    right_key: str
+    """The key column of the joined file."""
     prefix: str
 
     @staticmethod
@@ -268,6 +292,9 @@ class Join:
         where = f"join[{index}]"
         if not isinstance(spec, Mapping) or "path" not in spec:
             raise ValueError(f"{where}: expected a mapping with at least path, got {spec!r}")
+        retired = next((k for k in spec if k in (True, "True") or k in RETIRED_JOIN_KEYS), None)
+        if retired is not None:
+            raise ValueError(f"{where}: {retired_join_key(retired)}")
         unknown = [k for k in spec if k not in JOIN_KEYS]
         if unknown:
             near = did_you_mean(str(unknown[0]), JOIN_KEYS)
@@ -289,20 +316,20 @@ class Join:
         if len(formats) != 1:
             raise ValueError(f"{where}: every file of one join must have the same format; set format")
         fmt = formats.pop()
-        on = str(spec.get("on", "line"))
+        on = str(spec.get("key", "line"))
         column = spec.get("column")
         if fmt == LINES:
             if not column:
                 raise ValueError(f"{where}: a lines file needs column (the name its values take)")
-            if on != "line" or "right_on" in spec:
-                raise ValueError(f"{where}: a lines file has no columns to join on; it joins by line (on: line)")
+            if on != "line" or "right_key" in spec:
+                raise ValueError(f"{where}: a lines file has no columns to join on; it joins by line (key: line)")
             if "prefix" in spec:
                 raise ValueError(f"{where}: prefix applies to a table's columns; a lines file gives one column")
         elif column is not None:
             raise ValueError(f"{where}: column names a lines file's values; a table's columns keep their names")
-        right_on = str(spec.get("right_on", on))
-        if on == "line" and "right_on" in spec:
-            raise ValueError(f"{where}: right_on needs on (a key column); on: line joins by row number")
+        right_on = str(spec.get("right_key", on))
+        if on == "line" and "right_key" in spec:
+            raise ValueError(f"{where}: right_key needs key (a key column); key: line joins by row number")
         return Join(paths, fmt, str(column) if column else None, on, right_on, str(spec.get("prefix", "")))
 
     def file_for(self, split: str | None) -> str | None:
@@ -310,6 +337,17 @@ class Join:
         if None in self.paths:
             return self.paths[None]
         return self.paths.get(split) if split is not None else None
+
+
+def retired_join_key(key: Any) -> str:
+    """The message for a join key spelled as earlier versions did (``on``, ``right_on``, or ``true``: YAML 1.1's
+    reading of a bare ``on``)."""
+    if key in (True, "True"):
+        return (
+            "a key read as true: YAML 1.1 reads a bare 'on:' as 'true:', so the join key is now spelled 'key' "
+            "(write key: qid, and right_key: for the other file's column)"
+        )
+    return f"{key!r} is no longer accepted: it is now spelled {RETIRED_JOIN_KEYS[key]!r}"
 
 
 def _join_format(path: Path, given: Any, where: str) -> str:
@@ -334,33 +372,18 @@ def parse_joins(spec: Any, split_names: Callable[[str], str | None]) -> tuple[Jo
     return tuple(Join.parse(i, entry, split_names) for i, entry in enumerate(spec))
 
 
-def join_rows(rows: Sequence[Row], join: Join, right: Sequence[Row], right_file: str, *, complete: bool) -> list[Row]:
-    """``rows`` with the columns of ``right`` (the joined file's rows) added.
+def join_rows(rows: Sequence[Row], join: Join, right: Iterable[Row], right_file: str, *, complete: bool) -> list[Row]:
+    """``rows`` with the columns of ``right`` (the joined file's rows, streamed) added.
 
-    ``complete`` is false when only the first rows were read (``--plan``), so a
-    difference in row counts cannot be told yet.
+    By line, the two files are read side by side. By key, only the rows of ``right`` whose key
+    one of ``rows`` needs are kept (the joined file is never held whole); a needed key that repeats
+    is an error. A null or NaN key never matches. ``complete`` is false when only the first rows were
+    read (``--plan``), so a difference in row counts or a missing key cannot be told yet.
     """
-    if join.on == "line":
-        if complete and len(right) != len(rows):
-            raise DataSourceError(
-                f"{right_file}: has {len(right)} rows, but the file it is joined to by line has {len(rows)}"
-            )
-        pairs = list(zip(rows, right, strict=False))
+    if join.key == "line":
+        pairs = _pairs_by_line(rows, right, right_file, complete=complete)
     else:
-        index: dict[str, Row] = {}
-        for other in right:
-            key = _key(other, join.right_on)
-            if key in index:
-                raise DataSourceError(f"{other.where}: key {join.right_on}={key!r} repeats {index[key].where}")
-            index[key] = other
-        pairs = []
-        for row in rows:
-            key = _key(row, join.on)
-            if key not in index:
-                if not complete:
-                    continue
-                raise DataSourceError(f"{row.where}: no row of {right_file} has {join.right_on}={key!r}")
-            pairs.append((row, index[key]))
+        pairs = _pairs_by_key(rows, join, right, right_file, complete=complete)
     out = []
     for row, other in pairs:
         values = dict(row.values)
@@ -375,13 +398,73 @@ def join_rows(rows: Sequence[Row], join: Join, right: Sequence[Row], right_file:
     return out
 
 
+def _pairs_by_line(
+    rows: Sequence[Row], right: Iterable[Row], right_file: str, *, complete: bool
+) -> list[tuple[Row, Row]]:
+    pairs: list[tuple[Row, Row]] = []
+    others = iter(right)
+    for row in rows:
+        other = next(others, None)
+        if other is None:
+            if complete:
+                raise DataSourceError(
+                    f"{right_file}: has {len(pairs)} rows, but the file it is joined to by line has {len(rows)}"
+                )
+            break
+        pairs.append((row, other))
+    if complete and next(others, None) is not None:
+        extra = 1 + sum(1 for _ in others)
+        raise DataSourceError(
+            f"{right_file}: has {len(rows) + extra} rows, but the file it is joined to by line has {len(rows)}"
+        )
+    return pairs
+
+
+def _pairs_by_key(
+    rows: Sequence[Row], join: Join, right: Iterable[Row], right_file: str, *, complete: bool
+) -> list[tuple[Row, Row]]:
+    wanted: dict[str, list[Row]] = {}
+    for row in rows:
+        key = _key(row, join.key)
+        if key is None:
+            if complete:
+                raise DataSourceError(
+                    f"{row.where}: the key {join.key}={row.values[join.key]!r} is null; a null or NaN key "
+                    f"matches no row of {right_file}"
+                )
+            continue
+        wanted.setdefault(key, []).append(row)
+    index: dict[str, Row] = {}
+    for other in right:
+        key = _key(other, join.right_key)
+        if key is None or key not in wanted:
+            continue  # a null key never matches; a row no one needs is not kept
+        if key in index:
+            raise DataSourceError(f"{other.where}: key {join.right_key}={key!r} repeats {index[key].where}")
+        index[key] = other
+    pairs = []
+    for row in rows:
+        key = _key(row, join.key)
+        if key is None:
+            continue
+        if key not in index:
+            if not complete:
+                continue
+            raise DataSourceError(f"{row.where}: no row of {right_file} has {join.right_key}={key!r}")
+        pairs.append((row, index[key]))
+    return pairs
+
+
 def _prefixed(other: Row, join: Join) -> dict[str, Any]:
-    return {f"{join.prefix}{k}": v for k, v in other.values.items() if join.on == "line" or k != join.right_on}
+    return {f"{join.prefix}{k}": v for k, v in other.values.items() if join.key == "line" or k != join.right_key}
 
 
-def _key(row: Row, column: str) -> str:
+def _key(row: Row, column: str) -> str | None:
+    """The row's key as text; ``None`` for a null or NaN key, which never matches (not the text
+    ``"None"`` or ``"nan"``)."""
     if column not in row.values:
         near = did_you_mean(column, [str(k) for k in row.values])
         hint = f"; did you mean {near[0]!r}?" if near else ""
         raise DataSourceError(f"{row.where}: no key column {column!r}{hint}")
-    return str(row.values[column])
+    value = row.values[column]
+    return None if is_null(value) else str(value)

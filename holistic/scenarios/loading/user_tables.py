@@ -6,13 +6,22 @@ from __future__ import annotations
 
 import csv
 import itertools
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from holistic.core.errors import DataSourceError
-from holistic.scenarios.loading.readers import first_bad_utf8_line, iter_numbered_jsonl, open_text, read_json
+from holistic.core.jsonl import numbered_json_objects
+from holistic.scenarios.loading.data_limits import (
+    MIB,
+    DataLimitError,
+    bounded_lines,
+    check_field,
+    data_limits,
+    file_too_big,
+)
+from holistic.scenarios.loading.readers import first_bad_utf8_line, open_text, read_json
 
 
 @dataclass(frozen=True)
@@ -56,25 +65,48 @@ def infer_format(path: Path, given: str | None) -> str:
 
 def read_rows(path: Path, fmt: str, split: str | None, limit: int | None = None) -> list[Row]:
     """Every row of a table file (the first ``limit`` when given), each with ``file:line``
-    (or ``file[index]``) for errors."""
+    (or ``file[index]``) for errors. The file is read whole, within ``--max-data-file-mib``."""
+    return list(iter_rows(path, fmt, split, limit, whole=True))
+
+
+def iter_rows(
+    path: Path, fmt: str, split: str | None, limit: int | None = None, *, whole: bool = False
+) -> Iterator[Row]:
+    """The rows of a table file one at a time (a JSON document is still parsed whole, so it is bounded by
+    ``--max-data-file-mib``); every field within ``--max-data-field-chars`` (see
+    :mod:`~holistic.scenarios.loading.data_limits`)."""
+    for row in _iter_rows(path, fmt, split, limit, whole):
+        for column, value in row.values.items():
+            if not isinstance(value, (int, float, bool)) and value is not None:
+                check_field(value, row.where, str(column))
+        yield row
+
+
+def _iter_rows(path: Path, fmt: str, split: str | None, limit: int | None, whole: bool) -> Iterator[Row]:
     if fmt in ("csv", "tsv"):
-        with open_text(path) as fh:
+        with open_text(path, whole=whole) as fh:
             reader = csv.DictReader(fh, delimiter="\t" if fmt == "tsv" else ",")
-            rows = []
             try:
                 for values in itertools.islice(reader, limit):
                     if None in values:
                         raise DataSourceError(f"{path}:{reader.line_num}: more fields than the header has columns")
-                    rows.append(Row(values, f"{path}:{reader.line_num}", split))
+                    yield Row(values, f"{path}:{reader.line_num}", split)
             except csv.Error as exc:
+                if "field larger than field limit" in str(exc):
+                    raise DataLimitError(
+                        f"{path}:{reader.line_num + 1}: a field of this line holds more than "
+                        f"{data_limits().max_field_chars:,} characters (limit: --max-data-field-chars)"
+                    ) from None
                 raise DataSourceError(f"{path}:{reader.line_num}: {exc}") from None
             except UnicodeDecodeError as exc:
                 line = first_bad_utf8_line(path) or reader.line_num + 1
                 raise DataSourceError(f"{path}:{line}: not UTF-8 text ({exc.reason}); save the file as UTF-8") from None
-            return rows
+        return
     if fmt == "jsonl":
-        numbered = itertools.islice(iter_numbered_jsonl(path), limit)
-        return [Row(values, f"{path}:{number}", split) for number, values in numbered]
+        with open_text(path, whole=whole) as fh:
+            numbered = itertools.islice(numbered_json_objects(bounded_lines(fh, path), path, DataSourceError), limit)
+            yield from (Row(values, f"{path}:{number}", split) for number, values in numbered)
+        return
     if fmt == "json":
         data = read_json(path)
         if isinstance(data, Mapping):
@@ -84,33 +116,44 @@ def read_rows(path: Path, fmt: str, split: str | None, limit: int | None = None)
             data = lists[0]
         if not isinstance(data, list) or not all(isinstance(v, Mapping) for v in data):
             raise DataSourceError(f"{path}: expected a list of objects")
-        return [Row(values, f"{path}[{i}]", split) for i, values in enumerate(data[:limit])]
+        yield from (Row(values, f"{path}[{i}]", split) for i, values in enumerate(data[:limit]))
+        return
     import pyarrow.parquet as pq
 
-    if limit is not None:
-        batch = next(pq.ParquetFile(path).iter_batches(batch_size=max(limit, 1)), None)
-        values_list = batch.to_pylist()[:limit] if batch is not None else []
-    else:
-        values_list = pq.read_table(path).to_pylist()
-    return [Row(values, f"{path}[row {i}]", split) for i, values in enumerate(values_list)]
+    if whole and path.stat().st_size > data_limits().max_file_mib * MIB:
+        raise DataLimitError(file_too_big(path))
+    index = 0
+    for batch in pq.ParquetFile(path).iter_batches(batch_size=max(min(limit or 1024, 1024), 1)):
+        for values in batch.to_pylist():
+            if limit is not None and index >= limit:
+                return
+            yield Row(values, f"{path}[row {index}]", split)
+            index += 1
 
 
 def read_lines(path: Path, limit: int | None = None) -> list[Row]:
     """A lines file: one value per line (the line without its end), ``file:line`` for errors.
     A final empty line (a file ending in a newline) is not a row."""
-    rows: list[Row] = []
-    with open_text(path) as fh:
-        try:
-            for number, line in enumerate(fh, start=1):
-                if limit is not None and len(rows) >= limit:
-                    break
-                rows.append(Row({"value": line.rstrip("\r\n")}, f"{path}:{number}"))
-        except UnicodeDecodeError as exc:
-            raise DataSourceError(f"{path}:{len(rows) + 1}: not UTF-8 text ({exc.reason}); save it as UTF-8") from None
-    return rows
+    return list(iter_table(path, LINES, limit))
 
 
 def read_table(path: Path, fmt: str, limit: int | None = None) -> list[Row]:
     """The rows of ``path`` in ``fmt``: a table format, or :data:`LINES` (the value of each
     line under the column ``value``)."""
     return read_lines(path, limit) if fmt == LINES else read_rows(path, fmt, None, limit)
+
+
+def iter_table(path: Path, fmt: str, limit: int | None = None) -> Iterator[Row]:
+    """:func:`read_table`'s rows one at a time, the file streamed (a joined file is never held whole)."""
+    if fmt != LINES:
+        yield from iter_rows(path, fmt, None, limit)
+        return
+    with open_text(path) as fh:
+        number = 0
+        try:
+            for number, line in enumerate(itertools.islice(bounded_lines(fh, path), limit), start=1):
+                value = line.rstrip("\r\n")
+                check_field(value, f"{path}:{number}", "value")
+                yield Row({"value": value}, f"{path}:{number}")
+        except UnicodeDecodeError as exc:
+            raise DataSourceError(f"{path}:{number + 1}: not UTF-8 text ({exc.reason}); save it as UTF-8") from None
