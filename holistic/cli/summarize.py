@@ -202,7 +202,7 @@ def _export(args: argparse.Namespace) -> None:
     """``--export FORMAT DIR``: the suite in a shared format (after the summary is written)."""
     from holistic.importing import eee, hf_results
 
-    suite_dir = args.output_dir / args.suite
+    suite_dir = Path(args.output_dir) / args.suite
     for fmt, folder in args.export:
         out = Path(folder)
         if fmt == "every-eval-ever":

@@ -6,6 +6,7 @@ there is one, and what is wrong; nothing here raises anything else for bad bytes
 
 from __future__ import annotations
 
+import contextlib
 import json
 import math
 import zipfile
@@ -124,6 +125,8 @@ def check_archive(path: Path) -> None:
     """An ``.eval`` archive checked before anyone opens it: member names stay inside it, every
     member's declared size, its real size and the total are bounded, and no member expands
     like a zip bomb."""
+    with contextlib.suppress(ImportError):  # inspect_ai's zstd members (Python < 3.14), as inspect reads them
+        import zipfile_zstd  # type: ignore[import-not-found, import-untyped]  # noqa: F401
     try:
         with zipfile.ZipFile(path) as archive:
             infos = archive.infolist()
@@ -139,7 +142,7 @@ def check_archive(path: Path) -> None:
                 if total > MAX_EVAL_TOTAL:
                     raise ImportFileError(path, f"members over {MAX_EVAL_TOTAL} bytes uncompressed in all")
                 _check_real_size(path, archive, info)
-    except zipfile.BadZipFile as exc:
+    except (zipfile.BadZipFile, NotImplementedError, EOFError, OSError) as exc:
         raise ImportFileError(path, f"not a readable .eval (zip) archive: {exc}") from None
 
 

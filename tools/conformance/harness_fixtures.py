@@ -21,13 +21,14 @@ transformers): inspect's ``hf/`` provider would need a second torch install.
 
 The outputs are made neutral before they are kept: this machine's folders are rewritten
 (the model folder to ``models/smollm2-135m-instruct`` (``models__smollm2-135m-instruct`` where
-lm-eval names a folder after it), the work folder to ``work``, the home
+lm-eval names a folder after it), the work folder to ``data``, the home
 folder to ``~``), inside ``.eval`` archives too, and any absolute path left fails the tool.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import re
@@ -250,11 +251,13 @@ def copy_neutral(src: Path, dest: Path, replacements: list[tuple[str, str]]) -> 
         target = dest / neutral(str(path.relative_to(src)), replacements)
         target.parent.mkdir(parents=True, exist_ok=True)
         if path.suffix == ".eval":
-            with zipfile.ZipFile(path) as zin, zipfile.ZipFile(target, "w", zipfile.ZIP_DEFLATED) as zout:
+            with contextlib.suppress(ImportError):
+                import zipfile_zstd  # noqa: F401  (inspect_ai's members are zstd-compressed; Python < 3.14 needs it)
+            with zipfile.ZipFile(path) as zin, zipfile.ZipFile(target, "w") as zout:
                 for info in zin.infolist():
                     data = neutral(zin.read(info).decode("utf-8"), replacements)
                     _check_left(f"{path.name}:{info.filename}", data)
-                    zout.writestr(info.filename, data)
+                    zout.writestr(info.filename, data, compress_type=info.compress_type)
         else:
             data = neutral(path.read_text(encoding="utf-8"), replacements)
             _check_left(str(path.name), data)
@@ -281,7 +284,7 @@ def main(argv: list[str] | None = None) -> int:
     replacements = [
         (str(model), MODEL_NAME),
         (str(model).replace("/", "__"), MODEL_NAME.replace("/", "__")),  # lm-eval's folder for the model
-        (str(work), "work"),
+        (str(work), "data"),
         (str(Path.home()), "~"),
     ]
     try:

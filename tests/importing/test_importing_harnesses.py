@@ -1,0 +1,139 @@
+"""helm-import --from lm-eval | inspect on the fixtures the peers made themselves
+(tests/fixtures/harnesses, see its README), and helm-summarize --export on the result."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pyarrow.parquet as pq
+import pytest
+
+from holistic.cli import helm_import, summarize
+from holistic.importing import detect_format
+from holistic.importing.eee import validation_errors
+
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "harnesses"
+LM_EVAL = FIXTURES / "lm_eval"
+INSPECT = FIXTURES / "inspect"
+MODEL = "embedded/smollm2-135m-instruct"
+LM_EVAL_MODEL = "models/smollm2-135m-instruct"
+INSPECT_MODEL = "openai-api/local/smollm2-135m-instruct"
+
+
+def _import(source: Path, out: Path, suite: str, *extra: str) -> int:
+    return helm_import.main([str(source), "--suite", suite, "--output-dir", str(out), "--quiet", *extra])
+
+
+def _runs(out: Path, suite: str) -> dict[str, Path]:
+    return {json.loads((d / "run_spec.json").read_text())["name"]: d for d in sorted((out / suite / "runs").iterdir())}
+
+
+def _table(run: Path, name: str) -> list[dict]:
+    return pq.read_table(run / f"{name}.parquet").to_pylist()
+
+
+def test_the_format_is_detected_from_the_folder() -> None:
+    assert detect_format(LM_EVAL) == "lm-eval"
+    assert detect_format(INSPECT) == "inspect"
+
+
+def test_lm_eval_results_import_as_runs_with_every_document(tmp_path: Path) -> None:
+    assert _import(LM_EVAL, tmp_path, "lm", "--model", f"{LM_EVAL_MODEL}={MODEL}") == 0
+    runs = _runs(tmp_path, "lm")
+    assert set(runs) == {"arc_easy_local", "arithmetic_local"}
+    arc = runs["arc_easy_local"]
+    spec = json.loads((arc / "run_spec.json").read_text())
+    assert spec["model"] == MODEL and spec["adapter"]["method"] == "multiple_choice_separate_original"
+    origin = spec["imported_from"]
+    assert origin["tool"] == "lm-evaluation-harness" and origin["harness_version"] == "0.4.13"
+    assert origin["model_args"] == {"pretrained": LM_EVAL_MODEL, "dtype": "float32"}
+    instances = _table(arc, "instances")
+    assert len(instances) == 10
+    first = instances[0]
+    assert first["input"].startswith("Question: ") and first["input"].endswith("\nAnswer:")
+    assert [r["output"] for r in first["references"] if r["tags"] == ["correct"]] == [
+        "a bacterial population in the bloodstream"
+    ]
+    requests = _table(arc, "requests")
+    assert len(requests) == 40 and all(r["kind"] == "loglikelihood" and r["has_logprobs"] for r in requests)
+    assert requests[0]["continuation"] == " a leg muscle relaxing after exercise"
+    stats = {s["metric"]: s for s in _table(arc, "stats")}
+    # lm-eval's own aggregate, recomputed from its per-document values, with an interval
+    reported = json.loads((arc / "artifacts.json").read_text())["import"]["reported"]
+    assert stats["exact_match"]["mean"] == pytest.approx(reported["acc,none"])
+    assert stats["exact_match_per_char"]["mean"] == pytest.approx(reported["acc_norm,none"])
+    assert stats["exact_match"]["count"] == 10 and stats["exact_match"]["ci_low"] is not None
+    gen = _table(runs["arithmetic_local"], "requests")
+    assert [r["kind"] for r in gen] == ["generate"] * 5 and gen[0]["stop"] == ["\n", "Question:"]
+    assert gen[0]["max_tokens"] == 16 and gen[0]["completion"]
+
+
+def test_inspect_logs_import_with_messages_scores_and_usage(tmp_path: Path) -> None:
+    pytest.importorskip("inspect_ai")
+    assert _import(INSPECT, tmp_path, "insp", "--model", f"{INSPECT_MODEL}={MODEL}") == 0
+    runs = _runs(tmp_path, "insp")
+    assert set(runs) == {"arc_easy_local", "arithmetic_local"}
+    arc = runs["arc_easy_local"]
+    instances = {i["instance_id"]: i for i in _table(arc, "instances")}
+    assert len(instances) == 10
+    fever = instances["Mercury_7220990"]
+    assert fever["input"] == "Which factor will most likely cause a person to develop a fever?"
+    assert [r["tags"] for r in fever["references"]] == [[], ["correct"], [], []]
+    requests = _table(arc, "requests")
+    assert all(r["messages"] and r["messages"][0]["role"] == "user" for r in requests)
+    assert all(r["prompt_tokens"] > 0 and r["completion_tokens"] > 0 for r in requests)
+    stats = {s["metric"]: s for s in _table(arc, "stats")}
+    reported = json.loads((arc / "artifacts.json").read_text())["import"]["reported"]
+    assert stats["choice"]["mean"] == pytest.approx(reported["choice.accuracy"])
+    match = {s["metric"]: s for s in _table(runs["arithmetic_local"], "stats")}["match"]
+    assert match["count"] == 5
+    spec = json.loads((arc / "run_spec.json").read_text())
+    assert spec["imported_from"]["harness_version"] and spec["main_metric"] == "choice"
+
+
+def _stats_by_run(out: Path, suite: str) -> dict[tuple[str, str], dict[str, dict]]:
+    """(run name, model) -> metric -> its stats row."""
+    found = {}
+    for run in (out / suite / "runs").iterdir():
+        spec = json.loads((run / "run_spec.json").read_text())
+        found[(spec["name"], spec["model"])] = {s["metric"]: s for s in _table(run, "stats")}
+    return found
+
+
+def test_an_exported_suite_validates_and_imports_back_with_the_same_stats(tmp_path: Path) -> None:
+    pytest.importorskip("inspect_ai")
+    out = tmp_path / "out"
+    assert _import(LM_EVAL, out, "mixed", "--model", f"{LM_EVAL_MODEL}={MODEL}") == 0
+    assert _import(INSPECT, out, "mixed", "--force") == 0
+    export = tmp_path / "eee"
+    hf = tmp_path / "hf"
+    argv = ["--suite", "mixed", "--output-dir", str(out), "--no-site"]
+    assert summarize.main([*argv, "--export", "every-eval-ever", str(export), "--export", "hf-eval-results", str(hf)]) == 0
+    aggregates = sorted(p for p in export.rglob("*.json"))
+    assert len(aggregates) == 4
+    for path in aggregates:
+        doc = json.loads(path.read_text())
+        assert validation_errors(doc, "aggregate") == []
+        samples = export / doc["detailed_evaluation_results"]["file_path"]
+        lines = [json.loads(line) for line in samples.read_text().splitlines()]
+        assert lines and all(validation_errors(line, "instance") == [] for line in lines)
+    assert detect_format(export) == "every-eval-ever"
+    assert _import(export, out, "back") == 0
+    before, after = _stats_by_run(out, "mixed"), _stats_by_run(out, "back")
+    assert set(before) == set(after)
+    keys = ("count", "sum", "sum_sq", "min", "max", "mean", "stddev", "ci_low", "ci_high")
+    for name, metrics in before.items():
+        assert set(metrics) == set(after[name])
+        for metric, row in metrics.items():
+            assert {k: row[k] for k in keys} == pytest.approx({k: after[name][metric][k] for k in keys}), (name, metric)
+    yamls = sorted(hf.rglob("*.yaml"))
+    assert yamls and all(p.parent.name == ".eval_results" for p in yamls)
+
+
+def test_an_export_format_that_does_not_exist_is_refused(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    shutil.copytree(LM_EVAL, tmp_path / "src")
+    assert _import(tmp_path / "src", tmp_path, "s") == 0
+    code = summarize.main(["--suite", "s", "--output-dir", str(tmp_path), "--no-site", "--export", "csv", "x"])
+    assert code == 2 and "every-eval-ever, hf-eval-results" in capsys.readouterr().err
