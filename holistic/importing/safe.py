@@ -84,16 +84,19 @@ def parse_json(data: bytes, path: Path | str, *, where: str | None = None, allow
     return value
 
 
-def read_json(path: Path, *, limit: int = MAX_JSON_BYTES, allow_nan: bool = False) -> Any:
-    """The JSON document in ``path``, refused past ``limit`` bytes."""
+def read_json(path: Path, *, limit: int | None = None, allow_nan: bool = False) -> Any:
+    """The JSON document in ``path``, refused past ``limit`` bytes (default :data:`MAX_JSON_BYTES`)."""
+    limit = limit or MAX_JSON_BYTES
     size = path.stat().st_size
     if size > limit:
         raise ImportFileError(path, f"{size} bytes, over the {limit}-byte limit of a JSON file read whole")
     return parse_json(path.read_bytes(), path, allow_nan=allow_nan)
 
 
-def iter_jsonl(path: Path, *, line_limit: int = MAX_LINE_BYTES) -> Iterator[tuple[int, Any]]:
-    """(line number, value) for each non-blank line of a JSON-lines file, one line in memory at a time."""
+def iter_jsonl(path: Path, *, line_limit: int | None = None) -> Iterator[tuple[int, Any]]:
+    """(line number, value) for each non-blank line of a JSON-lines file, one line in memory at a time
+    (each at most ``line_limit`` bytes, default :data:`MAX_LINE_BYTES`)."""
+    line_limit = line_limit or MAX_LINE_BYTES
     with path.open("rb") as fh:
         number = 0
         while True:

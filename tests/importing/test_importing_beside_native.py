@@ -58,4 +58,3 @@ def test_lm_eval_pairs_with_holistic_instance_by_instance_with_zero_deltas(tmp_p
     assert summarize.main(["--suite", "arc", "--output-dir", str(out), "--no-site"]) == 0
     summary = json.loads((out / "arc" / "summary" / "summary.json").read_text())
     assert len(summary["runs"]) == 5
-

@@ -110,7 +110,9 @@ def test_an_exported_suite_validates_and_imports_back_with_the_same_stats(tmp_pa
     export = tmp_path / "eee"
     hf = tmp_path / "hf"
     argv = ["--suite", "mixed", "--output-dir", str(out), "--no-site"]
-    assert summarize.main([*argv, "--export", "every-eval-ever", str(export), "--export", "hf-eval-results", str(hf)]) == 0
+    assert (
+        summarize.main([*argv, "--export", "every-eval-ever", str(export), "--export", "hf-eval-results", str(hf)]) == 0
+    )
     aggregates = sorted(p for p in export.rglob("*.json"))
     assert len(aggregates) == 4
     for path in aggregates:
