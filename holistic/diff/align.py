@@ -138,12 +138,4 @@ def align(old: Side, new: Side) -> Alignment:
         else:
             removed.append(run)
     added = sorted((r for r in new.runs if r.run_id not in matched_new), key=lambda r: r.run_id)
-    if removed and added and any(r.imported for r in (*removed, *added)):
-        from holistic.diff.imported import pair_across_tools
-
-        across = pair_across_tools(removed, added)
-        paired = {r.run_id for pair in across for r in pair}
-        pairs += across
-        removed = [r for r in removed if r.run_id not in paired]
-        added = [r for r in added if r.run_id not in paired]
     return Alignment(pairs=tuple(pairs), removed=tuple(removed), added=tuple(added))

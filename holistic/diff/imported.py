@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from holistic.core.hashing import canonical_json
-from holistic.diff.align import SideRun
+from holistic.diff.align import Alignment, SideRun
 from holistic.results.schemas import INSTANCES_TABLE
 
 _SHOWN = 60
@@ -120,7 +120,21 @@ def instance_pairing(old: SideRun, new: SideRun) -> Pairing:
     )
 
 
-def pair_across_tools(removed: list[SideRun], added: list[SideRun]) -> list[tuple[SideRun, SideRun]]:
+def pair_across_tools(alignment: Alignment) -> Alignment:
+    """``alignment`` with its unpaired runs paired across tools (:func:`_pairs_across_tools`)."""
+    removed, added = list(alignment.removed), list(alignment.added)
+    if not removed or not added or not any(r.imported for r in (*removed, *added)):
+        return alignment
+    across = _pairs_across_tools(removed, added)
+    paired = {r.run_id for pair in across for r in pair}
+    return Alignment(
+        pairs=(*alignment.pairs, *across),
+        removed=tuple(r for r in removed if r.run_id not in paired),
+        added=tuple(r for r in added if r.run_id not in paired),
+    )
+
+
+def _pairs_across_tools(removed: list[SideRun], added: list[SideRun]) -> list[tuple[SideRun, SideRun]]:
     """Runs of another harness (lm-eval, inspect) name their task, not holistic's scenario, so
     their key never equals a native run's: an unpaired run is paired with the unpaired run of the
     other side with the same model whose instances share the most content with it (one side

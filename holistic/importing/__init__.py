@@ -8,6 +8,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from pathlib import Path
 
+from holistic.helm.imports.layout import RUN_SPEC
 from holistic.importing.runs import ImportedRun, WriteOptions, write_runs
 from holistic.importing.safe import ImportFileError
 
@@ -24,7 +25,7 @@ def detect_format(source: Path) -> str:
     found = []
     files = [source] if source.is_file() else [p for p in source.rglob("*") if p.is_file() and not p.is_symlink()]
     names = {p.name for p in files}
-    if "run_spec.json" in names:
+    if RUN_SPEC in names:
         found.append("helm")
     if any(lm_eval.RESULTS.match(n) for n in names):
         found.append("lm-eval")

@@ -114,52 +114,7 @@ def _export_run(
     rel = Path("data") / _safe(suite) / _safe(developer or "unknown") / _safe(model_name or model)
     evaluation_id = f"{suite}/{run_id}"
     origin = spec.get("imported_from") or {}
-    scenario = spec.get("scenario") or {}
-    results = []
-    for s in stats:
-        results.append(
-            {
-                "evaluation_result_id": f"{run_id}/{s['metric']}",
-                "evaluation_name": name,
-                "source_data": {
-                    "dataset_name": str(scenario.get("name") or name),
-                    "source_type": "other",
-                    "additional_details": {"scenario_args": json.dumps(scenario.get("args") or {}, sort_keys=True)},
-                },
-                "metric_config": {
-                    "metric_id": s["metric"],
-                    "metric_name": s["metric"],
-                    "lower_is_better": s["higher_is_better"] is False,
-                    "score_type": "continuous",
-                    "min_score": s["min"],
-                    "max_score": s["max"],
-                    "additional_details": _details(
-                        {"category": s["category"], "main": s["metric"] == spec.get("main_metric")}
-                    ),
-                },
-                "score_details": {
-                    "score": s["mean"],
-                    "details": _details({k: s[k] for k in ("count", "sum", "sum_sq", "min", "max", "num_trials")}),
-                    "uncertainty": {
-                        **(
-                            {
-                                "confidence_interval": {
-                                    "lower": s["ci_low"],
-                                    "upper": s["ci_high"],
-                                    "confidence_level": 0.95,
-                                    "method": "percentile bootstrap over instances (1,000 resamples)",
-                                }
-                            }
-                            if s["ci_low"] is not None and s["ci_high"] is not None
-                            else {}
-                        ),
-                        **({"standard_deviation": s["stddev"]} if s["stddev"] is not None else {}),
-                        "num_samples": int(s["count"]),
-                    },
-                },
-                "generation_config": {"additional_details": {"method": str(spec.get("adapter", {}).get("method"))}},
-            }
-        )
+    results = [_result(run_id, name, spec, s) for s in stats]
     lines = list(_instance_lines(evaluation_id, model, name, run_id, instances, requests, values))
     body = "".join(json.dumps(line, ensure_ascii=False, sort_keys=True) + "\n" for line in lines).encode()
     samples_rel = rel / f"{file_uuid}_samples.jsonl"
@@ -206,6 +161,50 @@ def _export_run(
     agg_path = folder / f"{file_uuid}.json"
     agg_path.write_text(json.dumps(aggregate, indent=1, ensure_ascii=False, sort_keys=True) + "\n", encoding="utf-8")
     return [agg_path, out / samples_rel]
+
+
+def _result(run_id: str, name: str, spec: Mapping[str, Any], s: Mapping[str, Any]) -> dict[str, Any]:
+    """One stat as an evaluation result: the mean, its interval, standard deviation and count."""
+    scenario = spec.get("scenario") or {}
+    return {
+        "evaluation_result_id": f"{run_id}/{s['metric']}",
+        "evaluation_name": name,
+        "source_data": {
+            "dataset_name": str(scenario.get("name") or name),
+            "source_type": "other",
+            "additional_details": {"scenario_args": json.dumps(scenario.get("args") or {}, sort_keys=True)},
+        },
+        "metric_config": {
+            "metric_id": s["metric"],
+            "metric_name": s["metric"],
+            "lower_is_better": s["higher_is_better"] is False,
+            "score_type": "continuous",
+            "min_score": s["min"],
+            "max_score": s["max"],
+            "additional_details": _details({"category": s["category"], "main": s["metric"] == spec.get("main_metric")}),
+        },
+        "score_details": {
+            "score": s["mean"],
+            "details": _details({k: s[k] for k in ("count", "sum", "sum_sq", "min", "max", "num_trials")}),
+            "uncertainty": {
+                **(
+                    {
+                        "confidence_interval": {
+                            "lower": s["ci_low"],
+                            "upper": s["ci_high"],
+                            "confidence_level": 0.95,
+                            "method": "percentile bootstrap over instances (1,000 resamples)",
+                        }
+                    }
+                    if s["ci_low"] is not None and s["ci_high"] is not None
+                    else {}
+                ),
+                **({"standard_deviation": s["stddev"]} if s["stddev"] is not None else {}),
+                "num_samples": int(s["count"]),
+            },
+        },
+        "generation_config": {"additional_details": {"method": str(spec.get("adapter", {}).get("method"))}},
+    }
 
 
 def _instance_lines(

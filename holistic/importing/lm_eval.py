@@ -32,13 +32,10 @@ from holistic.importing.runs import (
     per_instance_row,
     request_defaults,
 )
-from holistic.importing import safe
 from holistic.importing.safe import ImportFileError, finite, iter_jsonl, read_json
 
 RESULTS = re.compile(r"^results_(?P<time>.+)\.json$")
 SAMPLES = re.compile(r"^samples_(?P<task>.+)_(?P<time>[^_]+)\.jsonl$")
-MAX_RESULTS_BYTES = 64 * 1024 * 1024
-"""Largest ``results_*.json`` (it holds aggregates and task configurations, not documents)."""
 
 
 def _dict(value: Any) -> dict[str, Any]:
@@ -77,7 +74,7 @@ def _samples_files(results: Path, time: str) -> dict[str, Path]:
 
 
 def _read_results(path: Path, model_map: Mapping[str, str]) -> list[ImportedRun]:
-    data = read_json(path, limit=min(MAX_RESULTS_BYTES, safe.MAX_JSON_BYTES), allow_nan=True)
+    data = read_json(path, allow_nan=True)
     if not isinstance(data, dict) or not isinstance(data.get("results"), dict):
         raise ImportFileError(path, "no 'results' object (not an lm-evaluation-harness results file)")
     time = RESULTS.match(path.name)["time"]  # type: ignore[index]

@@ -7,6 +7,7 @@ there is one, and what is wrong; nothing here raises anything else for bad bytes
 from __future__ import annotations
 
 import contextlib
+import importlib
 import json
 import math
 import zipfile
@@ -129,7 +130,7 @@ def check_archive(path: Path) -> None:
     member's declared size, its real size and the total are bounded, and no member expands
     like a zip bomb."""
     with contextlib.suppress(ImportError):  # inspect_ai's zstd members (Python < 3.14), as inspect reads them
-        import zipfile_zstd  # type: ignore[import-not-found, import-untyped]  # noqa: F401
+        importlib.import_module("zipfile_zstd")
     try:
         with zipfile.ZipFile(path) as archive:
             infos = archive.infolist()

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import shutil
 from pathlib import Path
+from typing import Any
 
 import pyarrow.parquet as pq
 import pytest
@@ -30,8 +31,9 @@ def _runs(out: Path, suite: str) -> dict[str, Path]:
     return {json.loads((d / "run_spec.json").read_text())["name"]: d for d in sorted((out / suite / "runs").iterdir())}
 
 
-def _table(run: Path, name: str) -> list[dict]:
-    return pq.read_table(run / f"{name}.parquet").to_pylist()
+def _table(run: Path, name: str) -> list[dict[str, Any]]:
+    rows: list[dict[str, Any]] = pq.read_table(run / f"{name}.parquet").to_pylist()
+    return rows
 
 
 def test_the_format_is_detected_from_the_folder() -> None:
@@ -93,7 +95,7 @@ def test_inspect_logs_import_with_messages_scores_and_usage(tmp_path: Path) -> N
     assert spec["imported_from"]["harness_version"] and spec["main_metric"] == "choice"
 
 
-def _stats_by_run(out: Path, suite: str) -> dict[tuple[str, str], dict[str, dict]]:
+def _stats_by_run(out: Path, suite: str) -> dict[tuple[str, str], dict[str, dict[str, Any]]]:
     """(run name, model) -> metric -> its stats row."""
     found = {}
     for run in (out / suite / "runs").iterdir():

@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import importlib
 import json
 import os
 import re
@@ -252,7 +253,7 @@ def copy_neutral(src: Path, dest: Path, replacements: list[tuple[str, str]]) -> 
         target.parent.mkdir(parents=True, exist_ok=True)
         if path.suffix == ".eval":
             with contextlib.suppress(ImportError):
-                import zipfile_zstd  # noqa: F401  (inspect_ai's members are zstd-compressed; Python < 3.14 needs it)
+                importlib.import_module("zipfile_zstd")  # inspect_ai's members are zstd-compressed (Python < 3.14)
             with zipfile.ZipFile(path) as zin, zipfile.ZipFile(target, "w") as zout:
                 for info in zin.infolist():
                     data = neutral(zin.read(info).decode("utf-8"), replacements)
