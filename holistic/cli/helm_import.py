@@ -28,7 +28,10 @@ def build_parser() -> argparse.ArgumentParser:
         "completions, log-probabilities), per-instance stats and stats in holistic's Parquet schema, which "
         "helm-summarize, the site and helm-diff read like a native suite. HELM's stat means are kept exactly; "
         "intervals are bootstrapped from its per-instance values. What holistic's schema has no place for is kept "
-        "in the 'raw' columns and listed.",
+        "in the 'raw' columns and listed. With --from lm-eval, inspect or every-eval-ever (detected when only one "
+        "fits): lm-evaluation-harness results (results_*.json with --log_samples' samples_*.jsonl), inspect_ai "
+        "logs (.eval, .json) or Every Eval Ever files, every task a run, every document or sample an instance, "
+        "the stats recomputed from the per-instance values (see docs/importing.md).",
         epilog="HELM's request states and per-instance stats are streamed: memory stays near the largest single request state, whatever "
         "the file's size. Every check that needs no writing runs first; a run is marked complete only once all "
         "its files are written, and a run that fails midway is removed. Exit codes: 0 success; 2 bad input (not a "
