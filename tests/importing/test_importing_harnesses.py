@@ -141,3 +141,17 @@ def test_an_export_format_that_does_not_exist_is_refused(tmp_path: Path, capsys:
     assert _import(tmp_path / "src", tmp_path, "s") == 0
     code = summarize.main(["--suite", "s", "--output-dir", str(tmp_path), "--no-site", "--export", "csv", "x"])
     assert code == 2 and "every-eval-ever, hf-eval-results" in capsys.readouterr().err
+
+
+def test_the_site_browses_imported_instances(tmp_path: Path) -> None:
+    pytest.importorskip("inspect_ai")
+    assert _import(LM_EVAL, tmp_path, "both") == 0
+    assert _import(INSPECT, tmp_path, "both", "--force") == 0
+    assert summarize.main(["--suite", "both", "--output-dir", str(tmp_path)]) == 0
+    site = tmp_path / "both" / "site"
+    for run in _runs(tmp_path, "both").values():
+        chunks = list((site / "data" / run.name).glob("chunk_*.js"))
+        assert chunks, run.name
+        text = "".join(c.read_text(encoding="utf-8") for c in chunks)
+        assert "What is 2 plus 3?" in text or "develop a fever" in text
+        assert (site / "runs" / f"{run.name}.html").is_file()
