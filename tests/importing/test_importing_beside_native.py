@@ -6,8 +6,11 @@ exact_match_per_char, on identical prompts) every paired delta 0."""
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
+import pyarrow.parquet as pq
 import pytest
 
 from holistic.cli import diff, helm_import, run, summarize
@@ -31,6 +34,19 @@ runs:
 """
 
 
+def _doc_id(row: dict[str, Any]) -> str:
+    return str(json.loads(row["raw"])["doc"]["id"])
+
+
+def _values(run: Path, key: Callable[[dict[str, Any]], str]) -> dict[str, dict[str, float]]:
+    """metric -> instance (named by ``key`` of its instances row) -> value."""
+    names = {r["instance_id"]: key(r) for r in pq.read_table(run / "instances.parquet").to_pylist()}
+    out: dict[str, dict[str, float]] = {}
+    for row in pq.read_table(run / "per_instance_stats.parquet").to_pylist():
+        out.setdefault(row["metric"], {})[names[row["instance_id"]]] = row["value"]
+    return out
+
+
 @pytest.mark.real_model
 def test_lm_eval_pairs_with_holistic_instance_by_instance_with_zero_deltas(tmp_path: Path) -> None:
     pytest.importorskip("inspect_ai")
@@ -51,6 +67,11 @@ def test_lm_eval_pairs_with_holistic_instance_by_instance_with_zero_deltas(tmp_p
         assert metrics[name]["n_shared"] == 10
         assert metrics[name]["delta"] == 0 and metrics[name]["ci_low"] == 0 and metrics[name]["ci_high"] == 0
     assert arc["flips_to_wrong"] == [] and arc["flips_to_correct"] == []
+    # instance by instance: lm-eval's document (its id in the logged document) scored as holistic scored it
+    native = _values(next((out / "arc" / "runs").iterdir()), lambda row: row["instance_id"])
+    ours = _values(next((out / "lm" / "runs").glob("lm-evaluation-harness_arc_easy_local*")), _doc_id)
+    for metric in ("exact_match", "exact_match_per_char"):
+        assert len(native[metric]) == 10 and native[metric] == ours[metric]
 
     # beside the native run in one suite: ranked and summarized together
     assert helm_import.main([str(LM_EVAL), "--suite", "arc", *common, "--model", f"{LM_EVAL_MODEL}={MODEL}"]) == 0
