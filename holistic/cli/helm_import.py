@@ -97,7 +97,7 @@ def _run(args: argparse.Namespace) -> int:
     from holistic import api
     from holistic.importing import detect_format
 
-    fmt = args.fmt or detect_format(args.source)
+    fmt = args.fmt or detect_format(args.source, fallback="helm")  # HELM's own errors for what fits nothing
     if fmt != "helm":
         return _run_other(args, fmt)
 
@@ -136,7 +136,8 @@ def _run(args: argparse.Namespace) -> int:
 
 
 def _run_other(args: argparse.Namespace, fmt: str) -> int:
-    from holistic.importing import ImportedRun, WriteOptions, import_results
+    from holistic import api
+    from holistic.importing import ImportedRun
 
     def show(run: ImportedRun) -> None:
         if args.quiet:
@@ -148,8 +149,15 @@ def _run_other(args: argparse.Namespace, fmt: str) -> int:
             flush=True,
         )
 
-    options = WriteOptions(output_dir=args.output_dir, suite=args.suite, force=args.force)
-    runs = import_results(args.source, fmt, options, models=dict(args.models), on_run=show)
+    runs = api.import_results(
+        args.source,
+        args.suite,
+        fmt=fmt,
+        output_dir=args.output_dir,
+        force=args.force,
+        models=dict(args.models),
+        on_run=show,
+    )
     print(f"imported {len(runs)} {fmt} run{'s' if len(runs) != 1 else ''} into {args.output_dir / args.suite}")
     return 0
 

@@ -16,11 +16,14 @@ FORMATS = ("helm", "lm-eval", "inspect", "every-eval-ever")
 """What ``helm-import --from`` accepts."""
 
 
-def detect_format(source: Path) -> str:
-    """The format of ``source`` when only one fits; otherwise an error naming what was found."""
+def detect_format(source: Path, *, fallback: str | None = None) -> str:
+    """The format of ``source`` when only one fits; ``fallback`` when none does (or ``source`` is
+    missing), else an error naming what was found."""
     from holistic.importing import eee, inspect_logs, lm_eval
 
     if not source.exists():
+        if fallback:
+            return fallback
         raise ImportFileError(source, "no such file or folder")
     found = []
     files = [source] if source.is_file() else [p for p in source.rglob("*") if p.is_file() and not p.is_symlink()]
@@ -37,6 +40,8 @@ def detect_format(source: Path) -> str:
         found.append("every-eval-ever")
     if len(found) == 1:
         return found[0]
+    if not found and fallback:
+        return fallback
     if not found:
         raise ImportFileError(
             source,

@@ -155,3 +155,30 @@ def test_the_site_browses_imported_instances(tmp_path: Path) -> None:
         text = "".join(c.read_text(encoding="utf-8") for c in chunks)
         assert "What is 2 plus 3?" in text or "develop a fever" in text
         assert (site / "runs" / f"{run.name}.html").is_file()
+
+
+def test_helm_import_from_another_harness_is_one_api_call(monkeypatch: pytest.MonkeyPatch) -> None:
+    from holistic import api
+
+    calls: list[tuple[tuple[Any, ...], dict[str, Any]]] = []
+
+    def spy(*a: Any, **k: Any) -> list[Any]:
+        calls.append((a, k))
+        return []
+
+    monkeypatch.setattr(api, "import_results", spy)
+    argv = [str(LM_EVAL), "--suite", "s", "--output-dir", "out", "--model", "a=b"]
+    assert helm_import.main(argv) == 0
+    ((args, kwargs),) = calls
+    kwargs.pop("on_run")
+    assert args == (LM_EVAL, "s") and kwargs == {
+        "fmt": "lm-eval",
+        "output_dir": Path("out"),
+        "force": False,
+        "models": {"a": "b"},
+    }
+
+
+def test_a_suite_name_leaving_the_output_folder_is_refused(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert helm_import.main([str(LM_EVAL), "--suite", "../escape", "--output-dir", str(tmp_path / "out")]) == 2
+    assert "--suite" in capsys.readouterr().err and not (tmp_path / "escape").exists()
