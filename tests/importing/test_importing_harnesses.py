@@ -182,3 +182,15 @@ def test_helm_import_from_another_harness_is_one_api_call(monkeypatch: pytest.Mo
 def test_a_suite_name_leaving_the_output_folder_is_refused(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert helm_import.main([str(LM_EVAL), "--suite", "../escape", "--output-dir", str(tmp_path / "out")]) == 2
     assert "--suite" in capsys.readouterr().err and not (tmp_path / "escape").exists()
+
+
+def test_the_schemas_are_the_ones_every_eval_ever_ships() -> None:
+    """The copies beside holistic.importing.eee are the package's 0.3.0 schemas (the package itself needs
+    Python 3.12: where it is installed, its files are compared byte for byte)."""
+    from holistic.importing import eee
+
+    for path in eee.SCHEMAS.values():
+        assert json.loads(path.read_text())["version"] == eee.SCHEMA_VERSION
+    package = pytest.importorskip("every_eval_ever.schema")
+    assert package.schema_text("eval.schema.json") == eee.SCHEMAS["aggregate"].read_text()
+    assert package.schema_text("instance_level_eval.schema.json") == eee.SCHEMAS["instance"].read_text()
