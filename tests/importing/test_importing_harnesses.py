@@ -194,3 +194,33 @@ def test_the_schemas_are_the_ones_every_eval_ever_ships() -> None:
     package = pytest.importorskip("every_eval_ever.schema")
     assert package.schema_text("eval.schema.json") == eee.SCHEMAS["aggregate"].read_text()
     assert package.schema_text("instance_level_eval.schema.json") == eee.SCHEMAS["instance"].read_text()
+
+
+def test_two_tools_runs_pair_by_content_and_unmatched_instances_are_listed(tmp_path: Path) -> None:
+    """lm-eval's runs against inspect's of the same tasks: paired by their instances' content (lm-eval's
+    input is its prompt around inspect's question), one sample removed from inspect's log is listed."""
+    pytest.importorskip("inspect_ai")
+    from holistic.cli import diff
+
+    src = tmp_path / "inspect"
+    src.mkdir()
+    log = next(INSPECT.glob("*.json"))
+    doc = json.loads(log.read_text())
+    dropped = doc["samples"].pop()
+    (src / log.name).write_text(json.dumps(doc))
+    shutil.copy(next(INSPECT.glob("*.eval")), src)
+    out = tmp_path / "out"
+    assert _import(LM_EVAL, out, "lm", "--model", f"{LM_EVAL_MODEL}={MODEL}") == 0
+    assert _import(src, out, "insp", "--model", f"{INSPECT_MODEL}={MODEL}") == 0
+    report = tmp_path / "diff.json"
+    assert diff.main([str(out / "lm"), str(out / "insp"), "--format", "json", "-o", str(report)]) in (0, 1)
+    runs = {r["old_run_id"].split("_embedded")[0]: r for r in json.loads(report.read_text())["runs"]}
+    assert set(runs) == {"lm-evaluation-harness_arc_easy_local", "lm-evaluation-harness_arithmetic_local"}
+    arc = runs["lm-evaluation-harness_arc_easy_local"]
+    assert arc["new_run_id"].startswith("inspect_ai_arc_easy_local")
+    assert any("10 instances of the imported (old) run paired by content" in n for n in arc["notes"])
+    arith = runs["lm-evaluation-harness_arithmetic_local"]
+    note = next(n for n in arith["notes"] if "paired by content" in n)
+    order = [json.loads(line)["id"] for line in (FIXTURES / "arithmetic.jsonl").read_text().splitlines()]
+    missing = f"doc{order.index(dropped['id'])}"  # lm-eval numbers the documents in the file's order
+    assert "4 instances" in note and f"1 of the old run's matched none ({missing})" in note, note
