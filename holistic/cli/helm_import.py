@@ -95,10 +95,10 @@ def _run(args: argparse.Namespace) -> int:
     """One call of :func:`holistic.api.import_helm` (or of :func:`holistic.importing.import_results` for
     another harness's results), printing each run's report as it is imported."""
     from holistic import api
-    from holistic.importing import detect_format
+    from holistic.importing import OTHER_FORMATS, detect_format
 
     fmt = args.fmt or detect_format(args.source, fallback="helm")  # HELM's own errors for what fits nothing
-    if fmt != "helm":
+    if fmt in OTHER_FORMATS:
         return _run_other(args, fmt)
 
     def show(report: object) -> None:

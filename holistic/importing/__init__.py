@@ -8,12 +8,14 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from pathlib import Path
 
-from holistic.helm.imports.layout import RUN_SPEC
 from holistic.importing.runs import ImportedRun, WriteOptions, write_runs
 from holistic.importing.safe import ImportFileError
+from holistic.results.layout import RUN_SPEC_FILE
 
 FORMATS = ("helm", "lm-eval", "inspect", "every-eval-ever")
 """What ``helm-import --from`` accepts."""
+OTHER_FORMATS = FORMATS[1:]
+"""The formats read here (HELM's own runs are read by :mod:`holistic.helm.imports`)."""
 
 
 def detect_format(source: Path, *, fallback: str | None = None) -> str:
@@ -28,7 +30,7 @@ def detect_format(source: Path, *, fallback: str | None = None) -> str:
     found = []
     files = [source] if source.is_file() else [p for p in source.rglob("*") if p.is_file() and not p.is_symlink()]
     names = {p.name for p in files}
-    if RUN_SPEC in names:
+    if RUN_SPEC_FILE in names:  # HELM's run folders hold a run_spec.json (of HELM's own schema)
         found.append("helm")
     if any(lm_eval.RESULTS.match(n) for n in names):
         found.append("lm-eval")

@@ -23,9 +23,8 @@ from pathlib import Path
 from typing import Any
 
 from holistic.core.errors import HolisticError, StoreError
-from holistic.core.hashing import canonical_json, short_hash
+from holistic.core.hashing import canonical_json, sha256_hex, short_hash, stable_seed
 from holistic.core.types import MetricName
-from holistic.helm.imports.intervals import PerInstanceValues
 from holistic.importing.safe import ImportFileError
 from holistic.results.layout import ARTIFACTS_FILE, RUN_SPEC_FILE
 from holistic.results.schemas import (
@@ -111,24 +110,52 @@ def check_run(run: ImportedRun) -> None:
         raise ImportFileError(run.source, "no samples to import", where=run.name)
 
 
+@dataclass(frozen=True)
+class _Interval:
+    low: float
+    high: float
+    num_trials: int
+    trial_stddev: float | None
+
+
+def _interval(values: list[tuple[str, int, float]], seed: int) -> _Interval:
+    """A native run's interval of a stat: each instance's values averaged over its trials, a percentile
+    bootstrap of the mean over instances sorted by id, seeded by the sorted ids (so an imported run and a
+    native run of the same instances get the same resamples)."""
+    from holistic.metrics.stats import bootstrap_ci
+
+    per_instance: dict[str, list[float]] = defaultdict(list)
+    per_trial: dict[int, list[float]] = defaultdict(list)
+    for instance, trial, value in values:
+        per_instance[instance].append(value)
+        per_trial[trial].append(value)
+    ids = sorted(per_instance)
+    means = [math.fsum(per_instance[i]) / len(per_instance[i]) for i in ids]
+    low, high = bootstrap_ci(means, seed=stable_seed(seed, "bootstrap", sha256_hex("\n".join(ids))))
+    trial_means = [math.fsum(v) / len(v) for v in per_trial.values()]
+    spread = None
+    if len(trial_means) > 1:
+        center = math.fsum(trial_means) / len(trial_means)
+        spread = math.sqrt(math.fsum((m - center) ** 2 for m in trial_means) / len(trial_means))
+    return _Interval(low, high, len(trial_means), spread)
+
+
 def stat_rows(run: ImportedRun, seed: int) -> list[dict[str, Any]]:
     """The run's stats, from its per-instance values, as a native run's are computed."""
     from holistic.metrics.registry import all_infos
 
     infos = all_infos()
-    groups: dict[MetricName, list[float]] = defaultdict(list)
-    values = PerInstanceValues()
+    groups: dict[MetricName, list[tuple[str, int, float]]] = defaultdict(list)
     for row in run.per_instance:
         name = MetricName(row["metric"], row["split"], row.get("sub_split"), row.get("perturbation"))
-        groups[name].append(row["value"])
-        values.add(name, row["instance_id"], row["trial"], row["value"])
-    intervals = values.intervals(seed)
+        groups[name].append((row["instance_id"], row["trial"], row["value"]))
     rows = []
-    for name, vals in sorted(groups.items(), key=lambda kv: (kv[0].name, kv[0].split)):
+    for name, triples in sorted(groups.items(), key=lambda kv: (kv[0].name, kv[0].split)):
+        vals = [v for _, _, v in triples]
         count, total = len(vals), math.fsum(vals)
         mean = total / count
         info = infos.get(name.name)
-        interval = intervals.get(name)
+        interval = _interval(triples, seed)
         rows.append(
             {
                 "metric": name.name,
@@ -142,10 +169,10 @@ def stat_rows(run: ImportedRun, seed: int) -> list[dict[str, Any]]:
                 "max": max(vals),
                 "mean": mean,
                 "stddev": math.sqrt(max(math.fsum((v - mean) ** 2 for v in vals) / count, 0.0)),
-                "ci_low": None if interval is None else min(interval.ci_low, mean),
-                "ci_high": None if interval is None else max(interval.ci_high, mean),
-                "num_trials": interval.num_trials if interval else 1,
-                "trial_stddev": interval.trial_stddev if interval else None,
+                "ci_low": min(interval.low, mean),
+                "ci_high": max(interval.high, mean),
+                "num_trials": interval.num_trials,
+                "trial_stddev": interval.trial_stddev,
                 "higher_is_better": info.higher_is_better if info else run.higher_is_better.get(name.name),
                 "category": info.category if info else None,
                 "raw": None,
