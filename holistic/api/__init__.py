@@ -12,6 +12,7 @@ Call                                   Command                         Returns
 :func:`export_ratings`                 ``helm-ratings export``         the number of items
 :func:`import_ratings`                 ``helm-ratings import``         :class:`RatingsImport`
 :func:`import_helm`                    ``helm-import``                 the runs' reports
+:func:`import_results`                 ``helm-import --from lm-eval``  the runs as read
 :func:`check_models`                   ``python -m holistic.cli.check``  :class:`ModelCheck`
 =====================================  ==============================  ===========================
 
@@ -44,7 +45,7 @@ from holistic.api.summarizing import (
     import_ratings,
     summarize,
 )
-from holistic.api.tools import ModelCheck, check_models, import_helm
+from holistic.api.tools import ModelCheck, check_models, import_helm, import_results
 from holistic.execution.options import RunOptions
 
 __all__ = [
@@ -65,6 +66,7 @@ __all__ = [
     "fetch",
     "import_helm",
     "import_ratings",
+    "import_results",
     "load",
     "plan",
     "run",

@@ -1,4 +1,4 @@
-"""The other commands as calls: :func:`import_helm` (``helm-import``) and :func:`check_models`
+"""The other commands as calls: :func:`import_helm` and :func:`import_results` (``helm-import``) and :func:`check_models`
 (``python -m holistic.cli.check``)."""
 
 from __future__ import annotations
@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from holistic.helm.imports.importer import RunImport
+    from holistic.importing.runs import ImportedRun
     from holistic.models.check import AgreementTable
 
 
@@ -65,6 +66,36 @@ def import_helm(
         helm_version=helm_version,
     )
     return import_runs(Path(source), options, on_run=on_run)
+
+
+def import_results(
+    source: str | os.PathLike[str],
+    suite: str,
+    *,
+    fmt: str | None = None,
+    output_dir: str | os.PathLike[str] = "output",
+    force: bool = False,
+    models: Mapping[str, str] | None = None,
+    on_run: Callable[[ImportedRun], None] | None = None,
+) -> list[ImportedRun]:
+    """Import another harness's results (``helm-import --from lm-eval | inspect | every-eval-ever``) as
+    an ordinary holistic suite: every task a run, every document or sample an instance, the stats
+    recomputed from the per-instance values. ``fmt`` None: detected from ``source`` when only one
+    format fits (``helm`` then goes to :func:`import_helm`). ``models``: the tool's model name ->
+    holistic's. Returns the runs as read and written."""
+    from holistic.core.errors import StoreError
+    from holistic.importing import WriteOptions, detect_format
+    from holistic.importing import import_results as import_other
+    from holistic.results.layout import check_suite_name
+
+    check_suite_name(suite, where="--suite")
+    out = Path(output_dir)
+    if out.exists() and not out.is_dir():
+        raise StoreError(f"--output-dir {out}: not a folder")
+    fmt = fmt or detect_format(Path(source))
+    return import_other(
+        Path(source), fmt, WriteOptions(output_dir=out, suite=suite, force=force), models=models, on_run=on_run
+    )
 
 
 @dataclass(frozen=True)

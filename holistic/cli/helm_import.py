@@ -28,7 +28,10 @@ def build_parser() -> argparse.ArgumentParser:
         "completions, log-probabilities), per-instance stats and stats in holistic's Parquet schema, which "
         "helm-summarize, the site and helm-diff read like a native suite. HELM's stat means are kept exactly; "
         "intervals are bootstrapped from its per-instance values. What holistic's schema has no place for is kept "
-        "in the 'raw' columns and listed.",
+        "in the 'raw' columns and listed. With --from lm-eval, inspect or every-eval-ever (detected when only one "
+        "fits): lm-evaluation-harness results (results_*.json with --log_samples' samples_*.jsonl), inspect_ai "
+        "logs (.eval, .json) or Every Eval Ever files, every task a run, every document or sample an instance, "
+        "the stats recomputed from the per-instance values (see docs/importing.md).",
         epilog="HELM's request states and per-instance stats are streamed: memory stays near the largest single request state, whatever "
         "the file's size. Every check that needs no writing runs first; a run is marked complete only once all "
         "its files are written, and a run that fails midway is removed. Exit codes: 0 success; 2 bad input (not a "
@@ -36,7 +39,19 @@ def build_parser() -> argparse.ArgumentParser:
         "existing suite without --force); 70 internal error (a bug: please report it).",
     )
     p.add_argument(
-        "source", type=Path, metavar="DIR", help="a HELM benchmark_output/runs/<suite> folder, or one run folder"
+        "source",
+        type=Path,
+        metavar="DIR",
+        help="a HELM benchmark_output/runs/<suite> folder or one run folder; an lm-evaluation-harness output "
+        "folder (results_*.json and samples_*.jsonl); inspect_ai logs (.eval or .json, a folder or one log); or "
+        "Every Eval Ever files",
+    )
+    p.add_argument(
+        "--from",
+        dest="fmt",
+        choices=["helm", "lm-eval", "inspect", "every-eval-ever"],
+        help="the tool that wrote DIR (default: detected from the folder when only one fits); inspect needs "
+        "the extra holistic[inspect]",
     )
     p.add_argument("--suite", required=True, help="name of the holistic suite to write")
     p.add_argument("--output-dir", type=Path, default=Path("output"), help="where suites live (default: output)")
@@ -59,8 +74,9 @@ def build_parser() -> argparse.ArgumentParser:
         type=_model_pair,
         default=[],
         metavar="HELM=HOLISTIC",
-        help="record HELM's model (or deployment) name HELM as holistic's model name HOLISTIC, so helm-diff "
-        "lines its runs up with holistic's runs of that model (repeatable)",
+        help="record the tool's model name (HELM's model or deployment, lm-eval's pretrained=..., inspect's "
+        "provider/model) as holistic's model name HOLISTIC, so helm-diff lines its runs up with holistic's runs "
+        "of that model (repeatable)",
     )
     p.add_argument(
         "--helm-version",
@@ -83,8 +99,14 @@ def say(text: str) -> None:
 
 
 def _run(args: argparse.Namespace) -> int:
-    """One call of :func:`holistic.api.import_helm`, printing each run's report as it is imported."""
+    """One call of :func:`holistic.api.import_helm` (or of :func:`holistic.importing.import_results` for
+    another harness's results), printing each run's report as it is imported."""
     from holistic import api
+    from holistic.importing import OTHER_FORMATS, detect_format
+
+    fmt = args.fmt or detect_format(args.source, fallback="helm")  # HELM's own errors for what fits nothing
+    if fmt in OTHER_FORMATS:
+        return _run_other(args, fmt)
 
     def show(report: object) -> None:
         if args.quiet:
@@ -116,6 +138,33 @@ def _run(args: argparse.Namespace) -> int:
     )
     suite_dir = args.output_dir / args.suite
     print(f"imported {len(reports)} HELM run{'s' if len(reports) != 1 else ''} into {suite_dir}", file=sys.stdout)
+    return 0
+
+
+def _run_other(args: argparse.Namespace, fmt: str) -> int:
+    from holistic import api
+    from holistic.importing import ImportedRun
+
+    def show(run: ImportedRun) -> None:
+        if args.quiet:
+            return
+        failed = f" (partial: {len(run.failed)} failures in {run.tool})" if run.failed else ""
+        print(
+            f"{run.name} -> {run.run_id}: {len(run.instances)} instances, {len(run.requests)} requests, "
+            f"{len({r['metric'] for r in run.per_instance})} metrics{failed}",
+            flush=True,
+        )
+
+    runs = api.import_results(
+        args.source,
+        args.suite,
+        fmt=fmt,
+        output_dir=args.output_dir,
+        force=args.force,
+        models=dict(args.models),
+        on_run=show,
+    )
+    print(f"imported {len(runs)} {fmt} run{'s' if len(runs) != 1 else ''} into {args.output_dir / args.suite}")
     return 0
 
 

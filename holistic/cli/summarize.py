@@ -98,6 +98,16 @@ def build_parser() -> argparse.ArgumentParser:
         help="a previous release's suite directory: helm-diff is run and linked from the site",
     )
     p.add_argument("--no-site", action="store_true", help="write the summary only, not the static site")
+    p.add_argument(
+        "--export",
+        nargs=2,
+        action="append",
+        default=[],
+        metavar=("FORMAT", "DIR"),
+        help="also write the suite in a shared format under DIR: every-eval-ever (the Every Eval Ever schema, "
+        "aggregate and instance level, each document validated against the schema its package ships) or "
+        "hf-eval-results (Hugging Face .eval_results/ YAML, one folder per model); repeatable",
+    )
     _add_judge_arguments(p)
     return p
 
@@ -135,6 +145,9 @@ def _run(args: argparse.Namespace) -> int:
     for flag, command in MOVED_RATINGS_FLAGS.items():
         if getattr(args, flag.lstrip("-").replace("-", "_")) is not None:
             raise UsageError(f"{flag} is now its own command: {command} (see helm-ratings --help)")
+    for fmt, _ in args.export:
+        if fmt not in EXPORT_FORMATS:
+            raise UsageError(f"--export {fmt}: unknown format; expected one of {', '.join(EXPORT_FORMATS)}")
     options = api.SummarizeOptions(
         schema=args.schema,
         max_schema_bytes=args.max_schema_bytes,
@@ -170,6 +183,7 @@ def _run(args: argparse.Namespace) -> int:
             print("\n" + to_markdown(table))
     if result.site_index is not None:
         print(f"site: {result.site_index.resolve()}")
+    _export(args)
     if not result.complete:
         counts = Counter(r["status"] for r in result.unfinished)
         print(
@@ -180,6 +194,26 @@ def _run(args: argparse.Namespace) -> int:
         )
         return EXIT_UNFINISHED
     return 0
+
+
+EXPORT_FORMATS = ("every-eval-ever", "hf-eval-results")
+
+
+def _export(args: argparse.Namespace) -> None:
+    """``--export FORMAT DIR``: the suite in a shared format (after the summary is written)."""
+    from holistic.importing import eee, hf_results
+
+    suite_dir = Path(args.output_dir) / args.suite
+    for fmt, folder in args.export:
+        out = Path(folder)
+        if fmt == "every-eval-ever":
+            files = eee.export_suite(suite_dir, out)
+            print(f"exported {len(files) // 2} runs in the Every Eval Ever schema {eee.SCHEMA_VERSION} -> {out}")
+        else:
+            files, skipped = hf_results.export_suite(suite_dir, out)
+            print(f"exported {len(files)} runs as Hugging Face .eval_results/ YAML -> {out}")
+            for line in skipped:
+                print(f"  skipped {line}")
 
 
 if __name__ == "__main__":

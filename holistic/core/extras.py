@@ -53,6 +53,7 @@ EXTRAS: dict[str, Extra] = {
             "model-based scoring: the bertscore metric and MMR example selection (MiniLM embeddings)",
         ),
         Extra("ray", ("ray",), "--executor ray: one Ray task per run, on this machine or a cluster"),
+        Extra("inspect", ("inspect_ai",), "helm-import --from inspect: inspect_ai's .eval and .json logs"),
         Extra("docs", ("mkdocs", "material", "mkdocstrings"), "building the documentation site (make docs)"),
     )
 }

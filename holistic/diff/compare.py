@@ -384,7 +384,7 @@ def judge_changes(old_spec: dict[str, Any], new_spec: dict[str, Any]) -> list[st
 
 
 def diff_suites(old: Side, new: Side, *, seed: int = 0, num_bootstrap: int = 1000) -> DiffReport:
-    alignment = align(old, new)
+    alignment = imported.pair_across_tools(align(old, new))
     runs = [compare_runs(o, n, seed=seed, num_bootstrap=num_bootstrap) for o, n in alignment.pairs]
     sv_old, sv_new = old.meta.get("schema_version"), new.meta.get("schema_version")
     if sv_old != sv_new:

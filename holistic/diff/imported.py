@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from holistic.core.hashing import canonical_json
-from holistic.diff.align import SideRun
+from holistic.diff.align import Alignment, SideRun
 from holistic.results.schemas import INSTANCES_TABLE
 
 _SHOWN = 60
@@ -35,19 +35,50 @@ class Pairing:
     note: str = ""
 
 
-def _contents(run: SideRun) -> dict[str, str]:
-    """instance id -> content key, for the run's evaluated instances whose content is unique."""
+def _norm(text: str) -> str:
+    """Text as compared across tools: whitespace runs made one space, case folded."""
+    return " ".join(str(text).split()).casefold()
+
+
+def _contents(run: SideRun) -> dict[str, tuple[str, str]]:
+    """instance id -> (normalised input, split and references), for the run's evaluated
+    instances whose content is unique."""
     if not run.reader.has_table(INSTANCES_TABLE):
         return {}
     table = run.reader.table(INSTANCES_TABLE, ["instance_id", "role", "split", "perturbation", "input", "references"])
-    keys: dict[str, str] = {}
+    keys: dict[str, tuple[str, str]] = {}
     for row in table.to_pylist():
         if row["role"] != "eval" or row["perturbation"] is not None:
             continue
-        refs = [[r["output"], sorted(r["tags"] or [])] for r in row["references"] or []]
-        keys[row["instance_id"]] = canonical_json([row["split"], row["input"], refs])
+        refs = [[_norm(r["output"]), "correct" in (r["tags"] or [])] for r in row["references"] or []]
+        keys[row["instance_id"]] = (_norm(row["input"]), canonical_json([row["split"], refs]))
     counts = Counter(keys.values())
     return {i: k for i, k in keys.items() if counts[k] == 1}
+
+
+def match_by_content(old: dict[str, tuple[str, str]], new: dict[str, tuple[str, str]]) -> dict[str, str]:
+    """old id -> new id of the same content: the same normalised input and references; failing
+    that, the same references and an input that holds the other's (one tool's prompt template
+    around the other's question: lm-eval records the prompt it built), where only one fits."""
+    by_key = {k: i for i, k in new.items()}
+    pairs = {o: by_key[k] for o, k in old.items() if k in by_key}
+    taken = set(pairs.values())
+    by_refs: dict[str, list[str]] = {}
+    for i, (_, refs) in new.items():
+        if i not in taken:
+            by_refs.setdefault(refs, []).append(i)
+    for o, (text, refs) in old.items():
+        if o in pairs or not text:
+            continue
+        fits = [
+            n
+            for n in by_refs.get(refs, [])
+            if n not in taken and new[n][0] and (text in new[n][0] or new[n][0] in text)
+        ]
+        if len(fits) == 1:
+            pairs[o] = fits[0]
+            taken.add(fits[0])
+    return pairs
 
 
 def instance_pairing(old: SideRun, new: SideRun) -> Pairing:
@@ -62,29 +93,66 @@ def instance_pairing(old: SideRun, new: SideRun) -> Pairing:
         and len(shared_ids) >= min(len(old_keys), len(new_keys))
     ):
         return Pairing()  # the ids already name the same instances
-    by_content = {k: i for i, k in new_keys.items()}
+    matched = match_by_content(old_keys, new_keys)
     if old.imported:
-        rename_old = {i: by_content[k] for i, k in old_keys.items() if k in by_content and by_content[k] != i}
-        renamed, side = rename_old, "old"
-        pairing = Pairing(old=rename_old)
+        renamed, side = {o: n for o, n in matched.items() if o != n}, "old"
+        pairing = Pairing(old=renamed)
     else:
-        by_content_old = {k: i for i, k in old_keys.items()}
-        rename_new = {
-            i: by_content_old[k] for i, k in new_keys.items() if k in by_content_old and by_content_old[k] != i
-        }
-        renamed, side = rename_new, "new"
-        pairing = Pairing(new=rename_new)
+        renamed, side = {n: o for o, n in matched.items() if o != n}, "new"
+        pairing = Pairing(new=renamed)
     if not renamed:
         return Pairing()
     example = next(iter(sorted(renamed.items())))
+    unmatched_old = sorted(set(old_keys) - set(matched))
+    unmatched_new = sorted(set(new_keys) - set(matched.values()))
+    unmatched = "".join(
+        f"; {len(ids)} of the {name} run's matched none ({', '.join(ids[:5])}{', ...' if len(ids) > 5 else ''})"
+        for name, ids in (("old", unmatched_old), ("new", unmatched_new))
+        if ids
+    )
     return Pairing(
         old=pairing.old,
         new=pairing.new,
         note=(
-            f"{len(renamed)} instances of the imported ({side}) run paired by content (split, input and references), "
-            f"its ids differing from the other run's (e.g. {example[0]} = {example[1]})"
+            f"{len(renamed)} instances of the imported ({side}) run paired by content (input and references), "
+            f"its ids differing from the other run's (e.g. {example[0]} = {example[1]}){unmatched}"
         ),
     )
+
+
+def pair_across_tools(alignment: Alignment) -> Alignment:
+    """``alignment`` with its unpaired runs paired across tools (:func:`_pairs_across_tools`)."""
+    removed, added = list(alignment.removed), list(alignment.added)
+    if not removed or not added or not any(r.imported for r in (*removed, *added)):
+        return alignment
+    across = _pairs_across_tools(removed, added)
+    paired = {r.run_id for pair in across for r in pair}
+    return Alignment(
+        pairs=(*alignment.pairs, *across),
+        removed=tuple(r for r in removed if r.run_id not in paired),
+        added=tuple(r for r in added if r.run_id not in paired),
+    )
+
+
+def _pairs_across_tools(removed: list[SideRun], added: list[SideRun]) -> list[tuple[SideRun, SideRun]]:
+    """Runs of another harness (lm-eval, inspect) name their task, not holistic's scenario, so
+    their key never equals a native run's: an unpaired run is paired with the unpaired run of the
+    other side with the same model whose instances share the most content with it (one side
+    imported, at least one instance in common)."""
+    pairs: list[tuple[SideRun, SideRun]] = []
+    taken: set[str] = set()
+    for run in removed:
+        best: tuple[int, SideRun] | None = None
+        for other in added:
+            if other.run_id in taken or other.model != run.model or not (run.imported or other.imported):
+                continue
+            shared = len(match_by_content(_contents(run), _contents(other)))
+            if shared and (best is None or shared > best[0]):
+                best = (shared, other)
+        if best is not None:
+            taken.add(best[1].run_id)
+            pairs.append((run, best[1]))
+    return pairs
 
 
 def first_difference(old: tuple[Any, ...], new: tuple[Any, ...]) -> str:

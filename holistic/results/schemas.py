@@ -400,8 +400,8 @@ SUITE_FIELDS: dict[str, str] = {
     "created": "string: ISO 8601 UTC time the suite folder was created.",
     "updated": "string: ISO 8601 UTC time of the last write.",
     "runs": "array of {run_id, name, scenario, model, method, status ('complete'|'partial'|'failed'|'pending'), error, "
-    "requests, failed_requests, error_rate, cost_usd} (plus imported_from: 'crfm-helm' for a run written by "
-    "helm-import).",
+    "requests, failed_requests, error_rate, cost_usd} (plus imported_from: 'crfm-helm', 'lm-evaluation-harness', "
+    "'inspect_ai' or 'every-eval-ever' for a run written by helm-import).",
     "cost_usd": "number: what the suite's runs cost in US dollars (requests and judges, each run's "
     "artifacts.json execution.cost_usd summed; written at the end of each helm-run).",
 }
@@ -413,7 +413,8 @@ RUN_FILES: dict[str, str] = {
     "'not claimed', reasons, deviations, evidence}). A run written by helm-import has imported_from instead of the "
     "execution facts: {tool, helm_version, layout, run_spec_name, run_folder, helm_model, helm_model_deployment, "
     "helm_scenario_class, helm_scenario_args, scenario_mapped, real_logprobs, files: {name: {size, sha256}}, "
-    "helm_run_spec, scenario_state_other_members}.",
+    "helm_run_spec, scenario_state_other_members}; one imported from another harness (helm-import --from) has "
+    "{tool, task, file, real_logprobs, harness_version, tool_model, ...: the tool's own record of the task and model}.",
     "instances.parquet": "Table 'instances'.",
     "requests.parquet": "Table 'requests'.",
     "per_instance_stats.parquet": "Table 'per_instance_stats'.",
