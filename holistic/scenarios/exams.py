@@ -126,7 +126,7 @@ class ArabicEXAMSScenario(FileScenario):
         ARABIC,
     )
     samples_prompts = True
-    subject: str = arg(ALL, enum=(ALL, *ARABIC_SUBJECTS))
+    subject: str = arg(ALL, enum=(ALL, *ARABIC_SUBJECTS, "Islamic_Studies"))
     """One subject (HELM writes ``Islamic_Studies``; both spellings are read) or ``all``."""
 
     def __post_init__(self) -> None:
