@@ -139,7 +139,9 @@ class ArabicEXAMSScenario(FileScenario):
 
     def data_needs(self) -> DataNeeds:
         files = tuple(
-            DataFile(name, downloads=(Download(github_raw(_ACEGPT, _ACEGPT_COMMIT, f"{_ACEGPT_DIR}/{name}")),), sha256=sha)
+            DataFile(
+                name, downloads=(Download(github_raw(_ACEGPT, _ACEGPT_COMMIT, f"{_ACEGPT_DIR}/{name}")),), sha256=sha
+            )
             for name, _, sha in _ARABIC_FILES
         )
         return DataNeeds("arabic_exams", layouts=(files,), hint=f"https://github.com/{_ACEGPT} ({_ACEGPT_DIR}/)")
@@ -271,7 +273,8 @@ class EXAMSMultilingualScenario(FileScenario):
                 f"{name}.jsonl.tar.gz",
                 downloads=(
                     Download(
-                        github_raw(_EXAMS_REPO, _EXAMS_COMMIT, f"data/exams/multilingual/{name}.jsonl.tar.gz"), sha256=sha
+                        github_raw(_EXAMS_REPO, _EXAMS_COMMIT, f"data/exams/multilingual/{name}.jsonl.tar.gz"),
+                        sha256=sha,
                     ),
                 ),
                 sha256=sha,

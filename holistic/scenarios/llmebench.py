@@ -251,7 +251,9 @@ class StanceScenario(_LLMeBenchScenario):
 
 # --- extractive QA ------------------------------------------------------------------------------
 
-_ARCD_TRAIN = _File("ARCD/arcd-train.json", TRAIN_SPLIT, "6a973fda9f0b066e0547a85a3396e7294fa917e24b6efd7ce430769033a6ce15")
+_ARCD_TRAIN = _File(
+    "ARCD/arcd-train.json", TRAIN_SPLIT, "6a973fda9f0b066e0547a85a3396e7294fa917e24b6efd7ce430769033a6ce15"
+)
 QA_FILES: dict[str, tuple[_File, ...]] = {
     "ARCD": (
         _ARCD_TRAIN,
@@ -264,8 +266,7 @@ QA_FILES: dict[str, tuple[_File, ...]] = {
 }  # fmt: skip
 
 QA_INSTRUCTIONS = (
-    "اقرأ النص ثم أجب عن السؤال بالعربية. انسخ الإجابة من النص كما وردت فيه، "
-    "وتكفي عبارة قصيرة دون أي شرح أو إضافة."
+    "اقرأ النص ثم أجب عن السؤال بالعربية. انسخ الإجابة من النص كما وردت فيه، وتكفي عبارة قصيرة دون أي شرح أو إضافة."
 )
 """Read the context, answer the question in Arabic with a span copied from it, a short phrase
 without explanation (LLMeBench's Arabic QA assets ask for the same; the wording is ours)."""
@@ -289,7 +290,9 @@ def squad_instances(path: Path, split: str, name: str) -> list[Instance]:
 
 def _qa_instance(qa: Any, context: str, split: str, where: str, name: str) -> Instance:
     answers = require(qa, "answers", where)
-    texts = [str(x.get("text", "")).strip() for x in answers if isinstance(x, dict)] if isinstance(answers, list) else []
+    texts = (
+        [str(x.get("text", "")).strip() for x in answers if isinstance(x, dict)] if isinstance(answers, list) else []
+    )
     texts = [t for t in dict.fromkeys(texts) if t]
     if not texts:
         raise DataSourceError(f"{where}: 'answers' must hold at least one answer with a non-empty 'text'")
