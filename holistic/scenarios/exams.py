@@ -227,7 +227,7 @@ def _multilingual_info() -> ScenarioInfo:
         name="exams_multilingual",
         description="EXAMS multilingual: high-school exam questions in 16 languages, three to five choices.",
         task="multiple_choice",
-        default_adapter={**multiple_choice_joint_format(), "max_tokens": 5, "stop_sequences": ("\n",)},
+        default_adapter=multiple_choice_joint_format(),
         main_metric="exact_match",
         **CLASSIFICATION,
         tags=("knowledge", "multiple_choice", "multilingual"),
