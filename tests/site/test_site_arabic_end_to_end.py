@@ -23,15 +23,28 @@ ROOT = Path(__file__).resolve().parents[2]
 GROUP = "سخرية: ArSarcasm, v2"
 """An Arabic run-group name mixing scripts and punctuation, given to the sarcasm runs."""
 
-# The x positions of a text node's first and last characters, and of the node's box, in the page.
-_CHAR_BOXES = """(node) => {
+# In the first line of a node's text that has a letter: whether that letter is Arabic, and on which
+# side of the node it is laid out (``first`` and ``last``: the letter's centre and the node's, so
+# an Arabic line has first > last); the node's computed direction and bidi.
+_CHAR_BOXES = r"""(node) => {
   const walker = document.createTreeWalker(node, NodeFilter.SHOW_TEXT);
   const text = walker.nextNode();
+  const data = text.data;
   const range = document.createRange();
   const box = (i) => { range.setStart(text, i); range.setEnd(text, i + 1); return range.getBoundingClientRect(); };
-  const line = text.data.split("\\n")[0].trimEnd();
-  return {first: box(0).left, last: box(line.length - 1).left, style: getComputedStyle(node).direction,
-          bidi: getComputedStyle(node).unicodeBidi, right: node.getBoundingClientRect().right};
+  let start = 0;
+  for (const line of data.split("\n")) {
+    const letters = [...line.matchAll(/\p{L}/gu)];
+    if (letters.length) {
+      const b = box(start + letters[0].index), n = node.getBoundingClientRect();
+      if (letters.length < 2 || !b.width) break;  // a lone letter, or text not rendered (closed details)
+      return {arabic: /\p{Script=Arabic}/u.test(letters[0][0]), first: (b.left + b.right) / 2, last: (n.left + n.right) / 2,
+              style: getComputedStyle(node).direction, bidi: getComputedStyle(node).unicodeBidi};
+    }
+    start += line.length + 1;
+  }
+  return {arabic: false, first: 0, last: 0, style: getComputedStyle(node).direction,
+          bidi: getComputedStyle(node).unicodeBidi};
 }"""
 
 
@@ -51,17 +64,23 @@ def _run_and_summarize(tmp_path: Path, data_root: Path) -> Path:
     return out / "arabic"
 
 
-def _assert_right_to_left(page: Any, selector: str) -> None:
-    node = page.locator(selector).first
-    facts = node.evaluate(_CHAR_BOXES)
-    assert facts["style"] == "rtl", (selector, facts)
-    assert facts["first"] > facts["last"], (selector, facts)  # the first letter is at the right
+def _assert_direction_follows_the_text(page: Any, selector: str) -> int:
+    """Every block of ``selector`` takes the direction of its first letter, and its first line with
+    a letter runs that way (an Arabic line's first letter is at its right); how many were Arabic."""
+    arabic = 0
+    blocks = page.locator(selector)
+    for i in range(blocks.count()):
+        facts = blocks.nth(i).evaluate(_CHAR_BOXES)
+        if facts["first"] == facts["last"]:
+            continue  # a lone letter, or not shown: no order to see
+        assert facts["style"] == ("rtl" if facts["arabic"] else "ltr"), (selector, i, facts)
+        assert (facts["first"] > facts["last"]) == facts["arabic"], (selector, i, facts)
+        arabic += facts["arabic"]
+    return arabic
 
 
-def test_arabic_suite_runs_and_reads_right_to_left_in_the_browser_leaderboard_and_diff(
-    data_root: Path, tmp_path: Path, page: Any, capsys: pytest.CaptureFixture[str]
-) -> None:
-    suite = _run_and_summarize(tmp_path, data_root)
+def check_site(page: Any, suite: Path, shots: Path) -> None:
+    """The leaderboard, the instance browser and the diff page of the Arabic suite."""
     site = suite / "site"
     page.set_viewport_size({"width": 1280, "height": 900})
 
@@ -71,39 +90,42 @@ def test_arabic_suite_runs_and_reads_right_to_left_in_the_browser_leaderboard_an
     assert header.count() == 1
     facts = header.evaluate(_CHAR_BOXES)
     assert facts["bidi"] == "isolate" and facts["style"] == "rtl", facts
-    page.screenshot(path=str(tmp_path / "leaderboard.png"), full_page=True)
+    assert facts["first"] > facts["last"], facts
+    page.screenshot(path=str(shots / "leaderboard.png"), full_page=True)
     assert page.evaluate("document.documentElement.scrollWidth") <= 1280
 
-    # Instance browser: a sarcasm tweet, and a QA run's Arabic answer and references.
-    runs = {p.name: p for p in (site / "runs" / "browse").glob("*.html")}
-    sarcasm = next(p for name, p in runs.items() if name.startswith("llmebench_sarcasm"))
-    page.goto(sarcasm.as_uri())
-    page.wait_for_selector("article.record pre.input")
-    _assert_right_to_left(page, "article.record pre.input")
-    assert page.locator("article.record pre.input").first.evaluate("n => getComputedStyle(n).unicodeBidi") == (
-        "plaintext"
-    )
-    page.screenshot(path=str(tmp_path / "browser_sarcasm.png"), full_page=True)
-    qa = next(p for name, p in runs.items() if name.startswith("llmebench_qa"))
-    page.goto(qa.as_uri())
-    page.wait_for_selector("article.record bdi.ref")
-    _assert_right_to_left(page, "article.record pre.input")
-    ref = page.locator("article.record ol.refs bdi.ref").first
-    facts = ref.evaluate(_CHAR_BOXES)
-    assert facts["bidi"] == "isolate" and facts["style"] == "rtl", facts
-    # The prediction block takes the direction of its own first letter (Arabic or not).
-    completion = page.locator("article.record pre.completion").first
-    assert completion.get_attribute("dir") == "auto"
-    page.screenshot(path=str(tmp_path / "browser_qa.png"), full_page=True)
+    # Instance browser: tweets, QA contexts and questions, answers and references.
+    runs = sorted((site / "runs" / "browse").glob("*.html"))
+    arabic = 0
+    for run in runs:
+        page.goto(run.as_uri())
+        page.wait_for_selector("article.record pre.input")
+        arabic += _assert_direction_follows_the_text(page, "article.record pre.input")
+        arabic += _assert_direction_follows_the_text(page, "article.record pre.completion")
+        assert page.locator("article.record pre.input").first.evaluate("n => getComputedStyle(n).unicodeBidi") == (
+            "plaintext"
+        )
+        refs = page.locator("article.record ol.refs bdi.ref")
+        for i in range(refs.count()):
+            assert refs.nth(i).evaluate("n => getComputedStyle(n).unicodeBidi") == "isolate"
+        arabic += _assert_direction_follows_the_text(page, "article.record ol.refs bdi.ref")
+        page.screenshot(path=str(shots / f"browser_{run.stem}.png"), full_page=True)
+    assert arabic >= 2 * len(runs)  # Arabic inputs and references were laid out right to left
     assert page.console_errors == []
 
     # Diff page (the suite against itself): the run label with the Arabic group is isolated.
-    diff_page = tmp_path / "diff.html"
+    diff_page = shots / "diff.html"
     assert helm_diff([str(suite), str(suite), "--html", str(diff_page)]) in (0, 1)
     page.goto(diff_page.as_uri())
     label = page.locator("table.diff td bdi", has_text="سخرية").first
     facts = label.evaluate(_CHAR_BOXES)
     assert facts["bidi"] == "isolate", facts
-    page.screenshot(path=str(tmp_path / "diff.png"), full_page=True)
-    for name in ("leaderboard.png", "browser_sarcasm.png", "browser_qa.png", "diff.png"):
-        assert (tmp_path / name).stat().st_size > 1000
+    page.screenshot(path=str(shots / "diff.png"), full_page=True)
+    for shot in ("leaderboard.png", "diff.png", *(f"browser_{r.stem}.png" for r in runs)):
+        assert (shots / shot).stat().st_size > 1000
+
+
+def test_arabic_suite_runs_and_reads_right_to_left_in_the_browser_leaderboard_and_diff(
+    data_root: Path, tmp_path: Path, page: Any
+) -> None:
+    check_site(page, _run_and_summarize(tmp_path, data_root), tmp_path)
