@@ -33,7 +33,9 @@ from tests.conformance.test_conformance_golden import _RoomyTokenizer
 
 pytestmark = pytest.mark.needs_data
 
-GOLDEN = json.loads((Path(__file__).parent / "arabic" / "helm_requests.json").read_text(encoding="utf-8"))["runs"]
+_FILE = json.loads((Path(__file__).parent / "arabic" / "helm_requests.json").read_text(encoding="utf-8"))
+GOLDEN = {**_FILE["arabic_exams"], **_FILE["exams_multilingual"]}
+"""HELM's runs by run entry (the file holds them per scenario)."""
 ARABIC_LETTERS = {"A": "أ", "B": "ب", "C": "ج", "D": "د"}
 
 

@@ -56,11 +56,14 @@ def main(argv: list[str] | None = None) -> int:
     if done.returncode != 0:
         sys.exit(f"tools.conformance.helm.arabic: HELM failed:\n{done.stderr[-4000:]}")
     result = json.loads(done.stdout.strip().splitlines()[-1])
-    result = {"helm_version": "0.5.16", "runs": result}
+    grouped: dict[str, dict[str, object]] = {}
+    for key, run in result.items():  # one section per scenario, its runs by HELM's run entry
+        grouped.setdefault(key.split(":")[0], {})[key] = run
+    result = {"helm_version": "0.5.16", **grouped}
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(result, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
-    print({k: len(v["requests"]) for k, v in result["runs"].items()})
+    print({k: len(v["requests"]) for runs in grouped.values() for k, v in runs.items()})
     return 0
 
 
