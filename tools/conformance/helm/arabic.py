@@ -24,6 +24,7 @@ import subprocess
 import sys
 import tempfile
 from pathlib import Path
+from typing import Any
 
 from tools.common import REPO
 from tools.conformance.helm.capabilities import helm_parser
@@ -56,7 +57,7 @@ def main(argv: list[str] | None = None) -> int:
     if done.returncode != 0:
         sys.exit(f"tools.conformance.helm.arabic: HELM failed:\n{done.stderr[-4000:]}")
     result = json.loads(done.stdout.strip().splitlines()[-1])
-    grouped: dict[str, dict[str, object]] = {}
+    grouped: dict[str, dict[str, Any]] = {}
     for key, run in result.items():  # one section per scenario, its runs by HELM's run entry
         grouped.setdefault(key.split(":")[0], {})[key] = run
     result = {"helm_version": "0.5.16", **grouped}
