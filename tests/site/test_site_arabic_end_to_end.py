@@ -94,6 +94,12 @@ def check_site(page: Any, suite: Path, shots: Path) -> None:
     page.screenshot(path=str(shots / "leaderboard.png"), full_page=True)
     assert page.evaluate("document.documentElement.scrollWidth") <= 1280
 
+    # Coverage: robustness and fairness n/a on the Arabic runs, with the reason.
+    page.goto((site / "coverage.html").as_uri())
+    assert "the text is not English (ar): HELM's robustness perturbations rewrite English words" in page.inner_text(
+        "main"
+    )
+
     # Instance browser: tweets, QA contexts and questions, answers and references.
     runs = sorted((site / "runs" / "browse").glob("*.html"))
     arabic = 0
