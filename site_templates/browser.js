@@ -136,8 +136,11 @@
     return text.replace(/ /g, "·").replace(/\t/g, "→\t").replace(/\n/g, "↵\n");
   }
 
+  // Text from a dataset or a model may be right to left (Arabic): each block takes its direction
+  // from its first strong letter (dir="auto"; style.css lets each line do the same), so
+  // punctuation lands where the writer put it and is never mirrored into the page's direction.
   function pre(text, cls) {
-    var p = el("pre", { class: cls || "text" });
+    var p = el("pre", { class: cls || "text", dir: "auto" });
     p.textContent = ws(text == null ? "" : String(text));
     return p;
   }
@@ -208,7 +211,7 @@
     v.references.forEach(function (r) {
       var li = el("li", { class: r.correct ? "correct" : "" });
       li.appendChild(el("span", { class: "mark", "aria-label": r.correct ? "correct" : "" }, r.correct ? "✓ " : ""));
-      li.appendChild(el("span", null, r.output));
+      li.appendChild(el("bdi", { class: "ref", dir: "auto" }, r.output));
       ol.appendChild(li);
     });
     wrap.appendChild(ol);
@@ -399,7 +402,9 @@
     if (v.metadata) {
       var md = el("details", { class: "metadata" });
       md.appendChild(el("summary", null, "Metadata (" + Object.keys(v.metadata).sort().join(", ") + ")"));
-      md.appendChild(pre(JSON.stringify(v.metadata, null, 1)));
+      var json = pre(JSON.stringify(v.metadata, null, 1), "json");
+      json.setAttribute("dir", "ltr");
+      md.appendChild(json);
       box.appendChild(md);
     }
     return box;

@@ -54,7 +54,7 @@
     var top = el("div", { class: "answer" });
     var left = el("div");
     left.appendChild(el("div", { class: "label" }, "Input"));
-    var p = el("pre", { class: "text input" }); p.textContent = rec.input; left.appendChild(p);
+    var p = el("pre", { class: "text input", dir: "auto" }); p.textContent = rec.input; left.appendChild(p);
     top.appendChild(left);
     var right = el("div");
     right.appendChild(el("div", { class: "label" }, "References"));
@@ -62,7 +62,7 @@
     rec.references.forEach(function (r) {
       var li = el("li", { class: r.correct ? "correct" : "" });
       li.appendChild(el("span", { class: "mark" }, r.correct ? "✓ " : ""));
-      li.appendChild(el("span", null, r.output));
+      li.appendChild(el("bdi", { class: "ref", dir: "auto" }, r.output));
       ol.appendChild(li);
     });
     right.appendChild(ol);
@@ -75,7 +75,7 @@
       var h = el("h4", null, index.systems[i] + " ");
       h.appendChild(el("span", { class: "badge " + VERDICT[v][0] }, VERDICT[v][1]));
       card.appendChild(h);
-      var pre = el("pre", { class: "completion " + VERDICT[v][0] });
+      var pre = el("pre", { class: "completion " + VERDICT[v][0], dir: "auto" });
       pre.textContent = a ? answerText(a.prediction) : "(not run on this instance)";
       card.appendChild(pre);
       if (a && index.main_metric) card.appendChild(el("div", { class: "small" }, index.main_metric + ": " + fmt(a.value)));

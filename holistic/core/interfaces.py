@@ -137,6 +137,9 @@ class ScenarioInfo:
     """The scenario's own judge prompt and verdict rule (used when a run names only a judge's model)."""
     judge_fields: tuple[str, ...] = ()
     """Metadata fields every instance carries, which a judge template may use (``metadata.<field>``)."""
+    language: str = "en"
+    """The language of the instances' text (a BCP 47 code; ``mul`` for several): perturbations that
+    rewrite English words do not apply to other text (:mod:`holistic.scenarios.loading.languages`)."""
 
     def perturbed_by(self, kinds: Collection[str | None]) -> ScenarioInfo:
         """These facts for a run whose perturbations are of ``kinds`` (``robustness``,

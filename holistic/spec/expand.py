@@ -42,6 +42,7 @@ from holistic.core.naming import run_name
 from holistic.core.specs import ADAPTER_FIELDS
 from holistic.core.types import AdapterSpec, ModelDeployment, PerturbationSpec, RunSpec, ScenarioSpec
 from holistic.scenarios.base import BaseScenario
+from holistic.scenarios.loading.languages import english_only_reason
 from holistic.spec.catalog import Catalog
 from holistic.spec.labels import entry_name
 from holistic.spec.layers import NON_MULTIPLYING_FIELDS, Written, adaptation_layer, axes, layered
@@ -294,6 +295,9 @@ class _EntryExpander:
             except UnknownNameError as exc:
                 raise self.error(path if isinstance(item, str) else (*path, "name"), exc.format()) from None
             spec = PerturbationSpec.make(name, args)
+            not_english = english_only_reason(name, info.language)
+            if not_english is not None:
+                raise self.error(path if isinstance(item, str) else (*path, "name"), not_english)
             problem = self.catalog.perturbation_problem(spec, helm=helm)
             if problem is not None:
                 key = (problem.path or "").split(".args.", 1)[1] if ".args." in (problem.path or "") else None

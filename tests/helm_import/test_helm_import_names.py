@@ -32,6 +32,8 @@ def test_the_builtin_scenarios_declare_the_helm_classes_they_reproduce() -> None
         HELM + "babi_qa_scenario.BabiQAScenario": "babi_qa",
         HELM + "dyck_language_scenario.DyckLanguageScenario": "dyck_language",
         HELM + "msmarco_scenario.MSMARCOScenario": "msmarco",
+        HELM + "arabic_exams_scenario.ArabicEXAMSScenario": "arabic_exams",
+        HELM + "exams_multilingual_scenario.EXAMSMultilingualScenario": "exams_multilingual",
     }
 
 

@@ -178,4 +178,4 @@ def test_knowledge_and_reasoning_tables_show_the_helm_scenarios(
         assert column in printed, column
     page = (out / "targeted_more" / "site" / "targeted.html").read_text(encoding="utf-8")
     assert "Knowledge" in page and "quasi_exact_match@k" in page and "exact_match_indicator" in page
-    assert "Broken down by relation." in page and "<td>relation=author</td>" in page  # per-relation table
+    assert "Broken down by relation." in page and "<td><bdi>relation=author</bdi></td>" in page  # per-relation table
