@@ -24,7 +24,7 @@ from holistic.core.errors import SpecError, did_you_mean
 from holistic.core.located_yaml import DocPath, Locations, load_source
 from holistic.core.resources import project_path
 from holistic.core.secrets import is_secret_name
-from holistic.core.types import Capabilities, ModelDeployment
+from holistic.core.types import Capabilities, ModelDeployment, ReasoningSupport
 
 SCHEMA_PATH = project_path("schemas", "models.schema.json")
 """The registry file schema, in the repository's ``schemas/`` folder."""
@@ -213,6 +213,17 @@ def _deployment(entry: Mapping[str, Any], name: str, default_model_id: str) -> M
         price_output_per_million=float(price.get("output_per_million", 0.0)),
         api_key_env=entry.get("api_key_env"),
         description=str(entry.get("description", "")).strip(),
+        reasoning=_reasoning(entry.get("reasoning") or {}),
+    )
+
+
+def _reasoning(entry: Mapping[str, Any]) -> ReasoningSupport:
+    """The ``reasoning:`` mapping (checked by the schema) as a :class:`ReasoningSupport`."""
+    tags = entry.get("think_tags")
+    return ReasoningSupport(
+        style=entry.get("style", "none"),
+        field=entry.get("field"),
+        think_tags=(str(tags[0]), str(tags[1])) if tags else None,
     )
 
 
