@@ -305,7 +305,7 @@ class OpenAIClient(ApiClient):
                 top = {t.token: float(t.logprob) for t in (item.top_logprobs or [])} if request.top_k_logprobs else {}
                 tokens.append(Token(item.token, float(item.logprob), top))
             thought = getattr(choice.message, support.field, None) if support.field else None
-            answer = read_answer(str(text), thought, choice.finish_reason, support)
+            answer = read_answer(str(text), thought, choice.finish_reason, support, attempts.reasoning_tokens)
             kept = tokens if answer.text == text else []  # the tokens of a thought are not the answer's
             completion = self._completion(answer.text, kept, choice.finish_reason, local_stops)
             completions.append(with_thought(completion, answer))

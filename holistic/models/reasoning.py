@@ -18,13 +18,13 @@ A deployment's ``reasoning:`` mapping (:class:`~holistic.core.types.ReasoningSup
 - a thought field (``field: reasoning_content``): its text is the thought, the content the answer.
   A value that is not a string is kept as its JSON text, with a note;
 - think tags (``think_tags: [open, close]``) inside the content: when the closing tag is there,
-  everything up to its **last** occurrence is the thought (nested or repeated blocks included; a
+  everything up to its **last** occurrence is the thought, without the tags (nested or repeated blocks included; a
   closing tag without an opening one means the server put the opening tag in the prompt) and
   what follows is the answer. An opening tag that never closes is a thought that did not finish:
   everything from it on is the thought, the answer is empty. Without either tag the whole content
   is the answer;
-- a thought and no answer with finish reason ``length`` (``max_tokens`` reached while thinking) is
-  also unfinished. An unfinished thought leaves the answer empty: nothing is read from the thought;
+- a thought (its text, or reasoning tokens the server counted) and no answer with finish reason
+  ``length`` (``max_tokens`` reached while thinking) is also unfinished. An unfinished thought leaves the answer empty: nothing is read from the thought;
 - thoughts longer than :data:`MAX_REASONING_CHARS` keep their first characters, with a note.
 """
 
@@ -142,8 +142,11 @@ def bounded(text: str | None, note: str | None) -> tuple[str | None, str | None]
     return text[:MAX_REASONING_CHARS], f"{note}; {cut}" if note else cut
 
 
-def read_answer(content: str, thought: Any, finish: str | None, support: ReasoningSupport) -> Answer:
-    """``content`` (and a separate thought field's value) read by the rule of the module docstring."""
+def read_answer(
+    content: str, thought: Any, finish: str | None, support: ReasoningSupport, thought_tokens: int = 0
+) -> Answer:
+    """``content`` (and a separate thought field's value) read by the rule of the module docstring
+    (``thought_tokens``: reasoning tokens the server counted, a thought even when it returns no text)."""
     reasoning, note = thought_text(thought)
     text = content
     unfinished = False
@@ -159,13 +162,13 @@ def read_answer(content: str, thought: Any, finish: str | None, support: Reasoni
                 note = _join(note, "a closing tag without an opening one: the text before it is the thought")
             elif text.find(open_tag) >= 0 or inline.count(open_tag) > 1:
                 note = _join(note, "nested or repeated thought tags: the thought ends at the last closing tag")
-            inline = inline.replace(open_tag, "") if open_tag else inline
+            inline = inline.replace(open_tag, "").replace(close_tag, "")  # the tags are not the thought
         elif start >= 0:
             inline, text, unfinished = text[start + len(open_tag) :], "", True
             note = _join(note, "an opening tag that never closed: the thought did not finish")
         if inline is not None:
             reasoning = inline.strip() if reasoning is None else f"{reasoning}\n\n{inline.strip()}"
-    if reasoning and not text.strip() and finish == "length":
+    if (reasoning or thought_tokens > 0) and not text.strip() and finish == "length":
         unfinished = True
     if unfinished:
         text = ""
