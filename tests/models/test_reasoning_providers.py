@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import json
 import time
-from dataclasses import replace
 from collections.abc import Iterator
+from dataclasses import replace
 from typing import Any
 
 import pytest
