@@ -192,9 +192,8 @@ def budget_plots(plt: Any, suite: SuiteReader, summary: Summary, out_dir: Path) 
         drawn = 0
         for ax, (x_name, label) in zip(axes[0], axes_wanted, strict=True):
             for k, (model, runs) in enumerate(sorted(models.items())):
-                pts = sorted(
-                    (p, setting) for p, setting in ((_points(suite, by_id[r], x_name), s) for r, s in runs) if p
-                )
+                found = ((_points(suite, by_id[r], x_name), s) for r, s in runs)
+                pts = sorted(((p, s) for p, s in found if p), key=lambda item: (item[0][0], item[0][3]))
                 if not pts:
                     continue
                 xs = [p[0] for p, _ in pts]
@@ -209,7 +208,7 @@ def budget_plots(plt: Any, suite: SuiteReader, summary: Summary, out_dir: Path) 
                     lw=1,
                     label=cut(model, 60),
                 )
-                bars.lines[0].set_gid(f"budget_{anchor(x_name)}_{k + 1}")
+                bars.lines[0].set_gid(f"budget_{x_name}_{k + 1}")
                 for p, setting in pts:
                     text = ",".join(str(v) for _, v in sorted(setting.items()))
                     ax.annotate(text, (p[0], p[3]), xytext=(3, 3), textcoords="offset points", fontsize=7)
