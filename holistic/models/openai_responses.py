@@ -82,9 +82,9 @@ def _completion(response: Any, client: OpenAIClient, stops: tuple[str, ...]) -> 
                 note = note or odd
     status = getattr(response, "status", None)
     reason = getattr(getattr(response, "incomplete_details", None), "reason", None)
-    finish = "length" if status == "incomplete" and reason == "max_output_tokens" else "stop"
-    if status == "incomplete" and reason != "max_output_tokens":
-        finish = str(reason or status)
+    finish: str | None = "stop"
+    if status == "incomplete":
+        finish = "length" if reason == "max_output_tokens" else str(reason or status)
     thought = "\n\n".join(thoughts) if thoughts else None
     answer = read_answer("".join(answers), thought, finish, client.deployment.reasoning)
     if status == "incomplete" and not answer.text.strip():

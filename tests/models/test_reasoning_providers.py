@@ -39,7 +39,7 @@ def deployment(url: str, provider: str, support: ReasoningSupport, **args: Any) 
 def ask(client: Any, max_tokens: int = 200, **setting: Any) -> RequestResult:
     request = Request(model="loop", messages=QUESTION, max_tokens=max_tokens, **setting)
     [result] = client.process([request])
-    assert result.success, result.error
+    assert isinstance(result, RequestResult) and result.success, result.error
     return result
 
 
