@@ -235,7 +235,7 @@ class OpenAIClient(ApiClient):
         if self.deployment.args.get("api") == "responses":
             from holistic.models.openai_responses import respond
 
-            return respond(self, request, attempts)
+            return respond(self, request, attempts, self.extra_body)
         if request.messages is not None or not self.deployment.capabilities.completions:
             return self._chat(request, attempts)
         return self._complete(request, attempts)

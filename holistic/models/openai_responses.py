@@ -14,19 +14,17 @@
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from holistic.core.types import Completion, Request, RequestResult
-from holistic.models.api_client import Attempts, sdk_call, stop_locally
+from holistic.models.api_client import ApiClient, Attempts, sdk_call, stop_locally
 from holistic.models.reasoning import read_answer, reasoning_count, reported, thought_text, with_thought
 from holistic.models.reliability import Failure, ProviderFailure
 
-if TYPE_CHECKING:
-    from holistic.models.openai_client import OpenAIClient
 
-
-def respond(client: OpenAIClient, request: Request, attempts: Attempts) -> RequestResult:
-    """Serve one ``generate`` request through ``/responses`` (see the module docstring)."""
+def respond(client: ApiClient, request: Request, attempts: Attempts, extra_body: dict[str, Any]) -> RequestResult:
+    """Serve one ``generate`` request through ``/responses`` (see the module docstring); ``extra_body``:
+    the deployment's extra fields, sent with it."""
     params: dict[str, Any] = {
         "model": client.deployment.model_id,
         "input": _input(request),
@@ -39,8 +37,8 @@ def respond(client: OpenAIClient, request: Request, attempts: Attempts) -> Reque
         params["reasoning"] = {"effort": request.reasoning_effort, "summary": "auto"}
     else:
         params["temperature"] = request.temperature  # reasoning models refuse a temperature
-    if client.extra_body:
-        params["extra_body"] = client.extra_body
+    if extra_body:
+        params["extra_body"] = extra_body
     completions: list[Completion] = []
     prompt_tokens = completion_tokens = 0
     shown: str | None = None
@@ -64,7 +62,7 @@ def _input(request: Request) -> list[dict[str, str]]:
     return [{"role": m.role, "content": m.content} for m in request.messages if m.role != "system"]
 
 
-def _completion(response: Any, client: OpenAIClient, stops: tuple[str, ...]) -> Completion:
+def _completion(response: Any, client: ApiClient, stops: tuple[str, ...]) -> Completion:
     output = getattr(response, "output", None)
     if not isinstance(output, list):
         raise ProviderFailure(Failure("fatal", "the response has no output list", False))
