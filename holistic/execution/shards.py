@@ -166,9 +166,25 @@ def requests_table(keys: JoinKeys, states: Sequence[RequestState], cache_keys: S
     return _table(REQUESTS_TABLE, rows)
 
 
+REASONING_COLUMNS = (
+    "reasoning",
+    "reasoning_tokens",
+    "reasoning_unfinished",
+    "reasoning_note",
+    "reasoning_effort",
+    "reasoning_budget",
+    "reasoning_reported",
+)
+
+
 def reasoning_columns(req: Request, res: RequestResult | None) -> dict[str, Any]:
-    """The ``reasoning*`` columns of one request (:mod:`holistic.models.reasoning`)."""
+    """The ``reasoning*`` columns of one request (:mod:`holistic.models.reasoning`): null throughout for a
+    request that asked no reasoning setting and got no thought back."""
     first = res.completions[0] if res is not None and res.completions else None
+    asked = req.reasoning_effort is not None or req.reasoning_budget is not None
+    thought = res is not None and (res.reasoning_tokens > 0 or any(c.reasoning is not None for c in res.completions))
+    if not asked and not thought and not (first is not None and first.reasoning_unfinished):
+        return dict.fromkeys(REASONING_COLUMNS)
     return {
         "reasoning": first.reasoning if first is not None else None,
         "reasoning_tokens": res.reasoning_tokens if res is not None else 0,
