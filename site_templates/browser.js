@@ -199,6 +199,15 @@
     left.appendChild(el("div", { class: "label" }, "Prediction"));
     left.appendChild(pre(predictionText(t && t.prediction), "completion " + VERDICT[v][0]));
     if (t && t.prediction && t.prediction.error) left.appendChild(el("div", { class: "error" }, "Error: " + t.prediction.error));
+    var thinking = t ? t.requests.filter(function (r) { return r.reasoning != null; })[0] : null;
+    if (thinking) {
+      // the model's thoughts, folded under the answer (never scored: the answer alone is)
+      var fold = el("details", { class: "reasoning" });
+      fold.appendChild(el("summary", null, (thinking.reasoning_unfinished ? "Reasoning (unfinished: no answer)" : "Reasoning") +
+        " — " + (thinking.reasoning_tokens || 0) + " tokens"));
+      fold.appendChild(pre(thinking.reasoning, "reasoning"));
+      left.appendChild(fold);
+    }
     grid.appendChild(left);
     return grid;
   }

@@ -167,6 +167,8 @@ def _generate_request(ctx: BuildContext, plan: PromptPlan, chat: bool) -> Reques
         logprobs=True,
         top_k_logprobs=spec.top_k_logprobs,
         seed=spec.seed,
+        reasoning_effort=spec.reasoning.effort if spec.reasoning is not None else None,
+        reasoning_budget=spec.reasoning.budget_tokens if spec.reasoning is not None else None,
     )
 
 

@@ -265,9 +265,9 @@ def run_name(
     parts = [f"{key}={format_value(value)}" for key, value in scenario.args]
     parts.append(f"method={adapter.method}")
     for key in sorted(shown_fields):
-        if key == "method" or key not in _ADAPTER_FIELDS:
+        if key == "method" or key.split(".")[0] not in _ADAPTER_FIELDS:
             continue
-        text = format_value(getattr(adapter, key))
+        text = format_value(adapter.value_of(key))
         if len(text) <= _MAX_SHOWN_CHARS and "," not in text:
             parts.append(f"{key}={text}")
     parts.append(f"model={model}")

@@ -56,6 +56,22 @@ LengthNormalization = Literal["none", "char", "token", "byte"]
 LENGTH_NORMALIZATIONS: tuple[str, ...] = get_args(LengthNormalization)
 TruncationSide = Literal["left", "right"]
 TRUNCATION_SIDES: tuple[str, ...] = get_args(TruncationSide)
+ReasoningEffort = Literal["none", "minimal", "low", "medium", "high"]
+REASONING_EFFORTS: tuple[str, ...] = get_args(ReasoningEffort)
+
+
+@dataclass(frozen=True)
+class ReasoningSetting:
+    """How much a reasoning model may think (``adaptation.reasoning``): an effort, a budget of
+    thinking tokens, or both; the deployment's ``reasoning.style`` says which it takes and how
+    each is sent (:mod:`holistic.models.reasoning`)."""
+
+    effort: ReasoningEffort | None = None
+    budget_tokens: int | None = None
+
+    def as_dict(self) -> dict[str, Any]:
+        """The values given (a missing one is left out)."""
+        return {k: v for k, v in (("effort", self.effort), ("budget_tokens", self.budget_tokens)) if v is not None}
 
 
 class PromptFormat(StrEnum):
@@ -235,6 +251,10 @@ class AdapterSpec:
     seed: int = 0
     """Base seed for every random choice of this run (mixed with instance ids)."""
 
+    reasoning: ReasoningSetting | None = None
+    """The reasoning effort and/or thinking budget sent to a reasoning model (``None``: no setting
+    is sent, the model's own default applies)."""
+
     behaviour: ProtocolBehaviour = ProtocolBehaviour()
     """What :attr:`protocol` means for this run, resolved by the spec compiler (not written in a
     spec, not part of :meth:`as_dict` or the run id: it follows from the protocol and the scenario)."""
@@ -254,12 +274,25 @@ class AdapterSpec:
         (:attr:`ProtocolBehaviour.ranking_generates`) needs none: any model can give it."""
         return self.method in SCORING_METHODS and not (self.method == RANKING and self.behaviour.ranking_generates)
 
+    def value_of(self, key: str) -> Any:
+        """An option by the name a spec's axes use: a field, or ``reasoning.effort`` /
+        ``reasoning.budget_tokens`` (``None`` when no reasoning setting is given)."""
+        head, _, sub = key.partition(".")
+        value = getattr(self, head)
+        if sub:
+            return getattr(value, sub) if value is not None else None
+        return value
+
     def as_dict(self) -> dict[str, Any]:
         """The options by name (:data:`ADAPTER_FIELDS`, not :attr:`behaviour`): what
         ``dataclasses.asdict`` gives, without its deep copy (every option is a scalar, an enum or a
         tuple of strings, so the values are shared as they are; a plan of 50,000 runs hashes each
-        run's adapter)."""
-        return {name: getattr(self, name) for name in ADAPTER_FIELDS}
+        run's adapter). ``reasoning`` is there only when set (as a mapping), so the ids of runs
+        without it are those they always had."""
+        out = {name: getattr(self, name) for name in ADAPTER_FIELDS if name != "reasoning"}
+        if self.reasoning is not None:
+            out["reasoning"] = self.reasoning.as_dict()
+        return out
 
 
 ADAPTER_FIELDS: tuple[str, ...] = tuple(f.name for f in fields(AdapterSpec) if f.name != "behaviour")
@@ -306,6 +339,7 @@ class AdapterDefaults(TypedDict, total=False):
     language_modeling_window: int
     language_modeling_context: int
     seed: int
+    reasoning: ReasoningSetting | None
 
 
 @dataclass(frozen=True)

@@ -44,6 +44,7 @@ from holistic.core.specs import (
     NamedSpec,
     PerturbationSpec,
     PromptFormat,
+    ReasoningSetting,
     RunSpec,
     ScenarioSpec,
 )
@@ -74,6 +75,8 @@ __all__ = [
     "PerturbationDescription",
     "PerturbationSpec",
     "PromptFormat",
+    "ReasoningSetting",
+    "ReasoningSupport",
     "Reference",
     "Request",
     "RequestKind",
@@ -124,6 +127,27 @@ class Capabilities:
     """Takes plain-text prompts."""
 
 
+ReasoningStyle = Literal["openai_effort", "anthropic_thinking", "chat_template_kwargs", "none"]
+
+
+@dataclass(frozen=True)
+class ReasoningSupport:
+    """How a deployment takes a reasoning setting and returns its thoughts (the models file's
+    ``reasoning:`` mapping; see :mod:`holistic.models.reasoning`)."""
+
+    style: ReasoningStyle = "none"
+    """``openai_effort`` (``reasoning_effort``; ``reasoning={effort}`` on the Responses API),
+    ``anthropic_thinking`` (``thinking={type: enabled, budget_tokens}``), ``chat_template_kwargs``
+    (vLLM/llama.cpp servers: ``chat_template_kwargs={enable_thinking, reasoning_effort}``) or
+    ``none`` (takes no setting)."""
+
+    field: str | None = None
+    """The response field that carries the thoughts (``reasoning_content``), if any."""
+
+    think_tags: tuple[str, str] | None = None
+    """The tags that wrap the thoughts inside the content (``<think>``, ``</think>``), if any."""
+
+
 @dataclass(frozen=True)
 class ModelDeployment:
     """One entry of the model registry."""
@@ -158,6 +182,8 @@ class ModelDeployment:
     """Environment variable holding the API key (the key itself is never stored)."""
 
     description: str = ""
+    reasoning: ReasoningSupport = ReasoningSupport()
+    """How it takes a reasoning setting and returns its thoughts."""
 
     def identity(self) -> dict[str, Any]:
         """The model's full identity for cache keys (never contains secrets)."""
@@ -211,12 +237,19 @@ class Request:
     trial_tag: str = ""
     """Distinguishes otherwise identical requests (e.g. trial and sample index) in the cache."""
     seed: int = 0
+    reasoning_effort: str | None = None
+    """The reasoning effort asked for (``adaptation.reasoning.effort``), or ``None``."""
+    reasoning_budget: int | None = None
+    """The thinking budget in tokens asked for (``adaptation.reasoning.budget_tokens``), or ``None``."""
 
     def canonical(self) -> dict[str, Any]:
         from dataclasses import asdict
 
         data = asdict(self)
         data.pop("model")
+        for key in ("reasoning_effort", "reasoning_budget"):  # absent unless set: cache keys stay as they were
+            if data[key] is None:
+                data.pop(key)
         return data
 
     @property
@@ -251,6 +284,15 @@ class Completion:
     finish_reason: str | None = None
     is_greedy: bool | None = None
     """For log-likelihood requests: every continuation token was the argmax."""
+    reasoning: str | None = None
+    """The model's thoughts (or the provider's summary of them), kept apart from ``text`` (the final
+    answer, the only text scored); ``None`` when none came back."""
+    reasoning_unfinished: bool = False
+    """The thought did not finish (``max_tokens`` was reached, or the server said so, before a final
+    answer): ``text`` is empty and the request counts as not answered."""
+    reasoning_note: str | None = None
+    """What was odd about the thoughts as returned (an unclosed tag, a field that was not a string,
+    a cut at the size limit), by the rule in :mod:`holistic.models.reasoning`."""
 
 
 @dataclass(frozen=True)
@@ -276,6 +318,11 @@ class RequestResult:
     """Which engine served it (e.g. ``transformers``, ``llama.cpp``)."""
     batch: bool = False
     """Answered through the provider's batch API (priced at its batch rate)."""
+    reasoning_tokens: int = 0
+    """Tokens spent thinking (the provider's count, else an estimate from the thoughts' text); part of
+    ``completion_tokens``."""
+    reasoning_reported: str | None = None
+    """The reasoning setting the provider reported having applied (``effort=low``), where it reports one."""
 
     @classmethod
     def failure(

@@ -16,7 +16,7 @@ import pyarrow as pa
 from holistic.core.hashing import canonical_json
 from holistic.core.interfaces import MetricInfo
 from holistic.core.judges import JudgeSpec
-from holistic.core.types import Instance, PerInstanceStat, RequestState, RunSpec, Stat, Token
+from holistic.core.types import Instance, PerInstanceStat, Request, RequestResult, RequestState, RunSpec, Stat, Token
 from holistic.results.references import reference_row
 from holistic.results.schemas import (
     ANNOTATIONS_TABLE,
@@ -154,6 +154,7 @@ def requests_table(keys: JoinKeys, states: Sequence[RequestState], cache_keys: S
                 "has_logprobs": bool(res is not None and res.has_logprobs),
                 "prompt_tokens": res.prompt_tokens if res is not None else 0,
                 "completion_tokens": res.completion_tokens if res is not None else 0,
+                **reasoning_columns(req, res),
                 "latency_s": float(res.latency_s) if res is not None else 0.0,
                 "cached": bool(res is not None and res.cached),
                 "attempts": res.attempts if res is not None else 0,
@@ -164,6 +165,36 @@ def requests_table(keys: JoinKeys, states: Sequence[RequestState], cache_keys: S
             }
         )
     return _table(REQUESTS_TABLE, rows)
+
+
+REASONING_COLUMNS = (
+    "reasoning",
+    "reasoning_tokens",
+    "reasoning_unfinished",
+    "reasoning_note",
+    "reasoning_effort",
+    "reasoning_budget",
+    "reasoning_reported",
+)
+
+
+def reasoning_columns(req: Request, res: RequestResult | None) -> dict[str, Any]:
+    """The ``reasoning*`` columns of one request (:mod:`holistic.models.reasoning`): null throughout for a
+    request that asked no reasoning setting and got no thought back."""
+    first = res.completions[0] if res is not None and res.completions else None
+    asked = req.reasoning_effort is not None or req.reasoning_budget is not None
+    thought = res is not None and (res.reasoning_tokens > 0 or any(c.reasoning is not None for c in res.completions))
+    if not asked and not thought and not (first is not None and first.reasoning_unfinished):
+        return dict.fromkeys(REASONING_COLUMNS)
+    return {
+        "reasoning": first.reasoning if first is not None else None,
+        "reasoning_tokens": res.reasoning_tokens if res is not None else 0,
+        "reasoning_unfinished": bool(first is not None and first.reasoning_unfinished),
+        "reasoning_note": first.reasoning_note if first is not None else None,
+        "reasoning_effort": req.reasoning_effort,
+        "reasoning_budget": req.reasoning_budget,
+        "reasoning_reported": res.reasoning_reported if res is not None else None,
+    }
 
 
 def annotations_table(keys: JoinKeys, states: Sequence[RequestState], judges: Sequence[JudgeSpec]) -> pa.Table:

@@ -96,6 +96,8 @@ def helm_departure(
     HELM's); ``recommended`` is the scenario's adapter for the run's arguments.
     """
     for field in sorted(user):
+        if field.startswith("reasoning."):
+            return field, f"{field} departs from HELM's protocol (HELM sends no reasoning setting)"
         value = getattr(adapter, field, None)
         if field in HELM_OPTIONS and _plain(value) != _plain(HELM_OPTIONS[field]):
             return field, f"{field} {_show(value)} departs from HELM's protocol (HELM: {_show(HELM_OPTIONS[field])})"

@@ -14,6 +14,8 @@ instances):
   provider records it in ``latency_s``).
 - ``idealized_inference_runtime``: the same from the run's latency model
   (:mod:`holistic.metrics.runtime_model`), when it could be fitted.
+- ``num_reasoning_tokens`` (runs that send a reasoning setting or get thoughts back): the tokens
+  spent thinking; they are output tokens, counted in ``num_completion_tokens`` and ``cost_usd``.
 - ``num_prompt_tokens``; ``num_completion_tokens`` as HELM counts it: the tokens of
   the returned completions (after a stop sequence is cut off), summed over a request's
   completions -- for a provider that returns no tokens, its own count of generated
@@ -86,6 +88,8 @@ class EfficiencyMetric(BaseMetric):
             "cost_usd": "Price per instance in US dollars (registry prices or the provider's).",
             "num_cached_requests": "Requests of the run served from the request cache.",
             "num_failed_requests": "Requests of the run that finally failed.",
+            "num_reasoning_tokens": "Reasoning (thinking) tokens per request, part of num_completion_tokens "
+            "(runs with a reasoning setting or thoughts only).",
         },
         higher_is_better=False,
         needs_references=False,
@@ -137,6 +141,7 @@ class EfficiencyMetric(BaseMetric):
             if s.result is not None and s.result.success and not s.result.cached
         ]
         model = fit_runtime_model(samples)
+        thinks = any(_thinks(s) for s in states)
         for unit in group_units(states):
             answered = [s.result for s in unit.states if s.result is not None]
             if answered:
@@ -147,6 +152,9 @@ class EfficiencyMetric(BaseMetric):
                 result.per_instance.append(self._per_request(unit, "num_prompt_tokens", prompt_tokens))
                 counted = [float(self._completion_tokens(s)) for s in unit.states if s.result is not None]
                 result.per_instance.append(self._per_request(unit, "num_completion_tokens", counted))
+                if thinks:
+                    reasoning = [float(r.reasoning_tokens) for r in answered]
+                    result.per_instance.append(self._per_request(unit, "num_reasoning_tokens", reasoning))
             result.per_instance.append(unit.stat("num_requests", len(unit.states)))
             result.per_instance.append(unit.stat("cost_usd", sum(request_cost(s, ctx.deployment) for s in unit.states)))
             successful = [r for r in answered if r.success]
@@ -171,9 +179,16 @@ class EfficiencyMetric(BaseMetric):
 
 def completion_token_count(result: RequestResult) -> int:
     """HELM's ``num_completion_tokens`` of one request (see the module docstring)."""
-    if result.has_logprobs and result.completions:
-        return sum(len(c.tokens) for c in result.completions)
+    if result.has_logprobs and result.completions:  # the answer's tokens, and the thought's (not among them)
+        return sum(len(c.tokens) for c in result.completions) + result.reasoning_tokens
     return result.completion_tokens
+
+
+def _thinks(state: RequestState) -> bool:
+    """A request that asked for a reasoning setting or came back with reasoning tokens."""
+    request, result = state.request, state.result
+    asked = request.reasoning_effort is not None or request.reasoning_budget is not None
+    return asked or (result is not None and result.reasoning_tokens > 0)
 
 
 def _mean(values: Sequence[float]) -> float:

@@ -44,6 +44,7 @@ BUILTIN_METRICS_BY_CATEGORY: dict[str, dict[str, str]] = {
         "ifeval": "holistic.metrics.ifeval:IFEvalMetric",
         "judge": "holistic.metrics.judged:JudgedMetric",
         "math_equiv": "holistic.metrics.math_equiv:MathEquivalence",
+        "reasoning": "holistic.metrics.reasoning:ReasoningUnfinished",
     },
     "calibration": {
         "calibration": "holistic.metrics.calibration:CalibrationMetric",

@@ -9,6 +9,10 @@
   assistant turn (a prefill) that ends in whitespace: such stops are applied to the
   text afterwards, and the prefill is sent without its trailing whitespace.
 - ``num_completions > 1`` makes that many calls (the API has no ``n``).
+- A thinking budget (``adaptation.reasoning.budget_tokens`` on a deployment with ``reasoning.style:
+  anthropic_thinking``) goes as ``thinking: {type: enabled, budget_tokens}``, without
+  ``temperature``; the ``thinking`` blocks are the thought, the ``text`` blocks the answer
+  (:mod:`holistic.models.reasoning`).
 """
 
 from __future__ import annotations
@@ -20,6 +24,7 @@ import anthropic
 from holistic.core.types import Completion, ModelDeployment, Request, RequestResult
 from holistic.models.api_client import ApiClient, Attempts, sdk_call, stop_locally
 from holistic.models.batch_spec import BATCH_ARGS
+from holistic.models.reasoning import anthropic_params, read_answer, with_thought
 from holistic.models.reliability import OPERATIONAL_ARGS, Failure, classify
 
 PROVIDER_ARGS = frozenset({"base_url"}) | OPERATIONAL_ARGS | BATCH_ARGS
@@ -61,6 +66,10 @@ class AnthropicClient(ApiClient):
             "max_tokens": max(1, min(request.max_tokens, self.deployment.max_output_tokens)),
             "temperature": request.temperature,
         }
+        thinking = anthropic_params(request)
+        if thinking.get("thinking", {}).get("type") == "enabled":
+            del params["temperature"]  # the API takes no temperature with thinking
+        params.update(thinking)
         if system:
             params["system"] = system
         if sent_stops:
@@ -73,8 +82,9 @@ class AnthropicClient(ApiClient):
             blocks = [b for b in (response.content or []) if getattr(b, "type", None) == "text"]
             text = "".join(str(getattr(b, "text", "")) for b in blocks)
             finish = _FINISH.get(str(response.stop_reason), response.stop_reason)
-            text, _, finish = stop_locally(text, (), finish, local_stops)
-            completions.append(Completion(text=text, finish_reason=finish))
+            answer = read_answer(text, _thought(response.content or []), finish, self.deployment.reasoning)
+            text, _, finish = stop_locally(answer.text, (), finish, local_stops)
+            completions.append(with_thought(Completion(text=text, finish_reason=finish), answer))
             usage = response.usage
             prompt_tokens = max(prompt_tokens, int(getattr(usage, "input_tokens", 0) or 0))
             completion_tokens += int(getattr(usage, "output_tokens", 0) or 0)
@@ -90,6 +100,23 @@ class AnthropicClient(ApiClient):
         if turns and turns[-1]["role"] == "assistant":
             turns[-1]["content"] = turns[-1]["content"].rstrip()
         return system, turns
+
+
+def _thought(blocks: list[Any]) -> Any:
+    """The ``thinking`` blocks' text (a ``redacted_thinking`` block counts as ``[redacted]``), or
+    ``None`` without any; a block whose thinking is not a string is returned as it is (a note follows)."""
+    parts: list[Any] = []
+    for block in blocks:
+        kind = getattr(block, "type", None)
+        if kind == "thinking":
+            parts.append(getattr(block, "thinking", None))
+        elif kind == "redacted_thinking":
+            parts.append("[redacted]")
+    if not parts:
+        return None
+    if all(isinstance(p, str) for p in parts):
+        return "\n\n".join(parts)
+    return parts
 
 
 def create_anthropic_client(deployment: ModelDeployment) -> AnthropicClient:

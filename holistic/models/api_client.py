@@ -141,6 +141,8 @@ class Attempts:
         self._key = request_key
         self.count = 0
         self.latency_s = 0.0
+        self.reasoning_tokens = 0
+        """Reasoning tokens the server counted over the calls (0 when it counts none)."""
 
     def send(self, call: Callable[[], T], what: str = "request") -> T:
         """``call()`` with retries; raises :class:`RequestFailed` when it finally fails."""
@@ -265,20 +267,28 @@ class ApiClient(BaseClient):
         completion_tokens: int,
         want_logprobs: bool = False,
         prompt_logprobs: tuple[Token, ...] | None = None,
+        reasoning_tokens: int = 0,
+        reasoning_reported: str | None = None,
     ) -> RequestResult:
         """The result of an answered request. A server that reports no usage gets its token
-        counts estimated with :meth:`tokenizer`; ``has_logprobs`` only when asked for and every
-        non-empty completion carries its tokens."""
+        counts estimated with :meth:`tokenizer` (thoughts included: they are output tokens, as
+        ``reasoning_tokens`` are, estimated from the thoughts' text where the server gives no
+        count); ``has_logprobs`` only when asked for and every non-empty completion carries its tokens."""
+        thoughts = [c.reasoning for c in completions if c.reasoning]
+        if thoughts and not reasoning_tokens:
+            reasoning_tokens = sum(self.tokenizer().count(t) for t in thoughts)
         if not prompt_tokens:
             prompt_tokens = self.tokenizer().count(request.text)
-            completion_tokens = sum(self.tokenizer().count(c.text) for c in completions)
+            completion_tokens = sum(self.tokenizer().count(c.text) for c in completions) + reasoning_tokens
         return RequestResult(
             success=True,
             completions=tuple(completions),
             prompt_tokens=prompt_tokens,
-            completion_tokens=completion_tokens,
+            completion_tokens=max(completion_tokens, reasoning_tokens),
             prompt_logprobs=prompt_logprobs,
             has_logprobs=want_logprobs and all(c.tokens or not c.text for c in completions),
+            reasoning_tokens=reasoning_tokens,
+            reasoning_reported=reasoning_reported,
         )
 
     # -- internals ---------------------------------------------------------------

@@ -87,6 +87,9 @@ def decode_result(text: str) -> RequestResult:
             tokens=tuple(_token(t) for t in c.get("tokens") or ()),
             finish_reason=c.get("finish_reason"),
             is_greedy=c.get("is_greedy"),
+            reasoning=c.get("reasoning"),
+            reasoning_unfinished=bool(c.get("reasoning_unfinished", False)),
+            reasoning_note=c.get("reasoning_note"),
         )
         for c in data.get("completions") or ()
     )

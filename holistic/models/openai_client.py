@@ -41,6 +41,7 @@ from holistic.core.types import Completion, ModelDeployment, Request, RequestRes
 from holistic.models.api_client import ApiClient, Attempts, RequestFailed, sdk_call, stop_locally
 from holistic.models.batch_spec import BATCH_ARGS
 from holistic.models.echo_alignment import PROBE_PROMPT, SHIFTED, EchoAlignment, judge, shifted_logprobs
+from holistic.models.reasoning import chat_params, read_answer, reasoning_count, with_thought
 from holistic.models.reliability import OPERATIONAL_ARGS, Failure, ProviderFailure, classify
 
 PROVIDER_ARGS = (
@@ -53,6 +54,7 @@ PROVIDER_ARGS = (
             "max_tokens_field",
             "max_stop_sequences",
             "extra_body",
+            "api",
         }
     )
     | OPERATIONAL_ARGS
@@ -232,6 +234,10 @@ class OpenAIClient(ApiClient):
             # Nothing to generate; some servers read max_tokens=0 as "no limit".
             empty = tuple(Completion(text="", finish_reason="length") for _ in range(max(request.num_completions, 1)))
             return RequestResult(success=True, completions=empty, prompt_tokens=self.tokenizer().count(request.text))
+        if self.deployment.args.get("api") == "responses":
+            from holistic.models.openai_responses import respond
+
+            return respond(self, request, attempts, self.extra_body)
         if request.messages is not None or not self.deployment.capabilities.completions:
             return self._chat(request, attempts)
         return self._complete(request, attempts)
@@ -252,7 +258,8 @@ class OpenAIClient(ApiClient):
     def _samples(
         self, request: Request, params: dict[str, Any], create: Callable[..., Any], attempts: Attempts, what: str
     ) -> tuple[list[Any], int, int]:
-        """Choices for ``request.num_completions`` samples (more calls if the server ignores ``n``)."""
+        """Choices for ``request.num_completions`` samples (more calls if the server ignores ``n``);
+        the reasoning tokens the server counted are summed in :attr:`Attempts.reasoning_tokens`."""
         want = max(request.num_completions, 1)
         choices: list[Any] = []
         prompt_tokens = completion_tokens = 0
@@ -270,6 +277,7 @@ class OpenAIClient(ApiClient):
             usage = getattr(response, "usage", None)
             prompt_tokens = max(prompt_tokens, getattr(usage, "prompt_tokens", 0) or 0)
             completion_tokens += getattr(usage, "completion_tokens", 0) or 0
+            attempts.reasoning_tokens += reasoning_count(getattr(usage, "completion_tokens_details", None))
             call += 1
         return choices[:want], prompt_tokens, completion_tokens
 
@@ -285,10 +293,12 @@ class OpenAIClient(ApiClient):
             # logprobs at all without it.
             params["logprobs"] = True
             params["top_logprobs"] = min(request.top_k_logprobs, MAX_CHAT_TOP_LOGPROBS)
+        params.update(chat_params(request, self.deployment.reasoning))
         choices, prompt_tokens, completion_tokens = self._samples(
             request, params, self._sdk.chat.completions.create, attempts, "chat completion"
         )
         completions = []
+        support = self.deployment.reasoning
         for choice in choices:
             text = getattr(choice.message, "content", None) or ""
             tokens: list[Token] = []
@@ -296,8 +306,14 @@ class OpenAIClient(ApiClient):
             for item in content or []:
                 top = {t.token: float(t.logprob) for t in (item.top_logprobs or [])} if request.top_k_logprobs else {}
                 tokens.append(Token(item.token, float(item.logprob), top))
-            completions.append(self._completion(text, tokens, choice.finish_reason, local_stops))
-        return self._answered(request, completions, prompt_tokens, completion_tokens, want_logprobs)
+            thought = getattr(choice.message, support.field, None) if support.field else None
+            answer = read_answer(str(text), thought, choice.finish_reason, support, attempts.reasoning_tokens)
+            kept = tokens if answer.text == text else []  # the tokens of a thought are not the answer's
+            completion = self._completion(answer.text, kept, choice.finish_reason, local_stops)
+            completions.append(with_thought(completion, answer))
+        return self._answered(
+            request, completions, prompt_tokens, completion_tokens, want_logprobs, None, attempts.reasoning_tokens
+        )
 
     def _complete(self, request: Request, attempts: Attempts) -> RequestResult:
         params, local_stops = self._common(request, "max_tokens")

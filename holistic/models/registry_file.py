@@ -25,7 +25,7 @@ from holistic.core.errors import SpecError, did_you_mean
 from holistic.core.located_yaml import DocPath, Locations, load_source
 from holistic.core.resources import project_path
 from holistic.core.secrets import is_secret_name
-from holistic.core.types import Capabilities, ModelDeployment
+from holistic.core.types import Capabilities, ModelDeployment, ReasoningSupport
 from holistic.models.batch_spec import BATCH_PROVIDERS, no_batch_api
 
 SCHEMA_PATH = project_path("schemas", "models.schema.json")
@@ -228,6 +228,17 @@ def _deployment(entry: Mapping[str, Any], name: str, default_model_id: str) -> M
         priced=bool(price),
         api_key_env=entry.get("api_key_env"),
         description=str(entry.get("description", "")).strip(),
+        reasoning=_reasoning(entry.get("reasoning") or {}),
+    )
+
+
+def _reasoning(entry: Mapping[str, Any]) -> ReasoningSupport:
+    """The ``reasoning:`` mapping (checked by the schema) as a :class:`ReasoningSupport`."""
+    tags = entry.get("think_tags")
+    return ReasoningSupport(
+        style=entry.get("style", "none"),
+        field=entry.get("field"),
+        think_tags=(str(tags[0]), str(tags[1])) if tags else None,
     )
 
 

@@ -205,7 +205,33 @@ REQUESTS: tuple[Column, ...] = (
     ),
     Column("has_logprobs", pa.bool_(), "The model returned real logprobs."),
     Column("prompt_tokens", pa.int64(), "Prompt length in the model's tokens."),
-    Column("completion_tokens", pa.int64(), "Generated tokens over all completions."),
+    Column("completion_tokens", pa.int64(), "Generated tokens over all completions (reasoning tokens included)."),
+    Column(
+        "reasoning",
+        pa.string(),
+        "The first completion's thoughts (or the provider's summary of them), kept apart from completion, "
+        "which is the final answer only; null when none came back.",
+        nullable=True,
+    ),
+    Column(
+        "reasoning_tokens", pa.int64(), "Tokens spent thinking (the provider's count, else estimated).", nullable=True
+    ),
+    Column(
+        "reasoning_unfinished",
+        pa.bool_(),
+        "The first completion's thought did not finish (max_tokens reached or the server said so) before an answer: "
+        "not answered, completion empty.",
+        nullable=True,
+    ),
+    Column("reasoning_note", pa.string(), "What was odd about the thoughts as returned, or null.", nullable=True),
+    Column("reasoning_effort", pa.string(), "Reasoning effort asked for, or null.", nullable=True),
+    Column("reasoning_budget", pa.int64(), "Thinking budget in tokens asked for, or null.", nullable=True),
+    Column(
+        "reasoning_reported",
+        pa.string(),
+        "The reasoning setting the provider reported having applied (effort=low), where it reports one.",
+        nullable=True,
+    ),
     Column("latency_s", pa.float64(), "Wall time of the original call in seconds (kept when served from the cache)."),
     Column("cached", pa.bool_(), "Served from the request cache in this execution."),
     Column("attempts", pa.int64(), "Attempts made (retries + 1)."),

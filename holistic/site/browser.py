@@ -213,6 +213,9 @@ REQUEST_COLUMNS = [
     "parse_error",
     "cached",
     "latency_s",
+    "reasoning",
+    "reasoning_unfinished",
+    "reasoning_tokens",
 ]
 STAT_COLUMNS = ["instance_id", "trial", "perturbation", "metric", "value", "details"]
 
@@ -339,8 +342,26 @@ def _add_requests(variants: Variants, req: dict[str, list[Any]]) -> None:
                 "parse_error": req["parse_error"][i],
                 "cached": req["cached"][i],
                 "latency_s": req["latency_s"][i],
+                **_reasoning(req, i),
             }
         )
+
+
+def _reasoning(req: dict[str, list[Any]], i: int) -> dict[str, Any]:
+    """The request's thought, whether it finished and its tokens (absent from runs written before them)."""
+
+    def at(column: str, default: Any) -> Any:
+        values = req.get(column) or []
+        return values[i] if i < len(values) and values[i] is not None else default
+
+    thought, unfinished = at("reasoning", None), bool(at("reasoning_unfinished", False))
+    if thought is None and not unfinished:
+        return {}
+    return {
+        "reasoning": thought or "",
+        "reasoning_unfinished": unfinished,
+        "reasoning_tokens": at("reasoning_tokens", 0),
+    }
 
 
 def _add_metrics(variants: Variants, pis: dict[str, list[Any]]) -> None:

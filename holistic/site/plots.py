@@ -3,7 +3,9 @@
 - accuracy against efficiency per scenario, with the Pareto frontier;
 - calibration reliability diagrams per run (from the calibration metric's bins);
 - correlations of metric groups across model × scenario cells;
-- spread of the main metric across trials per scenario and model.
+- spread of the main metric across trials per scenario and model;
+- accuracy against reasoning tokens (and cost) for runs swept over reasoning settings
+  (:mod:`holistic.site.reasoning`).
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ import numpy as np
 from holistic.core.naming import cut
 from holistic.results import SuiteReader
 from holistic.results.schemas import PER_INSTANCE_STATS_TABLE
+from holistic.site.reasoning import budget_plots
 from holistic.summarize.summary import Summary
 from holistic.summarize.tables import anchor
 
@@ -64,6 +67,7 @@ def render_plots(suite: SuiteReader, summary: Summary, out_dir: Path) -> list[di
     figures += _reliability_plots(plt, suite, summary, out_dir)
     figures += _correlation_plot(plt, summary, cells, out_dir)
     figures += _trial_spread_plots(plt, suite, summary, out_dir)
+    figures += budget_plots(plt, suite, summary, out_dir)
     return figures
 
 

@@ -16,6 +16,7 @@ from holistic.results.schemas import INSTANCES_TABLE, STATS_TABLE
 from holistic.site.browser import BrowserData, build_browser
 from holistic.site.compare import Comparison, comparisons, write_comparison
 from holistic.site.haystack import haystack_tables, render_haystack
+from holistic.site.reasoning import run_reasoning
 from holistic.site.writer import SiteWriter, clean, judge_flags, rows_of
 from holistic.summarize.load import RunInfo
 from holistic.summarize.summary import Summary
@@ -133,6 +134,7 @@ def _run_pages(
     spec.setdefault("perturbations", [])
     spec.setdefault("metrics_not_applicable", {})
     run_figures = [f for f in figures if f.get("run_id") == run.run_id] + haystack.figures
+    reasoning_tables, reasoning_flags = run_reasoning(reader)
     w.page(
         f"runs/{run.run_id}.html",
         "run.html",
@@ -146,8 +148,9 @@ def _run_pages(
         examples=_train_examples(reader),
         n_instances=data.count,
         figures=[{**f, "src": "../" + f["src"]} for f in run_figures],
-        extra_tables=haystack_tables(haystack) + judged,
+        extra_tables=haystack_tables(haystack) + reasoning_tables + judged,
         judge_flags=run_flags,
+        reasoning_flags=reasoning_flags,
     )
     w.page(
         f"runs/browse/{run.run_id}.html",

@@ -46,6 +46,7 @@ from holistic.scenarios.loading.languages import english_only_reason
 from holistic.spec.catalog import Catalog
 from holistic.spec.labels import entry_name
 from holistic.spec.layers import NON_MULTIPLYING_FIELDS, Written, adaptation_layer, axes, layered
+from holistic.spec.reasoning import fold_reasoning, reasoning_error
 from holistic.spec.schema import describe_schema, retired_field, runspec_schema, validate_value
 from holistic.spec.source import DocPath, Location, Locations
 
@@ -462,6 +463,9 @@ class _EntryExpander:
                     )
                 for deployment, model_at in models:
                     self.check_capabilities(deployment, model_at, metric_items, user.get("method"), adapter)
+                    reasoning = reasoning_error(adapter, user, deployment)
+                    if reasoning is not None:
+                        raise self.error(*reasoning)
                     values = {k: w.value for k, w in args.items()}
                     scenario_spec = ScenarioSpec.make(scenario, values)
                     label = named.base(values, adapter, deployment.name) if named else scenario
@@ -535,6 +539,7 @@ class _EntryExpander:
         values["protocol"] = protocol
         values.update(protocols.PROTOCOL_DEFAULTS[protocol])
         values.update({k: w.value for k, w in user.items()})
+        fold_reasoning(values)
         for key in NON_MULTIPLYING_FIELDS:
             if key in values:
                 values[key] = tuple(values[key])

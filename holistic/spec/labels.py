@@ -66,7 +66,7 @@ class EntryName:
             key = match.group(1)
             if key == "model":
                 return model
-            return value_text(args[key] if key in args else getattr(adapter, key))
+            return value_text(args[key] if key in args else adapter.value_of(key))
 
         return _PLACEHOLDER.sub(value, self.text)
 
@@ -78,7 +78,7 @@ class EntryName:
         if self.suffix_model:
             out += f" · {model}"
         if self.suffix_fields:
-            out += " [" + ", ".join(f"{k}={value_text(getattr(adapter, k))}" for k in self.suffix_fields) + "]"
+            out += " [" + ", ".join(f"{k}={value_text(adapter.value_of(k))}" for k in self.suffix_fields) + "]"
         return out
 
 

@@ -19,6 +19,11 @@ SHORTHAND_FIELDS = ("max_eval_instances", "num_train_trials")
 NON_MULTIPLYING_FIELDS = ("stop_sequences", "post_processing")
 """Adaptation fields whose value is itself a list (a list does not multiply them)."""
 
+NESTED_FIELDS = ("reasoning",)
+"""Adaptation fields written as a mapping whose keys layer and multiply one by one, as
+``reasoning.effort`` and ``reasoning.budget_tokens`` (a run's ``reasoning: {effort: high}`` over
+``defaults``' ``reasoning: {budget_tokens: 2048}`` gives both)."""
+
 
 @dataclass(frozen=True)
 class Written:
@@ -36,6 +41,10 @@ def adaptation_layer(block: Mapping[str, Any], at: DocPath, locations: Locations
     out: dict[str, Written] = {}
     adaptation = block.get("adaptation") or {}
     for key, value in adaptation.items():
+        if key in NESTED_FIELDS and isinstance(value, Mapping):
+            for sub, item in value.items():
+                out[f"{key}.{sub}"] = Written(item, (*at, "adaptation", key, sub))
+            continue
         out[key] = Written(value, (*at, "adaptation", key))
     for key in SHORTHAND_FIELDS:
         if key in block:

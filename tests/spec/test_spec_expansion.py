@@ -223,7 +223,8 @@ def test_run_ids_hash_the_adapter_as_dataclasses_gives_it() -> None:
     """``AdapterSpec.as_dict`` skips ``asdict``'s deep copy; every shipped run's adapter gives
     the same fields and values (the same types too: 1 and 1.0 hash differently), so no run id
     changed. A field holding a mutable or nested value would need the deep copy again. The
-    protocol's behaviours are not hashed: they follow from the protocol and the scenario."""
+    protocol's behaviours are not hashed: they follow from the protocol and the scenario. A
+    reasoning setting is hashed only when a run has one (no shipped run does), so no id changed."""
     from dataclasses import asdict
 
     from holistic.core.specs import ADAPTER_FIELDS
@@ -234,6 +235,7 @@ def test_run_ids_hash_the_adapter_as_dataclasses_gives_it() -> None:
     for run in runs:
         fast, slow = run.adapter.as_dict(), asdict(run.adapter)
         assert slow.pop("behaviour") == asdict(run.adapter.behaviour)
+        assert slow.pop("reasoning") is None and "reasoning" not in fast
         assert fast == slow and [type(v) for v in fast.values()] == [type(v) for v in slow.values()]
     for name in ADAPTER_FIELDS:
         value = getattr(runs[0].adapter, name)
