@@ -44,7 +44,9 @@ def _named(text: str, heading: str) -> dict[str, str]:
 
 def _links(page: Path) -> dict[str, str]:
     """run id -> the text of the page's link to the run's page."""
-    links = re.findall(r'<a href="runs/([^"]+)\.html">(?:<bdi>)?([^<]+)(?:</bdi>)?</a>', page.read_text(encoding="utf-8"))
+    links = re.findall(
+        r'<a href="runs/([^"]+)\.html">(?:<bdi>)?([^<]+)(?:</bdi>)?</a>', page.read_text(encoding="utf-8")
+    )
     return {run_id: html.unescape(text) for run_id, text in links}
 
 
