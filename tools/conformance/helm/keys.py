@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from holistic.helm.entry_table import FAMILY_AUGMENTATIONS, SINGLE_AUGMENTATIONS
+from holistic.helm.entry_table import FAMILY_AUGMENTATIONS as FAMILY_AUGMENTATIONS
+from holistic.helm.entry_table import SINGLE_AUGMENTATIONS as SINGLE_AUGMENTATIONS
 
 HELM_VERSION = "0.5.16"
 HELM_MODEL = "holistic/smollm2-135m-instruct"
