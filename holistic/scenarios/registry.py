@@ -38,8 +38,10 @@ BUILTIN_SCENARIOS: dict[str, str] = {
     "ifeval": "holistic.scenarios.ifeval:IFEvalScenario",
     "imdb": "holistic.scenarios.imdb:IMDBScenario",
     "legal_support": "holistic.scenarios.legal_support:LegalSupportScenario",
+    "legalbench": "holistic.scenarios.legalbench:LegalBenchScenario",
     "lsat_qa": "holistic.scenarios.lsat:LSATScenario",
     "math": "holistic.scenarios.math_competition:MATHScenario",
+    "med_qa": "holistic.scenarios.med_qa:MedQAScenario",
     "mmlu": "holistic.scenarios.mmlu:MMLUScenario",
     "mmlu_pro": "holistic.scenarios.mmlu_pro:MMLUProScenario",
     "msmarco": "holistic.scenarios.msmarco:MSMARCOScenario",
@@ -59,6 +61,7 @@ BUILTIN_SCENARIOS: dict[str, str] = {
     "wikifact": "holistic.scenarios.wikifact:WikiFactScenario",
     "wildbench": "holistic.scenarios.judged_capabilities:WildBenchScenario",
     "wikitext": "holistic.scenarios.wikitext:WikiTextScenario",
+    "wmt_14": "holistic.scenarios.wmt_14:WMT14Scenario",
     "xstest": "holistic.scenarios.safety:XSTestScenario",
     "xsum": "holistic.scenarios.xsum:XSumScenario",
 }
