@@ -40,11 +40,10 @@ from holistic.core.interfaces import ScenarioInfo
 from holistic.core.types import CORRECT_TAG, TEST_SPLIT, TRAIN_SPLIT, AdapterDefaults, Instance, Reference
 from holistic.scenarios.base import PlanFacts
 from holistic.scenarios.loading.categories import CLASSIFICATION
-from holistic.scenarios.loading.common import FileScenario, check_choice, missing_files_note
-from holistic.scenarios.loading.part_files import github_file
+from holistic.scenarios.loading.common import FileScenario, check_choice, github_raw
 from holistic.scenarios.loading.prompt_format import prompt_format
 from holistic.scenarios.loading.readers import open_text
-from holistic.scenarios.loading.sources import DataFile, DataNeeds, ResolvedData
+from holistic.scenarios.loading.sources import DataFile, DataNeeds, Download, ResolvedData, default_data_root
 
 _REPO = "HazyResearch/legalbench"
 _COMMIT = "ce482446b8eac4403b6db2c17223af4514bb24e3"
@@ -201,13 +200,42 @@ class LegalBenchScenario(FileScenario):
         }
 
     def plan_facts(self, data_root: Path | None, max_eval_instances: int | None) -> PlanFacts:
-        note = missing_files_note(self.data_needs(), data_root)
-        notes = (note,) if note else ()
-        return PlanFacts(num_instances=sum(SUBSET_SIZES[self.subset]), notes=notes, samples_prompts=True)
+        return PlanFacts(
+            num_instances=sum(SUBSET_SIZES[self.subset]), notes=self._missing(data_root), samples_prompts=True
+        )
+
+    def _missing(self, data_root: Path | None) -> tuple[str, ...]:
+        """``--plan`` notes on what is not under the data root: the test file (no download) and the
+        files fetched from GitHub, and which test layout is read."""
+        root = data_root if data_root is not None else default_data_root()
+        if root is None:
+            return ()
+        base = Path(root) / "legalbench"
+        notes = []
+        fetched = [p for p in (SETTINGS, f"{self.subset}/train.tsv") if not (base / p).is_file()]
+        if fetched:
+            notes.append(
+                f"legalbench: {', '.join(fetched)} not under {base}: fetched from GitHub, or the run fails offline"
+            )
+        if (base / self.subset / "test.tsv").is_file():
+            return tuple(notes)
+        if (base / self.subset / PRERELEASE_TEST).is_file():
+            notes.append(
+                f"legalbench ({self.subset}): the test rows are read from the pre-release file {PRERELEASE_TEST} "
+                "(label column 'label', no index), not the released test.tsv HELM reads"
+            )
+        else:
+            notes.append(
+                f"legalbench ({self.subset}): test data missing: {self.subset}/test.tsv (the nguha/legalbench release) "
+                f"is not under {base} and is never downloaded; the run fails"
+            )
+        return tuple(notes)
 
     def data_needs(self) -> DataNeeds:
-        settings = github_file("legalbench", SETTINGS, _REPO, _COMMIT, SETTINGS)
-        train = github_file("legalbench", f"{self.subset}/train.tsv", _REPO, _COMMIT, f"tasks/{self.subset}/train.tsv")
+        # Not pinned by sha256: the settings entries are checked against holistic's copy when read.
+        settings = DataFile(SETTINGS, downloads=(Download(github_raw(_REPO, _COMMIT, SETTINGS)),))
+        train_path = f"{self.subset}/train.tsv"
+        train = DataFile(train_path, downloads=(Download(github_raw(_REPO, _COMMIT, f"tasks/{train_path}")),))
         return DataNeeds(
             "legalbench",
             layouts=(

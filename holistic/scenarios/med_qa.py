@@ -11,8 +11,9 @@ the ``data_clean.zip`` HELM downloads. As HELM does, every row must have four op
 text loses a trailing ``"`` and whitespace (an upstream quirk: ``'Pulmonary embolism\\n"'``), and
 the option whose key is ``answer_idx`` is correct; an ``answer_idx`` that is not an option key is
 an error naming the file and line. HELM evaluates dev (its ``valid`` split) and test together and
-draws in-context examples from train: when only the test file is here, the run evaluates test
-alone, zero-shot, and ``--plan`` says so.
+draws in-context examples from train: when only the test file is here, a fixed seeded set of 100
+test questions is the example pool and the other 1,173 are evaluated (not comparable with HELM's
+published numbers), and ``--plan`` says so.
 """
 
 from __future__ import annotations
@@ -26,10 +27,10 @@ from holistic.core.interfaces import ScenarioInfo
 from holistic.core.types import CORRECT_TAG, TEST_SPLIT, TRAIN_SPLIT, VALID_SPLIT, Instance, Reference
 from holistic.scenarios.base import PlanFacts
 from holistic.scenarios.loading.categories import CLASSIFICATION
-from holistic.scenarios.loading.common import FileScenario, missing_files_note
+from holistic.scenarios.loading.common import FileScenario, with_train_pool
 from holistic.scenarios.loading.prompt_format import multiple_choice_joint_format
 from holistic.scenarios.loading.readers import iter_located_jsonl, require
-from holistic.scenarios.loading.sources import DataFile, DataNeeds, Download, ResolvedData
+from holistic.scenarios.loading.sources import DataFile, DataNeeds, Download, ResolvedData, default_data_root
 
 _ZIP = "https://drive.google.com/uc?export=download&id=1ImYUSLk9JbgHXOemfvyiDiirluZHPeQw&confirm=t"
 _FOLDER = "data_clean/questions/US/4_options"
@@ -41,6 +42,8 @@ FILES: tuple[tuple[str, str], ...] = (
 )
 """(file part, split) in HELM's order (its ``ALL_SPLITS``: train, valid, test)."""
 SIZES = {"train": 10178, "dev": 1272, "test": 1273}
+POOL_FROM_TEST = 100
+"""Without the train file: test questions held out (a fixed seeded set) as the in-context example pool."""
 
 
 class _Layout(IntEnum):
@@ -97,12 +100,19 @@ class MedQAScenario(FileScenario):
 
     def plan_facts(self, data_root: Path | None, max_eval_instances: int | None) -> PlanFacts:
         notes = []
-        full = missing_files_note(DataNeeds("med_qa", layouts=(self.data_needs().layouts[0],)), data_root)
-        if full is not None:
-            notes.append(
-                "med_qa: HELM draws in-context examples from the train file and evaluates dev with test; "
-                f"without them the run is zero-shot on test alone ({full})"
-            )
+        root = data_root if data_root is not None else default_data_root()
+        if root is not None:
+            base = Path(root) / "med_qa"
+            missing = [split_path(part) for part, _ in FILES if not (base / split_path(part)).is_file()]
+            if split_path("test") in missing:
+                notes.append(
+                    f"med_qa: {split_path('test')} not under {base}: fetched from Google Drive, or the run fails"
+                )
+            elif missing:
+                notes.append(
+                    f"med_qa: {', '.join(missing)} not under {base}: HELM draws in-context examples from the train "
+                    "file and evaluates dev with test; here 100 test questions are the example pool and the rest are evaluated"
+                )
         return PlanFacts(num_instances=sum(SIZES.values()), notes=tuple(notes), samples_prompts=True)
 
     def data_needs(self) -> DataNeeds:
@@ -116,5 +126,6 @@ class MedQAScenario(FileScenario):
         )
 
     def load(self, data: ResolvedData) -> list[Instance]:
-        parts = FILES if data.layout == _Layout.ALL_SPLITS else (("test", TEST_SPLIT),)
-        return [inst for part, split in parts for inst in read_med_qa(data[split_path(part)], split)]
+        if data.layout == _Layout.ALL_SPLITS:
+            return [inst for part, split in FILES for inst in read_med_qa(data[split_path(part)], split)]
+        return with_train_pool(read_med_qa(data[split_path("test")], TEST_SPLIT), POOL_FROM_TEST, "med_qa-train-pool")

@@ -19,8 +19,9 @@ inside ``<doc docid=...>``):
   release files ``train/<corpus>.<xx>-en.<xx>`` beside ``train/<corpus>.<xx>-en.en`` (Europarl,
   News Commentary, Common Crawl). HELM takes 20,000 pairs of the Hugging Face builder's
   concatenation of every corpus shuffled with seed 42; here the first 20,000 pairs in file order
-  (files in name order), deduplicated on the English side as HELM does. Without training files the
-  run is zero-shot, and ``--plan`` says so.
+  (files in name order), deduplicated on the target side as HELM does. Without training files, a
+  fixed seeded set of 100 test pairs is the example pool and the others are evaluated (not
+  comparable with HELM's published numbers), and ``--plan`` says so.
 
 A segment's text is taken raw, as the builder's regular expression takes it (no unescaping, no
 stripping). Source and reference are paired by document and segment id; a segment present in one
@@ -41,7 +42,7 @@ from holistic.core.interfaces import ScenarioInfo
 from holistic.core.types import CORRECT_TAG, TEST_SPLIT, TRAIN_SPLIT, VALID_SPLIT, AdapterDefaults, Instance, Reference
 from holistic.scenarios.base import PlanFacts
 from holistic.scenarios.loading.categories import CategoryPreset
-from holistic.scenarios.loading.common import FileScenario, check_choice
+from holistic.scenarios.loading.common import FileScenario, check_choice, with_train_pool
 from holistic.scenarios.loading.prompt_format import prompt_format
 from holistic.scenarios.loading.sources import DataFile, DataNeeds, ResolvedData, default_data_root
 
@@ -51,6 +52,8 @@ PAIRS: tuple[str, ...] = tuple(f"{x}-en" for x in ("cs", "de", "fr", "hi", "ru")
 )
 TEST_SIZES = {"cs": 3003, "de": 3003, "fr": 3003, "hi": 2507, "ru": 3003}
 VALID_SIZES = {"cs": 3000, "de": 3000, "fr": 3000, "hi": 520, "ru": 3000}
+POOL_FROM_TEST = 100
+"""Without training files: test pairs held out (a fixed seeded set) as the in-context example pool."""
 MAX_TRAIN_PAIRS = 20_000
 """HELM's ``MAX_TRAIN_INSTANCES``: training pairs kept before deduplication."""
 
@@ -192,7 +195,8 @@ class WMT14Scenario(FileScenario):
                 notes.append(f"wmt_14: no validation files ({', '.join(self._valid_files())}): test alone is evaluated")
             if not self._train_files(base):
                 notes.append(
-                    f"wmt_14: no training pairs under {base / 'train'}: zero-shot (HELM shows 1 in-context example)"
+                    f"wmt_14: no training pairs under {base / 'train'}: {POOL_FROM_TEST} test pairs are the example pool "
+                    "(HELM draws its 1 in-context example from the training corpora)"
                 )
         n = TEST_SIZES[self.foreign] + VALID_SIZES[self.foreign]
         return PlanFacts(num_instances=n, notes=tuple(notes), samples_prompts=True)
@@ -243,6 +247,8 @@ class WMT14Scenario(FileScenario):
             for index, pair in enumerate(pairs):
                 src, tgt = self._ordered(pair)
                 instances.append(self._instance(f"{split}-{index:05d}", src, tgt, split))
+        if not train:
+            return with_train_pool(instances, POOL_FROM_TEST, f"wmt_14-{self.language_pair}-train-pool")
         return instances
 
     def _instance(self, id_: str, source: str, target: str, split: str) -> Instance:

@@ -18,7 +18,7 @@ from holistic.scenarios.loading.sources import DataFile, DataNeeds, Download, Re
 
 _CHECKSUMS = tuple(
     Path(__file__).parent.parent / "data" / name
-    for name in ("checksums.json", "checksums_targeted.json", "checksums_capabilities.json", "checksums_lite.json")
+    for name in ("checksums.json", "checksums_targeted.json", "checksums_capabilities.json")
 )
 
 
