@@ -142,7 +142,12 @@ class WMT14Scenario(FileScenario):
         name="wmt_14",
         description="WMT 2014 news translation (newstest2014), scored by BLEU-4 as HELM computes it.",
         task="generation",
-        default_adapter=prompt_format(max_tokens=100, max_train_instances=1, stop_sequences=("\n\n",)),
+        # HELM's instructions carry no newline of their own: one newline, then the example; the blank
+        # line between an example and the next block is the answer's suffix (HELM's output suffix and
+        # instance prefix, one newline each).
+        default_adapter=prompt_format(
+            max_tokens=100, max_train_instances=1, stop_sequences=("\n\n",), output_suffix="\n\n", instance_prefix=""
+        ),
         main_metric="bleu_4",
         extra_metrics=("rouge", "bleu"),
         **TRANSLATION,

@@ -16,6 +16,9 @@ import re
 import sys
 from pathlib import Path
 
+# NLTK's Punkt model from holistic's shipped copy (HELM's BLEU tokenizes with it): nothing is downloaded.
+os.environ.setdefault("NLTK_DATA", str(Path(__file__).resolve().parents[4] / "holistic" / "metrics" / "nltk_data"))
+
 import datasets
 import helm.benchmark.adaptation.adapters.adapter as adapter_module
 import helm.benchmark.scenarios.legalbench_scenario as legalbench_module
