@@ -117,14 +117,19 @@ def holistic_side(data_root: Path) -> dict[str, Any]:
 def main(argv: list[str] | None = None) -> int:
     parser = helm_parser("tools.conformance.helm.lite", __doc__.split("\n\n")[0])
     parser.add_argument("--out", default=str(REPO / "tests" / "conformance" / "lite" / "helm_requests.json.gz"))
+    parser.add_argument("--answers", help="a JSON file keeping the model's answers: read when it exists, else written")
     args = parser.parse_args(argv)
     data = Path(args.data_root)
+    kept = Path(args.answers) if args.answers else None
+    side = json.loads(kept.read_text(encoding="utf-8")) if kept and kept.is_file() else holistic_side(data)
+    if kept and not kept.is_file():
+        kept.write_text(json.dumps(side, ensure_ascii=False), encoding="utf-8")
     payload = {
         "data_root": str(data),
         "legalbench_subsets": list(LEGALBENCH_SUBSETS),
         "wmt_pairs": list(WMT_PAIRS),
         "bleu_pairs": BLEU_PAIRS,
-        **holistic_side(data),
+        **side,
     }
     with tempfile.TemporaryDirectory() as tmp:
         (Path(tmp) / "payload.json").write_text(json.dumps(payload, ensure_ascii=False), encoding="utf-8")

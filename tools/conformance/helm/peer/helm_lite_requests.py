@@ -9,6 +9,7 @@ eval instance, HELM's in-context example draw of trial 0) on the bytes the paylo
 Prints one JSON object (the golden file's body) on its last line.
 """
 
+import dataclasses
 import hashlib
 import json
 import os
@@ -90,11 +91,14 @@ def record(run_spec, instances, completions):
         if index < KEEP_PROMPTS:
             out.setdefault("prompts", []).append(state.request.prompt)
         if key in completions:
-            state.result = RequestResult(
-                success=True,
-                embedding=[],
-                completions=[GeneratedOutput(text=completions[key], logprob=0.0, tokens=[])],
-                cached=False,
+            state = dataclasses.replace(
+                state,
+                result=RequestResult(
+                    success=True,
+                    embedding=[],
+                    completions=[GeneratedOutput(text=completions[key], logprob=0.0, tokens=[])],
+                    cached=False,
+                ),
             )
             stats = compute_reference_metrics(names, spec, state, None)
             out["stats"][key] = {"completion": completions[key], **{s.name.name: s.mean for s in stats}}
