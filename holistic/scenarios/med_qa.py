@@ -3,7 +3,8 @@
 HELM's protocol (``med_qa``): multiple choice (joint), instructions "The following are multiple
 choice questions (with answers) about medicine.", ``Question: <question>``, the four options
 lettered ``A.`` to ``D.``, ``Answer:``; five in-context examples from the training file; scored
-by exact match (quasi exact match too) on the letter.
+by exact match on the letter (HELM's headline, quasi exact match, equals it on a letter mapped to a
+choice).
 
 Data: the authors' ``data_clean/questions/US/4_options/phrases_no_exclude_{train,dev,test}.jsonl``
 (JSON Lines: ``question``, ``answer``, ``options`` {A..D}, ``meta_info``, ``answer_idx``, ...), from
@@ -92,7 +93,8 @@ class MedQAScenario(FileScenario):
         default_adapter=multiple_choice_joint_format(
             "The following are multiple choice questions (with answers) about medicine."
         ),
-        main_metric="quasi_exact_match",
+        # HELM headlines quasi_exact_match, which equals exact match on a letter mapped to a choice
+        main_metric="exact_match",
         **CLASSIFICATION,
         tags=("knowledge", "biomedical", "multiple_choice", "lite"),
     )
