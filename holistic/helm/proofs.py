@@ -45,6 +45,10 @@ class ScenarioProof:
     requires: Mapping[str, Any] = field(default_factory=dict)
     """Scenario arguments the golden holds for (MS MARCO's ``source: helm``); a run given
     another value is only claimed. An argument left out takes its default, which must be this."""
+    method: str | None = None
+    """The adaptation method HELM's run in the golden used, where a run may choose another
+    (OpenBookQA: HELM's core runs score each choice, HELM Lite's put them in one prompt); a run
+    with another method is only claimed."""
 
 
 @dataclass(frozen=True)
@@ -125,6 +129,7 @@ def _record(name: str, raw: Mapping[str, Any], augmentations: list[tuple[str, di
             note=p.pop("note", ""),
             test=p.pop("test", GOLDEN_TEST),
             requires=p.pop("requires", {}),
+            method=p.pop("method", None),
         )
         if p:
             raise ValueError(f"proofs.yaml: scenario {name!r}: unknown proof keys {sorted(p)}")

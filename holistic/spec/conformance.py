@@ -85,6 +85,11 @@ def conformance(run: RunSpec) -> Conformance:
                 reasons.append(
                     f"scenario {scenario!r} with {name} {args[name]!r}: HELM's run was compared with {name} {value!r} only"
                 )
+        if proof.method is not None and run.adapter.method != proof.method:
+            reasons.append(
+                f"scenario {scenario!r} with method {run.adapter.method!r}: "
+                f"HELM's run was compared with method {proof.method!r} only"
+            )
     proofs = perturbation_proofs() if run.perturbations else ()
     for spec in run.perturbations:
         deviation = perturbation_deviation(spec)
