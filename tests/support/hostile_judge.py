@@ -18,6 +18,7 @@ import contextlib
 import json
 import threading
 from collections import Counter
+from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
@@ -39,33 +40,18 @@ class HostileJudge:
         self.healed = False
         self.calls: Counter[str] = Counter()
         self._lock = threading.Lock()
-        server = self
-
-        class Handler(BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
-
-            def log_message(self, *args: object) -> None:
-                pass
-
-            def do_POST(self) -> None:
-                length = int(self.headers.get("Content-Length") or 0)
-                payload = json.loads(self.rfile.read(length) or b"{}")
-                model = str(payload.get("model", "good"))
-                with server._lock:
-                    server.calls[model] += 1
-                text = VERDICTS["good" if server.healed and model != "huge_answer" else model]
-                body = json.dumps(_body(self.path.endswith("/chat/completions"), model, text)).encode()
-                with contextlib.suppress(BrokenPipeError, ConnectionResetError):
-                    self.send_response(200)
-                    self.send_header("Content-Type", "application/json")
-                    self.send_header("Content-Length", str(len(body)))
-                    self.end_headers()
-                    self.wfile.write(body)
-
-        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), _handler(self.answer))
         self._httpd.daemon_threads = True
         self.port = self._httpd.server_address[1]
         self._thread = threading.Thread(target=self._httpd.serve_forever, daemon=True)
+
+    def answer(self, path: str, payload: bytes) -> bytes:
+        """The response body to one request (its model id picks the verdict)."""
+        model = str(json.loads(payload or b"{}").get("model", "good"))
+        with self._lock:
+            self.calls[model] += 1
+        text = VERDICTS["good" if self.healed and model != "huge_answer" else model]
+        return json.dumps(_body(path.endswith("/chat/completions"), model, text)).encode()
 
     def heal(self) -> None:
         """From now on every judge answers a good verdict."""
@@ -93,6 +79,25 @@ class HostileJudge:
     def __exit__(self, *exc: object) -> None:
         self._httpd.shutdown()
         self._httpd.server_close()
+
+
+def _handler(answer: Callable[[str, bytes], bytes]) -> type[BaseHTTPRequestHandler]:
+    class Handler(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+
+        def log_message(self, *args: object) -> None:
+            """Quiet."""
+
+        def do_POST(self) -> None:
+            body = answer(self.path, self.rfile.read(int(self.headers.get("Content-Length") or 0)))
+            with contextlib.suppress(BrokenPipeError, ConnectionResetError):  # the client gave up
+                self.send_response(200)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+
+    return Handler
 
 
 def _body(chat: bool, model: str, text: str) -> dict[str, Any]:
