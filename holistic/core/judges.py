@@ -29,7 +29,9 @@ __all__ = ["MAX_VERDICT_CHARS", "VerdictError"]
 JUDGE_VARIABLES: Mapping[str, str] = {
     "input": "the instance's input text",
     "prompt": "the prompt the evaluated model was sent (for chat requests: the last user message)",
-    "completion": "the evaluated model's answer (its first completion, as generated)",
+    "completion": "the evaluated model's answer (its first completion), inside a code fence it cannot close "
+    "(HELM's judges: as generated)",
+    "raw_completion": "the evaluated model's answer as generated, unfenced",
     "references": "every reference output, in order",
     "correct_references": "the reference outputs tagged correct",
     "metadata": "the instance's metadata fields the scenario declares (metadata.<field>)",
@@ -179,6 +181,17 @@ class VerdictRule:
         return VerdictRule(kind="json", schema=canonical_json(data.get("json_schema", {})), **common)
 
 
+def fence(text: str) -> str:
+    """``text`` between two lines of backticks, longer than any run of backticks in it (at least
+    three), so nothing in it can close the fence (CommonMark's rule)."""
+    longest = run = 0
+    for char in text:
+        run = run + 1 if char == "`" else 0
+        longest = max(longest, run)
+    marks = "`" * max(3, longest + 1)
+    return f"{marks}\n{text}\n{marks}"
+
+
 @dataclass(frozen=True)
 class JudgeSpec:
     """One judge of a run: who is asked, what, and how the answer is read."""
@@ -197,7 +210,8 @@ class JudgeSpec:
     retries: int = 2
     """Times an unparseable verdict is asked again (with a fresh cache key) before it is recorded as such."""
     source: str = "spec"
-    """Where the prompt came from: ``spec`` or ``scenario:<name>``."""
+    """Where the prompt came from: ``spec`` or ``scenario:<name>``. A spec's template sees the
+    candidate's answer fenced (:func:`fence`); a scenario's (HELM's prompts) as generated."""
     empty_score: float | None = None
     """The score of an empty answer, given without asking the judge (HELM's WildBench and
     Omni-MATH annotators); ``None``: the judge is asked."""

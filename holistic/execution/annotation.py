@@ -17,6 +17,10 @@ For every judge of the run (:class:`~holistic.core.judges.JudgeSpec`) and every 
    and when not one verdict of a judge could be read, its verdicts count as failed (the run
    is partial, its notes say which judge), never as a complete run with no score.
 
+A template written in a spec sees ``completion`` inside a code fence the candidate cannot
+close (:func:`~holistic.core.judges.fence`; ``raw_completion`` is the text unfenced); a
+scenario's template (HELM's prompts, kept byte for byte) sees it as generated.
+
 A candidate answer longer than :data:`MAX_CANDIDATE_CHARS` is cut to that length before
 the judge's template is rendered (the annotation's fields record ``candidate_cut_from``,
 the original length), so one huge answer cannot push the prompt over the template limit
@@ -33,7 +37,7 @@ from typing import Any
 
 from holistic.core.errors import HolisticError
 from holistic.core.interfaces import Client
-from holistic.core.judges import Annotation, JudgeSpec
+from holistic.core.judges import Annotation, JudgeSpec, fence
 from holistic.core.secrets import Redactor
 from holistic.core.templates import TemplateProblem, compile_template, render
 from holistic.core.types import CORRECT_TAG, Message, ModelDeployment, Request, RequestRole, RequestState
@@ -90,6 +94,7 @@ def judge_variables(state: RequestState) -> dict[str, Any]:
         "input": inst.input,
         "prompt": prompt,
         "completion": completion,
+        "raw_completion": completion,
         "references": [r.output for r in inst.references],
         "correct_references": [r.output for r in inst.references if CORRECT_TAG in r.tags],
         "metadata": dict(inst.metadata),
@@ -163,8 +168,10 @@ def annotate_with(
             continue
         completion = str(variables["completion"])
         if len(completion) > MAX_CANDIDATE_CHARS:
-            variables["completion"] = completion[:MAX_CANDIDATE_CHARS]
             cut[i] = len(completion)
+            completion = variables["raw_completion"] = variables["completion"] = completion[:MAX_CANDIDATE_CHARS]
+        if judge.source == "spec":
+            variables["completion"] = fence(completion)
         try:
             prompts[i] = render(template, variables)
         except TemplateProblem as exc:
