@@ -131,6 +131,26 @@ def _skipped(judge: JudgeSpec, error: str) -> Annotation:
     )
 
 
+def _judge_prompt(
+    judge: JudgeSpec, template: Any, variables: dict[str, Any], instance_id: str
+) -> tuple[str, int | None]:
+    """The judge's prompt for one request, and the candidate's length when it was cut."""
+    completion = str(variables["completion"])
+    length = len(completion) if len(completion) > MAX_CANDIDATE_CHARS else None
+    if length is not None:
+        completion = variables["raw_completion"] = variables["completion"] = completion[:MAX_CANDIDATE_CHARS]
+    if judge.source == "spec":
+        variables["completion"] = fence(completion)
+    try:
+        return render(template, variables), length
+    except TemplateProblem as exc:
+        raise JudgeTemplateError(f"judge {judge.label!r}: {exc.message}") from None
+    except Exception as exc:  # StrictUndefined: a field the instance lacks
+        raise JudgeTemplateError(
+            f"judge {judge.label!r}: template does not render for instance {instance_id!r}: {exc}"
+        ) from None
+
+
 def annotate_with(
     judge: JudgeSpec,
     states: Sequence[RequestState],
@@ -166,20 +186,9 @@ def annotate_with(
                 score=judge.empty_score,
             )
             continue
-        completion = str(variables["completion"])
-        if len(completion) > MAX_CANDIDATE_CHARS:
-            cut[i] = len(completion)
-            completion = variables["raw_completion"] = variables["completion"] = completion[:MAX_CANDIDATE_CHARS]
-        if judge.source == "spec":
-            variables["completion"] = fence(completion)
-        try:
-            prompts[i] = render(template, variables)
-        except TemplateProblem as exc:
-            raise JudgeTemplateError(f"judge {judge.label!r}: {exc.message}") from None
-        except Exception as exc:  # StrictUndefined: a field the instance lacks
-            raise JudgeTemplateError(
-                f"judge {judge.label!r}: template does not render for instance {state.instance.id!r}: {exc}"
-            ) from None
+        prompts[i], length = _judge_prompt(judge, template, variables, state.instance.id)
+        if length is not None:
+            cut[i] = length
 
     pending = sorted(prompts)
     reader = VerdictReader(judge.rule)
