@@ -111,3 +111,18 @@ def test_samples_run_at_once_pin_at_most_the_documented_host_memory() -> None:
         tmp, shm = limits.mount_sizes()
         assert tmp + shm == mb << 20
         assert sample_concurrency(limits, 64) * mb <= max(PINNED_FILES_MB, mb)
+
+
+def test_where_nested_namespaces_cannot_be_refused_code_is_not_run(monkeypatch: pytest.MonkeyPatch) -> None:
+    import holistic.metrics.sandbox_userns as userns
+
+    monkeypatch.setattr(userns, "bwrap_version", lambda bwrap: (0, 7, 0))
+    assert userns.userns_problem("bwrap") is None or userns.seccomp_program() is None  # the filter stands in
+    monkeypatch.setattr(userns.platform, "machine", lambda: "riscv64")  # no filter written for it
+    problem = userns.userns_problem("bwrap")
+    assert problem is not None and "--disable-userns" in problem and "upgrade bubblewrap" in problem
+    with pytest.raises(OSError, match="upgrade bubblewrap"):
+        userns.userns_args("bwrap")
+    monkeypatch.setattr(userns, "bwrap_version", lambda bwrap: (0, 8, 0))
+    assert userns.userns_problem("bwrap") is None
+    assert userns.userns_args("bwrap") == (["--disable-userns"], None)
