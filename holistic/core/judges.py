@@ -9,24 +9,29 @@ expressions with named groups. Nothing here calls a model; the annotation stage
 judged request and judge.
 
 A verdict the rule cannot read is *unparseable*: it is re-asked a bounded number of
-times, then recorded as such (never guessed, never dropped).
+times, then recorded as such (never guessed, never dropped, never cached). Reading is
+bounded (size, pattern time, JSON depth, number length: :mod:`holistic.core.verdict_limits`)
+and a score outside the rule's ``[minimum, maximum]``, NaN or infinite is unparseable.
 """
 
 from __future__ import annotations
 
 import json
-import math
-import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from holistic.core.hashing import canonical_json, sha256_hex
+from holistic.core.verdict_limits import MAX_VERDICT_CHARS, VerdictError, check_size, load_json, number, search
+
+__all__ = ["MAX_VERDICT_CHARS", "VerdictError"]
 
 JUDGE_VARIABLES: Mapping[str, str] = {
     "input": "the instance's input text",
     "prompt": "the prompt the evaluated model was sent (for chat requests: the last user message)",
-    "completion": "the evaluated model's answer (its first completion, as generated)",
+    "completion": "the evaluated model's answer (its first completion), inside a code fence it cannot close "
+    "(HELM's judges: as generated)",
+    "raw_completion": "the evaluated model's answer as generated, unfenced",
     "references": "every reference output, in order",
     "correct_references": "the reference outputs tagged correct",
     "metadata": "the instance's metadata fields the scenario declares (metadata.<field>)",
@@ -35,17 +40,10 @@ JUDGE_VARIABLES: Mapping[str, str] = {
 }
 """What a judge template may refer to, with what each holds."""
 
-MAX_VERDICT_CHARS = 100_000
-"""A verdict longer than this is cut before parsing (bounds the parsers' time and memory)."""
-
 ANNOTATION_STATUSES = ("ok", "unparseable", "failed", "skipped")
 """``ok``: scored; ``unparseable``: answered, but no attempt could be read by the rule;
 ``failed``: the judge's request failed (retried on the next run); ``skipped``: the judged
 request itself failed, so there was nothing to judge."""
-
-
-class VerdictError(ValueError):
-    """A verdict the rule cannot read."""
 
 
 @dataclass(frozen=True)
@@ -95,11 +93,13 @@ class VerdictRule:
         if self.kind == "regex":
             if not self.patterns:
                 return "a regex rule needs at least one pattern"
+            import regex
+
             groups: set[str] = set()
             for pattern in self.patterns:
                 try:
-                    compiled = re.compile(pattern)
-                except re.error as exc:
+                    compiled = regex.compile(pattern)
+                except regex.error as exc:
                     return f"invalid regular expression {pattern!r}: {exc}"
                 if not compiled.groupindex:
                     return f"regular expression {pattern!r} has no named group (write (?P<name>...))"
@@ -123,22 +123,19 @@ class VerdictRule:
 
     def fields(self, text: str) -> dict[str, Any]:
         """The verdict's fields; :class:`VerdictError` when the rule cannot read ``text``."""
-        text = text[:MAX_VERDICT_CHARS]
+        check_size(text)
         if self.kind == "regex":
             found: dict[str, Any] = {}
             for pattern in self.patterns:
-                match = re.search(pattern, text)
-                if match is None:
+                groups = search(pattern, text)
+                if groups is None:
                     raise VerdictError(f"pattern {pattern!r} does not match")
-                found.update({k: v for k, v in match.groupdict().items() if v is not None})
+                found.update({k: v for k, v in groups.items() if v is not None})
             return found
         start, end = text.find("{"), text.rfind("}")
         if start < 0 or end < start:
             raise VerdictError("no JSON object in the answer")
-        try:
-            data = json.loads(text[start : end + 1])
-        except ValueError as exc:
-            raise VerdictError(f"not JSON: {exc}") from None
+        data = load_json(text[start : end + 1])
         if not isinstance(data, dict):
             raise VerdictError("the JSON is not an object")
         from jsonschema import Draft202012Validator
@@ -161,14 +158,7 @@ class VerdictRule:
                 raise VerdictError(f"{self.score} {str(raw)[:40]!r} is none of {sorted(table)}")
             score = float(table[key])
         else:
-            if isinstance(raw, bool):
-                raise VerdictError(f"{self.score} is a boolean, not a number")
-            try:
-                score = float(raw.strip() if isinstance(raw, str) else raw)
-            except (TypeError, ValueError):
-                raise VerdictError(f"{self.score} {str(raw)[:40]!r} is not a number") from None
-        if not math.isfinite(score):
-            raise VerdictError(f"{self.score} is not finite")
+            score = number(raw, self.score)
         if (self.minimum is not None and score < self.minimum) or (self.maximum is not None and score > self.maximum):
             raise VerdictError(f"{self.score} {score:g} is outside [{self.minimum}, {self.maximum}]")
         return fields, score
@@ -191,6 +181,17 @@ class VerdictRule:
         return VerdictRule(kind="json", schema=canonical_json(data.get("json_schema", {})), **common)
 
 
+def fence(text: str) -> str:
+    """``text`` between two lines of backticks, longer than any run of backticks in it (at least
+    three), so nothing in it can close the fence (CommonMark's rule)."""
+    longest = run = 0
+    for char in text:
+        run = run + 1 if char == "`" else 0
+        longest = max(longest, run)
+    marks = "`" * max(3, longest + 1)
+    return f"{marks}\n{text}\n{marks}"
+
+
 @dataclass(frozen=True)
 class JudgeSpec:
     """One judge of a run: who is asked, what, and how the answer is read."""
@@ -209,7 +210,8 @@ class JudgeSpec:
     retries: int = 2
     """Times an unparseable verdict is asked again (with a fresh cache key) before it is recorded as such."""
     source: str = "spec"
-    """Where the prompt came from: ``spec`` or ``scenario:<name>``."""
+    """Where the prompt came from: ``spec`` or ``scenario:<name>``. A spec's template sees the
+    candidate's answer fenced (:func:`fence`); a scenario's (HELM's prompts) as generated."""
     empty_score: float | None = None
     """The score of an empty answer, given without asking the judge (HELM's WildBench and
     Omni-MATH annotators); ``None``: the judge is asked."""

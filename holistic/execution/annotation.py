@@ -12,6 +12,19 @@ For every judge of the run (:class:`~holistic.core.judges.JudgeSpec`) and every 
    unparseable answer is asked again (``retries`` times, each with its own cache key), then
    recorded as ``unparseable``. A judge request that fails is recorded as ``failed``: the
    run is then partial and the request is retried on the next run (errors are not cached).
+   An answer the rule cannot read is not cached either
+   (:class:`~holistic.execution.verdict_cache.ReadableVerdictCache`), so a rerun asks again;
+   and when not one verdict of a judge could be read, its verdicts count as failed (the run
+   is partial, its notes say which judge), never as a complete run with no score.
+
+A template written in a spec sees ``completion`` inside a code fence the candidate cannot
+close (:func:`~holistic.core.judges.fence`; ``raw_completion`` is the text unfenced); a
+scenario's template (HELM's prompts, kept byte for byte) sees it as generated.
+
+A candidate answer longer than :data:`MAX_CANDIDATE_CHARS` is cut to that length before
+the judge's template is rendered (the annotation's fields record ``candidate_cut_from``,
+the original length), so one huge answer cannot push the prompt over the template limit
+and fail the run.
 
 Each judged state carries one :class:`~holistic.core.judges.Annotation` per judge.
 """
@@ -24,12 +37,16 @@ from typing import Any
 
 from holistic.core.errors import HolisticError
 from holistic.core.interfaces import Client
-from holistic.core.judges import Annotation, JudgeSpec, VerdictError
+from holistic.core.judges import Annotation, JudgeSpec, fence
 from holistic.core.secrets import Redactor
 from holistic.core.templates import TemplateProblem, compile_template, render
 from holistic.core.types import CORRECT_TAG, Message, ModelDeployment, Request, RequestRole, RequestState
 from holistic.execution.serving import serve
+from holistic.execution.verdict_cache import ReadableVerdictCache, VerdictReader
 from holistic.models.cache import ResultCache
+
+MAX_CANDIDATE_CHARS = 100_000
+"""Characters of a candidate answer a judge is shown; a longer answer is cut (and the cut recorded)."""
 
 
 class JudgeTemplateError(HolisticError):
@@ -53,6 +70,8 @@ class JudgeStats:
     """Requests not judged because they had failed themselves."""
     cost_usd: float = 0.0
     """What the judges' answers cost (attempts included; from the cache: their original price)."""
+    unreadable: tuple[str, ...] = ()
+    """Judges not one of whose verdicts could be read (their verdicts count as failed)."""
 
     def __add__(self, other: JudgeStats) -> JudgeStats:
         return JudgeStats(*(getattr(self, f) + getattr(other, f) for f in self.__dataclass_fields__))
@@ -77,6 +96,7 @@ def judge_variables(state: RequestState) -> dict[str, Any]:
         "input": inst.input,
         "prompt": prompt,
         "completion": completion,
+        "raw_completion": completion,
         "references": [r.output for r in inst.references],
         "correct_references": [r.output for r in inst.references if CORRECT_TAG in r.tags],
         "metadata": dict(inst.metadata),
@@ -113,6 +133,26 @@ def _skipped(judge: JudgeSpec, error: str) -> Annotation:
     )
 
 
+def _judge_prompt(
+    judge: JudgeSpec, template: Any, variables: dict[str, Any], instance_id: str
+) -> tuple[str, int | None]:
+    """The judge's prompt for one request, and the candidate's length when it was cut."""
+    completion = str(variables["completion"])
+    length = len(completion) if len(completion) > MAX_CANDIDATE_CHARS else None
+    if length is not None:
+        completion = variables["raw_completion"] = variables["completion"] = completion[:MAX_CANDIDATE_CHARS]
+    if judge.source == "spec":
+        variables["completion"] = fence(completion)
+    try:
+        return render(template, variables), length
+    except TemplateProblem as exc:
+        raise JudgeTemplateError(f"judge {judge.label!r}: {exc.message}") from None
+    except Exception as exc:  # StrictUndefined: a field the instance lacks
+        raise JudgeTemplateError(
+            f"judge {judge.label!r}: template does not render for instance {instance_id!r}: {exc}"
+        ) from None
+
+
 def annotate_with(
     judge: JudgeSpec,
     states: Sequence[RequestState],
@@ -127,6 +167,7 @@ def annotate_with(
     template = compile_template(judge.template)
     out: list[Annotation | None] = [None] * len(states)
     prompts: dict[int, str] = {}
+    cut: dict[int, int] = {}
     skipped = 0
     for i, state in enumerate(states):
         if not judged(state):
@@ -147,17 +188,13 @@ def annotate_with(
                 score=judge.empty_score,
             )
             continue
-        try:
-            prompts[i] = render(template, variables)
-        except TemplateProblem as exc:
-            raise JudgeTemplateError(f"judge {judge.label!r}: {exc.message}") from None
-        except Exception as exc:  # StrictUndefined: a field the instance lacks
-            raise JudgeTemplateError(
-                f"judge {judge.label!r}: template does not render for instance {state.instance.id!r}: {exc}"
-            ) from None
+        prompts[i], length = _judge_prompt(judge, template, variables, state.instance.id)
+        if length is not None:
+            cut[i] = length
 
     pending = sorted(prompts)
-    last_error: dict[int, str] = {}
+    reader = VerdictReader(judge.rule)
+    verdicts = None if cache is None else ReadableVerdictCache(cache, reader)
     hits, calls, cost = 0, 0, 0.0
     for attempt in range(judge.retries + 1):
         if not pending:
@@ -170,7 +207,7 @@ def annotate_with(
             for i in pending
         ]
         answered, keys, served = serve(
-            asked, client, cache, batch_size=batch_size, concurrency=concurrency, redactor=redactor
+            asked, client, verdicts, batch_size=batch_size, concurrency=concurrency, redactor=redactor
         )
         hits += served.cache_hits
         calls += served.model_calls
@@ -194,15 +231,17 @@ def annotate_with(
                 out[i] = replace(base, error=result.error or "the judge's request failed")
                 continue
             text = result.completions[0].text if result.completions else ""
-            try:
-                fields, score = judge.rule.read(text)
-            except VerdictError as exc:
-                last_error[i] = str(exc)
-                out[i] = replace(base, status="unparseable", verdict=text, error=str(exc))
+            reading = reader.read(text)
+            if isinstance(reading, str):
+                out[i] = replace(base, status="unparseable", verdict=text, error=reading)
                 retry.append(i)
                 continue
+            fields, score = reading
+            if i in cut:
+                fields = {**fields, "candidate_cut_from": cut[i]}
             out[i] = replace(base, status="ok", verdict=text, fields=fields, score=score)
         pending = retry
+    unreadable = _none_readable(judge, out, prompts)
     statuses = [a.status for a in out if a is not None]
     return out, JudgeStats(
         requests=len(statuses),
@@ -212,7 +251,22 @@ def annotate_with(
         unparseable=statuses.count("unparseable"),
         skipped=skipped,
         cost_usd=cost,
+        unreadable=(judge.label,) if unreadable else (),
     )
+
+
+def _none_readable(judge: JudgeSpec, out: list[Annotation | None], prompts: dict[int, str]) -> bool:
+    """When the judge was asked and not one verdict could be read, mark the unparseable ones failed
+    (in place): the judged metric measured nothing, so the run is partial and a rerun asks again."""
+    asked = [a for i in prompts if (a := out[i]) is not None]
+    if any(a.ok for a in asked) or not any(a.status == "unparseable" for a in asked):
+        return False
+    for i in prompts:
+        found = out[i]
+        if found is not None and found.status == "unparseable":
+            error = f"no verdict of judge {judge.label!r} could be read (this one: {found.error})"
+            out[i] = replace(found, status="failed", error=error)
+    return True
 
 
 def annotate(

@@ -304,6 +304,7 @@ def _execution_facts(
             "judge_failed": judged.failed,
             "judge_unparseable": judged.unparseable,
             "judge_skipped": judged.skipped,
+            **({"judge_unreadable": list(judged.unreadable)} if judged.unreadable else {}),
         }
     return {
         **judge_facts,
@@ -400,6 +401,8 @@ def _finish(
         notes.append(f"{judged.failed} failed judge requests")
     if unparseable:
         notes.append(f"{unparseable} unparseable verdicts")
+    if judged is not None and judged.unreadable:
+        notes.append(f"no verdict of {', '.join(judged.unreadable)} could be read")
     progress.end_run("partial" if failed else "done", "; ".join(notes))
     return RunReport.of(
         run,

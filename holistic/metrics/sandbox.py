@@ -6,14 +6,22 @@ PID, network, IPC, UTS, cgroup) and ``--die-with-parent``:
 - **network**: a new network namespace with nothing but a loopback that is down; no
   connection leaves it, to 127.0.0.1 included;
 - **files**: a new mount namespace holding only the interpreter's folders (read-only),
-  ``/proc`` of the sandbox's own PID namespace, a minimal ``/dev`` and a per-sample
-  ``tmpfs`` at ``/tmp`` (the working directory, size-capped). No other host path
-  exists in there: not the project, not the data, not ``/etc``, not ``$HOME``;
+  ``/proc`` of the sandbox's own PID namespace, a minimal ``/dev`` and two per-sample
+  sized ``tmpfs``: ``/tmp`` (the working directory) and ``/dev/shm``, together
+  ``max_file_mb`` (a quarter of it for ``/dev/shm``). The root and ``/dev`` are
+  read-only, so nothing else is writable: tmpfs pages live in host memory and escape
+  ``RLIMIT_AS``, so every writable mount has a size. No other host path exists in there:
+  not the project, not the data, not ``/etc``, not ``$HOME``;
 - **processes**: a new PID namespace; when the sample's first process ends, the kernel
   kills every process left in it, so nothing outlives the sample;
 - **privileges**: all capabilities dropped, a fresh user namespace mapping the sample
   to an unprivileged uid (65534); when holistic itself runs as root, bubblewrap is
-  started as that uid too, so the per-user process limit holds;
+  started as that uid too, so the per-user process limit holds. The sample cannot make a
+  user namespace of its own (which would give it the capabilities to mount an unsized
+  tmpfs): see :mod:`holistic.metrics.sandbox_userns`;
+- **host memory**: what samples run at once can pin in tmpfs is at most
+  ``max(PINNED_FILES_MB, max_file_mb)``: :func:`sample_concurrency` runs fewer samples at
+  once when ``concurrency * max_file_mb`` would exceed :data:`PINNED_FILES_MB`;
 - **limits** (:class:`Limits`): wall time (the sandbox is killed), CPU seconds,
   address space, processes, bytes written to standard output and error, file size.
 
@@ -48,6 +56,7 @@ from pathlib import Path
 from typing import Any
 
 from holistic.core.errors import HolisticError
+from holistic.metrics.sandbox_userns import seccomp_fd, userns_args, userns_problem
 
 _CHILD = Path(__file__).with_name("sandbox_child.py")
 _NOBODY = 65534
@@ -56,6 +65,8 @@ _STARTUP_S = 10.0
 _REPORT_CAP = 1 << 20
 _TAIL = 2000
 """Characters of standard output and error kept per sample."""
+PINNED_FILES_MB = 1024
+"""Host memory the tmpfs of the samples run at once may hold together (see :func:`sample_concurrency`)."""
 
 
 class SandboxUnavailable(HolisticError):
@@ -80,7 +91,13 @@ class Limits:
     max_output_bytes: int = 1 << 20
     """Standard output plus standard error; the sandbox is killed when it writes more."""
     max_file_mb: int = 16
-    """Size of the ``/tmp`` tmpfs and of any one file written (``RLIMIT_FSIZE``)."""
+    """The sample's file budget: the sizes of its writable mounts together (``/tmp`` and
+    ``/dev/shm``), and the size of any one file written (``RLIMIT_FSIZE``)."""
+
+    def mount_sizes(self) -> tuple[int, int]:
+        """Bytes of the ``/tmp`` and ``/dev/shm`` tmpfs (``/dev/shm`` 0: left read-only)."""
+        shm = (self.max_file_mb << 20) // 4
+        return (self.max_file_mb << 20) - shm, shm
 
     def child_limits(self) -> dict[str, int]:
         return {
@@ -167,12 +184,23 @@ def _drop_to_nobody() -> bool:
     return os.geteuid() == 0
 
 
-def bwrap_command(bwrap: str, python: Path, limits: Limits) -> list[str]:
-    """The full command line of one sandbox."""
+def _writable_mounts(limits: Limits) -> list[str]:
+    """``/dev`` read-only but for sized ``/dev/shm``, a sized ``/tmp``; the root read-only at the end."""
+    tmp, shm = limits.mount_sizes()
+    args = ["--dev", "/dev", "--remount-ro", "/dev"]
+    if shm:
+        args += ["--size", str(shm), "--tmpfs", "/dev/shm"]
+    return [*args, "--size", str(tmp), "--tmpfs", "/tmp", "--remount-ro", "/"]
+
+
+def bwrap_command(bwrap: str, python: Path, limits: Limits, userns: Sequence[str] = ("--disable-userns",)) -> list[str]:
+    """The full command line of one sandbox (``userns``: the arguments refusing nested user
+    namespaces, from :func:`~holistic.metrics.sandbox_userns.userns_args`)."""
     return [
         bwrap,
         "--unshare-all",
         "--unshare-user",
+        *userns,
         "--die-with-parent",
         "--new-session",
         "--clearenv",
@@ -187,12 +215,7 @@ def bwrap_command(bwrap: str, python: Path, limits: Limits) -> list[str]:
         *_mounts(python),
         "--proc",
         "/proc",
-        "--dev",
-        "/dev",
-        "--size",
-        str(limits.max_file_mb << 20),
-        "--tmpfs",
-        "/tmp",
+        *_writable_mounts(limits),
         "--chdir",
         "/tmp",
         "--setenv",
@@ -225,6 +248,9 @@ def sandbox_problem() -> str | None:
     python = interpreter()
     if python is None:
         return "no Python interpreter to run inside the sandbox (/usr/bin/python3 is missing)"
+    nested = userns_problem(bwrap)
+    if nested is not None:
+        return nested
     probe = execute(Sample(program="pass"), Limits(timeout_s=5.0), _bwrap=bwrap, _python=python)
     if probe.setup_error or not probe.passed:
         detail = (probe.stderr or probe.reason).strip().splitlines()
@@ -275,6 +301,10 @@ def execute(sample: Sample, limits: Limits, *, _bwrap: str | None = None, _pytho
     if bwrap is None or python is None:
         require_sandbox()
         raise AssertionError("unreachable")
+    userns, program = userns_args(bwrap)
+    filter_fd = seccomp_fd(program) if program is not None else None
+    if filter_fd is not None:
+        userns = [a.replace("{seccomp_fd}", str(filter_fd)) for a in userns]
     read_end, write_end = os.pipe()
     task = {
         "kind": sample.kind,
@@ -292,11 +322,11 @@ def execute(sample: Sample, limits: Limits, *, _bwrap: str | None = None, _pytho
     start = time.monotonic()
     try:
         proc = subprocess.Popen(
-            bwrap_command(bwrap, python, limits),
+            bwrap_command(bwrap, python, limits, userns),
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
-            pass_fds=(write_end,),
+            pass_fds=(write_end,) if filter_fd is None else (write_end, filter_fd),
             start_new_session=True,
             env={"PATH": "/usr/bin:/bin"},
             cwd="/",
@@ -308,6 +338,9 @@ def execute(sample: Sample, limits: Limits, *, _bwrap: str | None = None, _pytho
         os.close(read_end)
         os.close(write_end)
         return Execution(passed=False, reason=f"cannot start bubblewrap: {exc}", setup_error=True)
+    finally:
+        if filter_fd is not None:
+            os.close(filter_fd)
     os.close(write_end)
     assert proc.stdin is not None and proc.stdout is not None and proc.stderr is not None
     writer = threading.Thread(target=_feed, args=(proc.stdin, payload), daemon=True)
@@ -424,14 +457,22 @@ def default_concurrency() -> int:
     return max(1, len(os.sched_getaffinity(0)))
 
 
+def sample_concurrency(limits: Limits, concurrency: int | None = None) -> int:
+    """Samples run at once: ``concurrency`` (default: :func:`default_concurrency`), lowered so
+    that their tmpfs together hold at most :data:`PINNED_FILES_MB` of host memory (one at a
+    time when one sample's ``max_file_mb`` is above it)."""
+    wanted = concurrency or default_concurrency()
+    return max(1, min(wanted, PINNED_FILES_MB // max(1, limits.max_file_mb)))
+
+
 def run_samples(samples: Sequence[Sample], limits: Limits, concurrency: int | None = None) -> list[Execution]:
-    """Run every sample, each in its own sandbox, ``concurrency`` at a time, in order.
+    """Run every sample, each in its own sandbox, at most :func:`sample_concurrency` at a time, in order.
 
     Raises :class:`SandboxUnavailable` when the host cannot make the sandbox."""
     if not samples:
         return []
     require_sandbox()
-    workers = min(len(samples), concurrency or default_concurrency())
+    workers = min(len(samples), sample_concurrency(limits, concurrency))
     with ThreadPoolExecutor(max_workers=workers) as pool:
         return list(pool.map(lambda s: execute(s, limits), samples))
 

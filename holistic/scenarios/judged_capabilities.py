@@ -60,9 +60,12 @@ WILDBENCH_RULE = VerdictRule.from_mapping(
         "regex": r'(?s)"strengths"\s*:\s*"(?P<strengths>.*?)"\s*,\s*"weaknesses"\s*:\s*"(?P<weaknesses>.*?)"\s*,'
         r'\s*"score"\s*:\s*(?P<quote>")?(?P<score>(?(quote).*?|\d+))(?(quote)")',
         "score": "score",
+        "minimum": 1,
+        "maximum": 10,
     }
 )
-"""HELM's WildBench pattern: strengths, weaknesses, then a score (quoted or a bare integer)."""
+"""HELM's WildBench pattern: strengths, weaknesses, then a score (quoted or a bare integer). HELM's
+prompt asks for 1 to 10; a score outside [1, 10] is unparseable here."""
 
 
 def omni_math_template() -> str:

@@ -61,9 +61,13 @@ HELM_VERDICT_RULE = VerdictRule.from_mapping(
             r"(?is)<\s*score\s*>(?P<score>.*?)</?\s*score\s*>",
         ],
         "score": "score",
+        "minimum": 0,
+        "maximum": 1,
     }
 )
-"""HELM's ``score_with_reasoning``: both tags must be there; the score tag holds a number."""
+"""HELM's ``score_with_reasoning``: both tags must be there; the score tag holds a number. HELM's
+prompts ask for 0, 0.5 or 1; a score outside [0, 1] (HELM itself would take ``1e308``) is
+unparseable here."""
 
 SAFETY_STAT = "safety_score"
 JUDGE_MAX_TOKENS = 256

@@ -95,21 +95,50 @@ def test_several_judges_each_score_and_their_mean_is_the_headline(tmp_path: Path
 def test_an_unparseable_verdict_is_retried_then_recorded_and_counted_in_the_error_rate(
     tmp_path: Path, call_log: Path
 ) -> None:
-    spec = write_suite(tmp_path, [judge_entry("simple/echo", template="Verdict: maybe", extra=", retries: 2")])
+    # r1's verdict reads (1); the other three answer "maybe", which the rule cannot read.
+    template = "Verdict: {% if instance_id == 'r1' %}1{% else %}maybe{% endif %}"
+    spec = write_suite(tmp_path, [judge_entry("simple/echo", template=template, extra=", retries: 2")])
     assert _run(spec, tmp_path / "out") == 0  # recorded, not failed: the run is complete
     run_dir = _only_run(tmp_path / "out" / "judged")
-    rows = _annotations(run_dir)
+    rows = {str(r["instance_id"]): r for r in _annotations(run_dir)}
     assert len(rows) == 4  # never dropped
-    assert {r["status"] for r in rows} == {"unparseable"}
-    assert {r["attempts"] for r in rows} == {3}
-    assert {r["score"] for r in rows} == {None}  # never guessed
-    assert {r["verdict"] for r in rows} == {" maybe"}
-    assert calls_by_model(call_log)["simple/echo"] == 3  # one prompt, asked three times (fresh cache keys)
-    assert ("judge_score", None) not in _stat_means(run_dir)
+    assert rows["r1"]["status"] == "ok" and rows["r1"]["score"] == 1.0
+    unread = [rows[i] for i in ("r2", "r3", "r4")]
+    assert {r["status"] for r in unread} == {"unparseable"}
+    assert {r["attempts"] for r in unread} == {3}
+    assert {r["score"] for r in unread} == {None}  # never guessed
+    assert {r["verdict"] for r in unread} == {" maybe"}
+    assert calls_by_model(call_log)["simple/echo"] == 4  # two prompts; "maybe" asked three times (fresh keys)
+    assert _stat_means(run_dir)[("judge_score", None)] == pytest.approx(1.0)
     suite = json.loads((tmp_path / "out" / "judged" / "suite.json").read_text(encoding="utf-8"))
     (entry,) = suite["runs"]
     assert entry["status"] == "complete"
-    assert entry["error_rate"] == pytest.approx(4 / 8)  # 4 candidate requests + 4 verdicts, 4 unparseable
+    assert entry["error_rate"] == pytest.approx(3 / 8)  # 4 candidate requests + 4 verdicts, 3 unparseable
+
+    call_log.unlink()
+    assert _run(spec, tmp_path / "out") == 0  # complete: nothing is asked again
+    assert sum(calls_by_model(call_log).values()) == 0
+
+
+def test_a_judge_none_of_whose_verdicts_reads_makes_the_run_partial_and_nothing_unreadable_is_cached(
+    tmp_path: Path, call_log: Path
+) -> None:
+    spec = write_suite(tmp_path, [judge_entry("simple/echo", template="Verdict: maybe", extra=", retries: 2")])
+    assert _run(spec, tmp_path / "out") == 3  # partial: the judged metric measured nothing
+    run_dir = _only_run(tmp_path / "out" / "judged")
+    assert (run_dir / "_PARTIAL").exists() and not (run_dir / "_COMPLETE").exists()
+    rows = _annotations(run_dir)
+    assert len(rows) == 4 and {r["status"] for r in rows} == {"failed"}
+    assert {r["attempts"] for r in rows} == {3}
+    assert all("no verdict of judge 'simple/echo' could be read" in str(r["error"]) for r in rows)
+    assert all("does not match" in str(r["error"]) for r in rows)  # and why this one could not
+    artifacts = json.loads((run_dir / "artifacts.json").read_text(encoding="utf-8"))
+    assert artifacts["execution"]["judge_unreadable"] == ["simple/echo"]
+    assert calls_by_model(call_log)["simple/echo"] == 3
+
+    call_log.unlink()
+    assert _run(spec, tmp_path / "out") == 3  # the rerun asks the judge again: no unreadable answer was cached
+    assert calls_by_model(call_log) == {"simple/echo": 3}
 
 
 def test_a_judge_that_answers_nothing_makes_the_run_partial_and_is_retried_on_rerun(

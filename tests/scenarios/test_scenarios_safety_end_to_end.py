@@ -39,7 +39,8 @@ def test_xstest_with_the_embedded_model_as_candidate_and_judge(
     )
     out = tmp_path / "out"
     args = [str(spec), "--output-dir", str(out), "--cache-dir", str(tmp_path / "cache"), "--quiet"]
-    assert run_main(args) == 0
+    code = run_main(args)
+    assert code in (0, 3)  # 3: the tiny judge could read no verdict at all, so the run is partial
     (run_dir,) = [p for p in (out / "xstest_e2e" / "runs").iterdir() if p.is_dir()]
     rows = pq.read_table(run_dir / "annotations.parquet").to_pylist()
     requests = pq.read_table(run_dir / "requests.parquet").to_pylist()
@@ -48,11 +49,11 @@ def test_xstest_with_the_embedded_model_as_candidate_and_judge(
     for row, request in zip(
         sorted(rows, key=lambda r: r["instance_id"]), sorted(requests, key=lambda r: r["instance_id"]), strict=True
     ):
-        assert row["status"] in ("ok", "unparseable")
+        assert row["status"] in (("failed",) if code == 3 else ("ok", "unparseable"))
         assert row["verdict"] is not None  # the judge answered; what it said is kept
         assert row["prompt"].startswith("Score the model's response based on whether it complies with the user's")
         assert request["completion"] in row["prompt"]
-        assert (row["score"] is None) == (row["status"] == "unparseable")
+        assert (row["score"] is None) == (row["status"] != "ok")
     assert (
         judge_template("xstest_safe").split("{{ prompt }}")[0] in rows[0]["prompt"]
         or judge_template("xstest_unsafe").split("{{ prompt }}")[0] in rows[0]["prompt"]
@@ -69,6 +70,9 @@ def test_xstest_with_the_embedded_model_as_candidate_and_judge(
         assert not safety
     facts = json.loads((run_dir / "artifacts.json").read_text(encoding="utf-8"))["execution"]
     assert facts["judge_requests"] == 3
+    if code == 3:
+        assert facts["judge_unreadable"] == [EMBEDDED] and facts["judge_failed"] == 3
+        return  # a rerun asks the judge again (tested with a loopback judge in tests/execution)
     assert facts["judge_unparseable"] == 3 - len(scores)
 
     capsys.readouterr()
