@@ -7,8 +7,8 @@ count; count, sum, sum of squares, min and max as details) and the instance-leve
 ``<uuid>_samples.jsonl`` (one line per instance, trial and metric: the input, the references, the
 choices, the output, the value as the score). The uuid is a version-4 UUID made from the run id,
 so exporting the same suite twice gives the same files. Every document is validated against the
-two JSON schemas the package ships (copied beside this module from ``every-eval-ever`` 0.3.0,
-MIT licence) before it is written.
+two JSON schemas the package ships before it is written: the installed package's, else the two
+files taken once out of its 0.3.0 wheel (fetched with pip) into holistic's cache folder.
 
 Import (``helm-import --from every-eval-ever``) reads the aggregate files and their
 instance-level files back: each evaluation name of an aggregate file is a run, each sample an
@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import uuid
 from collections import defaultdict
 from collections.abc import Iterator, Mapping
@@ -32,22 +33,74 @@ from holistic.importing.runs import ImportedRun, instance_row, per_instance_row,
 from holistic.importing.safe import ImportFileError, finite, iter_jsonl, read_json
 
 SCHEMA_VERSION = "0.3.0"
-HERE = Path(__file__).resolve().parent
-SCHEMAS = {
-    "aggregate": HERE / "eee_eval.schema.json",
-    "instance": HERE / "eee_instance_level_eval.schema.json",
-}
+SCHEMA_FILES = {"aggregate": "eval.schema.json", "instance": "instance_level_eval.schema.json"}
+"""The package's own schema files, by the kind of document they validate."""
 
 
 class ExportError(HolisticError):
     exit_code = 2
 
 
+def schema_dir() -> Path:
+    """Where the package's schema files are kept once fetched (under holistic's cache folder)."""
+    base = os.environ.get("HOLISTIC_CACHE_DIR") or str(Path.home() / ".cache" / "holistic")
+    return Path(base) / "every-eval-ever" / SCHEMA_VERSION
+
+
+def schema_text(kind: str) -> str:
+    """The text of ``every-eval-ever`` SCHEMA_VERSION's schema for ``kind``, as the package ships it:
+    from the installed package, else from the copy fetched once into :func:`schema_dir` (pip downloads
+    the package's wheel from the package index and its two schema files are taken out of it)."""
+    name = SCHEMA_FILES[kind]
+    try:
+        from importlib.resources import files
+
+        shipped = files("every_eval_ever") / "schemas" / name
+        if shipped.is_file():
+            return shipped.read_text(encoding="utf-8")
+    except (ImportError, OSError):
+        pass
+    kept = schema_dir() / name
+    if not kept.is_file():
+        _fetch_schemas(schema_dir())
+    return kept.read_text(encoding="utf-8")
+
+
+def _fetch_schemas(folder: Path) -> None:
+    """Download the package's wheel (no dependencies, any Python) and keep its schema files."""
+    import subprocess
+    import sys
+    import tempfile
+    import zipfile
+
+    with tempfile.TemporaryDirectory() as tmp:
+        cmd = [sys.executable, "-m", "pip", "download", "-q", f"every-eval-ever=={SCHEMA_VERSION}", "--no-deps"]
+        cmd += ["--only-binary=:all:", "--python-version", "3.12", "-d", tmp]
+        done = subprocess.run(cmd, capture_output=True, text=True, timeout=300, check=False)
+        wheels = list(Path(tmp).glob("every_eval_ever-*.whl"))
+        if done.returncode != 0 or len(wheels) != 1:
+            raise ExportError(
+                f"the Every Eval Ever schema {SCHEMA_VERSION} is needed to validate the export and could not be "
+                f"fetched (pip download every-eval-ever=={SCHEMA_VERSION}: {done.stderr.strip()[-300:]}); install "
+                "the package where it installs (Python 3.12 and later), or put its schemas/*.json in "
+                f"{folder}"
+            )
+        folder.mkdir(parents=True, exist_ok=True)
+        with zipfile.ZipFile(wheels[0]) as wheel:
+            for name in SCHEMA_FILES.values():
+                member = wheel.getinfo(f"every_eval_ever/schemas/{name}")
+                if member.file_size > 4 << 20:
+                    raise ExportError(f"{wheels[0].name}: {name} is {member.file_size} bytes, more than a schema")
+                part = folder / f".{name}.part"
+                part.write_bytes(wheel.read(member))
+                part.replace(folder / name)
+
+
 @cache
 def _validator(kind: str) -> Any:
     import jsonschema
 
-    schema = json.loads(SCHEMAS[kind].read_text(encoding="utf-8"))
+    schema = json.loads(schema_text(kind))
     return jsonschema.Draft7Validator(schema)
 
 
