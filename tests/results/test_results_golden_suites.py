@@ -69,8 +69,9 @@ def _run(folder: Path, suite: str) -> Path:
     command += ["--max-eval-instances", "5"] if suite != "core_slice" else []
     done = subprocess.run(command, cwd=folder, env=env, capture_output=True, text=True, timeout=600)
     # The capabilities suite's WildBench, Omni-MATH and MMLU-Pro files are not in the mirror:
-    # those runs fail for want of data (exit 1), the others must be written.
-    assert done.returncode in (0, 1), done.stderr
+    # those runs fail for want of data (exit 1), the others must be written. The safety suite's echo
+    # judge writes no verdict its rules can read, so its judged runs are partial (exit 3).
+    assert done.returncode in ((0, 1, 3) if suite == "safety" else (0, 1)), done.stderr
     return folder / "out" / suite
 
 
