@@ -17,6 +17,7 @@ from holistic.models.batch_client import BatchClient
 from holistic.models.batch_journal import BatchJournal
 from holistic.models.cache import RequestCache, cache_key
 from holistic.models.openai_client import OpenAIClient
+from holistic.models.pricing import spending_limit
 from tests.support.batch_server import BatchServer
 
 KEY = "sk-loop-0123456789abcdef"
@@ -79,13 +80,13 @@ def test_batch_answers_equal_online_answers(server: BatchServer, tmp_path: Path,
     assert server.seen.online == sent_online
     for o, g in zip(online, got, strict=True):
         assert o.success and g.success
-        assert (g.completions, g.prompt_tokens, g.completion_tokens, g.cost_usd) == (
+        assert (g.completions, g.prompt_tokens, g.completion_tokens) == (
             o.completions,
             o.prompt_tokens,
             o.completion_tokens,
-            o.cost_usd,
         )
         assert g.batch and not o.batch
+        assert o.cost_usd > 0 and g.cost_usd == pytest.approx(o.cost_usd * 0.5)  # the batch discount
     if provider == "openai":
         assert got[0].completions[0].tokens and got[0].has_logprobs  # completions with logprobs, by batch
     # answers landed in the cache under the requests' own keys
@@ -93,6 +94,24 @@ def test_batch_answers_equal_online_answers(server: BatchServer, tmp_path: Path,
     assert set(cache.get_many(keys)) == set(keys)
     assert len(heard) == len(reqs)
     assert any("submitted batch" in s for s in said) and any("waited" in s for s in said)
+
+
+def test_a_budget_counts_batch_answers_and_sends_nothing_new_once_reached(server: BatchServer, tmp_path: Path) -> None:
+    d = deployment(server)
+    reqs = requests(d)
+    with spending_limit(1.0) as spending:
+        assert spending is not None
+        client, cache, _ = batch_client(d, tmp_path)
+        got = client.process(reqs[:3])
+        assert all(r.success for r in got)
+        assert spending.spent_usd == pytest.approx(sum(r.cost_usd for r in got))  # batch prices, as read
+        spending.add(1.0)  # the budget is reached
+        created = server.seen.batches_created
+        rest = client.process(reqs[3:])
+    assert server.seen.batches_created == created  # nothing new was sent
+    assert [r.error_kind for r in rest] == ["budget"] * len(rest)
+    keys = [cache_key(client.identity(), r) for r in reqs[3:]]
+    assert cache.get_many(keys) == {}  # never cached: a rerun sends them
 
 
 def test_several_samples_take_several_lines(server: BatchServer, tmp_path: Path) -> None:
