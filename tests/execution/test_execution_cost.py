@@ -254,3 +254,18 @@ def test_plan_prices_the_judges_at_their_deployments_prices(tmp_path: Path, caps
     # template, the question and the answer at $1000/M
     assert 4 * 64 * 2000 / 1e6 < online_upper < 4 * (64 * 2000 + 300 * 1000) / 1e6
     assert batch_upper == pytest.approx(online_upper / 2, abs=0.01) and online_expected <= online_upper
+
+
+def test_max_cost_holds_a_batch_deployment_to_the_batch_forecast(
+    tmp_path: Path, server: RateLimitedServer, capsys: pytest.CaptureFixture[str]
+) -> None:
+    argv = write_suite(tmp_path, server.url)
+    assert main([*argv, "--plan"]) == 0
+    _, online_upper, _, batch_upper = dollars(capsys.readouterr().out, "total")
+    between = f"{(online_upper + batch_upper) / 2:.4f}"
+    assert main([*argv, "--max-cost", between]) == 2  # online, the suite may cost more than the budget
+    assert "refused before sending anything" in capsys.readouterr().err
+    # by batch it cannot: the pre-run check passes (this server has no batch API, so nothing is answered)
+    main([*argv, "--max-cost", between, "--batch", "--no-wait"])
+    assert "refused before sending anything" not in capsys.readouterr().err
+    assert server.stats().served == 0
