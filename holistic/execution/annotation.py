@@ -159,6 +159,7 @@ def annotate_with(
     pending = sorted(prompts)
     last_error: dict[int, str] = {}
     hits, calls, cost = 0, 0, 0.0
+    spent: dict[int, float] = {}
     for attempt in range(judge.retries + 1):
         if not pending:
             break
@@ -179,6 +180,7 @@ def annotate_with(
         for i, state, key in zip(pending, answered, keys, strict=True):
             result = state.result
             assert result is not None
+            spent[i] = spent.get(i, 0.0) + result.cost_usd
             base = Annotation(
                 judge=judge.label,
                 model=judge.model,
@@ -189,6 +191,8 @@ def annotate_with(
                 attempts=attempt + 1,
                 cache_key=key,
                 cached=bool(result.cached),
+                cost_usd=spent[i],
+                batch=bool(result.batch),
             )
             if not result.success:
                 out[i] = replace(base, error=result.error or "the judge's request failed")
