@@ -22,7 +22,7 @@ from holistic.scenarios.loading.data_limits import DataLimits
 from holistic.spec.expand import DEFAULT_MAX_RUNS
 
 if TYPE_CHECKING:
-    from holistic.core.types import RunSpec
+    from holistic.core.types import ModelDeployment, RunSpec
     from holistic.execution.plan import Plan
     from holistic.execution.progress import Progress
     from holistic.execution.rates import Rates
@@ -315,7 +315,8 @@ def check_budget(prepared: Prepared) -> None:
     limit = prepared.options.max_cost_usd
     if limit is None:
         return
-    plan = _make_plan(prepared, ModelRegistry(prepared.options.models_file))
+    registry = ModelRegistry(prepared.options.models_file)
+    plan = _make_plan(prepared, registry)
     cost = plan.cost
     if cost.unpriced:
         raise LimitError(
@@ -329,13 +330,34 @@ def check_budget(prepared: Prepared) -> None:
             f"--max-cost {format_usd(limit)}: the size of {len(unsized)} run(s) is unknown ({', '.join(unsized[:3])}), "
             "so their cost cannot be bounded; cap them with --max-eval-instances or --limit"
         )
-    if cost.online_upper > limit:
+    upper = _budget_upper(prepared, plan, registry)
+    if upper > limit:
         raise LimitError(
             f"--max-cost {format_usd(limit)}: refused before sending anything: the suite's forecast is up to "
-            f"{format_usd(cost.online_upper)} online (expected {format_usd(cost.online_expected)}; in batch mode "
-            f"{format_usd(cost.batch_expected)} expected, up to {format_usd(cost.batch_upper)}). Raise --max-cost, "
+            f"{format_usd(upper)} as its deployments will send it (online: expected {format_usd(cost.online_expected)}, "
+            f"up to {format_usd(cost.online_upper)}; in batch mode {format_usd(cost.batch_expected)} expected, up to "
+            f"{format_usd(cost.batch_upper)}). Raise --max-cost, "
             "or run fewer instances (--max-eval-instances, --limit); helm-run SPEC --plan shows it per run"
         )
+
+
+def _budget_upper(prepared: Prepared, plan: Plan, registry: ModelRegistry) -> float:
+    """The suite's forecast upper bound with each deployment at the price it will be sent at (batch or online)."""
+    from holistic.execution.forecast import budget_upper
+    from holistic.models.batch_spec import wants_batch
+
+    def by_batch(d: ModelDeployment) -> bool:
+        return wants_batch(d.provider, d.args, prepared.options.batch)
+
+    runs = {r.run_id: r for r in prepared.runs}
+    upper = 0.0
+    for row in plan.rows:
+        run = runs.get(row.run_id)
+        if row.cost is None or run is None:
+            continue
+        judges = [registry.get(j.model) for j in run.judges]
+        upper += budget_upper(row.cost, registry.get(run.model), judges, by_batch)
+    return upper
 
 
 def _calibrate(runs: Sequence[RunSpec], registry: ModelRegistry, rates: Rates, say: Messages) -> None:

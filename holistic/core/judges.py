@@ -294,6 +294,11 @@ class Annotation:
     error: str | None = None
     cache_key: str | None = None
     cached: bool = False
+    cost_usd: float = 0.0
+    """What the judge's requests for this verdict cost in US dollars (retries included; from the cache:
+    their original price)."""
+    batch: bool = False
+    """The last answer came through the provider's batch API (priced with its ``batch_discount``)."""
 
     @property
     def ok(self) -> bool:

@@ -196,6 +196,7 @@ def annotate_with(
     reader = VerdictReader(judge.rule)
     verdicts = None if cache is None else ReadableVerdictCache(cache, reader)
     hits, calls, cost = 0, 0, 0.0
+    spent: dict[int, float] = {}
     for attempt in range(judge.retries + 1):
         if not pending:
             break
@@ -216,6 +217,7 @@ def annotate_with(
         for i, state, key in zip(pending, answered, keys, strict=True):
             result = state.result
             assert result is not None
+            spent[i] = spent.get(i, 0.0) + result.cost_usd
             base = Annotation(
                 judge=judge.label,
                 model=judge.model,
@@ -226,6 +228,8 @@ def annotate_with(
                 attempts=attempt + 1,
                 cache_key=key,
                 cached=bool(result.cached),
+                cost_usd=spent[i],
+                batch=bool(result.batch),
             )
             if not result.success:
                 out[i] = replace(base, error=result.error or "the judge's request failed")

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 
 from holistic.core.types import ModelDeployment, RunSpec
 from holistic.execution.costs import OutputLengths
-from holistic.models.pricing import format_usd, is_priced, request_price
+from holistic.models.pricing import batch_discount, format_usd, is_priced, request_price
 from holistic.models.registry import runs_in_process
 
 
@@ -132,6 +132,23 @@ def _add(
     for i, batch in ((0, False), (2, True)):
         sums[i] += requests * request_price(deployment, prompt, expected_out, batch=batch)
         sums[i + 1] += requests * request_price(deployment, prompt + prompt_upper, upper_out, batch=batch)
+
+
+def budget_upper(
+    forecast: CostForecast,
+    candidate: ModelDeployment,
+    judges: Sequence[ModelDeployment],
+    by_batch: Callable[[ModelDeployment], bool],
+) -> float:
+    """The upper bound ``--max-cost`` holds a run to: the candidate's requests at the batch price when its
+    deployment goes by batch (``by_batch``), the judges' at theirs when every judge does (else online)."""
+    own = forecast.online_upper - forecast.judges_upper
+    if by_batch(candidate):
+        own *= 1.0 - batch_discount(candidate)
+    graded = forecast.judges_upper
+    if judges and all(by_batch(j) for j in judges):
+        graded *= 1.0 - min(batch_discount(j) for j in judges)
+    return own + graded
 
 
 def total(forecasts: Sequence[CostForecast | None]) -> CostForecast:

@@ -221,6 +221,8 @@ def annotations_table(keys: JoinKeys, states: Sequence[RequestState], judges: Se
                     "error": a.error,
                     "cached": a.cached,
                     "cache_key": a.cache_key,
+                    "cost_usd": a.cost_usd or None,
+                    "batch": a.batch,
                 }
             )
     return _table(ANNOTATIONS_TABLE, rows)

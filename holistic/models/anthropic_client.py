@@ -86,7 +86,11 @@ class AnthropicClient(ApiClient):
             text, _, finish = stop_locally(answer.text, (), finish, local_stops)
             completions.append(with_thought(Completion(text=text, finish_reason=finish), answer))
             usage = response.usage
-            prompt_tokens = max(prompt_tokens, int(getattr(usage, "input_tokens", 0) or 0))
+            # input_tokens leaves out the prompt tokens read from the prompt cache: the prompt is both
+            cache_read = getattr(usage, "cache_read_input_tokens", None)
+            attempts.saw_cached(cache_read)
+            read = cache_read if isinstance(cache_read, int) and cache_read > 0 else 0
+            prompt_tokens = max(prompt_tokens, int(getattr(usage, "input_tokens", 0) or 0) + read)
             completion_tokens += int(getattr(usage, "output_tokens", 0) or 0)
         return self._answered(request, completions, prompt_tokens, completion_tokens)
 

@@ -143,6 +143,15 @@ class Attempts:
         self.latency_s = 0.0
         self.reasoning_tokens = 0
         """Reasoning tokens the server counted over the calls (0 when it counts none)."""
+        self.batch = False
+        """Answered from batch lines: priced with the batch discount, the budget kept by the batch client."""
+        self.cached_tokens = 0
+        """Prompt tokens the provider reported read from its prompt cache (priced at ``cached_input_per_million``)."""
+
+    def saw_cached(self, value: object) -> None:
+        """Note a reply's cached prompt-token count (anything but a non-negative integer counts as none)."""
+        if isinstance(value, int) and not isinstance(value, bool) and value > 0:
+            self.cached_tokens = max(self.cached_tokens, value)
 
     def send(self, call: Callable[[], T], what: str = "request") -> T:
         """``call()`` with retries; raises :class:`RequestFailed` when it finally fails."""
@@ -316,7 +325,8 @@ class ApiClient(BaseClient):
         reason = self.unsupported(request)
         if reason is not None:
             return RequestResult.failure(reason, "unsupported", attempts=0, engine=self.engine_name)
-        spending = current_spending()
+        batch = attempts is not None and attempts.batch
+        spending = None if batch else current_spending()  # batch mode keeps the budget where lines are sent
         if spending is not None and not spending.allows():  # --max-cost reached: nothing new is sent
             return RequestResult.failure(spending.refusal(), BUDGET_ERROR_KIND, attempts=0, engine=self.engine_name)
         if attempts is None:
@@ -330,7 +340,7 @@ class ApiClient(BaseClient):
         except Exception as exc:  # a bug in parsing a response must not sink the batch
             failure = Failure("fatal", f"{type(exc).__name__}: {exc}", False)
             return self._failed(failure, max(attempts.count, 1), attempts.latency_s)
-        cost = self.cost(result.prompt_tokens, result.completion_tokens)
+        cost = self.cost(result.prompt_tokens, result.completion_tokens, batch=batch, cached=attempts.cached_tokens)
         if spending is not None:
             spending.add(cost)
         return replace(
@@ -345,7 +355,7 @@ class ApiClient(BaseClient):
             message, failure.kind, attempts=attempts, latency_s=latency_s, engine=self.engine_name
         )
 
-    def cost(self, prompt_tokens: int, completion_tokens: int) -> float:
-        """US dollars for these token counts at the registry's prices, online (the batch path prices its
-        requests with :func:`holistic.models.pricing.request_price` and ``batch=True``)."""
-        return request_price(self.deployment, prompt_tokens, completion_tokens)
+    def cost(self, prompt_tokens: int, completion_tokens: int, *, batch: bool = False, cached: int = 0) -> float:
+        """US dollars for these token counts at the registry's prices (``batch``: the batch discount off;
+        ``cached`` prompt tokens at ``cached_input_per_million``)."""
+        return request_price(self.deployment, prompt_tokens, completion_tokens, batch=batch, cached_tokens=cached)

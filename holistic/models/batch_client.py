@@ -49,6 +49,7 @@ from holistic.models.batch_api import BadBatchAnswer, BatchStatus, Line, call_bo
 from holistic.models.batch_journal import BatchJournal
 from holistic.models.batch_spec import BATCH_IO_TIMEOUT_S, BatchSettings
 from holistic.models.cache import ResultCache, cache_key, scrub_identity
+from holistic.models.pricing import BUDGET_ERROR_KIND, current_spending
 from holistic.models.reliability import Failure
 from holistic.models.validate import checked
 
@@ -70,6 +71,7 @@ class _Replay(Attempts):
 
     def __init__(self, client: ApiClient, key: str, answers: Mapping[int, Any]) -> None:
         super().__init__(client, key)
+        self.batch = True
         self._answers = answers
         self._index = 0
 
@@ -253,6 +255,12 @@ class BatchClient(BaseClient):
             if sent and self.settings.retry == "online":
                 job.result = self.inner._process_one(job.request)
                 self._answered(key, job)
+                continue
+            spending = current_spending()
+            if spending is not None and not spending.allows():  # --max-cost reached: nothing new is sent
+                job.result = RequestResult.failure(
+                    spending.refusal(), BUDGET_ERROR_KIND, attempts=0, engine=self.inner.engine_name
+                )
                 continue
             need = self._replay(key, job)
             assert need is not None and need.index == index
@@ -454,8 +462,12 @@ class BatchClient(BaseClient):
         assert job.result is not None
         result = self.clean(job.result)
         job.result = result
-        if self.on_answer is not None and result.batch:
-            self.on_answer(job.request, result)
+        if result.batch:
+            spending = current_spending()
+            if spending is not None:  # --max-cost: a batch answer's price counts as it is read
+                spending.add(result.cost_usd)
+            if self.on_answer is not None:
+                self.on_answer(job.request, result)
         if result.success and self.cache is not None:
             self._pending_cache.append((key, result, self.deployment.model_id, job.request.kind))
             if len(self._pending_cache) >= 500:

@@ -278,6 +278,7 @@ class OpenAIClient(ApiClient):
             prompt_tokens = max(prompt_tokens, getattr(usage, "prompt_tokens", 0) or 0)
             completion_tokens += getattr(usage, "completion_tokens", 0) or 0
             attempts.reasoning_tokens += reasoning_count(getattr(usage, "completion_tokens_details", None))
+            attempts.saw_cached(getattr(getattr(usage, "prompt_tokens_details", None), "cached_tokens", None))
             call += 1
         return choices[:want], prompt_tokens, completion_tokens
 

@@ -49,6 +49,7 @@ def respond(client: ApiClient, request: Request, attempts: Attempts, extra_body:
         prompt_tokens = max(prompt_tokens, int(getattr(usage, "input_tokens", 0) or 0))
         completion_tokens += int(getattr(usage, "output_tokens", 0) or 0)
         attempts.reasoning_tokens += reasoning_count(getattr(usage, "output_tokens_details", None))
+        attempts.saw_cached(getattr(getattr(usage, "input_tokens_details", None), "cached_tokens", None))
         setting = getattr(response, "reasoning", None)
         shown = shown or reported(getattr(setting, "effort", None))
     return client._answered(

@@ -326,6 +326,13 @@ ANNOTATIONS: tuple[Column, ...] = (
         "Request cache key of the last attempt (judge identity + rendered prompt).",
         nullable=True,
     ),
+    Column(
+        "cost_usd",
+        pa.float64(),
+        "What the judge's requests for this verdict cost in US dollars, retries included (null: nothing paid).",
+        nullable=True,
+    ),
+    Column("batch", pa.bool_(), "The last answer came through the provider's batch API (priced with its discount)."),
 )
 
 TABLES: dict[str, tuple[Column, ...]] = {

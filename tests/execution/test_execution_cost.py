@@ -254,3 +254,38 @@ def test_plan_prices_the_judges_at_their_deployments_prices(tmp_path: Path, caps
     # template, the question and the answer at $1000/M
     assert 4 * 64 * 2000 / 1e6 < online_upper < 4 * (64 * 2000 + 300 * 1000) / 1e6
     assert batch_upper == pytest.approx(online_upper / 2, abs=0.01) and online_expected <= online_upper
+
+
+def test_max_cost_holds_a_batch_deployment_to_the_batch_forecast(
+    tmp_path: Path, server: RateLimitedServer, capsys: pytest.CaptureFixture[str]
+) -> None:
+    argv = write_suite(tmp_path, server.url)
+    assert main([*argv, "--plan"]) == 0
+    _, online_upper, _, batch_upper = dollars(capsys.readouterr().out, "total")
+    between = f"{(online_upper + batch_upper) / 2:.4f}"
+    assert main([*argv, "--max-cost", between]) == 2  # online, the suite may cost more than the budget
+    assert "refused before sending anything" in capsys.readouterr().err
+    # by batch it cannot: the pre-run check passes (this server has no batch API, so nothing is answered)
+    main([*argv, "--max-cost", between, "--batch", "--no-wait"])
+    assert "refused before sending anything" not in capsys.readouterr().err
+    assert server.stats().served == 0
+
+
+def test_each_judge_request_is_priced_in_annotations_parquet(tmp_path: Path, server: RateLimitedServer) -> None:
+    from tests.execution.judge_fixture import MODELS, judge_entry
+    from tests.execution.judge_fixture import write_suite as write_judged
+
+    spec = write_judged(tmp_path, [judge_entry("loopback/judge")])
+    (tmp_path / "models.yaml").write_text(
+        MODELS + "  - name: loopback/judge\n    provider: openai\n    model_id: judge\n    max_output_tokens: 64\n"
+        f"    args: {{base_url: '{server.url}', timeout_s: 10, max_attempts: 2}}\n"
+        "    capabilities: {chat: true}\n    price: {input_per_million: 1000, output_per_million: 2000}\n",
+        encoding="utf-8",
+    )
+    main([str(spec), "--models-file", str(tmp_path / "models.yaml"), "--output-dir", str(tmp_path / "out")])
+    tables = list((tmp_path / "out").rglob("annotations.parquet"))
+    assert len(tables) == 1
+    rows = pq.read_table(tables[0]).to_pylist()
+    assert len(rows) == 4 and server.stats().served >= 4
+    for row in rows:  # each verdict's own price: its prompt and answer at the judge's prices, online
+        assert 0 < row["cost_usd"] < row["attempts"] * (300 * 1000 + 64 * 2000) / 1e6 and row["batch"] is False

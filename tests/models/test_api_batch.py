@@ -4,6 +4,7 @@ that speaks both batch APIs (:mod:`tests.support.batch_server`), bad input inclu
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -17,6 +18,7 @@ from holistic.models.batch_client import BatchClient
 from holistic.models.batch_journal import BatchJournal
 from holistic.models.cache import RequestCache, cache_key
 from holistic.models.openai_client import OpenAIClient
+from holistic.models.pricing import spending_limit
 from tests.support.batch_server import BatchServer
 
 KEY = "sk-loop-0123456789abcdef"
@@ -79,13 +81,13 @@ def test_batch_answers_equal_online_answers(server: BatchServer, tmp_path: Path,
     assert server.seen.online == sent_online
     for o, g in zip(online, got, strict=True):
         assert o.success and g.success
-        assert (g.completions, g.prompt_tokens, g.completion_tokens, g.cost_usd) == (
+        assert (g.completions, g.prompt_tokens, g.completion_tokens) == (
             o.completions,
             o.prompt_tokens,
             o.completion_tokens,
-            o.cost_usd,
         )
         assert g.batch and not o.batch
+        assert o.cost_usd > 0 and g.cost_usd == pytest.approx(o.cost_usd * 0.5)  # the batch discount
     if provider == "openai":
         assert got[0].completions[0].tokens and got[0].has_logprobs  # completions with logprobs, by batch
     # answers landed in the cache under the requests' own keys
@@ -93,6 +95,44 @@ def test_batch_answers_equal_online_answers(server: BatchServer, tmp_path: Path,
     assert set(cache.get_many(keys)) == set(keys)
     assert len(heard) == len(reqs)
     assert any("submitted batch" in s for s in said) and any("waited" in s for s in said)
+
+
+def test_a_budget_counts_batch_answers_and_sends_nothing_new_once_reached(server: BatchServer, tmp_path: Path) -> None:
+    d = deployment(server)
+    reqs = requests(d)
+    with spending_limit(1.0) as spending:
+        assert spending is not None
+        client, cache, _ = batch_client(d, tmp_path)
+        got = client.process(reqs[:3])
+        assert all(r.success for r in got)
+        assert spending.spent_usd == pytest.approx(sum(r.cost_usd for r in got))  # batch prices, as read
+        spending.add(1.0)  # the budget is reached
+        created = server.seen.batches_created
+        rest = client.process(reqs[3:])
+    assert server.seen.batches_created == created  # nothing new was sent
+    assert [r.error_kind for r in rest] == ["budget"] * len(rest)
+    keys = [cache_key(client.identity(), r) for r in reqs[3:]]
+    assert cache.get_many(keys) == {}  # never cached: a rerun sends them
+
+
+@pytest.mark.parametrize("provider", ["openai", "anthropic"])
+def test_prompt_tokens_read_from_the_providers_cache_are_priced_lower(tmp_path: Path, provider: str) -> None:
+    prices: list[list[float]] = []
+    tokens: list[int] = []
+    for cached in (0, 40):
+        with BatchServer(polls_to_end=1, cached_tokens=cached) as s:
+            d = replace(deployment(s, provider), price_cached_input_per_million=0.1)
+            req = Request(model=d.name, prompt="What is 2 + 2? " * 20, max_tokens=3)
+            online = online_client(d).process([req])[0]
+            client, _, _ = batch_client(d, tmp_path / f"{cached}")
+            by_batch = client.process([req])[0]
+            assert online.success and by_batch.success
+            prices.append([online.cost_usd, by_batch.cost_usd])
+            tokens.append(online.prompt_tokens)
+    assert tokens[0] == tokens[1] > 40  # the same prompt, 40 of its tokens at $0.1/M instead of $1/M
+    assert prices[1][0] == pytest.approx(prices[0][0] - 40 * 0.9 / 1e6)
+    assert prices[1][0] < prices[0][0] and prices[1][1] < prices[0][1]
+    assert prices[1][1] == pytest.approx(prices[1][0] * 0.5)  # batch answers too, discounted
 
 
 def test_several_samples_take_several_lines(server: BatchServer, tmp_path: Path) -> None:

@@ -82,8 +82,11 @@ class BatchServer:
         huge_bytes: int = 0,
         max_requests: int = 10_000,
         deadline_s: float = 300.0,
+        cached_tokens: int = 0,
     ) -> None:
         self.polls_to_end = polls_to_end
+        self.cached_tokens = cached_tokens
+        """Prompt tokens every answer says it read from the prompt cache (both vendors' usage fields)."""
         self.mode = mode
         self.huge_bytes = huge_bytes
         self.max_requests = max_requests
@@ -121,6 +124,19 @@ class BatchServer:
         self._httpd.server_close()
 
     # -- the APIs ------------------------------------------------------------------------
+
+    def _cached(self, reply: dict[str, Any]) -> dict[str, Any]:
+        """``reply`` with ``cached_tokens`` of its prompt read from the cache, in its vendor's words."""
+        usage = reply.get("usage")
+        if self.cached_tokens and isinstance(usage, dict):
+            if "input_tokens" in usage:  # Anthropic: input_tokens leaves the cached ones out
+                cached = min(self.cached_tokens, usage["input_tokens"])
+                usage["input_tokens"] -= cached
+                usage["cache_read_input_tokens"] = cached
+            else:
+                cached = min(self.cached_tokens, usage["prompt_tokens"])
+                usage["prompt_tokens_details"] = {"cached_tokens": cached}
+        return reply
 
     def _new_batch(self, vendor: str, endpoint: str, data: bytes) -> _Batch:
         with self._lock:
@@ -173,12 +189,15 @@ class BatchServer:
                 error = {"code": "batch_expired", "message": "This request could not be executed before expiry."}
                 out = {"id": "r", "custom_id": custom_id, "response": None, "error": error}
             else:
-                response = {"status_code": 200, "request_id": "r", "body": answer(batch.endpoint, body)}
+                response = {"status_code": 200, "request_id": "r", "body": self._cached(answer(batch.endpoint, body))}
                 out = {"id": "r", "custom_id": custom_id, "response": response, "error": None}
         elif batch.expired:
             out = {"custom_id": custom_id, "result": {"type": "expired"}}
         else:
-            out = {"custom_id": custom_id, "result": {"type": "succeeded", "message": message_answer(body)}}
+            out = {
+                "custom_id": custom_id,
+                "result": {"type": "succeeded", "message": self._cached(message_answer(body))},
+            }
         data = json.dumps(out).encode() + b"\n"
         return data.replace(b"-0.5", b"NaN") if self.mode == "nan" else data
 
@@ -317,7 +336,9 @@ class BatchServer:
                     with server._lock:
                         server.seen.online += 1
                     body = json.loads(data)
-                    self._send(200, message_answer(body) if path == "/v1/messages" else answer(path, body))
+                    self._send(
+                        200, server._cached(message_answer(body) if path == "/v1/messages" else answer(path, body))
+                    )
                 else:
                     self._send(404, {"error": {"message": f"no route {self.path}"}})
 
