@@ -133,8 +133,11 @@ def _site(suite_dir: Path) -> dict[str, str]:
 
 
 def _unpriced(site: dict[str, str]) -> dict[str, str]:
-    """The site's files with their dollar figures masked."""
-    return {name: re.sub(r"\$[0-9][0-9.,]*", "$-", text) for name, text in site.items()}
+    """The site's files with their dollar figures, and the run page's count of batch answers, masked."""
+    return {
+        name: re.sub(r"; \d+ requests through a batch API, at its discount", "", re.sub(r"\$[0-9][0-9.,]*", "$-", text))
+        for name, text in site.items()
+    }
 
 
 def _batch_column(suite_dir: Path) -> set[bool]:
@@ -163,6 +166,8 @@ def test_batch_suite_equals_online_suite_and_sends_nothing_online(tmp_path: Path
     assert "models.html" in online_site and any(name.startswith("data/") for name in online_site)
     # the same pages but for the prices: a batch answer costs its deployment's batch_discount less
     assert _unpriced(online_site) == _unpriced(batch_site)
+    assert not any("through a batch API" in text for text in online_site.values())
+    assert any("5 requests through a batch API, at its discount" in text for text in batch_site.values())
     assert _batch_column(tmp_path / "online" / "tiny") == {False}
     assert _batch_column(tmp_path / "batched" / "tiny") == {True}
 
