@@ -23,9 +23,10 @@ import json
 import threading
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import Any
 
+from tests.support.loopback import LoopbackServer
 from tests.support.rate_limited_server import answer, completion_text
 
 MAX_BODY_BYTES = 256 * 1024 * 1024
@@ -71,7 +72,7 @@ class Seen:
     paths: list[str] = field(default_factory=list)
 
 
-class BatchServer:
+class BatchServer(LoopbackServer):
     """The server (a context manager); ``openai_url`` and ``anthropic_url`` are the SDKs' base URLs."""
 
     def __init__(
@@ -94,12 +95,8 @@ class BatchServer:
         self._lock = threading.Lock()
         self._files: dict[str, bytes] = {}
         self._batches: dict[str, _Batch] = {}
-        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
-        self._httpd.daemon_threads = True
+        self._serve(self._handler(), "batch-server", deadline_s)
         self._httpd.handle_error = lambda request, client_address: None  # type: ignore[method-assign]  # a client hanging up
-        self._thread = threading.Thread(target=self._httpd.serve_forever, name="batch-server", daemon=True)
-        self._timer = threading.Timer(deadline_s, self.stop)
-        self._timer.daemon = True
 
     @property
     def openai_url(self) -> str:
@@ -108,20 +105,6 @@ class BatchServer:
     @property
     def anthropic_url(self) -> str:
         return f"http://127.0.0.1:{self._httpd.server_address[1]}"
-
-    def __enter__(self) -> BatchServer:
-        self._thread.start()
-        self._timer.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.stop()
-
-    def stop(self) -> None:
-        self._timer.cancel()
-        if self._thread.is_alive():
-            self._httpd.shutdown()
-        self._httpd.server_close()
 
     # -- the APIs ------------------------------------------------------------------------
 

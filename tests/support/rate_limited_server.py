@@ -20,8 +20,10 @@ import math
 import threading
 import time
 from dataclasses import dataclass
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import Any
+
+from tests.support.loopback import LoopbackServer
 
 MAX_BODY_BYTES = 1 << 20
 
@@ -50,7 +52,7 @@ def completion_text(prompt: str, max_tokens: int) -> list[str]:
     return [f" w{digest[2 * k : 2 * k + 2]}" for k in range(max(1, min(int(max_tokens or 1), 4)))]
 
 
-class RateLimitedServer:
+class RateLimitedServer(LoopbackServer):
     """The server (a context manager); ``url`` is its ``/v1`` base URL."""
 
     def __init__(
@@ -70,29 +72,7 @@ class RateLimitedServer:
         self._lock = threading.Lock()
         self._arrived = 0
         self._reset_counts()
-        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
-        self._httpd.daemon_threads = True
-        self._thread = threading.Thread(target=self._httpd.serve_forever, name="rate-limited-server", daemon=True)
-        self._timer = threading.Timer(deadline_s, self.stop)
-        self._timer.daemon = True
-
-    @property
-    def url(self) -> str:
-        return f"http://127.0.0.1:{self._httpd.server_address[1]}/v1"
-
-    def __enter__(self) -> RateLimitedServer:
-        self._thread.start()
-        self._timer.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.stop()
-
-    def stop(self) -> None:
-        self._timer.cancel()
-        if self._thread.is_alive():
-            self._httpd.shutdown()
-        self._httpd.server_close()
+        self._serve(self._handler(), "rate-limited-server", deadline_s)
 
     def _reset_counts(self) -> None:
         self._in_flight = 0

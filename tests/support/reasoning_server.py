@@ -24,8 +24,10 @@ import json
 import re
 import threading
 from collections.abc import Callable
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import Any
+
+from tests.support.loopback import LoopbackServer
 
 MAX_BODY_BYTES = 1 << 20
 EFFORT_WORDS = {"none": 0, "minimal": 4, "low": 8, "medium": 24, "high": 48}
@@ -56,7 +58,7 @@ class Reply:
         self.tokens = self.thought_tokens + (1 if self.answer is not None else 0)
 
 
-class ReasoningServer:
+class ReasoningServer(LoopbackServer):
     """The server (a context manager); ``url`` is its ``/v1`` base URL (see the module docstring)."""
 
     def __init__(
@@ -74,34 +76,12 @@ class ReasoningServer:
         self.max_requests = max_requests
         self.bodies: list[tuple[str, dict[str, Any]]] = []
         self._lock = threading.Lock()
-        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
-        self._httpd.daemon_threads = True
-        self._thread = threading.Thread(target=self._httpd.serve_forever, name="reasoning-server", daemon=True)
-        self._timer = threading.Timer(deadline_s, self.stop)
-        self._timer.daemon = True
-
-    @property
-    def url(self) -> str:
-        return f"http://127.0.0.1:{self._httpd.server_address[1]}/v1"
+        self._serve(self._handler(), "reasoning-server", deadline_s)
 
     @property
     def base(self) -> str:
         """The URL without ``/v1`` (the anthropic SDK adds it)."""
         return self.url.removesuffix("/v1")
-
-    def __enter__(self) -> ReasoningServer:
-        self._thread.start()
-        self._timer.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.stop()
-
-    def stop(self) -> None:
-        self._timer.cancel()
-        if self._thread.is_alive():
-            self._httpd.shutdown()
-        self._httpd.server_close()
 
     # -- the model ---------------------------------------------------------------------------
 
