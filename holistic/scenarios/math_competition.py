@@ -14,8 +14,9 @@ Data: the authors' tree ``{train,test}/<subject>/<id>.json`` (keys ``problem``,
 ``level``, ``type``, ``solution``; MIT), from the MATH tarball. Every subject folder
 present under ``math/test/`` is loaded for ``subject: all``. HELM's examples come
 from ``train/``; when only ``test/`` is present, a fixed seeded set of 100 test
-problems is the example pool and is left out of evaluation (not comparable with
-published numbers).
+problems (at most half of those of the chosen subject and level, so a single level
+such as HELM Lite's ``level: "1"`` keeps problems to evaluate) is the example pool and
+is left out of evaluation (not comparable with published numbers).
 """
 
 from __future__ import annotations
@@ -159,5 +160,5 @@ class MATHScenario(BaseScenario):
                 f"no MATH test problems for subject {self.subject!r}, level {self.level!r} under {base}"
             )
         if not train:
-            return with_train_pool(test, _POOL_FROM_TEST, "math-train-pool")
+            return with_train_pool(test, min(_POOL_FROM_TEST, len(test) // 2), "math-train-pool")
         return train + test

@@ -161,6 +161,10 @@ def test_math_answers_and_chain_of_thought_references(data_root: Path, tmp_path:
     assert "\\boxed{" + sample.metadata["answer"] + "}" in cot[sample.id].references[0].output
     level5 = _load(data_root, tmp_path, "math", subject="number_theory", level="5")
     assert len(level5) == 154 and {i.metadata["level"] for i in level5} == {"5"}
+    # HELM Lite's level 1 has 30 number theory problems here: the example pool from test takes half,
+    # not all of them (it used to take 100, leaving nothing to evaluate).
+    level1 = _load(data_root, tmp_path, "math", subject="number_theory", level="1")
+    assert Counter(i.split for i in level1) == {"test": 15, "train": 15}
 
 
 # --- what is present, what is missing, what is malformed ----------------------------------
