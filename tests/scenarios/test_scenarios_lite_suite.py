@@ -43,11 +43,11 @@ def _has_data(root: Path, scenario: str, args: dict[str, Any]) -> bool:
     if scenario == "mmlu":
         return (root / "mmlu" / "test" / f"{args['subject']}_test.csv").is_file()
     if scenario == "math":
-        return (root / "math" / "test" / args["subject"]).is_dir()
+        return (root / "math" / "test" / str(args["subject"])).is_dir()
     if scenario == "gsm8k":
         return (root / "gsm8k" / "train.jsonl").is_file()
     if scenario == "legalbench":
-        folder = root / "legalbench" / args["subset"]
+        folder = root / "legalbench" / str(args["subset"])
         return (folder / "test.tsv").is_file() or (folder / "test_prerelease_2d7f2ca.tsv").is_file()
     if scenario == "med_qa":
         return (root / "med_qa" / "data_clean" / "questions" / "US" / "4_options").is_dir()
