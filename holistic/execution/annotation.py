@@ -153,17 +153,11 @@ def _judge_prompt(
         ) from None
 
 
-def annotate_with(
-    judge: JudgeSpec,
-    states: Sequence[RequestState],
-    client: Client,
-    cache: ResultCache | None,
-    *,
-    batch_size: int = 32,
-    concurrency: int = 1,
-    redactor: Redactor | None = None,
-) -> tuple[list[Annotation | None], JudgeStats]:
-    """One judge's annotation of every state (``None`` for states it does not judge)."""
+def _judge_prompts(
+    judge: JudgeSpec, states: Sequence[RequestState]
+) -> tuple[list[Annotation | None], dict[int, str], dict[int, int], int]:
+    """The judge's prompt for each judged state, and the annotations settled without asking:
+    (annotations so far, prompts by state index, candidate cut lengths, skipped count)."""
     template = compile_template(judge.template)
     out: list[Annotation | None] = [None] * len(states)
     prompts: dict[int, str] = {}
@@ -191,6 +185,21 @@ def annotate_with(
         prompts[i], length = _judge_prompt(judge, template, variables, state.instance.id)
         if length is not None:
             cut[i] = length
+    return out, prompts, cut, skipped
+
+
+def annotate_with(
+    judge: JudgeSpec,
+    states: Sequence[RequestState],
+    client: Client,
+    cache: ResultCache | None,
+    *,
+    batch_size: int = 32,
+    concurrency: int = 1,
+    redactor: Redactor | None = None,
+) -> tuple[list[Annotation | None], JudgeStats]:
+    """One judge's annotation of every state (``None`` for states it does not judge)."""
+    out, prompts, cut, skipped = _judge_prompts(judge, states)
 
     pending = sorted(prompts)
     reader = VerdictReader(judge.rule)

@@ -8,6 +8,14 @@
   ``POST /v1/messages/batches`` body, sent from disk; the batch is polled with
   ``messages.batches.retrieve`` and its results stream is read line by line.
 
+Each batch is sent under an *intent id* the run chose before sending it, so a batch whose
+creation reply never arrived can be found at the provider (``find``) instead of sent twice:
+OpenAI's batches carry it in their ``metadata`` (``holistic_intent``) and are matched exactly;
+Anthropic's batches take no metadata, so the one batch created since the intent (less
+``CLOCK_SKEW_S``) with the intent's number of requests, and unknown to the journal, is taken (none,
+or more than one: not found). A batch taken wrongly costs nothing: its results are checked line
+by line against the ``custom_id`` values sent, and a line it does not answer is sent again.
+
 Files are written and read in pieces: nothing holds a whole batch in memory. Every line of a
 results file is bounded (``max_line_bytes``, the deployment's ``max_response_bytes``); a longer
 line is skipped and reported, its request answered by a later batch or recorded as failed.
@@ -27,6 +35,35 @@ from holistic.models.reliability import Failure
 OPENAI_ENDED = frozenset({"completed", "failed", "expired", "cancelled"})
 OPENAI_RUNNING = frozenset({"validating", "in_progress", "finalizing", "cancelling"})
 ANTHROPIC_STATES = frozenset({"in_progress", "canceling", "ended"})
+INTENT_KEY = "holistic_intent"
+CLOCK_SKEW_S = 300.0
+"""How much earlier than the intent a provider's clock may date the batch it created for it."""
+MAX_LISTED = 2_000
+"""At most this many of the provider's batches are looked through for one intent."""
+
+
+def _created_s(value: object) -> float | None:
+    """A batch's ``created_at`` in seconds (OpenAI: a Unix time; Anthropic: a datetime)."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int | float):
+        return float(value)
+    timestamp = getattr(value, "timestamp", None)
+    if callable(timestamp):
+        try:
+            return float(timestamp())
+        except (TypeError, ValueError, OverflowError, OSError):
+            return None
+    return None
+
+
+def _recent(listing: Any, since: float) -> Iterator[Any]:
+    """The listed batches (newest first) created since ``since`` less the clock skew, at most ``MAX_LISTED``."""
+    for n, batch in enumerate(listing):
+        created = _created_s(getattr(batch, "created_at", None))
+        if n >= MAX_LISTED or (created is not None and created < since - CLOCK_SKEW_S):
+            return
+        yield batch
 
 
 class BadBatchAnswer(Exception):
@@ -98,14 +135,24 @@ class OpenAIBatches:
         line = {"custom_id": custom_id, "method": "POST", "url": endpoint, "body": body}
         return json.dumps(line, ensure_ascii=False, separators=(",", ":")).encode("utf-8") + b"\n"
 
-    def submit(self, endpoint: str, path: Path) -> Callable[[], str]:
+    def submit(self, endpoint: str, path: Path, intent: str) -> Callable[[], str]:
         def upload_and_create() -> str:
             with path.open("rb") as f:
                 uploaded = self._io.files.create(file=(path.name, f), purpose="batch")
-            batch = self._sdk.batches.create(input_file_id=uploaded.id, endpoint=endpoint, completion_window="24h")
+            batch = self._sdk.batches.create(
+                input_file_id=uploaded.id, endpoint=endpoint, completion_window="24h", metadata={INTENT_KEY: intent}
+            )
             return str(batch.id)
 
         return upload_and_create
+
+    def find(self, intent: str, since: float, lines: int, known: set[str]) -> str | None:
+        """The id of the batch created for ``intent`` (its metadata names it), or ``None``."""
+        for batch in _recent(self._sdk.batches.list(limit=100), since):
+            metadata = getattr(batch, "metadata", None)
+            if isinstance(metadata, dict) and metadata.get(INTENT_KEY) == intent:
+                return str(batch.id)
+        return None
 
     def status(self, batch_id: str) -> BatchStatus:
         batch = self._sdk.batches.retrieve(batch_id)
@@ -172,7 +219,7 @@ class AnthropicBatches:
     def line(self, custom_id: str, endpoint: str, body: dict[str, Any]) -> bytes:
         return json.dumps({"custom_id": custom_id, "params": body}, ensure_ascii=False, separators=(",", ":")).encode()
 
-    def submit(self, endpoint: str, path: Path) -> Callable[[], str]:
+    def submit(self, endpoint: str, path: Path, intent: str) -> Callable[[], str]:
         from anthropic.types.messages import MessageBatch
 
         def create() -> str:
@@ -186,6 +233,19 @@ class AnthropicBatches:
             return str(batch.id)
 
         return create
+
+    def find(self, intent: str, since: float, lines: int, known: set[str]) -> str | None:
+        """The one batch created since the intent with its number of requests and unknown to the
+        journal (Message Batches take no metadata to name the intent), or ``None``."""
+        found: list[str] = []
+        for batch in _recent(self._sdk.messages.batches.list(limit=100), since):
+            counts = getattr(batch, "request_counts", None)
+            names = ("processing", "succeeded", "errored", "canceled", "expired")
+            total = sum(_count(getattr(counts, n, 0)) for n in names)
+            created = _created_s(getattr(batch, "created_at", None))
+            if total == lines and created is not None and str(batch.id) not in known:
+                found.append(str(batch.id))
+        return found[0] if len(found) == 1 else None
 
     def status(self, batch_id: str) -> BatchStatus:
         batch = self._sdk.messages.batches.retrieve(batch_id)

@@ -12,7 +12,12 @@ echo-alignment probe, one call per run that scores continuations, stays online.)
 
 1. Lines are written to files beside the request cache, split by the provider's limits
    (requests and bytes per batch) and by endpoint, and submitted; each batch is recorded in
-   the journal (:mod:`holistic.models.batch_journal`) before anything waits on it.
+   the journal (:mod:`holistic.models.batch_journal`) as an intent before it is sent and under
+   the provider's id before anything waits on it. An intent still in the journal (the process
+   was killed before the provider's reply was recorded, or the reply was lost) is looked up at
+   the provider before anything is sent, and so is a submission being retried: a batch the
+   provider holds is taken, never sent again. A submission that fails for good leaves its
+   requests failed (``batch_unsubmitted``) and its intent for the next run to look up.
 2. The batches are polled (every 1, 2, 4... seconds up to ``batch_poll_s``); progress shows
    each batch's state, counts and the time waited. With ``wait=False`` (``--no-wait``) nothing
    is waited for: the requests are recorded as failed (``batch_pending``), the run is partial,
@@ -32,9 +37,11 @@ echo-alignment probe, one call per run that scores continuations, stays online.)
 from __future__ import annotations
 
 import contextlib
+import functools
 import json
 import sys
 import time
+import uuid
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -46,7 +53,7 @@ from holistic.core.types import Request, RequestResult
 from holistic.models.api_client import ApiClient, Attempts, RequestFailed
 from holistic.models.base_client import BaseClient
 from holistic.models.batch_api import BadBatchAnswer, BatchStatus, Line, call_body, read_lines, vendor_for
-from holistic.models.batch_journal import BatchJournal
+from holistic.models.batch_journal import SUBMITTING, BatchJournal, JournalBatch
 from holistic.models.batch_spec import BATCH_IO_TIMEOUT_S, BatchSettings
 from holistic.models.cache import ResultCache, cache_key, scrub_identity
 from holistic.models.pricing import BUDGET_ERROR_KIND, current_spending
@@ -219,9 +226,10 @@ class BatchClient(BaseClient):
     def _prepare_round(self, jobs: dict[str, _Job]) -> tuple[dict[str, tuple[str, int]], set[str]]:
         """The lines still needed (``custom_id -> (key, call)``) and the batches to wait for
         (those already holding some of them, and those submitted now)."""
+        unresolved = self._resolve_intents()
         in_flight: dict[str, str] = {}
         for batch in self.journal.open_batches(self.scope):
-            if batch.batch_id in self._read:
+            if batch.batch_id in self._read or batch.state == SUBMITTING:
                 continue
             for custom_id in self.journal.lines_of(batch.batch_id):
                 in_flight[custom_id] = batch.batch_id
@@ -233,7 +241,16 @@ class BatchClient(BaseClient):
             if need is None:
                 self._answered(key, job)
                 continue
-            needed[line_id(key, need.index)] = (key, need.index)
+            custom_id = line_id(key, need.index)
+            if custom_id in unresolved:
+                job.result = RequestResult.failure(
+                    f"{unresolved[custom_id]}; run again to look it up",
+                    "batch_unsubmitted",
+                    attempts=0,
+                    engine=self.inner.engine_name,
+                )
+                continue
+            needed[custom_id] = (key, need.index)
         waiting = {in_flight[c] for c in needed if c in in_flight}
         waiting |= self._submit([(c, k, i) for c, (k, i) in needed.items() if c not in in_flight], jobs)
         return {c: kc for c, kc in needed.items() if jobs[kc[0]].result is None}, waiting
@@ -284,7 +301,8 @@ class BatchClient(BaseClient):
             chunk.size += extra
             chunk.lines.append((custom_id, key, index, sent + 1))
         ready.extend(self._close_chunk(c) for c in chunks.values())
-        return {self._send_chunk(c) for c in ready if c.lines}
+        submitted = {self._send_chunk(c, jobs) for c in ready if c.lines}
+        return {batch_id for batch_id in submitted if batch_id}
 
     def _open_chunk(self, endpoint: str, n: int) -> _Chunk:
         folder = self.folder / "batch-files"
@@ -299,15 +317,69 @@ class BatchClient(BaseClient):
         chunk.handle.close()
         return chunk
 
-    def _send_chunk(self, chunk: _Chunk) -> str:
+    def _send_chunk(self, chunk: _Chunk, jobs: dict[str, _Job]) -> str:
+        """Submit one batch file under a new intent; its batch id (``""`` when it failed for good:
+        its requests are failed and the intent is left for the next run to look up)."""
+        intent = f"holistic-{uuid.uuid4().hex}"
+        since = time.time()
+        submit = self.vendor.submit(chunk.endpoint, chunk.path, intent)
+        tried = 0
+
+        def once() -> str:
+            nonlocal tried
+            tried += 1
+            if tried > 1:  # an earlier try may have been accepted with its reply lost
+                found = self.vendor.find(intent, since, len(chunk.lines), self.journal.known_ids())
+                if found:
+                    return found
+            return submit()
+
+        self.journal.intend(intent, self.scope, chunk.endpoint, chunk.lines)
         try:
-            attempts = Attempts(self.inner, f"batch-submit:{chunk.path.name}")
-            batch_id = attempts.send(self.vendor.submit(chunk.endpoint, chunk.path), "batch submission")
-            self.journal.record(batch_id, self.scope, chunk.endpoint, chunk.lines)
+            batch_id = Attempts(self.inner, f"batch-submit:{chunk.path.name}").send(once, "batch submission")
+        except RequestFailed as exc:
+            message = f"its batch could not be submitted: {exc.failure.message[:500]}"
+            self.notify(f"WARNING: {self.deployment.name}: {message}")
+            for _, key, _, _ in chunk.lines:
+                jobs[key].result = RequestResult.failure(
+                    message, "batch_unsubmitted", attempts=exc.attempts, engine=self.inner.engine_name
+                )
+            return ""
         finally:
             chunk.path.unlink(missing_ok=True)
+        self.journal.adopt(intent, batch_id)
         self.notify(f"{self.deployment.name}: submitted batch {batch_id} ({len(chunk.lines):,} requests)")
         return batch_id
+
+    def _find(self, batch: JournalBatch) -> str:
+        """The provider's id of the intent's batch (``""``: it holds none)."""
+        return self.vendor.find(batch.batch_id, batch.submitted, batch.lines, self.journal.known_ids()) or ""
+
+    def _resolve_intents(self) -> dict[str, str]:
+        """Look up at the provider each batch left as an intent: take the one it holds, free the
+        lines of one it never took. Returns ``custom_id -> why`` of the lines still unresolved
+        (the provider could not be asked: they are not sent now)."""
+        unresolved: dict[str, str] = {}
+        for batch in self.journal.open_batches(self.scope):
+            if batch.state != SUBMITTING:
+                continue
+            try:
+                look = functools.partial(self._find, batch)
+                found = Attempts(self.inner, f"batch-find:{batch.batch_id}").send(look, "batch lookup")
+            except RequestFailed as exc:
+                why = f"whether batch {batch.batch_id} was submitted cannot be asked now ({exc.failure.message[:300]})"
+                self.notify(f"WARNING: {self.deployment.name}: {why}")
+                unresolved.update(dict.fromkeys(self.journal.lines_of(batch.batch_id), why))
+                continue
+            if found:
+                self.journal.adopt(batch.batch_id, found)
+                self.notify(f"{self.deployment.name}: batch {found} found at the provider for {batch.batch_id}")
+            else:
+                self.journal.abandon(batch.batch_id)
+                self.notify(
+                    f"{self.deployment.name}: {batch.batch_id} never reached the provider; its requests go again"
+                )
+        return unresolved
 
     # -- waiting and collecting ----------------------------------------------------------
 

@@ -1,11 +1,16 @@
 """The batch journal: which requests were sent in which provider batch, kept beside the request cache.
 
 ``batches.sqlite`` (next to ``requests.sqlite``) holds every batch this cache's runs submitted,
-recorded in one transaction right after the provider accepted it and before anything waits on
-it, with the ``custom_id`` of each of its lines. So a ``helm-run`` killed at any moment and
-started again finds its batches here, polls them, and sends nothing they already hold: a line
-is sent again only once its batch has been read and did not answer it. A batch stays here
-until its results have been read into the request cache (``collected``).
+with the ``custom_id`` of each of its lines. A batch is written twice, each time in one
+transaction: as an *intent* (state ``submitting``, its id the intent id the provider is given)
+before it is sent, and under the provider's batch id once the provider accepted it, before
+anything waits on it. So a ``helm-run`` killed at any moment and started again finds its
+batches here, polls them, and sends nothing they already hold; an intent left behind (killed
+between the provider's reply and the second write, or the reply lost) is looked up at the
+provider first (:meth:`~holistic.models.batch_client.BatchClient`) and sent again only when the
+provider has no batch for it. A line is sent again only once its batch has been read and did
+not answer it. A batch stays here until its results have been read into the request cache
+(``collected``).
 """
 
 from __future__ import annotations
@@ -21,6 +26,8 @@ from pathlib import Path
 from holistic.core.errors import StoreError
 
 JOURNAL_FILE = "batches.sqlite"
+SUBMITTING = "submitting"
+"""The state of an intent: written before the batch is sent, replaced by the provider's id."""
 
 _SCHEMA = (
     """CREATE TABLE IF NOT EXISTS batches (
@@ -80,19 +87,58 @@ class BatchJournal:
         except sqlite3.DatabaseError as exc:
             raise StoreError(f"batch journal {self.path}: {exc}") from None
 
-    def record(self, batch_id: str, scope: str, endpoint: str, lines: Iterable[tuple[str, str, int, int]]) -> None:
-        """Record a submitted batch and its lines ``(custom_id, key, call, tries)`` in one transaction."""
+    def record(
+        self,
+        batch_id: str,
+        scope: str,
+        endpoint: str,
+        lines: Iterable[tuple[str, str, int, int]],
+        *,
+        state: str = "submitted",
+    ) -> None:
+        """Record a batch and its lines ``(custom_id, key, call, tries)`` in one transaction."""
         try:
             conn = self._conn()
             with conn:
                 rows = [(cid, batch_id, key, call, tries) for cid, key, call, tries in lines]
                 conn.execute(
-                    "INSERT OR REPLACE INTO batches VALUES (?, ?, ?, ?, ?, 'submitted', 0)",
-                    (batch_id, scope, endpoint, len(rows), time.time()),
+                    "INSERT OR REPLACE INTO batches VALUES (?, ?, ?, ?, ?, ?, 0)",
+                    (batch_id, scope, endpoint, len(rows), time.time(), state),
                 )
                 conn.executemany("INSERT OR REPLACE INTO lines VALUES (?, ?, ?, ?, ?)", rows)
         except sqlite3.DatabaseError as exc:
             raise StoreError(f"cannot record batch {batch_id} in {self.path}: {exc}") from None
+
+    def intend(self, intent_id: str, scope: str, endpoint: str, lines: Iterable[tuple[str, str, int, int]]) -> None:
+        """Record a batch about to be sent (state ``submitting``, under its intent id)."""
+        self.record(intent_id, scope, endpoint, lines, state=SUBMITTING)
+
+    def adopt(self, intent_id: str, batch_id: str) -> None:
+        """The provider holds the intent's batch as ``batch_id``: the batch and its lines move to that id."""
+        try:
+            conn = self._conn()
+            with conn:
+                conn.execute(
+                    "UPDATE batches SET batch_id = ?, state = 'submitted' WHERE batch_id = ? AND state = ?",
+                    (batch_id, intent_id, SUBMITTING),
+                )
+                conn.execute("UPDATE lines SET batch_id = ? WHERE batch_id = ?", (batch_id, intent_id))
+        except sqlite3.DatabaseError as exc:
+            raise StoreError(f"cannot record batch {batch_id} in {self.path}: {exc}") from None
+
+    def abandon(self, intent_id: str) -> None:
+        """The provider never took the intent's batch: its lines count one send fewer and are free again."""
+        try:
+            conn = self._conn()
+            with conn:
+                conn.execute("DELETE FROM batches WHERE batch_id = ? AND state = ?", (intent_id, SUBMITTING))
+                conn.execute("UPDATE lines SET tries = tries - 1 WHERE batch_id = ?", (intent_id,))
+        except sqlite3.DatabaseError as exc:
+            raise StoreError(f"cannot update {self.path}: {exc}") from None
+
+    def known_ids(self) -> set[str]:
+        """Every batch id in the journal (any scope, collected or not)."""
+        return {str(b) for (b,) in self._run("SELECT batch_id FROM batches")}
 
     def open_batches(self, scope: str) -> list[JournalBatch]:
         """The batches of ``scope`` whose results have not been read yet, oldest first."""

@@ -34,6 +34,8 @@ def test_the_builtin_scenarios_declare_the_helm_classes_they_reproduce() -> None
         HELM + "msmarco_scenario.MSMARCOScenario": "msmarco",
         HELM + "arabic_exams_scenario.ArabicEXAMSScenario": "arabic_exams",
         HELM + "exams_multilingual_scenario.EXAMSMultilingualScenario": "exams_multilingual",
+        HELM + "legalbench_scenario.LegalBenchScenario": "legalbench",
+        HELM + "med_qa_scenario.MedQAScenario": "med_qa",
     }
 
 

@@ -3,6 +3,8 @@ that speaks both batch APIs (:mod:`tests.support.batch_server`), bad input inclu
 
 from __future__ import annotations
 
+import json
+import time
 from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
@@ -265,3 +267,89 @@ def test_batch_settings_are_checked(server: BatchServer, tmp_path: Path) -> None
         batch_client(deployment(server, batch_retry="later"), tmp_path)
     with pytest.raises(ModelError, match="batch_max_requests must be a number from 1 to 50000"):
         batch_client(deployment(server, batch_max_requests=60_000), tmp_path)
+
+
+class _Killed(BaseException):
+    """The process dying at a chosen line (nothing after it runs, no cleanup of ours)."""
+
+
+def _kill_once(monkeypatch: pytest.MonkeyPatch, cls: type, name: str, before: bool) -> None:
+    """Make ``cls.name`` kill the process once: before it runs, or right after."""
+    real = getattr(cls, name)
+    done: list[bool] = []
+
+    def dying(self: Any, *args: Any, **kwargs: Any) -> Any:
+        if done:
+            return real(self, *args, **kwargs)
+        done.append(True)
+        if before:
+            raise _Killed
+        real(self, *args, **kwargs)
+        raise _Killed
+
+    monkeypatch.setattr(cls, name, dying)
+
+
+BATCHES_PER_RUN = {"openai": 2, "anthropic": 1}  # requests() holds completions and chat: two OpenAI endpoints
+
+
+@pytest.mark.parametrize("provider", ["openai", "anthropic"])
+def test_a_lost_creation_reply_is_found_at_the_provider_not_sent_twice(tmp_path: Path, provider: str) -> None:
+    with BatchServer(polls_to_end=2, mode="lose_create") as server:
+        d = deployment(server, provider)
+        client, _, _ = batch_client(d, tmp_path)
+        got = client.process(requests(d, 3))
+        assert all(r.success for r in got), [r.error for r in got]
+        assert server.seen.batches_created == BATCHES_PER_RUN[provider]  # the lost one was found, not re-created
+        assert any(p.startswith("GET /v1/") and p.split("?")[0].endswith("batches") for p in server.seen.paths)
+
+
+@pytest.mark.parametrize("provider", ["openai", "anthropic"])
+def test_killed_between_the_providers_reply_and_the_journal_resumes_that_batch(
+    server: BatchServer, tmp_path: Path, provider: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    d = deployment(server, provider)
+    _kill_once(monkeypatch, BatchJournal, "adopt", before=True)  # the provider took it; its id never written
+    with pytest.raises(_Killed):
+        batch_client(d, tmp_path)[0].process(requests(d, 3))
+    assert server.seen.batches_created == 1
+    client, cache, said = batch_client(d, tmp_path)
+    got = client.process(requests(d, 3))
+    assert all(r.success for r in got), [r.error for r in got]
+    assert server.seen.batches_created == BATCHES_PER_RUN[provider]  # the first batch was taken up, not sent again
+    assert any("found at the provider" in s for s in said)
+    assert len(cache) == len(got)
+
+
+def test_killed_before_the_batch_was_sent_sends_it_on_restart(
+    server: BatchServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    d = deployment(server, "anthropic")
+    _kill_once(monkeypatch, BatchJournal, "intend", before=False)  # the intent written, nothing sent
+    with pytest.raises(_Killed):
+        batch_client(d, tmp_path)[0].process(requests(d, 3))
+    assert server.seen.batches_created == 0
+    client, _, said = batch_client(d, tmp_path)
+    got = client.process(requests(d, 3))
+    assert all(r.success for r in got)
+    assert server.seen.batches_created == 1
+    assert any("never reached the provider" in s for s in said)
+    journal = BatchJournal(tmp_path / "batches.sqlite")
+    assert set(journal.tries(_lines(journal)).values()) == {1}  # sent once, counted once
+
+
+def test_an_anthropic_batch_that_cannot_be_told_apart_is_not_taken(server: BatchServer, tmp_path: Path) -> None:
+    """Two unknown batches of the intent's size since it was written: neither is taken."""
+    d = deployment(server, "anthropic")
+    vendor = batch_client(d, tmp_path)[0].vendor
+    body = json.dumps({"requests": [{"custom_id": "x", "params": {"model": "m", "max_tokens": 1, "messages": []}}]})
+    for _ in range(2):
+        server._new_batch("anthropic", "/v1/messages", body.encode())
+    assert vendor.find("holistic-x", time.time(), 1, set()) is None
+    assert vendor.find("holistic-x", time.time(), 1, {"batch_1"}) == "batch_2"
+    assert vendor.find("holistic-x", time.time(), 2, set()) is None  # not the intent's size
+    assert vendor.find("holistic-x", time.time() + 3600, 1, set()) is None  # created before the intent
+
+
+def _lines(journal: BatchJournal) -> list[str]:
+    return [str(c) for (c,) in journal._run("SELECT custom_id FROM lines")]

@@ -11,7 +11,10 @@ A batch ends after ``polls_to_end`` looks at it. ``mode`` makes it misbehave: ``
 ends), ``expire_first`` (the first batch expires without answering), ``garbage`` (lines that are
 not JSON), ``dupes`` (every answer twice, and an unknown custom_id), ``huge`` (a results file of
 ``huge_bytes`` padding after the answers), ``bad_status`` (a status the API does not define),
-``nan`` (log-probabilities that are not numbers), ``cut`` (results downloads that break off).
+``nan`` (log-probabilities that are not numbers), ``cut`` (results downloads that break off),
+``lose_create`` (the first batch is created but the connection closes before its reply).
+Both vendors' batch listings (``GET /v1/batches``, ``GET /v1/messages/batches``, newest first)
+are served, OpenAI's batches with the ``metadata`` they were created with.
 
 Bounded: 127.0.0.1 only, at most ``MAX_BODY_BYTES`` per request, ``max_requests`` in all, and it
 shuts itself down ``deadline_s`` after it starts.
@@ -21,6 +24,7 @@ from __future__ import annotations
 
 import json
 import threading
+import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler
@@ -50,12 +54,33 @@ def message_answer(body: dict[str, Any]) -> dict[str, Any]:
     }
 
 
+def read_body(handler: BaseHTTPRequestHandler) -> bytes | None:
+    """A request's body (plain or chunked); ``None`` past ``MAX_BODY_BYTES``."""
+    if handler.headers.get("Transfer-Encoding", "").lower() == "chunked":
+        parts: list[bytes] = []
+        size = 0
+        while True:
+            n = int(handler.rfile.readline().strip() or b"0", 16)
+            size += n
+            if size > MAX_BODY_BYTES:
+                return None
+            if n == 0:
+                handler.rfile.readline()
+                return b"".join(parts)
+            parts.append(handler.rfile.read(n))
+            handler.rfile.readline()
+    length = int(handler.headers.get("Content-Length") or 0)
+    return None if length > MAX_BODY_BYTES else handler.rfile.read(length)
+
+
 @dataclass
 class _Batch:
     id: str
     vendor: str
     endpoint: str
     input: bytes
+    metadata: dict[str, Any] | None = None
+    created_at: float = field(default_factory=time.time)
     polls: int = 0
     output: bytes | None = None
     expired: bool = False
@@ -121,10 +146,10 @@ class BatchServer(LoopbackServer):
                 usage["prompt_tokens_details"] = {"cached_tokens": cached}
         return reply
 
-    def _new_batch(self, vendor: str, endpoint: str, data: bytes) -> _Batch:
+    def _new_batch(self, vendor: str, endpoint: str, data: bytes, metadata: Any = None) -> _Batch:
         with self._lock:
             self.seen.batches_created += 1
-            batch = _Batch(f"batch_{self.seen.batches_created}", vendor, endpoint, data)
+            batch = _Batch(f"batch_{self.seen.batches_created}", vendor, endpoint, data, metadata)
             batch.expired = self.mode == "expire_first" and self.seen.batches_created == 1
             self._batches[batch.id] = batch
             return batch
@@ -197,7 +222,8 @@ class BatchServer(LoopbackServer):
             "input_file_id": f"file-in-{batch.id}",
             "completion_window": "24h",
             "status": status,
-            "created_at": 0,
+            "created_at": int(batch.created_at),
+            "metadata": batch.metadata,
             "output_file_id": None if batch.output is None or batch.expired else f"file-out-{batch.id}",
             "error_file_id": f"file-out-{batch.id}" if batch.output is not None and batch.expired else None,
             "request_counts": {
@@ -221,13 +247,23 @@ class BatchServer(LoopbackServer):
                 "canceled": 0,
                 "expired": total if ended and batch.expired else 0,
             },
-            "created_at": "2026-01-01T00:00:00Z",
+            "created_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(batch.created_at)),
             "expires_at": "2026-01-02T00:00:00Z",
             "ended_at": "2026-01-01T01:00:00Z" if ended else None,
             "archived_at": None,
             "cancel_initiated_at": None,
             "results_url": f"{self.anthropic_url}/v1/messages/batches/{batch.id}/results" if ended else None,
         }
+
+    def _listing(self, vendor: str) -> dict[str, Any]:
+        """One page of the vendor's batch listing: every batch, newest first."""
+        show = self.openai_batch if vendor == "openai" else self.anthropic_batch
+        with self._lock:
+            listed = [b for b in reversed(self._batches.values()) if b.vendor == vendor]
+        data = [show(b) for b in listed]
+        ids = [b["id"] for b in data]
+        page = {"object": "list", "data": data, "has_more": False}
+        return {**page, "first_id": ids[0] if ids else None, "last_id": ids[-1] if ids else None}
 
     def _handler(self) -> type[BaseHTTPRequestHandler]:
         server = self
@@ -260,28 +296,13 @@ class BatchServer(LoopbackServer):
                         return False
                 return True
 
-            def _body(self) -> bytes | None:
-                if self.headers.get("Transfer-Encoding", "").lower() == "chunked":
-                    parts: list[bytes] = []
-                    size = 0
-                    while True:
-                        n = int(self.rfile.readline().strip() or b"0", 16)
-                        size += n
-                        if size > MAX_BODY_BYTES:
-                            return None
-                        if n == 0:
-                            self.rfile.readline()
-                            return b"".join(parts)
-                        parts.append(self.rfile.read(n))
-                        self.rfile.readline()
-                length = int(self.headers.get("Content-Length") or 0)
-                return None if length > MAX_BODY_BYTES else self.rfile.read(length)
-
             def do_GET(self) -> None:
                 if not self._admit():
                     return
                 parts = self.path.split("?")[0].strip("/").split("/")
-                if parts[:2] == ["v1", "batches"] and len(parts) == 3:
+                if parts in (["v1", "batches"], ["v1", "messages", "batches"]):
+                    self._send(200, server._listing("openai" if len(parts) == 2 else "anthropic"))
+                elif parts[:2] == ["v1", "batches"] and len(parts) == 3:
                     batch = server._poll(parts[2])
                     self._send(200, server.openai_batch(batch)) if batch else self._send(404, {"error": {}})
                 elif parts[:2] == ["v1", "files"] and len(parts) == 4 and parts[3] == "content":
@@ -297,10 +318,16 @@ class BatchServer(LoopbackServer):
                 else:
                     self._send(404, {"error": {"message": f"no route {self.path}"}})
 
+            def _reply_created(self, batch: dict[str, Any]) -> None:
+                if server.mode == "lose_create" and server.seen.batches_created == 1:
+                    self.close_connection = True  # created, but the reply never arrives
+                    return
+                self._send(200, batch)
+
             def do_POST(self) -> None:
                 if not self._admit():
                     return
-                data = self._body()
+                data = read_body(self)
                 if data is None:
                     self.close_connection = True
                     self._send(413, {"error": {"message": "request too large", "type": "invalid_request"}})
@@ -310,11 +337,13 @@ class BatchServer(LoopbackServer):
                     self._send(200, server._upload(self.headers.get("Content-Type", ""), data))
                 elif path == "/v1/batches":
                     body = json.loads(data)
-                    batch = server._new_batch("openai", body["endpoint"], server._files[body["input_file_id"]])
-                    self._send(200, server.openai_batch(batch))
+                    batch = server._new_batch(
+                        "openai", body["endpoint"], server._files[body["input_file_id"]], body.get("metadata")
+                    )
+                    self._reply_created(server.openai_batch(batch))
                 elif path == "/v1/messages/batches":
                     batch = server._new_batch("anthropic", "/v1/messages", data)
-                    self._send(200, server.anthropic_batch(batch))
+                    self._reply_created(server.anthropic_batch(batch))
                 elif path in ("/v1/chat/completions", "/v1/completions", "/v1/messages"):
                     with server._lock:
                         server.seen.online += 1
