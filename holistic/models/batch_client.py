@@ -11,13 +11,12 @@ completions with logprobs, echo scoring, judge prompts) goes the same way. (An O
 echo-alignment probe, one call per run that scores continuations, stays online.)
 
 1. Lines are written to files beside the request cache, split by the provider's limits
-   (requests and bytes per batch) and by endpoint, and submitted; each batch is recorded in
-   the journal (:mod:`holistic.models.batch_journal`) as an intent before it is sent and under
-   the provider's id before anything waits on it. An intent still in the journal (the process
-   was killed before the provider's reply was recorded, or the reply was lost) is looked up at
-   the provider before anything is sent, and so is a submission being retried: a batch the
-   provider holds is taken, never sent again. A submission that fails for good leaves its
-   requests failed (``batch_unsubmitted``) and its intent for the next run to look up.
+   (requests and bytes per batch) and by endpoint, and submitted; each batch is journaled
+   (:mod:`holistic.models.batch_journal`) as an intent before it is sent and under the
+   provider's id before anything waits on it. A leftover intent (killed before the reply was
+   recorded, or the reply lost) and a retried submission are looked up at the provider first:
+   a batch it holds is taken, never sent again. A submission failed for good leaves its
+   requests failed (``batch_unsubmitted``) and its intent for the next run.
 2. The batches are polled (every 1, 2, 4... seconds up to ``batch_poll_s``); progress shows
    each batch's state, counts and the time waited. With ``wait=False`` (``--no-wait``) nothing
    is waited for: the requests are recorded as failed (``batch_pending``), the run is partial,
@@ -327,12 +326,9 @@ class BatchClient(BaseClient):
 
         def once() -> str:
             nonlocal tried
-            tried += 1
-            if tried > 1:  # an earlier try may have been accepted with its reply lost
-                found = self.vendor.find(intent, since, len(chunk.lines), self.journal.known_ids())
-                if found:
-                    return found
-            return submit()
+            tried += 1  # a try after the first may follow one accepted with its reply lost
+            found = self.vendor.find(intent, since, len(chunk.lines), self.journal.known_ids()) if tried > 1 else None
+            return found or submit()
 
         self.journal.intend(intent, self.scope, chunk.endpoint, chunk.lines)
         try:
@@ -376,9 +372,7 @@ class BatchClient(BaseClient):
                 self.notify(f"{self.deployment.name}: batch {found} found at the provider for {batch.batch_id}")
             else:
                 self.journal.abandon(batch.batch_id)
-                self.notify(
-                    f"{self.deployment.name}: {batch.batch_id} never reached the provider; its requests go again"
-                )
+                self.notify(f"{self.deployment.name}: {batch.batch_id} never reached the provider; sent again")
         return unresolved
 
     # -- waiting and collecting ----------------------------------------------------------
