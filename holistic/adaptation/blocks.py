@@ -23,6 +23,7 @@ and the last line before that place is its answer cue.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from holistic.adaptation.template import InstanceTemplate
@@ -66,7 +67,15 @@ class Block:
         return self.query + self.cue + self.answer + self.suffix
 
 
-def letters_for(n: int) -> list[str]:
+def letters_for(n: int, labels: Sequence[str] = ()) -> list[str]:
+    """The labels of ``n`` joint choices: ``labels`` (``choice_labels``) when given, else A, B, C, ..."""
+    if labels:
+        if n > len(labels):
+            raise AdaptationError(
+                f"joint multiple choice with choice_labels {list(labels)} supports at most {len(labels)} choices, "
+                f"got {n}"
+            )
+        return list(labels[:n])
     if n > len(LETTERS):
         raise AdaptationError(f"joint multiple choice supports at most {len(LETTERS)} choices, got {n}")
     return list(LETTERS[:n])
@@ -77,13 +86,14 @@ def letter_prefix(reference_prefix: str, letter: str) -> str:
     return reference_prefix.replace("A", letter, 1)
 
 
-def example_answer(instance: Instance, method: str, pair_index: int = 0) -> str:
-    """The answer an in-context example shows (see :func:`ranking_pair` for ranking)."""
+def example_answer(instance: Instance, method: str, labels: Sequence[str] = ()) -> str:
+    """The answer an in-context example shows (see :func:`ranking_pair` for ranking); ``labels``
+    are the joint choices' ``choice_labels``."""
     refs = instance.references
     if method == JOINT:
         for i, ref in enumerate(refs):
             if ref.is_correct:
-                return letters_for(len(refs))[i]
+                return letters_for(len(refs), labels)[i]
         return ""
     correct = instance.first_correct
     if correct is not None:
@@ -133,7 +143,11 @@ class BlockRenderer:
         if is_ranking and text is not None:
             passage = text
         choices = [r.output for r in instance.references]
-        letters = letters_for(len(choices)) if spec.method == JOINT else [LETTERS[i % 26] for i in range(len(choices))]
+        letters = (
+            letters_for(len(choices), spec.choice_labels)
+            if spec.method == JOINT
+            else [LETTERS[i % 26] for i in range(len(choices))]
+        )
         if self.template is not None:
             variables = {
                 "input": input_text,

@@ -105,7 +105,9 @@ def _example_blocks(ctx: BuildContext, examples: tuple[Instance, ...]) -> list[t
             answer = continuation_for(head.query + head.cue, ex.continuation)
             blocks.append((ex, ctx.renderer.render(ex, answer=answer, text=context)))
         else:
-            blocks.append((ex, ctx.renderer.render(ex, answer=example_answer(ex, ctx.spec.method))))
+            blocks.append(
+                (ex, ctx.renderer.render(ex, answer=example_answer(ex, ctx.spec.method, ctx.spec.choice_labels)))
+            )
     return blocks
 
 
@@ -208,7 +210,7 @@ def build_generation(
     if ctx.spec.method == JOINT:
         if not instance.references:
             raise AdaptationError(f"instance {instance.id!r} has no choices for multiple_choice_joint")
-        letters = letters_for(len(instance.references))
+        letters = letters_for(len(instance.references), ctx.spec.choice_labels)
         mapping = {letter: ref.output for letter, ref in zip(letters, instance.references, strict=True)}
     return [_state(instance, request, trial, fitted, output_mapping=mapping)]
 

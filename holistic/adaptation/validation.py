@@ -82,8 +82,43 @@ def validate_adapter_spec(spec: AdapterSpec) -> None:
             f"language_modeling_window ({spec.language_modeling_window})",
             path="adaptation.language_modeling_context",
         )
+    _check_choice_labels(spec)
     if spec.method == JOINT and spec.template is None and "A" not in spec.reference_prefix:
         raise SpecError(
             f"reference_prefix {spec.reference_prefix!r} must contain the letter 'A' (counted up per choice)",
             path="adaptation.reference_prefix",
         )
+
+
+MAX_CHOICE_LABEL_CHARS = 16
+MAX_ANSWER_PATTERN_CHARS = 1_000
+
+
+def _check_choice_labels(spec: AdapterSpec) -> None:
+    """``choice_labels``: distinct, non-blank, short, without line breaks; ``answer_pattern``: a
+    regular expression (of the ``regex`` module, searched with a time limit) of bounded length."""
+    labels = spec.choice_labels
+    for i, label in enumerate(labels):
+        if not isinstance(label, str) or not label.strip() or len(label) > MAX_CHOICE_LABEL_CHARS or "\n" in label:
+            raise SpecError(
+                f"choice label {label!r} must be a non-blank string of at most {MAX_CHOICE_LABEL_CHARS} characters "
+                "on one line",
+                path=f"adaptation.choice_labels[{i}]",
+            )
+    if len(set(labels)) != len(labels):
+        twice = sorted({label for label in labels if labels.count(label) > 1})
+        raise SpecError(f"choice labels must differ; given more than once: {twice}", path="adaptation.choice_labels")
+    pattern = spec.answer_pattern
+    if pattern is None:
+        return
+    if not isinstance(pattern, str) or not pattern or len(pattern) > MAX_ANSWER_PATTERN_CHARS:
+        raise SpecError(
+            f"must be a regular expression of 1 to {MAX_ANSWER_PATTERN_CHARS} characters",
+            path="adaptation.answer_pattern",
+        )
+    import regex
+
+    try:
+        regex.compile(pattern)
+    except regex.error as exc:
+        raise SpecError(f"{pattern!r} is not a regular expression: {exc}", path="adaptation.answer_pattern") from None

@@ -162,6 +162,14 @@ class AdapterSpec:
     reference_prefix: str = "A. "
     """Prefix of the first lettered choice (later ones count up: B., C., ...)."""
     reference_suffix: str = "\n"
+    choice_labels: tuple[str, ...] = ()
+    """The labels of the joint multiple-choice choices, in order (HELM's ``reference_prefix_characters``):
+    each takes the place of the ``A`` of ``reference_prefix`` for its choice and is the answer that
+    picks it. Empty: ``A``, ``B``, ``C``, ..."""
+    answer_pattern: str | None = None
+    """A regular expression searched in a joint multiple-choice answer before it is looked up among
+    the choice labels (HELM's ``output_mapping_pattern``): its first group (else the whole match)
+    is the answer read; no match picks no choice. Each search stops after one second."""
     output_prefix: str = "Output: "
     output_suffix: str = "\n"
     instance_prefix: str = "\n"
@@ -287,13 +295,21 @@ class AdapterSpec:
         """The options by name (:data:`ADAPTER_FIELDS`, not :attr:`behaviour`): what
         ``dataclasses.asdict`` gives, without its deep copy (every option is a scalar, an enum or a
         tuple of strings, so the values are shared as they are; a plan of 50,000 runs hashes each
-        run's adapter). ``reasoning`` is there only when set (as a mapping), so the ids of runs
-        without it are those they always had."""
-        out = {name: getattr(self, name) for name in ADAPTER_FIELDS if name != "reasoning"}
+        run's adapter). ``reasoning`` is there only when set (as a mapping), and ``choice_labels``
+        and ``answer_pattern`` only when set, so the ids of runs without them are those they always
+        had."""
+        out = {name: getattr(self, name) for name in ADAPTER_FIELDS if name not in _ONLY_WHEN_SET}
+        if self.choice_labels:
+            out["choice_labels"] = self.choice_labels
+        if self.answer_pattern is not None:
+            out["answer_pattern"] = self.answer_pattern
         if self.reasoning is not None:
             out["reasoning"] = self.reasoning.as_dict()
         return out
 
+
+_ONLY_WHEN_SET = frozenset({"reasoning", "choice_labels", "answer_pattern"})
+"""Options :meth:`AdapterSpec.as_dict` gives only when set (added after run ids were first hashed)."""
 
 ADAPTER_FIELDS: tuple[str, ...] = tuple(f.name for f in fields(AdapterSpec) if f.name != "behaviour")
 """AdapterSpec's options (the fields a spec may write, ``protocol`` included), in declaration order."""
@@ -313,6 +329,8 @@ class AdapterDefaults(TypedDict, total=False):
     input_suffix: str
     reference_prefix: str
     reference_suffix: str
+    choice_labels: tuple[str, ...]
+    answer_pattern: str | None
     output_prefix: str
     output_suffix: str
     instance_prefix: str

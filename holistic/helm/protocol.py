@@ -50,6 +50,8 @@ HELM_PROMPT_FIELDS = (
     "input_suffix",
     "reference_prefix",
     "reference_suffix",
+    "choice_labels",
+    "answer_pattern",
     "output_prefix",
     "output_suffix",
     "instance_prefix",

@@ -52,7 +52,7 @@ from holistic.core.interfaces import MetricContext, MetricInfo, MetricResult, Sc
 from holistic.core.specs import CALIBRATED, JOINT, LENGTH_NORMALIZATIONS, MULTIPLE_CHOICE_METHODS
 from holistic.core.types import AdapterSpec, ModelDeployment, PerInstanceStat, RequestState
 from holistic.metrics.base import BaseMetric, info
-from holistic.metrics.choices import NORMALIZATION_STATS, SeparateScores, resolve, separate_scores
+from holistic.metrics.choices import NORMALIZATION_STATS, SeparateScores, pattern_repr, resolve, separate_scores
 from holistic.metrics.states import Unit, group_units, outputs, scorable_units
 from holistic.metrics.text import normalize_quasi, quasi_tokens
 
@@ -410,6 +410,7 @@ class MultipleChoiceAccuracy(BaseMetric):
         length_normalization: str = "none",
         answer_parsing: str = "helm",
         at_run_normalization: bool = False,
+        answer_pattern: str | None = None,
     ) -> None:
         if method not in MULTIPLE_CHOICE_METHODS:
             raise ValueError(f"not a multiple-choice method: {method!r}")
@@ -422,6 +423,8 @@ class MultipleChoiceAccuracy(BaseMetric):
         self.answer_parsing = answer_parsing
         self.at_run_normalization = at_run_normalization
         """``exact_match`` of separate scoring is the pick under ``length_normalization`` (HELM's)."""
+        self.answer_pattern = answer_pattern
+        """The run's ``answer_pattern`` (joint answers are searched with it first)."""
 
     @classmethod
     def selected_for(cls, info: ScenarioInfo, adapter: AdapterSpec) -> bool:
@@ -439,12 +442,12 @@ class MultipleChoiceAccuracy(BaseMetric):
     @classmethod
     def configure(cls, info: ScenarioInfo, adapter: AdapterSpec, deployment: ModelDeployment) -> MultipleChoiceAccuracy:
         at_run = adapter.behaviour.exact_match_at_run_normalization
-        return cls(adapter.method, adapter.length_normalization, adapter.answer_parsing, at_run)
+        return cls(adapter.method, adapter.length_normalization, adapter.answer_parsing, at_run, adapter.answer_pattern)
 
     def __repr__(self) -> str:
         return (
             f"MultipleChoiceAccuracy({self.method!r}, {self.length_normalization!r}, {self.answer_parsing!r}, "
-            f"{self.at_run_normalization!r})"
+            f"{self.at_run_normalization!r}{pattern_repr(self.answer_pattern)})"
         )
 
     def evaluate(self, states: Sequence[RequestState], ctx: MetricContext) -> MetricResult:
@@ -456,10 +459,10 @@ class MultipleChoiceAccuracy(BaseMetric):
                 result.per_instance.extend(self._separate(unit))
                 continue
             # ``exact_match`` is always HELM's reading; lenient reading adds its own stat.
-            outcome = resolve(unit, self.method, self.length_normalization)
+            outcome = resolve(unit, self.method, self.length_normalization, answer_pattern=self.answer_pattern)
             result.per_instance.append(unit.stat("exact_match", float(outcome.correct)))
             if self.answer_parsing == "lenient":
-                lenient = resolve(unit, self.method, self.length_normalization, "lenient")
+                lenient = resolve(unit, self.method, self.length_normalization, "lenient", self.answer_pattern)
                 result.per_instance.append(unit.stat("exact_match_lenient", float(lenient.correct)))
             result.per_instance.append(unit.stat("invalid_answer", float(outcome.predicted is None)))
         return result

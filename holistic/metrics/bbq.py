@@ -104,9 +104,12 @@ class BBQBiasMetric(BaseMetric):
         ),
     )
 
-    def __init__(self, method: str = JOINT, length_normalization: str = "none") -> None:
+    def __init__(
+        self, method: str = JOINT, length_normalization: str = "none", answer_pattern: str | None = None
+    ) -> None:
         self.method = method
         self.length_normalization = length_normalization
+        self.answer_pattern = answer_pattern
 
     @classmethod
     def not_applicable(cls, info: ScenarioInfo, adapter: AdapterSpec, deployment: ModelDeployment) -> str | None:
@@ -116,7 +119,7 @@ class BBQBiasMetric(BaseMetric):
 
     @classmethod
     def configure(cls, info: ScenarioInfo, adapter: AdapterSpec, deployment: ModelDeployment) -> BBQBiasMetric:
-        return cls(adapter.method, adapter.length_normalization)
+        return cls(adapter.method, adapter.length_normalization, adapter.answer_pattern)
 
     def evaluate(self, states: Sequence[RequestState], ctx: MetricContext) -> MetricResult:
         # (split, sub-split or None, condition) -> counts
@@ -125,7 +128,7 @@ class BBQBiasMetric(BaseMetric):
             meta = unit.instance.metadata
             if unit.instance.perturbation is not None or "context_condition" not in meta:
                 continue
-            outcome = resolve(unit, self.method, self.length_normalization)
+            outcome = resolve(unit, self.method, self.length_normalization, answer_pattern=self.answer_pattern)
             groups: list[str | None] = [None]
             if meta.get("category"):
                 groups.append(breakdown_sub_split("category", meta["category"]))

@@ -57,7 +57,7 @@ from holistic.metrics.calibration_math import (
     reliability_bins,
     selective_accuracy,
 )
-from holistic.metrics.choices import resolve
+from holistic.metrics.choices import pattern_repr, resolve
 from holistic.metrics.states import Unit, first_main, group_units, metric_name, outputs, reference_texts, succeeded
 
 Pair = tuple[float, float]
@@ -117,6 +117,7 @@ class CalibrationMetric(BaseMetric):
         length_normalization: str = "none",
         correctness: str = "exact_match",
         answer_parsing: str = "helm",
+        answer_pattern: str | None = None,
     ) -> None:
         if correctness not in BINARY_SCORERS:
             raise ValueError(f"correctness must be one of {', '.join(BINARY_SCORERS)}; got {correctness!r}")
@@ -124,6 +125,7 @@ class CalibrationMetric(BaseMetric):
         self.length_normalization = length_normalization
         self.answer_parsing = answer_parsing
         self.correctness = correctness
+        self.answer_pattern = answer_pattern
 
     @classmethod
     def not_applicable(cls, info: ScenarioInfo, adapter: AdapterSpec, deployment: ModelDeployment) -> str | None:
@@ -135,10 +137,13 @@ class CalibrationMetric(BaseMetric):
 
     @classmethod
     def configure(cls, info: ScenarioInfo, adapter: AdapterSpec, deployment: ModelDeployment) -> CalibrationMetric:
-        return cls(adapter.method, adapter.length_normalization, "exact_match", adapter.answer_parsing)
+        return cls(
+            adapter.method, adapter.length_normalization, "exact_match", adapter.answer_parsing, adapter.answer_pattern
+        )
 
     def __repr__(self) -> str:
-        return f"{type(self).__name__}({self.method!r}, {self.length_normalization!r}, {self.correctness!r})"
+        pattern = pattern_repr(self.answer_pattern)
+        return f"{type(self).__name__}({self.method!r}, {self.length_normalization!r}, {self.correctness!r}{pattern})"
 
     def run_values(self, conf: list[float], hits: list[float]) -> dict[str, float]:
         """The run-level values of one group and trial."""
@@ -205,7 +210,7 @@ class CalibrationMetric(BaseMetric):
 
     def _pair(self, unit: Unit) -> Pair | None:
         if self.method in SEPARATE_METHODS:
-            outcome = resolve(unit, self.method, self.length_normalization, self.answer_parsing)
+            outcome = resolve(unit, self.method, self.length_normalization, self.answer_parsing, self.answer_pattern)
             if outcome.confidence is None:
                 return None
             return outcome.confidence, float(outcome.correct)
@@ -218,7 +223,8 @@ class CalibrationMetric(BaseMetric):
         completion = state.result.completions[0]
         logprob = sum(t.logprob for t in completion.tokens) if completion.tokens else completion.logprob
         if self.method == JOINT:
-            correct = float(resolve(unit, self.method, self.length_normalization, self.answer_parsing).correct)
+            outcome = resolve(unit, self.method, self.length_normalization, self.answer_parsing, self.answer_pattern)
+            correct = float(outcome.correct)
         else:
             references = reference_texts(unit.instance)
             if not references:

@@ -4,9 +4,11 @@ how confident the model was.
 - ``multiple_choice_joint``, ``answer_parsing="helm"`` (HELM's reading): the
   completion, stripped, must be exactly a key of the state's ``output_mapping``
   (letter -> choice text); anything else (``"a"``, ``"(A)"``, ``"A cat"``) picks no
-  choice and is wrong. Confidence is HELM's ``max_prob``, the probability of the whole
-  completion (``exp`` of its log-probability), kept for unreadable answers too, so
-  calibration counts them as confident wrong answers.
+  choice and is wrong. With an ``answer_pattern`` (HELM's ``output_mapping_pattern``) the
+  stripped completion is searched first and the match's first group (else the whole
+  match) is looked up instead (:func:`read_answer`). Confidence is HELM's ``max_prob``,
+  the probability of the whole completion (``exp`` of its log-probability), kept for
+  unreadable answers too, so calibration counts them as confident wrong answers.
 - ``multiple_choice_joint``, ``answer_parsing="lenient"``: the letter is read by
   :func:`parse_letter` (lower case, ``(B)``, ``B.``, ``Answer: B``, the choice text).
   Confidence is the predicted letter's probability among the choice letters, from
@@ -52,6 +54,7 @@ from holistic.core.specs import (
     SEPARATE,
 )
 from holistic.core.types import Completion, RequestRole, RequestState, Token
+from holistic.core.verdict_limits import PATTERN_TIMEOUT_S
 from holistic.metrics.states import Unit, outputs, succeeded
 
 NORMALIZATION_STATS = {
@@ -87,12 +90,20 @@ def headline_stat(main_metric: str, method: str, length_normalization: str) -> s
     return main_metric
 
 
-def resolve(unit: Unit, method: str, length_normalization: str = "none", answer_parsing: str = "helm") -> ChoiceOutcome:
-    """Resolve one unit of a multiple-choice run."""
+def resolve(
+    unit: Unit,
+    method: str,
+    length_normalization: str = "none",
+    answer_parsing: str = "helm",
+    answer_pattern: str | None = None,
+) -> ChoiceOutcome:
+    """Resolve one unit of a multiple-choice run (``answer_pattern``: the run's, joint only)."""
     if method == JOINT:
         if answer_parsing not in ANSWER_PARSINGS:
             raise ValueError(f"answer_parsing must be one of {', '.join(ANSWER_PARSINGS)}; got {answer_parsing!r}")
-        return _resolve_joint(unit) if answer_parsing == "lenient" else _resolve_joint_helm(unit)
+        if answer_parsing == "lenient":
+            return _resolve_joint(unit, answer_pattern)
+        return _resolve_joint_helm(unit, answer_pattern)
     if method in (SEPARATE, CALIBRATED):
         if length_normalization not in LENGTH_NORMALIZATIONS:
             raise ValueError(
@@ -129,7 +140,31 @@ def parse_letter(text: str, mapping: Mapping[str, str]) -> str | None:
     return None
 
 
-def _resolve_joint_helm(unit: Unit) -> ChoiceOutcome:
+def pattern_repr(pattern: str | None) -> str:
+    """A metric's ``answer_pattern`` in its repr: nothing when unset (the reprs of runs without one
+    are those they always were)."""
+    return "" if pattern is None else f", answer_pattern={pattern!r}"
+
+
+def read_answer(text: str, pattern: str | None) -> str:
+    """The answer of a joint completion as HELM reads it: the stripped text or, with an
+    ``answer_pattern``, the first group (else the whole) of its first match in it (``""``: no
+    match, or the search ran past :data:`~holistic.core.verdict_limits.PATTERN_TIMEOUT_S`)."""
+    answer = text.strip()
+    if not pattern:
+        return answer
+    import regex
+
+    try:
+        match = regex.search(pattern, answer, timeout=PATTERN_TIMEOUT_S)
+    except TimeoutError:
+        return ""
+    if match is None:
+        return ""
+    return str(match.group(1) or "") if match.groups() else str(match.group(0))
+
+
+def _resolve_joint_helm(unit: Unit, pattern: str | None = None) -> ChoiceOutcome:
     mains = unit.with_role(RequestRole.MAIN)
     if not mains or not succeeded(mains[0]) or not mains[0].output_mapping:
         return ChoiceOutcome(None, False, None)
@@ -139,13 +174,13 @@ def _resolve_joint_helm(unit: Unit) -> ChoiceOutcome:
     completions = state.result.completions
     best = max(completions, key=lambda c: c.logprob) if completions else None
     confidence = math.exp(best.logprob) if best is not None and state.result.has_logprobs else None
-    choice = mapping.get(best.text.strip()) if best is not None else None
+    choice = mapping.get(read_answer(best.text, pattern)) if best is not None else None
     index = None if choice is None else _reference_index(unit, choice)
     correct = index is not None and unit.instance.references[index].is_correct
     return ChoiceOutcome(index, correct, confidence)
 
 
-def _resolve_joint(unit: Unit) -> ChoiceOutcome:
+def _resolve_joint(unit: Unit, pattern: str | None = None) -> ChoiceOutcome:
     mains = unit.with_role(RequestRole.MAIN)
     if not mains:
         return ChoiceOutcome(None, False, None)
@@ -153,7 +188,8 @@ def _resolve_joint(unit: Unit) -> ChoiceOutcome:
     mapping = state.output_mapping or {}
     if not succeeded(state) or not mapping:
         return ChoiceOutcome(None, False, None)
-    letter = parse_letter(outputs(state)[0], mapping)
+    text = outputs(state)[0]
+    letter = parse_letter(read_answer(text, pattern) if pattern else text, mapping)
     if letter is None:
         return ChoiceOutcome(None, False, None)
     index = _reference_index(unit, mapping[letter])

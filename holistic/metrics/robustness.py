@@ -41,7 +41,7 @@ from holistic.core.types import (
     RequestState,
 )
 from holistic.metrics.base import BaseMetric, info
-from holistic.metrics.choices import resolve
+from holistic.metrics.choices import pattern_repr, resolve
 from holistic.metrics.states import Unit, first_main, group_units, outputs
 from holistic.metrics.text import normalize_quasi
 
@@ -174,11 +174,11 @@ def worst_case(
 # ---------------------------------------------------------------------------
 
 
-def _prediction(unit: Unit, method: str, length_normalization: str) -> str | None:
+def _prediction(unit: Unit, method: str, length_normalization: str, pattern: str | None = None) -> str | None:
     """What the model answered, comparable across variants (choice index or normalised text;
     for ranking, every passage's normalised answer in passage order)."""
     if method in MULTIPLE_CHOICE_METHODS:
-        picked = resolve(unit, method, length_normalization).predicted
+        picked = resolve(unit, method, length_normalization, answer_pattern=pattern).predicted
         return None if picked is None else f"choice:{picked}"
     if method == RANKING:
         mains = sorted(unit.with_role(RequestRole.MAIN), key=lambda s: s.reference_index or 0)
@@ -204,9 +204,12 @@ class _PredictionChange(BaseMetric):
         super().__init_subclass__(**kwargs)
         cls.INFOS = _change_info(cls.category, cls.value_name)
 
-    def __init__(self, method: str = "generation", length_normalization: str = "none") -> None:
+    def __init__(
+        self, method: str = "generation", length_normalization: str = "none", answer_pattern: str | None = None
+    ) -> None:
         self.method = method
         self.length_normalization = length_normalization
+        self.answer_pattern = answer_pattern
 
     @classmethod
     def not_applicable(cls, info: ScenarioInfo, adapter: AdapterSpec, deployment: ModelDeployment) -> str | None:
@@ -216,10 +219,12 @@ class _PredictionChange(BaseMetric):
 
     @classmethod
     def configure(cls, info: ScenarioInfo, adapter: AdapterSpec, deployment: ModelDeployment) -> _PredictionChange:
-        return cls(adapter.method, adapter.length_normalization)
+        return cls(adapter.method, adapter.length_normalization, adapter.answer_pattern)
 
     def __repr__(self) -> str:
-        return f"{type(self).__name__}({self.method!r}, {self.length_normalization!r})"
+        return (
+            f"{type(self).__name__}({self.method!r}, {self.length_normalization!r}{pattern_repr(self.answer_pattern)})"
+        )
 
     def evaluate(self, states: Sequence[RequestState], ctx: MetricContext) -> MetricResult:
         result = MetricResult()
@@ -234,8 +239,8 @@ class _PredictionChange(BaseMetric):
             original = originals.get((unit.key.instance_id, unit.key.trial))
             if original is None or original.instance.references != unit.instance.references:
                 continue
-            before = _prediction(original, self.method, self.length_normalization)
-            after = _prediction(unit, self.method, self.length_normalization)
+            before = _prediction(original, self.method, self.length_normalization, self.answer_pattern)
+            after = _prediction(unit, self.method, self.length_normalization, self.answer_pattern)
             if before is None and after is None:
                 continue
             result.per_instance.append(unit.stat(self.value_name, float(before != after)))

@@ -69,15 +69,22 @@ ARABIC_MCQA_INSTRUCTIONS = "السؤال التالي هو سؤال متعدد �
 """HELM's instructions for its Arabic multiple-choice scenarios (``arabic_run_specs.py``)."""
 ARABIC_MCQA_OUTPUT_FORMAT = "اكتب حرف الإجابة فقط، دون أي إضافات أخرى."
 """HELM's ``output_format_instructions=arabic_mcqa``, which its Arabic run entries add before them."""
+ARABIC_CHOICE_LABELS = ("أ", "ب", "ج", "د", "هـ")
+"""HELM's ``reference_prefix_characters`` for its Arabic multiple-choice run specs."""
+ARABIC_ANSWER_PATTERN = "(أ|ب|ج|د|هـ)"
+"""HELM's ``output_mapping_pattern`` for them: the first Arabic choice letter in the answer."""
 
 
 def _arabic_exams_adapter() -> AdapterDefaults:
-    """HELM's ``arabic_exams`` run entry: its run spec (Arabic nouns, ``max_tokens=100``) with
-    ``output_format_instructions=arabic_mcqa`` and ``max_train_instances=0``."""
+    """HELM's ``arabic_exams`` run entry: its run spec (Arabic nouns, the choices lettered أ ب ج د
+    and the answer read with its pattern, ``max_tokens=100``) with ``output_format_instructions=
+    arabic_mcqa`` and ``max_train_instances=0``."""
     return {
         **multiple_choice_joint_format(f"{ARABIC_MCQA_OUTPUT_FORMAT}\n\n{ARABIC_MCQA_INSTRUCTIONS}"),
         "input_prefix": "السؤال: ",
         "output_prefix": "الإجابة: ",
+        "choice_labels": ARABIC_CHOICE_LABELS,
+        "answer_pattern": ARABIC_ANSWER_PATTERN,
         "max_train_instances": 0,
         "max_tokens": 100,
     }

@@ -6,7 +6,7 @@ For each entry of ``runs`` (in file order):
    against the registries (unknown names get "did you mean");
 2. ``defaults`` are layered under the entry (the entry's own values win);
 3. list-valued scenario args (unless the scenario declares the argument a sequence,
-   an array in its derived schema) and list-valued adaptation fields (except ``stop_sequences``
+   an array in its derived schema) and list-valued adaptation fields (except ``stop_sequences``, ``choice_labels``
    and ``post_processing``) multiply, as do models. Order: args in sorted key
    order (values in the given order), then adaptation fields in sorted key order,
    then models;

@@ -16,7 +16,7 @@ from holistic.spec.source import DocPath, Locations
 SHORTHAND_FIELDS = ("max_eval_instances", "num_train_trials")
 """Run/default-level keys that are shorthands for ``adaptation.<key>``."""
 
-NON_MULTIPLYING_FIELDS = ("stop_sequences", "post_processing")
+NON_MULTIPLYING_FIELDS = ("stop_sequences", "post_processing", "choice_labels")
 """Adaptation fields whose value is itself a list (a list does not multiply them)."""
 
 NESTED_FIELDS = ("reasoning",)

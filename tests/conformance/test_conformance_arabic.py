@@ -5,16 +5,15 @@ classes, run-spec functions (with the Arabic run entries' ``output_format_instru
 and ``max_train_instances=0``) and its adapter (in-context examples drawn as its runner draws them)
 on the same files holistic reads. Here holistic builds the same runs (``protocol: helm``): every
 evaluated instance must have HELM's id and prompt and HELM's request parameters, and HELM's split
-counts must be holistic's. EXAMS multilingual is equal in full. Arabic EXAMS differs in one named
-way only (``proofs.yaml``): HELM letters the choices أ ب ج د, holistic A-D; with that one
-substitution the prompts are HELM's.
+counts must be holistic's, and Arabic EXAMS's answers must be read with HELM's pattern. Both are
+equal in full: Arabic EXAMS's choices are lettered أ ب ج د as HELM's (``choice_labels``, its
+``reference_prefix_characters``).
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
-import re
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -36,7 +35,6 @@ pytestmark = pytest.mark.needs_data
 _FILE = json.loads((Path(__file__).parent / "arabic" / "helm_requests.json").read_text(encoding="utf-8"))
 GOLDEN = {**_FILE["arabic_exams"], **_FILE["exams_multilingual"]}
 """HELM's runs by run entry (the file holds them per scenario)."""
-ARABIC_LETTERS = {"A": "أ", "B": "ب", "C": "ج", "D": "د"}
 
 
 def _runs(tmp_path: Path) -> dict[str, RunSpec]:
@@ -71,11 +69,6 @@ def _requests(run: RunSpec, data_root: Path) -> tuple[dict[str, Any], dict[str, 
     return {s.instance.id: s.request for s in states}, splits
 
 
-def _helm_letters(prompt: str) -> str:
-    """holistic's prompt with its choice letters (``A. `` at a line start) as HELM's Arabic letters."""
-    return re.sub(r"(?m)^([ABCD])\. ", lambda m: f"{ARABIC_LETTERS[m.group(1)]}. ", prompt)
-
-
 @pytest.mark.parametrize("key", sorted(GOLDEN))
 def test_requests_are_helms(key: str, data_root: Path, tmp_path: Path) -> None:
     helm = GOLDEN[key]
@@ -83,17 +76,15 @@ def test_requests_are_helms(key: str, data_root: Path, tmp_path: Path) -> None:
     ours, splits = _requests(run, data_root)
     helm_splits = {("valid" if k == "valid" else k): v for k, v in helm["splits"].items()}
     assert splits == helm_splits
-    arabic_letters = key.startswith("arabic_exams")
     expected = dict(helm["requests"])
     assert sorted(ours) == sorted(expected)  # every test instance, the same ids ('@' rows skipped by both)
     for instance_id, sha in expected.items():
         prompt = ours[instance_id].prompt
         assert prompt is not None
-        text = _helm_letters(prompt) if arabic_letters else prompt
-        assert hashlib.sha256(text.encode("utf-8")).hexdigest() == sha, instance_id
+        assert hashlib.sha256(prompt.encode("utf-8")).hexdigest() == sha, instance_id
     for example in helm["examples"]:
-        prompt = ours[example["id"]].prompt
-        assert (_helm_letters(prompt) if arabic_letters else prompt) == example["prompt"]
+        assert ours[example["id"]].prompt == example["prompt"]
+    assert run.adapter.answer_pattern == helm.get("output_mapping_pattern")
     parameters = helm["parameters"]
     for request in ours.values():
         assert request.temperature == parameters["temperature"]
@@ -103,9 +94,9 @@ def test_requests_are_helms(key: str, data_root: Path, tmp_path: Path) -> None:
         assert request.top_k_logprobs == parameters["top_k_per_token"]
 
 
-def test_the_proof_records_name_what_differs() -> None:
+def test_both_are_proven_by_this_golden() -> None:
     arabic = records()["arabic_exams"].proof
     multi = records()["exams_multilingual"].proof
-    assert arabic is not None and not arabic.proven and "reference_prefix_characters" in arabic.note
+    assert arabic is not None and arabic.proven and arabic.golden == "arabic/helm_requests.json"
     assert multi is not None and multi.golden == "arabic/helm_requests.json"
     assert multi.test == "test_conformance_arabic.py"

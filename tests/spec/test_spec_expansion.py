@@ -224,7 +224,8 @@ def test_run_ids_hash_the_adapter_as_dataclasses_gives_it() -> None:
     the same fields and values (the same types too: 1 and 1.0 hash differently), so no run id
     changed. A field holding a mutable or nested value would need the deep copy again. The
     protocol's behaviours are not hashed: they follow from the protocol and the scenario. A
-    reasoning setting is hashed only when a run has one (no shipped run does), so no id changed."""
+    reasoning setting is hashed only when a run has one (no shipped run does), so no id changed;
+    so are ``choice_labels`` and ``answer_pattern`` (Arabic EXAMS's runs have them)."""
     from dataclasses import asdict
 
     from holistic.core.specs import ADAPTER_FIELDS
@@ -236,6 +237,8 @@ def test_run_ids_hash_the_adapter_as_dataclasses_gives_it() -> None:
         fast, slow = run.adapter.as_dict(), asdict(run.adapter)
         assert slow.pop("behaviour") == asdict(run.adapter.behaviour)
         assert slow.pop("reasoning") is None and "reasoning" not in fast
+        for name, unset in (("choice_labels", ()), ("answer_pattern", None)):
+            assert fast.pop(name, unset) == slow.pop(name)  # in as_dict only when set
         assert fast == slow and [type(v) for v in fast.values()] == [type(v) for v in slow.values()]
     for name in ADAPTER_FIELDS:
         value = getattr(runs[0].adapter, name)
