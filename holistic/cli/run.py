@@ -230,6 +230,12 @@ def _add_data_limits(limits: argparse._ArgumentGroup) -> None:
         ("--max-data-field-chars", positive_int, d.max_field_chars, "characters of one field of a data file"),
         ("--max-data-field-items", positive_int, d.max_field_items, "list elements of one field (a concat column)"),
         ("--max-pattern-seconds", positive_float, d.pattern_seconds, "seconds all split patterns of one file take"),
+        (
+            "--max-pattern-seconds-total",
+            positive_float,
+            d.total_pattern_seconds,
+            "seconds the split patterns of every data file of this command take in all",
+        ),
     ):
         metavar = "N" if kind is positive_int else "X"
         limits.add_argument(option, type=kind, default=default, metavar=metavar, help=f"{what} (default: {default:,})")
@@ -296,6 +302,7 @@ def _main(args: argparse.Namespace) -> int:
             args.max_data_field_chars,
             args.max_data_field_items,
             args.max_pattern_seconds,
+            args.max_pattern_seconds_total,
         ),
     )
     selected = _Selected(

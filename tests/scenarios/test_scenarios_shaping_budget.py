@@ -17,11 +17,11 @@ from tests.cli.helm_run_helpers import capped, one_error_line
 HEAD = "suite: shaping\nmodels: [simple/echo]\nruns:\n  - scenario: file\n    args:\n"
 
 
-def plan(tmp_path: Path, args: str) -> tuple[int, str, str]:
-    """``helm-run SPEC --plan`` of a ``file`` run with ``args`` (indented YAML), capped."""
+def plan(tmp_path: Path, args: str, *options: str) -> tuple[int, str, str]:
+    """``helm-run SPEC --plan [options]`` of a ``file`` run with ``args`` (indented YAML), capped."""
     spec = tmp_path / "spec.yaml"
     spec.write_text(HEAD + args, encoding="utf-8")
-    done = capped("holistic.cli.run", [str(spec), "--plan"], tmp_path)
+    done = capped("holistic.cli.run", [str(spec), "--plan", *options], tmp_path)
     return done.returncode, done.stdout, done.stderr
 
 
@@ -54,18 +54,24 @@ def test_a_gzip_bomb_as_a_joined_file_stops_at_the_ratio_naming_it(tmp_path: Pat
     one_error_line(err, str(bomb), "expands more than 100 times", "--max-data-decompression-ratio")
 
 
-def test_a_concat_bomb_stops_at_the_first_column_past_the_field_limit(tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    ("options", "column", "limit"), [((), "c15", "100,000"), (("--max-data-field-items", "1000"), "c8", "1,000")]
+)
+def test_a_concat_bomb_stops_at_the_first_column_past_the_field_limit(
+    tmp_path: Path, options: tuple[str, ...], column: str, limit: str
+) -> None:
     data = tmp_path / "data.jsonl"
     data.write_text('{"q": "hi", "a": "x", "l": ["a", "b"]}\n', encoding="utf-8")
     columns = "".join(
         f"        c{i}: {{concat: [{f'c{i - 1}' if i else 'l'}, {f'c{i - 1}' if i else 'l'}]}}\n" for i in range(40)
     )
     code, _, err = plan(
-        tmp_path, f"      path: {data}\n      columns:\n{columns}      fields: {{input: q, output: a}}\n"
+        tmp_path, f"      path: {data}\n      columns:\n{columns}      fields: {{input: q, output: a}}\n", *options
     )
     assert code == 2
-    # 2 elements doubled by each column: c15 (2 ** 17) is the first with more than 100,000
-    one_error_line(err, f"{data}:1", "column 'c15'", "100,000 list elements", "--max-data-field-items")
+    # 2 elements doubled by each column: c15 (2 ** 17) is the first with more than 100,000, c8 (2 ** 10) past 1,000
+    # (the option is the one in force: reading data never resets the limits helm-run set)
+    one_error_line(err, f"{data}:1", f"column '{column}'", f"{limit} list elements", "--max-data-field-items")
 
 
 def _row_length(pattern: regex.Pattern[str]) -> int:
@@ -91,6 +97,28 @@ def test_split_patterns_have_a_total_budget_per_file(tmp_path: Path) -> None:
     )  # under the CPU deadline of capped (20 s), where every row would take 300 x 0.08 s or more
     assert code == 2
     one_error_line(err, str(data), "column 'parts'", "10 s in all", "--max-pattern-seconds")
+
+
+def test_split_patterns_have_a_total_budget_per_spec(tmp_path: Path) -> None:
+    """Six files, each slow well within its own budget (100 s): together past the spec's total (3 s)."""
+    source = r"(?:x|xx)+y"
+    n = _row_length(regex.compile(source))
+    runs = ""
+    for f in range(6):
+        data = tmp_path / f"data{f}.csv"
+        data.write_text("q,a\n" + "".join(f"{'x' * n}! question {i},{i}\n" for i in range(5)), encoding="utf-8")
+        runs += (
+            f"  - scenario: file\n    args:\n      path: {data}\n      columns:\n"
+            f"        parts: {{split: q, pattern: '{source}'}}\n      fields: {{input: q, output: a}}\n"
+        )
+    spec = tmp_path / "spec.yaml"
+    spec.write_text("suite: shaping\nmodels: [simple/echo]\nruns:\n" + runs, encoding="utf-8")
+    options = ["--plan", "--max-pattern-seconds", "100", "--max-pattern-seconds-total", "3"]
+    done = capped("holistic.cli.run", [str(spec), *options], tmp_path)  # 5 rows x 0.08 s or more per file
+    assert done.returncode == 2
+    one_error_line(
+        done.stderr, "column 'parts'", "this run's data files took more than 3 s", "--max-pattern-seconds-total"
+    )
 
 
 def test_a_join_file_bigger_than_the_address_space_is_streamed(tmp_path: Path) -> None:

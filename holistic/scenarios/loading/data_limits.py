@@ -12,7 +12,13 @@ whole ``helm-run`` by :func:`configure_data_limits`, from its ``--max-data-*`` o
   characters and ``max_field_items`` list elements: a ``concat`` that doubles a list column by
   column stops at the first column past the limit;
 - the ``split`` patterns of one file may take ``pattern_seconds`` of matching in all, on top of
-  the 1 s per row each already has (a pattern slow on every row no longer multiplies by the rows).
+  the 1 s per row each already has (a pattern slow on every row no longer multiplies by the rows),
+  and the patterns of every file of one ``helm-run`` (the whole spec, ``--plan`` included) may
+  take ``total_pattern_seconds`` in all (many files each slow within its own budget no longer
+  multiply by the files).
+
+Memory is bounded per file: a spec's runs load their data one run at a time, so the largest
+file bounds what reading a whole spec holds.
 
 Past a limit, :class:`DataLimitError` (exit 2) names the file, the column and the limit with the
 option that raises it.
@@ -56,6 +62,9 @@ class DataLimits:
     """List elements of one field, e.g. a ``concat`` column (``--max-data-field-items``)."""
     pattern_seconds: float = 10.0
     """Seconds all the ``split`` patterns of one file may take (``--max-pattern-seconds``)."""
+    total_pattern_seconds: float = 60.0
+    """Seconds the ``split`` patterns of every file of one ``helm-run`` may take in all
+    (``--max-pattern-seconds-total``)."""
 
 
 _limits = DataLimits()
@@ -65,8 +74,10 @@ def configure_data_limits(limits: DataLimits) -> None:
     """Use ``limits`` for every data file read from now on (``helm-run`` calls it with its options)."""
     import csv
 
-    global _limits
+    global _limits, _spent_in_all
     _limits = limits
+    with _spent_lock:
+        _spent_in_all = 0.0
     csv.field_size_limit(limits.max_field_chars)
 
 
@@ -193,6 +204,8 @@ def is_null(value: Any) -> bool:
 # ---------------------------------------------------------------------------
 
 _spent: dict[tuple[str, int, int], float] = {}
+_spent_in_all = 0.0
+"""Pattern seconds spent over every file since the limits were last set (one ``helm-run``)."""
 _spent_lock = threading.Lock()
 
 
@@ -209,14 +222,28 @@ class PatternClock:
         self.file = str(path)
 
     def left(self) -> float:
+        """Seconds left: the file's own budget or the run's total, whichever is less."""
         with _spent_lock:
-            return _limits.pattern_seconds - _spent.get(self._key, 0.0)
+            return min(
+                _limits.pattern_seconds - _spent.get(self._key, 0.0), _limits.total_pattern_seconds - _spent_in_all
+            )
 
     def add(self, seconds: float) -> None:
+        global _spent_in_all
         with _spent_lock:
             _spent[self._key] = _spent.get(self._key, 0.0) + seconds
+            _spent_in_all += seconds
 
     def exhausted(self, column: str) -> DataLimitError:
+        with _spent_lock:
+            overall = _limits.total_pattern_seconds - _spent_in_all < _limits.pattern_seconds - _spent.get(
+                self._key, 0.0
+            )
+        if overall:
+            return DataLimitError(
+                f"{self.file}: column {column!r}: the split patterns of this run's data files took more than "
+                f"{_limits.total_pattern_seconds:g} s in all (limit: --max-pattern-seconds-total); simplify the patterns"
+            )
         return DataLimitError(
             f"{self.file}: column {column!r}: the split patterns of this file took more than "
             f"{_limits.pattern_seconds:g} s in all (limit: --max-pattern-seconds); simplify the pattern"

@@ -17,10 +17,11 @@ from typing import IO, Any
 
 from holistic.core.errors import DataSourceError
 from holistic.core.jsonl import numbered_json_objects
-from holistic.scenarios.loading.data_limits import DataLimits, configure_data_limits, open_binary
+from holistic.scenarios.loading.data_limits import data_limits, open_binary
 
 # Some benchmark CSVs hold whole articles in one field: up to the field limit (200 M characters by default).
-configure_data_limits(DataLimits())
+# The limits in force are kept (a helm-run sets its options before this module is first imported).
+csv.field_size_limit(data_limits().max_field_chars)
 
 
 def open_text(path: Path, encoding: str = "utf-8-sig", *, whole: bool = False) -> IO[str]:
