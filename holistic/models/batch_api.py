@@ -38,7 +38,7 @@ ANTHROPIC_STATES = frozenset({"in_progress", "canceling", "ended"})
 INTENT_KEY = "holistic_intent"
 CLOCK_SKEW_S = 300.0
 """How much earlier than the intent a provider's clock may date the batch it created for it."""
-MAX_LISTED = 2_000
+MAX_LISTED = 1_000
 """At most this many of the provider's batches are looked through for one intent."""
 
 
@@ -58,11 +58,15 @@ def _created_s(value: object) -> float | None:
 
 
 def _recent(listing: Any, since: float) -> Iterator[Any]:
-    """The listed batches (newest first) created since ``since`` less the clock skew, at most ``MAX_LISTED``."""
-    for n, batch in enumerate(listing):
+    """The listed batches (newest first) created since ``since`` less the clock skew: at most
+    ``MAX_LISTED``, and none after an id seen already (a server that pages in circles)."""
+    seen: set[str] = set()
+    for batch in listing:
         created = _created_s(getattr(batch, "created_at", None))
-        if n >= MAX_LISTED or (created is not None and created < since - CLOCK_SKEW_S):
+        ident = str(getattr(batch, "id", ""))
+        if len(seen) >= MAX_LISTED or ident in seen or (created is not None and created < since - CLOCK_SKEW_S):
             return
+        seen.add(ident)
         yield batch
 
 

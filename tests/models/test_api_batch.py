@@ -351,5 +351,17 @@ def test_an_anthropic_batch_that_cannot_be_told_apart_is_not_taken(server: Batch
     assert vendor.find("holistic-x", time.time() + 3600, 1, set()) is None  # created before the intent
 
 
+@pytest.mark.parametrize("provider", ["openai", "anthropic"])
+def test_a_listing_that_pages_in_circles_is_read_once(server: BatchServer, tmp_path: Path, provider: str) -> None:
+    server.mode = "circular_list"
+    d = deployment(server, provider)
+    vendor = batch_client(d, tmp_path)[0].vendor
+    body = json.dumps({"requests": [{"custom_id": "x", "params": {"model": "m", "max_tokens": 1, "messages": []}}]})
+    server._new_batch(provider, "/v1/messages", body.encode(), {"holistic_intent": "other"})
+    assert vendor.find("holistic-x", time.time(), 5, set()) is None
+    listings = [p for p in server.seen.paths if p.startswith("GET") and p.split("?")[0].endswith("batches")]
+    assert 1 <= len(listings) <= 2  # the second page repeats the first: the lookup stops
+
+
 def _lines(journal: BatchJournal) -> list[str]:
     return [str(c) for (c,) in journal._run("SELECT custom_id FROM lines")]

@@ -12,7 +12,8 @@ ends), ``expire_first`` (the first batch expires without answering), ``garbage``
 not JSON), ``dupes`` (every answer twice, and an unknown custom_id), ``huge`` (a results file of
 ``huge_bytes`` padding after the answers), ``bad_status`` (a status the API does not define),
 ``nan`` (log-probabilities that are not numbers), ``cut`` (results downloads that break off),
-``lose_create`` (the first batch is created but the connection closes before its reply).
+``lose_create`` (the first batch is created but the connection closes before its reply),
+``circular_list`` (a batch listing that always says it has more, and serves the same page).
 Both vendors' batch listings (``GET /v1/batches``, ``GET /v1/messages/batches``, newest first)
 are served, OpenAI's batches with the ``metadata`` they were created with.
 
@@ -262,7 +263,7 @@ class BatchServer(LoopbackServer):
             listed = [b for b in reversed(self._batches.values()) if b.vendor == vendor]
         data = [show(b) for b in listed]
         ids = [b["id"] for b in data]
-        page = {"object": "list", "data": data, "has_more": False}
+        page = {"object": "list", "data": data, "has_more": self.mode == "circular_list"}
         return {**page, "first_id": ids[0] if ids else None, "last_id": ids[-1] if ids else None}
 
     def _handler(self) -> type[BaseHTTPRequestHandler]:
