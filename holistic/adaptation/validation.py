@@ -19,6 +19,8 @@ from holistic.core.specs import (
     JOINT,
     LANGUAGE_MODELING,
     LENGTH_NORMALIZATIONS,
+    MAX_ANSWER_PATTERN_CHARS,
+    MAX_CHOICE_LABEL_CHARS,
     PROMPT_FORMATS,
     PROTOCOLS,
     SELECTIONS,
@@ -88,10 +90,6 @@ def validate_adapter_spec(spec: AdapterSpec) -> None:
             f"reference_prefix {spec.reference_prefix!r} must contain the letter 'A' (counted up per choice)",
             path="adaptation.reference_prefix",
         )
-
-
-MAX_CHOICE_LABEL_CHARS = 16
-MAX_ANSWER_PATTERN_CHARS = 1_000
 
 
 def _check_choice_labels(spec: AdapterSpec) -> None:

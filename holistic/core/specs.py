@@ -308,6 +308,11 @@ class AdapterSpec:
         return out
 
 
+MAX_CHOICE_LABEL_CHARS = 16
+"""Characters of one of ``AdapterSpec.choice_labels``."""
+MAX_ANSWER_PATTERN_CHARS = 1_000
+"""Characters of ``AdapterSpec.answer_pattern``."""
+
 _ONLY_WHEN_SET = frozenset({"reasoning", "choice_labels", "answer_pattern"})
 """Options :meth:`AdapterSpec.as_dict` gives only when set (added after run ids were first hashed)."""
 

@@ -146,18 +146,29 @@ def pattern_repr(pattern: str | None) -> str:
     return "" if pattern is None else f", answer_pattern={pattern!r}"
 
 
+_SLOW_PATTERNS: set[str] = set()
+"""Answer patterns that ran past the time limit once in this process: not searched again."""
+
+
 def read_answer(text: str, pattern: str | None) -> str:
     """The answer of a joint completion as HELM reads it: the stripped text or, with an
     ``answer_pattern``, the first group (else the whole) of its first match in it (``""``: no
-    match, or the search ran past :data:`~holistic.core.verdict_limits.PATTERN_TIMEOUT_S`)."""
+    match, or the search ran past :data:`~holistic.core.verdict_limits.PATTERN_TIMEOUT_S`). A
+    pattern that ran past the limit once is not searched again in this process (its answers pick
+    no choice), so a pattern slow on every answer costs one limit, not one per answer."""
     answer = text.strip()
     if not pattern:
         return answer
+    if pattern in _SLOW_PATTERNS:
+        return ""
     import regex
 
     try:
         match = regex.search(pattern, answer, timeout=PATTERN_TIMEOUT_S)
     except TimeoutError:
+        _SLOW_PATTERNS.add(pattern)
+        return ""
+    except regex.error:  # a pattern from a results folder that does not compile
         return ""
     if match is None:
         return ""

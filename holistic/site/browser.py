@@ -29,6 +29,8 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
+from holistic.core.specs import MAX_ANSWER_PATTERN_CHARS
+from holistic.metrics.choices import read_answer
 from holistic.results import RunReader, references_from_rows
 from holistic.results.atomic import writing
 from holistic.results.schemas import INSTANCES_TABLE, PER_INSTANCE_STATS_TABLE, REQUESTS_TABLE
@@ -238,10 +240,11 @@ def build_browser(
     _add_requests(variants, _read(run, REQUESTS_TABLE, REQUEST_COLUMNS, max_field_chars))
     _add_metrics(variants, _read(run, PER_INSTANCE_STATS_TABLE, STAT_COLUMNS, max_field_chars))
     normalization = HEADLINE_NORMALIZATION.get(main_metric or "", "none")
+    pattern = _answer_pattern(run)
     for vs in variants.values():
         for v in vs.values():
             for t in v["trials"].values():
-                t["prediction"] = prediction(t["requests"], t.get("details"), normalization)
+                t["prediction"] = prediction(t["requests"], t.get("details"), normalization, pattern)
 
     perturbations = sorted({p for vs in variants.values() for p in vs if p is not None})
     splits = sorted({v["split"] for vs in variants.values() for v in vs.values() if v["split"]})
@@ -414,13 +417,23 @@ HEADLINE_NORMALIZATION = {
 (``exact_match`` is the raw sum, ``none``)."""
 
 
+def _answer_pattern(run: RunReader) -> str | None:
+    """The run's ``answer_pattern`` (joint multiple choice), when its run spec holds a plausible one."""
+    adapter = run.spec.get("adapter")
+    pattern = adapter.get("answer_pattern") if isinstance(adapter, dict) else None
+    return pattern if isinstance(pattern, str) and 0 < len(pattern) <= MAX_ANSWER_PATTERN_CHARS else None
+
+
 def prediction(
-    requests: list[dict[str, Any]], details: dict[str, Any] | None = None, normalization: str = "none"
+    requests: list[dict[str, Any]],
+    details: dict[str, Any] | None = None,
+    normalization: str = "none",
+    pattern: str | None = None,
 ) -> dict[str, Any] | None:
     """What a trial answered: the first generated completion (with the choice it names
-    in joint multiple choice), or, when choices are scored apart, the choice picked under
-    the run's headline normalisation (from the stored ``details``; without them the
-    highest summed log-probability)."""
+    in joint multiple choice, read through the run's ``answer_pattern`` as the metrics read it),
+    or, when choices are scored apart, the choice picked under the run's headline normalisation
+    (from the stored ``details``; without them the highest summed log-probability)."""
     for r in sorted(requests, key=lambda r: r["index"] if r["index"] is not None else 0):
         if r["kind"] != "generate":
             continue
@@ -429,7 +442,7 @@ def prediction(
         text = r["completions"][0] if r["completions"] else ""
         parsed = (r["post_processed"] or [None])[0]
         mapping = r["output_mapping"] or {}
-        answer = mapping.get((parsed or text).strip()) if mapping else None
+        answer = mapping.get(read_answer(parsed or text, pattern)) if mapping else None
         return {
             "text": text,
             "parsed": parsed if parsed not in (None, text, text.strip()) else None,

@@ -16,6 +16,7 @@ from holistic.metrics.accuracy import MultipleChoiceAccuracy
 from holistic.metrics.calibration import CalibrationMetric
 from holistic.metrics.choices import read_answer, resolve
 from holistic.metrics.states import group_units
+from holistic.site.browser import prediction
 from holistic.spec import compile_spec
 from holistic.spec.protocol import HOLISTIC_BEHAVIOUR
 from tests.adaptation.adaptation_fixtures import EVAL, PLAIN_MODEL, TRAIN
@@ -73,6 +74,23 @@ def test_a_pattern_that_backtracks_for_ever_stops_and_picks_nothing() -> None:
     start = time.monotonic()
     assert read_answer("a" * 40 + "!", r"(a|aa)+$") == ""
     assert time.monotonic() - start < 30  # the search is cut at one second
+    again = time.monotonic()
+    for _ in range(100):  # ... and that pattern is not searched again: 100 answers cost nothing more
+        assert read_answer("a" * 40 + "!", r"(a|aa)+$") == ""
+    assert time.monotonic() - again < 5
+
+
+def test_the_instance_browser_names_the_choice_the_pattern_reads() -> None:
+    row = {
+        "index": 0,
+        "kind": "generate",
+        "error": None,
+        "completions": ["(ب) أخضر"],
+        "post_processed": None,
+        "output_mapping": {"أ": "red", "ب": "green"},
+    }
+    assert prediction([row], None, "none", PATTERN) == {"text": "(ب) أخضر", "parsed": None, "choice_text": "green"}
+    assert prediction([row])["choice_text"] is None  # type: ignore[index]  # without it: not a bare label
 
 
 def test_every_choice_metric_reads_through_the_pattern() -> None:
