@@ -197,8 +197,11 @@ def annotate_with(
     batch_size: int = 32,
     concurrency: int = 1,
     redactor: Redactor | None = None,
+    settle: bool = True,
 ) -> tuple[list[Annotation | None], JudgeStats]:
-    """One judge's annotation of every state (``None`` for states it does not judge)."""
+    """One judge's annotation of every state (``None`` for states it does not judge); ``settle``:
+    apply the none-readable rule here (``False`` when these states are one part of a run's, which
+    :func:`settle_unreadable` settles once every part is judged)."""
     out, prompts, cut, skipped = _judge_prompts(judge, states)
 
     pending = sorted(prompts)
@@ -254,7 +257,7 @@ def annotate_with(
                 fields = {**fields, "candidate_cut_from": cut[i]}
             out[i] = replace(base, status="ok", verdict=text, fields=fields, score=score)
         pending = retry
-    unreadable = _none_readable(judge, out, prompts)
+    unreadable = _none_readable(judge, out, prompts) if settle else False
     statuses = [a.status for a in out if a is not None]
     return out, JudgeStats(
         requests=len(statuses),
@@ -291,8 +294,10 @@ def annotate(
     batch_size: int | None = None,
     concurrency: int = 1,
     redactor: Redactor | None = None,
+    settle: bool = True,
 ) -> tuple[list[RequestState], JudgeStats]:
-    """``states`` with every judge's annotation attached, and the stage's counts.
+    """``states`` with every judge's annotation attached, and the stage's counts (``settle``: as
+    :func:`annotate_with`'s).
 
     ``client_of`` gives the client of a deployment name (clients are shared with the
     rest of the execution, so a judge that is also an evaluated model loads once)."""
@@ -309,6 +314,7 @@ def annotate(
             batch_size=batch_size or client.request_batch_size,
             concurrency=concurrency,
             redactor=redactor,
+            settle=settle,
         )
         total = total + stats
         for i, annotation in enumerate(found):
@@ -316,3 +322,36 @@ def annotate(
                 per_state[i].append(annotation)
     out = [replace(s, annotations=tuple(a)) if a else s for s, a in zip(states, per_state, strict=True)]
     return out, total
+
+
+def settle_unreadable(
+    states: Sequence[RequestState], judges: Sequence[JudgeSpec], stats: JudgeStats
+) -> tuple[list[RequestState], JudgeStats]:
+    """The none-readable rule over a whole run judged in parts (``settle=False``): a judge asked
+    for verdicts not one of which could be read has its unparseable verdicts failed, and the
+    counts of failed and unparseable verdicts are those of the states' annotations."""
+    out = list(states)
+    unreadable: list[str] = []
+    for judge in judges:
+        asked = {
+            i: a
+            for i, state in enumerate(out)
+            for a in state.annotations
+            if a.judge == judge.label and a.prompt and a.status != "skipped"
+        }
+        found: list[Annotation | None] = [asked.get(i) for i in range(len(out))]
+        if not _none_readable(judge, found, {i: a.prompt for i, a in asked.items()}):
+            continue
+        unreadable.append(judge.label)
+        for i in asked:
+            settled = found[i]
+            assert settled is not None
+            annotations = tuple(settled if a.judge == judge.label else a for a in out[i].annotations)
+            out[i] = replace(out[i], annotations=annotations)
+    statuses = [a.status for s in out for a in s.annotations]
+    return out, replace(
+        stats,
+        failed=statuses.count("failed"),
+        unparseable=statuses.count("unparseable"),
+        unreadable=tuple(unreadable),
+    )

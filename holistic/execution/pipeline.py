@@ -45,11 +45,12 @@ from holistic.execution import shards
 from holistic.execution.annotation import JudgeStats, annotate
 from holistic.execution.context import ExecutionContext
 from holistic.execution.costs import run_cost
+from holistic.execution.judging import JudgeAlongside, can_overlap
 from holistic.execution.options import RunOptions
 from holistic.execution.progress import Progress
 from holistic.execution.reports import COMPLETE, PARTIAL, Headline, RunReport
 from holistic.execution.sampling import run_sample, split_instances
-from holistic.execution.serving import ServeStats, serve
+from holistic.execution.serving import ServeStats, effective_concurrency, serve
 from holistic.metrics.base import BaseMetric
 from holistic.results.layout import ARTIFACTS_FILE, RUN_SPEC_FILE
 from holistic.results.schemas import (
@@ -342,20 +343,50 @@ def _check_in_context_examples(
     progress.message(f"WARNING: {warnings[-1]}")
 
 
+ALONGSIDE_SPLIT = 4
+"""With judges alongside, an API candidate's batches are this many times smaller (and as many more
+are in flight), so its answers reach the judges sooner; a ``--batch-size`` given is kept."""
+
+
+def _serving_shape(client: Client, options: RunOptions, alongside: bool) -> tuple[int, int]:
+    """The batch size and concurrency the candidate requests are served with."""
+    if not alongside or options.batch_size:
+        return options.batch_size or client.request_batch_size, options.concurrency
+    threads = effective_concurrency(client, options.concurrency)
+    return max(1, client.request_batch_size // ALONGSIDE_SPLIT), threads * ALONGSIDE_SPLIT
+
+
+def _judges_alongside(
+    run: RunSpec, states: Sequence[RequestState], client: Client, ctx: ExecutionContext, progress: Progress
+) -> JudgeAlongside | None:
+    """The run's judges on a worker thread beside its candidate requests, where they can overlap
+    (:mod:`holistic.execution.judging`); ``None``: they judge after the last answer."""
+    if not run.judges:
+        return None
+    judges = [ctx.client(ctx.deployment(j.model)) for j in run.judges]
+    if not can_overlap(client, judges):
+        return None
+    progress.message(f"judging with {', '.join(j.label for j in run.judges)} as the answers arrive")
+    return JudgeAlongside(states, run.judges, run.adapter, **_judging(ctx))
+
+
+def _judging(ctx: ExecutionContext) -> dict[str, Any]:
+    """How the judges are asked: their clients, the cache, batch size, concurrency, redaction."""
+    return {
+        "client_of": lambda name: ctx.client(ctx.deployment(name)),
+        "cache": ctx.cache,
+        "batch_size": ctx.options.batch_size,
+        "concurrency": ctx.options.concurrency,
+        "redactor": ctx.redactor,
+    }
+
+
 def _judge(
     run: RunSpec, states: list[RequestState], ctx: ExecutionContext, progress: Progress
 ) -> tuple[list[RequestState], JudgeStats]:
     """The annotation stage: every judge of ``run`` grades the post-processed generations."""
     progress.message(f"judging with {', '.join(j.label for j in run.judges)}")
-    return annotate(
-        states,
-        run.judges,
-        lambda name: ctx.client(ctx.deployment(name)),
-        ctx.cache,
-        batch_size=ctx.options.batch_size,
-        concurrency=ctx.options.concurrency,
-        redactor=ctx.redactor,
-    )
+    return annotate(states, run.judges, **_judging(ctx))
 
 
 def _write_tables(
@@ -468,15 +499,23 @@ def execute_run(
 
     progress.set_total(len(evaluation), len(states))
     started = time.perf_counter()
-    states, keys, served = serve(
-        states,
-        client,
-        ctx.cache,
-        batch_size=ctx.options.batch_size or client.request_batch_size,
-        concurrency=ctx.options.concurrency,
-        progress=_InstanceProgress(states, progress),
-        redactor=ctx.redactor,
-    )
+    alongside = _judges_alongside(run, states, client, ctx, progress)
+    batch_size, concurrency = _serving_shape(client, ctx.options, alongside is not None)
+    try:
+        states, keys, served = serve(
+            states,
+            client,
+            ctx.cache,
+            batch_size=batch_size,
+            concurrency=concurrency,
+            progress=_InstanceProgress(states, progress),
+            redactor=ctx.redactor,
+            answered=alongside.answered if alongside is not None else None,
+        )
+    except BaseException:
+        if alongside is not None:
+            alongside.abandon()
+        raise
     _record_rate(ctx, run, states, time.perf_counter() - started)
     cost = run_cost(states, keys)
     states = postprocess(states, run.adapter)
@@ -485,7 +524,10 @@ def execute_run(
     if run.judges:
         from holistic.metrics.judged import JudgedMetric
 
-        states, judged = _judge(run, states, ctx, progress)
+        if alongside is not None:
+            states, judged = alongside.finish(states)
+        else:
+            states, judged = _judge(run, states, ctx, progress)
         metrics.append(JudgedMetric(run.judges))
     metric_ctx = MetricContext(run_id=run.run_id, deployment=deployment, scenario_info=info, seed=_seed(run, "metrics"))
     scored = _score(run, states, metrics, metric_ctx, evaluation)

@@ -132,10 +132,13 @@ def serve(
     concurrency: int = 1,
     progress: ProgressCallback | None = None,
     redactor: Redactor | None = None,
+    answered: Callable[[list[tuple[int, RequestResult]]], None] | None = None,
 ) -> tuple[list[RequestState], list[str], ServeStats]:
     """Fill every state's ``result``; returns the states (same order), their cache keys and counts.
 
-    ``redactor`` scrubs known secret values from every answer before it is cached or returned."""
+    ``redactor`` scrubs known secret values from every answer before it is cached or returned;
+    ``answered`` is told each state's result (by index) as soon as it exists (from the cache at
+    the start, then batch by batch), so later stages can start before the last answer."""
     identity = client.identity()
     usage_before = _usage(client)
     keys = [cache_key(identity, s.request) for s in states]
@@ -145,9 +148,11 @@ def serve(
     results: dict[str, RequestResult] = {}
 
     def report(done_keys: Sequence[str], hits: int) -> None:
+        indices = [i for k in done_keys for i in by_key[k]]
+        if answered is not None:
+            answered([(i, results[keys[i]]) for i in indices])
         if progress is None:
             return
-        indices = [i for k in done_keys for i in by_key[k]]
         failures = sum(len(by_key[k]) for k in done_keys if not results[k].success)
         progress(indices, hits, failures)
 

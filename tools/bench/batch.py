@@ -19,7 +19,6 @@ Targets: under 60 s of client time and under 600 MB peak for 20,000 requests.
 from __future__ import annotations
 
 import argparse
-import json
 import multiprocessing
 import os
 import resource
@@ -29,7 +28,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from tools.bench.docs import add_docs_option, figures, write_results
+from tools.bench.docs import add_docs_option, finish
 
 TARGET_S = 60.0
 TARGET_MB = 600.0
@@ -109,10 +108,7 @@ def main(argv: list[str] | None = None) -> int:
     add_docs_option(parser)
     args = parser.parse_args(argv)
     report = run(args.requests)
-    print(json.dumps(report, indent=2))
-    if args.write_docs:
-        write_results("batch", figures(report))
-    return 0 if report["met"] else 1
+    return finish("batch", report, args.write_docs)
 
 
 if __name__ == "__main__":

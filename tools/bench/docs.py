@@ -120,3 +120,14 @@ def _invocation() -> list[str]:
     main = sys.modules.get("__main__")
     module = getattr(getattr(main, "__spec__", None), "name", None) or Path(sys.argv[0]).stem
     return [module, *sys.argv[1:]]
+
+
+def finish(name: str, report: Mapping[str, object], write_docs: bool) -> int:
+    """Print a benchmark's ``report`` (JSON), write its figures into its docs page when asked,
+    and return its exit status: 0 when the report says its targets were ``met``, else 1."""
+    import json
+
+    print(json.dumps(report, indent=2))
+    if write_docs:
+        write_results(name, figures(report))
+    return 0 if report.get("met") else 1
