@@ -343,6 +343,31 @@ def _check_in_context_examples(
     progress.message(f"WARNING: {warnings[-1]}")
 
 
+def _serve_run(
+    run: RunSpec, states: list[RequestState], client: Client, ctx: ExecutionContext, progress: Progress
+) -> tuple[list[RequestState], list[str], ServeStats, JudgeAlongside | None]:
+    """Serve the run's requests (its judges alongside where they can overlap): the served states,
+    their cache keys, the counts, and the judges still finishing (``None``: they judge afterwards)."""
+    alongside = _judges_alongside(run, states, client, ctx, progress)
+    batch_size, concurrency = _serving_shape(client, ctx.options, alongside is not None)
+    try:
+        states, keys, served = serve(
+            states,
+            client,
+            ctx.cache,
+            batch_size=batch_size,
+            concurrency=concurrency,
+            progress=_InstanceProgress(states, progress),
+            redactor=ctx.redactor,
+            answered=alongside.answered if alongside is not None else None,
+        )
+    except BaseException:
+        if alongside is not None:
+            alongside.abandon()
+        raise
+    return states, keys, served, alongside
+
+
 ALONGSIDE_SPLIT = 4
 """With judges alongside, an API candidate's batches are this many times smaller (and as many more
 are in flight), so its answers reach the judges sooner; a ``--batch-size`` given is kept."""
@@ -499,23 +524,7 @@ def execute_run(
 
     progress.set_total(len(evaluation), len(states))
     started = time.perf_counter()
-    alongside = _judges_alongside(run, states, client, ctx, progress)
-    batch_size, concurrency = _serving_shape(client, ctx.options, alongside is not None)
-    try:
-        states, keys, served = serve(
-            states,
-            client,
-            ctx.cache,
-            batch_size=batch_size,
-            concurrency=concurrency,
-            progress=_InstanceProgress(states, progress),
-            redactor=ctx.redactor,
-            answered=alongside.answered if alongside is not None else None,
-        )
-    except BaseException:
-        if alongside is not None:
-            alongside.abandon()
-        raise
+    states, keys, served, alongside = _serve_run(run, states, client, ctx, progress)
     _record_rate(ctx, run, states, time.perf_counter() - started)
     cost = run_cost(states, keys)
     states = postprocess(states, run.adapter)
@@ -524,10 +533,7 @@ def execute_run(
     if run.judges:
         from holistic.metrics.judged import JudgedMetric
 
-        if alongside is not None:
-            states, judged = alongside.finish(states)
-        else:
-            states, judged = _judge(run, states, ctx, progress)
+        states, judged = alongside.finish(states) if alongside is not None else _judge(run, states, ctx, progress)
         metrics.append(JudgedMetric(run.judges))
     metric_ctx = MetricContext(run_id=run.run_id, deployment=deployment, scenario_info=info, seed=_seed(run, "metrics"))
     scored = _score(run, states, metrics, metric_ctx, evaluation)
