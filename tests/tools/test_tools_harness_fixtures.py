@@ -15,13 +15,13 @@ def test_paths_are_rewritten_and_a_path_left_stops_the_tool(tmp_path: Path) -> N
     src = tmp_path / "src"
     (src / str(model).replace("/", "__")).mkdir(parents=True)
     results = src / str(model).replace("/", "__") / "results_1.json"
-    results.write_text(f'{{"model_args": "pretrained={model}", "data": "{tmp_path}/work/a.jsonl"}}')
+    results.write_text(f'{{"model_args": "pretrained={model}", "data": "{tmp_path}/peer-run/a.jsonl"}}')
     with zipfile.ZipFile(src / "log.eval", "w", zipfile.ZIP_DEFLATED) as z:
-        z.writestr("header.json", f'{{"task_file": "{tmp_path}/work/tasks.py"}}')
+        z.writestr("header.json", f'{{"task_file": "{tmp_path}/peer-run/tasks.py"}}')
     replacements = [
         (str(model), "models/m"),
         (str(model).replace("/", "__"), "models__m"),
-        (f"{tmp_path}/work", "data"),
+        (f"{tmp_path}/peer-run", "data"),
     ]
     out = tmp_path / "out"
     copy_neutral(src, out, replacements)
