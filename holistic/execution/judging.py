@@ -82,8 +82,6 @@ class JudgeAlongside:
         self._stats = JudgeStats()
         self._error: BaseException | None = None
         self._lock = threading.Lock()
-        self.groups = 0
-        """How many groups the judges were sent (more than one: they overlapped the candidates)."""
         self._thread = threading.Thread(target=self._work, name="judges-alongside", daemon=True)
         self._thread.start()
 
@@ -134,7 +132,6 @@ class JudgeAlongside:
         answered = [self._states[i].with_result(r) for i, r in done]
         annotated, stats = self._annotate(postprocess(answered, self._adapter))
         with self._lock:
-            self.groups += 1
             self._stats = self._stats + stats
             for i, state in zip(indices, annotated, strict=True):
                 self._annotations[i] = state.annotations

@@ -199,8 +199,7 @@ def _resolve_joint(unit: Unit, pattern: str | None = None) -> ChoiceOutcome:
     mapping = state.output_mapping or {}
     if not succeeded(state) or not mapping:
         return ChoiceOutcome(None, False, None)
-    text = outputs(state)[0]
-    letter = parse_letter(read_answer(text, pattern) if pattern else text, mapping)
+    letter = parse_letter(read_answer(outputs(state)[0], pattern), mapping)
     if letter is None:
         return ChoiceOutcome(None, False, None)
     index = _reference_index(unit, mapping[letter])

@@ -57,6 +57,12 @@ def _created_s(value: object) -> float | None:
     return None
 
 
+def _anthropic_counts(batch: Any) -> dict[str, int]:
+    """A Message Batch's ``request_counts`` by name (anything but a count is 0)."""
+    counts = getattr(batch, "request_counts", None)
+    return {n: _count(getattr(counts, n, 0)) for n in ("processing", "succeeded", "errored", "canceled", "expired")}
+
+
 def _recent(listing: Any, since: float) -> Iterator[Any]:
     """The listed batches (newest first) created since ``since`` less the clock skew: at most
     ``MAX_LISTED``, and none after an id seen already (a server that pages in circles)."""
@@ -243,9 +249,7 @@ class AnthropicBatches:
         journal (Message Batches take no metadata to name the intent), or ``None``."""
         found: list[str] = []
         for batch in _recent(self._sdk.messages.batches.list(limit=100), since):
-            counts = getattr(batch, "request_counts", None)
-            names = ("processing", "succeeded", "errored", "canceled", "expired")
-            total = sum(_count(getattr(counts, n, 0)) for n in names)
+            total = sum(_anthropic_counts(batch).values())
             created = _created_s(getattr(batch, "created_at", None))
             if total == lines and created is not None and str(batch.id) not in known:
                 found.append(str(batch.id))
@@ -256,9 +260,7 @@ class AnthropicBatches:
         state = str(getattr(batch, "processing_status", ""))
         if state not in ANTHROPIC_STATES:
             raise BadBatchAnswer(f"batch {batch_id}: the server reports the status {state[:80]!r}")
-        counts = getattr(batch, "request_counts", None)
-        names = ("processing", "succeeded", "errored", "canceled", "expired")
-        values = {n: _count(getattr(counts, n, 0)) for n in names}
+        values = _anthropic_counts(batch)
         failed = values["errored"] + values["canceled"] + values["expired"]
         return BatchStatus(state, state == "ended", sum(values.values()), values["succeeded"] + failed, failed)
 

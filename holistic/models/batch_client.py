@@ -52,7 +52,7 @@ from holistic.core.types import Request, RequestResult
 from holistic.models.api_client import ApiClient, Attempts, RequestFailed
 from holistic.models.base_client import BaseClient
 from holistic.models.batch_api import BadBatchAnswer, BatchStatus, Line, call_body, read_lines, vendor_for
-from holistic.models.batch_journal import SUBMITTING, BatchJournal, JournalBatch
+from holistic.models.batch_journal import SUBMITTING, BatchJournal
 from holistic.models.batch_spec import BATCH_IO_TIMEOUT_S, BatchSettings
 from holistic.models.cache import ResultCache, cache_key, scrub_identity
 from holistic.models.pricing import BUDGET_ERROR_KIND, current_spending
@@ -327,7 +327,7 @@ class BatchClient(BaseClient):
         def once() -> str:
             nonlocal tried
             tried += 1  # a try after the first may follow one accepted with its reply lost
-            found = self.vendor.find(intent, since, len(chunk.lines), self.journal.known_ids()) if tried > 1 else None
+            found = self._find(intent, since, len(chunk.lines)) if tried > 1 else ""
             return found or submit()
 
         self.journal.intend(intent, self.scope, chunk.endpoint, chunk.lines)
@@ -347,9 +347,9 @@ class BatchClient(BaseClient):
         self.notify(f"{self.deployment.name}: submitted batch {batch_id} ({len(chunk.lines):,} requests)")
         return batch_id
 
-    def _find(self, batch: JournalBatch) -> str:
-        """The provider's id of the intent's batch (``""``: it holds none)."""
-        return self.vendor.find(batch.batch_id, batch.submitted, batch.lines, self.journal.known_ids()) or ""
+    def _find(self, intent: str, since: float, lines: int) -> str:
+        """The provider's id of the batch sent under ``intent`` (``""``: it holds none)."""
+        return self.vendor.find(intent, since, lines, self.journal.known_ids()) or ""
 
     def _resolve_intents(self) -> dict[str, str]:
         """Look up at the provider each batch left as an intent: take the one it holds, free the
@@ -360,7 +360,7 @@ class BatchClient(BaseClient):
             if batch.state != SUBMITTING:
                 continue
             try:
-                look = functools.partial(self._find, batch)
+                look = functools.partial(self._find, batch.batch_id, batch.submitted, batch.lines)
                 found = Attempts(self.inner, f"batch-find:{batch.batch_id}").send(look, "batch lookup")
             except RequestFailed as exc:
                 why = f"whether batch {batch.batch_id} was submitted cannot be asked now ({exc.failure.message[:300]})"

@@ -113,28 +113,34 @@ class BatchJournal:
         """Record a batch about to be sent (state ``submitting``, under its intent id)."""
         self.record(intent_id, scope, endpoint, lines, state=SUBMITTING)
 
-    def adopt(self, intent_id: str, batch_id: str) -> None:
-        """The provider holds the intent's batch as ``batch_id``: the batch and its lines move to that id."""
+    def _together(self, failure: str, *statements: tuple[str, Sequence[object]]) -> None:
+        """Run ``statements`` in one transaction; ``failure`` begins the error when they cannot."""
         try:
             conn = self._conn()
             with conn:
-                conn.execute(
-                    "UPDATE batches SET batch_id = ?, state = 'submitted' WHERE batch_id = ? AND state = ?",
-                    (batch_id, intent_id, SUBMITTING),
-                )
-                conn.execute("UPDATE lines SET batch_id = ? WHERE batch_id = ?", (batch_id, intent_id))
+                for sql, params in statements:
+                    conn.execute(sql, params)
         except sqlite3.DatabaseError as exc:
-            raise StoreError(f"cannot record batch {batch_id} in {self.path}: {exc}") from None
+            raise StoreError(f"{failure}: {exc}") from None
+
+    def adopt(self, intent_id: str, batch_id: str) -> None:
+        """The provider holds the intent's batch as ``batch_id``: the batch and its lines move to that id."""
+        self._together(
+            f"cannot record batch {batch_id} in {self.path}",
+            (
+                "UPDATE batches SET batch_id = ?, state = 'submitted' WHERE batch_id = ? AND state = ?",
+                (batch_id, intent_id, SUBMITTING),
+            ),
+            ("UPDATE lines SET batch_id = ? WHERE batch_id = ?", (batch_id, intent_id)),
+        )
 
     def abandon(self, intent_id: str) -> None:
         """The provider never took the intent's batch: its lines count one send fewer and are free again."""
-        try:
-            conn = self._conn()
-            with conn:
-                conn.execute("DELETE FROM batches WHERE batch_id = ? AND state = ?", (intent_id, SUBMITTING))
-                conn.execute("UPDATE lines SET tries = tries - 1 WHERE batch_id = ?", (intent_id,))
-        except sqlite3.DatabaseError as exc:
-            raise StoreError(f"cannot update {self.path}: {exc}") from None
+        self._together(
+            f"cannot update {self.path}",
+            ("DELETE FROM batches WHERE batch_id = ? AND state = ?", (intent_id, SUBMITTING)),
+            ("UPDATE lines SET tries = tries - 1 WHERE batch_id = ?", (intent_id,)),
+        )
 
     def known_ids(self) -> set[str]:
         """Every batch id in the journal (any scope, collected or not)."""

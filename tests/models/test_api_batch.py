@@ -290,6 +290,11 @@ def _kill_once(monkeypatch: pytest.MonkeyPatch, cls: type, name: str, before: bo
     monkeypatch.setattr(cls, name, dying)
 
 
+ONE_LINE = json.dumps(
+    {"requests": [{"custom_id": "x", "params": {"model": "m", "max_tokens": 1, "messages": []}}]}
+).encode()
+"""A batch body of one line, created at the server directly (someone else's batch)."""
+
 BATCHES_PER_RUN = {"openai": 2, "anthropic": 1}  # requests() holds completions and chat: two OpenAI endpoints
 
 
@@ -342,9 +347,8 @@ def test_an_anthropic_batch_that_cannot_be_told_apart_is_not_taken(server: Batch
     """Two unknown batches of the intent's size since it was written: neither is taken."""
     d = deployment(server, "anthropic")
     vendor = batch_client(d, tmp_path)[0].vendor
-    body = json.dumps({"requests": [{"custom_id": "x", "params": {"model": "m", "max_tokens": 1, "messages": []}}]})
     for _ in range(2):
-        server._new_batch("anthropic", "/v1/messages", body.encode())
+        server._new_batch("anthropic", "/v1/messages", ONE_LINE)
     assert vendor.find("holistic-x", time.time(), 1, set()) is None
     assert vendor.find("holistic-x", time.time(), 1, {"batch_1"}) == "batch_2"
     assert vendor.find("holistic-x", time.time(), 2, set()) is None  # not the intent's size
@@ -356,8 +360,7 @@ def test_a_listing_that_pages_in_circles_is_read_once(server: BatchServer, tmp_p
     server.mode = "circular_list"
     d = deployment(server, provider)
     vendor = batch_client(d, tmp_path)[0].vendor
-    body = json.dumps({"requests": [{"custom_id": "x", "params": {"model": "m", "max_tokens": 1, "messages": []}}]})
-    server._new_batch(provider, "/v1/messages", body.encode(), {"holistic_intent": "other"})
+    server._new_batch(provider, "/v1/messages", ONE_LINE, {"holistic_intent": "other"})
     assert vendor.find("holistic-x", time.time(), 5, set()) is None
     listings = [p for p in server.seen.paths if p.startswith("GET") and p.split("?")[0].endswith("batches")]
     assert 1 <= len(listings) <= 2  # the second page repeats the first: the lookup stops

@@ -221,12 +221,14 @@ class PatternClock:
             self._key = (str(path), 0, 0)
         self.file = str(path)
 
+    def _budgets_left(self) -> tuple[float, float]:
+        """Seconds left to this file's own budget, and to the run's total."""
+        with _spent_lock:
+            return _limits.pattern_seconds - _spent.get(self._key, 0.0), _limits.total_pattern_seconds - _spent_in_all
+
     def left(self) -> float:
         """Seconds left: the file's own budget or the run's total, whichever is less."""
-        with _spent_lock:
-            return min(
-                _limits.pattern_seconds - _spent.get(self._key, 0.0), _limits.total_pattern_seconds - _spent_in_all
-            )
+        return min(self._budgets_left())
 
     def add(self, seconds: float) -> None:
         global _spent_in_all
@@ -235,11 +237,8 @@ class PatternClock:
             _spent_in_all += seconds
 
     def exhausted(self, column: str) -> DataLimitError:
-        with _spent_lock:
-            overall = _limits.total_pattern_seconds - _spent_in_all < _limits.pattern_seconds - _spent.get(
-                self._key, 0.0
-            )
-        if overall:
+        own, overall = self._budgets_left()
+        if overall < own:
             return DataLimitError(
                 f"{self.file}: column {column!r}: the split patterns of this run's data files took more than "
                 f"{_limits.total_pattern_seconds:g} s in all (limit: --max-pattern-seconds-total); simplify the patterns"
