@@ -21,11 +21,8 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-import jinja2
-
 from holistic.core.errors import SpecError, did_you_mean
-from holistic.core.templates import TemplateLimitError, TemplateProblem, compile_template
-from holistic.core.templates import render as render_sandboxed
+from holistic.core.template_limits import TemplateLimitError, TemplateProblem
 
 TEMPLATE_VARIABLES: tuple[str, ...] = (
     "input",
@@ -45,12 +42,18 @@ class InstanceTemplate:
     """A compiled instance template with clear errors for unknown variables."""
 
     def __init__(self, source: str) -> None:
+        from holistic.core.templates import compile_template  # Jinja2 is imported by the first template
+
         try:
             self._template = compile_template(source)
         except TemplateProblem as exc:
             raise SpecError(f"template line {exc.line}: {exc.message}", path="adaptation.template") from None
 
     def render(self, variables: Mapping[str, Any]) -> str:
+        import jinja2
+
+        from holistic.core.templates import render as render_sandboxed
+
         try:
             return render_sandboxed(self._template, dict(variables))
         except TemplateProblem as exc:

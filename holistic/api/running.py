@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from holistic.core.templates import TemplateLimits
+from holistic.core.template_limits import TemplateLimits
 from holistic.execution.options import RunOptions
 from holistic.scenarios.loading.data_limits import DataLimits
 from holistic.spec.expand import DEFAULT_MAX_RUNS
@@ -183,7 +183,7 @@ def prepare(
 
     The spec's warnings go to ``on_warning`` (default: :func:`warnings.warn`)."""
     from holistic.core.plugins import load_plugins
-    from holistic.core.templates import configure
+    from holistic.core.template_limits import configure
     from holistic.execution.runner import prepare_runs
     from holistic.execution.selection import SelectionError, select_runs
     from holistic.results.layout import check_suite_name

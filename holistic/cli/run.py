@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, TypedDict
 from holistic.api.running import SpecLimits
 from holistic.cli import helm_entries
 from holistic.cli.common import dollars, env_path, patterns, positive_float, positive_int, run_main
-from holistic.core.templates import TemplateLimits
+from holistic.core.template_limits import TemplateLimits
 from holistic.execution.options import EXECUTORS, RunOptions
 from holistic.results.fs import local_folder, location
 from holistic.scenarios.loading.data_limits import DataLimits

@@ -39,7 +39,7 @@ from holistic.core.errors import HolisticError
 from holistic.core.interfaces import Client
 from holistic.core.judges import Annotation, JudgeSpec, fence
 from holistic.core.secrets import Redactor
-from holistic.core.templates import TemplateProblem, compile_template, render
+from holistic.core.template_limits import TemplateProblem
 from holistic.core.types import CORRECT_TAG, Message, ModelDeployment, Request, RequestRole, RequestState
 from holistic.execution.serving import serve
 from holistic.execution.verdict_cache import ReadableVerdictCache, VerdictReader
@@ -143,6 +143,8 @@ def _judge_prompt(
         completion = variables["raw_completion"] = variables["completion"] = completion[:MAX_CANDIDATE_CHARS]
     if judge.source == "spec":
         variables["completion"] = fence(completion)
+    from holistic.core.templates import render  # Jinja2: only a judged run imports it
+
     try:
         return render(template, variables), length
     except TemplateProblem as exc:
@@ -158,6 +160,8 @@ def _judge_prompts(
 ) -> tuple[list[Annotation | None], dict[int, str], dict[int, int], int]:
     """The judge's prompt for each judged state, and the annotations settled without asking:
     (annotations so far, prompts by state index, candidate cut lengths, skipped count)."""
+    from holistic.core.templates import compile_template
+
     template = compile_template(judge.template)
     out: list[Annotation | None] = [None] * len(states)
     prompts: dict[int, str] = {}

@@ -46,11 +46,16 @@ def prepare_runs(compiled: CompiledSuite, options: RunOptions) -> list[RunSpec]:
 def check_code_sandbox(runs: Sequence[RunSpec]) -> None:
     """Raise :class:`~holistic.metrics.sandbox.SandboxUnavailable` (exit 2) when a run would
     execute the model's code and this host cannot make the sandbox; names the runs and what is missing."""
-    from holistic.metrics.code import requires_sandbox
-    from holistic.metrics.sandbox import SandboxUnavailable, sandbox_problem
+    from holistic.core.code_execution import EXECUTES_CODE_TAG
     from holistic.scenarios.registry import scenario_info
 
-    code_runs = [r for r in runs if requires_sandbox(scenario_info(r.scenario.name), r.metrics)]
+    infos = [(r, scenario_info(r.scenario.name)) for r in runs]
+    if not any(EXECUTES_CODE_TAG in info.tags for _, info in infos):
+        return  # no run executes code: the sandbox's modules are not even imported
+    from holistic.metrics.code import requires_sandbox
+    from holistic.metrics.sandbox import SandboxUnavailable, sandbox_problem
+
+    code_runs = [r for r, info in infos if requires_sandbox(info, r.metrics)]
     problem = sandbox_problem() if code_runs else None
     if problem is not None:
         names = ", ".join(r.name for r in code_runs[:3]) + (

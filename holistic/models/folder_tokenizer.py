@@ -15,6 +15,7 @@ Text is encoded without added BOS/EOS, and special-token text inside it (e.g.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +23,35 @@ from holistic.core.errors import ModelError
 from holistic.core.types import Message
 from holistic.models.chat_template import render_chat_template
 from holistic.models.hf_local import read_json_object
+
+
+def _stamp(folder: Path) -> tuple[tuple[int, int] | None, ...]:
+    """What a folder's tokenizer is read from, as it is now (modification time and size of each file)."""
+    stamps: list[tuple[int, int] | None] = []
+    for name in _TOKENIZER_FILES:
+        try:
+            stat = (folder / name).stat()
+        except OSError:
+            stamps.append(None)
+            continue
+        stamps.append((stat.st_mtime_ns, stat.st_size))
+    return tuple(stamps)
+
+
+_TOKENIZER_FILES = ("tokenizer.json", "tokenizer_config.json", "chat_template.jinja")
+
+
+@lru_cache(maxsize=16)
+def _read_folder(folder: Path, stamp: tuple[tuple[int, int] | None, ...]) -> tuple[Any, dict[str, Any], str | None]:
+    """A folder's tokenizer, ``tokenizer_config.json`` and chat template, read once per process
+    while the files are unchanged (``stamp``): a plan counts the tokens of every run of a suite,
+    and reading a ``tokenizer.json`` takes a tenth of a second. The tokenizer is never changed
+    after it is read, so the runs share it."""
+    from tokenizers import Tokenizer as FastTokenizer
+
+    tokenizer = FastTokenizer.from_file(str(folder / "tokenizer.json"))
+    config = read_json_object(folder / "tokenizer_config.json")
+    return tokenizer, config, _chat_template(folder, config)
 
 
 def has_tokenizer_files(folder: Path) -> bool:
@@ -33,14 +63,10 @@ class FolderTokenizer:
     """The tokenizer of a folder with ``tokenizer.json`` (see the module docstring)."""
 
     def __init__(self, folder: Path, name: str = "") -> None:
-        from tokenizers import Tokenizer as FastTokenizer
-
         if not has_tokenizer_files(folder):
             raise ModelError(f"{folder}: no tokenizer.json")
         self.name = name or str(folder)
-        self._tok = FastTokenizer.from_file(str(folder / "tokenizer.json"))
-        config = read_json_object(folder / "tokenizer_config.json")
-        self._template = _chat_template(folder, config)
+        self._tok, config, self._template = _read_folder(folder, _stamp(folder))
         self._config = config
         self._bos = _token_text(config.get("bos_token"))
         self._eos = _token_text(config.get("eos_token"))

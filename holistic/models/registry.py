@@ -92,7 +92,7 @@ def read_models_file(path: Path) -> RegistryFile:
     if found is None:
         if len(_READ) >= 64:
             _READ.clear()
-        found = _READ[key] = read_registry_file(path, providers)
+        found = _READ[key] = read_registry_file(path, providers, shipped=path == BUILTIN_MODELS_FILE)
     return replace(found, deployments=dict(found.deployments))
 
 

@@ -17,9 +17,7 @@ from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field, replace
 from functools import cache
 from pathlib import Path
-from typing import Any
-
-import jsonschema
+from typing import TYPE_CHECKING, Any
 
 from holistic.core.errors import SpecError, did_you_mean
 from holistic.core.located_yaml import DocPath, Locations, load_source
@@ -27,6 +25,9 @@ from holistic.core.resources import project_path
 from holistic.core.secrets import is_secret_name
 from holistic.core.types import Capabilities, ModelDeployment, ReasoningSupport
 from holistic.models.batch_spec import BATCH_PROVIDERS, no_batch_api
+
+if TYPE_CHECKING:
+    import jsonschema
 
 SCHEMA_PATH = project_path("schemas", "models.schema.json")
 """The registry file schema, in the repository's ``schemas/`` folder."""
@@ -99,10 +100,13 @@ class RegistryFile:
 
 @cache
 def _validator() -> jsonschema.protocols.Validator:
+    """The registry schema's validator (the schema itself is checked against its metaschema by the
+    tests, not on every start: that took longer than reading the file)."""
+    import jsonschema
+
     schema = json.loads(SCHEMA_PATH.read_text(encoding="utf-8"))
-    cls = jsonschema.validators.validator_for(schema)
-    cls.check_schema(schema)
-    return cls(schema)
+    validator: jsonschema.protocols.Validator = jsonschema.validators.validator_for(schema)(schema)
+    return validator
 
 
 def _schema_error(error: jsonschema.ValidationError, where: Locations) -> SpecError:
@@ -131,9 +135,9 @@ def _schema_error(error: jsonschema.ValidationError, where: Locations) -> SpecEr
     return where.error(path, error.message)
 
 
-def _validate(data: Any, where: Locations, known_providers: Collection[str]) -> None:
+def _validate(data: Any, where: Locations, known_providers: Collection[str], *, schema: bool = True) -> None:
     _check_no_secrets(data, where)
-    errors = [_deepest(e) for e in _validator().iter_errors(data)]
+    errors = [_deepest(e) for e in _validator().iter_errors(data)] if schema else []
     if errors:
         # Report the first problem in file order; at one place an unknown field (with its
         # did-you-mean) explains more than the "required" error it usually causes.
@@ -246,16 +250,22 @@ def _optional_float(value: Any) -> float | None:
     return None if value is None else float(value)
 
 
-def read_registry_file(path: Path, known_providers: Collection[str], display: str | None = None) -> RegistryFile:
-    """Load and validate one registry file (see the module docstring)."""
+def read_registry_file(
+    path: Path, known_providers: Collection[str], display: str | None = None, *, shipped: bool = False
+) -> RegistryFile:
+    """Load and validate one registry file (see the module docstring).
+
+    ``shipped``: the registry file that ships with holistic. It is parsed by libyaml when present and
+    not checked against the schema here (the tests check it), so that a run without a models file of
+    its own imports no JSON Schema validator; every other check still applies."""
     shown = display if display is not None else str(path)
     if not path.exists():
         raise SpecError("model registry file not found", file=shown)
-    source = load_source(path, shown)
+    source = load_source(path, shown, fast=shipped)
     data, where = source.data, source.locations
     if data is None:
         return RegistryFile(path=path)
-    _validate(data, where, known_providers)
+    _validate(data, where, known_providers, schema=not shipped)
     deployments: dict[str, ModelDeployment] = {}
     for entry in data.get("models") or []:
         name = entry["name"]

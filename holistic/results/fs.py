@@ -29,7 +29,6 @@ from typing import IO, TYPE_CHECKING, Any
 from urllib.parse import unquote, urlsplit
 
 import pyarrow as pa
-import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from holistic.core.errors import StoreError
@@ -342,7 +341,11 @@ def parquet_options(table: pa.Table) -> dict[str, Any]:
     such a value are written exactly as before."""
     huge = set()
     for name, column in zip(table.column_names, table.columns, strict=True):
+        if column.nbytes <= DICTIONARY_MAX_VALUE_BYTES:
+            continue  # no value can be longer than the whole column: compute's import is saved
         if pa.types.is_string(column.type) or pa.types.is_large_string(column.type) or pa.types.is_binary(column.type):
+            import pyarrow.compute as pc
+
             longest = pc.max(pc.binary_length(column)).as_py()
             if longest is not None and longest > DICTIONARY_MAX_VALUE_BYTES:
                 huge.add(name)

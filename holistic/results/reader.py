@@ -17,7 +17,6 @@ from pathlib import Path
 from typing import Any
 
 import pyarrow as pa
-import pyarrow.compute as pc
 
 import holistic.results.manifest as manifest
 from holistic.core.errors import StoreError
@@ -224,6 +223,8 @@ class SuiteReader:
         runs = [r for r in self.runs if (wanted is None or r.run_id in wanted) and r.has_table(table)]
         if not runs:
             return pa.table({})
+        import pyarrow.compute as pc  # a suite-wide read only: a run's start does without it
+
         try:
             dataset = parquet_dataset([r.table_path(table) for r in runs])
             names = set(dataset.schema.names)

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from holistic.core.templates import template_problem
 from holistic.spec.source import DocPath, Locations
 
 TEMPLATE_KEY = "template"
@@ -16,6 +15,8 @@ def check_templates(data: Any, locations: Locations, path: DocPath = ()) -> None
         for key, value in data.items():
             here = (*path, key)
             if key == TEMPLATE_KEY and isinstance(value, str):
+                from holistic.core.templates import template_problem  # Jinja2: only for a spec with a template
+
                 problem = template_problem(value)
                 if problem is not None:
                     where = f" (template line {problem.line})" if problem.line else ""

@@ -33,6 +33,33 @@ def test_builtin_file_is_valid_and_prices_api_models() -> None:
     assert deployments["openai/davinci-002"].capabilities.prompt_logprobs
 
 
+def test_the_shipped_file_passes_the_full_schema_and_libyaml_reads_it_as_python_does() -> None:
+    """A run reads the shipped file with libyaml and without the schema check (start-up time):
+    here it is checked against the schema, itself valid, and read both ways to the same data
+    and the same line and column of every value."""
+    import json
+
+    import jsonschema
+
+    from holistic.core.located_yaml import load_source
+    from holistic.models.registry import known_providers
+    from holistic.models.registry_file import SCHEMA_PATH, read_registry_file
+
+    schema = json.loads(SCHEMA_PATH.read_text(encoding="utf-8"))
+    jsonschema.validators.validator_for(schema).check_schema(schema)
+    checked = read_registry_file(BUILTIN_MODELS_FILE, known_providers())  # schema and every other check
+    assert checked.deployments == load_models_file(BUILTIN_MODELS_FILE)
+    python, libyaml = load_source(BUILTIN_MODELS_FILE), load_source(BUILTIN_MODELS_FILE, fast=True)
+    assert libyaml.data == python.data
+    assert dict(libyaml.locations.items()) == dict(python.locations.items())
+    assert len(dict(python.locations.items())) > 100
+
+
+def test_a_user_file_is_still_checked_against_the_schema(tmp_path: Path) -> None:
+    error = error_of(tmp_path, "models:\n  - name: my/model\n    provider: openai\n    model_idd: x\n")
+    assert "model_idd" in str(error) and error.line == 4
+
+
 def test_user_entry_for_an_openai_compatible_server_and_override(tmp_path: Path) -> None:
     registry = ModelRegistry(
         write(
@@ -145,9 +172,9 @@ def test_an_unchanged_models_file_is_read_once_and_a_changed_one_again(
 
     reads: list[Path] = []
 
-    def counting(path: Path, providers: Any, display: str | None = None) -> Any:
+    def counting(path: Path, providers: Any, display: str | None = None, *, shipped: bool = False) -> Any:
         reads.append(path)
-        return real(path, providers, display)
+        return real(path, providers, display, shipped=shipped)
 
     monkeypatch.setattr(registry, "read_registry_file", counting)
     user = tmp_path / "models.yaml"

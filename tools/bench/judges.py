@@ -106,8 +106,8 @@ def _serve(latency_s: float) -> None:
 
 
 @contextlib.contextmanager
-def _server(latency_s: float) -> Iterator[str]:
-    """A loopback server in its own process; its base URL."""
+def loopback_server(latency_s: float) -> Iterator[str]:
+    """An OpenAI-compatible loopback server answering after ``latency_s``, in a process of its own; its base URL."""
     import subprocess
 
     command = [sys.executable, "-m", "tools.bench.judges", "--serve", str(latency_s)]
@@ -134,8 +134,8 @@ def run(rows: int, rounds: int, latency_s: float) -> dict[str, object]:
 
     with (
         tempfile.TemporaryDirectory(prefix="bench-judges-") as tmp,
-        _server(latency_s) as candidate_url,
-        _server(latency_s) as judge_url,
+        loopback_server(latency_s) as candidate_url,
+        loopback_server(latency_s) as judge_url,
     ):
         folder = Path(tmp)
         models, plain, judged = write_suite(folder, rows, candidate_url, judge_url)
