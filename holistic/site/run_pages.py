@@ -13,7 +13,8 @@ from typing import Any
 from holistic.core.naming import run_title
 from holistic.results import RunReader, SuiteReader, references_from_rows
 from holistic.results.schemas import INSTANCES_TABLE, STATS_TABLE
-from holistic.site.browser import BrowserData, build_browser
+from holistic.site.browser import BrowserData
+from holistic.site.bundle import BundleJob, bundle_into
 from holistic.site.compare import Comparison, comparisons, write_comparison
 from holistic.site.haystack import haystack_tables, render_haystack
 from holistic.site.reasoning import run_reasoning
@@ -46,10 +47,16 @@ def render_run_pages(
     run_links: dict[str, dict[str, str]] = {}
     compare_links: dict[str, dict[str, str]] = {}
     browsers = _browsers(
-        [suite.run(run.run_id) for run in order],
-        [run.main_metric for run in order],
-        w.site_dir / "data",
-        max_field_chars,
+        [
+            BundleJob(
+                suite.run(run.run_id),
+                w.site_dir / "data" / run.run_id,
+                run.main_metric,
+                max_field_chars,
+                predictions=run.run_id in compare_of,
+            )
+            for run in order
+        ],
         browser_jobs(jobs, len(order)),
     )
     for run, data in zip(order, browsers, strict=True):
@@ -86,25 +93,18 @@ def browser_jobs(jobs: int, runs: int) -> int:
     return max(1, min(cpus, runs // RUNS_PER_BROWSER_JOB))
 
 
-def _browsers(
-    readers: Sequence[RunReader], metrics: Sequence[str | None], data_dir: Path, max_field_chars: int, jobs: int
-) -> Iterator[BrowserData]:
-    """Each run's instance browser, written under ``data_dir/<run id>``, in the order of ``readers``.
+def _browsers(jobs_list: Sequence[BundleJob], jobs: int) -> Iterator[BrowserData]:
+    """Each run's instance browser, put under its ``out_dir``, in the order of ``jobs_list``: from the
+    run's browser bundle (:mod:`holistic.site.bundle`), built first when missing or stale.
 
-    Each run's files are its own, so the runs can be built in worker processes (started fresh,
+    Each run's files are its own, so the runs can be done in worker processes (started fresh,
     not forked from this one): the files are the same whichever process writes them. A suite
     on an object store is built here, one run after the other."""
-    jobs_list = [(r, data_dir / r.run_id, m, max_field_chars) for r, m in zip(readers, metrics, strict=True)]
-    if jobs <= 1 or any(not isinstance(r.folder, Path) for r in readers):
-        yield from (_build_one(job) for job in jobs_list)
+    if jobs <= 1 or any(not isinstance(j.reader.folder, Path) for j in jobs_list):
+        yield from (bundle_into(job) for job in jobs_list)
         return
     with ProcessPoolExecutor(max_workers=jobs, mp_context=multiprocessing.get_context("spawn")) as pool:
-        yield from pool.map(_build_one, jobs_list, chunksize=4)
-
-
-def _build_one(job: tuple[RunReader, Path, str | None, int]) -> BrowserData:
-    reader, out_dir, main_metric, max_field_chars = job
-    return build_browser(reader, out_dir, main_metric, max_field_chars=max_field_chars)
+        yield from pool.map(bundle_into, jobs_list, chunksize=4)
 
 
 def _run_pages(
