@@ -14,6 +14,8 @@
    CIs) and written with the run-level values.
 7. Shards are written atomically, the run's manifest last (``_COMPLETE``, or
    ``_PARTIAL`` when some requests failed: such a run is redone on the next run).
+8. On a local disk, the run's browser bundle is built from those files
+   (:mod:`holistic.site.bundle`), so ``helm-summarize`` links it instead of building it.
 
 All seeds derive from ``adapter.seed`` and fixed purpose strings, so the same spec
 gives byte-identical prompts and identical tables.

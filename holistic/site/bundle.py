@@ -10,6 +10,7 @@ run's own files. So ``helm-run`` builds it when the run completes (:func:`write_
     <run>/browser/index.js          the instance browser's index  (linked into the site as data/<run>/)
     <run>/browser/chunk_NNNN.js     its chunks                    (linked too)
     <run>/browser/predictions.json  what the compare-systems pages show of each instance (read, not linked)
+    <run>/browser/page.json         the run page's own facts: statistics, in-context examples, reasoning
 
 The *fingerprint* is a hash of exactly what the files were built from: the run's verified manifest
 (every result file's size and sha256, so a rerun or any changed file changes it), the main metric,
@@ -35,8 +36,8 @@ import re
 import shutil
 import stat
 import sys
-from collections.abc import Iterator, Mapping
-from dataclasses import dataclass
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass, replace
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -47,12 +48,18 @@ from holistic.results import RunReader
 from holistic.results.atomic import build_folder, writing
 from holistic.results.layout import BROWSER_DIR
 from holistic.site.browser import MAX_FIELD_CHARS, BrowserData, build_browser
+from holistic.site.haystack import load_artifact
+from holistic.site.reasoning import run_reasoning
+from holistic.site.run_facts import page_facts, sound_page_facts
+from holistic.site.writer import clean
 from holistic.summarize.load import main_metric_of
+from holistic.summarize.tables import Table
 
-BUNDLE_FORMAT = 1
+BUNDLE_FORMAT = 2
 """Bumped when the bundle's files change shape (the builder's source is in the fingerprint too)."""
 MANIFEST_FILE = "manifest.json"
 PREDICTIONS_FILE = "predictions.json"
+PAGE_FILE = "page.json"
 MAX_MANIFEST_BYTES = 1 << 20
 MAX_BUNDLE_FILE_BYTES = 1 << 30
 """Largest file of a bundle read (a chunk holds at most 250 records of cut text fields)."""
@@ -96,7 +103,8 @@ def fingerprint(reader: RunReader, main_metric: str | None, max_field_chars: int
 def _builder_hash() -> str:
     """The source of the modules that decide a bundle's content: a change to any rebuilds every bundle."""
     digest = hashlib.sha256()
-    for name in (build_browser.__module__, read_answer.__module__):
+    modules = (build_browser, read_answer, page_facts, run_reasoning, load_artifact, Table, clean)
+    for name in sorted({m.__module__ for m in modules}):
         source = Path(getattr(sys.modules[name], "__file__", None) or "")
         digest.update(source.read_bytes() if source.is_file() else name.encode("utf-8"))
     return digest.hexdigest()
@@ -134,6 +142,8 @@ def _store(reader: RunReader, found: str, main_metric: str | None, max_field_cha
     def build(folder: Path) -> BrowserData:
         data = build_browser(reader, folder, main_metric, max_field_chars=max_field_chars)
         _write(folder / PREDICTIONS_FILE, json.dumps(data.predictions, ensure_ascii=False, separators=(",", ":")))
+        page = page_facts(reader)
+        _write(folder / PAGE_FILE, json.dumps(page, ensure_ascii=False, separators=(",", ":")))
         names = sorted(p.name for p in folder.iterdir() if p.name != MANIFEST_FILE)
         manifest = {
             "format": BUNDLE_FORMAT,
@@ -145,7 +155,7 @@ def _store(reader: RunReader, found: str, main_metric: str | None, max_field_cha
             "files": [{"name": n, **_size_and_hash((folder / n).read_bytes())} for n in names],
         }
         _write(folder / MANIFEST_FILE, json.dumps(manifest, indent=1, sort_keys=True))
-        return data
+        return replace(data, page=page)
 
     return build_folder(reader.folder / BROWSER_DIR, build, what="browser bundle")
 
@@ -176,19 +186,17 @@ def bundle_into(job: BundleJob) -> BrowserData:
         built = _store(reader, found, job.main_metric, job.max_field_chars)
     except (OSError, HolisticError):
         return _built(job)  # the run folder cannot be written: this site gets its own copy
-    data = _from_bundle(reader.folder / BROWSER_DIR, job, found, predictions=built.predictions)
+    data = _from_bundle(reader.folder / BROWSER_DIR, job, found, built)
     return data if data is not None else _built(job)
 
 
 def _built(job: BundleJob) -> BrowserData:
     _clear(job.out_dir)
     data = build_browser(job.reader, job.out_dir, job.main_metric, max_field_chars=job.max_field_chars)
-    return data if job.predictions else BrowserData(data.count, data.chunks, data.perturbations, data.splits)
+    return replace(data, predictions=data.predictions if job.predictions else {}, page=page_facts(job.reader))
 
 
-def _from_bundle(
-    folder: Path, job: BundleJob, found: str, predictions: dict[str, dict[str, Any]] | None = None
-) -> BrowserData | None:
+def _from_bundle(folder: Path, job: BundleJob, found: str, built: BrowserData | None = None) -> BrowserData | None:
     """The browser's facts once every script of the bundle at ``folder`` is in ``job.out_dir`` and
     checked; ``None`` (and ``job.out_dir`` emptied) when the bundle is missing, stale or not sound."""
     try:
@@ -200,14 +208,16 @@ def _from_bundle(
             job.out_dir.mkdir(parents=True, exist_ok=True)
             entries = {e["name"]: e for e in manifest["files"]}
             for name, entry in entries.items():
-                if name != PREDICTIONS_FILE and not _place(fd, name, job.out_dir / name, entry):
+                if name not in (PREDICTIONS_FILE, PAGE_FILE) and not _place(fd, name, job.out_dir / name, entry):
                     _clear(job.out_dir)
                     return None
+            predictions = built.predictions if built is not None else None
             if job.predictions and predictions is None:
-                predictions = _predictions(fd, entries[PREDICTIONS_FILE])
-                if predictions is None:
-                    _clear(job.out_dir)
-                    return None
+                predictions = _json(fd, entries[PREDICTIONS_FILE], _sound_predictions)
+            page = built.page if built is not None else _json(fd, entries[PAGE_FILE], sound_page_facts)
+            if page is None or (job.predictions and predictions is None):
+                _clear(job.out_dir)
+                return None
     except OSError:
         _clear(job.out_dir)
         return None
@@ -217,6 +227,7 @@ def _from_bundle(
         perturbations=tuple(manifest["perturbations"]),
         splits=tuple(manifest["splits"]),
         predictions=(predictions or {}) if job.predictions else {},
+        page=page,
     )
 
 
@@ -257,10 +268,10 @@ def _manifest(dir_fd: int, found: str) -> dict[str, Any] | None:
         return None
     if not all(_strings(doc.get(k)) for k in ("perturbations", "splits")):
         return None
-    if len(files) != chunks + 2:  # the index, the predictions and each chunk (checked before any is named)
+    if len(files) != chunks + 3:  # the index, the predictions, the page and each chunk (counted before named)
         return None
     names = [f.get("name") if isinstance(f, dict) else None for f in files]
-    if set(names) != {"index.js", PREDICTIONS_FILE, *(f"chunk_{c:04d}.js" for c in range(chunks))}:
+    if set(names) != {"index.js", PREDICTIONS_FILE, PAGE_FILE, *(f"chunk_{c:04d}.js" for c in range(chunks))}:
         return None
     for f in files:
         if not (_count(f.get("size")) and isinstance(f.get("sha256"), str)):
@@ -317,19 +328,22 @@ def _sound(name: str, data: bytes, entry: Mapping[str, Any]) -> bool:
     return isinstance(value, dict)
 
 
-def _predictions(dir_fd: int, entry: Mapping[str, Any]) -> dict[str, dict[str, Any]] | None:
-    """The bundle's predictions for the compare-systems pages, when sound."""
-    data = _read(dir_fd, PREDICTIONS_FILE, entry["size"])
+def _json(dir_fd: int, entry: Mapping[str, Any], sound: Callable[[Any], bool]) -> Any:
+    """A JSON file of the bundle, when it is the one the manifest lists and ``sound`` accepts its value."""
+    data = _read(dir_fd, entry["name"], entry["size"])
     if data is None or _size_and_hash(data) != {"size": entry["size"], "sha256": entry["sha256"]}:
         return None
     try:
         value = json.loads(data)
     except ValueError:
         return None
+    return value if sound(value) else None
+
+
+def _sound_predictions(value: object) -> bool:
+    """The compare-systems pages' records: instance id -> the fields they read."""
     keys = {"input", "references", "correct", "prediction", "value"}
-    if not isinstance(value, dict) or not all(isinstance(v, dict) and keys <= v.keys() for v in value.values()):
-        return None
-    return value
+    return isinstance(value, dict) and all(isinstance(v, dict) and keys <= v.keys() for v in value.values())
 
 
 def _clear(folder: Path) -> None:

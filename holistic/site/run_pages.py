@@ -11,17 +11,14 @@ from pathlib import Path
 from typing import Any
 
 from holistic.core.naming import run_title
-from holistic.results import RunReader, SuiteReader, references_from_rows
-from holistic.results.schemas import INSTANCES_TABLE, STATS_TABLE
+from holistic.results import SuiteReader
 from holistic.site.browser import BrowserData
 from holistic.site.bundle import BundleJob, bundle_into
 from holistic.site.compare import Comparison, comparisons, write_comparison
-from holistic.site.haystack import haystack_tables, render_haystack
-from holistic.site.reasoning import run_reasoning
-from holistic.site.writer import SiteWriter, clean, judge_flags, rows_of
+from holistic.site.haystack import HaystackReport, haystack_tables, render_haystack
+from holistic.site.writer import SiteWriter, judge_flags, rows_of
 from holistic.summarize.load import RunInfo
 from holistic.summarize.summary import Summary
-from holistic.summarize.tables import Cell, Column, Table
 
 
 def render_run_pages(
@@ -120,7 +117,12 @@ def _run_pages(
     """The run page and the instance browser's page of ``run`` (its data already written: ``data``)."""
     judges = summary.judges
     reader = suite.run(run.run_id)
-    haystack = render_haystack(reader, w.site_dir / "plots", src_prefix="plots/", run_id=run.run_id)
+    page = data.page
+    haystack = (
+        render_haystack(reader, w.site_dir / "plots", src_prefix="plots/", run_id=run.run_id)
+        if page["haystack"]
+        else HaystackReport()
+    )
     system = summary.system_of_run.get(run.run_id, run.model)
     short = _name(summary, run)
     run_flags = judge_flags(summary, judges.judged_runs.get(run.run_id, []))
@@ -134,7 +136,7 @@ def _run_pages(
     spec.setdefault("perturbations", [])
     spec.setdefault("metrics_not_applicable", {})
     run_figures = [f for f in figures if f.get("run_id") == run.run_id] + haystack.figures
-    reasoning_tables, reasoning_flags = run_reasoning(reader)
+    reasoning_tables, reasoning_flags = page["reasoning"]["tables"], page["reasoning"]["flags"]
     w.page(
         f"runs/{run.run_id}.html",
         "run.html",
@@ -144,8 +146,8 @@ def _run_pages(
         system=system,
         comparison=comparison,
         execution=reader.artifacts.get("execution"),
-        stats_table=_stats_table(reader).to_json(),
-        examples=_train_examples(reader),
+        stats_table=page["stats_table"],
+        examples=page["examples"],
         n_instances=data.count,
         figures=[{**f, "src": "../" + f["src"]} for f in run_figures],
         extra_tables=haystack_tables(haystack) + reasoning_tables + judged,
@@ -161,51 +163,6 @@ def _run_pages(
         comparison=comparison,
         judge_flags=run_flags,
     )
-
-
-_STATS_COLUMNS = (
-    Column("Metric"),
-    Column("Split"),
-    Column("Sub-split"),
-    Column("Perturbation"),
-    Column("Mean [95% CI]", numeric=True),
-    Column("Std. dev.", numeric=True),
-    Column("Count", numeric=True, digits=0),
-)
-
-
-def _stats_table(reader: RunReader) -> Table:
-    """Every statistic of the run, by metric, split, sub-split and perturbation."""
-    stats = reader.table(STATS_TABLE).to_pylist()
-    rows = []
-    for s in sorted(
-        stats, key=lambda s: (s["metric"], s["split"] or "", s.get("sub_split") or "", s.get("perturbation") or "")
-    ):
-        rows.append(
-            (
-                Cell(s["metric"]),
-                Cell(s["split"]),
-                Cell(s.get("sub_split") or ""),
-                Cell(s.get("perturbation") or ""),
-                Cell(clean(s["mean"]), clean(s.get("ci_low")), clean(s.get("ci_high"))),
-                Cell(clean(s.get("stddev"))),
-                Cell(float(s["count"]) if s.get("count") is not None else None),
-            )
-        )
-    return Table(id="stats", title="Every statistic", columns=_STATS_COLUMNS, rows=tuple(rows))
-
-
-def _train_examples(reader: RunReader) -> list[dict[str, Any]]:
-    """The run's in-context (train) instances with their correct answer."""
-    examples = []
-    # the inputs are read only when there are train instances: an eval input may be huge
-    if reader.has_table(INSTANCES_TABLE) and "train" in reader.table(INSTANCES_TABLE, ["role"]).column(0).to_pylist():
-        t = reader.table(INSTANCES_TABLE, ["instance_id", "role", "input", "references"])
-        for r in t.to_pylist():
-            if r["role"] == "train":
-                answer = next((ref.output for ref in references_from_rows(r["references"]) if ref.is_correct), "")
-                examples.append({"id": r["instance_id"], "input": r["input"], "answer": answer})
-    return examples
 
 
 def _name(summary: Summary, run: RunInfo) -> str:

@@ -60,6 +60,7 @@ def _no_building(monkeypatch: pytest.MonkeyPatch) -> None:
         raise AssertionError("an instance browser was built although its bundle is current")
 
     monkeypatch.setattr(bundle, "build_browser", refuse)
+    monkeypatch.setattr(bundle, "page_facts", refuse)
 
 
 def test_helm_run_writes_each_runs_bundle(tmp_path: Path) -> None:
@@ -140,8 +141,12 @@ def _lying_predictions(folder: Path) -> None:
     _rewrite(folder, "predictions.json", b'{"id000000": "not a record"}')
 
 
+def _lying_page(folder: Path) -> None:
+    _rewrite(folder, "page.json", b'{"stats_table": [], "examples": "<script>", "haystack": 1}')
+
+
 @pytest.mark.parametrize(
-    "damage", [_tamper_script, _tamper_call, _truncate, _bad_manifest, _escaping_name, _lying_predictions]
+    "damage", [_tamper_script, _tamper_call, _truncate, _bad_manifest, _escaping_name, _lying_predictions, _lying_page]
 )
 def test_a_damaged_or_tampered_bundle_is_rebuilt_not_trusted(suite: Path, tmp_path: Path, damage: object) -> None:
     assert callable(damage)
