@@ -220,6 +220,7 @@ def _remove_bundle(folder: Location) -> None:
     if isinstance(folder, UriPath):
         return
     bundle = folder / BROWSER_DIR
+    atomic.recover_folder(bundle)  # the half-built bundles of killed writers
     if bundle.is_symlink() or bundle.is_file():
         bundle.unlink()
     elif bundle.is_dir():

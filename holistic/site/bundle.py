@@ -259,7 +259,7 @@ def _manifest(dir_fd: int, found: str) -> dict[str, Any] | None:
     raw = _read(dir_fd, MANIFEST_FILE, MAX_MANIFEST_BYTES)
     try:
         doc = json.loads(raw) if raw is not None else None
-    except ValueError:
+    except (ValueError, RecursionError):  # not JSON, or nested too deep to read
         return None
     if not isinstance(doc, dict) or doc.get("format") != BUNDLE_FORMAT or doc.get("fingerprint") != found:
         return None
@@ -323,7 +323,7 @@ def _sound(name: str, data: bytes, entry: Mapping[str, Any]) -> bool:
         return False
     try:
         value = json.loads(data[start : -len(_END)])
-    except ValueError:
+    except (ValueError, RecursionError):  # not JSON, or nested too deep to read
         return False
     return isinstance(value, dict)
 
@@ -335,7 +335,7 @@ def _json(dir_fd: int, entry: Mapping[str, Any], sound: Callable[[Any], bool]) -
         return None
     try:
         value = json.loads(data)
-    except ValueError:
+    except (ValueError, RecursionError):  # not JSON, or nested too deep to read
         return None
     return value if sound(value) else None
 

@@ -123,6 +123,10 @@ def _tamper_call(folder: Path) -> None:
     _rewrite(folder, "chunk_0000.js", text.replace("HOLISTIC_CHUNK(0,", "HOLISTIC_CHUNK(0,alert(1),").encode())
 
 
+def _nested_too_deep(folder: Path) -> None:
+    _rewrite(folder, "chunk_0000.js", b"HOLISTIC_CHUNK(0," + b"[" * 200_000 + b"]" * 200_000 + b");\n")
+
+
 def _truncate(folder: Path) -> None:
     (folder / "chunk_0001.js").write_bytes((folder / "chunk_0001.js").read_bytes()[:1000])
 
@@ -146,7 +150,17 @@ def _lying_page(folder: Path) -> None:
 
 
 @pytest.mark.parametrize(
-    "damage", [_tamper_script, _tamper_call, _truncate, _bad_manifest, _escaping_name, _lying_predictions, _lying_page]
+    "damage",
+    [
+        _tamper_script,
+        _tamper_call,
+        _nested_too_deep,
+        _truncate,
+        _bad_manifest,
+        _escaping_name,
+        _lying_predictions,
+        _lying_page,
+    ],
 )
 def test_a_damaged_or_tampered_bundle_is_rebuilt_not_trusted(suite: Path, tmp_path: Path, damage: object) -> None:
     assert callable(damage)
