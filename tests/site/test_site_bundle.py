@@ -17,7 +17,6 @@ from holistic.results import SuiteReader
 from holistic.results.layout import BROWSER_DIR
 from holistic.site import bundle
 from holistic.site.bundle import bundle_is_current, write_bundle
-from tests.cli.helm_run_helpers import write_spec
 from tests.support.fake_suite import FakeRun, rewrite_run, write_fake_suite
 
 RUNS = [
@@ -63,8 +62,22 @@ def _no_building(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(bundle, "page_facts", refuse)
 
 
+SPEC = """\
+suite: tiny
+models: [simple/echo]
+defaults:
+  max_eval_instances: 4
+  adaptation: {max_train_instances: 2}
+  metrics: [accuracy, efficiency]
+runs:
+  - scenario: arithmetic
+    args: {digits: [1, 2], num_train: 10, num_test: 20}
+"""
+
+
 def test_helm_run_writes_each_runs_bundle(tmp_path: Path) -> None:
-    spec = write_spec(tmp_path, max_eval=4)
+    spec = tmp_path / "spec.yaml"
+    spec.write_text(SPEC, encoding="utf-8")
     assert helm_run([str(spec), "--output-dir", str(tmp_path / "out"), "--quiet"]) == 0
     readers = SuiteReader(tmp_path / "out" / "tiny").runs
     assert len(readers) == 2
