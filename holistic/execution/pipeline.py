@@ -14,6 +14,8 @@
    CIs) and written with the run-level values.
 7. Shards are written atomically, the run's manifest last (``_COMPLETE``, or
    ``_PARTIAL`` when some requests failed: such a run is redone on the next run).
+8. On a local disk, the run's browser bundle is built from those files
+   (:mod:`holistic.site.bundle`), so ``helm-summarize`` links it instead of building it.
 
 All seeds derive from ``adapter.seed`` and fixed purpose strings, so the same spec
 gives byte-identical prompts and identical tables.
@@ -25,6 +27,7 @@ import contextlib
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import pyarrow as pa
@@ -53,6 +56,7 @@ from holistic.execution.sampling import run_sample, split_instances
 from holistic.execution.serving import ServeStats, effective_concurrency, serve
 from holistic.metrics.base import BaseMetric
 from holistic.results.layout import ARTIFACTS_FILE, RUN_SPEC_FILE
+from holistic.results.manifest import Manifest
 from holistic.results.schemas import (
     ANNOTATIONS_TABLE,
     INSTANCES_TABLE,
@@ -439,6 +443,19 @@ def _write_tables(
     return stats_table
 
 
+def _write_bundle(writer: RunWriter, found: Manifest) -> None:
+    """The run's instance browser, built now (:func:`holistic.site.bundle.write_bundle`) so that
+    ``helm-summarize`` only links it. Skipped for a run on an object store; a failure here never
+    fails the run: ``helm-summarize`` builds what is missing (and reports what cannot be built)."""
+    if not isinstance(writer.folder, Path):
+        return
+    from holistic.results.reader import RunReader
+    from holistic.site.bundle import write_bundle
+
+    with contextlib.suppress(OSError, HolisticError, pa.ArrowException, ValueError):
+        write_bundle(RunReader(run_id=writer.folder.name, folder=writer.folder, manifest=found))
+
+
 def _finish(
     run: RunSpec,
     writer: RunWriter,
@@ -451,7 +468,8 @@ def _finish(
     requests = served.requests + (judged.requests if judged else 0)
     failed = served.failed + (judged.failed if judged else 0)
     unparseable = judged.unparseable if judged else 0
-    writer.complete(requests=requests, failed_requests=failed, unparseable=unparseable)
+    found = writer.complete(requests=requests, failed_requests=failed, unparseable=unparseable)
+    _write_bundle(writer, found)
     notes = [f"{served.failed} failed requests"] if served.failed else []
     if judged is not None and judged.failed:
         notes.append(f"{judged.failed} failed judge requests")

@@ -9,6 +9,8 @@
     <output>/<suite>/runs/<run_id>/artifacts.json
     <output>/<suite>/runs/<run_id>/_COMPLETE                manifest, written last (every request succeeded)
     <output>/<suite>/runs/<run_id>/_PARTIAL                 the same manifest when some requests failed
+    <output>/<suite>/runs/<run_id>/browser/                 the run's instance browser, built once (written after
+                                                            the manifest, not listed in it: derived from its files)
     <output>/<suite>/summary/                               helm-summarize
     <output>/<suite>/ratings/{ratings,per_instance_ratings}.parquet   imported human ratings
     <output>/<suite>/site/                                  the static site
@@ -27,6 +29,8 @@ SUITE_FILE = "suite.json"
 RUNS_DIR = "runs"
 RUN_SPEC_FILE = "run_spec.json"
 ARTIFACTS_FILE = "artifacts.json"
+BROWSER_DIR = "browser"
+"""A run's browser bundle (:mod:`holistic.site.bundle`): derived from the run's files, rebuilt when stale."""
 COMPLETE_MARKER = "_COMPLETE"
 """The manifest of a run whose every request succeeded: the run is skipped on a rerun."""
 PARTIAL_MARKER = "_PARTIAL"

@@ -464,6 +464,13 @@ RUN_FILES: dict[str, str] = {
     "files: [{name, size, sha256}]}. Verified before a run is skipped or read.",
     "_PARTIAL": "The same manifest with status 'partial' when some requests failed: the run is readable (its error "
     "rate is shown) but is redone on the next helm-run, which retries only the failed requests.",
+    "browser/": "The run's browser bundle, derived from its files and not listed in its manifest (written after "
+    "it by helm-run, or by the first helm-summarize that finds it missing or stale): the instance browser's "
+    "index.js and chunk_NNNN.js (linked into the site), predictions.json (the compare-systems pages), page.json "
+    "(the run page's statistics, in-context examples and reasoning facts) and manifest.json {format, fingerprint "
+    "(a hash of the run's manifest, main metric, max_field_chars, format and builder), count, chunks, "
+    "perturbations, splits, files: [{name, size, sha256}]}. Rebuilt, never trusted, when anything does not match; "
+    "safe to delete.",
 }
 
 

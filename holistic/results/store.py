@@ -20,6 +20,7 @@ import datetime as _dt
 import importlib.metadata
 import json
 import os
+import shutil
 import uuid
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -31,6 +32,7 @@ from holistic.results import atomic, manifest
 from holistic.results.fs import Location, UriPath, location, read_json_object
 from holistic.results.layout import (
     ARTIFACTS_FILE,
+    BROWSER_DIR,
     COMPLETE_MARKER,
     PARTIAL_MARKER,
     RUNS_DIR,
@@ -207,9 +209,22 @@ class SuiteStore:
             for name in (COMPLETE_MARKER, PARTIAL_MARKER, *(table_file(t) for t in TABLES), ARTIFACTS_FILE):
                 with contextlib.suppress(FileNotFoundError):
                     (folder / name).unlink()
+            _remove_bundle(folder)
         except OSError as exc:
             raise StoreError(f"cannot prepare run folder {folder}: {exc.strerror or exc}") from None
         return RunWriter(folder)
+
+
+def _remove_bundle(folder: Location) -> None:
+    """Remove the browser bundle of an earlier attempt (a symbolic link in its place is removed, not followed)."""
+    if isinstance(folder, UriPath):
+        return
+    bundle = folder / BROWSER_DIR
+    atomic.recover_folder(bundle)  # the half-built bundles of killed writers
+    if bundle.is_symlink() or bundle.is_file():
+        bundle.unlink()
+    elif bundle.is_dir():
+        shutil.rmtree(bundle)
 
 
 class RunWriter:

@@ -174,6 +174,8 @@ class BrowserData:
     predictions: dict[str, dict[str, Any]] = field(default_factory=dict)
     """Instance id -> the original's input, references, first-trial prediction, main
     metric and correctness (what the compare-models view shows)."""
+    page: dict[str, Any] = field(default_factory=dict)
+    """The run page's own facts (:func:`holistic.site.run_facts.page_facts`), when asked for."""
 
 
 def _common_prefix(texts: Iterable[str]) -> str:

@@ -11,16 +11,14 @@ from pathlib import Path
 from typing import Any
 
 from holistic.core.naming import run_title
-from holistic.results import RunReader, SuiteReader, references_from_rows
-from holistic.results.schemas import INSTANCES_TABLE, STATS_TABLE
-from holistic.site.browser import BrowserData, build_browser
+from holistic.results import SuiteReader
+from holistic.site.browser import BrowserData
+from holistic.site.bundle import BundleJob, bundle_into
 from holistic.site.compare import Comparison, comparisons, write_comparison
-from holistic.site.haystack import haystack_tables, render_haystack
-from holistic.site.reasoning import run_reasoning
-from holistic.site.writer import SiteWriter, clean, judge_flags, rows_of
+from holistic.site.haystack import HaystackReport, haystack_tables, render_haystack
+from holistic.site.writer import SiteWriter, judge_flags, rows_of
 from holistic.summarize.load import RunInfo
 from holistic.summarize.summary import Summary
-from holistic.summarize.tables import Cell, Column, Table
 
 
 def render_run_pages(
@@ -46,10 +44,16 @@ def render_run_pages(
     run_links: dict[str, dict[str, str]] = {}
     compare_links: dict[str, dict[str, str]] = {}
     browsers = _browsers(
-        [suite.run(run.run_id) for run in order],
-        [run.main_metric for run in order],
-        w.site_dir / "data",
-        max_field_chars,
+        [
+            BundleJob(
+                suite.run(run.run_id),
+                w.site_dir / "data" / run.run_id,
+                run.main_metric,
+                max_field_chars,
+                predictions=run.run_id in compare_of,
+            )
+            for run in order
+        ],
         browser_jobs(jobs, len(order)),
     )
     for run, data in zip(order, browsers, strict=True):
@@ -86,25 +90,18 @@ def browser_jobs(jobs: int, runs: int) -> int:
     return max(1, min(cpus, runs // RUNS_PER_BROWSER_JOB))
 
 
-def _browsers(
-    readers: Sequence[RunReader], metrics: Sequence[str | None], data_dir: Path, max_field_chars: int, jobs: int
-) -> Iterator[BrowserData]:
-    """Each run's instance browser, written under ``data_dir/<run id>``, in the order of ``readers``.
+def _browsers(jobs_list: Sequence[BundleJob], jobs: int) -> Iterator[BrowserData]:
+    """Each run's instance browser, put under its ``out_dir``, in the order of ``jobs_list``: from the
+    run's browser bundle (:mod:`holistic.site.bundle`), built first when missing or stale.
 
-    Each run's files are its own, so the runs can be built in worker processes (started fresh,
+    Each run's files are its own, so the runs can be done in worker processes (started fresh,
     not forked from this one): the files are the same whichever process writes them. A suite
     on an object store is built here, one run after the other."""
-    jobs_list = [(r, data_dir / r.run_id, m, max_field_chars) for r, m in zip(readers, metrics, strict=True)]
-    if jobs <= 1 or any(not isinstance(r.folder, Path) for r in readers):
-        yield from (_build_one(job) for job in jobs_list)
+    if jobs <= 1 or any(not isinstance(j.reader.folder, Path) for j in jobs_list):
+        yield from (bundle_into(job) for job in jobs_list)
         return
     with ProcessPoolExecutor(max_workers=jobs, mp_context=multiprocessing.get_context("spawn")) as pool:
-        yield from pool.map(_build_one, jobs_list, chunksize=4)
-
-
-def _build_one(job: tuple[RunReader, Path, str | None, int]) -> BrowserData:
-    reader, out_dir, main_metric, max_field_chars = job
-    return build_browser(reader, out_dir, main_metric, max_field_chars=max_field_chars)
+        yield from pool.map(bundle_into, jobs_list, chunksize=4)
 
 
 def _run_pages(
@@ -120,7 +117,12 @@ def _run_pages(
     """The run page and the instance browser's page of ``run`` (its data already written: ``data``)."""
     judges = summary.judges
     reader = suite.run(run.run_id)
-    haystack = render_haystack(reader, w.site_dir / "plots", src_prefix="plots/", run_id=run.run_id)
+    page = data.page
+    haystack = (
+        render_haystack(reader, w.site_dir / "plots", src_prefix="plots/", run_id=run.run_id)
+        if page["haystack"]
+        else HaystackReport()
+    )
     system = summary.system_of_run.get(run.run_id, run.model)
     short = _name(summary, run)
     run_flags = judge_flags(summary, judges.judged_runs.get(run.run_id, []))
@@ -134,7 +136,7 @@ def _run_pages(
     spec.setdefault("perturbations", [])
     spec.setdefault("metrics_not_applicable", {})
     run_figures = [f for f in figures if f.get("run_id") == run.run_id] + haystack.figures
-    reasoning_tables, reasoning_flags = run_reasoning(reader)
+    reasoning_tables, reasoning_flags = page["reasoning"]["tables"], page["reasoning"]["flags"]
     w.page(
         f"runs/{run.run_id}.html",
         "run.html",
@@ -144,8 +146,8 @@ def _run_pages(
         system=system,
         comparison=comparison,
         execution=reader.artifacts.get("execution"),
-        stats_table=_stats_table(reader).to_json(),
-        examples=_train_examples(reader),
+        stats_table=page["stats_table"],
+        examples=page["examples"],
         n_instances=data.count,
         figures=[{**f, "src": "../" + f["src"]} for f in run_figures],
         extra_tables=haystack_tables(haystack) + reasoning_tables + judged,
@@ -161,51 +163,6 @@ def _run_pages(
         comparison=comparison,
         judge_flags=run_flags,
     )
-
-
-_STATS_COLUMNS = (
-    Column("Metric"),
-    Column("Split"),
-    Column("Sub-split"),
-    Column("Perturbation"),
-    Column("Mean [95% CI]", numeric=True),
-    Column("Std. dev.", numeric=True),
-    Column("Count", numeric=True, digits=0),
-)
-
-
-def _stats_table(reader: RunReader) -> Table:
-    """Every statistic of the run, by metric, split, sub-split and perturbation."""
-    stats = reader.table(STATS_TABLE).to_pylist()
-    rows = []
-    for s in sorted(
-        stats, key=lambda s: (s["metric"], s["split"] or "", s.get("sub_split") or "", s.get("perturbation") or "")
-    ):
-        rows.append(
-            (
-                Cell(s["metric"]),
-                Cell(s["split"]),
-                Cell(s.get("sub_split") or ""),
-                Cell(s.get("perturbation") or ""),
-                Cell(clean(s["mean"]), clean(s.get("ci_low")), clean(s.get("ci_high"))),
-                Cell(clean(s.get("stddev"))),
-                Cell(float(s["count"]) if s.get("count") is not None else None),
-            )
-        )
-    return Table(id="stats", title="Every statistic", columns=_STATS_COLUMNS, rows=tuple(rows))
-
-
-def _train_examples(reader: RunReader) -> list[dict[str, Any]]:
-    """The run's in-context (train) instances with their correct answer."""
-    examples = []
-    # the inputs are read only when there are train instances: an eval input may be huge
-    if reader.has_table(INSTANCES_TABLE) and "train" in reader.table(INSTANCES_TABLE, ["role"]).column(0).to_pylist():
-        t = reader.table(INSTANCES_TABLE, ["instance_id", "role", "input", "references"])
-        for r in t.to_pylist():
-            if r["role"] == "train":
-                answer = next((ref.output for ref in references_from_rows(r["references"]) if ref.is_correct), "")
-                examples.append({"id": r["instance_id"], "input": r["input"], "answer": answer})
-    return examples
 
 
 def _name(summary: Summary, run: RunInfo) -> str:

@@ -50,6 +50,13 @@ class SuiteData:
     reader: SuiteReader
 
 
+def main_metric_of(spec: dict[str, Any]) -> str | None:
+    """The run's main metric, as its ``run_spec.json`` names it."""
+    info = spec.get("scenario_info")
+    found = spec.get("main_metric") or (info.get("main_metric") if isinstance(info, dict) else None)
+    return found if isinstance(found, str) else None
+
+
 def _run_info(run: RunReader) -> RunInfo:
     spec = run.spec
     # run_spec.json holds RunSpec.canonical() plus run facts written by the runner.
@@ -63,7 +70,7 @@ def _run_info(run: RunReader) -> RunInfo:
         model=spec.get("model", "?"),
         method=adapter.get("method", "generation"),
         groups=tuple(spec.get("groups", []) or []),
-        main_metric=spec.get("main_metric") or (spec.get("scenario_info") or {}).get("main_metric"),
+        main_metric=main_metric_of(spec),
         spec=spec,
         error_rate=run.error_rate,
         failed_requests=run.manifest.failed_requests,

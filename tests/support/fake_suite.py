@@ -17,7 +17,7 @@ import pyarrow as pa
 
 from holistic.core.hashing import canonical_json, short_hash, stable_seed
 from holistic.core.types import CORRECT_TAG, Reference
-from holistic.results.layout import RUN_SPEC_FILE
+from holistic.results.layout import RUN_SPEC_FILE, RUNS_DIR
 from holistic.results.references import reference_row
 from holistic.results.schemas import (
     INSTANCES_TABLE,
@@ -110,6 +110,12 @@ def write_fake_suite(out_dir: Path, suite: str, runs: Sequence[FakeRun], *, seed
     for run in runs:
         _write_run(store, suite, run, seed)
     return Path(out_dir) / suite
+
+
+def rewrite_run(out_dir: Path, suite: str, run: FakeRun, *, seed: int) -> Path:
+    """Write ``run`` of the suite again, as a rerun does (new results with ``seed``); returns its folder."""
+    _write_run(SuiteStore(out_dir, suite), suite, run, seed)
+    return Path(out_dir) / suite / RUNS_DIR / run.run_id
 
 
 def _write_run(store: SuiteStore, suite: str, run: FakeRun, seed: int) -> None:

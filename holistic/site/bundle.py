@@ -1,0 +1,354 @@
+"""A run's browser bundle: its instance browser's data, built once and kept in the run's folder.
+
+Building a run's instance browser (:func:`~holistic.site.browser.build_browser`) reads all of its
+Parquet files and is most of what a site of thousands of runs costs, yet it depends only on the
+run's own files. So ``helm-run`` builds it when the run completes (:func:`write_bundle`), into
+``<run>/browser/``, and ``helm-summarize`` links its files into the site
+(:func:`bundle_into`), building (and keeping) it only when it is missing or stale::
+
+    <run>/browser/manifest.json     format, fingerprint, the browser's facts, every file's size and sha256
+    <run>/browser/index.js          the instance browser's index  (linked into the site as data/<run>/)
+    <run>/browser/chunk_NNNN.js     its chunks                    (linked too)
+    <run>/browser/predictions.json  what the compare-systems pages show of each instance (read, not linked)
+    <run>/browser/page.json         the run page's own facts: statistics, in-context examples, reasoning
+
+The *fingerprint* is a hash of exactly what the files were built from: the run's verified manifest
+(every result file's size and sha256, so a rerun or any changed file changes it), the main metric,
+the longest text shown (``max_field_chars``), the bundle format and the builder's own source. A
+bundle is used only when its fingerprint is the one its run gives today.
+
+A bundle is read as hostile: the folder and its files must be real ones (no symbolic link is
+followed, files are opened relative to the folder), their names are the few above, each file
+must have the size and sha256 its manifest lists, and each script must be exactly one call of
+the browser's loader with a JSON literal (so it can carry data, never code). Anything else (a
+missing, stale, damaged or tampered bundle) is rebuilt, never trusted. Its files reach the site
+by hard link when the two folders share a filesystem (a site folder copied elsewhere still holds
+every file), else by copy; either way the copy in the site is the one checked.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import os
+import re
+import shutil
+import stat
+import sys
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass, replace
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+from holistic.core.errors import HolisticError
+from holistic.metrics.choices import read_answer
+from holistic.results import RunReader
+from holistic.results.atomic import build_folder, writing
+from holistic.results.layout import BROWSER_DIR
+from holistic.site.browser import MAX_FIELD_CHARS, BrowserData, build_browser
+from holistic.site.haystack import load_artifact
+from holistic.site.reasoning import run_reasoning
+from holistic.site.run_facts import page_facts, sound_page_facts
+from holistic.site.writer import clean
+from holistic.summarize.load import main_metric_of
+from holistic.summarize.tables import Table
+
+BUNDLE_FORMAT = 2
+"""Bumped when the bundle's files change shape (the builder's source is in the fingerprint too)."""
+MANIFEST_FILE = "manifest.json"
+PREDICTIONS_FILE = "predictions.json"
+PAGE_FILE = "page.json"
+MAX_MANIFEST_BYTES = 1 << 20
+MAX_BUNDLE_FILE_BYTES = 1 << 30
+"""Largest file of a bundle read (a chunk holds at most 250 records of cut text fields)."""
+_SCRIPT_NAME = re.compile(r"\A(?:index|chunk_[0-9]{4})\.js\Z")
+_CHUNK_CALL = re.compile(rb"\AHOLISTIC_CHUNK\(([0-9]{1,6}),")
+_INDEX_CALL = b"HOLISTIC_INDEX("
+_END = b");\n"
+
+
+@dataclass(frozen=True)
+class BundleJob:
+    """One run's instance browser to put into a site (picklable: it goes to worker processes)."""
+
+    reader: RunReader
+    out_dir: Path
+    """The site's ``data/<run id>`` folder."""
+    main_metric: str | None
+    max_field_chars: int
+    predictions: bool
+    """Whether the compare-systems pages need the run's predictions."""
+
+
+def fingerprint(reader: RunReader, main_metric: str | None, max_field_chars: int) -> str | None:
+    """The hash of everything the run's bundle is built from; ``None`` when the run's files are not
+    known by a verified manifest (a folder read as it is): such a run's bundle is never kept."""
+    files = reader.manifest.files
+    if not files:
+        return None
+    facts = {
+        "format": BUNDLE_FORMAT,
+        "builder": _builder_hash(),
+        "status": reader.manifest.status,
+        "files": [[f.name, f.size, f.sha256] for f in sorted(files, key=lambda f: f.name)],
+        "main_metric": main_metric,
+        "max_field_chars": max_field_chars,
+    }
+    return hashlib.sha256(json.dumps(facts, sort_keys=True).encode("utf-8")).hexdigest()
+
+
+@cache
+def _builder_hash() -> str:
+    """The source of the modules that decide a bundle's content: a change to any rebuilds every bundle."""
+    digest = hashlib.sha256()
+    modules = (build_browser, read_answer, page_facts, run_reasoning, load_artifact, Table, clean)
+    for name in sorted({m.__module__ for m in modules}):
+        source = Path(getattr(sys.modules[name], "__file__", None) or "")
+        digest.update(source.read_bytes() if source.is_file() else name.encode("utf-8"))
+    return digest.hexdigest()
+
+
+def write_bundle(reader: RunReader, *, max_field_chars: int = MAX_FIELD_CHARS) -> Path | None:
+    """Build the run's bundle into ``<run>/browser/`` (what ``helm-run`` calls when a run completes);
+    returns its folder, or ``None`` when the run is not in a local folder or has no verified manifest
+    (``helm-summarize`` then builds the browser itself)."""
+    main_metric = main_metric_of(reader.spec)
+    found = fingerprint(reader, main_metric, max_field_chars)
+    if found is None or not isinstance(reader.folder, Path):
+        return None
+    _store(reader, found, main_metric, max_field_chars)
+    return reader.folder / BROWSER_DIR
+
+
+def bundle_is_current(reader: RunReader, *, max_field_chars: int = MAX_FIELD_CHARS) -> bool:
+    """Whether the run has a bundle built from its files as they are now (its manifest's fingerprint
+    alone: the quick look ``helm-run``'s callers may take; ``helm-summarize`` checks every file)."""
+    found = fingerprint(reader, main_metric_of(reader.spec), max_field_chars)
+    if found is None or not isinstance(reader.folder, Path):
+        return False
+    try:
+        with _open_folder(reader.folder / BROWSER_DIR) as fd:
+            return _manifest(fd, found) is not None
+    except OSError:
+        return False
+
+
+def _store(reader: RunReader, found: str, main_metric: str | None, max_field_chars: int) -> BrowserData:
+    """Build the bundle whole beside the old one and swap it in; returns what the browser holds."""
+    assert isinstance(reader.folder, Path)
+
+    def build(folder: Path) -> BrowserData:
+        data = build_browser(reader, folder, main_metric, max_field_chars=max_field_chars)
+        _write(folder / PREDICTIONS_FILE, json.dumps(data.predictions, ensure_ascii=False, separators=(",", ":")))
+        page = page_facts(reader)
+        _write(folder / PAGE_FILE, json.dumps(page, ensure_ascii=False, separators=(",", ":")))
+        names = sorted(p.name for p in folder.iterdir() if p.name != MANIFEST_FILE)
+        manifest = {
+            "format": BUNDLE_FORMAT,
+            "fingerprint": found,
+            "count": data.count,
+            "chunks": data.chunks,
+            "perturbations": list(data.perturbations),
+            "splits": list(data.splits),
+            "files": [{"name": n, **_size_and_hash((folder / n).read_bytes())} for n in names],
+        }
+        _write(folder / MANIFEST_FILE, json.dumps(manifest, indent=1, sort_keys=True))
+        return replace(data, page=page)
+
+    return build_folder(reader.folder / BROWSER_DIR, build, what="browser bundle")
+
+
+def _write(path: Path, text: str) -> None:
+    """A file of the bundle being built (not synced: the folder is swapped in whole, and a bundle that
+    a crash left damaged fails its check and is rebuilt)."""
+    with writing(path):
+        path.write_text(text, encoding="utf-8")
+
+
+def _size_and_hash(data: bytes) -> dict[str, Any]:
+    return {"size": len(data), "sha256": hashlib.sha256(data).hexdigest()}
+
+
+def bundle_into(job: BundleJob) -> BrowserData:
+    """Put the run's instance browser into ``job.out_dir``: from its valid bundle (linked or copied,
+    then checked), else from a bundle built now (and kept in the run's folder when it can be written),
+    else built straight into the site (a suite on an object store, a read-only or unverified run)."""
+    reader = job.reader
+    found = fingerprint(reader, job.main_metric, job.max_field_chars)
+    if found is None or not isinstance(reader.folder, Path):
+        return _built(job)
+    data = _from_bundle(reader.folder / BROWSER_DIR, job, found)
+    if data is not None:
+        return data
+    try:
+        built = _store(reader, found, job.main_metric, job.max_field_chars)
+    except (OSError, HolisticError):
+        return _built(job)  # the run folder cannot be written: this site gets its own copy
+    data = _from_bundle(reader.folder / BROWSER_DIR, job, found, built)
+    return data if data is not None else _built(job)
+
+
+def _built(job: BundleJob) -> BrowserData:
+    _clear(job.out_dir)
+    data = build_browser(job.reader, job.out_dir, job.main_metric, max_field_chars=job.max_field_chars)
+    return replace(data, predictions=data.predictions if job.predictions else {}, page=page_facts(job.reader))
+
+
+def _from_bundle(folder: Path, job: BundleJob, found: str, built: BrowserData | None = None) -> BrowserData | None:
+    """The browser's facts once every script of the bundle at ``folder`` is in ``job.out_dir`` and
+    checked; ``None`` (and ``job.out_dir`` emptied) when the bundle is missing, stale or not sound."""
+    try:
+        with _open_folder(folder) as fd:
+            manifest = _manifest(fd, found)
+            if manifest is None:
+                return None
+            _clear(job.out_dir)
+            job.out_dir.mkdir(parents=True, exist_ok=True)
+            entries = {e["name"]: e for e in manifest["files"]}
+            for name, entry in entries.items():
+                if name not in (PREDICTIONS_FILE, PAGE_FILE) and not _place(fd, name, job.out_dir / name, entry):
+                    _clear(job.out_dir)
+                    return None
+            predictions = built.predictions if built is not None else None
+            if job.predictions and predictions is None:
+                predictions = _json(fd, entries[PREDICTIONS_FILE], _sound_predictions)
+            page = built.page if built is not None else _json(fd, entries[PAGE_FILE], sound_page_facts)
+            if page is None or (job.predictions and predictions is None):
+                _clear(job.out_dir)
+                return None
+    except OSError:
+        _clear(job.out_dir)
+        return None
+    return BrowserData(
+        count=manifest["count"],
+        chunks=manifest["chunks"],
+        perturbations=tuple(manifest["perturbations"]),
+        splits=tuple(manifest["splits"]),
+        predictions=(predictions or {}) if job.predictions else {},
+        page=page,
+    )
+
+
+@contextlib.contextmanager
+def _open_folder(folder: Path) -> Iterator[int]:
+    """The bundle folder opened as itself (a symbolic link in its place is refused: ``OSError``)."""
+    fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW)
+    try:
+        yield fd
+    finally:
+        os.close(fd)
+
+
+def _read(dir_fd: int, name: str, limit: int) -> bytes | None:
+    """A regular file of the folder (no link followed), at most ``limit`` bytes; ``None`` otherwise."""
+    try:
+        fd = os.open(name, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK, dir_fd=dir_fd)
+    except OSError:
+        return None
+    with os.fdopen(fd, "rb") as fh:
+        info = os.fstat(fh.fileno())
+        if not stat.S_ISREG(info.st_mode) or info.st_size > limit:
+            return None
+        return fh.read(limit + 1)
+
+
+def _manifest(dir_fd: int, found: str) -> dict[str, Any] | None:
+    """The bundle's manifest when it is well formed and has the fingerprint ``found``."""
+    raw = _read(dir_fd, MANIFEST_FILE, MAX_MANIFEST_BYTES)
+    try:
+        doc = json.loads(raw) if raw is not None else None
+    except (ValueError, RecursionError):  # not JSON, or nested too deep to read
+        return None
+    if not isinstance(doc, dict) or doc.get("format") != BUNDLE_FORMAT or doc.get("fingerprint") != found:
+        return None
+    count, chunks, files = doc.get("count"), doc.get("chunks"), doc.get("files")
+    if not (_count(count) and isinstance(chunks, int) and _count(chunks) and isinstance(files, list)):
+        return None
+    if not all(_strings(doc.get(k)) for k in ("perturbations", "splits")):
+        return None
+    if len(files) != chunks + 3:  # the index, the predictions, the page and each chunk (counted before named)
+        return None
+    names = [f.get("name") if isinstance(f, dict) else None for f in files]
+    if set(names) != {"index.js", PREDICTIONS_FILE, PAGE_FILE, *(f"chunk_{c:04d}.js" for c in range(chunks))}:
+        return None
+    for f in files:
+        if not (_count(f.get("size")) and isinstance(f.get("sha256"), str)):
+            return None
+    return doc
+
+
+def _count(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= MAX_BUNDLE_FILE_BYTES
+
+
+def _strings(value: object) -> bool:
+    return isinstance(value, list) and all(isinstance(v, str) for v in value)
+
+
+def _place(dir_fd: int, name: str, target: Path, entry: Mapping[str, Any]) -> bool:
+    """Hard-link (else copy) the bundle's script ``name`` to ``target``, then check the copy the site holds."""
+    if not _SCRIPT_NAME.match(name):
+        return False
+    try:
+        os.link(name, target, src_dir_fd=dir_fd, follow_symlinks=False)
+    except OSError:
+        data = _read(dir_fd, name, entry["size"])
+        if data is None:
+            return False
+        with writing(target):
+            target.write_bytes(data)
+    try:
+        with_fd = os.open(target.parent, os.O_RDONLY | os.O_DIRECTORY)
+        try:
+            data = _read(with_fd, target.name, entry["size"])
+        finally:
+            os.close(with_fd)
+    except OSError:
+        return False
+    return data is not None and _sound(name, data, entry)
+
+
+def _sound(name: str, data: bytes, entry: Mapping[str, Any]) -> bool:
+    """``data`` is the file the manifest lists, and one loader call with a JSON literal."""
+    if _size_and_hash(data) != {"size": entry["size"], "sha256": entry["sha256"]} or not data.endswith(_END):
+        return False
+    if name == "index.js":
+        start = len(_INDEX_CALL) if data.startswith(_INDEX_CALL) else -1
+    else:
+        call = _CHUNK_CALL.match(data)
+        start = call.end() if call is not None and int(call.group(1)) == int(name[6:10]) else -1
+    if start < 0:
+        return False
+    try:
+        value = json.loads(data[start : -len(_END)])
+    except (ValueError, RecursionError):  # not JSON, or nested too deep to read
+        return False
+    return isinstance(value, dict)
+
+
+def _json(dir_fd: int, entry: Mapping[str, Any], sound: Callable[[Any], bool]) -> Any:
+    """A JSON file of the bundle, when it is the one the manifest lists and ``sound`` accepts its value."""
+    data = _read(dir_fd, entry["name"], entry["size"])
+    if data is None or _size_and_hash(data) != {"size": entry["size"], "sha256": entry["sha256"]}:
+        return None
+    try:
+        value = json.loads(data)
+    except (ValueError, RecursionError):  # not JSON, or nested too deep to read
+        return None
+    return value if sound(value) else None
+
+
+def _sound_predictions(value: object) -> bool:
+    """The compare-systems pages' records: instance id -> the fields they read."""
+    keys = {"input", "references", "correct", "prediction", "value"}
+    return isinstance(value, dict) and all(isinstance(v, dict) and keys <= v.keys() for v in value.values())
+
+
+def _clear(folder: Path) -> None:
+    """Remove what an earlier attempt put into the site's folder of the run."""
+    if folder.is_symlink():
+        folder.unlink()
+    elif folder.exists():
+        shutil.rmtree(folder)
