@@ -20,8 +20,11 @@ is the comparable one.
 
 holistic's time for the same suite is given (``--holistic-seconds``) or measured here
 (``--holistic``: holistic's ``helm-summarize`` on the same suite, each time in a fresh
-process, as ``tools.bench.summarize`` runs it); the ratio holistic ÷ HELM is printed with its
-target (≤ 0.25).
+process, as ``tools.bench.summarize`` runs it, before HELM's folders are written); the ratio
+holistic ÷ HELM is printed with its target (≤ 0.25). HELM's folders and display JSON take
+several times the room of holistic's suite and site, so without ``--work`` (which keeps
+everything, and re-uses what is complete) holistic's are removed before HELM runs;
+``--compact`` writes HELM's JSON without whitespace (the same structure, about 30% less).
 
     python -m tools.bench.helm_summarize --holistic                      # 5,000 x 1,000
     python -m tools.bench.helm_summarize --runs 50 --instances 100 --holistic  # a quick check
@@ -83,26 +86,30 @@ def helm_output_ready(output: Path, args: argparse.Namespace) -> bool:
         return False
 
 
-def prepare(args: argparse.Namespace, out: Path) -> tuple[Path, float, float]:
-    """HELM's folders and schema under ``out/benchmark_output`` (and holistic's suite in ``out``
-    when it is to be timed too, or to convert from), re-used when complete; the seconds taken
-    to write holistic's suite and to convert it."""
+def prepare(args: argparse.Namespace, out: Path) -> tuple[Path, dict[str, float], tuple[float | None, list[float]]]:
+    """HELM's folders and schema under ``out/benchmark_output``, re-used when complete, and
+    holistic's time (given, or measured on its suite first); the seconds taken to write
+    holistic's suite and to convert it. Without ``--work``, holistic's suite (its summary and
+    site included) is removed before HELM runs, to leave room for HELM's display JSON."""
     output = out / "benchmark_output"
-    generate = convert = 0.0
+    ready = helm_output_ready(output, args)
+    timed = args.holistic and not args.generate_only
+    took = {"generate": 0.0, "convert": 0.0}
     suite = None
-    if args.holistic or not helm_output_ready(output, args):
-        suite, generate = holistic_suite(out, args.runs, args.instances)
-        print(f"bench_helm_summarize: holistic's suite ready in {generate:.1f} s", flush=True)
-    if suite is not None and not helm_output_ready(output, args):
+    if timed or not ready:
+        suite, took["generate"] = holistic_suite(out, args.runs, args.instances)
+        print(f"bench_helm_summarize: holistic's suite ready in {took['generate']:.1f} s", flush=True)
+    ours = holistic_seconds(args, out) if timed or args.holistic_seconds is not None else (None, [])
+    if suite is not None and not ready:
         t0 = time.perf_counter()
         shutil.rmtree(output, ignore_errors=True)
         converted = convert_suite(suite, output, SUITE, args.jobs, None if args.compact else 2)
         write_schema(output / SCHEMA, converted, PARENT_GROUP)
         (output / DONE).write_text(json.dumps(_size(args)), encoding="utf-8")
-        convert = time.perf_counter() - t0
-        if not args.holistic and not args.work:  # room for HELM's display JSON
-            shutil.rmtree(suite)
-    return output, generate, convert
+        took["convert"] = time.perf_counter() - t0
+    if suite is not None and not args.work:
+        shutil.rmtree(suite)
+    return output, took, ours
 
 
 def helm_command(python: Path, output: Path, schema: Path, threads: int | None) -> list[str]:
@@ -166,18 +173,19 @@ def holistic_seconds(args: argparse.Namespace, out: Path) -> tuple[float | None,
 
 
 def measure(args: argparse.Namespace, out: Path) -> dict[str, Any]:
-    output, generate, convert = prepare(args, out)
+    output, took, (ours, ours_all) = prepare(args, out)
     release = output / "runs" / SUITE
     runs = sum(1 for d in release.iterdir() if (d / "run_spec.json").is_file())
     input_bytes = folder_bytes(release, HELM_INPUTS)
-    print(f"bench_helm_summarize: HELM's run folders ready in {convert:.1f} s ({input_bytes / 1e6:.0f} MB)", flush=True)
+    how = f"written in {took['convert']:.1f} s" if took["convert"] else "re-used"
+    print(f"bench_helm_summarize: HELM's run folders {how} ({input_bytes / 1e6:.0f} MB)", flush=True)
     report: dict[str, Any] = {
         "runs": runs,
         "instances_per_run": args.instances,
         "helm": HELM,
         "compact_json": args.compact,
-        "holistic_suite_seconds": round(generate, 1),
-        "helm_folders_seconds": round(convert, 1),
+        "holistic_suite_seconds": round(took["generate"], 1),
+        "helm_folders_seconds": round(took["convert"], 1),
         "helm_folders_mb": round(input_bytes / 1e6),
     }
     if args.generate_only:
@@ -198,7 +206,6 @@ def measure(args: argparse.Namespace, out: Path) -> dict[str, Any]:
             "helm_tree_peak_rss_mb_max": round(max(r["tree_peak_rss_mb"] for r in results)),
         }
     )
-    ours, ours_all = holistic_seconds(args, out)
     if ours is not None:
         ratio = ours / helm
         report.update(
@@ -216,8 +223,8 @@ def measure(args: argparse.Namespace, out: Path) -> dict[str, Any]:
 
 def print_report(r: dict[str, Any]) -> None:
     print(
-        f"{r['runs']} runs x {r['instances_per_run']} instances; HELM's folders {r['helm_folders_mb']} MB, "
-        f"written in {r['helm_folders_seconds']} s"
+        f"{r['runs']} runs x {r['instances_per_run']} instances; HELM's folders {r['helm_folders_mb']} MB "
+        f"(written in {r['helm_folders_seconds']} s, 0 when re-used)"
     )
     if "helm_seconds_median" not in r:
         return
