@@ -1,12 +1,12 @@
 """Benchmark: HELM 0.5.16's own ``helm-summarize`` on the synthetic suite of ``tools.bench.summarize``.
 
 The same synthetic suite as ``python -m tools.bench.summarize`` (``--runs`` runs × ``--instances``
-instances, default 5,000 × 1,000: 10 models × 500 scenarios, each instance also perturbed
-once, with its request) is written in holistic's format, then converted into HELM run folders
+instances, default 5,000 × 1,000: 10 models × 500 scenarios, a request per instance, each
+instance's worst case under one perturbation) is written in holistic's format, then converted into HELM run folders
 (``benchmark_output/runs/bench/<run>/``: ``run_spec.json``, ``scenario.json``,
 ``scenario_state.json``, ``stats.json``, ``per_instance_stats.json``, as ``helm-run`` writes
 them; ``tools.bench.helm_format``) with a schema naming a run group per scenario. HELM's
-``helm-summarize --suite bench -o benchmark_output --schema-path schema.yaml`` then runs in
+``helm-summarize --suite bench -o benchmark_output --schema-path schema_bench.yaml`` then runs in
 its own interpreter (crfm-helm 0.5.16 in a venv of its own, never holistic's), ``--repeat``
 times, each in a fresh process: its wall time and the peak resident memory of its process
 tree, sampled from ``/proc`` as for holistic's.
@@ -26,7 +26,7 @@ several times the room of holistic's suite and site, so without ``--work`` (whic
 everything, and re-uses what is complete) holistic's are removed before HELM runs;
 ``--compact`` writes HELM's JSON without whitespace (the same structure, about 30% less).
 
-    python -m tools.bench.helm_summarize --holistic                      # 5,000 x 1,000
+    python -m tools.bench.helm_summarize --holistic --compact                  # 5,000 x 1,000
     python -m tools.bench.helm_summarize --runs 50 --instances 100 --holistic  # a quick check
 """
 
