@@ -79,6 +79,14 @@ def install_peer(folder: Path, packages: Sequence[str], post: Sequence[str] = ()
     return folder / "bin" / "python"
 
 
+def install_helm(peers_dir: Path) -> Path:
+    """HELM (:data:`HELM`) in a venv of its own at ``peers_dir/helm`` (installed once, on CPU torch,
+    torchvision removed after); returns its Python."""
+    return install_peer(
+        peers_dir / "helm", [TORCH, "torchvision==0.28.0", HELM], post=["uninstall", "-y", "-q", "torchvision"]
+    )
+
+
 def model_dir() -> Path:
     from holistic.models.weights import converted_gguf_dir, embedded_gguf_path
 

@@ -42,3 +42,14 @@ def test_a_page_without_markers_gets_them_at_its_end(tmp_path: Path) -> None:
     assert "| a\\|b | - |" in table([{"figure": "a|b", "value": None}]) and text.endswith(
         "<!-- end of results: api -->\n"
     )
+
+
+def test_a_benchmark_writes_its_figures_beside_another_ones_on_that_page(tmp_path: Path) -> None:
+    page = tmp_path / "summarize.md"
+    first, last = markers("summarize")
+    page.write_text(f"# Summarize\n\n{first}\nours\n{last}\n", encoding="utf-8")
+    written = write_results("helm_summarize", [{"figure": "x", "value": 1}], docs=tmp_path, when=DAY, page="summarize")
+    text = written.read_text(encoding="utf-8")
+    start, end = markers("helm_summarize")
+    assert written == page and not (tmp_path / "helm_summarize.md").exists()
+    assert f"{first}\nours\n{last}\n" in text and text.index(last) < text.index(start) < text.index(end)

@@ -93,26 +93,33 @@ def results_block(name: str, rows: Sequence[Row], when: dt.date, command: str) -
 
 
 def write_results(
-    name: str, rows: Sequence[Row], *, docs: Path = DOCS, when: dt.date | None = None, command: str | None = None
+    name: str,
+    rows: Sequence[Row],
+    *,
+    docs: Path = DOCS,
+    when: dt.date | None = None,
+    command: str | None = None,
+    page: str | None = None,
 ) -> Path:
-    """Put ``rows`` between ``name``'s markers on ``docs/<name>.md`` (see the module's docstring)."""
+    """Put ``rows`` between ``name``'s markers on ``docs/<page>.md`` (``page`` defaults to ``name``:
+    see the module's docstring; another page holds a benchmark's figures beside a related one's)."""
     block = results_block(
         name, rows, when or dt.datetime.now(dt.UTC).date(), command or " ".join(["python -m", *_invocation()])
     )
-    page = docs / f"{name}.md"
-    if page.is_file():
-        text = page.read_text(encoding="utf-8")
+    path = docs / f"{page or name}.md"
+    if path.is_file():
+        text = path.read_text(encoding="utf-8")
     else:
-        page.parent.mkdir(parents=True, exist_ok=True)
-        text = f"# Benchmark: {name}\n"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        text = f"# Benchmark: {page or name}\n"
     start, end = markers(name)
     if start in text and end in text:
         before, rest = text.split(start, 1)
         text = before + block + rest.split(end, 1)[1]
     else:
         text = text.rstrip("\n") + "\n\n" + block + "\n"
-    page.write_text(text, encoding="utf-8")
-    return page
+    path.write_text(text, encoding="utf-8")
+    return path
 
 
 def _invocation() -> list[str]:

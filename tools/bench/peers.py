@@ -57,7 +57,6 @@ from tools.bench.docs import add_docs_option, figures, write_results
 from tools.common import REPO
 from tools.peers import (
     COUNTER_SHIM,
-    HELM,
     HELM_MODEL,
     LM_EVAL,
     MODEL,
@@ -65,6 +64,7 @@ from tools.peers import (
     add_common_args,
     data_root,
     first_context,
+    install_helm,
     install_peer,
     json_task,
     lm_eval_run,
@@ -442,9 +442,7 @@ def separate_workload(args: argparse.Namespace, root: Path, work: Path, peers_di
 
 def joint_workload(args: argparse.Namespace, root: Path, work: Path, peers_dir: Path, model: Path) -> dict[str, Any]:
     """The ``joint`` workload against HELM, and a fully cached rerun of holistic's."""
-    python = install_peer(
-        peers_dir / "helm", [TORCH, "torchvision==0.28.0", HELM], post=["uninstall", "-y", "-q", "torchvision"]
-    )
+    python = install_helm(peers_dir)
     peers, ours = [], []
     spec: Path | None = None
     for k in range(args.pairs):
