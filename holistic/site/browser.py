@@ -26,7 +26,6 @@ from pathlib import Path
 from typing import Any
 
 import pyarrow as pa
-import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from holistic.core.specs import MAX_ANSWER_PATTERN_CHARS
@@ -52,6 +51,10 @@ def _cut_text(array: pa.Array, limit: int, where: str) -> pa.Array:
     value never becomes a Python string, and every string a chunk record holds has passed here.
     ``array`` itself when nothing is too long."""
     kind = array.type
+    if array.nbytes <= limit:
+        return array  # no string in it can be longer than all of its bytes
+    import pyarrow.compute as pc  # only where a value may be too long: a small run's bundle does without
+
     if pa.types.is_string(kind) or pa.types.is_large_string(kind):
         lengths = pc.utf8_length(array)
         longest = pc.max(lengths).as_py()

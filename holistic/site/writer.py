@@ -5,14 +5,15 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
-
-from jinja2 import Environment, FileSystemLoader, select_autoescape
+from typing import TYPE_CHECKING, Any
 
 from holistic.core.resources import project_path
 from holistic.results.atomic import writing
 from holistic.summarize.summary import Summary
 from holistic.summarize.tables import anchor
+
+if TYPE_CHECKING:
+    from jinja2 import Environment
 
 STATIC_FILES = ("style.css", "site.js", "chunks.js", "browser.js", "compare.js")
 
@@ -27,6 +28,8 @@ def templates_dir() -> Path:
 
 def environment() -> Environment:
     """The Jinja2 environment of the site's templates (autoescaping on, the ``anchor`` filter)."""
+    from jinja2 import Environment, FileSystemLoader, select_autoescape  # the pages only, not a run's bundle
+
     env = Environment(
         loader=FileSystemLoader(str(templates_dir())),
         autoescape=select_autoescape(default=True, default_for_string=True),
