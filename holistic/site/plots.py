@@ -192,7 +192,7 @@ def place_labels(fig: Any, ax: Any, pts: list[tuple[float, float]], labels: list
     """Write each point's label beside it, inside the axes: the first placement (up-right, up-left,
     down-right, down-left) that fits and overlaps no label placed before, else the first that fits
     (centred above the point when none does)."""
-    fig.canvas.draw()  # the axes' final limits, and a renderer that measures text
+    fig.draw_without_rendering()  # the axes' final limits (laid out, nothing rasterised); text is measured below
     renderer = fig.canvas.get_renderer()
     box = ax.get_window_extent(renderer)
     placed: list[Any] = []
