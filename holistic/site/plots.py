@@ -55,15 +55,16 @@ def pareto_front(points: list[tuple[float, float]]) -> list[int]:
     return sorted(front, key=lambda i: points[i][0])
 
 
-def render_plots(suite: SuiteReader, summary: Summary, out_dir: Path) -> list[dict[str, Any]]:
-    """Write every plot under ``out_dir``; returns figure descriptions (src relative to the site root)."""
+def render_plots(suite: SuiteReader, summary: Summary, out_dir: Path, jobs: int = 1) -> list[dict[str, Any]]:
+    """Write every plot under ``out_dir``; returns figure descriptions (src relative to the site root).
+    ``jobs``: processes that may draw the per-scenario plots."""
     plt = _pyplot()
     cells: _Cells = {
         (c["group"], c["model"], c["column"]): (c["value"], c.get("ci_low"), c.get("ci_high"))
         for c in summary.cells
         if c["value"] is not None
     }
-    figures = _pareto_plots(plt, summary, cells, out_dir)
+    figures = _pareto_plots(summary, cells, out_dir, jobs)
     figures += _reliability_plots(plt, suite, summary, out_dir)
     figures += _correlation_plot(plt, summary, cells, out_dir)
     figures += _trial_spread_plots(plt, suite, summary, out_dir)
@@ -80,9 +81,16 @@ def _figure(fig: Any, out_dir: Path, rel: str, alt: str, caption: str, **where: 
     return {"src": rel, "alt": alt, "caption": caption, **where}
 
 
-def _pareto_plots(plt: Any, summary: Summary, cells: _Cells, out_dir: Path) -> list[dict[str, Any]]:
-    """Accuracy against efficiency, per scenario: each system with its 95% intervals, and the Pareto frontier."""
-    figures = []
+PLOTS_PER_JOB = 16
+"""Below this many accuracy-against-latency plots per extra process, they are drawn in this process."""
+
+
+def _pareto_plots(summary: Summary, cells: _Cells, out_dir: Path, jobs: int = 1) -> list[dict[str, Any]]:
+    """Accuracy against efficiency, per scenario: each system with its 95% intervals, and the Pareto frontier.
+
+    Each plot is its own SVG, drawn from its own points, so with ``jobs`` > 1 they are drawn in
+    worker processes (started fresh): the files are the same whichever process draws them."""
+    work: list[_ParetoJob] = []
     for col in summary.columns:
         pts, names, reach = [], [], []
         for m in summary.models:
@@ -91,48 +99,60 @@ def _pareto_plots(plt: Any, summary: Summary, cells: _Cells, out_dir: Path) -> l
                 pts.append((float(eff[0]), float(acc[0])))
                 names.append(m)
                 reach.append((_reach(eff), _reach(acc)))
-        if not pts:
-            continue
-        fig, ax = plt.subplots(figsize=(5.6, 3.8))
-        systems = _draw_systems(ax, pts, names, reach)
-        front = pareto_front(pts)
-        (frontier,) = ax.plot(
-            [pts[i][0] for i in front],
-            [pts[i][1] for i in front],
-            color="#b42318",
-            lw=1,
-            zorder=1,
-            label="Pareto frontier",
-        )
-        ax.set_xlabel("mean latency per request (s)")
-        ax.set_ylabel("accuracy (main metric)")
-        ax.set_title(cut(col, 60), fontsize=10)
-        ax.margins(0.1)
-        # The key below the axes names each numbered point in full (cut only past LEGEND_NAME_WIDTH).
-        ax.legend(
-            handles=[*systems, frontier],
-            fontsize=7,
-            loc="upper left",
-            bbox_to_anchor=(0, -0.17),
-            ncol=1 if len(pts) <= _ONE_COLUMN else 2,
-            frameon=False,
-        )
-        place_labels(fig, ax, pts, [str(k) for k in range(1, len(pts) + 1)])
-        caption = (
-            f"{col}: accuracy against efficiency; each numbered point is a system (named in the key), its bars "
-            "the 95% intervals (bootstrap over instances); the red line is the Pareto frontier."
-        )
-        figures.append(
-            _figure(
-                fig,
-                out_dir,
-                f"plots/pareto_{anchor(col)}.svg",
-                f"Accuracy against latency for {col}",
-                caption,
-                scenario=col,
-            )
-        )
-    return figures
+        if pts:
+            work.append((col, pts, names, reach, out_dir))
+    workers = min(jobs, len(work) // PLOTS_PER_JOB)
+    if workers <= 1:
+        return [_pareto_plot(job) for job in work]
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    with ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("spawn")) as pool:
+        return list(pool.map(_pareto_plot, work, chunksize=8))
+
+
+_ParetoJob = tuple[
+    str, list[tuple[float, float]], list[str], list[tuple[tuple[float, float], tuple[float, float]]], Path
+]
+"""One scenario's plot: its column, points (latency, accuracy), systems, their intervals' reach, the plots folder."""
+
+
+def _pareto_plot(job: _ParetoJob) -> dict[str, Any]:
+    """Draw and save one scenario's accuracy-against-latency plot; its figure description."""
+    col, pts, names, reach, out_dir = job
+    plt = _pyplot()
+    fig, ax = plt.subplots(figsize=(5.6, 3.8))
+    systems = _draw_systems(ax, pts, names, reach)
+    front = pareto_front(pts)
+    (frontier,) = ax.plot(
+        [pts[i][0] for i in front],
+        [pts[i][1] for i in front],
+        color="#b42318",
+        lw=1,
+        zorder=1,
+        label="Pareto frontier",
+    )
+    ax.set_xlabel("mean latency per request (s)")
+    ax.set_ylabel("accuracy (main metric)")
+    ax.set_title(cut(col, 60), fontsize=10)
+    ax.margins(0.1)
+    # The key below the axes names each numbered point in full (cut only past LEGEND_NAME_WIDTH).
+    ax.legend(
+        handles=[*systems, frontier],
+        fontsize=7,
+        loc="upper left",
+        bbox_to_anchor=(0, -0.17),
+        ncol=1 if len(pts) <= _ONE_COLUMN else 2,
+        frameon=False,
+    )
+    place_labels(fig, ax, pts, [str(k) for k in range(1, len(pts) + 1)])
+    caption = (
+        f"{col}: accuracy against efficiency; each numbered point is a system (named in the key), its bars "
+        "the 95% intervals (bootstrap over instances); the red line is the Pareto frontier."
+    )
+    return _figure(
+        fig, out_dir, f"plots/pareto_{anchor(col)}.svg", f"Accuracy against latency for {col}", caption, scenario=col
+    )
 
 
 LEGEND_NAME_WIDTH = 80
