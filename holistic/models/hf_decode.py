@@ -212,6 +212,7 @@ class Decoding:
         self._special, self._decode, self._pad, self._draft = special, decode, pad_id, draft_tokens
 
     def run(self, state: Prefilled, jobs: Sequence[GenerateJob], out: list[Generated | None]) -> None:
+        """Decode ``state``'s rows into ``out`` (indexed like ``jobs``); takes over ``state.cache``."""
         rows = [
             _Row(jobs[i], _generator(jobs[i].seed) if jobs[i].temperature > 0 else None, list(jobs[i].prompt))
             for i in state.rows
@@ -219,6 +220,7 @@ class Decoding:
         if isinstance(state.cache, KVCache):
             kv: DecodeKV | _AppendKV = DecodeKV([(x.keys, x.values) for x in state.cache.layers], state.mask)
             draft = self._draft
+            state.cache = None  # the buffers replace these keys/values as they grow: hold them once
         else:
             kv, draft = _AppendKV(state.cache, state.mask), 0
         dtype = state.next_logits.dtype

@@ -504,9 +504,12 @@ class TransformersEngine:
 
 def _merge_prefilled(parts: list[Prefilled], device: Any, new: Callable[..., Any]) -> Prefilled:
     """One decoding batch from several prefill batches: keys/values and masks right-padded
-    to the longest, the padded positions masked out (positions ids stay per row)."""
+    to the longest, the padded positions masked out (positions ids stay per row).
+
+    ``parts`` is emptied: the decoding holds the only reference to the keys/values, so
+    it can free them as it moves them into its own buffers."""
     if len(parts) == 1:
-        return parts[0]
+        return parts.pop()
 
     span = max(p.mask.shape[1] for p in parts)
     layers = []
@@ -519,13 +522,15 @@ def _merge_prefilled(parts: list[Prefilled], device: Any, new: Callable[..., Any
             values.append(torch.nn.functional.pad(layer.values, (0, 0, 0, pad)))
         layers.append((torch.cat(keys), torch.cat(values)))
     masks = [torch.nn.functional.pad(p.mask, (0, span - p.mask.shape[1])) for p in parts]
-    return Prefilled(
+    merged = Prefilled(
         [i for p in parts for i in p.rows],
         new(layers),
         torch.cat(masks).to(device),
         torch.cat([p.next_logits for p in parts]),
         torch.cat([p.next_pos for p in parts]),
     )
+    parts.clear()
+    return merged
 
 
 def _copy_cache(cache: Any, batch: int, new: Callable[..., Any]) -> Any:
