@@ -34,6 +34,10 @@ class EngineOptions:
     """Fewest tokens a shared prefix must add to become a trunk of its own (computed in a
     pass of its own and kept); shorter shared prefixes are still computed once, inside
     the packed rows below them."""
+    draft_tokens: int = 16
+    """Most tokens a decoding step may compute beyond each row's next one, shared by its rows:
+    drafts looked up in the rows' own text and kept where they are the model's greedy choice
+    (:mod:`holistic.models.hf_decode`); 0: one token per row per step."""
     prefix_store_mb: int = 128
     """Most megabytes of trunk keys/values kept between calls."""
     native: bool = True

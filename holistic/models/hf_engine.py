@@ -46,8 +46,10 @@ requests. The engine therefore works on the whole batch of jobs at once:
    the model once -- a step for 30 rows costs about what a step for one row costs. So
    the prefilled rows of several prefill batches (and several trunks) are merged, their
    keys/values right-padded to one length and the padding masked out, into one decoding
-   batch bounded by ``batch_size`` rows and ``decode_memory_mb`` of keys/values; it
-   runs one token per step, dropping rows as they reach an end-of-sequence token, a stop
+   batch bounded by ``batch_size`` rows and ``decode_memory_mb`` of keys/values. It
+   decodes them together (:mod:`holistic.models.hf_decode`): each step computes every
+   row's next token and a few drafts looked up in the row's own text, writes the
+   keys/values in place, and drops rows as they reach an end-of-sequence token, a stop
    sequence or ``max_tokens``. (On a 2-core CPU a long-context prompt decoded alone
    spends ~0.3 s per generated token; 24 such prompts decoded together, ~0.4 s per step
    for all of them.)
@@ -71,13 +73,13 @@ import inspect
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from typing import Any
 
 import torch
 
 from holistic.core.interfaces import Tokenizer
 from holistic.models.engine_options import EngineCounters, EngineOptions
+from holistic.models.hf_decode import Decoding, Prefilled, topk_rows
 from holistic.models.hf_rows import (
     Segment,
     TokenSeq,
@@ -91,7 +93,6 @@ from holistic.models.hf_rows import (
 )
 from holistic.models.local_engine import Generated, GenerateJob, ScoreJob, SpecialIds, TokenScore
 from holistic.models.prefix_plan import PrefixNode, common_prefix_len, plan_prefixes
-from holistic.models.stops import tail_has_stop
 
 
 class TransformersEngine:
@@ -209,7 +210,7 @@ class TransformersEngine:
                 targets = torch.tensor(job.continuation, device=lp.device)
                 chosen = lp.gather(1, targets[:, None])[:, 0]
                 argmax = lp.argmax(dim=-1)
-                tops = _topk_rows(lp, job.top_k)
+                tops = topk_rows(lp, job.top_k)
                 out[i] = [
                     TokenScore(int(t), float(c), bool(a == t), tops[j] if tops else {})
                     for j, (t, c, a) in enumerate(zip(job.continuation, chosen.tolist(), argmax.tolist(), strict=True))
@@ -226,7 +227,7 @@ class TransformersEngine:
         if seqs:
             _ = self.model  # load before planning: trunks need the model's shape
             with torch.inference_mode():
-                pending: list[_Prefilled] = []
+                pending: list[Prefilled] = []
                 held = 0
                 for trunk, units in self._place(seqs, pack=False):
                     members = [u[0].seq for u in units]
@@ -444,7 +445,7 @@ class TransformersEngine:
 
     # -- generation ---------------------------------------------------------------------------
 
-    def _prefill(self, rows: list[int], seqs: list[TokenSeq], trunk: Trunk, keep: bool = True) -> _Prefilled:
+    def _prefill(self, rows: list[int], seqs: list[TokenSeq], trunk: Trunk, keep: bool = True) -> Prefilled:
         """Run the prompts' suffixes after ``trunk`` in one right-padded pass (``keep``: hold
         the keys/values for decoding; off when only the first token is wanted)."""
         batch = [seqs[i] for i in rows]
@@ -473,80 +474,42 @@ class TransformersEngine:
         next_logits = self._head(out.last_hidden_state[torch.arange(n), last])
         del out
         next_pos = torch.tensor([len(r.ids) for r in batch], device=self.device)
-        return _Prefilled(rows, cache, mask, next_logits, next_pos)
+        return Prefilled(rows, cache, mask, next_logits, next_pos)
 
-    def _decode(self, state: _Prefilled, all_jobs: Sequence[GenerateJob], out: list[Generated | None]) -> None:
-        """Decode the prefilled rows together, one token per step, into ``out``."""
-        cache, mask, next_logits, next_pos = state.cache, state.mask, state.next_logits, state.next_pos
-        jobs = [all_jobs[i] for i in state.rows]
-        n = len(jobs)
-        generators = [_generator(j.seed) if j.temperature > 0 else None for j in jobs]
-        tokens: list[list[TokenScore]] = [[] for _ in jobs]
-        finish: list[str] = ["length"] * n
-        active = list(range(n))
-        decode = self._tokenizer.decode
-        while active:
-            chosen: list[int] = []
-            still: list[int] = []
-            lps = torch.log_softmax(next_logits.float(), dim=-1)
-            argmaxes = lps.argmax(dim=-1).tolist()
-            for slot, b in enumerate(active):
-                job = jobs[b]
-                lp = lps[slot]
-                argmax = int(argmaxes[slot])
-                if job.temperature > 0:
-                    probs = torch.softmax(next_logits[slot].float() / job.temperature, dim=-1)
-                    tok = int(torch.multinomial(probs.cpu(), 1, generator=generators[b]).item())
-                else:
-                    tok = argmax
-                top = _topk_rows(lp[None, :], job.top_k)
-                tokens[b].append(TokenScore(tok, float(lp[tok]), tok == argmax, top[0] if top else {}))
-                ids = [t.token_id for t in tokens[b]]
-                if tok in self._special.eos or tail_has_stop(decode, ids, job.stop):
-                    finish[b] = "stop"
-                elif len(ids) < job.max_tokens:
-                    still.append(slot)
-                    chosen.append(tok)
-            if not still:
-                break
-            if len(still) < len(active):
-                keep = torch.tensor(still, device=self.device)
-                cache.batch_select_indices(keep)
-                mask = mask[keep]
-                next_pos = next_pos[keep]
-            active = [active[s] for s in still]
-            mask = torch.cat([mask, torch.ones((len(active), 1), dtype=mask.dtype, device=self.device)], dim=1)
-            self._count(len(active), len(active))
+    def _decode(self, state: Prefilled, all_jobs: Sequence[GenerateJob], out: list[Generated | None]) -> None:
+        """Decode the prefilled rows together into ``out`` (:mod:`holistic.models.hf_decode`)."""
+
+        def forward(input_ids: torch.Tensor, mask: torch.Tensor, positions: torch.Tensor, cache: Any) -> torch.Tensor:
             step = self._decoder(
-                input_ids=torch.tensor(chosen, device=self.device)[:, None],
+                input_ids=input_ids,
                 attention_mask=mask,
-                position_ids=next_pos[:, None],
+                position_ids=positions,
                 use_cache=True,
                 **{self._cache_kw: cache},
             )
-            next_logits = self._head(step.last_hidden_state[:, -1])
-            next_pos = next_pos + 1
-        for b, i in enumerate(state.rows):
-            out[i] = Generated(tuple(tokens[b]), finish[b])
+            hidden: torch.Tensor = step.last_hidden_state
+            return hidden
+
+        decoding = Decoding(
+            forward,
+            self._head,
+            self._count,
+            self._special,
+            self._tokenizer.decode,
+            pad_id=self.pad_id,
+            draft_tokens=self.options.draft_tokens,
+        )
+        decoding.run(state, all_jobs, out)
 
 
-@dataclass
-class _Prefilled:
-    """Rows after their prefill pass, ready to decode: keys/values, mask, next logits."""
-
-    rows: list[int]
-    """Indices of the jobs, in row order."""
-    cache: Any
-    mask: torch.Tensor
-    next_logits: torch.Tensor
-    next_pos: torch.Tensor
-
-
-def _merge_prefilled(parts: list[_Prefilled], device: Any, new: Callable[..., Any]) -> _Prefilled:
+def _merge_prefilled(parts: list[Prefilled], device: Any, new: Callable[..., Any]) -> Prefilled:
     """One decoding batch from several prefill batches: keys/values and masks right-padded
-    to the longest, the padded positions masked out (positions ids stay per row)."""
+    to the longest, the padded positions masked out (positions ids stay per row).
+
+    ``parts`` is emptied: the decoding holds the only reference to the keys/values, so
+    it can free them as it moves them into its own buffers."""
     if len(parts) == 1:
-        return parts[0]
+        return parts.pop()
 
     span = max(p.mask.shape[1] for p in parts)
     layers = []
@@ -559,13 +522,15 @@ def _merge_prefilled(parts: list[_Prefilled], device: Any, new: Callable[..., An
             values.append(torch.nn.functional.pad(layer.values, (0, 0, 0, pad)))
         layers.append((torch.cat(keys), torch.cat(values)))
     masks = [torch.nn.functional.pad(p.mask, (0, span - p.mask.shape[1])) for p in parts]
-    return _Prefilled(
+    merged = Prefilled(
         [i for p in parts for i in p.rows],
         new(layers),
         torch.cat(masks).to(device),
         torch.cat([p.next_logits for p in parts]),
         torch.cat([p.next_pos for p in parts]),
     )
+    parts.clear()
+    return merged
 
 
 def _copy_cache(cache: Any, batch: int, new: Callable[..., Any]) -> Any:
@@ -579,19 +544,3 @@ def _copy_cache(cache: Any, batch: int, new: Callable[..., Any]) -> Any:
 def _slice_cache(cache: Any, length: int, new: Callable[..., Any]) -> Any:
     """A cache (made by ``new``) viewing the first ``length`` positions of ``cache`` (no copy)."""
     return new([(layer.keys[:, :, :length], layer.values[:, :, :length]) for layer in cache.layers])
-
-
-def _generator(seed: int) -> torch.Generator:
-    g = torch.Generator()
-    g.manual_seed(seed & ((1 << 63) - 1))
-    return g
-
-
-def _topk_rows(lp: torch.Tensor, k: int) -> list[dict[int, float]]:
-    if k <= 0:
-        return []
-    values, indices = lp.topk(min(k, lp.shape[-1]), dim=-1)
-    return [
-        {int(i): float(v) for i, v in zip(ind.tolist(), val.tolist(), strict=True)}
-        for ind, val in zip(indices, values, strict=True)
-    ]

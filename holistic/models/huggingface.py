@@ -14,7 +14,7 @@ Deployment args (all optional):
 - ``gguf_file``: a GGUF file inside the folder (dequantised once and cached, see
   :mod:`holistic.models.weights`); a model id ending in ``.gguf`` is such a file too;
 - ``batch_size``, ``max_batch_tokens``, ``row_tokens``, ``memory_mb``, ``decode_memory_mb``, ``prefix_cache``,
-  ``min_shared_prefix``, ``prefix_store_mb``, ``native``: see
+  ``min_shared_prefix``, ``prefix_store_mb``, ``draft_tokens``, ``native``: see
   :class:`holistic.models.engine_options.EngineOptions` (``native: false`` runs a Llama
   folder through transformers instead of :mod:`holistic.models.llama_native`).
 

@@ -51,7 +51,9 @@ def load_native_llama(folder: Path, dtype: torch.dtype, device: str) -> NativeLl
 
 
 @dataclass
-class _Layer:
+class Layer:
+    """One layer's keys and values, ``[batch, kv_heads, positions, head_dim]``."""
+
     keys: torch.Tensor
     values: torch.Tensor
 
@@ -67,7 +69,7 @@ class KVCache:
     """
 
     def __init__(self, data: Sequence[tuple[torch.Tensor, torch.Tensor]] | None = None, keep: bool = True) -> None:
-        self.layers: list[_Layer] = [_Layer(k, v) for k, v in data or ()]
+        self.layers: list[Layer] = [Layer(k, v) for k, v in data or ()]
         self.keep = keep
 
     def update(self, index: int, keys: torch.Tensor, values: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
@@ -78,7 +80,7 @@ class KVCache:
                 return torch.cat([layer.keys, keys], dim=2), torch.cat([layer.values, values], dim=2)
             return keys, values
         if index == len(self.layers):
-            self.layers.append(_Layer(keys, values))
+            self.layers.append(Layer(keys, values))
         else:
             layer = self.layers[index]
             layer.keys = torch.cat([layer.keys, keys], dim=2)

@@ -171,3 +171,40 @@ def test_the_native_llama_scores_the_embedded_model_as_transformers_does() -> No
         )
     native.close()
     reference.close()
+
+
+def test_real_model_batched_drafted_generation_is_one_at_a_time_greedy(hf_client: Any) -> None:
+    """Few-shot chain-of-thought prompts decoded together over their shared prefix, with
+    drafts looked up in the text, give exactly the tokens of one prompt at a time, no
+    prefix reuse, one token per step."""
+    shots = "".join(
+        f"Q: {name} has {a} apples and buys {b} more. How many apples does {name} have?\n"
+        f"A: {name} starts with {a} apples. {a} + {b} = {a + b}. The answer is {a + b}.\n\n"
+        for name, a, b in (("Ann", 3, 4), ("Bob", 10, 5), ("Cid", 7, 8))
+    )
+    questions = [
+        "Dee has 6 apples and buys 9 more",
+        "Eve has 12 pears and eats 5",
+        "Fay reads 4 pages a day for 3 days",
+    ]
+    reqs = [
+        Request(model=MODEL, prompt=f"{shots}Q: {q}. How many are there?\nA:", max_tokens=32, stop=("Q:",))
+        for q in questions
+    ]
+    engine = hf_client.engine.engine
+    opts = engine.options
+    try:
+        before = engine.counters.forward_calls
+        fast = hf_client.process(reqs)
+        fast_calls = engine.counters.forward_calls - before
+        engine.options = EngineOptions(batch_size=1, prefix_cache=False, draft_tokens=0)
+        before = engine.counters.forward_calls
+        slow = [hf_client.process([r])[0] for r in reqs]
+        slow_calls = engine.counters.forward_calls - before
+    finally:
+        engine.options = opts
+    for a, b in zip(fast, slow, strict=True):
+        assert a.success and b.success
+        assert [t.text for t in a.completions[0].tokens] == [t.text for t in b.completions[0].tokens]
+        assert a.completions[0].text == b.completions[0].text and a.completions[0].text.strip()
+    assert fast_calls < slow_calls

@@ -453,3 +453,46 @@ def test_a_fully_cached_rerun_never_loads_the_model(model_dir: Path, tmp_path: P
     first.close()
     again.close()
     cache.close()
+
+
+def test_drafted_decoding_keeps_the_greedy_tokens_in_fewer_passes(model_dir: Path) -> None:
+    """Drafts looked up in a row's own text are kept only where they are the model's argmax:
+    the completions are those of one token per step, computed in fewer forward passes (this
+    random model soon repeats itself, so its drafts are often right)."""
+    client = _client(model_dir, device="cpu", dtype="float32", min_shared_prefix=4)
+    prompts = [f"{FEW_SHOT}Question: what is {q} plus {q}? Answer:" for q in range(6, 9)]
+    reqs = [Request(model="m", prompt=p, max_tokens=40) for p in [*prompts, "One, two, three, four, five,"]]
+    drafted = client.process(reqs)
+    drafted_calls = client.engine.counters.forward_calls
+    client.engine.options = EngineOptions(draft_tokens=0)
+    plain = client.process(reqs)
+    plain_calls = client.engine.counters.forward_calls - drafted_calls
+    client.engine.options = EngineOptions(batch_size=1, prefix_cache=False, draft_tokens=0)
+    alone = [client.process([r])[0] for r in reqs]
+    for a, b, c in zip(drafted, plain, alone, strict=True):
+        assert a.success and b.success and c.success
+        assert len(a.completions[0].tokens) == 40
+        assert a.completions[0].text == b.completions[0].text == c.completions[0].text
+        assert [t.logprob for t in a.completions[0].tokens] == pytest.approx(
+            [t.logprob for t in c.completions[0].tokens], abs=1e-4
+        )
+    assert drafted_calls < plain_calls
+    client.close()
+
+
+def test_finished_rows_stop_consuming_compute(model_dir: Path) -> None:
+    """A row that has all its tokens leaves the decoding batch: the positions decoding
+    computes are one per token still to come for each row, none for finished rows."""
+    client = _client(model_dir, device="cpu", dtype="float32", prefix_cache=False, draft_tokens=0)
+    prompts = ["The capital of France is", "One, two, three, four,", "The quick brown fox"]
+    reqs = [Request(model="m", prompt=p, max_tokens=m) for p, m in zip(prompts, (2, 5, 30), strict=True)]
+    results = client.process(reqs)
+    counters = client.engine.counters
+    lengths = [len(client.tokenizer().encode(p)) for p in prompts]
+    prefill = len(prompts) * max(lengths)  # one right-padded prefill pass
+    generated = [r.completion_tokens for r in results]
+    assert generated == [2, 5, 30]
+    # each step after the prefill's first token computes one position per unfinished row
+    assert counters.padded_positions - prefill == sum(g - 1 for g in generated)
+    assert counters.forward_calls == 1 + 29
+    client.close()
