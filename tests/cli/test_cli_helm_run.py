@@ -25,6 +25,7 @@ RUN_FILES = {
     "stats.parquet",
     "artifacts.json",
     "_COMPLETE",
+    "browser",  # the run's instance browser, built as the run completes (holistic.site.bundle)
 }
 
 
