@@ -343,11 +343,12 @@ def test_helm_run_refuses_a_run_written_by_a_newer_holistic_and_leaves_it_alone(
     manifest = json.loads(marker.read_text())
     manifest["schema_version"] = 99
     marker.write_text(json.dumps(manifest))
-    files = {p.name: p.read_bytes() for p in run_dir.iterdir()}
+    files = {str(p.relative_to(run_dir)): p.read_bytes() for p in run_dir.rglob("*") if p.is_file()}
     capsys.readouterr()
     assert run_main([str(tmp_path / "spec.yaml"), "--output-dir", str(tiny_suite)]) == 2
     one_error_line(capsys.readouterr().err, run_dir.name, "schema_version 99", "upgrade holistic")
-    assert {p.name: p.read_bytes() for p in run_dir.iterdir()} == files  # never rewritten
+    assert {str(p.relative_to(run_dir)): p.read_bytes() for p in run_dir.rglob("*") if p.is_file()} == files
+    assert any(name.startswith("browser/") for name in files)  # its browser bundle left alone too
 
 
 def test_encoded_forms_of_a_key_are_redacted() -> None:
