@@ -38,7 +38,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from tools.bench.docs import add_docs_option, finish
+from tools.bench.docs import add_docs_option, figures, write_results
 from tools.bench.judges import loopback_server
 from tools.common import REPO
 
@@ -172,7 +172,10 @@ def main(argv: list[str] | None = None) -> int:
     if args.rounds < 1:
         ap.error("--rounds must be at least 1")
     report = measure(args.rounds, args.light_venv.expanduser().resolve() if args.light_venv else None)
-    return finish("fixed_cost", report, args.write_docs)
+    print(json.dumps(report, indent=2))
+    if args.write_docs:  # beside the other local-model figures
+        print(f"wrote {write_results('fixed_cost', figures(report), page='models')}")
+    return 0 if report["met"] else 1
 
 
 if __name__ == "__main__":

@@ -518,7 +518,7 @@ def main(argv: list[str] | None = None) -> int:
         "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
         "machine": f"{platform.machine()}, {os.cpu_count()} cores, {platform.system()} {platform.release()}, "
         f"Python {platform.python_version()}",
-        "model": str(model),
+        "model": str(model).replace(str(Path.home()), "~", 1),
         "workloads": {},
     }
     print(f"bench_peers: work folder {work}; model {model}")
