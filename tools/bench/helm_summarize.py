@@ -46,7 +46,7 @@ from typing import Any
 
 from tools.bench.docs import add_docs_option, figures, write_results
 from tools.bench.helm_format import HELM_INPUTS, convert_suite, folder_bytes, write_schema
-from tools.bench.summarize import _watch_tree, existing_suite, write_bundles, write_suite
+from tools.bench.summarize import _watch_tree, ready_suite
 from tools.bench.summarize import summarize as holistic_summarize
 from tools.peers import HELM, PEER, add_common_args, install_helm, peer_env
 
@@ -63,15 +63,10 @@ DONE = "helm_size.json"
 
 
 def holistic_suite(out: Path, runs: int, instances: int) -> tuple[Path, float]:
-    """holistic's synthetic suite in ``out`` (re-used when complete at this size); seconds taken."""
-    from tools.bench.summarize import SIZE_FILE
-
+    """holistic's synthetic suite in ``out`` (re-used when complete at this size), its runs' browser
+    bundles written as helm-run leaves them (holistic's summarize assembles them); seconds taken."""
     t0 = time.perf_counter()
-    suite = existing_suite(out, runs, instances)
-    if suite is None:
-        suite = write_suite(out, runs, instances)
-        (suite / SIZE_FILE).write_text(json.dumps([runs, instances]), encoding="utf-8")
-    write_bundles(suite)  # as helm-run leaves each run: holistic's summarize assembles them
+    suite, _ = ready_suite(out, runs, instances)
     return suite, time.perf_counter() - t0
 
 

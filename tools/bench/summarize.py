@@ -120,6 +120,17 @@ def existing_suite(out: Path, runs: int, instances: int) -> Path | None:
     return out / "bench" if same else None
 
 
+def ready_suite(out: Path, runs: int, instances: int, *, bundles: bool = True) -> tuple[Path, int]:
+    """The synthetic suite in ``out``, re-used when complete at this size, else written; with
+    ``bundles``, each run's browser bundle as ``helm-run`` leaves it. Returns the suite and how
+    many bundles were written."""
+    suite = existing_suite(out, runs, instances)
+    if suite is None:
+        suite = write_suite(out, runs, instances)
+        (suite / SIZE_FILE).write_text(json.dumps([runs, instances]), encoding="utf-8")
+    return suite, write_bundles(suite) if bundles else 0
+
+
 def summarize(out: Path, repeat: int, before: Callable[[int], None] | None = None) -> list[dict[str, Any]]:
     """``helm-summarize`` ``repeat`` times, each in a fresh process; ``before(i)`` runs untimed first."""
     results = []
@@ -242,11 +253,7 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory(prefix="bench_summarize-") as tmp:
         out = Path(args.work or tmp).resolve()
         t0 = time.perf_counter()
-        suite = existing_suite(out, args.runs, args.instances)
-        if suite is None:
-            suite = write_suite(out, args.runs, args.instances)
-            (suite / SIZE_FILE).write_text(json.dumps([args.runs, args.instances]), encoding="utf-8")
-        bundles = 0 if args.cold else write_bundles(suite)
+        suite, bundles = ready_suite(out, args.runs, args.instances, bundles=not args.cold)
         generate = time.perf_counter() - t0
         runs = sum(1 for _ in (suite / "runs").iterdir())
         print(
