@@ -257,10 +257,7 @@ def _read(dir_fd: int, name: str, limit: int) -> bytes | None:
 def _manifest(dir_fd: int, found: str) -> dict[str, Any] | None:
     """The bundle's manifest when it is well formed and has the fingerprint ``found``."""
     raw = _read(dir_fd, MANIFEST_FILE, MAX_MANIFEST_BYTES)
-    try:
-        doc = json.loads(raw) if raw is not None else None
-    except (ValueError, RecursionError):  # not JSON, or nested too deep to read
-        return None
+    doc = _loads(raw) if raw is not None else None
     if not isinstance(doc, dict) or doc.get("format") != BUNDLE_FORMAT or doc.get("fingerprint") != found:
         return None
     count, chunks, files = doc.get("count"), doc.get("chunks"), doc.get("files")
@@ -321,11 +318,7 @@ def _sound(name: str, data: bytes, entry: Mapping[str, Any]) -> bool:
         start = call.end() if call is not None and int(call.group(1)) == int(name[6:10]) else -1
     if start < 0:
         return False
-    try:
-        value = json.loads(data[start : -len(_END)])
-    except (ValueError, RecursionError):  # not JSON, or nested too deep to read
-        return False
-    return isinstance(value, dict)
+    return isinstance(_loads(data[start : -len(_END)]), dict)
 
 
 def _json(dir_fd: int, entry: Mapping[str, Any], sound: Callable[[Any], bool]) -> Any:
@@ -333,11 +326,17 @@ def _json(dir_fd: int, entry: Mapping[str, Any], sound: Callable[[Any], bool]) -
     data = _read(dir_fd, entry["name"], entry["size"])
     if data is None or _size_and_hash(data) != {"size": entry["size"], "sha256": entry["sha256"]}:
         return None
+    value = _loads(data)
+    return value if value is not None and sound(value) else None
+
+
+def _loads(data: bytes) -> Any:
+    """The JSON value of ``data``; ``None`` when it is not JSON, or nested too deep to read (a
+    damaged bundle, rebuilt, never a crash)."""
     try:
-        value = json.loads(data)
-    except (ValueError, RecursionError):  # not JSON, or nested too deep to read
+        return json.loads(data)
+    except (ValueError, RecursionError):
         return None
-    return value if sound(value) else None
 
 
 def _sound_predictions(value: object) -> bool:
