@@ -261,12 +261,14 @@ def plan(
     """
     from holistic.core.errors import ModelError
     from holistic.core.extras import MissingExtraError
+    from holistic.core.long_lived import long_lived
     from holistic.execution.runner import check_runnable
     from holistic.metrics.sandbox import SandboxUnavailable
     from holistic.models.registry import ModelRegistry
 
     selection = Selection(suite, tuple(models), tuple(scenarios), max_eval_instances, limit)
-    prepared = prepare(spec, selection, run_options(options, None), limits or SpecLimits(), on_warning)
+    with long_lived():  # the spec compiled, its scenarios' and metrics' modules imported
+        prepared = prepare(spec, selection, run_options(options, None), limits or SpecLimits(), on_warning)
     runs, options = prepared.runs, prepared.options
     registry = ModelRegistry(options.models_file)
     made = _make_plan(prepared, registry, calibrate=calibrate, on_message=on_message)
@@ -466,11 +468,13 @@ def run(
         holistic.core.errors.HolisticError: A bad spec or option, a missing API key or an unusable output
             folder, before anything is written.
     """
+    from holistic.core.long_lived import long_lived
     from holistic.execution.progress import NullProgress, make_progress
     from holistic.execution.runner import run_suite
 
     selection = Selection(suite, tuple(models), tuple(scenarios), max_eval_instances, limit)
-    prepared = prepare(spec, selection, run_options(options, output_dir), limits or SpecLimits(), on_warning)
+    with long_lived():  # the spec compiled, its scenarios' and metrics' modules imported: kept to the end
+        prepared = prepare(spec, selection, run_options(options, output_dir), limits or SpecLimits(), on_warning)
     check_budget(prepared)
     if isinstance(progress, bool):
         progress = make_progress() if progress else NullProgress()

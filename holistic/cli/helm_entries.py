@@ -13,12 +13,15 @@ import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import yaml
 
 from holistic.cli.common import positive_int
 from holistic.core.errors import SpecError
-from holistic.helm.entry_specs import Translated
+
+if TYPE_CHECKING:  # HELM's entry tables only when --run-entries is given, not on every helm-run
+    from holistic.helm.entry_specs import Translated
 
 DEFAULT_SUITE = "default"
 """HELM's ``--suite`` default."""

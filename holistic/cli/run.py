@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, TypedDict
 from holistic.api.running import SpecLimits
 from holistic.cli import helm_entries
 from holistic.cli.common import dollars, env_path, patterns, positive_float, positive_int, run_main
+from holistic.core.long_lived import program
 from holistic.core.template_limits import TemplateLimits
 from holistic.execution.options import EXECUTORS, RunOptions
 from holistic.results.fs import local_folder, location
@@ -368,11 +369,14 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(
             "--priority, --models-to-run, --num-train-trials and --print-spec go with --run-entries/--conf-paths"
         )
-    return run_main(
-        PROG,
-        lambda: _main_entries(args) if entries else _main(args),
-        on_interrupt="finished requests are cached; run the same command again to resume",
-    )
+    # What the run keeps to its end is made without the collector walking it; started from the
+    # command line (no argv given), the process ends with this call and leaves it frozen.
+    with program(ends_process=argv is None):
+        return run_main(
+            PROG,
+            lambda: _main_entries(args) if entries else _main(args),
+            on_interrupt="finished requests are cached; run the same command again to resume",
+        )
 
 
 if __name__ == "__main__":

@@ -17,9 +17,10 @@ importing lazily) is checked to be that name when the class is imported.
 
 from __future__ import annotations
 
+import functools
 import importlib
+import sys
 from collections.abc import Callable, Iterator, Mapping
-from importlib.metadata import entry_points
 from typing import Any, Generic, TypeVar, cast
 
 from holistic.core.errors import HolisticError, UnknownNameError
@@ -31,6 +32,28 @@ class RegistrationError(HolisticError, TypeError):
     """A registered object does not fit its registry (not a subclass of its base, not importable)."""
 
     exit_code = 2
+
+
+def _installed_entry_points() -> dict[str, tuple[tuple[str, str], ...]]:
+    """Every installed ``holistic.*`` entry point, by group: ``(name, "module:attribute")``.
+
+    Read once for all the registries (each scan reads every installed distribution's
+    metadata), and only when a registry first needs a name it does not know; read again
+    when ``sys.path`` has changed since.
+    """
+    return _entry_points_on(tuple(sys.path))
+
+
+@functools.lru_cache(maxsize=4)
+def _entry_points_on(path: tuple[str, ...]) -> dict[str, tuple[tuple[str, str], ...]]:
+    from importlib.metadata import entry_points
+
+    found: Any = entry_points()  # Python 3.11: a dict of groups; 3.12 on: the entry points themselves
+    groups: dict[str, list[tuple[str, str]]] = {}
+    for ep in [ep for eps in found.values() for ep in eps] if isinstance(found, dict) else found:
+        if ep.group.startswith("holistic."):
+            groups.setdefault(ep.group, []).append((ep.name, ep.value))
+    return {group: tuple(eps) for group, eps in groups.items()}
 
 
 def load_object(target: str) -> Any:
@@ -124,9 +147,9 @@ class Registry(Generic[T]):
             return
         self._loaded_entry_points = True
         assert self.group is not None
-        for ep in entry_points(group=self.group):
-            if ep.name not in self._items and ep.name not in self._lazy:
-                self._lazy[ep.name] = ep.value
+        for name, value in _installed_entry_points().get(self.group, ()):
+            if name not in self._items and name not in self._lazy:
+                self._lazy[name] = value
 
     def _resolve(self, name: str) -> None:
         target = self._lazy.get(name)

@@ -6,6 +6,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from holistic.core.interfaces import Client, TokenizerResolver
+from holistic.core.long_lived import long_lived
 from holistic.core.secrets import Redactor
 from holistic.core.types import ModelDeployment, Request, RequestResult
 from holistic.execution.options import RunOptions
@@ -54,7 +55,8 @@ class ExecutionContext:
 
     def client(self, deployment: ModelDeployment) -> Client:
         if deployment.name not in self._clients:
-            self._clients[deployment.name] = self._batched(create_client(deployment))
+            with long_lived():  # the provider's SDK imported, its client made: kept to the end
+                self._clients[deployment.name] = self._batched(create_client(deployment))
         return self._clients[deployment.name]
 
     def _batched(self, client: Client) -> Client:

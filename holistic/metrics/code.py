@@ -27,15 +27,19 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from holistic.core.code_execution import EXECUTES_CODE_TAG, SANDBOX_KEY
 from holistic.core.interfaces import MetricContext, MetricResult, ScenarioInfo
 from holistic.core.types import AdapterSpec, ModelDeployment, PerInstanceStat, RequestState
 from holistic.metrics.accuracy import AT_K, most_probable_first
 from holistic.metrics.base import BaseMetric, info
-from holistic.metrics.sandbox import Execution, Limits, Sample, limits_from, run_samples
 from holistic.metrics.states import Unit, outputs, scorable_units
+
+if TYPE_CHECKING:
+    # The sandbox (its subprocess and threads machinery) only when code is run: every run's
+    # metric selection imports this module to ask whether it applies.
+    from holistic.metrics.sandbox import Execution, Limits, Sample
 
 CODE_EVAL_ACC = "code_eval_acc"
 PASS = "pass"
@@ -73,6 +77,8 @@ def requires_sandbox(info: ScenarioInfo, metrics: Sequence[str]) -> bool:
 
 
 def _sample(unit: Unit, completion: str) -> Sample:
+    from holistic.metrics.sandbox import Sample
+
     meta = unit.instance.metadata
     if "apps" in meta:
         apps = meta["apps"]
@@ -87,6 +93,8 @@ def _sample(unit: Unit, completion: str) -> Sample:
 
 
 def _limits(unit: Unit) -> Limits:
+    from holistic.metrics.sandbox import limits_from
+
     values = unit.instance.metadata.get(SANDBOX_KEY) or {}
     return limits_from(values if isinstance(values, Mapping) else {})
 
@@ -139,6 +147,8 @@ class CodeMetric(BaseMetric):
         return None
 
     def evaluate(self, states: Sequence[RequestState], ctx: MetricContext) -> MetricResult:
+        from holistic.metrics.sandbox import run_samples
+
         jobs: list[tuple[Unit, list[Sample], Limits]] = []
         for unit, state, _references in scorable_units(states):
             completions = most_probable_first(state, outputs(state))

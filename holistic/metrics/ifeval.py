@@ -32,7 +32,6 @@ from typing import Any
 from holistic.core.interfaces import MetricContext, MetricResult, ScenarioInfo
 from holistic.core.types import AdapterSpec, MetricName, ModelDeployment, RequestState, Stat
 from holistic.metrics.base import BaseMetric, info
-from holistic.metrics.ifeval_checks import loose_verdicts, strict_verdicts
 from holistic.metrics.states import first_main, group_units, metric_name, outputs
 
 HELM_STRICT = "ifeval_strict_accuracy"
@@ -68,6 +67,10 @@ class IFEvalMetric(BaseMetric):
         return None
 
     def evaluate(self, states: Sequence[RequestState], ctx: MetricContext) -> MetricResult:
+        # The checkers (and the tokenizer data they load) only when IFEval is scored: every
+        # run's metric selection imports this module to ask whether it applies.
+        from holistic.metrics.ifeval_checks import loose_verdicts, strict_verdicts
+
         result = MetricResult()
         pooled: dict[tuple[MetricName, str], list[float]] = {}
         for unit in group_units(states):

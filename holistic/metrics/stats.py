@@ -93,10 +93,14 @@ def bootstrap_ci(
 
 
 def _percentiles(means: NDArray[np.float64], confidence: float) -> NDArray[np.float64]:
+    tail = _tail(confidence)
+    return np.asarray(np.quantile(means, [tail, 1 - tail], axis=0), dtype=np.float64)
+
+
+def _tail(confidence: float) -> float:
     if not 0 < confidence < 1:
         raise ValueError(f"confidence must be in (0, 1), got {confidence}")
-    tail = (1 - confidence) / 2
-    return np.asarray(np.quantile(means, [tail, 1 - tail], axis=0), dtype=np.float64)
+    return (1 - confidence) / 2
 
 
 def _series(per_instance: Sequence[PerInstanceStat]) -> list[_Series]:
@@ -212,6 +216,7 @@ def aggregate(
     ``None`` for :func:`holistic.metrics.registry.metric_info`); it is used only for
     direction-aware worst cases.
     """
+    _tail(confidence)  # a bad confidence is an error whatever the values
     if instances is not None:
         per_instance = with_worst_case(per_instance, instances, infos=infos)
     series = _series(per_instance)
@@ -220,10 +225,15 @@ def aggregate(
     for s in series:
         by_ids.setdefault(s.instance_ids, []).append(s)
     for ids, members in by_ids.items():
-        resample_seed = stable_seed(seed, "bootstrap", sha256_hex("\n".join(ids)))
         matrix = np.stack([m.instance_means for m in members])
-        means = bootstrap_means(matrix, seed=resample_seed, num_resamples=num_resamples)
-        bounds = _percentiles(means, confidence)
+        if len(ids) == 1:
+            # Every resample of one instance is that instance: each mean is its value, and so are
+            # both percentiles (what the resampling gives, exactly, without drawing or sorting).
+            bounds = np.vstack([matrix[:, 0], matrix[:, 0]])
+        else:
+            resample_seed = stable_seed(seed, "bootstrap", sha256_hex("\n".join(ids)))
+            means = bootstrap_means(matrix, seed=resample_seed, num_resamples=num_resamples)
+            bounds = _percentiles(means, confidence)
         for j, member in enumerate(members):
             intervals[member.name] = (float(bounds[0, j]), float(bounds[1, j]))
     stats = []

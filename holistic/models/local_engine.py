@@ -17,6 +17,7 @@ from typing import Protocol
 import numpy as np
 
 from holistic.core.interfaces import Tokenizer
+from holistic.core.long_lived import long_lived
 from holistic.models.engine_options import EngineCounters
 
 
@@ -149,7 +150,8 @@ class DeferredEngine:
             if self._engine is None:
                 if self._build is None:
                     raise RuntimeError("the engine is closed")
-                self._engine = self._build()
+                with long_lived():  # torch imported, the weights loaded: kept until the engine closes
+                    self._engine = self._build()
             return self._engine
 
     @property

@@ -377,11 +377,16 @@ def read_json_object(loc: Location, what: str) -> dict[str, Any]:
 
 
 def read_parquet(loc: Location, columns: Sequence[str] | None = None) -> pa.Table:
+    """One Parquet file (only ``columns``, top-level names, when given).
+
+    Read as a single file (``ParquetFile``), not as a dataset (``read_table``): the same table,
+    without importing ``pyarrow.dataset`` and ``pyarrow.compute``, which a short run never needs.
+    """
+    selected = None if columns is None else list(columns)
     if isinstance(loc, UriPath):
-        return pq.read_table(
-            loc.path, columns=None if columns is None else list(columns), filesystem=loc.arrow_filesystem()
-        )
-    return pq.read_table(loc, columns=None if columns is None else list(columns))
+        with loc.arrow_filesystem().open_input_file(loc.path) as fh:
+            return pq.ParquetFile(fh).read(columns=selected)
+    return pq.ParquetFile(loc).read(columns=selected)
 
 
 def read_parquet_schema(loc: Location) -> pa.Schema:

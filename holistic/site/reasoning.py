@@ -18,7 +18,7 @@ from __future__ import annotations
 import json
 from collections import defaultdict
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -26,9 +26,11 @@ from holistic.core.hashing import short_hash
 from holistic.core.naming import cut
 from holistic.results import RunReader, SuiteReader
 from holistic.results.schemas import REQUESTS_TABLE, STATS_TABLE
-from holistic.summarize.load import RunInfo
-from holistic.summarize.summary import Summary
 from holistic.summarize.tables import Cell, Column, Table, anchor
+
+if TYPE_CHECKING:  # the suite-level plots only: a run's own page (built as the run ends) needs neither
+    from holistic.summarize.load import RunInfo
+    from holistic.summarize.summary import Summary
 
 _REQUEST_COLUMNS = [
     "instance_id",

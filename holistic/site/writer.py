@@ -9,11 +9,12 @@ from typing import TYPE_CHECKING, Any
 
 from holistic.core.resources import project_path
 from holistic.results.atomic import writing
-from holistic.summarize.summary import Summary
 from holistic.summarize.tables import anchor
 
 if TYPE_CHECKING:
     from jinja2 import Environment
+
+    from holistic.summarize.summary import Summary  # a type only: a run's bundle (built as it ends) needs no summary
 
 STATIC_FILES = ("style.css", "site.js", "chunks.js", "browser.js", "compare.js")
 

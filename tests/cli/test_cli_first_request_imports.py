@@ -1,7 +1,9 @@
 """What helm-run imports: by its first request nothing that only the readers of many runs
 need (``pyarrow.dataset``, which imports pandas), and the model registry read once; by its
-end, after the results are written, still no pandas (pyarrow's first list conversion would
-import it to look for pandas objects), while pyarrow's own pandas conversions still work."""
+end, after the results and the run's browser bundle are written, still no pandas (pyarrow's
+first list conversion would import it to look for pandas objects) and no ``pyarrow.dataset``
+(the bundle reads the run's Parquet files back one file at a time), while pyarrow's own
+pandas conversions still work."""
 
 from __future__ import annotations
 
@@ -35,6 +37,8 @@ registry.read_registry_file, SimpleClient.process = reading, process
 from holistic.cli.run import main
 code = main([sys.argv[1], "--output-dir", sys.argv[2], "--no-cache", "--quiet"])
 seen["pandas_at_end"] = "pandas" in sys.modules
+seen["dataset_at_end"] = sorted(m for m in ("pyarrow.dataset", "pyarrow.compute") if m in sys.modules)
+seen["bundle"] = sorted(p.name for p in __import__("pathlib").Path(sys.argv[2]).rglob("browser/manifest.json"))
 import pyarrow as pa
 seen["to_pandas"] = pa.table({"x": [1, 2]}).to_pandas()["x"].tolist()
 print(json.dumps({"code": code, **seen}))
@@ -63,4 +67,6 @@ def test_no_pandas_in_a_run_and_one_registry_read_before_the_first_request(tmp_p
     assert facts["heavy"] == []
     assert facts["reads"] == 1  # the built-in registry, parsed and validated once
     assert facts["pandas_at_end"] is False  # the results were written without importing pandas
+    assert facts["bundle"] == ["manifest.json"]  # the run's browser bundle was built from its Parquet files
+    assert facts["dataset_at_end"] == []  # which were read back without pyarrow's dataset machinery
     assert facts["to_pandas"] == [1, 2]  # and pyarrow still converts to pandas when asked

@@ -65,6 +65,18 @@ def test_single_instance_has_a_degenerate_interval() -> None:
     assert stat.ci_low == pytest.approx(0.25) and stat.ci_high == pytest.approx(0.25)
 
 
+@pytest.mark.parametrize("value", [0.1, 1 / 3, -2.5e-300, 7.0e300, 0.0])
+def test_single_instance_interval_is_exactly_what_resampling_gives(value: float) -> None:
+    (stat,) = aggregate([pis("only", value)], seed=0, infos=INFOS)
+    low, high = bootstrap_ci([value], seed=0)
+    assert (stat.ci_low, stat.ci_high) == (low, high) == (value, value)
+
+
+def test_bad_confidence_is_an_error_even_for_one_instance() -> None:
+    with pytest.raises(ValueError, match="confidence"):
+        aggregate([pis("only", 0.5)], seed=0, infos=INFOS, confidence=1.5)
+
+
 def test_bootstrap_matches_the_sampling_distribution() -> None:
     values = np.random.default_rng(0).normal(size=400)
     means = bootstrap_means(values, seed=0, num_resamples=2000)
