@@ -35,8 +35,9 @@ requests. The engine therefore works on the whole batch of jobs at once:
    half empty.)
 
 4. **Logits only where needed.** The decoder's hidden states are gathered at the
-   positions some job scores and only those go through the output head, so a batch
-   never allocates ``rows x length x vocabulary`` floats.
+   positions some job scores and only those go through the output head, a few jobs'
+   positions (``HEAD_ROWS``) at a time, so a batch never allocates ``rows x length x
+   vocabulary`` floats, nor the logits of all its scored positions at once.
 
 5. **Generation.** A prompt answered by one token at most (a multiple-choice letter)
    is run as scoring is (3): packed rows, no padding, logits at its last position only,
@@ -96,6 +97,10 @@ from holistic.models.hf_rows import (
 )
 from holistic.models.local_engine import Generated, GenerateJob, ScoreJob, SpecialIds, TokenScore
 from holistic.models.prefix_plan import PrefixNode, common_prefix_len, plan_prefixes
+
+HEAD_ROWS = 128
+"""Most positions whose logits one call of the output head computes (a 49,152-token
+vocabulary in float32: 25 MB, within the blocks the heap keeps)."""
 
 
 class TransformersEngine:
@@ -463,9 +468,20 @@ class TransformersEngine:
             **{self._cache_kw: cache},
         )
         hidden = out.last_hidden_state[torch.tensor(packed.pick_rows), torch.tensor(packed.pick_columns)]
-        logits = self._head(hidden)
         del out, cache
-        handle(packed.leaves, logits)
+        # The head a few leaves at a time: each block of logits is reused from the heap
+        # (:mod:`holistic.models.heap`) instead of hundreds of megabytes mapped per pass.
+        start, size = 0, 0
+        group: list[int] = []
+        for leaf in packed.leaves:
+            picks = len(seqs[leaf].ids) - seqs[leaf].need_from
+            if group and size + picks > HEAD_ROWS:
+                handle(group, self._head(hidden[start : start + size]))
+                start, group, size = start + size, [], 0
+            group.append(leaf)
+            size += picks
+        if group:
+            handle(group, self._head(hidden[start : start + size]))
 
     # -- generation ---------------------------------------------------------------------------
 

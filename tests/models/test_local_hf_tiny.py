@@ -273,6 +273,21 @@ def test_one_token_answers_run_packed_over_the_shared_prefix_with_the_answers_of
     client.close()
 
 
+def test_the_output_head_run_a_few_positions_at_a_time_scores_as_one_request_at_a_time(
+    model_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from holistic.models import hf_engine
+
+    monkeypatch.setattr(hf_engine, "HEAD_ROWS", 3)  # blocks smaller than most continuations
+    client = _client(model_dir, device="cpu", dtype="float32", min_shared_prefix=4)
+    reqs = _questions()
+    reqs.append(Request(model="m", kind="loglikelihood", prompt="One,", continuation=" two, three, four, five, six"))
+    fast = client.process(reqs)
+    assert client.engine.counters.forward_calls <= 4
+    _assert_as_one_at_a_time(client, reqs, fast)
+    client.close()
+
+
 def test_letters_alone_are_computed_without_padding(model_dir: Path) -> None:
     client = _client(model_dir, device="cpu", dtype="float32", min_shared_prefix=4, row_tokens=64)
     prompts = [f"{FEW_SHOT}Question: what is {q} plus {q * 3}? Answer:" for q in range(6, 14)]
