@@ -217,12 +217,8 @@ class Decoding:
             _Row(jobs[i], _generator(jobs[i].seed) if jobs[i].temperature > 0 else None, list(jobs[i].prompt))
             for i in state.rows
         ]
-        if isinstance(state.cache, KVCache):
-            kv: DecodeKV | _AppendKV = DecodeKV([(x.keys, x.values) for x in state.cache.layers], state.mask)
-            draft = self._draft
-            state.cache = None  # the buffers replace these keys/values as they grow: hold them once
-        else:
-            kv, draft = _AppendKV(state.cache, state.mask), 0
+        kv: DecodeKV | _AppendKV | None = None
+        draft = 0
         dtype = state.next_logits.dtype
         positions = state.next_pos
         logits = [state.next_logits[b : b + 1] for b in range(len(rows))]
@@ -234,6 +230,10 @@ class Decoding:
             still = [s for s, b in enumerate(active) if rows[b].finish == "going"]
             if not still:
                 break
+            if kv is None:
+                # Built only when some row goes on: rows that all end at their first token
+                # (a multiple-choice letter) never copy their keys/values into buffers.
+                kv, draft = self._buffers(state)
             if not first:
                 kv.advance(counts)
                 positions = positions + torch.tensor(counts, device=positions.device)
@@ -246,6 +246,16 @@ class Decoding:
             logits = self._step([rows[b] for b in active], kv, positions, dtype, draft)
         for row, i in zip(rows, state.rows, strict=True):
             out[i] = Generated(tuple(row.tokens), "length" if row.finish == "going" else row.finish)
+
+    def _buffers(self, state: Prefilled) -> tuple[DecodeKV | _AppendKV, int]:
+        """The keys/values the steps extend, and the draft budget they allow."""
+        if state.cache is None:
+            raise RuntimeError("decoding: rows go on past their first token but their keys/values were not kept")
+        if isinstance(state.cache, KVCache):
+            kv = DecodeKV([(x.keys, x.values) for x in state.cache.layers], state.mask)
+            state.cache = None  # the buffers replace these keys/values as they grow: hold them once
+            return kv, self._draft
+        return _AppendKV(state.cache, state.mask), 0
 
     def _accept(self, row: _Row, logits: torch.Tensor) -> int:
         """Take the row's next tokens from the logits of its last step (one per position it

@@ -35,11 +35,14 @@ requests. The engine therefore works on the whole batch of jobs at once:
    half empty.)
 
 4. **Logits only where needed.** The decoder's hidden states are gathered at the
-   positions some job scores and only those go through the output head, so a batch
-   never allocates ``rows x length x vocabulary`` floats.
+   positions some job scores and only those go through the output head, a few jobs'
+   positions (``HEAD_ROWS``) at a time, so a batch never allocates ``rows x length x
+   vocabulary`` floats, nor the logits of all its scored positions at once.
 
-5. **Generation.** Each prompt's suffix after its trunk is one right-padded row (the
-   prompt's first generated token needs its own row of keys and values to continue
+5. **Generation.** A prompt answered by one token at most (a multiple-choice letter)
+   is run as scoring is (3): packed rows, no padding, logits at its last position only,
+   no keys/values kept. Any other prompt's suffix after its trunk is one right-padded
+   row (its first generated token needs its own row of keys and values to continue
    from). Prefill and decoding are batched differently, because they cost differently:
    a prefill pass is bound by arithmetic (its batches follow the budgets of 6), while
    a decoding step computes one token per row and is bound by reading every weight of
@@ -79,6 +82,7 @@ import torch
 
 from holistic.core.interfaces import Tokenizer
 from holistic.models.engine_options import EngineCounters, EngineOptions
+from holistic.models.heap import keep_freed_blocks
 from holistic.models.hf_decode import Decoding, Prefilled, topk_rows
 from holistic.models.hf_rows import (
     Segment,
@@ -93,6 +97,10 @@ from holistic.models.hf_rows import (
 )
 from holistic.models.local_engine import Generated, GenerateJob, ScoreJob, SpecialIds, TokenScore
 from holistic.models.prefix_plan import PrefixNode, common_prefix_len, plan_prefixes
+
+HEAD_ROWS = 128
+"""Most positions whose logits one call of the output head computes (a 49,152-token
+vocabulary in float32: 25 MB, within the blocks the heap keeps)."""
 
 
 class TransformersEngine:
@@ -141,6 +149,7 @@ class TransformersEngine:
             return self._model
 
     def _attach(self, model: Any) -> None:
+        keep_freed_blocks()  # every pass then reuses the memory the one before freed
         self._model = model
         self.device = next(model.parameters()).device
         self.dtype = next(model.parameters()).dtype
@@ -222,27 +231,26 @@ class TransformersEngine:
         return out
 
     def generate(self, jobs: Sequence[GenerateJob]) -> list[Generated]:
-        seqs = [TokenSeq(j.prompt, len(j.prompt) - 1) for j in jobs]
         out: list[Generated | None] = [None] * len(jobs)
-        if seqs:
+        single = [i for i, j in enumerate(jobs) if j.max_tokens <= 1]
+        if single:
+            with torch.inference_mode():
+                self._first_tokens(jobs, single, out)
+        multi = [i for i, j in enumerate(jobs) if j.max_tokens > 1]
+        seqs = [TokenSeq(j.prompt, len(j.prompt) - 1) for j in jobs]
+        if multi:
             _ = self.model  # load before planning: trunks need the model's shape
             with torch.inference_mode():
                 pending: list[Prefilled] = []
                 held = 0
-                for trunk, units in self._place(seqs, pack=False):
-                    members = [u[0].seq for u in units]
+                for trunk, units in self._place([seqs[i] for i in multi], pack=False):
+                    members = [multi[u[0].seq] for u in units]
                     for batch in self._batches(
                         [[len(seqs[i].ids) - trunk.length] for i in members],
                         trunk,
                         extra=[jobs[i].max_tokens for i in members],
                     ):
                         rows = [members[b] for b in batch]
-                        if all(jobs[i].max_tokens <= 1 for i in rows):
-                            # One token each (a multiple-choice letter): the prefill's own
-                            # logits are the answer, so its keys/values are dropped at once
-                            # instead of being held for a merged decoding batch.
-                            self._decode(self._prefill(rows, seqs, trunk, keep=False), jobs, out)
-                            continue
                         size = sum(self._decode_bytes(seqs[i], jobs[i]) for i in rows)
                         if pending and (
                             sum(len(p.rows) for p in pending) + len(rows) > self.options.batch_size
@@ -255,6 +263,27 @@ class TransformersEngine:
                 if pending:
                     self._decode(_merge_prefilled(pending, self.device, self._new_cache), jobs, out)
         return [g if g is not None else Generated((), "length") for g in out]
+
+    def _first_tokens(self, jobs: Sequence[GenerateJob], indices: list[int], out: list[Generated | None]) -> None:
+        """Jobs of one token at most (a multiple-choice letter): their prompts run like scoring
+        jobs, in packed rows with nothing but the last position's logits computed, and no
+        keys/values kept; the letter is taken from those logits as decoding would."""
+        seqs = [TokenSeq(jobs[i].prompt, len(jobs[i].prompt) - 1) for i in indices]
+        logits: list[torch.Tensor | None] = [None] * len(indices)
+
+        def handle(leaves: list[int], picked: torch.Tensor) -> None:
+            for row, k in enumerate(leaves):
+                logits[k] = picked[row : row + 1]
+
+        self._score_packed(seqs, handle)
+        state = Prefilled(
+            list(indices),
+            None,
+            torch.ones((len(indices), 0), dtype=torch.long),
+            torch.cat([x for x in logits if x is not None]),
+            torch.tensor([len(s.ids) for s in seqs], device=self.device),
+        )
+        self._decode(state, jobs, out)
 
     def _decode_bytes(self, seq: TokenSeq, job: GenerateJob) -> int:
         return (len(seq.ids) + job.max_tokens) * self._kv_bytes
@@ -439,15 +468,26 @@ class TransformersEngine:
             **{self._cache_kw: cache},
         )
         hidden = out.last_hidden_state[torch.tensor(packed.pick_rows), torch.tensor(packed.pick_columns)]
-        logits = self._head(hidden)
         del out, cache
-        handle(packed.leaves, logits)
+        # The head a few leaves at a time: each block of logits is reused from the heap
+        # (:mod:`holistic.models.heap`) instead of hundreds of megabytes mapped per pass.
+        start, size = 0, 0
+        group: list[int] = []
+        for leaf in packed.leaves:
+            picks = len(seqs[leaf].ids) - seqs[leaf].need_from
+            if group and size + picks > HEAD_ROWS:
+                handle(group, self._head(hidden[start : start + size]))
+                start, group, size = start + size, [], 0
+            group.append(leaf)
+            size += picks
+        if group:
+            handle(group, self._head(hidden[start : start + size]))
 
     # -- generation ---------------------------------------------------------------------------
 
-    def _prefill(self, rows: list[int], seqs: list[TokenSeq], trunk: Trunk, keep: bool = True) -> Prefilled:
-        """Run the prompts' suffixes after ``trunk`` in one right-padded pass (``keep``: hold
-        the keys/values for decoding; off when only the first token is wanted)."""
+    def _prefill(self, rows: list[int], seqs: list[TokenSeq], trunk: Trunk) -> Prefilled:
+        """Run the prompts' suffixes after ``trunk`` in one right-padded pass, keeping their
+        keys/values for decoding."""
         batch = [seqs[i] for i in rows]
         start = trunk.length
         width = max(len(r.ids) - start for r in batch)
@@ -460,7 +500,7 @@ class TransformersEngine:
             input_ids[b, : len(suffix)] = torch.tensor(suffix)
             mask[b, start : start + len(suffix)] = 1
         positions = torch.arange(start, start + width)[None, :].expand(n, -1)
-        cache = _copy_cache(trunk.cache, n, self._new_cache if keep else self._scratch_cache)
+        cache = _copy_cache(trunk.cache, n, self._new_cache)
         mask = mask.to(self.device)
         self._count(sum(len(r.ids) - start for r in batch), n * width)
         out = self._decoder(

@@ -230,14 +230,72 @@ def test_batched_greedy_generation_equals_one_at_a_time(model_dir: Path) -> None
     reqs = [
         Request(model="m", prompt=p, max_tokens=3 + i % 5, stop=("\n",) if i % 2 else ()) for i, p in enumerate(prompts)
     ]
-    fast = client.process(reqs)
+    _assert_as_one_at_a_time(client, reqs, client.process(reqs))
+    client.close()
+
+
+def _assert_as_one_at_a_time(client: Any, reqs: list[Request], fast: list[Any]) -> None:
+    """``fast`` (the requests' results in one call) is what each request alone, without
+    prefix sharing, gives: texts, finish reasons, token logprobs, top-k tokens."""
     client.engine.options = EngineOptions(batch_size=1, prefix_cache=False)
     slow = [client.process([r])[0] for r in reqs]
     for a, b in zip(fast, slow, strict=True):
         assert a.success and b.success
         assert a.completions[0].text == b.completions[0].text
         assert a.completions[0].finish_reason == b.completions[0].finish_reason
-        assert a.completions[0].logprob == pytest.approx(b.completions[0].logprob, abs=1e-4)
+        assert [t.logprob for t in a.completions[0].tokens] == pytest.approx(
+            [t.logprob for t in b.completions[0].tokens], abs=1e-4
+        )
+        assert [sorted(t.top_logprobs) for t in a.completions[0].tokens] == [
+            sorted(t.top_logprobs) for t in b.completions[0].tokens
+        ]
+
+
+def test_one_token_answers_run_packed_over_the_shared_prefix_with_the_answers_of_one_at_a_time(
+    model_dir: Path,
+) -> None:
+    """Multiple-choice letters (``max_tokens=1``) beside longer completions in one call: the
+    letters' prompts run in packed rows over their shared few-shot block, with no padding,
+    and every answer is what one prompt at a time without prefix sharing gives."""
+    client = _client(model_dir, device="cpu", dtype="float32", min_shared_prefix=4, row_tokens=64)
+    prompts = [f"{FEW_SHOT}Question: what is {q} plus {q * 3}? Answer:" for q in range(6, 14)]
+    reqs = [Request(model="m", prompt=p, max_tokens=1, top_k_logprobs=3) for p in prompts]
+    reqs += [Request(model="m", prompt=prompts[0], max_tokens=4), Request(model="m", prompt="One, two,", max_tokens=3)]
+    reqs.append(Request(model="m", prompt=prompts[1], max_tokens=1, temperature=1.0, seed=7))
+    fast = client.process(reqs)
+    counters = client.engine.counters
+    tok = client.tokenizer()
+    letters = sum(len(tok.encode(p)) for p in prompts)
+    # the shared block ran once for the letters (not once per prompt) ...
+    assert counters.forward_tokens < letters / 2 + sum(len(tok.encode(r.prompt)) + r.max_tokens for r in reqs[8:])
+    _assert_as_one_at_a_time(client, reqs, fast)
+    assert fast[0].completions[0].tokens[0].top_logprobs  # asked for, given
+    client.close()
+
+
+def test_the_output_head_run_a_few_positions_at_a_time_scores_as_one_request_at_a_time(
+    model_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from holistic.models import hf_engine
+
+    monkeypatch.setattr(hf_engine, "HEAD_ROWS", 3)  # blocks smaller than most continuations
+    client = _client(model_dir, device="cpu", dtype="float32", min_shared_prefix=4)
+    reqs = _questions()
+    reqs.append(Request(model="m", kind="loglikelihood", prompt="One,", continuation=" two, three, four, five, six"))
+    fast = client.process(reqs)
+    assert client.engine.counters.forward_calls <= 4
+    _assert_as_one_at_a_time(client, reqs, fast)
+    client.close()
+
+
+def test_letters_alone_are_computed_without_padding(model_dir: Path) -> None:
+    client = _client(model_dir, device="cpu", dtype="float32", min_shared_prefix=4, row_tokens=64)
+    prompts = [f"{FEW_SHOT}Question: what is {q} plus {q * 3}? Answer:" for q in range(6, 14)]
+    prompts += ["One,", "The quick brown fox jumps over the lazy dog near the"]  # suffixes of unequal length
+    results = client.process([Request(model="m", prompt=p, max_tokens=1) for p in prompts])
+    assert all(r.success and len(r.completions[0].tokens) == 1 for r in results)
+    counters = client.engine.counters
+    assert counters.padded_positions - counters.forward_tokens < len(prompts)
     client.close()
 
 
