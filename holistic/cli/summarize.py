@@ -99,6 +99,14 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--no-site", action="store_true", help="write the summary only, not the static site")
     p.add_argument(
+        "--no-cache",
+        action="store_true",
+        help="compute everything and keep nothing for the next summarize (by default each run's bootstrap "
+        "replicates, each scenario's plot and each compare-systems view are kept in SUITE/.summarize-cache/, "
+        "keyed by the results and code they were made from, so a re-summarize redoes only what changed; its "
+        "entries are signed with a key in your cache folder, and one that does not check is made again)",
+    )
+    p.add_argument(
         "--export",
         nargs=2,
         action="append",
@@ -156,6 +164,7 @@ def _run(args: argparse.Namespace) -> int:
         judge_threshold=args.judge_threshold,
         max_field_chars=args.max_field_chars,
         jobs=args.jobs or 0,
+        cache=not args.no_cache,
     )
     result = api.summarize(
         args.suite,

@@ -10,6 +10,7 @@
 
 from __future__ import annotations
 
+import functools
 from collections import defaultdict
 from pathlib import Path
 from typing import Any
@@ -18,6 +19,7 @@ import numpy as np
 
 from holistic.core.naming import cut
 from holistic.results import SuiteReader
+from holistic.results.output_cache import OutputCache, code_fingerprint, key_of
 from holistic.results.schemas import PER_INSTANCE_STATS_TABLE
 from holistic.site.reasoning import budget_plots
 from holistic.summarize.summary import Summary
@@ -55,16 +57,19 @@ def pareto_front(points: list[tuple[float, float]]) -> list[int]:
     return sorted(front, key=lambda i: points[i][0])
 
 
-def render_plots(suite: SuiteReader, summary: Summary, out_dir: Path, jobs: int = 1) -> list[dict[str, Any]]:
+def render_plots(
+    suite: SuiteReader, summary: Summary, out_dir: Path, jobs: int = 1, cache: OutputCache | None = None
+) -> list[dict[str, Any]]:
     """Write every plot under ``out_dir``; returns figure descriptions (src relative to the site root).
-    ``jobs``: processes that may draw the per-scenario plots."""
+    ``jobs``: processes that may draw the per-scenario plots; ``cache``: where the per-scenario plots
+    drawn by an earlier summarize are found (by their points), and the ones drawn now are kept."""
     plt = _pyplot()
     cells: _Cells = {
         (c["group"], c["model"], c["column"]): (c["value"], c.get("ci_low"), c.get("ci_high"))
         for c in summary.cells
         if c["value"] is not None
     }
-    figures = _pareto_plots(summary, cells, out_dir, jobs)
+    figures = _pareto_plots(summary, cells, out_dir, jobs, cache)
     figures += _reliability_plots(plt, suite, summary, out_dir)
     figures += _correlation_plot(plt, summary, cells, out_dir)
     figures += _trial_spread_plots(plt, suite, summary, out_dir)
@@ -85,11 +90,14 @@ PLOTS_PER_JOB = 16
 """Below this many accuracy-against-latency plots per extra process, they are drawn in this process."""
 
 
-def _pareto_plots(summary: Summary, cells: _Cells, out_dir: Path, jobs: int = 1) -> list[dict[str, Any]]:
+def _pareto_plots(
+    summary: Summary, cells: _Cells, out_dir: Path, jobs: int = 1, cache: OutputCache | None = None
+) -> list[dict[str, Any]]:
     """Accuracy against efficiency, per scenario: each system with its 95% intervals, and the Pareto frontier.
 
     Each plot is its own SVG, drawn from its own points, so with ``jobs`` > 1 they are drawn in
-    worker processes (started fresh): the files are the same whichever process draws them."""
+    worker processes (started fresh): the files are the same whichever process draws them. A plot
+    whose points an earlier summarize drew with the same code is taken from ``cache`` as it was drawn."""
     work: list[_ParetoJob] = []
     for col in summary.columns:
         pts, names, reach = [], [], []
@@ -101,6 +109,40 @@ def _pareto_plots(summary: Summary, cells: _Cells, out_dir: Path, jobs: int = 1)
                 reach.append((_reach(eff), _reach(acc)))
         if pts:
             work.append((col, pts, names, reach, out_dir))
+    keys = [key_of("pareto", _plot_code(), col, pts, names, reach) for col, pts, names, reach, _ in work]
+    found = {k: cache.get(PARETO_CACHE, k) for k in keys} if cache is not None else {}
+    todo = [job for job, k in zip(work, keys, strict=True) if found.get(k) is None]
+    drawn = iter(_draw_pareto(todo, jobs))
+    figures = []
+    for job, k in zip(work, keys, strict=True):
+        hit = found.get(k)
+        figure = _pareto_figure(job[0])
+        target = out_dir.parent / figure["src"]
+        if hit is not None and _SVG in hit:
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_bytes(hit[_SVG])
+        else:
+            figure = next(drawn)
+            if cache is not None:
+                cache.put(PARETO_CACHE, k, {_SVG: target.read_bytes()})
+        figures.append(figure)
+    return figures
+
+
+PARETO_CACHE = "pareto_plot"
+"""The output cache's kind of the per-scenario accuracy-against-latency plots."""
+_SVG = "plot.svg"
+
+
+@functools.cache
+def _plot_code() -> str:
+    """What decides a plot's bytes besides its points: this module, the names it cuts, matplotlib's version."""
+    import matplotlib
+
+    return key_of(code_fingerprint(_pareto_plot, cut, anchor), matplotlib.__version__)
+
+
+def _draw_pareto(work: list[_ParetoJob], jobs: int) -> list[dict[str, Any]]:
     workers = min(jobs, len(work) // PLOTS_PER_JOB)
     if workers <= 1:
         return [_pareto_plot(job) for job in work]
@@ -109,6 +151,20 @@ def _pareto_plots(summary: Summary, cells: _Cells, out_dir: Path, jobs: int = 1)
 
     with ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("spawn")) as pool:
         return list(pool.map(_pareto_plot, work, chunksize=8))
+
+
+def _pareto_figure(col: str) -> dict[str, Any]:
+    """The description of ``col``'s accuracy-against-latency plot (its ``src`` relative to the site root)."""
+    caption = (
+        f"{col}: accuracy against efficiency; each numbered point is a system (named in the key), its bars "
+        "the 95% intervals (bootstrap over instances); the red line is the Pareto frontier."
+    )
+    return {
+        "src": f"plots/pareto_{anchor(col)}.svg",
+        "alt": f"Accuracy against latency for {col}",
+        "caption": caption,
+        "scenario": col,
+    }
 
 
 _ParetoJob = tuple[
@@ -146,13 +202,9 @@ def _pareto_plot(job: _ParetoJob) -> dict[str, Any]:
         frameon=False,
     )
     place_labels(fig, ax, pts, [str(k) for k in range(1, len(pts) + 1)])
-    caption = (
-        f"{col}: accuracy against efficiency; each numbered point is a system (named in the key), its bars "
-        "the 95% intervals (bootstrap over instances); the red line is the Pareto frontier."
-    )
-    return _figure(
-        fig, out_dir, f"plots/pareto_{anchor(col)}.svg", f"Accuracy against latency for {col}", caption, scenario=col
-    )
+    figure = _pareto_figure(col)
+    _save(fig, out_dir.parent / figure["src"])
+    return figure
 
 
 LEGEND_NAME_WIDTH = 80

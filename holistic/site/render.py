@@ -23,10 +23,12 @@ from typing import TYPE_CHECKING, Any
 
 from holistic.results import SuiteReader
 from holistic.results.atomic import build_folder, writing
+from holistic.results.output_cache import OutputCache
 from holistic.results.schemas import REQUESTS_TABLE
 from holistic.site.browser import MAX_FIELD_CHARS
-from holistic.site.plots import render_plots
-from holistic.site.run_pages import browser_jobs, render_run_pages
+from holistic.site.bundle import SOUND_CACHE
+from holistic.site.plots import PARETO_CACHE, render_plots
+from holistic.site.run_pages import COMPARE_CACHE, browser_jobs, render_run_pages
 from holistic.site.writer import STATIC_FILES, SiteWriter, environment, judge_flags, rows_of, templates_dir
 from holistic.summarize.schema import load_schema
 from holistic.summarize.summary import Summary
@@ -45,9 +47,12 @@ def render_site(
     previous: Path | None = None,
     max_field_chars: int = MAX_FIELD_CHARS,
     jobs: int = 0,
+    cache: OutputCache | None = None,
 ) -> Path:
     """Render the whole site; returns the path of ``index.html`` (``jobs``: processes that build the
-    runs' instance browsers, see :func:`~holistic.site.run_pages.browser_jobs`).
+    runs' instance browsers, see :func:`~holistic.site.run_pages.browser_jobs`; ``cache``: the suite's
+    output cache, where the plots, compare-systems data and checked scripts of an earlier summarize are
+    found, :mod:`holistic.results.output_cache`).
 
     The site is built in a hidden temporary folder beside the old one and swapped in
     only once complete: a failure (a bad ``previous``, a read-only disk) leaves the old
@@ -56,9 +61,15 @@ def render_site(
     suite = suite_dir if isinstance(suite_dir, SuiteReader) else SuiteReader(suite_dir)
     final = suite.site_dir
     build_folder(
-        final, lambda building: _render_into(suite, summary, building, previous, max_field_chars, jobs), what="site"
+        final,
+        lambda building: _render_into(suite, summary, building, previous, max_field_chars, jobs, cache),
+        what="site",
     )
     return final / "index.html"
+
+
+CACHE_KINDS = (PARETO_CACHE, COMPARE_CACHE, SOUND_CACHE)
+"""The kinds of output the site keeps in the suite's output cache (:mod:`holistic.results.output_cache`)."""
 
 
 def _render_into(
@@ -68,6 +79,7 @@ def _render_into(
     previous: Path | None,
     max_field_chars: int = MAX_FIELD_CHARS,
     jobs: int = 0,
+    cache: OutputCache | None = None,
 ) -> None:
     for name in STATIC_FILES:
         with writing(site_dir / name) as target:
@@ -79,11 +91,11 @@ def _render_into(
     w.common["unfinished"] = summary.unfinished
     if previous is not None:
         _render_diff(previous, suite, site_dir, w)
-    figures = render_plots(suite, summary, site_dir / "plots", browser_jobs(jobs, len(summary.columns)))
+    figures = render_plots(suite, summary, site_dir / "plots", browser_jobs(jobs, len(summary.columns)), cache)
     _home_page(w, suite, content)
     _run_group_pages(w, content)
     _scenario_pages(w, content, figures)
-    render_run_pages(w, suite, summary, figures, content.judge_tables, max_field_chars, jobs)
+    render_run_pages(w, suite, summary, figures, content.judge_tables, max_field_chars, jobs, cache)
     _suite_pages(w, suite, content, figures)
 
 
