@@ -101,10 +101,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--no-cache",
         action="store_true",
-        help="compute everything and keep nothing for the next summarize (by default each run's bootstrap "
-        "replicates, each scenario's plot and each compare-systems view are kept in SUITE/.summarize-cache/, "
-        "keyed by the results and code they were made from, so a re-summarize redoes only what changed; its "
-        "entries are signed with a key in your cache folder, and one that does not check is made again)",
+        help="compute everything and keep nothing for the next summarize (by default what is computed per run, "
+        "per scenario plot and per compare-systems view is kept in .summarize-cache/ beside the summary and the "
+        "site, keyed by the results and code it was made from, so a re-summarize redoes only what changed; its "
+        "entries are signed with a secret in your cache folder, and one that does not check is made again)",
     )
     p.add_argument(
         "--export",

@@ -10,8 +10,9 @@ once a summarize used none of it).
 The cache lives beside the summary and the site (``<suite>/.summarize-cache/``) and is read as hostile
 input: a suite folder may come from elsewhere with a cache planted in it. So each entry carries an
 HMAC-SHA256 of its kind, its key and its content under a secret kept outside the suite, in the user's
-cache folder (``$XDG_CACHE_HOME/holistic/summarize-cache.key``, default ``~/.cache``), created on first
-use readable by its owner alone. An entry whose MAC does not verify (damaged, truncated, edited,
+cache folder (:func:`secret_path`: ``summarize-cache.key`` in ``$HOLISTIC_CACHE_DIR``, default
+``~/.cache/holistic``, or the file ``$HOLISTIC_CACHE_KEY_FILE`` names), created on first use readable by
+its owner alone. An entry whose MAC does not verify (damaged, truncated, edited,
 moved to another key or written with another secret) is ignored and its output recomputed; an entry
 is also refused when it is not a regular file or is larger than :data:`MAX_ENTRY_BYTES`. Without a
 usable secret (a read-only home) there is no cache: everything is computed, as before.
@@ -33,7 +34,7 @@ import secrets
 import stat
 import sys
 import time
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -77,10 +78,23 @@ def read_regular(name: str | Path, limit: int, *, dir_fd: int | None = None) -> 
         return fh.read(limit + 1)
 
 
+KEY_FILE_ENV = "HOLISTIC_CACHE_KEY_FILE"
+"""The environment variable naming the secret's file instead of the default."""
+
+
+def secret_path() -> Path:
+    """The file of the secret that signs the cache's entries: ``$HOLISTIC_CACHE_KEY_FILE``, else
+    ``summarize-cache.key`` in holistic's cache folder (``$HOLISTIC_CACHE_DIR``, default ``~/.cache/holistic``)."""
+    named = os.environ.get(KEY_FILE_ENV)
+    if named:
+        return Path(named)
+    folder = os.environ.get("HOLISTIC_CACHE_DIR")
+    return (Path(folder).expanduser() if folder else Path.home() / ".cache" / "holistic") / KEY_FILE
+
+
 def _secret() -> bytes | None:
     """The user's cache secret, created on first use (``None``: no usable secret, so no cache)."""
-    home = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    path = Path(home) / "holistic" / KEY_FILE
+    path = secret_path()
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         with contextlib.suppress(FileExistsError):
@@ -177,3 +191,26 @@ class OutputCache:
                     with contextlib.suppress(OSError):
                         if entry.stat(follow_symlinks=False).st_mtime < self.started - 1:
                             os.unlink(entry.path)
+
+
+_VALUE = "value.json"
+
+
+def cached_json(cache: OutputCache | None, kind: str, key: str | None, compute: Callable[[], Any]) -> Any:
+    """``compute()``'s JSON value (numbers, strings, lists, string-keyed dicts: floats come back to the
+    bit), taken from ``cache`` under ``kind``/``key`` when an earlier summarize stored it, else computed
+    and stored (``key`` ``None``: not cacheable, always computed)."""
+    if cache is not None and key is not None:
+        found = cache.get(kind, key)
+        if found is not None and _VALUE in found:
+            with contextlib.suppress(ValueError, RecursionError):
+                return json.loads(found[_VALUE])
+    value = compute()
+    if cache is not None and key is not None:
+        cache.put(kind, key, {_VALUE: json.dumps(value).encode("utf-8")})
+    return value
+
+
+def run_file_sha256(files: Iterable[Any], name: str) -> str | None:
+    """The sha256 a verified run manifest's ``files`` (its entries) record for ``name`` (``None``: not listed)."""
+    return next((f.sha256 for f in files if f.name == name), None)

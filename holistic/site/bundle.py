@@ -203,12 +203,15 @@ def _from_bundle(folder: Path, job: BundleJob, found: str, built: BrowserData | 
             _clear(job.out_dir)
             job.out_dir.mkdir(parents=True, exist_ok=True)
             entries = {e["name"]: e for e in manifest["files"]}
-            for name, entry in entries.items():
-                if name not in (PREDICTIONS_FILE, PAGE_FILE) and not _place(
-                    fd, name, job.out_dir / name, entry, job.cache
-                ):
+            scripts = {n: e for n, e in entries.items() if n not in (PREDICTIONS_FILE, PAGE_FILE)}
+            key = _scripts_key(scripts) if job.cache is not None else None
+            parse = job.cache is None or key is None or job.cache.get(SOUND_CACHE, key) is None
+            for name, entry in scripts.items():
+                if not _place(fd, name, job.out_dir / name, entry, parse=parse):
                     _clear(job.out_dir)
                     return None
+            if parse and job.cache is not None and key is not None:
+                job.cache.put(SOUND_CACHE, key, {})
             predictions = built.predictions if built is not None else None
             if job.predictions and predictions is None:
                 predictions = _json(fd, entries[PREDICTIONS_FILE], _sound_predictions)
@@ -274,8 +277,9 @@ def _strings(value: object) -> bool:
     return isinstance(value, list) and all(isinstance(v, str) for v in value)
 
 
-def _place(dir_fd: int, name: str, target: Path, entry: Mapping[str, Any], known: OutputCache | None = None) -> bool:
-    """Hard-link (else copy) the bundle's script ``name`` to ``target``, then check the copy the site holds."""
+def _place(dir_fd: int, name: str, target: Path, entry: Mapping[str, Any], *, parse: bool = True) -> bool:
+    """Hard-link (else copy) the bundle's script ``name`` to ``target``, then check the copy the site holds
+    (without ``parse``, its size and sha256 alone: a script with them was found sound before)."""
     if not _SCRIPT_NAME.match(name):
         return False
     try:
@@ -294,27 +298,26 @@ def _place(dir_fd: int, name: str, target: Path, entry: Mapping[str, Any], known
             os.close(with_fd)
     except OSError:
         return False
-    return data is not None and _sound(name, data, entry, known)
+    return data is not None and _sound(name, data, entry, parse=parse)
 
 
-SOUND_CACHE = "sound_script"
-"""The output cache's kind of the bundle scripts found sound (by name and sha256; the entry is empty)."""
+SOUND_CACHE = "sound_scripts"
+"""The output cache's kind of the bundles whose scripts were all found sound (keyed by every script's
+name and sha256; the entry is empty): their scripts are checked by size and sha256 alone."""
 
 
-def _sound(name: str, data: bytes, entry: Mapping[str, Any], known: OutputCache | None = None) -> bool:
-    """``data`` is the file the manifest lists, and one loader call with a JSON literal (parsed once:
-    a script of this name and sha256 found sound before is known so by an authentic entry of ``known``)."""
+def _scripts_key(scripts: Mapping[str, Mapping[str, Any]]) -> str | None:
+    """The output cache's key of a bundle's scripts: their names and hashes, and this code."""
+    if not all(isinstance(e.get("sha256"), str) for e in scripts.values()):
+        return None
+    return key_of("sound", _sound_code(), sorted([name, e["sha256"]] for name, e in scripts.items()))
+
+
+def _sound(name: str, data: bytes, entry: Mapping[str, Any], *, parse: bool = True) -> bool:
+    """``data`` is the file the manifest lists and (unless not ``parse``) one loader call with a JSON literal."""
     if _size_and_hash(data) != {"size": entry["size"], "sha256": entry["sha256"]} or not data.endswith(_END):
         return False
-    if known is None:
-        return _parses(name, data)
-    key = key_of("sound", _sound_code(), name, entry["sha256"])
-    if known.get(SOUND_CACHE, key) is not None:
-        return True
-    if not _parses(name, data):
-        return False
-    known.put(SOUND_CACHE, key, {})
-    return True
+    return _parses(name, data) if parse else True
 
 
 @cache

@@ -18,8 +18,9 @@ from typing import Any
 import numpy as np
 
 from holistic.core.naming import cut
-from holistic.results import SuiteReader
-from holistic.results.output_cache import OutputCache, code_fingerprint, key_of
+from holistic.results import RunReader, SuiteReader
+from holistic.results.layout import table_file
+from holistic.results.output_cache import OutputCache, cached_json, code_fingerprint, key_of, run_file_sha256
 from holistic.results.schemas import PER_INSTANCE_STATS_TABLE
 from holistic.site.reasoning import budget_plots
 from holistic.summarize.summary import Summary
@@ -72,7 +73,7 @@ def render_plots(
     figures = _pareto_plots(summary, cells, out_dir, jobs, cache)
     figures += _reliability_plots(plt, suite, summary, out_dir)
     figures += _correlation_plot(plt, summary, cells, out_dir)
-    figures += _trial_spread_plots(plt, suite, summary, out_dir)
+    figures += _trial_spread_plots(plt, suite, summary, out_dir, cache)
     figures += budget_plots(plt, suite, summary, out_dir)
     return figures
 
@@ -345,10 +346,12 @@ def _correlation_plot(plt: Any, summary: Summary, cells: _Cells, out_dir: Path) 
     return [_figure(fig, out_dir, "plots/metric_correlations.svg", "Correlation matrix of metric groups", caption)]
 
 
-def _trial_spread_plots(plt: Any, suite: SuiteReader, summary: Summary, out_dir: Path) -> list[dict[str, Any]]:
+def _trial_spread_plots(
+    plt: Any, suite: SuiteReader, summary: Summary, out_dir: Path, cache: OutputCache | None = None
+) -> list[dict[str, Any]]:
     """The spread of the main metric across trials, per scenario with more than one trial."""
     figures = []
-    for col, per_model in sorted(_trial_means(suite, summary).items()):
+    for col, per_model in sorted(_trial_means(suite, summary, cache).items()):
         if not any(len(v) > 1 for v in per_model.values()):
             continue
         models = sorted(per_model)
@@ -387,22 +390,37 @@ def _reliability_bins(data: dict[str, Any]) -> list[dict[str, float]]:
     return search(data.get("metrics", {})) or []
 
 
-def _trial_means(suite: SuiteReader, summary: Summary) -> dict[str, dict[str, list[float]]]:
-    """column -> model -> per-trial mean of the main metric (macro-averaged over sub-runs)."""
+def _trial_means(
+    suite: SuiteReader, summary: Summary, cache: OutputCache | None = None
+) -> dict[str, dict[str, list[float]]]:
+    """column -> model -> per-trial mean of the main metric (macro-averaged over sub-runs); each run's
+    own trial means are kept in ``cache`` by its per-instance file's sha256."""
     acc: dict[tuple[str, str], dict[int, list[float]]] = defaultdict(lambda: defaultdict(list))
     column = {rid: col for col, ids in summary.column_runs.items() for rid in ids}
     for run in summary.runs:
         reader = suite.run(run.run_id)
         if not reader.has_table(PER_INSTANCE_STATS_TABLE) or not run.main_metric:
             continue
-        t = reader.table(PER_INSTANCE_STATS_TABLE, ["trial", "metric", "perturbation", "value"]).to_pydict()
-        per_trial: dict[int, list[float]] = defaultdict(list)
-        for trial, metric, pert, value in zip(t["trial"], t["metric"], t["perturbation"], t["value"], strict=True):
-            if metric == run.main_metric and pert is None and value is not None:
-                per_trial[int(trial)].append(float(value))
-        for trial, values in per_trial.items():
-            acc[(column.get(run.run_id, run.scenario), run.model)][trial].append(float(np.mean(values)))
+        sha = run_file_sha256(reader.manifest.files, table_file(PER_INSTANCE_STATS_TABLE))
+        key = None if sha is None else key_of("trials", code_fingerprint(_run_trial_means), sha, run.main_metric)
+        means = cached_json(cache, TRIALS_CACHE, key, functools.partial(_run_trial_means, reader, run.main_metric))
+        for trial, mean in means:
+            acc[(column.get(run.run_id, run.scenario), run.model)][int(trial)].append(float(mean))
     out: dict[str, dict[str, list[float]]] = defaultdict(dict)
     for (col, model), trials in acc.items():
         out[col][model] = [float(np.mean(v)) for _, v in sorted(trials.items())]
     return out
+
+
+TRIALS_CACHE = "trial_means"
+"""The output cache's kind of a run's per-trial means of its main metric."""
+
+
+def _run_trial_means(reader: RunReader, main_metric: str) -> list[list[float]]:
+    """``[trial, mean of the main metric's original values]`` of the run, trials in the order first seen."""
+    t = reader.table(PER_INSTANCE_STATS_TABLE, ["trial", "metric", "perturbation", "value"]).to_pydict()
+    per_trial: dict[int, list[float]] = defaultdict(list)
+    for trial, metric, pert, value in zip(t["trial"], t["metric"], t["perturbation"], t["value"], strict=True):
+        if metric == main_metric and pert is None and value is not None:
+            per_trial[int(trial)].append(float(value))
+    return [[trial, float(np.mean(values))] for trial, values in per_trial.items()]

@@ -57,9 +57,9 @@ def test_plots_drawn_in_worker_processes_are_the_same_files(tmp_path: Path, monk
     drawn_in: list[str] = []
     real = plots._pareto_plots
 
-    def spy(summary: Any, cells: Any, out_dir: Path, jobs: int = 1) -> list[dict[str, Any]]:
+    def spy(summary: Any, cells: Any, out_dir: Path, jobs: int = 1, cache: Any = None) -> list[dict[str, Any]]:
         drawn_in.append("workers" if min(jobs, len(summary.columns) // plots.PLOTS_PER_JOB) > 1 else "here")
-        return real(summary, cells, out_dir, jobs)
+        return real(summary, cells, out_dir, jobs, cache)
 
     monkeypatch.setattr(plots, "PLOTS_PER_JOB", 2)
     monkeypatch.setattr(plots, "_pareto_plots", spy)

@@ -12,7 +12,7 @@ import pytest
 
 from holistic.api.summarizing import SummarizeOptions, summarize
 from holistic.results import SuiteReader
-from holistic.results.output_cache import CACHE_FOLDER, OutputCache
+from holistic.results.output_cache import CACHE_FOLDER, KEY_FILE_ENV, OutputCache
 from holistic.site import plots
 from holistic.site.bundle import write_bundle
 from holistic.summarize import replicates
@@ -27,8 +27,8 @@ RUNS = [
 
 @pytest.fixture(autouse=True)
 def _own_secret(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """The cache's secret in this test's own folder, not the user's."""
-    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
+    """The cache's secret in this test's own folder."""
+    monkeypatch.setenv(KEY_FILE_ENV, str(tmp_path / "secret" / "key"))
 
 
 def _suite(out: Path) -> Path:
@@ -106,7 +106,14 @@ def test_a_damaged_or_edited_cache_entry_is_made_again_never_used(tmp_path: Path
     _summarize(suite)
     entries = _entries(suite)
     kinds = {p.parent.name for p in entries}
-    assert {"pareto_plot", "compare_data", "sound_script", "subrun_replicates"} <= kinds
+    assert {
+        "pareto_plot",
+        "compare_data",
+        "sound_scripts",
+        "subrun_replicates",
+        "request_totals",
+        "trial_means",
+    } <= kinds
     for k, entry in enumerate(entries):
         data = bytearray(entry.read_bytes())
         if k % 3 == 0:
@@ -135,7 +142,7 @@ def test_a_cache_planted_in_a_suite_from_elsewhere_is_not_trusted(
     shutil.copyfile(others[0], plot.with_name("0" * 64))
     os.replace(others[0], others[0].with_name(f"{others[0].name}.moved"))
     os.symlink(plot, others[0])
-    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "another-user"))
+    monkeypatch.setenv(KEY_FILE_ENV, str(tmp_path / "another-user" / "key"))
     drawn = _count_drawn(monkeypatch)
     derived = _summarize(suite)
     assert drawn["plots"] == 2  # every plot drawn again: none of the entries checks under this secret
@@ -159,3 +166,19 @@ def test_no_cache_writes_no_cache(tmp_path: Path) -> None:
     suite = _suite(tmp_path / "out")
     summarize(suite, options=SummarizeOptions(num_bootstrap=20, jobs=1, cache=False))
     assert not (suite / CACHE_FOLDER).exists()
+
+
+def test_a_secret_that_is_not_the_users_own_file_means_no_cache(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A link in the secret's place, or a file that is not a secret, is not used: no cache, all computed."""
+    target = tmp_path / "elsewhere"
+    target.write_text("0" * 64, encoding="ascii")
+    link = tmp_path / "secret" / "link"
+    link.parent.mkdir()
+    os.symlink(target, link)
+    monkeypatch.setenv(KEY_FILE_ENV, str(link))
+    assert OutputCache.beside(tmp_path) is None
+    (tmp_path / "secret" / "short").write_text("abc", encoding="ascii")
+    monkeypatch.setenv(KEY_FILE_ENV, str(tmp_path / "secret" / "short"))
+    assert OutputCache.beside(tmp_path) is None
