@@ -1,6 +1,7 @@
-"""Plots for the site (matplotlib, SVG, deterministic output).
+"""Plots for the site (SVG, deterministic output).
 
-- accuracy against efficiency per scenario, with the Pareto frontier;
+- accuracy against efficiency per scenario, with the Pareto frontier (written directly as SVG by
+  :mod:`holistic.site.svg_plot`; the other plots are drawn with matplotlib);
 - calibration reliability diagrams per run (from the calibration metric's bins);
 - correlations of metric groups across model × scenario cells;
 - spread of the main metric across trials per scenario and model;
@@ -23,6 +24,7 @@ from holistic.results.layout import table_file
 from holistic.results.output_cache import OutputCache, cached_json, code_fingerprint, key_of, run_file_sha256
 from holistic.results.schemas import PER_INSTANCE_STATS_TABLE
 from holistic.site.reasoning import budget_plots
+from holistic.site.svg_plot import ONE_COLUMN, pareto_svg
 from holistic.summarize.summary import Summary
 from holistic.summarize.tables import anchor
 
@@ -59,18 +61,18 @@ def pareto_front(points: list[tuple[float, float]]) -> list[int]:
 
 
 def render_plots(
-    suite: SuiteReader, summary: Summary, out_dir: Path, jobs: int = 1, cache: OutputCache | None = None
+    suite: SuiteReader, summary: Summary, out_dir: Path, cache: OutputCache | None = None
 ) -> list[dict[str, Any]]:
     """Write every plot under ``out_dir``; returns figure descriptions (src relative to the site root).
-    ``jobs``: processes that may draw the per-scenario plots; ``cache``: where the per-scenario plots
-    drawn by an earlier summarize are found (by their points), and the ones drawn now are kept."""
+    ``cache``: where the per-scenario plots drawn by an earlier summarize are found (by their points),
+    and the ones drawn now are kept."""
     plt = _pyplot()
     cells: _Cells = {
         (c["group"], c["model"], c["column"]): (c["value"], c.get("ci_low"), c.get("ci_high"))
         for c in summary.cells
         if c["value"] is not None
     }
-    figures = _pareto_plots(summary, cells, out_dir, jobs, cache)
+    figures = _pareto_plots(summary, cells, out_dir, cache)
     figures += _reliability_plots(plt, suite, summary, out_dir)
     figures += _correlation_plot(plt, summary, cells, out_dir)
     figures += _trial_spread_plots(plt, suite, summary, out_dir, cache)
@@ -87,18 +89,14 @@ def _figure(fig: Any, out_dir: Path, rel: str, alt: str, caption: str, **where: 
     return {"src": rel, "alt": alt, "caption": caption, **where}
 
 
-PLOTS_PER_JOB = 16
-"""Below this many accuracy-against-latency plots per extra process, they are drawn in this process."""
-
-
 def _pareto_plots(
-    summary: Summary, cells: _Cells, out_dir: Path, jobs: int = 1, cache: OutputCache | None = None
+    summary: Summary, cells: _Cells, out_dir: Path, cache: OutputCache | None = None
 ) -> list[dict[str, Any]]:
     """Accuracy against efficiency, per scenario: each system with its 95% intervals, and the Pareto frontier.
 
-    Each plot is its own SVG, drawn from its own points, so with ``jobs`` > 1 they are drawn in
-    worker processes (started fresh): the files are the same whichever process draws them. A plot
-    whose points an earlier summarize drew with the same code is taken from ``cache`` as it was drawn."""
+    Each plot is its own SVG, written from its own points (systems whose accuracy or latency is
+    missing or not finite are left out; a scenario with none has no plot). A plot whose points an
+    earlier summarize drew with the same code is taken from ``cache`` as it was drawn."""
     work: list[_ParetoJob] = []
     for col in summary.columns:
         pts, names, reach = [], [], []
@@ -113,7 +111,7 @@ def _pareto_plots(
     keys = [key_of("pareto", _plot_code(), col, pts, names, reach) for col, pts, names, reach, _ in work]
     found = {k: cache.get(PARETO_CACHE, k) for k in keys} if cache is not None else {}
     todo = [job for job, k in zip(work, keys, strict=True) if found.get(k) is None]
-    drawn = iter(_draw_pareto(todo, jobs))
+    drawn = iter([_pareto_plot(job) for job in todo])
     figures = []
     for job, k in zip(work, keys, strict=True):
         hit = found.get(k)
@@ -137,21 +135,8 @@ _SVG = "plot.svg"
 
 @functools.cache
 def _plot_code() -> str:
-    """What decides a plot's bytes besides its points: this module, the names it cuts, matplotlib's version."""
-    import matplotlib
-
-    return key_of(code_fingerprint(_pareto_plot, cut, anchor), matplotlib.__version__)
-
-
-def _draw_pareto(work: list[_ParetoJob], jobs: int) -> list[dict[str, Any]]:
-    workers = min(jobs, len(work) // PLOTS_PER_JOB)
-    if workers <= 1:
-        return [_pareto_plot(job) for job in work]
-    import multiprocessing
-    from concurrent.futures import ProcessPoolExecutor
-
-    with ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("spawn")) as pool:
-        return list(pool.map(_pareto_plot, work, chunksize=8))
+    """What decides a plot's bytes besides its points: this module, the SVG writer, the names it cuts."""
+    return key_of(code_fingerprint(_pareto_plot, pareto_svg, cut, anchor))
 
 
 def _pareto_figure(col: str) -> dict[str, Any]:
@@ -177,76 +162,26 @@ _ParetoJob = tuple[
 def _pareto_plot(job: _ParetoJob) -> dict[str, Any]:
     """Draw and save one scenario's accuracy-against-latency plot; its figure description."""
     col, pts, names, reach, out_dir = job
-    plt = _pyplot()
-    fig, ax = plt.subplots(figsize=(5.6, 3.8))
-    systems = _draw_systems(ax, pts, names, reach)
-    front = pareto_front(pts)
-    (frontier,) = ax.plot(
-        [pts[i][0] for i in front],
-        [pts[i][1] for i in front],
-        color="#b42318",
-        lw=1,
-        zorder=1,
-        label="Pareto frontier",
-    )
-    ax.set_xlabel("mean latency per request (s)")
-    ax.set_ylabel("accuracy (main metric)")
-    ax.set_title(cut(col, 60), fontsize=10)
-    ax.margins(0.1)
-    # The key below the axes names each numbered point in full (cut only past LEGEND_NAME_WIDTH).
-    ax.legend(
-        handles=[*systems, frontier],
-        fontsize=7,
-        loc="upper left",
-        bbox_to_anchor=(0, -0.17),
-        ncol=1 if len(pts) <= _ONE_COLUMN else 2,
-        frameon=False,
-    )
-    place_labels(fig, ax, pts, [str(k) for k in range(1, len(pts) + 1)])
+    width = LEGEND_NAME_WIDTH if len(pts) <= ONE_COLUMN else LEGEND_NAME_WIDTH // 2
     figure = _pareto_figure(col)
-    _save(fig, out_dir.parent / figure["src"])
+    svg = pareto_svg(
+        cut(col, 60),
+        ("mean latency per request (s)", "accuracy (main metric)"),
+        pts,
+        reach,
+        [cut(name, width) for name in names],  # the key names each numbered point in full (cut only past ``width``)
+        pareto_front(pts),
+        figure["alt"],
+    )
+    target = out_dir.parent / figure["src"]
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_text(svg, encoding="utf-8")
     return figure
 
 
 LEGEND_NAME_WIDTH = 80
 """Widest a system's name is written in a plot's key (longer names are cut in the middle); half
 as wide when the key has two columns."""
-_ONE_COLUMN = 12
-"""Systems a plot's key lists in one column (more: two)."""
-_COLORS = ("#0b5cad", "#c2410c", "#15803d", "#7e22ce", "#a16207", "#0e7490", "#be185d", "#4d7c0f", "#475569", "#9f1239")
-_MARKERS = ("o", "s", "^", "D", "v", "P")
-
-
-def _draw_systems(
-    ax: Any,
-    pts: list[tuple[float, float]],
-    names: list[str],
-    reach: list[tuple[tuple[float, float], tuple[float, float]]],
-) -> list[Any]:
-    """One numbered point per system with its 95% intervals as bars, in its own colour and marker;
-    returns what the key shows for each."""
-    drawn_all = []
-    for k, ((x, y), name, (x_reach, y_reach)) in enumerate(zip(pts, names, reach, strict=True)):
-        color = _COLORS[k % len(_COLORS)]
-        drawn = ax.errorbar(
-            [x],
-            [y],
-            xerr=[[x_reach[0]], [x_reach[1]]],
-            yerr=[[y_reach[0]], [y_reach[1]]],
-            fmt=_MARKERS[k // len(_COLORS) % len(_MARKERS)],
-            color=color,
-            ecolor=color,
-            alpha=0.9,
-            elinewidth=1,
-            capsize=2.5,
-            label=f"{k + 1}  {cut(name, LEGEND_NAME_WIDTH if len(pts) <= _ONE_COLUMN else LEGEND_NAME_WIDTH // 2)}",
-            zorder=2,
-        )
-        drawn_all.append(drawn)
-        drawn.lines[0].set_gid(f"point_{k + 1}")
-        for i, bars in enumerate(drawn.lines[2]):  # latency, then accuracy (ids the site's tests read)
-            bars.set_gid(f"intervals_{k + 1}_{i}")
-    return drawn_all
 
 
 def _reach(cell: tuple[float, float | None, float | None]) -> tuple[float, float]:
@@ -255,43 +190,6 @@ def _reach(cell: tuple[float, float | None, float | None]) -> tuple[float, float
     below = value - low if low is not None and np.isfinite(low) else 0.0
     above = high - value if high is not None and np.isfinite(high) else 0.0
     return max(below, 0.0), max(above, 0.0)
-
-
-_PLACEMENTS = ((3, 3, "left", "bottom"), (-3, 3, "right", "bottom"), (3, -3, "left", "top"), (-3, -3, "right", "top"))
-"""Where a point's label may go: offset (points) and alignment, up-right first."""
-
-
-def place_labels(fig: Any, ax: Any, pts: list[tuple[float, float]], labels: list[str]) -> None:
-    """Write each point's label beside it, inside the axes: the first placement (up-right, up-left,
-    down-right, down-left) that fits and overlaps no label placed before, else the first that fits
-    (centred above the point when none does)."""
-    fig.draw_without_rendering()  # the axes' final limits (laid out, nothing rasterised); text is measured below
-    renderer = fig.canvas.get_renderer()
-    box = ax.get_window_extent(renderer)
-    placed: list[Any] = []
-    for k, (point, text) in enumerate(zip(pts, labels, strict=True)):
-        fits = []
-        for dx, dy, ha, va in _PLACEMENTS:
-            label = ax.annotate(
-                text, point, xytext=(dx, dy), textcoords="offset points", fontsize=8, weight="bold", ha=ha, va=va
-            )
-            extent = label.get_window_extent(renderer)
-            if extent.x0 >= box.x0 and extent.x1 <= box.x1 and extent.y0 >= box.y0 and extent.y1 <= box.y1:
-                fits.append((label, extent))
-            else:
-                label.remove()
-        if not fits:
-            label = ax.annotate(
-                text, point, xytext=(0, 4), textcoords="offset points", fontsize=8, weight="bold", ha="center"
-            )
-            fits.append((label, label.get_window_extent(renderer)))
-        free = [f for f in fits if not any(f[1].overlaps(other) for other in placed)]
-        chosen, extent = (free or fits)[0]
-        for other, _ in fits:
-            if other is not chosen:
-                other.remove()
-        chosen.set_gid(f"pointlabel_{k + 1}")
-        placed.append(extent)
 
 
 def _reliability_plots(plt: Any, suite: SuiteReader, summary: Summary, out_dir: Path) -> list[dict[str, Any]]:

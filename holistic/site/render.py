@@ -30,7 +30,7 @@ from holistic.results.schemas import REQUESTS_TABLE
 from holistic.site.browser import MAX_FIELD_CHARS
 from holistic.site.bundle import SOUND_CACHE
 from holistic.site.plots import PARETO_CACHE, TRIALS_CACHE, render_plots
-from holistic.site.run_pages import COMPARE_CACHE, browser_jobs, render_run_pages
+from holistic.site.run_pages import COMPARE_CACHE, render_run_pages
 from holistic.site.writer import STATIC_FILES, SiteWriter, environment, judge_flags, rows_of, templates_dir
 from holistic.summarize.schema import load_schema
 from holistic.summarize.summary import Summary
@@ -97,7 +97,7 @@ def _render_into(
     w.common["unfinished"] = summary.unfinished
     if previous is not None:
         _render_diff(previous, suite, site_dir, w)
-    figures = render_plots(suite, summary, site_dir / "plots", browser_jobs(jobs, len(summary.columns)), cache)
+    figures = render_plots(suite, summary, site_dir / "plots", cache)
     _home_page(w, suite, content)
     _run_group_pages(w, content)
     _scenario_pages(w, content, figures)
