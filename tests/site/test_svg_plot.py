@@ -126,3 +126,20 @@ def test_a_single_system_or_equal_points_still_draw(tmp_path: Path) -> None:
     _check_inside(root, 1)
     root = _plot(tmp_path, [(0.0, 0.0), (0.0, 0.0)], ["a", "b"], "zeros")
     _check_inside(root, 2)
+
+
+def test_the_cache_key_of_a_plot_follows_the_svg_writer(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A change to the SVG writer draws every plot again: its source is in the plots' code fingerprint."""
+    seen: list[str] = []
+
+    def fingerprint(*objects: object) -> str:
+        seen.extend(getattr(o, "__module__", "") for o in objects)
+        return "f"
+
+    monkeypatch.setattr(plots, "code_fingerprint", fingerprint)
+    plots._plot_code.cache_clear()
+    try:
+        plots._plot_code()
+    finally:
+        plots._plot_code.cache_clear()
+    assert {"holistic.site.plots", "holistic.site.svg_plot"} <= set(seen)
