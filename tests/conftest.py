@@ -53,6 +53,23 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
         report.longrepr = f"a needs_data test skipped although the data mirror is present ({mirror}): {reason}"
 
 
+@pytest.fixture(autouse=True, scope="session")
+def _summarize_cache_secret(tmp_path_factory: pytest.TempPathFactory) -> Generator[None, None, None]:
+    """helm-summarize's output cache signs its entries with a secret in the user's cache folder: the
+    tests keep theirs in a folder of their own."""
+    import os
+
+    from holistic.results.output_cache import KEY_FILE_ENV
+
+    before = os.environ.get(KEY_FILE_ENV)
+    os.environ[KEY_FILE_ENV] = str(tmp_path_factory.mktemp("summarize-cache-secret") / "key")
+    yield
+    if before is None:
+        os.environ.pop(KEY_FILE_ENV, None)
+    else:
+        os.environ[KEY_FILE_ENV] = before
+
+
 @pytest.fixture(scope="session")
 def data_root() -> Path:
     """The data mirror (``$HOLISTIC_DATA_ROOT`` or ``../shared/data``); the test skips without it."""

@@ -40,6 +40,9 @@ class SummarizeOptions:
     """Characters of one text field shown in the site's instance browser (``--max-field-chars``)."""
     jobs: int = 0
     """Processes that build the runs' instance browsers (``--jobs``; 0: one per CPU, at most one per 8 runs)."""
+    cache: bool = True
+    """Keep what this summarize computes per run, plot and comparison in the suite's output cache, and take
+    from it what an earlier summarize computed from the same inputs (``--no-cache``: neither)."""
 
 
 @dataclass(frozen=True)
@@ -120,7 +123,9 @@ def summarize(
             folder.
     """
     from holistic.results.atomic import recover_folder
+    from holistic.results.output_cache import OutputCache
     from holistic.summarize import summarize_suite, write_summary
+    from holistic.summarize.replicates import REPLICATES_CACHE
 
     options = options or SummarizeOptions()
     reader = open_suite(suite, output_dir, None if local_dir is None else Path(local_dir))
@@ -132,19 +137,30 @@ def summarize(
         resolve_suite_dir(previous_dir, None)  # a typo fails now, before anything is written
     start = time.perf_counter()
     schema = _schema(options)
+    cache = OutputCache.beside(reader.derived_dir) if options.cache else None
     summary = summarize_suite(
         reader, schema=schema, num_bootstrap=options.num_bootstrap, seed=options.seed,
-        judge_threshold=options.judge_threshold,
+        judge_threshold=options.judge_threshold, cache=cache,
     )  # fmt: skip
     written = write_summary(summary, reader.summary_dir)
     seconds = time.perf_counter() - start
     index = None
     if site:
         from holistic.site import render_site
+        from holistic.site.render import CACHE_KINDS
 
         index = render_site(
-            reader, summary, previous=previous_dir, max_field_chars=options.max_field_chars, jobs=options.jobs
+            reader,
+            summary,
+            previous=previous_dir,
+            max_field_chars=options.max_field_chars,
+            jobs=options.jobs,
+            cache=cache,
         )
+        if cache is not None:
+            cache.prune(CACHE_KINDS)
+    if cache is not None:
+        cache.prune([REPLICATES_CACHE])
     return SummarizeResult(
         summary=summary, summary_dir=reader.summary_dir, files=tuple(written), site_index=index, seconds=seconds
     )

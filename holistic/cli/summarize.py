@@ -74,8 +74,8 @@ def build_parser() -> argparse.ArgumentParser:
         "--jobs",
         type=positive_int,
         metavar="N",
-        help="processes that build the runs' instance browsers, and draw the scenarios' plots when there are "
-        "many (default: one per CPU, at most one per 8 runs; 1: all in this process); the site is the same for every N",
+        help="processes that build the runs' instance browsers (default: one per CPU, at most one per 8 runs; "
+        "1: all in this process); the site is the same for every N",
     )
     p.add_argument(
         "--max-schema-bytes",
@@ -98,6 +98,14 @@ def build_parser() -> argparse.ArgumentParser:
         help="a previous release's suite directory: helm-diff is run and linked from the site",
     )
     p.add_argument("--no-site", action="store_true", help="write the summary only, not the static site")
+    p.add_argument(
+        "--no-cache",
+        action="store_true",
+        help="compute everything and keep nothing for the next summarize (by default what is computed per run, "
+        "per scenario plot and per compare-systems view is kept in .summarize-cache/ beside the summary and the "
+        "site, keyed by the results and code it was made from, so a re-summarize redoes only what changed; its "
+        "entries are signed with a secret in your cache folder, and one that does not check is made again)",
+    )
     p.add_argument(
         "--export",
         nargs=2,
@@ -156,6 +164,7 @@ def _run(args: argparse.Namespace) -> int:
         judge_threshold=args.judge_threshold,
         max_field_chars=args.max_field_chars,
         jobs=args.jobs or 0,
+        cache=not args.no_cache,
     )
     result = api.summarize(
         args.suite,

@@ -34,8 +34,6 @@ import json
 import os
 import re
 import shutil
-import stat
-import sys
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, replace
 from functools import cache
@@ -47,6 +45,7 @@ from holistic.metrics.choices import read_answer
 from holistic.results import RunReader
 from holistic.results.atomic import build_folder, writing
 from holistic.results.layout import BROWSER_DIR
+from holistic.results.output_cache import OutputCache, code_fingerprint, key_of, read_regular
 from holistic.site.browser import MAX_FIELD_CHARS, BrowserData, build_browser
 from holistic.site.haystack import load_artifact
 from holistic.site.reasoning import run_reasoning
@@ -80,6 +79,8 @@ class BundleJob:
     max_field_chars: int
     predictions: bool
     """Whether the compare-systems pages need the run's predictions."""
+    cache: OutputCache | None = None
+    """Where the scripts an earlier summarize found sound are known by their hash (not parsed again)."""
 
 
 def fingerprint(reader: RunReader, main_metric: str | None, max_field_chars: int) -> str | None:
@@ -102,12 +103,7 @@ def fingerprint(reader: RunReader, main_metric: str | None, max_field_chars: int
 @cache
 def _builder_hash() -> str:
     """The source of the modules that decide a bundle's content: a change to any rebuilds every bundle."""
-    digest = hashlib.sha256()
-    modules = (build_browser, read_answer, page_facts, run_reasoning, load_artifact, Table, clean)
-    for name in sorted({m.__module__ for m in modules}):
-        source = Path(getattr(sys.modules[name], "__file__", None) or "")
-        digest.update(source.read_bytes() if source.is_file() else name.encode("utf-8"))
-    return digest.hexdigest()
+    return code_fingerprint(build_browser, read_answer, page_facts, run_reasoning, load_artifact, Table, clean)
 
 
 def write_bundle(reader: RunReader, *, max_field_chars: int = MAX_FIELD_CHARS) -> Path | None:
@@ -207,10 +203,15 @@ def _from_bundle(folder: Path, job: BundleJob, found: str, built: BrowserData | 
             _clear(job.out_dir)
             job.out_dir.mkdir(parents=True, exist_ok=True)
             entries = {e["name"]: e for e in manifest["files"]}
-            for name, entry in entries.items():
-                if name not in (PREDICTIONS_FILE, PAGE_FILE) and not _place(fd, name, job.out_dir / name, entry):
+            scripts = {n: e for n, e in entries.items() if n not in (PREDICTIONS_FILE, PAGE_FILE)}
+            key = _scripts_key(scripts) if job.cache is not None else None
+            parse = job.cache is None or key is None or job.cache.get(SOUND_CACHE, key) is None
+            for name, entry in scripts.items():
+                if not _place(fd, name, job.out_dir / name, entry, parse=parse):
                     _clear(job.out_dir)
                     return None
+            if parse and job.cache is not None and key is not None:
+                job.cache.put(SOUND_CACHE, key, {})
             predictions = built.predictions if built is not None else None
             if job.predictions and predictions is None:
                 predictions = _json(fd, entries[PREDICTIONS_FILE], _sound_predictions)
@@ -243,15 +244,7 @@ def _open_folder(folder: Path) -> Iterator[int]:
 
 def _read(dir_fd: int, name: str, limit: int) -> bytes | None:
     """A regular file of the folder (no link followed), at most ``limit`` bytes; ``None`` otherwise."""
-    try:
-        fd = os.open(name, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK, dir_fd=dir_fd)
-    except OSError:
-        return None
-    with os.fdopen(fd, "rb") as fh:
-        info = os.fstat(fh.fileno())
-        if not stat.S_ISREG(info.st_mode) or info.st_size > limit:
-            return None
-        return fh.read(limit + 1)
+    return read_regular(name, limit, dir_fd=dir_fd)
 
 
 def _manifest(dir_fd: int, found: str) -> dict[str, Any] | None:
@@ -284,8 +277,9 @@ def _strings(value: object) -> bool:
     return isinstance(value, list) and all(isinstance(v, str) for v in value)
 
 
-def _place(dir_fd: int, name: str, target: Path, entry: Mapping[str, Any]) -> bool:
-    """Hard-link (else copy) the bundle's script ``name`` to ``target``, then check the copy the site holds."""
+def _place(dir_fd: int, name: str, target: Path, entry: Mapping[str, Any], *, parse: bool = True) -> bool:
+    """Hard-link (else copy) the bundle's script ``name`` to ``target``, then check the copy the site holds
+    (without ``parse``, its size and sha256 alone: a script with them was found sound before)."""
     if not _SCRIPT_NAME.match(name):
         return False
     try:
@@ -304,13 +298,35 @@ def _place(dir_fd: int, name: str, target: Path, entry: Mapping[str, Any]) -> bo
             os.close(with_fd)
     except OSError:
         return False
-    return data is not None and _sound(name, data, entry)
+    return data is not None and _sound(name, data, entry, parse=parse)
 
 
-def _sound(name: str, data: bytes, entry: Mapping[str, Any]) -> bool:
-    """``data`` is the file the manifest lists, and one loader call with a JSON literal."""
+SOUND_CACHE = "sound_scripts"
+"""The output cache's kind of the bundles whose scripts were all found sound (keyed by every script's
+name and sha256; the entry is empty): their scripts are checked by size and sha256 alone."""
+
+
+def _scripts_key(scripts: Mapping[str, Mapping[str, Any]]) -> str | None:
+    """The output cache's key of a bundle's scripts: their names and hashes, and this code."""
+    if not all(isinstance(e.get("sha256"), str) for e in scripts.values()):
+        return None
+    return key_of("sound", _sound_code(), sorted([name, e["sha256"]] for name, e in scripts.items()))
+
+
+def _sound(name: str, data: bytes, entry: Mapping[str, Any], *, parse: bool = True) -> bool:
+    """``data`` is the file the manifest lists and (unless not ``parse``) one loader call with a JSON literal."""
     if _size_and_hash(data) != {"size": entry["size"], "sha256": entry["sha256"]} or not data.endswith(_END):
         return False
+    return _parses(name, data) if parse else True
+
+
+@cache
+def _sound_code() -> str:
+    return code_fingerprint(_sound)
+
+
+def _parses(name: str, data: bytes) -> bool:
+    """``data`` (of the script ``name``) is one loader call with a JSON literal."""
     if name == "index.js":
         start = len(_INDEX_CALL) if data.startswith(_INDEX_CALL) else -1
     else:

@@ -1,6 +1,7 @@
-"""Plots for the site (matplotlib, SVG, deterministic output).
+"""Plots for the site (SVG, deterministic output).
 
-- accuracy against efficiency per scenario, with the Pareto frontier;
+- accuracy against efficiency per scenario, with the Pareto frontier (written directly as SVG by
+  :mod:`holistic.site.svg_plot`; the other plots are drawn with matplotlib);
 - calibration reliability diagrams per run (from the calibration metric's bins);
 - correlations of metric groups across model × scenario cells;
 - spread of the main metric across trials per scenario and model;
@@ -10,6 +11,7 @@
 
 from __future__ import annotations
 
+import functools
 from collections import defaultdict
 from pathlib import Path
 from typing import Any
@@ -17,9 +19,12 @@ from typing import Any
 import numpy as np
 
 from holistic.core.naming import cut
-from holistic.results import SuiteReader
+from holistic.results import RunReader, SuiteReader
+from holistic.results.layout import table_file
+from holistic.results.output_cache import OutputCache, cached_json, code_fingerprint, key_of, run_file_sha256
 from holistic.results.schemas import PER_INSTANCE_STATS_TABLE
 from holistic.site.reasoning import budget_plots
+from holistic.site.svg_plot import ONE_COLUMN, pareto_svg
 from holistic.summarize.summary import Summary
 from holistic.summarize.tables import anchor
 
@@ -55,19 +60,22 @@ def pareto_front(points: list[tuple[float, float]]) -> list[int]:
     return sorted(front, key=lambda i: points[i][0])
 
 
-def render_plots(suite: SuiteReader, summary: Summary, out_dir: Path, jobs: int = 1) -> list[dict[str, Any]]:
+def render_plots(
+    suite: SuiteReader, summary: Summary, out_dir: Path, cache: OutputCache | None = None
+) -> list[dict[str, Any]]:
     """Write every plot under ``out_dir``; returns figure descriptions (src relative to the site root).
-    ``jobs``: processes that may draw the per-scenario plots."""
+    ``cache``: where the per-scenario plots drawn by an earlier summarize are found (by their points),
+    and the ones drawn now are kept."""
     plt = _pyplot()
     cells: _Cells = {
         (c["group"], c["model"], c["column"]): (c["value"], c.get("ci_low"), c.get("ci_high"))
         for c in summary.cells
         if c["value"] is not None
     }
-    figures = _pareto_plots(summary, cells, out_dir, jobs)
+    figures = _pareto_plots(summary, cells, out_dir, cache)
     figures += _reliability_plots(plt, suite, summary, out_dir)
     figures += _correlation_plot(plt, summary, cells, out_dir)
-    figures += _trial_spread_plots(plt, suite, summary, out_dir)
+    figures += _trial_spread_plots(plt, suite, summary, out_dir, cache)
     figures += budget_plots(plt, suite, summary, out_dir)
     return figures
 
@@ -81,15 +89,14 @@ def _figure(fig: Any, out_dir: Path, rel: str, alt: str, caption: str, **where: 
     return {"src": rel, "alt": alt, "caption": caption, **where}
 
 
-PLOTS_PER_JOB = 16
-"""Below this many accuracy-against-latency plots per extra process, they are drawn in this process."""
-
-
-def _pareto_plots(summary: Summary, cells: _Cells, out_dir: Path, jobs: int = 1) -> list[dict[str, Any]]:
+def _pareto_plots(
+    summary: Summary, cells: _Cells, out_dir: Path, cache: OutputCache | None = None
+) -> list[dict[str, Any]]:
     """Accuracy against efficiency, per scenario: each system with its 95% intervals, and the Pareto frontier.
 
-    Each plot is its own SVG, drawn from its own points, so with ``jobs`` > 1 they are drawn in
-    worker processes (started fresh): the files are the same whichever process draws them."""
+    Each plot is its own SVG, written from its own points (systems whose accuracy or latency is
+    missing or not finite are left out; a scenario with none has no plot). A plot whose points an
+    earlier summarize drew with the same code is taken from ``cache`` as it was drawn."""
     work: list[_ParetoJob] = []
     for col in summary.columns:
         pts, names, reach = [], [], []
@@ -101,14 +108,49 @@ def _pareto_plots(summary: Summary, cells: _Cells, out_dir: Path, jobs: int = 1)
                 reach.append((_reach(eff), _reach(acc)))
         if pts:
             work.append((col, pts, names, reach, out_dir))
-    workers = min(jobs, len(work) // PLOTS_PER_JOB)
-    if workers <= 1:
-        return [_pareto_plot(job) for job in work]
-    import multiprocessing
-    from concurrent.futures import ProcessPoolExecutor
+    keys = [key_of("pareto", _plot_code(), col, pts, names, reach) for col, pts, names, reach, _ in work]
+    found = {k: cache.get(PARETO_CACHE, k) for k in keys} if cache is not None else {}
+    todo = [job for job, k in zip(work, keys, strict=True) if found.get(k) is None]
+    drawn = iter([_pareto_plot(job) for job in todo])
+    figures = []
+    for job, k in zip(work, keys, strict=True):
+        hit = found.get(k)
+        figure = _pareto_figure(job[0])
+        target = out_dir.parent / figure["src"]
+        if hit is not None and _SVG in hit:
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_bytes(hit[_SVG])
+        else:
+            figure = next(drawn)
+            if cache is not None:
+                cache.put(PARETO_CACHE, k, {_SVG: target.read_bytes()})
+        figures.append(figure)
+    return figures
 
-    with ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("spawn")) as pool:
-        return list(pool.map(_pareto_plot, work, chunksize=8))
+
+PARETO_CACHE = "pareto_plot"
+"""The output cache's kind of the per-scenario accuracy-against-latency plots."""
+_SVG = "plot.svg"
+
+
+@functools.cache
+def _plot_code() -> str:
+    """What decides a plot's bytes besides its points: this module, the SVG writer, the names it cuts."""
+    return key_of(code_fingerprint(_pareto_plot, pareto_svg, cut, anchor))
+
+
+def _pareto_figure(col: str) -> dict[str, Any]:
+    """The description of ``col``'s accuracy-against-latency plot (its ``src`` relative to the site root)."""
+    caption = (
+        f"{col}: accuracy against efficiency; each numbered point is a system (named in the key), its bars "
+        "the 95% intervals (bootstrap over instances); the red line is the Pareto frontier."
+    )
+    return {
+        "src": f"plots/pareto_{anchor(col)}.svg",
+        "alt": f"Accuracy against latency for {col}",
+        "caption": caption,
+        "scenario": col,
+    }
 
 
 _ParetoJob = tuple[
@@ -120,80 +162,26 @@ _ParetoJob = tuple[
 def _pareto_plot(job: _ParetoJob) -> dict[str, Any]:
     """Draw and save one scenario's accuracy-against-latency plot; its figure description."""
     col, pts, names, reach, out_dir = job
-    plt = _pyplot()
-    fig, ax = plt.subplots(figsize=(5.6, 3.8))
-    systems = _draw_systems(ax, pts, names, reach)
-    front = pareto_front(pts)
-    (frontier,) = ax.plot(
-        [pts[i][0] for i in front],
-        [pts[i][1] for i in front],
-        color="#b42318",
-        lw=1,
-        zorder=1,
-        label="Pareto frontier",
+    width = LEGEND_NAME_WIDTH if len(pts) <= ONE_COLUMN else LEGEND_NAME_WIDTH // 2
+    figure = _pareto_figure(col)
+    svg = pareto_svg(
+        cut(col, 60),
+        ("mean latency per request (s)", "accuracy (main metric)"),
+        pts,
+        reach,
+        [cut(name, width) for name in names],  # the key names each numbered point in full (cut only past ``width``)
+        pareto_front(pts),
+        figure["alt"],
     )
-    ax.set_xlabel("mean latency per request (s)")
-    ax.set_ylabel("accuracy (main metric)")
-    ax.set_title(cut(col, 60), fontsize=10)
-    ax.margins(0.1)
-    # The key below the axes names each numbered point in full (cut only past LEGEND_NAME_WIDTH).
-    ax.legend(
-        handles=[*systems, frontier],
-        fontsize=7,
-        loc="upper left",
-        bbox_to_anchor=(0, -0.17),
-        ncol=1 if len(pts) <= _ONE_COLUMN else 2,
-        frameon=False,
-    )
-    place_labels(fig, ax, pts, [str(k) for k in range(1, len(pts) + 1)])
-    caption = (
-        f"{col}: accuracy against efficiency; each numbered point is a system (named in the key), its bars "
-        "the 95% intervals (bootstrap over instances); the red line is the Pareto frontier."
-    )
-    return _figure(
-        fig, out_dir, f"plots/pareto_{anchor(col)}.svg", f"Accuracy against latency for {col}", caption, scenario=col
-    )
+    target = out_dir.parent / figure["src"]
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_text(svg, encoding="utf-8")
+    return figure
 
 
 LEGEND_NAME_WIDTH = 80
 """Widest a system's name is written in a plot's key (longer names are cut in the middle); half
 as wide when the key has two columns."""
-_ONE_COLUMN = 12
-"""Systems a plot's key lists in one column (more: two)."""
-_COLORS = ("#0b5cad", "#c2410c", "#15803d", "#7e22ce", "#a16207", "#0e7490", "#be185d", "#4d7c0f", "#475569", "#9f1239")
-_MARKERS = ("o", "s", "^", "D", "v", "P")
-
-
-def _draw_systems(
-    ax: Any,
-    pts: list[tuple[float, float]],
-    names: list[str],
-    reach: list[tuple[tuple[float, float], tuple[float, float]]],
-) -> list[Any]:
-    """One numbered point per system with its 95% intervals as bars, in its own colour and marker;
-    returns what the key shows for each."""
-    drawn_all = []
-    for k, ((x, y), name, (x_reach, y_reach)) in enumerate(zip(pts, names, reach, strict=True)):
-        color = _COLORS[k % len(_COLORS)]
-        drawn = ax.errorbar(
-            [x],
-            [y],
-            xerr=[[x_reach[0]], [x_reach[1]]],
-            yerr=[[y_reach[0]], [y_reach[1]]],
-            fmt=_MARKERS[k // len(_COLORS) % len(_MARKERS)],
-            color=color,
-            ecolor=color,
-            alpha=0.9,
-            elinewidth=1,
-            capsize=2.5,
-            label=f"{k + 1}  {cut(name, LEGEND_NAME_WIDTH if len(pts) <= _ONE_COLUMN else LEGEND_NAME_WIDTH // 2)}",
-            zorder=2,
-        )
-        drawn_all.append(drawn)
-        drawn.lines[0].set_gid(f"point_{k + 1}")
-        for i, bars in enumerate(drawn.lines[2]):  # latency, then accuracy (ids the site's tests read)
-            bars.set_gid(f"intervals_{k + 1}_{i}")
-    return drawn_all
 
 
 def _reach(cell: tuple[float, float | None, float | None]) -> tuple[float, float]:
@@ -202,43 +190,6 @@ def _reach(cell: tuple[float, float | None, float | None]) -> tuple[float, float
     below = value - low if low is not None and np.isfinite(low) else 0.0
     above = high - value if high is not None and np.isfinite(high) else 0.0
     return max(below, 0.0), max(above, 0.0)
-
-
-_PLACEMENTS = ((3, 3, "left", "bottom"), (-3, 3, "right", "bottom"), (3, -3, "left", "top"), (-3, -3, "right", "top"))
-"""Where a point's label may go: offset (points) and alignment, up-right first."""
-
-
-def place_labels(fig: Any, ax: Any, pts: list[tuple[float, float]], labels: list[str]) -> None:
-    """Write each point's label beside it, inside the axes: the first placement (up-right, up-left,
-    down-right, down-left) that fits and overlaps no label placed before, else the first that fits
-    (centred above the point when none does)."""
-    fig.draw_without_rendering()  # the axes' final limits (laid out, nothing rasterised); text is measured below
-    renderer = fig.canvas.get_renderer()
-    box = ax.get_window_extent(renderer)
-    placed: list[Any] = []
-    for k, (point, text) in enumerate(zip(pts, labels, strict=True)):
-        fits = []
-        for dx, dy, ha, va in _PLACEMENTS:
-            label = ax.annotate(
-                text, point, xytext=(dx, dy), textcoords="offset points", fontsize=8, weight="bold", ha=ha, va=va
-            )
-            extent = label.get_window_extent(renderer)
-            if extent.x0 >= box.x0 and extent.x1 <= box.x1 and extent.y0 >= box.y0 and extent.y1 <= box.y1:
-                fits.append((label, extent))
-            else:
-                label.remove()
-        if not fits:
-            label = ax.annotate(
-                text, point, xytext=(0, 4), textcoords="offset points", fontsize=8, weight="bold", ha="center"
-            )
-            fits.append((label, label.get_window_extent(renderer)))
-        free = [f for f in fits if not any(f[1].overlaps(other) for other in placed)]
-        chosen, extent = (free or fits)[0]
-        for other, _ in fits:
-            if other is not chosen:
-                other.remove()
-        chosen.set_gid(f"pointlabel_{k + 1}")
-        placed.append(extent)
 
 
 def _reliability_plots(plt: Any, suite: SuiteReader, summary: Summary, out_dir: Path) -> list[dict[str, Any]]:
@@ -293,10 +244,12 @@ def _correlation_plot(plt: Any, summary: Summary, cells: _Cells, out_dir: Path) 
     return [_figure(fig, out_dir, "plots/metric_correlations.svg", "Correlation matrix of metric groups", caption)]
 
 
-def _trial_spread_plots(plt: Any, suite: SuiteReader, summary: Summary, out_dir: Path) -> list[dict[str, Any]]:
+def _trial_spread_plots(
+    plt: Any, suite: SuiteReader, summary: Summary, out_dir: Path, cache: OutputCache | None = None
+) -> list[dict[str, Any]]:
     """The spread of the main metric across trials, per scenario with more than one trial."""
     figures = []
-    for col, per_model in sorted(_trial_means(suite, summary).items()):
+    for col, per_model in sorted(_trial_means(suite, summary, cache).items()):
         if not any(len(v) > 1 for v in per_model.values()):
             continue
         models = sorted(per_model)
@@ -335,22 +288,37 @@ def _reliability_bins(data: dict[str, Any]) -> list[dict[str, float]]:
     return search(data.get("metrics", {})) or []
 
 
-def _trial_means(suite: SuiteReader, summary: Summary) -> dict[str, dict[str, list[float]]]:
-    """column -> model -> per-trial mean of the main metric (macro-averaged over sub-runs)."""
+def _trial_means(
+    suite: SuiteReader, summary: Summary, cache: OutputCache | None = None
+) -> dict[str, dict[str, list[float]]]:
+    """column -> model -> per-trial mean of the main metric (macro-averaged over sub-runs); each run's
+    own trial means are kept in ``cache`` by its per-instance file's sha256."""
     acc: dict[tuple[str, str], dict[int, list[float]]] = defaultdict(lambda: defaultdict(list))
     column = {rid: col for col, ids in summary.column_runs.items() for rid in ids}
     for run in summary.runs:
         reader = suite.run(run.run_id)
         if not reader.has_table(PER_INSTANCE_STATS_TABLE) or not run.main_metric:
             continue
-        t = reader.table(PER_INSTANCE_STATS_TABLE, ["trial", "metric", "perturbation", "value"]).to_pydict()
-        per_trial: dict[int, list[float]] = defaultdict(list)
-        for trial, metric, pert, value in zip(t["trial"], t["metric"], t["perturbation"], t["value"], strict=True):
-            if metric == run.main_metric and pert is None and value is not None:
-                per_trial[int(trial)].append(float(value))
-        for trial, values in per_trial.items():
-            acc[(column.get(run.run_id, run.scenario), run.model)][trial].append(float(np.mean(values)))
+        sha = run_file_sha256(reader.manifest.files, table_file(PER_INSTANCE_STATS_TABLE))
+        key = None if sha is None else key_of("trials", code_fingerprint(_run_trial_means), sha, run.main_metric)
+        means = cached_json(cache, TRIALS_CACHE, key, functools.partial(_run_trial_means, reader, run.main_metric))
+        for trial, mean in means:
+            acc[(column.get(run.run_id, run.scenario), run.model)][int(trial)].append(float(mean))
     out: dict[str, dict[str, list[float]]] = defaultdict(dict)
     for (col, model), trials in acc.items():
         out[col][model] = [float(np.mean(v)) for _, v in sorted(trials.items())]
     return out
+
+
+TRIALS_CACHE = "trial_means"
+"""The output cache's kind of a run's per-trial means of its main metric."""
+
+
+def _run_trial_means(reader: RunReader, main_metric: str) -> list[list[float]]:
+    """``[trial, mean of the main metric's original values]`` of the run, trials in the order first seen."""
+    t = reader.table(PER_INSTANCE_STATS_TABLE, ["trial", "metric", "perturbation", "value"]).to_pydict()
+    per_trial: dict[int, list[float]] = defaultdict(list)
+    for trial, metric, pert, value in zip(t["trial"], t["metric"], t["perturbation"], t["value"], strict=True):
+        if metric == main_metric and pert is None and value is not None:
+            per_trial[int(trial)].append(float(value))
+    return [[trial, float(np.mean(values))] for trial, values in per_trial.items()]

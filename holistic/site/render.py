@@ -14,6 +14,7 @@ compare-systems views (:mod:`holistic.site.run_pages`), then the suite-wide page
 
 from __future__ import annotations
 
+import functools
 import shutil
 from collections import defaultdict
 from collections.abc import Mapping
@@ -21,12 +22,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from holistic.results import SuiteReader
+from holistic.results import RunReader, SuiteReader
 from holistic.results.atomic import build_folder, writing
+from holistic.results.layout import table_file
+from holistic.results.output_cache import OutputCache, cached_json, code_fingerprint, key_of, run_file_sha256
 from holistic.results.schemas import REQUESTS_TABLE
 from holistic.site.browser import MAX_FIELD_CHARS
-from holistic.site.plots import render_plots
-from holistic.site.run_pages import browser_jobs, render_run_pages
+from holistic.site.bundle import SOUND_CACHE
+from holistic.site.plots import PARETO_CACHE, TRIALS_CACHE, render_plots
+from holistic.site.run_pages import COMPARE_CACHE, render_run_pages
 from holistic.site.writer import STATIC_FILES, SiteWriter, environment, judge_flags, rows_of, templates_dir
 from holistic.summarize.schema import load_schema
 from holistic.summarize.summary import Summary
@@ -45,9 +49,12 @@ def render_site(
     previous: Path | None = None,
     max_field_chars: int = MAX_FIELD_CHARS,
     jobs: int = 0,
+    cache: OutputCache | None = None,
 ) -> Path:
     """Render the whole site; returns the path of ``index.html`` (``jobs``: processes that build the
-    runs' instance browsers, see :func:`~holistic.site.run_pages.browser_jobs`).
+    runs' instance browsers, see :func:`~holistic.site.run_pages.browser_jobs`; ``cache``: the suite's
+    output cache, where the plots, compare-systems data and checked scripts of an earlier summarize are
+    found, :mod:`holistic.results.output_cache`).
 
     The site is built in a hidden temporary folder beside the old one and swapped in
     only once complete: a failure (a bad ``previous``, a read-only disk) leaves the old
@@ -56,9 +63,19 @@ def render_site(
     suite = suite_dir if isinstance(suite_dir, SuiteReader) else SuiteReader(suite_dir)
     final = suite.site_dir
     build_folder(
-        final, lambda building: _render_into(suite, summary, building, previous, max_field_chars, jobs), what="site"
+        final,
+        lambda building: _render_into(suite, summary, building, previous, max_field_chars, jobs, cache),
+        what="site",
     )
     return final / "index.html"
+
+
+REQUESTS_CACHE = "request_totals"
+"""The output cache's kind of a run's request totals (by its requests file's sha256)."""
+
+
+CACHE_KINDS = (PARETO_CACHE, COMPARE_CACHE, SOUND_CACHE, REQUESTS_CACHE, TRIALS_CACHE)
+"""The kinds of output the site keeps in the suite's output cache (:mod:`holistic.results.output_cache`)."""
 
 
 def _render_into(
@@ -68,6 +85,7 @@ def _render_into(
     previous: Path | None,
     max_field_chars: int = MAX_FIELD_CHARS,
     jobs: int = 0,
+    cache: OutputCache | None = None,
 ) -> None:
     for name in STATIC_FILES:
         with writing(site_dir / name) as target:
@@ -79,12 +97,12 @@ def _render_into(
     w.common["unfinished"] = summary.unfinished
     if previous is not None:
         _render_diff(previous, suite, site_dir, w)
-    figures = render_plots(suite, summary, site_dir / "plots", browser_jobs(jobs, len(summary.columns)))
+    figures = render_plots(suite, summary, site_dir / "plots", cache)
     _home_page(w, suite, content)
     _run_group_pages(w, content)
     _scenario_pages(w, content, figures)
-    render_run_pages(w, suite, summary, figures, content.judge_tables, max_field_chars, jobs)
-    _suite_pages(w, suite, content, figures)
+    render_run_pages(w, suite, summary, figures, content.judge_tables, max_field_chars, jobs, cache)
+    _suite_pages(w, suite, content, figures, cache)
 
 
 @dataclass(frozen=True)
@@ -188,7 +206,13 @@ def _scenario_pages(w: SiteWriter, content: _Content, figures: list[dict[str, An
     w.page("scenarios.html", "list.html", "Scenarios", tables=[], intro="", links=links, figures=None)
 
 
-def _suite_pages(w: SiteWriter, suite: SuiteReader, content: _Content, figures: list[dict[str, Any]]) -> None:
+def _suite_pages(
+    w: SiteWriter,
+    suite: SuiteReader,
+    content: _Content,
+    figures: list[dict[str, Any]],
+    cache: OutputCache | None = None,
+) -> None:
     """The suite-wide pages: targeted evaluations and judges (when the suite has them), coverage, models, plots."""
     summary, judges = content.summary, content.summary.judges
     if content.targeted:
@@ -232,7 +256,7 @@ def _suite_pages(w: SiteWriter, suite: SuiteReader, content: _Content, figures: 
         "models.html",
         "list.html",
         "Models",
-        tables=[_models_table(suite, summary).to_json()],
+        tables=[_models_table(suite, summary, cache).to_json()],
         intro="Registry facts and what each model consumed in this suite.",
         links=None,
         figures=None,
@@ -264,7 +288,7 @@ def _error_notice(summary: Summary) -> str:
     return text
 
 
-def _models_table(suite: SuiteReader, summary: Summary) -> Table:
+def _models_table(suite: SuiteReader, summary: Summary, cache: OutputCache | None = None) -> Table:
     totals: dict[str, dict[str, float]] = defaultdict(lambda: defaultdict(float))
     facts: dict[str, dict[str, Any]] = {}
     for run in summary.runs:
@@ -272,14 +296,13 @@ def _models_table(suite: SuiteReader, summary: Summary) -> Table:
         dep = run.spec.get("model_deployment") or {}
         if dep:
             facts[run.model] = dep
-        if reader.has_table(REQUESTS_TABLE):
-            names = set(reader.table_columns(REQUESTS_TABLE))
-            cols = [c for c in ("prompt_tokens", "completion_tokens", "cost_usd", "latency_s", "cached") if c in names]
-            t = reader.table(REQUESTS_TABLE, cols).to_pydict()
+        sha = run_file_sha256(reader.manifest.files, table_file(REQUESTS_TABLE))
+        key = None if sha is None else key_of("requests", code_fingerprint(_request_totals), sha)
+        sums = cached_json(cache, REQUESTS_CACHE, key, functools.partial(_request_totals, reader))
+        if sums is not None:
             tot = totals[run.model]
-            tot["requests"] += len(t.get(cols[0], [])) if cols else 0
-            for c in ("prompt_tokens", "completion_tokens", "cost_usd", "latency_s"):
-                tot[c] += sum(v or 0 for v in t.get(c, []))
+            for c in ("requests", "prompt_tokens", "completion_tokens", "cost_usd", "latency_s"):
+                tot[c] += sums[c]
         judges_usd = (reader.artifacts.get("execution") or {}).get("judge_cost_usd")
         if isinstance(judges_usd, (int, float)):
             totals[run.model]["judge_cost_usd"] += judges_usd
@@ -328,6 +351,19 @@ def _models_table(suite: SuiteReader, summary: Summary) -> Table:
         ),
         rows=tuple(rows),
     )
+
+
+def _request_totals(reader: RunReader) -> dict[str, float] | None:
+    """The run's requests and what they consumed (``None``: the run has no requests table)."""
+    if not reader.has_table(REQUESTS_TABLE):
+        return None
+    names = set(reader.table_columns(REQUESTS_TABLE))
+    cols = [c for c in ("prompt_tokens", "completion_tokens", "cost_usd", "latency_s", "cached") if c in names]
+    t = reader.table(REQUESTS_TABLE, cols).to_pydict()
+    sums: dict[str, float] = {"requests": len(t.get(cols[0], [])) if cols else 0}
+    for c in ("prompt_tokens", "completion_tokens", "cost_usd", "latency_s"):
+        sums[c] = sum(v or 0 for v in t.get(c, []))
+    return sums
 
 
 def _render_diff(previous: Path, suite: SuiteReader, site_dir: Path, w: SiteWriter) -> None:

@@ -3,6 +3,7 @@ its instance browser, and the compare-systems views of the runs that two or more
 
 from __future__ import annotations
 
+import functools
 import multiprocessing
 import os
 from collections.abc import Iterator, Sequence
@@ -12,12 +13,13 @@ from typing import Any
 
 from holistic.core.naming import run_title
 from holistic.results import SuiteReader
-from holistic.site.browser import BrowserData
-from holistic.site.bundle import BundleJob, bundle_into
+from holistic.results.output_cache import OutputCache, code_fingerprint, key_of
+from holistic.site.browser import BrowserData, js_json
+from holistic.site.bundle import BundleJob, bundle_into, fingerprint
 from holistic.site.compare import Comparison, comparisons, write_comparison
 from holistic.site.haystack import HaystackReport, haystack_tables, render_haystack
 from holistic.site.writer import SiteWriter, judge_flags, rows_of
-from holistic.summarize.load import RunInfo
+from holistic.summarize.load import RunInfo, main_metric_of
 from holistic.summarize.summary import Summary
 
 
@@ -29,12 +31,15 @@ def render_run_pages(
     judge_tables: list[dict[str, Any]],
     max_field_chars: int,
     jobs: int = 0,
+    cache: OutputCache | None = None,
 ) -> None:
     """Every run's page and instance browser, the list of runs, and the compare-systems views.
 
     The runs are built one comparison at a time (its runs together, then the runs no other
     system shares), and each comparison is written, and its runs' predictions let go, as soon
-    as its last run is built: a suite of thousands of runs never holds every run's predictions."""
+    as its last run is built: a suite of thousands of runs never holds every run's predictions.
+    A comparison whose runs' bundles are those an earlier summarize compared is taken from
+    ``cache`` (its runs' predictions are then not read at all)."""
     compared = comparisons(summary.runs, summary.system_of_run)
     by_id = {run.run_id: run for run in summary.runs}
     compare_of = {run_id: c for c in compared for run_id in c.run_ids}
@@ -43,6 +48,7 @@ def render_run_pages(
     predictions: dict[str, dict[str, dict[str, Any]]] = {}
     run_links: dict[str, dict[str, str]] = {}
     compare_links: dict[str, dict[str, str]] = {}
+    stored = _stored_comparisons(suite, compared, max_field_chars, cache)
     browsers = _browsers(
         [
             BundleJob(
@@ -50,7 +56,8 @@ def render_run_pages(
                 w.site_dir / "data" / run.run_id,
                 run.main_metric,
                 max_field_chars,
-                predictions=run.run_id in compare_of,
+                predictions=run.run_id in compare_of and stored[compare_of[run.run_id].id][1] is None,
+                cache=cache,
             )
             for run in order
         ],
@@ -68,7 +75,7 @@ def render_run_pages(
         run_links[run.run_id] = {"href": f"runs/{run.run_id}.html", "text": short, "note": note}
         done = closes.get(run.run_id)
         if done is not None:
-            compare_links[done.id] = _compare_page(w, summary, done, predictions)
+            compare_links[done.id] = _compare_page(w, summary, done, predictions, stored[done.id], cache)
             for run_id in done.run_ids:
                 predictions.pop(run_id, None)
     links = [run_links[run.run_id] for run in summary.runs]
@@ -172,12 +179,71 @@ def _name(summary: Summary, run: RunInfo) -> str:
     )
 
 
+COMPARE_CACHE = "compare_data"
+"""The output cache's kind of the compare-systems views' data (their script files and count)."""
+_COUNT = "count"
+
+_Stored = tuple[str | None, dict[str, bytes] | None]
+"""A comparison's key in the output cache (``None``: not cacheable) and its files found there."""
+
+
+def _stored_comparisons(
+    suite: SuiteReader, compared: list[Comparison], max_field_chars: int, cache: OutputCache | None
+) -> dict[str, _Stored]:
+    """Comparison id -> its key and its data as an earlier summarize wrote it: the data is made from
+    the comparison and its runs' predictions alone, which their bundles' fingerprints decide."""
+    out: dict[str, _Stored] = {}
+    for c in compared:
+        readers = [suite.run(r) for r in c.run_ids]
+        prints = [fingerprint(r, main_metric_of(r.spec), max_field_chars) for r in readers]
+        if cache is None or any(p is None for p in prints):
+            out[c.id] = (None, None)
+            continue
+        key = key_of("compare", _compare_code(), c.id, c.systems, c.run_ids, c.main_metric, prints)
+        found = cache.get(COMPARE_CACHE, key)
+        sound = found is not None and _COUNT in found and found[_COUNT].isdigit()
+        out[c.id] = (key, found if sound else None)
+    return out
+
+
+@functools.cache
+def _compare_code() -> str:
+    return code_fingerprint(write_comparison, js_json, fingerprint)
+
+
+def _compare_data(
+    out_dir: Path,
+    c: Comparison,
+    predictions: dict[str, dict[str, dict[str, Any]]],
+    stored: _Stored,
+    cache: OutputCache | None,
+) -> int:
+    """Write the comparison's data under ``out_dir`` (from the cache when it is there); its instance count."""
+    key, found = stored
+    if found is not None:
+        out_dir.mkdir(parents=True, exist_ok=True)
+        for name, data in found.items():
+            if name != _COUNT:
+                (out_dir / Path(name).name).write_bytes(data)
+        return int(found[_COUNT])
+    count = write_comparison(out_dir, c, predictions)
+    if cache is not None and key is not None:
+        files = {p.name: p.read_bytes() for p in sorted(out_dir.iterdir())}
+        cache.put(COMPARE_CACHE, key, {**files, _COUNT: str(count).encode("ascii")})
+    return count
+
+
 def _compare_page(
-    w: SiteWriter, summary: Summary, c: Comparison, predictions: dict[str, dict[str, dict[str, Any]]]
+    w: SiteWriter,
+    summary: Summary,
+    c: Comparison,
+    predictions: dict[str, dict[str, dict[str, Any]]],
+    stored: _Stored,
+    cache: OutputCache | None,
 ) -> dict[str, str]:
     """The page (and data) of one scenario and arguments run by two or more systems; returns its link."""
     judged_runs = summary.judges.judged_runs
-    count = write_comparison(w.site_dir / "data" / "compare" / c.id, c, predictions)
+    count = _compare_data(w.site_dir / "data" / "compare" / c.id, c, predictions, stored, cache)
     short = run_title(c.scenario, c.scenario_args, f"{len(c.systems)} systems")
     w.page(
         f"compare/{c.id}.html",

@@ -32,6 +32,7 @@ from typing import Any
 import numpy as np
 
 from holistic.results import SuiteReader
+from holistic.results.output_cache import OutputCache
 from holistic.summarize.judges import judge_report
 from holistic.summarize.leaderboard import metric_group
 from holistic.summarize.load import EVAL_SPLIT_PREFERENCE, RunInfo, SuiteData, load_suite
@@ -91,9 +92,11 @@ def summarize_suite(
     num_bootstrap: int = 200,
     seed: int = 0,
     judge_threshold: float | None = None,
+    cache: OutputCache | None = None,
 ) -> Summary:
     """Aggregate every completed run of the suite at ``suite_dir``; judges whose agreement is
-    below ``judge_threshold`` are flagged."""
+    below ``judge_threshold`` are flagged. ``cache``: the suite's output cache, where each run's
+    bootstrap replicates are kept (:mod:`holistic.summarize.replicates`)."""
     schema = schema or load_schema()
     data = load_suite(suite_dir)
     index = stat_index(data.stats)
@@ -118,7 +121,7 @@ def summarize_suite(
     summary.unfinished = unfinished_runs(data.reader.meta, data.runs)
 
     for group in schema.metric_groups:
-        metric_group(summary, data, index, group, multi, num_bootstrap, seed, dict(schema.medians))
+        metric_group(summary, data, index, group, multi, num_bootstrap, seed, dict(schema.medians), cache)
     summary.tables.extend(_run_group_tables(summary, schema))
     summary.tables.extend(_scenario_tables(summary, data, index, multi))
     summary.tables.extend(targeted_tables(data, lambda run: column_of(run, multi)))

@@ -18,8 +18,10 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from holistic.core.hashing import stable_seed
+from holistic.results.output_cache import OutputCache
 from holistic.summarize.baselines import BASELINE_KINDS, BASELINE_NOTES, EXACT_MATCH_METRICS, column_baselines
 from holistic.summarize.load import RunInfo, SuiteData, per_instance_values
+from holistic.summarize.replicates import GroupReplicates, PerRun, Replicates
 from holistic.summarize.schema import MetricGroup
 from holistic.summarize.summary import (
     StatIndex,
@@ -37,8 +39,6 @@ Member = tuple[RunInfo, str, str, StatRow]
 """A sub-run of a cell: the run, the group's metric for it, the split measured and its stat."""
 Members = dict[tuple[str, str], list[Member]]
 """(system, column) -> the sub-runs whose means make the cell."""
-PerRun = dict[tuple[str, str, str], np.ndarray]
-"""(run_id, metric, split) -> per-instance values averaged over trials."""
 
 
 @dataclass
@@ -64,13 +64,15 @@ def metric_group(
     num_bootstrap: int,
     seed: int,
     medians: dict[str, str] | None = None,
+    cache: OutputCache | None = None,
 ) -> None:
-    """Add ``group``'s cells, leaderboard (win rates) and table to ``summary`` (nothing when no run measures it)."""
+    """Add ``group``'s cells, leaderboard (win rates) and table to ``summary`` (nothing when no run measures
+    it); its sub-runs' replicates are taken from ``cache`` when an earlier summarize drew them."""
     medians = medians or {}
     members = _members(summary, data, index, group, multi)
     if not members:
         return
-    grid = _estimate(summary, data, group, members, num_bootstrap, seed, medians)
+    grid = _estimate(summary, data, group, members, num_bootstrap, seed, medians, cache)
     summary.cells.extend(_cell_rows(group, members, grid))
     lower = [grid.lower[c] for c in grid.columns]
     result = bootstrap_win_rates(grid.models, grid.point, grid.reps if num_bootstrap > 0 else grid.reps[:0], lower)
@@ -113,6 +115,7 @@ def _estimate(
     num_bootstrap: int,
     seed: int,
     medians: dict[str, str],
+    cache: OutputCache | None = None,
 ) -> _Grid:
     """Every cell's value, bootstrap replicates and interval, from the per-instance values of its sub-runs."""
     models = [m for m in summary.models if any(key[0] == m for key in members)]
@@ -128,16 +131,22 @@ def _estimate(
         point=np.full((len(models), len(used_cols)), np.nan),
         reps=np.full((num_bootstrap, len(models), len(used_cols)), np.nan),
     )
-    run_ids = sorted({it[0].run_id for items in members.values() for it in items})
     metric_names = sorted({it[1] for items in members.values() for it in items})
     metric_names = sorted({*metric_names, *(medians[m] for m in metric_names if m in medians)})
-    per_run = _per_instance_arrays(per_instance_values(data.reader, run_ids, metric_names), group.perturbation)
+    sub_runs = [(it[0].run_id, it[1], it[2]) for items in members.values() for it in items]
+    known = GroupReplicates(cache, group.name, group.perturbation, seed, num_bootstrap)
+    pooled = {it[0].run_id for items in members.values() for it in items if it[1] in medians}
+    to_read = known.known(data.reader, sub_runs, pooled)
+    per_run = _per_instance_arrays(per_instance_values(data.reader, sorted(to_read), metric_names), group.perturbation)
+    known.draw(data.reader, [s for s in sub_runs if s[0] in to_read], per_run)
     for i, model in enumerate(models):
         for j, col in enumerate(used_cols):
             items = members.get((model, col), [])
             if not items:
                 continue
-            value, replicates, ci = _cell_estimate(items, per_run, medians, group.name, num_bootstrap, seed)
+            value, replicates, ci = _cell_estimate(
+                items, known.replicates, per_run, medians, group.name, num_bootstrap, seed
+            )
             grid.point[i, j] = value
             if replicates is not None:
                 grid.reps[:, i, j] = replicates
@@ -147,29 +156,30 @@ def _estimate(
 
 
 def _cell_estimate(
-    items: list[Member], per_run: PerRun, medians: dict[str, str], group: str, num_bootstrap: int, seed: int
+    items: list[Member],
+    sub_reps_of: Replicates,
+    per_run: PerRun,
+    medians: dict[str, str],
+    group: str,
+    num_bootstrap: int,
+    seed: int,
 ) -> tuple[float, np.ndarray | None, tuple[float | None, float | None] | None]:
     """One cell: the mean of its sub-runs' means (for a median metric, the median of their pooled
     values), its bootstrap replicates (``None`` without replicates) and its 95% interval (``None``: none).
 
-    Each sub-run's per-instance values are resampled; a sub-run without them repeats its mean. A cell
-    of one sub-run without per-instance values keeps the interval the runner computed.
+    Each sub-run's per-instance values are resampled (``sub_reps_of``); a sub-run without them repeats
+    its mean. A cell of one sub-run without per-instance values keeps the interval the runner computed.
     """
     point = float(np.mean([it[3].mean for it in items]))
     sub_reps = []
     for run, metric, split, stat in items:
-        values = per_run.get((run.run_id, metric, split))
-        if values is not None and len(values) > 0 and num_bootstrap > 0:
-            rng = np.random.default_rng(stable_seed(seed, group, run.run_id, metric))
-            idx = rng.integers(0, len(values), size=(num_bootstrap, len(values)))
-            sub_reps.append(values[idx].mean(axis=1))
-        else:
-            sub_reps.append(np.full(num_bootstrap, stat.mean))
+        _, reps = sub_reps_of[(run.run_id, metric, split)]
+        sub_reps.append(reps if reps is not None else np.full(num_bootstrap, stat.mean))
     replicates: np.ndarray | None = None
     ci: tuple[float | None, float | None] | None = None
     if num_bootstrap > 0:
         replicates = np.mean(np.stack(sub_reps), axis=0)
-        if any(per_run.get((r.run_id, m, s)) is not None for r, m, s, _ in items):
+        if any(sub_reps_of[(r.run_id, m, s)][0] for r, m, s, _ in items):
             ci = (float(np.percentile(replicates, 2.5)), float(np.percentile(replicates, 97.5)))
     if ci is None and len(items) == 1:
         ci = (items[0][3].ci_low, items[0][3].ci_high)

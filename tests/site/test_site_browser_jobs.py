@@ -4,9 +4,6 @@ byte for byte, as built in one process; and the number of processes chosen by de
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
-
-import pytest
 
 from holistic.site import render_site
 from holistic.site.run_pages import RUNS_PER_BROWSER_JOB, browser_jobs
@@ -47,33 +44,3 @@ def test_default_jobs_follow_the_cpus_and_the_run_count() -> None:
     assert browser_jobs(0, RUNS_PER_BROWSER_JOB - 1) == 1
     assert browser_jobs(0, 10_000) >= 1
     assert browser_jobs(2, 1) == 2  # an explicit count is taken as given
-
-
-def test_plots_drawn_in_worker_processes_are_the_same_files(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """The per-scenario accuracy-against-latency plots drawn by worker processes (the parent decides
-    to use them: two plots per worker here) are the SVGs one process draws, byte for byte."""
-    from holistic.site import plots
-
-    drawn_in: list[str] = []
-    real = plots._pareto_plots
-
-    def spy(summary: Any, cells: Any, out_dir: Path, jobs: int = 1) -> list[dict[str, Any]]:
-        drawn_in.append("workers" if min(jobs, len(summary.columns) // plots.PLOTS_PER_JOB) > 1 else "here")
-        return real(summary, cells, out_dir, jobs)
-
-    monkeypatch.setattr(plots, "PLOTS_PER_JOB", 2)
-    monkeypatch.setattr(plots, "_pareto_plots", spy)
-    runs = [
-        FakeRun(f"scenario_{j}", f"model/{i}", skill=0.3 + 0.1 * i, num_instances=20)
-        for i in range(2)
-        for j in range(5)
-    ]
-    sites = {}
-    for jobs in (1, 2):
-        suite_dir = write_fake_suite(tmp_path / f"jobs{jobs}", "s", runs)
-        sites[jobs] = _files(render_site(suite_dir, summarize_suite(suite_dir, num_bootstrap=10), jobs=jobs).parent)
-    assert drawn_in == ["here", "workers"]
-    pareto = [f for f in sites[1] if f.startswith("plots/pareto_")]
-    assert len(pareto) == 5
-    assert {f: sites[2][f] for f in pareto} == {f: sites[1][f] for f in pareto}
-    assert sites[2] == sites[1]

@@ -39,7 +39,7 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
 _BOXES = """() => {
   const svg = document.querySelector('svg');
   const frame = svg.getBoundingClientRect();
-  const axes = document.querySelector('#patch_2').getBoundingClientRect();
+  const axes = document.querySelector('#axes').getBoundingClientRect();
   const texts = [...document.querySelectorAll('text')].map(t => {
     const r = t.getBoundingClientRect();
     return {text: t.textContent, x0: r.left, y0: r.top, x1: r.right, y1: r.bottom,

@@ -8,9 +8,11 @@ times, each in a fresh process, so its wall time and peak resident memory are it
 The suite is what ``helm-run`` leaves: each run's browser bundle is written (untimed) by
 the same call ``helm-run`` makes when a run completes, so ``helm-summarize`` links them
 (``--cold`` removes them before each summarize instead: every bundle is then built, the
-path of a suite written before bundles existed). Then one run is written again, as a
-rerun leaves it, and ``helm-summarize`` timed once more, ``--repeat`` times (a different
-run each time). Last, headless Chromium (through Playwright, ``--chromium``) opens the instance
+path of a suite written before bundles existed). Each of these summaries starts without
+``helm-summarize``'s output cache (``SUITE/.summarize-cache``, removed first): it is a suite's
+first summary. Then one run is written again, as a rerun leaves it, and ``helm-summarize``
+timed once more, ``--repeat`` times (a different run each time), with the cache the
+summaries before it left. Last, headless Chromium (through Playwright, ``--chromium``) opens the instance
 browser of ``--browse`` runs spread over the suite (the first, the last and ones in
 between) from ``file://``, and the time until the first page of instances is on screen
 is taken for each: the target is for *any* run, so the slowest one is reported.
@@ -91,6 +93,24 @@ def remove_bundles(suite: Path) -> None:
 
     for run in (suite / RUNS_DIR).iterdir():
         shutil.rmtree(run / BROWSER_DIR, ignore_errors=True)
+
+
+def remove_cache(suite: Path) -> None:
+    """``helm-summarize``'s output cache removed: the next summary is the suite's first."""
+    from holistic.results.output_cache import CACHE_FOLDER
+
+    shutil.rmtree(suite / CACHE_FOLDER, ignore_errors=True)
+
+
+def first_summary(suite: Path, cold: bool) -> Callable[[int], None]:
+    """What is undone before each timed first summary: the output cache, and with ``cold`` the bundles."""
+
+    def before(_: int) -> None:
+        remove_cache(suite)
+        if cold:
+            remove_bundles(suite)
+
+    return before
 
 
 def rerun_one(out: Path, runs: int, instances: int, k: int) -> None:
@@ -263,7 +283,7 @@ def main(argv: list[str] | None = None) -> int:
         )
         if args.generate_only:
             return 0
-        results = summarize(out, args.repeat, (lambda _: remove_bundles(suite)) if args.cold else None)
+        results = summarize(out, args.repeat, first_summary(suite, args.cold))
         again = [] if args.cold else summarize(out, args.repeat, lambda i: rerun_one(out, args.runs, args.instances, i))
         timings = first_page_seconds(browse_pages(suite / "site", args.browse), args.chromium)
     report = {
