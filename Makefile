@@ -76,12 +76,17 @@ lint: install-test
 docs: $(VENV)/.installed-test
 	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --quiet
 
+# The tests run on TEST_JOBS worker processes (pytest-xdist), a test file per worker at a time:
+# as many as the machine has cores, at most 4 (each worker may load a model).
+TEST_JOBS ?= $(shell n=$$(nproc 2>/dev/null || echo 1); [ $$n -gt 4 ] && n=4; echo $$n)
+PYTEST_JOBS = -n $(TEST_JOBS) --dist loadfile
+
 test: lint docs
-	$(BIN)/python -m pytest -q -rs
+	$(BIN)/python -m pytest -q -rs $(PYTEST_JOBS)
 
 # The fast tests only (no real model, browser or server): for the edit-test loop.
 test-fast: install-test
-	$(BIN)/python -m pytest -q -m "not slow"
+	$(BIN)/python -m pytest -q -m "not slow" $(PYTEST_JOBS)
 
 bench: install-test
 	$(BIN)/python -m tools.bench.models

@@ -10,6 +10,7 @@ a test taking the ``data_root``, ``page`` or ``sandbox`` fixture gets the marker
 
 from __future__ import annotations
 
+import os
 from collections.abc import Generator
 from pathlib import Path
 
@@ -24,6 +25,17 @@ BY_FIXTURE = {"data_root": "needs_data", "browser": "browser", "page": "browser"
 """A test that takes one of these fixtures (directly or through another) has the need it names."""
 
 
+def pytest_configure(config: pytest.Config) -> None:
+    """On parallel workers (pytest-xdist), the cores are shared out: each worker's PyTorch (and
+    every process it starts, which inherits the setting) uses its share of them. Workers that each
+    ran one thread per core would together run more threads than there are cores, and PyTorch's
+    threads wait for each other at every operation: a real-model test then takes many times as long."""
+    workers = os.environ.get("PYTEST_XDIST_WORKER_COUNT")
+    if workers and "OMP_NUM_THREADS" not in os.environ:
+        cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+        os.environ["OMP_NUM_THREADS"] = str(max(1, cores // max(1, int(workers))))
+
+
 @pytest.hookimpl(tryfirst=True)  # before -m deselects by marker
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
@@ -33,6 +45,11 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
                 item.add_marker(need)
         if any(item.get_closest_marker(name) for name in HEAVY):
             item.add_marker(pytest.mark.slow)
+    # The files holding slow tests first: ``make test`` runs files on parallel workers
+    # (pytest-xdist, ``--dist loadfile``), and a long file dealt out last would keep one
+    # worker busy alone at the end. Otherwise the order of collection is kept.
+    heavy = {item.path for item in items if item.get_closest_marker("slow") is not None}
+    items.sort(key=lambda item: item.path not in heavy)
 
 
 @pytest.hookimpl(hookwrapper=True)
