@@ -376,17 +376,26 @@ def read_json_object(loc: Location, what: str) -> dict[str, Any]:
     return data
 
 
-def read_parquet(loc: Location, columns: Sequence[str] | None = None) -> pa.Table:
-    """One Parquet file (only ``columns``, top-level names, when given).
+def read_parquet(loc: Location, columns: Sequence[str] | None = None, *, present: bool = False) -> pa.Table:
+    """One Parquet file (only ``columns``, top-level names, when given; with ``present``, only those of
+    them the file has, the file opened once).
 
     Read as a single file (``ParquetFile``), not as a dataset (``read_table``): the same table,
     without importing ``pyarrow.dataset`` and ``pyarrow.compute``, which a short run never needs.
     """
-    selected = None if columns is None else list(columns)
+
+    def read(source: Any) -> pa.Table:
+        parquet = pq.ParquetFile(source)
+        selected = None if columns is None else list(columns)
+        if selected is not None and present:
+            names = set(parquet.schema_arrow.names)
+            selected = [c for c in selected if c in names]
+        return parquet.read(columns=selected)
+
     if isinstance(loc, UriPath):
         with loc.arrow_filesystem().open_input_file(loc.path) as fh:
-            return pq.ParquetFile(fh).read(columns=selected)
-    return pq.ParquetFile(loc).read(columns=selected)
+            return read(fh)
+    return read(loc)
 
 
 def read_parquet_schema(loc: Location) -> pa.Schema:

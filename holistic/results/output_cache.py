@@ -33,6 +33,7 @@ import re
 import secrets
 import stat
 import sys
+import threading
 import time
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
@@ -92,7 +93,7 @@ def secret_path() -> Path:
     return (Path(folder).expanduser() if folder else Path.home() / ".cache" / "holistic") / KEY_FILE
 
 
-def _secret() -> bytes | None:
+def user_secret() -> bytes | None:
     """The user's cache secret, created on first use (``None``: no usable secret, so no cache)."""
     path = secret_path()
     try:
@@ -112,6 +113,20 @@ def _secret() -> bytes | None:
     return bytes.fromhex(text.decode("ascii"))
 
 
+def attestation(secret: bytes, kind: str, text: str) -> str:
+    """An HMAC-SHA256 of ``text`` under the user's secret, for ``kind``: what holistic writes beside an
+    output it made itself (a run's browser bundle), so that this user's later summaries know it as
+    their own; a folder from elsewhere cannot carry a valid one."""
+    return hmac.new(secret, f"{kind}\0{text}".encode(), hashlib.sha256).hexdigest()
+
+
+def attested(secret: bytes, kind: str, text: str, mac: object) -> bool:
+    """Whether ``mac`` is :func:`attestation` of ``kind`` and ``text`` under ``secret``."""
+    return isinstance(mac, str) and hmac.compare_digest(
+        mac.encode("ascii", "replace"), attestation(secret, kind, text).encode("ascii")
+    )
+
+
 @dataclass(frozen=True)
 class OutputCache:
     """The cache of one suite's outputs (picklable: worker processes read and write it too)."""
@@ -124,7 +139,7 @@ class OutputCache:
     @classmethod
     def beside(cls, derived_dir: Path) -> OutputCache | None:
         """The cache in ``derived_dir`` (where the summary and the site are); ``None`` without a secret."""
-        secret = _secret()
+        secret = user_secret()
         return None if secret is None else cls(derived_dir / CACHE_FOLDER, secret, time.time())
 
     def _path(self, kind: str, key: str) -> Path:
@@ -174,7 +189,7 @@ class OutputCache:
         path = self._path(kind, key)
         head = json.dumps([[name, len(blob)] for name, blob in files.items()]).encode("utf-8")
         body = head + b"\n" + b"".join(files.values())
-        tmp = path.with_name(f".{key}.{os.getpid()}.tmp")
+        tmp = path.with_name(f".{key}.{os.getpid()}.{threading.get_ident()}.tmp")  # writers in threads too
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
             tmp.write_bytes(_MAGIC + self._mac(kind, key, body) + b"\n" + body)

@@ -109,10 +109,7 @@ class RunReader:
                 return pa.table({})
             raise StoreError(f"run {self.run_id}: {path}: missing")
         try:
-            if columns is not None:
-                names = set(read_parquet_schema(path).names)
-                return read_parquet(path, columns=[c for c in columns if c in names])
-            return read_parquet(path)
+            return read_parquet(path, columns=columns, present=True)
         except (OSError, pa.ArrowException) as exc:
             raise StoreError(f"run {self.run_id}: {path}: unreadable Parquet: {exc}") from None
 

@@ -21,7 +21,9 @@ A bundle is read as hostile: the folder and its files must be real ones (no symb
 followed, files are opened relative to the folder), their names are the few above, each file
 must have the size and sha256 its manifest lists, and each script must be exactly one call of
 the browser's loader with a JSON literal (so it can carry data, never code). Anything else (a
-missing, stale, damaged or tampered bundle) is rebuilt, never trusted. Its files reach the site
+missing, stale, damaged or tampered bundle) is rebuilt, never trusted. A bundle built by this
+user's holistic carries an attestation (an HMAC under the user's secret, :data:`ATTEST`) of its
+fingerprint and scripts' hashes: its scripts, once their sizes and sha256 match, are not parsed again. Its files reach the site
 by hard link when the two folders share a filesystem (a site folder copied elsewhere still holds
 every file), else by copy; either way the copy in the site is the one checked.
 """
@@ -45,7 +47,15 @@ from holistic.metrics.choices import read_answer
 from holistic.results import RunReader
 from holistic.results.atomic import build_folder, writing
 from holistic.results.layout import BROWSER_DIR
-from holistic.results.output_cache import OutputCache, code_fingerprint, key_of, read_regular
+from holistic.results.output_cache import (
+    OutputCache,
+    attestation,
+    attested,
+    code_fingerprint,
+    key_of,
+    read_regular,
+    user_secret,
+)
 from holistic.site.browser import MAX_FIELD_CHARS, BrowserData, build_browser
 from holistic.site.haystack import load_artifact
 from holistic.site.reasoning import run_reasoning
@@ -141,15 +151,19 @@ def _store(reader: RunReader, found: str, main_metric: str | None, max_field_cha
         page = page_facts(reader)
         _write(folder / PAGE_FILE, json.dumps(page, ensure_ascii=False, separators=(",", ":")))
         names = sorted(p.name for p in folder.iterdir() if p.name != MANIFEST_FILE)
-        manifest = {
+        files = [{"name": n, **_size_and_hash((folder / n).read_bytes())} for n in names]
+        manifest: dict[str, Any] = {
             "format": BUNDLE_FORMAT,
             "fingerprint": found,
             "count": data.count,
             "chunks": data.chunks,
             "perturbations": list(data.perturbations),
             "splits": list(data.splits),
-            "files": [{"name": n, **_size_and_hash((folder / n).read_bytes())} for n in names],
+            "files": files,
         }
+        secret = user_secret()
+        if secret is not None:  # made here: this user's summaries need not parse its scripts again
+            manifest[ATTEST] = attestation(secret, ATTEST, _scripts_text(found, _scripts(files)))
         _write(folder / MANIFEST_FILE, json.dumps(manifest, indent=1, sort_keys=True))
         return replace(data, page=page)
 
@@ -203,9 +217,12 @@ def _from_bundle(folder: Path, job: BundleJob, found: str, built: BrowserData | 
             _clear(job.out_dir)
             job.out_dir.mkdir(parents=True, exist_ok=True)
             entries = {e["name"]: e for e in manifest["files"]}
-            scripts = {n: e for n, e in entries.items() if n not in (PREDICTIONS_FILE, PAGE_FILE)}
-            key = _scripts_key(scripts) if job.cache is not None else None
-            parse = job.cache is None or key is None or job.cache.get(SOUND_CACHE, key) is None
+            scripts = _scripts(manifest["files"])
+            own = job.cache is not None and attested(
+                job.cache.secret, ATTEST, _scripts_text(found, scripts), manifest.get(ATTEST)
+            )
+            key = _scripts_key(scripts) if job.cache is not None and not own else None
+            parse = not own and (job.cache is None or key is None or job.cache.get(SOUND_CACHE, key) is None)
             for name, entry in scripts.items():
                 if not _place(fd, name, job.out_dir / name, entry, parse=parse):
                     _clear(job.out_dir)
@@ -299,6 +316,24 @@ def _place(dir_fd: int, name: str, target: Path, entry: Mapping[str, Any], *, pa
     except OSError:
         return False
     return data is not None and _sound(name, data, entry, parse=parse)
+
+
+ATTEST = "attest"
+"""The manifest's field holding the attestation (:func:`~holistic.results.output_cache.attestation`,
+under the user's secret) of the bundle's fingerprint and scripts' hashes, written by the holistic that
+built it: a bundle attested under this user's secret was built by holistic, so its scripts, once their
+sizes and sha256 match, are the sound ones it wrote (not parsed again); any other bundle's are parsed."""
+
+
+def _scripts(files: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    """The manifest's entries of the bundle's scripts (those linked into the site), by name."""
+    return {e["name"]: e for e in files if e["name"] not in (PREDICTIONS_FILE, PAGE_FILE)}
+
+
+def _scripts_text(found: str, scripts: Mapping[str, Mapping[str, Any]]) -> str:
+    """What a bundle's attestation covers: its fingerprint and each script's name, size and sha256."""
+    listed = sorted([name, e.get("size"), e.get("sha256")] for name, e in scripts.items())
+    return json.dumps([found, listed], sort_keys=True, separators=(",", ":"))
 
 
 SOUND_CACHE = "sound_scripts"

@@ -19,12 +19,14 @@ from typing import Any
 import numpy as np
 
 from holistic.core.naming import cut
+from holistic.core.threads import thread_map
 from holistic.results import RunReader, SuiteReader
 from holistic.results.layout import table_file
 from holistic.results.output_cache import OutputCache, cached_json, code_fingerprint, key_of, run_file_sha256
 from holistic.results.schemas import PER_INSTANCE_STATS_TABLE
 from holistic.site.reasoning import budget_plots
 from holistic.site.svg_plot import ONE_COLUMN, pareto_svg
+from holistic.summarize.load import RunInfo
 from holistic.summarize.summary import Summary
 from holistic.summarize.tables import anchor
 
@@ -295,13 +297,19 @@ def _trial_means(
     own trial means are kept in ``cache`` by its per-instance file's sha256."""
     acc: dict[tuple[str, str], dict[int, list[float]]] = defaultdict(lambda: defaultdict(list))
     column = {rid: col for col, ids in summary.column_runs.items() for rid in ids}
-    for run in summary.runs:
+    code = code_fingerprint(_run_trial_means)
+
+    def means_of(run: RunInfo) -> Any:
         reader = suite.run(run.run_id)
         if not reader.has_table(PER_INSTANCE_STATS_TABLE) or not run.main_metric:
-            continue
+            return None
         sha = run_file_sha256(reader.manifest.files, table_file(PER_INSTANCE_STATS_TABLE))
-        key = None if sha is None else key_of("trials", code_fingerprint(_run_trial_means), sha, run.main_metric)
-        means = cached_json(cache, TRIALS_CACHE, key, functools.partial(_run_trial_means, reader, run.main_metric))
+        key = None if sha is None else key_of("trials", code, sha, run.main_metric)
+        return cached_json(cache, TRIALS_CACHE, key, functools.partial(_run_trial_means, reader, run.main_metric))
+
+    for run, means in zip(summary.runs, thread_map(means_of, summary.runs), strict=True):  # Arrow reads in parallel
+        if means is None:
+            continue
         for trial, mean in means:
             acc[(column.get(run.run_id, run.scenario), run.model)][int(trial)].append(float(mean))
     out: dict[str, dict[str, list[float]]] = defaultdict(dict)
@@ -316,9 +324,12 @@ TRIALS_CACHE = "trial_means"
 
 def _run_trial_means(reader: RunReader, main_metric: str) -> list[list[float]]:
     """``[trial, mean of the main metric's original values]`` of the run, trials in the order first seen."""
-    t = reader.table(PER_INSTANCE_STATS_TABLE, ["trial", "metric", "perturbation", "value"]).to_pydict()
-    per_trial: dict[int, list[float]] = defaultdict(list)
-    for trial, metric, pert, value in zip(t["trial"], t["metric"], t["perturbation"], t["value"], strict=True):
-        if metric == main_metric and pert is None and value is not None:
-            per_trial[int(trial)].append(float(value))
-    return [[trial, float(np.mean(values))] for trial, values in per_trial.items()]
+    import pyarrow.compute as pc  # a suite's summary only
+
+    t = reader.table(PER_INSTANCE_STATS_TABLE, ["trial", "metric", "perturbation", "value"])
+    keep = pc.and_(pc.equal(t.column("metric"), main_metric), pc.is_null(t.column("perturbation")))
+    t = t.filter(pc.and_(pc.fill_null(keep, False), pc.is_valid(t.column("value"))))
+    trials = np.asarray(t.column("trial").to_numpy(), dtype=np.int64)
+    values = np.asarray(pc.cast(t.column("value"), "float64").to_numpy(), dtype=np.float64)
+    firsts = np.unique(trials, return_index=True)[1]  # each trial's first row: trials in the order first seen
+    return [[int(trials[i]), float(np.mean(values[trials == trials[i]]))] for i in sorted(firsts.tolist())]

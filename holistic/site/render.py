@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from holistic.core.threads import thread_map
 from holistic.results import RunReader, SuiteReader
 from holistic.results.atomic import build_folder, writing
 from holistic.results.layout import table_file
@@ -32,6 +33,7 @@ from holistic.site.bundle import SOUND_CACHE
 from holistic.site.plots import PARETO_CACHE, TRIALS_CACHE, render_plots
 from holistic.site.run_pages import COMPARE_CACHE, render_run_pages
 from holistic.site.writer import STATIC_FILES, SiteWriter, environment, judge_flags, rows_of, templates_dir
+from holistic.summarize.load import RunInfo
 from holistic.summarize.schema import load_schema
 from holistic.summarize.summary import Summary
 from holistic.summarize.tables import Cell, Column, Table, anchor
@@ -291,14 +293,19 @@ def _error_notice(summary: Summary) -> str:
 def _models_table(suite: SuiteReader, summary: Summary, cache: OutputCache | None = None) -> Table:
     totals: dict[str, dict[str, float]] = defaultdict(lambda: defaultdict(float))
     facts: dict[str, dict[str, Any]] = {}
-    for run in summary.runs:
+    code = code_fingerprint(_request_totals)
+
+    def sums_of(run: RunInfo) -> Any:
+        reader = suite.run(run.run_id)
+        sha = run_file_sha256(reader.manifest.files, table_file(REQUESTS_TABLE))
+        key = None if sha is None else key_of("requests", code, sha)
+        return cached_json(cache, REQUESTS_CACHE, key, functools.partial(_request_totals, reader))
+
+    for run, sums in zip(summary.runs, thread_map(sums_of, summary.runs), strict=True):  # Arrow reads in parallel
         reader = suite.run(run.run_id)
         dep = run.spec.get("model_deployment") or {}
         if dep:
             facts[run.model] = dep
-        sha = run_file_sha256(reader.manifest.files, table_file(REQUESTS_TABLE))
-        key = None if sha is None else key_of("requests", code_fingerprint(_request_totals), sha)
-        sums = cached_json(cache, REQUESTS_CACHE, key, functools.partial(_request_totals, reader))
         if sums is not None:
             tot = totals[run.model]
             for c in ("requests", "prompt_tokens", "completion_tokens", "cost_usd", "latency_s"):
@@ -357,10 +364,9 @@ def _request_totals(reader: RunReader) -> dict[str, float] | None:
     """The run's requests and what they consumed (``None``: the run has no requests table)."""
     if not reader.has_table(REQUESTS_TABLE):
         return None
-    names = set(reader.table_columns(REQUESTS_TABLE))
-    cols = [c for c in ("prompt_tokens", "completion_tokens", "cost_usd", "latency_s", "cached") if c in names]
-    t = reader.table(REQUESTS_TABLE, cols).to_pydict()
-    sums: dict[str, float] = {"requests": len(t.get(cols[0], [])) if cols else 0}
+    table = reader.table(REQUESTS_TABLE, ["prompt_tokens", "completion_tokens", "cost_usd", "latency_s", "cached"])
+    t = table.to_pydict()
+    sums: dict[str, float] = {"requests": table.num_rows if table.num_columns else 0}
     for c in ("prompt_tokens", "completion_tokens", "cost_usd", "latency_s"):
         sums[c] = sum(v or 0 for v in t.get(c, []))
     return sums

@@ -45,6 +45,11 @@ def render_run_pages(
     compare_of = {run_id: c for c in compared for run_id in c.run_ids}
     order = [by_id[r] for c in compared for r in c.run_ids] + [r for r in summary.runs if r.run_id not in compare_of]
     closes = {c.run_ids[-1]: c for c in compared}
+    column_of = {run_id: col for col, ids in reversed(summary.column_runs.items()) for run_id in ids}
+    figures_of: dict[str, list[dict[str, Any]]] = {}
+    for f in figures:
+        if f.get("run_id") is not None:
+            figures_of.setdefault(f["run_id"], []).append(f)
     predictions: dict[str, dict[str, dict[str, Any]]] = {}
     run_links: dict[str, dict[str, str]] = {}
     compare_links: dict[str, dict[str, str]] = {}
@@ -65,7 +70,9 @@ def render_run_pages(
     )
     for run, data in zip(order, browsers, strict=True):
         comparison = compare_of.get(run.run_id)
-        _run_pages(w, suite, summary, run, data, figures, judge_tables, comparison)
+        column = column_of.get(run.run_id, "")
+        own = figures_of.get(run.run_id, [])
+        _run_pages(w, suite, summary, run, data, own, judge_tables, comparison, column)
         if comparison is not None:
             predictions[run.run_id] = data.predictions
         note = f"{data.count} instances"
@@ -120,8 +127,10 @@ def _run_pages(
     figures: list[dict[str, Any]],
     judge_tables: list[dict[str, Any]],
     comparison: Comparison | None,
+    column: str,
 ) -> None:
-    """The run page and the instance browser's page of ``run`` (its data already written: ``data``)."""
+    """The run page and the instance browser's page of ``run`` (its data already written: ``data``;
+    ``figures``: the run's own plots; ``column``: the summary's column it is aggregated into, ``""`` if none)."""
     judges = summary.judges
     reader = suite.run(run.run_id)
     page = data.page
@@ -133,7 +142,6 @@ def _run_pages(
     system = summary.system_of_run.get(run.run_id, run.model)
     short = _name(summary, run)
     run_flags = judge_flags(summary, judges.judged_runs.get(run.run_id, []))
-    column = next((c for c, ids in summary.column_runs.items() if run.run_id in ids), "")
     judged = [
         t for t in (rows_of(t, column) for t in judge_tables) if t is not None and run.run_id in judges.judged_runs
     ]
@@ -142,7 +150,7 @@ def _run_pages(
     spec.setdefault("metrics", [])
     spec.setdefault("perturbations", [])
     spec.setdefault("metrics_not_applicable", {})
-    run_figures = [f for f in figures if f.get("run_id") == run.run_id] + haystack.figures
+    run_figures = figures + haystack.figures
     reasoning_tables, reasoning_flags = page["reasoning"]["tables"], page["reasoning"]["flags"]
     w.page(
         f"runs/{run.run_id}.html",

@@ -135,6 +135,7 @@ def summarize_suite(
 
 def _run_group_tables(summary: Summary, schema: SummarySchema) -> Iterable[Table]:
     """Per run group: model x scenario with each metric group's value (for the group pages)."""
+    has_errors = summary.has_errors  # a walk over every run: once, not per table and model
     for rg in schema.run_groups:
         cols = [
             c
@@ -156,7 +157,7 @@ def _run_group_tables(summary: Summary, schema: SummarySchema) -> Iterable[Table
                 Column(c, lower_is_better=next(v["lower_is_better"] for k, v in cells.items() if k[1] == c))
                 for c in present
             ]
-            if summary.has_errors:
+            if has_errors:
                 header.append(error_rate_column())
             rows: list[tuple[Cell, ...]] = []
             for m in summary.models:
@@ -164,7 +165,7 @@ def _run_group_tables(summary: Summary, schema: SummarySchema) -> Iterable[Table
                 for c in present:
                     cell = cells.get((m, c))
                     row.append(Cell(cell["value"], cell["ci_low"], cell["ci_high"]) if cell else Cell(None))
-                if summary.has_errors:
+                if has_errors:
                     row.append(error_rate_cell(summary, m))
                 rows.append(tuple(row))
             yield Table(
@@ -184,6 +185,7 @@ def _scenario_tables(
 ) -> Iterable[Table]:
     """Per scenario column: model x every metric (sub-runs macro-averaged)."""
     by_id = {r.run_id: r for r in data.runs}
+    has_errors = summary.has_errors  # a walk over every run: once, not per column and model
     per_column: dict[str, dict[tuple[str, str | None], list[tuple[str, StatRow]]]] = defaultdict(
         lambda: defaultdict(list)
     )
@@ -200,7 +202,7 @@ def _scenario_tables(
             hib = keys[(metric, pert)][0][1].higher_is_better
             label = metric if pert is None else f"{metric} ({pert})"
             header.append(Column(label, lower_is_better=None if hib is None else not hib, numeric=True))
-        if summary.has_errors:
+        if has_errors:
             header.append(error_rate_column())
         rows: list[tuple[Cell, ...]] = []
         for m in summary.models:
@@ -213,7 +215,7 @@ def _scenario_tables(
                     row.append(Cell(vals[0].mean, vals[0].ci_low, vals[0].ci_high, note=f"n={vals[0].count}"))
                 else:
                     row.append(Cell(float(np.mean([v.mean for v in vals])), note=f"mean of {len(vals)} sub-runs"))
-            if summary.has_errors:
+            if has_errors:
                 row.append(error_rate_cell(summary, m, col))
             rows.append(tuple(row))
         yield Table(

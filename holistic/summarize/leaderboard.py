@@ -259,6 +259,7 @@ def _ranked_rows(summary: Summary, grid: _Grid, result: WinRateResult) -> list[t
     models = grid.models
     order = sorted(range(len(models)), key=lambda k: (result.rank[k], models[k]))
     rows: list[tuple[Cell, ...]] = []
+    has_errors = summary.has_errors
     for pos, k in enumerate(order):
         rank_text = f"{result.rank_low[k]}–{result.rank_high[k]}"
         note = f"95% of bootstrap replicates rank this model between {rank_text}"
@@ -274,7 +275,7 @@ def _ranked_rows(summary: Summary, grid: _Grid, result: WinRateResult) -> list[t
         for j in range(len(grid.columns)):
             lo, hi = grid.cis.get((k, j), (None, None))
             row.append(Cell(float(grid.point[k, j]), lo, hi))
-        if summary.has_errors:
+        if has_errors:
             row.append(error_rate_cell(summary, models[k]))
         rows.append(tuple(row))
     return rows

@@ -18,6 +18,7 @@ from collections.abc import Iterable
 import numpy as np
 
 from holistic.core.hashing import stable_seed
+from holistic.core.threads import thread_map
 from holistic.results import SuiteReader
 from holistic.results.layout import table_file
 from holistic.results.output_cache import OutputCache, code_fingerprint, key_of
@@ -89,13 +90,17 @@ class GroupReplicates:
     def draw(self, reader: SuiteReader, items: Iterable[tuple[str, str, str]], per_run: PerRun) -> None:
         """Draw the replicates of the sub-runs ``items`` from the values read, and keep them in the cache."""
         by_run: dict[str, list[tuple[str, str]]] = defaultdict(list)
-        for run_id, metric, split in items:
-            if (run_id, metric, split) in self.replicates:
-                continue
-            values = per_run.get((run_id, metric, split))
-            reps = sub_run_replicates(values, self.seed, self.group, run_id, metric, self.num_bootstrap)
-            self.replicates[(run_id, metric, split)] = (values is not None, reps)
-            by_run[run_id].append((metric, split))
+        todo = list(dict.fromkeys(item for item in items if item not in self.replicates))
+
+        def draw_one(item: SubRunKey) -> np.ndarray | None:
+            values = per_run.get(item)
+            return sub_run_replicates(values, self.seed, self.group, item[0], item[1], self.num_bootstrap)
+
+        # NumPy's generator and reductions let go of the GIL: the draws use every core (each sub-run
+        # has its own seeded generator, so the replicates are the same whichever thread draws them)
+        for item, reps in zip(todo, thread_map(draw_one, todo), strict=True):
+            self.replicates[item] = (item in per_run, reps)
+            by_run[item[0]].append((item[1], item[2]))
         for run_id, wanted in by_run.items():
             wanted = sorted(set(wanted))
             key = self._key(reader, run_id, wanted) if self.cache is not None else None

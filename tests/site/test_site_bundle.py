@@ -15,6 +15,7 @@ from holistic.api.summarizing import SummarizeOptions, summarize
 from holistic.cli.run import main as helm_run
 from holistic.results import SuiteReader
 from holistic.results.layout import BROWSER_DIR
+from holistic.results.output_cache import attestation, user_secret
 from holistic.site import bundle
 from holistic.site.bundle import bundle_is_current, write_bundle
 from tests.support.fake_suite import FakeRun, rewrite_run, write_fake_suite
@@ -209,4 +210,58 @@ def test_resummarize_after_a_rerun_makes_the_same_site_as_a_fresh_one(suite: Pat
     rewrite_run(tmp_path / "out", "s", RUNS[1], seed=3)
     write_bundle(SuiteReader(suite).run(RUNS[1].run_id))  # as helm-run does when the rerun completes
     site = _summarize(suite)
+    assert _tree(site) == _fresh_site(suite, tmp_path)
+
+
+def _count_parses(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    parsed: list[str] = []
+    real = bundle._parses
+
+    def counting(name: str, data: bytes) -> bool:
+        parsed.append(name)
+        return real(name, data)
+
+    monkeypatch.setattr(bundle, "_parses", counting)
+    return parsed
+
+
+def test_a_bundle_this_user_built_is_checked_by_hash_without_parsing(
+    suite: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    parsed = _count_parses(monkeypatch)
+    site = _summarize(suite)
+    assert parsed == []  # every bundle was attested by the holistic that wrote it
+    folder = _bundle(suite, RUNS[0])
+    manifest = json.loads((folder / "manifest.json").read_text(encoding="utf-8"))
+    assert len(manifest[bundle.ATTEST]) == 64
+    del manifest[bundle.ATTEST]  # a bundle from before attestations, or from a tool that wrote none
+    (folder / "manifest.json").write_text(json.dumps(manifest), encoding="utf-8")
+    shutil.rmtree(suite / ".summarize-cache")
+    assert _tree(_summarize(suite)) == _tree(site) == _fresh_site(suite, tmp_path)
+    assert sorted(set(parsed)) == ["chunk_0000.js", "chunk_0001.js", "index.js"]
+
+
+def test_a_bundle_attested_under_another_secret_is_parsed_and_its_script_refused(
+    suite: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from holistic.results.output_cache import KEY_FILE_ENV
+
+    folder = _bundle(suite, RUNS[0])
+    monkeypatch.setenv(KEY_FILE_ENV, str(tmp_path / "elsewhere.key"))  # another user's holistic ...
+    shutil.rmtree(folder)
+    write_bundle(SuiteReader(suite).run(RUNS[0].run_id))
+    _tamper_script(folder)  # ... whose bundle, tampered with, carries an attestation valid for its secret
+    manifest = json.loads((folder / "manifest.json").read_text(encoding="utf-8"))
+    scripts = bundle._scripts(manifest["files"])
+    secret = user_secret()
+    assert secret is not None
+    text = bundle._scripts_text(manifest["fingerprint"], scripts)
+    manifest[bundle.ATTEST] = attestation(secret, bundle.ATTEST, text)
+    (folder / "manifest.json").write_text(json.dumps(manifest), encoding="utf-8")
+    monkeypatch.undo()
+
+    parsed = _count_parses(monkeypatch)
+    site = _summarize(suite)
+    assert "chunk_0000.js" in parsed
+    assert "stolen" not in (site / "data" / RUNS[0].run_id / "chunk_0000.js").read_text(encoding="utf-8")
     assert _tree(site) == _fresh_site(suite, tmp_path)

@@ -4,6 +4,7 @@ cache entry is never trusted, only made again."""
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 from pathlib import Path
@@ -101,8 +102,17 @@ def _entries(suite: Path) -> list[Path]:
     return sorted(p for p in (suite / CACHE_FOLDER).rglob("*") if p.is_file())
 
 
+def _unattested(suite: Path) -> None:
+    """Every bundle as if written elsewhere (no attestation): their scripts are parsed, and found sound."""
+    for manifest in sorted((suite / "runs").glob("*/browser/manifest.json")):
+        doc = json.loads(manifest.read_text(encoding="utf-8"))
+        del doc["attest"]
+        manifest.write_text(json.dumps(doc), encoding="utf-8")
+
+
 def test_a_damaged_or_edited_cache_entry_is_made_again_never_used(tmp_path: Path) -> None:
     suite = _suite(tmp_path / "out")
+    _unattested(suite)
     _summarize(suite)
     entries = _entries(suite)
     kinds = {p.parent.name for p in entries}
