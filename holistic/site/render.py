@@ -30,6 +30,7 @@ from holistic.results.output_cache import OutputCache, cached_json, code_fingerp
 from holistic.results.schemas import REQUESTS_TABLE
 from holistic.site.browser import MAX_FIELD_CHARS
 from holistic.site.bundle import SOUND_CACHE
+from holistic.site.page_reuse import PAGES_CACHE, PageReuse
 from holistic.site.plots import PARETO_CACHE, TRIALS_CACHE, render_plots
 from holistic.site.run_pages import COMPARE_CACHE, render_run_pages
 from holistic.site.writer import STATIC_FILES, SiteWriter, environment, judge_flags, rows_of, templates_dir
@@ -64,11 +65,15 @@ def render_site(
     """
     suite = suite_dir if isinstance(suite_dir, SuiteReader) else SuiteReader(suite_dir)
     final = suite.site_dir
-    build_folder(
-        final,
-        lambda building: _render_into(suite, summary, building, previous, max_field_chars, jobs, cache),
-        what="site",
-    )
+
+    def build(building: Path) -> PageReuse | None:
+        reuse = None if cache is None else PageReuse(cache, final, building, templates_dir())
+        _render_into(suite, summary, building, previous, max_field_chars, jobs, cache, reuse)
+        return reuse
+
+    reuse = build_folder(final, build, what="site")
+    if reuse is not None:
+        reuse.save(final)  # once the site is in place: the pages the next summarize may take
     return final / "index.html"
 
 
@@ -76,7 +81,7 @@ REQUESTS_CACHE = "request_totals"
 """The output cache's kind of a run's request totals (by its requests file's sha256)."""
 
 
-CACHE_KINDS = (PARETO_CACHE, COMPARE_CACHE, SOUND_CACHE, REQUESTS_CACHE, TRIALS_CACHE)
+CACHE_KINDS = (PARETO_CACHE, COMPARE_CACHE, SOUND_CACHE, REQUESTS_CACHE, TRIALS_CACHE, PAGES_CACHE)
 """The kinds of output the site keeps in the suite's output cache (:mod:`holistic.results.output_cache`)."""
 
 
@@ -88,11 +93,12 @@ def _render_into(
     max_field_chars: int = MAX_FIELD_CHARS,
     jobs: int = 0,
     cache: OutputCache | None = None,
+    reuse: PageReuse | None = None,
 ) -> None:
     for name in STATIC_FILES:
         with writing(site_dir / name) as target:
             shutil.copyfile(templates_dir() / name, target)
-    w = SiteWriter(site_dir, summary.suite, previous is not None)
+    w = SiteWriter(site_dir, summary.suite, previous is not None, reuse)
     content = _Content.of(summary)
     w.common["has_targeted"] = bool(content.targeted)
     w.common["has_judges"] = bool(summary.judges.judged_runs)

@@ -14,6 +14,7 @@ from holistic.summarize.tables import anchor
 if TYPE_CHECKING:
     from jinja2 import Environment
 
+    from holistic.site.page_reuse import PageReuse
     from holistic.summarize.summary import Summary  # a type only: a run's bundle (built as it ends) needs no summary
 
 STATIC_FILES = ("style.css", "site.js", "chunks.js", "browser.js", "compare.js")
@@ -51,18 +52,25 @@ def clean(v: Any) -> Any:
 class SiteWriter:
     """Renders templates into the site folder; ``common`` is the context every page gets."""
 
-    def __init__(self, site_dir: Path, suite: str, has_diff: bool) -> None:
+    def __init__(self, site_dir: Path, suite: str, has_diff: bool, reuse: PageReuse | None = None) -> None:
         self.site_dir = site_dir
         self.env = environment()
-        self.common = {"suite": suite, "has_diff": has_diff}
+        self.common: dict[str, Any] = {"suite": suite, "has_diff": has_diff}
+        self.reuse = reuse
+        """The old site's pages, taken when made from the same inputs (:mod:`holistic.site.page_reuse`)."""
 
     def page(self, rel: str, template: str, title: str, **context: Any) -> Path:
+        path = self.site_dir / rel
+        key = self.reuse.key(template, rel, title, self.common, context) if self.reuse is not None else None
+        if key is not None and self.reuse is not None and self.reuse.take(rel, key):
+            return path
         depth = rel.count("/")
         html = self.env.get_template(template).render(title=title, root="../" * depth, **self.common, **context)
-        path = self.site_dir / rel
         path.parent.mkdir(parents=True, exist_ok=True)
         with writing(path):
             path.write_text(html, encoding="utf-8")
+        if key is not None and self.reuse is not None:
+            self.reuse.wrote(rel, key)
         return path
 
 

@@ -192,3 +192,40 @@ def test_a_secret_that_is_not_the_users_own_file_means_no_cache(
     (tmp_path / "secret" / "short").write_text("abc", encoding="ascii")
     monkeypatch.setenv(KEY_FILE_ENV, str(tmp_path / "secret" / "short"))
     assert OutputCache.beside(tmp_path) is None
+
+
+def test_a_resummarize_takes_the_unchanged_pages_and_renders_the_changed(tmp_path: Path) -> None:
+    suite = _suite(tmp_path / "out")
+    site = _summarize(suite) / "site"
+    pages = {p: (site / p).stat().st_ino for p in ("index.html", f"runs/{RUNS[0].run_id}.html", "runs.html")}
+    pages.update({f"runs/{r.run_id}.html": (site / f"runs/{r.run_id}.html").stat().st_ino for r in RUNS})
+    _summarize(suite)
+    assert {p: (site / p).stat().st_ino for p in pages} == pages  # nothing changed: every page taken
+
+    rewrite_run(tmp_path / "out", "s", RUNS[0], seed=7)
+    write_bundle(SuiteReader(suite).run(RUNS[0].run_id))
+    _summarize(suite)
+    now = {p: (site / p).stat().st_ino for p in pages}
+    assert now[f"runs/{RUNS[0].run_id}.html"] != pages[f"runs/{RUNS[0].run_id}.html"]  # its run rendered again
+    assert now[f"runs/{RUNS[2].run_id}.html"] == pages[f"runs/{RUNS[2].run_id}.html"]  # another scenario's: taken
+    assert _outputs(suite) == _fresh(suite, tmp_path)
+
+
+def test_a_page_edited_in_the_old_site_is_rendered_again_never_taken(tmp_path: Path) -> None:
+    suite = _suite(tmp_path / "out")
+    site = _summarize(suite) / "site"
+    page = site / f"runs/{RUNS[1].run_id}.html"
+    before = page.stat()
+    with page.open("r+b") as fh:  # edited in place, its size and modification time put back
+        text = fh.read()
+        fh.seek(0)
+        fh.write(text.replace(b"<title>", b"<title>X", 1)[: len(text)])
+    os.utime(page, ns=(before.st_atime_ns, before.st_mtime_ns))
+    planted = site / "runs.html"
+    planted.unlink()
+    planted.write_text("<script>alert(1)</script>", encoding="utf-8")  # replaced by another file
+
+    _summarize(suite)
+    assert b"<title>X" not in page.read_bytes()
+    assert "alert" not in planted.read_text(encoding="utf-8")
+    assert _outputs(suite) == _fresh(suite, tmp_path)

@@ -1,0 +1,129 @@
+"""The site's pages an earlier summarize wrote, taken into the new site when made from the same inputs.
+
+A re-summarize after one run changed renders again only the pages whose inputs changed: every
+other page is the file the last summarize wrote, hard-linked from the old site into the new one
+(which then replaces the old one whole, as before).
+
+Each page is known by a *key*: the sha256 of everything it is rendered from (its template, its
+path, its title and its context, as canonical JSON) and of the code and templates that render it.
+After each summarize the output cache (:mod:`holistic.results.output_cache`, signed with the
+user's secret, so a record planted in the suite is never read) keeps a record of the site's
+pages: each page's key and what its file was when written (inode, size, modification and change
+times). A page is taken only when its key is the recorded one and the old site still holds that
+very file: writing into it, replacing it, or linking another file in its place changes its change
+time, which no user can set back. Anything else is rendered.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import hashlib
+import json
+import os
+import stat
+from pathlib import Path
+from typing import Any
+
+from holistic.results.output_cache import OutputCache, code_fingerprint, key_of
+
+PAGES_CACHE = "site_pages"
+"""The output cache's kind of the record of the site's pages (one entry, rewritten by each summarize)."""
+
+_VALUE = "value.json"
+_Stat = list[int]
+
+
+def _plain(value: Any) -> Any:
+    """A context value JSON cannot write as it is: a dataclass as its type and fields, else not
+    serializable (the page is then rendered, never taken)."""
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return {
+            "__type__": type(value).__qualname__,
+            **{f.name: getattr(value, f.name) for f in dataclasses.fields(value)},
+        }
+    raise TypeError(type(value).__name__)
+
+
+def _file_stat(path: Path) -> _Stat | None:
+    """What changes whenever a file is written, replaced or linked: ``None`` when not a regular file."""
+    try:
+        info = os.lstat(path)
+    except OSError:
+        return None
+    if not stat.S_ISREG(info.st_mode):
+        return None
+    return [info.st_ino, info.st_dev, info.st_size, info.st_mtime_ns, info.st_ctime_ns]
+
+
+@functools.cache
+def _code(templates: Path) -> str:
+    """The templates and the code that renders them (a new holistic renders every page again)."""
+    digest = hashlib.sha256(code_fingerprint("holistic.site.writer", "holistic.summarize.tables").encode("ascii"))
+    for path in sorted(templates.rglob("*")):
+        if path.is_file():
+            digest.update(str(path.relative_to(templates)).encode("utf-8") + b"\0" + path.read_bytes())
+    return digest.hexdigest()
+
+
+class PageReuse:
+    """The old site's pages, for the site being built in ``new_site``."""
+
+    def __init__(self, cache: OutputCache, old_site: Path, new_site: Path, templates: Path) -> None:
+        self.cache, self.old_site, self.new_site = cache, old_site, new_site
+        self.code = _code(templates)
+        self.entry = key_of("pages", self.code)
+        self.previous: dict[str, Any] = self._record() if old_site.is_dir() else {}
+        self.written: dict[str, str] = {}
+        self.taken = 0
+
+    def _record(self) -> dict[str, Any]:
+        """The last summarize's record of its pages (empty when there is none, or not an authentic one)."""
+        found = self.cache.get(PAGES_CACHE, self.entry)
+        try:
+            value = json.loads(found[_VALUE]) if found is not None and _VALUE in found else {}
+        except (ValueError, RecursionError):
+            return {}
+        return value if isinstance(value, dict) else {}
+
+    def key(self, template: str, rel: str, title: str, common: dict[str, Any], context: dict[str, Any]) -> str | None:
+        """The page's key (``None``: its context is not plain data; the page is always rendered)."""
+        try:
+            parts = [self.code, template, rel, title, common, context]
+            text = json.dumps(parts, sort_keys=True, default=_plain, allow_nan=True)
+        except (TypeError, ValueError):
+            return None
+        return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+
+    def take(self, rel: str, key: str) -> bool:
+        """Link the old site's page ``rel`` into the new site when it was made from ``key`` and is still
+        the file then written; whether it was."""
+        recorded = self.previous.get(rel)
+        if not (isinstance(recorded, list) and len(recorded) == 2 and recorded[0] == key):
+            return False
+        old = self.old_site / rel
+        if _file_stat(old) != recorded[1]:
+            return False
+        new = self.new_site / rel
+        try:
+            new.parent.mkdir(parents=True, exist_ok=True)
+            os.link(old, new, follow_symlinks=False)
+        except OSError:
+            return False
+        self.wrote(rel, key)
+        self.taken += 1
+        return True
+
+    def wrote(self, rel: str, key: str) -> None:
+        """Note the page ``rel`` of the new site, made from ``key``."""
+        self.written[rel] = key
+
+    def save(self, site: Path) -> None:
+        """Keep the record of the pages of ``site`` (the new site, in place, the old one removed: removing
+        the old site's links to a page changed its change time) for the next summarize."""
+        record = {}
+        for rel, key in self.written.items():
+            found = _file_stat(site / rel)
+            if found is not None:
+                record[rel] = [key, found]
+        self.cache.put(PAGES_CACHE, self.entry, {_VALUE: json.dumps(record).encode("utf-8")})
