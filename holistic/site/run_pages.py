@@ -250,10 +250,13 @@ def _compare_job(
 
 
 def _compare_count(pool: ProcessPoolExecutor | None, job: CompareJob, stored: Stored) -> int | Future[int]:
-    """Write the comparison's data: from the cache, or in this process without workers, else by a worker
-    (its instance count then comes later)."""
-    if stored[1] is not None or pool is None:
+    """Write the comparison's data: from the cache; else by a worker when every run's bundle is there to
+    read (its instance count then comes later); else in this process, from the predictions it holds
+    (all of them without workers; else the runs without a usable bundle, the others read from theirs)."""
+    if stored[1] is not None:
         return compare_data(job.out_dir, job.comparison, job.given, stored, job.cache)
+    if pool is None or job.given:
+        return compare_into(job)
     return pool.submit(compare_into, job)
 
 

@@ -14,8 +14,11 @@ import pytest
 from holistic.api.summarizing import SummarizeOptions, summarize
 from holistic.results import SuiteReader
 from holistic.results.layout import BROWSER_DIR
+from holistic.site.browser import MAX_FIELD_CHARS, build_browser
 from holistic.site.bundle import MANIFEST_FILE, PREDICTIONS_FILE, write_bundle
-from holistic.site.compare import Comparison, write_comparison
+from holistic.site.compare import Comparison, comparisons, write_comparison
+from holistic.site.compare_data import CompareJob, compare_into
+from holistic.summarize.load import load_suite
 from tests.support.fake_suite import FakeRun, write_fake_suite
 
 MODELS = ("model/a", "model/b", "model/c")
@@ -111,3 +114,21 @@ def test_a_comparison_counts_right_answers_and_tells_differing_ones(tmp_path: Pa
         "prediction": predictions["rb"]["choice"]["prediction"],
         "value": 1.0,
     }
+
+
+def test_predictions_handed_over_give_the_data_read_from_bundles(tmp_path: Path) -> None:
+    """A run without a usable bundle hands its predictions (built from its files) to the comparison's
+    job; the others are read from their bundles: the same files as when every run's are read."""
+    suite = SuiteReader(_suite(tmp_path / "suite"))
+    infos = load_suite(suite).runs
+    comparison = comparisons(infos, {r.run_id: r.model for r in infos})[0]
+    runs = tuple((suite.run(r), "exact_match") for r in comparison.run_ids)
+    first, metric = runs[0]
+    built = build_browser(first, tmp_path / "built", metric).predictions
+    written = {}
+    for name, given in (("read", {}), ("given", {comparison.run_ids[0]: built})):
+        job = CompareJob(tmp_path / name, comparison, runs, MAX_FIELD_CHARS, None, None, given)
+        assert compare_into(job) == 30
+        written[name] = {p.name: p.read_bytes() for p in sorted((tmp_path / name).iterdir())}
+    assert written["given"] == written["read"]
+    assert set(written["read"]) == {"index.js", "chunk_0000.js"}
