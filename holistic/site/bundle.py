@@ -172,15 +172,11 @@ def _size_and_hash(data: bytes) -> dict[str, Any]:
     return {"size": len(data), "sha256": hashlib.sha256(data).hexdigest()}
 
 
-def bundle_into(job: BundleJob) -> BrowserData:
+def bundle_into(job: BundleJob) -> tuple[BrowserData, bool]:
     """Put the run's instance browser into ``job.out_dir``: from its valid bundle (linked or copied,
     then checked), else from a bundle built now (and kept in the run's folder when it can be written),
-    else built straight into the site (a suite on an object store, a read-only or unverified run)."""
-    return bundle_or_build(job)[0]
-
-
-def bundle_or_build(job: BundleJob) -> tuple[BrowserData, bool]:
-    """:func:`bundle_into`, and whether the browser was taken from the run's current bundle (kept)."""
+    else built straight into the site (a suite on an object store, a read-only or unverified run).
+    Returns what the browser holds, and whether it was taken from the run's bundle."""
     reader = job.reader
     found = fingerprint(reader, job.main_metric, job.max_field_chars)
     if found is None or not isinstance(reader.folder, Path):

@@ -16,7 +16,7 @@ from holistic.core.naming import run_title
 from holistic.results import RunReader, SuiteReader
 from holistic.results.output_cache import OutputCache
 from holistic.site.browser import BrowserData
-from holistic.site.bundle import BundleJob, bundle_or_build
+from holistic.site.bundle import BundleJob, bundle_into
 from holistic.site.compare import Comparison, comparisons
 from holistic.site.compare_data import CompareJob, Stored, compare_data, compare_into, stored_comparisons
 from holistic.site.haystack import HaystackReport, haystack_tables, render_haystack
@@ -68,7 +68,7 @@ def render_run_pages(
         predictions: dict[str, dict[str, dict[str, Any]]] = {}
         run_links: dict[str, dict[str, str]] = {}
         counts: dict[str, int | Future[int]] = {}
-        for run, (data, bundled) in zip(order, _placed(pool, bundle_jobs, 4 * workers), strict=True):
+        for run, (data, bundled) in zip(order, _placed(pool, bundle_jobs, 8 * workers), strict=True):
             comparison = compare_of.get(run.run_id)
             _run_pages(w, suite, summary, run, data, figures, judge_tables, comparison)
             if run.run_id in needed and not (pool is not None and bundled):
@@ -142,7 +142,7 @@ def _placed(
     runs this process has taken, so a comparison's job (handed over once its runs are built) is
     taken up soon, between runs, not after every run of the suite."""
     if pool is None:
-        yield from (bundle_or_build(job) for job in jobs_list)
+        yield from (bundle_into(job) for job in jobs_list)
         return
     tasks = [list(jobs_list[k : k + RUNS_PER_TASK]) for k in range(0, len(jobs_list), RUNS_PER_TASK)]
     pending: deque[Future[list[tuple[BrowserData, bool]]]] = deque()
@@ -156,7 +156,7 @@ def _placed(
 
 def _bundle_task(jobs_list: list[BundleJob]) -> list[tuple[BrowserData, bool]]:
     """One worker's task: a few runs' instance browsers."""
-    return [bundle_or_build(job) for job in jobs_list]
+    return [bundle_into(job) for job in jobs_list]
 
 
 def _run_pages(
