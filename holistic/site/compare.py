@@ -105,11 +105,21 @@ def _column(
 def write_comparison(
     out_dir: Path, comparison: Comparison, predictions: Mapping[str, Mapping[str, dict[str, Any]]]
 ) -> int:
-    """Write ``index.js`` and ``chunk_*.js`` under ``out_dir``; returns the number of instances.
+    """Write ``index.js`` and ``chunk_*.js`` under ``out_dir``; returns the number of instances."""
+    out_dir.mkdir(parents=True, exist_ok=True)
+    count, files = comparison_files(comparison, predictions)
+    for name, data in files.items():
+        (out_dir / name).write_bytes(data)
+    return count
+
+
+def comparison_files(
+    comparison: Comparison, predictions: Mapping[str, Mapping[str, dict[str, Any]]]
+) -> tuple[int, dict[str, bytes]]:
+    """The number of instances and the files of the comparison's data (name -> bytes, in order of name).
 
     Each run's answers are read once, in one pass per run (:func:`_column`); each instance then
     takes its row and record from the runs' columns side by side."""
-    out_dir.mkdir(parents=True, exist_ok=True)
     runs = [predictions.get(run_id, {}) for run_id in comparison.run_ids]
     order = list(dict.fromkeys(chain.from_iterable(runs)))
     columns = [_column(run, order) for run in runs]
@@ -131,10 +141,10 @@ def write_comparison(
         chunks[-1].append(
             {"id": iid, "input": source["input"], "references": source["references"], "answers": list(record_answers)}
         )
-    for c, records in enumerate(chunks):
-        (out_dir / f"chunk_{c:04d}.js").write_text(
-            f"HOLISTIC_COMPARE_CHUNK({c},{js_json({'records': records})});\n", encoding="utf-8"
-        )
+    files = {
+        f"chunk_{c:04d}.js": f"HOLISTIC_COMPARE_CHUNK({c},{js_json({'records': records})});\n".encode()
+        for c, records in enumerate(chunks)
+    }
     index = {
         "count": len(order),
         "chunk_size": CHUNK_SIZE,
@@ -144,5 +154,5 @@ def write_comparison(
         "run_ids": list(comparison.run_ids),
         "rows": rows,
     }
-    (out_dir / "index.js").write_text(f"HOLISTIC_COMPARE_INDEX({js_json(index)});\n", encoding="utf-8")
-    return len(order)
+    files["index.js"] = f"HOLISTIC_COMPARE_INDEX({js_json(index)});\n".encode()
+    return len(order), files

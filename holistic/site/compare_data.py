@@ -20,7 +20,7 @@ from holistic.results import RunReader, SuiteReader
 from holistic.results.output_cache import OutputCache, code_fingerprint, key_of
 from holistic.site.browser import js_json
 from holistic.site.bundle import compared_predictions, fingerprint
-from holistic.site.compare import Comparison, write_comparison
+from holistic.site.compare import Comparison, comparison_files
 from holistic.summarize.load import main_metric_of
 
 COMPARE_CACHE = "compare_data"
@@ -52,7 +52,7 @@ def stored_comparisons(
 
 @functools.cache
 def _compare_code() -> str:
-    return code_fingerprint(write_comparison, js_json, fingerprint)
+    return code_fingerprint(comparison_files, js_json, fingerprint)
 
 
 def compare_data(
@@ -65,14 +65,13 @@ def compare_data(
     """Write the comparison's data under ``out_dir`` (from the cache when it is there); its instance count."""
     key, found = stored
     if found is not None:
-        out_dir.mkdir(parents=True, exist_ok=True)
-        for name, data in found.items():
-            if name != _COUNT:
-                (out_dir / Path(name).name).write_bytes(data)
-        return int(found[_COUNT])
-    count = write_comparison(out_dir, c, predictions)
-    if cache is not None and key is not None:
-        files = {p.name: p.read_bytes() for p in sorted(out_dir.iterdir())}
+        count, files = int(found[_COUNT]), {Path(n).name: data for n, data in found.items() if n != _COUNT}
+    else:
+        count, files = comparison_files(c, predictions)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    for name, data in files.items():
+        (out_dir / name).write_bytes(data)
+    if found is None and cache is not None and key is not None:
         cache.put(COMPARE_CACHE, key, {**files, _COUNT: str(count).encode("ascii")})
     return count
 
