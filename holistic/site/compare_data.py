@@ -1,11 +1,13 @@
-"""The compare-systems views' data in the site: from the output cache, else written from the
-runs' predictions (:func:`holistic.site.compare.write_comparison`), in this process or a worker.
+"""The compare-systems views' data in the site: from the output cache, else made from the runs'
+predictions (:func:`holistic.site.compare.comparison_files`), in this process or a worker.
 
-A comparison's data is a job of its own (:class:`CompareJob`, picklable): in a worker process,
-it reads its runs' predictions from their browser bundles (each file checked against its
-bundle's manifest, :func:`holistic.site.bundle.compared_predictions`), so they never travel
-between processes; the predictions of a run without a usable bundle (a read-only or unverified
-run) come with the job. Either way the files are the same.
+A comparison's data is a job of its own (:class:`CompareJob`, picklable). In a worker process it
+reads its runs' predictions from their browser bundles (each file checked against its bundle's
+manifest, :func:`holistic.site.bundle.compared_predictions`), so they never travel between
+processes. A comparison with a run whose browser did not come from a bundle (a run folder that
+cannot be written) is done in the summarizing process, from the predictions it holds for such
+runs (the others' read from their bundles); without workers, from the predictions it holds for
+every run. Either way the files are the same.
 """
 
 from __future__ import annotations
