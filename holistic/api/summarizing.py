@@ -39,7 +39,7 @@ class SummarizeOptions:
     max_field_chars: int = DEFAULT_MAX_FIELD_CHARS
     """Characters of one text field shown in the site's instance browser (``--max-field-chars``)."""
     jobs: int = 0
-    """Processes that build the runs' instance browsers (``--jobs``; 0: one per CPU, at most one per 8 runs)."""
+    """Processes that build the runs' instance browsers and the compare-systems data (``--jobs``; 0: one per CPU, at most one per 8 runs)."""
     cache: bool = True
     """Keep what this summarize computes per run, plot and comparison in the suite's output cache, and take
     from it what an earlier summarize computed from the same inputs (``--no-cache``: neither)."""

@@ -74,8 +74,8 @@ def build_parser() -> argparse.ArgumentParser:
         "--jobs",
         type=positive_int,
         metavar="N",
-        help="processes that build the runs' instance browsers (default: one per CPU, at most one per 8 runs; "
-        "1: all in this process); the site is the same for every N",
+        help="processes that build the runs' instance browsers and the compare-systems data (default: one per CPU, "
+        "at most one per 8 runs; 1: all in this process); the site is the same for every N",
     )
     p.add_argument(
         "--max-schema-bytes",

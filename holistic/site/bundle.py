@@ -36,6 +36,7 @@ import json
 import os
 import re
 import shutil
+import tempfile
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, replace
 from functools import cache
@@ -89,6 +90,10 @@ class BundleJob:
     max_field_chars: int
     predictions: bool
     """Whether the compare-systems pages need the run's predictions."""
+    fallback_predictions: bool = False
+    """Whether they need them only when the browser is not taken from the run's bundle (the
+    compare-systems data is then made from the bundle's own predictions file, elsewhere:
+    :func:`compared_predictions`)."""
     cache: OutputCache | None = None
     """Where the scripts an earlier summarize found sound are known by their hash (not parsed again)."""
 
@@ -181,29 +186,50 @@ def _size_and_hash(data: bytes) -> dict[str, Any]:
     return {"size": len(data), "sha256": hashlib.sha256(data).hexdigest()}
 
 
-def bundle_into(job: BundleJob) -> BrowserData:
+def bundle_into(job: BundleJob) -> tuple[BrowserData, bool]:
     """Put the run's instance browser into ``job.out_dir``: from its valid bundle (linked or copied,
     then checked), else from a bundle built now (and kept in the run's folder when it can be written),
-    else built straight into the site (a suite on an object store, a read-only or unverified run)."""
+    else built straight into the site (a suite on an object store, a read-only or unverified run).
+    Returns what the browser holds, and whether it was taken from the run's bundle."""
     reader = job.reader
     found = fingerprint(reader, job.main_metric, job.max_field_chars)
     if found is None or not isinstance(reader.folder, Path):
-        return _built(job)
+        return _built(job), False
     data = _from_bundle(reader.folder / BROWSER_DIR, job, found)
     if data is not None:
-        return data
+        return data, True
     try:
         built = _store(reader, found, job.main_metric, job.max_field_chars)
     except (OSError, HolisticError):
-        return _built(job)  # the run folder cannot be written: this site gets its own copy
+        return _built(job), False  # the run folder cannot be written: this site gets its own copy
     data = _from_bundle(reader.folder / BROWSER_DIR, job, found, built)
-    return data if data is not None else _built(job)
+    return (data, True) if data is not None else (_built(job), False)
 
 
 def _built(job: BundleJob) -> BrowserData:
     _clear(job.out_dir)
     data = build_browser(job.reader, job.out_dir, job.main_metric, max_field_chars=job.max_field_chars)
-    return replace(data, predictions=data.predictions if job.predictions else {}, page=page_facts(job.reader))
+    wanted = job.predictions or job.fallback_predictions
+    return replace(data, predictions=data.predictions if wanted else {}, page=page_facts(job.reader))
+
+
+def compared_predictions(reader: RunReader, main_metric: str | None, max_field_chars: int) -> dict[str, Any]:
+    """The run's predictions for the compare-systems data: from its bundle's predictions file when the
+    bundle is current and the file is the one its manifest lists (size and sha256) and sound, as
+    :func:`bundle_into` takes them; else from the bundle built again (kept when the run's folder can
+    be written), else from the run's files (a browser built into a temporary folder)."""
+    found = fingerprint(reader, main_metric, max_field_chars)
+    if found is not None and isinstance(reader.folder, Path):
+        with contextlib.suppress(OSError), _open_folder(reader.folder / BROWSER_DIR) as fd:
+            manifest = _manifest(fd, found)
+            entry = next((e for e in manifest["files"] if e["name"] == PREDICTIONS_FILE), None) if manifest else None
+            predictions = _json(fd, entry, _sound_predictions) if entry is not None else None
+            if predictions is not None:
+                return predictions  # type: ignore[no-any-return]
+        with contextlib.suppress(OSError, HolisticError):
+            return _store(reader, found, main_metric, max_field_chars).predictions
+    with tempfile.TemporaryDirectory(prefix="holistic-compare-") as tmp:
+        return build_browser(reader, Path(tmp), main_metric, max_field_chars=max_field_chars).predictions
 
 
 def _from_bundle(folder: Path, job: BundleJob, found: str, built: BrowserData | None = None) -> BrowserData | None:

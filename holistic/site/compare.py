@@ -17,6 +17,7 @@ import json
 from collections import defaultdict
 from collections.abc import Mapping
 from dataclasses import dataclass
+from itertools import chain
 from pathlib import Path
 from typing import Any
 
@@ -64,10 +65,41 @@ def comparisons(runs: list[RunInfo], system_of_run: Mapping[str, str]) -> list[C
     return out
 
 
-def _answer_key(answer: Mapping[str, Any] | None) -> str:
-    pred = (answer or {}).get("prediction") or {}
-    text = pred.get("choice_text") or pred.get("parsed") or pred.get("text") or ""
+def _answer_key(text: object) -> str:
+    """What an answer says, as the view compares answers (of its choice, else its parsed or raw text):
+    lower case, runs of white space as one space."""
     return " ".join(str(text).lower().split())
+
+
+def _column(
+    run: Mapping[str, dict[str, Any]], order: list[str]
+) -> tuple[list[dict[str, Any] | None], list[dict[str, Any] | None], list[str | None], list[int]]:
+    """One run's answers to the instances of ``order`` (``None``: not in the run): each as it was,
+    as the view's record holds it, its key (:func:`_answer_key`; ``None`` when absent) and whether
+    it is correct (1 or 0), each computed once per answer."""
+    answers = [run.get(iid) for iid in order]
+    shown: list[dict[str, Any] | None] = []
+    keys: list[str | None] = []
+    right: list[int] = []
+    known: dict[str, str] = {}
+    for a in answers:
+        if a is None:
+            shown.append(None)
+            keys.append(None)
+            right.append(0)
+            continue
+        shown.append({"prediction": a["prediction"], "correct": a["correct"], "value": a["value"]})
+        right.append(1 if a["correct"] == 1 else 0)
+        pred = a.get("prediction") or {}
+        text = pred.get("choice_text") or pred.get("parsed") or pred.get("text") or ""
+        if isinstance(text, str):
+            key = known.get(text)
+            if key is None:
+                key = known[text] = _answer_key(text)
+        else:
+            key = _answer_key(text)
+        keys.append(key)
+    return answers, shown, keys, right
 
 
 def write_comparison(
@@ -75,39 +107,44 @@ def write_comparison(
 ) -> int:
     """Write ``index.js`` and ``chunk_*.js`` under ``out_dir``; returns the number of instances."""
     out_dir.mkdir(parents=True, exist_ok=True)
-    order: list[str] = []
-    seen: set[str] = set()
-    for run_id in comparison.run_ids:
-        for iid in predictions.get(run_id, {}):
-            if iid not in seen:
-                seen.add(iid)
-                order.append(iid)
+    count, files = comparison_files(comparison, predictions)
+    for name, data in files.items():
+        (out_dir / name).write_bytes(data)
+    return count
+
+
+def comparison_files(
+    comparison: Comparison, predictions: Mapping[str, Mapping[str, dict[str, Any]]]
+) -> tuple[int, dict[str, bytes]]:
+    """The number of instances and the files of the comparison's data (name -> bytes, in order of name).
+
+    Each run's answers are read once, in one pass per run (:func:`_column`); each instance then
+    takes its row and record from the runs' columns side by side."""
+    runs = [predictions.get(run_id, {}) for run_id in comparison.run_ids]
+    order = list(dict.fromkeys(chain.from_iterable(runs)))
+    columns = [_column(run, order) for run in runs]
+    answers = zip(*(c[0] for c in columns), strict=True)
+    shown = zip(*(c[1] for c in columns), strict=True)
+    keys = zip(*(c[2] for c in columns), strict=True)
+    n_correct = [sum(r) for r in zip(*(c[3] for c in columns), strict=True)]
     rows: list[list[int]] = []
     chunks: list[list[dict[str, Any]]] = []
-    for n, iid in enumerate(order):
+    for n, (iid, these, record_answers, these_keys, right) in enumerate(
+        zip(order, answers, shown, keys, n_correct, strict=True)
+    ):
         if n % CHUNK_SIZE == 0:
             chunks.append([])
-        answers = [predictions.get(run_id, {}).get(iid) for run_id in comparison.run_ids]
-        source = next(a for a in answers if a is not None)
-        present = [a for a in answers if a is not None]
-        n_correct = sum(1 for a in present if a["correct"] == 1)
-        differ = int(len({_answer_key(a) for a in present}) > 1)
-        rows.append([n // CHUNK_SIZE, n_correct, differ])
+        source = next(a for a in these if a is not None)
+        distinct = set(these_keys)
+        distinct.discard(None)
+        rows.append([n // CHUNK_SIZE, right, int(len(distinct) > 1)])
         chunks[-1].append(
-            {
-                "id": iid,
-                "input": source["input"],
-                "references": source["references"],
-                "answers": [
-                    None if a is None else {"prediction": a["prediction"], "correct": a["correct"], "value": a["value"]}
-                    for a in answers
-                ],
-            }
+            {"id": iid, "input": source["input"], "references": source["references"], "answers": list(record_answers)}
         )
-    for c, records in enumerate(chunks):
-        (out_dir / f"chunk_{c:04d}.js").write_text(
-            f"HOLISTIC_COMPARE_CHUNK({c},{js_json({'records': records})});\n", encoding="utf-8"
-        )
+    files = {
+        f"chunk_{c:04d}.js": f"HOLISTIC_COMPARE_CHUNK({c},{js_json({'records': records})});\n".encode()
+        for c, records in enumerate(chunks)
+    }
     index = {
         "count": len(order),
         "chunk_size": CHUNK_SIZE,
@@ -117,5 +154,5 @@ def write_comparison(
         "run_ids": list(comparison.run_ids),
         "rows": rows,
     }
-    (out_dir / "index.js").write_text(f"HOLISTIC_COMPARE_INDEX({js_json(index)});\n", encoding="utf-8")
-    return len(order)
+    files["index.js"] = f"HOLISTIC_COMPARE_INDEX({js_json(index)});\n".encode()
+    return len(order), files

@@ -30,9 +30,10 @@ from holistic.results.output_cache import OutputCache, cached_json, code_fingerp
 from holistic.results.schemas import REQUESTS_TABLE
 from holistic.site.browser import MAX_FIELD_CHARS
 from holistic.site.bundle import SOUND_CACHE
+from holistic.site.compare_data import COMPARE_CACHE
 from holistic.site.page_reuse import PAGES_CACHE, PageReuse
 from holistic.site.plots import PARETO_CACHE, TRIALS_CACHE, render_plots
-from holistic.site.run_pages import COMPARE_CACHE, render_run_pages
+from holistic.site.run_pages import render_run_pages
 from holistic.site.writer import STATIC_FILES, SiteWriter, environment, judge_flags, rows_of, templates_dir
 from holistic.summarize.load import RunInfo
 from holistic.summarize.schema import load_schema

@@ -3,23 +3,25 @@ its instance browser, and the compare-systems views of the runs that two or more
 
 from __future__ import annotations
 
-import functools
+import contextlib
 import multiprocessing
 import os
-from collections.abc import Iterator, Sequence
-from concurrent.futures import ProcessPoolExecutor
+from collections import deque
+from collections.abc import Iterator, Mapping, Sequence
+from concurrent.futures import Future, ProcessPoolExecutor
 from pathlib import Path
 from typing import Any
 
 from holistic.core.naming import run_title
-from holistic.results import SuiteReader
-from holistic.results.output_cache import OutputCache, code_fingerprint, key_of
-from holistic.site.browser import BrowserData, js_json
-from holistic.site.bundle import BundleJob, bundle_into, fingerprint
-from holistic.site.compare import Comparison, comparisons, write_comparison
+from holistic.results import RunReader, SuiteReader
+from holistic.results.output_cache import OutputCache
+from holistic.site.browser import BrowserData
+from holistic.site.bundle import BundleJob, bundle_into
+from holistic.site.compare import Comparison, comparisons
+from holistic.site.compare_data import CompareJob, Stored, compare_data, compare_into, stored_comparisons
 from holistic.site.haystack import HaystackReport, haystack_tables, render_haystack
 from holistic.site.writer import SiteWriter, judge_flags, rows_of
-from holistic.summarize.load import RunInfo, main_metric_of
+from holistic.summarize.load import RunInfo
 from holistic.summarize.summary import Summary
 
 
@@ -36,10 +38,11 @@ def render_run_pages(
     """Every run's page and instance browser, the list of runs, and the compare-systems views.
 
     The runs are built one comparison at a time (its runs together, then the runs no other
-    system shares), and each comparison is written, and its runs' predictions let go, as soon
-    as its last run is built: a suite of thousands of runs never holds every run's predictions.
-    A comparison whose runs' bundles are those an earlier summarize compared is taken from
-    ``cache`` (its runs' predictions are then not read at all)."""
+    system shares), and each comparison's data is made as soon as its last run is built: in
+    this process from the runs' predictions, which are then let go, or (with worker processes)
+    by a worker that reads them from the runs' bundles itself. Either way a suite of thousands
+    of runs never holds every run's predictions. A comparison whose runs' bundles are those an
+    earlier summarize compared is taken from ``cache`` (its runs' predictions are then not read)."""
     compared = comparisons(summary.runs, summary.system_of_run)
     by_id = {run.run_id: run for run in summary.runs}
     compare_of = {run_id: c for c in compared for run_id in c.run_ids}
@@ -50,44 +53,54 @@ def render_run_pages(
     for f in figures:
         if f.get("run_id") is not None:
             figures_of.setdefault(f["run_id"], []).append(f)
-    predictions: dict[str, dict[str, dict[str, Any]]] = {}
-    run_links: dict[str, dict[str, str]] = {}
-    compare_links: dict[str, dict[str, str]] = {}
-    stored = _stored_comparisons(suite, compared, max_field_chars, cache)
-    browsers = _browsers(
-        [
+    stored = stored_comparisons(suite, compared, max_field_chars, cache)
+    readers = {run.run_id: suite.run(run.run_id) for run in order}
+    workers = browser_jobs(jobs, len(order))
+    with _workers(workers, list(readers.values())) as pool:
+        needed = {r for c in compared if stored[c.id][1] is None for r in c.run_ids}
+        bundle_jobs = [
             BundleJob(
-                suite.run(run.run_id),
+                readers[run.run_id],
                 w.site_dir / "data" / run.run_id,
                 run.main_metric,
                 max_field_chars,
-                predictions=run.run_id in compare_of and stored[compare_of[run.run_id].id][1] is None,
+                predictions=run.run_id in needed and pool is None,
+                fallback_predictions=run.run_id in needed and pool is not None,
                 cache=cache,
             )
             for run in order
-        ],
-        browser_jobs(jobs, len(order)),
-    )
-    for run, data in zip(order, browsers, strict=True):
-        comparison = compare_of.get(run.run_id)
-        column = column_of.get(run.run_id, "")
-        own = figures_of.get(run.run_id, [])
-        _run_pages(w, suite, summary, run, data, own, judge_tables, comparison, column)
-        if comparison is not None:
-            predictions[run.run_id] = data.predictions
-        note = f"{data.count} instances"
-        if run.failed_requests:
-            note += f"; error rate {run.error_rate:.1%}" + ("" if run.rankable else " (not ranked)")
-        short = _name(summary, run)
-        run_links[run.run_id] = {"href": f"runs/{run.run_id}.html", "text": short, "note": note}
-        done = closes.get(run.run_id)
-        if done is not None:
-            compare_links[done.id] = _compare_page(w, summary, done, predictions, stored[done.id], cache)
-            for run_id in done.run_ids:
-                predictions.pop(run_id, None)
+        ]
+        predictions: dict[str, dict[str, dict[str, Any]]] = {}
+        run_links: dict[str, dict[str, str]] = {}
+        counts: dict[str, int | Future[int]] = {}
+        for run, (data, bundled) in zip(order, _placed(pool, bundle_jobs, 8 * workers), strict=True):
+            comparison = compare_of.get(run.run_id)
+            own, column = figures_of.get(run.run_id, []), column_of.get(run.run_id, "")
+            _run_pages(w, suite, summary, run, data, own, judge_tables, comparison, column)
+            if run.run_id in needed and not (pool is not None and bundled):
+                predictions[run.run_id] = data.predictions
+            run_links[run.run_id] = _run_link(summary, run, data)
+            done = closes.get(run.run_id)
+            if done is not None:
+                job = _compare_job(w, done, readers, by_id, predictions, stored[done.id], max_field_chars, cache)
+                counts[done.id] = _compare_count(pool, job, stored[done.id])
+                for run_id in done.run_ids:
+                    predictions.pop(run_id, None)
+        compare_links = []
+        for c in compared:  # a worker's count is waited for here, once every run is built
+            n = counts[c.id]
+            compare_links.append(_compare_page(w, summary, c, n if isinstance(n, int) else n.result()))
     links = [run_links[run.run_id] for run in summary.runs]
     w.page("runs.html", "list.html", "Runs", tables=[], intro="", links=links, figures=None)
-    _compare_list(w, [compare_links[c.id] for c in compared])
+    _compare_list(w, compare_links)
+
+
+def _run_link(summary: Summary, run: RunInfo, data: BrowserData) -> dict[str, str]:
+    """The run's entry in the list of runs."""
+    note = f"{data.count} instances"
+    if run.failed_requests:
+        note += f"; error rate {run.error_rate:.1%}" + ("" if run.rankable else " (not ranked)")
+    return {"href": f"runs/{run.run_id}.html", "text": _name(summary, run), "note": note}
 
 
 RUNS_PER_BROWSER_JOB = 8
@@ -104,18 +117,52 @@ def browser_jobs(jobs: int, runs: int) -> int:
     return max(1, min(cpus, runs // RUNS_PER_BROWSER_JOB))
 
 
-def _browsers(jobs_list: Sequence[BundleJob], jobs: int) -> Iterator[BrowserData]:
-    """Each run's instance browser, put under its ``out_dir``, in the order of ``jobs_list``: from the
-    run's browser bundle (:mod:`holistic.site.bundle`), built first when missing or stale.
-
-    Each run's files are its own, so the runs can be done in worker processes (started fresh,
-    not forked from this one): the files are the same whichever process writes them. A suite
-    on an object store is built here, one run after the other."""
-    if jobs <= 1 or any(not isinstance(j.reader.folder, Path) for j in jobs_list):
-        yield from (bundle_into(job) for job in jobs_list)
+@contextlib.contextmanager
+def _workers(jobs: int, readers: Sequence[RunReader]) -> Iterator[ProcessPoolExecutor | None]:
+    """``jobs`` worker processes (started fresh, not forked from this one), or ``None``: everything in
+    this process (one job, or a suite on an object store, built here one run after the other)."""
+    if jobs <= 1 or any(not isinstance(r.folder, Path) for r in readers):
+        yield None
         return
     with ProcessPoolExecutor(max_workers=jobs, mp_context=multiprocessing.get_context("spawn")) as pool:
-        yield from pool.map(bundle_into, jobs_list, chunksize=4)
+        try:
+            yield pool
+        except BaseException:
+            pool.shutdown(wait=True, cancel_futures=True)
+            raise
+
+
+RUNS_PER_TASK = 4
+"""Runs whose instance browsers one worker's task builds (fewer round trips between processes)."""
+
+
+def _placed(
+    pool: ProcessPoolExecutor | None, jobs_list: Sequence[BundleJob], ahead: int
+) -> Iterator[tuple[BrowserData, bool]]:
+    """Each run's instance browser, put under its ``out_dir``, in the order of ``jobs_list``: from the
+    run's browser bundle (:mod:`holistic.site.bundle`), built first when missing or stale; and whether
+    it came from the run's bundle.
+
+    Each run's files are its own, so the runs can be done in worker processes: the files are the
+    same whichever process writes them. Only ``ahead`` tasks are handed to the workers ahead of the
+    runs this process has taken, so a comparison's job (handed over once its runs are built) is
+    taken up soon, between runs, not after every run of the suite."""
+    if pool is None:
+        yield from (bundle_into(job) for job in jobs_list)
+        return
+    tasks = [list(jobs_list[k : k + RUNS_PER_TASK]) for k in range(0, len(jobs_list), RUNS_PER_TASK)]
+    pending: deque[Future[list[tuple[BrowserData, bool]]]] = deque()
+    for task in tasks:
+        pending.append(pool.submit(_bundle_task, task))
+        if len(pending) > ahead:
+            yield from pending.popleft().result()
+    while pending:
+        yield from pending.popleft().result()
+
+
+def _bundle_task(jobs_list: list[BundleJob]) -> list[tuple[BrowserData, bool]]:
+    """One worker's task: a few runs' instance browsers."""
+    return [bundle_into(job) for job in jobs_list]
 
 
 def _run_pages(
@@ -187,71 +234,42 @@ def _name(summary: Summary, run: RunInfo) -> str:
     )
 
 
-COMPARE_CACHE = "compare_data"
-"""The output cache's kind of the compare-systems views' data (their script files and count)."""
-_COUNT = "count"
-
-_Stored = tuple[str | None, dict[str, bytes] | None]
-"""A comparison's key in the output cache (``None``: not cacheable) and its files found there."""
-
-
-def _stored_comparisons(
-    suite: SuiteReader, compared: list[Comparison], max_field_chars: int, cache: OutputCache | None
-) -> dict[str, _Stored]:
-    """Comparison id -> its key and its data as an earlier summarize wrote it: the data is made from
-    the comparison and its runs' predictions alone, which their bundles' fingerprints decide."""
-    out: dict[str, _Stored] = {}
-    for c in compared:
-        readers = [suite.run(r) for r in c.run_ids]
-        prints = [fingerprint(r, main_metric_of(r.spec), max_field_chars) for r in readers]
-        if cache is None or any(p is None for p in prints):
-            out[c.id] = (None, None)
-            continue
-        key = key_of("compare", _compare_code(), c.id, c.systems, c.run_ids, c.main_metric, prints)
-        found = cache.get(COMPARE_CACHE, key)
-        sound = found is not None and _COUNT in found and found[_COUNT].isdigit()
-        out[c.id] = (key, found if sound else None)
-    return out
-
-
-@functools.cache
-def _compare_code() -> str:
-    return code_fingerprint(write_comparison, js_json, fingerprint)
-
-
-def _compare_data(
-    out_dir: Path,
-    c: Comparison,
-    predictions: dict[str, dict[str, dict[str, Any]]],
-    stored: _Stored,
-    cache: OutputCache | None,
-) -> int:
-    """Write the comparison's data under ``out_dir`` (from the cache when it is there); its instance count."""
-    key, found = stored
-    if found is not None:
-        out_dir.mkdir(parents=True, exist_ok=True)
-        for name, data in found.items():
-            if name != _COUNT:
-                (out_dir / Path(name).name).write_bytes(data)
-        return int(found[_COUNT])
-    count = write_comparison(out_dir, c, predictions)
-    if cache is not None and key is not None:
-        files = {p.name: p.read_bytes() for p in sorted(out_dir.iterdir())}
-        cache.put(COMPARE_CACHE, key, {**files, _COUNT: str(count).encode("ascii")})
-    return count
-
-
-def _compare_page(
+def _compare_job(
     w: SiteWriter,
-    summary: Summary,
     c: Comparison,
-    predictions: dict[str, dict[str, dict[str, Any]]],
-    stored: _Stored,
+    readers: Mapping[str, RunReader],
+    by_id: Mapping[str, RunInfo],
+    predictions: Mapping[str, dict[str, dict[str, Any]]],
+    stored: Stored,
+    max_field_chars: int,
     cache: OutputCache | None,
-) -> dict[str, str]:
-    """The page (and data) of one scenario and arguments run by two or more systems; returns its link."""
+) -> CompareJob:
+    """The job that writes the comparison's data, with the predictions this process holds of its runs."""
+    return CompareJob(
+        w.site_dir / "data" / "compare" / c.id,
+        c,
+        tuple((readers[r], by_id[r].main_metric) for r in c.run_ids),
+        max_field_chars,
+        stored[0],
+        cache,
+        {r: predictions[r] for r in c.run_ids if r in predictions},
+    )
+
+
+def _compare_count(pool: ProcessPoolExecutor | None, job: CompareJob, stored: Stored) -> int | Future[int]:
+    """Write the comparison's data: from the cache; else by a worker when every run's bundle is there to
+    read (its instance count then comes later); else in this process, from the predictions it holds
+    (all of them without workers; else the runs without a usable bundle, the others read from theirs)."""
+    if stored[1] is not None:
+        return compare_data(job.out_dir, job.comparison, job.given, stored, job.cache)
+    if pool is None or job.given:
+        return compare_into(job)
+    return pool.submit(compare_into, job)
+
+
+def _compare_page(w: SiteWriter, summary: Summary, c: Comparison, count: int) -> dict[str, str]:
+    """The page of one scenario and arguments run by two or more systems (its data written); returns its link."""
     judged_runs = summary.judges.judged_runs
-    count = _compare_data(w.site_dir / "data" / "compare" / c.id, c, predictions, stored, cache)
     short = run_title(c.scenario, c.scenario_args, f"{len(c.systems)} systems")
     w.page(
         f"compare/{c.id}.html",
