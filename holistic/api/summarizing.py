@@ -123,6 +123,7 @@ def summarize(
             folder.
     """
     from holistic.results.atomic import recover_folder
+    from holistic.results.digests import DIGESTS_CACHE, KnownDigests
     from holistic.results.output_cache import OutputCache
     from holistic.summarize import summarize_suite, write_summary
     from holistic.summarize.replicates import REPLICATES_CACHE
@@ -138,6 +139,8 @@ def summarize(
     start = time.perf_counter()
     schema = _schema(options)
     cache = OutputCache.beside(reader.derived_dir) if options.cache else None
+    known = None if cache is None else KnownDigests(cache)
+    reader.known_digests = known  # before the runs are first read (and verified)
     summary = summarize_suite(
         reader, schema=schema, num_bootstrap=options.num_bootstrap, seed=options.seed,
         judge_threshold=options.judge_threshold, cache=cache,
@@ -159,8 +162,9 @@ def summarize(
         )
         if cache is not None:
             cache.prune(CACHE_KINDS)
-    if cache is not None:
-        cache.prune([REPLICATES_CACHE])
+    if cache is not None and known is not None:
+        known.save()
+        cache.prune([REPLICATES_CACHE, DIGESTS_CACHE])
     return SummarizeResult(
         summary=summary, summary_dir=reader.summary_dir, files=tuple(written), site_index=index, seconds=seconds
     )

@@ -11,15 +11,20 @@ run and the file).
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from holistic.core.errors import StoreError
 from holistic.core.hashing import stream_sha256
 from holistic.results.fs import Location
 from holistic.results.layout import COMPLETE_MARKER, PARTIAL_MARKER
 from holistic.results.schemas import SCHEMA_VERSION
+
+if TYPE_CHECKING:
+    from holistic.results.digests import KnownDigests
 
 COMPLETE = "complete"
 PARTIAL = "partial"
@@ -145,8 +150,9 @@ def _parse(run_dir: Location, marker: Location) -> Manifest:
     return manifest
 
 
-def verify(run_dir: Location) -> Manifest:
-    """The run's manifest, after checking every file it lists; :class:`DamagedRunError` otherwise."""
+def verify(run_dir: Location, known: KnownDigests | None = None) -> Manifest:
+    """The run's manifest, after checking every file it lists; :class:`DamagedRunError` otherwise
+    (``known``: the sha256 of files unchanged since an earlier summarize hashed them)."""
     marker = marker_of(run_dir)
     if marker is None:
         raise DamagedRunError(run_dir, COMPLETE_MARKER, "missing (the run is not complete)")
@@ -154,7 +160,8 @@ def verify(run_dir: Location) -> Manifest:
     for entry in manifest.files:
         path = run_dir / entry.name
         try:
-            size = path.stat().st_size
+            info = path.stat()
+            size = info.st_size
         except FileNotFoundError:
             raise DamagedRunError(run_dir, entry.name, "missing (listed in the run's manifest)") from None
         except OSError as exc:
@@ -162,7 +169,10 @@ def verify(run_dir: Location) -> Manifest:
         if size != entry.size:
             raise DamagedRunError(run_dir, entry.name, f"size {size} bytes, the manifest says {entry.size}")
         try:
-            digest = file_sha256(path)
+            if known is not None and isinstance(path, Path) and isinstance(info, os.stat_result):
+                digest = known.sha256(path, info, file_sha256)
+            else:
+                digest = file_sha256(path)
         except OSError as exc:
             raise DamagedRunError(run_dir, entry.name, f"unreadable: {exc.strerror or exc}") from None
         if digest != entry.sha256:

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pyarrow as pa
 
@@ -43,6 +43,9 @@ from holistic.results.layout import (
     table_file,
 )
 from holistic.results.schemas import SCHEMA_VERSION, TABLES, check_schema_version
+
+if TYPE_CHECKING:
+    from holistic.results.digests import KnownDigests
 
 
 @dataclass(frozen=True)
@@ -120,6 +123,9 @@ class SuiteReader:
     def __init__(self, suite_dir: Location | str, *, local_dir: Path | None = None) -> None:
         self.suite_dir: Location = location(suite_dir)
         self.local_dir = local_dir
+        self.known_digests: KnownDigests | None = None
+        """The sha256 of run files unchanged since an earlier summarize hashed them (``helm-summarize``
+        sets it, from its output cache, before the runs are first read)."""
         """Where the summary and the site go (``None``: inside the suite folder, which must then be local)."""
         path = self.suite_dir / SUITE_FILE
         try:
@@ -193,7 +199,7 @@ class SuiteReader:
         for folder in self.run_folders():
             if manifest.marker_of(folder) is None:
                 continue
-            found = manifest.verify(folder)
+            found = manifest.verify(folder, self.known_digests)
             out.append(RunReader(run_id=folder.name, folder=folder, manifest=found))
         return tuple(out)
 

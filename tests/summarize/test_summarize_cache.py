@@ -229,3 +229,42 @@ def test_a_page_edited_in_the_old_site_is_rendered_again_never_taken(tmp_path: P
     assert b"<title>X" not in page.read_bytes()
     assert "alert" not in planted.read_text(encoding="utf-8")
     assert _outputs(suite) == _fresh(suite, tmp_path)
+
+
+def _count_hashed(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    from holistic.results import manifest
+
+    hashed: list[str] = []
+    real = manifest.file_sha256
+
+    def counting(path: object) -> str:
+        hashed.append(str(path))
+        return real(path)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(manifest, "file_sha256", counting)
+    return hashed
+
+
+def test_run_files_unchanged_since_the_last_summarize_are_not_hashed_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from holistic.results import digests
+    from holistic.results.manifest import DamagedRunError
+
+    monkeypatch.setattr(digests, "SETTLED_NS", 0)  # the suite was just written: record it anyway
+    suite = _suite(tmp_path / "out")
+    _summarize(suite)
+    hashed = _count_hashed(monkeypatch)
+    _summarize(suite)
+    assert hashed == []
+
+    stats = suite / "runs" / RUNS[1].run_id / "stats.parquet"
+    before = stats.stat()
+    data = bytearray(stats.read_bytes())
+    data[len(data) // 2] ^= 0x01
+    with stats.open("r+b") as fh:  # edited in place: same size, its modification time put back
+        fh.write(bytes(data))
+    os.utime(stats, ns=(before.st_atime_ns, before.st_mtime_ns))
+    with pytest.raises(DamagedRunError, match="sha256 mismatch"):
+        _summarize(suite)
+    assert str(stats) in hashed
