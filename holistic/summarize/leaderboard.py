@@ -20,7 +20,7 @@ import pyarrow.compute as pc
 from holistic.core.hashing import stable_seed
 from holistic.results.output_cache import OutputCache
 from holistic.summarize.baselines import BASELINE_KINDS, BASELINE_NOTES, EXACT_MATCH_METRICS, column_baselines
-from holistic.summarize.load import RunInfo, SuiteData, per_instance_values
+from holistic.summarize.load import RunInfo, SuiteData
 from holistic.summarize.replicates import GroupReplicates, PerRun, Replicates
 from holistic.summarize.schema import MetricGroup
 from holistic.summarize.summary import (
@@ -137,7 +137,7 @@ def _estimate(
     known = GroupReplicates(cache, group.name, group.perturbation, seed, num_bootstrap)
     pooled = {it[0].run_id for items in members.values() for it in items if it[1] in medians}
     to_read = known.known(data.reader, sub_runs, pooled)
-    per_run = _per_instance_arrays(per_instance_values(data.reader, sorted(to_read), metric_names), group.perturbation)
+    per_run = _per_instance_arrays(data.instance_values(sorted(to_read), metric_names), group.perturbation)
     known.draw(data.reader, [s for s in sub_runs if s[0] in to_read], per_run)
     for i, model in enumerate(models):
         for j, col in enumerate(used_cols):

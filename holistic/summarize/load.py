@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import pyarrow as pa
@@ -48,6 +48,20 @@ class SuiteData:
     stats: pa.Table
     """Every run's stats.parquet, concatenated."""
     reader: SuiteReader
+    _values: dict[tuple[tuple[str, ...], tuple[str, ...]], pa.Table] = field(default_factory=dict, repr=False)
+
+    def instance_values(self, run_ids: list[str], metrics: list[str]) -> pa.Table:
+        """:func:`per_instance_values` of these runs and metrics; the last one read is kept, since
+        metric groups of the same metrics (originals and perturbations) read the same rows."""
+        key = (tuple(run_ids), tuple(metrics))
+        if key not in self._values:
+            self._values.clear()  # one table at a time: a suite's per-instance values are large
+            self._values[key] = per_instance_values(self.reader, run_ids, metrics)
+        return self._values[key]
+
+    def forget_values(self) -> None:
+        """Let go of the per-instance values kept."""
+        self._values.clear()
 
 
 def main_metric_of(spec: dict[str, Any]) -> str | None:
