@@ -14,17 +14,13 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, TypedDict
 
-from holistic.api.running import SpecLimits
 from holistic.cli import helm_entries
 from holistic.cli.common import dollars, env_path, patterns, positive_float, positive_int, run_main
-from holistic.core.long_lived import program
-from holistic.core.template_limits import TemplateLimits
-from holistic.execution.options import EXECUTORS, RunOptions
-from holistic.results.fs import local_folder, location
-from holistic.scenarios.loading.data_limits import DataLimits
-from holistic.spec.expand import DEFAULT_MAX_RUNS
+from holistic.core.long_lived import long_lived, program
 
 if TYPE_CHECKING:
+    from holistic.api.running import SpecLimits
+    from holistic.execution.options import RunOptions
     from holistic.scenarios import fetching
 
 PROG = "helm-run"
@@ -118,6 +114,8 @@ def _add_what_to_run(p: argparse.ArgumentParser) -> None:
 
 def _add_how_to_run(p: argparse.ArgumentParser) -> None:
     """The request cache, concurrency, output, data and where the runs execute."""
+    from holistic.execution.options import EXECUTORS
+
     p.add_argument(
         "--cache-dir",
         help="request cache folder, always on a local disk: SQLite is not safe on object stores or network "
@@ -185,6 +183,9 @@ def _add_how_to_run(p: argparse.ArgumentParser) -> None:
 
 def _add_limits(p: argparse.ArgumentParser) -> None:
     """The ``limits`` group: what a spec may make holistic spend."""
+    from holistic.core.template_limits import TemplateLimits
+    from holistic.spec.expand import DEFAULT_MAX_RUNS
+
     limits = p.add_argument_group(
         "limits", "what a spec may make holistic spend; past one, helm-run stops with exit 2 naming it"
     )
@@ -219,6 +220,8 @@ def _add_limits(p: argparse.ArgumentParser) -> None:
 
 def _add_data_limits(limits: argparse._ArgumentGroup) -> None:
     """What reading and shaping one data file may spend (:mod:`holistic.scenarios.loading.data_limits`)."""
+    from holistic.scenarios.loading.data_limits import DataLimits
+
     d = DataLimits()
     for option, kind, default, what in (
         (
@@ -250,6 +253,9 @@ def _describe_fetch(report: fetching.FetchReport) -> str:
 
 def _options(args: argparse.Namespace) -> RunOptions:
     """The flags that are :class:`~holistic.execution.options.RunOptions` fields."""
+    from holistic.execution.options import RunOptions
+    from holistic.results.fs import local_folder, location
+
     return RunOptions(
         output_dir=location(args.output_dir, where="--output-dir"),
         cache_dir=None if args.cache_dir is None else local_folder(args.cache_dir, where="--cache-dir"),
@@ -292,7 +298,10 @@ def _say(message: str) -> None:
 def _main(args: argparse.Namespace) -> int:
     """One API call per mode: :func:`holistic.api.plan`, :func:`~holistic.api.fetch` or :func:`~holistic.api.run`."""
     from holistic import api
+    from holistic.api.running import SpecLimits
+    from holistic.core.template_limits import TemplateLimits
     from holistic.execution.progress import make_progress
+    from holistic.scenarios.loading.data_limits import DataLimits
 
     limits = SpecLimits(
         max_runs=args.max_runs,
@@ -360,18 +369,21 @@ def _main_entries(args: argparse.Namespace) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = build_parser()
-    args = parser.parse_args(argv)
-    entries = helm_entries.wants_entries(args)
-    if entries == (args.spec is not None):
-        parser.error("give either SPEC or HELM's --run-entries/--conf-paths (one of them)")
-    if not entries and (args.priority is not None or args.models_to_run or args.num_train_trials or args.print_spec):
-        parser.error(
-            "--priority, --models-to-run, --num-train-trials and --print-spec go with --run-entries/--conf-paths"
-        )
     # What the run keeps to its end is made without the collector walking it; started from the
     # command line (no argv given), the process ends with this call and leaves it frozen.
     with program(ends_process=argv is None):
+        with long_lived():  # the parser's defaults import the spec compiler and the results' writer
+            parser = build_parser()
+        args = parser.parse_args(argv)
+        entries = helm_entries.wants_entries(args)
+        if entries == (args.spec is not None):
+            parser.error("give either SPEC or HELM's --run-entries/--conf-paths (one of them)")
+        if not entries and (
+            args.priority is not None or args.models_to_run or args.num_train_trials or args.print_spec
+        ):
+            parser.error(
+                "--priority, --models-to-run, --num-train-trials and --print-spec go with --run-entries/--conf-paths"
+            )
         return run_main(
             PROG,
             lambda: _main_entries(args) if entries else _main(args),

@@ -5,7 +5,7 @@ Order of events (each step can fail with a clear error before the next):
 1. Validate the options (executor available) and the store: an existing suite written
    with another ``schema_version`` or an unwritable output folder stops here, before
    any model is loaded or called.
-2. Open the request cache.
+2. Open the request cache (kept open to the end).
 2b. Take the suite lock (one writer per suite; wait for the holder or, with
    ``--no-wait``, stop with exit 2).
 3. Skip runs whose manifest verifies as complete (a damaged or partial run is
@@ -16,6 +16,7 @@ Order of events (each step can fail with a clear error before the next):
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Sequence
 
 from holistic.core.errors import StoreError
@@ -150,9 +151,16 @@ def _run_locked(
     compiled: CompiledSuite, options: RunOptions, selected: Sequence[RunSpec], store: SuiteStore, progress: Progress
 ) -> SuiteReport:
     store.open(spec_path=str(compiled.spec_path), spec_sha256=compiled.spec_sha256, description=compiled.description)
-    if options.use_cache:
-        RequestCache(options.cache_path()).close()  # fail now, not in the first run, on a bad cache path
+    # Opened now to fail on a bad cache path before the first run, and kept open to the end: a new
+    # cache's write-ahead log is then made and checkpointed (synced to disk) once, not a second time
+    # when the execution opens the cache again.
+    with RequestCache(options.cache_path()) if options.use_cache else contextlib.nullcontext():
+        return _run_open(compiled, options, selected, store, progress)
 
+
+def _run_open(
+    compiled: CompiledSuite, options: RunOptions, selected: Sequence[RunSpec], store: SuiteStore, progress: Progress
+) -> SuiteReport:
     reports: list[RunReport] = []
     todo: list[RunSpec] = []
     for run in selected:

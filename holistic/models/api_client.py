@@ -248,7 +248,9 @@ class ApiClient(BaseClient):
         from holistic.models.http_bounds import DEFAULT_MAX_RESPONSE_BYTES, bounded_client
 
         max_bytes = int(self.deployment.args.get("max_response_bytes", DEFAULT_MAX_RESPONSE_BYTES))
-        return bounded_client(deadline_s=self.policy.timeout_s, max_bytes=max_bytes)
+        return bounded_client(
+            deadline_s=self.policy.timeout_s, max_bytes=max_bytes, base_url=self.deployment.args.get("base_url")
+        )
 
     # -- for providers (serving) -----------------------------------------------------------
 

@@ -160,7 +160,7 @@ class BatchClient(BaseClient):
             max_retries=0,
             timeout=BATCH_IO_TIMEOUT_S,
             # results files are bounded as they are read (answers before the bound are kept)
-            http_client=bounded_client(deadline_s=BATCH_IO_TIMEOUT_S, max_bytes=2**62),
+            http_client=bounded_client(deadline_s=BATCH_IO_TIMEOUT_S, max_bytes=2**62, base_url=d.args.get("base_url")),
         )
         self._io_sdk = io_sdk
         self.vendor = vendor_for(d.provider, inner._sdk, io_sdk)

@@ -14,10 +14,16 @@ library the openai and anthropic SDKs use), whose transport
   (``httpx.ReadTimeout`` and the like, retried like any timeout). The deadline belongs to the
   thread sending the request (the SDKs are synchronous), and each socket read waits at most
   the time that is left of it.
+
+For a plain ``http://`` base URL (a server on this machine or network) no TLS context is made
+until a request goes to an ``https://`` URL (a redirect): loading the system's certificates is
+much of what making the client costs. That request then goes through a transport exactly like
+the one of an ``https://`` base URL, made on first use, which verifies as it always does.
 """
 
 from __future__ import annotations
 
+import ssl
 import threading
 import time
 from collections.abc import Iterable, Iterator
@@ -160,9 +166,43 @@ class BoundedTransport(httpx.BaseTransport):
         self._inner.close()
 
 
-def bounded_client(*, deadline_s: float, max_bytes: int, **kwargs: Any) -> httpx.Client:
-    """An ``httpx.Client`` whose every request ends within ``deadline_s`` in all and ``max_bytes``."""
-    transport = BoundedTransport(_with_deadlines(httpx.HTTPTransport()), deadline_s=deadline_s, max_bytes=max_bytes)
+class _TlsOnDemand(httpx.BaseTransport):
+    """Plain ``http://`` requests on a transport that can make no TLS connection, every other
+    request on a default (verifying) transport made on first use: what :func:`bounded_client`
+    uses for a plain ``http://`` base URL."""
+
+    def __init__(self) -> None:
+        # The context is never used: this transport only ever sees http:// URLs. Even so it
+        # verifies, holding no certificate to trust, so a TLS connection through it would fail.
+        no_tls = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
+        self._plain = _with_deadlines(httpx.HTTPTransport(verify=no_tls))
+        self._tls: httpx.HTTPTransport | None = None
+        self._lock = threading.Lock()
+
+    def handle_request(self, request: httpx.Request) -> httpx.Response:
+        if request.url.scheme == "http":
+            return self._plain.handle_request(request)
+        return self._verifying().handle_request(request)
+
+    def _verifying(self) -> httpx.HTTPTransport:
+        with self._lock:
+            if self._tls is None:
+                self._tls = _with_deadlines(httpx.HTTPTransport())
+            return self._tls
+
+    def close(self) -> None:
+        self._plain.close()
+        with self._lock:
+            if self._tls is not None:
+                self._tls.close()
+
+
+def bounded_client(*, deadline_s: float, max_bytes: int, base_url: object = None, **kwargs: Any) -> httpx.Client:
+    """An ``httpx.Client`` whose every request ends within ``deadline_s`` in all and ``max_bytes``;
+    ``base_url`` is the deployment's (for a plain ``http://`` one, TLS is set up only if needed: see the module)."""
+    plain = isinstance(base_url, str) and base_url.strip().lower().startswith("http://")
+    inner = _TlsOnDemand() if plain else _with_deadlines(httpx.HTTPTransport())
+    transport = BoundedTransport(inner, deadline_s=deadline_s, max_bytes=max_bytes)
     return httpx.Client(transport=transport, timeout=httpx.Timeout(deadline_s), follow_redirects=True, **kwargs)
 
 

@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 from holistic.core.errors import SpecError, did_you_mean
 from holistic.core.located_yaml import DocPath, Locations, load_source
 from holistic.core.resources import project_path
+from holistic.core.schema_check import conforms
 from holistic.core.secrets import is_secret_name
 from holistic.core.types import Capabilities, ModelDeployment, ReasoningSupport
 from holistic.models.batch_spec import BATCH_PROVIDERS, no_batch_api
@@ -99,12 +100,20 @@ class RegistryFile:
 
 
 @cache
+def _schema() -> dict[str, Any]:
+    """The registry schema (checked against its metaschema by the tests, not on every start: that
+    took longer than reading the file)."""
+    schema: dict[str, Any] = json.loads(SCHEMA_PATH.read_text(encoding="utf-8"))
+    return schema
+
+
+@cache
 def _validator() -> jsonschema.protocols.Validator:
-    """The registry schema's validator (the schema itself is checked against its metaschema by the
-    tests, not on every start: that took longer than reading the file)."""
+    """The registry schema's validator: what finds and explains the errors of a file :func:`conforms`
+    does not accept at once (``jsonschema``, imported only then)."""
     import jsonschema
 
-    schema = json.loads(SCHEMA_PATH.read_text(encoding="utf-8"))
+    schema = _schema()
     validator: jsonschema.protocols.Validator = jsonschema.validators.validator_for(schema)(schema)
     return validator
 
@@ -137,7 +146,8 @@ def _schema_error(error: jsonschema.ValidationError, where: Locations) -> SpecEr
 
 def _validate(data: Any, where: Locations, known_providers: Collection[str], *, schema: bool = True) -> None:
     _check_no_secrets(data, where)
-    errors = [_deepest(e) for e in _validator().iter_errors(data)] if schema else []
+    checked = schema and not conforms(data, _schema())
+    errors = [_deepest(e) for e in _validator().iter_errors(data)] if checked else []
     if errors:
         # Report the first problem in file order; at one place an unknown field (with its
         # did-you-mean) explains more than the "required" error it usually causes.

@@ -10,14 +10,15 @@ from __future__ import annotations
 import json
 from collections.abc import Collection, Mapping
 from functools import lru_cache
-from typing import Any
-
-from jsonschema import Draft202012Validator
-from jsonschema.exceptions import ValidationError
+from typing import TYPE_CHECKING, Any
 
 from holistic.core.errors import SpecError, did_you_mean
 from holistic.core.resources import project_path
+from holistic.core.schema_check import conforms
 from holistic.spec.source import DocPath, Locations
+
+if TYPE_CHECKING:
+    from jsonschema.exceptions import ValidationError
 
 SCHEMA_PATH = project_path("schemas", "runspec.schema.json")
 """The run-spec schema, in the repository's ``schemas/`` folder."""
@@ -51,8 +52,13 @@ def runspec_schema() -> dict[str, Any]:
 
 
 def validate_document(data: Any, locations: Locations, schema: Mapping[str, Any] | None = None) -> None:
-    """Raise a :class:`SpecError` for the first (in file order) schema violation, if any."""
+    """Raise a :class:`SpecError` for the first (in file order) schema violation, if any (a
+    document :func:`conforms` accepts has none, and ``jsonschema`` is not even imported)."""
     root = dict(schema) if schema is not None else runspec_schema()
+    if conforms(data, root):
+        return
+    from jsonschema import Draft202012Validator
+
     validator = Draft202012Validator(root)
     errors = list(validator.iter_errors(data))
     if not errors:
@@ -80,6 +86,10 @@ def validate_value(
     value: Any, schema: Mapping[str, Any], locations: Locations, path: DocPath, *, what: str = "value"
 ) -> None:
     """Validate one value (e.g. scenario args) against a sub-schema; errors point under ``path``."""
+    if conforms(value, schema):
+        return
+    from jsonschema import Draft202012Validator
+
     validator = Draft202012Validator(dict(schema))
     errors = sorted(validator.iter_errors(value), key=lambda e: list(map(str, e.absolute_path)))
     if errors:
