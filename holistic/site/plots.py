@@ -305,7 +305,9 @@ def _trial_means(
             return None
         sha = run_file_sha256(reader.manifest.files, table_file(PER_INSTANCE_STATS_TABLE))
         key = None if sha is None else key_of("trials", code, sha, run.main_metric)
-        return cached_json(cache, TRIALS_CACHE, key, functools.partial(_run_trial_means, reader, run.main_metric))
+        known = summary.trial_means.get(run.run_id)  # from the values the leaderboards read, if they did
+        compute = functools.partial(_run_trial_means, reader, run.main_metric) if known is None else lambda: known
+        return cached_json(cache, TRIALS_CACHE, key, compute)
 
     for run, means in zip(summary.runs, thread_map(means_of, summary.runs), strict=True):  # Arrow reads in parallel
         if means is None:

@@ -122,6 +122,7 @@ def summarize_suite(
 
     for group in schema.metric_groups:
         metric_group(summary, data, index, group, multi, num_bootstrap, seed, dict(schema.medians), cache)
+    summary.trial_means = data.trial_means
     data.forget_values()
     summary.tables.extend(_run_group_tables(summary, schema))
     summary.tables.extend(_scenario_tables(summary, data, index, multi))

@@ -10,6 +10,7 @@ import pyarrow as pa
 from holistic.results import RunReader, SuiteReader, references_from_rows
 from holistic.results.fs import Location
 from holistic.results.schemas import INSTANCES_TABLE, PER_INSTANCE_STATS_TABLE, STATS_TABLE
+from holistic.summarize.trials import TrialMeans, trial_means_from
 
 EVAL_SPLIT_PREFERENCE = ("test", "valid")
 """The splits a summary reads a run's scores from, the first present one."""
@@ -49,14 +50,22 @@ class SuiteData:
     """Every run's stats.parquet, concatenated."""
     reader: SuiteReader
     _values: dict[tuple[tuple[str, ...], tuple[str, ...]], pa.Table] = field(default_factory=dict, repr=False)
+    trial_means: dict[str, TrialMeans] = field(default_factory=dict)
+    """Run id -> its main metric's per-trial means, for the runs whose per-instance values of their
+    main metric were read (:func:`holistic.summarize.trials.trial_means_from`)."""
 
     def instance_values(self, run_ids: list[str], metrics: list[str]) -> pa.Table:
         """:func:`per_instance_values` of these runs and metrics; the last one read is kept, since
-        metric groups of the same metrics (originals and perturbations) read the same rows."""
+        metric groups of the same metrics (originals and perturbations) read the same rows. Each
+        run's trial means are taken from the first values read of its main metric."""
         key = (tuple(run_ids), tuple(metrics))
         if key not in self._values:
             self._values.clear()  # one table at a time: a suite's per-instance values are large
-            self._values[key] = per_instance_values(self.reader, run_ids, metrics)
+            table = per_instance_values(self.reader, run_ids, metrics)
+            self._values[key] = table
+            mains = {r.run_id: r.main_metric for r in self.runs}
+            for run_id, means in trial_means_from(table, run_ids, metrics, mains).items():
+                self.trial_means.setdefault(run_id, means)
         return self._values[key]
 
     def forget_values(self) -> None:

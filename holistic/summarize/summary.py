@@ -58,6 +58,9 @@ class Summary:
     coverage: dict[str, dict[str, str]] = field(default_factory=dict)
     column_runs: dict[str, list[str]] = field(default_factory=dict)
     """Column -> ids of the runs aggregated into it."""
+    trial_means: dict[str, list[list[float]]] = field(default_factory=dict, repr=False)
+    """Run id -> ``[[trial, mean], ...]`` of its main metric's original values, for the runs whose
+    per-instance values the leaderboards read (the site's trial-spread plots read the others' files)."""
     judges: JudgeReport = field(default_factory=JudgeReport)
     """Judge agreement (with each other and with human ratings) and the judges flagged below the threshold."""
     unfinished: list[dict[str, str]] = field(default_factory=list)
