@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from holistic.results import SuiteReader
+from holistic.results import RunReader, SuiteReader
 from holistic.site import plots
 from holistic.summarize import load
 from holistic.summarize.build import summarize_suite
@@ -52,9 +52,12 @@ def test_a_summary_reads_no_run_file_again_for_its_trial_plots(
     assert summary.trial_means[RUNS[0].run_id] == plots._run_trial_means(suite.run(RUNS[0].run_id), "exact_match")
     read: list[str] = []
     real = plots._run_trial_means
-    monkeypatch.setattr(
-        plots, "_run_trial_means", lambda reader, metric: read.append(reader.run_id) or real(reader, metric)
-    )
+
+    def reading(reader: RunReader, metric: str) -> list[list[float]]:
+        read.append(reader.run_id)
+        return real(reader, metric)
+
+    monkeypatch.setattr(plots, "_run_trial_means", reading)
     means = plots._trial_means(suite, summary)
     assert read == [r.run_id for r in RUNS if r.run_id not in summary.trial_means]
     assert means  # every scenario of more than one trial has its spread
