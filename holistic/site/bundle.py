@@ -10,7 +10,8 @@ run's own files. So ``helm-run`` builds it when the run completes (:func:`write_
     <run>/browser/index.js          the instance browser's index  (linked into the site as data/<run>/)
     <run>/browser/chunk_NNNN.js     its chunks                    (linked too)
     <run>/browser/predictions.json  what the compare-systems pages show of each instance (read, not linked)
-    <run>/browser/page.json         the run page's own facts: statistics, in-context examples, reasoning
+    <run>/browser/page.json         the run page's own facts: statistics, in-context examples, reasoning,
+                                    request totals (added up on the models page)
 
 The *fingerprint* is a hash of exactly what the files were built from: the run's verified manifest
 (every result file's size and sha256, so a rerun or any changed file changes it), the main metric,

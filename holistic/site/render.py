@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from holistic.core.threads import thread_map
-from holistic.results import RunReader, SuiteReader
+from holistic.results import SuiteReader
 from holistic.results.atomic import build_folder, writing
 from holistic.results.layout import table_file
 from holistic.results.output_cache import OutputCache, cached_json, code_fingerprint, key_of, run_file_sha256
@@ -33,6 +33,7 @@ from holistic.site.bundle import SOUND_CACHE
 from holistic.site.compare_data import COMPARE_CACHE
 from holistic.site.page_reuse import PAGES_CACHE, PageReuse
 from holistic.site.plots import PARETO_CACHE, TRIALS_CACHE, render_plots
+from holistic.site.run_facts import request_totals
 from holistic.site.run_pages import render_run_pages
 from holistic.site.writer import STATIC_FILES, SiteWriter, environment, judge_flags, rows_of, templates_dir
 from holistic.summarize.load import RunInfo
@@ -110,8 +111,9 @@ def _render_into(
     _home_page(w, suite, content)
     _run_group_pages(w, content)
     _scenario_pages(w, content, figures)
-    render_run_pages(w, suite, summary, figures, content.judge_tables, max_field_chars, jobs, cache)
-    _suite_pages(w, suite, content, figures, cache)
+    totals: dict[str, Any] = {}  # each run's request totals, from its browser bundle
+    render_run_pages(w, suite, summary, figures, content.judge_tables, max_field_chars, jobs, cache, totals)
+    _suite_pages(w, suite, content, figures, cache, totals)
 
 
 @dataclass(frozen=True)
@@ -221,8 +223,10 @@ def _suite_pages(
     content: _Content,
     figures: list[dict[str, Any]],
     cache: OutputCache | None = None,
+    totals: Mapping[str, Any] | None = None,
 ) -> None:
-    """The suite-wide pages: targeted evaluations and judges (when the suite has them), coverage, models, plots."""
+    """The suite-wide pages: targeted evaluations and judges (when the suite has them), coverage, models, plots
+    (``totals``: run id -> its request totals, when known)."""
     summary, judges = content.summary, content.summary.judges
     if content.targeted:
         w.page(
@@ -265,7 +269,7 @@ def _suite_pages(
         "models.html",
         "list.html",
         "Models",
-        tables=[_models_table(suite, summary, cache).to_json()],
+        tables=[_models_table(suite, summary, cache, totals).to_json()],
         intro="Registry facts and what each model consumed in this suite.",
         links=None,
         figures=None,
@@ -297,16 +301,23 @@ def _error_notice(summary: Summary) -> str:
     return text
 
 
-def _models_table(suite: SuiteReader, summary: Summary, cache: OutputCache | None = None) -> Table:
+def _models_table(
+    suite: SuiteReader, summary: Summary, cache: OutputCache | None = None, known: Mapping[str, Any] | None = None
+) -> Table:
+    """The models and what their runs' requests consumed (``known``: run id -> its request totals, as
+    its browser bundle holds them; the other runs' requests are read)."""
     totals: dict[str, dict[str, float]] = defaultdict(lambda: defaultdict(float))
     facts: dict[str, dict[str, Any]] = {}
-    code = code_fingerprint(_request_totals)
+    code = code_fingerprint(request_totals)
+    known = known or {}
 
     def sums_of(run: RunInfo) -> Any:
+        if run.run_id in known:
+            return known[run.run_id]
         reader = suite.run(run.run_id)
         sha = run_file_sha256(reader.manifest.files, table_file(REQUESTS_TABLE))
         key = None if sha is None else key_of("requests", code, sha)
-        return cached_json(cache, REQUESTS_CACHE, key, functools.partial(_request_totals, reader))
+        return cached_json(cache, REQUESTS_CACHE, key, functools.partial(request_totals, reader))
 
     for run, sums in zip(summary.runs, thread_map(sums_of, summary.runs), strict=True):  # Arrow reads in parallel
         reader = suite.run(run.run_id)
@@ -365,18 +376,6 @@ def _models_table(suite: SuiteReader, summary: Summary, cache: OutputCache | Non
         ),
         rows=tuple(rows),
     )
-
-
-def _request_totals(reader: RunReader) -> dict[str, float] | None:
-    """The run's requests and what they consumed (``None``: the run has no requests table)."""
-    if not reader.has_table(REQUESTS_TABLE):
-        return None
-    table = reader.table(REQUESTS_TABLE, ["prompt_tokens", "completion_tokens", "cost_usd", "latency_s", "cached"])
-    t = table.to_pydict()
-    sums: dict[str, float] = {"requests": table.num_rows if table.num_columns else 0}
-    for c in ("prompt_tokens", "completion_tokens", "cost_usd", "latency_s"):
-        sums[c] = sum(v or 0 for v in t.get(c, []))
-    return sums
 
 
 def _render_diff(previous: Path, suite: SuiteReader, site_dir: Path, w: SiteWriter) -> None:

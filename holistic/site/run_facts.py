@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from holistic.results import RunReader, references_from_rows
-from holistic.results.schemas import INSTANCES_TABLE, STATS_TABLE
+from holistic.results.schemas import INSTANCES_TABLE, REQUESTS_TABLE, STATS_TABLE
 from holistic.site.haystack import load_artifact
 from holistic.site.reasoning import run_reasoning
 from holistic.site.writer import clean
@@ -16,14 +16,43 @@ from holistic.summarize.tables import Cell, Column, Table
 
 def page_facts(reader: RunReader) -> dict[str, Any]:
     """The run page's own facts: ``stats_table`` (a table's JSON), ``examples``, ``reasoning``
-    (``tables`` and ``flags``) and ``haystack`` (whether the run has heatmaps to draw)."""
+    (``tables`` and ``flags``), ``haystack`` (whether the run has heatmaps to draw) and ``requests``
+    (:func:`request_totals`, for the suite's models page)."""
     tables, flags = run_reasoning(reader)
     return {
         "stats_table": stats_table(reader).to_json(),
         "examples": train_examples(reader),
         "reasoning": {"tables": tables, "flags": flags},
         "haystack": load_artifact(reader) is not None,
+        "requests": request_totals(reader),
     }
+
+
+REQUEST_TOTALS = ("requests", "prompt_tokens", "completion_tokens", "cost_usd", "latency_s")
+
+
+def request_totals(reader: RunReader) -> dict[str, float] | None:
+    """The run's requests and what they consumed (``None``: the run has no requests table); the
+    suite's models page adds them up per model."""
+    if not reader.has_table(REQUESTS_TABLE):
+        return None
+    table = reader.table(REQUESTS_TABLE, ["prompt_tokens", "completion_tokens", "cost_usd", "latency_s", "cached"])
+    t = table.to_pydict()
+    sums: dict[str, float] = {"requests": table.num_rows if table.num_columns else 0}
+    for c in REQUEST_TOTALS[1:]:
+        sums[c] = sum(v or 0 for v in t.get(c, []))
+    return sums
+
+
+def _sound_totals(value: object) -> bool:
+    """``value`` is what :func:`request_totals` gives: ``None``, or a number for each total."""
+    if value is None:
+        return True
+    return (
+        isinstance(value, dict)
+        and set(value) == set(REQUEST_TOTALS)
+        and all(isinstance(v, int | float) and not isinstance(v, bool) for v in value.values())
+    )
 
 
 def sound_page_facts(value: object) -> bool:
@@ -39,6 +68,8 @@ def sound_page_facts(value: object) -> bool:
         and isinstance(reasoning.get("tables"), list)
         and isinstance(reasoning.get("flags"), list)
         and isinstance(value.get("haystack"), bool)
+        and "requests" in value
+        and _sound_totals(value["requests"])
     )
 
 

@@ -34,8 +34,10 @@ def render_run_pages(
     max_field_chars: int,
     jobs: int = 0,
     cache: OutputCache | None = None,
+    totals: dict[str, Any] | None = None,
 ) -> None:
-    """Every run's page and instance browser, the list of runs, and the compare-systems views.
+    """Every run's page and instance browser, the list of runs, and the compare-systems views
+    (``totals``, when given, gets each run's request totals from its page facts).
 
     The runs are built one comparison at a time (its runs together, then the runs no other
     system shares), and each comparison's data is made as soon as its last run is built: in
@@ -80,6 +82,8 @@ def render_run_pages(
             if run.run_id in needed and not (pool is not None and bundled):
                 predictions[run.run_id] = data.predictions
             run_links[run.run_id] = _run_link(summary, run, data)
+            if totals is not None and "requests" in data.page:
+                totals[run.run_id] = data.page["requests"]
             done = closes.get(run.run_id)
             if done is not None:
                 job = _compare_job(w, done, readers, by_id, predictions, stored[done.id], max_field_chars, cache)

@@ -265,3 +265,19 @@ def test_a_bundle_attested_under_another_secret_is_parsed_and_its_script_refused
     assert "chunk_0000.js" in parsed
     assert "stolen" not in (site / "data" / RUNS[0].run_id / "chunk_0000.js").read_text(encoding="utf-8")
     assert _tree(site) == _fresh_site(suite, tmp_path)
+
+
+def test_the_models_page_adds_up_the_request_totals_the_bundles_hold(
+    suite: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from holistic.site import render
+
+    fresh = _fresh_site(suite, tmp_path)  # the requests read from each run's file
+
+    def refuse(*args: object) -> None:
+        raise AssertionError("a run's requests file was read although its bundle holds its totals")
+
+    monkeypatch.setattr(render, "request_totals", refuse)
+    site = _summarize(suite)
+    assert _tree(site) == fresh
+    assert "Prompt tokens" in (site / "models.html").read_text(encoding="utf-8")
