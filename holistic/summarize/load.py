@@ -3,14 +3,16 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pyarrow as pa
 
 from holistic.results import RunReader, SuiteReader, references_from_rows
 from holistic.results.fs import Location
 from holistic.results.schemas import INSTANCES_TABLE, PER_INSTANCE_STATS_TABLE, STATS_TABLE
-from holistic.summarize.trials import TrialMeans, trial_means_from
+
+if TYPE_CHECKING:
+    from holistic.summarize.trials import TrialMeans
 
 EVAL_SPLIT_PREFERENCE = ("test", "valid")
 """The splits a summary reads a run's scores from, the first present one."""
@@ -60,6 +62,8 @@ class SuiteData:
         run's trial means are taken from the first values read of its main metric."""
         key = (tuple(run_ids), tuple(metrics))
         if key not in self._values:
+            from holistic.summarize.trials import trial_means_from  # pyarrow.compute: a suite's summary only
+
             self._values.clear()  # one table at a time: a suite's per-instance values are large
             table = per_instance_values(self.reader, run_ids, metrics)
             self._values[key] = table
