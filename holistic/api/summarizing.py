@@ -127,6 +127,7 @@ def summarize(
     from holistic.results.output_cache import OutputCache
     from holistic.summarize import summarize_suite, write_summary
     from holistic.summarize.replicates import REPLICATES_CACHE
+    from holistic.summarize.stats_rows import STATS_CACHE
 
     options = options or SummarizeOptions()
     reader = open_suite(suite, output_dir, None if local_dir is None else Path(local_dir))
@@ -164,7 +165,7 @@ def summarize(
             cache.prune(CACHE_KINDS)
     if cache is not None and known is not None:
         known.save()
-        cache.prune([REPLICATES_CACHE, DIGESTS_CACHE])
+        cache.prune([REPLICATES_CACHE, DIGESTS_CACHE, STATS_CACHE])
     return SummarizeResult(
         summary=summary, summary_dir=reader.summary_dir, files=tuple(written), site_index=index, seconds=seconds
     )

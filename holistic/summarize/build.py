@@ -98,7 +98,7 @@ def summarize_suite(
     below ``judge_threshold`` are flagged. ``cache``: the suite's output cache, where each run's
     bootstrap replicates are kept (:mod:`holistic.summarize.replicates`)."""
     schema = schema or load_schema()
-    data = load_suite(suite_dir)
+    data = load_suite(suite_dir, cache)
     index = stat_index(data.stats)
     methods: dict[str, set[str]] = defaultdict(set)
     for run in data.runs:
@@ -138,13 +138,12 @@ def summarize_suite(
 def _run_group_tables(summary: Summary, schema: SummarySchema) -> Iterable[Table]:
     """Per run group: model x scenario with each metric group's value (for the group pages)."""
     has_errors = summary.has_errors  # a walk over every run: once, not per table and model
+    scenarios_of = summary.column_scenarios()
     for rg in schema.run_groups:
         cols = [
             c
             for c in summary.columns
-            if "*" in rg.scenarios
-            or c.split(" (")[0] in rg.scenarios
-            or summary.column_scenarios(c) & set(rg.scenarios)
+            if "*" in rg.scenarios or c.split(" (")[0] in rg.scenarios or scenarios_of.get(c, set()) & set(rg.scenarios)
         ]
         if not cols:
             continue

@@ -9,9 +9,10 @@ import pyarrow as pa
 
 from holistic.results import RunReader, SuiteReader, references_from_rows
 from holistic.results.fs import Location
-from holistic.results.schemas import INSTANCES_TABLE, PER_INSTANCE_STATS_TABLE, STATS_TABLE
+from holistic.results.schemas import INSTANCES_TABLE, PER_INSTANCE_STATS_TABLE
 
 if TYPE_CHECKING:
+    from holistic.results.output_cache import OutputCache
     from holistic.summarize.trials import TrialMeans
 
 EVAL_SPLIT_PREFERENCE = ("test", "valid")
@@ -49,7 +50,8 @@ class SuiteData:
     suite_meta: dict[str, Any]
     runs: list[RunInfo]
     stats: pa.Table
-    """Every run's stats.parquet, concatenated."""
+    """Every run's stats.parquet, concatenated (the columns the summary reads:
+    :data:`holistic.summarize.stats_rows.STATS_COLUMNS`)."""
     reader: SuiteReader
     _values: dict[tuple[tuple[str, ...], tuple[str, ...]], pa.Table] = field(default_factory=dict, repr=False)
     trial_means: dict[str, TrialMeans] = field(default_factory=dict)
@@ -105,11 +107,14 @@ def _run_info(run: RunReader) -> RunInfo:
     )
 
 
-def load_suite(suite_dir: Location | SuiteReader) -> SuiteData:
-    """Load run facts and all stats of the suite's runs (every manifest verified first)."""
+def load_suite(suite_dir: Location | SuiteReader, cache: OutputCache | None = None) -> SuiteData:
+    """Load run facts and all stats of the suite's runs (every manifest verified first; ``cache``:
+    the suite's output cache, where the stats rows of the last summarize are kept)."""
+    from holistic.summarize.stats_rows import stats_table
+
     reader = suite_dir if isinstance(suite_dir, SuiteReader) else SuiteReader(suite_dir)
     runs = [_run_info(r) for r in reader.runs]
-    stats = reader.dataset_table(STATS_TABLE)
+    stats = stats_table(reader, cache)
     return SuiteData(
         suite=reader.suite, suite_dir=reader.suite_dir, suite_meta=reader.meta, runs=runs, stats=stats, reader=reader
     )

@@ -12,8 +12,11 @@ per-instance values themselves) are always read.
 from __future__ import annotations
 
 import functools
+import json
 from collections import defaultdict
 from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -21,7 +24,7 @@ from holistic.core.hashing import stable_seed
 from holistic.core.threads import thread_map
 from holistic.results import SuiteReader
 from holistic.results.layout import table_file
-from holistic.results.output_cache import OutputCache, code_fingerprint, key_of
+from holistic.results.output_cache import OutputCache, code_fingerprint, key_of, run_file_sha256
 from holistic.results.schemas import PER_INSTANCE_STATS_TABLE
 
 SubRunKey = tuple[str, str, str]
@@ -33,7 +36,7 @@ Replicates = dict[SubRunKey, tuple[bool, np.ndarray | None]]
 none drawn, without values or without replicates)."""
 
 REPLICATES_CACHE = "subrun_replicates"
-"""The output cache's kind of a run's replicates in one metric group."""
+"""The output cache's kind of the runs' replicates in one metric group (one entry per group)."""
 
 
 def sub_run_replicates(
@@ -49,7 +52,12 @@ def sub_run_replicates(
 
 class GroupReplicates:
     """The sub-runs of one metric group: their replicates, from the cache or drawn now, and the
-    per-instance values of the runs read (those the cache did not have, and every median metric's)."""
+    per-instance values of the runs read (those the cache did not have, and every median metric's).
+
+    The cache holds one entry per metric group, seed and number of replicates (a *pack*): every
+    run's replicates, each under its ``per_instance_stats.parquet`` sha256 and the sub-runs asked
+    for. A run is taken from it while both are unchanged; the pack is written again when a run
+    was drawn (or left the suite)."""
 
     def __init__(
         self, cache: OutputCache | None, group: str, perturbation: str | None, seed: int, num_bootstrap: int
@@ -57,17 +65,12 @@ class GroupReplicates:
         self.cache, self.group, self.perturbation = cache, group, perturbation
         self.seed, self.num_bootstrap = seed, num_bootstrap
         self.replicates: Replicates = {}
-
-    def _key(self, reader: SuiteReader, run_id: str, wanted: list[tuple[str, str]]) -> str | None:
-        sha = next(
-            (f.sha256 for f in reader.run(run_id).manifest.files if f.name == table_file(PER_INSTANCE_STATS_TABLE)),
-            None,
-        )
-        if sha is None:
-            return None
-        return key_of(
-            "replicates", _code(), self.seed, self.group, self.perturbation, self.num_bootstrap, run_id, sha, wanted
-        )
+        self.entry = key_of("replicates", _code(), seed, group, perturbation, num_bootstrap)
+        self.pack: dict[str, _Packed] = {}
+        """Run id -> what the pack holds of it, read from the cache and then updated."""
+        self.found: dict[str, _Packed] = {}
+        """The pack as the cache had it."""
+        self.changed = False
 
     def known(self, reader: SuiteReader, items: Iterable[tuple[str, str, str]], always_read: set[str]) -> set[str]:
         """Take the cached replicates of the sub-runs ``items`` (run id, metric, split) of runs not in
@@ -75,16 +78,19 @@ class GroupReplicates:
         by_run: dict[str, list[tuple[str, str]]] = defaultdict(list)
         for run_id, metric, split in items:
             by_run[run_id].append((metric, split))
+        found = _read_pack(self.cache, self.entry, self.num_bootstrap) if self.cache is not None else {}
+        self.found = found
         todo = set()
         for run_id, wanted in by_run.items():
             wanted = sorted(set(wanted))
-            key = None if self.cache is None or run_id in always_read else self._key(reader, run_id, wanted)
-            found = self.cache.get(REPLICATES_CACHE, key) if self.cache is not None and key is not None else None
-            taken = _decode(found, run_id, wanted, self.num_bootstrap) if found is not None else None
-            if taken is None:
+            packed = found.get(run_id) if run_id not in always_read else None
+            if packed is None or packed.sha != _sha(reader, run_id) or packed.wanted != wanted:
                 todo.add(run_id)
-            else:
-                self.replicates.update(taken)
+                continue
+            self.pack[run_id] = packed
+            for (metric, split), (present, reps) in zip(packed.wanted, packed.values, strict=True):
+                self.replicates[(run_id, metric, split)] = (present, reps)
+        self.changed = set(found) != set(self.pack)
         return todo
 
     def draw(self, reader: SuiteReader, items: Iterable[tuple[str, str, str]], per_run: PerRun) -> None:
@@ -102,31 +108,76 @@ class GroupReplicates:
             self.replicates[item] = (item in per_run, reps)
             by_run[item[0]].append((item[1], item[2]))
         for run_id, wanted in by_run.items():
+            sha = _sha(reader, run_id)
+            if sha is None:
+                continue
             wanted = sorted(set(wanted))
-            key = self._key(reader, run_id, wanted) if self.cache is not None else None
-            if self.cache is not None and key is not None:
-                files = {}
-                for metric, split in wanted:
-                    present, reps = self.replicates[(run_id, metric, split)]
-                    if present:
-                        files[f"{metric}\0{split}"] = b"" if reps is None else reps.astype("<f8").tobytes()
-                self.cache.put(REPLICATES_CACHE, key, files)
+            self.pack[run_id] = _Packed(sha, wanted, [self.replicates[(run_id, m, s)] for m, s in wanted])
+            was = self.found.get(run_id)  # a median metric's run, read again: the same replicates
+            self.changed = self.changed or was is None or (was.sha, was.wanted) != (sha, wanted)
+        if self.cache is not None and self.changed:
+            _write_pack(self.cache, self.entry, self.pack)
 
 
-def _decode(files: dict[str, bytes], run_id: str, wanted: list[tuple[str, str]], n: int) -> Replicates | None:
-    """A cache entry's replicates (``None``: not the shape this code writes, so drawn again)."""
-    out: Replicates = {}
-    for metric, split in wanted:
-        blob = files.get(f"{metric}\0{split}")
-        if blob is None:
-            out[(run_id, metric, split)] = (False, None)
-        elif blob == b"" and n <= 0:
-            out[(run_id, metric, split)] = (True, None)
-        elif len(blob) == 8 * n and n > 0:
-            out[(run_id, metric, split)] = (True, np.frombuffer(blob, dtype="<f8").astype(np.float64))
-        else:
-            return None
-    return out if len(files) <= len(wanted) else None
+@dataclass(frozen=True)
+class _Packed:
+    """One run in a pack: the sha256 of its per-instance values, its sub-runs (metric, split) and their replicates."""
+
+    sha: str
+    wanted: list[tuple[str, str]]
+    values: list[tuple[bool, np.ndarray | None]]
+
+
+_INDEX, _DATA = "index.json", "replicates.f8"
+
+
+def _sha(reader: SuiteReader, run_id: str) -> str | None:
+    return run_file_sha256(reader.run(run_id).manifest.files, table_file(PER_INSTANCE_STATS_TABLE))
+
+
+def _read_pack(cache: OutputCache, entry: str, n: int) -> dict[str, _Packed]:
+    """The pack's runs (``{}``: none, not authentic, or not the shape this code writes)."""
+    found = cache.get(REPLICATES_CACHE, entry)
+    if found is None or _INDEX not in found or _DATA not in found:
+        return {}
+    data = np.frombuffer(found[_DATA], dtype="<f8")
+    out: dict[str, _Packed] = {}
+    try:
+        index = json.loads(found[_INDEX])
+        for run_id, sha, subs in index:
+            wanted: list[tuple[str, str]] = []
+            values: list[tuple[bool, np.ndarray | None]] = []
+            for metric, split, present, at in subs:
+                wanted.append((str(metric), str(split)))
+                if not present:
+                    values.append((False, None))
+                elif at < 0 or n <= 0:
+                    values.append((True, None))
+                elif at >= 0 and at + n <= len(data):
+                    values.append((True, data[at : at + n]))
+                else:
+                    return {}
+            out[str(run_id)] = _Packed(str(sha), wanted, values)
+    except (ValueError, TypeError, RecursionError):
+        return {}
+    return out
+
+
+def _write_pack(cache: OutputCache, entry: str, pack: dict[str, _Packed]) -> None:
+    index: list[Any] = []
+    blobs: list[bytes] = []
+    at = 0
+    for run_id, packed in pack.items():
+        subs = []
+        for (metric, split), (present, reps) in zip(packed.wanted, packed.values, strict=True):
+            if reps is None:
+                subs.append([metric, split, present, -1])
+                continue
+            blobs.append(reps.astype("<f8").tobytes())
+            subs.append([metric, split, present, at])
+            at += len(reps)
+        index.append([run_id, packed.sha, subs])
+    cache.put(REPLICATES_CACHE, entry, {_INDEX: json.dumps(index).encode("utf-8"), _DATA: b"".join(blobs)})
 
 
 @functools.cache

@@ -85,9 +85,10 @@ class Summary:
         total = sum(r.requests for r in runs)
         return sum(r.failed_requests for r in runs) / total if total else 0.0
 
-    def column_scenarios(self, column: str) -> set[str]:
-        ids = set(self.column_runs.get(column, []))
-        return {r.scenario for r in self.runs if r.run_id in ids}
+    def column_scenarios(self) -> dict[str, set[str]]:
+        """Column -> the scenarios of its runs (one walk over the runs for every column)."""
+        scenario_of = {r.run_id: r.scenario for r in self.runs}
+        return {column: {scenario_of[i] for i in ids if i in scenario_of} for column, ids in self.column_runs.items()}
 
 
 def error_rate_column() -> Column:

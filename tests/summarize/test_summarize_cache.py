@@ -17,6 +17,7 @@ from holistic.results.output_cache import CACHE_FOLDER, KEY_FILE_ENV, OutputCach
 from holistic.site import plots
 from holistic.site.bundle import write_bundle
 from holistic.summarize import replicates
+from tests.support.calls import record_calls
 from tests.support.fake_suite import FakeRun, rewrite_run, write_fake_suite
 
 RUNS = [
@@ -124,6 +125,7 @@ def test_a_damaged_or_edited_cache_entry_is_made_again_never_used(tmp_path: Path
         "trial_means",
         "site_pages",
         "file_digests",
+        "stats_rows",
     } <= kinds  # (request totals come from the bundles: no entry)
     for k, entry in enumerate(entries):
         data = bytearray(entry.read_bytes())
@@ -235,15 +237,7 @@ def test_a_page_edited_in_the_old_site_is_rendered_again_never_taken(tmp_path: P
 def _count_hashed(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     from holistic.results import manifest
 
-    hashed: list[str] = []
-    real = manifest.file_sha256
-
-    def counting(path: object) -> str:
-        hashed.append(str(path))
-        return real(path)  # type: ignore[arg-type]
-
-    monkeypatch.setattr(manifest, "file_sha256", counting)
-    return hashed
+    return record_calls(monkeypatch, manifest, "file_sha256", lambda path: str(path))
 
 
 def test_run_files_unchanged_since_the_last_summarize_are_not_hashed_again(
