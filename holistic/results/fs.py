@@ -405,11 +405,13 @@ def read_parquet_schema(loc: Location) -> pa.Schema:
     return pq.read_schema(loc)
 
 
-def parquet_dataset(locs: Sequence[Location]) -> ds.Dataset:
-    """One dataset over Parquet files that all live in one place (all paths, or all on one filesystem)."""
+def parquet_dataset(locs: Sequence[Location], dictionary: Sequence[str] = ()) -> ds.Dataset:
+    """One dataset over Parquet files that all live in one place (all paths, or all on one filesystem);
+    the columns named in ``dictionary`` are read as dictionaries."""
     import pyarrow.dataset as ds  # imports pandas: only the readers of many runs need it, never helm-run
 
+    form = ds.ParquetFileFormat(read_options=ds.ParquetReadOptions(dictionary_columns=list(dictionary)))
     remote = [loc for loc in locs if isinstance(loc, UriPath)]
     if remote:
-        return ds.dataset([loc.path for loc in remote], format="parquet", filesystem=remote[0].arrow_filesystem())
-    return ds.dataset([str(loc) for loc in locs], format="parquet")
+        return ds.dataset([loc.path for loc in remote], format=form, filesystem=remote[0].arrow_filesystem())
+    return ds.dataset([str(loc) for loc in locs], format=form)

@@ -220,8 +220,10 @@ class SuiteReader:
         *,
         columns: Sequence[str] | None = None,
         metrics: Sequence[str] | None = None,
+        dictionary: Sequence[str] = (),
     ) -> pa.Table:
-        """``table`` of the given runs (default: all) read as one table; ``metrics`` filters on ``metric``."""
+        """``table`` of the given runs (default: all) read as one table; ``metrics`` filters on ``metric``;
+        the string columns named in ``dictionary`` are read as dictionaries (each file's own, as stored)."""
         wanted = None if run_ids is None else set(run_ids)
         runs = [r for r in self.runs if (wanted is None or r.run_id in wanted) and r.has_table(table)]
         if not runs:
@@ -229,7 +231,7 @@ class SuiteReader:
         import pyarrow.compute as pc  # a suite-wide read only: a run's start does without it
 
         try:
-            dataset = parquet_dataset([r.table_path(table) for r in runs])
+            dataset = parquet_dataset([r.table_path(table) for r in runs], dictionary)
             names = set(dataset.schema.names)
             cols = None if columns is None else [c for c in columns if c in names]
             flt = pc.field("metric").isin(list(metrics)) if metrics is not None and "metric" in names else None

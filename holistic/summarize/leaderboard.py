@@ -14,13 +14,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
-import pyarrow as pa
-import pyarrow.compute as pc
 
 from holistic.core.hashing import stable_seed
 from holistic.results.output_cache import OutputCache
 from holistic.summarize.baselines import BASELINE_KINDS, BASELINE_NOTES, EXACT_MATCH_METRICS, column_baselines
 from holistic.summarize.load import RunInfo, SuiteData
+from holistic.summarize.per_instance import per_instance_arrays
 from holistic.summarize.replicates import GroupReplicates, PerRun, Replicates
 from holistic.summarize.schema import MetricGroup
 from holistic.summarize.summary import (
@@ -137,7 +136,7 @@ def _estimate(
     known = GroupReplicates(cache, group.name, group.perturbation, seed, num_bootstrap)
     pooled = {it[0].run_id for items in members.values() for it in items if it[1] in medians}
     to_read = known.known(data.reader, sub_runs, pooled)
-    per_run = _per_instance_arrays(data.instance_values(sorted(to_read), metric_names), group.perturbation)
+    per_run = per_instance_arrays(data.instance_values(sorted(to_read), metric_names), group.perturbation)
     known.draw(data.reader, [s for s in sub_runs if s[0] in to_read], per_run)
     spread: list[tuple[int, int]] = []  # the cells whose interval is their replicates' percentiles
     for i, model in enumerate(models):
@@ -338,73 +337,3 @@ def _pooled_median_values(
             return None
         arrays.append(values)
     return np.concatenate(arrays) if arrays else None
-
-
-def _per_instance_arrays(pis: pa.Table, perturbation: str | None) -> PerRun:
-    """(run_id, metric, split) -> per-instance values averaged over trials, ordered by instance id.
-
-    Done in Arrow and NumPy, not row by row in Python (a suite of 5,000 runs has millions of
-    rows): the rows of ``perturbation`` (an empty name is the original) with a value are
-    sorted stably by run, metric, split (missing or empty: ``test``) and instance, so each
-    instance's trials keep the table's order; an instance's mean over one or two trials is
-    computed in NumPy, over more by :func:`_mean`, the same value to the bit either way."""
-    if pis.num_rows == 0:
-        return {}
-    n = pis.num_rows
-    names = pis.column_names
-    pert = pis.column("perturbation") if "perturbation" in names else pa.chunked_array([pa.nulls(n, pa.string())])
-    split = pis.column("split") if "split" in names else pa.chunked_array([pa.nulls(n, pa.string())])
-    original = pc.fill_null(pc.equal(pert, ""), True)
-    keep = original if perturbation is None else pc.and_(pc.invert(original), pc.equal(pert, perturbation))
-    keep = pc.and_(pc.fill_null(keep, False), pc.is_valid(pis.column("value")))
-    split = pc.if_else(pc.fill_null(pc.equal(split, ""), True), pa.scalar("test", split.type), split)
-    table = pa.table(
-        {
-            "run_id": pis.column("run_id"),
-            "metric": pis.column("metric"),
-            "split": split,
-            "instance_id": pis.column("instance_id"),
-            "value": pc.cast(pis.column("value"), pa.float64()),
-        }
-    ).filter(keep)
-    if table.num_rows == 0:
-        return {}
-    keys = ["run_id", "metric", "split", "instance_id"]
-    table = table.take(pc.sort_indices(table, sort_keys=[(k, "ascending") for k in keys]))  # a stable sort
-    codes = [_codes(table.column(k)) for k in keys]
-    values = table.column("value").to_numpy()
-    new_cell = np.zeros(table.num_rows, dtype=bool)
-    new_cell[0] = True
-    for code in codes[:3]:
-        new_cell[1:] |= code[1:] != code[:-1]
-    new_instance = new_cell.copy()
-    new_instance[1:] |= codes[3][1:] != codes[3][:-1]
-    starts = np.flatnonzero(new_instance)
-    counts = np.diff(np.append(starts, table.num_rows))
-    means = values[starts].copy()
-    two = counts == 2
-    means[two] = (values[starts[two]] + values[starts[two] + 1]) / 2
-    for k in np.flatnonzero(counts > 2):
-        means[k] = _mean(values[starts[k] : starts[k] + counts[k]].tolist())
-    cell_of_instance = np.cumsum(new_cell)[starts] - 1
-    ends = np.append(np.flatnonzero(np.diff(cell_of_instance)) + 1, len(starts))
-    first_rows = pa.array(np.flatnonzero(new_cell))
-    labels = [table.column(k).take(first_rows).to_pylist() for k in keys[:3]]
-    out: PerRun = {}
-    begin = 0
-    for cell, end in enumerate(ends.tolist()):
-        out[(labels[0][cell], labels[1][cell], labels[2][cell])] = means[begin:end]
-        begin = end
-    return out
-
-
-def _codes(column: pa.ChunkedArray) -> np.ndarray:
-    """Integer codes of a column's values: equal values, equal codes."""
-    encoded = pc.dictionary_encode(column.combine_chunks())
-    return np.asarray(encoded.indices.to_numpy(zero_copy_only=False))
-
-
-def _mean(values: list[float]) -> float:
-    """``np.mean(values)``, to the bit: below 8 values NumPy adds them one by one from 0, as ``sum``
-    does (a call into NumPy per instance costs more than the few trials it averages)."""
-    return sum(values) / len(values) if len(values) < 8 else float(np.mean(values))

@@ -121,11 +121,13 @@ def load_suite(suite_dir: Location | SuiteReader, cache: OutputCache | None = No
 
 
 def per_instance_values(reader: SuiteReader, run_ids: list[str], metrics: list[str]) -> pa.Table:
-    """Per-instance rows of the given runs and metrics (only the columns the bootstrap needs)."""
+    """Per-instance rows of the given runs and metrics (only the columns the bootstrap needs; the strings
+    as dictionaries)."""
     if not run_ids or not metrics:
         return pa.table({})
     cols = ["run_id", "instance_id", "trial", "metric", "split", "perturbation", "value"]
-    return reader.dataset_table(PER_INSTANCE_STATS_TABLE, run_ids, columns=cols, metrics=metrics)
+    strings = ["run_id", "instance_id", "metric", "split", "perturbation"]  # few distinct values each: no string copied
+    return reader.dataset_table(PER_INSTANCE_STATS_TABLE, run_ids, columns=cols, metrics=metrics, dictionary=strings)
 
 
 def eval_references(run_dir: Location | RunReader) -> dict[str, list[list[tuple[str, bool]]]]:

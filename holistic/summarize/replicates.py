@@ -182,7 +182,7 @@ def _write_pack(cache: OutputCache, entry: str, pack: dict[str, _Packed]) -> Non
 
 @functools.cache
 def _code() -> str:
-    # the values: read by the summary's loader, averaged over trials by the leaderboard's code
+    # the values: read by the summary's loader, averaged over trials (per_instance)
     return code_fingerprint(
-        sub_run_replicates, stable_seed, "holistic.summarize.load", "holistic.summarize.leaderboard"
+        sub_run_replicates, stable_seed, "holistic.summarize.load", "holistic.summarize.per_instance"
     )

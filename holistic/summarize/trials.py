@@ -16,13 +16,10 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from holistic.summarize.per_instance import encoded
+
 TrialMeans = list[list[float]]
 """``[[trial, mean], ...]``, trials in the order first seen in the run's file."""
-
-
-def _codes(column: pa.ChunkedArray) -> tuple[np.ndarray, list[str]]:
-    encoded = pc.dictionary_encode(column.combine_chunks())
-    return np.asarray(encoded.indices.to_numpy(zero_copy_only=False)), encoded.dictionary.to_pylist()
 
 
 def trial_means_from(
@@ -37,8 +34,8 @@ def trial_means_from(
         return {}  # not what a run's file holds: each run reads its own
     if not wanted or table.num_rows == 0:
         return out
-    run_codes, run_names = _codes(table.column("run_id"))
-    metric_codes, metric_names = _codes(table.column("metric"))
+    run_codes, run_names = encoded(table.column("run_id"))
+    metric_codes, metric_names = encoded(table.column("metric"))
     metric_index = {m: k for k, m in enumerate(metric_names)}
     main_code = np.array([metric_index.get(wanted.get(r, ""), -1) for r in run_names] or [-1], dtype=np.int64)
     keep = np.asarray(

@@ -10,9 +10,10 @@ from collections import defaultdict
 
 import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 import pytest
 
-from holistic.summarize.leaderboard import _per_instance_arrays
+from holistic.summarize.per_instance import per_instance_arrays as _per_instance_arrays
 
 
 def _row_by_row(rows: list[dict[str, object]], perturbation: str | None) -> dict[tuple[str, str, str], list[float]]:
@@ -64,3 +65,33 @@ def test_no_rows_and_no_perturbation_column() -> None:
     table = pa.table({"run_id": ["r"], "instance_id": ["i"], "metric": ["m"], "value": [0.5]})
     assert {k: v.tolist() for k, v in _per_instance_arrays(table, None).items()} == {("r", "m", "test"): [0.5]}
     assert _per_instance_arrays(table, "typos") == {}
+
+
+def _as_read(rows: list[dict[str, object]]) -> pa.Table:
+    """The rows as a suite's read gives them: in chunks (one per run file), the strings as
+    dictionaries, each chunk with its own."""
+    half = len(rows) // 2
+    chunks = [pa.Table.from_pylist(part) for part in (rows[:half], rows[half:])]
+    encoded = [
+        pa.table(
+            {
+                n: (pc.dictionary_encode(c) if pa.types.is_string(c.type) else c)
+                for n, c in zip(t.column_names, t.columns, strict=True)
+            }
+        )
+        for t in chunks
+    ]
+    return pa.concat_tables(encoded)
+
+
+@pytest.mark.parametrize("seed", range(3))
+@pytest.mark.parametrize("perturbation", [None, "typos"])
+def test_dictionary_columns_in_chunks_give_the_same_values(seed: int, perturbation: str | None) -> None:
+    rows = _rows(seed)
+    table = _as_read(rows)
+    assert pa.types.is_dictionary(table.schema.field("run_id").type) and table.column("run_id").num_chunks == 2
+    got = _per_instance_arrays(table, perturbation)
+    want = _row_by_row(rows, perturbation)
+    assert sorted(got) == sorted(want)
+    for key, values in want.items():
+        assert got[key].tolist() == values
