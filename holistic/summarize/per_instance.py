@@ -63,18 +63,24 @@ def per_instance_arrays(pis: pa.Table, perturbation: str | None) -> PerRun:
 
 def encoded(column: pa.ChunkedArray) -> tuple[np.ndarray, list[Any]]:
     """Integer codes of a column's values (equal values, equal codes; a missing value has its own)
-    and the value of each code. A dictionary column's own codes are used (no string is hashed)."""
+    and the value of each code. A dictionary column's own codes are used (no string is hashed:
+    its chunks' dictionaries are unified, as Arrow concatenates them)."""
+    if column.num_chunks == 0:
+        return np.zeros(0, dtype=np.int64), []
     if pa.types.is_dictionary(column.type):
-        column = column.unify_dictionaries()
-        values = column.chunks[0].dictionary.to_pylist() if column.num_chunks else []
-        indices = pa.chunked_array([c.indices for c in column.chunks], column.type.index_type)
+        combined = column.combine_chunks()
     else:
-        found = pc.dictionary_encode(column.combine_chunks(), null_encoding="encode")
-        values, indices = found.dictionary.to_pylist(), pa.chunked_array([found.indices])
+        combined = pc.dictionary_encode(column.combine_chunks(), null_encoding="encode")
+    values: list[Any] = combined.dictionary.to_pylist()
+    indices = combined.indices
     if indices.null_count:
         indices = pc.fill_null(indices, len(values))
         values.append(None)
-    return np.asarray(indices.to_numpy(), dtype=np.int64), values
+    codes = np.asarray(indices.to_numpy(zero_copy_only=False), dtype=np.int64)
+    if len(set(values)) < len(values):  # a dictionary that repeats a value: one code per value
+        first = {value: k for k, value in reversed(list(enumerate(values)))}
+        codes = np.array([first[v] for v in values], dtype=np.int64)[codes]
+    return codes, values
 
 
 def _kept(pis: pa.Table, perturbation: str | None) -> np.ndarray:

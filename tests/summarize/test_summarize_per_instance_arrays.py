@@ -13,6 +13,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pytest
 
+from holistic.summarize.per_instance import encoded
 from holistic.summarize.per_instance import per_instance_arrays as _per_instance_arrays
 
 
@@ -95,3 +96,10 @@ def test_dictionary_columns_in_chunks_give_the_same_values(seed: int, perturbati
     assert sorted(got) == sorted(want)
     for key, values in want.items():
         assert got[key].tolist() == values
+
+
+def test_equal_values_get_one_code_whatever_the_dictionary() -> None:
+    repeated = pa.DictionaryArray.from_arrays(pa.array([0, 1, 2, None, 2], pa.int32()), pa.array(["a", "b", "a"]))
+    codes, values = encoded(pa.chunked_array([repeated]))
+    assert [values[c] for c in codes] == ["a", "b", "a", None, "a"]
+    assert codes[0] == codes[2] == codes[4] and len({codes[0], codes[1], codes[3]}) == 3
