@@ -10,22 +10,16 @@ time, which no user can set back), so its recorded sha256 is its sha256; any oth
 
 from __future__ import annotations
 
-import json
 import os
 import time
 from collections.abc import Callable
 from pathlib import Path
 
-from holistic.results.output_cache import OutputCache, key_of
+from holistic.results.output_cache import OutputCache, key_of, read_json_entry, stat_signature, write_json_entry
 
 DIGESTS_CACHE = "file_digests"
 """The output cache's kind of the record of the run files' sha256 (one entry, rewritten by each summarize)."""
-_VALUE = "value.json"
 SETTLED_NS = 2_000_000_000
-
-
-def _signature(info: os.stat_result) -> list[int]:
-    return [info.st_ino, info.st_dev, info.st_size, info.st_mtime_ns, info.st_ctime_ns]
 
 
 class KnownDigests:
@@ -35,18 +29,14 @@ class KnownDigests:
         self.cache = cache
         self.entry = key_of("file digests", 1)
         self.known: dict[str, list[object]] = {}
-        found = cache.get(DIGESTS_CACHE, self.entry)
-        try:
-            value = json.loads(found[_VALUE]) if found is not None and _VALUE in found else {}
-        except (ValueError, RecursionError):
-            value = {}
+        value = read_json_entry(cache, DIGESTS_CACHE, self.entry, {})
         self.previous: dict[str, object] = value if isinstance(value, dict) else {}
 
     def sha256(self, path: Path, info: os.stat_result, compute: Callable[[Path], str]) -> str:
         """The sha256 of the file at ``path`` (``info``: its stat): the recorded one while the file is
         unchanged, else ``compute(path)``. A file changed less than :data:`SETTLED_NS` ago is not
         recorded (a change within the clock's tick would leave its times as they were)."""
-        signature = _signature(info)
+        signature = stat_signature(info)
         recorded = self.previous.get(str(path))
         if isinstance(recorded, list) and len(recorded) == 6 and recorded[:5] == signature:
             digest = recorded[5]
@@ -60,4 +50,4 @@ class KnownDigests:
 
     def save(self) -> None:
         """Keep the record for the next summarize: the files verified by this one."""
-        self.cache.put(DIGESTS_CACHE, self.entry, {_VALUE: json.dumps(self.known).encode("utf-8")})
+        write_json_entry(self.cache, DIGESTS_CACHE, self.entry, self.known)

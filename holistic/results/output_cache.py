@@ -209,6 +209,24 @@ class OutputCache:
 
 
 _VALUE = "value.json"
+_MISSING = object()
+
+
+def read_json_entry(cache: OutputCache, kind: str, key: str, default: Any = None) -> Any:
+    """The JSON value stored under ``kind``/``key`` by :func:`write_json_entry`; ``default`` when there
+    is no authentic entry or it does not hold JSON."""
+    found = cache.get(kind, key)
+    if found is None or _VALUE not in found:
+        return default
+    try:
+        return json.loads(found[_VALUE])
+    except (ValueError, RecursionError):
+        return default
+
+
+def write_json_entry(cache: OutputCache, kind: str, key: str, value: Any) -> None:
+    """Store ``value`` (numbers, strings, lists, string-keyed dicts) as JSON under ``kind``/``key``."""
+    cache.put(kind, key, {_VALUE: json.dumps(value).encode("utf-8")})
 
 
 def cached_json(cache: OutputCache | None, kind: str, key: str | None, compute: Callable[[], Any]) -> Any:
@@ -216,14 +234,19 @@ def cached_json(cache: OutputCache | None, kind: str, key: str | None, compute: 
     bit), taken from ``cache`` under ``kind``/``key`` when an earlier summarize stored it, else computed
     and stored (``key`` ``None``: not cacheable, always computed)."""
     if cache is not None and key is not None:
-        found = cache.get(kind, key)
-        if found is not None and _VALUE in found:
-            with contextlib.suppress(ValueError, RecursionError):
-                return json.loads(found[_VALUE])
+        found = read_json_entry(cache, kind, key, _MISSING)
+        if found is not _MISSING:
+            return found
     value = compute()
     if cache is not None and key is not None:
-        cache.put(kind, key, {_VALUE: json.dumps(value).encode("utf-8")})
+        write_json_entry(cache, kind, key, value)
     return value
+
+
+def stat_signature(info: os.stat_result) -> list[int]:
+    """What changes whenever a file is written, replaced or linked anew: its inode, device, size,
+    modification and change times (no user can set a change time back)."""
+    return [info.st_ino, info.st_dev, info.st_size, info.st_mtime_ns, info.st_ctime_ns]
 
 
 def run_file_sha256(files: Iterable[Any], name: str) -> str | None:

@@ -25,12 +25,18 @@ import stat
 from pathlib import Path
 from typing import Any
 
-from holistic.results.output_cache import OutputCache, code_fingerprint, key_of
+from holistic.results.output_cache import (
+    OutputCache,
+    code_fingerprint,
+    key_of,
+    read_json_entry,
+    stat_signature,
+    write_json_entry,
+)
 
 PAGES_CACHE = "site_pages"
 """The output cache's kind of the record of the site's pages (one entry, rewritten by each summarize)."""
 
-_VALUE = "value.json"
 _Stat = list[int]
 
 
@@ -53,7 +59,7 @@ def _file_stat(path: Path) -> _Stat | None:
         return None
     if not stat.S_ISREG(info.st_mode):
         return None
-    return [info.st_ino, info.st_dev, info.st_size, info.st_mtime_ns, info.st_ctime_ns]
+    return stat_signature(info)
 
 
 @functools.cache
@@ -79,11 +85,7 @@ class PageReuse:
 
     def _record(self) -> dict[str, Any]:
         """The last summarize's record of its pages (empty when there is none, or not an authentic one)."""
-        found = self.cache.get(PAGES_CACHE, self.entry)
-        try:
-            value = json.loads(found[_VALUE]) if found is not None and _VALUE in found else {}
-        except (ValueError, RecursionError):
-            return {}
+        value = read_json_entry(self.cache, PAGES_CACHE, self.entry, {})
         return value if isinstance(value, dict) else {}
 
     def key(self, template: str, rel: str, title: str, common: dict[str, Any], context: dict[str, Any]) -> str | None:
@@ -126,4 +128,4 @@ class PageReuse:
             found = _file_stat(site / rel)
             if found is not None:
                 record[rel] = [key, found]
-        self.cache.put(PAGES_CACHE, self.entry, {_VALUE: json.dumps(record).encode("utf-8")})
+        write_json_entry(self.cache, PAGES_CACHE, self.entry, record)
