@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import contextlib
 import multiprocessing
-import os
 from collections import deque
 from collections.abc import Iterator, Mapping, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
@@ -13,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from holistic.core.naming import run_title
+from holistic.core.threads import cpus
 from holistic.results import RunReader, SuiteReader
 from holistic.results.output_cache import OutputCache
 from holistic.site.browser import BrowserData
@@ -117,8 +117,7 @@ def browser_jobs(jobs: int, runs: int) -> int:
     else one per CPU this process may use, at most one per :data:`RUNS_PER_BROWSER_JOB` runs."""
     if jobs > 0:
         return jobs
-    cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
-    return max(1, min(cpus, runs // RUNS_PER_BROWSER_JOB))
+    return max(1, min(cpus(), runs // RUNS_PER_BROWSER_JOB))
 
 
 @contextlib.contextmanager
