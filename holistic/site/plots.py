@@ -297,7 +297,7 @@ def _trial_means(
     own trial means are kept in ``cache`` by its per-instance file's sha256."""
     acc: dict[tuple[str, str], dict[int, list[float]]] = defaultdict(lambda: defaultdict(list))
     column = {rid: col for col, ids in summary.column_runs.items() for rid in ids}
-    code = code_fingerprint(_run_trial_means)
+    code = code_fingerprint(_run_trial_means, "holistic.summarize.trials")
 
     def means_of(run: RunInfo) -> Any:
         reader = suite.run(run.run_id)
@@ -325,13 +325,12 @@ TRIALS_CACHE = "trial_means"
 
 
 def _run_trial_means(reader: RunReader, main_metric: str) -> list[list[float]]:
-    """``[trial, mean of the main metric's original values]`` of the run, trials in the order first seen."""
-    import pyarrow.compute as pc  # a suite's summary only
+    """``[trial, mean of the main metric's original values]`` of the run, trials in the order first seen
+    (:func:`~holistic.summarize.trials.trial_means_from` over the run's own file)."""
+    import pyarrow as pa  # a suite's summary only
+
+    from holistic.summarize.trials import trial_means_from
 
     t = reader.table(PER_INSTANCE_STATS_TABLE, ["trial", "metric", "perturbation", "value"])
-    keep = pc.and_(pc.equal(t.column("metric"), main_metric), pc.is_null(t.column("perturbation")))
-    t = t.filter(pc.and_(pc.fill_null(keep, False), pc.is_valid(t.column("value"))))
-    trials = np.asarray(t.column("trial").to_numpy(), dtype=np.int64)
-    values = np.asarray(pc.cast(t.column("value"), "float64").to_numpy(), dtype=np.float64)
-    firsts = np.unique(trials, return_index=True)[1]  # each trial's first row: trials in the order first seen
-    return [[int(trials[i]), float(np.mean(values[trials == trials[i]]))] for i in sorted(firsts.tolist())]
+    t = t.append_column("run_id", pa.array([reader.run_id], pa.string()).take(np.zeros(t.num_rows, np.int64)))
+    return trial_means_from(t, [reader.run_id], [main_metric], {reader.run_id: main_metric}).get(reader.run_id, [])
