@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from holistic.core.threads import thread_map
-from holistic.results import SuiteReader
+from holistic.results import RunReader, SuiteReader
 from holistic.results.atomic import build_folder, writing
 from holistic.results.layout import table_file
 from holistic.results.output_cache import OutputCache, cached_json, code_fingerprint, key_of, run_file_sha256
@@ -311,16 +311,16 @@ def _models_table(
     code = code_fingerprint(request_totals)
     known = known or {}
 
-    def sums_of(run: RunInfo) -> Any:
+    def sums_of(run: RunInfo, reader: RunReader) -> Any:
         if run.run_id in known:
             return known[run.run_id]
-        reader = suite.run(run.run_id)
         sha = run_file_sha256(reader.manifest.files, table_file(REQUESTS_TABLE))
         key = None if sha is None else key_of("requests", code, sha)
         return cached_json(cache, REQUESTS_CACHE, key, functools.partial(request_totals, reader))
 
-    for run, sums in zip(summary.runs, thread_map(sums_of, summary.runs), strict=True):  # Arrow reads in parallel
-        reader = suite.run(run.run_id)
+    readers = [suite.run(run.run_id) for run in summary.runs]
+    sums_all = thread_map(lambda pair: sums_of(*pair), list(zip(summary.runs, readers, strict=True)))
+    for run, reader, sums in zip(summary.runs, readers, sums_all, strict=True):  # Arrow reads in parallel
         dep = run.spec.get("model_deployment") or {}
         if dep:
             facts[run.model] = dep
