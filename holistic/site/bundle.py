@@ -37,9 +37,10 @@ import json
 import os
 import re
 import shutil
+import stat
 import tempfile
 from collections.abc import Callable, Iterator, Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -56,6 +57,7 @@ from holistic.results.output_cache import (
     code_fingerprint,
     key_of,
     read_regular,
+    stat_signature,
     user_secret,
 )
 from holistic.site.browser import MAX_FIELD_CHARS, BrowserData, build_browser
@@ -97,6 +99,9 @@ class BundleJob:
     :func:`compared_predictions`)."""
     cache: OutputCache | None = None
     """Where the scripts an earlier summarize found sound are known by their hash (not parsed again)."""
+    known: Mapping[str, list[Any]] = field(default_factory=dict)
+    """The bundle's scripts as the last summarize left them (:class:`~holistic.site.bundle_reuse.KnownScripts`):
+    one whose file is still that one is linked without being read again."""
 
 
 def fingerprint(reader: RunReader, main_metric: str | None, max_field_chars: int) -> str | None:
@@ -250,10 +255,13 @@ def _from_bundle(folder: Path, job: BundleJob, found: str, built: BrowserData | 
             )
             key = _scripts_key(scripts) if job.cache is not None and not own else None
             parse = not own and (job.cache is None or key is None or job.cache.get(SOUND_CACHE, key) is None)
+            placed = {}
             for name, entry in scripts.items():
-                if not _place(fd, name, job.out_dir / name, entry, parse=parse):
+                done = _place(fd, name, job.out_dir / name, entry, parse=parse, known=job.known.get(name))
+                if done is None:
                     _clear(job.out_dir)
                     return None
+                placed[name] = done
             if parse and job.cache is not None and key is not None:
                 job.cache.put(SOUND_CACHE, key, {})
             predictions = built.predictions if built is not None else None
@@ -273,6 +281,7 @@ def _from_bundle(folder: Path, job: BundleJob, found: str, built: BrowserData | 
         splits=tuple(manifest["splits"]),
         predictions=(predictions or {}) if job.predictions else {},
         page=page,
+        placed=placed,
     )
 
 
@@ -321,17 +330,35 @@ def _strings(value: object) -> bool:
     return isinstance(value, list) and all(isinstance(v, str) for v in value)
 
 
-def _place(dir_fd: int, name: str, target: Path, entry: Mapping[str, Any], *, parse: bool = True) -> bool:
+def _place(
+    dir_fd: int,
+    name: str,
+    target: Path,
+    entry: Mapping[str, Any],
+    *,
+    parse: bool = True,
+    known: list[Any] | None = None,
+) -> list[Any] | None:
     """Hard-link (else copy) the bundle's script ``name`` to ``target``, then check the copy the site holds
-    (without ``parse``, its size and sha256 alone: a script with them was found sound before)."""
+    (without ``parse``, its size and sha256 alone: a script with them was found sound before); what the
+    file placed is (:data:`~holistic.site.bundle_reuse.Placed`), ``None`` when it is not sound.
+
+    A script ``known`` (as the last summarize left it, with the sha256 the manifest lists) whose file
+    still has that stat is linked and not read again: the link is that very file."""
     if not _SCRIPT_NAME.match(name):
-        return False
+        return None
+    if known is not None:
+        linked = _linked_known(dir_fd, name, target, entry, known)
+        if linked is not None:
+            return linked
+        with contextlib.suppress(FileNotFoundError):
+            target.unlink()
     try:
         os.link(name, target, src_dir_fd=dir_fd, follow_symlinks=False)
     except OSError:
         data = _read(dir_fd, name, entry["size"])
         if data is None:
-            return False
+            return None
         with writing(target):
             target.write_bytes(data)
     try:
@@ -340,9 +367,29 @@ def _place(dir_fd: int, name: str, target: Path, entry: Mapping[str, Any], *, pa
             data = _read(with_fd, target.name, entry["size"])
         finally:
             os.close(with_fd)
+        info = os.stat(target, follow_symlinks=False)
     except OSError:
-        return False
-    return data is not None and _sound(name, data, entry, parse=parse)
+        return None
+    if data is None or not _sound(name, data, entry, parse=parse):
+        return None
+    return [info.st_ino, info.st_dev, info.st_size, info.st_mtime_ns, entry["sha256"]]
+
+
+def _linked_known(dir_fd: int, name: str, target: Path, entry: Mapping[str, Any], known: list[Any]) -> list[Any] | None:
+    """Link the bundle's script when its file is the one ``known`` records with the manifest's size and
+    sha256; what the linked file is, else ``None`` (nothing linked, or a link to be replaced)."""
+    if known[5] != entry["sha256"] or known[2] != entry["size"]:
+        return None
+    try:
+        before = os.stat(name, dir_fd=dir_fd, follow_symlinks=False)
+        if not stat.S_ISREG(before.st_mode) or stat_signature(before) != known[:5]:
+            return None
+        os.link(name, target, src_dir_fd=dir_fd, follow_symlinks=False)
+        after = os.stat(target, follow_symlinks=False)
+    except OSError:
+        return None
+    same = [after.st_ino, after.st_dev, after.st_size, after.st_mtime_ns]
+    return [*same, entry["sha256"]] if same == known[:4] else None
 
 
 ATTEST = "attest"

@@ -33,6 +33,7 @@ from holistic.results.output_cache import (
     stat_signature,
     write_json_entry,
 )
+from holistic.site.bundle_reuse import KnownScripts
 
 PAGES_CACHE = "site_pages"
 """The output cache's kind of the record of the site's pages (one entry, rewritten by each summarize)."""
@@ -82,6 +83,8 @@ class PageReuse:
         self.previous: dict[str, Any] = self._record() if old_site.is_dir() else {}
         self.written: dict[str, str] = {}
         self.taken = 0
+        self.scripts = KnownScripts(cache)
+        """The runs' bundle scripts the last summarize placed (:mod:`holistic.site.bundle_reuse`)."""
 
     def _record(self) -> dict[str, Any]:
         """The last summarize's record of its pages (empty when there is none, or not an authentic one)."""
@@ -129,3 +132,4 @@ class PageReuse:
             if found is not None:
                 record[rel] = [key, found]
         write_json_entry(self.cache, PAGES_CACHE, self.entry, record)
+        self.scripts.save()

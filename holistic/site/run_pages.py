@@ -17,6 +17,7 @@ from holistic.results import RunReader, SuiteReader
 from holistic.results.output_cache import OutputCache
 from holistic.site.browser import BrowserData
 from holistic.site.bundle import BundleJob, bundle_into
+from holistic.site.bundle_reuse import Known, KnownScripts
 from holistic.site.compare import Comparison, comparisons
 from holistic.site.compare_data import CompareJob, Stored, compare_data, compare_into, stored_comparisons
 from holistic.site.haystack import HaystackReport, haystack_tables, render_haystack
@@ -57,7 +58,8 @@ def render_run_pages(
             figures_of.setdefault(f["run_id"], []).append(f)
     stored = stored_comparisons(suite, compared, max_field_chars, cache)
     readers = {run.run_id: suite.run(run.run_id) for run in order}
-    workers = browser_jobs(jobs, len(order))
+    known = w.reuse.scripts if w.reuse is not None else None
+    workers = browser_jobs(jobs, len(order)) if known is None else _build_jobs(jobs, known, readers)
     with _workers(workers, list(readers.values())) as pool:
         needed = {r for c in compared if stored[c.id][1] is None for r in c.run_ids}
         bundle_jobs = [
@@ -69,6 +71,7 @@ def render_run_pages(
                 predictions=run.run_id in needed and pool is None,
                 fallback_predictions=run.run_id in needed and pool is not None,
                 cache=cache,
+                known=_known(known, readers[run.run_id]),
             )
             for run in order
         ]
@@ -82,6 +85,9 @@ def render_run_pages(
             if run.run_id in needed and not (pool is not None and bundled):
                 predictions[run.run_id] = data.predictions
             run_links[run.run_id] = _run_link(summary, run, data)
+            folder = readers[run.run_id].folder
+            if known is not None and bundled and isinstance(folder, Path):
+                known.note(run.run_id, folder, data.placed)
             if totals is not None and "requests" in data.page:
                 totals[run.run_id] = data.page["requests"]
             done = closes.get(run.run_id)
@@ -118,6 +124,20 @@ def browser_jobs(jobs: int, runs: int) -> int:
     if jobs > 0:
         return jobs
     return max(1, min(cpus(), runs // RUNS_PER_BROWSER_JOB))
+
+
+def _build_jobs(jobs: int, known: KnownScripts, readers: Mapping[str, RunReader]) -> int:
+    """How many processes put the runs' browsers into the site when the last summarize's record is
+    known: those of :func:`browser_jobs` for the runs whose bundle is not the one recorded (maybe to
+    be built), at most one per such run; one (this process) when there is none: linking known scripts
+    is no work for workers."""
+    building = [r for r in readers.values() if not (isinstance(r.folder, Path) and known.current(r.run_id, r.folder))]
+    return min(browser_jobs(jobs, len(building)), max(1, len(building)))
+
+
+def _known(known: KnownScripts | None, reader: RunReader) -> Known:
+    """The run's bundle scripts as the last summarize left them (none without a record)."""
+    return known.of(reader.run_id, reader.folder) if known is not None and isinstance(reader.folder, Path) else {}
 
 
 @contextlib.contextmanager
