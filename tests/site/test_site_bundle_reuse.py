@@ -5,7 +5,6 @@ rebuilt); with nothing to build, no worker process is started."""
 from __future__ import annotations
 
 import os
-import shutil
 from pathlib import Path
 
 import pytest
@@ -15,15 +14,8 @@ from holistic.results import SuiteReader
 from holistic.results.layout import BROWSER_DIR
 from holistic.site import bundle, run_pages
 from holistic.site.bundle import write_bundle
-from tests.support.fake_suite import FakeRun, rewrite_run, write_fake_suite
-
-RUNS = [FakeRun("sc", f"model/{i}", skill=0.3 + 0.2 * i, num_instances=300, with_requests=True) for i in range(2)] + [
-    FakeRun("solo", "model/0", num_instances=20, with_requests=True)
-]
-
-
-def _tree(root: Path) -> dict[str, bytes]:
-    return {str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
+from tests.site.test_site_bundle import RUNS, _fresh_site, _tree
+from tests.support.fake_suite import rewrite_run, write_fake_suite
 
 
 def _summarize(suite: Path, jobs: int = 1) -> Path:
@@ -32,18 +24,13 @@ def _summarize(suite: Path, jobs: int = 1) -> Path:
     return result.site_index.parent
 
 
-def _fresh_site(suite: Path, tmp_path: Path) -> dict[str, bytes]:
-    copy = tmp_path / "fresh" / suite.name
-    shutil.copytree(suite, copy, ignore=shutil.ignore_patterns(BROWSER_DIR, "site", "summary", ".summarize-cache"))
-    return _tree(_summarize(copy))
-
-
 @pytest.fixture
 def suite(tmp_path: Path) -> Path:
-    suite = write_fake_suite(tmp_path / "out", "s", RUNS)
-    for reader in SuiteReader(suite).runs:
+    """The suite of :mod:`tests.site.test_site_bundle`, each run's bundle written as helm-run writes it."""
+    folder = write_fake_suite(tmp_path / "out", "s", RUNS)
+    for reader in SuiteReader(folder).runs:
         write_bundle(reader)
-    return suite
+    return folder
 
 
 def _checked(monkeypatch: pytest.MonkeyPatch) -> list[str]:
