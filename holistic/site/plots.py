@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import functools
 from collections import defaultdict
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -46,6 +47,14 @@ def _pyplot() -> Any:
     return plt
 
 
+class _LazyPyplot:
+    """``matplotlib.pyplot``, imported when a figure is first drawn (a re-summarize whose figures are
+    all taken from the output cache draws none)."""
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(_pyplot(), name)
+
+
 def _save(fig: Any, path: Path) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     fig.savefig(path, format="svg", metadata={"Date": None}, bbox_inches="tight")
@@ -68,7 +77,7 @@ def render_plots(
     """Write every plot under ``out_dir``; returns figure descriptions (src relative to the site root).
     ``cache``: where the per-scenario plots drawn by an earlier summarize are found (by their points),
     and the ones drawn now are kept."""
-    plt = _pyplot()
+    plt = _LazyPyplot()
     cells: _Cells = {
         (c["group"], c["model"], c["column"]): (c["value"], c.get("ci_low"), c.get("ci_high"))
         for c in summary.cells
@@ -76,7 +85,7 @@ def render_plots(
     }
     figures = _pareto_plots(summary, cells, out_dir, cache)
     figures += _reliability_plots(plt, suite, summary, out_dir)
-    figures += _correlation_plot(plt, summary, cells, out_dir)
+    figures += _correlation_plot(plt, summary, cells, out_dir, cache)
     figures += _trial_spread_plots(plt, suite, summary, out_dir, cache)
     figures += budget_plots(plt, suite, summary, out_dir)
     return figures
@@ -89,6 +98,37 @@ def _figure(fig: Any, out_dir: Path, rel: str, alt: str, caption: str, **where: 
     """
     _save(fig, out_dir.parent / rel)
     return {"src": rel, "alt": alt, "caption": caption, **where}
+
+
+FIGURES_CACHE = "figure_svg"
+"""The output cache's kind of the figures matplotlib draws (the correlations, the trial spreads), by
+what each is drawn from."""
+
+
+def _cached_figure(
+    cache: OutputCache | None, key: str, draw: Callable[[], Any], out_dir: Path, rel: str, **describe: str
+) -> dict[str, Any]:
+    """The figure ``draw()`` makes, saved as ``rel`` (see :func:`_figure`: ``describe`` is its alt text,
+    caption and place); or the SVG an earlier summarize drew from the same ``key`` (its data and the
+    code and matplotlib that draw it)."""
+    target = out_dir.parent / rel
+    found = cache.get(FIGURES_CACHE, key) if cache is not None else None
+    if found is not None and _SVG in found:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(found[_SVG])
+        return {"src": rel, **describe}
+    _save(draw(), target)
+    if cache is not None:
+        cache.put(FIGURES_CACHE, key, {_SVG: target.read_bytes()})
+    return {"src": rel, **describe}
+
+
+@functools.cache
+def _figure_code() -> str:
+    """What decides a matplotlib figure's bytes besides its data: this module and matplotlib's version."""
+    from importlib.metadata import version
+
+    return key_of(code_fingerprint(_cached_figure, cut), version("matplotlib"))
 
 
 def _pareto_plots(
@@ -219,7 +259,9 @@ def _reliability_plots(plt: Any, suite: SuiteReader, summary: Summary, out_dir: 
     return figures
 
 
-def _correlation_plot(plt: Any, summary: Summary, cells: _Cells, out_dir: Path) -> list[dict[str, Any]]:
+def _correlation_plot(
+    plt: Any, summary: Summary, cells: _Cells, out_dir: Path, cache: OutputCache | None = None
+) -> list[dict[str, Any]]:
     """The correlation of metric groups across model x scenario cells (with two groups and two models or more)."""
     groups = sorted({g for g, _, _ in cells})
     if len(groups) < 2 or len(summary.models) < 2:
@@ -232,18 +274,24 @@ def _correlation_plot(plt: Any, summary: Summary, cells: _Cells, out_dir: Path) 
             ok = ~np.isnan(matrix[i]) & ~np.isnan(matrix[j])
             if ok.sum() >= 3 and np.std(matrix[i][ok]) > 0 and np.std(matrix[j][ok]) > 0:
                 corr[i, j] = np.corrcoef(matrix[i][ok], matrix[j][ok])[0, 1]
-    fig, ax = plt.subplots(figsize=(4.5, 4))
-    im = ax.imshow(corr, vmin=-1, vmax=1, cmap="RdBu")
-    ax.set_xticks(range(len(groups)), groups, rotation=45, ha="right", fontsize=8)
-    ax.set_yticks(range(len(groups)), groups, fontsize=8)
-    for i in range(len(groups)):
-        for j in range(len(groups)):
-            if np.isfinite(corr[i, j]):
-                ax.text(j, i, f"{corr[i, j]:.2f}", ha="center", va="center", fontsize=7)
-    fig.colorbar(im, ax=ax, shrink=0.8)
-    ax.set_title("Pearson correlation across model × scenario cells", fontsize=9)
+
+    def draw() -> Any:
+        fig, ax = plt.subplots(figsize=(4.5, 4))
+        im = ax.imshow(corr, vmin=-1, vmax=1, cmap="RdBu")
+        ax.set_xticks(range(len(groups)), groups, rotation=45, ha="right", fontsize=8)
+        ax.set_yticks(range(len(groups)), groups, fontsize=8)
+        for i in range(len(groups)):
+            for j in range(len(groups)):
+                if np.isfinite(corr[i, j]):
+                    ax.text(j, i, f"{corr[i, j]:.2f}", ha="center", va="center", fontsize=7)
+        fig.colorbar(im, ax=ax, shrink=0.8)
+        ax.set_title("Pearson correlation across model × scenario cells", fontsize=9)
+        return fig
+
     caption = "Correlations between metric groups across models and scenarios (cells with fewer than 3 shared values are blank)."
-    return [_figure(fig, out_dir, "plots/metric_correlations.svg", "Correlation matrix of metric groups", caption)]
+    key = key_of("correlations", _figure_code(), groups, corr.tolist())
+    rel, alt = "plots/metric_correlations.svg", "Correlation matrix of metric groups"
+    return [_cached_figure(cache, key, draw, out_dir, rel, alt=alt, caption=caption)]
 
 
 def _trial_spread_plots(
@@ -254,20 +302,26 @@ def _trial_spread_plots(
     for col, per_model in sorted(_trial_means(suite, summary, cache).items()):
         if not any(len(v) > 1 for v in per_model.values()):
             continue
-        models = sorted(per_model)
-        fig, ax = plt.subplots(figsize=(max(3.5, 0.9 * len(models) + 1.5), 3.2))
-        for i, m in enumerate(models):
-            ys = per_model[m]
-            ax.scatter([i] * len(ys), ys, color="#0b5cad", s=14)
-            ax.hlines(float(np.mean(ys)), i - 0.25, i + 0.25, color="#b42318")
-        ax.set_xticks(range(len(models)), [cut(m, 40) for m in models], rotation=30, ha="right", fontsize=7)
-        ax.set_ylabel("main metric per trial")
-        ax.set_title(f"{col}: spread across trials", fontsize=9)
         caption = f"{col}: each dot is one trial's mean (sub-runs averaged); the red bar is the mean."
-        figures.append(
-            _figure(fig, out_dir, f"plots/trials_{anchor(col)}.svg", f"Trial spread for {col}", caption, scenario=col)
-        )
+        key = key_of("trial spread", _figure_code(), col, sorted(per_model.items()))
+        draw = functools.partial(_trial_spread, plt, col, per_model)
+        rel, alt = f"plots/trials_{anchor(col)}.svg", f"Trial spread for {col}"
+        figures.append(_cached_figure(cache, key, draw, out_dir, rel, alt=alt, caption=caption, scenario=col))
     return figures
+
+
+def _trial_spread(plt: Any, col: str, per_model: dict[str, list[float]]) -> Any:
+    """The figure of one scenario's spread across trials: each system's trial means and their mean."""
+    models = sorted(per_model)
+    fig, ax = plt.subplots(figsize=(max(3.5, 0.9 * len(models) + 1.5), 3.2))
+    for i, m in enumerate(models):
+        ys = per_model[m]
+        ax.scatter([i] * len(ys), ys, color="#0b5cad", s=14)
+        ax.hlines(float(np.mean(ys)), i - 0.25, i + 0.25, color="#b42318")
+    ax.set_xticks(range(len(models)), [cut(m, 40) for m in models], rotation=30, ha="right", fontsize=7)
+    ax.set_ylabel("main metric per trial")
+    ax.set_title(f"{col}: spread across trials", fontsize=9)
+    return fig
 
 
 def _reliability_bins(data: dict[str, Any]) -> list[dict[str, float]]:

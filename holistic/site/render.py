@@ -30,9 +30,10 @@ from holistic.results.output_cache import OutputCache, cached_json, code_fingerp
 from holistic.results.schemas import REQUESTS_TABLE
 from holistic.site.browser import MAX_FIELD_CHARS
 from holistic.site.bundle import SOUND_CACHE
+from holistic.site.bundle_reuse import BUNDLES_CACHE
 from holistic.site.compare_data import COMPARE_CACHE
 from holistic.site.page_reuse import PAGES_CACHE, PageReuse
-from holistic.site.plots import PARETO_CACHE, TRIALS_CACHE, render_plots
+from holistic.site.plots import FIGURES_CACHE, PARETO_CACHE, TRIALS_CACHE, render_plots
 from holistic.site.run_facts import request_totals
 from holistic.site.run_pages import render_run_pages
 from holistic.site.writer import STATIC_FILES, SiteWriter, environment, judge_flags, rows_of, templates_dir
@@ -83,7 +84,16 @@ REQUESTS_CACHE = "request_totals"
 """The output cache's kind of a run's request totals (by its requests file's sha256)."""
 
 
-CACHE_KINDS = (PARETO_CACHE, COMPARE_CACHE, SOUND_CACHE, REQUESTS_CACHE, TRIALS_CACHE, PAGES_CACHE)
+CACHE_KINDS = (
+    PARETO_CACHE,
+    FIGURES_CACHE,
+    COMPARE_CACHE,
+    SOUND_CACHE,
+    REQUESTS_CACHE,
+    TRIALS_CACHE,
+    PAGES_CACHE,
+    BUNDLES_CACHE,
+)
 """The kinds of output the site keeps in the suite's output cache (:mod:`holistic.results.output_cache`)."""
 
 

@@ -43,12 +43,32 @@ def _fresh_site(suite: Path, tmp_path: Path) -> dict[str, bytes]:
     return _tree(_summarize(copy))
 
 
-@pytest.fixture
-def suite(tmp_path: Path) -> Path:
-    suite = write_fake_suite(tmp_path / "out", "s", RUNS)
+def suite_with_bundles(tmp_path: Path, runs: list[FakeRun]) -> Path:
+    """A fake suite of ``runs`` in ``tmp_path/out``, each run's bundle written as helm-run writes it."""
+    suite = write_fake_suite(tmp_path / "out", "s", runs)
     for reader in SuiteReader(suite).runs:
         write_bundle(reader)
     return suite
+
+
+@pytest.fixture
+def suite(tmp_path: Path) -> Path:
+    return suite_with_bundles(tmp_path, RUNS)
+
+
+def record_calls(monkeypatch: pytest.MonkeyPatch, module: object, name: str, arg: int = 0) -> list[str]:
+    """Positional argument ``arg`` of each call of ``module.name`` (a name, or a path's name); the calls
+    are still made."""
+    seen: list[str] = []
+    real = getattr(module, name)
+
+    def recording(*args: object, **kwargs: object) -> object:
+        picked = args[arg]
+        seen.append(picked.name if isinstance(picked, Path) else str(picked))
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(module, name, recording)
+    return seen
 
 
 def _bundle(suite: Path, run: FakeRun) -> Path:
@@ -213,22 +233,10 @@ def test_resummarize_after_a_rerun_makes_the_same_site_as_a_fresh_one(suite: Pat
     assert _tree(site) == _fresh_site(suite, tmp_path)
 
 
-def _count_parses(monkeypatch: pytest.MonkeyPatch) -> list[str]:
-    parsed: list[str] = []
-    real = bundle._parses
-
-    def counting(name: str, data: bytes) -> bool:
-        parsed.append(name)
-        return real(name, data)
-
-    monkeypatch.setattr(bundle, "_parses", counting)
-    return parsed
-
-
 def test_a_bundle_this_user_built_is_checked_by_hash_without_parsing(
     suite: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    parsed = _count_parses(monkeypatch)
+    parsed = record_calls(monkeypatch, bundle, "_parses")
     site = _summarize(suite)
     assert parsed == []  # every bundle was attested by the holistic that wrote it
     folder = _bundle(suite, RUNS[0])
@@ -260,7 +268,7 @@ def test_a_bundle_attested_under_another_secret_is_parsed_and_its_script_refused
     (folder / "manifest.json").write_text(json.dumps(manifest), encoding="utf-8")
     monkeypatch.undo()
 
-    parsed = _count_parses(monkeypatch)
+    parsed = record_calls(monkeypatch, bundle, "_parses")
     site = _summarize(suite)
     assert "chunk_0000.js" in parsed
     assert "stolen" not in (site / "data" / RUNS[0].run_id / "chunk_0000.js").read_text(encoding="utf-8")

@@ -14,8 +14,8 @@ from holistic.results import SuiteReader
 from holistic.results.layout import BROWSER_DIR
 from holistic.site import bundle, run_pages
 from holistic.site.bundle import write_bundle
-from tests.site.test_site_bundle import RUNS, _fresh_site, _tree
-from tests.support.fake_suite import rewrite_run, write_fake_suite
+from tests.site.test_site_bundle import RUNS, _fresh_site, _tree, record_calls, suite_with_bundles
+from tests.support.fake_suite import rewrite_run
 
 
 def _summarize(suite: Path, jobs: int = 1) -> Path:
@@ -26,24 +26,7 @@ def _summarize(suite: Path, jobs: int = 1) -> Path:
 
 @pytest.fixture
 def suite(tmp_path: Path) -> Path:
-    """The suite of :mod:`tests.site.test_site_bundle`, each run's bundle written as helm-run writes it."""
-    folder = write_fake_suite(tmp_path / "out", "s", RUNS)
-    for reader in SuiteReader(folder).runs:
-        write_bundle(reader)
-    return folder
-
-
-def _checked(monkeypatch: pytest.MonkeyPatch) -> list[str]:
-    """The scripts whose site copy is read and checked."""
-    seen: list[str] = []
-    real = bundle._sound
-
-    def counting(name: str, data: bytes, entry: object, *, parse: bool = True) -> bool:
-        seen.append(name)
-        return real(name, data, entry, parse=parse)  # type: ignore[arg-type]
-
-    monkeypatch.setattr(bundle, "_sound", counting)
-    return seen
+    return suite_with_bundles(tmp_path, RUNS)
 
 
 def test_a_resummarize_links_known_scripts_without_reading_them(
@@ -52,7 +35,7 @@ def test_a_resummarize_links_known_scripts_without_reading_them(
     _summarize(suite)
     rewrite_run(tmp_path / "out", "s", RUNS[1], seed=3)
     write_bundle(SuiteReader(suite).run(RUNS[1].run_id))  # as helm-run does when the rerun completes
-    checked = _checked(monkeypatch)
+    checked = record_calls(monkeypatch, bundle, "_sound")
     site = _summarize(suite)
     assert sorted(checked) == ["chunk_0000.js", "chunk_0001.js", "index.js"]  # the rerun's scripts alone
     monkeypatch.undo()
@@ -74,7 +57,7 @@ def test_a_script_changed_in_place_since_is_checked_not_trusted(
         fh.seek(at + 1)
         fh.write(b"X")
     os.utime(chunk, ns=(before.st_atime_ns, before.st_mtime_ns))
-    checked = _checked(monkeypatch)
+    checked = record_calls(monkeypatch, bundle, "_sound")
     site = _summarize(suite)
     assert "chunk_0000.js" in checked
     monkeypatch.undo()

@@ -1,0 +1,39 @@
+"""A re-summarize takes the figures matplotlib drew for the same data from the output cache; a figure
+whose data changed is drawn again."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from holistic.results import SuiteReader
+from holistic.site import plots
+from holistic.site.bundle import write_bundle
+from tests.site.test_site_bundle import RUNS, _fresh_site, _summarize, _tree, record_calls, suite_with_bundles
+from tests.support.fake_suite import FakeRun, rewrite_run
+
+TRIALS = [*RUNS[:2], FakeRun("sc", "model/2", skill=0.6, num_instances=40, num_trials=2, with_requests=True)]
+
+
+@pytest.fixture
+def suite(tmp_path: Path) -> Path:
+    return suite_with_bundles(tmp_path, TRIALS)
+
+
+def test_unchanged_figures_are_taken_from_the_cache(
+    suite: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    drawn = record_calls(monkeypatch, plots, "_save", 1)
+    first = _tree(_summarize(suite))
+    assert sorted(drawn) == ["metric_correlations.svg", "trials_sc.svg"]
+    drawn.clear()
+    assert _tree(_summarize(suite)) == first
+    assert drawn == []
+
+    rewrite_run(tmp_path / "out", "s", TRIALS[2], seed=11)  # new trial means, new correlations
+    write_bundle(SuiteReader(suite).run(TRIALS[2].run_id))
+    site = _summarize(suite)
+    assert sorted(drawn) == ["metric_correlations.svg", "trials_sc.svg"]
+    monkeypatch.undo()
+    assert _tree(site) == _fresh_site(suite, tmp_path)
