@@ -164,6 +164,12 @@ class OutputCache:
                 os.utime(path, follow_symlinks=False)  # used by this summarize: kept by prune()
         return files
 
+    def keep(self, kind: str, key: str) -> None:
+        """Mark the entry ``kind``/``key`` used by this summarize without reading it (kept by :meth:`prune`:
+        an output taken from elsewhere, as this entry made it, may need the entry again)."""
+        with contextlib.suppress(OSError, ValueError):
+            os.utime(self._path(kind, key), follow_symlinks=False)
+
     def _unpack(self, kind: str, key: str, data: bytes) -> dict[str, bytes] | None:
         if not data.startswith(_MAGIC):
             return None

@@ -13,7 +13,7 @@ every run. Either way the files are the same.
 from __future__ import annotations
 
 import functools
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -29,26 +29,51 @@ COMPARE_CACHE = "compare_data"
 """The output cache's kind of the compare-systems views' data (their script files and count)."""
 _COUNT = "count"
 
-Stored = tuple[str | None, dict[str, bytes] | None]
-"""A comparison's key in the output cache (``None``: not cacheable) and its files found there."""
+
+@dataclass(frozen=True)
+class Stored:
+    """How a comparison's data is had without its runs' predictions."""
+
+    key: str | None
+    """Its key in the output cache (``None``: not cacheable)."""
+    found: dict[str, bytes] | None = None
+    """Its files and count as the output cache holds them (read only when not ``taken``)."""
+    taken: int | None = None
+    """Its instance count, when its files were taken from the old site (already in the new one)."""
+
+    @property
+    def ready(self) -> bool:
+        """Whether the data is had without the runs' predictions."""
+        return self.found is not None or self.taken is not None
 
 
 def stored_comparisons(
-    suite: SuiteReader, compared: list[Comparison], max_field_chars: int, cache: OutputCache | None
+    suite: SuiteReader,
+    compared: list[Comparison],
+    max_field_chars: int,
+    cache: OutputCache | None,
+    take: Callable[[Comparison, str], int | None] | None = None,
 ) -> dict[str, Stored]:
     """Comparison id -> its key and its data as an earlier summarize wrote it: the data is made from
-    the comparison and its runs' predictions alone, which their bundles' fingerprints decide."""
+    the comparison and its runs' predictions alone, which their bundles' fingerprints decide.
+    ``take(comparison, key)``, when given, puts the old site's data of the comparison, made from
+    ``key``, into the new site and returns its count (``None``: not taken); the cache is then not read."""
     out: dict[str, Stored] = {}
     for c in compared:
         readers = [suite.run(r) for r in c.run_ids]
         prints = [fingerprint(r, main_metric_of(r.spec), max_field_chars) for r in readers]
         if cache is None or any(p is None for p in prints):
-            out[c.id] = (None, None)
+            out[c.id] = Stored(None)
             continue
         key = key_of("compare", _compare_code(), c.id, c.systems, c.run_ids, c.main_metric, prints)
+        taken = take(c, key) if take is not None else None
+        if taken is not None:
+            cache.keep(COMPARE_CACHE, key)  # kept for a summarize that cannot take the old site's files
+            out[c.id] = Stored(key, taken=taken)
+            continue
         found = cache.get(COMPARE_CACHE, key)
         sound = found is not None and _COUNT in found and found[_COUNT].isdigit()
-        out[c.id] = (key, found if sound else None)
+        out[c.id] = Stored(key, found if sound else None)
     return out
 
 
@@ -65,7 +90,7 @@ def compare_data(
     cache: OutputCache | None,
 ) -> int:
     """Write the comparison's data under ``out_dir`` (from the cache when it is there); its instance count."""
-    key, found = stored
+    key, found = stored.key, stored.found
     if found is not None:
         count, files = int(found[_COUNT]), {Path(n).name: data for n, data in found.items() if n != _COUNT}
     else:
@@ -102,4 +127,4 @@ def compare_into(job: CompareJob) -> int:
         run_id: job.given[run_id] if run_id in job.given else compared_predictions(reader, metric, job.max_field_chars)
         for run_id, (reader, metric) in zip(job.comparison.run_ids, job.runs, strict=True)
     }
-    return compare_data(job.out_dir, job.comparison, predictions, (job.key, None), job.cache)
+    return compare_data(job.out_dir, job.comparison, predictions, Stored(job.key), job.cache)

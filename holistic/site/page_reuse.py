@@ -63,6 +63,11 @@ def _file_stat(path: Path) -> _Stat | None:
     return stat_signature(info)
 
 
+def _file_name(name: object) -> bool:
+    """A file's own name (no folder, not ``.`` or ``..``)."""
+    return isinstance(name, str) and name not in ("", ".", "..") and "/" not in name and "\0" not in name
+
+
 @functools.cache
 def _code(templates: Path) -> str:
     """The templates and the code that renders them (a new holistic renders every page again)."""
@@ -83,6 +88,10 @@ class PageReuse:
         self.previous: dict[str, Any] = self._record() if old_site.is_dir() else {}
         self.written: dict[str, str] = {}
         self.taken = 0
+        self.folders_entry = key_of("page folders", self.code)
+        found = read_json_entry(cache, PAGES_CACHE, self.folders_entry, {}) if old_site.is_dir() else {}
+        self.folders: dict[str, Any] = found if isinstance(found, dict) else {}
+        self.folders_written: dict[str, list[Any]] = {}
         self.scripts = KnownScripts(cache)
         """The runs' bundle scripts the last summarize placed (:mod:`holistic.site.bundle_reuse`)."""
 
@@ -119,6 +128,33 @@ class PageReuse:
         self.taken += 1
         return True
 
+    def take_folder(self, rel: str, key: str) -> Any:
+        """The value noted with the old site's folder ``rel`` (:meth:`wrote_folder`), its files linked into
+        the new site, when it was made from ``key`` and each of its files is still the one then written
+        (as :meth:`take` takes a page); else ``None``, and nothing of it linked."""
+        recorded = self.folders.get(rel)
+        if not (isinstance(recorded, list) and len(recorded) == 3 and recorded[0] == key):
+            return None
+        names = recorded[1]
+        if not (isinstance(names, list) and names and all(_file_name(n) for n in names)):
+            return None
+        for k, name in enumerate(names):
+            if not self.take(f"{rel}/{name}", key):
+                for done in names[:k]:  # a folder is taken whole or not at all
+                    (self.new_site / rel / done).unlink()
+                    del self.written[f"{rel}/{done}"]
+                    self.taken -= 1
+                return None
+        self.wrote_folder(rel, key, names, recorded[2])
+        return recorded[2]
+
+    def wrote_folder(self, rel: str, key: str, names: list[str], value: Any) -> None:
+        """Note the folder ``rel`` of the new site, its files ``names`` made from ``key``, and ``value``
+        (JSON) that the next summarize gets back when it takes the folder."""
+        self.folders_written[rel] = [key, sorted(names), value]
+        for name in names:
+            self.wrote(f"{rel}/{name}", key)
+
     def wrote(self, rel: str, key: str) -> None:
         """Note the page ``rel`` of the new site, made from ``key``."""
         self.written[rel] = key
@@ -132,4 +168,10 @@ class PageReuse:
             if found is not None:
                 record[rel] = [key, found]
         write_json_entry(self.cache, PAGES_CACHE, self.entry, record)
+        folders = {
+            rel: found
+            for rel, found in self.folders_written.items()
+            if all(f"{rel}/{name}" in record for name in found[1])
+        }
+        write_json_entry(self.cache, PAGES_CACHE, self.folders_entry, folders)
         self.scripts.save()

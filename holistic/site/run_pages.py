@@ -4,7 +4,9 @@ its instance browser, and the compare-systems views of the runs that two or more
 from __future__ import annotations
 
 import contextlib
+import functools
 import multiprocessing
+import os
 from collections import deque
 from collections.abc import Iterator, Mapping, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
@@ -21,6 +23,7 @@ from holistic.site.bundle_reuse import Known, KnownScripts
 from holistic.site.compare import Comparison, comparisons
 from holistic.site.compare_data import CompareJob, Stored, compare_data, compare_into, stored_comparisons
 from holistic.site.haystack import HaystackReport, haystack_tables, render_haystack
+from holistic.site.page_reuse import PageReuse
 from holistic.site.writer import SiteWriter, judge_flags, rows_of
 from holistic.summarize.load import RunInfo
 from holistic.summarize.summary import Summary
@@ -56,12 +59,13 @@ def render_run_pages(
     for f in figures:
         if f.get("run_id") is not None:
             figures_of.setdefault(f["run_id"], []).append(f)
-    stored = stored_comparisons(suite, compared, max_field_chars, cache)
+    take = None if w.reuse is None else functools.partial(_take_compare, w.reuse)
+    stored = stored_comparisons(suite, compared, max_field_chars, cache, take)
     readers = {run.run_id: suite.run(run.run_id) for run in order}
     known = w.reuse.scripts if w.reuse is not None else None
     workers = browser_jobs(jobs, len(order)) if known is None else _build_jobs(jobs, known, readers)
     with _workers(workers, list(readers.values())) as pool:
-        needed = {r for c in compared if stored[c.id][1] is None for r in c.run_ids}
+        needed = {r for c in compared if not stored[c.id].ready for r in c.run_ids}
         bundle_jobs = [
             BundleJob(
                 readers[run.run_id],
@@ -99,7 +103,12 @@ def render_run_pages(
         compare_links = []
         for c in compared:  # a worker's count is waited for here, once every run is built
             n = counts[c.id]
-            compare_links.append(_compare_page(w, summary, c, n if isinstance(n, int) else n.result()))
+            count = n if isinstance(n, int) else n.result()
+            key = stored[c.id].key
+            if w.reuse is not None and key is not None and stored[c.id].taken is None:
+                names = os.listdir(w.site_dir / _compare_folder(c))
+                w.reuse.wrote_folder(_compare_folder(c), key, names, count)
+            compare_links.append(_compare_page(w, summary, c, count))
     links = [run_links[run.run_id] for run in summary.runs]
     w.page("runs.html", "list.html", "Runs", tables=[], intro="", links=links, figures=None)
     _compare_list(w, compare_links)
@@ -257,6 +266,17 @@ def _name(summary: Summary, run: RunInfo) -> str:
     )
 
 
+def _compare_folder(c: Comparison) -> str:
+    """The comparison's data folder, relative to the site's root."""
+    return f"data/compare/{c.id}"
+
+
+def _take_compare(reuse: PageReuse, c: Comparison, key: str) -> int | None:
+    """The comparison's data taken from the old site when made from ``key``: its count (``None``: not taken)."""
+    count = reuse.take_folder(_compare_folder(c), key)
+    return count if isinstance(count, int) and not isinstance(count, bool) and count >= 0 else None
+
+
 def _compare_job(
     w: SiteWriter,
     c: Comparison,
@@ -269,11 +289,11 @@ def _compare_job(
 ) -> CompareJob:
     """The job that writes the comparison's data, with the predictions this process holds of its runs."""
     return CompareJob(
-        w.site_dir / "data" / "compare" / c.id,
+        w.site_dir / _compare_folder(c),
         c,
         tuple((readers[r], by_id[r].main_metric) for r in c.run_ids),
         max_field_chars,
-        stored[0],
+        stored.key,
         cache,
         {r: predictions[r] for r in c.run_ids if r in predictions},
     )
@@ -283,7 +303,9 @@ def _compare_count(pool: ProcessPoolExecutor | None, job: CompareJob, stored: St
     """Write the comparison's data: from the cache; else by a worker when every run's bundle is there to
     read (its instance count then comes later); else in this process, from the predictions it holds
     (all of them without workers; else the runs without a usable bundle, the others read from theirs)."""
-    if stored[1] is not None:
+    if stored.taken is not None:
+        return stored.taken
+    if stored.found is not None:
         return compare_data(job.out_dir, job.comparison, job.given, stored, job.cache)
     if pool is None or job.given:
         return compare_into(job)
