@@ -75,7 +75,8 @@ def build_parser() -> argparse.ArgumentParser:
         type=positive_int,
         metavar="N",
         help="processes that build the runs' instance browsers and the compare-systems data (default: one per CPU, "
-        "at most one per 8 runs; 1: all in this process); the site is the same for every N",
+        "at most one per 8 runs; 1: all in this process; none when every run's browser is the one the last summary "
+        "placed, at most one per run to build); the site is the same for every N",
     )
     p.add_argument(
         "--max-schema-bytes",
