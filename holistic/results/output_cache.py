@@ -164,11 +164,15 @@ class OutputCache:
                 os.utime(path, follow_symlinks=False)  # used by this summarize: kept by prune()
         return files
 
-    def keep(self, kind: str, key: str) -> None:
+    def keep(self, kind: str, key: str) -> bool:
         """Mark the entry ``kind``/``key`` used by this summarize without reading it (kept by :meth:`prune`:
-        an output taken from elsewhere, as this entry made it, may need the entry again)."""
-        with contextlib.suppress(OSError, ValueError):
+        an output had from elsewhere, the same as this entry's, may need the entry again); whether there
+        is such a file (not whether it is authentic: that is checked when it is read)."""
+        try:
             os.utime(self._path(kind, key), follow_symlinks=False)
+        except (OSError, ValueError):
+            return False
+        return True
 
     def _unpack(self, kind: str, key: str, data: bytes) -> dict[str, bytes] | None:
         if not data.startswith(_MAGIC):

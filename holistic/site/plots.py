@@ -23,7 +23,14 @@ from holistic.core.naming import cut
 from holistic.core.threads import thread_map
 from holistic.results import RunReader, SuiteReader
 from holistic.results.layout import table_file
-from holistic.results.output_cache import OutputCache, cached_json, code_fingerprint, key_of, run_file_sha256
+from holistic.results.output_cache import (
+    OutputCache,
+    code_fingerprint,
+    key_of,
+    read_json_entry,
+    run_file_sha256,
+    write_json_entry,
+)
 from holistic.results.schemas import PER_INSTANCE_STATS_TABLE
 from holistic.site.reasoning import budget_plots
 from holistic.site.svg_plot import ONE_COLUMN, pareto_svg
@@ -347,11 +354,15 @@ def _reliability_bins(data: dict[str, Any]) -> list[dict[str, float]]:
 def _trial_means(
     suite: SuiteReader, summary: Summary, cache: OutputCache | None = None
 ) -> dict[str, dict[str, list[float]]]:
-    """column -> model -> per-trial mean of the main metric (macro-averaged over sub-runs); each run's
-    own trial means are kept in ``cache`` by its per-instance file's sha256."""
+    """column -> model -> per-trial mean of the main metric (macro-averaged over sub-runs); every run's
+    own trial means are kept in ``cache``, in one record, by its per-instance file's sha256 (one entry
+    read, not one per run)."""
     acc: dict[tuple[str, str], dict[int, list[float]]] = defaultdict(lambda: defaultdict(list))
     column = {rid: col for col, ids in summary.column_runs.items() for rid in ids}
-    code = code_fingerprint(_run_trial_means, "holistic.summarize.trials")
+    code = code_fingerprint(__name__, "holistic.summarize.trials")
+    record = read_json_entry(cache, TRIALS_CACHE, _TRIALS_RECORD, {}) if cache is not None else {}
+    record = record if isinstance(record, dict) else {}
+    kept: dict[str, Any] = {}
 
     def means_of(run: RunInfo) -> Any:
         reader = suite.run(run.run_id)
@@ -359,19 +370,39 @@ def _trial_means(
             return None
         sha = run_file_sha256(reader.manifest.files, table_file(PER_INSTANCE_STATS_TABLE))
         key = None if sha is None else key_of("trials", code, sha, run.main_metric)
-        known = summary.trial_means.get(run.run_id)  # from the values the leaderboards read, if they did
-        compute = functools.partial(_run_trial_means, reader, run.main_metric) if known is None else lambda: known
-        return cached_json(cache, TRIALS_CACHE, key, compute)
+        means = summary.trial_means.get(run.run_id)  # from the values the leaderboards read, if they did
+        if means is None:
+            means = record.get(key) if key is not None and _sound_means(record.get(key)) else None
+        if means is None:
+            means = _run_trial_means(reader, run.main_metric)
+        if key is not None:
+            kept[key] = means
+        return means
 
     for run, means in zip(summary.runs, thread_map(means_of, summary.runs), strict=True):  # Arrow reads in parallel
         if means is None:
             continue
         for trial, mean in means:
             acc[(column.get(run.run_id, run.scenario), run.model)][int(trial)].append(float(mean))
+    if cache is not None and kept != record:
+        write_json_entry(cache, TRIALS_CACHE, _TRIALS_RECORD, kept)
+    elif cache is not None:
+        cache.keep(TRIALS_CACHE, _TRIALS_RECORD)
     out: dict[str, dict[str, list[float]]] = defaultdict(dict)
     for (col, model), trials in acc.items():
         out[col][model] = [float(np.mean(v)) for _, v in sorted(trials.items())]
     return out
+
+
+_TRIALS_RECORD = key_of("trial means of the runs", 1)
+"""The output cache's key of the record of every run's trial means (a run's key -> its means)."""
+
+
+def _sound_means(value: object) -> bool:
+    """``[[trial, mean], ...]`` as :func:`_run_trial_means` returns them."""
+    return isinstance(value, list) and all(
+        isinstance(v, list) and len(v) == 2 and all(isinstance(x, (int, float)) for x in v) for v in value
+    )
 
 
 TRIALS_CACHE = "trial_means"

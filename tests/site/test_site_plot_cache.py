@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from holistic.results import SuiteReader
+from holistic.results.output_cache import CACHE_FOLDER, OutputCache
 from holistic.site import plots
 from holistic.site.bundle import write_bundle
 from tests.site.test_site_bundle import RUNS, _fresh_site, _summarize, _tree, record_calls, suite_with_bundles
@@ -35,5 +36,23 @@ def test_unchanged_figures_are_taken_from_the_cache(
     write_bundle(SuiteReader(suite).run(TRIALS[2].run_id))
     site = _summarize(suite)
     assert sorted(drawn) == ["metric_correlations.svg", "trials_sc.svg"]
+    monkeypatch.undo()
+    assert _tree(site) == _fresh_site(suite, tmp_path)
+
+
+def test_a_resummarize_reads_every_runs_trial_means_from_one_record(
+    suite: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _summarize(suite)
+    assert len(list((suite / CACHE_FOLDER / plots.TRIALS_CACHE).iterdir())) == 1
+    read = record_calls(monkeypatch, OutputCache, "get", 1)
+    computed = record_calls(monkeypatch, plots, "_run_trial_means")
+    _summarize(suite)
+    assert read.count(plots.TRIALS_CACHE) == 1
+    assert computed == []  # no run's file read for its trial means
+
+    rewrite_run(tmp_path / "out", "s", TRIALS[2], seed=4)
+    write_bundle(SuiteReader(suite).run(TRIALS[2].run_id))
+    site = _summarize(suite)
     monkeypatch.undo()
     assert _tree(site) == _fresh_site(suite, tmp_path)
