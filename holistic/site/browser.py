@@ -179,9 +179,6 @@ class BrowserData:
     metric and correctness (what the compare-models view shows)."""
     page: dict[str, Any] = field(default_factory=dict)
     """The run page's own facts (:func:`holistic.site.run_facts.page_facts`), when asked for."""
-    placed: dict[str, list[Any]] = field(default_factory=dict)
-    """The scripts linked from the run's bundle and checked, as
-    :data:`holistic.site.bundle_reuse.Placed` describes them (empty when not from a bundle)."""
 
 
 def _common_prefix(texts: Iterable[str]) -> str:

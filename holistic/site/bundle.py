@@ -61,6 +61,7 @@ from holistic.results.output_cache import (
     user_secret,
 )
 from holistic.site.browser import MAX_FIELD_CHARS, BrowserData, build_browser
+from holistic.site.bundle_reuse import Placed
 from holistic.site.haystack import load_artifact
 from holistic.site.reasoning import run_reasoning
 from holistic.site.run_facts import page_facts, sound_page_facts
@@ -192,24 +193,25 @@ def _size_and_hash(data: bytes) -> dict[str, Any]:
     return {"size": len(data), "sha256": hashlib.sha256(data).hexdigest()}
 
 
-def bundle_into(job: BundleJob) -> tuple[BrowserData, bool]:
+def bundle_into(job: BundleJob) -> tuple[BrowserData, Placed | None]:
     """Put the run's instance browser into ``job.out_dir``: from its valid bundle (linked or copied,
     then checked), else from a bundle built now (and kept in the run's folder when it can be written),
     else built straight into the site (a suite on an object store, a read-only or unverified run).
-    Returns what the browser holds, and whether it was taken from the run's bundle."""
+    Returns what the browser holds, and the scripts placed from the run's bundle (as
+    :data:`~holistic.site.bundle_reuse.Placed` describes them; ``None``: not taken from its bundle)."""
     reader = job.reader
     found = fingerprint(reader, job.main_metric, job.max_field_chars)
     if found is None or not isinstance(reader.folder, Path):
-        return _built(job), False
-    data = _from_bundle(reader.folder / BROWSER_DIR, job, found)
-    if data is not None:
-        return data, True
+        return _built(job), None
+    taken = _from_bundle(reader.folder / BROWSER_DIR, job, found)
+    if taken is not None:
+        return taken
     try:
         built = _store(reader, found, job.main_metric, job.max_field_chars)
     except (OSError, HolisticError):
-        return _built(job), False  # the run folder cannot be written: this site gets its own copy
-    data = _from_bundle(reader.folder / BROWSER_DIR, job, found, built)
-    return (data, True) if data is not None else (_built(job), False)
+        return _built(job), None  # the run folder cannot be written: this site gets its own copy
+    taken = _from_bundle(reader.folder / BROWSER_DIR, job, found, built)
+    return taken if taken is not None else (_built(job), None)
 
 
 def _built(job: BundleJob) -> BrowserData:
@@ -238,9 +240,12 @@ def compared_predictions(reader: RunReader, main_metric: str | None, max_field_c
         return build_browser(reader, Path(tmp), main_metric, max_field_chars=max_field_chars).predictions
 
 
-def _from_bundle(folder: Path, job: BundleJob, found: str, built: BrowserData | None = None) -> BrowserData | None:
-    """The browser's facts once every script of the bundle at ``folder`` is in ``job.out_dir`` and
-    checked; ``None`` (and ``job.out_dir`` emptied) when the bundle is missing, stale or not sound."""
+def _from_bundle(
+    folder: Path, job: BundleJob, found: str, built: BrowserData | None = None
+) -> tuple[BrowserData, Placed] | None:
+    """The browser's facts and the scripts placed, once every script of the bundle at ``folder`` is in
+    ``job.out_dir`` and checked; ``None`` (and ``job.out_dir`` emptied) when the bundle is missing,
+    stale or not sound."""
     try:
         with _open_folder(folder) as fd:
             manifest = _manifest(fd, found)
@@ -255,7 +260,7 @@ def _from_bundle(folder: Path, job: BundleJob, found: str, built: BrowserData | 
             )
             key = _scripts_key(scripts) if job.cache is not None and not own else None
             parse = not own and (job.cache is None or key is None or job.cache.get(SOUND_CACHE, key) is None)
-            placed = {}
+            placed: Placed = {}
             for name, entry in scripts.items():
                 done = _place(fd, name, job.out_dir / name, entry, parse=parse, known=job.known.get(name))
                 if done is None:
@@ -281,8 +286,7 @@ def _from_bundle(folder: Path, job: BundleJob, found: str, built: BrowserData | 
         splits=tuple(manifest["splits"]),
         predictions=(predictions or {}) if job.predictions else {},
         page=page,
-        placed=placed,
-    )
+    ), placed
 
 
 @contextlib.contextmanager

@@ -19,7 +19,7 @@ from holistic.results import RunReader, SuiteReader
 from holistic.results.output_cache import OutputCache
 from holistic.site.browser import BrowserData
 from holistic.site.bundle import BundleJob, bundle_into
-from holistic.site.bundle_reuse import Known, KnownScripts
+from holistic.site.bundle_reuse import Known, KnownScripts, Placed
 from holistic.site.compare import Comparison, comparisons
 from holistic.site.compare_data import CompareJob, Stored, compare_data, compare_into, stored_comparisons
 from holistic.site.haystack import HaystackReport, haystack_tables, render_haystack
@@ -82,16 +82,16 @@ def render_run_pages(
         predictions: dict[str, dict[str, dict[str, Any]]] = {}
         run_links: dict[str, dict[str, str]] = {}
         counts: dict[str, int | Future[int]] = {}
-        for run, (data, bundled) in zip(order, _placed(pool, bundle_jobs, 8 * workers), strict=True):
+        for run, (data, placed) in zip(order, _placed(pool, bundle_jobs, 8 * workers), strict=True):
             comparison = compare_of.get(run.run_id)
             own, column = figures_of.get(run.run_id, []), column_of.get(run.run_id, "")
             _run_pages(w, suite, summary, run, data, own, judge_tables, comparison, column)
-            if run.run_id in needed and not (pool is not None and bundled):
+            if run.run_id in needed and not (pool is not None and placed is not None):
                 predictions[run.run_id] = data.predictions
             run_links[run.run_id] = _run_link(summary, run, data)
             folder = readers[run.run_id].folder
-            if known is not None and bundled and isinstance(folder, Path):
-                known.note(run.run_id, folder, data.placed)
+            if known is not None and placed is not None and isinstance(folder, Path):
+                known.note(run.run_id, folder, placed)
             if totals is not None and "requests" in data.page:
                 totals[run.run_id] = data.page["requests"]
             done = closes.get(run.run_id)
@@ -170,10 +170,10 @@ RUNS_PER_TASK = 4
 
 def _placed(
     pool: ProcessPoolExecutor | None, jobs_list: Sequence[BundleJob], ahead: int
-) -> Iterator[tuple[BrowserData, bool]]:
+) -> Iterator[tuple[BrowserData, Placed | None]]:
     """Each run's instance browser, put under its ``out_dir``, in the order of ``jobs_list``: from the
-    run's browser bundle (:mod:`holistic.site.bundle`), built first when missing or stale; and whether
-    it came from the run's bundle.
+    run's browser bundle (:mod:`holistic.site.bundle`), built first when missing or stale; and the
+    scripts placed from the run's bundle (``None``: not from its bundle).
 
     Each run's files are its own, so the runs can be done in worker processes: the files are the
     same whichever process writes them. Only ``ahead`` tasks are handed to the workers ahead of the
@@ -183,7 +183,7 @@ def _placed(
         yield from (bundle_into(job) for job in jobs_list)
         return
     tasks = [list(jobs_list[k : k + RUNS_PER_TASK]) for k in range(0, len(jobs_list), RUNS_PER_TASK)]
-    pending: deque[Future[list[tuple[BrowserData, bool]]]] = deque()
+    pending: deque[Future[list[tuple[BrowserData, Placed | None]]]] = deque()
     for task in tasks:
         pending.append(pool.submit(_bundle_task, task))
         if len(pending) > ahead:
@@ -192,7 +192,7 @@ def _placed(
         yield from pending.popleft().result()
 
 
-def _bundle_task(jobs_list: list[BundleJob]) -> list[tuple[BrowserData, bool]]:
+def _bundle_task(jobs_list: list[BundleJob]) -> list[tuple[BrowserData, Placed | None]]:
     """One worker's task: a few runs' instance browsers."""
     return [bundle_into(job) for job in jobs_list]
 
