@@ -92,17 +92,18 @@ class KnownScripts:
         placed (another inode, size or modification time) is left out."""
         record: dict[str, Any] = {}
         for run_id, (folder, placed) in self.placed.items():
-            scripts = _settled(Path(folder), placed)
-            manifest = file_signature(Path(folder) / MANIFEST)
+            scripts = _settled(folder, placed)
+            manifest = file_signature(os.path.join(folder, MANIFEST))
             if scripts and manifest is not None:
                 record[run_id] = [folder, manifest, scripts]
         write_json_entry(self.cache, BUNDLES_CACHE, self.entry, record)
 
 
-def _settled(folder: Path, placed: Mapping[str, list[Any]]) -> Known:
+def _settled(folder: str, placed: Mapping[str, list[Any]]) -> Known:
+    """The scripts of ``placed`` still the files placed, with their stat now (paths as strings: thousands)."""
     out: Known = {}
     for name, seen in placed.items():
-        now = file_signature(folder / name)
+        now = file_signature(os.path.join(folder, name))
         if now is not None and len(seen) == 5 and now[:4] == seen[:4]:
             out[name] = [*now, seen[4]]
     return out

@@ -52,7 +52,7 @@ def _plain(value: Any) -> Any:
     raise TypeError(type(value).__name__)
 
 
-def _file_stat(path: Path) -> _Stat | None:
+def _file_stat(path: Path | str) -> _Stat | None:
     """What changes whenever a file is written, replaced or linked: ``None`` when not a regular file."""
     try:
         info = os.lstat(path)
@@ -163,8 +163,9 @@ class PageReuse:
         """Keep the record of the pages of ``site`` (the new site, in place, the old one removed: removing
         the old site's links to a page changed its change time) for the next summarize."""
         record = {}
+        root = str(site)
         for rel, key in self.written.items():
-            found = _file_stat(site / rel)
+            found = _file_stat(os.path.join(root, rel))
             if found is not None:
                 record[rel] = [key, found]
         write_json_entry(self.cache, PAGES_CACHE, self.entry, record)
