@@ -18,6 +18,7 @@ from holistic.results.layout import BROWSER_DIR
 from holistic.results.output_cache import attestation, user_secret
 from holistic.site import bundle
 from holistic.site.bundle import bundle_is_current, write_bundle
+from tests.support.calls import record_calls
 from tests.support.fake_suite import FakeRun, rewrite_run, write_fake_suite
 
 RUNS = [
@@ -54,21 +55,6 @@ def suite_with_bundles(tmp_path: Path, runs: list[FakeRun]) -> Path:
 @pytest.fixture
 def suite(tmp_path: Path) -> Path:
     return suite_with_bundles(tmp_path, RUNS)
-
-
-def record_calls(monkeypatch: pytest.MonkeyPatch, module: object, name: str, arg: int = 0) -> list[str]:
-    """Positional argument ``arg`` of each call of ``module.name`` (a name, or a path's name); the calls
-    are still made."""
-    seen: list[str] = []
-    real = getattr(module, name)
-
-    def recording(*args: object, **kwargs: object) -> object:
-        picked = args[arg]
-        seen.append(picked.name if isinstance(picked, Path) else str(picked))
-        return real(*args, **kwargs)
-
-    monkeypatch.setattr(module, name, recording)
-    return seen
 
 
 def _bundle(suite: Path, run: FakeRun) -> Path:

@@ -14,7 +14,8 @@ from holistic.results import SuiteReader
 from holistic.results.layout import BROWSER_DIR
 from holistic.site import bundle, run_pages
 from holistic.site.bundle import write_bundle
-from tests.site.test_site_bundle import RUNS, _fresh_site, _tree, record_calls, suite_with_bundles
+from tests.site.test_site_bundle import RUNS, _fresh_site, _tree, suite_with_bundles
+from tests.support.calls import record_calls
 from tests.support.fake_suite import rewrite_run
 
 

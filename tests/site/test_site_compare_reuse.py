@@ -13,7 +13,8 @@ from holistic.results import SuiteReader
 from holistic.results.output_cache import OutputCache
 from holistic.site.bundle import write_bundle
 from holistic.site.compare_data import COMPARE_CACHE
-from tests.site.test_site_bundle import _fresh_site, _summarize, _tree, record_calls, suite_with_bundles
+from tests.site.test_site_bundle import _fresh_site, _summarize, _tree, suite_with_bundles
+from tests.support.calls import record_calls
 from tests.support.fake_suite import FakeRun, rewrite_run
 
 RUNS = [FakeRun(sc, f"model/{i}", skill=0.3 + 0.2 * i, num_instances=30) for sc in ("alpha", "beta") for i in range(2)]
@@ -38,7 +39,7 @@ def test_unchanged_comparisons_are_taken_from_the_old_site(
     assert len({name.split("/")[0] for name in before}) == 2  # one comparison per scenario
     rewrite_run(tmp_path / "out", "s", RUNS[0], seed=9)  # alpha's comparison changes, beta's does not
     write_bundle(SuiteReader(suite).run(RUNS[0].run_id))
-    read = record_calls(monkeypatch, OutputCache, "get", 1)
+    read = record_calls(monkeypatch, OutputCache, "get", lambda cache, kind, *_: kind)
     site = _summarize(suite)
     assert read.count(COMPARE_CACHE) == 1  # alpha's new key looked up; beta's taken, its entry not read
     now = _data(site)

@@ -11,7 +11,8 @@ from holistic.results import SuiteReader
 from holistic.results.output_cache import CACHE_FOLDER, OutputCache
 from holistic.site import plots
 from holistic.site.bundle import write_bundle
-from tests.site.test_site_bundle import RUNS, _fresh_site, _summarize, _tree, record_calls, suite_with_bundles
+from tests.site.test_site_bundle import RUNS, _fresh_site, _summarize, _tree, suite_with_bundles
+from tests.support.calls import record_calls
 from tests.support.fake_suite import FakeRun, rewrite_run
 
 TRIALS = [*RUNS[:2], FakeRun("sc", "model/2", skill=0.6, num_instances=40, num_trials=2, with_requests=True)]
@@ -25,7 +26,7 @@ def suite(tmp_path: Path) -> Path:
 def test_unchanged_figures_are_taken_from_the_cache(
     suite: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    drawn = record_calls(monkeypatch, plots, "_save", 1)
+    drawn = record_calls(monkeypatch, plots, "_save", lambda fig, path, *_: path.name)
     first = _tree(_summarize(suite))
     assert sorted(drawn) == ["metric_correlations.svg", "trials_sc.svg"]
     drawn.clear()
@@ -45,7 +46,7 @@ def test_a_resummarize_reads_every_runs_trial_means_from_one_record(
 ) -> None:
     _summarize(suite)
     assert len(list((suite / CACHE_FOLDER / plots.TRIALS_CACHE).iterdir())) == 1
-    read = record_calls(monkeypatch, OutputCache, "get", 1)
+    read = record_calls(monkeypatch, OutputCache, "get", lambda cache, kind, *_: kind)
     computed = record_calls(monkeypatch, plots, "_run_trial_means")
     _summarize(suite)
     assert read.count(plots.TRIALS_CACHE) == 1
