@@ -28,11 +28,11 @@ def _clean(value: Any) -> Any:
     return value
 
 
-def _atomic_write(path: Path, data: bytes) -> None:
-    tmp = path.with_name(f".{path.name}.tmp")
+def _write(path: Path, data: bytes) -> None:
+    """One file of the summary, in the fresh folder :func:`write_summary` swaps in whole (so a file
+    needs no swap of its own)."""
     with writing(path):
-        tmp.write_bytes(data)
-        os.replace(tmp, path)
+        path.write_bytes(data)
 
 
 def summary_json(summary: Summary) -> dict[str, Any]:
@@ -92,7 +92,7 @@ def _write_into(summary: Summary, out_dir: Path) -> list[Path]:
 
     doc = summary_json(summary)
     path = out_dir / SUMMARY_FILE
-    _atomic_write(path, json.dumps(doc, sort_keys=True, indent=1, ensure_ascii=False).encode("utf-8"))
+    _write(path, json.dumps(doc, sort_keys=True, indent=1, ensure_ascii=False).encode("utf-8"))
     written.append(path)
 
     cells = pa.Table.from_pylist(
@@ -150,7 +150,7 @@ def _write_into(summary: Summary, out_dir: Path) -> list[Path]:
     for table in summary.tables:
         for ext, render in (("csv", to_csv), ("md", to_markdown), ("tex", to_latex)):
             p = tables_dir / f"{table.id}.{ext}"
-            _atomic_write(p, render(table).encode("utf-8"))
+            _write(p, render(table).encode("utf-8"))
             written.append(p)
     return [p.relative_to(out_dir) for p in written]
 
