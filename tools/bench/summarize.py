@@ -295,7 +295,7 @@ def main(argv: list[str] | None = None) -> int:
         "summary_and_site_seconds_all": [round(r["seconds"], 2) for r in results],
         "peak_rss_mb_max": round(max(r["peak_rss_mb"] for r in results)),
         "tree_peak_rss_mb_max": round(max(r["tree_peak_rss_mb"] for r in results)),
-        "browser_first_page_seconds_max": round(max(timings.values()), 3),
+        "browser_first_page_seconds_max": round(max(timings.values()), 3) if timings else None,
         "browser_first_page_seconds": {k: round(v, 3) for k, v in timings.items()},
         "targets": {
             "seconds": TARGET_SECONDS,
@@ -339,6 +339,9 @@ def print_report(r: dict[str, Any]) -> None:
             f"re-summarize after one run was rerun: {again:.1f} s median of {r['resummarize_one_rerun_seconds_all']} "
             f"(target <= {TARGET_RESUMMARIZE_SECONDS:.0f} s: {verdict(again <= TARGET_RESUMMARIZE_SECONDS)})"
         )
+    if browse is None:
+        print("instance browser: not opened (--browse 0)")
+        return
     print(
         f"instance browser, first page: {browse:.2f} s at most over {len(r['browser_first_page_seconds'])} runs "
         f"(target <= {TARGET_BROWSER_SECONDS:.0f} s for any run: {verdict(browse <= TARGET_BROWSER_SECONDS)})"
