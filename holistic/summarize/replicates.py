@@ -107,6 +107,8 @@ class GroupReplicates:
         for item, reps in zip(todo, thread_map(draw_one, todo), strict=True):
             self.replicates[item] = (item in per_run, reps)
             by_run[item[0]].append((item[1], item[2]))
+        if self.cache is None:  # nothing kept: the reader is not read
+            return
         for run_id, wanted in by_run.items():
             sha = _sha(reader, run_id)
             if sha is None:
@@ -115,7 +117,7 @@ class GroupReplicates:
             self.pack[run_id] = _Packed(sha, wanted, [self.replicates[(run_id, m, s)] for m, s in wanted])
             was = self.found.get(run_id)  # a median metric's run, read again: the same replicates
             self.changed = self.changed or was is None or (was.sha, was.wanted) != (sha, wanted)
-        if self.cache is not None and self.changed:
+        if self.changed:
             _write_pack(self.cache, self.entry, self.pack)
 
 
