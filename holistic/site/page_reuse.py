@@ -5,7 +5,7 @@ other page is the file the last summarize wrote, hard-linked from the old site i
 (which then replaces the old one whole, as before).
 
 Each page is known by a *key*: the sha256 of everything it is rendered from (its template, its
-path, its title and its context, as canonical JSON) and of the code and templates that render it.
+path, its title and its context, pickled with plain data and dataclasses only) and of the code and templates that render it.
 After each summarize the output cache (:mod:`holistic.results.output_cache`, signed with the
 user's secret, so a record planted in the suite is never read) keeps a record of the site's
 pages: each page's key and what its file was when written (inode, size, modification and change
@@ -19,8 +19,9 @@ from __future__ import annotations
 import dataclasses
 import functools
 import hashlib
-import json
+import io
 import os
+import pickle
 import stat
 from pathlib import Path
 from typing import Any
@@ -41,15 +42,35 @@ PAGES_CACHE = "site_pages"
 _Stat = list[int]
 
 
-def _plain(value: Any) -> Any:
-    """A context value JSON cannot write as it is: a dataclass as its type and fields, else not
-    serializable (the page is then rendered, never taken)."""
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return {
-            "__type__": type(value).__qualname__,
-            **{f.name: getattr(value, f.name) for f in dataclasses.fields(value)},
-        }
-    raise TypeError(type(value).__name__)
+def _fields(module: str, name: str, values: tuple[Any, ...]) -> None:
+    """What a dataclass in a page's context stands for in its key (never called: a key is not unpickled)."""
+
+
+_PLAIN = (bool, int, float, str)
+
+
+class _KeyPickler(pickle.Pickler):
+    """A page's context as bytes for its key: plain data (strings, numbers, lists, tuples, dicts,
+    sets) and dataclasses (their type's name and their fields); any other object raises
+    :class:`TypeError` (the page is then always rendered, never taken). Pickle, not JSON: a page's
+    context is thousands of values, and a re-summarize keys 10,000 pages; the same context built by
+    the same code gives the same bytes (a dict in another order gives another key, so the page is
+    rendered again, never taken wrongly)."""
+
+    def __init__(self, file: io.BytesIO) -> None:
+        super().__init__(file, protocol=5)
+
+    def reducer_override(self, obj: Any) -> Any:
+        if obj is _fields or obj in _PLAIN:  # the callables of the reductions below, by name
+            return NotImplemented
+        if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
+            kind = type(obj)
+            values = tuple((f.name, getattr(obj, f.name)) for f in dataclasses.fields(obj))
+            return _fields, (kind.__module__, kind.__qualname__, values)
+        for plain in _PLAIN:  # a subclass (an enum, a NumPy float): its plain value
+            if isinstance(obj, plain) and not isinstance(obj, type):
+                return plain, (plain(obj),)
+        raise TypeError(f"not plain data: {type(obj).__name__}")
 
 
 def _file_stat(path: Path | str) -> _Stat | None:
@@ -102,12 +123,12 @@ class PageReuse:
 
     def key(self, template: str, rel: str, title: str, common: dict[str, Any], context: dict[str, Any]) -> str | None:
         """The page's key (``None``: its context is not plain data; the page is always rendered)."""
+        buffer = io.BytesIO()
         try:
-            parts = [self.code, template, rel, title, common, context]
-            text = json.dumps(parts, sort_keys=True, default=_plain, allow_nan=True)
-        except (TypeError, ValueError):
+            _KeyPickler(buffer).dump([self.code, template, rel, title, common, context])
+        except (TypeError, ValueError, pickle.PicklingError, RecursionError):
             return None
-        return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+        return hashlib.sha256(buffer.getbuffer()).hexdigest()
 
     def take(self, rel: str, key: str) -> bool:
         """Link the old site's page ``rel`` into the new site when it was made from ``key`` and is still
