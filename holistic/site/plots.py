@@ -1,9 +1,9 @@
 """Plots for the site (SVG, deterministic output).
 
-- accuracy against efficiency per scenario, with the Pareto frontier (written directly as SVG by
-  :mod:`holistic.site.svg_plot`; the other plots are drawn with matplotlib);
+- accuracy against efficiency per scenario, with the Pareto frontier, and the correlations of metric
+  groups across model × scenario cells (both written directly as SVG by :mod:`holistic.site.svg_plot`;
+  the other plots are drawn with matplotlib);
 - calibration reliability diagrams per run (from the calibration metric's bins);
-- correlations of metric groups across model × scenario cells;
 - spread of the main metric across trials per scenario and model;
 - accuracy against reasoning tokens (and cost) for runs swept over reasoning settings
   (:mod:`holistic.site.reasoning`).
@@ -33,7 +33,7 @@ from holistic.results.output_cache import (
 )
 from holistic.results.schemas import PER_INSTANCE_STATS_TABLE
 from holistic.site.reasoning import budget_plots
-from holistic.site.svg_plot import ONE_COLUMN, pareto_svg
+from holistic.site.svg_plot import ONE_COLUMN, correlation_svg, pareto_svg
 from holistic.summarize.load import RunInfo
 from holistic.summarize.summary import Summary
 from holistic.summarize.tables import anchor
@@ -92,7 +92,7 @@ def render_plots(
     }
     figures = _pareto_plots(summary, cells, out_dir, cache)
     figures += _reliability_plots(plt, suite, summary, out_dir)
-    figures += _correlation_plot(plt, summary, cells, out_dir, cache)
+    figures += _correlation_plot(summary, cells, out_dir)
     figures += _trial_spread_plots(plt, suite, summary, out_dir, cache)
     figures += budget_plots(plt, suite, summary, out_dir)
     return figures
@@ -266,10 +266,9 @@ def _reliability_plots(plt: Any, suite: SuiteReader, summary: Summary, out_dir: 
     return figures
 
 
-def _correlation_plot(
-    plt: Any, summary: Summary, cells: _Cells, out_dir: Path, cache: OutputCache | None = None
-) -> list[dict[str, Any]]:
-    """The correlation of metric groups across model x scenario cells (with two groups and two models or more)."""
+def _correlation_plot(summary: Summary, cells: _Cells, out_dir: Path) -> list[dict[str, Any]]:
+    """The correlation of metric groups across model x scenario cells (with two groups and two models or
+    more), written as SVG directly (:func:`holistic.site.svg_plot.correlation_svg`): no plotting library."""
     groups = sorted({g for g, _, _ in cells})
     if len(groups) < 2 or len(summary.models) < 2:
         return []
@@ -282,23 +281,13 @@ def _correlation_plot(
             if ok.sum() >= 3 and np.std(matrix[i][ok]) > 0 and np.std(matrix[j][ok]) > 0:
                 corr[i, j] = np.corrcoef(matrix[i][ok], matrix[j][ok])[0, 1]
 
-    def draw() -> Any:
-        fig, ax = plt.subplots(figsize=(4.5, 4))
-        im = ax.imshow(corr, vmin=-1, vmax=1, cmap="RdBu")
-        ax.set_xticks(range(len(groups)), groups, rotation=45, ha="right", fontsize=8)
-        ax.set_yticks(range(len(groups)), groups, fontsize=8)
-        for i in range(len(groups)):
-            for j in range(len(groups)):
-                if np.isfinite(corr[i, j]):
-                    ax.text(j, i, f"{corr[i, j]:.2f}", ha="center", va="center", fontsize=7)
-        fig.colorbar(im, ax=ax, shrink=0.8)
-        ax.set_title("Pearson correlation across model × scenario cells", fontsize=9)
-        return fig
-
     caption = "Correlations between metric groups across models and scenarios (cells with fewer than 3 shared values are blank)."
-    key = key_of("correlations", _figure_code(), groups, corr.tolist())
     rel, alt = "plots/metric_correlations.svg", "Correlation matrix of metric groups"
-    return [_cached_figure(cache, key, draw, out_dir, rel, alt=alt, caption=caption)]
+    target = out_dir.parent / rel
+    target.parent.mkdir(parents=True, exist_ok=True)
+    title = "Pearson correlation across model × scenario cells"
+    target.write_text(correlation_svg(title, groups, corr.tolist(), alt), encoding="utf-8")
+    return [{"src": rel, "alt": alt, "caption": caption}]
 
 
 def _trial_spread_plots(

@@ -343,3 +343,74 @@ def _key(canvas: Canvas, names: Sequence[str], top: float) -> None:
         left += widest + 14
     canvas.parts.append("</g>")
     canvas.cover(Box(0.0, top, 0.0, top + rows * _KEY_ROW))
+
+
+_RDBU = (
+    (0x67, 0x00, 0x1F), (0xB2, 0x18, 0x2B), (0xD6, 0x60, 0x4D), (0xF4, 0xA5, 0x82), (0xFD, 0xDB, 0xC7), (0xF7, 0xF7, 0xF7),
+    (0xD1, 0xE5, 0xF0), (0x92, 0xC5, 0xDE), (0x43, 0x93, 0xC3), (0x21, 0x66, 0xAC), (0x05, 0x30, 0x61),
+)  # fmt: skip
+"""ColorBrewer's red-blue diverging scale, from -1 (red) to 1 (blue)."""
+_CELL = 30.0
+
+
+def diverging_color(value: float) -> str:
+    """The colour of ``value`` in [-1, 1] on :data:`_RDBU` (interpolated between its steps; clipped)."""
+    at = (min(1.0, max(-1.0, value)) + 1) / 2 * (len(_RDBU) - 1)
+    k = min(int(at), len(_RDBU) - 2)
+    t = at - k
+    rgb = (round(a + (b - a) * t) for a, b in zip(_RDBU[k], _RDBU[k + 1], strict=True))
+    return "#" + "".join(f"{c:02x}" for c in rgb)
+
+
+def correlation_svg(title: str, names: Sequence[str], matrix: Sequence[Sequence[float]], description: str) -> str:
+    """A correlation matrix as a heatmap: a cell per pair of ``names``, coloured from -1 (red) to 1
+    (blue) and labelled with its value; a non-finite value leaves its cell blank. The names label the
+    rows (left) and the columns (below, slanted); a colour bar on the right; ``title`` above."""
+    n = len(names)
+    side = n * _CELL
+    canvas = Canvas()
+    canvas.cover(Box(0.0, 0.0, side, side))
+    for i, row in enumerate(matrix):
+        for j, value in enumerate(row):
+            x, y = j * _CELL, i * _CELL
+            if not math.isfinite(value):
+                continue
+            canvas.parts.append(
+                f'<rect x="{_num(x)}" y="{_num(y)}" width="{_num(_CELL)}" height="{_num(_CELL)}" '
+                f'fill="{diverging_color(value)}"/>'
+            )
+            ink = "#fff" if abs(value) > 0.6 else "#000"
+            baseline = y + _CELL / 2 + (_ASCENT - _DESCENT) / 2 * 7
+            canvas.text(f"{value:.2f}", x + _CELL / 2, baseline, 7, "middle", fill=ink)
+    canvas.parts.append(
+        f'<rect x="0" y="0" width="{_num(side)}" height="{_num(side)}" fill="none" stroke="#000" stroke-width="0.8"/>'
+    )
+    size = 8.0
+    for k, name in enumerate(names):
+        middle = k * _CELL + _CELL / 2
+        canvas.text(name, -4, middle + (_ASCENT - _DESCENT) / 2 * size, size, "end")
+        width = text_width(name, size)
+        reach = width * math.sqrt(0.5) + size  # slanted 45 degrees, down and to the left
+        canvas.cover(Box(middle - reach, side, middle + size, side + 4 + reach))
+        canvas.parts.append(
+            f'<text transform="translate({_num(middle)} {_num(side + 4 + _ASCENT * size)}) rotate(-45)" '
+            f'font-size="{_num(size)}" text-anchor="end">{escape(name)}</text>'
+        )
+    left, steps = side + 12, 40
+    for k in range(steps):  # the colour bar, 1 at the top
+        value = 1 - 2 * (k + 0.5) / steps
+        y = k * side / steps
+        canvas.parts.append(
+            f'<rect x="{_num(left)}" y="{_num(y)}" width="10" height="{_num(side / steps + 0.3)}" '
+            f'fill="{diverging_color(value)}"/>'
+        )
+    canvas.parts.append(
+        f'<rect x="{_num(left)}" y="0" width="10" height="{_num(side)}" fill="none" stroke="#000" stroke-width="0.6"/>'
+    )
+    for tick in (1.0, 0.5, 0.0, -0.5, -1.0):
+        y = (1 - tick) / 2 * side
+        canvas.parts.append(f'<path d="M{_num(left + 10)} {_num(y)}h3" stroke="#000" stroke-width="0.6"/>')
+        canvas.text(f"{tick:g}", left + 15, y + (_ASCENT - _DESCENT) / 2 * size, size)
+    canvas.cover(Box(left, 0.0, left + 10, side))
+    canvas.text(title, side / 2, -6 - _DESCENT * 9, 9, "middle")
+    return canvas.svg(description)
