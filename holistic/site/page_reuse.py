@@ -47,6 +47,8 @@ def _fields(module: str, name: str, values: tuple[Any, ...]) -> None:
 
 
 _PLAIN = (bool, int, float, str)
+_FIELD_NAMES: dict[type, tuple[str, ...]] = {}
+"""A dataclass type's field names (the fields of each instance are read by name)."""
 
 
 class _KeyPickler(pickle.Pickler):
@@ -65,7 +67,10 @@ class _KeyPickler(pickle.Pickler):
             return NotImplemented
         if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
             kind = type(obj)
-            values = tuple((f.name, getattr(obj, f.name)) for f in dataclasses.fields(obj))
+            names = _FIELD_NAMES.get(kind)
+            if names is None:
+                names = _FIELD_NAMES[kind] = tuple(f.name for f in dataclasses.fields(obj))
+            values = tuple((name, getattr(obj, name)) for name in names)
             return _fields, (kind.__module__, kind.__qualname__, values)
         for plain in _PLAIN:  # a subclass (an enum, a NumPy float): its plain value
             if isinstance(obj, plain) and not isinstance(obj, type):
@@ -114,6 +119,8 @@ class PageReuse:
         self.folders: dict[str, Any] = found if isinstance(found, dict) else {}
         self.folders_written: dict[str, list[Any]] = {}
         self.scripts = KnownScripts(cache)
+        self._folders: set[str] = set()
+        """The new site's folders made (or found) so far."""
         """The runs' bundle scripts the last summarize placed (:mod:`holistic.site.bundle_reuse`)."""
 
     def _record(self) -> dict[str, Any]:
@@ -136,12 +143,15 @@ class PageReuse:
         recorded = self.previous.get(rel)
         if not (isinstance(recorded, list) and len(recorded) == 2 and recorded[0] == key):
             return False
-        old = self.old_site / rel
+        old = os.path.join(self.old_site, rel)  # strings, not paths: 10,000 pages and more
         if _file_stat(old) != recorded[1]:
             return False
-        new = self.new_site / rel
+        new = os.path.join(self.new_site, rel)
         try:
-            new.parent.mkdir(parents=True, exist_ok=True)
+            folder = os.path.dirname(new)
+            if folder not in self._folders:  # made once, not asked again for each page in it
+                os.makedirs(folder, exist_ok=True)
+                self._folders.add(folder)
             os.link(old, new, follow_symlinks=False)
         except OSError:
             return False
