@@ -90,7 +90,6 @@ class GroupReplicates:
             self.pack[run_id] = packed
             for (metric, split), (present, reps) in zip(packed.wanted, packed.values, strict=True):
                 self.replicates[(run_id, metric, split)] = (present, reps)
-        self.changed = set(found) != set(self.pack)
         return todo
 
     def draw(self, reader: SuiteReader, items: Iterable[tuple[str, str, str]], per_run: PerRun) -> None:
@@ -117,7 +116,7 @@ class GroupReplicates:
             self.pack[run_id] = _Packed(sha, wanted, [self.replicates[(run_id, m, s)] for m, s in wanted])
             was = self.found.get(run_id)  # a median metric's run, read again: the same replicates
             self.changed = self.changed or was is None or (was.sha, was.wanted) != (sha, wanted)
-        if self.changed:
+        if self.changed or set(self.pack) != set(self.found):  # a run drawn anew, or one gone
             _write_pack(self.cache, self.entry, self.pack)
 
 
@@ -155,7 +154,7 @@ def _read_pack(cache: OutputCache, entry: str, n: int) -> dict[str, _Packed]:
                     values.append((False, None))
                 elif at < 0 or n <= 0:
                     values.append((True, None))
-                elif at >= 0 and at + n <= len(data):
+                elif at + n <= len(data):
                     values.append((True, data[at : at + n]))
                 else:
                     return {}

@@ -126,3 +126,19 @@ def test_a_damaged_pack_is_drawn_again(tmp_path: Path) -> None:
     reader = SuiteReader(suite)
     _, todo = _draw_all(reader, _cache(reader))
     assert todo == {r.run_id for r in RUNS}
+
+
+def test_runs_read_again_for_a_median_metric_leave_the_pack_as_it_was(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    suite = write_fake_suite(tmp_path, "s", RUNS)
+    items = [(r.run_id, "exact_match", "test") for r in RUNS]
+    per_run = {item: np.linspace(0.0, 1.0, 12) for item in items}
+    written = record_calls(monkeypatch, replicates, "_write_pack", lambda cache, entry, pack: sorted(pack))
+    for _ in range(2):
+        reader = SuiteReader(suite)
+        group = _group(reader, _cache(reader))
+        todo = group.known(reader, items, {r.run_id for r in RUNS})  # every run pooled: always read
+        assert todo == {r.run_id for r in RUNS}
+        group.draw(reader, items, per_run)
+    assert written == [sorted(r.run_id for r in RUNS)]  # written once: the same replicates the second time
