@@ -37,7 +37,6 @@ import json
 import os
 import re
 import shutil
-import stat
 import tempfile
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
@@ -57,11 +56,10 @@ from holistic.results.output_cache import (
     code_fingerprint,
     key_of,
     read_regular,
-    stat_signature,
     user_secret,
 )
 from holistic.site.browser import MAX_FIELD_CHARS, BrowserData, build_browser
-from holistic.site.bundle_reuse import Placed
+from holistic.site.bundle_reuse import Placed, file_signature
 from holistic.site.haystack import load_artifact
 from holistic.site.reasoning import run_reasoning
 from holistic.site.run_facts import page_facts, sound_page_facts
@@ -384,10 +382,9 @@ def _linked_known(dir_fd: int, name: str, target: Path, entry: Mapping[str, Any]
     sha256; what the linked file is, else ``None`` (nothing linked, or a link to be replaced)."""
     if known[5] != entry["sha256"] or known[2] != entry["size"]:
         return None
+    if file_signature(name, dir_fd=dir_fd) != known[:5]:
+        return None
     try:
-        before = os.stat(name, dir_fd=dir_fd, follow_symlinks=False)
-        if not stat.S_ISREG(before.st_mode) or stat_signature(before) != known[:5]:
-            return None
         os.link(name, target, src_dir_fd=dir_fd, follow_symlinks=False)
         after = os.stat(target, follow_symlinks=False)
     except OSError:

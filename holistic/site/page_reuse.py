@@ -22,7 +22,6 @@ import hashlib
 import io
 import os
 import pickle
-import stat
 from pathlib import Path
 from typing import Any
 
@@ -31,15 +30,12 @@ from holistic.results.output_cache import (
     code_fingerprint,
     key_of,
     read_json_entry,
-    stat_signature,
     write_json_entry,
 )
-from holistic.site.bundle_reuse import KnownScripts
+from holistic.site.bundle_reuse import KnownScripts, file_signature
 
 PAGES_CACHE = "site_pages"
 """The output cache's kind of the record of the site's pages (one entry, rewritten by each summarize)."""
-
-_Stat = list[int]
 
 
 def _fields(module: str, name: str, values: tuple[Any, ...]) -> None:
@@ -78,17 +74,6 @@ class _KeyPickler(pickle.Pickler):
         raise TypeError(f"not plain data: {type(obj).__name__}")
 
 
-def _file_stat(path: Path | str) -> _Stat | None:
-    """What changes whenever a file is written, replaced or linked: ``None`` when not a regular file."""
-    try:
-        info = os.lstat(path)
-    except OSError:
-        return None
-    if not stat.S_ISREG(info.st_mode):
-        return None
-    return stat_signature(info)
-
-
 def _file_name(name: object) -> bool:
     """A file's own name (no folder, not ``.`` or ``..``)."""
     return isinstance(name, str) and name not in ("", ".", "..") and "/" not in name and "\0" not in name
@@ -119,9 +104,9 @@ class PageReuse:
         self.folders: dict[str, Any] = found if isinstance(found, dict) else {}
         self.folders_written: dict[str, list[Any]] = {}
         self.scripts = KnownScripts(cache)
+        """The runs' bundle scripts the last summarize placed (:mod:`holistic.site.bundle_reuse`)."""
         self._folders: set[str] = set()
         """The new site's folders made (or found) so far."""
-        """The runs' bundle scripts the last summarize placed (:mod:`holistic.site.bundle_reuse`)."""
 
     def _record(self) -> dict[str, Any]:
         """The last summarize's record of its pages (empty when there is none, or not an authentic one)."""
@@ -144,7 +129,7 @@ class PageReuse:
         if not (isinstance(recorded, list) and len(recorded) == 2 and recorded[0] == key):
             return False
         old = os.path.join(self.old_site, rel)  # strings, not paths: 10,000 pages and more
-        if _file_stat(old) != recorded[1]:
+        if file_signature(old) != recorded[1]:
             return False
         new = os.path.join(self.new_site, rel)
         try:
@@ -196,7 +181,7 @@ class PageReuse:
         record = {}
         root = str(site)
         for rel, key in self.written.items():
-            found = _file_stat(os.path.join(root, rel))
+            found = file_signature(os.path.join(root, rel))
             if found is not None:
                 record[rel] = [key, found]
         write_json_entry(self.cache, PAGES_CACHE, self.entry, record)

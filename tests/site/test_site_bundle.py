@@ -31,8 +31,8 @@ def _tree(root: Path) -> dict[str, bytes]:
     return {str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
 
 
-def _summarize(suite: Path, max_field_chars: int = 100_000) -> Path:
-    result = summarize(suite, options=SummarizeOptions(num_bootstrap=10, jobs=1, max_field_chars=max_field_chars))
+def _summarize(suite: Path, max_field_chars: int = 100_000, jobs: int = 1) -> Path:
+    result = summarize(suite, options=SummarizeOptions(num_bootstrap=10, jobs=jobs, max_field_chars=max_field_chars))
     assert result.site_index is not None
     return result.site_index.parent
 

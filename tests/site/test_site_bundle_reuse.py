@@ -9,20 +9,13 @@ from pathlib import Path
 
 import pytest
 
-from holistic.api.summarizing import SummarizeOptions, summarize
 from holistic.results import SuiteReader
 from holistic.results.layout import BROWSER_DIR
 from holistic.site import bundle, run_pages
 from holistic.site.bundle import write_bundle
-from tests.site.test_site_bundle import RUNS, _fresh_site, _tree, suite_with_bundles
+from tests.site.test_site_bundle import RUNS, _fresh_site, _summarize, _tree, suite_with_bundles
 from tests.support.calls import record_calls
 from tests.support.fake_suite import rewrite_run
-
-
-def _summarize(suite: Path, jobs: int = 1) -> Path:
-    result = summarize(suite, options=SummarizeOptions(num_bootstrap=10, jobs=jobs))
-    assert result.site_index is not None
-    return result.site_index.parent
 
 
 @pytest.fixture
