@@ -108,8 +108,8 @@ def _figure(fig: Any, out_dir: Path, rel: str, alt: str, caption: str, **where: 
 
 
 FIGURES_CACHE = "figure_svg"
-"""The output cache's kind of the figures matplotlib draws (the correlations, the trial spreads), by
-what each is drawn from."""
+"""The output cache's kind of the figures matplotlib draws and a re-summarize keeps (the trial
+spreads), by what each is drawn from."""
 
 
 def _cached_figure(
