@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from holistic.core.yaml_limits import MAX_FILE_BYTES
 
@@ -20,6 +20,7 @@ if TYPE_CHECKING:
 
 
 DEFAULT_MAX_FIELD_CHARS = 100_000
+R = TypeVar("R")
 
 
 @dataclass(frozen=True)
@@ -39,7 +40,9 @@ class SummarizeOptions:
     max_field_chars: int = DEFAULT_MAX_FIELD_CHARS
     """Characters of one text field shown in the site's instance browser (``--max-field-chars``)."""
     jobs: int = 0
-    """Processes that build the runs' instance browsers and the compare-systems data (``--jobs``; 0: one per CPU, at most one per 8 runs)."""
+    """Processes that build the runs' instance browsers and the compare-systems data (``--jobs``; 0: one per CPU, at most one per 8 runs).
+    Other than 1, on Linux with a second CPU, a copy of this process (:mod:`holistic.core.beside`) writes the summary's files while
+    this one renders the site."""
     cache: bool = True
     """Keep what this summarize computes per run, plot and comparison in the suite's output cache, and take
     from it what an earlier summarize computed from the same inputs (``--no-cache``: neither)."""
@@ -122,6 +125,7 @@ def summarize(
         holistic.core.errors.HolisticError: Not a suite, a damaged run (named), a bad schema, or an unwritable
             folder.
     """
+    from holistic.core.beside import Beside
     from holistic.results.atomic import recover_folder
     from holistic.results.digests import DIGESTS_CACHE, KnownDigests
     from holistic.results.output_cache import OutputCache
@@ -146,23 +150,27 @@ def summarize(
         reader, schema=schema, num_bootstrap=options.num_bootstrap, seed=options.seed,
         judge_threshold=options.judge_threshold, cache=cache,
     )  # fmt: skip
-    written = write_summary(summary, reader.summary_dir)
-    seconds = time.perf_counter() - start
+    summarized = time.perf_counter()
     index = None
-    if site:
-        from holistic.site import render_site
-        from holistic.site.render import CACHE_KINDS
+    # The summary's files are written by a copy of this process while this one renders the site
+    # (both are made from ``summary`` alone), unless one process was asked for or the site is not made.
+    with Beside(_timed(write_summary, summary, reader.summary_dir), "summary", fork=site and _two(options)) as files:
+        if site:
+            from holistic.site import render_site
+            from holistic.site.render import CACHE_KINDS
 
-        index = render_site(
-            reader,
-            summary,
-            previous=previous_dir,
-            max_field_chars=options.max_field_chars,
-            jobs=options.jobs,
-            cache=cache,
-        )
-        if cache is not None:
-            cache.prune(CACHE_KINDS)
+            index = render_site(
+                reader,
+                summary,
+                previous=previous_dir,
+                max_field_chars=options.max_field_chars,
+                jobs=options.jobs,
+                cache=cache,
+            )
+            if cache is not None:
+                cache.prune(CACHE_KINDS)
+        written, writing = files.result()
+    seconds = summarized - start + writing
     if cache is not None and known is not None:
         known.save()
         cache.prune([REPLICATES_CACHE, DIGESTS_CACHE, STATS_CACHE])
@@ -235,6 +243,23 @@ def import_ratings(
         raise StoreError(f"importing ratings writes into the suite folder: give its local path, not {reader.suite_dir}")
     ratings, instances = store_ratings(reader, [Path(p) for p in paths])
     return RatingsImport(ratings=ratings, instances=instances, folder=reader.suite_dir / RATINGS_DIR)
+
+
+def _timed(fn: Callable[..., R], *args: Any) -> Callable[[], tuple[R, float]]:
+    """``fn(*args)`` as a call without arguments, returning its value and the seconds it took."""
+
+    def call() -> tuple[R, float]:
+        start = time.perf_counter()
+        return fn(*args), time.perf_counter() - start
+
+    return call
+
+
+def _two(options: SummarizeOptions) -> bool:
+    """Whether this summarize may use a second process (``--jobs`` other than 1, and a second CPU)."""
+    from holistic.core.threads import cpus
+
+    return options.jobs > 1 or (options.jobs == 0 and cpus() > 1)
 
 
 def _schema(options: SummarizeOptions) -> SummarySchema:

@@ -75,8 +75,10 @@ def build_parser() -> argparse.ArgumentParser:
         type=positive_int,
         metavar="N",
         help="processes that build the runs' instance browsers and the compare-systems data (default: one per CPU, "
-        "at most one per 8 runs; 1: all in this process; none when every run's browser is the one the last summary "
-        "placed, at most one per run to build); the site is the same for every N",
+        "at most one per 8 runs; none when every run's browser is the one the last summary "
+        "placed, at most one per run to build; 1: all in this process; other than 1 on Linux with a second CPU, the "
+        "summary's files are written by a copy of this process while this one renders the site); the summary and "
+        "the site are the same for every N",
     )
     p.add_argument(
         "--max-schema-bytes",
