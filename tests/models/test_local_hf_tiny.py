@@ -288,6 +288,28 @@ def test_the_output_head_run_a_few_positions_at_a_time_scores_as_one_request_at_
     client.close()
 
 
+def test_log_softmax_rows_taken_across_jobs_are_the_bits_of_job_by_job(
+    model_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from holistic.models import hf_engine
+
+    monkeypatch.setattr(hf_engine, "SOFTMAX_ROWS", 3)  # blocks that cut through continuations
+    client = _client(model_dir, device="cpu", dtype="float32", min_shared_prefix=4)
+    reqs = _questions()
+    reqs.append(Request(model="m", kind="loglikelihood", prompt="One,", continuation=" two, three, four, five, six"))
+    blocks = client.process(reqs)
+    each = client.process([replace(r, top_k_logprobs=1) for r in reqs])  # ranked tokens: job by job
+    for a, b in zip(blocks, each, strict=True):
+        assert a.success and b.success
+        assert [(t.text, t.logprob) for t in a.completions[0].tokens] == [
+            (t.text, t.logprob) for t in b.completions[0].tokens
+        ]
+        assert a.completions[0].logprob == b.completions[0].logprob
+        assert a.completions[0].is_greedy == b.completions[0].is_greedy
+    assert len({len(r.completions[0].tokens) for r in blocks}) > 1
+    client.close()
+
+
 def test_letters_alone_are_computed_without_padding(model_dir: Path) -> None:
     client = _client(model_dir, device="cpu", dtype="float32", min_shared_prefix=4, row_tokens=64)
     prompts = [f"{FEW_SHOT}Question: what is {q} plus {q * 3}? Answer:" for q in range(6, 14)]
