@@ -273,15 +273,22 @@ def test_one_token_answers_run_packed_over_the_shared_prefix_with_the_answers_of
     client.close()
 
 
-def test_the_output_head_run_a_few_positions_at_a_time_scores_as_one_request_at_a_time(
-    model_dir: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def _in_blocks_of_three(model_dir: Path, monkeypatch: pytest.MonkeyPatch, rows: str) -> tuple[Any, list[Request]]:
+    """A client whose engine takes the output head's rows ``rows`` (a block size of the engine) three
+    at a time, and the questions with one long continuation."""
     from holistic.models import hf_engine
 
-    monkeypatch.setattr(hf_engine, "HEAD_ROWS", 3)  # blocks smaller than most continuations
+    monkeypatch.setattr(hf_engine, rows, 3)
     client = _client(model_dir, device="cpu", dtype="float32", min_shared_prefix=4)
     reqs = _questions()
     reqs.append(Request(model="m", kind="loglikelihood", prompt="One,", continuation=" two, three, four, five, six"))
+    return client, reqs
+
+
+def test_the_output_head_run_a_few_positions_at_a_time_scores_as_one_request_at_a_time(
+    model_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    client, reqs = _in_blocks_of_three(model_dir, monkeypatch, "HEAD_ROWS")  # smaller than most continuations
     fast = client.process(reqs)
     assert client.engine.counters.forward_calls <= 4
     _assert_as_one_at_a_time(client, reqs, fast)
@@ -291,12 +298,7 @@ def test_the_output_head_run_a_few_positions_at_a_time_scores_as_one_request_at_
 def test_log_softmax_rows_taken_across_jobs_are_the_bits_of_job_by_job(
     model_dir: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from holistic.models import hf_engine
-
-    monkeypatch.setattr(hf_engine, "SOFTMAX_ROWS", 3)  # blocks that cut through continuations
-    client = _client(model_dir, device="cpu", dtype="float32", min_shared_prefix=4)
-    reqs = _questions()
-    reqs.append(Request(model="m", kind="loglikelihood", prompt="One,", continuation=" two, three, four, five, six"))
+    client, reqs = _in_blocks_of_three(model_dir, monkeypatch, "SOFTMAX_ROWS")  # cutting through continuations
     blocks = client.process(reqs)
     each = client.process([replace(r, top_k_logprobs=1) for r in reqs])  # ranked tokens: job by job
     for a, b in zip(blocks, each, strict=True):
