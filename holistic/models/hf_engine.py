@@ -83,7 +83,7 @@ import torch
 from holistic.core.interfaces import Tokenizer
 from holistic.models.engine_options import EngineCounters, EngineOptions
 from holistic.models.heap import keep_freed_blocks
-from holistic.models.hf_decode import Decoding, Prefilled, topk_rows
+from holistic.models.hf_decode import Decoding, Prefilled
 from holistic.models.hf_rows import (
     Segment,
     TokenSeq,
@@ -95,16 +95,13 @@ from holistic.models.hf_rows import (
     subtree_units,
     unit_len,
 )
+from holistic.models.hf_scores import token_scores
 from holistic.models.local_engine import Generated, GenerateJob, ScoreJob, SpecialIds, TokenScore
 from holistic.models.prefix_plan import PrefixNode, common_prefix_len, plan_prefixes
 
 HEAD_ROWS = 128
 """Most positions whose logits one call of the output head computes (a 49,152-token
 vocabulary in float32: 25 MB, within the blocks the heap keeps)."""
-
-
-SOFTMAX_ROWS = 32
-"""Rows of logits whose log-softmax is taken at once (6 MB in float32: within the CPU's cache)."""
 
 
 class TransformersEngine:
@@ -211,43 +208,8 @@ class TransformersEngine:
         out: list[list[TokenScore]] = [[] for _ in jobs]
 
         def handle(indices: list[int], logits: torch.Tensor) -> None:
-            if any(jobs[scored[k]].top_k > 0 for k in indices):
-                _score_each(indices, logits)
-                return
-            # The log-softmax of a few rows at a time (they stay in the CPU's cache, where one over
-            # hundreds of rows x the vocabulary runs at memory speed), whichever jobs they belong to:
-            # each row's values are the same bits however many rows are taken together.
-            targets = [int(t) for k in indices for t in jobs[scored[k]].continuation]
-            chosen: list[float] = []
-            argmax: list[int] = []
-            for lo in range(0, len(targets), SOFTMAX_ROWS):
-                lp = torch.log_softmax(logits[lo : lo + SOFTMAX_ROWS].float(), dim=-1)
-                wanted = torch.tensor(targets[lo : lo + SOFTMAX_ROWS], device=lp.device)
-                chosen += lp.gather(1, wanted[:, None])[:, 0].tolist()
-                argmax += lp.argmax(dim=-1).tolist()
-            start = 0
-            for k in indices:
-                end = start + len(jobs[scored[k]].continuation)
-                out[scored[k]] = [TokenScore(targets[j], chosen[j], argmax[j] == targets[j]) for j in range(start, end)]
-                start = end
-
-        def _score_each(indices: list[int], logits: torch.Tensor) -> None:
-            """Job by job, each with its own ``top_k`` most likely tokens."""
-            start = 0
-            for k in indices:
-                i = scored[k]
-                job = jobs[i]
-                end = start + len(job.continuation)
-                lp = torch.log_softmax(logits[start:end].float(), dim=-1)
-                start = end
-                targets = torch.tensor(job.continuation, device=lp.device)
-                chosen = lp.gather(1, targets[:, None])[:, 0]
-                argmax = lp.argmax(dim=-1)
-                tops = topk_rows(lp, job.top_k)
-                out[i] = [
-                    TokenScore(int(t), float(c), bool(a == t), tops[j] if tops else {})
-                    for j, (t, c, a) in enumerate(zip(job.continuation, chosen.tolist(), argmax.tolist(), strict=True))
-                ]
+            for k, scores in zip(indices, token_scores([jobs[scored[k]] for k in indices], logits), strict=True):
+                out[scored[k]] = scores
 
         if seqs:
             with torch.inference_mode():

@@ -274,11 +274,11 @@ def test_one_token_answers_run_packed_over_the_shared_prefix_with_the_answers_of
 
 
 def _in_blocks_of_three(model_dir: Path, monkeypatch: pytest.MonkeyPatch, rows: str) -> tuple[Any, list[Request]]:
-    """A client whose engine takes the output head's rows ``rows`` (a block size of the engine) three
-    at a time, and the questions with one long continuation."""
-    from holistic.models import hf_engine
+    """A client whose engine takes the output head's rows three at a time (``rows``: the block size,
+    of the head in the engine or of the log-softmax), and the questions with one long continuation."""
+    from holistic.models import hf_engine, hf_scores
 
-    monkeypatch.setattr(hf_engine, rows, 3)
+    monkeypatch.setattr(hf_scores if rows == "SOFTMAX_ROWS" else hf_engine, rows, 3)
     client = _client(model_dir, device="cpu", dtype="float32", min_shared_prefix=4)
     reqs = _questions()
     reqs.append(Request(model="m", kind="loglikelihood", prompt="One,", continuation=" two, three, four, five, six"))
