@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import datetime as dt
+import sys
 from pathlib import Path
+
+import pytest
 
 from tools.bench.docs import figures, markers, table, write_results
 
@@ -53,3 +56,13 @@ def test_a_benchmark_writes_its_figures_beside_another_ones_on_that_page(tmp_pat
     start, end = markers("helm_summarize")
     assert written == page and not (tmp_path / "helm_summarize.md").exists()
     assert f"{first}\nours\n{last}\n" in text and text.index(last) < text.index(start) < text.index(end)
+
+
+def test_the_command_on_the_page_names_no_path_of_the_machine(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    (tmp_path / "out.json").write_text("{}", encoding="utf-8")
+    argv = ["bench.py", "--work", str(tmp_path), f"--out={tmp_path / 'out.json'}", "--repeat", "3", "~/nowhere.json"]
+    monkeypatch.setattr(sys, "argv", argv)
+    page = write_results("demo", [{"figure": "runs", "value": 5}], docs=tmp_path, when=dt.date(2026, 12, 7))
+    text = page.read_text(encoding="utf-8")
+    assert "--work DIR --out=FILE --repeat 3 FILE" in text
+    assert str(tmp_path) not in text

@@ -123,10 +123,20 @@ def write_results(
 
 
 def _invocation() -> list[str]:
-    """This process's command line as ``python -m`` would take it (module and arguments)."""
+    """This process's command line as ``python -m`` would take it (module and arguments), each
+    absolute path as ``DIR`` or ``FILE``: the page tells how to measure, not where this machine
+    keeps its files."""
     main = sys.modules.get("__main__")
     module = getattr(getattr(main, "__spec__", None), "name", None) or Path(sys.argv[0]).stem
-    return [module, *sys.argv[1:]]
+    return [module, *map(_placeholder, sys.argv[1:])]
+
+
+def _placeholder(arg: str) -> str:
+    """``arg``, or ``DIR``/``FILE`` for an absolute path (``--opt=/path`` keeps its ``--opt=``)."""
+    option, equals, value = arg.partition("=") if arg.startswith("--") else ("", "", arg)
+    if not os.path.isabs(os.path.expanduser(value)):
+        return arg
+    return f"{option}{equals}{'DIR' if os.path.isdir(os.path.expanduser(value)) else 'FILE'}"
 
 
 def finish(name: str, report: Mapping[str, object], write_docs: bool) -> int:
