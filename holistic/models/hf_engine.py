@@ -83,10 +83,8 @@ import torch
 from holistic.core.interfaces import Tokenizer
 from holistic.models.engine_options import EngineCounters, EngineOptions
 from holistic.models.heap import keep_freed_blocks
-from holistic.models.hf_chunks import attention_chunks
 from holistic.models.hf_decode import Decoding, Prefilled
 from holistic.models.hf_rows import (
-    PackedRows,
     Segment,
     TokenSeq,
     Trunk,
@@ -163,9 +161,7 @@ class TransformersEngine:
         self._new_cache: Callable[..., Any]
         self._scratch_cache: Callable[..., Any]
         """A cache for a pass whose keys/values are dropped afterwards (see KVCache's ``keep``)."""
-        self._native = isinstance(model, NativeLlamaForCausalLM)
-        """Attention by chunks of the packed rows (:mod:`holistic.models.hf_chunks`): the native decoder's."""
-        if self._native:
+        if isinstance(model, NativeLlamaForCausalLM):
             self._new_cache = new_cache
             self._scratch_cache = lambda data=None: new_cache(data, keep=False)
         else:
@@ -445,16 +441,16 @@ class TransformersEngine:
         """One forward pass over packed rows (:func:`~holistic.models.hf_rows.pack_rows`); hands
         each leaf's needed logits to ``handle``."""
         packed = pack_rows(rows, seqs, trunk.length, self.pad_id)
-        chunks = attention_chunks(packed, trunk.length, self.dtype) if self._native else None
-        masks: dict[str, Any] = {"chunks": chunks} if chunks is not None else {"attention_mask": self._mask(packed)}
+        mask = torch.zeros(packed.allowed.shape, dtype=self.dtype)
+        mask.masked_fill_(~packed.allowed, torch.finfo(self.dtype).min)
         row_count, width = packed.input_ids.shape
         self._count(packed.real_tokens, row_count * width)
         cache = _copy_cache(trunk.cache, row_count, self._scratch_cache) if trunk.cache is not None else None
         out = self._decoder(
             input_ids=packed.input_ids.to(self.device),
+            attention_mask=mask[:, None].to(self.device),
             position_ids=packed.positions.to(self.device),
             use_cache=cache is not None,
-            **masks,
             **{self._cache_kw: cache},
         )
         hidden = out.last_hidden_state[torch.tensor(packed.pick_rows), torch.tensor(packed.pick_columns)]
@@ -472,12 +468,6 @@ class TransformersEngine:
             size += picks
         if group:
             handle(group, self._head(hidden[start : start + size]))
-
-    def _mask(self, packed: PackedRows) -> torch.Tensor:
-        """The rows' additive ``(rows, 1, width, trunk + width)`` tree mask."""
-        mask = torch.zeros(packed.allowed.shape, dtype=self.dtype)
-        mask.masked_fill_(~packed.allowed, torch.finfo(self.dtype).min)
-        return mask[:, None].to(self.device)
 
     # -- generation ---------------------------------------------------------------------------
 

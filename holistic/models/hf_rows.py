@@ -75,8 +75,6 @@ class PackedRows:
     """The sequences whose logits are picked, in the order of their picks."""
     real_tokens: int = 0
     """Tokens laid out (padding excluded)."""
-    unit_spans: list[list[tuple[int, int]]] = field(default_factory=list)
-    """Each row's units as ``(first column, end column)``, in order (a unit sees no other unit)."""
 
 
 def pack_rows(rows: list[list[Unit]], seqs: list[TokenSeq], trunk_length: int, pad_id: int) -> PackedRows:
@@ -110,9 +108,8 @@ def _lay_out_row(
     segments: list[Segment] = []
     first_columns: list[int] = []  # where each segment starts in the row
     column = 0
-    spans: list[tuple[int, int]] = []
     for unit in row:
-        first, unit_start = len(segments), column
+        first = len(segments)
         for segment in unit:
             tokens = seqs[segment.seq].ids[segment.start : segment.end]
             end_column = column + len(tokens)
@@ -126,8 +123,6 @@ def _lay_out_row(
                 _pick_needed(packed, row_index, segments, first_columns, seqs[segment.seq].need_from)
                 packed.leaves.append(segment.seq)
             column = end_column
-        spans.append((unit_start, column))
-    packed.unit_spans.append(spans)
     return segments, segment_of_column, column
 
 

@@ -12,8 +12,7 @@ safetensors weights itself and computes the same function, operation for operati
 - RMSNorm is torch's fused ``rms_norm``; rotary cosines and sines are computed once per
   forward pass and shared by all layers;
 - attention is ``scaled_dot_product_attention`` with the engine's mask (a 2-D padding
-  mask made causal here, or the engine's 4-D additive tree mask as given), or by the
-  chunks of packed scoring rows the engine gives (:mod:`holistic.models.hf_chunks`).
+  mask made causal here, or the engine's 4-D additive tree mask as given).
 
 :func:`holistic.models.hf_local.native_llama_supported` says which configs qualify;
 anything else (rope scaling, biases, another architecture, sharded or missing
@@ -38,7 +37,6 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from holistic.models.hf_chunks import AttentionChunks, chunked_attention
 from holistic.models.hf_local import read_json_object
 
 
@@ -96,10 +94,6 @@ class KVCache:
             layer.values = layer.values[indices]
 
 
-Mask = torch.Tensor | AttentionChunks
-"""An additive attention mask, or the chunks attention is computed by."""
-
-
 @dataclass
 class _Output:
     last_hidden_state: torch.Tensor
@@ -115,7 +109,7 @@ class _Attention(nn.Module):
         self.o = nn.Linear(heads * head_dim, hidden, bias=False, device="meta")
 
     def forward(
-        self, x: torch.Tensor, cos: torch.Tensor, sin: torch.Tensor, mask: Mask, cache: KVCache | None, i: int
+        self, x: torch.Tensor, cos: torch.Tensor, sin: torch.Tensor, mask: torch.Tensor, cache: KVCache | None, i: int
     ) -> torch.Tensor:
         b, n, _ = x.shape
         d = self.head_dim
@@ -128,12 +122,8 @@ class _Attention(nn.Module):
         if cache is not None:
             k, v = cache.update(i, k, v)
         gqa = self.kv_heads != self.heads  # each key/value head serves a group of query heads
-        if isinstance(mask, AttentionChunks):
-            by_position = chunked_attention(q, k, v, mask, d**-0.5, gqa)
-        else:
-            by_position = F.scaled_dot_product_attention(q, k, v, attn_mask=mask, scale=d**-0.5, enable_gqa=gqa)
-            by_position = by_position.transpose(1, 2)
-        result: torch.Tensor = self.o(by_position.reshape(b, n, self.heads * d))
+        out = F.scaled_dot_product_attention(q, k, v, attn_mask=mask, scale=d**-0.5, enable_gqa=gqa)
+        result: torch.Tensor = self.o(out.transpose(1, 2).reshape(b, n, self.heads * d))
         return result
 
 
@@ -149,7 +139,7 @@ class _Block(nn.Module):
         self.down = nn.Linear(inner, hidden, bias=False, device="meta")
 
     def forward(
-        self, x: torch.Tensor, cos: torch.Tensor, sin: torch.Tensor, mask: Mask, cache: KVCache | None, i: int
+        self, x: torch.Tensor, cos: torch.Tensor, sin: torch.Tensor, mask: torch.Tensor, cache: KVCache | None, i: int
     ) -> torch.Tensor:
         shape = x.shape[-1:]
         x = x + self.attn(F.rms_norm(x, shape, self.norm1, self.eps), cos, sin, mask, cache, i)
@@ -189,10 +179,7 @@ class NativeLlamaModel(nn.Module):
         position_ids: torch.Tensor | None = None,
         use_cache: bool = False,
         past_key_values: KVCache | None = None,
-        chunks: AttentionChunks | None = None,
     ) -> _Output:
-        """The last hidden states; ``chunks``: attention by stretches of the rows (:mod:`holistic.models.hf_chunks`),
-        which then replace ``attention_mask``."""
         b, n = input_ids.shape
         cache = past_key_values  # the engine passes one whenever it wants keys/values kept
         past = cache.layers[0].keys.shape[2] if cache is not None and cache.layers else 0
@@ -202,7 +189,7 @@ class NativeLlamaModel(nn.Module):
         freqs = position_ids[:, :, None].float() * self.inv_freq[None, None, :].float()
         emb = torch.cat([freqs, freqs], dim=-1)
         cos, sin = emb.cos().to(x.dtype)[:, None], emb.sin().to(x.dtype)[:, None]
-        mask = chunks if chunks is not None else _attention_mask(attention_mask, b, n, past, x.dtype, x.device)
+        mask = _attention_mask(attention_mask, b, n, past, x.dtype, x.device)
         for i, block in enumerate(self.blocks):
             x = block(x, cos, sin, mask, cache, i)
         return _Output(F.rms_norm(x, x.shape[-1:], self.norm, self.eps))

@@ -312,37 +312,6 @@ def test_log_softmax_rows_taken_across_jobs_are_the_bits_of_job_by_job(
     client.close()
 
 
-def test_scoring_attends_by_chunks_of_the_rows_with_the_scores_of_whole_rows(
-    model_dir: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    from holistic.models import hf_chunks, hf_engine
-
-    made: list[bool] = []
-    real = hf_chunks.attention_chunks
-
-    def noting(*args: Any) -> Any:
-        chunks = real(*args)
-        made.append(chunks is not None)
-        return chunks
-
-    monkeypatch.setattr(hf_engine, "attention_chunks", noting)
-    client = _client(model_dir, device="cpu", dtype="float32", min_shared_prefix=4, row_tokens=128)
-    reqs = _questions()  # half of them over a shared few-shot trunk
-    chunked = client.process(reqs)
-    assert any(made)
-    monkeypatch.setattr(hf_chunks, "WORTH", 0.0)  # never worth it: whole rows
-    made.clear()
-    whole = client.process(reqs)
-    assert made and not any(made)
-    for a, b in zip(chunked, whole, strict=True):
-        assert a.success and b.success
-        assert [t.logprob for t in a.completions[0].tokens] == pytest.approx(
-            [t.logprob for t in b.completions[0].tokens], abs=1e-5
-        )
-        assert a.completions[0].is_greedy == b.completions[0].is_greedy
-    client.close()
-
-
 def test_letters_alone_are_computed_without_padding(model_dir: Path) -> None:
     client = _client(model_dir, device="cpu", dtype="float32", min_shared_prefix=4, row_tokens=64)
     prompts = [f"{FEW_SHOT}Question: what is {q} plus {q * 3}? Answer:" for q in range(6, 14)]
