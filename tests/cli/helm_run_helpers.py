@@ -129,6 +129,7 @@ def capped(
     timeout: float = WALL_TIMEOUT_S,
     env: dict[str, str] | None = None,
     cap: int = ADDRESS_SPACE_CAP,
+    deadline: float = DEADLINE_S,
 ) -> subprocess.CompletedProcess[str]:
     """``python -m module args`` under the address-space cap; a memory bomb fails there, never in CI's machine.
 
@@ -136,7 +137,7 @@ def capped(
     spent more than :data:`DEADLINE_S` seconds of CPU (user + system; left in ``capped.cpu_s``), a
     deadline a busy shared machine cannot make flaky. Arrow's allocator is left to the command,
     which chooses it itself (its default one reserves ~1 GB of address space). ``cap`` replaces
-    the issue's 1.5 GB where a test bounds a known larger need."""
+    the issue's 1.5 GB where a test bounds a known larger need, and ``deadline`` its 20 s of CPU."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     env = dict(env if env is not None else cli_env(cwd / "calls.log"))
     # Address space, not memory, is capped: each BLAS/OpenMP thread reserves some, so one thread.
@@ -155,7 +156,7 @@ def capped(
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu_s = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
     capped.cpu_s = cpu_s  # type: ignore[attr-defined]
-    assert cpu_s < DEADLINE_S, f"{module} {args} took {cpu_s:.1f} s of CPU"
+    assert cpu_s < deadline, f"{module} {args} took {cpu_s:.1f} s of CPU"
     return done
 
 
