@@ -6,7 +6,8 @@ A copy of this process made by ``fork`` (Linux) starts at once with everything t
 writes them while this one renders the site, and hands back its result (or its exception)
 through a pipe. Where forking is not safe -- not Linux, another thread of this process running
 (the copy would hold only the forking thread, and locks held by the others forever), or the
-caller asked for one process -- the work is done here and now, as a plain call would do it.
+caller asked for one process -- or where no pipe or process can be had, the work is done here and
+now, as a plain call would do it.
 
 The copy runs no exit handler of this process and writes nothing this process would write again:
 it ends with :func:`os._exit` once its result is sent.
@@ -44,17 +45,27 @@ class Beside(Generic[R]):
         self._pid = 0
         self._read = -1
         self._outcome: tuple[bool, object] | None = None
-        if not (fork and can_fork()):
+        if not (fork and can_fork() and self._fork(fn)):
             self._outcome = (True, fn())  # its exception is raised here, as a plain call's would be
-            return
-        read, write = os.pipe()
+
+    def _fork(self, fn: Callable[[], R]) -> bool:
+        """Start the copy doing ``fn``; whether it started (no pipe or no process to be had -- a limit
+        on descriptors, processes or memory -- leaves the work to be done here)."""
         for stream in (sys.stdout, sys.stderr):
             with contextlib.suppress(Exception):
                 stream.flush()
         # Objects the collector scans are written to: frozen, the two processes' collections leave
         # the pages they share alone (each write to one would copy it).
         gc.freeze()
-        pid = os.fork()
+        fds: tuple[int, ...] = ()
+        try:
+            fds = read, write = os.pipe()
+            pid = os.fork()
+        except OSError:
+            for fd in fds:
+                os.close(fd)
+            gc.unfreeze()
+            return False
         if pid == 0:  # the copy: do the work, send its outcome, end without the parent's exit handlers
             status = 0
             try:
@@ -70,6 +81,7 @@ class Beside(Generic[R]):
                 os._exit(status)
         os.close(write)
         self._pid, self._read = pid, read
+        return True
 
     @property
     def forked(self) -> bool:

@@ -4,6 +4,7 @@ plain call."""
 
 from __future__ import annotations
 
+import gc
 import os
 import signal
 import sys
@@ -114,6 +115,19 @@ def test_with_another_thread_running_or_fork_false_the_work_is_a_plain_call() ->
         stop.set()
         other.join()
     assert not Beside(os.getpid, "test", fork=False).forked
+
+
+@needs_fork
+def test_no_process_to_be_had_leaves_the_work_to_this_one(monkeypatch: pytest.MonkeyPatch) -> None:
+    def refused() -> int:
+        raise BlockingIOError(11, "Resource temporarily unavailable")
+
+    monkeypatch.setattr(os, "fork", refused)
+    frozen, fds = gc.get_freeze_count(), len(os.listdir("/proc/self/fd"))
+    work = Beside(os.getpid, "test")
+    assert not work.forked and work.result() == os.getpid()
+    assert gc.get_freeze_count() == frozen  # the collector as it was
+    assert len(os.listdir("/proc/self/fd")) == fds  # the pipe closed
 
 
 def test_done_here_an_exception_is_raised_at_once(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -134,9 +134,10 @@ def _invocation() -> list[str]:
 def _placeholder(arg: str) -> str:
     """``arg``, or ``DIR``/``FILE`` for an absolute path (``--opt=/path`` keeps its ``--opt=``)."""
     option, equals, value = arg.partition("=") if arg.startswith("--") else ("", "", arg)
-    if not os.path.isabs(os.path.expanduser(value)):
+    path = os.path.expanduser(value)
+    if not os.path.isabs(path):
         return arg
-    return f"{option}{equals}{'DIR' if os.path.isdir(os.path.expanduser(value)) else 'FILE'}"
+    return f"{option}{equals}{'DIR' if os.path.isdir(path) else 'FILE'}"
 
 
 def finish(name: str, report: Mapping[str, object], write_docs: bool) -> int:
