@@ -35,9 +35,13 @@ requests. The engine therefore works on the whole batch of jobs at once:
    half empty.)
 
 4. **Logits only where needed.** The decoder's hidden states are gathered at the
-   positions some job scores and only those go through the output head, a few jobs'
-   positions (``HEAD_ROWS``) at a time, so a batch never allocates ``rows x length x
-   vocabulary`` floats, nor the logits of all its scored positions at once.
+   positions some job scores and only those go through the output head, each once
+   however many jobs read it (a context's last position predicts every choice's first
+   token), a few jobs' positions (``HEAD_ROWS``) at a time, so a batch never allocates
+   ``rows x length x vocabulary`` floats, nor the logits of all its scored positions at
+   once. With holistic's own Llama (:mod:`holistic.models.llama_native`) a packed row's
+   attention is computed unit by unit (its units attend to nothing of each other), and
+   the last layer computes its output projection and MLP at those positions alone.
 
 5. **Generation.** A prompt answered by one token at most (a multiple-choice letter)
    is run as scoring is (3): packed rows, no padding, logits at its last position only,
@@ -95,9 +99,12 @@ from holistic.models.hf_rows import (
     subtree_units,
     unit_len,
 )
-from holistic.models.hf_scores import token_scores
+from holistic.models.hf_scores import head_blocks, token_scores
 from holistic.models.local_engine import Generated, GenerateJob, ScoreJob, SpecialIds, TokenScore
 from holistic.models.prefix_plan import PrefixNode, common_prefix_len, plan_prefixes
+
+Handle = Callable[[list[int], torch.Tensor, list[int]], None]
+"""Takes the leaves of a block of logits, the logits, and the row each of their picks reads."""
 
 HEAD_ROWS = 128
 """Most positions whose logits one call of the output head computes (a 49,152-token
@@ -161,6 +168,8 @@ class TransformersEngine:
         self._new_cache: Callable[..., Any]
         self._scratch_cache: Callable[..., Any]
         """A cache for a pass whose keys/values are dropped afterwards (see KVCache's ``keep``)."""
+        self._blocks = isinstance(model, NativeLlamaForCausalLM)
+        """Packed rows' attention computed unit by unit (:func:`~holistic.models.llama_native._block_attention`)."""
         if isinstance(model, NativeLlamaForCausalLM):
             self._new_cache = new_cache
             self._scratch_cache = lambda data=None: new_cache(data, keep=False)
@@ -207,8 +216,8 @@ class TransformersEngine:
         seqs = [TokenSeq(jobs[i].context + jobs[i].continuation[:-1], len(jobs[i].context) - 1) for i in scored]
         out: list[list[TokenScore]] = [[] for _ in jobs]
 
-        def handle(indices: list[int], logits: torch.Tensor) -> None:
-            for k, scores in zip(indices, token_scores([jobs[scored[k]] for k in indices], logits), strict=True):
+        def handle(indices: list[int], logits: torch.Tensor, rows: list[int]) -> None:
+            for k, scores in zip(indices, token_scores([jobs[scored[k]] for k in indices], logits, rows), strict=True):
                 out[scored[k]] = scores
 
         if seqs:
@@ -257,8 +266,8 @@ class TransformersEngine:
         seqs = [TokenSeq(jobs[i].prompt, len(jobs[i].prompt) - 1) for i in indices]
         logits: list[torch.Tensor | None] = [None] * len(indices)
 
-        def handle(leaves: list[int], picked: torch.Tensor) -> None:
-            for row, k in enumerate(leaves):
+        def handle(leaves: list[int], picked: torch.Tensor, rows: list[int]) -> None:
+            for row, k in zip(rows, leaves, strict=True):  # one pick each: the prompt's last position
                 logits[k] = picked[row : row + 1]
 
         self._score_packed(seqs, handle)
@@ -418,7 +427,7 @@ class TransformersEngine:
         self.counters.forward_tokens += tokens
         self.counters.padded_positions += positions
 
-    def _score_packed(self, seqs: list[TokenSeq], handle: Callable[[list[int], torch.Tensor], None]) -> None:
+    def _score_packed(self, seqs: list[TokenSeq], handle: Handle) -> None:
         _ = self.model  # load before planning: trunks need the model's shape
         for trunk, units in self._place(seqs, pack=True):
             for row_units in self._batches_of_units(units, trunk):
@@ -436,7 +445,7 @@ class TransformersEngine:
         rows: list[list[Unit]],
         seqs: list[TokenSeq],
         trunk: Trunk,
-        handle: Callable[[list[int], torch.Tensor], None],
+        handle: Handle,
     ) -> None:
         """One forward pass over packed rows (:func:`~holistic.models.hf_rows.pack_rows`); hands
         each leaf's needed logits to ``handle``."""
@@ -445,6 +454,8 @@ class TransformersEngine:
         mask.masked_fill_(~packed.allowed, torch.finfo(self.dtype).min)
         row_count, width = packed.input_ids.shape
         self._count(packed.real_tokens, row_count * width)
+        # every position some leaf picks, once, as a flat index (``row * width + column``)
+        keep = list(dict.fromkeys(r * width + c for r, c in zip(packed.pick_rows, packed.pick_columns, strict=True)))
         cache = _copy_cache(trunk.cache, row_count, self._scratch_cache) if trunk.cache is not None else None
         out = self._decoder(
             input_ids=packed.input_ids.to(self.device),
@@ -452,22 +463,15 @@ class TransformersEngine:
             position_ids=packed.positions.to(self.device),
             use_cache=cache is not None,
             **{self._cache_kw: cache},
+            **({"attention_blocks": packed.blocks, "keep_positions": torch.tensor(keep)} if self._blocks else {}),
         )
-        hidden = out.last_hidden_state[torch.tensor(packed.pick_rows), torch.tensor(packed.pick_columns)]
+        hidden = out.last_hidden_state
         del out, cache
-        # The head a few leaves at a time: each block of logits is reused from the heap
-        # (:mod:`holistic.models.heap`) instead of hundreds of megabytes mapped per pass.
-        start, size = 0, 0
-        group: list[int] = []
-        for leaf in packed.leaves:
-            picks = len(seqs[leaf].ids) - seqs[leaf].need_from
-            if group and size + picks > HEAD_ROWS:
-                handle(group, self._head(hidden[start : start + size]))
-                start, group, size = start + size, [], 0
-            group.append(leaf)
-            size += picks
-        if group:
-            handle(group, self._head(hidden[start : start + size]))
+        hidden = hidden.reshape(-1, hidden.shape[-1])
+        # Each block of logits is reused from the heap (:mod:`holistic.models.heap`) instead of
+        # hundreds of megabytes mapped per pass.
+        for leaves, at, picked in head_blocks(packed, seqs, keep if self._blocks else None, HEAD_ROWS):
+            handle(leaves, self._head(hidden[torch.tensor(at)]), picked)
 
     # -- generation ---------------------------------------------------------------------------
 

@@ -21,6 +21,10 @@ import torch
 
 from holistic.models.prefix_plan import PrefixNode, plan_prefixes
 
+BLOCK_JOIN = 64
+"""Units this short (in columns, together) share one attention span: a call per span costs
+more than the attention it would save."""
+
 
 @dataclass(frozen=True)
 class TokenSeq:
@@ -75,6 +79,9 @@ class PackedRows:
     """The sequences whose logits are picked, in the order of their picks."""
     real_tokens: int = 0
     """Tokens laid out (padding excluded)."""
+    blocks: list[list[tuple[int, int]]] = field(default_factory=list)
+    """Each row's columns cut into spans that attend to nothing outside themselves but the
+    trunk: its units (short neighbours joined, up to ``BLOCK_JOIN`` columns) and its padding."""
 
 
 def pack_rows(rows: list[list[Unit]], seqs: list[TokenSeq], trunk_length: int, pad_id: int) -> PackedRows:
@@ -91,10 +98,27 @@ def pack_rows(rows: list[list[Unit]], seqs: list[TokenSeq], trunk_length: int, p
     for row_index, row in enumerate(rows):
         segments, segment_of_column, used = _lay_out_row(packed, row_index, row, seqs)
         packed.real_tokens += used
+        packed.blocks.append(_blocks([unit_len(unit) for unit in row], width))
         packed.allowed[row_index, :, trunk_length:] = tree_mask(segments, segment_of_column, causal)
         if used < width:
             packed.positions[row_index, used:] = trunk_length + torch.arange(width - used)
     return packed
+
+
+def _blocks(lengths: list[int], width: int) -> list[tuple[int, int]]:
+    """A row's spans: consecutive units joined while they fit in ``BLOCK_JOIN`` columns, then
+    the padding, if any."""
+    spans: list[tuple[int, int]] = []
+    column = 0
+    for length in lengths:
+        if spans and column + length - spans[-1][0] <= BLOCK_JOIN:
+            spans[-1] = (spans[-1][0], column + length)
+        else:
+            spans.append((column, column + length))
+        column += length
+    if column < width:
+        spans.append((column, width))
+    return spans
 
 
 def _lay_out_row(

@@ -12,7 +12,11 @@ safetensors weights itself and computes the same function, operation for operati
 - RMSNorm is torch's fused ``rms_norm``; rotary cosines and sines are computed once per
   forward pass and shared by all layers;
 - attention is ``scaled_dot_product_attention`` with the engine's mask (a 2-D padding
-  mask made causal here, or the engine's 4-D additive tree mask as given).
+  mask made causal here, or the engine's 4-D additive tree mask as given); on packed rows
+  the engine also names each row's units, whose attention is then computed unit by unit
+  (``attention_blocks``), not over the whole row, most of which a unit never sees;
+- the engine names the positions whose logits it reads (``keep_positions``): the last
+  layer's output projection and MLP run there alone.
 
 :func:`holistic.models.hf_local.native_llama_supported` says which configs qualify;
 anything else (rope scaling, biases, another architecture, sharded or missing
@@ -109,22 +113,26 @@ class _Attention(nn.Module):
         self.o = nn.Linear(heads * head_dim, hidden, bias=False, device="meta")
 
     def forward(
-        self, x: torch.Tensor, cos: torch.Tensor, sin: torch.Tensor, mask: torch.Tensor, cache: KVCache | None, i: int
+        self, x: torch.Tensor, rope: _Rotary, mask: torch.Tensor, cache: KVCache | None, i: int
     ) -> torch.Tensor:
+        result: torch.Tensor = self.o(self.attend(x, rope, mask, cache, i))
+        return result
+
+    def attend(self, x: torch.Tensor, rope: _Rotary, mask: torch.Tensor, cache: KVCache | None, i: int) -> torch.Tensor:
+        """The heads' outputs, ``[batch, positions, heads * head_dim]``, before the output projection."""
         b, n, _ = x.shape
-        d = self.head_dim
-        q, k, v = self.q(x), self.k(x), self.v(x)
-        q = q.view(b, n, self.heads, d).transpose(1, 2)
-        k = k.view(b, n, self.kv_heads, d).transpose(1, 2)
-        v = v.view(b, n, self.kv_heads, d).transpose(1, 2)
-        q = q * cos + _rotate_half(q) * sin
-        k = k * cos + _rotate_half(k) * sin
+        d, heads, kv = self.head_dim, self.heads, self.kv_heads
+        q = rope.rotate(self.q(x).view(b, n, heads, d)).transpose(1, 2)
+        k = rope.rotate(self.k(x).view(b, n, kv, d)).transpose(1, 2)
+        v = self.v(x).view(b, n, kv, d).transpose(1, 2)
         if cache is not None:
             k, v = cache.update(i, k, v)
-        gqa = self.kv_heads != self.heads  # each key/value head serves a group of query heads
-        out = F.scaled_dot_product_attention(q, k, v, attn_mask=mask, scale=d**-0.5, enable_gqa=gqa)
-        result: torch.Tensor = self.o(out.transpose(1, 2).reshape(b, n, self.heads * d))
-        return result
+        gqa = kv != heads  # each key/value head serves a group of query heads
+        if rope.blocks is None:
+            out = F.scaled_dot_product_attention(q, k, v, attn_mask=mask, scale=d**-0.5, enable_gqa=gqa)
+        else:
+            out = _block_attention(q, k, v, mask, rope.blocks, scale=d**-0.5, gqa=gqa)
+        return out.transpose(1, 2).reshape(b, n, heads * d)
 
 
 class _Block(nn.Module):
@@ -139,13 +147,28 @@ class _Block(nn.Module):
         self.down = nn.Linear(inner, hidden, bias=False, device="meta")
 
     def forward(
-        self, x: torch.Tensor, cos: torch.Tensor, sin: torch.Tensor, mask: torch.Tensor, cache: KVCache | None, i: int
+        self, x: torch.Tensor, rope: _Rotary, mask: torch.Tensor, cache: KVCache | None, i: int
     ) -> torch.Tensor:
         shape = x.shape[-1:]
-        x = x + self.attn(F.rms_norm(x, shape, self.norm1, self.eps), cos, sin, mask, cache, i)
-        h = F.rms_norm(x, shape, self.norm2, self.eps)
-        result: torch.Tensor = x + self.down(F.silu(self.gate(h)) * self.up(h))
-        return result
+        x = x + self.attn(F.rms_norm(x, shape, self.norm1, self.eps), rope, mask, cache, i)  # the input stays as given
+        return self._mlp(x)
+
+    def kept(
+        self, x: torch.Tensor, rope: _Rotary, mask: torch.Tensor, cache: KVCache | None, i: int, keep: torch.Tensor
+    ) -> torch.Tensor:
+        """The block at the flat positions ``keep`` only, ``[len(keep), hidden]`` (as the last
+        block, whose other positions nobody reads): attention as usual, since every position's
+        keys and values are attended to; the output projection and the MLP at ``keep`` alone."""
+        shape = x.shape[-1:]
+        heads = self.attn.attend(F.rms_norm(x, shape, self.norm1, self.eps), rope, mask, cache, i)
+        kept = x.reshape(-1, shape[0])[keep] + self.attn.o(heads.reshape(-1, heads.shape[-1])[keep])
+        return self._mlp(kept)
+
+    def _mlp(self, x: torch.Tensor) -> torch.Tensor:
+        h = F.rms_norm(x, x.shape[-1:], self.norm2, self.eps)
+        inner = F.silu(self.gate(h))
+        inner.mul_(self.up(h))
+        return x.add_(self.down(inner))
 
 
 class NativeLlamaModel(nn.Module):
@@ -179,7 +202,17 @@ class NativeLlamaModel(nn.Module):
         position_ids: torch.Tensor | None = None,
         use_cache: bool = False,
         past_key_values: KVCache | None = None,
+        attention_blocks: Sequence[Sequence[tuple[int, int]]] | None = None,
+        keep_positions: torch.Tensor | None = None,
     ) -> _Output:
+        """``attention_blocks``: for each row, spans of its columns (all of them, in order) that
+        attend to nothing outside themselves but the past (the engine's packed units): each
+        span's attention is computed on its own, not over the whole row (see
+        :func:`_block_attention`).
+
+        ``keep_positions``: the flat positions (``row * width + column``) whose hidden states
+        are wanted; the last hidden states are then ``[len(keep_positions), hidden]``, in
+        that order, and the last block computes nothing else past its attention."""
         b, n = input_ids.shape
         cache = past_key_values  # the engine passes one whenever it wants keys/values kept
         past = cache.layers[0].keys.shape[2] if cache is not None and cache.layers else 0
@@ -187,11 +220,17 @@ class NativeLlamaModel(nn.Module):
             position_ids = torch.arange(past, past + n, device=input_ids.device)[None, :].expand(b, -1)
         x = self.embed(input_ids)
         freqs = position_ids[:, :, None].float() * self.inv_freq[None, None, :].float()
-        emb = torch.cat([freqs, freqs], dim=-1)
-        cos, sin = emb.cos().to(x.dtype)[:, None], emb.sin().to(x.dtype)[:, None]
+        rope = _Rotary(freqs.cos().to(x.dtype)[:, :, None], freqs.sin().to(x.dtype)[:, :, None], attention_blocks)
+        if attention_blocks is not None and all(len(spans) == 1 for spans in attention_blocks):
+            rope.blocks = None  # one span per row: the batched call over whole rows
         mask = _attention_mask(attention_mask, b, n, past, x.dtype, x.device)
+        last = len(self.blocks) - 1 if keep_positions is not None else len(self.blocks)
         for i, block in enumerate(self.blocks):
-            x = block(x, cos, sin, mask, cache, i)
+            if i < last:
+                x = block(x, rope, mask, cache, i)
+            else:
+                assert isinstance(block, _Block) and keep_positions is not None
+                x = block.kept(x, rope, mask, cache, i, keep_positions)
         return _Output(F.rms_norm(x, x.shape[-1:], self.norm, self.eps))
 
 
@@ -252,9 +291,56 @@ def new_cache(data: Sequence[tuple[torch.Tensor, torch.Tensor]] | None = None, k
     return KVCache(data, keep)
 
 
-def _rotate_half(x: torch.Tensor) -> torch.Tensor:
-    half = x.shape[-1] // 2
-    return torch.cat([-x[..., half:], x[..., :half]], dim=-1)
+@dataclass
+class _Rotary:
+    """One forward pass's rotary cosines and sines, ``[batch, positions, 1, head_dim / 2]``
+    (the two halves of a head share them), computed once for all layers; and the pass's
+    attention blocks, if any."""
+
+    cos: torch.Tensor
+    sin: torch.Tensor
+    blocks: Sequence[Sequence[tuple[int, int]]] | None = None
+
+    def rotate(self, x: torch.Tensor) -> torch.Tensor:
+        """``x * cos + rotate_half(x) * sin`` for ``x`` laid out ``[batch, positions, heads, head_dim]``:
+        the same products and sums, into one new contiguous tensor."""
+        half = x.shape[-1] // 2
+        x1, x2 = x[..., :half], x[..., half:]
+        out = torch.empty(x.shape, dtype=x.dtype, device=x.device)
+        torch.sub(x1 * self.cos, x2 * self.sin, out=out[..., :half])
+        torch.add(x2 * self.cos, x1 * self.sin, out=out[..., half:])
+        return out
+
+
+def _block_attention(
+    q: torch.Tensor,
+    k: torch.Tensor,
+    v: torch.Tensor,
+    mask: torch.Tensor,
+    blocks: Sequence[Sequence[tuple[int, int]]],
+    *,
+    scale: float,
+    gqa: bool,
+) -> torch.Tensor:
+    """Attention computed span by span: the queries of row ``r``'s span ``(s, e)`` against the
+    past's keys and the span's own, under the matching part of ``mask``. The same values as
+    over whole rows when no column attends outside its span and the past, for a fraction of
+    the work on rows packed with several units."""
+    b, heads, n, d = q.shape
+    past = k.shape[2] - n
+    out = torch.empty((b, n, heads, d), dtype=q.dtype, device=q.device).transpose(1, 2)
+    for r, spans in enumerate(blocks):
+        for s, e in spans:
+            if past:
+                keys = torch.cat([k[r : r + 1, :, :past], k[r : r + 1, :, past + s : past + e]], dim=2)
+                values = torch.cat([v[r : r + 1, :, :past], v[r : r + 1, :, past + s : past + e]], dim=2)
+                m = torch.cat([mask[r : r + 1, :, s:e, :past], mask[r : r + 1, :, s:e, past + s : past + e]], dim=3)
+            else:
+                keys, values, m = k[r : r + 1, :, s:e], v[r : r + 1, :, s:e], mask[r : r + 1, :, s:e, s:e]
+            out[r : r + 1, :, s:e] = F.scaled_dot_product_attention(
+                q[r : r + 1, :, s:e], keys, values, attn_mask=m, scale=scale, enable_gqa=gqa
+            )
+    return out
 
 
 def _attention_mask(

@@ -202,7 +202,16 @@ def test_choices_sharing_words_and_short_contexts_are_computed_once_with_the_sam
         for ctx in ("Answer:", "Question: which organ pumps blood? Answer:", "One,")
         for c in choices
     ]
+    engine = client.engine
+    head, head_rows = engine._head, []
+
+    def counted(hidden: Any) -> Any:
+        head_rows.append(hidden.shape[0])
+        return head(hidden)
+
+    engine._head = counted
     fast = client.process(reqs)
+    engine._head = head
     tokens = client.engine.counters.forward_tokens
     client.engine.options = EngineOptions(batch_size=1, prefix_cache=False)
     slow = [client.process([r])[0] for r in reqs]
@@ -220,6 +229,13 @@ def test_choices_sharing_words_and_short_contexts_are_computed_once_with_the_sam
         ids = tok.encode(r.prompt) + tok.encode(r.continuation)[:-1]
         trie.update(tuple(ids[: k + 1]) for k in range(len(ids)))
     assert tokens == len(trie)
+    # and each position whose logits a choice reads goes through the output head once (a
+    # context's last position predicts every choice's first token)
+    read: set[tuple[int, ...]] = set()
+    for r in reqs:
+        context, ids = tok.encode(r.prompt), tok.encode(r.prompt) + tok.encode(r.continuation)
+        read.update(tuple(ids[: k + 1]) for k in range(len(context) - 1, len(ids) - 1))
+    assert sum(head_rows) == len(read) < sum(len(tok.encode(r.continuation)) for r in reqs)
     client.close()
 
 
