@@ -13,6 +13,8 @@ Exit codes: 0 success; 1 finished but some run failed; 2 bad input or environmen
 from __future__ import annotations
 
 import argparse
+import atexit
+import contextlib
 import math
 import os
 import signal
@@ -21,6 +23,7 @@ import threading
 import traceback
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import NoReturn
 
 from holistic.core.errors import HolisticError
 
@@ -57,6 +60,26 @@ def run_main(prog: str, body: Callable[[], int], *, on_interrupt: str = "") -> i
         return _run_body(prog, body, on_interrupt)
     finally:
         signal.signal(signal.SIGTERM, previous)
+
+
+def end_program(code: int) -> int:
+    """End a command started from the command line whose work is done, with exit ``code``,
+    without the interpreter's teardown: after a run that loaded a model, freeing every module
+    and object one by one took about 0.4 s more and changed nothing on disk. The exit
+    handlers run (logging's flush among them) and the standard streams are flushed first.
+    While a thread other than daemons is still running, this returns ``code`` and the
+    interpreter ends the usual way, waiting for it."""
+    if any(not t.daemon for t in threading.enumerate() if t is not threading.main_thread()):
+        return code
+    _exit_now(code)
+
+
+def _exit_now(code: int) -> NoReturn:
+    atexit._run_exitfuncs()
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(OSError, ValueError):  # a closed pipe or stream: nothing more can reach it
+            stream.flush()
+    os._exit(code)
 
 
 def _run_body(prog: str, body: Callable[[], int], on_interrupt: str) -> int:

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, TypedDict
 
 from holistic.cli import helm_entries
-from holistic.cli.common import dollars, env_path, patterns, positive_float, positive_int, run_main
+from holistic.cli.common import dollars, end_program, env_path, patterns, positive_float, positive_int, run_main
 from holistic.core.long_lived import long_lived, program
 
 if TYPE_CHECKING:
@@ -384,11 +384,12 @@ def main(argv: list[str] | None = None) -> int:
             parser.error(
                 "--priority, --models-to-run, --num-train-trials and --print-spec go with --run-entries/--conf-paths"
             )
-        return run_main(
+        code = run_main(
             PROG,
             lambda: _main_entries(args) if entries else _main(args),
             on_interrupt="finished requests are cached; run the same command again to resume",
         )
+    return end_program(code) if argv is None else code
 
 
 if __name__ == "__main__":

@@ -12,7 +12,7 @@ from collections import Counter
 from pathlib import Path
 
 from holistic.api.summarizing import DEFAULT_MAX_FIELD_CHARS
-from holistic.cli.common import positive_int, run_main
+from holistic.cli.common import end_program, positive_int, run_main
 from holistic.core.errors import HolisticError
 from holistic.core.yaml_limits import MAX_FILE_BYTES
 
@@ -146,7 +146,8 @@ MOVED_RATINGS_FLAGS = {
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
-    return run_main("helm-summarize", lambda: _run(args))
+    code = run_main("helm-summarize", lambda: _run(args))
+    return end_program(code) if argv is None else code  # started from the command line: no teardown
 
 
 def _run(args: argparse.Namespace) -> int:
