@@ -9,7 +9,10 @@ safetensors weights itself and computes the same function, operation for operati
 
 - the weights are the loaded safetensors tensors themselves, mapped from the file (no
   second copy while a module tree is built);
-- RMSNorm is torch's fused ``rms_norm``; rotary cosines and sines are computed once per
+- a layer's RMSNorm weights are folded into the projections that follow them (queries,
+  keys, values; gate, up): each column of those matrices times its weight, once, in place
+  (the mapped file is never written: its pages are copied on write), so a norm is a
+  vector norm and one product; rotary cosines and sines are computed once per
   forward pass and shared by all layers;
 - attention is ``scaled_dot_product_attention`` with the engine's mask (a 2-D padding
   mask made causal here, or the engine's 4-D additive tree mask as given); on packed rows
@@ -139,9 +142,7 @@ class _Block(nn.Module):
     def __init__(self, hidden: int, inner: int, heads: int, kv_heads: int, head_dim: int, eps: float) -> None:
         super().__init__()
         self.eps = eps
-        self.norm1 = nn.Parameter(torch.ones(hidden, device="meta"))
         self.attn = _Attention(hidden, heads, kv_heads, head_dim)
-        self.norm2 = nn.Parameter(torch.ones(hidden, device="meta"))
         self.gate = nn.Linear(hidden, inner, bias=False, device="meta")
         self.up = nn.Linear(hidden, inner, bias=False, device="meta")
         self.down = nn.Linear(inner, hidden, bias=False, device="meta")
@@ -149,8 +150,7 @@ class _Block(nn.Module):
     def forward(
         self, x: torch.Tensor, rope: _Rotary, mask: torch.Tensor, cache: KVCache | None, i: int
     ) -> torch.Tensor:
-        shape = x.shape[-1:]
-        x = x + self.attn(F.rms_norm(x, shape, self.norm1, self.eps), rope, mask, cache, i)  # the input stays as given
+        x = x + self.attn(_rms(x, self.eps), rope, mask, cache, i)  # the input stays as given
         return self._mlp(x)
 
     def kept(
@@ -159,13 +159,12 @@ class _Block(nn.Module):
         """The block at the flat positions ``keep`` only, ``[len(keep), hidden]`` (as the last
         block, whose other positions nobody reads): attention as usual, since every position's
         keys and values are attended to; the output projection and the MLP at ``keep`` alone."""
-        shape = x.shape[-1:]
-        heads = self.attn.attend(F.rms_norm(x, shape, self.norm1, self.eps), rope, mask, cache, i)
-        kept = x.reshape(-1, shape[0])[keep] + self.attn.o(heads.reshape(-1, heads.shape[-1])[keep])
+        heads = self.attn.attend(_rms(x, self.eps), rope, mask, cache, i)
+        kept = x.reshape(-1, x.shape[-1])[keep] + self.attn.o(heads.reshape(-1, heads.shape[-1])[keep])
         return self._mlp(kept)
 
     def _mlp(self, x: torch.Tensor) -> torch.Tensor:
-        h = F.rms_norm(x, x.shape[-1:], self.norm2, self.eps)
+        h = _rms(x, self.eps)
         inner = F.silu(self.gate(h))
         inner.mul_(self.up(h))
         return x.add_(self.down(inner))
@@ -261,8 +260,6 @@ class NativeLlamaForCausalLM(nn.Module):
         for i, block in enumerate(m.blocks):
             assert isinstance(block, _Block)
             p = f"model.layers.{i}."
-            block.norm1 = take(p + "input_layernorm.weight")
-            block.norm2 = take(p + "post_attention_layernorm.weight")
             block.attn.q.weight = take(p + "self_attn.q_proj.weight")
             block.attn.k.weight = take(p + "self_attn.k_proj.weight")
             block.attn.v.weight = take(p + "self_attn.v_proj.weight")
@@ -270,6 +267,14 @@ class NativeLlamaForCausalLM(nn.Module):
             block.gate.weight = take(p + "mlp.gate_proj.weight")
             block.up.weight = take(p + "mlp.up_proj.weight")
             block.down.weight = take(p + "mlp.down_proj.weight")
+            # each norm's weight into the projections reading its output (see the module docstring)
+            for norm, projections in (
+                ("input_layernorm", (block.attn.q, block.attn.k, block.attn.v)),
+                ("post_attention_layernorm", (block.gate, block.up)),
+            ):
+                weight = take(f"{p}{norm}.weight")
+                for projection in projections:
+                    projection.weight.data.mul_(weight)
         head = "lm_head.weight"
         self.lm_head.weight = take(head) if head in state and not tied else m.embed.weight
 
@@ -291,6 +296,13 @@ def new_cache(data: Sequence[tuple[torch.Tensor, torch.Tensor]] | None = None, k
     return KVCache(data, keep)
 
 
+def _rms(x: torch.Tensor, eps: float) -> torch.Tensor:
+    """``x`` divided by its root mean square (plus ``eps``), without a weight (see the module
+    docstring): one pass for the norm, one for the product."""
+    norm = torch.linalg.vector_norm(x, dim=-1, keepdim=True)
+    return x * torch.rsqrt(norm.square_().div_(x.shape[-1]).add_(eps))
+
+
 @dataclass
 class _Rotary:
     """One forward pass's rotary cosines and sines, ``[batch, positions, 1, head_dim / 2]``
@@ -302,13 +314,13 @@ class _Rotary:
     blocks: Sequence[Sequence[tuple[int, int]]] | None = None
 
     def rotate(self, x: torch.Tensor) -> torch.Tensor:
-        """``x * cos + rotate_half(x) * sin`` for ``x`` laid out ``[batch, positions, heads, head_dim]``:
-        the same products and sums, into one new contiguous tensor."""
+        """``x * cos + rotate_half(x) * sin`` for ``x`` laid out ``[batch, positions, heads, head_dim]``,
+        half by half (a product, then a multiply-add), into one new contiguous tensor."""
         half = x.shape[-1] // 2
         x1, x2 = x[..., :half], x[..., half:]
         out = torch.empty(x.shape, dtype=x.dtype, device=x.device)
-        torch.sub(x1 * self.cos, x2 * self.sin, out=out[..., :half])
-        torch.add(x2 * self.cos, x1 * self.sin, out=out[..., half:])
+        torch.addcmul(x1 * self.cos, x2, self.sin, value=-1, out=out[..., :half])
+        torch.addcmul(x2 * self.cos, x1, self.sin, out=out[..., half:])
         return out
 
 
