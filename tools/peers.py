@@ -117,12 +117,13 @@ def peer_env(**extra: str) -> dict[str, str]:
     return env
 
 
-def run_holistic(spec: Path, work: Path, tag: str) -> dict[str, Any]:
+def run_holistic(spec: Path, work: Path, tag: str, extra: Sequence[str] = ()) -> dict[str, Any]:
+    """``helm-run spec`` (and ``extra`` arguments) into fresh folders, timed."""
     out, cache = work / f"out-{tag}", work / f"cache-{tag}"
     shutil.rmtree(out, ignore_errors=True)
     shutil.rmtree(cache, ignore_errors=True)
     helm_run = Path(sys.executable).with_name("helm-run")
-    cmd = [str(helm_run), str(spec), "--output-dir", str(out), "--cache-dir", str(cache), "--quiet"]
+    cmd = [str(helm_run), str(spec), "--output-dir", str(out), "--cache-dir", str(cache), "--quiet", *extra]
     wall, peak = measure(cmd, cwd=work, env=peer_env(PYTHONPATH=str(REPO)), log=work / f"{tag}.log")
     import pyarrow.parquet as pq
 

@@ -9,10 +9,8 @@ safetensors weights itself and computes the same function, operation for operati
 
 - the weights are the loaded safetensors tensors themselves, mapped from the file (no
   second copy while a module tree is built);
-- a layer's RMSNorm weights are folded into the projections that follow them (queries,
-  keys, values; gate, up): each column of those matrices times its weight, once, in place
-  (the mapped file is never written: its pages are copied on write), so a norm is a
-  vector norm and one product; rotary cosines and sines are computed once per
+- RMSNorm is a vector norm and two products (torch's ``rms_norm`` takes a few more passes
+  over the activations); rotary cosines and sines are computed once per
   forward pass and shared by all layers;
 - attention is ``scaled_dot_product_attention`` with the engine's mask (a 2-D padding
   mask made causal here, or the engine's 4-D additive tree mask as given); on packed rows
@@ -142,7 +140,9 @@ class _Block(nn.Module):
     def __init__(self, hidden: int, inner: int, heads: int, kv_heads: int, head_dim: int, eps: float) -> None:
         super().__init__()
         self.eps = eps
+        self.norm1 = nn.Parameter(torch.ones(hidden, device="meta"))
         self.attn = _Attention(hidden, heads, kv_heads, head_dim)
+        self.norm2 = nn.Parameter(torch.ones(hidden, device="meta"))
         self.gate = nn.Linear(hidden, inner, bias=False, device="meta")
         self.up = nn.Linear(hidden, inner, bias=False, device="meta")
         self.down = nn.Linear(inner, hidden, bias=False, device="meta")
@@ -150,7 +150,7 @@ class _Block(nn.Module):
     def forward(
         self, x: torch.Tensor, rope: _Rotary, mask: torch.Tensor, cache: KVCache | None, i: int
     ) -> torch.Tensor:
-        x = x + self.attn(_rms(x, self.eps), rope, mask, cache, i)  # the input stays as given
+        x = x + self.attn(_rms(x, self.norm1, self.eps), rope, mask, cache, i)  # the input stays as given
         return self._mlp(x)
 
     def kept(
@@ -159,12 +159,12 @@ class _Block(nn.Module):
         """The block at the flat positions ``keep`` only, ``[len(keep), hidden]`` (as the last
         block, whose other positions nobody reads): attention as usual, since every position's
         keys and values are attended to; the output projection and the MLP at ``keep`` alone."""
-        heads = self.attn.attend(_rms(x, self.eps), rope, mask, cache, i)
+        heads = self.attn.attend(_rms(x, self.norm1, self.eps), rope, mask, cache, i)
         kept = x.reshape(-1, x.shape[-1])[keep] + self.attn.o(heads.reshape(-1, heads.shape[-1])[keep])
         return self._mlp(kept)
 
     def _mlp(self, x: torch.Tensor) -> torch.Tensor:
-        h = _rms(x, self.eps)
+        h = _rms(x, self.norm2, self.eps)
         inner = F.silu(self.gate(h))
         inner.mul_(self.up(h))
         return x.add_(self.down(inner))
@@ -220,8 +220,10 @@ class NativeLlamaModel(nn.Module):
         x = self.embed(input_ids)
         freqs = position_ids[:, :, None].float() * self.inv_freq[None, None, :].float()
         rope = _Rotary(freqs.cos().to(x.dtype)[:, :, None], freqs.sin().to(x.dtype)[:, :, None], attention_blocks)
-        if attention_blocks is not None and all(len(spans) == 1 for spans in attention_blocks):
-            rope.blocks = None  # one span per row: the batched call over whole rows
+        if attention_blocks is not None and (past or all(len(spans) == 1 for spans in attention_blocks)):
+            # one span per row, or a past that every span attends to: its keys are most of the
+            # work and span by span would only add calls; the batched call over whole rows
+            rope.blocks = None
         mask = _attention_mask(attention_mask, b, n, past, x.dtype, x.device)
         last = len(self.blocks) - 1 if keep_positions is not None else len(self.blocks)
         for i, block in enumerate(self.blocks):
@@ -267,14 +269,8 @@ class NativeLlamaForCausalLM(nn.Module):
             block.gate.weight = take(p + "mlp.gate_proj.weight")
             block.up.weight = take(p + "mlp.up_proj.weight")
             block.down.weight = take(p + "mlp.down_proj.weight")
-            # each norm's weight into the projections reading its output (see the module docstring)
-            for norm, projections in (
-                ("input_layernorm", (block.attn.q, block.attn.k, block.attn.v)),
-                ("post_attention_layernorm", (block.gate, block.up)),
-            ):
-                weight = take(f"{p}{norm}.weight")
-                for projection in projections:
-                    projection.weight.data.mul_(weight)
+            block.norm1 = take(p + "input_layernorm.weight")
+            block.norm2 = take(p + "post_attention_layernorm.weight")
         head = "lm_head.weight"
         self.lm_head.weight = take(head) if head in state and not tied else m.embed.weight
 
@@ -296,11 +292,11 @@ def new_cache(data: Sequence[tuple[torch.Tensor, torch.Tensor]] | None = None, k
     return KVCache(data, keep)
 
 
-def _rms(x: torch.Tensor, eps: float) -> torch.Tensor:
-    """``x`` divided by its root mean square (plus ``eps``), without a weight (see the module
-    docstring): one pass for the norm, one for the product."""
+def _rms(x: torch.Tensor, weight: torch.Tensor, eps: float) -> torch.Tensor:
+    """RMSNorm: ``x`` divided by its root mean square (plus ``eps``), times ``weight``: one
+    pass for the norm, one for each product."""
     norm = torch.linalg.vector_norm(x, dim=-1, keepdim=True)
-    return x * torch.rsqrt(norm.square_().div_(x.shape[-1]).add_(eps))
+    return (x * torch.rsqrt(norm.square_().div_(x.shape[-1]).add_(eps))).mul_(weight)
 
 
 @dataclass
@@ -335,7 +331,8 @@ def _block_attention(
     gqa: bool,
 ) -> torch.Tensor:
     """Attention computed span by span: the queries of row ``r``'s span ``(s, e)`` against the
-    past's keys and the span's own, under the matching part of ``mask``. The same values as
+    span's own keys (and, over a past, the past's and the row's up to ``e``), under the
+    matching part of ``mask``. The same values as
     over whole rows when no column attends outside its span and the past, for a fraction of
     the work on rows packed with several units."""
     b, heads, n, d = q.shape
@@ -343,12 +340,10 @@ def _block_attention(
     out = torch.empty((b, n, heads, d), dtype=q.dtype, device=q.device).transpose(1, 2)
     for r, spans in enumerate(blocks):
         for s, e in spans:
-            if past:
-                keys = torch.cat([k[r : r + 1, :, :past], k[r : r + 1, :, past + s : past + e]], dim=2)
-                values = torch.cat([v[r : r + 1, :, :past], v[r : r + 1, :, past + s : past + e]], dim=2)
-                m = torch.cat([mask[r : r + 1, :, s:e, :past], mask[r : r + 1, :, s:e, past + s : past + e]], dim=3)
-            else:
-                keys, values, m = k[r : r + 1, :, s:e], v[r : r + 1, :, s:e], mask[r : r + 1, :, s:e, s:e]
+            # over a past: its keys and the row's up to the span's end, earlier spans masked out
+            first = 0 if past else s
+            keys, values = k[r : r + 1, :, first : past + e], v[r : r + 1, :, first : past + e]
+            m = mask[r : r + 1, :, s:e, first : past + e]
             out[r : r + 1, :, s:e] = F.scaled_dot_product_attention(
                 q[r : r + 1, :, s:e], keys, values, attn_mask=m, scale=scale, enable_gqa=gqa
             )

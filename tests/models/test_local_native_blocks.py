@@ -3,10 +3,7 @@ logits are read, each shared position once through the output head (holistic's o
 
 from __future__ import annotations
 
-import hashlib
 import itertools
-import json
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -143,25 +140,3 @@ def test_scores_read_shared_rows_and_a_tie_goes_to_the_first_maximal_token() -> 
     assert [[(s.logprob, s.is_argmax) for s in job] for job in ranked] == [
         [(s.logprob, s.is_argmax) for s in job] for job in scores
     ]
-
-
-def test_norm_weights_are_folded_into_the_loaded_projections_and_the_weights_file_is_left_as_it_was(
-    tmp_path: Path,
-) -> None:
-    from safetensors.torch import load_file, save_file
-
-    from holistic.models.llama_native import load_native_llama
-
-    state = _state()
-    save_file(state, str(tmp_path / "model.safetensors"))
-    (tmp_path / "config.json").write_text(json.dumps(CONFIG))
-    before = hashlib.sha256((tmp_path / "model.safetensors").read_bytes()).hexdigest()
-    loaded = load_native_llama(tmp_path, torch.float32, "cpu")
-    assert hashlib.sha256((tmp_path / "model.safetensors").read_bytes()).hexdigest() == before
-    block: Any = loaded.model.blocks[1]
-    norm = state["model.layers.1.input_layernorm.weight"]
-    assert torch.equal(block.attn.k.weight, state["model.layers.1.self_attn.k_proj.weight"] * norm)
-    norm = state["model.layers.1.post_attention_layernorm.weight"]
-    assert torch.equal(
-        block.up.weight, load_file(str(tmp_path / "model.safetensors"))["model.layers.1.mlp.up_proj.weight"] * norm
-    )

@@ -11,10 +11,10 @@ folder, which both peers load as a local model):
   scenario, lm-eval through a task YAML whose ``dataset_kwargs`` point at that file.
   Prompts are ``Question: ...\\nAnswer:`` and each choice is `` <choice>`` in both.
 - ``joint`` vs HELM (crfm-helm 0.5.16): MMLU anatomy 5-shot multiple choice joint,
-  50 eval instances, plain prompts. HELM builds the prompts from the MMLU CSV files
-  (placed where its scenario would download them); holistic reads HELM's exact prompt
-  strings from a JSONL file (``file`` scenario, ``generation`` with HELM's max_tokens
-  and stop sequences), so both send byte-identical prompts.
+  50 eval instances. Both build their prompts from the same MMLU CSV files (placed where
+  HELM's scenario would download them; holistic's ``--data-root``): HELM from its run
+  entry, holistic from its natural ``mmlu`` scenario under ``protocol: helm`` (one trial,
+  as HELM's run entry). The prompts are matched byte for byte and so are the answers.
 - ``gsm8k`` vs lm-evaluation-harness 0.4.13: GSM8K 5-shot chain of thought, greedy
   generation up to ``--max-tokens`` (256), ``--questions-gsm8k`` (20) questions, lm-eval's
   own ``gsm8k_cot`` task against holistic's ``selection: first`` on the same exemplars;
@@ -267,38 +267,15 @@ def run_helm(python: Path, root: Path, model: Path, work: Path, tag: str, n: int
     return {"wall_s": wall, "peak_mb": peak, "items": items, **json.loads(counts.read_text())}
 
 
-def joint_spec(items: list[dict[str, Any]], work: Path) -> Path:
-    data = work / "mmlu_joint_helm_prompts.jsonl"
-    data.write_text(
-        "".join(json.dumps({"id": i["id"], "prompt": i["prompt"], "answer": i["answer"]}) + "\n" for i in items),
-        encoding="utf-8",
-    )
+def joint_spec(work: Path, n: int) -> Path:
+    """holistic's own ``mmlu`` scenario (anatomy) under ``protocol: helm``: HELM's adaptation,
+    one trial of its 5 in-context examples, ``n`` evaluation instances, read from the same
+    CSV files (``--data-root``); its prompts are checked against HELM's, byte for byte."""
     spec = work / "bench_joint.yaml"
+    run = {"scenario": "mmlu", "args": {"subject": "anatomy"}, "max_eval_instances": n, "num_train_trials": 1}
+    run["metrics"] = ["accuracy"]
     spec.write_text(
-        json.dumps(
-            {
-                "suite": "bench_joint",
-                "models": [MODEL],
-                "runs": [
-                    {
-                        "scenario": "file",
-                        "args": {"path": str(data), "fields": {"input": "prompt", "output": "answer", "id": "id"}},
-                        "adaptation": {
-                            "method": "generation",
-                            "max_train_instances": 0,
-                            "max_eval_instances": len(items),
-                            "template": "{{ input }}{{ output }}",
-                            "prompt_format": "plain",
-                            "max_tokens": items[0]["max_tokens"],
-                            "stop_sequences": items[0]["stop"],
-                            "temperature": 0.0,
-                        },
-                        "metrics": ["accuracy"],
-                    }
-                ],
-            },
-            indent=1,
-        ),
+        json.dumps({"suite": "bench_joint", "protocol": "helm", "seed": 0, "models": [MODEL], "runs": [run]}, indent=1),
         encoding="utf-8",
     )
     return spec
@@ -455,21 +432,23 @@ def joint_workload(args: argparse.Namespace, root: Path, work: Path, peers_dir: 
     """The ``joint`` workload against HELM, and a fully cached rerun of holistic's."""
     python = install_helm(peers_dir)
     peers, ours = [], []
-    spec: Path | None = None
+    spec = joint_spec(work, args.instances)
+    data = ["--data-root", str(root)]
     for k in range(args.pairs):
         peers.append(run_helm(python, root, model, work, f"helm-{k}", args.instances))
-        if spec is None:
-            spec = joint_spec(peers[0]["items"], work)
-        ours.append(run_holistic(spec, work, f"holistic-joint-{k}"))
+        ours.append(run_holistic(spec, work, f"holistic-joint-{k}", data))
         _pair_line(k, "HELM", peers[-1], ours[-1])
-    assert spec is not None, "no pair was run (--pairs 0)"
-    by_id = {r["instance_id"]: r for r in ours[0]["requests"]}
+    # the two tools name instances differently: a HELM instance is matched by its prompt
+    by_prompt = {r["prompt"]: r for r in ours[0]["requests"]}
     helm_items = peers[0]["items"]
-    same = sum((by_id[i["id"]]["completion"] or "").strip() == i["completion"].strip() for i in helm_items)
-    same_prompts = sum(by_id[i["id"]]["prompt"] == i["prompt"] for i in helm_items)
+    none: dict[str, Any] = {"completion": None}
+    same = sum(
+        (by_prompt.get(i["prompt"], none)["completion"] or "").strip() == i["completion"].strip() for i in helm_items
+    )
+    same_prompts = sum(i["prompt"] in by_prompt for i in helm_items)
     agree = f"{same}/{len(helm_items)} identical, prompts {same_prompts}/{len(helm_items)} identical"
     summary = report("MMLU anatomy 5-shot joint", "HELM", peers, ours, agree, TARGETS["joint"])
-    cached = run_holistic(spec, work, "holistic-joint-cached-src")  # fills a cache ...
+    cached = run_holistic(spec, work, "holistic-joint-cached-src", data)  # fills a cache ...
     rerun_out = work / "out-holistic-joint-rerun"
     shutil.rmtree(rerun_out, ignore_errors=True)
     helm_run = Path(sys.executable).with_name("helm-run")
@@ -482,6 +461,7 @@ def joint_workload(args: argparse.Namespace, root: Path, work: Path, peers_dir: 
             "--cache-dir",
             str(work / "cache-holistic-joint-cached-src"),
             "--quiet",
+            *data,
         ],
         cwd=work,
         env=peer_env(PYTHONPATH=str(REPO)),
