@@ -202,14 +202,9 @@ def test_choices_sharing_words_and_short_contexts_are_computed_once_with_the_sam
         for ctx in ("Answer:", "Question: which organ pumps blood? Answer:", "One,")
         for c in choices
     ]
-    engine = client.engine
-    head, head_rows = engine._scoring_head, []
-
-    def counted(hidden: Any) -> Any:
-        head_rows.append(hidden.shape[0])
-        return head(hidden)
-
-    engine._scoring_head = counted
+    engine, head_rows = client.engine, list[int]()
+    head = engine._scoring_head  # counted: the rows of each call of the output head
+    engine._scoring_head = lambda hidden: (head_rows.__iadd__([hidden.shape[0]]), head(hidden))[1]
     fast = client.process(reqs)
     engine._scoring_head = head
     tokens = client.engine.counters.forward_tokens
@@ -314,8 +309,7 @@ def test_the_output_head_run_a_few_positions_at_a_time_scores_as_one_request_at_
 def test_one_token_answers_whose_logits_come_in_several_blocks_of_the_head_keep_their_own(
     model_dir: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    # the head's blocks share one buffer: a block's logits are copied out before the next
-    client, _ = _in_blocks_of_three(model_dir, monkeypatch, "HEAD_ROWS")
+    client, _ = _in_blocks_of_three(model_dir, monkeypatch, "HEAD_ROWS")  # the blocks share one buffer
     reqs = [Request(model="m", prompt=f"Question: what is {q} plus {q * 3}? Answer:", max_tokens=1) for q in range(8)]
     _assert_as_one_at_a_time(client, reqs, client.process(reqs))
     client.close()
