@@ -431,7 +431,7 @@ class TransformersEngine:
         engine's life (``HEAD_MB``): a block of logits that big would otherwise be mapped
         fresh, page by page, for every block. The logits are valid until the next call."""
         head = self.model.get_output_embeddings()
-        if self._softcap or getattr(head, "bias", None) is not None or hidden.dim() != 2:
+        if self._softcap or getattr(head, "bias", None) is not None:
             return self._head(hidden)
         rows, vocab = hidden.shape[0], head.weight.shape[0]
         if self._logits is None or self._logits.shape[0] < rows:
@@ -477,7 +477,7 @@ class TransformersEngine:
         row_count, width = packed.input_ids.shape
         self._count(packed.real_tokens, row_count * width)
         # every position some leaf picks, once, as a flat index (``row * width + column``)
-        keep = list(dict.fromkeys(r * width + c for r, c in zip(packed.pick_rows, packed.pick_columns, strict=True)))
+        keep = list(dict.fromkeys(packed.flat_picks()))
         cache = _copy_cache(trunk.cache, row_count, self._scratch_cache) if trunk.cache is not None else None
         out = self._decoder(
             input_ids=packed.input_ids.to(self.device),

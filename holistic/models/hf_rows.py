@@ -83,6 +83,11 @@ class PackedRows:
     """Each row's columns cut into spans that attend to nothing outside themselves but the
     trunk: its units (short neighbours joined, up to ``BLOCK_JOIN`` columns) and its padding."""
 
+    def flat_picks(self) -> list[int]:
+        """The picked positions as flat indices, ``row * width + column``, in pick order."""
+        width = self.input_ids.shape[1]
+        return [r * width + c for r, c in zip(self.pick_rows, self.pick_columns, strict=True)]
+
 
 def pack_rows(rows: list[list[Unit]], seqs: list[TokenSeq], trunk_length: int, pad_id: int) -> PackedRows:
     """Lay ``rows`` (each a list of units) out as one right-padded batch over a trunk of

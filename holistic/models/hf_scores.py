@@ -25,31 +25,27 @@ def head_blocks(
     leaves' picks reads. The hidden states are those at the flat positions ``kept``
     (``row * width + column``; the native model computes no others), or (``None``) at every
     position of the batch."""
-    width = packed.input_ids.shape[1]
     row_of = {p: j for j, p in enumerate(kept)} if kept is not None else None
-    picks = [r * width + c for r, c in zip(packed.pick_rows, packed.pick_columns, strict=True)]
+    picks = packed.flat_picks()
     leaves: list[int] = []
     first = start = 0
     positions: dict[int, int] = {}
+
+    def block() -> tuple[list[int], list[int], list[int]]:
+        hidden = [row_of[p] for p in positions] if row_of is not None else list(positions)
+        return leaves, hidden, [positions[p] for p in picks[first:start]]
+
     for leaf in packed.leaves:
         mine = picks[start : start + len(seqs[leaf].ids) - seqs[leaf].need_from]
         if leaves and len(positions) + len(set(mine).difference(positions)) > most:
-            yield (
-                leaves,
-                [row_of[p] if row_of is not None else p for p in positions],
-                [positions[p] for p in picks[first:start]],
-            )
+            yield block()
             leaves, first, positions = [], start, {}
         for p in mine:
             positions.setdefault(p, len(positions))
         leaves.append(leaf)
         start += len(mine)
     if leaves:
-        yield (
-            leaves,
-            [row_of[p] if row_of is not None else p for p in positions],
-            [positions[p] for p in picks[first:start]],
-        )
+        yield block()
 
 
 def token_scores(jobs: Sequence[ScoreJob], logits: torch.Tensor, rows: Sequence[int]) -> list[list[TokenScore]]:

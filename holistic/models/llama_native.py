@@ -114,25 +114,25 @@ class _Attention(nn.Module):
         self.o = nn.Linear(heads * head_dim, hidden, bias=False, device="meta")
 
     def forward(
-        self, x: torch.Tensor, rope: _Rotary, mask: torch.Tensor, cache: KVCache | None, i: int
+        self, x: torch.Tensor, shared: _Pass, mask: torch.Tensor, cache: KVCache | None, i: int
     ) -> torch.Tensor:
-        result: torch.Tensor = self.o(self.attend(x, rope, mask, cache, i))
+        result: torch.Tensor = self.o(self.attend(x, shared, mask, cache, i))
         return result
 
-    def attend(self, x: torch.Tensor, rope: _Rotary, mask: torch.Tensor, cache: KVCache | None, i: int) -> torch.Tensor:
+    def attend(self, x: torch.Tensor, shared: _Pass, mask: torch.Tensor, cache: KVCache | None, i: int) -> torch.Tensor:
         """The heads' outputs, ``[batch, positions, heads * head_dim]``, before the output projection."""
         b, n, _ = x.shape
         d, heads, kv = self.head_dim, self.heads, self.kv_heads
-        q = rope.rotate(self.q(x).view(b, n, heads, d)).transpose(1, 2)
-        k = rope.rotate(self.k(x).view(b, n, kv, d)).transpose(1, 2)
+        q = shared.rotate(self.q(x).view(b, n, heads, d)).transpose(1, 2)
+        k = shared.rotate(self.k(x).view(b, n, kv, d)).transpose(1, 2)
         v = self.v(x).view(b, n, kv, d).transpose(1, 2)
         if cache is not None:
             k, v = cache.update(i, k, v)
         gqa = kv != heads  # each key/value head serves a group of query heads
-        if rope.blocks is None:
+        if shared.blocks is None:
             out = F.scaled_dot_product_attention(q, k, v, attn_mask=mask, scale=d**-0.5, enable_gqa=gqa)
         else:
-            out = _block_attention(q, k, v, mask, rope.blocks, scale=d**-0.5, gqa=gqa)
+            out = _block_attention(q, k, v, mask, shared.blocks, scale=d**-0.5, gqa=gqa)
         return out.transpose(1, 2).reshape(b, n, heads * d)
 
 
@@ -148,18 +148,18 @@ class _Block(nn.Module):
         self.down = nn.Linear(inner, hidden, bias=False, device="meta")
 
     def forward(
-        self, x: torch.Tensor, rope: _Rotary, mask: torch.Tensor, cache: KVCache | None, i: int
+        self, x: torch.Tensor, shared: _Pass, mask: torch.Tensor, cache: KVCache | None, i: int
     ) -> torch.Tensor:
-        x = x + self.attn(_rms(x, self.norm1, self.eps), rope, mask, cache, i)  # the input stays as given
+        x = x + self.attn(_rms(x, self.norm1, self.eps), shared, mask, cache, i)  # the input stays as given
         return self._mlp(x)
 
     def kept(
-        self, x: torch.Tensor, rope: _Rotary, mask: torch.Tensor, cache: KVCache | None, i: int, keep: torch.Tensor
+        self, x: torch.Tensor, shared: _Pass, mask: torch.Tensor, cache: KVCache | None, i: int, keep: torch.Tensor
     ) -> torch.Tensor:
         """The block at the flat positions ``keep`` only, ``[len(keep), hidden]`` (as the last
         block, whose other positions nobody reads): attention as usual, since every position's
         keys and values are attended to; the output projection and the MLP at ``keep`` alone."""
-        heads = self.attn.attend(_rms(x, self.norm1, self.eps), rope, mask, cache, i)
+        heads = self.attn.attend(_rms(x, self.norm1, self.eps), shared, mask, cache, i)
         kept = x.reshape(-1, x.shape[-1])[keep] + self.attn.o(heads.reshape(-1, heads.shape[-1])[keep])
         return self._mlp(kept)
 
@@ -205,8 +205,8 @@ class NativeLlamaModel(nn.Module):
         keep_positions: torch.Tensor | None = None,
     ) -> _Output:
         """``attention_blocks``: for each row, spans of its columns (all of them, in order) that
-        attend to nothing outside themselves but the past (the engine's packed units): each
-        span's attention is computed on its own, not over the whole row (see
+        attend to nothing outside themselves but the past (the engine's packed units): without
+        a past, each span's attention is computed on its own, not over the whole row (see
         :func:`_block_attention`).
 
         ``keep_positions``: the flat positions (``row * width + column``) whose hidden states
@@ -219,19 +219,20 @@ class NativeLlamaModel(nn.Module):
             position_ids = torch.arange(past, past + n, device=input_ids.device)[None, :].expand(b, -1)
         x = self.embed(input_ids)
         freqs = position_ids[:, :, None].float() * self.inv_freq[None, None, :].float()
-        rope = _Rotary(freqs.cos().to(x.dtype)[:, :, None], freqs.sin().to(x.dtype)[:, :, None], attention_blocks)
-        if attention_blocks is not None and (past or all(len(spans) == 1 for spans in attention_blocks)):
+        blocks = attention_blocks
+        if blocks is not None and (past or all(len(spans) == 1 for spans in blocks)):
             # one span per row, or a past that every span attends to: its keys are most of the
             # work and span by span would only add calls; the batched call over whole rows
-            rope.blocks = None
+            blocks = None
+        shared = _Pass(freqs.cos().to(x.dtype)[:, :, None], freqs.sin().to(x.dtype)[:, :, None], blocks)
         mask = _attention_mask(attention_mask, b, n, past, x.dtype, x.device)
         last = len(self.blocks) - 1 if keep_positions is not None else len(self.blocks)
         for i, block in enumerate(self.blocks):
             if i < last:
-                x = block(x, rope, mask, cache, i)
+                x = block(x, shared, mask, cache, i)
             else:
                 assert isinstance(block, _Block) and keep_positions is not None
-                x = block.kept(x, rope, mask, cache, i, keep_positions)
+                x = block.kept(x, shared, mask, cache, i, keep_positions)
         return _Output(F.rms_norm(x, x.shape[-1:], self.norm, self.eps))
 
 
@@ -300,10 +301,10 @@ def _rms(x: torch.Tensor, weight: torch.Tensor, eps: float) -> torch.Tensor:
 
 
 @dataclass
-class _Rotary:
-    """One forward pass's rotary cosines and sines, ``[batch, positions, 1, head_dim / 2]``
-    (the two halves of a head share them), computed once for all layers; and the pass's
-    attention blocks, if any."""
+class _Pass:
+    """What every layer of one forward pass shares: the rotary cosines and sines,
+    ``[batch, positions, 1, head_dim / 2]`` (the two halves of a head share them), computed
+    once, and the rows' attention blocks when attention is computed span by span."""
 
     cos: torch.Tensor
     sin: torch.Tensor
@@ -330,22 +331,21 @@ def _block_attention(
     scale: float,
     gqa: bool,
 ) -> torch.Tensor:
-    """Attention computed span by span: the queries of row ``r``'s span ``(s, e)`` against the
-    span's own keys (and, over a past, the past's and the row's up to ``e``), under the
-    matching part of ``mask``. The same values as
-    over whole rows when no column attends outside its span and the past, for a fraction of
-    the work on rows packed with several units."""
+    """Attention computed span by span, with no past: the queries of row ``r``'s span ``(s, e)``
+    against the span's own keys, under the matching part of ``mask``. The same values as over
+    whole rows when no column attends outside its span, for a fraction of the work on rows
+    packed with several units."""
     b, heads, n, d = q.shape
-    past = k.shape[2] - n
     out = torch.empty((b, n, heads, d), dtype=q.dtype, device=q.device).transpose(1, 2)
     for r, spans in enumerate(blocks):
         for s, e in spans:
-            # over a past: its keys and the row's up to the span's end, earlier spans masked out
-            first = 0 if past else s
-            keys, values = k[r : r + 1, :, first : past + e], v[r : r + 1, :, first : past + e]
-            m = mask[r : r + 1, :, s:e, first : past + e]
             out[r : r + 1, :, s:e] = F.scaled_dot_product_attention(
-                q[r : r + 1, :, s:e], keys, values, attn_mask=m, scale=scale, enable_gqa=gqa
+                q[r : r + 1, :, s:e],
+                k[r : r + 1, :, s:e],
+                v[r : r + 1, :, s:e],
+                attn_mask=mask[r : r + 1, :, s:e, s:e],
+                scale=scale,
+                enable_gqa=gqa,
             )
     return out
 

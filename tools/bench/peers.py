@@ -272,8 +272,13 @@ def joint_spec(work: Path, n: int) -> Path:
     one trial of its 5 in-context examples, ``n`` evaluation instances, read from the same
     CSV files (``--data-root``); its prompts are checked against HELM's, byte for byte."""
     spec = work / "bench_joint.yaml"
-    run = {"scenario": "mmlu", "args": {"subject": "anatomy"}, "max_eval_instances": n, "num_train_trials": 1}
-    run["metrics"] = ["accuracy"]
+    run = {
+        "scenario": "mmlu",
+        "args": {"subject": "anatomy"},
+        "max_eval_instances": n,
+        "num_train_trials": 1,
+        "metrics": ["accuracy"],
+    }
     spec.write_text(
         json.dumps({"suite": "bench_joint", "protocol": "helm", "seed": 0, "models": [MODEL], "runs": [run]}, indent=1),
         encoding="utf-8",
@@ -438,6 +443,7 @@ def joint_workload(args: argparse.Namespace, root: Path, work: Path, peers_dir: 
         peers.append(run_helm(python, root, model, work, f"helm-{k}", args.instances))
         ours.append(run_holistic(spec, work, f"holistic-joint-{k}", data))
         _pair_line(k, "HELM", peers[-1], ours[-1])
+    assert ours, "no pair was run (--pairs 0)"
     # the two tools name instances differently: a HELM instance is matched by its prompt
     by_prompt = {r["prompt"]: r for r in ours[0]["requests"]}
     helm_items = peers[0]["items"]
