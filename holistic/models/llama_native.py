@@ -8,7 +8,9 @@ TinyLlama, Llama 2/3 without rope scaling) this module reads ``config.json`` and
 safetensors weights itself and computes the same function, operation for operation:
 
 - the weights are the loaded safetensors tensors themselves, mapped from the file (no
-  second copy while a module tree is built);
+  second copy while a module tree is built), except the query and key projections: those
+  are copied once with the rows of each head's rotary pairs side by side (:func:`_paired`),
+  so that rotating a head is one complex product where torch's CPU kernels have one;
 - RMSNorm is a vector norm and two products (torch's ``rms_norm`` takes a few more passes
   over the activations); rotary cosines and sines are computed once per
   forward pass and shared by all layers;
@@ -129,10 +131,10 @@ class _Attention(nn.Module):
         if cache is not None:
             k, v = cache.update(i, k, v)
         gqa = kv != heads  # each key/value head serves a group of query heads
-        if shared.blocks is None:
+        if shared.spans is None:
             out = F.scaled_dot_product_attention(q, k, v, attn_mask=mask, scale=d**-0.5, enable_gqa=gqa)
         else:
-            out = _block_attention(q, k, v, mask, shared.blocks, scale=d**-0.5, gqa=gqa)
+            out = _block_attention(q, k, v, shared.spans, scale=d**-0.5, gqa=gqa)
         return out.transpose(1, 2).reshape(b, n, heads * d)
 
 
@@ -150,8 +152,8 @@ class _Block(nn.Module):
     def forward(
         self, x: torch.Tensor, shared: _Pass, mask: torch.Tensor, cache: KVCache | None, i: int
     ) -> torch.Tensor:
-        x = x + self.attn(_rms(x, self.norm1, self.eps), shared, mask, cache, i)  # the input stays as given
-        return self._mlp(x)
+        # the sum lands in the attention's own output: the input stays as given
+        return self._mlp(self.attn(_rms(x, self.norm1, self.eps), shared, mask, cache, i).add_(x))
 
     def kept(
         self, x: torch.Tensor, shared: _Pass, mask: torch.Tensor, cache: KVCache | None, i: int, keep: torch.Tensor
@@ -165,7 +167,7 @@ class _Block(nn.Module):
 
     def _mlp(self, x: torch.Tensor) -> torch.Tensor:
         h = _rms(x, self.norm2, self.eps)
-        inner = F.silu(self.gate(h))
+        inner = F.silu(self.gate(h), inplace=True)  # in place: a new output costs twice the time
         inner.mul_(self.up(h))
         return x.add_(self.down(inner))
 
@@ -224,8 +226,11 @@ class NativeLlamaModel(nn.Module):
             # one span per row, or a past that every span attends to: its keys are most of the
             # work and span by span would only add calls; the batched call over whole rows
             blocks = None
-        shared = _Pass(freqs.cos().to(x.dtype)[:, :, None], freqs.sin().to(x.dtype)[:, :, None], blocks)
+        cos, sin = freqs.cos().to(x.dtype)[:, :, None], freqs.sin().to(x.dtype)[:, :, None]
+        # a complex product where torch's CPU kernels have one: a third of the real pair by pair
+        turn = torch.complex(cos, sin) if x.device.type == "cpu" and x.dtype in (torch.float32, torch.float64) else None
         mask = _attention_mask(attention_mask, b, n, past, x.dtype, x.device)
+        shared = _Pass(cos, sin, turn, _span_masks(mask, blocks) if blocks is not None else None)
         last = len(self.blocks) - 1 if keep_positions is not None else len(self.blocks)
         for i, block in enumerate(self.blocks):
             if i < last:
@@ -263,8 +268,11 @@ class NativeLlamaForCausalLM(nn.Module):
         for i, block in enumerate(m.blocks):
             assert isinstance(block, _Block)
             p = f"model.layers.{i}."
-            block.attn.q.weight = take(p + "self_attn.q_proj.weight")
-            block.attn.k.weight = take(p + "self_attn.k_proj.weight")
+            attn = block.attn
+            attn.q.weight = nn.Parameter(_paired(take(p + "self_attn.q_proj.weight"), attn.heads), requires_grad=False)
+            attn.k.weight = nn.Parameter(
+                _paired(take(p + "self_attn.k_proj.weight"), attn.kv_heads), requires_grad=False
+            )
             block.attn.v.weight = take(p + "self_attn.v_proj.weight")
             block.attn.o.weight = take(p + "self_attn.o_proj.weight")
             block.gate.weight = take(p + "mlp.gate_proj.weight")
@@ -302,51 +310,72 @@ def _rms(x: torch.Tensor, weight: torch.Tensor, eps: float) -> torch.Tensor:
 
 @dataclass
 class _Pass:
-    """What every layer of one forward pass shares: the rotary cosines and sines,
-    ``[batch, positions, 1, head_dim / 2]`` (the two halves of a head share them), computed
-    once, and the rows' attention blocks when attention is computed span by span."""
+    """What every layer of one forward pass shares, computed once: the rotary cosines and
+    sines, ``[batch, positions, 1, head_dim / 2]`` (also as one complex tensor, ``turn``,
+    where the rotation runs as a complex product), and, when attention is computed span by
+    span, each row's span lengths and the span's own part of the mask."""
 
     cos: torch.Tensor
     sin: torch.Tensor
-    blocks: Sequence[Sequence[tuple[int, int]]] | None = None
+    turn: torch.Tensor | None = None
+    spans: list[tuple[list[int], list[torch.Tensor]]] | None = None
 
     def rotate(self, x: torch.Tensor) -> torch.Tensor:
-        """``x * cos + rotate_half(x) * sin`` for ``x`` laid out ``[batch, positions, heads, head_dim]``,
-        half by half (a product, then a multiply-add), into one new contiguous tensor."""
-        half = x.shape[-1] // 2
-        x1, x2 = x[..., :half], x[..., half:]
+        """Rotary positions on ``x``, laid out ``[batch, positions, heads, head_dim]`` with each
+        head's rotated pairs side by side (see :func:`_paired`): ``(a, b)`` becomes
+        ``(a cos - b sin, b cos + a sin)``, as the complex product ``(a + ib)(cos + i sin)``
+        where there is ``turn``, else pair by pair (a product, then a multiply-add)."""
+        b, n, h, d = x.shape
+        if self.turn is not None:
+            return torch.view_as_real(torch.view_as_complex(x.view(b, n, h, d // 2, 2)) * self.turn).view(b, n, h, d)
+        first, second = x[..., 0::2], x[..., 1::2]
         out = torch.empty(x.shape, dtype=x.dtype, device=x.device)
-        torch.addcmul(x1 * self.cos, x2, self.sin, value=-1, out=out[..., :half])
-        torch.addcmul(x2 * self.cos, x1, self.sin, out=out[..., half:])
+        torch.mul(first, self.cos, out=out[..., 0::2]).addcmul_(second, self.sin, value=-1)
+        torch.mul(second, self.cos, out=out[..., 1::2]).addcmul_(first, self.sin)
         return out
+
+
+def _paired(weight: torch.Tensor, heads: int) -> torch.Tensor:
+    """A query or key projection's rows reordered (a copy) so that, within each head, the
+    rotary partners ``i`` and ``i + head_dim / 2`` come out side by side, at ``2i`` and
+    ``2i + 1``: a rotation is then one complex product. Attention scores are sums over a
+    head's dimensions, the same function of the input in any order queries and keys share
+    (up to float rounding); values, and so the heads' outputs, keep the checkpoint's order."""
+    rows, columns = weight.shape
+    d = rows // heads
+    return weight.view(heads, 2, d // 2, columns).transpose(1, 2).reshape(rows, columns)
+
+
+def _span_masks(
+    mask: torch.Tensor, blocks: Sequence[Sequence[tuple[int, int]]]
+) -> list[tuple[list[int], list[torch.Tensor]]]:
+    """Each row's span lengths and each span's own square of ``mask`` (contiguous): cut once
+    per forward pass for all its layers."""
+    return [
+        ([e - s for s, e in spans], [mask[r : r + 1, :, s:e, s:e].contiguous() for s, e in spans])
+        for r, spans in enumerate(blocks)
+    ]
 
 
 def _block_attention(
     q: torch.Tensor,
     k: torch.Tensor,
     v: torch.Tensor,
-    mask: torch.Tensor,
-    blocks: Sequence[Sequence[tuple[int, int]]],
+    spans: Sequence[tuple[list[int], list[torch.Tensor]]],
     *,
     scale: float,
     gqa: bool,
 ) -> torch.Tensor:
-    """Attention computed span by span, with no past: the queries of row ``r``'s span ``(s, e)``
-    against the span's own keys, under the matching part of ``mask``. The same values as over
-    whole rows when no column attends outside its span, for a fraction of the work on rows
-    packed with several units."""
+    """Attention computed span by span, with no past: the queries of each span of row ``r``
+    against the span's own keys, under the span's own mask (:func:`_span_masks`). The same
+    values as over whole rows when no column attends outside its span, for a fraction of
+    the work on rows packed with several units."""
     b, heads, n, d = q.shape
     out = torch.empty((b, n, heads, d), dtype=q.dtype, device=q.device).transpose(1, 2)
-    for r, spans in enumerate(blocks):
-        for s, e in spans:
-            out[r : r + 1, :, s:e] = F.scaled_dot_product_attention(
-                q[r : r + 1, :, s:e],
-                k[r : r + 1, :, s:e],
-                v[r : r + 1, :, s:e],
-                attn_mask=mask[r : r + 1, :, s:e, s:e],
-                scale=scale,
-                enable_gqa=gqa,
-            )
+    for r, (lengths, masks) in enumerate(spans):
+        cut = [torch.split(t[r : r + 1], lengths, dim=2) for t in (q, k, v, out)]
+        for qs, ks, vs, outs, m in zip(*cut, masks, strict=True):
+            outs.copy_(F.scaled_dot_product_attention(qs, ks, vs, attn_mask=m, scale=scale, enable_gqa=gqa))
     return out
 
 

@@ -140,3 +140,26 @@ def test_scores_read_shared_rows_and_a_tie_goes_to_the_first_maximal_token() -> 
     assert [[(s.logprob, s.is_argmax) for s in job] for job in ranked] == [
         [(s.logprob, s.is_argmax) for s in job] for job in scores
     ]
+
+
+def test_rotating_paired_heads_is_the_checkpoints_rotate_half_in_both_kernels() -> None:
+    """Queries and keys come out of projections whose rows were paired at load (partners
+    ``i`` and ``i + d/2`` side by side): rotating them, as a complex product or pair by pair,
+    is transformers' ``x cos + rotate_half(x) sin`` on the checkpoint's layout, reordered."""
+    from holistic.models.llama_native import _paired, _Pass
+
+    b, n, heads, d = 2, 5, 3, 8
+    gen = torch.Generator().manual_seed(2)
+    weight, x = torch.randn(heads * d, 6, generator=gen), torch.randn(b, n, 6, generator=gen)
+    angles = torch.randn(b, n, d // 2, generator=gen)
+    cos, sin = angles.cos()[:, :, None], angles.sin()[:, :, None]
+    plain = (x @ weight.T).view(b, n, heads, d)  # the checkpoint's layout
+    halves = torch.cat([-plain[..., d // 2 :], plain[..., : d // 2]], dim=-1)  # rotate_half
+    expected = plain * torch.cat([cos, cos], -1) + halves * torch.cat([sin, sin], -1)
+    paired = (x @ _paired(weight, heads).T).view(b, n, heads, d)
+    order = torch.arange(d).view(2, d // 2).T.reshape(-1)  # paired position -> checkpoint position
+    assert torch.equal(paired, plain[..., order])
+    for turn in (torch.complex(cos, sin), None):
+        rotated = _Pass(cos, sin, turn).rotate(paired)
+        assert torch.allclose(rotated, expected[..., order], atol=1e-6)
+    assert not torch.equal(_Pass(cos, sin).rotate(paired), paired)  # it does rotate
