@@ -273,8 +273,8 @@ class NativeLlamaForCausalLM(nn.Module):
             attn.k.weight = nn.Parameter(
                 _paired(take(p + "self_attn.k_proj.weight"), attn.kv_heads), requires_grad=False
             )
-            block.attn.v.weight = take(p + "self_attn.v_proj.weight")
-            block.attn.o.weight = take(p + "self_attn.o_proj.weight")
+            attn.v.weight = take(p + "self_attn.v_proj.weight")
+            attn.o.weight = take(p + "self_attn.o_proj.weight")
             block.gate.weight = take(p + "mlp.gate_proj.weight")
             block.up.weight = take(p + "mlp.up_proj.weight")
             block.down.weight = take(p + "mlp.down_proj.weight")
