@@ -490,8 +490,8 @@ class TransformersEngine:
         hidden = out.last_hidden_state
         del out, cache
         hidden = hidden.reshape(-1, hidden.shape[-1])
-        # Each block of logits is reused from the heap (:mod:`holistic.models.heap`) instead of
-        # hundreds of megabytes mapped per pass.
+        # Each block's logits land in the one buffer the engine keeps (``_scoring_head``), not in
+        # hundreds of megabytes mapped afresh per pass.
         for leaves, at, picked in head_blocks(packed, seqs, keep if self._blocks else None, self._head_rows):
             handle(leaves, self._scoring_head(hidden[torch.tensor(at)]), picked)
 

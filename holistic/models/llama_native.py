@@ -254,10 +254,13 @@ class NativeLlamaForCausalLM(nn.Module):
         self._load(state, bool(config.get("tie_word_embeddings", False)), dtype)
 
     def _load(self, state: dict[str, torch.Tensor], tied: bool, dtype: torch.dtype) -> None:
-        def take(name: str) -> nn.Parameter:
+        def take(name: str, heads: int = 0) -> nn.Parameter:
+            """The tensor ``name``, in ``dtype``; with ``heads``, a query or key projection's
+            rows paired for the rotation (:func:`_paired`)."""
             if name not in state:
                 raise KeyError(f"weights lack {name}")
-            return nn.Parameter(state.pop(name).to(dtype), requires_grad=False)
+            weight = state.pop(name).to(dtype)
+            return nn.Parameter(_paired(weight, heads) if heads else weight, requires_grad=False)
 
         m = self.model
         # Tied embeddings are stored once, under either name.
@@ -269,10 +272,8 @@ class NativeLlamaForCausalLM(nn.Module):
             assert isinstance(block, _Block)
             p = f"model.layers.{i}."
             attn = block.attn
-            attn.q.weight = nn.Parameter(_paired(take(p + "self_attn.q_proj.weight"), attn.heads), requires_grad=False)
-            attn.k.weight = nn.Parameter(
-                _paired(take(p + "self_attn.k_proj.weight"), attn.kv_heads), requires_grad=False
-            )
+            attn.q.weight = take(p + "self_attn.q_proj.weight", attn.heads)
+            attn.k.weight = take(p + "self_attn.k_proj.weight", attn.kv_heads)
             attn.v.weight = take(p + "self_attn.v_proj.weight")
             attn.o.weight = take(p + "self_attn.o_proj.weight")
             block.gate.weight = take(p + "mlp.gate_proj.weight")
