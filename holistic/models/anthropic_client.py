@@ -19,7 +19,10 @@ from __future__ import annotations
 
 from typing import Any
 
-import anthropic
+from holistic.models.sdk_import import aiohttp_on_demand
+
+with aiohttp_on_demand("anthropic"):
+    import anthropic
 
 from holistic.core.types import Completion, ModelDeployment, Request, RequestResult
 from holistic.models.api_client import ApiClient, Attempts, sdk_call, stop_locally

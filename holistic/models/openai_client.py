@@ -35,7 +35,10 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-import openai
+from holistic.models.sdk_import import aiohttp_on_demand
+
+with aiohttp_on_demand("openai"):
+    import openai
 
 from holistic.core.types import Completion, ModelDeployment, Request, RequestResult, Token
 from holistic.models.api_client import ApiClient, Attempts, RequestFailed, sdk_call, stop_locally

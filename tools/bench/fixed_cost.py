@@ -12,7 +12,8 @@ Three workloads, timed in alternating rounds (one of each per round), each with 
   file of its own. Target ≤ 0.8 s. With ``--light-venv DIR`` it is also timed in a virtual
   environment holding only ``holistic[openai]`` (made there once from this checkout), as a user
   evaluating API models installs it: the project's test environment holds more packages than
-  that (s3fs brings aiohttp, which the OpenAI SDK imports when it is present).
+  that (s3fs brings aiohttp, which the OpenAI SDK imports when it is present, though not when
+  holistic imports it: :mod:`holistic.models.sdk_import`; the floor ``import openai`` still does).
 - ``plan``: ``helm-run runspecs/quickstart.yaml --plan`` (the run matrix, prompt sizes counted
   with the model's own tokenizer, time and cost estimates). Target ≤ 1.5 s.
 
