@@ -1,6 +1,7 @@
 """The vendor SDKs imported without aiohttp (:mod:`holistic.models.sdk_import`): a run against an
 API server does not pay for the SDKs' aiohttp transport, and a user asking the SDK for that
-transport gets the same client as when the SDK imported it itself. Each case runs in a fresh
+transport gets the same client as when the SDK imported it itself (built, subclassed, checked
+with ``isinstance``). Each case runs in a fresh
 interpreter: what is imported is the point."""
 
 from __future__ import annotations
@@ -35,7 +36,24 @@ def describe(sdk):
         "limits": repr(client._transport.limits),
         "told": [repr(told.timeout), told.follow_redirects],
         "same_in_base": sys.modules[sdk.__name__ + "._base_client"].DefaultAioHttpClient is cls,
+        "from_import": __import__(sdk.__name__, fromlist=["DefaultAioHttpClient"]).DefaultAioHttpClient is cls,
+        "isinstance": isinstance(client, cls),
+        "subclass": subclassed(cls),
+        "missing": missing(sdk),
     }
+
+def subclassed(cls):
+    class Mine(cls):
+        def marked(self):
+            return "mine"
+    client = Mine()
+    return [type(client).__name__, client.marked(), client.follow_redirects, isinstance(client, cls)]
+
+def missing(sdk):
+    try:
+        getattr(sdk, "NoSuchName")
+    except AttributeError as error:
+        return str(error)
 """
 
 
@@ -71,7 +89,18 @@ def test_holistic_client_imports_no_aiohttp_and_the_sdk_aiohttp_client_is_unchan
     assert ours["aiohttp_before_use"] is False  # through holistic it does not, until asked for it
     assert ours["aiohttp_after_use"] is True
     assert ours["transport"] == theirs["transport"] == "AiohttpTransport"
-    for fact in ("timeout", "redirects", "limits", "told", "same_in_base"):  # the SDK's defaults, and the caller's
+    facts = (
+        "timeout",
+        "redirects",
+        "limits",
+        "told",
+        "same_in_base",
+        "from_import",
+        "isinstance",
+        "subclass",
+        "missing",
+    )
+    for fact in facts:  # the SDK's defaults, the caller's arguments, a subclass, the module's other names
         assert ours[fact] == theirs[fact], fact
     assert ours["bases"] == theirs["bases"]  # the SDK's aiohttp client class, under the SDK's name
 
@@ -85,3 +114,17 @@ def test_an_sdk_the_user_imported_first_is_left_as_it_is(sdk: str) -> None:
         sdk,
     )
     assert facts == {"same": True, "blocked": False}
+
+
+def test_openai_lazy_exports_still_answer_after_the_import() -> None:
+    if "openai" not in SDKS:
+        pytest.skip("the openai SDK is not installed")
+    facts = _probe(
+        "import holistic.models.openai_client, openai\n"
+        "print(json.dumps({'handler': openai.AssistantEventHandler.__name__, 'aiohttp': 'aiohttp' in sys.modules}))",
+        "openai",
+    )
+    assert facts == {
+        "handler": "AssistantEventHandler",
+        "aiohttp": False,
+    }  # openai's own lazy name, via its __getattr__
