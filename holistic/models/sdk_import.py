@@ -20,12 +20,13 @@ from __future__ import annotations
 
 import functools
 import importlib
-import importlib.util
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from types import ModuleType
 from typing import Any
+
+from holistic.core.extras import absent, importable
 
 CLIENT = "DefaultAioHttpClient"
 """The SDKs' name for their aiohttp client class."""
@@ -39,16 +40,12 @@ def _transport(package: str) -> str:
 def aiohttp_on_demand(package: str) -> Iterator[None]:
     """Around ``import package``: the SDK's aiohttp transport is imported only when first used."""
     name = _transport(package)
-    if package in sys.modules or name in sys.modules or importlib.util.find_spec("aiohttp") is None:
+    if package in sys.modules or name in sys.modules or not importable("aiohttp"):
         yield
         return
-    sys.modules[name] = None  # type: ignore[assignment]  # the import system's "not importable" mark
-    try:
+    with absent(name):
         yield
-    finally:
-        if name in sys.modules and sys.modules[name] is None:
-            del sys.modules[name]
-    if package in sys.modules and importlib.util.find_spec(name) is not None:
+    if package in sys.modules and importable(name):
         _restore(package)
 
 

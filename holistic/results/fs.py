@@ -32,6 +32,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from holistic.core.errors import StoreError
+from holistic.core.extras import absent
 from holistic.core.secrets import Redactor, scrub_url, url_secrets
 
 if TYPE_CHECKING:
@@ -50,23 +51,8 @@ def _spare_pandas_probe() -> None:
     import pandas when called. Nothing is done when pandas is already imported."""
     if "pandas" in sys.modules:
         return
-    absent = _Absent("pandas")
-    sys.meta_path.insert(0, absent)
-    try:
+    with absent("pandas"):
         pa.array([0])
-    finally:
-        sys.meta_path.remove(absent)
-
-
-@dataclass(frozen=True)
-class _Absent:
-    """An import finder under which one top-level package (and its submodules) cannot be found."""
-
-    name: str
-
-    def find_spec(self, fullname: str, path: object = None, target: object = None) -> None:
-        if fullname == self.name or fullname.startswith(self.name + "."):
-            raise ModuleNotFoundError(f"No module named {fullname!r}", name=fullname)
 
 
 _spare_pandas_probe()

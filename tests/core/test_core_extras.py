@@ -47,8 +47,8 @@ def hide(monkeypatch: pytest.MonkeyPatch) -> Callable[..., None]:
     """``hide("torch", ...)``: the extras check finds those modules missing."""
 
     def hide_modules(*modules: str) -> None:
-        real = extras._importable
-        monkeypatch.setattr(extras, "_importable", lambda name: name not in modules and real(name))
+        real = extras.importable
+        monkeypatch.setattr(extras, "importable", lambda name: name not in modules and real(name))
 
     return hide_modules
 

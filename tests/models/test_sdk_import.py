@@ -1,8 +1,7 @@
 """The vendor SDKs imported without aiohttp (:mod:`holistic.models.sdk_import`): a run against an
 API server does not pay for the SDKs' aiohttp transport, and a user asking the SDK for that
 transport gets the same client as when the SDK imported it itself (built, subclassed, checked
-with ``isinstance``). Each case runs in a fresh
-interpreter: what is imported is the point."""
+with ``isinstance``). Each case runs in a fresh interpreter: what is imported is the point."""
 
 from __future__ import annotations
 
@@ -124,7 +123,5 @@ def test_openai_lazy_exports_still_answer_after_the_import() -> None:
         "print(json.dumps({'handler': openai.AssistantEventHandler.__name__, 'aiohttp': 'aiohttp' in sys.modules}))",
         "openai",
     )
-    assert facts == {
-        "handler": "AssistantEventHandler",
-        "aiohttp": False,
-    }  # openai's own lazy name, via its __getattr__
+    # openai's own lazy name still answers, through its __getattr__ behind holistic's
+    assert facts == {"handler": "AssistantEventHandler", "aiohttp": False}
